@@ -1,0 +1,12 @@
+/* clgpu: vendor-neutral OpenCL sort, scan, reduction and stream compaction.
+ * Including this header includes every public header of the library. */
+#ifndef CLGPU_H
+#define CLGPU_H
+
+#include <clgpu/api.h>
+#include <clgpu/version.h>
+#include <clgpu/status.h>
+#include <clgpu/context.h>
+#include <clgpu/program.h>
+
+#endif

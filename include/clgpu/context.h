@@ -1,0 +1,164 @@
+/* Contexts: the device clgpu works on, its facts, its queue and its program
+ * cache.
+ *
+ * A clgpu_context either owns OpenCL objects it created itself
+ * (clgpu_context_create) or wraps the caller's own (clgpu_context_wrap). It is
+ * safe to use one context from several threads at once: the program cache
+ * inside it is locked, and operations only enqueue work on the queue (OpenCL
+ * queues are thread-safe). Destroying a context while another thread uses it
+ * is the caller's error. */
+#ifndef CLGPU_CONTEXT_H
+#define CLGPU_CONTEXT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <clgpu/api.h>
+#include <clgpu/status.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct clgpu_context clgpu_context;
+
+/* Whether the on-disk cache of program binaries is used. */
+typedef enum clgpu_disk_cache_mode {
+  /* The platform's row in the quirks table decides: on, except where the
+   * platform keeps its own binary cache and fetching binaries costs an extra
+   * compile (POCL). CLGPU_CACHE_DIR=off turns it off everywhere. */
+  CLGPU_DISK_CACHE_DEFAULT = 0,
+  /* On wherever a cache folder can be used (unless CLGPU_CACHE_DIR=off). */
+  CLGPU_DISK_CACHE_ON = 1,
+  /* Off. */
+  CLGPU_DISK_CACHE_OFF = 2,
+} clgpu_disk_cache_mode;
+
+/* Options for creating or wrapping a context. Zero-initialise ({0}) for the
+ * defaults; fields added later keep zero as their default. */
+typedef struct clgpu_context_options {
+  /* Device selector, as CLGPU_DEVICE takes it (see clgpu_device_select). NULL
+   * means: CLGPU_DEVICE from the environment if set, else the default device.
+   * Ignored by clgpu_context_wrap. */
+  const char *device;
+  /* Create the queue without CL_QUEUE_PROFILING_ENABLE (it is on by default so
+   * that events can be timed). Ignored when a queue is wrapped. */
+  int disable_profiling;
+  /* Folder of the on-disk binary cache. NULL means CLGPU_CACHE_DIR from the
+   * environment, else $XDG_CACHE_HOME/clgpu, else $HOME/.cache/clgpu. The
+   * string "off" disables the disk cache. The string is copied. */
+  const char *cache_dir;
+  /* Whether the disk cache is used at all; see clgpu_disk_cache_mode. */
+  clgpu_disk_cache_mode disk_cache;
+} clgpu_context_options;
+
+/* Facts about the device, read once when the context is made. Strings are
+ * NUL-terminated and cut at the array size. */
+typedef struct clgpu_device_info {
+  char platform_name[256];
+  char platform_version[256];
+  char name[256];
+  char vendor[256];
+  char device_version[256];  /* "OpenCL 3.0 ..." */
+  char driver_version[256];
+  char opencl_c_version[256]; /* "OpenCL C 1.2 ..." */
+  cl_device_type type;
+  cl_uint vendor_id;
+  cl_uint compute_units;
+  cl_uint max_clock_mhz;
+  size_t max_work_group_size;
+  size_t max_work_item_sizes[3];
+  cl_ulong local_mem_size;
+  int local_mem_is_dedicated; /* CL_LOCAL, not host RAM */
+  cl_ulong global_mem_size;
+  cl_ulong max_mem_alloc_size;
+  cl_uint mem_base_addr_align_bits; /* as OpenCL reports it, in bits */
+  cl_ulong global_mem_cache_size;
+  size_t profiling_timer_resolution_ns;
+  int has_fp64;                 /* cl_khr_fp64 */
+  int has_fp16;                 /* cl_khr_fp16 */
+  int has_int64_base_atomics;   /* cl_khr_int64_base_atomics */
+  int has_int64_extended_atomics;
+  int has_subgroups;            /* cl_khr_subgroups or cl_intel_subgroups */
+  int is_little_endian;
+  /* The full extension string; owned by the context, valid while it lives. */
+  const char *extensions;
+} clgpu_device_info;
+
+/* Create a context on one device: the one `options->device` selects, else the
+ * one CLGPU_DEVICE selects, else the default (the first GPU over all
+ * platforms, else the first accelerator, else the first CPU). Creates an
+ * OpenCL context and an in-order queue with profiling enabled, both owned by
+ * the clgpu context and released by clgpu_context_destroy.
+ *
+ * `options` may be NULL for the defaults. On success *out holds the context;
+ * on failure *out is NULL and nothing needs cleaning up.
+ * Errors: CLGPU_INVALID_ARGUMENT (out is NULL), CLGPU_NO_PLATFORM (no
+ * platform is installed: the message says how to install one),
+ * CLGPU_NO_DEVICE or CLGPU_INVALID_DEVICE_SELECTOR (the message lists the
+ * devices), and OpenCL's codes from creating the context or queue. */
+CLGPU_API clgpu_status clgpu_context_create(const clgpu_context_options *options,
+                                            clgpu_context **out);
+
+/* Wrap the caller's OpenCL objects. `context` and `device` are required and
+ * `device` must be one of the context's devices. `queue` may be NULL, in
+ * which case clgpu creates an in-order queue with profiling (unless
+ * disable_profiling) and owns it; a queue given is used as given, whatever
+ * its properties, and must belong to `context` and `device`.
+ *
+ * Ownership: clgpu retains `context`, `device` and `queue` with clRetain*
+ * and releases them in clgpu_context_destroy; the caller keeps its own
+ * references and releases them as before.
+ * Errors: CLGPU_INVALID_ARGUMENT, CLGPU_MISMATCHED_OBJECTS (the device is not
+ * in the context, or the queue belongs to another context or device), and
+ * OpenCL's codes from the queries. On failure nothing is retained. */
+CLGPU_API clgpu_status clgpu_context_wrap(cl_context context, cl_device_id device,
+                                          cl_command_queue queue,
+                                          const clgpu_context_options *options,
+                                          clgpu_context **out);
+
+/* Release the program cache, the kernels and the OpenCL objects the context
+ * holds references to. NULL is allowed and does nothing. Does not wait for
+ * the queue: work already enqueued completes normally. */
+CLGPU_API void clgpu_context_destroy(clgpu_context *context);
+
+/* The OpenCL objects of a context. The context keeps its references; a
+ * caller who keeps one past clgpu_context_destroy must retain it. */
+CLGPU_API cl_context clgpu_context_cl_context(const clgpu_context *context);
+CLGPU_API cl_device_id clgpu_context_device(const clgpu_context *context);
+CLGPU_API cl_command_queue clgpu_context_queue(const clgpu_context *context);
+
+/* The device facts read when the context was made. Valid while the context
+ * lives. NULL only for a NULL context. */
+CLGPU_API const clgpu_device_info *clgpu_context_device_info(const clgpu_context *context);
+
+/* The folder the context's disk cache uses, or NULL when the disk cache is
+ * off (by option, by CLGPU_CACHE_DIR=off, by the quirks table, or because
+ * the folder could not be created). Valid while the context lives. */
+CLGPU_API const char *clgpu_context_cache_dir(const clgpu_context *context);
+
+/* Resolve a device selector to a platform and device without creating
+ * anything. Selectors:
+ *   NULL or ""   the default device (first GPU, else accelerator, else CPU);
+ *   "P:D"        device D of platform P, both decimal, as clgpu_device_list
+ *                numbers them (for example "0:1");
+ *   "N"          the N-th device counting over all platforms in order;
+ *   anything else  the first device whose platform name or device name
+ *                contains the text, compared case-insensitively ("pocl").
+ * Errors: CLGPU_NO_PLATFORM, CLGPU_NO_DEVICE (nothing matches; the message
+ * lists every device with its index), CLGPU_INVALID_DEVICE_SELECTOR ("1:"
+ * and similar; the message lists the devices too), CLGPU_INVALID_ARGUMENT. */
+CLGPU_API clgpu_status clgpu_device_select(const char *selector, cl_platform_id *platform,
+                                           cl_device_id *device);
+
+/* Write a listing of every platform and device, one device per line
+ * ("  0:0  <platform> / <device> (CPU)"), into `buffer` of `size` bytes,
+ * NUL-terminated and cut to fit. *needed (if not NULL) receives the full
+ * length plus one. Errors: CLGPU_NO_PLATFORM, CLGPU_INVALID_ARGUMENT. */
+CLGPU_API clgpu_status clgpu_device_list(char *buffer, size_t size, size_t *needed);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

@@ -1,0 +1,126 @@
+/* Runtime-built programs: kernel sources, the per-context program cache, kernel
+ * objects, and the on-disk binary cache.
+ *
+ * A program is built from an OpenCL C source with a prelude of `#define`
+ * lines (element type, operator, tile sizes, device work-arounds) and a
+ * build-option string drawn from an allow-list. Built programs are kept in the
+ * context's cache, keyed by the SHA-256 of the full source (prelude included)
+ * and the options, so the same request never builds twice in a context;
+ * several threads asking for the same program at once build it once. Kernel
+ * objects are created once and handed out by lease, so no call creates a
+ * kernel object in the steady state and no two threads share one.
+ *
+ * With the disk cache on, a program missing from memory is looked up on disk
+ * first: a binary keyed by the library version, platform name and version,
+ * device name, vendor, device and driver version, source hash and options.
+ * Files are written atomically (a temporary file, then rename). A truncated,
+ * corrupt or foreign file is ignored, the program is built from source and
+ * the file replaced. A folder that cannot be created or written means no disk
+ * cache, never an error. */
+#ifndef CLGPU_PROGRAM_H
+#define CLGPU_PROGRAM_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <clgpu/api.h>
+#include <clgpu/context.h>
+#include <clgpu/status.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* A built program in a context's cache. Owned by the cache: valid until the
+ * context is destroyed, never freed by the caller. */
+typedef struct clgpu_program clgpu_program;
+
+/* One line of the prelude: `#define name value`. `value` may be NULL or ""
+ * for a bare `#define name`. The name must be an identifier; the value must
+ * not contain a newline. */
+typedef struct clgpu_define {
+  const char *name;
+  const char *value;
+} clgpu_define;
+
+/* The embedded source of one of clgpu's kernel files, by stem ("fill" for
+ * cl/fill.cl). When CLGPU_KERNEL_DIR is set, the file <dir>/<name>.cl is read
+ * instead (for people working on kernels), at every call.
+ *
+ * *source receives a NUL-terminated copy the caller frees with free();
+ * *length (if not NULL) its length. Errors: CLGPU_INVALID_ARGUMENT,
+ * CLGPU_KERNEL_SOURCE_NOT_FOUND (unknown name, or no such file in
+ * CLGPU_KERNEL_DIR), CLGPU_CL_OUT_OF_HOST_MEMORY. */
+CLGPU_API clgpu_status clgpu_kernel_source(const char *name, char **source, size_t *length);
+
+/* Get the program built from `source` with the given defines and options,
+ * building it (or loading it from the disk cache) on the first request.
+ * `source` is NUL-terminated OpenCL C 1.2; the library copies what it needs.
+ * `options` may be NULL; each option must be on the allow-list: -D NAME[=V],
+ * -w, -Werror, -cl-opt-disable, -cl-mad-enable, -cl-kernel-arg-info,
+ * -cl-single-precision-constant. Options that change float semantics
+ * (-cl-fast-relaxed-math, -cl-finite-math-only, -cl-no-signed-zeros,
+ * -cl-unsafe-math-optimizations, -cl-denorms-are-zero) and -cl-std are
+ * refused with CLGPU_FORBIDDEN_BUILD_OPTION.
+ *
+ * Errors: CLGPU_INVALID_ARGUMENT (NULL argument, a define that is not an
+ * identifier or has a newline), CLGPU_FORBIDDEN_BUILD_OPTION,
+ * CLGPU_CL_BUILD_PROGRAM_FAILURE (clgpu_last_error() holds the options and the
+ * compiler's log), and OpenCL's codes. A failed build is not cached: the next
+ * request builds again. */
+CLGPU_API clgpu_status clgpu_program_get(clgpu_context *context, const char *source,
+                                         const clgpu_define *defines, size_t num_defines,
+                                         const char *options, clgpu_program **out);
+
+/* The same for one of clgpu's kernel files, by stem, as clgpu_kernel_source
+ * finds it. */
+CLGPU_API clgpu_status clgpu_program_get_named(clgpu_context *context, const char *name,
+                                               const clgpu_define *defines,
+                                               size_t num_defines, const char *options,
+                                               clgpu_program **out);
+
+/* The OpenCL program; owned by the cache (retain it to keep it longer). */
+CLGPU_API cl_program clgpu_program_cl_program(const clgpu_program *program);
+
+/* Lease a kernel object of `program` by kernel name. The kernel is the
+ * caller's alone until clgpu_kernel_release: set its arguments, enqueue it,
+ * release it (OpenCL captures the arguments at enqueue, so releasing right
+ * after enqueueing is safe). Leases reuse kernel objects; a new one is
+ * created only when every kernel of that name is leased.
+ * Errors: CLGPU_INVALID_ARGUMENT, CLGPU_CL_INVALID_KERNEL_NAME. */
+CLGPU_API clgpu_status clgpu_kernel_acquire(clgpu_program *program, const char *kernel_name,
+                                            cl_kernel *kernel);
+
+/* Return a leased kernel. NULL program or kernel does nothing; a kernel not
+ * leased from this program is ignored. */
+CLGPU_API void clgpu_kernel_release(clgpu_program *program, cl_kernel kernel);
+
+/* Counters of a context's program cache, since the context was made. */
+typedef struct clgpu_cache_stats {
+  uint64_t memory_hits;   /* requests served from memory */
+  uint64_t disk_hits;     /* programs loaded from a disk-cache binary */
+  uint64_t builds;        /* programs built from source (failed builds too) */
+  double build_ms;        /* wall time spent building from source */
+  double disk_load_ms;    /* wall time spent loading binaries from disk */
+  uint64_t disk_writes;   /* binaries written to the disk cache */
+  uint64_t disk_rejects;  /* disk-cache files found but not usable */
+  uint64_t kernels_created; /* kernel objects created */
+} clgpu_cache_stats;
+
+/* Read the counters. Errors: CLGPU_INVALID_ARGUMENT. */
+CLGPU_API clgpu_status clgpu_context_cache_stats(const clgpu_context *context,
+                                                 clgpu_cache_stats *stats);
+
+/* Remove every clgpu binary from a disk-cache folder (NULL: the folder the
+ * defaults give: CLGPU_CACHE_DIR, $XDG_CACHE_HOME/clgpu or
+ * $HOME/.cache/clgpu). Only files clgpu writes there are removed. A missing
+ * folder is not an error. *removed (if not NULL) receives the number of
+ * files removed. Errors: CLGPU_IO_ERROR (the folder exists but a file could
+ * not be removed; the message names it). */
+CLGPU_API clgpu_status clgpu_disk_cache_clear(const char *folder, size_t *removed);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

@@ -1,0 +1,163 @@
+/* Contexts: creating one on a selected device, wrapping the caller's objects,
+ * and the accessors. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "internal.h"
+
+/* Fill in everything but the OpenCL handles, which the caller has set. On
+ * failure the caller destroys the half-made context. */
+static clgpu_status finish_context(clgpu_context *ctx, const clgpu_context_options *options) {
+  CLGPU__FORWARD_IF_ERROR(
+      clgpu__read_device_info(ctx->platform, ctx->device, &ctx->info, &ctx->extensions));
+  clgpu__quirks_for(&ctx->info, &ctx->quirks);
+  if (!ctx->queue) {
+    cl_command_queue_properties properties =
+        options && options->disable_profiling ? 0 : CL_QUEUE_PROFILING_ENABLE;
+    cl_int err = CL_SUCCESS;
+    ctx->queue = clCreateCommandQueue(ctx->cl_context, ctx->device, properties, &err);
+    if (err != CL_SUCCESS) {
+      ctx->queue = NULL;
+      return clgpu__fail_cl(err, "clCreateCommandQueue");
+    }
+  }
+  ctx->cache_folder = clgpu__disk_cache_folder(options ? options->cache_dir : NULL,
+                                               options ? options->disk_cache
+                                                       : CLGPU_DISK_CACHE_DEFAULT,
+                                               &ctx->quirks);
+  return clgpu__program_cache_create(&ctx->programs);
+}
+
+clgpu_status clgpu_context_create(const clgpu_context_options *options, clgpu_context **out) {
+  CLGPU__RETURN_ERROR_IF(!out, CLGPU_INVALID_ARGUMENT,
+                         "clgpu_context_create: out must not be NULL");
+  *out = NULL;
+  const char *selector = options ? options->device : NULL;
+  if (!selector) selector = getenv("CLGPU_DEVICE");
+  cl_platform_id platform = NULL;
+  cl_device_id device = NULL;
+  CLGPU__FORWARD_IF_ERROR(clgpu_device_select(selector, &platform, &device));
+
+  clgpu_context *ctx = calloc(1, sizeof *ctx);
+  CLGPU__RETURN_ERROR_IF(!ctx, CLGPU_CL_OUT_OF_HOST_MEMORY, "out of host memory");
+  ctx->platform = platform;
+  clRetainDevice(device);
+  ctx->device = device;
+  cl_context_properties properties[] = {CL_CONTEXT_PLATFORM, (cl_context_properties)platform,
+                                        0};
+  cl_int err = CL_SUCCESS;
+  ctx->cl_context = clCreateContext(properties, 1, &device, NULL, NULL, &err);
+  if (err != CL_SUCCESS) {
+    ctx->cl_context = NULL;
+    clgpu_context_destroy(ctx);
+    return clgpu__fail_cl(err, "clCreateContext");
+  }
+  clgpu_status status = finish_context(ctx, options);
+  if (status != CLGPU_SUCCESS) {
+    clgpu_context_destroy(ctx);
+    return status;
+  }
+  *out = ctx;
+  return CLGPU_SUCCESS;
+}
+
+/* Check that the device is one of the context's and the queue (if any)
+ * belongs to both; find the platform. */
+static clgpu_status check_wrapped(cl_context context, cl_device_id device,
+                                  cl_command_queue queue, cl_platform_id *platform) {
+  cl_uint count = 0;
+  cl_int err = clGetContextInfo(context, CL_CONTEXT_NUM_DEVICES, sizeof count, &count, NULL);
+  if (err != CL_SUCCESS) return clgpu__fail_cl(err, "clgpu_context_wrap: querying the context");
+  cl_device_id *devices = calloc(count ? count : 1, sizeof *devices);
+  CLGPU__RETURN_ERROR_IF(!devices, CLGPU_CL_OUT_OF_HOST_MEMORY, "out of host memory");
+  err = clGetContextInfo(context, CL_CONTEXT_DEVICES, count * sizeof *devices, devices, NULL);
+  int found = 0;
+  for (cl_uint i = 0; err == CL_SUCCESS && i < count; i++) found |= devices[i] == device;
+  free(devices);
+  if (err != CL_SUCCESS) return clgpu__fail_cl(err, "clgpu_context_wrap: querying the context");
+  err = clGetDeviceInfo(device, CL_DEVICE_PLATFORM, sizeof *platform, platform, NULL);
+  if (err != CL_SUCCESS) return clgpu__fail_cl(err, "clgpu_context_wrap: querying the device");
+  CLGPU__RETURN_ERROR_IF(!found, CLGPU_MISMATCHED_OBJECTS,
+                         "clgpu_context_wrap: the device is not one of the context's %u "
+                         "device(s)",
+                         (unsigned)count);
+  if (queue) {
+    cl_context queue_context = NULL;
+    cl_device_id queue_device = NULL;
+    err = clGetCommandQueueInfo(queue, CL_QUEUE_CONTEXT, sizeof queue_context, &queue_context,
+                                NULL);
+    if (err == CL_SUCCESS) {
+      err = clGetCommandQueueInfo(queue, CL_QUEUE_DEVICE, sizeof queue_device, &queue_device,
+                                  NULL);
+    }
+    if (err != CL_SUCCESS) return clgpu__fail_cl(err, "clgpu_context_wrap: querying the queue");
+    CLGPU__RETURN_ERROR_IF(queue_context != context, CLGPU_MISMATCHED_OBJECTS,
+                           "clgpu_context_wrap: the queue belongs to another context");
+    CLGPU__RETURN_ERROR_IF(queue_device != device, CLGPU_MISMATCHED_OBJECTS,
+                           "clgpu_context_wrap: the queue belongs to another device");
+  }
+  return CLGPU_SUCCESS;
+}
+
+clgpu_status clgpu_context_wrap(cl_context context, cl_device_id device, cl_command_queue queue,
+                                const clgpu_context_options *options, clgpu_context **out) {
+  CLGPU__RETURN_ERROR_IF(!out, CLGPU_INVALID_ARGUMENT, "clgpu_context_wrap: out must not be NULL");
+  *out = NULL;
+  CLGPU__RETURN_ERROR_IF(!context, CLGPU_INVALID_ARGUMENT,
+                         "clgpu_context_wrap: context must not be NULL");
+  CLGPU__RETURN_ERROR_IF(!device, CLGPU_INVALID_ARGUMENT,
+                         "clgpu_context_wrap: device must not be NULL");
+  cl_platform_id platform = NULL;
+  CLGPU__FORWARD_IF_ERROR(check_wrapped(context, device, queue, &platform));
+
+  clgpu_context *ctx = calloc(1, sizeof *ctx);
+  CLGPU__RETURN_ERROR_IF(!ctx, CLGPU_CL_OUT_OF_HOST_MEMORY, "out of host memory");
+  /* Retain first so that destroy (on a later failure) releases exactly what
+   * was retained. */
+  clRetainContext(context);
+  ctx->cl_context = context;
+  clRetainDevice(device);
+  ctx->device = device;
+  if (queue) {
+    clRetainCommandQueue(queue);
+    ctx->queue = queue;
+  }
+  ctx->platform = platform;
+  clgpu_status status = finish_context(ctx, options);
+  if (status != CLGPU_SUCCESS) {
+    clgpu_context_destroy(ctx);
+    return status;
+  }
+  *out = ctx;
+  return CLGPU_SUCCESS;
+}
+
+void clgpu_context_destroy(clgpu_context *ctx) {
+  if (!ctx) return;
+  clgpu__program_cache_destroy(ctx->programs);
+  if (ctx->queue) clReleaseCommandQueue(ctx->queue);
+  if (ctx->cl_context) clReleaseContext(ctx->cl_context);
+  /* Root devices ignore retain and release; sub-devices count. */
+  if (ctx->device) clReleaseDevice(ctx->device);
+  free(ctx->extensions);
+  free(ctx->cache_folder);
+  free(ctx);
+}
+
+cl_context clgpu_context_cl_context(const clgpu_context *ctx) {
+  return ctx ? ctx->cl_context : NULL;
+}
+
+cl_device_id clgpu_context_device(const clgpu_context *ctx) { return ctx ? ctx->device : NULL; }
+
+cl_command_queue clgpu_context_queue(const clgpu_context *ctx) {
+  return ctx ? ctx->queue : NULL;
+}
+
+const clgpu_device_info *clgpu_context_device_info(const clgpu_context *ctx) {
+  return ctx ? &ctx->info : NULL;
+}
+
+const char *clgpu_context_cache_dir(const clgpu_context *ctx) {
+  return ctx ? ctx->cache_folder : NULL;
+}

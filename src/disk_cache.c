@@ -1,0 +1,296 @@
+/* The on-disk cache of program binaries.
+ *
+ * One file per program, named by the SHA-256 of its key text, holding:
+ *   "CLGPUBIN"            8 bytes
+ *   format version        4 bytes, little-endian (1)
+ *   key length            4 bytes, little-endian
+ *   binary length         8 bytes, little-endian
+ *   key text, binary
+ *   SHA-256 of all of the above, 32 bytes
+ * A file whose magic, version, key, lengths or digest do not check out is
+ * rejected as a whole. Files are written to a temporary name in the same
+ * folder and renamed into place, so readers never see a partial file. */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "internal.h"
+
+#define FORMAT_VERSION 1u
+#define HEADER_SIZE 24u
+#define SUFFIX ".clgpubin"
+#define MAX_FILE_SIZE ((size_t)1 << 31)
+
+static char *copy_string(const char *text) {
+  size_t length = strlen(text);
+  char *copy = malloc(length + 1);
+  if (copy) memcpy(copy, text, length + 1);
+  return copy;
+}
+
+/* The folder the options and environment name, before mode checks: malloc'd,
+ * or NULL when "off" or when no folder can be named. */
+static char *named_folder(const char *option) {
+  const char *chosen = option ? option : getenv("CLGPU_CACHE_DIR");
+  if (chosen && *chosen) {
+    if (strcmp(chosen, "off") == 0) return NULL;
+    return copy_string(chosen);
+  }
+  const char *base = getenv("XDG_CACHE_HOME");
+  const char *tail = "/clgpu";
+  if (!base || base[0] != '/') {
+    base = getenv("HOME");
+    tail = "/.cache/clgpu";
+  }
+  if (!base || !*base) return NULL;
+  size_t size = strlen(base) + strlen(tail) + 1;
+  char *folder = malloc(size);
+  if (folder) snprintf(folder, size, "%s%s", base, tail);
+  return folder;
+}
+
+/* mkdir -p; 1 when the folder exists afterwards and is writable. */
+static int make_folder(const char *folder) {
+  char *path = copy_string(folder);
+  if (!path) return 0;
+  for (char *p = path + 1; *p; p++) {
+    if (*p != '/') continue;
+    *p = '\0';
+    if (mkdir(path, 0755) != 0 && errno != EEXIST) {
+      free(path);
+      return 0;
+    }
+    *p = '/';
+  }
+  int made = mkdir(path, 0755) == 0 || errno == EEXIST;
+  free(path);
+  struct stat info;
+  return made && stat(folder, &info) == 0 && S_ISDIR(info.st_mode) &&
+         access(folder, W_OK | X_OK) == 0;
+}
+
+static int mode_from_environment(void) {
+  const char *value = getenv("CLGPU_DISK_CACHE");
+  if (!value) return -1;
+  if (strcmp(value, "on") == 0 || strcmp(value, "1") == 0) return 1;
+  if (strcmp(value, "off") == 0 || strcmp(value, "0") == 0) return 0;
+  return -1;
+}
+
+char *clgpu__disk_cache_folder(const char *option, clgpu_disk_cache_mode mode,
+                               const clgpu__quirks *quirks) {
+  if (mode == CLGPU_DISK_CACHE_OFF) return NULL;
+  if (mode == CLGPU_DISK_CACHE_DEFAULT) {
+    int from_environment = mode_from_environment();
+    int on = from_environment >= 0 ? from_environment : quirks->disk_cache_by_default;
+    if (!on) return NULL;
+  }
+  char *folder = named_folder(option);
+  if (folder && !make_folder(folder)) {
+    free(folder);
+    folder = NULL;
+  }
+  return folder;
+}
+
+static char *file_path(const char *folder, const char *key) {
+  unsigned char digest[32];
+  char hex[65];
+  clgpu__sha256 hash;
+  clgpu__sha256_init(&hash);
+  clgpu__sha256_update(&hash, key, strlen(key));
+  clgpu__sha256_final(&hash, digest);
+  clgpu__sha256_hex(digest, hex);
+  size_t size = strlen(folder) + 1 + 64 + sizeof SUFFIX;
+  char *path = malloc(size);
+  if (path) snprintf(path, size, "%s/%s%s", folder, hex, SUFFIX);
+  return path;
+}
+
+static void put_le(unsigned char *out, uint64_t value, int bytes) {
+  for (int i = 0; i < bytes; i++) out[i] = (unsigned char)(value >> (8 * i));
+}
+
+static uint64_t get_le(const unsigned char *in, int bytes) {
+  uint64_t value = 0;
+  for (int i = 0; i < bytes; i++) value |= (uint64_t)in[i] << (8 * i);
+  return value;
+}
+
+static unsigned char *read_whole_file(const char *path, size_t *size) {
+  FILE *file = fopen(path, "rb");
+  if (!file) return NULL;
+  struct stat info;
+  unsigned char *data = NULL;
+  if (fstat(fileno(file), &info) == 0 && info.st_size >= 0 &&
+      (uint64_t)info.st_size <= MAX_FILE_SIZE) {
+    size_t length = (size_t)info.st_size;
+    data = malloc(length ? length : 1);
+    if (data && fread(data, 1, length, file) != length) {
+      free(data);
+      data = NULL;
+    }
+    *size = length;
+  }
+  fclose(file);
+  return data;
+}
+
+int clgpu__disk_cache_load(const char *folder, const char *key, unsigned char **binary,
+                           size_t *size) {
+  *binary = NULL;
+  *size = 0;
+  char *path = file_path(folder, key);
+  if (!path) return 0;
+  struct stat info;
+  if (stat(path, &info) != 0) {
+    free(path);
+    return 0;
+  }
+  size_t file_size = 0;
+  unsigned char *data = read_whole_file(path, &file_size);
+  free(path);
+  if (!data) return -1;
+  size_t key_length = strlen(key);
+  int valid = file_size >= HEADER_SIZE + 32 && memcmp(data, "CLGPUBIN", 8) == 0 &&
+              get_le(data + 8, 4) == FORMAT_VERSION && get_le(data + 12, 4) == key_length;
+  uint64_t binary_length = valid ? get_le(data + 16, 8) : 0;
+  valid = valid && binary_length > 0 &&
+          binary_length == (uint64_t)file_size - HEADER_SIZE - key_length - 32 &&
+          memcmp(data + HEADER_SIZE, key, key_length) == 0;
+  if (valid) {
+    unsigned char digest[32];
+    clgpu__sha256 hash;
+    clgpu__sha256_init(&hash);
+    clgpu__sha256_update(&hash, data, file_size - 32);
+    clgpu__sha256_final(&hash, digest);
+    valid = memcmp(digest, data + file_size - 32, 32) == 0;
+  }
+  if (!valid) {
+    free(data);
+    return -1;
+  }
+  unsigned char *copy = malloc((size_t)binary_length);
+  if (!copy) {
+    free(data);
+    return 0;
+  }
+  memcpy(copy, data + HEADER_SIZE + key_length, (size_t)binary_length);
+  free(data);
+  *binary = copy;
+  *size = (size_t)binary_length;
+  return 1;
+}
+
+static int write_all(int descriptor, const void *data, size_t size) {
+  const unsigned char *bytes = data;
+  while (size > 0) {
+    ssize_t written = write(descriptor, bytes, size);
+    if (written < 0 && errno == EINTR) continue;
+    if (written <= 0) return 0;
+    bytes += written;
+    size -= (size_t)written;
+  }
+  return 1;
+}
+
+int clgpu__disk_cache_store(const char *folder, const char *key, const unsigned char *binary,
+                            size_t size) {
+  char *path = file_path(folder, key);
+  if (!path) return 0;
+  static _Atomic unsigned counter;
+  unsigned serial = counter++;
+  size_t temporary_size = strlen(path) + 48;
+  char *temporary = malloc(temporary_size);
+  if (!temporary) {
+    free(path);
+    return 0;
+  }
+  snprintf(temporary, temporary_size, "%s.%ld.%u.tmp", path, (long)getpid(), serial);
+
+  size_t key_length = strlen(key);
+  unsigned char header[HEADER_SIZE];
+  memcpy(header, "CLGPUBIN", 8);
+  put_le(header + 8, FORMAT_VERSION, 4);
+  put_le(header + 12, key_length, 4);
+  put_le(header + 16, size, 8);
+  unsigned char digest[32];
+  clgpu__sha256 hash;
+  clgpu__sha256_init(&hash);
+  clgpu__sha256_update(&hash, header, sizeof header);
+  clgpu__sha256_update(&hash, key, key_length);
+  clgpu__sha256_update(&hash, binary, size);
+  clgpu__sha256_final(&hash, digest);
+
+  int stored = 0;
+  int descriptor = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+  if (descriptor >= 0) {
+    int written = write_all(descriptor, header, sizeof header) &&
+                  write_all(descriptor, key, key_length) && write_all(descriptor, binary, size) &&
+                  write_all(descriptor, digest, sizeof digest);
+    int closed = close(descriptor) == 0;
+    stored = written && closed && rename(temporary, path) == 0;
+    if (!stored) unlink(temporary);
+  }
+  free(temporary);
+  free(path);
+  return stored;
+}
+
+static int is_cache_file(const char *name) {
+  size_t length = strlen(name);
+  size_t suffix = sizeof SUFFIX - 1;
+  if (length == 64 + suffix && strcmp(name + 64, SUFFIX) == 0) return 1;
+  /* Temporary files of a writer that died: "<hash>.clgpubin.<pid>.<n>.tmp". */
+  return length > 64 + suffix + 4 && strncmp(name + 64, SUFFIX ".", suffix + 1) == 0 &&
+         strcmp(name + length - 4, ".tmp") == 0;
+}
+
+clgpu_status clgpu_disk_cache_clear(const char *folder, size_t *removed) {
+  if (removed) *removed = 0;
+  char *chosen = folder ? copy_string(folder) : named_folder(NULL);
+  CLGPU__RETURN_ERROR_IF(!chosen && !folder, CLGPU_INVALID_ARGUMENT,
+                         "clgpu_disk_cache_clear: no folder given and none configured "
+                         "(CLGPU_CACHE_DIR is \"off\" or HOME is unset)");
+  CLGPU__RETURN_ERROR_IF(!chosen, CLGPU_CL_OUT_OF_HOST_MEMORY, "out of host memory");
+  DIR *directory = opendir(chosen);
+  if (!directory) {
+    int error = errno;
+    clgpu_status status = CLGPU_SUCCESS;
+    if (error != ENOENT) {
+      status = clgpu__fail(CLGPU_IO_ERROR, "clgpu_disk_cache_clear: cannot open \"%s\": %s",
+                           chosen, strerror(error));
+    }
+    free(chosen);
+    return status;
+  }
+  clgpu_status status = CLGPU_SUCCESS;
+  size_t count = 0;
+  struct dirent *entry;
+  while ((entry = readdir(directory)) != NULL) {
+    if (!is_cache_file(entry->d_name)) continue;
+    size_t size = strlen(chosen) + strlen(entry->d_name) + 2;
+    char *path = malloc(size);
+    if (!path) {
+      status = clgpu__fail(CLGPU_CL_OUT_OF_HOST_MEMORY, "out of host memory");
+      break;
+    }
+    snprintf(path, size, "%s/%s", chosen, entry->d_name);
+    if (unlink(path) == 0) {
+      count++;
+    } else if (errno != ENOENT) {
+      status = clgpu__fail(CLGPU_IO_ERROR, "clgpu_disk_cache_clear: cannot remove \"%s\": %s",
+                           path, strerror(errno));
+    }
+    free(path);
+  }
+  closedir(directory);
+  free(chosen);
+  if (removed) *removed = count;
+  return status;
+}

@@ -1,0 +1,127 @@
+/* Internal declarations shared by the files of src/. Not installed. */
+#ifndef CLGPU_INTERNAL_H
+#define CLGPU_INTERNAL_H
+
+#include <pthread.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <clgpu/clgpu.h>
+
+#if defined(__GNUC__) || defined(__clang__)
+#define CLGPU__PRINTF(f, a) __attribute__((format(printf, f, a)))
+#else
+#define CLGPU__PRINTF(f, a)
+#endif
+
+/* ---- errors (status.c) ---- */
+
+/* Record `status` with a detail message on this thread and return it. */
+clgpu_status clgpu__fail(clgpu_status status, const char *format, ...) CLGPU__PRINTF(2, 3);
+
+/* The same from a va_list. */
+clgpu_status clgpu__vfail(clgpu_status status, const char *format, va_list args);
+
+/* Append text to this thread's detail message (after a clgpu__fail). */
+void clgpu__append_error(const char *format, ...) CLGPU__PRINTF(1, 2);
+
+/* Record an OpenCL failure of `what` (the call that failed) and return it. */
+clgpu_status clgpu__fail_cl(cl_int status, const char *what);
+
+#define CLGPU__RETURN_ERROR_IF(condition, status, ...)                                   \
+  do {                                                                                   \
+    if (condition) return clgpu__fail((status), __VA_ARGS__);                            \
+  } while (0)
+
+#define CLGPU__FORWARD_IF_ERROR(expression)                                              \
+  do {                                                                                   \
+    clgpu_status forwarded_status_ = (expression);                                       \
+    if (forwarded_status_ != CLGPU_SUCCESS) return forwarded_status_;                    \
+  } while (0)
+
+/* ---- hashing (sha256.c) ---- */
+
+typedef struct clgpu__sha256 {
+  uint32_t state[8];
+  uint64_t length;
+  unsigned char block[64];
+  size_t used;
+} clgpu__sha256;
+
+void clgpu__sha256_init(clgpu__sha256 *hash);
+void clgpu__sha256_update(clgpu__sha256 *hash, const void *data, size_t size);
+void clgpu__sha256_final(clgpu__sha256 *hash, unsigned char digest[32]);
+/* Lower-case hex of a 32-byte digest into 65 bytes. */
+void clgpu__sha256_hex(const unsigned char digest[32], char hex[65]);
+
+/* ---- quirks (quirks.c) ---- */
+
+typedef struct clgpu__quirks {
+  /* Whether CLGPU_DISK_CACHE_DEFAULT turns the disk cache on. */
+  int disk_cache_by_default;
+  /* Upper bound on the work-group size clgpu's kernels use on this device. */
+  size_t work_group_cap;
+} clgpu__quirks;
+
+void clgpu__quirks_for(const clgpu_device_info *info, clgpu__quirks *quirks);
+
+/* ---- device facts (device.c) ---- */
+
+clgpu_status clgpu__read_device_info(cl_platform_id platform, cl_device_id device,
+                                     clgpu_device_info *info, char **extensions);
+
+/* ---- program cache (program_cache.c) ---- */
+
+typedef struct clgpu__program_cache clgpu__program_cache;
+
+clgpu_status clgpu__program_cache_create(clgpu__program_cache **out);
+void clgpu__program_cache_destroy(clgpu__program_cache *cache);
+
+/* ---- disk cache (disk_cache.c) ---- */
+
+/* Resolve the folder a context uses: NULL when off. Creates the folder (and
+ * its parents); NULL when that fails. The result is malloc'd. */
+char *clgpu__disk_cache_folder(const char *option, clgpu_disk_cache_mode mode,
+                               const clgpu__quirks *quirks);
+
+/* Load a binary for `key` from `folder`. Returns 1 and a malloc'd binary when
+ * a valid file is there, 0 when there is none, -1 when a file is there but
+ * is unusable (truncated, corrupt, foreign). */
+int clgpu__disk_cache_load(const char *folder, const char *key, unsigned char **binary,
+                           size_t *size);
+
+/* Store a binary for `key` atomically. Returns 1 on success, 0 when the file
+ * could not be written (never an error for the caller). */
+int clgpu__disk_cache_store(const char *folder, const char *key, const unsigned char *binary,
+                            size_t size);
+
+/* ---- kernel sources (kernel_source.c and the generated table) ---- */
+
+typedef struct clgpu__embedded_source {
+  const char *name;
+  const unsigned char *text;
+  size_t length;
+} clgpu__embedded_source;
+
+extern const clgpu__embedded_source clgpu__embedded_sources[];
+extern const size_t clgpu__embedded_source_count;
+
+/* ---- the context ---- */
+
+struct clgpu_context {
+  cl_platform_id platform;
+  cl_context cl_context;
+  cl_device_id device;
+  cl_command_queue queue;
+  clgpu_device_info info;
+  char *extensions;
+  clgpu__quirks quirks;
+  char *cache_folder; /* NULL: no disk cache */
+  clgpu__program_cache *programs;
+};
+
+/* Milliseconds from a monotonic clock. */
+double clgpu__now_ms(void);
+
+#endif

@@ -1,0 +1,516 @@
+/* The per-context program cache: the prelude of defines, the build-option
+ * allow-list, building (or loading from disk) once per key even when threads
+ * race, and kernel objects handed out by lease. */
+#include <ctype.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "internal.h"
+
+typedef struct kernel_slot {
+  char *name;
+  cl_kernel kernel;
+  int leased;
+} kernel_slot;
+
+typedef enum program_state { PROGRAM_BUILDING, PROGRAM_READY } program_state;
+
+struct clgpu_program {
+  unsigned char key[32];
+  program_state state;
+  cl_program program;
+  clgpu__program_cache *cache;
+  pthread_mutex_t kernel_lock;
+  kernel_slot *kernels;
+  size_t kernel_count;
+  size_t kernel_capacity;
+  clgpu_program *next;
+};
+
+struct clgpu__program_cache {
+  pthread_mutex_t lock;
+  pthread_cond_t changed;
+  clgpu_program *programs;
+  clgpu_cache_stats stats;
+};
+
+clgpu_status clgpu__program_cache_create(clgpu__program_cache **out) {
+  clgpu__program_cache *cache = calloc(1, sizeof *cache);
+  CLGPU__RETURN_ERROR_IF(!cache, CLGPU_CL_OUT_OF_HOST_MEMORY, "out of host memory");
+  if (pthread_mutex_init(&cache->lock, NULL) != 0) {
+    free(cache);
+    return clgpu__fail(CLGPU_INTERNAL_ERROR, "pthread_mutex_init failed");
+  }
+  if (pthread_cond_init(&cache->changed, NULL) != 0) {
+    pthread_mutex_destroy(&cache->lock);
+    free(cache);
+    return clgpu__fail(CLGPU_INTERNAL_ERROR, "pthread_cond_init failed");
+  }
+  *out = cache;
+  return CLGPU_SUCCESS;
+}
+
+static void free_program(clgpu_program *program) {
+  for (size_t i = 0; i < program->kernel_count; i++) {
+    clReleaseKernel(program->kernels[i].kernel);
+    free(program->kernels[i].name);
+  }
+  free(program->kernels);
+  if (program->program) clReleaseProgram(program->program);
+  pthread_mutex_destroy(&program->kernel_lock);
+  free(program);
+}
+
+void clgpu__program_cache_destroy(clgpu__program_cache *cache) {
+  if (!cache) return;
+  clgpu_program *program = cache->programs;
+  while (program) {
+    clgpu_program *next = program->next;
+    free_program(program);
+    program = next;
+  }
+  pthread_cond_destroy(&cache->changed);
+  pthread_mutex_destroy(&cache->lock);
+  free(cache);
+}
+
+/* ---- arguments ---- */
+
+static int is_identifier(const char *name) {
+  if (!name || !(isalpha((unsigned char)name[0]) || name[0] == '_')) return 0;
+  for (const char *c = name; *c; c++) {
+    if (!isalnum((unsigned char)*c) && *c != '_') return 0;
+  }
+  return 1;
+}
+
+static clgpu_status check_defines(const clgpu_define *defines, size_t count) {
+  CLGPU__RETURN_ERROR_IF(count > 0 && !defines, CLGPU_INVALID_ARGUMENT,
+                         "defines is NULL but num_defines is %zu", count);
+  for (size_t i = 0; i < count; i++) {
+    CLGPU__RETURN_ERROR_IF(!is_identifier(defines[i].name), CLGPU_INVALID_ARGUMENT,
+                           "define %zu: name \"%s\" is not an identifier", i,
+                           defines[i].name ? defines[i].name : "(null)");
+    const char *value = defines[i].value;
+    CLGPU__RETURN_ERROR_IF(value && strpbrk(value, "\r\n"), CLGPU_INVALID_ARGUMENT,
+                           "define %zu (%s): the value contains a line break", i,
+                           defines[i].name);
+  }
+  return CLGPU_SUCCESS;
+}
+
+static const char *const allowed_flags[] = {
+    "-w", "-Werror", "-cl-opt-disable", "-cl-mad-enable", "-cl-kernel-arg-info",
+    "-cl-single-precision-constant",
+};
+
+static const char *const forbidden_flags[] = {
+    "-cl-fast-relaxed-math", "-cl-finite-math-only", "-cl-no-signed-zeros",
+    "-cl-unsafe-math-optimizations", "-cl-denorms-are-zero",
+};
+
+/* Every option must be on the allow-list; options that change float
+ * semantics or the language version get a message saying why they are
+ * refused. */
+static clgpu_status check_options(const char *options) {
+  if (!options) return CLGPU_SUCCESS;
+  const char *p = options;
+  int expect_define = 0;
+  while (*p) {
+    while (isspace((unsigned char)*p)) p++;
+    if (!*p) break;
+    const char *start = p;
+    while (*p && !isspace((unsigned char)*p)) p++;
+    size_t length = (size_t)(p - start);
+    char token[256];
+    if (length >= sizeof token) length = sizeof token - 1;
+    memcpy(token, start, length);
+    token[length] = '\0';
+    if (expect_define) {
+      CLGPU__RETURN_ERROR_IF(!isalpha((unsigned char)token[0]) && token[0] != '_',
+                             CLGPU_FORBIDDEN_BUILD_OPTION,
+                             "build option \"-D %s\": expected a macro name after -D", token);
+      expect_define = 0;
+      continue;
+    }
+    if (strcmp(token, "-D") == 0) {
+      expect_define = 1;
+      continue;
+    }
+    if (strncmp(token, "-D", 2) == 0) {
+      CLGPU__RETURN_ERROR_IF(!isalpha((unsigned char)token[2]) && token[2] != '_',
+                             CLGPU_FORBIDDEN_BUILD_OPTION,
+                             "build option \"%s\": expected a macro name after -D", token);
+      continue;
+    }
+    int allowed = 0;
+    for (size_t i = 0; i < sizeof allowed_flags / sizeof allowed_flags[0]; i++) {
+      allowed |= strcmp(token, allowed_flags[i]) == 0;
+    }
+    if (allowed) continue;
+    for (size_t i = 0; i < sizeof forbidden_flags / sizeof forbidden_flags[0]; i++) {
+      CLGPU__RETURN_ERROR_IF(strcmp(token, forbidden_flags[i]) == 0,
+                             CLGPU_FORBIDDEN_BUILD_OPTION,
+                             "build option \"%s\" is refused: it changes float semantics "
+                             "(signed zeros, NaN, infinities or denormals) that clgpu's "
+                             "results depend on",
+                             token);
+    }
+    CLGPU__RETURN_ERROR_IF(strncmp(token, "-cl-std", 7) == 0, CLGPU_FORBIDDEN_BUILD_OPTION,
+                           "build option \"%s\" is refused: clgpu's kernels are OpenCL C 1.2 "
+                           "and are built without -cl-std",
+                           token);
+    return clgpu__fail(CLGPU_FORBIDDEN_BUILD_OPTION,
+                       "build option \"%s\" is not on the allow-list (-D NAME[=VALUE], -w, "
+                       "-Werror, -cl-opt-disable, -cl-mad-enable, -cl-kernel-arg-info, "
+                       "-cl-single-precision-constant)",
+                       token);
+  }
+  CLGPU__RETURN_ERROR_IF(expect_define, CLGPU_FORBIDDEN_BUILD_OPTION,
+                         "build options end with -D and no macro name");
+  return CLGPU_SUCCESS;
+}
+
+/* The prelude of #define lines, then a #line directive so that the
+ * compiler's messages count lines of the caller's source, then the source. */
+static char *assemble_source(const char *source, const clgpu_define *defines, size_t count,
+                             size_t *length) {
+  size_t size = strlen(source) + 32;
+  for (size_t i = 0; i < count; i++) {
+    size += strlen(defines[i].name) + (defines[i].value ? strlen(defines[i].value) : 0) + 11;
+  }
+  char *text = malloc(size);
+  if (!text) return NULL;
+  size_t used = 0;
+  for (size_t i = 0; i < count; i++) {
+    used += (size_t)snprintf(text + used, size - used, "#define %s %s\n", defines[i].name,
+                             defines[i].value ? defines[i].value : "");
+  }
+  if (count > 0) used += (size_t)snprintf(text + used, size - used, "#line 1\n");
+  used += (size_t)snprintf(text + used, size - used, "%s", source);
+  *length = used;
+  return text;
+}
+
+/* ---- building ---- */
+
+/* The text that identifies a binary on disk; malloc'd, NULL when out of
+ * memory. Every field is stored whole in the file and compared on load. */
+static char *describe_key(const clgpu_context *ctx, const unsigned char source_digest[32],
+                          const char *options) {
+  char hex[65];
+  clgpu__sha256_hex(source_digest, hex);
+  static const char format[] =
+      "clgpu %s\nplatform: %s | %s\ndevice: %s | %s | %s | %s\nsource: %s\noptions: %s\n";
+  const clgpu_device_info *info = &ctx->info;
+  const char *opts = options ? options : "";
+  int needed = snprintf(NULL, 0, format, CLGPU_VERSION_STRING, info->platform_name,
+                        info->platform_version, info->name, info->vendor, info->device_version,
+                        info->driver_version, hex, opts);
+  if (needed < 0) return NULL;
+  char *key = malloc((size_t)needed + 1);
+  if (!key) return NULL;
+  snprintf(key, (size_t)needed + 1, format, CLGPU_VERSION_STRING, info->platform_name,
+           info->platform_version, info->name, info->vendor, info->device_version,
+           info->driver_version, hex, opts);
+  return key;
+}
+
+static clgpu_status report_build_failure(const clgpu_context *ctx, cl_program program,
+                                         cl_int err, const char *options) {
+  clgpu__fail((clgpu_status)err,
+              "building an OpenCL program for %s failed: %s (%d)\noptions: \"%s\"\nbuild "
+              "log:\n",
+              ctx->info.name, clgpu_status_name(err), (int)err, options ? options : "");
+  size_t length = 0;
+  if (clGetProgramBuildInfo(program, ctx->device, CL_PROGRAM_BUILD_LOG, 0, NULL, &length) ==
+          CL_SUCCESS &&
+      length > 0) {
+    char *log = malloc(length + 1);
+    if (log && clGetProgramBuildInfo(program, ctx->device, CL_PROGRAM_BUILD_LOG, length, log,
+                                     NULL) == CL_SUCCESS) {
+      log[length] = '\0';
+      clgpu__append_error("%s", log);
+    }
+    free(log);
+  } else {
+    clgpu__append_error("(the implementation gave no log)");
+  }
+  return (clgpu_status)err;
+}
+
+/* Try the disk cache: 1 and a built program on a hit, 0 otherwise (a
+ * rejected file is counted). */
+static int load_from_disk(clgpu_context *ctx, const char *key, const char *options,
+                          cl_program *out) {
+  unsigned char *binary = NULL;
+  size_t size = 0;
+  double start = clgpu__now_ms();
+  int found = clgpu__disk_cache_load(ctx->cache_folder, key, &binary, &size);
+  clgpu__program_cache *cache = ctx->programs;
+  if (found == 1) {
+    cl_int binary_status = CL_SUCCESS, err = CL_SUCCESS;
+    const unsigned char *binaries[1] = {binary};
+    cl_program program = clCreateProgramWithBinary(ctx->cl_context, 1, &ctx->device, &size,
+                                                   binaries, &binary_status, &err);
+    if (err == CL_SUCCESS && binary_status == CL_SUCCESS) {
+      err = clBuildProgram(program, 1, &ctx->device, options, NULL, NULL);
+      if (err == CL_SUCCESS) {
+        free(binary);
+        pthread_mutex_lock(&cache->lock);
+        cache->stats.disk_hits++;
+        cache->stats.disk_load_ms += clgpu__now_ms() - start;
+        pthread_mutex_unlock(&cache->lock);
+        *out = program;
+        return 1;
+      }
+    }
+    if (program) clReleaseProgram(program);
+    found = -1;
+  }
+  free(binary);
+  if (found == -1) {
+    pthread_mutex_lock(&cache->lock);
+    cache->stats.disk_rejects++;
+    pthread_mutex_unlock(&cache->lock);
+  }
+  return 0;
+}
+
+static void store_to_disk(clgpu_context *ctx, const char *key, cl_program program) {
+  size_t size = 0;
+  if (clGetProgramInfo(program, CL_PROGRAM_BINARY_SIZES, sizeof size, &size, NULL) !=
+          CL_SUCCESS ||
+      size == 0) {
+    return;
+  }
+  unsigned char *binary = malloc(size);
+  if (!binary) return;
+  unsigned char *binaries[1] = {binary};
+  if (clGetProgramInfo(program, CL_PROGRAM_BINARIES, sizeof binaries, binaries, NULL) ==
+          CL_SUCCESS &&
+      clgpu__disk_cache_store(ctx->cache_folder, key, binary, size)) {
+    pthread_mutex_lock(&ctx->programs->lock);
+    ctx->programs->stats.disk_writes++;
+    pthread_mutex_unlock(&ctx->programs->lock);
+  }
+  free(binary);
+}
+
+static clgpu_status build_program(clgpu_context *ctx, const char *source, size_t length,
+                                  const unsigned char source_digest[32], const char *options,
+                                  cl_program *out) {
+  char *key = ctx->cache_folder ? describe_key(ctx, source_digest, options) : NULL;
+  if (key && load_from_disk(ctx, key, options, out)) {
+    free(key);
+    return CLGPU_SUCCESS;
+  }
+  double start = clgpu__now_ms();
+  cl_int err = CL_SUCCESS;
+  cl_program program = clCreateProgramWithSource(ctx->cl_context, 1, &source, &length, &err);
+  clgpu_status status = CLGPU_SUCCESS;
+  if (err != CL_SUCCESS) {
+    status = clgpu__fail_cl(err, "clCreateProgramWithSource");
+  } else {
+    err = clBuildProgram(program, 1, &ctx->device, options, NULL, NULL);
+    if (err != CL_SUCCESS) status = report_build_failure(ctx, program, err, options);
+  }
+  pthread_mutex_lock(&ctx->programs->lock);
+  ctx->programs->stats.builds++;
+  ctx->programs->stats.build_ms += clgpu__now_ms() - start;
+  pthread_mutex_unlock(&ctx->programs->lock);
+  if (status != CLGPU_SUCCESS) {
+    if (program) clReleaseProgram(program);
+    free(key);
+    return status;
+  }
+  if (key) store_to_disk(ctx, key, program);
+  free(key);
+  *out = program;
+  return CLGPU_SUCCESS;
+}
+
+static clgpu_program *find_program(clgpu__program_cache *cache, const unsigned char key[32]) {
+  for (clgpu_program *p = cache->programs; p; p = p->next) {
+    if (memcmp(p->key, key, 32) == 0) return p;
+  }
+  return NULL;
+}
+
+static void unlink_program(clgpu__program_cache *cache, clgpu_program *program) {
+  for (clgpu_program **link = &cache->programs; *link; link = &(*link)->next) {
+    if (*link == program) {
+      *link = program->next;
+      return;
+    }
+  }
+}
+
+clgpu_status clgpu_program_get(clgpu_context *ctx, const char *source,
+                               const clgpu_define *defines, size_t num_defines,
+                               const char *options, clgpu_program **out) {
+  CLGPU__RETURN_ERROR_IF(!out, CLGPU_INVALID_ARGUMENT, "clgpu_program_get: out is NULL");
+  *out = NULL;
+  CLGPU__RETURN_ERROR_IF(!ctx, CLGPU_INVALID_ARGUMENT, "clgpu_program_get: context is NULL");
+  CLGPU__RETURN_ERROR_IF(!source, CLGPU_INVALID_ARGUMENT, "clgpu_program_get: source is NULL");
+  CLGPU__FORWARD_IF_ERROR(check_defines(defines, num_defines));
+  CLGPU__FORWARD_IF_ERROR(check_options(options));
+
+  size_t length = 0;
+  char *full = assemble_source(source, defines, num_defines, &length);
+  CLGPU__RETURN_ERROR_IF(!full, CLGPU_CL_OUT_OF_HOST_MEMORY, "out of host memory");
+  unsigned char source_digest[32], key[32];
+  clgpu__sha256 hash;
+  clgpu__sha256_init(&hash);
+  clgpu__sha256_update(&hash, full, length);
+  clgpu__sha256_final(&hash, source_digest);
+  clgpu__sha256_init(&hash);
+  clgpu__sha256_update(&hash, source_digest, sizeof source_digest);
+  clgpu__sha256_update(&hash, options ? options : "", options ? strlen(options) + 1 : 1);
+  clgpu__sha256_final(&hash, key);
+
+  clgpu__program_cache *cache = ctx->programs;
+  pthread_mutex_lock(&cache->lock);
+  clgpu_program *entry;
+  for (;;) {
+    entry = find_program(cache, key);
+    if (!entry) break;
+    if (entry->state == PROGRAM_READY) {
+      cache->stats.memory_hits++;
+      pthread_mutex_unlock(&cache->lock);
+      free(full);
+      *out = entry;
+      return CLGPU_SUCCESS;
+    }
+    /* Another thread is building it: wait, then look again (its build may
+     * have failed and been withdrawn). */
+    pthread_cond_wait(&cache->changed, &cache->lock);
+  }
+  entry = calloc(1, sizeof *entry);
+  if (!entry || pthread_mutex_init(&entry->kernel_lock, NULL) != 0) {
+    pthread_mutex_unlock(&cache->lock);
+    free(entry);
+    free(full);
+    return clgpu__fail(CLGPU_CL_OUT_OF_HOST_MEMORY, "out of host memory");
+  }
+  memcpy(entry->key, key, sizeof key);
+  entry->state = PROGRAM_BUILDING;
+  entry->cache = cache;
+  entry->next = cache->programs;
+  cache->programs = entry;
+  pthread_mutex_unlock(&cache->lock);
+
+  cl_program program = NULL;
+  clgpu_status status = build_program(ctx, full, length, source_digest, options, &program);
+  free(full);
+
+  pthread_mutex_lock(&cache->lock);
+  if (status == CLGPU_SUCCESS) {
+    entry->program = program;
+    entry->state = PROGRAM_READY;
+  } else {
+    unlink_program(cache, entry);
+  }
+  pthread_cond_broadcast(&cache->changed);
+  pthread_mutex_unlock(&cache->lock);
+  if (status != CLGPU_SUCCESS) {
+    free_program(entry);
+    return status;
+  }
+  *out = entry;
+  return CLGPU_SUCCESS;
+}
+
+clgpu_status clgpu_program_get_named(clgpu_context *ctx, const char *name,
+                                     const clgpu_define *defines, size_t num_defines,
+                                     const char *options, clgpu_program **out) {
+  CLGPU__RETURN_ERROR_IF(!out, CLGPU_INVALID_ARGUMENT, "clgpu_program_get_named: out is NULL");
+  *out = NULL;
+  char *source = NULL;
+  CLGPU__FORWARD_IF_ERROR(clgpu_kernel_source(name, &source, NULL));
+  clgpu_status status = clgpu_program_get(ctx, source, defines, num_defines, options, out);
+  free(source);
+  return status;
+}
+
+cl_program clgpu_program_cl_program(const clgpu_program *program) {
+  return program ? program->program : NULL;
+}
+
+/* ---- kernel leases ---- */
+
+clgpu_status clgpu_kernel_acquire(clgpu_program *program, const char *kernel_name,
+                                  cl_kernel *kernel) {
+  CLGPU__RETURN_ERROR_IF(!kernel, CLGPU_INVALID_ARGUMENT, "clgpu_kernel_acquire: kernel is NULL");
+  *kernel = NULL;
+  CLGPU__RETURN_ERROR_IF(!program, CLGPU_INVALID_ARGUMENT,
+                         "clgpu_kernel_acquire: program is NULL");
+  CLGPU__RETURN_ERROR_IF(!kernel_name, CLGPU_INVALID_ARGUMENT,
+                         "clgpu_kernel_acquire: kernel_name is NULL");
+  pthread_mutex_lock(&program->kernel_lock);
+  for (size_t i = 0; i < program->kernel_count; i++) {
+    kernel_slot *slot = &program->kernels[i];
+    if (!slot->leased && strcmp(slot->name, kernel_name) == 0) {
+      slot->leased = 1;
+      *kernel = slot->kernel;
+      pthread_mutex_unlock(&program->kernel_lock);
+      return CLGPU_SUCCESS;
+    }
+  }
+  clgpu_status status = CLGPU_SUCCESS;
+  if (program->kernel_count == program->kernel_capacity) {
+    size_t capacity = program->kernel_capacity ? 2 * program->kernel_capacity : 4;
+    kernel_slot *grown = realloc(program->kernels, capacity * sizeof *grown);
+    if (!grown) {
+      pthread_mutex_unlock(&program->kernel_lock);
+      return clgpu__fail(CLGPU_CL_OUT_OF_HOST_MEMORY, "out of host memory");
+    }
+    program->kernels = grown;
+    program->kernel_capacity = capacity;
+  }
+  cl_int err = CL_SUCCESS;
+  cl_kernel created = clCreateKernel(program->program, kernel_name, &err);
+  char *name = err == CL_SUCCESS ? strdup(kernel_name) : NULL;
+  if (err != CL_SUCCESS) {
+    status = clgpu__fail((clgpu_status)err, "clCreateKernel(\"%s\") failed: %s (%d)", kernel_name,
+                         clgpu_status_name(err), (int)err);
+  } else if (!name) {
+    clReleaseKernel(created);
+    status = clgpu__fail(CLGPU_CL_OUT_OF_HOST_MEMORY, "out of host memory");
+  } else {
+    kernel_slot *slot = &program->kernels[program->kernel_count++];
+    slot->name = name;
+    slot->kernel = created;
+    slot->leased = 1;
+    *kernel = created;
+  }
+  pthread_mutex_unlock(&program->kernel_lock);
+  if (status == CLGPU_SUCCESS) {
+    pthread_mutex_lock(&program->cache->lock);
+    program->cache->stats.kernels_created++;
+    pthread_mutex_unlock(&program->cache->lock);
+  }
+  return status;
+}
+
+void clgpu_kernel_release(clgpu_program *program, cl_kernel kernel) {
+  if (!program || !kernel) return;
+  pthread_mutex_lock(&program->kernel_lock);
+  for (size_t i = 0; i < program->kernel_count; i++) {
+    if (program->kernels[i].kernel == kernel) {
+      program->kernels[i].leased = 0;
+      break;
+    }
+  }
+  pthread_mutex_unlock(&program->kernel_lock);
+}
+
+clgpu_status clgpu_context_cache_stats(const clgpu_context *ctx, clgpu_cache_stats *stats) {
+  CLGPU__RETURN_ERROR_IF(!ctx || !stats, CLGPU_INVALID_ARGUMENT,
+                         "clgpu_context_cache_stats: context and stats must not be NULL");
+  pthread_mutex_lock(&ctx->programs->lock);
+  *stats = ctx->programs->stats;
+  pthread_mutex_unlock(&ctx->programs->lock);
+  return CLGPU_SUCCESS;
+}

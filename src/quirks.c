@@ -1,0 +1,63 @@
+/* Device work-arounds and per-platform defaults: one table, a reason and a
+ * reference per row. Code elsewhere reads clgpu__quirks, never a vendor name.
+ * A row matches when each of its non-NULL patterns is a case-sensitive
+ * substring of the platform name, device name and driver version. Later rows
+ * override earlier ones. */
+#include <string.h>
+
+#include "internal.h"
+
+typedef enum quirk_kind {
+  QUIRK_DISK_CACHE_OFF_BY_DEFAULT,
+  QUIRK_WORK_GROUP_CAP,
+} quirk_kind;
+
+typedef struct quirk_row {
+  const char *platform;
+  const char *device;
+  const char *driver;
+  quirk_kind kind;
+  size_t value;
+  const char *reason;
+  const char *reference;
+} quirk_row;
+
+static const quirk_row quirk_table[] = {
+    {"Portable Computing Language", NULL, NULL, QUIRK_DISK_CACHE_OFF_BY_DEFAULT, 1,
+     "POCL keeps its own kernel cache (POCL_CACHE_DIR) and asking it for "
+     "CL_PROGRAM_BINARIES costs an extra compile; measured on POCL 3.1 with "
+     "clgpu-bench cache: loading our binary is no faster than POCL's own warm "
+     "cache, while writing it costs more on the first build",
+     "inducer/pyopencl#731, #749; PORTABILITY.md rule 14"},
+    {"Portable Computing Language", NULL, NULL, QUIRK_WORK_GROUP_CAP, 256,
+     "POCL reports 4096 work-items per group but runs a group as a loop on one "
+     "thread; wide groups only add compile time and local-memory footprint",
+     "PORTABILITY.md, quirks known before we start"},
+};
+
+static int matches(const char *pattern, const char *text) {
+  return pattern == NULL || strstr(text, pattern) != NULL;
+}
+
+void clgpu__quirks_for(const clgpu_device_info *info, clgpu__quirks *quirks) {
+  quirks->disk_cache_by_default = 1;
+  quirks->work_group_cap = 1024;
+  for (size_t i = 0; i < sizeof quirk_table / sizeof quirk_table[0]; i++) {
+    const quirk_row *row = &quirk_table[i];
+    if (!matches(row->platform, info->platform_name) || !matches(row->device, info->name) ||
+        !matches(row->driver, info->driver_version)) {
+      continue;
+    }
+    switch (row->kind) {
+    case QUIRK_DISK_CACHE_OFF_BY_DEFAULT:
+      quirks->disk_cache_by_default = row->value == 0;
+      break;
+    case QUIRK_WORK_GROUP_CAP:
+      quirks->work_group_cap = row->value;
+      break;
+    }
+  }
+  if (quirks->work_group_cap > info->max_work_group_size && info->max_work_group_size > 0) {
+    quirks->work_group_cap = info->max_work_group_size;
+  }
+}

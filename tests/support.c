@@ -1,0 +1,120 @@
+/* Shared helpers of the test suite; see support.h. */
+#include "support.h"
+
+#include <dirent.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+void test_print_device(const clgpu_context *context) {
+  const clgpu_device_info *info = clgpu_context_device_info(context);
+  printf("# device: %s / %s (driver %s)\n", info->platform_name, info->name,
+         info->driver_version);
+  fflush(stdout);
+}
+
+clgpu_context *test_context(const clgpu_context_options *options) {
+  static int printed;
+  clgpu_context *context = NULL;
+  clgpu_status status = clgpu_context_create(options, &context);
+  if (status != CLGPU_SUCCESS) {
+    fail_msg("clgpu_context_create: %s (%d): %s", clgpu_status_name(status), (int)status,
+             clgpu_last_error());
+  }
+  if (!printed) {
+    test_print_device(context);
+    printed = 1;
+  }
+  return context;
+}
+
+uint64_t test_seed(void) {
+  static uint64_t seed;
+  static int chosen;
+  if (!chosen) {
+    const char *text = getenv("CLGPU_TEST_SEED");
+    seed = text ? strtoull(text, NULL, 0) : (uint64_t)time(NULL) ^ (uint64_t)getpid() << 20;
+    printf("# seed: %llu (set CLGPU_TEST_SEED to replay)\n", (unsigned long long)seed);
+    chosen = 1;
+  }
+  return seed;
+}
+
+char *test_make_folder(const char *label) {
+  const char *base = getenv("CLGPU_TEST_TMPDIR");
+  if (!base || !*base) base = "/tmp";
+  size_t size = strlen(base) + strlen(label) + 32;
+  char *folder = malloc(size);
+  assert_non_null(folder);
+  snprintf(folder, size, "%s/%s-XXXXXX", base, label);
+  mkdir(base, 0755);
+  if (!mkdtemp(folder)) fail_msg("mkdtemp(%s) failed", folder);
+  return folder;
+}
+
+void test_remove_folder(char *folder) {
+  if (!folder) return;
+  DIR *directory = opendir(folder);
+  if (directory) {
+    struct dirent *entry;
+    while ((entry = readdir(directory)) != NULL) {
+      if (strcmp(entry->d_name, ".") == 0 || strcmp(entry->d_name, "..") == 0) continue;
+      size_t size = strlen(folder) + strlen(entry->d_name) + 2;
+      char *path = malloc(size);
+      snprintf(path, size, "%s/%s", folder, entry->d_name);
+      unlink(path);
+      free(path);
+    }
+    closedir(directory);
+  }
+  rmdir(folder);
+  free(folder);
+}
+
+void test_check_iota(clgpu_context *context, clgpu_program *program, size_t n) {
+  cl_kernel kernel = NULL;
+  assert_status(clgpu_kernel_acquire(program, "clgpu_iota", &kernel), CLGPU_SUCCESS);
+  cl_int err = CL_SUCCESS;
+  size_t bytes = (n ? n : 1) * sizeof(cl_uint);
+  cl_mem buffer =
+      clCreateBuffer(clgpu_context_cl_context(context), CL_MEM_READ_WRITE, bytes, NULL, &err);
+  assert_int_equal(err, CL_SUCCESS);
+  cl_ulong offset = 0, count = n;
+  cl_uint start = 7, step = 3;
+  assert_int_equal(clSetKernelArg(kernel, 0, sizeof buffer, &buffer), CL_SUCCESS);
+  assert_int_equal(clSetKernelArg(kernel, 1, sizeof offset, &offset), CL_SUCCESS);
+  assert_int_equal(clSetKernelArg(kernel, 2, sizeof count, &count), CL_SUCCESS);
+  assert_int_equal(clSetKernelArg(kernel, 3, sizeof start, &start), CL_SUCCESS);
+  assert_int_equal(clSetKernelArg(kernel, 4, sizeof step, &step), CL_SUCCESS);
+  size_t local = 64, global = (n + local - 1) / local * local;
+  if (global == 0) global = local;
+  cl_command_queue queue = clgpu_context_queue(context);
+  assert_int_equal(clEnqueueNDRangeKernel(queue, kernel, 1, NULL, &global, &local, 0, NULL, NULL),
+                   CL_SUCCESS);
+  clgpu_kernel_release(program, kernel);
+  cl_uint *host = malloc(bytes);
+  assert_non_null(host);
+  assert_int_equal(clEnqueueReadBuffer(queue, buffer, CL_TRUE, 0, bytes, host, 0, NULL, NULL),
+                   CL_SUCCESS);
+  clReleaseMemObject(buffer);
+  for (size_t i = 0; i < n; i++) {
+    cl_uint expected = start + (cl_uint)i * step;
+    if (host[i] != expected) {
+      cl_uint got = host[i];
+      free(host);
+      fail_msg("iota, n=%zu, type uint: element %zu is %u, expected %u", n, i, got, expected);
+    }
+  }
+  free(host);
+}
+
+void test_assert_status(cl_int actual, cl_int expected, const char *expression,
+                        const char *file, int line) {
+  if (actual == expected) return;
+  fail_msg("%s:%d: %s gave %s (%d), expected %s (%d)\n  detail: %s", file, line, expression,
+           clgpu_status_name(actual), (int)actual, clgpu_status_name(expected), (int)expected,
+           clgpu_last_error());
+}

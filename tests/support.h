@@ -1,0 +1,44 @@
+/* Shared helpers of the test suite: the test context (on the device the
+ * environment selects, printed once), seeds, temporary folders, and a kernel
+ * run checked against the host. Every test file links tests/support.c. */
+#ifndef CLGPU_TEST_SUPPORT_H
+#define CLGPU_TEST_SUPPORT_H
+
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cmocka.h>
+
+#include <clgpu/clgpu.h>
+
+/* Create a context the way the library's users do (CLGPU_DEVICE or the
+ * default) with `options` (NULL for defaults), and print the device once per
+ * process. Fails the test on error, printing the status and message. */
+clgpu_context *test_context(const clgpu_context_options *options);
+
+/* Print the device of a context on stdout ("# device: platform / name"). */
+void test_print_device(const clgpu_context *context);
+
+/* The run's seed: CLGPU_TEST_SEED if set, else from the clock; printed once. */
+uint64_t test_seed(void);
+
+/* A fresh empty folder under the build's temporary area, malloc'd; the test
+ * removes it with test_remove_folder. */
+char *test_make_folder(const char *label);
+
+/* Remove a folder and the plain files in it. */
+void test_remove_folder(char *folder);
+
+/* Run fill.cl's iota (start 7, step 3, uint) from `program` over n elements
+ * and compare every element with the host; fails the test on a mismatch. */
+void test_check_iota(clgpu_context *context, clgpu_program *program, size_t n);
+
+/* Assert a clgpu status, printing both names and the detail message. */
+#define assert_status(actual, expected) \
+  test_assert_status((actual), (expected), #actual, __FILE__, __LINE__)
+void test_assert_status(cl_int actual, cl_int expected, const char *expression,
+                        const char *file, int line);
+
+#endif

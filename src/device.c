@@ -14,13 +14,45 @@ typedef struct device_entry {
   unsigned device_index;
   cl_device_type type;
   char platform_name[256];
+  char platform_vendor[256];
   char device_name[256];
+  char device_vendor[256];
 } device_entry;
 
 typedef struct device_table {
   device_entry *entries;
   size_t count;
 } device_table;
+
+/* Read a string property whole and cut it to `size` bytes: a value longer
+ * than the array is still read (and cut), never left empty. */
+static void read_platform_string(cl_platform_id platform, cl_platform_info what, char *out,
+                                 size_t size) {
+  out[0] = '\0';
+  size_t length = 0;
+  if (clGetPlatformInfo(platform, what, 0, NULL, &length) != CL_SUCCESS || length == 0) return;
+  char *whole = malloc(length + 1);
+  if (!whole) return;
+  if (clGetPlatformInfo(platform, what, length, whole, NULL) == CL_SUCCESS) {
+    whole[length] = '\0';
+    snprintf(out, size, "%s", whole);
+  }
+  free(whole);
+}
+
+static void read_device_string(cl_device_id device, cl_device_info what, char *out,
+                               size_t size) {
+  out[0] = '\0';
+  size_t length = 0;
+  if (clGetDeviceInfo(device, what, 0, NULL, &length) != CL_SUCCESS || length == 0) return;
+  char *whole = malloc(length + 1);
+  if (!whole) return;
+  if (clGetDeviceInfo(device, what, length, whole, NULL) == CL_SUCCESS) {
+    whole[length] = '\0';
+    snprintf(out, size, "%s", whole);
+  }
+  free(whole);
+}
 
 static const char no_platform_help[] =
     "no OpenCL platform found. The ICD loader (libOpenCL.so.1) reads vendor files "
@@ -79,9 +111,10 @@ static clgpu_status enumerate(device_table *table) {
       free(devices);
       continue;
     }
-    char platform_name[256] = "";
-    clGetPlatformInfo(platforms[p], CL_PLATFORM_NAME, sizeof platform_name - 1, platform_name,
-                      NULL);
+    char platform_name[256], platform_vendor[256];
+    read_platform_string(platforms[p], CL_PLATFORM_NAME, platform_name, sizeof platform_name);
+    read_platform_string(platforms[p], CL_PLATFORM_VENDOR, platform_vendor,
+                         sizeof platform_vendor);
     for (cl_uint d = 0; d < num_devices; d++) {
       device_entry *entry = &table->entries[table->count++];
       memset(entry, 0, sizeof *entry);
@@ -90,8 +123,11 @@ static clgpu_status enumerate(device_table *table) {
       entry->platform_index = p;
       entry->device_index = d;
       memcpy(entry->platform_name, platform_name, sizeof platform_name);
-      clGetDeviceInfo(devices[d], CL_DEVICE_NAME, sizeof entry->device_name - 1,
-                      entry->device_name, NULL);
+      memcpy(entry->platform_vendor, platform_vendor, sizeof platform_vendor);
+      read_device_string(devices[d], CL_DEVICE_NAME, entry->device_name,
+                         sizeof entry->device_name);
+      read_device_string(devices[d], CL_DEVICE_VENDOR, entry->device_vendor,
+                         sizeof entry->device_vendor);
       clGetDeviceInfo(devices[d], CL_DEVICE_TYPE, sizeof entry->type, &entry->type, NULL);
     }
     free(devices);
@@ -153,6 +189,8 @@ static int contains_case_insensitive(const char *haystack, const char *needle) {
 static const char *parse_index(const char *text, unsigned *value) {
   unsigned v = 0;
   int digits = 0;
+  if (!isdigit((unsigned char)*text)) return NULL;
+  while (text[0] == '0' && isdigit((unsigned char)text[1])) text++;
   while (isdigit((unsigned char)*text) && digits < 9) {
     v = v * 10u + (unsigned)(*text - '0');
     text++;
@@ -165,7 +203,7 @@ static const char *parse_index(const char *text, unsigned *value) {
 
 static int looks_like_index(const char *selector) {
   for (const char *s = selector; *s; s++) {
-    if (!isdigit((unsigned char)*s) && *s != ':' && !isspace((unsigned char)*s)) return 0;
+    if (!isdigit((unsigned char)*s) && *s != ':') return 0;
   }
   return 1;
 }
@@ -174,12 +212,26 @@ clgpu_status clgpu_device_select(const char *selector, cl_platform_id *platform,
                                  cl_device_id *device) {
   CLGPU__RETURN_ERROR_IF(!platform || !device, CLGPU_INVALID_ARGUMENT,
                          "clgpu_device_select: platform and device must not be NULL");
+  *platform = NULL;
+  *device = NULL;
+  /* Whitespace around a selector (a newline from a script) is not part of it. */
+  const char *begin = selector ? selector : "";
+  while (isspace((unsigned char)*begin)) begin++;
+  size_t length = strlen(begin);
+  while (length > 0 && isspace((unsigned char)begin[length - 1])) length--;
+  char *trimmed = malloc(length + 1);
+  CLGPU__RETURN_ERROR_IF(!trimmed, CLGPU_CL_OUT_OF_HOST_MEMORY, "out of host memory");
+  memcpy(trimmed, begin, length);
+  trimmed[length] = '\0';
   device_table table;
-  CLGPU__FORWARD_IF_ERROR(enumerate(&table));
+  clgpu_status status = enumerate(&table);
+  if (status != CLGPU_SUCCESS) {
+    free(trimmed);
+    return status;
+  }
   const device_entry *chosen = NULL;
-  clgpu_status status = CLGPU_SUCCESS;
 
-  if (!selector || !*selector) {
+  if (!*trimmed) {
     static const cl_device_type preference[] = {CL_DEVICE_TYPE_GPU, CL_DEVICE_TYPE_ACCELERATOR,
                                                 CL_DEVICE_TYPE_CPU};
     for (size_t p = 0; p < 3 && !chosen; p++) {
@@ -188,9 +240,9 @@ clgpu_status clgpu_device_select(const char *selector, cl_platform_id *platform,
       }
     }
     if (!chosen) chosen = &table.entries[0];
-  } else if (looks_like_index(selector)) {
+  } else if (looks_like_index(trimmed)) {
     unsigned first = 0, second = 0;
-    const char *rest = parse_index(selector, &first);
+    const char *rest = parse_index(trimmed, &first);
     int has_pair = rest && *rest == ':';
     if (has_pair) rest = parse_index(rest + 1, &second);
     if (!rest || *rest != '\0') {
@@ -213,8 +265,10 @@ clgpu_status clgpu_device_select(const char *selector, cl_platform_id *platform,
   } else {
     for (size_t i = 0; i < table.count && !chosen; i++) {
       const device_entry *e = &table.entries[i];
-      if (contains_case_insensitive(e->platform_name, selector) ||
-          contains_case_insensitive(e->device_name, selector)) {
+      if (contains_case_insensitive(e->platform_name, trimmed) ||
+          contains_case_insensitive(e->platform_vendor, trimmed) ||
+          contains_case_insensitive(e->device_name, trimmed) ||
+          contains_case_insensitive(e->device_vendor, trimmed)) {
         chosen = e;
       }
     }
@@ -228,6 +282,7 @@ clgpu_status clgpu_device_select(const char *selector, cl_platform_id *platform,
     *platform = chosen->platform;
     *device = chosen->device;
   }
+  free(trimmed);
   free_table(&table);
   return status;
 }
@@ -235,29 +290,13 @@ clgpu_status clgpu_device_select(const char *selector, cl_platform_id *platform,
 clgpu_status clgpu_device_list(char *buffer, size_t size, size_t *needed) {
   CLGPU__RETURN_ERROR_IF(!buffer && size > 0, CLGPU_INVALID_ARGUMENT,
                          "clgpu_device_list: buffer is NULL but size is %zu", size);
+  if (buffer && size > 0) buffer[0] = '\0';
   device_table table;
   CLGPU__FORWARD_IF_ERROR(enumerate(&table));
-  if (buffer && size > 0) buffer[0] = '\0';
   size_t total = format_listing(&table, buffer, size);
   if (needed) *needed = total + 1;
   free_table(&table);
   return CLGPU_SUCCESS;
-}
-
-static void read_string(cl_device_id device, cl_device_info what, char *out, size_t size) {
-  out[0] = '\0';
-  if (clGetDeviceInfo(device, what, size - 1, out, NULL) != CL_SUCCESS) {
-    /* A value longer than the array: read it whole and cut it. */
-    size_t length = 0;
-    if (clGetDeviceInfo(device, what, 0, NULL, &length) != CL_SUCCESS || length == 0) return;
-    char *whole = malloc(length);
-    if (!whole) return;
-    if (clGetDeviceInfo(device, what, length, whole, NULL) == CL_SUCCESS) {
-      snprintf(out, size, "%s", whole);
-    }
-    free(whole);
-  }
-  out[size - 1] = '\0';
 }
 
 static int has_extension(const char *extensions, const char *name) {
@@ -274,20 +313,18 @@ clgpu_status clgpu__read_device_info(cl_platform_id platform, cl_device_id devic
                                      clgpu_device_info *info, char **extensions) {
   memset(info, 0, sizeof *info);
   *extensions = NULL;
-  if (clGetPlatformInfo(platform, CL_PLATFORM_NAME, sizeof info->platform_name - 1,
-                        info->platform_name, NULL) != CL_SUCCESS) {
-    info->platform_name[0] = '\0';
-  }
-  if (clGetPlatformInfo(platform, CL_PLATFORM_VERSION, sizeof info->platform_version - 1,
-                        info->platform_version, NULL) != CL_SUCCESS) {
-    info->platform_version[0] = '\0';
-  }
-  read_string(device, CL_DEVICE_NAME, info->name, sizeof info->name);
-  read_string(device, CL_DEVICE_VENDOR, info->vendor, sizeof info->vendor);
-  read_string(device, CL_DEVICE_VERSION, info->device_version, sizeof info->device_version);
-  read_string(device, CL_DRIVER_VERSION, info->driver_version, sizeof info->driver_version);
-  read_string(device, CL_DEVICE_OPENCL_C_VERSION, info->opencl_c_version,
-              sizeof info->opencl_c_version);
+  read_platform_string(platform, CL_PLATFORM_NAME, info->platform_name,
+                       sizeof info->platform_name);
+  read_platform_string(platform, CL_PLATFORM_VERSION, info->platform_version,
+                       sizeof info->platform_version);
+  read_device_string(device, CL_DEVICE_NAME, info->name, sizeof info->name);
+  read_device_string(device, CL_DEVICE_VENDOR, info->vendor, sizeof info->vendor);
+  read_device_string(device, CL_DEVICE_VERSION, info->device_version,
+                     sizeof info->device_version);
+  read_device_string(device, CL_DRIVER_VERSION, info->driver_version,
+                     sizeof info->driver_version);
+  read_device_string(device, CL_DEVICE_OPENCL_C_VERSION, info->opencl_c_version,
+                     sizeof info->opencl_c_version);
 
   struct scalar_query {
     cl_device_info what;

@@ -106,8 +106,7 @@ static void every_status_has_its_table_description(void **state) {
     const char *text = clgpu_status_string(row->value);
     assert_non_null(text);
     if (text[0] == '\0' || strcmp(text, "unknown status code") == 0) {
-      fail_msg("clgpu_status_string(%d) (%s) is \"%s\"", (int)row->value, expected_name(row),
-               text);
+      fail_msg("clgpu_status_string(%d) (%s) is \"%s\"", (int)row->value, expected_name(row), text);
     }
     assert_string_equal(text, row->description);
   }
@@ -132,8 +131,7 @@ static void opencl_codes_pass_through_unchanged(void **state) {
       {CLGPU_CL_INVALID_VALUE, CL_INVALID_VALUE, "CL_INVALID_VALUE"},
       {CLGPU_CL_INVALID_COMMAND_QUEUE, CL_INVALID_COMMAND_QUEUE, "CL_INVALID_COMMAND_QUEUE"},
       {CLGPU_CL_INVALID_KERNEL_NAME, CL_INVALID_KERNEL_NAME, "CL_INVALID_KERNEL_NAME"},
-      {CLGPU_CL_INVALID_WORK_GROUP_SIZE, CL_INVALID_WORK_GROUP_SIZE,
-       "CL_INVALID_WORK_GROUP_SIZE"},
+      {CLGPU_CL_INVALID_WORK_GROUP_SIZE, CL_INVALID_WORK_GROUP_SIZE, "CL_INVALID_WORK_GROUP_SIZE"},
       {CLGPU_CL_INVALID_GLOBAL_WORK_SIZE, CL_INVALID_GLOBAL_WORK_SIZE,
        "CL_INVALID_GLOBAL_WORK_SIZE"},
       {CLGPU_CL_INVALID_PROPERTY, CL_INVALID_PROPERTY, "CL_INVALID_PROPERTY"},

@@ -147,8 +147,12 @@ CLGPU_API const char *clgpu_context_cache_dir(const clgpu_context *context);
  *   "P:D"        device D of platform P, both decimal, as clgpu_device_list
  *                numbers them (for example "0:1");
  *   "N"          the N-th device counting over all platforms in order;
- *   anything else  the first device whose platform name or device name
- *                contains the text, compared case-insensitively ("pocl").
+ *   anything else  the first device whose platform name or vendor, or device
+ *                name or vendor, contains the text, compared
+ *                case-insensitively ("pocl" matches POCL's platform vendor
+ *                "The pocl project", "nvidia" NVIDIA's devices).
+ * Whitespace around the selector is ignored. On failure *platform and
+ * *device are NULL.
  * Errors: CLGPU_NO_PLATFORM, CLGPU_NO_DEVICE (nothing matches; the message
  * lists every device with its index), CLGPU_INVALID_DEVICE_SELECTOR ("1:"
  * and similar; the message lists the devices too), CLGPU_INVALID_ARGUMENT. */

@@ -36,7 +36,7 @@ static char *copy_string(const char *text) {
 /* The folder the options and environment name, before mode checks: malloc'd,
  * or NULL when "off" or when no folder can be named. */
 static char *named_folder(const char *option) {
-  const char *chosen = option ? option : getenv("CLGPU_CACHE_DIR");
+  const char *chosen = option && *option ? option : getenv("CLGPU_CACHE_DIR");
   if (chosen && *chosen) {
     if (strcmp(chosen, "off") == 0) return NULL;
     return copy_string(chosen);
@@ -157,8 +157,11 @@ int clgpu__disk_cache_load(const char *folder, const char *key, unsigned char **
   free(path);
   if (!data) return -1;
   size_t key_length = strlen(key);
-  int valid = file_size >= HEADER_SIZE + 32 && memcmp(data, "CLGPUBIN", 8) == 0 &&
-              get_le(data + 8, 4) == FORMAT_VERSION && get_le(data + 12, 4) == key_length;
+  /* Every length is checked against the file's size before it is used, so
+   * a damaged header cannot make a read run past the data. */
+  int valid = file_size >= HEADER_SIZE + 32 && file_size - HEADER_SIZE - 32 >= key_length &&
+              memcmp(data, "CLGPUBIN", 8) == 0 && get_le(data + 8, 4) == FORMAT_VERSION &&
+              get_le(data + 12, 4) == key_length;
   uint64_t binary_length = valid ? get_le(data + 16, 8) : 0;
   valid = valid && binary_length > 0 &&
           binary_length == (uint64_t)file_size - HEADER_SIZE - key_length - 32 &&
@@ -242,9 +245,15 @@ int clgpu__disk_cache_store(const char *folder, const char *key, const unsigned 
   return stored;
 }
 
+/* Names clgpu writes: 64 lower-case hex digits, the suffix, and for a
+ * writer's temporary file ".<pid>.<n>.tmp" after it. */
 static int is_cache_file(const char *name) {
   size_t length = strlen(name);
   size_t suffix = sizeof SUFFIX - 1;
+  if (length < 64 + suffix) return 0;
+  for (size_t i = 0; i < 64; i++) {
+    if (!((name[i] >= '0' && name[i] <= '9') || (name[i] >= 'a' && name[i] <= 'f'))) return 0;
+  }
   if (length == 64 + suffix && strcmp(name + 64, SUFFIX) == 0) return 1;
   /* Temporary files of a writer that died: "<hash>.clgpubin.<pid>.<n>.tmp". */
   return length > 64 + suffix + 4 && strncmp(name + 64, SUFFIX ".", suffix + 1) == 0 &&
@@ -262,7 +271,7 @@ clgpu_status clgpu_disk_cache_clear(const char *folder, size_t *removed) {
   if (!directory) {
     int error = errno;
     clgpu_status status = CLGPU_SUCCESS;
-    if (error != ENOENT) {
+    if (error != ENOENT && error != ENOTDIR) {
       status = clgpu__fail(CLGPU_IO_ERROR, "clgpu_disk_cache_clear: cannot open \"%s\": %s",
                            chosen, strerror(error));
     }

@@ -50,7 +50,18 @@ char *test_make_folder(const char *label) {
   char *folder = malloc(size);
   assert_non_null(folder);
   snprintf(folder, size, "%s/%s-XXXXXX", base, label);
-  mkdir(base, 0755);
+  /* The base may be several levels below an existing folder (a fresh build
+   * tree): make each level. */
+  char *level = strdup(base);
+  assert_non_null(level);
+  for (char *p = level + 1; *p; p++) {
+    if (*p != '/') continue;
+    *p = '\0';
+    mkdir(level, 0755);
+    *p = '/';
+  }
+  mkdir(level, 0755);
+  free(level);
   if (!mkdtemp(folder)) fail_msg("mkdtemp(%s) failed", folder);
   return folder;
 }

@@ -12,7 +12,6 @@
 
 #include <dirent.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -125,8 +124,7 @@ static void make_salt(char *salt, size_t size, const char *name) {
   snprintf(salt, size, "%s_%llu", name, (unsigned long long)test_seed());
 }
 
-static clgpu_status get_fill(clgpu_context *context, const char *salt,
-                             clgpu_program **program) {
+static clgpu_status get_fill(clgpu_context *context, const char *salt, clgpu_program **program) {
   const clgpu_define defines[] = {{"CLGPU_T", "uint"}, {"CLGPU_TEST_SALT", salt}};
   return clgpu_program_get_named(context, "fill", defines, 2, NULL, program);
 }
@@ -182,8 +180,8 @@ static char *only_cache_file(const char *folder) {
   size_t binaries = count_files(folder, SUFFIX, &path);
   if (binaries != 1 || everything != 1) {
     free(path);
-    fail_msg("%s holds %zu entries and %zu %s files, expected exactly one cache file",
-             folder, everything, binaries, SUFFIX);
+    fail_msg("%s holds %zu entries and %zu %s files, expected exactly one cache file", folder,
+             everything, binaries, SUFFIX);
   }
   return path;
 }
@@ -348,14 +346,13 @@ static child_counts run_child(const char *folder, const char *salt) {
     if (errno != EINTR) fail_msg("waitpid: %s", strerror(errno));
   }
   if (!WIFEXITED(wait_status) || WEXITSTATUS(wait_status) != 0) {
-    fail_msg("the child process failed (wait status 0x%x); its output:\n%s", wait_status,
-             output);
+    fail_msg("the child process failed (wait status 0x%x); its output:\n%s", wait_status, output);
   }
   child_counts counts;
   const char *line = strstr(output, "builds=");
-  if (!line || sscanf(line, "builds=%llu disk_hits=%llu disk_writes=%llu disk_rejects=%llu",
-                      &counts.builds, &counts.disk_hits, &counts.disk_writes,
-                      &counts.disk_rejects) != 4) {
+  if (!line ||
+      sscanf(line, "builds=%llu disk_hits=%llu disk_writes=%llu disk_rejects=%llu", &counts.builds,
+             &counts.disk_hits, &counts.disk_writes, &counts.disk_rejects) != 4) {
     fail_msg("the child printed no counters; its output:\n%s", output);
   }
   return counts;
@@ -430,6 +427,7 @@ typedef enum corruption_kind {
   FLIP_KEY_BYTE,
   GARBAGE,
   FOREIGN,
+  WRAPPED_LENGTHS,
 } corruption_kind;
 
 typedef struct corruption {
@@ -445,6 +443,7 @@ static corruption corruptions[] = {
     {FLIP_KEY_BYTE, "byte_flipped_in_key"},
     {GARBAGE, "garbage_of_same_size"},
     {FOREIGN, "foreign_key"},
+    {WRAPPED_LENGTHS, "wrapped_lengths"},
 };
 
 /* Damage the cache file at `path` as `row` says. `f` and `salt` serve the
@@ -457,55 +456,68 @@ static void corrupt(fixture *f, const corruption *row, const char *path, const c
   uint64_t binary_length = get_le(data + 16, 8);
   assert_int_equal(HEADER_SIZE + key_length + binary_length + 32, size);
   switch (row->kind) {
-  case TRUNCATE_HALF:
-    assert_int_equal(truncate(path, (off_t)(size / 2)), 0);
-    break;
-  case TRUNCATE_TO_10:
-    assert_int_equal(truncate(path, 10), 0);
-    break;
-  case EMPTY:
-    assert_int_equal(truncate(path, 0), 0);
-    break;
-  case FLIP_BINARY_BYTE:
-    data[HEADER_SIZE + key_length + binary_length / 2] ^= 0x5a;
-    write_file(path, data, size);
-    break;
-  case FLIP_KEY_BYTE:
-    assert_true(key_length > 30);
-    data[HEADER_SIZE + 30] ^= 0x5a;
-    write_file(path, data, size);
-    break;
-  case GARBAGE: {
-    /* xorshift64 from the seed: a replayable run gets the same garbage. */
-    uint64_t x = test_seed() | 1;
-    for (size_t i = 0; i < size; i++) {
-      x ^= x << 13;
-      x ^= x >> 7;
-      x ^= x << 17;
-      data[i] = (unsigned char)(x >> 24);
+    case TRUNCATE_HALF:
+      assert_int_equal(truncate(path, (off_t)(size / 2)), 0);
+      break;
+    case TRUNCATE_TO_10:
+      assert_int_equal(truncate(path, 10), 0);
+      break;
+    case EMPTY:
+      assert_int_equal(truncate(path, 0), 0);
+      break;
+    case FLIP_BINARY_BYTE:
+      data[HEADER_SIZE + key_length + binary_length / 2] ^= 0x5a;
+      write_file(path, data, size);
+      break;
+    case FLIP_KEY_BYTE:
+      assert_true(key_length > 30);
+      data[HEADER_SIZE + 30] ^= 0x5a;
+      write_file(path, data, size);
+      break;
+    case GARBAGE: {
+      /* xorshift64 from the seed: a replayable run gets the same garbage. */
+      uint64_t x = test_seed() | 1;
+      for (size_t i = 0; i < size; i++) {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        data[i] = (unsigned char)(x >> 24);
+      }
+      write_file(path, data, size);
+      break;
     }
-    write_file(path, data, size);
-    break;
-  }
-  case FOREIGN: {
-    /* A well-formed file for another program, under this program's name:
-     * only the stored key can tell it apart. */
-    const char *other_folder = new_folder(f, "foreign");
-    char other_salt[160];
-    snprintf(other_salt, sizeof other_salt, "%s_other", salt);
-    clgpu_context *other = open_in(f, other_folder);
-    (void)fill(other, other_salt);
-    assert_int_equal(stats_of(other).disk_writes, 1);
-    close_context(f, other);
-    char *other_path = only_cache_file(other_folder);
-    size_t other_size = 0;
-    unsigned char *other_data = read_file(other_path, &other_size);
-    free(other_path);
-    assert_memory_not_equal(other_data + HEADER_SIZE, data + HEADER_SIZE, key_length);
-    write_file(path, other_data, other_size);
-    free(other_data);
-    break;
-  }
+    case FOREIGN: {
+      /* A well-formed file for another program, under this program's name:
+       * only the stored key can tell it apart. */
+      const char *other_folder = new_folder(f, "foreign");
+      char other_salt[160];
+      snprintf(other_salt, sizeof other_salt, "%s_other", salt);
+      clgpu_context *other = open_in(f, other_folder);
+      (void)fill(other, other_salt);
+      assert_int_equal(stats_of(other).disk_writes, 1);
+      close_context(f, other);
+      char *other_path = only_cache_file(other_folder);
+      size_t other_size = 0;
+      unsigned char *other_data = read_file(other_path, &other_size);
+      free(other_path);
+      assert_memory_not_equal(other_data + HEADER_SIZE, data + HEADER_SIZE, key_length);
+      write_file(path, other_data, other_size);
+      free(other_data);
+      break;
+    }
+    case WRAPPED_LENGTHS: {
+      /* The file ends halfway through the key, and the binary length is what
+       * the file size minus the other parts gives when it wraps around below
+       * zero: each length checks out against the other in 64-bit arithmetic,
+       * but the key runs past the end of the file. A loader must reject this
+       * without reading past what it read (a sanitizer build catches that). */
+      size_t short_size = HEADER_SIZE + (size_t)key_length / 2;
+      assert_true(short_size >= HEADER_SIZE + 32);
+      uint64_t wrapped = (uint64_t)short_size - HEADER_SIZE - key_length - 32;
+      for (int i = 0; i < 8; i++) data[16 + i] = (unsigned char)(wrapped >> (8 * i));
+      write_file(path, data, short_size);
+      break;
+    }
   }
   free(data);
 }
@@ -561,10 +573,8 @@ static int setup_corruption(void **state, size_t index) {
   return 0;
 }
 
-#define CORRUPTION_SETUP(index)                                    \
-  static int setup_corruption_##index(void **state) {              \
-    return setup_corruption(state, index);                         \
-  }
+#define CORRUPTION_SETUP(index) \
+  static int setup_corruption_##index(void **state) { return setup_corruption(state, index); }
 CORRUPTION_SETUP(0)
 CORRUPTION_SETUP(1)
 CORRUPTION_SETUP(2)
@@ -572,6 +582,7 @@ CORRUPTION_SETUP(3)
 CORRUPTION_SETUP(4)
 CORRUPTION_SETUP(5)
 CORRUPTION_SETUP(6)
+CORRUPTION_SETUP(7)
 
 /* ---- folders that cannot be used ---- */
 
@@ -790,25 +801,25 @@ int main(int argc, char **argv) {
     return child_main(argv[2], argv[3]);
   }
   const struct CMUnitTest tests[] = {
-      cmocka_unit_test_setup_teardown(test_second_process_loads_without_building, setup,
-                                      teardown),
+      cmocka_unit_test_setup_teardown(test_second_process_loads_without_building, setup, teardown),
       cmocka_unit_test_setup_teardown(test_second_context_loads_from_disk, setup, teardown),
-      {"corrupt file recovered: truncated to half", test_corrupt_file_recovered,
-       setup_corruption_0, teardown, NULL},
+      {"corrupt file recovered: truncated to half", test_corrupt_file_recovered, setup_corruption_0,
+       teardown, NULL},
       {"corrupt file recovered: truncated to 10 bytes", test_corrupt_file_recovered,
        setup_corruption_1, teardown, NULL},
-      {"corrupt file recovered: empty", test_corrupt_file_recovered, setup_corruption_2,
-       teardown, NULL},
+      {"corrupt file recovered: empty", test_corrupt_file_recovered, setup_corruption_2, teardown,
+       NULL},
       {"corrupt file recovered: byte flipped in the binary", test_corrupt_file_recovered,
        setup_corruption_3, teardown, NULL},
       {"corrupt file recovered: byte flipped in the key", test_corrupt_file_recovered,
        setup_corruption_4, teardown, NULL},
       {"corrupt file recovered: garbage of the same size", test_corrupt_file_recovered,
        setup_corruption_5, teardown, NULL},
-      {"corrupt file recovered: foreign file", test_corrupt_file_recovered,
-       setup_corruption_6, teardown, NULL},
-      cmocka_unit_test_setup_teardown(test_unusable_folder_means_no_disk_cache, setup,
-                                      teardown),
+      {"corrupt file recovered: foreign file", test_corrupt_file_recovered, setup_corruption_6,
+       teardown, NULL},
+      {"corrupt file recovered: lengths that wrap around", test_corrupt_file_recovered,
+       setup_corruption_7, teardown, NULL},
+      cmocka_unit_test_setup_teardown(test_unusable_folder_means_no_disk_cache, setup, teardown),
       cmocka_unit_test_setup_teardown(test_off_in_every_spelling, setup, teardown),
       cmocka_unit_test_setup_teardown(test_clear_removes_only_clgpu_files, setup, teardown),
       cmocka_unit_test_setup_teardown(test_memory_hit_touches_no_file, setup, teardown),

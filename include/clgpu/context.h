@@ -48,7 +48,7 @@ typedef struct clgpu_context_options {
   /* Create the queue without CL_QUEUE_PROFILING_ENABLE (it is on by default so
    * that events can be timed). Ignored when a queue is wrapped. */
   int disable_profiling;
-  /* Folder of the on-disk binary cache. NULL means CLGPU_CACHE_DIR from the
+  /* Folder of the on-disk binary cache. NULL (or "") means CLGPU_CACHE_DIR from the
    * environment, else $XDG_CACHE_HOME/clgpu, else $HOME/.cache/clgpu. The
    * string "off" disables the disk cache. The string is copied. */
   const char *cache_dir;

@@ -114,9 +114,11 @@ CLGPU_API clgpu_status clgpu_context_cache_stats(const clgpu_context *context,
 /* Remove every clgpu binary from a disk-cache folder (NULL: the folder the
  * defaults give: CLGPU_CACHE_DIR, $XDG_CACHE_HOME/clgpu or
  * $HOME/.cache/clgpu). Only files clgpu writes there are removed. A missing
- * folder is not an error. *removed (if not NULL) receives the number of
- * files removed. Errors: CLGPU_IO_ERROR (the folder exists but a file could
- * not be removed; the message names it). */
+ * folder (or a path through a regular file) is not an error. *removed (if
+ * not NULL) receives the number of files removed. Errors: CLGPU_IO_ERROR (the
+ * folder exists but cannot be read, or a file could not be removed; the
+ * message names it), CLGPU_INVALID_ARGUMENT (folder is NULL and no folder is
+ * configured: CLGPU_CACHE_DIR is "off", or HOME is unset). */
 CLGPU_API clgpu_status clgpu_disk_cache_clear(const char *folder, size_t *removed);
 
 #ifdef __cplusplus

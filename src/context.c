@@ -21,10 +21,9 @@ static clgpu_status finish_context(clgpu_context *ctx, const clgpu_context_optio
       return clgpu__fail_cl(err, "clCreateCommandQueue");
     }
   }
-  ctx->cache_folder = clgpu__disk_cache_folder(options ? options->cache_dir : NULL,
-                                               options ? options->disk_cache
-                                                       : CLGPU_DISK_CACHE_DEFAULT,
-                                               &ctx->quirks);
+  ctx->cache_folder = clgpu__disk_cache_folder(
+      options ? options->cache_dir : NULL, options ? options->disk_cache : CLGPU_DISK_CACHE_DEFAULT,
+      &ctx->quirks);
   return clgpu__program_cache_create(&ctx->programs);
 }
 
@@ -43,8 +42,7 @@ clgpu_status clgpu_context_create(const clgpu_context_options *options, clgpu_co
   ctx->platform = platform;
   clRetainDevice(device);
   ctx->device = device;
-  cl_context_properties properties[] = {CL_CONTEXT_PLATFORM, (cl_context_properties)platform,
-                                        0};
+  cl_context_properties properties[] = {CL_CONTEXT_PLATFORM, (cl_context_properties)platform, 0};
   cl_int err = CL_SUCCESS;
   ctx->cl_context = clCreateContext(properties, 1, &device, NULL, NULL, &err);
   if (err != CL_SUCCESS) {
@@ -63,8 +61,8 @@ clgpu_status clgpu_context_create(const clgpu_context_options *options, clgpu_co
 
 /* Check that the device is one of the context's and the queue (if any)
  * belongs to both; find the platform. */
-static clgpu_status check_wrapped(cl_context context, cl_device_id device,
-                                  cl_command_queue queue, cl_platform_id *platform) {
+static clgpu_status check_wrapped(cl_context context, cl_device_id device, cl_command_queue queue,
+                                  cl_platform_id *platform) {
   cl_uint count = 0;
   cl_int err = clGetContextInfo(context, CL_CONTEXT_NUM_DEVICES, sizeof count, &count, NULL);
   if (err != CL_SUCCESS) return clgpu__fail_cl(err, "clgpu_context_wrap: querying the context");
@@ -84,11 +82,10 @@ static clgpu_status check_wrapped(cl_context context, cl_device_id device,
   if (queue) {
     cl_context queue_context = NULL;
     cl_device_id queue_device = NULL;
-    err = clGetCommandQueueInfo(queue, CL_QUEUE_CONTEXT, sizeof queue_context, &queue_context,
-                                NULL);
+    err =
+        clGetCommandQueueInfo(queue, CL_QUEUE_CONTEXT, sizeof queue_context, &queue_context, NULL);
     if (err == CL_SUCCESS) {
-      err = clGetCommandQueueInfo(queue, CL_QUEUE_DEVICE, sizeof queue_device, &queue_device,
-                                  NULL);
+      err = clGetCommandQueueInfo(queue, CL_QUEUE_DEVICE, sizeof queue_device, &queue_device, NULL);
     }
     if (err != CL_SUCCESS) return clgpu__fail_cl(err, "clgpu_context_wrap: querying the queue");
     CLGPU__RETURN_ERROR_IF(queue_context != context, CLGPU_MISMATCHED_OBJECTS,
@@ -150,9 +147,7 @@ cl_context clgpu_context_cl_context(const clgpu_context *ctx) {
 
 cl_device_id clgpu_context_device(const clgpu_context *ctx) { return ctx ? ctx->device : NULL; }
 
-cl_command_queue clgpu_context_queue(const clgpu_context *ctx) {
-  return ctx ? ctx->queue : NULL;
-}
+cl_command_queue clgpu_context_queue(const clgpu_context *ctx) { return ctx ? ctx->queue : NULL; }
 
 const clgpu_device_info *clgpu_context_device_info(const clgpu_context *ctx) {
   return ctx ? &ctx->info : NULL;

@@ -40,8 +40,7 @@ static void read_platform_string(cl_platform_id platform, cl_platform_info what,
   free(whole);
 }
 
-static void read_device_string(cl_device_id device, cl_device_info what, char *out,
-                               size_t size) {
+static void read_device_string(cl_device_id device, cl_device_info what, char *out, size_t size) {
   out[0] = '\0';
   size_t length = 0;
   if (clGetDeviceInfo(device, what, 0, NULL, &length) != CL_SUCCESS || length == 0) return;
@@ -113,8 +112,7 @@ static clgpu_status enumerate(device_table *table) {
     }
     char platform_name[256], platform_vendor[256];
     read_platform_string(platforms[p], CL_PLATFORM_NAME, platform_name, sizeof platform_name);
-    read_platform_string(platforms[p], CL_PLATFORM_VENDOR, platform_vendor,
-                         sizeof platform_vendor);
+    read_platform_string(platforms[p], CL_PLATFORM_VENDOR, platform_vendor, sizeof platform_vendor);
     for (cl_uint d = 0; d < num_devices; d++) {
       device_entry *entry = &table->entries[table->count++];
       memset(entry, 0, sizeof *entry);
@@ -124,8 +122,7 @@ static clgpu_status enumerate(device_table *table) {
       entry->device_index = d;
       memcpy(entry->platform_name, platform_name, sizeof platform_name);
       memcpy(entry->platform_vendor, platform_vendor, sizeof platform_vendor);
-      read_device_string(devices[d], CL_DEVICE_NAME, entry->device_name,
-                         sizeof entry->device_name);
+      read_device_string(devices[d], CL_DEVICE_NAME, entry->device_name, sizeof entry->device_name);
       read_device_string(devices[d], CL_DEVICE_VENDOR, entry->device_vendor,
                          sizeof entry->device_vendor);
       clGetDeviceInfo(devices[d], CL_DEVICE_TYPE, sizeof entry->type, &entry->type, NULL);
@@ -163,8 +160,9 @@ static size_t format_listing(const device_table *table, char *out, size_t size) 
 static clgpu_status fail_with_listing(clgpu_status status, const device_table *table,
                                       const char *format, const char *selector) {
   clgpu__fail(status, format, selector);
-  clgpu__append_error("; devices (select with CLGPU_DEVICE=P:D, a flat index, or a "
-                      "case-insensitive part of a platform or device name):\n");
+  clgpu__append_error(
+      "; devices (select with CLGPU_DEVICE=P:D, a flat index, or a "
+      "case-insensitive part of a platform or device name):\n");
   char listing[8192];
   format_listing(table, listing, sizeof listing);
   clgpu__append_error("%s", listing);
@@ -176,8 +174,7 @@ static int contains_case_insensitive(const char *haystack, const char *needle) {
   if (n == 0) return 1;
   for (const char *h = haystack; *h; h++) {
     size_t i = 0;
-    while (i < n && h[i] &&
-           tolower((unsigned char)h[i]) == tolower((unsigned char)needle[i])) {
+    while (i < n && h[i] && tolower((unsigned char)h[i]) == tolower((unsigned char)needle[i])) {
       i++;
     }
     if (i == n) return 1;
@@ -273,9 +270,9 @@ clgpu_status clgpu_device_select(const char *selector, cl_platform_id *platform,
       }
     }
     if (!chosen) {
-      status = fail_with_listing(CLGPU_NO_DEVICE, &table,
-                                 "device selector \"%s\" matches no platform or device name",
-                                 selector);
+      status =
+          fail_with_listing(CLGPU_NO_DEVICE, &table,
+                            "device selector \"%s\" matches no platform or device name", selector);
     }
   }
   if (chosen) {
@@ -313,16 +310,13 @@ clgpu_status clgpu__read_device_info(cl_platform_id platform, cl_device_id devic
                                      clgpu_device_info *info, char **extensions) {
   memset(info, 0, sizeof *info);
   *extensions = NULL;
-  read_platform_string(platform, CL_PLATFORM_NAME, info->platform_name,
-                       sizeof info->platform_name);
+  read_platform_string(platform, CL_PLATFORM_NAME, info->platform_name, sizeof info->platform_name);
   read_platform_string(platform, CL_PLATFORM_VERSION, info->platform_version,
                        sizeof info->platform_version);
   read_device_string(device, CL_DEVICE_NAME, info->name, sizeof info->name);
   read_device_string(device, CL_DEVICE_VENDOR, info->vendor, sizeof info->vendor);
-  read_device_string(device, CL_DEVICE_VERSION, info->device_version,
-                     sizeof info->device_version);
-  read_device_string(device, CL_DRIVER_VERSION, info->driver_version,
-                     sizeof info->driver_version);
+  read_device_string(device, CL_DEVICE_VERSION, info->device_version, sizeof info->device_version);
+  read_device_string(device, CL_DRIVER_VERSION, info->driver_version, sizeof info->driver_version);
   read_device_string(device, CL_DEVICE_OPENCL_C_VERSION, info->opencl_c_version,
                      sizeof info->opencl_c_version);
 
@@ -335,8 +329,7 @@ clgpu_status clgpu__read_device_info(cl_platform_id platform, cl_device_id devic
       {CL_DEVICE_VENDOR_ID, &info->vendor_id, sizeof info->vendor_id},
       {CL_DEVICE_MAX_COMPUTE_UNITS, &info->compute_units, sizeof info->compute_units},
       {CL_DEVICE_MAX_CLOCK_FREQUENCY, &info->max_clock_mhz, sizeof info->max_clock_mhz},
-      {CL_DEVICE_MAX_WORK_GROUP_SIZE, &info->max_work_group_size,
-       sizeof info->max_work_group_size},
+      {CL_DEVICE_MAX_WORK_GROUP_SIZE, &info->max_work_group_size, sizeof info->max_work_group_size},
       {CL_DEVICE_LOCAL_MEM_SIZE, &info->local_mem_size, sizeof info->local_mem_size},
       {CL_DEVICE_GLOBAL_MEM_SIZE, &info->global_mem_size, sizeof info->global_mem_size},
       {CL_DEVICE_MAX_MEM_ALLOC_SIZE, &info->max_mem_alloc_size, sizeof info->max_mem_alloc_size},
@@ -352,13 +345,12 @@ clgpu_status clgpu__read_device_info(cl_platform_id platform, cl_device_id devic
     if (err != CL_SUCCESS) return clgpu__fail_cl(err, "clGetDeviceInfo (device facts)");
   }
   cl_uint dimensions = 0;
-  clGetDeviceInfo(device, CL_DEVICE_MAX_WORK_ITEM_DIMENSIONS, sizeof dimensions, &dimensions,
-                  NULL);
+  clGetDeviceInfo(device, CL_DEVICE_MAX_WORK_ITEM_DIMENSIONS, sizeof dimensions, &dimensions, NULL);
   if (dimensions >= 1) {
     size_t sizes[16] = {0};
     if (dimensions > 16) dimensions = 16;
-    if (clGetDeviceInfo(device, CL_DEVICE_MAX_WORK_ITEM_SIZES, dimensions * sizeof(size_t),
-                        sizes, NULL) == CL_SUCCESS) {
+    if (clGetDeviceInfo(device, CL_DEVICE_MAX_WORK_ITEM_SIZES, dimensions * sizeof(size_t), sizes,
+                        NULL) == CL_SUCCESS) {
       for (cl_uint i = 0; i < 3; i++) info->max_work_item_sizes[i] = i < dimensions ? sizes[i] : 1;
     }
   }

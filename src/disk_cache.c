@@ -272,8 +272,8 @@ clgpu_status clgpu_disk_cache_clear(const char *folder, size_t *removed) {
     int error = errno;
     clgpu_status status = CLGPU_SUCCESS;
     if (error != ENOENT && error != ENOTDIR) {
-      status = clgpu__fail(CLGPU_IO_ERROR, "clgpu_disk_cache_clear: cannot open \"%s\": %s",
-                           chosen, strerror(error));
+      status = clgpu__fail(CLGPU_IO_ERROR, "clgpu_disk_cache_clear: cannot open \"%s\": %s", chosen,
+                           strerror(error));
     }
     free(chosen);
     return status;
@@ -293,8 +293,8 @@ clgpu_status clgpu_disk_cache_clear(const char *folder, size_t *removed) {
     if (unlink(path) == 0) {
       count++;
     } else if (errno != ENOENT) {
-      status = clgpu__fail(CLGPU_IO_ERROR, "clgpu_disk_cache_clear: cannot remove \"%s\": %s",
-                           path, strerror(errno));
+      status = clgpu__fail(CLGPU_IO_ERROR, "clgpu_disk_cache_clear: cannot remove \"%s\": %s", path,
+                           strerror(errno));
     }
     free(path);
   }

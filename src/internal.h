@@ -29,15 +29,15 @@ void clgpu__append_error(const char *format, ...) CLGPU__PRINTF(1, 2);
 /* Record an OpenCL failure of `what` (the call that failed) and return it. */
 clgpu_status clgpu__fail_cl(cl_int status, const char *what);
 
-#define CLGPU__RETURN_ERROR_IF(condition, status, ...)                                   \
-  do {                                                                                   \
-    if (condition) return clgpu__fail((status), __VA_ARGS__);                            \
+#define CLGPU__RETURN_ERROR_IF(condition, status, ...)        \
+  do {                                                        \
+    if (condition) return clgpu__fail((status), __VA_ARGS__); \
   } while (0)
 
-#define CLGPU__FORWARD_IF_ERROR(expression)                                              \
-  do {                                                                                   \
-    clgpu_status forwarded_status_ = (expression);                                       \
-    if (forwarded_status_ != CLGPU_SUCCESS) return forwarded_status_;                    \
+#define CLGPU__FORWARD_IF_ERROR(expression)                           \
+  do {                                                                \
+    clgpu_status forwarded_status_ = (expression);                    \
+    if (forwarded_status_ != CLGPU_SUCCESS) return forwarded_status_; \
   } while (0)
 
 /* ---- hashing (sha256.c) ---- */

@@ -49,8 +49,8 @@ static clgpu_status read_from_folder(const char *folder, const char *name, char 
     used += got;
     if (got == 0) {
       if (ferror(file)) {
-        status = clgpu__fail(CLGPU_IO_ERROR, "kernel source \"%s\": reading \"%s\" failed",
-                             name, path);
+        status =
+            clgpu__fail(CLGPU_IO_ERROR, "kernel source \"%s\": reading \"%s\" failed", name, path);
       }
       break;
     }
@@ -89,8 +89,8 @@ clgpu_status clgpu_kernel_source(const char *name, char **source, size_t *length
     if (length) *length = embedded->length;
     return CLGPU_SUCCESS;
   }
-  clgpu__fail(CLGPU_KERNEL_SOURCE_NOT_FOUND, "no embedded kernel source named \"%s\"; known:",
-              name);
+  clgpu__fail(CLGPU_KERNEL_SOURCE_NOT_FOUND,
+              "no embedded kernel source named \"%s\"; known:", name);
   for (size_t i = 0; i < clgpu__embedded_source_count; i++) {
     clgpu__append_error(" %s", clgpu__embedded_sources[i].name);
   }

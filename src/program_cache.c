@@ -94,19 +94,22 @@ static clgpu_status check_defines(const clgpu_define *defines, size_t count) {
                            defines[i].name ? defines[i].name : "(null)");
     const char *value = defines[i].value;
     CLGPU__RETURN_ERROR_IF(value && strpbrk(value, "\r\n"), CLGPU_INVALID_ARGUMENT,
-                           "define %zu (%s): the value contains a line break", i,
-                           defines[i].name);
+                           "define %zu (%s): the value contains a line break", i, defines[i].name);
   }
   return CLGPU_SUCCESS;
 }
 
 static const char *const allowed_flags[] = {
-    "-w", "-Werror", "-cl-opt-disable", "-cl-mad-enable", "-cl-kernel-arg-info",
+    "-w",
+    "-Werror",
+    "-cl-opt-disable",
+    "-cl-mad-enable",
+    "-cl-kernel-arg-info",
     "-cl-single-precision-constant",
 };
 
 static const char *const forbidden_flags[] = {
-    "-cl-fast-relaxed-math", "-cl-finite-math-only", "-cl-no-signed-zeros",
+    "-cl-fast-relaxed-math",         "-cl-finite-math-only", "-cl-no-signed-zeros",
     "-cl-unsafe-math-optimizations", "-cl-denorms-are-zero",
 };
 
@@ -150,8 +153,7 @@ static clgpu_status check_options(const char *options) {
     }
     if (allowed) continue;
     for (size_t i = 0; i < sizeof forbidden_flags / sizeof forbidden_flags[0]; i++) {
-      CLGPU__RETURN_ERROR_IF(strcmp(token, forbidden_flags[i]) == 0,
-                             CLGPU_FORBIDDEN_BUILD_OPTION,
+      CLGPU__RETURN_ERROR_IF(strcmp(token, forbidden_flags[i]) == 0, CLGPU_FORBIDDEN_BUILD_OPTION,
                              "build option \"%s\" is refused: it changes float semantics "
                              "(signed zeros, NaN, infinities or denormals) that clgpu's "
                              "results depend on",
@@ -205,9 +207,9 @@ static char *describe_key(const clgpu_context *ctx, const unsigned char source_d
       "clgpu %s\nplatform: %s | %s\ndevice: %s | %s | %s | %s\nsource: %s\noptions: %s\n";
   const clgpu_device_info *info = &ctx->info;
   const char *opts = options ? options : "";
-  int needed = snprintf(NULL, 0, format, CLGPU_VERSION_STRING, info->platform_name,
-                        info->platform_version, info->name, info->vendor, info->device_version,
-                        info->driver_version, hex, opts);
+  int needed =
+      snprintf(NULL, 0, format, CLGPU_VERSION_STRING, info->platform_name, info->platform_version,
+               info->name, info->vendor, info->device_version, info->driver_version, hex, opts);
   if (needed < 0) return NULL;
   char *key = malloc((size_t)needed + 1);
   if (!key) return NULL;
@@ -217,8 +219,8 @@ static char *describe_key(const clgpu_context *ctx, const unsigned char source_d
   return key;
 }
 
-static clgpu_status report_build_failure(const clgpu_context *ctx, cl_program program,
-                                         cl_int err, const char *options) {
+static clgpu_status report_build_failure(const clgpu_context *ctx, cl_program program, cl_int err,
+                                         const char *options) {
   clgpu__fail((clgpu_status)err,
               "building an OpenCL program for %s failed: %s (%d)\noptions: \"%s\"\nbuild "
               "log:\n",
@@ -280,8 +282,7 @@ static int load_from_disk(clgpu_context *ctx, const char *key, const char *optio
 
 static void store_to_disk(clgpu_context *ctx, const char *key, cl_program program) {
   size_t size = 0;
-  if (clGetProgramInfo(program, CL_PROGRAM_BINARY_SIZES, sizeof size, &size, NULL) !=
-          CL_SUCCESS ||
+  if (clGetProgramInfo(program, CL_PROGRAM_BINARY_SIZES, sizeof size, &size, NULL) != CL_SUCCESS ||
       size == 0) {
     return;
   }
@@ -347,9 +348,8 @@ static void unlink_program(clgpu__program_cache *cache, clgpu_program *program) 
   }
 }
 
-clgpu_status clgpu_program_get(clgpu_context *ctx, const char *source,
-                               const clgpu_define *defines, size_t num_defines,
-                               const char *options, clgpu_program **out) {
+clgpu_status clgpu_program_get(clgpu_context *ctx, const char *source, const clgpu_define *defines,
+                               size_t num_defines, const char *options, clgpu_program **out) {
   CLGPU__RETURN_ERROR_IF(!out, CLGPU_INVALID_ARGUMENT, "clgpu_program_get: out is NULL");
   *out = NULL;
   CLGPU__RETURN_ERROR_IF(!ctx, CLGPU_INVALID_ARGUMENT, "clgpu_program_get: context is NULL");
@@ -444,8 +444,7 @@ clgpu_status clgpu_kernel_acquire(clgpu_program *program, const char *kernel_nam
                                   cl_kernel *kernel) {
   CLGPU__RETURN_ERROR_IF(!kernel, CLGPU_INVALID_ARGUMENT, "clgpu_kernel_acquire: kernel is NULL");
   *kernel = NULL;
-  CLGPU__RETURN_ERROR_IF(!program, CLGPU_INVALID_ARGUMENT,
-                         "clgpu_kernel_acquire: program is NULL");
+  CLGPU__RETURN_ERROR_IF(!program, CLGPU_INVALID_ARGUMENT, "clgpu_kernel_acquire: program is NULL");
   CLGPU__RETURN_ERROR_IF(!kernel_name, CLGPU_INVALID_ARGUMENT,
                          "clgpu_kernel_acquire: kernel_name is NULL");
   pthread_mutex_lock(&program->kernel_lock);

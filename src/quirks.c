@@ -53,12 +53,12 @@ void clgpu__quirks_for(const clgpu_device_info *info, clgpu__quirks *quirks) {
       continue;
     }
     switch (row->kind) {
-    case QUIRK_DISK_CACHE_OFF_BY_DEFAULT:
-      quirks->disk_cache_by_default = row->value == 0;
-      break;
-    case QUIRK_WORK_GROUP_CAP:
-      quirks->work_group_cap = row->value;
-      break;
+      case QUIRK_DISK_CACHE_OFF_BY_DEFAULT:
+        quirks->disk_cache_by_default = row->value == 0;
+        break;
+      case QUIRK_WORK_GROUP_CAP:
+        quirks->work_group_cap = row->value;
+        break;
     }
   }
   if (quirks->work_group_cap > info->max_work_group_size && info->max_work_group_size > 0) {

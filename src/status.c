@@ -18,8 +18,8 @@ const char *clgpu_status_name(cl_int status) {
     return strncmp(#suffix, "CL_", 3) == 0 ? #suffix : "CLGPU_" #suffix;
     CLGPU_STATUS_MAP(CLGPU__STATUS_NAME)
 #undef CLGPU__STATUS_NAME
-  default:
-    return "CLGPU_UNKNOWN_STATUS";
+    default:
+      return "CLGPU_UNKNOWN_STATUS";
   }
 }
 
@@ -30,8 +30,8 @@ const char *clgpu_status_string(cl_int status) {
     return text;
     CLGPU_STATUS_MAP(CLGPU__STATUS_STRING)
 #undef CLGPU__STATUS_STRING
-  default:
-    return "unknown status code";
+    default:
+      return "unknown status code";
   }
 }
 

@@ -11,8 +11,7 @@
 
 void test_print_device(const clgpu_context *context) {
   const clgpu_device_info *info = clgpu_context_device_info(context);
-  printf("# device: %s / %s (driver %s)\n", info->platform_name, info->name,
-         info->driver_version);
+  printf("# device: %s / %s (driver %s)\n", info->platform_name, info->name, info->driver_version);
   fflush(stdout);
 }
 
@@ -122,8 +121,8 @@ void test_check_iota(clgpu_context *context, clgpu_program *program, size_t n) {
   free(host);
 }
 
-void test_assert_status(cl_int actual, cl_int expected, const char *expression,
-                        const char *file, int line) {
+void test_assert_status(cl_int actual, cl_int expected, const char *expression, const char *file,
+                        int line) {
   if (actual == expected) return;
   fail_msg("%s:%d: %s gave %s (%d), expected %s (%d)\n  detail: %s", file, line, expression,
            clgpu_status_name(actual), (int)actual, clgpu_status_name(expected), (int)expected,

@@ -38,7 +38,7 @@ void test_check_iota(clgpu_context *context, clgpu_program *program, size_t n);
 /* Assert a clgpu status, printing both names and the detail message. */
 #define assert_status(actual, expected) \
   test_assert_status((actual), (expected), #actual, __FILE__, __LINE__)
-void test_assert_status(cl_int actual, cl_int expected, const char *expression,
-                        const char *file, int line);
+void test_assert_status(cl_int actual, cl_int expected, const char *expression, const char *file,
+                        int line);
 
 #endif

@@ -148,9 +148,10 @@ static void eight_threads_build_once(void **state) {
 static void syntax_error_gives_log(void **state) {
   (void)state;
   clgpu_context *context = memory_only_context();
-  static const char broken[] = "__kernel void broken(__global int *x) {\n"
-                               "  x[0] = undefined_name_here;\n"
-                               "}\n";
+  static const char broken[] =
+      "__kernel void broken(__global int *x) {\n"
+      "  x[0] = undefined_name_here;\n"
+      "}\n";
   const clgpu_define defines[] = {{"CLGPU_PLANTED", "1"}, {"CLGPU_OTHER", NULL}};
   clgpu_program *program = (clgpu_program *)&program;
   assert_status(clgpu_program_get(context, broken, defines, 2, "-DCLGPU_MARKER=1", &program),
@@ -175,9 +176,10 @@ static void syntax_error_gives_log(void **state) {
 static void defines_reach_the_kernel(void **state) {
   (void)state;
   clgpu_context *context = memory_only_context();
-  static const char source[] = "__kernel void twice(__global int *out) {\n"
-                               "  out[get_global_id(0)] = VALUE * 2 + (int)sizeof(ELEMENT);\n"
-                               "}\n";
+  static const char source[] =
+      "__kernel void twice(__global int *out) {\n"
+      "  out[get_global_id(0)] = VALUE * 2 + (int)sizeof(ELEMENT);\n"
+      "}\n";
   const clgpu_define defines[] = {{"VALUE", "(20 + 1)"}, {"ELEMENT", "double"}};
   clgpu_program *program = NULL;
   assert_status(clgpu_program_get(context, source, defines, 2, NULL, &program), CLGPU_SUCCESS);
@@ -233,8 +235,7 @@ static void build_option_allow_list(void **state) {
         clgpu_program_get_named(context, "fill", uint_define, 1, rows[i].options, &program);
     if (status != rows[i].expected) {
       fail_msg("options \"%s\": got %s, expected %s (%s)", rows[i].options,
-               clgpu_status_name(status), clgpu_status_name(rows[i].expected),
-               clgpu_last_error());
+               clgpu_status_name(status), clgpu_status_name(rows[i].expected), clgpu_last_error());
     }
     if (rows[i].expected != CLGPU_SUCCESS) {
       assert_null(program);
@@ -252,13 +253,14 @@ static void bad_defines_are_refused(void **state) {
   (void)state;
   clgpu_context *context = memory_only_context();
   static const clgpu_define rows[][1] = {
-      {{"1abc", "1"}}, {{"a b", "1"}}, {{NULL, "1"}}, {{"", "1"}}, {{"GOOD", "1\n#error x"}},
-      {{"GOOD", "a\rb"}},
+      {{"1abc", "1"}},           {{"a b", "1"}},     {{NULL, "1"}}, {{"", "1"}},
+      {{"GOOD", "1\n#error x"}}, {{"GOOD", "a\rb"}},
   };
   for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
     clgpu_program *program = (clgpu_program *)&program;
-    assert_status(clgpu_program_get(context, "__kernel void k(void) {}", rows[i], 1, NULL, &program),
-                  CLGPU_INVALID_ARGUMENT);
+    assert_status(
+        clgpu_program_get(context, "__kernel void k(void) {}", rows[i], 1, NULL, &program),
+        CLGPU_INVALID_ARGUMENT);
     assert_null(program);
   }
   clgpu_program *program = NULL;
@@ -266,8 +268,7 @@ static void bad_defines_are_refused(void **state) {
                 CLGPU_INVALID_ARGUMENT);
   assert_status(clgpu_program_get(NULL, "__kernel void k(void) {}", NULL, 0, NULL, &program),
                 CLGPU_INVALID_ARGUMENT);
-  assert_status(clgpu_program_get(context, NULL, NULL, 0, NULL, &program),
-                CLGPU_INVALID_ARGUMENT);
+  assert_status(clgpu_program_get(context, NULL, NULL, 0, NULL, &program), CLGPU_INVALID_ARGUMENT);
   assert_status(clgpu_program_get(context, "__kernel void k(void) {}", NULL, 0, NULL, NULL),
                 CLGPU_INVALID_ARGUMENT);
   assert_int_equal(stats_of(context).builds, 0);

@@ -63,23 +63,24 @@ static void print_device(const clgpu_device_info *info) {
   printf("device:     %s / %s (%s)\n", info->platform_name, info->name, type_name(info->type));
   printf("            %s; %s; driver %s\n", info->device_version, info->opencl_c_version,
          info->driver_version);
-  printf("            %u compute units at %u MHz; global %.1f GiB, max allocation %.1f GiB, "
-         "local %.0f KiB\n",
-         info->compute_units, info->max_clock_mhz,
-         (double)info->global_mem_size / (1024.0 * 1024 * 1024),
-         (double)info->max_mem_alloc_size / (1024.0 * 1024 * 1024),
-         (double)info->local_mem_size / 1024.0);
+  printf(
+      "            %u compute units at %u MHz; global %.1f GiB, max allocation %.1f GiB, "
+      "local %.0f KiB\n",
+      info->compute_units, info->max_clock_mhz,
+      (double)info->global_mem_size / (1024.0 * 1024 * 1024),
+      (double)info->max_mem_alloc_size / (1024.0 * 1024 * 1024),
+      (double)info->local_mem_size / 1024.0);
   printf("            work-group max %zu; fp64 %s, fp16 %s, 64-bit atomics %s, sub-groups %s\n",
-         info->max_work_group_size, info->has_fp64 ? "yes" : "no",
-         info->has_fp16 ? "yes" : "no", info->has_int64_base_atomics ? "yes" : "no",
-         info->has_subgroups ? "yes" : "no");
+         info->max_work_group_size, info->has_fp64 ? "yes" : "no", info->has_fp16 ? "yes" : "no",
+         info->has_int64_base_atomics ? "yes" : "no", info->has_subgroups ? "yes" : "no");
 }
 
 static int command_devices(int argc, char **argv) {
   for (int i = 0; i < argc; i++) {
     if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
-      printf("usage: clgpu-bench devices\n\nList every OpenCL platform and device with its "
-             "index, and the device clgpu chooses by default (or by CLGPU_DEVICE).\n");
+      printf(
+          "usage: clgpu-bench devices\n\nList every OpenCL platform and device with its "
+          "index, and the device clgpu chooses by default (or by CLGPU_DEVICE).\n");
       return 0;
     }
     return usage_error("devices: unknown option '%s'", argv[i]);
@@ -139,8 +140,8 @@ static int run_iota(clgpu_context *context, size_t n, double *elapsed_ms) {
   *elapsed_ms = now_ms() - start;
   if (!host || err != CL_SUCCESS) {
     free(host);
-    return report_failure("running clgpu_iota", err != CL_SUCCESS ? (clgpu_status)err
-                                                                   : CLGPU_CL_OUT_OF_HOST_MEMORY);
+    return report_failure("running clgpu_iota",
+                          err != CL_SUCCESS ? (clgpu_status)err : CLGPU_CL_OUT_OF_HOST_MEMORY);
   }
   size_t bad = n;
   for (size_t i = 0; i < n && bad == n; i++) {
@@ -157,22 +158,24 @@ static int run_iota(clgpu_context *context, size_t n, double *elapsed_ms) {
 static void print_stats(const char *label, const clgpu_context *context, double ms) {
   clgpu_cache_stats stats;
   clgpu_context_cache_stats(context, &stats);
-  printf("%-34s %8.1f ms  (builds %llu in %.1f ms, disk hits %llu in %.1f ms, disk writes "
-         "%llu)\n",
-         label, ms, (unsigned long long)stats.builds, stats.build_ms,
-         (unsigned long long)stats.disk_hits, stats.disk_load_ms,
-         (unsigned long long)stats.disk_writes);
+  printf(
+      "%-34s %8.1f ms  (builds %llu in %.1f ms, disk hits %llu in %.1f ms, disk writes "
+      "%llu)\n",
+      label, ms, (unsigned long long)stats.builds, stats.build_ms,
+      (unsigned long long)stats.disk_hits, stats.disk_load_ms,
+      (unsigned long long)stats.disk_writes);
 }
 
 static int command_first_call(int argc, char **argv) {
   clgpu_context_options options = {0};
   for (int i = 0; i < argc; i++) {
     if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
-      printf("usage: clgpu-bench first-call [--cache-dir DIR] [--no-disk-cache]\n\n"
-             "Time, in a fresh process, the first call of one kernel (fill.cl's iota over\n"
-             "1M uints): getting the program, creating the kernel, running it and reading\n"
-             "the result back. With --cache-dir the disk cache is forced on in DIR; run\n"
-             "twice over one empty DIR for a cold and then a warm disk cache.\n");
+      printf(
+          "usage: clgpu-bench first-call [--cache-dir DIR] [--no-disk-cache]\n\n"
+          "Time, in a fresh process, the first call of one kernel (fill.cl's iota over\n"
+          "1M uints): getting the program, creating the kernel, running it and reading\n"
+          "the result back. With --cache-dir the disk cache is forced on in DIR; run\n"
+          "twice over one empty DIR for a cold and then a warm disk cache.\n");
       return 0;
     }
     if (strcmp(argv[i], "--cache-dir") == 0) {
@@ -203,11 +206,12 @@ static int command_first_call(int argc, char **argv) {
 static int command_selfcheck(int argc, char **argv) {
   for (int i = 0; i < argc; i++) {
     if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
-      printf("usage: clgpu-bench [selfcheck]\n\n"
-             "List the devices, run fill.cl's iota kernel over 1M uints on the default\n"
-             "device (or CLGPU_DEVICE's), check every element against the host, and time\n"
-             "the first call with a cold and then a warm disk cache (a temporary folder,\n"
-             "removed afterwards). Exit status 0 when the result is right.\n");
+      printf(
+          "usage: clgpu-bench [selfcheck]\n\n"
+          "List the devices, run fill.cl's iota kernel over 1M uints on the default\n"
+          "device (or CLGPU_DEVICE's), check every element against the host, and time\n"
+          "the first call with a cold and then a warm disk cache (a temporary folder,\n"
+          "removed afterwards). Exit status 0 when the result is right.\n");
       return 0;
     }
     return usage_error("selfcheck: unknown option '%s'", argv[i]);

@@ -63,7 +63,7 @@ typedef struct clgpu_device_info {
   char platform_version[256];
   char name[256];
   char vendor[256];
-  char device_version[256];  /* "OpenCL 3.0 ..." */
+  char device_version[256]; /* "OpenCL 3.0 ..." */
   char driver_version[256];
   char opencl_c_version[256]; /* "OpenCL C 1.2 ..." */
   cl_device_type type;
@@ -79,11 +79,11 @@ typedef struct clgpu_device_info {
   cl_uint mem_base_addr_align_bits; /* as OpenCL reports it, in bits */
   cl_ulong global_mem_cache_size;
   size_t profiling_timer_resolution_ns;
-  int has_fp64;                 /* cl_khr_fp64 */
-  int has_fp16;                 /* cl_khr_fp16 */
-  int has_int64_base_atomics;   /* cl_khr_int64_base_atomics */
+  int has_fp64;               /* cl_khr_fp64 */
+  int has_fp16;               /* cl_khr_fp16 */
+  int has_int64_base_atomics; /* cl_khr_int64_base_atomics */
   int has_int64_extended_atomics;
-  int has_subgroups;            /* cl_khr_subgroups or cl_intel_subgroups */
+  int has_subgroups; /* cl_khr_subgroups or cl_intel_subgroups */
   int is_little_endian;
   /* The full extension string; owned by the context, valid while it lives. */
   const char *extensions;

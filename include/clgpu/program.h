@@ -75,9 +75,8 @@ CLGPU_API clgpu_status clgpu_program_get(clgpu_context *context, const char *sou
 /* The same for one of clgpu's kernel files, by stem, as clgpu_kernel_source
  * finds it. */
 CLGPU_API clgpu_status clgpu_program_get_named(clgpu_context *context, const char *name,
-                                               const clgpu_define *defines,
-                                               size_t num_defines, const char *options,
-                                               clgpu_program **out);
+                                               const clgpu_define *defines, size_t num_defines,
+                                               const char *options, clgpu_program **out);
 
 /* The OpenCL program; owned by the cache (retain it to keep it longer). */
 CLGPU_API cl_program clgpu_program_cl_program(const clgpu_program *program);
@@ -97,13 +96,13 @@ CLGPU_API void clgpu_kernel_release(clgpu_program *program, cl_kernel kernel);
 
 /* Counters of a context's program cache, since the context was made. */
 typedef struct clgpu_cache_stats {
-  uint64_t memory_hits;   /* requests served from memory */
-  uint64_t disk_hits;     /* programs loaded from a disk-cache binary */
-  uint64_t builds;        /* programs built from source (failed builds too) */
-  double build_ms;        /* wall time spent building from source */
-  double disk_load_ms;    /* wall time spent loading binaries from disk */
-  uint64_t disk_writes;   /* binaries written to the disk cache */
-  uint64_t disk_rejects;  /* disk-cache files found but not usable */
+  uint64_t memory_hits;     /* requests served from memory */
+  uint64_t disk_hits;       /* programs loaded from a disk-cache binary */
+  uint64_t builds;          /* programs built from source (failed builds too) */
+  double build_ms;          /* wall time spent building from source */
+  double disk_load_ms;      /* wall time spent loading binaries from disk */
+  uint64_t disk_writes;     /* binaries written to the disk cache */
+  uint64_t disk_rejects;    /* disk-cache files found but not usable */
   uint64_t kernels_created; /* kernel objects created */
 } clgpu_cache_stats;
 

@@ -60,6 +60,11 @@ static int setup(void **state) {
 }
 
 static void restore_variable(const char *name, int had, const char *value) {
+  /* Leave an unchanged variable alone: every setenv leaks its old string by
+   * design, and churning the environment gains nothing. */
+  const char *current = getenv(name);
+  if (had && current && strcmp(current, value) == 0) return;
+  if (!had && !current) return;
   if (had) {
     setenv(name, value, 1);
   } else {

@@ -100,12 +100,18 @@ int clgpu__disk_cache_store(const char *folder, const char *key, const unsigned 
 
 typedef struct clgpu__embedded_source {
   const char *name;
-  const unsigned char *text;
+  const unsigned char *text; /* NUL-terminated */
   size_t length;
+  unsigned char digest[32]; /* SHA-256 of the text, computed at build time */
 } clgpu__embedded_source;
 
 extern const clgpu__embedded_source clgpu__embedded_sources[];
 extern const size_t clgpu__embedded_source_count;
+
+/* The embedded source named `name`, or NULL in *found when CLGPU_KERNEL_DIR
+ * is set (the caller reads the folder instead). Errors:
+ * CLGPU_INVALID_ARGUMENT (not a valid stem), CLGPU_KERNEL_SOURCE_NOT_FOUND. */
+clgpu_status clgpu__find_embedded_source(const char *name, const clgpu__embedded_source **found);
 
 /* ---- the context ---- */
 

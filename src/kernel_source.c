@@ -67,27 +67,24 @@ static clgpu_status read_from_folder(const char *folder, const char *name, char 
   return CLGPU_SUCCESS;
 }
 
-clgpu_status clgpu_kernel_source(const char *name, char **source, size_t *length) {
-  CLGPU__RETURN_ERROR_IF(!source, CLGPU_INVALID_ARGUMENT, "clgpu_kernel_source: source is NULL");
-  *source = NULL;
-  if (length) *length = 0;
-  CLGPU__RETURN_ERROR_IF(!name, CLGPU_INVALID_ARGUMENT, "clgpu_kernel_source: name is NULL");
+static clgpu_status check_name(const char *name) {
+  CLGPU__RETURN_ERROR_IF(!name, CLGPU_INVALID_ARGUMENT, "kernel source name is NULL");
   CLGPU__RETURN_ERROR_IF(!is_valid_name(name), CLGPU_INVALID_ARGUMENT,
-                         "clgpu_kernel_source: \"%s\" is not a kernel file stem (letters, "
-                         "digits, '_' and '-' only)",
+                         "\"%s\" is not a kernel file stem (letters, digits, '_' and '-' only)",
                          name);
+  return CLGPU_SUCCESS;
+}
+
+clgpu_status clgpu__find_embedded_source(const char *name, const clgpu__embedded_source **found) {
+  *found = NULL;
+  CLGPU__FORWARD_IF_ERROR(check_name(name));
   const char *folder = getenv("CLGPU_KERNEL_DIR");
-  if (folder && *folder) return read_from_folder(folder, name, source, length);
+  if (folder && *folder) return CLGPU_SUCCESS;
   for (size_t i = 0; i < clgpu__embedded_source_count; i++) {
-    const clgpu__embedded_source *embedded = &clgpu__embedded_sources[i];
-    if (strcmp(embedded->name, name) != 0) continue;
-    char *copy = malloc(embedded->length + 1);
-    CLGPU__RETURN_ERROR_IF(!copy, CLGPU_CL_OUT_OF_HOST_MEMORY, "out of host memory");
-    memcpy(copy, embedded->text, embedded->length);
-    copy[embedded->length] = '\0';
-    *source = copy;
-    if (length) *length = embedded->length;
-    return CLGPU_SUCCESS;
+    if (strcmp(clgpu__embedded_sources[i].name, name) == 0) {
+      *found = &clgpu__embedded_sources[i];
+      return CLGPU_SUCCESS;
+    }
   }
   clgpu__fail(CLGPU_KERNEL_SOURCE_NOT_FOUND,
               "no embedded kernel source named \"%s\"; known:", name);
@@ -95,4 +92,19 @@ clgpu_status clgpu_kernel_source(const char *name, char **source, size_t *length
     clgpu__append_error(" %s", clgpu__embedded_sources[i].name);
   }
   return CLGPU_KERNEL_SOURCE_NOT_FOUND;
+}
+
+clgpu_status clgpu_kernel_source(const char *name, char **source, size_t *length) {
+  CLGPU__RETURN_ERROR_IF(!source, CLGPU_INVALID_ARGUMENT, "clgpu_kernel_source: source is NULL");
+  *source = NULL;
+  if (length) *length = 0;
+  const clgpu__embedded_source *embedded = NULL;
+  CLGPU__FORWARD_IF_ERROR(clgpu__find_embedded_source(name, &embedded));
+  if (!embedded) return read_from_folder(getenv("CLGPU_KERNEL_DIR"), name, source, length);
+  char *copy = malloc(embedded->length + 1);
+  CLGPU__RETURN_ERROR_IF(!copy, CLGPU_CL_OUT_OF_HOST_MEMORY, "out of host memory");
+  memcpy(copy, embedded->text, embedded->length + 1);
+  *source = copy;
+  if (length) *length = embedded->length;
+  return CLGPU_SUCCESS;
 }

@@ -199,12 +199,12 @@ static char *assemble_source(const char *source, const clgpu_define *defines, si
 
 /* The text that identifies a binary on disk; malloc'd, NULL when out of
  * memory. Every field is stored whole in the file and compared on load. */
-static char *describe_key(const clgpu_context *ctx, const unsigned char source_digest[32],
+static char *describe_key(const clgpu_context *ctx, const unsigned char program_key[32],
                           const char *options) {
   char hex[65];
-  clgpu__sha256_hex(source_digest, hex);
+  clgpu__sha256_hex(program_key, hex);
   static const char format[] =
-      "clgpu %s\nplatform: %s | %s\ndevice: %s | %s | %s | %s\nsource: %s\noptions: %s\n";
+      "clgpu %s\nplatform: %s | %s\ndevice: %s | %s | %s | %s\nprogram: %s\noptions: %s\n";
   const clgpu_device_info *info = &ctx->info;
   const char *opts = options ? options : "";
   int needed =
@@ -300,9 +300,9 @@ static void store_to_disk(clgpu_context *ctx, const char *key, cl_program progra
 }
 
 static clgpu_status build_program(clgpu_context *ctx, const char *source, size_t length,
-                                  const unsigned char source_digest[32], const char *options,
+                                  const unsigned char program_key[32], const char *options,
                                   cl_program *out) {
-  char *key = ctx->cache_folder ? describe_key(ctx, source_digest, options) : NULL;
+  char *key = ctx->cache_folder ? describe_key(ctx, program_key, options) : NULL;
   if (key && load_from_disk(ctx, key, options, out)) {
     free(key);
     return CLGPU_SUCCESS;
@@ -348,27 +348,36 @@ static void unlink_program(clgpu__program_cache *cache, clgpu_program *program) 
   }
 }
 
-clgpu_status clgpu_program_get(clgpu_context *ctx, const char *source, const clgpu_define *defines,
-                               size_t num_defines, const char *options, clgpu_program **out) {
-  CLGPU__RETURN_ERROR_IF(!out, CLGPU_INVALID_ARGUMENT, "clgpu_program_get: out is NULL");
-  *out = NULL;
-  CLGPU__RETURN_ERROR_IF(!ctx, CLGPU_INVALID_ARGUMENT, "clgpu_program_get: context is NULL");
-  CLGPU__RETURN_ERROR_IF(!source, CLGPU_INVALID_ARGUMENT, "clgpu_program_get: source is NULL");
-  CLGPU__FORWARD_IF_ERROR(check_defines(defines, num_defines));
-  CLGPU__FORWARD_IF_ERROR(check_options(options));
-
-  size_t length = 0;
-  char *full = assemble_source(source, defines, num_defines, &length);
-  CLGPU__RETURN_ERROR_IF(!full, CLGPU_CL_OUT_OF_HOST_MEMORY, "out of host memory");
-  unsigned char source_digest[32], key[32];
+/* The key of a program: the SHA-256 of the source's digest, every define and
+ * the options, each field terminated so that no two requests share a
+ * serialisation. Hashing the source's digest rather than the assembled text
+ * keeps a memory hit cheap: an embedded source's digest is computed at build
+ * time, so a hit hashes only the defines and options. */
+static void program_key(const unsigned char source_digest[32], const clgpu_define *defines,
+                        size_t count, const char *options, unsigned char key[32]) {
+  static const char tag[] = "clgpu program key 1";
   clgpu__sha256 hash;
   clgpu__sha256_init(&hash);
-  clgpu__sha256_update(&hash, full, length);
-  clgpu__sha256_final(&hash, source_digest);
-  clgpu__sha256_init(&hash);
-  clgpu__sha256_update(&hash, source_digest, sizeof source_digest);
+  clgpu__sha256_update(&hash, tag, sizeof tag);
+  clgpu__sha256_update(&hash, source_digest, 32);
+  for (size_t i = 0; i < count; i++) {
+    const char *value = defines[i].value ? defines[i].value : "";
+    clgpu__sha256_update(&hash, defines[i].name, strlen(defines[i].name) + 1);
+    clgpu__sha256_update(&hash, value, strlen(value) + 1);
+  }
+  /* 0x01 cannot occur in a define (names are identifiers), so it ends the list. */
+  clgpu__sha256_update(&hash, "\x01", 1);
   clgpu__sha256_update(&hash, options ? options : "", options ? strlen(options) + 1 : 1);
   clgpu__sha256_final(&hash, key);
+}
+
+/* Get a program whose source's SHA-256 is known: from memory, else from disk,
+ * else built. Arguments are checked by the caller. */
+static clgpu_status get_program(clgpu_context *ctx, const char *source,
+                                const unsigned char source_digest[32], const clgpu_define *defines,
+                                size_t num_defines, const char *options, clgpu_program **out) {
+  unsigned char key[32];
+  program_key(source_digest, defines, num_defines, options, key);
 
   clgpu__program_cache *cache = ctx->programs;
   pthread_mutex_lock(&cache->lock);
@@ -379,7 +388,6 @@ clgpu_status clgpu_program_get(clgpu_context *ctx, const char *source, const clg
     if (entry->state == PROGRAM_READY) {
       cache->stats.memory_hits++;
       pthread_mutex_unlock(&cache->lock);
-      free(full);
       *out = entry;
       return CLGPU_SUCCESS;
     }
@@ -391,7 +399,6 @@ clgpu_status clgpu_program_get(clgpu_context *ctx, const char *source, const clg
   if (!entry || pthread_mutex_init(&entry->kernel_lock, NULL) != 0) {
     pthread_mutex_unlock(&cache->lock);
     free(entry);
-    free(full);
     return clgpu__fail(CLGPU_CL_OUT_OF_HOST_MEMORY, "out of host memory");
   }
   memcpy(entry->key, key, sizeof key);
@@ -402,7 +409,10 @@ clgpu_status clgpu_program_get(clgpu_context *ctx, const char *source, const clg
   pthread_mutex_unlock(&cache->lock);
 
   cl_program program = NULL;
-  clgpu_status status = build_program(ctx, full, length, source_digest, options, &program);
+  size_t length = 0;
+  char *full = assemble_source(source, defines, num_defines, &length);
+  clgpu_status status = full ? build_program(ctx, full, length, key, options, &program)
+                             : clgpu__fail(CLGPU_CL_OUT_OF_HOST_MEMORY, "out of host memory");
   free(full);
 
   pthread_mutex_lock(&cache->lock);
@@ -422,11 +432,41 @@ clgpu_status clgpu_program_get(clgpu_context *ctx, const char *source, const clg
   return CLGPU_SUCCESS;
 }
 
+static clgpu_status check_request(const clgpu_context *ctx, const clgpu_define *defines,
+                                  size_t num_defines, const char *options) {
+  CLGPU__RETURN_ERROR_IF(!ctx, CLGPU_INVALID_ARGUMENT, "context is NULL");
+  CLGPU__FORWARD_IF_ERROR(check_defines(defines, num_defines));
+  return check_options(options);
+}
+
+clgpu_status clgpu_program_get(clgpu_context *ctx, const char *source, const clgpu_define *defines,
+                               size_t num_defines, const char *options, clgpu_program **out) {
+  CLGPU__RETURN_ERROR_IF(!out, CLGPU_INVALID_ARGUMENT, "clgpu_program_get: out is NULL");
+  *out = NULL;
+  CLGPU__RETURN_ERROR_IF(!source, CLGPU_INVALID_ARGUMENT, "clgpu_program_get: source is NULL");
+  CLGPU__FORWARD_IF_ERROR(check_request(ctx, defines, num_defines, options));
+  unsigned char source_digest[32];
+  clgpu__sha256 hash;
+  clgpu__sha256_init(&hash);
+  clgpu__sha256_update(&hash, source, strlen(source));
+  clgpu__sha256_final(&hash, source_digest);
+  return get_program(ctx, source, source_digest, defines, num_defines, options, out);
+}
+
 clgpu_status clgpu_program_get_named(clgpu_context *ctx, const char *name,
                                      const clgpu_define *defines, size_t num_defines,
                                      const char *options, clgpu_program **out) {
   CLGPU__RETURN_ERROR_IF(!out, CLGPU_INVALID_ARGUMENT, "clgpu_program_get_named: out is NULL");
   *out = NULL;
+  CLGPU__FORWARD_IF_ERROR(check_request(ctx, defines, num_defines, options));
+  /* Embedded sources are used in place, with the digest computed at build
+   * time; only CLGPU_KERNEL_DIR makes a copy (and a hash) per call. */
+  const clgpu__embedded_source *embedded = NULL;
+  CLGPU__FORWARD_IF_ERROR(clgpu__find_embedded_source(name, &embedded));
+  if (embedded) {
+    return get_program(ctx, (const char *)embedded->text, embedded->digest, defines, num_defines,
+                       options, out);
+  }
   char *source = NULL;
   CLGPU__FORWARD_IF_ERROR(clgpu_kernel_source(name, &source, NULL));
   clgpu_status status = clgpu_program_get(ctx, source, defines, num_defines, options, out);

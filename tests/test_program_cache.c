@@ -313,6 +313,35 @@ static void embedded_sources_match_files(void **state) {
   assert_status(clgpu_kernel_source("fill", NULL, NULL), CLGPU_INVALID_ARGUMENT);
 }
 
+/* The digest of an embedded source is computed by the build (Python's
+ * hashlib); the digest of a caller's source by the library's SHA-256. Both
+ * must agree, or the same text would be two programs. */
+static void same_text_is_one_program_however_given(void **state) {
+  (void)state;
+  clgpu_context *context = memory_only_context();
+  size_t length = 0;
+  char *text = read_file(CLGPU_SOURCE_ROOT "/cl/fill.cl", &length);
+  clgpu_program *named = NULL, *given = NULL;
+  assert_status(clgpu_program_get_named(context, "fill", uint_define, 1, NULL, &named),
+                CLGPU_SUCCESS);
+  assert_status(clgpu_program_get(context, text, uint_define, 1, NULL, &given), CLGPU_SUCCESS);
+  assert_ptr_equal(named, given);
+  clgpu_cache_stats stats = stats_of(context);
+  assert_int_equal(stats.builds, 1);
+  assert_int_equal(stats.memory_hits, 1);
+  /* One byte more is another program. */
+  char *longer = malloc(length + 2);
+  assert_non_null(longer);
+  memcpy(longer, text, length);
+  memcpy(longer + length, "\n", 2);
+  assert_status(clgpu_program_get(context, longer, uint_define, 1, NULL, &given), CLGPU_SUCCESS);
+  assert_ptr_not_equal(named, given);
+  assert_int_equal(stats_of(context).builds, 2);
+  free(longer);
+  free(text);
+  clgpu_context_destroy(context);
+}
+
 static void kernel_dir_overrides_embedded(void **state) {
   (void)state;
   char *folder = test_make_folder("kernel-dir");
@@ -360,6 +389,7 @@ int main(void) {
       cmocka_unit_test(build_option_allow_list),
       cmocka_unit_test(bad_defines_are_refused),
       cmocka_unit_test(embedded_sources_match_files),
+      cmocka_unit_test(same_text_is_one_program_however_given),
       cmocka_unit_test(kernel_dir_overrides_embedded),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);

@@ -8,6 +8,7 @@ Each input becomes an entry of clgpu__embedded_sources named by its file stem
 the file, '#' lines and backslashes included, arrives unchanged, and no
 compiler limit on string literal length applies.
 """
+import hashlib
 import os
 import sys
 
@@ -25,6 +26,7 @@ def main(argv):
         "  const char *name;",
         "  const unsigned char *text;",
         "  size_t length;",
+        "  unsigned char digest[32];",
         "} clgpu__embedded_source;",
         "",
     ]
@@ -38,11 +40,12 @@ def main(argv):
             chunk = data[start:start + 16]
             lines.append("  " + ", ".join(str(b) for b in chunk) + ",")
         lines.append("  0};")
-        entries.append(f'  {{"{stem}", source_{index}, {len(data)}u}},')
+        digest = ", ".join(str(b) for b in hashlib.sha256(data).digest())
+        entries.append(f'  {{"{stem}", source_{index}, {len(data)}u, {{{digest}}}}},')
     lines.append("")
     lines.append("const clgpu__embedded_source clgpu__embedded_sources[] = {")
     lines.extend(entries)
-    lines.append("  {NULL, NULL, 0u}};")
+    lines.append("  {NULL, NULL, 0u, {0}}};")
     lines.append(f"const size_t clgpu__embedded_source_count = {len(entries)}u;")
     text = "\n".join(lines) + "\n"
     temporary = output + ".tmp"

@@ -25,12 +25,12 @@ typedef struct quirk_row {
 /* The disk cache is on by default everywhere no row turns it off. POCL keeps a
  * kernel cache of its own, and fetching CL_PROGRAM_BINARIES was said to cost
  * an extra compile there (inducer/pyopencl#731), so it was the candidate for
- * such a row; measured on POCL 3.1 (clgpu-bench first-call, three runs each),
- * clgpu's cache wins: a warm first call takes 5-6 ms against 30 ms with
- * POCL's own warm cache alone, and 46-52 ms against 600-900 ms when POCL's
- * cache is cold, while a cold first call with our cache writing costs within
- * the run-to-run noise (696-740 ms against 607-906 ms). So POCL has no row.
- * A platform measured the other way gets a QUIRK_DISK_CACHE_OFF_BY_DEFAULT
+ * such a row. Measured on POCL 3.1 (bash tools/measure-first-call, medians of
+ * 5 fresh processes): with clgpu's cache warm the first call takes 6.8 ms
+ * against 33.6 ms with POCL's own warm cache alone, and 55 ms against 730 ms
+ * when POCL's cache is cold; writing our binary costs about 110 ms once per
+ * program and machine (838 ms against 730 ms cold). So POCL has no row. A
+ * platform measured the other way gets a QUIRK_DISK_CACHE_OFF_BY_DEFAULT
  * row. */
 static const quirk_row quirk_table[] = {
     {"Portable Computing Language", NULL, NULL, QUIRK_WORK_GROUP_CAP, 256,

@@ -161,9 +161,10 @@ static void syntax_error_gives_log(void **state) {
   printf("# planted build failure says:\n%s\n", message);
   assert_non_null(strstr(message, "undefined_name_here"));
   assert_non_null(strstr(message, "-DCLGPU_MARKER=1"));
-  /* The prelude is followed by #line 1, so the log counts the caller's
-   * lines: the error is on line 2. */
-  assert_non_null(strstr(message, ":2:"));
+  /* The prelude is followed by #line 1, so a compiler that honours it (POCL)
+   * counts the caller's lines: the error is on line 2. Oclgrind ignores the
+   * directive and counts the two defines and the directive too: line 5. */
+  assert_true(strstr(message, ":2:") != NULL || strstr(message, ":5:") != NULL);
   assert_int_equal(stats_of(context).builds, 1);
   /* Failures are not cached: asking again builds again. */
   assert_status(clgpu_program_get(context, broken, defines, 2, "-DCLGPU_MARKER=1", &program),

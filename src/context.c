@@ -15,7 +15,9 @@ static clgpu_status finish_context(clgpu_context *ctx, const clgpu_context_optio
     cl_command_queue_properties properties =
         options && options->disable_profiling ? 0 : CL_QUEUE_PROFILING_ENABLE;
     cl_int err = CL_SUCCESS;
-    ctx->queue = clCreateCommandQueue(ctx->cl_context, ctx->device, properties, &err);
+    ctx->queue = clgpu__fault_hit(CLGPU__FAULT_CREATE)
+                     ? (err = CLGPU__INJECTED_STATUS, (cl_command_queue)NULL)
+                     : clCreateCommandQueue(ctx->cl_context, ctx->device, properties, &err);
     if (err != CL_SUCCESS) {
       ctx->queue = NULL;
       return clgpu__fail_cl(err, "clCreateCommandQueue");
@@ -44,7 +46,9 @@ clgpu_status clgpu_context_create(const clgpu_context_options *options, clgpu_co
   ctx->device = device;
   cl_context_properties properties[] = {CL_CONTEXT_PLATFORM, (cl_context_properties)platform, 0};
   cl_int err = CL_SUCCESS;
-  ctx->cl_context = clCreateContext(properties, 1, &device, NULL, NULL, &err);
+  ctx->cl_context = clgpu__fault_hit(CLGPU__FAULT_CREATE)
+                        ? (err = CLGPU__INJECTED_STATUS, (cl_context)NULL)
+                        : clCreateContext(properties, 1, &device, NULL, NULL, &err);
   if (err != CL_SUCCESS) {
     ctx->cl_context = NULL;
     clgpu_context_destroy(ctx);

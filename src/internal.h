@@ -40,6 +40,28 @@ clgpu_status clgpu__fail_cl(cl_int status, const char *what);
     if (forwarded_status_ != CLGPU_SUCCESS) return forwarded_status_; \
   } while (0)
 
+/* ---- fault injection for tests (fault.c) ---- */
+
+/* Kinds of fault point: creating an OpenCL object (context, queue, buffer,
+ * program, kernel), building a program, enqueueing a command. */
+enum {
+  CLGPU__FAULT_CREATE = 1u,
+  CLGPU__FAULT_BUILD = 2u,
+  CLGPU__FAULT_ENQUEUE = 4u,
+  CLGPU__FAULT_ALL = 7u,
+};
+
+/* The status an injected fault reports. */
+#define CLGPU__INJECTED_STATUS CL_OUT_OF_RESOURCES
+
+/* Make the n-th fault point (1-based) of the given kinds fail, once. */
+void clgpu__fault_arm(unsigned kinds, long n);
+void clgpu__fault_disarm(void);
+/* Fault points of the armed kinds passed since arming. */
+long clgpu__fault_points_seen(void);
+/* At a fault point: 1 when this call must fail. */
+int clgpu__fault_hit(unsigned kind);
+
 /* ---- hashing (sha256.c) ---- */
 
 typedef struct clgpu__sha256 {

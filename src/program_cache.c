@@ -254,10 +254,15 @@ static int load_from_disk(clgpu_context *ctx, const char *key, const char *optio
   if (found == 1) {
     cl_int binary_status = CL_SUCCESS, err = CL_SUCCESS;
     const unsigned char *binaries[1] = {binary};
-    cl_program program = clCreateProgramWithBinary(ctx->cl_context, 1, &ctx->device, &size,
-                                                   binaries, &binary_status, &err);
+    cl_program program =
+        clgpu__fault_hit(CLGPU__FAULT_CREATE)
+            ? (err = CLGPU__INJECTED_STATUS, (cl_program)NULL)
+            : clCreateProgramWithBinary(ctx->cl_context, 1, &ctx->device, &size, binaries,
+                                        &binary_status, &err);
     if (err == CL_SUCCESS && binary_status == CL_SUCCESS) {
-      err = clBuildProgram(program, 1, &ctx->device, options, NULL, NULL);
+      err = clgpu__fault_hit(CLGPU__FAULT_BUILD)
+                ? CLGPU__INJECTED_STATUS
+                : clBuildProgram(program, 1, &ctx->device, options, NULL, NULL);
       if (err == CL_SUCCESS) {
         free(binary);
         pthread_mutex_lock(&cache->lock);
@@ -309,12 +314,16 @@ static clgpu_status build_program(clgpu_context *ctx, const char *source, size_t
   }
   double start = clgpu__now_ms();
   cl_int err = CL_SUCCESS;
-  cl_program program = clCreateProgramWithSource(ctx->cl_context, 1, &source, &length, &err);
+  cl_program program = clgpu__fault_hit(CLGPU__FAULT_CREATE)
+                           ? (err = CLGPU__INJECTED_STATUS, (cl_program)NULL)
+                           : clCreateProgramWithSource(ctx->cl_context, 1, &source, &length, &err);
   clgpu_status status = CLGPU_SUCCESS;
   if (err != CL_SUCCESS) {
     status = clgpu__fail_cl(err, "clCreateProgramWithSource");
   } else {
-    err = clBuildProgram(program, 1, &ctx->device, options, NULL, NULL);
+    err = clgpu__fault_hit(CLGPU__FAULT_BUILD)
+              ? CLGPU__INJECTED_STATUS
+              : clBuildProgram(program, 1, &ctx->device, options, NULL, NULL);
     if (err != CL_SUCCESS) status = report_build_failure(ctx, program, err, options);
   }
   pthread_mutex_lock(&ctx->programs->lock);
@@ -509,7 +518,9 @@ clgpu_status clgpu_kernel_acquire(clgpu_program *program, const char *kernel_nam
     program->kernel_capacity = capacity;
   }
   cl_int err = CL_SUCCESS;
-  cl_kernel created = clCreateKernel(program->program, kernel_name, &err);
+  cl_kernel created = clgpu__fault_hit(CLGPU__FAULT_CREATE)
+                          ? (err = CLGPU__INJECTED_STATUS, (cl_kernel)NULL)
+                          : clCreateKernel(program->program, kernel_name, &err);
   char *name = err == CL_SUCCESS ? strdup(kernel_name) : NULL;
   if (err != CL_SUCCESS) {
     status = clgpu__fail((clgpu_status)err, "clCreateKernel(\"%s\") failed: %s (%d)", kernel_name,

@@ -399,7 +399,7 @@ static const uint64_t double_specials[] = {
 };
 
 #define SPECIAL_COUNT (sizeof float_specials / sizeof float_specials[0])
-_Static_assert(sizeof double_specials == sizeof float_specials * 2,
+_Static_assert(sizeof double_specials == sizeof float_specials,
                "float and double specials must pair up");
 
 static void generate_min_max_mixed(void *out, size_t n, test_type type, test_rng *rng) {

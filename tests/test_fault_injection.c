@@ -1,0 +1,187 @@
+/* Fault injection: make the n-th OpenCL object creation, program build or
+ * enqueue inside the library fail, for every n up to the number the scenario
+ * makes, and check that the call in progress returns the injected status with
+ * a message, that a caller's objects get their references back, and (under
+ * the asan setup) that nothing leaks. Links the static library, whose
+ * internal clgpu__fault_* functions the shared one does not export. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "internal.h"
+
+static const clgpu_define uint_define[] = {{"CLGPU_T", "uint"}};
+
+/* What a scenario did: the status of the first failing call (or success)
+ * and which call that was. */
+typedef struct outcome {
+  clgpu_status status;
+  const char *call;
+} outcome;
+
+static outcome done(clgpu_status status, const char *call) { return (outcome){status, call}; }
+
+/* Create a context, get a program, lease two kernels at once (so two kernel
+ * objects are created), release everything. */
+static outcome create_build_lease(const clgpu_context_options *options) {
+  clgpu_context *context = (clgpu_context *)&context;
+  clgpu_status status = clgpu_context_create(options, &context);
+  if (status != CLGPU_SUCCESS) {
+    assert_null(context);
+    return done(status, "clgpu_context_create");
+  }
+  clgpu_program *program = NULL;
+  status = clgpu_program_get_named(context, "fill", uint_define, 1, NULL, &program);
+  if (status != CLGPU_SUCCESS) {
+    assert_null(program);
+    clgpu_context_destroy(context);
+    return done(status, "clgpu_program_get_named");
+  }
+  cl_kernel first = NULL, second = NULL;
+  status = clgpu_kernel_acquire(program, "clgpu_iota", &first);
+  if (status == CLGPU_SUCCESS) status = clgpu_kernel_acquire(program, "clgpu_iota", &second);
+  const char *call = "clgpu_kernel_acquire";
+  clgpu_kernel_release(program, first);
+  clgpu_kernel_release(program, second);
+  clgpu_context_destroy(context);
+  return done(status, status == CLGPU_SUCCESS ? NULL : call);
+}
+
+/* Run a scenario with the n-th fault point failing, for n = 1, 2, ... until
+ * a run passes every point; returns the number of fault points. */
+static long fail_each_point(const char *label, outcome (*scenario)(void *), void *argument,
+                            int fallback_may_absorb) {
+  long n = 1;
+  for (;; n++) {
+    clgpu__fault_arm(CLGPU__FAULT_ALL, n);
+    outcome result = scenario(argument);
+    long seen = clgpu__fault_points_seen();
+    clgpu__fault_disarm();
+    if (seen < n) {
+      /* No point was left to fail: the scenario ran clean. */
+      if (result.status != CLGPU_SUCCESS) {
+        fail_msg("%s: with no fault injected, %s gave %s: %s", label, result.call,
+                 clgpu_status_name(result.status), clgpu_last_error());
+      }
+      break;
+    }
+    if (result.status == CLGPU_SUCCESS && fallback_may_absorb) {
+      print_message("# %s: fault %ld absorbed by a fallback\n", label, n);
+      continue;
+    }
+    if (result.status != CLGPU__INJECTED_STATUS) {
+      fail_msg("%s: fault %ld of %ld: %s gave %s, expected the injected %s", label, n, seen,
+               result.call ? result.call : "(every call)", clgpu_status_name(result.status),
+               clgpu_status_name(CLGPU__INJECTED_STATUS));
+    }
+    assert_true(strlen(clgpu_last_error()) > 0);
+    print_message("# %s: fault %ld -> %s: %s\n", label, n, result.call,
+                  clgpu_status_name(result.status));
+  }
+  return n - 1;
+}
+
+static outcome memory_only(void *argument) {
+  (void)argument;
+  clgpu_context_options options = {0};
+  options.disk_cache = CLGPU_DISK_CACHE_OFF;
+  return create_build_lease(&options);
+}
+
+static void every_failure_on_the_source_path(void **state) {
+  (void)state;
+  long points = fail_each_point("source build", memory_only, NULL, 0);
+  /* Context, queue, program, build, two kernels. */
+  assert_true(points >= 6);
+}
+
+static outcome from_disk(void *argument) {
+  clgpu_context_options options = {0};
+  options.disk_cache = CLGPU_DISK_CACHE_ON;
+  options.cache_dir = argument;
+  return create_build_lease(&options);
+}
+
+static void every_failure_on_the_disk_path(void **state) {
+  (void)state;
+  char folder[] = "/tmp/clgpu-fault-XXXXXX";
+  assert_non_null(mkdtemp(folder));
+  /* Warm the disk cache, then fail each point of a run that loads from it:
+   * a failed binary load falls back to a source build, which is not an
+   * error. */
+  outcome warm = from_disk(folder);
+  assert_int_equal(warm.status, CLGPU_SUCCESS);
+  long points = fail_each_point("disk load", from_disk, folder, 1);
+  assert_true(points >= 6);
+  size_t removed = 0;
+  assert_int_equal(clgpu_disk_cache_clear(folder, &removed), CLGPU_SUCCESS);
+  assert_int_equal(rmdir(folder), 0);
+}
+
+typedef struct wrapped {
+  cl_context context;
+  cl_device_id device;
+} wrapped;
+
+static cl_uint context_references(cl_context context) {
+  cl_uint count = 0;
+  assert_int_equal(
+      clGetContextInfo(context, CL_CONTEXT_REFERENCE_COUNT, sizeof count, &count, NULL),
+      CL_SUCCESS);
+  return count;
+}
+
+static outcome wrap_and_build(void *argument) {
+  wrapped *caller = argument;
+  clgpu_context_options options = {0};
+  options.disk_cache = CLGPU_DISK_CACHE_OFF;
+  clgpu_context *context = NULL;
+  cl_uint before = context_references(caller->context);
+  clgpu_status status = clgpu_context_wrap(caller->context, caller->device, NULL, &options,
+                                           &context);
+  if (status != CLGPU_SUCCESS) {
+    /* A failed wrap gives back every reference it took. */
+    assert_int_equal(context_references(caller->context), before);
+    return done(status, "clgpu_context_wrap");
+  }
+  clgpu_program *program = NULL;
+  status = clgpu_program_get_named(context, "fill", uint_define, 1, NULL, &program);
+  clgpu_context_destroy(context);
+  assert_int_equal(context_references(caller->context), before);
+  return done(status, status == CLGPU_SUCCESS ? NULL : "clgpu_program_get_named");
+}
+
+static void every_failure_of_a_wrapped_context(void **state) {
+  (void)state;
+  wrapped caller;
+  cl_platform_id platform = NULL;
+  assert_int_equal(clgpu_device_select(NULL, &platform, &caller.device), CLGPU_SUCCESS);
+  cl_int err = CL_SUCCESS;
+  caller.context = clCreateContext(NULL, 1, &caller.device, NULL, NULL, &err);
+  assert_int_equal(err, CL_SUCCESS);
+  long points = fail_each_point("wrapped context", wrap_and_build, &caller, 0);
+  assert_true(points >= 3);
+  clReleaseContext(caller.context);
+}
+
+int main(void) {
+  clgpu_context *context = NULL;
+  if (clgpu_context_create(NULL, &context) == CLGPU_SUCCESS) {
+    const clgpu_device_info *info = clgpu_context_device_info(context);
+    printf("# device: %s / %s (driver %s)\n", info->platform_name, info->name,
+           info->driver_version);
+    clgpu_context_destroy(context);
+  }
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(every_failure_on_the_source_path),
+      cmocka_unit_test(every_failure_on_the_disk_path),
+      cmocka_unit_test(every_failure_of_a_wrapped_context),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -16,22 +16,26 @@ typedef struct type_facts {
 } type_facts;
 
 static const type_facts facts_table[TEST_TYPE_COUNT] = {
-    [TEST_INT8] = {1, "int8", 0, 1},     [TEST_UINT8] = {1, "uint8", 0, 0},
-    [TEST_INT16] = {2, "int16", 0, 1},   [TEST_UINT16] = {2, "uint16", 0, 0},
-    [TEST_INT32] = {4, "int32", 0, 1},   [TEST_UINT32] = {4, "uint32", 0, 0},
-    [TEST_INT64] = {8, "int64", 0, 1},   [TEST_UINT64] = {8, "uint64", 0, 0},
-    [TEST_FLOAT] = {4, "float", 1, 1},   [TEST_DOUBLE] = {8, "double", 1, 1},
+    [TEST_INT8] = {1, "int8", 0, 1},   [TEST_UINT8] = {1, "uint8", 0, 0},
+    [TEST_INT16] = {2, "int16", 0, 1}, [TEST_UINT16] = {2, "uint16", 0, 0},
+    [TEST_INT32] = {4, "int32", 0, 1}, [TEST_UINT32] = {4, "uint32", 0, 0},
+    [TEST_INT64] = {8, "int64", 0, 1}, [TEST_UINT64] = {8, "uint64", 0, 0},
+    [TEST_FLOAT] = {4, "float", 1, 1}, [TEST_DOUBLE] = {8, "double", 1, 1},
 };
 
 const test_type test_types[TEST_TYPE_COUNT] = {
-    TEST_INT8,  TEST_UINT8,  TEST_INT16, TEST_UINT16, TEST_INT32,
-    TEST_UINT32, TEST_INT64, TEST_UINT64, TEST_FLOAT, TEST_DOUBLE,
+    TEST_INT8,   TEST_UINT8, TEST_INT16,  TEST_UINT16, TEST_INT32,
+    TEST_UINT32, TEST_INT64, TEST_UINT64, TEST_FLOAT,  TEST_DOUBLE,
 };
 
 /* A type outside the enum is a bug in the calling test, caught here rather
  * than read past the table. */
 static const type_facts *facts_of(test_type type) {
-  if ((unsigned)type >= TEST_TYPE_COUNT) fail_msg("test data: no such type %d", (int)type);
+  if ((unsigned)type >= TEST_TYPE_COUNT) {
+    fail_msg("test data: no such type %d", (int)type);
+    /* fail_msg returns outside a running test; never index past the table. */
+    abort();
+  }
   return &facts_table[type];
 }
 
@@ -66,50 +70,50 @@ uint64_t test_load_bits(const void *array, size_t index, test_type type) {
   /* Each width is read through its own unsigned type, so the result is the
    * element's value whatever the machine's byte order. */
   switch (test_type_size(type)) {
-  case 1: {
-    uint8_t value;
-    memcpy(&value, bytes + index, sizeof value);
-    return value;
-  }
-  case 2: {
-    uint16_t value;
-    memcpy(&value, bytes + index * 2, sizeof value);
-    return value;
-  }
-  case 4: {
-    uint32_t value;
-    memcpy(&value, bytes + index * 4, sizeof value);
-    return value;
-  }
-  default: {
-    uint64_t value;
-    memcpy(&value, bytes + index * 8, sizeof value);
-    return value;
-  }
+    case 1: {
+      uint8_t value;
+      memcpy(&value, bytes + index, sizeof value);
+      return value;
+    }
+    case 2: {
+      uint16_t value;
+      memcpy(&value, bytes + index * 2, sizeof value);
+      return value;
+    }
+    case 4: {
+      uint32_t value;
+      memcpy(&value, bytes + index * 4, sizeof value);
+      return value;
+    }
+    default: {
+      uint64_t value;
+      memcpy(&value, bytes + index * 8, sizeof value);
+      return value;
+    }
   }
 }
 
 void test_store_bits(void *array, size_t index, test_type type, uint64_t bits) {
   unsigned char *bytes = (unsigned char *)array;
   switch (test_type_size(type)) {
-  case 1: {
-    uint8_t value = (uint8_t)bits;
-    memcpy(bytes + index, &value, sizeof value);
-    break;
-  }
-  case 2: {
-    uint16_t value = (uint16_t)bits;
-    memcpy(bytes + index * 2, &value, sizeof value);
-    break;
-  }
-  case 4: {
-    uint32_t value = (uint32_t)bits;
-    memcpy(bytes + index * 4, &value, sizeof value);
-    break;
-  }
-  default:
-    memcpy(bytes + index * 8, &bits, sizeof bits);
-    break;
+    case 1: {
+      uint8_t value = (uint8_t)bits;
+      memcpy(bytes + index, &value, sizeof value);
+      break;
+    }
+    case 2: {
+      uint16_t value = (uint16_t)bits;
+      memcpy(bytes + index * 2, &value, sizeof value);
+      break;
+    }
+    case 4: {
+      uint32_t value = (uint32_t)bits;
+      memcpy(bytes + index * 4, &value, sizeof value);
+      break;
+    }
+    default:
+      memcpy(bytes + index * 8, &bits, sizeof bits);
+      break;
   }
 }
 
@@ -251,6 +255,7 @@ static const distribution_facts distribution_table[TEST_DISTRIBUTION_COUNT] = {
 static const distribution_facts *distribution_facts_of(test_distribution distribution) {
   if ((unsigned)distribution >= TEST_DISTRIBUTION_COUNT) {
     fail_msg("test data: no such distribution %d", (int)distribution);
+    abort();
   }
   return &distribution_table[distribution];
 }
@@ -264,24 +269,12 @@ int test_distribution_has_parameter(test_distribution distribution) {
 }
 
 const test_distribution_case test_distribution_cases[] = {
-    {TEST_UNIFORM, 0},
-    {TEST_ALL_EQUAL, 0},
-    {TEST_SORTED, 0},
-    {TEST_REVERSE_SORTED, 0},
-    {TEST_SORTED_1PCT_SWAPS, 0},
-    {TEST_ORGAN_PIPE, 0},
-    {TEST_SAWTOOTH, 256},
-    {TEST_SAWTOOTH, 257},
-    {TEST_FEW_UNIQUE, 2},
-    {TEST_FEW_UNIQUE, 16},
-    {TEST_FEW_UNIQUE, 256},
-    {TEST_ENTROPY_REDUCED, 1},
-    {TEST_ENTROPY_REDUCED, 3},
-    {TEST_ENTROPY_REDUCED, 9},
-    {TEST_HIGH_BIT_ONLY, 0},
-    {TEST_LOW_BIT_ONLY, 0},
-    {TEST_MIN_MAX_MIXED, 0},
-    {TEST_FLOAT_SPECIALS, 0},
+    {TEST_UNIFORM, 0},         {TEST_ALL_EQUAL, 0},         {TEST_SORTED, 0},
+    {TEST_REVERSE_SORTED, 0},  {TEST_SORTED_1PCT_SWAPS, 0}, {TEST_ORGAN_PIPE, 0},
+    {TEST_SAWTOOTH, 256},      {TEST_SAWTOOTH, 257},        {TEST_FEW_UNIQUE, 2},
+    {TEST_FEW_UNIQUE, 16},     {TEST_FEW_UNIQUE, 256},      {TEST_ENTROPY_REDUCED, 1},
+    {TEST_ENTROPY_REDUCED, 3}, {TEST_ENTROPY_REDUCED, 9},   {TEST_HIGH_BIT_ONLY, 0},
+    {TEST_LOW_BIT_ONLY, 0},    {TEST_MIN_MAX_MIXED, 0},     {TEST_FLOAT_SPECIALS, 0},
     {TEST_SMALL_INTEGERS, 16},
 };
 
@@ -484,83 +477,83 @@ void test_generate(void *out, size_t n, test_type type, test_distribution distri
   test_rng rng;
   test_rng_init(&rng, seed);
   switch (distribution) {
-  case TEST_UNIFORM:
-    fill_random(out, n, type, &rng, 0);
-    break;
-  case TEST_ALL_EQUAL: {
-    uint64_t bits = random_element(&rng, type, 1);
-    for (size_t i = 0; i < n; i++) test_store_bits(out, i, type, bits);
-    break;
-  }
-  case TEST_SORTED:
-  case TEST_REVERSE_SORTED:
-  case TEST_SORTED_1PCT_SWAPS:
-    fill_random(out, n, type, &rng, 1);
-    test_reference_sort(out, NULL, 0, n, type, 0);
-    if (distribution == TEST_REVERSE_SORTED) reverse_elements(out, n, type);
-    if (distribution == TEST_SORTED_1PCT_SWAPS && n >= 2) {
-      size_t swaps = n / 100 ? n / 100 : 1;
-      for (size_t s = 0; s < swaps; s++) {
-        size_t first, second;
-        two_indices(&rng, n, &first, &second);
-        swap_elements(out, first, second, type);
-      }
-    }
-    break;
-  case TEST_ORGAN_PIPE: {
-    size_t half = (n + 1) / 2;
-    fill_random(out, half, type, &rng, 1);
-    test_reference_sort(out, NULL, 0, half, type, 0);
-    for (size_t i = half; i < n; i++) {
-      test_store_bits(out, i, type, test_load_bits(out, n - 1 - i, type));
-    }
-    break;
-  }
-  case TEST_SAWTOOTH: {
-    size_t ramp = parameter < n ? parameter : n;
-    fill_random(out, ramp, type, &rng, 1);
-    test_reference_sort(out, NULL, 0, ramp, type, 0);
-    for (size_t i = ramp; i < n; i++) {
-      test_store_bits(out, i, type, test_load_bits(out, i % parameter, type));
-    }
-    break;
-  }
-  case TEST_FEW_UNIQUE:
-    generate_few_unique(out, n, type, &rng, parameter);
-    break;
-  case TEST_ENTROPY_REDUCED:
-    for (size_t i = 0; i < n; i++) {
-      uint64_t bits = UINT64_MAX;
-      for (size_t word = 0; word < parameter; word++) bits &= test_rng_next64(&rng);
-      test_store_bits(out, i, type, bits);
-    }
-    break;
-  case TEST_HIGH_BIT_ONLY:
-  case TEST_LOW_BIT_ONLY: {
-    uint64_t bit = distribution == TEST_HIGH_BIT_ONLY ? top_bit(type) : 1;
-    /* Finite bits stay finite with the sign or the lowest mantissa bit
-     * changed. */
-    uint64_t base = random_element(&rng, type, 1) & ~bit;
-    for (size_t i = 0; i < n; i++) {
-      test_store_bits(out, i, type, (test_rng_next64(&rng) >> 32) & 1 ? base | bit : base);
-    }
-    break;
-  }
-  case TEST_FLOAT_SPECIALS:
-    if (test_type_is_float(type)) {
-      generate_float_specials(out, n, type, &rng);
+    case TEST_UNIFORM:
+      fill_random(out, n, type, &rng, 0);
+      break;
+    case TEST_ALL_EQUAL: {
+      uint64_t bits = random_element(&rng, type, 1);
+      for (size_t i = 0; i < n; i++) test_store_bits(out, i, type, bits);
       break;
     }
-    generate_min_max_mixed(out, n, type, &rng);
-    break;
-  case TEST_MIN_MAX_MIXED:
-    generate_min_max_mixed(out, n, type, &rng);
-    break;
-  case TEST_SMALL_INTEGERS:
-    generate_small_integers(out, n, type, &rng, parameter);
-    break;
-  default:
-    fail_msg("test data: no such distribution %d", (int)distribution);
+    case TEST_SORTED:
+    case TEST_REVERSE_SORTED:
+    case TEST_SORTED_1PCT_SWAPS:
+      fill_random(out, n, type, &rng, 1);
+      test_reference_sort(out, NULL, 0, n, type, 0);
+      if (distribution == TEST_REVERSE_SORTED) reverse_elements(out, n, type);
+      if (distribution == TEST_SORTED_1PCT_SWAPS && n >= 2) {
+        size_t swaps = n / 100 ? n / 100 : 1;
+        for (size_t s = 0; s < swaps; s++) {
+          size_t first, second;
+          two_indices(&rng, n, &first, &second);
+          swap_elements(out, first, second, type);
+        }
+      }
+      break;
+    case TEST_ORGAN_PIPE: {
+      size_t half = (n + 1) / 2;
+      fill_random(out, half, type, &rng, 1);
+      test_reference_sort(out, NULL, 0, half, type, 0);
+      for (size_t i = half; i < n; i++) {
+        test_store_bits(out, i, type, test_load_bits(out, n - 1 - i, type));
+      }
+      break;
+    }
+    case TEST_SAWTOOTH: {
+      size_t ramp = parameter < n ? parameter : n;
+      fill_random(out, ramp, type, &rng, 1);
+      test_reference_sort(out, NULL, 0, ramp, type, 0);
+      for (size_t i = ramp; i < n; i++) {
+        test_store_bits(out, i, type, test_load_bits(out, i % parameter, type));
+      }
+      break;
+    }
+    case TEST_FEW_UNIQUE:
+      generate_few_unique(out, n, type, &rng, parameter);
+      break;
+    case TEST_ENTROPY_REDUCED:
+      for (size_t i = 0; i < n; i++) {
+        uint64_t bits = UINT64_MAX;
+        for (size_t word = 0; word < parameter; word++) bits &= test_rng_next64(&rng);
+        test_store_bits(out, i, type, bits);
+      }
+      break;
+    case TEST_HIGH_BIT_ONLY:
+    case TEST_LOW_BIT_ONLY: {
+      uint64_t bit = distribution == TEST_HIGH_BIT_ONLY ? top_bit(type) : 1;
+      /* Finite bits stay finite with the sign or the lowest mantissa bit
+       * changed. */
+      uint64_t base = random_element(&rng, type, 1) & ~bit;
+      for (size_t i = 0; i < n; i++) {
+        test_store_bits(out, i, type, (test_rng_next64(&rng) >> 32) & 1 ? base | bit : base);
+      }
+      break;
+    }
+    case TEST_FLOAT_SPECIALS:
+      if (test_type_is_float(type)) {
+        generate_float_specials(out, n, type, &rng);
+        break;
+      }
+      generate_min_max_mixed(out, n, type, &rng);
+      break;
+    case TEST_MIN_MAX_MIXED:
+      generate_min_max_mixed(out, n, type, &rng);
+      break;
+    case TEST_SMALL_INTEGERS:
+      generate_small_integers(out, n, type, &rng, parameter);
+      break;
+    default:
+      fail_msg("test data: no such distribution %d", (int)distribution);
   }
 }
 
@@ -778,8 +771,8 @@ void test_describe_case(const test_case *c, char *text, size_t size) {
   }
   char distribution[64];
   if (test_distribution_has_parameter(c->distribution) || c->parameter != 0) {
-    snprintf(distribution, sizeof distribution, "%s(%zu)",
-             test_distribution_name(c->distribution), c->parameter);
+    snprintf(distribution, sizeof distribution, "%s(%zu)", test_distribution_name(c->distribution),
+             c->parameter);
   } else {
     snprintf(distribution, sizeof distribution, "%s", test_distribution_name(c->distribution));
   }
@@ -789,8 +782,7 @@ void test_describe_case(const test_case *c, char *text, size_t size) {
 }
 
 /* Whether one element matches under the rules of test_compare. */
-static int element_matches(uint64_t actual, uint64_t expected, test_type type,
-                           double float_bound) {
+static int element_matches(uint64_t actual, uint64_t expected, test_type type, double float_bound) {
   if (actual == expected) return 1;
   if (!test_type_is_float(type) || float_bound == 0) return 0;
   int actual_nan = bits_are_nan(actual, type), expected_nan = bits_are_nan(expected, type);
@@ -839,10 +831,11 @@ int test_compare(const void *actual, const void *expected, size_t n, test_type t
   int digits = (int)(2 * test_type_size(type));
   uint64_t run_seed = test_seed();
   print_error("mismatch: %s\n", description);
-  print_error("  compared n=%zu type=%s, float bound %g; run seed %llu "
-              "(CLGPU_TEST_SEED=%llu replays it)\n",
-              n, test_type_name(type), float_bound, (unsigned long long)run_seed,
-              (unsigned long long)run_seed);
+  print_error(
+      "  compared n=%zu type=%s, float bound %g; run seed %llu "
+      "(CLGPU_TEST_SEED=%llu replays it)\n",
+      n, test_type_name(type), float_bound, (unsigned long long)run_seed,
+      (unsigned long long)run_seed);
   print_error("  first difference at index %zu: actual %s (0x%0*llx), expected %s (0x%0*llx)\n",
               first, actual_text, digits, (unsigned long long)a, expected_text, digits,
               (unsigned long long)e);

@@ -210,9 +210,15 @@ void test_reference_argsort(const void *keys, size_t n, test_type type, int desc
 void test_reference_scan(const void *in, void *out, size_t n, test_type type, int inclusive);
 
 /* The sum of n elements into *result (one element of `type`), added as the
- * scan adds them; +0 for n = 0. A device that adds in another order rounds
- * floats differently: compare float sums with a bound, or use
- * TEST_SMALL_INTEGERS. */
+ * scan adds them; +0 for n = 0.
+ *
+ * For float scans and sums: a device that adds in another order rounds
+ * differently, and random finite bit patterns (most distributions) overflow
+ * to infinities whose sign depends on the order. Compare float sums with a
+ * bound, or use TEST_SMALL_INTEGERS, whose sums are exact. Where NaNs meet,
+ * which NaN comes out depends on the operand order the compiler or device
+ * picks, even here on the host: compare such results with a bound > 0 (any
+ * NaN matches any NaN), never bit for bit. */
 void test_reference_reduce_sum(const void *in, size_t n, test_type type, void *result);
 
 /* The smallest or largest element by test_order_key, ignoring NaNs: -0 is
@@ -260,11 +266,11 @@ int test_compare(const void *actual, const void *expected, size_t n, test_type t
                  double float_bound, const test_case *c);
 
 /* Fail the test unless test_compare matches; the report says what differed. */
-#define assert_same(actual, expected, n, type, bound, c)                 \
-  do {                                                                   \
+#define assert_same(actual, expected, n, type, bound, c)                  \
+  do {                                                                    \
     if (!test_compare((actual), (expected), (n), (type), (bound), (c))) { \
-      fail();                                                            \
-    }                                                                    \
+      fail();                                                             \
+    }                                                                     \
   } while (0)
 
 #endif

@@ -8,5 +8,8 @@
 #include <clgpu/status.h>
 #include <clgpu/context.h>
 #include <clgpu/program.h>
+#include <clgpu/array.h>
+#include <clgpu/alloc.h>
+#include <clgpu/copy.h>
 
 #endif

@@ -97,7 +97,17 @@ extern "C" {
   X(KERNEL_SOURCE_NOT_FOUND, -2007, "no kernel source of that name")                           \
   X(UNSUPPORTED_FEATURE, -2008, "the device lacks a feature the call needs")                   \
   X(IO_ERROR, -2009, "a file operation failed")                                                \
-  X(INTERNAL_ERROR, -2010, "internal error in clgpu")
+  X(INTERNAL_ERROR, -2010, "internal error in clgpu")                                       \
+  X(MISALIGNED_VIEW, -2011, "an array's offset is not a multiple of its element size")      \
+  X(VIEW_OUT_OF_BOUNDS, -2012, "an array reaches outside its buffer")                        \
+  X(RESHAPE_NEEDS_COPY, -2013, "the reshape is impossible without a copy")                   \
+  X(REINTERPRET_IMPOSSIBLE, -2014, "the array cannot be seen as that element type")          \
+  X(BROADCAST_IMPOSSIBLE, -2015, "the shapes cannot be broadcast together")                  \
+  X(SHAPE_MISMATCH, -2016, "the arrays' shapes differ")                                      \
+  X(TYPE_MISMATCH, -2017, "the arrays' element types differ")                                \
+  X(INVALID_OUTPUT, -2018, "an output array cannot be written (broadcast or self-overlapping)") \
+  X(ALLOC_SCOPE_OPEN, -2019, "the allocation cache still has a scope open")                  \
+  X(ALLOC_SCOPE_MISMATCH, -2020, "no matching allocation scope is open on this thread")
 
 typedef enum clgpu_status {
 #define CLGPU__STATUS_ENUM(suffix, value, text) CLGPU_##suffix = value,

@@ -1,0 +1,103 @@
+/* Device allocations through the library, and the caching allocator.
+ *
+ * clgpu_buffer_create and clgpu_buffer_release are how the library makes its
+ * temporaries and how a caller can make buffers that take part in caching.
+ * Outside a cache scope they are clCreateBuffer and clReleaseMemObject.
+ *
+ * Inside a scope that the calling thread opened on a context with
+ * clgpu_alloc_scope_begin, a request is served from the cache's free pool
+ * when the pool holds a block of the same size class, memory flags and
+ * OpenCL context that is safe to reuse, and made new otherwise. Blocks are
+ * keyed by byte size class (sizes rounded up to one of four steps per power
+ * of two), never by shape. When the scope ends, the blocks allocated in it
+ * that are still outstanding go back to the pool: the caller promises not to
+ * use them after the scope (as with GPUArrays' @cached). A block released or
+ * returned is reusable at once on the same in-order queue (later commands
+ * run after earlier ones); on another queue, or an out-of-order one, only
+ * after a marker enqueued at its release has completed, never earlier.
+ *
+ * Scopes nest and are per thread: each thread opens its own, possibly on the
+ * same cache (the cache is locked). An "uncached" scope inside a cached one
+ * opts out: what is allocated in it is made and released plainly and may
+ * outlive every scope. */
+#ifndef CLGPU_ALLOC_H
+#define CLGPU_ALLOC_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <clgpu/api.h>
+#include <clgpu/context.h>
+#include <clgpu/status.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct clgpu_alloc_cache clgpu_alloc_cache;
+
+/* Make an empty cache. Errors: CLGPU_INVALID_ARGUMENT,
+ * CLGPU_CL_OUT_OF_HOST_MEMORY. */
+CLGPU_API clgpu_status clgpu_alloc_cache_create(clgpu_alloc_cache **out);
+
+/* Release every block the cache holds and the cache. NULL is allowed.
+ * Unlike other destroy functions this one can refuse: while any thread has
+ * a scope open on the cache it returns CLGPU_ALLOC_SCOPE_OPEN and frees
+ * nothing. Blocks handed out and not yet released stay valid (the caller
+ * still owns them and releases them with clReleaseMemObject). */
+CLGPU_API clgpu_status clgpu_alloc_cache_destroy(clgpu_alloc_cache *cache);
+
+/* Open a cached scope on the calling thread for allocations on `context`,
+ * served by `cache`. Scopes nest (a later begin on the same thread pushes a
+ * new scope, on any cache). Errors: CLGPU_INVALID_ARGUMENT. */
+CLGPU_API clgpu_status clgpu_alloc_scope_begin(clgpu_context *context, clgpu_alloc_cache *cache);
+
+/* Open an uncached scope on the calling thread: allocations in it bypass
+ * every cache until the matching end. Errors: CLGPU_INVALID_ARGUMENT. */
+CLGPU_API clgpu_status clgpu_alloc_uncached_begin(clgpu_context *context);
+
+/* Close the innermost scope of the calling thread, which must have been
+ * opened on `context`. A cached scope returns its outstanding blocks to the
+ * pool. Errors: CLGPU_ALLOC_SCOPE_MISMATCH (no scope open on this thread, or
+ * the innermost one is on another context). */
+CLGPU_API clgpu_status clgpu_alloc_scope_end(clgpu_context *context);
+
+/* Allocate `size` bytes (size > 0) with `flags` on the context, through the
+ * innermost scope of the calling thread if any. CL_MEM_USE_HOST_PTR and
+ * CL_MEM_COPY_HOST_PTR are refused (a cached block has no host pointer).
+ * A block from the cache may be larger than asked (its size class) and holds
+ * whatever it held before. Errors: CLGPU_INVALID_ARGUMENT, OpenCL's codes
+ * from clCreateBuffer (CLGPU_CL_INVALID_BUFFER_SIZE above the device's
+ * max allocation). */
+CLGPU_API clgpu_status clgpu_buffer_create(clgpu_context *context, cl_mem_flags flags,
+                                           size_t size, cl_mem *out);
+
+/* Give back a buffer from clgpu_buffer_create. A cached block returns to its
+ * cache's pool (reusable on the same in-order queue at once, elsewhere once
+ * the work enqueued before this call has completed); any other buffer is
+ * released. NULL does nothing. */
+CLGPU_API void clgpu_buffer_release(clgpu_context *context, cl_mem buffer);
+
+/* Counters of a cache since it was made. */
+typedef struct clgpu_alloc_stats {
+  uint64_t hits;               /* requests served from the pool */
+  uint64_t misses;             /* requests that made a new block */
+  uint64_t device_allocations; /* clCreateBuffer calls the cache made */
+  uint64_t bytes_held;         /* bytes of blocks in the pool, free */
+  uint64_t bytes_in_use;       /* bytes of blocks handed out */
+  uint64_t peak_bytes;         /* largest bytes_held + bytes_in_use seen */
+} clgpu_alloc_stats;
+
+CLGPU_API clgpu_status clgpu_alloc_cache_stats(const clgpu_alloc_cache *cache,
+                                               clgpu_alloc_stats *stats);
+
+/* Release free blocks until at most `keep_bytes` are held. Blocks in use are
+ * not touched. *released (if not NULL) receives the bytes released. */
+CLGPU_API clgpu_status clgpu_alloc_cache_trim(clgpu_alloc_cache *cache, size_t keep_bytes,
+                                              size_t *released);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

@@ -1,0 +1,41 @@
+/* Copying between array views on the device. */
+#ifndef CLGPU_COPY_H
+#define CLGPU_COPY_H
+
+#include <clgpu/api.h>
+#include <clgpu/array.h>
+#include <clgpu/context.h>
+#include <clgpu/status.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Copy `source` into `destination`, element by element in index order: two
+ * views of the same shape and type, each with any strides (negative and
+ * broadcast sources included). Asynchronous on the context's queue: waits
+ * for the `num_events` events of `wait_list`, and when `event` is not NULL
+ * returns an event that completes with the copy. Nothing blocks.
+ *
+ * Overlap: when the destination may alias the source (clgpu_may_alias) and
+ * is not exactly the same view (clgpu_array_same), the source is first copied
+ * to a temporary (allocated through clgpu_buffer_create, so a cache scope
+ * serves it), so the result equals a copy through a fresh buffer. Copying a
+ * view onto itself enqueues nothing but a marker.
+ *
+ * Errors, with nothing enqueued and no event made: CLGPU_INVALID_ARGUMENT
+ * (NULL context or arrays, a wait list that does not match num_events),
+ * CLGPU_SHAPE_MISMATCH, CLGPU_TYPE_MISMATCH, CLGPU_INVALID_OUTPUT (a
+ * destination with a stride 0 on a dimension longer than 1, or whose
+ * elements overlap each other), the errors of clgpu_array_check for either
+ * view, and OpenCL's codes. Elements are moved as bytes of their size, so
+ * half and double copy on devices without fp16 or fp64. */
+CLGPU_API clgpu_status clgpu_copy(clgpu_context *context, const clgpu_array *destination,
+                                  const clgpu_array *source, cl_uint num_events,
+                                  const cl_event *wait_list, cl_event *event);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

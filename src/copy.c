@@ -1,0 +1,3 @@
+/* Being written. */
+#include "internal.h"
+typedef int clgpu__placeholder_copy;

@@ -1,0 +1,1619 @@
+/* A libFuzzer target for the public API's argument checks. The input bytes
+ * are decoded into a sequence of calls with hostile arguments, and every call
+ * is held to what its header promises: no crash, no sanitizer report, only a
+ * status the header documents for that function, a detail message on every
+ * failure (and an untouched one on success), and no change to anything the
+ * call should leave alone. A violation prints what happened and aborts, which
+ * libFuzzer reports as a crash and which makes tests/fuzz_replay.c, the
+ * driver that replays the checked-in corpus as an ordinary test, fail.
+ *
+ * The input format, so that corpus files can be written by hand: a sequence
+ * of operations, each an opcode byte (taken modulo OP_COUNT, see the enum
+ * below) followed by the bytes its arguments take, in the order each op_*
+ * function reads them. Running out of bytes reads zeros. A string argument
+ * starts with a byte B: 0 is NULL, 1 to 127 is B - 1 raw bytes (at most 64)
+ * that follow, and 128 and up is entry B - 128 (modulo its size) of that
+ * argument's dictionary.
+ *
+ * One context made on first use serves every input, with one program built
+ * from a fixed source, so that most inputs run in microseconds. Calls that
+ * could reach the OpenCL compiler are bounded: a handful of fixed requests
+ * build once and are then served from memory, and after NOVEL_BUILD_BUDGET
+ * builds of other requests the fuzzer spoils every further such request with
+ * a refused build option, so that it does not spend its time in POCL's
+ * compiler. */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <clgpu/clgpu.h>
+
+/* The entry points libFuzzer calls, and the device the replay driver prints. */
+int LLVMFuzzerInitialize(int *argc, char ***argv);
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+const clgpu_device_info *fuzz_api_device_info(void);
+
+enum {
+  OP_STATUS_NAMES,
+  OP_ACCESSORS,
+  OP_CACHE_STATS,
+  OP_KERNEL_SOURCE,
+  OP_DEVICE_LIST,
+  OP_DEVICE_SELECT,
+  OP_PROGRAM_GET,
+  OP_PROGRAM_GET_NAMED,
+  OP_KERNEL_ACQUIRE,
+  OP_KERNEL_RELEASE,
+  OP_DISK_CACHE_CLEAR,
+  OP_CONTEXT_WRAP,
+  OP_CONTEXT_CREATE,
+  OP_COUNT
+};
+
+/* Bounds that keep one input cheap and its effects small. */
+#define MAX_TEXT 64
+#define MAX_OPS 64
+#define MAX_LEASES 16
+#define MAX_STALE 8
+#define MAX_DEFINES 4
+#define POOL_SIZE 8
+#define CREATES_PER_INPUT 2
+#define NOVEL_BUILD_BUDGET 20
+#define LONG_LENGTH 300
+#define HUGE_LENGTH 20000
+#define KNOWN_VARIANTS 15
+#define CACHE_PATH_CHOICES 12
+
+/* ---- the long-lived state ---- */
+
+/* Everything made once per process. Programs stay valid until their context
+ * is destroyed, so pointers to them can be kept across inputs. */
+typedef struct fuzz_world {
+  int ready;
+  char *scratch;              /* the private temporary folder; nothing is written elsewhere */
+  clgpu_context *context;     /* the context every program call uses */
+  clgpu_context *other;       /* a second context on the same device */
+  clgpu_program *program;     /* the fixed source, no defines, no options: has kernel "k" */
+  cl_device_id sub_device;    /* a sub-device with a context and queue of its own, when */
+  cl_context sub_context;     /* the device can be partitioned; NULL otherwise */
+  cl_command_queue sub_queue;
+  char *listing;              /* the full device listing, for clgpu_device_list's prefixes */
+  size_t listing_length;
+  char sentinel[512];         /* the message the priming failure leaves */
+  char *cache_paths[CACHE_PATH_CHOICES];
+  clgpu_program *pool[POOL_SIZE]; /* programs the kernel operations lease from */
+  size_t pool_count;
+  unsigned novel_builds;
+  int variant_built[KNOWN_VARIANTS];
+  clgpu_cache_stats last_stats;
+} fuzz_world;
+
+static fuzz_world world;
+
+/* Long arguments: an identifier longer than any token buffer, and a text
+ * longer than the 16 KiB detail message, so that the messages that quote them
+ * are cut. Filled in at setup. */
+static char long_identifier[LONG_LENGTH + 1];
+static char huge_text[HUGE_LENGTH + 1];
+static char long_define_option[LONG_LENGTH + 3];
+
+/* Options are assembled from up to three dictionary entries, and a spoiled
+ * request appends one more token; both can hold three huge texts. */
+static char options_text[3 * (HUGE_LENGTH + 2) + 1];
+static char spoiled_options[sizeof options_text + 32];
+
+/* Addresses that are not OpenCL handles: written into out-parameters before a
+ * call so that a failed call that leaves them alone is seen. Never passed to
+ * OpenCL. */
+static char not_a_handle;
+#define STALE_PLATFORM ((cl_platform_id)(void *)&not_a_handle)
+#define STALE_DEVICE ((cl_device_id)(void *)&not_a_handle)
+#define STALE_CONTEXT ((clgpu_context *)(void *)&not_a_handle)
+#define STALE_PROGRAM ((clgpu_program *)(void *)&not_a_handle)
+#define STALE_KERNEL ((cl_kernel)(void *)&not_a_handle)
+#define STALE_TEXT ((char *)&not_a_handle)
+
+/* ---- reading the input ---- */
+
+typedef struct byte_reader {
+  const uint8_t *data;
+  size_t size;
+  size_t used;
+} byte_reader;
+
+static uint8_t take_byte(byte_reader *in) { return in->used < in->size ? in->data[in->used++] : 0; }
+
+static uint32_t take_u32(byte_reader *in) {
+  uint32_t value = 0;
+  for (int i = 0; i < 4; i++) value |= (uint32_t)take_byte(in) << (8 * i);
+  return value;
+}
+
+static uint64_t take_u64(byte_reader *in) {
+  uint64_t value = take_u32(in);
+  return value | (uint64_t)take_u32(in) << 32;
+}
+
+/* A count: mostly small, often at the edges of size_t and int. */
+static size_t take_count(byte_reader *in) {
+  uint8_t kind = take_byte(in) % 8;
+  switch (kind) {
+    case 0: return 0;
+    case 1: return take_byte(in);
+    case 2: return SIZE_MAX;
+    case 3: return SIZE_MAX - take_byte(in);
+    case 4: return (size_t)1 << (take_byte(in) % (sizeof(size_t) * CHAR_BIT));
+    case 5: return (size_t)INT_MAX + take_byte(in);
+    case 6: return (size_t)take_u64(in);
+    default: return SIZE_MAX / 2 + take_byte(in);
+  }
+}
+
+/* An int: small values, OpenCL's band, clgpu's band, and both ends. */
+static int take_int(byte_reader *in) {
+  uint8_t kind = take_byte(in) % 8;
+  switch (kind) {
+    case 0: return (int8_t)take_byte(in);
+    case 1: return INT_MIN;
+    case 2: return INT_MAX;
+    case 3: return -2000 - (int)take_byte(in);
+    case 4: {
+      uint32_t bits = take_u32(in);
+      int32_t value;
+      memcpy(&value, &bits, sizeof value);
+      return value;
+    }
+    case 5: return -(int)take_byte(in);
+    case 6: return INT_MIN + (int)take_byte(in);
+    default: return INT_MAX - (int)take_byte(in);
+  }
+}
+
+/* A string argument: NULL, raw bytes into `buffer`, or a dictionary entry. */
+static const char *take_text(byte_reader *in, const char *const *dictionary, size_t count,
+                             char buffer[MAX_TEXT + 1]) {
+  uint8_t head = take_byte(in);
+  if (head == 0) return NULL;
+  if (head >= 0x80) return dictionary[(size_t)(head - 0x80) % count];
+  size_t length = (size_t)head - 1;
+  if (length > MAX_TEXT) length = MAX_TEXT;
+  for (size_t i = 0; i < length; i++) buffer[i] = (char)take_byte(in);
+  buffer[length] = '\0';
+  return buffer;
+}
+
+#define COUNT_OF(array) (sizeof(array) / sizeof((array)[0]))
+#define TAKE_TEXT(in, dictionary, buffer) take_text((in), (dictionary), COUNT_OF(dictionary), (buffer))
+
+/* ---- dictionaries ---- */
+
+static const char *const selector_words[] = {
+    "",         " ",          "0",           "0:0",
+    " 0:0\n",   "1",          "0:1",         "1:0",
+    "1:",       ":0",         ":",           "0::0",
+    "0:0:0",    "00000000000000000",         "999999999",
+    "0:999999999",            "4294967296",  "1234567890",
+    "-1",       "+0",         "0x0",         "pocl",
+    "POCL",     "cpu",        "Portable",    "nvidia",
+    "%s%s%n%x", "\t\r\n\v\f", "\xff\xfe",    long_identifier,
+    huge_text,
+};
+
+static const char *const source_name_words[] = {
+    "fill",  "FILL",    "fill.cl", "../fill",        "/etc/passwd",   "",
+    "scan",  "fill\n",  "fi ll",   "-",              "_",             "fill-",
+    "%s%n",  "fuzz: sentinel",     long_identifier,  huge_text,
+};
+
+static const char *const kernel_name_words[] = {
+    "k",      "",         "K",    " k",     "k ",         "clgpu_fill",    "clgpu_iota",
+    "k\n",    "%s%n",     "main", "kk",     "\xff",       long_identifier, huge_text,
+};
+
+static const char *const define_name_words[] = {
+    "FUZZ_VALUE", "CLGPU_T", "_",       "x1",      "1x",          "",
+    "a-b",        "a b",     "x\n",     "\xce\xa9", "__OPENCL_VERSION__", "defined",
+    "k",          "FUZZ_EMPTY",         long_identifier,           huge_text,
+};
+
+static const char *const define_value_words[] = {
+    "",   "1",  "2",     "uint",        "1\n", "\r",     "a\rb",           "\"",
+    "/*", "\\", "1 \\",  "#error fuzz", "%s%n", "0x7fffffff", "(1/0)", huge_text,
+};
+
+static const char *const option_words[] = {
+    "-w",
+    "-Werror",
+    "-cl-opt-disable",
+    "-cl-mad-enable",
+    "-cl-kernel-arg-info",
+    "-cl-single-precision-constant",
+    "-cl-fast-relaxed-math",
+    "-cl-finite-math-only",
+    "-cl-no-signed-zeros",
+    "-cl-unsafe-math-optimizations",
+    "-cl-denorms-are-zero",
+    "-cl-std=CL2.0",
+    "-cl-std",
+    "-D",
+    "-DX",
+    "-D X",
+    "-DX=1",
+    "-D1",
+    "-D=",
+    "-I/tmp",
+    "-o",
+    "  ",
+    "\t",
+    "\v",
+    "\n",
+    "-DX=\"",
+    "-w\v-cl-std=CL2.0",
+    long_define_option,
+    long_identifier,
+    huge_text,
+};
+
+static const char *const source_words[] = {
+    "__kernel void k(void) {}\n",
+    "__kernel void k(",
+    "#error fuzz\n",
+    "#include <fuzz_missing.h>\n",
+    "__kernel void k(__global int *p) { p[0] = FUZZ_VALUE; }\n",
+    "",
+    "/*",
+    "\xff\xfe",
+    "__kernel void k(__global double *p) { p[0] = 1.0; }\n",
+    huge_text,
+};
+
+/* The fixed valid source: kernel "k", with a value a define may change. */
+static const char fixed_source[] =
+    "#ifndef FUZZ_VALUE\n"
+    "#define FUZZ_VALUE 1\n"
+    "#endif\n"
+    "__kernel void k(__global int *out) { out[get_global_id(0)] = FUZZ_VALUE; }\n";
+
+/* A source that never builds: a failed build is not cached, so every request
+ * for it reaches the compiler and counts against the budget. */
+static const char broken_source[] =
+    "__kernel void k(__global int *out) { out[0] = fuzz_undefined_name; }\n";
+
+/* The fixed define sets and options of the requests that build once. */
+static const clgpu_define value_two[] = {{"FUZZ_VALUE", "2"}};
+static const clgpu_define element_uint[] = {{"CLGPU_T", "uint"}};
+static const clgpu_define value_three_and_bare[] = {{"FUZZ_VALUE", "3"}, {"FUZZ_EMPTY", NULL}};
+static const struct {
+  const clgpu_define *defines;
+  size_t count;
+} known_define_sets[] = {
+    {NULL, 0},
+    {value_two, 1},
+    {element_uint, 1},
+    {value_three_and_bare, 2},
+};
+static const char *const known_options[] = {NULL, "-w", "-cl-opt-disable -DFUZZ_FLAG"};
+
+/* ---- reporting ---- */
+
+/* A string as a report can show it: quoted, escaped, cut. */
+static const char *quoted(const char *text, char out[128]) {
+  if (!text) return "NULL";
+  size_t used = 0, length = strlen(text), shown = 0;
+  out[used++] = '"';
+  for (; shown < length && used < 100; shown++) {
+    unsigned char c = (unsigned char)text[shown];
+    if (c >= 0x20 && c < 0x7f && c != '"' && c != '\\') {
+      out[used++] = (char)c;
+    } else {
+      used += (size_t)snprintf(out + used, 128 - used, "\\x%02x", c);
+    }
+  }
+  out[used++] = '"';
+  if (shown < length) used += (size_t)snprintf(out + used, 128 - used, "...(%zu bytes)", length);
+  out[used < 128 ? used : 127] = '\0';
+  return out;
+}
+
+static void violation(const char *call, const char *format, ...) {
+  char detail[1024];
+  va_list args;
+  va_start(args, format);
+  vsnprintf(detail, sizeof detail, format, args);
+  va_end(args);
+  char message[128];
+  fprintf(stderr, "fuzz_api: contract violated by %s: %s\n  clgpu_last_error(): %s\n", call,
+          detail, quoted(clgpu_last_error(), message));
+  fflush(stderr);
+  abort();
+}
+
+/* Setup failures are the environment's, not the library's: no OpenCL device,
+ * no temporary folder. They end the process without a crash report. */
+static void setup_failed(const char *what, clgpu_status status) {
+  fprintf(stderr, "fuzz_api: setup failed: %s: %s (%d): %s\n", what, clgpu_status_name(status),
+          (int)status, clgpu_last_error());
+  exit(1);
+}
+
+/* ---- the contract every call is held to ---- */
+
+typedef struct status_set {
+  const clgpu_status *codes;
+  size_t count;
+  int opencl_codes; /* the header also allows "OpenCL's codes" */
+} status_set;
+
+#define STATUS_SET(array, opencl) ((status_set){(array), COUNT_OF(array), (opencl)})
+
+static const clgpu_status select_statuses[] = {CLGPU_SUCCESS, CLGPU_NO_PLATFORM, CLGPU_NO_DEVICE,
+                                               CLGPU_INVALID_DEVICE_SELECTOR,
+                                               CLGPU_INVALID_ARGUMENT};
+static const clgpu_status create_statuses[] = {CLGPU_SUCCESS, CLGPU_INVALID_ARGUMENT,
+                                               CLGPU_NO_PLATFORM, CLGPU_NO_DEVICE,
+                                               CLGPU_INVALID_DEVICE_SELECTOR};
+static const clgpu_status wrap_statuses[] = {CLGPU_SUCCESS, CLGPU_INVALID_ARGUMENT,
+                                             CLGPU_MISMATCHED_OBJECTS};
+static const clgpu_status program_statuses[] = {CLGPU_SUCCESS, CLGPU_INVALID_ARGUMENT,
+                                                CLGPU_FORBIDDEN_BUILD_OPTION,
+                                                CLGPU_CL_BUILD_PROGRAM_FAILURE};
+/* clgpu_program_get_named adds what clgpu_kernel_source can give. */
+static const clgpu_status named_statuses[] = {
+    CLGPU_SUCCESS, CLGPU_INVALID_ARGUMENT, CLGPU_FORBIDDEN_BUILD_OPTION,
+    CLGPU_CL_BUILD_PROGRAM_FAILURE, CLGPU_KERNEL_SOURCE_NOT_FOUND};
+static const clgpu_status acquire_statuses[] = {CLGPU_SUCCESS, CLGPU_INVALID_ARGUMENT,
+                                                CLGPU_CL_INVALID_KERNEL_NAME};
+static const clgpu_status source_statuses[] = {CLGPU_SUCCESS, CLGPU_INVALID_ARGUMENT,
+                                               CLGPU_KERNEL_SOURCE_NOT_FOUND,
+                                               CLGPU_CL_OUT_OF_HOST_MEMORY};
+static const clgpu_status list_statuses[] = {CLGPU_SUCCESS, CLGPU_NO_PLATFORM,
+                                             CLGPU_INVALID_ARGUMENT};
+static const clgpu_status clear_statuses[] = {CLGPU_SUCCESS, CLGPU_IO_ERROR,
+                                              CLGPU_INVALID_ARGUMENT};
+static const clgpu_status stats_statuses[] = {CLGPU_SUCCESS, CLGPU_INVALID_ARGUMENT};
+
+/* The codes OpenCL itself defines, as <clgpu/status.h> passes them through. */
+static int is_opencl_code(clgpu_status status) {
+  return (status <= -1 && status >= -19) || (status <= -30 && status >= -72) ||
+         status == CLGPU_CL_PLATFORM_NOT_FOUND_KHR;
+}
+
+static int documented(clgpu_status status, status_set set) {
+  for (size_t i = 0; i < set.count; i++) {
+    if (set.codes[i] == status) return 1;
+  }
+  return set.opencl_codes && is_opencl_code(status);
+}
+
+/* The detail message stays until the next failure, so a failure that sets no
+ * message would show an older one. Before each call a deliberate failure
+ * leaves a known message (the sentinel); afterwards a failure must have
+ * replaced it and a success must have left it alone. */
+static const char sentinel_name[] = "fuzz: sentinel";
+
+static void prime_last_error(void) {
+  char *source = NULL;
+  (void)clgpu_kernel_source(sentinel_name, &source, NULL);
+  free(source);
+}
+
+/* `may_repeat` is set when the call was given the sentinel's own argument and
+ * may legitimately leave the same text. */
+static void check_call(const char *call, clgpu_status status, status_set set, int may_repeat) {
+  if (!documented(status, set)) {
+    violation(call, "returned %s (%d), which its header does not document",
+              clgpu_status_name(status), (int)status);
+  }
+  const char *message = clgpu_last_error();
+  if (!message) violation(call, "clgpu_last_error() returned NULL");
+  if (status == CLGPU_SUCCESS) {
+    if (strcmp(message, world.sentinel) != 0) {
+      violation(call, "succeeded but changed clgpu_last_error(), which only a failure may set");
+    }
+  } else {
+    if (!*message) violation(call, "failed with %s and an empty message", clgpu_status_name(status));
+    if (!may_repeat && strcmp(message, world.sentinel) == 0) {
+      violation(call, "failed with %s without setting a message", clgpu_status_name(status));
+    }
+  }
+}
+
+static void expect_status(const char *call, clgpu_status status, clgpu_status expected,
+                          const char *why) {
+  if (status != expected) {
+    violation(call, "returned %s, expected %s (%s)", clgpu_status_name(status),
+              clgpu_status_name(expected), why);
+  }
+}
+
+/* No-op calls (destroying NULL, releasing nothing) must not touch the message. */
+static void check_message_untouched(const char *call) {
+  if (strcmp(clgpu_last_error(), world.sentinel) != 0) {
+    violation(call, "changed clgpu_last_error() though it cannot fail");
+  }
+}
+
+/* ---- files and folders, all under the private temporary folder ---- */
+
+/* Make a folder and its parents; errors surface when the folder is used. */
+static void make_folders(const char *path) {
+  char *copy = strdup(path);
+  if (!copy) return;
+  for (char *p = copy + 1; *p; p++) {
+    if (*p != '/') continue;
+    *p = '\0';
+    mkdir(copy, 0755);
+    *p = '/';
+  }
+  mkdir(copy, 0755);
+  free(copy);
+}
+
+/* Remove a folder and everything under it. It works from folder handles,
+ * because the fuzzer makes paths deeper than PATH_MAX, and it restores
+ * permissions first, because one folder is made unreadable on purpose. */
+static void remove_tree_at(int parent, const char *name, int depth) {
+  if (depth > 64) return;
+  fchmodat(parent, name, 0700, 0);
+  int folder = openat(parent, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+  if (folder < 0) {
+    unlinkat(parent, name, 0);
+    return;
+  }
+  DIR *entries = fdopendir(folder);
+  if (!entries) {
+    close(folder);
+    return;
+  }
+  struct dirent *entry;
+  while ((entry = readdir(entries)) != NULL) {
+    if (strcmp(entry->d_name, ".") == 0 || strcmp(entry->d_name, "..") == 0) continue;
+    remove_tree_at(folder, entry->d_name, depth + 1);
+  }
+  closedir(entries);
+  unlinkat(parent, name, AT_REMOVEDIR);
+}
+
+/* "folder/name", malloc'd. */
+static char *join_path(const char *folder, const char *name) {
+  size_t size = strlen(folder) + strlen(name) + 2;
+  char *path = malloc(size);
+  if (!path) setup_failed("out of memory", CLGPU_CL_OUT_OF_HOST_MEMORY);
+  snprintf(path, size, "%s/%s", folder, name);
+  return path;
+}
+
+/* A path under the scratch folder, malloc'd. */
+static char *scratch_path(const char *tail) { return join_path(world.scratch, tail); }
+
+static void write_file(const char *path) {
+  int descriptor = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  if (descriptor < 0) return;
+  (void)!write(descriptor, "fuzz\n", 5);
+  close(descriptor);
+}
+
+static int file_exists(const char *path) {
+  struct stat info;
+  return stat(path, &info) == 0;
+}
+
+static int is_folder(const char *path) {
+  struct stat info;
+  return stat(path, &info) == 0 && S_ISDIR(info.st_mode);
+}
+
+/* The cache folders a context may be given: NULL, "" and "off" (which mean
+ * no disk cache here, because setup sets CLGPU_CACHE_DIR=off), and folders
+ * under the scratch folder: fresh ones, deep ones, a regular file, a path
+ * through a regular file, one below an unreadable folder, a name longer than
+ * NAME_MAX, a path longer than PATH_MAX, and odd spellings. Never a folder
+ * outside the scratch folder: the fuzzer must not touch the user's cache. */
+static void make_cache_paths(void) {
+  world.cache_paths[0] = NULL;
+  world.cache_paths[1] = strdup("");
+  world.cache_paths[2] = strdup("off");
+  world.cache_paths[3] = scratch_path("cache");
+  world.cache_paths[4] = scratch_path("cache/deep/er");
+  world.cache_paths[5] = scratch_path("file");
+  world.cache_paths[6] = scratch_path("file/sub");
+  world.cache_paths[7] = scratch_path("locked/sub");
+  world.cache_paths[8] = scratch_path(long_identifier);
+  char deep[5200];
+  size_t used = 0;
+  while (used + 201 < sizeof deep) {
+    memset(deep + used, 'd', 200);
+    deep[used + 200] = '/';
+    used += 201;
+  }
+  deep[used] = '\0';
+  world.cache_paths[9] = scratch_path(deep);
+  world.cache_paths[10] = scratch_path("cache/../cache");
+  world.cache_paths[11] = scratch_path("/cache//");
+  for (size_t i = 1; i < CACHE_PATH_CHOICES; i++) {
+    if (!world.cache_paths[i]) setup_failed("out of memory", CLGPU_CL_OUT_OF_HOST_MEMORY);
+  }
+}
+
+static const char *take_cache_dir(byte_reader *in) {
+  return world.cache_paths[take_byte(in) % CACHE_PATH_CHOICES];
+}
+
+/* ---- OpenCL facts, asked directly ---- */
+
+static cl_uint context_references(cl_context context) {
+  cl_uint count = 0;
+  if (context) clGetContextInfo(context, CL_CONTEXT_REFERENCE_COUNT, sizeof count, &count, NULL);
+  return count;
+}
+
+static cl_uint queue_references(cl_command_queue queue) {
+  cl_uint count = 0;
+  if (queue) clGetCommandQueueInfo(queue, CL_QUEUE_REFERENCE_COUNT, sizeof count, &count, NULL);
+  return count;
+}
+
+/* Root devices ignore retain and release; a sub-device counts. */
+static cl_uint device_references(cl_device_id device) {
+  cl_uint count = 0;
+  if (device) clGetDeviceInfo(device, CL_DEVICE_REFERENCE_COUNT, sizeof count, &count, NULL);
+  return count;
+}
+
+/* ---- setup and teardown ---- */
+
+static void add_to_pool(clgpu_program *program) {
+  for (size_t i = 0; i < world.pool_count; i++) {
+    if (world.pool[i] == program) return;
+  }
+  if (world.pool_count < POOL_SIZE) {
+    world.pool[world.pool_count++] = program;
+  } else {
+    /* Slot 0 keeps the fixed program; the others take turns. */
+    static size_t next;
+    world.pool[1 + next++ % (POOL_SIZE - 1)] = program;
+  }
+}
+
+/* A sub-device, a context and a queue on it: objects that do not belong with
+ * the main device, for clgpu_context_wrap's mismatch checks. A device that
+ * cannot be partitioned leaves them NULL, and the mismatches are then made
+ * with the second context only. */
+static void make_sub_device(cl_device_id device) {
+  cl_device_partition_property equally[] = {CL_DEVICE_PARTITION_EQUALLY, 1, 0};
+  cl_uint count = 0;
+  if (clCreateSubDevices(device, equally, 0, NULL, &count) != CL_SUCCESS || count == 0) return;
+  cl_device_id *devices = calloc(count, sizeof *devices);
+  if (!devices) return;
+  if (clCreateSubDevices(device, equally, count, devices, NULL) != CL_SUCCESS) {
+    free(devices);
+    return;
+  }
+  for (cl_uint i = 1; i < count; i++) clReleaseDevice(devices[i]);
+  world.sub_device = devices[0];
+  free(devices);
+  cl_int err = CL_SUCCESS;
+  world.sub_context = clCreateContext(NULL, 1, &world.sub_device, NULL, NULL, &err);
+  if (err == CL_SUCCESS) {
+    world.sub_queue = clCreateCommandQueue(world.sub_context, world.sub_device, 0, &err);
+  }
+  if (err != CL_SUCCESS) {
+    if (world.sub_queue) clReleaseCommandQueue(world.sub_queue);
+    if (world.sub_context) clReleaseContext(world.sub_context);
+    clReleaseDevice(world.sub_device);
+    world.sub_queue = NULL;
+    world.sub_context = NULL;
+    world.sub_device = NULL;
+  }
+}
+
+static void fuzz_teardown(void) {
+  clgpu_context_destroy(world.context);
+  clgpu_context_destroy(world.other);
+  world.context = NULL;
+  world.other = NULL;
+  if (world.sub_queue) clReleaseCommandQueue(world.sub_queue);
+  if (world.sub_context) clReleaseContext(world.sub_context);
+  if (world.sub_device) clReleaseDevice(world.sub_device);
+  if (world.scratch) remove_tree_at(AT_FDCWD, world.scratch, 0);
+  free(world.scratch);
+  free(world.listing);
+  for (size_t i = 0; i < CACHE_PATH_CHOICES; i++) free(world.cache_paths[i]);
+  memset(&world, 0, sizeof world);
+}
+
+static void make_scratch(void) {
+  const char *base = getenv("CLGPU_TEST_TMPDIR");
+  if (!base || !*base) base = "/tmp";
+  make_folders(base);
+  size_t size = strlen(base) + 32;
+  world.scratch = malloc(size);
+  if (!world.scratch) setup_failed("out of memory", CLGPU_CL_OUT_OF_HOST_MEMORY);
+  snprintf(world.scratch, size, "%s/fuzz_api-XXXXXX", base);
+  if (!mkdtemp(world.scratch)) setup_failed("mkdtemp under CLGPU_TEST_TMPDIR or /tmp", 0);
+  char *file = scratch_path("file");
+  write_file(file);
+  free(file);
+  char *clear = scratch_path("clear");
+  mkdir(clear, 0755);
+  free(clear);
+  /* Unreadable for anyone but root; as root it behaves as a plain folder. */
+  char *locked = scratch_path("locked");
+  mkdir(locked, 0755);
+  chmod(locked, 0);
+  free(locked);
+}
+
+static void fuzz_setup(void) {
+  if (world.ready) return;
+  world.ready = 1;
+  /* Calls given no cache folder fall back to CLGPU_CACHE_DIR and then to the
+   * user's ~/.cache/clgpu; "off" keeps every such call away from it. Set
+   * before the first OpenCL call, while the process has one thread. */
+  setenv("CLGPU_CACHE_DIR", "off", 1);
+  memset(long_identifier, 'a', LONG_LENGTH);
+  memset(huge_text, 'x', HUGE_LENGTH);
+  snprintf(long_define_option, sizeof long_define_option, "-D%s", long_identifier);
+  make_scratch();
+  make_cache_paths();
+
+  prime_last_error();
+  snprintf(world.sentinel, sizeof world.sentinel, "%s", clgpu_last_error());
+  if (!world.sentinel[0]) setup_failed("the priming failure left no message", 0);
+
+  clgpu_context_options options = {0};
+  options.disk_cache = CLGPU_DISK_CACHE_OFF;
+  clgpu_status status = clgpu_context_create(&options, &world.context);
+  if (status != CLGPU_SUCCESS) setup_failed("clgpu_context_create", status);
+  status = clgpu_context_create(&options, &world.other);
+  if (status != CLGPU_SUCCESS) setup_failed("clgpu_context_create (second)", status);
+  if (clgpu_context_device(world.other) != clgpu_context_device(world.context)) {
+    setup_failed("the second context is on another device", 0);
+  }
+  make_sub_device(clgpu_context_device(world.context));
+
+  status = clgpu_program_get(world.context, fixed_source, NULL, 0, NULL, &world.program);
+  if (status != CLGPU_SUCCESS) setup_failed("building the fixed program", status);
+  world.variant_built[0] = 1;
+  add_to_pool(world.program);
+
+  size_t needed = 0;
+  status = clgpu_device_list(NULL, 0, &needed);
+  if (status != CLGPU_SUCCESS || needed == 0) setup_failed("clgpu_device_list", status);
+  world.listing = malloc(needed);
+  if (!world.listing) setup_failed("out of memory", CLGPU_CL_OUT_OF_HOST_MEMORY);
+  status = clgpu_device_list(world.listing, needed, NULL);
+  if (status != CLGPU_SUCCESS) setup_failed("clgpu_device_list", status);
+  world.listing_length = strlen(world.listing);
+  if (world.listing_length + 1 != needed) setup_failed("clgpu_device_list's needed size", 0);
+
+  if (clgpu_context_cache_stats(world.context, &world.last_stats) != CLGPU_SUCCESS) {
+    setup_failed("clgpu_context_cache_stats", 0);
+  }
+  atexit(fuzz_teardown);
+}
+
+const clgpu_device_info *fuzz_api_device_info(void) {
+  fuzz_setup();
+  return clgpu_context_device_info(world.context);
+}
+
+int LLVMFuzzerInitialize(int *argc, char ***argv) {
+  (void)argc;
+  (void)argv;
+  fuzz_setup();
+  return 0;
+}
+
+/* ---- one input's state ---- */
+
+typedef struct lease {
+  clgpu_program *program;
+  cl_kernel kernel;
+} lease;
+
+typedef struct fuzz_run {
+  byte_reader in;
+  lease leases[MAX_LEASES]; /* held: every one is released before the input ends */
+  size_t lease_count;
+  lease stale[MAX_STALE]; /* released, kept to release again */
+  size_t stale_count;
+  size_t stale_next;
+  int creates;
+} fuzz_run;
+
+static int holds(const fuzz_run *run, cl_kernel kernel) {
+  for (size_t i = 0; i < run->lease_count; i++) {
+    if (run->leases[i].kernel == kernel) return 1;
+  }
+  return 0;
+}
+
+static void release_lease(fuzz_run *run, size_t index) {
+  lease held = run->leases[index];
+  prime_last_error();
+  clgpu_kernel_release(held.program, held.kernel);
+  check_message_untouched("clgpu_kernel_release");
+  run->leases[index] = run->leases[--run->lease_count];
+  run->stale[run->stale_next] = held;
+  run->stale_next = (run->stale_next + 1) % MAX_STALE;
+  if (run->stale_count < MAX_STALE) run->stale_count++;
+}
+
+static void release_all_leases(fuzz_run *run) {
+  while (run->lease_count > 0) release_lease(run, run->lease_count - 1);
+}
+
+/* ---- operations ---- */
+
+/* clgpu_status_name and clgpu_status_string on any int: never NULL, never
+ * empty, unknown together, and no change to the detail message. */
+static void op_status_names(fuzz_run *run) {
+  int code = take_int(&run->in);
+  char call[96];
+  snprintf(call, sizeof call, "clgpu_status_name/clgpu_status_string(%d)", code);
+  prime_last_error();
+  const char *name = clgpu_status_name(code);
+  const char *text = clgpu_status_string(code);
+  if (!name || !*name || !text || !*text) violation(call, "gave a NULL or empty string");
+  int unknown_name = strcmp(name, "CLGPU_UNKNOWN_STATUS") == 0;
+  int unknown_text = strcmp(text, "unknown status code") == 0;
+  if (unknown_name != unknown_text) violation(call, "name \"%s\" and text \"%s\" disagree", name, text);
+  if (!unknown_name && strncmp(name, "CLGPU_", 6) != 0 && strncmp(name, "CL_", 3) != 0) {
+    violation(call, "name \"%s\" is neither CLGPU_ nor CL_", name);
+  }
+  if (is_opencl_code(code) && unknown_name) violation(call, "an OpenCL code has no name");
+  check_message_untouched(call);
+}
+
+/* The accessors on NULL give NULL; on the long-lived context they give what
+ * they gave at setup; the calls that cannot fail leave the message alone. */
+static void op_accessors(fuzz_run *run) {
+  (void)run;
+  const char *call = "the accessors";
+  prime_last_error();
+  if (clgpu_context_cl_context(NULL) || clgpu_context_device(NULL) || clgpu_context_queue(NULL) ||
+      clgpu_context_device_info(NULL) || clgpu_context_cache_dir(NULL) ||
+      clgpu_program_cl_program(NULL)) {
+    violation(call, "an accessor gave non-NULL for a NULL argument");
+  }
+  clgpu_context_destroy(NULL);
+  clgpu_kernel_release(NULL, NULL);
+  clgpu_kernel_release(world.program, NULL);
+  const clgpu_device_info *info = clgpu_context_device_info(world.context);
+  if (!info || !info->extensions || !clgpu_context_cl_context(world.context) ||
+      !clgpu_context_device(world.context) || !clgpu_context_queue(world.context)) {
+    violation(call, "the long-lived context lost one of its objects");
+  }
+  if (clgpu_context_cache_dir(world.context)) {
+    violation(call, "the long-lived context, made with the disk cache off, has a cache folder");
+  }
+  if (!clgpu_program_cl_program(world.program)) violation(call, "the fixed program has no cl_program");
+  if (!clgpu_version() || strcmp(clgpu_version(), CLGPU_VERSION_STRING) != 0) {
+    violation(call, "clgpu_version() is not CLGPU_VERSION_STRING");
+  }
+  check_message_untouched(call);
+}
+
+/* clgpu_context_cache_stats: INVALID_ARGUMENT exactly when an argument is
+ * NULL, stats untouched then, and counters that never go down. */
+static void op_cache_stats(fuzz_run *run) {
+  uint8_t flags = take_byte(&run->in);
+  const clgpu_context *contexts[] = {NULL, world.context, world.other};
+  const clgpu_context *context = contexts[(flags & 3) % 3];
+  clgpu_cache_stats stats, before;
+  memset(&stats, 0xa5, sizeof stats);
+  before = stats;
+  clgpu_cache_stats *out = flags & 4 ? NULL : &stats;
+  char call[96];
+  snprintf(call, sizeof call, "clgpu_context_cache_stats(%s, %s)", context ? "ctx" : "NULL",
+           out ? "&stats" : "NULL");
+  prime_last_error();
+  clgpu_status status = clgpu_context_cache_stats(context, out);
+  check_call(call, status, STATUS_SET(stats_statuses, 0), 0);
+  expect_status(call, status, context && out ? CLGPU_SUCCESS : CLGPU_INVALID_ARGUMENT,
+                "only a NULL argument is an error");
+  if (status != CLGPU_SUCCESS) {
+    if (memcmp(&stats, &before, sizeof stats) != 0) violation(call, "wrote stats on failure");
+    return;
+  }
+  if (context != world.context) return;
+  const clgpu_cache_stats *last = &world.last_stats;
+  if (stats.memory_hits < last->memory_hits || stats.builds < last->builds ||
+      stats.disk_hits < last->disk_hits || stats.disk_writes < last->disk_writes ||
+      stats.disk_rejects < last->disk_rejects || stats.kernels_created < last->kernels_created ||
+      stats.build_ms < last->build_ms) {
+    violation(call, "a counter went down");
+  }
+  if (stats.disk_hits || stats.disk_writes || stats.disk_rejects) {
+    violation(call, "the disk cache is off but its counters moved");
+  }
+  world.last_stats = stats;
+}
+
+/* clgpu_kernel_source: the copy is the caller's and as long as *length says;
+ * on failure *source is NULL. */
+static void op_kernel_source(fuzz_run *run) {
+  char buffer[MAX_TEXT + 1];
+  const char *name = TAKE_TEXT(&run->in, source_name_words, buffer);
+  uint8_t flags = take_byte(&run->in);
+  char *source = STALE_TEXT;
+  size_t length = SIZE_MAX;
+  char **source_out = flags & 1 ? NULL : &source;
+  size_t *length_out = flags & 2 ? NULL : &length;
+  char shown[128], call[192];
+  snprintf(call, sizeof call, "clgpu_kernel_source(%s, %s, %s)", quoted(name, shown),
+           source_out ? "&source" : "NULL", length_out ? "&length" : "NULL");
+  prime_last_error();
+  clgpu_status status = clgpu_kernel_source(name, source_out, length_out);
+  int may_repeat = name && strcmp(name, sentinel_name) == 0;
+  check_call(call, status, STATUS_SET(source_statuses, 0), may_repeat);
+  if (!source_out || !name) {
+    expect_status(call, status, CLGPU_INVALID_ARGUMENT, "a NULL argument");
+  }
+  if (!source_out) return;
+  if (status != CLGPU_SUCCESS) {
+    if (source) violation(call, "left *source non-NULL on failure");
+    return;
+  }
+  if (!source || source == STALE_TEXT) violation(call, "succeeded without a source");
+  if (length_out && strlen(source) != length) {
+    violation(call, "*length is %zu but the source has %zu bytes", length, strlen(source));
+  }
+  if (strcmp(name, "fill") == 0 && !strstr(source, "clgpu_fill")) {
+    violation(call, "the source of \"fill\" has no clgpu_fill");
+  }
+  free(source);
+}
+
+/* clgpu_device_list: NUL-terminated within `size`, nothing written past it,
+ * a prefix of the full listing, and *needed its length plus one. */
+static void op_device_list(fuzz_run *run) {
+  uint8_t flags = take_byte(&run->in);
+  enum { ROOM = 64, GUARD = 16 };
+  char storage[ROOM + GUARD];
+  memset(storage, 0xa5, sizeof storage);
+  char *buffer = flags & 1 ? NULL : storage;
+  size_t size = buffer ? take_byte(&run->in) % (ROOM + 1) : take_count(&run->in);
+  size_t needed = 12345;
+  size_t *needed_out = flags & 2 ? NULL : &needed;
+  char call[128];
+  snprintf(call, sizeof call, "clgpu_device_list(%s, %zu, %s)", buffer ? "buffer" : "NULL", size,
+           needed_out ? "&needed" : "NULL");
+  prime_last_error();
+  clgpu_status status = clgpu_device_list(buffer, size, needed_out);
+  check_call(call, status, STATUS_SET(list_statuses, 0), 0);
+  expect_status(call, status, !buffer && size > 0 ? CLGPU_INVALID_ARGUMENT : CLGPU_SUCCESS,
+                "only a NULL buffer with a size is an error");
+  size_t written = buffer ? size : 0;
+  for (size_t i = written; i < sizeof storage; i++) {
+    if ((unsigned char)storage[i] != 0xa5) violation(call, "wrote byte %zu, past the size", i);
+  }
+  if (status != CLGPU_SUCCESS) return;
+  if (needed_out && needed != world.listing_length + 1) {
+    violation(call, "*needed is %zu, the listing needs %zu", needed, world.listing_length + 1);
+  }
+  if (written == 0) return;
+  const char *end = memchr(buffer, '\0', size);
+  if (!end) violation(call, "the buffer is not NUL-terminated within its %zu bytes", size);
+  size_t length = (size_t)(end - buffer);
+  size_t expected = world.listing_length < size - 1 ? world.listing_length : size - 1;
+  if (length != expected || memcmp(buffer, world.listing, length) != 0) {
+    violation(call, "wrote %zu bytes that are not the first %zu of the listing", length, expected);
+  }
+}
+
+/* What the header fixes for some selectors, whatever the machine: the default
+ * and the first device exist (the long-lived context is on one), malformed
+ * indexes are malformed, and no device has index 999999999 or a name of 300
+ * a's. */
+static int selector_expectation(const char *selector, clgpu_status *expected) {
+  static const struct {
+    const char *text;
+    clgpu_status status;
+  } rows[] = {
+      {"", CLGPU_SUCCESS},
+      {" ", CLGPU_SUCCESS},
+      {"\t\r\n\v\f", CLGPU_SUCCESS},
+      {"0", CLGPU_SUCCESS},
+      {"0:0", CLGPU_SUCCESS},
+      {" 0:0\n", CLGPU_SUCCESS},
+      {"00000000000000000", CLGPU_SUCCESS},
+      {"1:", CLGPU_INVALID_DEVICE_SELECTOR},
+      {":0", CLGPU_INVALID_DEVICE_SELECTOR},
+      {":", CLGPU_INVALID_DEVICE_SELECTOR},
+      {"0::0", CLGPU_INVALID_DEVICE_SELECTOR},
+      {"0:0:0", CLGPU_INVALID_DEVICE_SELECTOR},
+      {"999999999", CLGPU_NO_DEVICE},
+      {"0:999999999", CLGPU_NO_DEVICE},
+      {"%s%s%n%x", CLGPU_NO_DEVICE},
+  };
+  if (!selector) {
+    *expected = CLGPU_SUCCESS;
+    return 1;
+  }
+  if (selector == long_identifier || selector == huge_text) {
+    *expected = CLGPU_NO_DEVICE;
+    return 1;
+  }
+  for (size_t i = 0; i < COUNT_OF(rows); i++) {
+    if (strcmp(selector, rows[i].text) == 0) {
+      *expected = rows[i].status;
+      return 1;
+    }
+  }
+  return 0;
+}
+
+/* clgpu_device_select: on success a device of that platform; on failure
+ * every out-parameter given holds NULL ("On failure *platform and *device are
+ * NULL"). */
+static void op_device_select(fuzz_run *run) {
+  uint8_t flags = take_byte(&run->in);
+  char buffer[MAX_TEXT + 1];
+  const char *selector = TAKE_TEXT(&run->in, selector_words, buffer);
+  cl_platform_id platform = STALE_PLATFORM;
+  cl_device_id device = STALE_DEVICE;
+  cl_platform_id *platform_out = flags & 1 ? NULL : &platform;
+  cl_device_id *device_out = flags & 2 ? NULL : &device;
+  char shown[128], call[192];
+  snprintf(call, sizeof call, "clgpu_device_select(%s, %s, %s)", quoted(selector, shown),
+           platform_out ? "&platform" : "NULL", device_out ? "&device" : "NULL");
+  prime_last_error();
+  clgpu_status status = clgpu_device_select(selector, platform_out, device_out);
+  check_call(call, status, STATUS_SET(select_statuses, 0), 0);
+  clgpu_status expected;
+  if (!platform_out || !device_out) {
+    expect_status(call, status, CLGPU_INVALID_ARGUMENT, "an out-parameter is NULL");
+  } else if (selector_expectation(selector, &expected)) {
+    expect_status(call, status, expected, "the selector's meaning is fixed by the header");
+  }
+  if (status != CLGPU_SUCCESS) {
+    if (platform_out && platform) violation(call, "left *platform non-NULL on failure");
+    if (device_out && device) violation(call, "left *device non-NULL on failure");
+    return;
+  }
+  if (!platform || !device || platform == STALE_PLATFORM || device == STALE_DEVICE) {
+    violation(call, "succeeded without a platform and a device");
+  }
+  cl_platform_id owner = NULL;
+  clGetDeviceInfo(device, CL_DEVICE_PLATFORM, sizeof owner, &owner, NULL);
+  if (owner != platform) violation(call, "the device is not on the platform given with it");
+}
+
+/* A context made or wrapped successfully: its objects, its facts, its queue's
+ * profiling, and its cache folder (none unless a folder under the scratch
+ * folder was asked for with the cache on). */
+static void check_new_context(const char *call, clgpu_context *made,
+                              const clgpu_context_options *options, cl_context context,
+                              cl_device_id device, cl_command_queue queue) {
+  if (!made || made == STALE_CONTEXT) violation(call, "succeeded without a context");
+  const clgpu_device_info *info = clgpu_context_device_info(made);
+  if (!info || !info->extensions) violation(call, "the context has no device facts");
+  const char *const strings[] = {info->platform_name, info->platform_version, info->name,
+                                 info->vendor,        info->device_version,   info->driver_version,
+                                 info->opencl_c_version};
+  for (size_t i = 0; i < COUNT_OF(strings); i++) {
+    if (!memchr(strings[i], '\0', sizeof info->name)) violation(call, "a fact is not terminated");
+  }
+  cl_context made_context = clgpu_context_cl_context(made);
+  cl_device_id made_device = clgpu_context_device(made);
+  cl_command_queue made_queue = clgpu_context_queue(made);
+  if (!made_context || !made_device || !made_queue) violation(call, "an OpenCL object is missing");
+  if ((context && made_context != context) || (device && made_device != device)) {
+    violation(call, "the context does not hold the objects it was given");
+  }
+  if (queue && made_queue != queue) violation(call, "the context does not use the queue given");
+  if (!queue) {
+    cl_command_queue_properties properties = 0;
+    cl_context queue_context = NULL;
+    clGetCommandQueueInfo(made_queue, CL_QUEUE_PROPERTIES, sizeof properties, &properties, NULL);
+    clGetCommandQueueInfo(made_queue, CL_QUEUE_CONTEXT, sizeof queue_context, &queue_context, NULL);
+    int profiling = (properties & CL_QUEUE_PROFILING_ENABLE) != 0;
+    if (profiling != !(options && options->disable_profiling)) {
+      violation(call, "the queue's profiling is %s, the options asked otherwise",
+                profiling ? "on" : "off");
+    }
+    if (queue_context != made_context) violation(call, "the queue is not on the context");
+  }
+  const char *folder = clgpu_context_cache_dir(made);
+  const char *requested = options ? options->cache_dir : NULL;
+  int must_be_off = !options || options->disk_cache == CLGPU_DISK_CACHE_OFF || !requested ||
+                    !*requested || strcmp(requested, "off") == 0;
+  if (folder && must_be_off) violation(call, "the disk cache is on at \"%s\"", folder);
+  if (folder && strcmp(folder, requested) != 0) {
+    violation(call, "the cache folder is \"%s\", not the one asked for", folder);
+  }
+  if (folder && !is_folder(folder)) violation(call, "the cache folder \"%s\" is not a folder", folder);
+}
+
+static void take_options(byte_reader *in, clgpu_context_options *options,
+                         char buffer[MAX_TEXT + 1]) {
+  options->device = TAKE_TEXT(in, selector_words, buffer);
+  options->disable_profiling = take_int(in);
+  /* Any int, in or out of the enum's range. */
+  options->disk_cache = (clgpu_disk_cache_mode)take_int(in);
+  options->cache_dir = take_cache_dir(in);
+}
+
+/* clgpu_context_create: *out is NULL on failure; a made context is checked
+ * and destroyed. At most CREATES_PER_INPUT calls that can make one run per
+ * input, because making a context takes milliseconds. */
+static void op_context_create(fuzz_run *run) {
+  uint8_t flags = take_byte(&run->in);
+  char buffer[MAX_TEXT + 1];
+  clgpu_context_options storage;
+  take_options(&run->in, &storage, buffer);
+  const clgpu_context_options *options = flags & 1 ? NULL : &storage;
+  clgpu_context *made = STALE_CONTEXT;
+  clgpu_context **out = flags & 2 ? NULL : &made;
+  if (out && run->creates++ >= CREATES_PER_INPUT) return;
+  char shown[128], folder[128], call[384];
+  if (options) {
+    snprintf(call, sizeof call,
+             "clgpu_context_create({device %s, disable_profiling %d, cache_dir %s, disk_cache "
+             "%d}, %s)",
+             quoted(options->device, shown), options->disable_profiling,
+             quoted(options->cache_dir, folder), (int)options->disk_cache, out ? "&out" : "NULL");
+  } else {
+    snprintf(call, sizeof call, "clgpu_context_create(NULL, %s)", out ? "&out" : "NULL");
+  }
+  prime_last_error();
+  clgpu_status status = clgpu_context_create(options, out);
+  check_call(call, status, STATUS_SET(create_statuses, 1), 0);
+  clgpu_status expected;
+  if (!out) {
+    expect_status(call, status, CLGPU_INVALID_ARGUMENT, "out is NULL");
+    return;
+  }
+  /* A selector that names a device may still fail with OpenCL's codes when
+   * the context or queue cannot be made; the header allows those. */
+  if (options && options->device && selector_expectation(options->device, &expected) &&
+      !(expected == CLGPU_SUCCESS && is_opencl_code(status))) {
+    expect_status(call, status, expected, "the selector's meaning is fixed by the header");
+  }
+  if (status != CLGPU_SUCCESS) {
+    if (made) violation(call, "left *out non-NULL on failure");
+    return;
+  }
+  check_new_context(call, made, options, NULL, NULL, NULL);
+  clgpu_context_destroy(made);
+}
+
+/* The objects clgpu_context_wrap is given: always valid handles or NULL.
+ * Passing a released OpenCL handle is undefined behaviour in the ICD loader
+ * (it reads the dispatch table through the handle), so no call ever gets
+ * one. Which objects belong together is known from how they were made, not
+ * asked of OpenCL. */
+static int device_in_context(cl_device_id device, cl_context context) {
+  cl_device_id main_device = clgpu_context_device(world.context);
+  if (device == main_device) {
+    return context == clgpu_context_cl_context(world.context) ||
+           context == clgpu_context_cl_context(world.other);
+  }
+  return device == world.sub_device && context == world.sub_context;
+}
+
+static void queue_owner(cl_command_queue queue, cl_context *context, cl_device_id *device) {
+  if (queue == world.sub_queue) {
+    *context = world.sub_context;
+    *device = world.sub_device;
+    return;
+  }
+  const clgpu_context *owner = queue == clgpu_context_queue(world.context) ? world.context
+                                                                           : world.other;
+  *context = clgpu_context_cl_context(owner);
+  *device = clgpu_context_device(owner);
+}
+
+/* clgpu_context_wrap: the exact status follows from which objects belong
+ * together; on failure nothing is retained, and a wrapped context holds one
+ * reference to each object and gives it back when destroyed. */
+static void op_context_wrap(fuzz_run *run) {
+  uint8_t flags = take_byte(&run->in);
+  uint8_t extra = take_byte(&run->in);
+  cl_context contexts[] = {NULL, clgpu_context_cl_context(world.context),
+                           clgpu_context_cl_context(world.other), world.sub_context};
+  cl_device_id devices[] = {NULL, clgpu_context_device(world.context), world.sub_device};
+  cl_command_queue queues[] = {NULL, clgpu_context_queue(world.context),
+                               clgpu_context_queue(world.other), world.sub_queue};
+  cl_context context = contexts[flags & 3];
+  cl_device_id device = devices[((flags >> 2) & 3) % 3];
+  cl_command_queue queue = queues[(flags >> 4) & 3];
+  char buffer[MAX_TEXT + 1];
+  clgpu_context_options storage;
+  take_options(&run->in, &storage, buffer);
+  const clgpu_context_options *options = extra & 1 ? NULL : &storage;
+  clgpu_context *made = STALE_CONTEXT;
+  clgpu_context **out = extra & 2 ? NULL : &made;
+
+  clgpu_status expected = CLGPU_SUCCESS;
+  if (!out || !context || !device) {
+    expected = CLGPU_INVALID_ARGUMENT;
+  } else if (!device_in_context(device, context)) {
+    expected = CLGPU_MISMATCHED_OBJECTS;
+  } else if (queue) {
+    cl_context queue_context = NULL;
+    cl_device_id queue_device = NULL;
+    queue_owner(queue, &queue_context, &queue_device);
+    if (queue_context != context || queue_device != device) expected = CLGPU_MISMATCHED_OBJECTS;
+  }
+  char folder[128], call[320];
+  snprintf(call, sizeof call,
+           "clgpu_context_wrap(context #%d, device #%d, queue #%d, options %s (cache_dir %s, "
+           "disk_cache %d, disable_profiling %d), %s)",
+           flags & 3, ((flags >> 2) & 3) % 3, (flags >> 4) & 3, options ? "given" : "NULL",
+           quoted(storage.cache_dir, folder), (int)storage.disk_cache, storage.disable_profiling,
+           out ? "&out" : "NULL");
+
+  cl_uint context_before = context_references(context);
+  cl_uint queue_before = queue_references(queue);
+  cl_device_id counted_device = device == world.sub_device ? device : NULL;
+  cl_uint device_before = device_references(counted_device);
+  prime_last_error();
+  clgpu_status status = clgpu_context_wrap(context, device, queue, options, out);
+  check_call(call, status, STATUS_SET(wrap_statuses, 1), 0);
+  if (status != expected && !(expected == CLGPU_SUCCESS && is_opencl_code(status))) {
+    expect_status(call, status, expected, "the objects given decide it");
+  }
+  if (status == CLGPU_SUCCESS) {
+    check_new_context(call, made, options, context, device, queue);
+    /* A queue clgpu makes holds a reference to its context too (in POCL at
+     * least), so without a queue given the context count may rise by more. */
+    cl_uint context_now = context_references(context);
+    if ((queue ? context_now != context_before + 1 : context_now < context_before + 1) ||
+        (queue && queue_references(queue) != queue_before + 1) ||
+        (counted_device && device_references(counted_device) != device_before + 1)) {
+      violation(call, "the wrapped context does not hold exactly one reference to each object");
+    }
+    clgpu_context_destroy(made);
+  } else if (out && made) {
+    violation(call, "left *out non-NULL on failure");
+  }
+  if (context_references(context) != context_before || queue_references(queue) != queue_before ||
+      device_references(counted_device) != device_before) {
+    violation(call, "reference counts changed: context %u -> %u, queue %u -> %u, device %u -> %u",
+              context_before, context_references(context), queue_before, queue_references(queue),
+              device_before, device_references(counted_device));
+  }
+}
+
+/* A decoded clgpu_program_get or clgpu_program_get_named request. */
+typedef struct program_request {
+  int named;
+  clgpu_context *context;
+  const char *text; /* the source, or the name */
+  const clgpu_define *defines;
+  size_t num_defines;
+  const char *options;
+  int out_null;
+  int known;          /* a fixed request: builds once, then comes from memory */
+  int variant;        /* which fixed request, when known */
+  int null_argument;  /* a NULL the header calls invalid */
+  clgpu_define storage[MAX_DEFINES];
+  char texts[2 * MAX_DEFINES + 1][MAX_TEXT + 1];
+} program_request;
+
+static void take_defines(byte_reader *in, program_request *request, int *define_set) {
+  uint8_t mode = take_byte(in) % 8;
+  *define_set = -1;
+  request->defines = NULL;
+  request->num_defines = 0;
+  if (mode == 0 || (mode >= 3 && mode <= 5)) {
+    *define_set = mode == 0 ? 0 : mode - 2;
+    request->defines = known_define_sets[*define_set].defines;
+    request->num_defines = known_define_sets[*define_set].count;
+  } else if (mode == 1) {
+    /* A count with no array: the header calls it invalid. */
+    request->num_defines = take_count(in);
+    if (request->num_defines > 0) request->null_argument = 1;
+  } else if (mode == 2) {
+    request->defines = request->storage;
+  } else {
+    request->num_defines = 1 + take_byte(in) % MAX_DEFINES;
+    request->defines = request->storage;
+    for (size_t i = 0; i < request->num_defines; i++) {
+      request->storage[i].name = TAKE_TEXT(in, define_name_words, request->texts[2 * i]);
+      request->storage[i].value = TAKE_TEXT(in, define_value_words, request->texts[2 * i + 1]);
+    }
+  }
+}
+
+/* Options: NULL, one of the fixed strings, or up to three dictionary entries
+ * or raw strings joined by a separator (possibly none, gluing them). */
+static void take_build_options(byte_reader *in, program_request *request, int *option_set) {
+  uint8_t mode = take_byte(in) % 8;
+  *option_set = -1;
+  if (mode < 3) {
+    *option_set = mode;
+    request->options = known_options[mode];
+    return;
+  }
+  if (mode == 3) {
+    request->options = "";
+    return;
+  }
+  static const char *const separators[] = {" ", "\t", "  ", ""};
+  const char *separator = separators[take_byte(in) % COUNT_OF(separators)];
+  size_t tokens = 1 + take_byte(in) % 3;
+  size_t used = 0;
+  options_text[0] = '\0';
+  for (size_t i = 0; i < tokens; i++) {
+    const char *token = TAKE_TEXT(in, option_words, request->texts[2 * MAX_DEFINES]);
+    if (!token) continue;
+    used += (size_t)snprintf(options_text + used, sizeof options_text - used, "%s%s",
+                             used ? separator : "", token);
+  }
+  request->options = options_text;
+}
+
+static void describe_request(const program_request *request, char *call, size_t size) {
+  char text[128], options[128];
+  snprintf(call, size, "%s(%s, %s %s, defines %s (%zu), options %s, %s)",
+           request->named ? "clgpu_program_get_named" : "clgpu_program_get",
+           request->context ? "ctx" : "NULL", request->named ? "name" : "source",
+           quoted(request->text, text), request->defines ? "given" : "NULL", request->num_defines,
+           quoted(request->options, options), request->out_null ? "NULL" : "&out");
+}
+
+static clgpu_status call_program(const program_request *request, clgpu_program **out) {
+  if (request->named) {
+    return clgpu_program_get_named(request->context, request->text, request->defines,
+                                   request->num_defines, request->options, out);
+  }
+  return clgpu_program_get(request->context, request->text, request->defines,
+                           request->num_defines, request->options, out);
+}
+
+static clgpu_cache_stats current_stats(void) {
+  clgpu_cache_stats stats;
+  memset(&stats, 0, sizeof stats);
+  clgpu_context_cache_stats(world.context, &stats);
+  return stats;
+}
+
+/* Lease a kernel that must exist, check it and give it back. */
+static void check_kernel_exists(const char *call, clgpu_program *program, const char *name) {
+  cl_kernel kernel = NULL;
+  prime_last_error();
+  clgpu_status status = clgpu_kernel_acquire(program, name, &kernel);
+  if (status != CLGPU_SUCCESS || !kernel) {
+    violation(call, "the program it gave has no kernel \"%s\": %s", name, clgpu_status_name(status));
+  }
+  clgpu_kernel_release(program, kernel);
+}
+
+/* clgpu_program_get and clgpu_program_get_named on the long-lived context
+ * (or NULL). Fixed requests build once; any other request that could reach
+ * the compiler is spoiled once the budget is spent. A success must come back
+ * from memory when asked again. */
+static void op_program(fuzz_run *run, int named) {
+  byte_reader *in = &run->in;
+  program_request request;
+  memset(&request, 0, sizeof request);
+  request.named = named;
+  uint8_t flags = take_byte(in);
+  request.context = flags & 1 ? NULL : world.context;
+  request.out_null = (flags & 2) != 0;
+  int eligible = 0;
+  if (named) {
+    request.text = TAKE_TEXT(in, source_name_words, request.texts[0]);
+    eligible = request.text && strcmp(request.text, "fill") == 0;
+  } else {
+    uint8_t source = take_byte(in) % 8;
+    if (source == 0) {
+      request.text = NULL;
+    } else if (source <= 3) {
+      request.text = fixed_source;
+      eligible = 1;
+    } else if (source == 4) {
+      request.text = broken_source;
+    } else if (source == 5) {
+      request.text = "";
+    } else {
+      request.text = TAKE_TEXT(in, source_words, request.texts[0]);
+    }
+  }
+  int define_set, option_set;
+  take_defines(in, &request, &define_set);
+  take_build_options(in, &request, &option_set);
+  request.null_argument |= request.out_null || !request.context || !request.text;
+  if (eligible && define_set >= 0 && option_set >= 0) {
+    /* "fill" builds only with its element type; other sets would fail every
+     * time, so they are not fixed requests. */
+    if (!named) {
+      request.known = 1;
+      request.variant = define_set * 3 + option_set;
+    } else if (define_set == 2) {
+      request.known = 1;
+      request.variant = 12 + option_set;
+    }
+  }
+  if (!request.known && world.novel_builds >= NOVEL_BUILD_BUDGET) {
+    /* The budget is spent: a refused option keeps this request away from
+     * the compiler, whatever its other arguments. */
+    snprintf(spoiled_options, sizeof spoiled_options, "%s -fuzz-budget-spent",
+             request.options ? request.options : "");
+    request.options = spoiled_options;
+  }
+  char call[512];
+  describe_request(&request, call, sizeof call);
+
+  clgpu_cache_stats before = current_stats();
+  clgpu_program *program = STALE_PROGRAM;
+  prime_last_error();
+  clgpu_status status = call_program(&request, request.out_null ? NULL : &program);
+  clgpu_cache_stats after = current_stats();
+  int may_repeat = named && request.text && strcmp(request.text, sentinel_name) == 0;
+  check_call(call, status, named ? STATUS_SET(named_statuses, 1) : STATUS_SET(program_statuses, 1),
+             may_repeat);
+  uint64_t builds = after.builds - before.builds;
+  if (builds > 1) violation(call, "built %llu programs for one request", (unsigned long long)builds);
+  if (request.known) {
+    if (world.variant_built[request.variant] && builds) {
+      violation(call, "built again a program that was already in the cache");
+    }
+  } else {
+    world.novel_builds += (unsigned)builds;
+  }
+  if (request.null_argument && (status == CLGPU_SUCCESS || is_opencl_code(status) || builds)) {
+    violation(call, "a NULL argument reached the compiler (%s)", clgpu_status_name(status));
+  }
+  if (request.out_null) return;
+  if (status != CLGPU_SUCCESS) {
+    if (program) violation(call, "left *out non-NULL on failure");
+    return;
+  }
+  if (!program || program == STALE_PROGRAM || !clgpu_program_cl_program(program)) {
+    violation(call, "succeeded without a built program");
+  }
+  if (request.known) world.variant_built[request.variant] = 1;
+
+  clgpu_program *again = STALE_PROGRAM;
+  prime_last_error();
+  status = call_program(&request, &again);
+  clgpu_cache_stats repeated = current_stats();
+  check_call(call, status, STATUS_SET(program_statuses, 1), 0);
+  if (status != CLGPU_SUCCESS || again != program || repeated.builds != after.builds ||
+      repeated.memory_hits != after.memory_hits + 1) {
+    violation(call, "asked again, did not come from memory (%s)", clgpu_status_name(status));
+  }
+  if (request.known) check_kernel_exists(call, program, named ? "clgpu_fill" : "k");
+  add_to_pool(program);
+}
+
+/* clgpu_kernel_acquire: *kernel NULL on failure; a lease is a kernel of that
+ * name and program that no other held lease has. */
+static void op_kernel_acquire(fuzz_run *run) {
+  uint8_t choice = take_byte(&run->in);
+  char buffer[MAX_TEXT + 1];
+  const char *name = TAKE_TEXT(&run->in, kernel_name_words, buffer);
+  uint8_t flags = take_byte(&run->in);
+  clgpu_program *program = choice == 0 ? NULL : world.pool[(choice - 1u) % world.pool_count];
+  cl_kernel kernel = STALE_KERNEL;
+  cl_kernel *kernel_out = flags & 1 ? NULL : &kernel;
+  if (run->lease_count == MAX_LEASES) release_all_leases(run);
+  char shown[128], call[256];
+  snprintf(call, sizeof call, "clgpu_kernel_acquire(%s, %s, %s)",
+           !program ? "NULL" : program == world.program ? "fixed program" : "pooled program",
+           quoted(name, shown), kernel_out ? "&kernel" : "NULL");
+  prime_last_error();
+  clgpu_status status = clgpu_kernel_acquire(program, name, kernel_out);
+  check_call(call, status, STATUS_SET(acquire_statuses, 0), 0);
+  if (!program || !name || !kernel_out) {
+    expect_status(call, status, CLGPU_INVALID_ARGUMENT, "a NULL argument");
+  } else if (program == world.program && strcmp(name, "k") == 0) {
+    expect_status(call, status, CLGPU_SUCCESS, "the fixed program has kernel \"k\"");
+  }
+  if (!kernel_out) return;
+  if (status != CLGPU_SUCCESS) {
+    if (kernel) violation(call, "left *kernel non-NULL on failure");
+    return;
+  }
+  if (!kernel || kernel == STALE_KERNEL) violation(call, "succeeded without a kernel");
+  if (holds(run, kernel)) violation(call, "leased a kernel that is already leased");
+  char function[256] = "";
+  size_t length = 0;
+  clGetKernelInfo(kernel, CL_KERNEL_FUNCTION_NAME, 0, NULL, &length);
+  if (length <= sizeof function) {
+    clGetKernelInfo(kernel, CL_KERNEL_FUNCTION_NAME, sizeof function, function, NULL);
+  }
+  if (strcmp(function, name) != 0) violation(call, "leased a kernel named \"%s\"", function);
+  cl_program owner = NULL;
+  clGetKernelInfo(kernel, CL_KERNEL_PROGRAM, sizeof owner, &owner, NULL);
+  if (owner != clgpu_program_cl_program(program)) violation(call, "leased another program's kernel");
+  run->leases[run->lease_count].program = program;
+  run->leases[run->lease_count].kernel = kernel;
+  run->lease_count++;
+}
+
+/* clgpu_kernel_release: a held lease given back; and calls the header says
+ * are ignored (NULL arguments, a kernel given to a program it is not leased
+ * from, a kernel given back twice), after which later leases must still be
+ * exclusive. */
+static void op_kernel_release(fuzz_run *run) {
+  uint8_t mode = take_byte(&run->in) % 5;
+  uint8_t pick = take_byte(&run->in);
+  const char *call = "clgpu_kernel_release";
+  prime_last_error();
+  switch (mode) {
+    case 0:
+      if (run->lease_count) release_lease(run, pick % run->lease_count);
+      break;
+    case 1:
+      if (run->lease_count) {
+        lease held = run->leases[pick % run->lease_count];
+        clgpu_program *other = world.pool[(pick / 16u) % world.pool_count];
+        if (other != held.program) clgpu_kernel_release(other, held.kernel);
+      }
+      break;
+    case 2:
+      if (run->lease_count) {
+        lease held = run->leases[pick % run->lease_count];
+        clgpu_kernel_release(NULL, held.kernel);
+        clgpu_kernel_release(held.program, NULL);
+      }
+      break;
+    case 3:
+      /* Only a kernel no held lease has: giving back someone else's current
+       * lease would be the caller's error, not a test of the library. */
+      if (run->stale_count) {
+        lease old = run->stale[pick % run->stale_count];
+        if (!holds(run, old.kernel)) clgpu_kernel_release(old.program, old.kernel);
+      }
+      break;
+    default:
+      release_all_leases(run);
+      break;
+  }
+  check_message_untouched(call);
+}
+
+/* Plant files in the scratch "clear" folder: clgpu's names (which
+ * clgpu_disk_cache_clear must remove) and near misses (which it must keep). */
+static const char *const planted_names[] = {
+    "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef.clgpubin",
+    "fedcba9876543210fedcba9876543210fedcba9876543210fedcba9876543210.clgpubin",
+    "00000000000000000000000000000000000000000000000000000000000000ff.clgpubin.4242.7.tmp",
+};
+static const char *const decoy_names[] = {
+    "0123456789ABCDEF0123456789abcdef0123456789abcdef0123456789abcdef.clgpubin",
+    "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcde.clgpubin",
+    "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef0.clgpubin",
+    "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef.clgpubin.tmp",
+    "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef.clgpubinx",
+    "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef.clgpubin.1.tmpx",
+    "notes.txt",
+};
+/* A folder with a cache file's name: it cannot be unlinked. */
+static const char cache_named_folder[] =
+    "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa.clgpubin";
+
+static void op_disk_cache_clear_planted(fuzz_run *run, size_t *removed_out) {
+  uint8_t plant = take_byte(&run->in);
+  size_t planted = plant % (COUNT_OF(planted_names) + 1);
+  int with_folder = (plant & 0x10) != 0;
+  char *folder = scratch_path("clear");
+  char *paths[COUNT_OF(planted_names) + COUNT_OF(decoy_names) + 1];
+  size_t count = 0;
+  for (size_t i = 0; i < planted; i++) {
+    paths[count] = join_path(folder, planted_names[i]);
+    write_file(paths[count++]);
+  }
+  for (size_t i = 0; i < COUNT_OF(decoy_names); i++) {
+    paths[count] = join_path(folder, decoy_names[i]);
+    write_file(paths[count++]);
+  }
+  char *named_folder = join_path(folder, cache_named_folder);
+  if (with_folder) mkdir(named_folder, 0755);
+
+  size_t removed = 12345;
+  char call[160];
+  snprintf(call, sizeof call,
+           "clgpu_disk_cache_clear(scratch/clear with %zu cache files%s, %s)", planted,
+           with_folder ? " and a folder with a cache file's name" : "",
+           removed_out ? "&removed" : "NULL");
+  prime_last_error();
+  clgpu_status status = clgpu_disk_cache_clear(folder, removed_out ? &removed : NULL);
+  check_call(call, status, STATUS_SET(clear_statuses, 0), 0);
+  expect_status(call, status, with_folder ? CLGPU_IO_ERROR : CLGPU_SUCCESS,
+                with_folder ? "a folder cannot be removed as a file" : "every file can go");
+  if (with_folder && !strstr(clgpu_last_error(), cache_named_folder)) {
+    violation(call, "the message does not name what could not be removed");
+  }
+  if (removed_out && removed != planted) {
+    violation(call, "*removed is %zu, %zu files were planted", removed, planted);
+  }
+  for (size_t i = 0; i < count; i++) {
+    int present = file_exists(paths[i]);
+    if (i < planted && present) violation(call, "kept its own file %s", paths[i]);
+    if (i >= planted && !present) violation(call, "removed a file it does not own: %s", paths[i]);
+    unlink(paths[i]);
+    free(paths[i]);
+  }
+  if (with_folder && !is_folder(named_folder)) violation(call, "removed a folder");
+  rmdir(named_folder);
+  free(named_folder);
+  free(folder);
+}
+
+/* clgpu_disk_cache_clear on folders under the scratch folder only: NULL would
+ * clear the user's real cache, and "" is left out because the context options
+ * read "" as "the default folder", a meaning this function might one day
+ * share. A missing folder and a path through a regular file are no error. */
+static void op_disk_cache_clear(fuzz_run *run) {
+  uint8_t choice = take_byte(&run->in);
+  size_t removed = 12345;
+  size_t *removed_out = choice & 0x80 ? NULL : &removed;
+  if ((choice & 0x7f) % 9 == 0) {
+    op_disk_cache_clear_planted(run, removed_out);
+    return;
+  }
+  static const char *const tails[] = {"missing", "missing/deeper", "file", "file/sub", "locked",
+                                      "",        "clear"};
+  char raw[MAX_TEXT + 1];
+  const char *tail;
+  int must_succeed = 1;
+  size_t index = (choice & 0x7f) % 9 - 1;
+  if (index < COUNT_OF(tails)) {
+    tail = tails[index];
+    if (strcmp(tail, "locked") == 0) must_succeed = 0; /* unreadable unless run as root */
+  } else {
+    /* A path from the bytes, from letters, digits, '_', '-' and '/' only, so
+     * that no ".." leads out of the scratch folder. */
+    static const char allowed[] = "abcdefghijklmnopqrstuvwxyz0123456789_-/";
+    size_t length = take_byte(&run->in) % (MAX_TEXT + 1);
+    for (size_t i = 0; i < length; i++) raw[i] = allowed[take_byte(&run->in) % (sizeof allowed - 1)];
+    raw[length] = '\0';
+    tail = raw;
+    must_succeed = 0;
+  }
+  char *folder = scratch_path(tail);
+  char shown[128], call[224];
+  snprintf(call, sizeof call, "clgpu_disk_cache_clear(scratch/%s, %s)", quoted(tail, shown),
+           removed_out ? "&removed" : "NULL");
+  prime_last_error();
+  clgpu_status status = clgpu_disk_cache_clear(folder, removed_out);
+  free(folder);
+  check_call(call, status, STATUS_SET(clear_statuses, 0), 0);
+  if (status == CLGPU_INVALID_ARGUMENT) violation(call, "refused a folder that was given");
+  if (must_succeed) expect_status(call, status, CLGPU_SUCCESS, "nothing there to fail on");
+  if (removed_out && status == CLGPU_SUCCESS && removed != 0) {
+    violation(call, "removed %zu files from a folder with none of its files", removed);
+  }
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
+  fuzz_setup();
+  fuzz_run run;
+  memset(&run, 0, sizeof run);
+  run.in.data = data;
+  run.in.size = size;
+  for (int count = 0; run.in.used < run.in.size && count < MAX_OPS; count++) {
+    switch (take_byte(&run.in) % OP_COUNT) {
+      case OP_STATUS_NAMES: op_status_names(&run); break;
+      case OP_ACCESSORS: op_accessors(&run); break;
+      case OP_CACHE_STATS: op_cache_stats(&run); break;
+      case OP_KERNEL_SOURCE: op_kernel_source(&run); break;
+      case OP_DEVICE_LIST: op_device_list(&run); break;
+      case OP_DEVICE_SELECT: op_device_select(&run); break;
+      case OP_PROGRAM_GET: op_program(&run, 0); break;
+      case OP_PROGRAM_GET_NAMED: op_program(&run, 1); break;
+      case OP_KERNEL_ACQUIRE: op_kernel_acquire(&run); break;
+      case OP_KERNEL_RELEASE: op_kernel_release(&run); break;
+      case OP_DISK_CACHE_CLEAR: op_disk_cache_clear(&run); break;
+      case OP_CONTEXT_WRAP: op_context_wrap(&run); break;
+      default: op_context_create(&run); break;
+    }
+  }
+  release_all_leases(&run);
+  return 0;
+}

@@ -78,16 +78,16 @@ enum {
  * is destroyed, so pointers to them can be kept across inputs. */
 typedef struct fuzz_world {
   int ready;
-  char *scratch;              /* the private temporary folder; nothing is written elsewhere */
-  clgpu_context *context;     /* the context every program call uses */
-  clgpu_context *other;       /* a second context on the same device */
-  clgpu_program *program;     /* the fixed source, no defines, no options: has kernel "k" */
-  cl_device_id sub_device;    /* a sub-device with a context and queue of its own, when */
-  cl_context sub_context;     /* the device can be partitioned; NULL otherwise */
+  char *scratch;           /* the private temporary folder; nothing is written elsewhere */
+  clgpu_context *context;  /* the context every program call uses */
+  clgpu_context *other;    /* a second context on the same device */
+  clgpu_program *program;  /* the fixed source, no defines, no options: has kernel "k" */
+  cl_device_id sub_device; /* a sub-device with a context and queue of its own, when */
+  cl_context sub_context;  /* the device can be partitioned; NULL otherwise */
   cl_command_queue sub_queue;
-  char *listing;              /* the full device listing, for clgpu_device_list's prefixes */
+  char *listing; /* the full device listing, for clgpu_device_list's prefixes */
   size_t listing_length;
-  char sentinel[512];         /* the message the priming failure leaves */
+  char sentinel[512]; /* the message the priming failure leaves */
   char *cache_paths[CACHE_PATH_CHOICES];
   clgpu_program *pool[POOL_SIZE]; /* programs the kernel operations lease from */
   size_t pool_count;
@@ -146,14 +146,22 @@ static uint64_t take_u64(byte_reader *in) {
 static size_t take_count(byte_reader *in) {
   uint8_t kind = take_byte(in) % 8;
   switch (kind) {
-    case 0: return 0;
-    case 1: return take_byte(in);
-    case 2: return SIZE_MAX;
-    case 3: return SIZE_MAX - take_byte(in);
-    case 4: return (size_t)1 << (take_byte(in) % (sizeof(size_t) * CHAR_BIT));
-    case 5: return (size_t)INT_MAX + take_byte(in);
-    case 6: return (size_t)take_u64(in);
-    default: return SIZE_MAX / 2 + take_byte(in);
+    case 0:
+      return 0;
+    case 1:
+      return take_byte(in);
+    case 2:
+      return SIZE_MAX;
+    case 3:
+      return SIZE_MAX - take_byte(in);
+    case 4:
+      return (size_t)1 << (take_byte(in) % (sizeof(size_t) * CHAR_BIT));
+    case 5:
+      return (size_t)INT_MAX + take_byte(in);
+    case 6:
+      return (size_t)take_u64(in);
+    default:
+      return SIZE_MAX / 2 + take_byte(in);
   }
 }
 
@@ -161,19 +169,26 @@ static size_t take_count(byte_reader *in) {
 static int take_int(byte_reader *in) {
   uint8_t kind = take_byte(in) % 8;
   switch (kind) {
-    case 0: return (int8_t)take_byte(in);
-    case 1: return INT_MIN;
-    case 2: return INT_MAX;
-    case 3: return -2000 - (int)take_byte(in);
+    case 0:
+      return (int8_t)take_byte(in);
+    case 1:
+      return INT_MIN;
+    case 2:
+      return INT_MAX;
+    case 3:
+      return -2000 - (int)take_byte(in);
     case 4: {
       uint32_t bits = take_u32(in);
       int32_t value;
       memcpy(&value, &bits, sizeof value);
       return value;
     }
-    case 5: return -(int)take_byte(in);
-    case 6: return INT_MIN + (int)take_byte(in);
-    default: return INT_MAX - (int)take_byte(in);
+    case 5:
+      return -(int)take_byte(in);
+    case 6:
+      return INT_MIN + (int)take_byte(in);
+    default:
+      return INT_MAX - (int)take_byte(in);
   }
 }
 
@@ -191,42 +206,63 @@ static const char *take_text(byte_reader *in, const char *const *dictionary, siz
 }
 
 #define COUNT_OF(array) (sizeof(array) / sizeof((array)[0]))
-#define TAKE_TEXT(in, dictionary, buffer) take_text((in), (dictionary), COUNT_OF(dictionary), (buffer))
+#define TAKE_TEXT(in, dictionary, buffer) \
+  take_text((in), (dictionary), COUNT_OF(dictionary), (buffer))
 
 /* ---- dictionaries ---- */
 
 static const char *const selector_words[] = {
-    "",         " ",          "0",           "0:0",
-    " 0:0\n",   "1",          "0:1",         "1:0",
-    "1:",       ":0",         ":",           "0::0",
-    "0:0:0",    "00000000000000000",         "999999999",
-    "0:999999999",            "4294967296",  "1234567890",
-    "-1",       "+0",         "0x0",         "pocl",
-    "POCL",     "cpu",        "Portable",    "nvidia",
-    "%s%s%n%x", "\t\r\n\v\f", "\xff\xfe",    long_identifier,
+    "",           " ",
+    "0",          "0:0",
+    " 0:0\n",     "1",
+    "0:1",        "1:0",
+    "1:",         ":0",
+    ":",          "0::0",
+    "0:0:0",      "00000000000000000",
+    "999999999",  "0:999999999",
+    "4294967296", "1234567890",
+    "-1",         "+0",
+    "0x0",        "pocl",
+    "POCL",       "cpu",
+    "Portable",   "nvidia",
+    "%s%s%n%x",   "\t\r\n\v\f",
+    "\xff\xfe",   long_identifier,
     huge_text,
 };
 
 static const char *const source_name_words[] = {
-    "fill",  "FILL",    "fill.cl", "../fill",        "/etc/passwd",   "",
-    "scan",  "fill\n",  "fi ll",   "-",              "_",             "fill-",
-    "%s%n",  "fuzz: sentinel",     long_identifier,  huge_text,
+    "fill", "FILL",           "fill.cl",       "../fill", "/etc/passwd", "",
+    "scan", "fill\n",         "fi ll",         "-",       "_",           "fill-",
+    "%s%n", "fuzz: sentinel", long_identifier, huge_text,
 };
 
 static const char *const kernel_name_words[] = {
-    "k",      "",         "K",    " k",     "k ",         "clgpu_fill",    "clgpu_iota",
-    "k\n",    "%s%n",     "main", "kk",     "\xff",       long_identifier, huge_text,
+    "k",   "",     "K",    " k", "k ",   "clgpu_fill",    "clgpu_iota",
+    "k\n", "%s%n", "main", "kk", "\xff", long_identifier, huge_text,
 };
 
 static const char *const define_name_words[] = {
-    "FUZZ_VALUE", "CLGPU_T", "_",       "x1",      "1x",          "",
-    "a-b",        "a b",     "x\n",     "\xce\xa9", "__OPENCL_VERSION__", "defined",
-    "k",          "FUZZ_EMPTY",         long_identifier,           huge_text,
+    "FUZZ_VALUE",
+    "CLGPU_T",
+    "_",
+    "x1",
+    "1x",
+    "",
+    "a-b",
+    "a b",
+    "x\n",
+    "\xce\xa9",
+    "__OPENCL_VERSION__",
+    "defined",
+    "k",
+    "FUZZ_EMPTY",
+    long_identifier,
+    huge_text,
 };
 
 static const char *const define_value_words[] = {
-    "",   "1",  "2",     "uint",        "1\n", "\r",     "a\rb",           "\"",
-    "/*", "\\", "1 \\",  "#error fuzz", "%s%n", "0x7fffffff", "(1/0)", huge_text,
+    "",   "1",  "2",    "uint",        "1\n",  "\r",         "a\rb",  "\"",
+    "/*", "\\", "1 \\", "#error fuzz", "%s%n", "0x7fffffff", "(1/0)", huge_text,
 };
 
 static const char *const option_words[] = {
@@ -323,6 +359,8 @@ static const char *quoted(const char *text, char out[128]) {
   return out;
 }
 
+static void remove_tree_at(int parent, const char *name, int depth);
+
 static void violation(const char *call, const char *format, ...) {
   char detail[1024];
   va_list args;
@@ -330,9 +368,11 @@ static void violation(const char *call, const char *format, ...) {
   vsnprintf(detail, sizeof detail, format, args);
   va_end(args);
   char message[128];
-  fprintf(stderr, "fuzz_api: contract violated by %s: %s\n  clgpu_last_error(): %s\n", call,
-          detail, quoted(clgpu_last_error(), message));
+  fprintf(stderr, "fuzz_api: contract violated by %s: %s\n  clgpu_last_error(): %s\n", call, detail,
+          quoted(clgpu_last_error(), message));
   fflush(stderr);
+  /* abort() skips the atexit handler that removes the scratch folder. */
+  if (world.scratch) remove_tree_at(AT_FDCWD, world.scratch, 0);
   abort();
 }
 
@@ -419,7 +459,9 @@ static void check_call(const char *call, clgpu_status status, status_set set, in
       violation(call, "succeeded but changed clgpu_last_error(), which only a failure may set");
     }
   } else {
-    if (!*message) violation(call, "failed with %s and an empty message", clgpu_status_name(status));
+    if (!*message) {
+      violation(call, "failed with %s and an empty message", clgpu_status_name(status));
+    }
     if (!may_repeat && strcmp(message, world.sentinel) == 0) {
       violation(call, "failed with %s without setting a message", clgpu_status_name(status));
     }
@@ -570,17 +612,20 @@ static cl_uint device_references(cl_device_id device) {
 
 /* ---- setup and teardown ---- */
 
+/* The pool keeps the fixed program in slot 0 and the most recently returned
+ * programs after it, newest first, so that an input can lease from the
+ * program its own previous operation got (choice 2 of op_kernel_acquire). */
 static void add_to_pool(clgpu_program *program) {
-  for (size_t i = 0; i < world.pool_count; i++) {
-    if (world.pool[i] == program) return;
+  if (world.pool_count == 0 || program == world.pool[0]) {
+    if (world.pool_count == 0) world.pool[world.pool_count++] = program;
+    return;
   }
-  if (world.pool_count < POOL_SIZE) {
-    world.pool[world.pool_count++] = program;
-  } else {
-    /* Slot 0 keeps the fixed program; the others take turns. */
-    static size_t next;
-    world.pool[1 + next++ % (POOL_SIZE - 1)] = program;
-  }
+  size_t found = 1;
+  while (found < world.pool_count && world.pool[found] != program) found++;
+  if (found == world.pool_count && world.pool_count < POOL_SIZE) world.pool_count++;
+  if (found == POOL_SIZE) found = POOL_SIZE - 1;
+  memmove(&world.pool[2], &world.pool[1], (found - 1) * sizeof world.pool[0]);
+  world.pool[1] = program;
 }
 
 /* A sub-device, a context and a queue on it: objects that do not belong with
@@ -612,6 +657,22 @@ static void make_sub_device(cl_device_id device) {
     world.sub_queue = NULL;
     world.sub_context = NULL;
     world.sub_device = NULL;
+    return;
+  }
+  /* POCL 3.1 lists the root device, not the sub-device, among the devices of
+   * a context made on a sub-device (CL_CONTEXT_DEVICES), so clgpu, which asks
+   * OpenCL, and this fuzzer, which knows how the objects were made, would
+   * disagree about every call with that context. Where the platform
+   * misreports, only the sub-device itself is kept: it belongs to neither
+   * main context, whichever way it is asked. */
+  cl_device_id listed[4] = {NULL};
+  size_t size = 0;
+  err = clGetContextInfo(world.sub_context, CL_CONTEXT_DEVICES, sizeof listed, listed, &size);
+  if (err != CL_SUCCESS || size != sizeof listed[0] || listed[0] != world.sub_device) {
+    clReleaseCommandQueue(world.sub_queue);
+    clReleaseContext(world.sub_context);
+    world.sub_queue = NULL;
+    world.sub_context = NULL;
   }
 }
 
@@ -766,7 +827,9 @@ static void op_status_names(fuzz_run *run) {
   if (!name || !*name || !text || !*text) violation(call, "gave a NULL or empty string");
   int unknown_name = strcmp(name, "CLGPU_UNKNOWN_STATUS") == 0;
   int unknown_text = strcmp(text, "unknown status code") == 0;
-  if (unknown_name != unknown_text) violation(call, "name \"%s\" and text \"%s\" disagree", name, text);
+  if (unknown_name != unknown_text) {
+    violation(call, "name \"%s\" and text \"%s\" disagree", name, text);
+  }
   if (!unknown_name && strncmp(name, "CLGPU_", 6) != 0 && strncmp(name, "CL_", 3) != 0) {
     violation(call, "name \"%s\" is neither CLGPU_ nor CL_", name);
   }
@@ -796,7 +859,9 @@ static void op_accessors(fuzz_run *run) {
   if (clgpu_context_cache_dir(world.context)) {
     violation(call, "the long-lived context, made with the disk cache off, has a cache folder");
   }
-  if (!clgpu_program_cl_program(world.program)) violation(call, "the fixed program has no cl_program");
+  if (!clgpu_program_cl_program(world.program)) {
+    violation(call, "the fixed program has no cl_program");
+  }
   if (!clgpu_version() || strcmp(clgpu_version(), CLGPU_VERSION_STRING) != 0) {
     violation(call, "clgpu_version() is not CLGPU_VERSION_STRING");
   }
@@ -998,9 +1063,9 @@ static void check_new_context(const char *call, clgpu_context *made,
   if (!made || made == STALE_CONTEXT) violation(call, "succeeded without a context");
   const clgpu_device_info *info = clgpu_context_device_info(made);
   if (!info || !info->extensions) violation(call, "the context has no device facts");
-  const char *const strings[] = {info->platform_name, info->platform_version, info->name,
-                                 info->vendor,        info->device_version,   info->driver_version,
-                                 info->opencl_c_version};
+  const char *const strings[] = {
+      info->platform_name,  info->platform_version, info->name, info->vendor, info->device_version,
+      info->driver_version, info->opencl_c_version};
   for (size_t i = 0; i < COUNT_OF(strings); i++) {
     if (!memchr(strings[i], '\0', sizeof info->name)) violation(call, "a fact is not terminated");
   }
@@ -1032,7 +1097,9 @@ static void check_new_context(const char *call, clgpu_context *made,
   if (folder && strcmp(folder, requested) != 0) {
     violation(call, "the cache folder is \"%s\", not the one asked for", folder);
   }
-  if (folder && !is_folder(folder)) violation(call, "the cache folder \"%s\" is not a folder", folder);
+  if (folder && !is_folder(folder)) {
+    violation(call, "the cache folder \"%s\" is not a folder", folder);
+  }
 }
 
 static void take_options(byte_reader *in, clgpu_context_options *options,
@@ -1108,8 +1175,8 @@ static void queue_owner(cl_command_queue queue, cl_context *context, cl_device_i
     *device = world.sub_device;
     return;
   }
-  const clgpu_context *owner = queue == clgpu_context_queue(world.context) ? world.context
-                                                                           : world.other;
+  const clgpu_context *owner =
+      queue == clgpu_context_queue(world.context) ? world.context : world.other;
   *context = clgpu_context_cl_context(owner);
   *device = clgpu_context_device(owner);
 }
@@ -1195,11 +1262,14 @@ typedef struct program_request {
   size_t num_defines;
   const char *options;
   int out_null;
-  int known;          /* a fixed request: builds once, then comes from memory */
-  int variant;        /* which fixed request, when known */
-  int null_argument;  /* a NULL the header calls invalid */
+  int known;         /* a fixed request: builds once, then comes from memory */
+  int variant;       /* which fixed request, when known */
+  int null_argument; /* a NULL the header calls invalid */
   clgpu_define storage[MAX_DEFINES];
-  char texts[2 * MAX_DEFINES + 1][MAX_TEXT + 1];
+  /* Room for the raw strings the request is made of. */
+  char subject_text[MAX_TEXT + 1];
+  char define_texts[2 * MAX_DEFINES][MAX_TEXT + 1];
+  char token_text[MAX_TEXT + 1];
 } program_request;
 
 static void take_defines(byte_reader *in, program_request *request, int *define_set) {
@@ -1221,8 +1291,9 @@ static void take_defines(byte_reader *in, program_request *request, int *define_
     request->num_defines = 1 + take_byte(in) % MAX_DEFINES;
     request->defines = request->storage;
     for (size_t i = 0; i < request->num_defines; i++) {
-      request->storage[i].name = TAKE_TEXT(in, define_name_words, request->texts[2 * i]);
-      request->storage[i].value = TAKE_TEXT(in, define_value_words, request->texts[2 * i + 1]);
+      request->storage[i].name = TAKE_TEXT(in, define_name_words, request->define_texts[2 * i]);
+      request->storage[i].value =
+          TAKE_TEXT(in, define_value_words, request->define_texts[2 * i + 1]);
     }
   }
 }
@@ -1247,7 +1318,7 @@ static void take_build_options(byte_reader *in, program_request *request, int *o
   size_t used = 0;
   options_text[0] = '\0';
   for (size_t i = 0; i < tokens; i++) {
-    const char *token = TAKE_TEXT(in, option_words, request->texts[2 * MAX_DEFINES]);
+    const char *token = TAKE_TEXT(in, option_words, request->token_text);
     if (!token) continue;
     used += (size_t)snprintf(options_text + used, sizeof options_text - used, "%s%s",
                              used ? separator : "", token);
@@ -1269,8 +1340,8 @@ static clgpu_status call_program(const program_request *request, clgpu_program *
     return clgpu_program_get_named(request->context, request->text, request->defines,
                                    request->num_defines, request->options, out);
   }
-  return clgpu_program_get(request->context, request->text, request->defines,
-                           request->num_defines, request->options, out);
+  return clgpu_program_get(request->context, request->text, request->defines, request->num_defines,
+                           request->options, out);
 }
 
 static clgpu_cache_stats current_stats(void) {
@@ -1286,7 +1357,8 @@ static void check_kernel_exists(const char *call, clgpu_program *program, const 
   prime_last_error();
   clgpu_status status = clgpu_kernel_acquire(program, name, &kernel);
   if (status != CLGPU_SUCCESS || !kernel) {
-    violation(call, "the program it gave has no kernel \"%s\": %s", name, clgpu_status_name(status));
+    violation(call, "the program it gave has no kernel \"%s\": %s", name,
+              clgpu_status_name(status));
   }
   clgpu_kernel_release(program, kernel);
 }
@@ -1305,7 +1377,7 @@ static void op_program(fuzz_run *run, int named) {
   request.out_null = (flags & 2) != 0;
   int eligible = 0;
   if (named) {
-    request.text = TAKE_TEXT(in, source_name_words, request.texts[0]);
+    request.text = TAKE_TEXT(in, source_name_words, request.subject_text);
     eligible = request.text && strcmp(request.text, "fill") == 0;
   } else {
     uint8_t source = take_byte(in) % 8;
@@ -1319,7 +1391,7 @@ static void op_program(fuzz_run *run, int named) {
     } else if (source == 5) {
       request.text = "";
     } else {
-      request.text = TAKE_TEXT(in, source_words, request.texts[0]);
+      request.text = TAKE_TEXT(in, source_words, request.subject_text);
     }
   }
   int define_set, option_set;
@@ -1356,7 +1428,9 @@ static void op_program(fuzz_run *run, int named) {
   check_call(call, status, named ? STATUS_SET(named_statuses, 1) : STATUS_SET(program_statuses, 1),
              may_repeat);
   uint64_t builds = after.builds - before.builds;
-  if (builds > 1) violation(call, "built %llu programs for one request", (unsigned long long)builds);
+  if (builds > 1) {
+    violation(call, "built %llu programs for one request", (unsigned long long)builds);
+  }
   if (request.known) {
     if (world.variant_built[request.variant] && builds) {
       violation(call, "built again a program that was already in the cache");
@@ -1403,7 +1477,9 @@ static void op_kernel_acquire(fuzz_run *run) {
   if (run->lease_count == MAX_LEASES) release_all_leases(run);
   char shown[128], call[256];
   snprintf(call, sizeof call, "clgpu_kernel_acquire(%s, %s, %s)",
-           !program ? "NULL" : program == world.program ? "fixed program" : "pooled program",
+           !program                   ? "NULL"
+           : program == world.program ? "fixed program"
+                                      : "pooled program",
            quoted(name, shown), kernel_out ? "&kernel" : "NULL");
   prime_last_error();
   clgpu_status status = clgpu_kernel_acquire(program, name, kernel_out);
@@ -1429,7 +1505,9 @@ static void op_kernel_acquire(fuzz_run *run) {
   if (strcmp(function, name) != 0) violation(call, "leased a kernel named \"%s\"", function);
   cl_program owner = NULL;
   clGetKernelInfo(kernel, CL_KERNEL_PROGRAM, sizeof owner, &owner, NULL);
-  if (owner != clgpu_program_cl_program(program)) violation(call, "leased another program's kernel");
+  if (owner != clgpu_program_cl_program(program)) {
+    violation(call, "leased another program's kernel");
+  }
   run->leases[run->lease_count].program = program;
   run->leases[run->lease_count].kernel = kernel;
   run->lease_count++;
@@ -1517,9 +1595,8 @@ static void op_disk_cache_clear_planted(fuzz_run *run, size_t *removed_out) {
 
   size_t removed = 12345;
   char call[160];
-  snprintf(call, sizeof call,
-           "clgpu_disk_cache_clear(scratch/clear with %zu cache files%s, %s)", planted,
-           with_folder ? " and a folder with a cache file's name" : "",
+  snprintf(call, sizeof call, "clgpu_disk_cache_clear(scratch/clear with %zu cache files%s, %s)",
+           planted, with_folder ? " and a folder with a cache file's name" : "",
            removed_out ? "&removed" : "NULL");
   prime_last_error();
   clgpu_status status = clgpu_disk_cache_clear(folder, removed_out ? &removed : NULL);
@@ -1571,7 +1648,8 @@ static void op_disk_cache_clear(fuzz_run *run) {
      * that no ".." leads out of the scratch folder. */
     static const char allowed[] = "abcdefghijklmnopqrstuvwxyz0123456789_-/";
     size_t length = take_byte(&run->in) % (MAX_TEXT + 1);
-    for (size_t i = 0; i < length; i++) raw[i] = allowed[take_byte(&run->in) % (sizeof allowed - 1)];
+    for (size_t i = 0; i < length; i++)
+      raw[i] = allowed[take_byte(&run->in) % (sizeof allowed - 1)];
     raw[length] = '\0';
     tail = raw;
     must_succeed = 0;
@@ -1599,19 +1677,45 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   run.in.size = size;
   for (int count = 0; run.in.used < run.in.size && count < MAX_OPS; count++) {
     switch (take_byte(&run.in) % OP_COUNT) {
-      case OP_STATUS_NAMES: op_status_names(&run); break;
-      case OP_ACCESSORS: op_accessors(&run); break;
-      case OP_CACHE_STATS: op_cache_stats(&run); break;
-      case OP_KERNEL_SOURCE: op_kernel_source(&run); break;
-      case OP_DEVICE_LIST: op_device_list(&run); break;
-      case OP_DEVICE_SELECT: op_device_select(&run); break;
-      case OP_PROGRAM_GET: op_program(&run, 0); break;
-      case OP_PROGRAM_GET_NAMED: op_program(&run, 1); break;
-      case OP_KERNEL_ACQUIRE: op_kernel_acquire(&run); break;
-      case OP_KERNEL_RELEASE: op_kernel_release(&run); break;
-      case OP_DISK_CACHE_CLEAR: op_disk_cache_clear(&run); break;
-      case OP_CONTEXT_WRAP: op_context_wrap(&run); break;
-      default: op_context_create(&run); break;
+      case OP_STATUS_NAMES:
+        op_status_names(&run);
+        break;
+      case OP_ACCESSORS:
+        op_accessors(&run);
+        break;
+      case OP_CACHE_STATS:
+        op_cache_stats(&run);
+        break;
+      case OP_KERNEL_SOURCE:
+        op_kernel_source(&run);
+        break;
+      case OP_DEVICE_LIST:
+        op_device_list(&run);
+        break;
+      case OP_DEVICE_SELECT:
+        op_device_select(&run);
+        break;
+      case OP_PROGRAM_GET:
+        op_program(&run, 0);
+        break;
+      case OP_PROGRAM_GET_NAMED:
+        op_program(&run, 1);
+        break;
+      case OP_KERNEL_ACQUIRE:
+        op_kernel_acquire(&run);
+        break;
+      case OP_KERNEL_RELEASE:
+        op_kernel_release(&run);
+        break;
+      case OP_DISK_CACHE_CLEAR:
+        op_disk_cache_clear(&run);
+        break;
+      case OP_CONTEXT_WRAP:
+        op_context_wrap(&run);
+        break;
+      default:
+        op_context_create(&run);
+        break;
     }
   }
   release_all_leases(&run);

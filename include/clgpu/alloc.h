@@ -43,32 +43,40 @@ CLGPU_API clgpu_status clgpu_alloc_cache_create(clgpu_alloc_cache **out);
 /* Release every block the cache holds and the cache. NULL is allowed.
  * Unlike other destroy functions this one can refuse: while any thread has
  * a scope open on the cache it returns CLGPU_ALLOC_SCOPE_OPEN and frees
- * nothing. Blocks handed out and not yet released stay valid (the caller
- * still owns them and releases them with clReleaseMemObject). */
+ * nothing. (With no scope open no block is handed out: a scope's end takes
+ * back what it handed out.) A thread that exits with a scope open leaves it
+ * open for good: close every scope you open. */
 CLGPU_API clgpu_status clgpu_alloc_cache_destroy(clgpu_alloc_cache *cache);
 
 /* Open a cached scope on the calling thread for allocations on `context`,
  * served by `cache`. Scopes nest (a later begin on the same thread pushes a
- * new scope, on any cache). Errors: CLGPU_INVALID_ARGUMENT. */
+ * new scope, on any cache); only the innermost scope serves requests, and
+ * only those on its own context (others get plain buffers). Errors:
+ * CLGPU_INVALID_ARGUMENT, CLGPU_CL_OUT_OF_HOST_MEMORY. */
 CLGPU_API clgpu_status clgpu_alloc_scope_begin(clgpu_context *context, clgpu_alloc_cache *cache);
 
 /* Open an uncached scope on the calling thread: allocations in it bypass
- * every cache until the matching end. Errors: CLGPU_INVALID_ARGUMENT. */
+ * every cache until the matching end. Errors: CLGPU_INVALID_ARGUMENT,
+ * CLGPU_CL_OUT_OF_HOST_MEMORY. */
 CLGPU_API clgpu_status clgpu_alloc_uncached_begin(clgpu_context *context);
 
 /* Close the innermost scope of the calling thread, which must have been
  * opened on `context`. A cached scope returns its outstanding blocks to the
  * pool. Errors: CLGPU_ALLOC_SCOPE_MISMATCH (no scope open on this thread, or
- * the innermost one is on another context). */
+ * the innermost one is on another context; nothing changes),
+ * CLGPU_INVALID_ARGUMENT (context is NULL). */
 CLGPU_API clgpu_status clgpu_alloc_scope_end(clgpu_context *context);
 
 /* Allocate `size` bytes (size > 0) with `flags` on the context, through the
  * innermost scope of the calling thread if any. CL_MEM_USE_HOST_PTR and
  * CL_MEM_COPY_HOST_PTR are refused (a cached block has no host pointer).
  * A block from the cache may be larger than asked (its size class) and holds
- * whatever it held before. Errors: CLGPU_INVALID_ARGUMENT, OpenCL's codes
- * from clCreateBuffer (CLGPU_CL_INVALID_BUFFER_SIZE above the device's
- * max allocation). */
+ * whatever it held before. Errors: CLGPU_INVALID_ARGUMENT,
+ * CLGPU_CL_INVALID_BUFFER_SIZE (above the device's CL_DEVICE_MAX_MEM_ALLOC_SIZE,
+ * refused by clgpu itself since some drivers allocate past the limit they
+ * report), OpenCL's codes from clCreateBuffer. When the device is out of
+ * memory, the cache releases its free blocks of that context and tries once
+ * more. */
 CLGPU_API clgpu_status clgpu_buffer_create(clgpu_context *context, cl_mem_flags flags,
                                            size_t size, cl_mem *out);
 

@@ -207,10 +207,10 @@ static int looks_like_index(const char *selector) {
 
 clgpu_status clgpu_device_select(const char *selector, cl_platform_id *platform,
                                  cl_device_id *device) {
+  if (platform) *platform = NULL;
+  if (device) *device = NULL;
   CLGPU__RETURN_ERROR_IF(!platform || !device, CLGPU_INVALID_ARGUMENT,
                          "clgpu_device_select: platform and device must not be NULL");
-  *platform = NULL;
-  *device = NULL;
   /* Whitespace around a selector (a newline from a script) is not part of it. */
   const char *begin = selector ? selector : "";
   while (isspace((unsigned char)*begin)) begin++;

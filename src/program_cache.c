@@ -95,6 +95,11 @@ static clgpu_status check_defines(const clgpu_define *defines, size_t count) {
     const char *value = defines[i].value;
     CLGPU__RETURN_ERROR_IF(value && strpbrk(value, "\r\n"), CLGPU_INVALID_ARGUMENT,
                            "define %zu (%s): the value contains a line break", i, defines[i].name);
+    /* A trailing backslash would splice the next prelude line into this one. */
+    size_t length = value ? strlen(value) : 0;
+    CLGPU__RETURN_ERROR_IF(length > 0 && value[length - 1] == '\\', CLGPU_INVALID_ARGUMENT,
+                           "define %zu (%s): the value ends with a backslash", i,
+                           defines[i].name);
   }
   return CLGPU_SUCCESS;
 }
@@ -118,6 +123,13 @@ static const char *const forbidden_flags[] = {
  * refused. */
 static clgpu_status check_options(const char *options) {
   if (!options) return CLGPU_SUCCESS;
+  /* Implementations differ on other whitespace (POCL 3.1 refuses a tab). */
+  for (const char *c = options; *c; c++) {
+    CLGPU__RETURN_ERROR_IF(isspace((unsigned char)*c) && *c != ' ', CLGPU_INVALID_ARGUMENT,
+                           "build options must be separated by spaces only (found character "
+                           "0x%02x at position %zu)",
+                           (unsigned)(unsigned char)*c, (size_t)(c - options));
+  }
   const char *p = options;
   int expect_define = 0;
   while (*p) {

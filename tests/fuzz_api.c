@@ -23,9 +23,9 @@
  * a refused build option, so that it does not spend its time in POCL's
  * compiler. */
 #include <dirent.h>
-#include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -379,8 +379,12 @@ static void violation(const char *call, const char *format, ...) {
 /* Setup failures are the environment's, not the library's: no OpenCL device,
  * no temporary folder. They end the process without a crash report. */
 static void setup_failed(const char *what, clgpu_status status) {
-  fprintf(stderr, "fuzz_api: setup failed: %s: %s (%d): %s\n", what, clgpu_status_name(status),
-          (int)status, clgpu_last_error());
+  if (status == CLGPU_SUCCESS) {
+    fprintf(stderr, "fuzz_api: setup failed: %s\n", what);
+  } else {
+    fprintf(stderr, "fuzz_api: setup failed: %s: %s (%d): %s\n", what, clgpu_status_name(status),
+            (int)status, clgpu_last_error());
+  }
   exit(1);
 }
 
@@ -713,9 +717,22 @@ static void make_scratch(void) {
   free(locked);
 }
 
+/* LLVM, which POCL loads for its compiler, installs crash handlers of its own
+ * the first time devices are enumerated. When one of them catches abort(), it
+ * puts back the handler it found and returns, and abort() then ends the
+ * process with the default action: libFuzzer, which installs its handlers
+ * after LLVMFuzzerInitialize and leaves foreign ones in place, would never see
+ * a violation and would save no reproducer. So the handlers found before the
+ * first OpenCL call are put back after setup. */
+static const int crash_signals[] = {SIGABRT, SIGSEGV, SIGBUS, SIGILL};
+
 static void fuzz_setup(void) {
   if (world.ready) return;
   world.ready = 1;
+  struct sigaction crash_handlers[COUNT_OF(crash_signals)];
+  for (size_t i = 0; i < COUNT_OF(crash_signals); i++) {
+    sigaction(crash_signals[i], NULL, &crash_handlers[i]);
+  }
   /* Calls given no cache folder fall back to CLGPU_CACHE_DIR and then to the
    * user's ~/.cache/clgpu; "off" keeps every such call away from it. Set
    * before the first OpenCL call, while the process has one thread. */
@@ -759,9 +776,13 @@ static void fuzz_setup(void) {
   if (clgpu_context_cache_stats(world.context, &world.last_stats) != CLGPU_SUCCESS) {
     setup_failed("clgpu_context_cache_stats", 0);
   }
+  for (size_t i = 0; i < COUNT_OF(crash_signals); i++) {
+    sigaction(crash_signals[i], &crash_handlers[i], NULL);
+  }
   atexit(fuzz_teardown);
 }
 
+/* The device every input runs on, for the replay driver's first line. */
 const clgpu_device_info *fuzz_api_device_info(void) {
   fuzz_setup();
   return clgpu_context_device_info(world.context);
@@ -862,8 +883,9 @@ static void op_accessors(fuzz_run *run) {
   if (!clgpu_program_cl_program(world.program)) {
     violation(call, "the fixed program has no cl_program");
   }
-  if (!clgpu_version() || strcmp(clgpu_version(), CLGPU_VERSION_STRING) != 0) {
-    violation(call, "clgpu_version() is not CLGPU_VERSION_STRING");
+  if (!clgpu_version() || strcmp(clgpu_version(), CLGPU_VERSION_STRING) != 0 ||
+      clgpu_version_number() != CLGPU_VERSION_NUMBER) {
+    violation(call, "the run-time version is not the headers' version");
   }
   check_message_untouched(call);
 }
@@ -1630,26 +1652,30 @@ static void op_disk_cache_clear(fuzz_run *run) {
   uint8_t choice = take_byte(&run->in);
   size_t removed = 12345;
   size_t *removed_out = choice & 0x80 ? NULL : &removed;
-  if ((choice & 0x7f) % 9 == 0) {
+  /* The planted folder, the fixed tails, or a tail from the bytes. */
+  static const char *const tails[] = {"missing", "missing/deeper", "file", "file/sub", "locked",
+                                      "",        long_identifier,  "clear"};
+  size_t kind = (choice & 0x7fu) % (COUNT_OF(tails) + 2);
+  if (kind == 0) {
     op_disk_cache_clear_planted(run, removed_out);
     return;
   }
-  static const char *const tails[] = {"missing", "missing/deeper", "file", "file/sub", "locked",
-                                      "",        "clear"};
   char raw[MAX_TEXT + 1];
   const char *tail;
   int must_succeed = 1;
-  size_t index = (choice & 0x7f) % 9 - 1;
-  if (index < COUNT_OF(tails)) {
-    tail = tails[index];
-    if (strcmp(tail, "locked") == 0) must_succeed = 0; /* unreadable unless run as root */
+  if (kind <= COUNT_OF(tails)) {
+    tail = tails[kind - 1];
+    /* "locked" is unreadable unless run as root; a name longer than NAME_MAX
+     * cannot be opened at all. */
+    if (strcmp(tail, "locked") == 0 || tail == long_identifier) must_succeed = 0;
   } else {
     /* A path from the bytes, from letters, digits, '_', '-' and '/' only, so
      * that no ".." leads out of the scratch folder. */
     static const char allowed[] = "abcdefghijklmnopqrstuvwxyz0123456789_-/";
     size_t length = take_byte(&run->in) % (MAX_TEXT + 1);
-    for (size_t i = 0; i < length; i++)
+    for (size_t i = 0; i < length; i++) {
       raw[i] = allowed[take_byte(&run->in) % (sizeof allowed - 1)];
+    }
     raw[length] = '\0';
     tail = raw;
     must_succeed = 0;

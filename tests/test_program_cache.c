@@ -225,6 +225,8 @@ static void build_option_allow_list(void **state) {
       {"-D", CLGPU_FORBIDDEN_BUILD_OPTION},
       {"-D 1x", CLGPU_FORBIDDEN_BUILD_OPTION},
       {"-D=1", CLGPU_FORBIDDEN_BUILD_OPTION},
+      {"-w\t-Werror", CLGPU_INVALID_ARGUMENT},
+      {"-w\n", CLGPU_INVALID_ARGUMENT},
       {"-w -Werror -cl-mad-enable -DFOO=1 -D BAR", CLGPU_SUCCESS},
       {"  -cl-opt-disable   -cl-kernel-arg-info -cl-single-precision-constant ", CLGPU_SUCCESS},
       {"", CLGPU_SUCCESS},
@@ -256,6 +258,7 @@ static void bad_defines_are_refused(void **state) {
   static const clgpu_define rows[][1] = {
       {{"1abc", "1"}},           {{"a b", "1"}},     {{NULL, "1"}}, {{"", "1"}},
       {{"GOOD", "1\n#error x"}}, {{"GOOD", "a\rb"}},
+      {{"GOOD", "1 \\"}}, /* a trailing backslash would splice the next line */
   };
   for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
     clgpu_program *program = (clgpu_program *)&program;

@@ -162,7 +162,8 @@ CLGPU_API clgpu_status clgpu_device_select(const char *selector, cl_platform_id 
 /* Write a listing of every platform and device, one device per line
  * ("  0:0  <platform> / <device> (CPU)"), into `buffer` of `size` bytes,
  * NUL-terminated and cut to fit. *needed (if not NULL) receives the full
- * length plus one. Errors: CLGPU_NO_PLATFORM, CLGPU_INVALID_ARGUMENT. */
+ * length plus one. Errors: CLGPU_NO_PLATFORM, CLGPU_NO_DEVICE (platforms but
+ * no device), CLGPU_INVALID_ARGUMENT. */
 CLGPU_API clgpu_status clgpu_device_list(char *buffer, size_t size, size_t *needed);
 
 #ifdef __cplusplus

@@ -50,7 +50,8 @@ typedef struct clgpu_define {
  * *source receives a NUL-terminated copy the caller frees with free();
  * *length (if not NULL) its length. Errors: CLGPU_INVALID_ARGUMENT,
  * CLGPU_KERNEL_SOURCE_NOT_FOUND (unknown name, or no such file in
- * CLGPU_KERNEL_DIR), CLGPU_CL_OUT_OF_HOST_MEMORY. */
+ * CLGPU_KERNEL_DIR), CLGPU_IO_ERROR (the file cannot be read, e.g. it is a
+ * folder), CLGPU_CL_OUT_OF_HOST_MEMORY. */
 CLGPU_API clgpu_status clgpu_kernel_source(const char *name, char **source, size_t *length);
 
 /* Get the program built from `source` with the given defines and options,
@@ -63,8 +64,11 @@ CLGPU_API clgpu_status clgpu_kernel_source(const char *name, char **source, size
  * -cl-unsafe-math-optimizations, -cl-denorms-are-zero) and -cl-std are
  * refused with CLGPU_FORBIDDEN_BUILD_OPTION.
  *
- * Errors: CLGPU_INVALID_ARGUMENT (NULL argument, a define that is not an
- * identifier or has a newline), CLGPU_FORBIDDEN_BUILD_OPTION,
+ * Options are separated by spaces (no tabs or line breaks).
+ *
+ * Errors: CLGPU_INVALID_ARGUMENT (NULL argument, a define name that is not an
+ * identifier, a value with a line break or a trailing backslash, options
+ * separated by other whitespace than spaces), CLGPU_FORBIDDEN_BUILD_OPTION,
  * CLGPU_CL_BUILD_PROGRAM_FAILURE (clgpu_last_error() holds the options and the
  * compiler's log), and OpenCL's codes. A failed build is not cached: the next
  * request builds again. */

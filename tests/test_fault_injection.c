@@ -170,6 +170,65 @@ static void every_failure_of_a_wrapped_context(void **state) {
   clReleaseContext(caller.context);
 }
 
+/* A copy whose destination overlaps its source other than exactly: a
+ * temporary allocation and two enqueues, each a fault point, plus the
+ * program and kernel the first copy builds. Run on a fresh context every
+ * time, inside a cache scope or not. */
+typedef struct copy_case {
+  int in_scope;
+} copy_case;
+
+static outcome overlapping_copy(void *argument) {
+  const copy_case *c = argument;
+  clgpu_context_options options = {0};
+  options.disk_cache = CLGPU_DISK_CACHE_OFF;
+  clgpu_context *context = NULL;
+  clgpu_status status = clgpu_context_create(&options, &context);
+  if (status != CLGPU_SUCCESS) return done(status, "clgpu_context_create");
+  clgpu_alloc_cache *cache = NULL;
+  assert_int_equal(clgpu_alloc_cache_create(&cache), CLGPU_SUCCESS);
+  if (c->in_scope) assert_int_equal(clgpu_alloc_scope_begin(context, cache), CLGPU_SUCCESS);
+  const char *call = "clgpu_buffer_create";
+  cl_mem buffer = NULL;
+  status = clgpu_buffer_create(context, CL_MEM_READ_WRITE, 1024 * sizeof(cl_uint), &buffer);
+  if (status == CLGPU_SUCCESS) {
+    /* x[2::2] = x[0:1022:2]: strided views that share elements, so the copy
+     * goes through a temporary with the strided kernel. */
+    clgpu_array x, source, destination;
+    assert_int_equal(clgpu_array_1d(buffer, 0, CLGPU_UINT32, 1024, &x), CLGPU_SUCCESS);
+    clgpu_slice head = {0, 1022, 2}, tail = {2, CLGPU_SLICE_END, 2};
+    assert_int_equal(clgpu_array_slice(&x, &head, &source), CLGPU_SUCCESS);
+    assert_int_equal(clgpu_array_slice(&x, &tail, &destination), CLGPU_SUCCESS);
+    cl_event sentinel = (cl_event)&call, event = sentinel;
+    call = "clgpu_copy";
+    status = clgpu_copy(context, &destination, &source, 0, NULL, &event);
+    if (status == CLGPU_SUCCESS) {
+      assert_int_equal(clWaitForEvents(1, &event), CL_SUCCESS);
+      clReleaseEvent(event);
+    } else {
+      /* A failed call makes no event (it leaves the pointer alone or NULL). */
+      assert_true(event == sentinel || event == NULL);
+    }
+    clgpu_buffer_release(context, buffer);
+  }
+  if (c->in_scope) assert_int_equal(clgpu_alloc_scope_end(context), CLGPU_SUCCESS);
+  assert_int_equal(clgpu_alloc_cache_destroy(cache), CLGPU_SUCCESS);
+  clgpu_context_destroy(context);
+  return done(status, status == CLGPU_SUCCESS ? NULL : call);
+}
+
+static void every_failure_of_an_overlapping_copy(void **state) {
+  (void)state;
+  copy_case plain = {0}, scoped = {1};
+  /* Context, queue, buffer, the temporary, program, build, kernel and two
+   * enqueues at the least. */
+  assert_true(fail_each_point("overlapping copy", overlapping_copy, &plain, 0) >= 9);
+  /* In a scope, returning blocks enqueues markers; when one fails the cache
+   * waits with clFinish instead, so those faults are absorbed. */
+  assert_true(fail_each_point("overlapping copy in a cache scope", overlapping_copy, &scoped, 1) >=
+              9);
+}
+
 int main(void) {
   clgpu_context *context = NULL;
   if (clgpu_context_create(NULL, &context) == CLGPU_SUCCESS) {
@@ -182,6 +241,7 @@ int main(void) {
       cmocka_unit_test(every_failure_on_the_source_path),
       cmocka_unit_test(every_failure_on_the_disk_path),
       cmocka_unit_test(every_failure_of_a_wrapped_context),
+      cmocka_unit_test(every_failure_of_an_overlapping_copy),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -18,32 +18,39 @@
  *
  * Work-item g copies the linear indices [g * chunk, (g + 1) * chunk) that are
  * below count. It decodes its first multi-index with divisions once, then
- * steps through the rest with carries, which need no division. The global
- * size is rounded up to a multiple of the local size; items past the end do
- * nothing. */
+ * copies run by run along the fastest dimension, carrying into the slower
+ * ones between runs, which needs no division. Running along a row rather
+ * than carrying after every element made strided copies 2.5 to 5 times
+ * faster on POCL. The global size is rounded up to a multiple of the local
+ * size; items past the end do nothing. */
 #ifndef CLGPU_T
 #error "copy.cl needs CLGPU_T, an unsigned integer type of the element's size"
 #endif
 
-/* Advance dimension J by one. When it wraps, rewind it to 0 and fall
- * through to the next slower dimension. */
-#define CLGPU_COPY_CARRY(J)                          \
-  if (++index.s##J < shape.s##J) {                   \
-    source_position += source_strides.s##J;          \
+/* Advance dimension J (slower than the fastest) by one. When it wraps,
+ * rewind it to 0 and fall through to the next slower dimension. */
+#define CLGPU_COPY_CARRY(J)                           \
+  if (++index.s##J < shape.s##J) {                    \
+    source_position += source_strides.s##J;           \
     destination_position += destination_strides.s##J; \
-    continue;                                        \
-  }                                                  \
-  index.s##J = 0;                                    \
-  source_position -= source_rewind.s##J;             \
+    continue;                                         \
+  }                                                   \
+  index.s##J = 0;                                     \
+  source_position -= source_rewind.s##J;              \
   destination_position -= destination_rewind.s##J;
 
 /* Split the linear index `rest` into dimension J's index and the rest. Once
  * the rest is 0 every slower index is 0 too, so the padding dimensions cost
- * no division. */
-#define CLGPU_COPY_DECODE(J)          \
-  if (rest != 0) {                    \
-    index.s##J = rest % shape.s##J;   \
-    rest /= shape.s##J;               \
+ * no division. The remainder is computed from the quotient rather than with
+ * `%`: given both `/` and `%` of the same operands, LLVM's DivRemPairs pass
+ * emits a `freeze` instruction, which Oclgrind 21.10 cannot run with
+ * --uninitialized (it stops the work-item with "Unsupported instruction:
+ * freeze"), and one division is all the hardware needs anyway. */
+#define CLGPU_COPY_DECODE(J)                   \
+  if (rest != 0) {                             \
+    ulong quotient = rest / shape.s##J;        \
+    index.s##J = rest - quotient * shape.s##J; \
+    rest = quotient;                           \
   }
 
 __kernel void clgpu_copy_strided(__global CLGPU_T *destination, long destination_offset,
@@ -83,9 +90,32 @@ __kernel void clgpu_copy_strided(__global CLGPU_T *destination, long destination
   long8 source_rewind = extent_less_one * source_strides;
   long8 destination_rewind = extent_less_one * destination_strides;
 
-  for (ulong linear = first; linear < last; linear++) {
-    destination[destination_position] = source[source_position];
-    CLGPU_COPY_CARRY(7)
+  /* Runs along the fastest dimension, then a carry into the slower ones.
+   * The run is a plain loop (a vectorisable one when both sides are
+   * contiguous along it), so the carries cost once per row, not once per
+   * element. */
+  long source_step = source_strides.s7;
+  long destination_step = destination_strides.s7;
+  for (ulong linear = first;;) {
+    ulong run = min(shape.s7 - index.s7, last - linear);
+    if (source_step == 1 && destination_step == 1) {
+      for (ulong i = 0; i < run; i++) {
+        destination[destination_position + (long)i] = source[source_position + (long)i];
+      }
+    } else {
+      for (ulong i = 0; i < run; i++) {
+        destination[destination_position + (long)i * destination_step] =
+            source[source_position + (long)i * source_step];
+      }
+    }
+    linear += run;
+    if (linear >= last) break;
+    /* The run ended at the end of its row, having started at index
+     * shape.s7 - run: back to the row's start, then on to the next index of
+     * the slower dimensions. */
+    index.s7 = 0;
+    source_position -= (long)(shape.s7 - run) * source_step;
+    destination_position -= (long)(shape.s7 - run) * destination_step;
     CLGPU_COPY_CARRY(6)
     CLGPU_COPY_CARRY(5)
     CLGPU_COPY_CARRY(4)

@@ -62,9 +62,10 @@ static size_t magnitude(ptrdiff_t stride) {
  * of 0 on a dimension longer than 1 is the plain case. Otherwise the test is
  * sufficient, not exact: with the dimensions longer than 1 sorted by the
  * size of their strides, each stride must step past everything the smaller
- * dimensions reach. Every layout the array constructors and derivations
- * make passes; some exotic layouts whose elements never meet (strides 2 and
- * 3 over extents 2 and 2, say) are refused too. Dimensions of extent 0 or 1
+ * dimensions reach. Every contiguous layout passes, and so does every view
+ * sliced, permuted, reshaped or reinterpreted from one; some exotic layouts
+ * whose elements never meet are refused too (strides 2 and 3 over extents 3
+ * and 2 reach the elements 0, 2, 4, 3, 5 and 7). Dimensions of extent 0 or 1
  * are ignored, so the layout is judged the same whether or not another
  * dimension is empty. The sums cannot overflow: the view was checked to lie
  * inside its buffer. */
@@ -215,7 +216,8 @@ static copy_plan plan_of(const copy_side *destination, const copy_side *source, 
  * extent 1 go; a dimension whose destination stride is negative and whose
  * source stride is not positive is walked the other way; and a dimension
  * merges into the next slower one when, on both sides, the slower one's
- * stride is the faster one's whole span. A plan of rank at most 1 with strides 1 is a contiguous range. */
+ * stride is the faster one's whole span. A plan left with rank 0, or rank 1
+ * and strides 1, is one contiguous range on each side. */
 static void simplify(copy_plan *plan) {
   copy_plan result = *plan;
   unsigned kept = 0;
@@ -338,16 +340,16 @@ typedef struct copy_kernel {
   cl_kernel kernel;
 } copy_kernel;
 
-static clgpu_status acquire_kernel(clgpu_context *context, size_t element_size,
-                                   copy_kernel *out) {
+static clgpu_status acquire_kernel(clgpu_context *context, size_t element_size, copy_kernel *out) {
   const clgpu_define defines[] = {{"CLGPU_T", unsigned_type_of_size(element_size)}};
-  CLGPU__FORWARD_IF_ERROR(clgpu_program_get_named(context, "copy", defines, 1, NULL, &out->program));
+  CLGPU__FORWARD_IF_ERROR(
+      clgpu_program_get_named(context, "copy", defines, 1, NULL, &out->program));
   return clgpu_kernel_acquire(out->program, "clgpu_copy_strided", &out->kernel);
 }
 
-static clgpu_status enqueue_strided(clgpu_context *context, cl_kernel kernel,
-                                    const copy_plan *plan, cl_uint num_events,
-                                    const cl_event *wait_list, cl_event *event) {
+static clgpu_status enqueue_strided(clgpu_context *context, cl_kernel kernel, const copy_plan *plan,
+                                    cl_uint num_events, const cl_event *wait_list,
+                                    cl_event *event) {
   /* The kernel's shape is padded at the front with extent 1: those
    * dimensions are only carried into after the last element. */
   cl_ulong8 shape;
@@ -364,8 +366,8 @@ static clgpu_status enqueue_strided(clgpu_context *context, cl_kernel kernel,
   size_t local = 1, global = 1;
   CLGPU__FORWARD_IF_ERROR(launch_shape(context, kernel, count, &chunk, &local, &global));
 
-  cl_int err = clSetKernelArg(kernel, 0, sizeof plan->destination.buffer,
-                              &plan->destination.buffer);
+  cl_int err =
+      clSetKernelArg(kernel, 0, sizeof plan->destination.buffer, &plan->destination.buffer);
   if (err == CL_SUCCESS) {
     err = clSetKernelArg(kernel, 1, sizeof plan->destination.offset, &plan->destination.offset);
   }
@@ -385,8 +387,8 @@ static clgpu_status enqueue_strided(clgpu_context *context, cl_kernel kernel,
   if (err != CL_SUCCESS) return clgpu__fail_cl(err, "clSetKernelArg(clgpu_copy_strided)");
   err = clgpu__fault_hit(CLGPU__FAULT_ENQUEUE)
             ? CLGPU__INJECTED_STATUS
-            : clEnqueueNDRangeKernel(context->queue, kernel, 1, NULL, &global, &local,
-                                     num_events, wait_list, event);
+            : clEnqueueNDRangeKernel(context->queue, kernel, 1, NULL, &global, &local, num_events,
+                                     wait_list, event);
   if (err != CL_SUCCESS) return clgpu__fail_cl(err, "clEnqueueNDRangeKernel(clgpu_copy_strided)");
   return CLGPU_SUCCESS;
 }
@@ -394,8 +396,7 @@ static clgpu_status enqueue_strided(clgpu_context *context, cl_kernel kernel,
 /* Enqueue one simplified plan: a buffer copy when it is contiguous, the
  * strided kernel otherwise. */
 static clgpu_status enqueue_plan(clgpu_context *context, cl_kernel kernel, const copy_plan *plan,
-                                 cl_uint num_events, const cl_event *wait_list,
-                                 cl_event *event) {
+                                 cl_uint num_events, const cl_event *wait_list, cl_event *event) {
   if (!plan_is_contiguous(plan)) {
     return enqueue_strided(context, kernel, plan, num_events, wait_list, event);
   }
@@ -449,8 +450,8 @@ clgpu_status clgpu_copy(clgpu_context *context, const clgpu_array *destination,
   if (staged) {
     copy_side packed = packed_side(NULL, destination->rank, destination->shape);
     steps[0] = plan_of(&packed, &source_side, destination->rank, destination->shape, element_size);
-    steps[1] = plan_of(&destination_side, &packed, destination->rank, destination->shape,
-                       element_size);
+    steps[1] =
+        plan_of(&destination_side, &packed, destination->rank, destination->shape, element_size);
     step_count = 2;
   } else {
     steps[0] = plan_of(&destination_side, &source_side, destination->rank, destination->shape,

@@ -23,12 +23,25 @@ extern "C" {
  * serves it), so the result equals a copy through a fresh buffer. Copying a
  * view onto itself enqueues nothing but a marker.
  *
- * Errors, with nothing enqueued and no event made: CLGPU_INVALID_ARGUMENT
- * (NULL context or arrays, a wait list that does not match num_events),
+ * When `event` is NULL and there is nothing to move (no elements, or the
+ * same view), nothing is enqueued at all.
+ *
+ * Errors of the argument checks, with nothing enqueued and no event made:
+ * CLGPU_INVALID_ARGUMENT (NULL context or arrays, a wait list that does not
+ * match num_events, a source in a CL_MEM_WRITE_ONLY buffer),
  * CLGPU_SHAPE_MISMATCH, CLGPU_TYPE_MISMATCH, CLGPU_INVALID_OUTPUT (a
- * destination with a stride 0 on a dimension longer than 1, or whose
- * elements overlap each other), the errors of clgpu_array_check for either
- * view, and OpenCL's codes. Elements are moved as bytes of their size, so
+ * destination with a stride 0 on a dimension longer than 1, in a
+ * CL_MEM_READ_ONLY buffer, or whose elements may overlap each other: the
+ * test sorts the dimensions by stride and requires each stride to clear the
+ * extent of the smaller ones, which also refuses a few interleaved layouts
+ * that do not overlap, such as strides 2 and 3 over extents 3 and 2),
+ * CLGPU_MISMATCHED_OBJECTS (a buffer of another OpenCL context), and the
+ * errors of clgpu_array_check for either view. OpenCL's codes from
+ * enqueueing: an overlapping copy that fails at its second command leaves the
+ * first (into the temporary) enqueued; no event is returned.
+ *
+ * Launch shape: CLGPU_COPY_CHUNK and CLGPU_COPY_GROUP override the elements
+ * per work-item and the work-group size (for tests and tuning). Elements are moved as bytes of their size, so
  * half and double copy on devices without fp16 or fp64. */
 CLGPU_API clgpu_status clgpu_copy(clgpu_context *context, const clgpu_array *destination,
                                   const clgpu_array *source, cl_uint num_events,

@@ -9,38 +9,49 @@
 
 size_t clgpu_type_size(clgpu_type type) {
   switch (type) {
-  case CLGPU_INT8:
-  case CLGPU_UINT8:
-    return 1;
-  case CLGPU_INT16:
-  case CLGPU_UINT16:
-  case CLGPU_HALF:
-    return 2;
-  case CLGPU_INT32:
-  case CLGPU_UINT32:
-  case CLGPU_FLOAT:
-    return 4;
-  case CLGPU_INT64:
-  case CLGPU_UINT64:
-  case CLGPU_DOUBLE:
-    return 8;
+    case CLGPU_INT8:
+    case CLGPU_UINT8:
+      return 1;
+    case CLGPU_INT16:
+    case CLGPU_UINT16:
+    case CLGPU_HALF:
+      return 2;
+    case CLGPU_INT32:
+    case CLGPU_UINT32:
+    case CLGPU_FLOAT:
+      return 4;
+    case CLGPU_INT64:
+    case CLGPU_UINT64:
+    case CLGPU_DOUBLE:
+      return 8;
   }
   return 0;
 }
 
 const char *clgpu_type_cl_name(clgpu_type type) {
   switch (type) {
-  case CLGPU_INT8: return "char";
-  case CLGPU_UINT8: return "uchar";
-  case CLGPU_INT16: return "short";
-  case CLGPU_UINT16: return "ushort";
-  case CLGPU_INT32: return "int";
-  case CLGPU_UINT32: return "uint";
-  case CLGPU_INT64: return "long";
-  case CLGPU_UINT64: return "ulong";
-  case CLGPU_HALF: return "half";
-  case CLGPU_FLOAT: return "float";
-  case CLGPU_DOUBLE: return "double";
+    case CLGPU_INT8:
+      return "char";
+    case CLGPU_UINT8:
+      return "uchar";
+    case CLGPU_INT16:
+      return "short";
+    case CLGPU_UINT16:
+      return "ushort";
+    case CLGPU_INT32:
+      return "int";
+    case CLGPU_UINT32:
+      return "uint";
+    case CLGPU_INT64:
+      return "long";
+    case CLGPU_UINT64:
+      return "ulong";
+    case CLGPU_HALF:
+      return "half";
+    case CLGPU_FLOAT:
+      return "float";
+    case CLGPU_DOUBLE:
+      return "double";
   }
   return "invalid";
 }
@@ -118,8 +129,7 @@ static const char *describe(const clgpu_array *array, char *text, size_t size) {
       used += (size_t)n;
       if (used >= size) return text;
       n = part == 0 ? snprintf(text + used, size - used, "%s%zu", d ? ", " : "", array->shape[d])
-                    : snprintf(text + used, size - used, "%s%td", d ? ", " : "",
-                               array->strides[d]);
+                    : snprintf(text + used, size - used, "%s%td", d ? ", " : "", array->strides[d]);
     }
     if (n < 0) return text;
     used += (size_t)n;
@@ -152,10 +162,10 @@ clgpu_status clgpu_array_check(const clgpu_array *array) {
                          describe(array, text, sizeof text), (unsigned long long)extent.below,
                          array->offset);
   uint64_t end = 0;
-  CLGPU__RETURN_ERROR_IF(
-      !add(array->offset, extent.empty ? 0 : extent.above, &end) || end > size,
-      CLGPU_VIEW_OUT_OF_BOUNDS, "%s: reaches byte %llu, past the buffer's %zu bytes",
-      describe(array, text, sizeof text), (unsigned long long)end, size);
+  CLGPU__RETURN_ERROR_IF(!add(array->offset, extent.empty ? 0 : extent.above, &end) || end > size,
+                         CLGPU_VIEW_OUT_OF_BOUNDS,
+                         "%s: reaches byte %llu, past the buffer's %zu bytes",
+                         describe(array, text, sizeof text), (unsigned long long)end, size);
   return CLGPU_SUCCESS;
 }
 
@@ -164,8 +174,8 @@ clgpu_status clgpu_array_check(const clgpu_array *array) {
 clgpu_status clgpu_array_strided(cl_mem buffer, size_t offset, clgpu_type type, unsigned rank,
                                  const size_t *shape, const ptrdiff_t *strides, clgpu_array *out) {
   CLGPU__RETURN_ERROR_IF(!out, CLGPU_INVALID_ARGUMENT, "out is NULL");
-  CLGPU__RETURN_ERROR_IF(rank > CLGPU_MAX_RANK, CLGPU_INVALID_ARGUMENT, "rank %u is above %d",
-                         rank, CLGPU_MAX_RANK);
+  CLGPU__RETURN_ERROR_IF(rank > CLGPU_MAX_RANK, CLGPU_INVALID_ARGUMENT, "rank %u is above %d", rank,
+                         CLGPU_MAX_RANK);
   CLGPU__RETURN_ERROR_IF(rank > 0 && (!shape || !strides), CLGPU_INVALID_ARGUMENT,
                          "shape or strides is NULL for rank %u", rank);
   clgpu_array view;
@@ -198,14 +208,14 @@ static int contiguous_strides(unsigned rank, const size_t *shape, clgpu_order or
 
 clgpu_status clgpu_array_nd(cl_mem buffer, size_t offset, clgpu_type type, unsigned rank,
                             const size_t *shape, clgpu_order order, clgpu_array *out) {
-  CLGPU__RETURN_ERROR_IF(rank > CLGPU_MAX_RANK, CLGPU_INVALID_ARGUMENT, "rank %u is above %d",
-                         rank, CLGPU_MAX_RANK);
+  CLGPU__RETURN_ERROR_IF(rank > CLGPU_MAX_RANK, CLGPU_INVALID_ARGUMENT, "rank %u is above %d", rank,
+                         CLGPU_MAX_RANK);
   CLGPU__RETURN_ERROR_IF(rank > 0 && !shape, CLGPU_INVALID_ARGUMENT, "shape is NULL");
   CLGPU__RETURN_ERROR_IF(order != CLGPU_ROW_MAJOR && order != CLGPU_COLUMN_MAJOR,
                          CLGPU_INVALID_ARGUMENT, "unknown order %d", (int)order);
   ptrdiff_t strides[CLGPU_MAX_RANK];
-  CLGPU__RETURN_ERROR_IF(!contiguous_strides(rank, shape, order, strides),
-                         CLGPU_VIEW_OUT_OF_BOUNDS, "the shape's element count overflows");
+  CLGPU__RETURN_ERROR_IF(!contiguous_strides(rank, shape, order, strides), CLGPU_VIEW_OUT_OF_BOUNDS,
+                         "the shape's element count overflows");
   return clgpu_array_strided(buffer, offset, type, rank, shape, strides, out);
 }
 
@@ -236,8 +246,7 @@ static int shift_offset(clgpu_array *view, int64_t elements) {
   return 1;
 }
 
-clgpu_status clgpu_array_slice(const clgpu_array *in, const clgpu_slice *slices,
-                               clgpu_array *out) {
+clgpu_status clgpu_array_slice(const clgpu_array *in, const clgpu_slice *slices, clgpu_array *out) {
   CLGPU__RETURN_ERROR_IF(!out, CLGPU_INVALID_ARGUMENT, "out is NULL");
   CLGPU__FORWARD_IF_ERROR(clgpu_array_check(in));
   CLGPU__RETURN_ERROR_IF(in->rank > 0 && !slices, CLGPU_INVALID_ARGUMENT, "slices is NULL");
@@ -283,10 +292,10 @@ clgpu_status clgpu_array_slice(const clgpu_array *in, const clgpu_slice *slices,
      * a spurious overflow on a dimension that had one element already. */
     if (length > 1) {
       uint64_t product = 0;
-      CLGPU__RETURN_ERROR_IF(!multiply(magnitude(in->strides[d]), magnitude(slice.step), &product) ||
-                                 product > PTRDIFF_MAX,
-                             CLGPU_VIEW_OUT_OF_BOUNDS, "slice of dimension %u: stride overflows",
-                             d);
+      CLGPU__RETURN_ERROR_IF(
+          !multiply(magnitude(in->strides[d]), magnitude(slice.step), &product) ||
+              product > PTRDIFF_MAX,
+          CLGPU_VIEW_OUT_OF_BOUNDS, "slice of dimension %u: stride overflows", d);
       int negative = (in->strides[d] < 0) != (slice.step < 0);
       view.strides[d] = negative ? -(ptrdiff_t)product : (ptrdiff_t)product;
     }
@@ -305,8 +314,8 @@ clgpu_status clgpu_array_reshape(const clgpu_array *in, unsigned rank, const siz
                                  clgpu_array *out) {
   CLGPU__RETURN_ERROR_IF(!out, CLGPU_INVALID_ARGUMENT, "out is NULL");
   CLGPU__FORWARD_IF_ERROR(clgpu_array_check(in));
-  CLGPU__RETURN_ERROR_IF(rank > CLGPU_MAX_RANK, CLGPU_INVALID_ARGUMENT, "rank %u is above %d",
-                         rank, CLGPU_MAX_RANK);
+  CLGPU__RETURN_ERROR_IF(rank > CLGPU_MAX_RANK, CLGPU_INVALID_ARGUMENT, "rank %u is above %d", rank,
+                         CLGPU_MAX_RANK);
   CLGPU__RETURN_ERROR_IF(rank > 0 && !shape, CLGPU_INVALID_ARGUMENT, "shape is NULL");
   uint64_t count = 1;
   for (unsigned d = 0; d < rank; d++) {
@@ -391,8 +400,7 @@ clgpu_status clgpu_array_permute(const clgpu_array *in, const unsigned *axes, cl
   unsigned seen = 0;
   clgpu_array view = *in;
   for (unsigned d = 0; d < in->rank; d++) {
-    CLGPU__RETURN_ERROR_IF(axes[d] >= in->rank || (seen >> axes[d]) & 1u,
-                           CLGPU_INVALID_ARGUMENT,
+    CLGPU__RETURN_ERROR_IF(axes[d] >= in->rank || (seen >> axes[d]) & 1u, CLGPU_INVALID_ARGUMENT,
                            "axes is not a permutation of 0..%u: axes[%u] = %u", in->rank - 1, d,
                            axes[d]);
     seen |= 1u << axes[d];

@@ -98,8 +98,7 @@ static clgpu_status check_defines(const clgpu_define *defines, size_t count) {
     /* A trailing backslash would splice the next prelude line into this one. */
     size_t length = value ? strlen(value) : 0;
     CLGPU__RETURN_ERROR_IF(length > 0 && value[length - 1] == '\\', CLGPU_INVALID_ARGUMENT,
-                           "define %zu (%s): the value ends with a backslash", i,
-                           defines[i].name);
+                           "define %zu (%s): the value ends with a backslash", i, defines[i].name);
   }
   return CLGPU_SUCCESS;
 }
@@ -266,11 +265,10 @@ static int load_from_disk(clgpu_context *ctx, const char *key, const char *optio
   if (found == 1) {
     cl_int binary_status = CL_SUCCESS, err = CL_SUCCESS;
     const unsigned char *binaries[1] = {binary};
-    cl_program program =
-        clgpu__fault_hit(CLGPU__FAULT_CREATE)
-            ? (err = CLGPU__INJECTED_STATUS, (cl_program)NULL)
-            : clCreateProgramWithBinary(ctx->cl_context, 1, &ctx->device, &size, binaries,
-                                        &binary_status, &err);
+    cl_program program = clgpu__fault_hit(CLGPU__FAULT_CREATE)
+                             ? (err = CLGPU__INJECTED_STATUS, (cl_program)NULL)
+                             : clCreateProgramWithBinary(ctx->cl_context, 1, &ctx->device, &size,
+                                                         binaries, &binary_status, &err);
     if (err == CL_SUCCESS && binary_status == CL_SUCCESS) {
       err = clgpu__fault_hit(CLGPU__FAULT_BUILD)
                 ? CLGPU__INJECTED_STATUS

@@ -13,8 +13,7 @@ unsigned char test_guard_canary(size_t position) {
   return value == TEST_GUARD_REGION_FILL ? 0x3Cu : value;
 }
 
-test_guarded test_guarded_create(clgpu_context *context, size_t region_bytes,
-                                 const void *initial) {
+test_guarded test_guarded_create(clgpu_context *context, size_t region_bytes, const void *initial) {
   test_guarded guarded = {NULL, TEST_GUARD_BYTES, region_bytes};
   size_t total = region_bytes + 2 * TEST_GUARD_BYTES;
   unsigned char *image = malloc(total);
@@ -29,15 +28,14 @@ test_guarded test_guarded_create(clgpu_context *context, size_t region_bytes,
     memset(image + TEST_GUARD_BYTES, TEST_GUARD_REGION_FILL, region_bytes);
   }
   cl_int err = CL_SUCCESS;
-  guarded.buffer = clCreateBuffer(clgpu_context_cl_context(context), CL_MEM_READ_WRITE, total,
-                                  NULL, &err);
+  guarded.buffer =
+      clCreateBuffer(clgpu_context_cl_context(context), CL_MEM_READ_WRITE, total, NULL, &err);
   if (err != CL_SUCCESS) {
     free(image);
-    fail_msg("guarded buffer of %zu bytes: clCreateBuffer gave %s", total,
-             clgpu_status_name(err));
+    fail_msg("guarded buffer of %zu bytes: clCreateBuffer gave %s", total, clgpu_status_name(err));
   }
-  err = clEnqueueWriteBuffer(clgpu_context_queue(context), guarded.buffer, CL_TRUE, 0, total,
-                             image, 0, NULL, NULL);
+  err = clEnqueueWriteBuffer(clgpu_context_queue(context), guarded.buffer, CL_TRUE, 0, total, image,
+                             0, NULL, NULL);
   free(image);
   assert_int_equal(err, CL_SUCCESS);
   return guarded;

@@ -31,8 +31,7 @@ unsigned char test_guard_canary(size_t position);
 /* Allocate a guarded buffer whose region holds `initial` (region_bytes bytes)
  * or, when `initial` is NULL, TEST_GUARD_REGION_FILL in every byte. Blocks
  * until written. Fails the test on an OpenCL error. */
-test_guarded test_guarded_create(clgpu_context *context, size_t region_bytes,
-                                 const void *initial);
+test_guarded test_guarded_create(clgpu_context *context, size_t region_bytes, const void *initial);
 
 /* Whether both guards are intact (1) or not (0). On damage, writes a line
  * naming the first damaged byte (before or after the region, its distance

@@ -156,11 +156,11 @@ static void reshape_keeps_row_major_order(void **state) {
   clgpu_array every_other, every_other_row, reversed, column_major;
   clgpu_slice half[3] = {CLGPU_SLICE_ALL, CLGPU_SLICE_ALL, {CLGPU_SLICE_BEGIN, CLGPU_SLICE_END, 2}};
   assert_status(clgpu_array_slice(&a, half, &every_other), CLGPU_SUCCESS);
-  clgpu_slice half_rows[3] = {CLGPU_SLICE_ALL, {CLGPU_SLICE_BEGIN, CLGPU_SLICE_END, 2},
-                              CLGPU_SLICE_ALL};
+  clgpu_slice half_rows[3] = {
+      CLGPU_SLICE_ALL, {CLGPU_SLICE_BEGIN, CLGPU_SLICE_END, 2}, CLGPU_SLICE_ALL};
   assert_status(clgpu_array_slice(&a, half_rows, &every_other_row), CLGPU_SUCCESS);
-  clgpu_slice backwards[3] = {{CLGPU_SLICE_BEGIN, CLGPU_SLICE_END, -1}, CLGPU_SLICE_ALL,
-                              CLGPU_SLICE_ALL};
+  clgpu_slice backwards[3] = {
+      {CLGPU_SLICE_BEGIN, CLGPU_SLICE_END, -1}, CLGPU_SLICE_ALL, CLGPU_SLICE_ALL};
   assert_status(clgpu_array_slice(&a, backwards, &reversed), CLGPU_SUCCESS);
   assert_status(clgpu_array_nd(buffer, 0, CLGPU_FLOAT, 3, shape, CLGPU_COLUMN_MAJOR, &column_major),
                 CLGPU_SUCCESS);
@@ -180,10 +180,12 @@ static void reshape_keeps_row_major_order(void **state) {
       {"every other column: split rows", &every_other, 4, {2, 2, 6, 5}, CLGPU_SUCCESS},
       /* Every other column is a lattice of stride 2 over the whole array. */
       {"every other column: flatten", &every_other, 1, {120}, CLGPU_SUCCESS},
-      {"every other row: merge the first two axes", &every_other_row, 2, {12, 10},
-       CLGPU_SUCCESS},
+      {"every other row: merge the first two axes", &every_other_row, 2, {12, 10}, CLGPU_SUCCESS},
       {"every other row: flatten", &every_other_row, 1, {120}, CLGPU_RESHAPE_NEEDS_COPY},
-      {"every other row: merge the last two axes", &every_other_row, 2, {4, 30},
+      {"every other row: merge the last two axes",
+       &every_other_row,
+       2,
+       {4, 30},
        CLGPU_RESHAPE_NEEDS_COPY},
       {"reversed first axis: merge the rest", &reversed, 2, {4, 60}, CLGPU_SUCCESS},
       {"reversed first axis: flatten", &reversed, 1, {240}, CLGPU_RESHAPE_NEEDS_COPY},
@@ -269,7 +271,8 @@ static void permute_transpose_broadcast(void **state) {
   addresses ba = list_addresses(&b);
   for (size_t i = 0; i < 2; i++) {
     for (size_t j = 0; j < 4; j++) {
-      for (size_t k = 0; k < 3; k++) assert_int_equal(ba.byte[(i * 4 + j) * 3 + k], 2 + 2 * (int64_t)j);
+      for (size_t k = 0; k < 3; k++)
+        assert_int_equal(ba.byte[(i * 4 + j) * 3 + k], 2 + 2 * (int64_t)j);
     }
   }
   free(ba.byte);
@@ -458,8 +461,7 @@ typedef struct alias_row {
   int expected;
 } alias_row;
 
-static clgpu_array slice_1d(const clgpu_array *x, ptrdiff_t start, ptrdiff_t stop,
-                            ptrdiff_t step) {
+static clgpu_array slice_1d(const clgpu_array *x, ptrdiff_t start, ptrdiff_t stop, ptrdiff_t step) {
   clgpu_array out;
   clgpu_slice slice = {start, stop, step};
   assert_status(clgpu_array_slice(x, &slice, &out), CLGPU_SUCCESS);
@@ -522,8 +524,8 @@ static void aliasing_truth_table(void **state) {
        slice_1d(&x, 2, CLGPU_SLICE_END, 2), 1},
       {"interleaved, one reversed", slice_1d(&x, CLGPU_SLICE_BEGIN, CLGPU_SLICE_END, -2),
        slice_1d(&x, 0, CLGPU_SLICE_END, 2), 0},
-      {"x[0::3], x[1::3]", slice_1d(&x, 0, CLGPU_SLICE_END, 3),
-       slice_1d(&x, 1, CLGPU_SLICE_END, 3), 0},
+      {"x[0::3], x[1::3]", slice_1d(&x, 0, CLGPU_SLICE_END, 3), slice_1d(&x, 1, CLGPU_SLICE_END, 3),
+       0},
       {"stride 2 vs stride 3", slice_1d(&x, 0, CLGPU_SLICE_END, 2),
        slice_1d(&x, 1, CLGPU_SLICE_END, 3), 1},
       {"reversed whole", slice_1d(&x, CLGPU_SLICE_BEGIN, CLGPU_SLICE_END, -1), x, 1},
@@ -579,10 +581,10 @@ static void type_facts(void **state) {
     size_t size;
     const char *name;
   } rows[] = {
-      {CLGPU_INT8, 1, "char"},    {CLGPU_UINT8, 1, "uchar"},  {CLGPU_INT16, 2, "short"},
-      {CLGPU_UINT16, 2, "ushort"}, {CLGPU_INT32, 4, "int"},   {CLGPU_UINT32, 4, "uint"},
-      {CLGPU_INT64, 8, "long"},   {CLGPU_UINT64, 8, "ulong"}, {CLGPU_HALF, 2, "half"},
-      {CLGPU_FLOAT, 4, "float"},  {CLGPU_DOUBLE, 8, "double"},
+      {CLGPU_INT8, 1, "char"},     {CLGPU_UINT8, 1, "uchar"},   {CLGPU_INT16, 2, "short"},
+      {CLGPU_UINT16, 2, "ushort"}, {CLGPU_INT32, 4, "int"},     {CLGPU_UINT32, 4, "uint"},
+      {CLGPU_INT64, 8, "long"},    {CLGPU_UINT64, 8, "ulong"},  {CLGPU_HALF, 2, "half"},
+      {CLGPU_FLOAT, 4, "float"},   {CLGPU_DOUBLE, 8, "double"},
   };
   for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
     assert_int_equal(clgpu_type_size(rows[i].type), rows[i].size);

@@ -143,8 +143,8 @@ static outcome wrap_and_build(void *argument) {
   options.disk_cache = CLGPU_DISK_CACHE_OFF;
   clgpu_context *context = NULL;
   cl_uint before = context_references(caller->context);
-  clgpu_status status = clgpu_context_wrap(caller->context, caller->device, NULL, &options,
-                                           &context);
+  clgpu_status status =
+      clgpu_context_wrap(caller->context, caller->device, NULL, &options, &context);
   if (status != CLGPU_SUCCESS) {
     /* A failed wrap gives back every reference it took. */
     assert_int_equal(context_references(caller->context), before);

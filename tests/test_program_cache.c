@@ -256,9 +256,10 @@ static void bad_defines_are_refused(void **state) {
   (void)state;
   clgpu_context *context = memory_only_context();
   static const clgpu_define rows[][1] = {
-      {{"1abc", "1"}},           {{"a b", "1"}},     {{NULL, "1"}}, {{"", "1"}},
-      {{"GOOD", "1\n#error x"}}, {{"GOOD", "a\rb"}},
-      {{"GOOD", "1 \\"}}, /* a trailing backslash would splice the next line */
+      {{"1abc", "1"}},           {{"a b", "1"}},     {{NULL, "1"}},      {{"", "1"}},
+      {{"GOOD", "1\n#error x"}}, {{"GOOD", "a\rb"}}, {{"GOOD", "1 \\"}}, /* a trailing backslash
+                                                                            would splice the next
+                                                                            line */
   };
   for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
     clgpu_program *program = (clgpu_program *)&program;

@@ -17,8 +17,8 @@ static clgpu_program *fill_program(clgpu_context *context) {
 }
 
 /* Fill `n` uints starting `first` uints from the start of the buffer. */
-static void fill_uints(clgpu_context *context, clgpu_program *program, cl_mem buffer,
-                       size_t first, size_t n, cl_uint value) {
+static void fill_uints(clgpu_context *context, clgpu_program *program, cl_mem buffer, size_t first,
+                       size_t n, cl_uint value) {
   cl_kernel kernel = NULL;
   assert_status(clgpu_kernel_acquire(program, "clgpu_fill", &kernel), CLGPU_SUCCESS);
   cl_ulong offset = first, count = n;
@@ -52,8 +52,8 @@ static void in_bounds_write_keeps_guards(void **state) {
 
 typedef struct planted_row {
   const char *name;
-  long first;     /* in uints, relative to the region's start */
-  size_t count;   /* uints written */
+  long first;       /* in uints, relative to the region's start */
+  size_t count;     /* uints written */
   const char *side; /* "before" or "after" */
 } planted_row;
 

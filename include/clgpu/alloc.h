@@ -77,8 +77,8 @@ CLGPU_API clgpu_status clgpu_alloc_scope_end(clgpu_context *context);
  * report), OpenCL's codes from clCreateBuffer. When the device is out of
  * memory, the cache releases its free blocks of that context and tries once
  * more. */
-CLGPU_API clgpu_status clgpu_buffer_create(clgpu_context *context, cl_mem_flags flags,
-                                           size_t size, cl_mem *out);
+CLGPU_API clgpu_status clgpu_buffer_create(clgpu_context *context, cl_mem_flags flags, size_t size,
+                                           cl_mem *out);
 
 /* Give back a buffer from clgpu_buffer_create. A cached block returns to its
  * cache's pool (reusable on the same in-order queue at once, elsewhere once

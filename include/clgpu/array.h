@@ -61,10 +61,10 @@ typedef enum clgpu_order {
 /* A view. Fill it only through the constructors and derivations below; its
  * fields are public so that operations and callers can read them. */
 typedef struct clgpu_array {
-  cl_mem buffer;     /* not retained */
-  size_t offset;     /* bytes from the start of buffer to element (0, ..., 0) */
+  cl_mem buffer; /* not retained */
+  size_t offset; /* bytes from the start of buffer to element (0, ..., 0) */
   clgpu_type type;
-  unsigned rank;     /* 0 (one element) to CLGPU_MAX_RANK */
+  unsigned rank; /* 0 (one element) to CLGPU_MAX_RANK */
   size_t shape[CLGPU_MAX_RANK];
   ptrdiff_t strides[CLGPU_MAX_RANK]; /* in elements */
 } clgpu_array;
@@ -83,9 +83,8 @@ CLGPU_API clgpu_status clgpu_array_1d(cl_mem buffer, size_t offset, clgpu_type t
 /* A contiguous N-D view (rank 0 to CLGPU_MAX_RANK) in row- or column-major
  * order. Errors as clgpu_array_1d, and CLGPU_INVALID_ARGUMENT for a rank
  * above CLGPU_MAX_RANK or an unknown order. */
-CLGPU_API clgpu_status clgpu_array_nd(cl_mem buffer, size_t offset, clgpu_type type,
-                                      unsigned rank, const size_t *shape, clgpu_order order,
-                                      clgpu_array *out);
+CLGPU_API clgpu_status clgpu_array_nd(cl_mem buffer, size_t offset, clgpu_type type, unsigned rank,
+                                      const size_t *shape, clgpu_order order, clgpu_array *out);
 
 /* A view with explicit strides in elements (negative and zero allowed):
  * element (i0, ..., ik) is at byte offset + sum(i_d * strides[d]) * size.

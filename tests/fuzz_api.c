@@ -9,11 +9,12 @@
  *
  * The input format, so that corpus files can be written by hand: a sequence
  * of operations, each an opcode byte (taken modulo OP_COUNT, see the enum
- * below) followed by the bytes its arguments take, in the order each op_*
- * function reads them. Running out of bytes reads zeros. A string argument
- * starts with a byte B: 0 is NULL, 1 to 127 is B - 1 raw bytes (at most 64)
- * that follow, and 128 and up is entry B - 128 (modulo its size) of that
- * argument's dictionary.
+ * below; the byte 0xfe instead escapes to the array, copy and allocation
+ * operations, whose sub-opcode byte follows) followed by the bytes its
+ * arguments take, in the order each op_* function reads them. Running out
+ * of bytes reads zeros. A string argument starts with a byte B: 0 is NULL, 1
+ * to 127 is B - 1 raw bytes (at most 64) that follow, and 128 and up is entry
+ * B - 128 (modulo its size) of that argument's dictionary.
  *
  * One context made on first use serves every input, with one program built
  * from a fixed source, so that most inputs run in microseconds. Calls that
@@ -680,7 +681,10 @@ static void make_sub_device(cl_device_id device) {
   }
 }
 
+static void arrays_teardown(void);
+
 static void fuzz_teardown(void) {
+  arrays_teardown();
   clgpu_context_destroy(world.context);
   clgpu_context_destroy(world.other);
   world.context = NULL;
@@ -725,6 +729,8 @@ static void make_scratch(void) {
  * a violation and would save no reproducer. So the handlers found before the
  * first OpenCL call are put back after setup. */
 static const int crash_signals[] = {SIGABRT, SIGSEGV, SIGBUS, SIGILL};
+
+static void arrays_setup(void);
 
 static void fuzz_setup(void) {
   if (world.ready) return;
@@ -776,6 +782,7 @@ static void fuzz_setup(void) {
   if (clgpu_context_cache_stats(world.context, &world.last_stats) != CLGPU_SUCCESS) {
     setup_failed("clgpu_context_cache_stats", 0);
   }
+  arrays_setup();
   for (size_t i = 0; i < COUNT_OF(crash_signals); i++) {
     sigaction(crash_signals[i], &crash_handlers[i], NULL);
   }
@@ -1695,14 +1702,1064 @@ static void op_disk_cache_clear(fuzz_run *run) {
   }
 }
 
+/* ---- arrays, copies and allocations ----
+ *
+ * These operations are reached through an escape: the opcode byte 0xfe
+ * (OP_ESCAPE_BYTE) followed by a sub-opcode byte (modulo ARRAY_OP_COUNT).
+ * No input written before they existed has 0xfe where an opcode is read, so
+ * those inputs keep their meaning. They work on a handful of
+ * small buffers made once at setup, whose roots are mirrored on the host by
+ * the copy operation, and on a per-input pool of views that the operations
+ * add to, derive from and corrupt by hand. */
+
+enum {
+  AOP_VIEW_MAKE,
+  AOP_VIEW_DERIVE,
+  AOP_VIEW_CORRUPT,
+  AOP_ALIAS,
+  AOP_COPY,
+  AOP_BUFFER_CREATE,
+  AOP_SCOPE,
+  ARRAY_OP_COUNT
+};
+
+#define OP_ESCAPE_BYTE 0xfe
+#define MAX_RANK_TAKEN 10
+#define MAX_ROOT_BYTES 8192
+#define MAX_MODEL_ELEMENTS 4096
+
+/* The buffers views are made over. A sub-buffer's root is its parent. */
+enum { BUF_SMALL, BUF_LARGE, BUF_PARENT, BUF_SUB, BUF_READ_ONLY, BUF_FOREIGN, BUF_COUNT };
+
+typedef struct array_world {
+  cl_mem buffers[BUF_COUNT];
+  size_t sizes[BUF_COUNT];
+  int roots[BUF_COUNT];      /* the index of each buffer's root */
+  size_t origins[BUF_COUNT]; /* the byte offset of each buffer in its root */
+  cl_event done;             /* a completed user event, for wait lists */
+  clgpu_alloc_cache *cache;
+  cl_ulong max_alloc;
+} array_world;
+
+static array_world arrays;
+
+static const clgpu_status view_statuses[] = {CLGPU_SUCCESS, CLGPU_INVALID_ARGUMENT,
+                                             CLGPU_MISALIGNED_VIEW, CLGPU_VIEW_OUT_OF_BOUNDS};
+static const clgpu_status reshape_statuses[] = {CLGPU_SUCCESS, CLGPU_INVALID_ARGUMENT,
+                                                CLGPU_MISALIGNED_VIEW, CLGPU_VIEW_OUT_OF_BOUNDS,
+                                                CLGPU_RESHAPE_NEEDS_COPY};
+static const clgpu_status reinterpret_statuses[] = {CLGPU_SUCCESS, CLGPU_INVALID_ARGUMENT,
+                                                    CLGPU_MISALIGNED_VIEW, CLGPU_VIEW_OUT_OF_BOUNDS,
+                                                    CLGPU_REINTERPRET_IMPOSSIBLE};
+static const clgpu_status broadcast_statuses[] = {CLGPU_SUCCESS, CLGPU_INVALID_ARGUMENT,
+                                                  CLGPU_MISALIGNED_VIEW, CLGPU_VIEW_OUT_OF_BOUNDS,
+                                                  CLGPU_BROADCAST_IMPOSSIBLE};
+static const clgpu_status copy_statuses[] = {
+    CLGPU_SUCCESS,         CLGPU_INVALID_ARGUMENT,   CLGPU_SHAPE_MISMATCH,
+    CLGPU_TYPE_MISMATCH,   CLGPU_INVALID_OUTPUT,     CLGPU_MISMATCHED_OBJECTS,
+    CLGPU_MISALIGNED_VIEW, CLGPU_VIEW_OUT_OF_BOUNDS, CLGPU_CL_BUILD_PROGRAM_FAILURE};
+static const clgpu_status buffer_statuses[] = {CLGPU_SUCCESS, CLGPU_INVALID_ARGUMENT,
+                                               CLGPU_CL_INVALID_BUFFER_SIZE};
+static const clgpu_status scope_begin_statuses[] = {CLGPU_SUCCESS, CLGPU_INVALID_ARGUMENT,
+                                                    CLGPU_CL_OUT_OF_HOST_MEMORY};
+static const clgpu_status scope_end_statuses[] = {CLGPU_SUCCESS, CLGPU_INVALID_ARGUMENT,
+                                                  CLGPU_ALLOC_SCOPE_MISMATCH};
+
+static cl_mem make_buffer(cl_context context, cl_mem_flags flags, size_t size) {
+  cl_int err = CL_SUCCESS;
+  cl_mem buffer = clCreateBuffer(context, flags, size, NULL, &err);
+  if (err != CL_SUCCESS || !buffer) setup_failed("clCreateBuffer for the array buffers", 0);
+  return buffer;
+}
+
+/* The buffers, the completed event and the allocation cache. The sub-buffer
+ * starts at the device's base-address alignment inside its parent. */
+static void arrays_setup(void) {
+  cl_context context = clgpu_context_cl_context(world.context);
+  cl_device_id device = clgpu_context_device(world.context);
+  cl_uint align_bits = 0;
+  if (clGetDeviceInfo(device, CL_DEVICE_MEM_BASE_ADDR_ALIGN, sizeof align_bits, &align_bits,
+                      NULL) != CL_SUCCESS ||
+      clGetDeviceInfo(device, CL_DEVICE_MAX_MEM_ALLOC_SIZE, sizeof arrays.max_alloc,
+                      &arrays.max_alloc, NULL) != CL_SUCCESS) {
+    setup_failed("clGetDeviceInfo for the array buffers", 0);
+  }
+  size_t align = align_bits / 8 ? align_bits / 8 : 1;
+  if (align > MAX_ROOT_BYTES - 256) setup_failed("the base-address alignment is too large", 0);
+  const size_t sizes[BUF_COUNT] = {256, 1000, align + 256, 256, 64, 64};
+  for (int i = 0; i < BUF_COUNT; i++) {
+    arrays.sizes[i] = sizes[i];
+    arrays.roots[i] = i;
+  }
+  arrays.buffers[BUF_SMALL] = make_buffer(context, CL_MEM_READ_WRITE, sizes[BUF_SMALL]);
+  arrays.buffers[BUF_LARGE] = make_buffer(context, CL_MEM_READ_WRITE, sizes[BUF_LARGE]);
+  arrays.buffers[BUF_PARENT] = make_buffer(context, CL_MEM_READ_WRITE, sizes[BUF_PARENT]);
+  cl_buffer_region region = {align, 256};
+  cl_int err = CL_SUCCESS;
+  arrays.buffers[BUF_SUB] = clCreateSubBuffer(arrays.buffers[BUF_PARENT], CL_MEM_READ_WRITE,
+                                              CL_BUFFER_CREATE_TYPE_REGION, &region, &err);
+  if (err != CL_SUCCESS) setup_failed("clCreateSubBuffer", 0);
+  arrays.roots[BUF_SUB] = BUF_PARENT;
+  arrays.origins[BUF_SUB] = align;
+  arrays.buffers[BUF_READ_ONLY] = make_buffer(context, CL_MEM_READ_ONLY, sizes[BUF_READ_ONLY]);
+  arrays.buffers[BUF_FOREIGN] =
+      make_buffer(clgpu_context_cl_context(world.other), CL_MEM_READ_WRITE, sizes[BUF_FOREIGN]);
+  arrays.done = clCreateUserEvent(context, &err);
+  if (err != CL_SUCCESS || clSetUserEventStatus(arrays.done, CL_COMPLETE) != CL_SUCCESS) {
+    setup_failed("clCreateUserEvent", 0);
+  }
+  clgpu_status status = clgpu_alloc_cache_create(&arrays.cache);
+  if (status != CLGPU_SUCCESS) setup_failed("clgpu_alloc_cache_create", status);
+}
+
+static void arrays_teardown(void) {
+  if (arrays.cache) clgpu_alloc_cache_destroy(arrays.cache);
+  if (arrays.done) clReleaseEvent(arrays.done);
+  for (int i = BUF_COUNT; i-- > 0;) {
+    if (arrays.buffers[i]) clReleaseMemObject(arrays.buffers[i]);
+  }
+  memset(&arrays, 0, sizeof arrays);
+}
+
+static int buffer_index(cl_mem buffer) {
+  for (int i = 0; i < BUF_COUNT; i++) {
+    if (buffer && arrays.buffers[i] == buffer) return i;
+  }
+  return -1;
+}
+
+static cl_command_queue queue_of_root(int root) {
+  return clgpu_context_queue(root == BUF_FOREIGN ? world.other : world.context);
+}
+
+/* ---- taking view arguments ---- */
+
+static cl_mem take_buffer(byte_reader *in) {
+  uint8_t choice = take_byte(in) % (BUF_COUNT + 1);
+  return choice == BUF_COUNT ? NULL : arrays.buffers[choice];
+}
+
+static size_t take_offset(byte_reader *in) {
+  switch (take_byte(in) % 7) {
+    case 0:
+      return take_byte(in);
+    case 1:
+      return (size_t)take_byte(in) * 8;
+    case 2:
+      return SIZE_MAX - take_byte(in);
+    case 3:
+      return take_count(in);
+    case 4:
+      return (size_t)take_byte(in) | 1u;
+    case 5:
+      return 1000u - take_byte(in) % 32;
+    default:
+      return 0;
+  }
+}
+
+static clgpu_type take_type(byte_reader *in) {
+  uint8_t choice = take_byte(in) % 14;
+  if (choice == 12) return (clgpu_type)99;
+  if (choice == 13) return (clgpu_type)-1;
+  return (clgpu_type)choice;
+}
+
+static size_t take_extent(byte_reader *in) {
+  switch (take_byte(in) % 6) {
+    case 0:
+      return take_byte(in) % 17;
+    case 1:
+      return 0;
+    case 2:
+      return take_count(in);
+    case 3:
+      return 1;
+    case 4:
+      return take_byte(in);
+    default:
+      return 2;
+  }
+}
+
+static ptrdiff_t take_stride(byte_reader *in) {
+  switch (take_byte(in) % 8) {
+    case 0:
+      return (int8_t)take_byte(in);
+    case 1:
+      return 0;
+    case 2:
+      return PTRDIFF_MIN;
+    case 3:
+      return PTRDIFF_MAX;
+    case 4:
+      return -(ptrdiff_t)take_byte(in) * 16;
+    case 5:
+      return 1;
+    case 6: {
+      uint64_t bits = take_u64(in);
+      int64_t value;
+      memcpy(&value, &bits, sizeof value);
+      return (ptrdiff_t)value;
+    }
+    default:
+      return (ptrdiff_t)(take_byte(in) % 16);
+  }
+}
+
+static ptrdiff_t take_slice_bound(byte_reader *in) {
+  switch (take_byte(in) % 8) {
+    case 0:
+      return (int8_t)take_byte(in);
+    case 1:
+      return CLGPU_SLICE_BEGIN;
+    case 2:
+      return CLGPU_SLICE_END;
+    case 3:
+      return PTRDIFF_MIN + 1;
+    case 4:
+      return PTRDIFF_MAX - 1;
+    case 5:
+      return -(ptrdiff_t)take_byte(in);
+    case 6:
+      return (ptrdiff_t)(int64_t)take_u64(in);
+    default:
+      return take_byte(in);
+  }
+}
+
+static ptrdiff_t take_step(byte_reader *in) {
+  switch (take_byte(in) % 7) {
+    case 0:
+      return (int8_t)take_byte(in);
+    case 1:
+      return 0;
+    case 2:
+      return PTRDIFF_MIN;
+    case 3:
+      return 1;
+    case 4:
+      return -1;
+    case 5:
+      return PTRDIFF_MAX;
+    default:
+      return 2;
+  }
+}
+
+/* ---- the independent model of a view ---- */
+
+/* What the fuzzer itself computes about a view: whether it is valid (with
+ * 128-bit arithmetic, each term saturated far beyond any buffer here), and
+ * then its bytes in root coordinates. */
+typedef struct view_facts {
+  int valid;
+  int empty;
+  size_t count;
+  int root;
+  int64_t first; /* bytes from the root's start */
+  int64_t end;
+  int64_t offset;
+} view_facts;
+
+/* 128-bit integers, a GCC and Clang extension, for the model's arithmetic. */
+__extension__ typedef __int128 wide;
+__extension__ typedef unsigned __int128 unsigned_wide;
+
+#define SATURATION ((wide)1 << 100)
+
+static view_facts facts_of(const clgpu_array *view) {
+  view_facts facts;
+  memset(&facts, 0, sizeof facts);
+  int index = view ? buffer_index(view->buffer) : -1;
+  if (index < 0) return facts;
+  size_t size = clgpu_type_size(view->type);
+  if (size == 0 || view->rank > CLGPU_MAX_RANK || view->offset % size != 0) return facts;
+  unsigned_wide count = 1;
+  for (unsigned d = 0; d < view->rank; d++) {
+    count *= view->shape[d];
+    if (count > SIZE_MAX) {
+      /* An element count past size_t is refused even with an empty
+       * dimension later on; the model calls such a view invalid. */
+      return facts;
+    }
+  }
+  facts.count = (size_t)count;
+  facts.empty = count == 0;
+  facts.root = arrays.roots[index];
+  wide origin = (wide)arrays.origins[index];
+  wide offset = (wide)view->offset;
+  wide below = 0, above = 0;
+  if (!facts.empty) {
+    for (unsigned d = 0; d < view->rank; d++) {
+      wide span = (wide)(view->shape[d] - 1) * (wide)view->strides[d];
+      if (span > SATURATION) span = SATURATION;
+      if (span < -SATURATION) span = -SATURATION;
+      span *= (wide)size;
+      if (span < 0)
+        below += span;
+      else
+        above += span;
+    }
+    above += (wide)size;
+  }
+  if (offset + below < 0 || offset + above > (wide)arrays.sizes[index]) return facts;
+  facts.valid = 1;
+  facts.offset = (int64_t)(origin + offset);
+  facts.first = (int64_t)(origin + offset + below);
+  facts.end = (int64_t)(origin + offset + above);
+  return facts;
+}
+
+/* A success must have made a view that the model finds valid, that
+ * clgpu_array_check passes and whose location is the model's. */
+static view_facts check_made_view(const char *call, const clgpu_array *view) {
+  view_facts facts = facts_of(view);
+  if (!facts.valid) {
+    char text[128];
+    snprintf(text, sizeof text, "offset %zu, type %d, rank %u", view->offset, (int)view->type,
+             view->rank);
+    violation(call, "succeeded with a view that reaches outside its buffer or is malformed (%s)",
+              text);
+  }
+  clgpu_status status = clgpu_array_check(view);
+  if (status != CLGPU_SUCCESS) {
+    violation(call, "made a view that clgpu_array_check refuses with %s",
+              clgpu_status_name(status));
+  }
+  clgpu_location where;
+  status = clgpu_array_location(view, &where);
+  if (status != CLGPU_SUCCESS) {
+    violation(call, "made a view whose location fails with %s", clgpu_status_name(status));
+  }
+  if (where.base != arrays.buffers[facts.root] || (int64_t)where.offset != facts.offset) {
+    violation(call, "made a view located at another root or offset");
+  }
+  int64_t first = facts.empty ? facts.offset : facts.first;
+  int64_t end = facts.empty ? facts.offset : facts.end;
+  if ((int64_t)where.first != first || (int64_t)where.end != end) {
+    violation(call, "location gives [%zu, %zu), the model [%lld, %lld)", where.first, where.end,
+              (long long)first, (long long)end);
+  }
+  if (where.end > arrays.sizes[facts.root]) violation(call, "location reaches past the root");
+  return facts;
+}
+
+/* Calls the element visitor with the byte address (in root coordinates) of
+ * every element of a view the model found valid, in row-major order. */
+static void for_each_element(const clgpu_array *view, const view_facts *facts,
+                             void (*visit)(int64_t address, void *state), void *state) {
+  if (facts->empty) return;
+  size_t index[CLGPU_MAX_RANK] = {0};
+  int64_t size = (int64_t)clgpu_type_size(view->type);
+  for (;;) {
+    int64_t address = facts->offset;
+    for (unsigned d = 0; d < view->rank; d++) {
+      address += (int64_t)index[d] * (int64_t)view->strides[d] * size;
+    }
+    visit(address, state);
+    unsigned d = view->rank;
+    while (d > 0) {
+      d--;
+      if (++index[d] < view->shape[d]) break;
+      index[d] = 0;
+      if (d == 0) return;
+    }
+    if (view->rank == 0) return;
+  }
+}
+
+/* ---- the per-input pool of views ---- */
+
+#define VIEW_POOL 12
+
+typedef struct held_buffer {
+  clgpu_context *context;
+  cl_mem buffer;
+  int scope; /* the index of the cached scope that owns it, or -1 */
+} held_buffer;
+
+#define MAX_HELD_BUFFERS 8
+#define MAX_SCOPES 6
+
+typedef struct array_run {
+  clgpu_array views[VIEW_POOL];
+  size_t view_count;
+  size_t view_next;
+  held_buffer held[MAX_HELD_BUFFERS];
+  size_t held_count;
+  clgpu_context *scopes[MAX_SCOPES];
+  int scope_cached[MAX_SCOPES];
+  size_t scope_count;
+} array_run;
+
+static void keep_view(array_run *pool, const clgpu_array *view) {
+  if (pool->view_count < VIEW_POOL) {
+    pool->views[pool->view_count++] = *view;
+    return;
+  }
+  pool->views[pool->view_next] = *view;
+  pool->view_next = (pool->view_next + 1) % VIEW_POOL;
+}
+
+static void seed_views(array_run *pool) {
+  clgpu_array view;
+  size_t shape[2] = {8, 8};
+  if (clgpu_array_1d(arrays.buffers[BUF_LARGE], 0, CLGPU_UINT8, 1000, &view) == CLGPU_SUCCESS) {
+    keep_view(pool, &view);
+  }
+  if (clgpu_array_1d(arrays.buffers[BUF_SMALL], 0, CLGPU_FLOAT, 64, &view) == CLGPU_SUCCESS) {
+    keep_view(pool, &view);
+  }
+  if (clgpu_array_nd(arrays.buffers[BUF_SUB], 0, CLGPU_INT32, 2, shape, CLGPU_ROW_MAJOR, &view) ==
+      CLGPU_SUCCESS) {
+    keep_view(pool, &view);
+  }
+  memset(&view, 0, sizeof view);
+  keep_view(pool, &view);
+}
+
+/* A view of the pool, or NULL (the index one past the pool). */
+static const clgpu_array *take_view(byte_reader *in, const array_run *pool) {
+  size_t choice = take_byte(in) % (pool->view_count + 1);
+  return choice == pool->view_count ? NULL : &pool->views[choice];
+}
+
+static void fill_sentinel(clgpu_array *view) { memset(view, 0x5a, sizeof *view); }
+
+static int still_sentinel(const clgpu_array *view) {
+  clgpu_array expected;
+  fill_sentinel(&expected);
+  return memcmp(view, &expected, sizeof expected) == 0;
+}
+
+/* The common ending of every constructor and derivation: the status is
+ * documented, a failure left *out alone, a success made a view that holds. */
+static void finish_view_call(const char *call, clgpu_status status, status_set set,
+                             const clgpu_array *out, int out_given, int out_was_sentinel,
+                             const clgpu_array *before, array_run *pool, view_facts *made) {
+  check_call(call, status, set, 0);
+  if (status != CLGPU_SUCCESS) {
+    if (!out_given) return;
+    if (out_was_sentinel ? !still_sentinel(out) : memcmp(out, before, sizeof *out) != 0) {
+      violation(call, "failed with %s but changed *out", clgpu_status_name(status));
+    }
+    return;
+  }
+  if (!out_given) violation(call, "succeeded with a NULL out");
+  view_facts facts = check_made_view(call, out);
+  if (made) *made = facts;
+  keep_view(pool, out);
+}
+
+static void op_view_make(byte_reader *in, array_run *pool) {
+  uint8_t kind = take_byte(in) % 3;
+  uint8_t nulls = take_byte(in) % 8;
+  cl_mem buffer = take_buffer(in);
+  size_t offset = take_offset(in);
+  clgpu_type type = take_type(in);
+  unsigned rank = take_byte(in) % MAX_RANK_TAKEN;
+  size_t shape[MAX_RANK_TAKEN];
+  ptrdiff_t strides[MAX_RANK_TAKEN];
+  for (unsigned d = 0; d < MAX_RANK_TAKEN; d++) {
+    shape[d] = d < rank ? take_extent(in) : 0;
+    strides[d] = d < rank ? take_stride(in) : 0;
+  }
+  clgpu_order orders[] = {CLGPU_ROW_MAJOR, CLGPU_COLUMN_MAJOR, (clgpu_order)7};
+  clgpu_order order = orders[take_byte(in) % 3];
+  clgpu_array out;
+  fill_sentinel(&out);
+  clgpu_array *out_pointer = nulls == 3 ? NULL : &out;
+  const size_t *shape_pointer = nulls == 1 ? NULL : shape;
+  const ptrdiff_t *strides_pointer = nulls == 2 ? NULL : strides;
+  clgpu_status status;
+  const char *call;
+  prime_last_error();
+  if (kind == 0) {
+    call = "clgpu_array_1d";
+    status = clgpu_array_1d(buffer, offset, type, shape[0], out_pointer);
+  } else if (kind == 1) {
+    call = "clgpu_array_nd";
+    status = clgpu_array_nd(buffer, offset, type, rank, shape_pointer, order, out_pointer);
+  } else {
+    call = "clgpu_array_strided";
+    status = clgpu_array_strided(buffer, offset, type, rank, shape_pointer, strides_pointer,
+                                 out_pointer);
+  }
+  finish_view_call(call, status, STATUS_SET(view_statuses, 1), &out, out_pointer != NULL, 1, NULL,
+                   pool, NULL);
+  if (status == CLGPU_SUCCESS && (kind == 0 || (kind == 1 && order == CLGPU_ROW_MAJOR))) {
+    if (!clgpu_array_is_contiguous(&out)) {
+      violation(call, "made a contiguous constructor's view that is not contiguous");
+    }
+  }
+}
+
+static void op_view_derive(byte_reader *in, array_run *pool) {
+  uint8_t kind = take_byte(in) % 6;
+  uint8_t flags = take_byte(in);
+  const clgpu_array *chosen = take_view(in, pool);
+  clgpu_array parent;
+  if (chosen) parent = *chosen;
+  int in_place = (flags & 1) && chosen; /* out is in */
+  int null_out = (flags & 6) == 6;
+  int null_argument = (flags & 0x18) == 0x18;
+  clgpu_array out;
+  fill_sentinel(&out);
+  if (in_place) out = parent;
+  clgpu_array before = out;
+  clgpu_array *out_pointer = null_out ? NULL : &out;
+  const clgpu_array *in_pointer = chosen ? (in_place ? &out : &parent) : NULL;
+  int parent_valid = chosen && clgpu_array_check(&parent) == CLGPU_SUCCESS;
+  view_facts parent_facts = parent_valid ? facts_of(&parent) : (view_facts){0};
+  if (parent_valid && !parent_facts.valid) {
+    violation("clgpu_array_check", "passed a view that the model finds invalid");
+  }
+  clgpu_status status;
+  const char *call;
+  status_set set = STATUS_SET(view_statuses, 1);
+  size_t shape[MAX_RANK_TAKEN];
+  unsigned rank = 0;
+  prime_last_error();
+  switch (kind) {
+    case 0: {
+      clgpu_slice slices[MAX_RANK_TAKEN];
+      for (unsigned d = 0; d < MAX_RANK_TAKEN; d++) {
+        slices[d].start = take_slice_bound(in);
+        slices[d].stop = take_slice_bound(in);
+        slices[d].step = take_step(in);
+      }
+      call = "clgpu_array_slice";
+      prime_last_error();
+      status = clgpu_array_slice(in_pointer, null_argument ? NULL : slices, out_pointer);
+      break;
+    }
+    case 1:
+    case 5: {
+      rank = take_byte(in) % MAX_RANK_TAKEN;
+      for (unsigned d = 0; d < MAX_RANK_TAKEN; d++) {
+        uint8_t how = take_byte(in) % 3;
+        /* Often the parent's own extents, so that the shapes are compatible. */
+        size_t parent_extent = 1;
+        if (chosen && parent.rank <= CLGPU_MAX_RANK && d < parent.rank) {
+          parent_extent = parent.shape[d];
+        }
+        shape[d] = how == 0 ? parent_extent : how == 1 ? take_byte(in) % 9 : take_extent(in);
+      }
+      const size_t *shape_pointer = null_argument ? NULL : shape;
+      prime_last_error();
+      if (kind == 1) {
+        call = "clgpu_array_reshape";
+        set = STATUS_SET(reshape_statuses, 1);
+        status = clgpu_array_reshape(in_pointer, rank, shape_pointer, out_pointer);
+      } else {
+        call = "clgpu_array_broadcast";
+        set = STATUS_SET(broadcast_statuses, 1);
+        status = clgpu_array_broadcast(in_pointer, rank, shape_pointer, out_pointer);
+      }
+      break;
+    }
+    case 2: {
+      unsigned axes[MAX_RANK_TAKEN];
+      uint8_t how = take_byte(in) % 3;
+      unsigned parent_rank = chosen && parent.rank <= CLGPU_MAX_RANK ? parent.rank : 1;
+      uint8_t turn = take_byte(in);
+      for (unsigned d = 0; d < MAX_RANK_TAKEN; d++) {
+        if (how == 0) {
+          axes[d] = take_byte(in) % MAX_RANK_TAKEN;
+        } else if (how == 1) {
+          axes[d] = d < parent_rank ? parent_rank - 1 - d : d;
+        } else {
+          axes[d] = d < parent_rank ? (d + turn) % parent_rank : d;
+        }
+      }
+      call = "clgpu_array_permute";
+      prime_last_error();
+      status = clgpu_array_permute(in_pointer, null_argument ? NULL : axes, out_pointer);
+      break;
+    }
+    case 3:
+      call = "clgpu_array_transpose";
+      status = clgpu_array_transpose(in_pointer, out_pointer);
+      break;
+    default: {
+      clgpu_type type = take_type(in);
+      call = "clgpu_array_reinterpret";
+      set = STATUS_SET(reinterpret_statuses, 1);
+      prime_last_error();
+      status = clgpu_array_reinterpret(in_pointer, type, out_pointer);
+      break;
+    }
+  }
+  if (status == CLGPU_SUCCESS && !parent_valid) {
+    violation(call, "succeeded on an invalid or NULL view");
+  }
+  view_facts made;
+  memset(&made, 0, sizeof made);
+  finish_view_call(call, status, set, &out, out_pointer != NULL, !in_place, &before, pool, &made);
+  if (status != CLGPU_SUCCESS) return;
+  /* A derived view reaches only bytes its parent reaches. */
+  if (!made.empty) {
+    if (parent_facts.empty || made.root != parent_facts.root || made.first < parent_facts.first ||
+        made.end > parent_facts.end) {
+      violation(call, "made a view reaching [%lld, %lld) from a parent reaching [%lld, %lld)",
+                (long long)made.first, (long long)made.end, (long long)parent_facts.first,
+                (long long)parent_facts.end);
+    }
+  }
+  /* Reshaping, permuting and transposing keep the number of elements. */
+  if (kind >= 1 && kind <= 3 && made.count != parent_facts.count) {
+    violation(call, "changed the element count from %zu to %zu", parent_facts.count, made.count);
+  }
+}
+
+/* Edit one field of a pool view by hand, keeping the result in the pool. */
+static void op_view_corrupt(byte_reader *in, array_run *pool) {
+  const clgpu_array *chosen = take_view(in, pool);
+  clgpu_array view;
+  if (chosen)
+    view = *chosen;
+  else
+    memset(&view, 0, sizeof view);
+  uint8_t field = take_byte(in) % 6;
+  unsigned d = take_byte(in) % CLGPU_MAX_RANK;
+  switch (field) {
+    case 0:
+      view.offset = take_offset(in);
+      break;
+    case 1:
+      view.type = take_type(in);
+      break;
+    case 2:
+      view.rank = take_byte(in) % 3 == 0 ? take_u32(in) : take_byte(in) % MAX_RANK_TAKEN;
+      break;
+    case 3:
+      view.shape[d] = take_extent(in);
+      break;
+    case 4:
+      view.strides[d] = take_stride(in);
+      break;
+    default:
+      view.buffer = take_buffer(in);
+      break;
+  }
+  prime_last_error();
+  clgpu_status status = clgpu_array_check(&view);
+  check_call("clgpu_array_check", status, STATUS_SET(view_statuses, 1), 0);
+  if (status == CLGPU_SUCCESS) check_made_view("clgpu_array_check", &view);
+  keep_view(pool, &view);
+}
+
+typedef struct byte_marks {
+  uint8_t marks[MAX_ROOT_BYTES];
+  int root;
+  size_t size;
+  int hit;
+} byte_marks;
+
+static void mark_bytes(int64_t address, void *state) {
+  byte_marks *marks = state;
+  for (size_t i = 0; i < marks->size; i++) {
+    if (address + (int64_t)i >= 0 && address + (int64_t)i < MAX_ROOT_BYTES) {
+      marks->marks[address + (int64_t)i] = 1;
+    }
+  }
+}
+
+static void test_bytes(int64_t address, void *state) {
+  byte_marks *marks = state;
+  for (size_t i = 0; i < marks->size; i++) {
+    if (address + (int64_t)i >= 0 && address + (int64_t)i < MAX_ROOT_BYTES &&
+        marks->marks[address + (int64_t)i]) {
+      marks->hit = 1;
+    }
+  }
+}
+
+/* Whether two valid views share a byte, by listing their bytes. */
+static int views_share_a_byte(const clgpu_array *a, const view_facts *facts_a, const clgpu_array *b,
+                              const view_facts *facts_b) {
+  if (facts_a->root != facts_b->root || facts_a->empty || facts_b->empty) return 0;
+  static byte_marks marks;
+  memset(marks.marks, 0, sizeof marks.marks);
+  marks.hit = 0;
+  marks.size = clgpu_type_size(a->type);
+  for_each_element(a, facts_a, mark_bytes, &marks);
+  marks.size = clgpu_type_size(b->type);
+  for_each_element(b, facts_b, test_bytes, &marks);
+  return marks.hit;
+}
+
+static void op_alias(byte_reader *in, array_run *pool) {
+  const clgpu_array *a = take_view(in, pool);
+  const clgpu_array *b = take_view(in, pool);
+  if (take_byte(in) % 4 == 0) b = a;
+  const char *call = "clgpu_may_alias/clgpu_array_same";
+  int ab = clgpu_may_alias(a, b);
+  int ba = clgpu_may_alias(b, a);
+  int same = clgpu_array_same(a, b);
+  if ((ab != 0 && ab != 1) || (ba != 0 && ba != 1) || (same != 0 && same != 1)) {
+    violation(call, "gave a value other than 0 and 1");
+  }
+  if (ab != ba) violation(call, "is not symmetric: %d one way, %d the other", ab, ba);
+  int valid_a = a && clgpu_array_check(a) == CLGPU_SUCCESS;
+  int valid_b = b && clgpu_array_check(b) == CLGPU_SUCCESS;
+  if ((!valid_a || !valid_b) && ab != 1) violation(call, "gave 0 for an invalid view");
+  if ((!valid_a || !valid_b) && same) violation(call, "called an invalid view the same");
+  if (!valid_a || !valid_b) return;
+  view_facts facts_a = facts_of(a), facts_b = facts_of(b);
+  if (!facts_a.valid || !facts_b.valid) {
+    violation("clgpu_array_check", "passed a view that the model finds invalid");
+  }
+  if (a == b && !same) violation(call, "a view is not the same as itself");
+  if (same && !facts_a.empty && !ab) violation(call, "the same non-empty views do not alias");
+  if (facts_a.count <= MAX_MODEL_ELEMENTS && facts_b.count <= MAX_MODEL_ELEMENTS &&
+      views_share_a_byte(a, &facts_a, b, &facts_b) && !ab) {
+    violation(call, "gave 0 for views that share a byte");
+  }
+}
+
+/* ---- copies, checked against a host model ---- */
+
+typedef struct mirrors {
+  uint8_t bytes[BUF_COUNT][MAX_ROOT_BYTES];
+} mirrors;
+
+static mirrors before_copy, after_copy, model_copy;
+
+static int is_root(int index) { return arrays.roots[index] == index; }
+
+static void write_roots(uint8_t seed) {
+  for (int r = 0; r < BUF_COUNT; r++) {
+    if (!is_root(r)) continue;
+    for (size_t i = 0; i < arrays.sizes[r]; i++) {
+      before_copy.bytes[r][i] = (uint8_t)(seed + i * 31u + (size_t)r * 77u + (i >> 8));
+    }
+    if (clEnqueueWriteBuffer(queue_of_root(r), arrays.buffers[r], CL_TRUE, 0, arrays.sizes[r],
+                             before_copy.bytes[r], 0, NULL, NULL) != CL_SUCCESS) {
+      setup_failed("clEnqueueWriteBuffer of a root", 0);
+    }
+  }
+}
+
+static void read_roots(void) {
+  clFinish(clgpu_context_queue(world.context));
+  clFinish(clgpu_context_queue(world.other));
+  for (int r = 0; r < BUF_COUNT; r++) {
+    if (!is_root(r)) continue;
+    if (clEnqueueReadBuffer(queue_of_root(r), arrays.buffers[r], CL_TRUE, 0, arrays.sizes[r],
+                            after_copy.bytes[r], 0, NULL, NULL) != CL_SUCCESS) {
+      setup_failed("clEnqueueReadBuffer of a root", 0);
+    }
+  }
+}
+
+static void compare_roots(const char *call, const mirrors *expected, const char *what) {
+  for (int r = 0; r < BUF_COUNT; r++) {
+    if (!is_root(r)) continue;
+    for (size_t i = 0; i < arrays.sizes[r]; i++) {
+      if (after_copy.bytes[r][i] != expected->bytes[r][i]) {
+        violation(call, "%s: buffer %d byte %zu is %u, expected %u", what, r, i,
+                  after_copy.bytes[r][i], expected->bytes[r][i]);
+      }
+    }
+  }
+}
+
+typedef struct gather_state {
+  const uint8_t *root;
+  uint8_t *temporary;
+  size_t used;
+  size_t size;
+} gather_state;
+
+static void gather(int64_t address, void *state) {
+  gather_state *g = state;
+  memcpy(g->temporary + g->used, g->root + address, g->size);
+  g->used += g->size;
+}
+
+static void scatter(int64_t address, void *state) {
+  gather_state *g = state;
+  memcpy((uint8_t *)g->root + address, g->temporary + g->used, g->size);
+  g->used += g->size;
+}
+
+static void op_copy(byte_reader *in, array_run *pool) {
+  uint8_t flags = take_byte(in);
+  const clgpu_array *destination = take_view(in, pool);
+  const clgpu_array *source = take_view(in, pool);
+  if ((flags & 0x30) == 0x30) source = destination;
+  clgpu_context *contexts[] = {world.context, world.context, NULL, world.other};
+  clgpu_context *context = contexts[flags & 3];
+  cl_uint num_events = 0;
+  const cl_event *wait_list = NULL;
+  switch ((flags >> 2) & 3) {
+    case 1:
+      num_events = 1;
+      wait_list = &arrays.done;
+      break;
+    case 2:
+      num_events = 2;
+      break;
+    case 3:
+      wait_list = &arrays.done;
+      break;
+    default:
+      break;
+  }
+  /* The event belongs to the main context: OpenCL would refuse it in a wait
+   * list on the other one, which is not what is being tested. */
+  if (context == world.other && wait_list) {
+    wait_list = NULL;
+    num_events = 0;
+  }
+  int want_event = (flags & 0x40) != 0;
+  cl_event stale = (cl_event)(void *)&not_a_handle;
+  cl_event event = stale;
+  write_roots(take_byte(in));
+  model_copy = before_copy;
+  const char *call = "clgpu_copy";
+  prime_last_error();
+  clgpu_status status =
+      clgpu_copy(context, destination, source, num_events, wait_list, want_event ? &event : NULL);
+  check_call(call, status, STATUS_SET(copy_statuses, 1), 0);
+  if (status != CLGPU_SUCCESS) {
+    if (event != stale && event != NULL) {
+      violation(call, "failed with %s but returned an event", clgpu_status_name(status));
+    }
+    read_roots();
+    compare_roots(call, &before_copy, "failed but changed a buffer");
+    return;
+  }
+  if (want_event) {
+    if (event == stale || !event) violation(call, "succeeded without returning an event");
+    if (clWaitForEvents(1, &event) != CL_SUCCESS) violation(call, "its event did not complete");
+    clReleaseEvent(event);
+  }
+  read_roots();
+  view_facts facts_d = facts_of(destination), facts_s = facts_of(source);
+  if (!facts_d.valid || !facts_s.valid) {
+    violation(call, "succeeded on a view that the model finds invalid");
+  }
+  if (destination->type != source->type || destination->rank != source->rank ||
+      facts_d.count != facts_s.count) {
+    violation(call, "succeeded on views of different types or shapes");
+  }
+  for (unsigned d = 0; d < destination->rank; d++) {
+    if (destination->shape[d] != source->shape[d]) {
+      violation(call, "succeeded on views of different shapes");
+    }
+  }
+  size_t size = clgpu_type_size(destination->type);
+  if (!facts_d.empty && facts_d.count * size > arrays.sizes[facts_d.root]) {
+    violation(call, "accepted a destination with more element bytes than its buffer");
+  }
+  if (!facts_d.empty) {
+    static uint8_t temporary[MAX_ROOT_BYTES];
+    gather_state g = {before_copy.bytes[facts_s.root], temporary, 0, size};
+    for_each_element(source, &facts_s, gather, &g);
+    g.root = model_copy.bytes[facts_d.root];
+    g.used = 0;
+    for_each_element(destination, &facts_d, scatter, &g);
+  }
+  compare_roots(call, &model_copy, "the result differs from the host model");
+}
+
+/* ---- allocation and scopes ---- */
+
+static clgpu_context *take_alloc_context(byte_reader *in) {
+  clgpu_context *contexts[] = {world.context, world.context, world.other, NULL};
+  return contexts[take_byte(in) % 4];
+}
+
+static void release_held(array_run *pool, size_t index) {
+  held_buffer held = pool->held[index];
+  prime_last_error();
+  clgpu_buffer_release(held.context, held.buffer);
+  check_message_untouched("clgpu_buffer_release");
+  pool->held[index] = pool->held[--pool->held_count];
+}
+
+static void op_buffer_create(byte_reader *in, array_run *pool) {
+  clgpu_context *context = take_alloc_context(in);
+  static const cl_mem_flags flag_choices[] = {
+      0,
+      CL_MEM_READ_WRITE,
+      CL_MEM_READ_ONLY,
+      CL_MEM_WRITE_ONLY,
+      CL_MEM_USE_HOST_PTR,
+      CL_MEM_COPY_HOST_PTR,
+      CL_MEM_ALLOC_HOST_PTR,
+      CL_MEM_READ_ONLY | CL_MEM_WRITE_ONLY,
+      CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR,
+  };
+  uint8_t flag_choice = take_byte(in) % (COUNT_OF(flag_choices) + 1);
+  cl_mem_flags flags = flag_choice == COUNT_OF(flag_choices) ? (cl_mem_flags)take_u64(in)
+                                                             : flag_choices[flag_choice];
+  size_t size;
+  switch (take_byte(in) % 6) {
+    case 0:
+      size = 0;
+      break;
+    case 1:
+      size = SIZE_MAX - take_byte(in);
+      break;
+    case 2:
+      size = (size_t)arrays.max_alloc + 1 + take_byte(in);
+      break;
+    case 3:
+      size = (size_t)1 << (56 + take_byte(in) % 8);
+      break;
+    case 4:
+      size = 1 + (size_t)take_byte(in) * 64;
+      break;
+    default:
+      size = 1 + take_byte(in) % 16;
+      break;
+  }
+  int null_out = take_byte(in) % 8 == 0;
+  /* Only plain requests can succeed, so only small ones are made for real. */
+  if (size > 65536 && size <= arrays.max_alloc) size = 65536;
+  cl_mem stale = (cl_mem)(void *)&not_a_handle;
+  cl_mem made = stale;
+  const char *call = "clgpu_buffer_create";
+  prime_last_error();
+  clgpu_status status = clgpu_buffer_create(context, flags, size, null_out ? NULL : &made);
+  check_call(call, status, STATUS_SET(buffer_statuses, 1), 0);
+  if (flags & (CL_MEM_USE_HOST_PTR | CL_MEM_COPY_HOST_PTR)) {
+    expect_status(call, status, CLGPU_INVALID_ARGUMENT, "host-pointer flags are refused");
+  }
+  if (size == 0 || !context || null_out) {
+    expect_status(call, status, CLGPU_INVALID_ARGUMENT, "NULL argument or size 0");
+  }
+  if (status != CLGPU_SUCCESS) {
+    /* The header does not say what a failure leaves in *out; the library
+     * clears it first, so NULL and the untouched value are both accepted. */
+    if (made != stale && made != NULL) {
+      violation(call, "failed with %s but left a buffer in *out", clgpu_status_name(status));
+    }
+    return;
+  }
+  if (size > arrays.max_alloc) violation(call, "succeeded above CL_DEVICE_MAX_MEM_ALLOC_SIZE");
+  size_t real_size = 0;
+  if (!made || made == stale ||
+      clGetMemObjectInfo(made, CL_MEM_SIZE, sizeof real_size, &real_size, NULL) != CL_SUCCESS ||
+      real_size < size) {
+    violation(call, "succeeded without a buffer of at least %zu bytes", size);
+  }
+  held_buffer held = {context, made, -1};
+  if (pool->scope_count > 0 && pool->scope_cached[pool->scope_count - 1] &&
+      pool->scopes[pool->scope_count - 1] == context) {
+    held.scope = (int)pool->scope_count - 1;
+  }
+  if (pool->held_count == MAX_HELD_BUFFERS) release_held(pool, 0);
+  pool->held[pool->held_count++] = held;
+  if (take_byte(in) % 2) release_held(pool, pool->held_count - 1);
+}
+
+/* Close the innermost scope as the fuzzer expects it to close; the blocks
+ * it handed out and that are still held went back to the cache with it. */
+static void end_scope(array_run *pool, clgpu_context *context) {
+  const char *call = "clgpu_alloc_scope_end";
+  prime_last_error();
+  clgpu_status status = clgpu_alloc_scope_end(context);
+  check_call(call, status, STATUS_SET(scope_end_statuses, 0), 0);
+  if (!context) {
+    expect_status(call, status, CLGPU_INVALID_ARGUMENT, "context is NULL");
+    return;
+  }
+  if (pool->scope_count == 0) {
+    expect_status(call, status, CLGPU_ALLOC_SCOPE_MISMATCH, "no scope is open");
+    return;
+  }
+  if (pool->scopes[pool->scope_count - 1] != context) {
+    expect_status(call, status, CLGPU_ALLOC_SCOPE_MISMATCH, "the innermost scope is elsewhere");
+    return;
+  }
+  expect_status(call, status, CLGPU_SUCCESS, "the innermost scope is on this context");
+  pool->scope_count--;
+  for (size_t i = pool->held_count; i-- > 0;) {
+    if (pool->held[i].scope == (int)pool->scope_count) {
+      pool->held[i] = pool->held[--pool->held_count];
+    }
+  }
+}
+
+static void op_scope(byte_reader *in, array_run *pool) {
+  uint8_t kind = take_byte(in) % 4;
+  clgpu_context *context = take_alloc_context(in);
+  if (kind == 0 || kind == 1) {
+    if (pool->scope_count == MAX_SCOPES) return;
+    int null_cache = kind == 0 && take_byte(in) % 4 == 0;
+    const char *call = kind == 0 ? "clgpu_alloc_scope_begin" : "clgpu_alloc_uncached_begin";
+    prime_last_error();
+    clgpu_status status = kind == 0
+                              ? clgpu_alloc_scope_begin(context, null_cache ? NULL : arrays.cache)
+                              : clgpu_alloc_uncached_begin(context);
+    check_call(call, status, STATUS_SET(scope_begin_statuses, 0), 0);
+    if (!context || null_cache) {
+      expect_status(call, status, CLGPU_INVALID_ARGUMENT, "a NULL argument");
+    }
+    if (status == CLGPU_SUCCESS) {
+      pool->scopes[pool->scope_count] = context;
+      pool->scope_cached[pool->scope_count++] = kind == 0;
+    }
+    return;
+  }
+  end_scope(pool, kind == 3 ? NULL : context);
+}
+
+/* Everything an input made goes back, and every scope it opened closes. */
+static void finish_arrays(array_run *pool) {
+  while (pool->held_count > 0) release_held(pool, pool->held_count - 1);
+  while (pool->scope_count > 0) end_scope(pool, pool->scopes[pool->scope_count - 1]);
+  end_scope(pool, world.context);
+}
+
+static void op_escape(fuzz_run *run, array_run *pool) {
+  byte_reader *in = &run->in;
+  switch (take_byte(in) % ARRAY_OP_COUNT) {
+    case AOP_VIEW_MAKE:
+      op_view_make(in, pool);
+      break;
+    case AOP_VIEW_DERIVE:
+      op_view_derive(in, pool);
+      break;
+    case AOP_VIEW_CORRUPT:
+      op_view_corrupt(in, pool);
+      break;
+    case AOP_ALIAS:
+      op_alias(in, pool);
+      break;
+    case AOP_COPY:
+      op_copy(in, pool);
+      break;
+    case AOP_BUFFER_CREATE:
+      op_buffer_create(in, pool);
+      break;
+    default:
+      op_scope(in, pool);
+      break;
+  }
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   fuzz_setup();
   fuzz_run run;
   memset(&run, 0, sizeof run);
   run.in.data = data;
   run.in.size = size;
+  static array_run pool;
+  memset(&pool, 0, sizeof pool);
+  seed_views(&pool);
   for (int count = 0; run.in.used < run.in.size && count < MAX_OPS; count++) {
-    switch (take_byte(&run.in) % OP_COUNT) {
+    uint8_t opcode = take_byte(&run.in);
+    if (opcode == OP_ESCAPE_BYTE) {
+      op_escape(&run, &pool);
+      continue;
+    }
+    switch (opcode % OP_COUNT) {
       case OP_STATUS_NAMES:
         op_status_names(&run);
         break;
@@ -1745,5 +2802,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     }
   }
   release_all_leases(&run);
+  finish_arrays(&pool);
   return 0;
 }

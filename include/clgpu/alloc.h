@@ -68,7 +68,7 @@ CLGPU_API clgpu_status clgpu_alloc_uncached_begin(clgpu_context *context);
 CLGPU_API clgpu_status clgpu_alloc_scope_end(clgpu_context *context);
 
 /* Allocate `size` bytes (size > 0) with `flags` on the context, through the
- * innermost scope of the calling thread if any. CL_MEM_USE_HOST_PTR and
+ * innermost scope of the calling thread if any. On failure *out is NULL. CL_MEM_USE_HOST_PTR and
  * CL_MEM_COPY_HOST_PTR are refused (a cached block has no host pointer).
  * A block from the cache may be larger than asked (its size class) and holds
  * whatever it held before. Errors: CLGPU_INVALID_ARGUMENT,

@@ -194,7 +194,8 @@ CLGPU_API clgpu_status clgpu_array_location(const clgpu_array *array, clgpu_loca
  * cl_mem created from the same SVM or external memory, buffers the
  * implementation places over the same host memory for CL_MEM_ALLOC_HOST_PTR
  * and a mapping), and N-D views that interleave without meeting (treated as
- * aliasing: safe, maybe a needless copy). An invalid view gives 1 (safe). */
+ * aliasing: safe, maybe a needless copy). An invalid view gives 1 (safe),
+ * and clgpu_last_error() says what was wrong with it. */
 CLGPU_API int clgpu_may_alias(const clgpu_array *a, const clgpu_array *b);
 
 /* Whether two views are exactly the same elements in the same order: same

@@ -7,10 +7,21 @@
 
 /* Fill in everything but the OpenCL handles, which the caller has set. On
  * failure the caller destroys the half-made context. */
+/* A positive decimal from the environment variable `name`, or 0. */
+static cl_ulong environment_number(const char *name) {
+  const char *text = getenv(name);
+  if (!text || !*text) return 0;
+  char *end = NULL;
+  unsigned long long value = strtoull(text, &end, 10);
+  return end && *end == '\0' ? (cl_ulong)value : 0;
+}
+
 static clgpu_status finish_context(clgpu_context *ctx, const clgpu_context_options *options) {
   CLGPU__FORWARD_IF_ERROR(
       clgpu__read_device_info(ctx->platform, ctx->device, &ctx->info, &ctx->extensions));
   clgpu__quirks_for(&ctx->info, &ctx->quirks);
+  ctx->copy_chunk = environment_number("CLGPU_COPY_CHUNK");
+  ctx->copy_group = environment_number("CLGPU_COPY_GROUP");
   if (!ctx->queue) {
     cl_command_queue_properties properties =
         options && options->disable_profiling ? 0 : CL_QUEUE_PROFILING_ENABLE;

@@ -277,15 +277,6 @@ static const char *unsigned_type_of_size(size_t size) {
   }
 }
 
-/* A positive number from the environment variable `name`, or 0. */
-static cl_ulong forced_value(const char *name) {
-  const char *text = getenv(name);
-  if (!text || !*text) return 0;
-  char *end = NULL;
-  unsigned long long value = strtoull(text, &end, 10);
-  return end && *end == '\0' ? (cl_ulong)value : 0;
-}
-
 /* How the strided kernel runs on this device. A CPU device (POCL) runs a
  * work-group as a loop on one thread, so it gets groups of one work-item,
  * each a long chunk, about four per compute unit (PORTABILITY.md, speed on
@@ -297,13 +288,14 @@ static cl_ulong forced_value(const char *name) {
  * divisions of the first index while neighbouring work-items stay close in
  * memory. CLGPU_COPY_CHUNK and CLGPU_COPY_GROUP override the chunk and the
  * group size (the group size within what the kernel allows), so that tests
- * run every shape on any device. */
+ * run every shape on any device; they are read when the context is made, not
+ * on every call. */
 static clgpu_status launch_shape(const clgpu_context *context, cl_kernel kernel, cl_ulong count,
                                  cl_ulong *chunk, size_t *local, size_t *global) {
   const clgpu_device_info *info = &context->info;
   cl_ulong units = info->compute_units > 0 ? info->compute_units : 1;
-  cl_ulong forced_chunk = forced_value("CLGPU_COPY_CHUNK");
-  cl_ulong forced_group = forced_value("CLGPU_COPY_GROUP");
+  cl_ulong forced_chunk = context->copy_chunk;
+  cl_ulong forced_group = context->copy_group;
   int cpu = (info->type & CL_DEVICE_TYPE_CPU) != 0;
   size_t group = 1;
   if (!cpu || forced_group) {

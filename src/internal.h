@@ -147,6 +147,9 @@ struct clgpu_context {
   clgpu__quirks quirks;
   char *cache_folder; /* NULL: no disk cache */
   clgpu__program_cache *programs;
+  /* CLGPU_COPY_CHUNK and CLGPU_COPY_GROUP, read once (0: the device's choice). */
+  cl_ulong copy_chunk;
+  cl_ulong copy_group;
 };
 
 /* Milliseconds from a monotonic clock. */

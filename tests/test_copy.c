@@ -309,7 +309,6 @@ static void describe_launch(launch shape, char *text, size_t size) {
 
 static void one_dimensional(void **state) {
   (void)state;
-  clgpu_context *context = test_context(NULL);
   static const struct {
     const char *name;
     ptrdiff_t destination;
@@ -330,7 +329,9 @@ static void one_dimensional(void **state) {
                                : sizeof one_type_per_size / sizeof one_type_per_size[0];
     char shape[64];
     describe_launch(launches[i], shape, sizeof shape);
+    /* The launch shape is read when a context is made. */
     set_launch(launches[i]);
+    clgpu_context *context = test_context(NULL);
     for (size_t t = 0; t < type_count; t++) {
       for (size_t s = 0; s < size_count(context); s++) {
         for (size_t l = 0; l < sizeof layouts / sizeof layouts[0]; l++) {
@@ -343,8 +344,8 @@ static void one_dimensional(void **state) {
       }
     }
     reset_launch();
+    clgpu_context_destroy(context);
   }
-  clgpu_context_destroy(context);
 }
 
 typedef struct shape_row {
@@ -412,16 +413,17 @@ static void run_nd_table(clgpu_context *context, const char *launch_text) {
 
 static void n_dimensional(void **state) {
   (void)state;
-  clgpu_context *context = test_context(NULL);
   static const launch launches[] = {{NULL, NULL}, {"1", NULL}, {"5", "64"}};
   for (size_t i = 0; i < sizeof launches / sizeof launches[0]; i++) {
     char shape[64];
     describe_launch(launches[i], shape, sizeof shape);
+    /* The launch shape is read when a context is made. */
     set_launch(launches[i]);
+    clgpu_context *context = test_context(NULL);
     run_nd_table(context, shape);
     reset_launch();
+    clgpu_context_destroy(context);
   }
-  clgpu_context_destroy(context);
 }
 
 /* ---- overlapping views of one buffer ---- */

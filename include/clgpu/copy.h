@@ -41,7 +41,8 @@ extern "C" {
  * first (into the temporary) enqueued; no event is returned.
  *
  * Launch shape: CLGPU_COPY_CHUNK and CLGPU_COPY_GROUP override the elements
- * per work-item and the work-group size (for tests and tuning). Elements are moved as bytes of
+ * per work-item and the work-group size (for tests and tuning); they are
+ * read when a context is made. Elements are moved as bytes of
  * their size, so half and double copy on devices without fp16 or fp64. */
 CLGPU_API clgpu_status clgpu_copy(clgpu_context *context, const clgpu_array *destination,
                                   const clgpu_array *source, cl_uint num_events,

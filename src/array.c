@@ -617,3 +617,16 @@ int clgpu_array_same(const clgpu_array *a, const clgpu_array *b) {
   }
   return 1;
 }
+
+clgpu_status clgpu__array_root(const clgpu_array *array, cl_mem *root, cl_ulong *element_offset) {
+  clgpu_location location;
+  CLGPU__FORWARD_IF_ERROR(clgpu_array_location(array, &location));
+  size_t size = clgpu_type_size(array->type);
+  CLGPU__RETURN_ERROR_IF(location.offset % size != 0, CLGPU_MISALIGNED_VIEW,
+                         "a view at byte %zu of its root buffer is not aligned to its element "
+                         "size %zu (a sub-buffer at an unaligned origin)",
+                         location.offset, size);
+  *root = location.base;
+  *element_offset = (cl_ulong)(location.offset / size);
+  return CLGPU_SUCCESS;
+}

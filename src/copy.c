@@ -69,7 +69,8 @@ static size_t magnitude(ptrdiff_t stride) {
  * are ignored, so the layout is judged the same whether or not another
  * dimension is empty. The sums cannot overflow: the view was checked to lie
  * inside its buffer. */
-static clgpu_status check_destination_layout(const clgpu_array *destination) {
+clgpu_status clgpu__check_output_layout(const clgpu_array *destination, const char *who,
+                                        const char *name) {
   size_t extents[CLGPU_MAX_RANK];
   size_t strides[CLGPU_MAX_RANK];
   unsigned dims[CLGPU_MAX_RANK];
@@ -77,9 +78,9 @@ static clgpu_status check_destination_layout(const clgpu_array *destination) {
   for (unsigned d = 0; d < destination->rank; d++) {
     if (destination->shape[d] <= 1) continue;
     CLGPU__RETURN_ERROR_IF(destination->strides[d] == 0, CLGPU_INVALID_OUTPUT,
-                           "clgpu_copy: the destination has stride 0 on dimension %u of extent "
+                           "%s: the %s has stride 0 on dimension %u of extent "
                            "%zu, so several elements would be written to one place",
-                           d, destination->shape[d]);
+                           who, name, d, destination->shape[d]);
     /* Insertion sort by stride size: at most eight entries. */
     unsigned at = count++;
     while (at > 0 && strides[at - 1] > magnitude(destination->strides[d])) {
@@ -95,11 +96,11 @@ static clgpu_status check_destination_layout(const clgpu_array *destination) {
   size_t reach = 0; /* the farthest element the smaller dimensions reach */
   for (unsigned k = 0; k < count; k++) {
     CLGPU__RETURN_ERROR_IF(strides[k] <= reach, CLGPU_INVALID_OUTPUT,
-                           "clgpu_copy: the destination's elements may overlap each other: "
+                           "%s: the %s's elements may overlap each other: "
                            "dimension %u has stride %td, but the dimensions with smaller "
-                           "strides reach %zu elements from their start (clgpu_copy only "
+                           "strides reach %zu elements from their start (clgpu only "
                            "writes layouts where each stride steps past that)",
-                           dims[k], destination->strides[dims[k]], reach);
+                           who, name, dims[k], destination->strides[dims[k]], reach);
     reach += (extents[k] - 1) * strides[k];
   }
   return CLGPU_SUCCESS;
@@ -109,30 +110,30 @@ static clgpu_status check_destination_layout(const clgpu_array *destination) {
  * copy does to it: writing the destination to a CL_MEM_READ_ONLY buffer, or
  * reading the source from a CL_MEM_WRITE_ONLY one, is undefined in a
  * kernel, so both are refused whichever way the copy would run. */
-static clgpu_status check_buffer(const clgpu_context *context, cl_mem buffer, const char *name,
-                                 int written) {
+clgpu_status clgpu__check_buffer(const clgpu_context *context, cl_mem buffer, const char *who,
+                                const char *name, int written) {
   cl_context owner = NULL;
   cl_int err = clGetMemObjectInfo(buffer, CL_MEM_CONTEXT, sizeof owner, &owner, NULL);
   if (err != CL_SUCCESS) {
     clgpu__fail_cl(err, "clGetMemObjectInfo(CL_MEM_CONTEXT)");
-    clgpu__append_error(" (clgpu_copy: the %s's buffer)", name);
+    clgpu__append_error(" (%s: the %s's buffer)", who, name);
     return (clgpu_status)err;
   }
   CLGPU__RETURN_ERROR_IF(owner != context->cl_context, CLGPU_MISMATCHED_OBJECTS,
-                         "clgpu_copy: the %s's buffer belongs to another cl_context than the "
+                         "%s: the %s's buffer belongs to another cl_context than the "
                          "clgpu context's",
-                         name);
+                         who, name);
   cl_mem_flags flags = 0;
   err = clGetMemObjectInfo(buffer, CL_MEM_FLAGS, sizeof flags, &flags, NULL);
   if (err != CL_SUCCESS) {
     clgpu__fail_cl(err, "clGetMemObjectInfo(CL_MEM_FLAGS)");
-    clgpu__append_error(" (clgpu_copy: the %s's buffer)", name);
+    clgpu__append_error(" (%s: the %s's buffer)", who, name);
     return (clgpu_status)err;
   }
   CLGPU__RETURN_ERROR_IF(written && (flags & CL_MEM_READ_ONLY), CLGPU_INVALID_OUTPUT,
-                         "clgpu_copy: the destination's buffer is CL_MEM_READ_ONLY");
+                         "%s: the %s's buffer is CL_MEM_READ_ONLY", who, name);
   CLGPU__RETURN_ERROR_IF(!written && (flags & CL_MEM_WRITE_ONLY), CLGPU_INVALID_ARGUMENT,
-                         "clgpu_copy: the source's buffer is CL_MEM_WRITE_ONLY");
+                         "%s: the %s's buffer is CL_MEM_WRITE_ONLY", who, name);
   return CLGPU_SUCCESS;
 }
 
@@ -163,9 +164,10 @@ static clgpu_status check_arguments(const clgpu_context *context, const clgpu_ar
   CLGPU__RETURN_ERROR_IF(destination->type != source->type, CLGPU_TYPE_MISMATCH,
                          "clgpu_copy: the destination holds %s and the source %s",
                          clgpu_type_cl_name(destination->type), clgpu_type_cl_name(source->type));
-  CLGPU__FORWARD_IF_ERROR(check_destination_layout(destination));
-  CLGPU__FORWARD_IF_ERROR(check_buffer(context, destination->buffer, "destination", 1));
-  return check_buffer(context, source->buffer, "source", 0);
+  CLGPU__FORWARD_IF_ERROR(clgpu__check_output_layout(destination, "clgpu_copy", "destination"));
+  CLGPU__FORWARD_IF_ERROR(
+      clgpu__check_buffer(context, destination->buffer, "clgpu_copy", "destination", 1));
+  return clgpu__check_buffer(context, source->buffer, "clgpu_copy", "source", 0);
 }
 
 /* ---- the plan ---- */

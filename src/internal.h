@@ -135,6 +135,88 @@ extern const size_t clgpu__embedded_source_count;
  * CLGPU_INVALID_ARGUMENT (not a valid stem), CLGPU_KERNEL_SOURCE_NOT_FOUND. */
 clgpu_status clgpu__find_embedded_source(const char *name, const clgpu__embedded_source **found);
 
+/* ---- shared argument checks (copy.c) ---- */
+
+/* Refuse an output view whose elements may land on one another (a stride 0
+ * on a dimension longer than 1, or strides that do not step past each
+ * other): CLGPU_INVALID_OUTPUT, the message naming `who` and `name`. */
+clgpu_status clgpu__check_output_layout(const clgpu_array *array, const char *who,
+                                        const char *name);
+
+/* The buffer must belong to the context's cl_context, and allow writing
+ * (`written`) or reading. */
+clgpu_status clgpu__check_buffer(const clgpu_context *context, cl_mem buffer, const char *who,
+                                 const char *name, int written);
+
+/* ---- event chains (chain.c) ---- */
+
+/* A sequence of commands each waiting for the one before: the first waits
+ * for the caller's wait list, the caller's event is the last one's. Right on
+ * out-of-order queues too. */
+typedef struct clgpu__chain {
+  cl_uint num_events;
+  const cl_event *wait_list;
+  cl_event last; /* NULL before the first command */
+  int started;
+} clgpu__chain;
+
+void clgpu__chain_begin(clgpu__chain *chain, cl_uint num_events, const cl_event *wait_list);
+/* What the next command waits for. */
+cl_uint clgpu__chain_wait_count(const clgpu__chain *chain);
+const cl_event *clgpu__chain_wait_list(const clgpu__chain *chain);
+/* Record the event of the command just enqueued (takes ownership). */
+void clgpu__chain_push(clgpu__chain *chain, cl_event event);
+/* Enqueue a kernel as the chain's next command (a fault point). */
+clgpu_status clgpu__chain_kernel(clgpu_context *context, clgpu__chain *chain, cl_kernel kernel,
+                                 size_t global, size_t local, const char *what);
+/* Copy views as the chain's next command. */
+clgpu_status clgpu__chain_copy(clgpu_context *context, clgpu__chain *chain,
+                               const clgpu_array *destination, const clgpu_array *source);
+/* Hand the last event to the caller (a marker when nothing was enqueued
+ * and an event is wanted), or release it. */
+clgpu_status clgpu__chain_end(clgpu_context *context, clgpu__chain *chain, cl_event *event);
+/* Drop the chain after a failure. */
+void clgpu__chain_abandon(clgpu__chain *chain);
+
+/* ---- workspaces (workspace.c) ---- */
+
+void clgpu__report_init(clgpu_workspace_size *report);
+/* Add a part; returns its index. */
+unsigned clgpu__report_part(clgpu_workspace_size *report, clgpu_operation operation,
+                            clgpu_algorithm algorithm, int parent);
+/* Add a buffer to a part; returns its index. */
+unsigned clgpu__report_buffer(clgpu_workspace_size *report, unsigned part, const char *name,
+                              clgpu_type type, uint64_t count);
+/* Lay the buffers out, each at a multiple of the device's alignment. */
+void clgpu__report_finish(clgpu_workspace_size *report, const clgpu_context *context);
+
+/* The scratch memory of one call: the caller's workspace, checked against
+ * what the call needs, or a temporary buffer. */
+typedef struct clgpu__scratch {
+  cl_mem buffer;         /* NULL when nothing is needed */
+  size_t base;           /* byte offset of the workspace in buffer */
+  clgpu_workspace_size layout; /* offsets used (the workspace's own when given) */
+  cl_mem temporary;      /* what to give back, or NULL */
+} clgpu__scratch;
+
+/* An argument of the call, for the overlap check. */
+typedef struct clgpu__argument {
+  const clgpu_array *array; /* NULL entries are skipped */
+  const char *name;
+} clgpu__argument;
+
+clgpu_status clgpu__scratch_acquire(clgpu_context *context, const clgpu_workspace_size *needed,
+                                    clgpu_workspace *workspace, const clgpu__argument *arguments,
+                                    size_t num_arguments, const char *who, clgpu__scratch *out);
+/* Buffer `index` of the layout: its cl_mem and its byte offset there. */
+void clgpu__scratch_slot(const clgpu__scratch *scratch, unsigned index, cl_mem *buffer,
+                         size_t *byte_offset);
+void clgpu__scratch_release(clgpu_context *context, clgpu__scratch *scratch);
+
+/* The root buffer of a view and the element offset of its element (0, ...)
+ * from the root's start. */
+clgpu_status clgpu__array_root(const clgpu_array *array, cl_mem *root, cl_ulong *element_offset);
+
 /* ---- the context ---- */
 
 struct clgpu_context {

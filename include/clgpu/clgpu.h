@@ -11,5 +11,9 @@
 #include <clgpu/array.h>
 #include <clgpu/alloc.h>
 #include <clgpu/copy.h>
+#include <clgpu/workspace.h>
+#include <clgpu/reduce.h>
+#include <clgpu/scan.h>
+#include <clgpu/findall.h>
 
 #endif

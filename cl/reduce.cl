@@ -1,0 +1,538 @@
+/* Reductions, scans and findall: one family, one program per (element type,
+ * operator, algorithm shape).
+ *
+ * Defines (the host writes every one of them, src/reduction.c):
+ *   CLGPU_T             the input element type
+ *   CLGPU_A             the accumulator type
+ *   CLGPU_R             the result type (reduce) or output type (scan)
+ *   CLGPU_MAP_EXPR      an expression over x (T) and i (ulong): the mapped element
+ *   CLGPU_REDUCE_EXPR   an expression over a and b (A): the operator
+ *   CLGPU_NEUTRAL       the operator's neutral element (A)
+ *   CLGPU_STORE_EXPR    an expression over a (A) giving R
+ *   CLGPU_EMPTY         the result of a reduction over no element (R)
+ *   CLGPU_INITIAL       optional: combined once, REDUCE(initial, result)
+ *   CLGPU_ARG           optional: argmin/argmax; A is T and an index travels
+ *                       with each value; CLGPU_ORDER decides which is better
+ *   CLGPU_ORDER         optional: 1 min order, 2 max order (clgpu_before)
+ *   CLGPU_KEY_T, CLGPU_KEY_AS, CLGPU_KEY_TOP
+ *                       for float types under CLGPU_ORDER: the unsigned type
+ *                       of the same size, its as_ function, its top bit
+ *   CLGPU_VECTOR_OP     optional, CHUNKED only: 1 sum, 2 product, 3 min,
+ *                       4 max: the operator also works lane-wise on A16
+ *   CLGPU_GROUP         work-items per group (a power of two)
+ *   CLGPU_ITEMS         elements per work-item per tile (TILED)
+ *   CLGPU_NEEDS_FP64, CLGPU_NEEDS_FP16
+ *
+ * Every kernel works on ranges: group g owns elements
+ * [g * chunk, min(n, (g + 1) * chunk)). Buffers are passed as (buffer,
+ * element offset) (PORTABILITY.md rule 13). Barriers sit only in loops whose
+ * bounds are the same for the whole group (rule 3); partial tiles load the
+ * neutral element. No group waits for another (rule 1): multi-pass work is
+ * separate kernels. */
+#ifdef CLGPU_NEEDS_FP64
+#pragma OPENCL EXTENSION cl_khr_fp64 : enable
+#endif
+#ifdef CLGPU_NEEDS_FP16
+#pragma OPENCL EXTENSION cl_khr_fp16 : enable
+#endif
+
+#if !defined(CLGPU_T) || !defined(CLGPU_A) || !defined(CLGPU_R) || !defined(CLGPU_GROUP)
+#error "reduce.cl needs CLGPU_T, CLGPU_A, CLGPU_R and CLGPU_GROUP"
+#endif
+
+typedef CLGPU_T T;
+typedef CLGPU_A A;
+typedef CLGPU_R R;
+
+#define CLGPU_CAT_(a, b) a##b
+#define CLGPU_CAT(a, b) CLGPU_CAT_(a, b)
+
+/* ---- the order of MIN, MAX, ARGMIN, ARGMAX ---- */
+
+#ifdef CLGPU_ORDER
+#ifdef CLGPU_KEY_T
+/* Floats: NaNs rank last (so they are ignored until only NaNs are left);
+ * other values by their bits as the sorts order them: a negative value has
+ * all bits flipped, a positive one its sign bit. Different bits give
+ * different keys, so the order is total and ties mean equal bits. */
+inline CLGPU_KEY_T clgpu_key(A v) {
+  CLGPU_KEY_T u = CLGPU_KEY_AS(v);
+  CLGPU_KEY_T top = (CLGPU_KEY_T)1 << CLGPU_KEY_TOP;
+  return (u & top) ? (CLGPU_KEY_T)~u : (CLGPU_KEY_T)(u | top);
+}
+/* Whether a comes strictly before b: in the min order a smaller key first,
+ * in the max order a larger key first; NaNs after everything else in both. */
+inline int clgpu_before(A a, A b) {
+  int a_nan = isnan(a) ? 1 : 0;
+  int b_nan = isnan(b) ? 1 : 0;
+  if (a_nan != b_nan) return b_nan;
+#if CLGPU_ORDER == 1
+  return clgpu_key(a) < clgpu_key(b);
+#else
+  return clgpu_key(a) > clgpu_key(b);
+#endif
+}
+inline int clgpu_same(A a, A b) { return CLGPU_KEY_AS(a) == CLGPU_KEY_AS(b); }
+#else
+inline int clgpu_before(A a, A b) {
+#if CLGPU_ORDER == 1
+  return a < b;
+#else
+  return a > b;
+#endif
+}
+inline int clgpu_same(A a, A b) { return a == b; }
+#endif
+/* The better of two values; on a tie both are the same bits. */
+inline A clgpu_pick(A a, A b) { return clgpu_before(b, a) ? b : a; }
+#endif
+
+/* ---- the operator ---- */
+
+inline A clgpu_map(T x, ulong i) { return (A)(CLGPU_MAP_EXPR); }
+inline A clgpu_combine(A a, A b) { return (A)(CLGPU_REDUCE_EXPR); }
+inline R clgpu_store(A a) { return (R)(CLGPU_STORE_EXPR); }
+
+#ifdef CLGPU_ARG
+/* (value, index) pairs: the better value, and on equal bits the smaller
+ * index; the neutral pair has index ULONG_MAX, so it loses every tie. The
+ * result does not depend on the order of combining. */
+inline int clgpu_arg_takes(A value, ulong index, A other, ulong other_index) {
+  if (clgpu_same(value, other)) return other_index < index;
+  return clgpu_before(other, value);
+}
+#endif
+
+/* ---- combining the work-items of a group (TILED) ---- */
+
+#if CLGPU_GROUP > 1
+/* Tree reduction of one value per work-item; the result is returned to
+ * every item. Called by every item of the group. */
+inline A clgpu_group_reduce(A value, __local A *scratch) {
+  uint lid = get_local_id(0);
+  scratch[lid] = value;
+  barrier(CLK_LOCAL_MEM_FENCE);
+  for (uint s = CLGPU_GROUP / 2; s > 0; s >>= 1) {
+    if (lid < s) scratch[lid] = clgpu_combine(scratch[lid], scratch[lid + s]);
+    barrier(CLK_LOCAL_MEM_FENCE);
+  }
+  A result = scratch[0];
+  barrier(CLK_LOCAL_MEM_FENCE);
+  return result;
+}
+
+#ifdef CLGPU_ARG
+inline void clgpu_group_arg(A *value, ulong *index, __local A *values, __local ulong *indices) {
+  uint lid = get_local_id(0);
+  values[lid] = *value;
+  indices[lid] = *index;
+  barrier(CLK_LOCAL_MEM_FENCE);
+  for (uint s = CLGPU_GROUP / 2; s > 0; s >>= 1) {
+    if (lid < s && clgpu_arg_takes(values[lid], indices[lid], values[lid + s], indices[lid + s])) {
+      values[lid] = values[lid + s];
+      indices[lid] = indices[lid + s];
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+  }
+  *value = values[0];
+  *index = indices[0];
+  barrier(CLK_LOCAL_MEM_FENCE);
+}
+#endif
+
+/* Inclusive scan (left to right) of one value per work-item, by doubling
+ * (Hillis and Steele). Returns the item's inclusive prefix and leaves every
+ * item's prefix in `scratch`; *total receives the group's total. The caller
+ * must pass a barrier before writing `scratch` again. */
+inline A clgpu_group_scan(A value, __local A *scratch, A *total) {
+  uint lid = get_local_id(0);
+  scratch[lid] = value;
+  barrier(CLK_LOCAL_MEM_FENCE);
+  for (uint s = 1; s < CLGPU_GROUP; s <<= 1) {
+    A left = lid >= s ? scratch[lid - s] : value;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    if (lid >= s) {
+      value = clgpu_combine(left, value);
+      scratch[lid] = value;
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+  }
+  /* The slots keep the inclusive prefixes until the caller's next barrier. */
+  *total = scratch[CLGPU_GROUP - 1];
+  return value;
+}
+#endif
+
+/* The range of group g. */
+inline void clgpu_range(ulong n, ulong chunk, ulong *begin, ulong *end) {
+  ulong g = get_group_id(0);
+  ulong b = g * chunk;
+  if (b > n) b = n;
+  ulong e = n - b < chunk ? n : b + chunk;
+  *begin = b;
+  *end = e;
+}
+
+/* ---- reduce ---- */
+
+#ifndef CLGPU_ARG
+
+/* The mapped elements [begin, end) of in, combined by this work-item (all of
+ * them when the group has one item). `base` is subtracted from the index
+ * given to the map. */
+inline A clgpu_reduce_items(__global const T *in, ulong begin, ulong end, ulong base) {
+  A acc = CLGPU_NEUTRAL;
+#if CLGPU_GROUP == 1
+  ulong k = begin;
+#if defined(CLGPU_VECTOR_OP)
+  typedef CLGPU_CAT(CLGPU_A, 16) A16;
+  if (end - begin >= 64) {
+    A16 v0 = (A16)(CLGPU_NEUTRAL), v1 = v0, v2 = v0, v3 = v0;
+    ulong stop = begin + (end - begin) / 64 * 64;
+    for (; k < stop; k += 64) {
+      __global const T *p = in + k;
+      A16 x0 = CLGPU_CAT(convert_, CLGPU_CAT(CLGPU_A, 16))(vload16(0, p));
+      A16 x1 = CLGPU_CAT(convert_, CLGPU_CAT(CLGPU_A, 16))(vload16(1, p));
+      A16 x2 = CLGPU_CAT(convert_, CLGPU_CAT(CLGPU_A, 16))(vload16(2, p));
+      A16 x3 = CLGPU_CAT(convert_, CLGPU_CAT(CLGPU_A, 16))(vload16(3, p));
+#if CLGPU_VECTOR_OP == 1
+      v0 += x0;
+      v1 += x1;
+      v2 += x2;
+      v3 += x3;
+#elif CLGPU_VECTOR_OP == 2
+      v0 *= x0;
+      v1 *= x1;
+      v2 *= x2;
+      v3 *= x3;
+#elif CLGPU_VECTOR_OP == 3
+      v0 = min(v0, x0);
+      v1 = min(v1, x1);
+      v2 = min(v2, x2);
+      v3 = min(v3, x3);
+#else
+      v0 = max(v0, x0);
+      v1 = max(v1, x1);
+      v2 = max(v2, x2);
+      v3 = max(v3, x3);
+#endif
+    }
+    /* Fixed order: the four accumulators pairwise, then the lanes. */
+    A16 w;
+#if CLGPU_VECTOR_OP == 1
+    w = (v0 + v1) + (v2 + v3);
+#elif CLGPU_VECTOR_OP == 2
+    w = (v0 * v1) * (v2 * v3);
+#elif CLGPU_VECTOR_OP == 3
+    w = min(min(v0, v1), min(v2, v3));
+#else
+    w = max(max(v0, v1), max(v2, v3));
+#endif
+    A lanes[16];
+    vstore16(w, 0, lanes);
+    for (int j = 0; j < 16; j++) acc = clgpu_combine(acc, lanes[j]);
+  }
+#endif
+  for (; k < end; k++) acc = clgpu_combine(acc, clgpu_map(in[k], k - base));
+#else
+  for (ulong k = begin + get_local_id(0); k < end; k += CLGPU_GROUP) {
+    acc = clgpu_combine(acc, clgpu_map(in[k], k - base));
+  }
+#endif
+  return acc;
+}
+
+/* The final value of a range: the empty result, or the initial value
+ * combined with the range's total. */
+inline R clgpu_finish(A total, int empty) {
+#ifdef CLGPU_INITIAL
+  return clgpu_store(clgpu_combine((A)(CLGPU_INITIAL), total));
+#else
+  if (empty) return (R)(CLGPU_EMPTY);
+  return clgpu_store(total);
+#endif
+}
+
+/* Reduce the range of each group. With `final` 0 the group's total goes to
+ * partials[g]; with `final` 1 the group's result (initial value applied) goes
+ * to result[g]: the whole array in one group, or one row per group when
+ * `row_indices` makes map indices count from the start of the range. */
+__kernel __attribute__((reqd_work_group_size(CLGPU_GROUP, 1, 1))) void clgpu_reduce_ranges(
+    __global const T *in, ulong in_offset, ulong n, ulong chunk, int final, int row_indices,
+    __global A *partials, ulong partials_offset, __global R *result, ulong result_offset) {
+#if CLGPU_GROUP > 1
+  __local A scratch[CLGPU_GROUP];
+#endif
+  ulong begin, end;
+  clgpu_range(n, chunk, &begin, &end);
+  A acc = clgpu_reduce_items(in + in_offset, begin, end, row_indices ? begin : 0);
+#if CLGPU_GROUP > 1
+  acc = clgpu_group_reduce(acc, scratch);
+#endif
+  if (get_local_id(0) == 0) {
+    ulong g = get_group_id(0);
+    if (final) {
+      result[result_offset + g] = clgpu_finish(acc, begin == end);
+    } else {
+      partials[partials_offset + g] = acc;
+    }
+  }
+}
+
+/* Combine `count` partial totals into the result, in one group. */
+__kernel __attribute__((reqd_work_group_size(CLGPU_GROUP, 1, 1))) void clgpu_reduce_partials(
+    __global const A *partials, ulong partials_offset, ulong count, __global R *result,
+    ulong result_offset) {
+#if CLGPU_GROUP > 1
+  __local A scratch[CLGPU_GROUP];
+#endif
+  A acc = CLGPU_NEUTRAL;
+  for (ulong k = get_local_id(0); k < count; k += CLGPU_GROUP) {
+    acc = clgpu_combine(acc, partials[partials_offset + k]);
+  }
+#if CLGPU_GROUP > 1
+  acc = clgpu_group_reduce(acc, scratch);
+#endif
+  if (get_local_id(0) == 0) result[result_offset] = clgpu_finish(acc, count == 0);
+}
+
+#else /* CLGPU_ARG */
+
+/* argmin / argmax: values travel with their indices. */
+inline void clgpu_arg_items(__global const T *in, ulong begin, ulong end, ulong base, A *value,
+                            ulong *index) {
+  A best = CLGPU_NEUTRAL;
+  ulong best_index = ULONG_MAX;
+#if CLGPU_GROUP == 1
+  for (ulong k = begin; k < end; k++) {
+#else
+  for (ulong k = begin + get_local_id(0); k < end; k += CLGPU_GROUP) {
+#endif
+    A v = in[k];
+    if (clgpu_arg_takes(best, best_index, v, k - base)) {
+      best = v;
+      best_index = k - base;
+    }
+  }
+  *value = best;
+  *index = best_index;
+}
+
+__kernel __attribute__((reqd_work_group_size(CLGPU_GROUP, 1, 1))) void clgpu_reduce_ranges(
+    __global const T *in, ulong in_offset, ulong n, ulong chunk, int final, int row_indices,
+    __global A *partials, ulong partials_offset, __global ulong *partial_indices,
+    ulong partial_indices_offset, __global ulong *result, ulong result_offset) {
+#if CLGPU_GROUP > 1
+  __local A values[CLGPU_GROUP];
+  __local ulong indices[CLGPU_GROUP];
+#endif
+  ulong begin, end;
+  clgpu_range(n, chunk, &begin, &end);
+  A value;
+  ulong index;
+  clgpu_arg_items(in + in_offset, begin, end, row_indices ? begin : 0, &value, &index);
+#if CLGPU_GROUP > 1
+  clgpu_group_arg(&value, &index, values, indices);
+#endif
+  if (get_local_id(0) == 0) {
+    ulong g = get_group_id(0);
+    if (final) {
+      result[result_offset + g] = index;
+    } else {
+      partials[partials_offset + g] = value;
+      partial_indices[partial_indices_offset + g] = index;
+    }
+  }
+}
+
+__kernel __attribute__((reqd_work_group_size(CLGPU_GROUP, 1, 1))) void clgpu_reduce_partials(
+    __global const A *partials, ulong partials_offset, __global const ulong *partial_indices,
+    ulong partial_indices_offset, ulong count, __global ulong *result, ulong result_offset) {
+#if CLGPU_GROUP > 1
+  __local A values[CLGPU_GROUP];
+  __local ulong indices[CLGPU_GROUP];
+#endif
+  A best = CLGPU_NEUTRAL;
+  ulong best_index = ULONG_MAX;
+  for (ulong k = get_local_id(0); k < count; k += CLGPU_GROUP) {
+    A v = partials[partials_offset + k];
+    ulong i = partial_indices[partial_indices_offset + k];
+    if (clgpu_arg_takes(best, best_index, v, i)) {
+      best = v;
+      best_index = i;
+    }
+  }
+#if CLGPU_GROUP > 1
+  clgpu_group_arg(&best, &best_index, values, indices);
+#endif
+  if (get_local_id(0) == 0) result[result_offset] = best_index;
+}
+
+#endif /* CLGPU_ARG */
+
+/* ---- scan ---- */
+
+#ifndef CLGPU_ARG
+
+/* Scan the range of each group into out, starting from carries[g] when
+ * `use_carries` (the combined totals of the earlier groups) or the neutral
+ * element. in and out may be the same elements (exact in place): every
+ * element is read before it is written, by the same work-item. */
+__kernel __attribute__((reqd_work_group_size(CLGPU_GROUP, 1, 1))) void clgpu_scan_ranges(
+    __global const T *in, ulong in_offset, ulong n, ulong chunk, __global const A *carries,
+    ulong carries_offset, int use_carries, int exclusive, __global R *out, ulong out_offset) {
+  ulong begin, end;
+  clgpu_range(n, chunk, &begin, &end);
+  A carry = use_carries ? carries[carries_offset + get_group_id(0)] : (A)(CLGPU_NEUTRAL);
+  in += in_offset;
+  out += out_offset;
+#if CLGPU_GROUP == 1
+  if (exclusive) {
+    for (ulong k = begin; k < end; k++) {
+      A v = clgpu_map(in[k], k);
+      out[k] = clgpu_store(carry);
+      carry = clgpu_combine(carry, v);
+    }
+  } else {
+    for (ulong k = begin; k < end; k++) {
+      carry = clgpu_combine(carry, clgpu_map(in[k], k));
+      out[k] = clgpu_store(carry);
+    }
+  }
+#else
+  __local A scratch[CLGPU_GROUP];
+  const ulong tile = (ulong)CLGPU_GROUP * CLGPU_ITEMS;
+  ulong first = begin + (ulong)get_local_id(0) * CLGPU_ITEMS;
+  for (ulong base = begin; base < end; base += tile, first += tile) {
+    A v[CLGPU_ITEMS];
+    A run = CLGPU_NEUTRAL;
+    for (int j = 0; j < CLGPU_ITEMS; j++) {
+      ulong k = first + j;
+      v[j] = k < end ? clgpu_map(in[k], k) : (A)(CLGPU_NEUTRAL);
+      run = clgpu_combine(run, v[j]);
+    }
+    A total;
+    (void)clgpu_group_scan(run, scratch, &total);
+    /* clgpu_group_scan leaves each item's inclusive prefix in its slot:
+     * what comes before this item is its left neighbour's. */
+    A before = get_local_id(0) > 0 ? clgpu_combine(carry, scratch[get_local_id(0) - 1]) : carry;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    for (int j = 0; j < CLGPU_ITEMS; j++) {
+      ulong k = first + j;
+      A next = clgpu_combine(before, v[j]);
+      if (k < end) out[k] = clgpu_store(exclusive ? before : next);
+      before = next;
+    }
+    carry = clgpu_combine(carry, total);
+  }
+#endif
+}
+
+/* Exclusive scan, in place, of `count` group totals into carries, in one
+ * group: carries[g] becomes the combination of totals 0 .. g-1. */
+__kernel __attribute__((reqd_work_group_size(CLGPU_GROUP, 1, 1))) void clgpu_scan_carries(
+    __global A *totals, ulong totals_offset, ulong count) {
+  totals += totals_offset;
+  A carry = CLGPU_NEUTRAL;
+#if CLGPU_GROUP == 1
+  for (ulong k = 0; k < count; k++) {
+    A v = totals[k];
+    totals[k] = carry;
+    carry = clgpu_combine(carry, v);
+  }
+#else
+  __local A scratch[CLGPU_GROUP];
+  for (ulong base = 0; base < count; base += CLGPU_GROUP) {
+    ulong k = base + get_local_id(0);
+    A v = k < count ? totals[k] : (A)(CLGPU_NEUTRAL);
+    A total;
+    (void)clgpu_group_scan(v, scratch, &total);
+    A before = get_local_id(0) > 0 ? clgpu_combine(carry, scratch[get_local_id(0) - 1]) : carry;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    if (k < count) totals[k] = before;
+    carry = clgpu_combine(carry, total);
+  }
+#endif
+}
+
+/* ---- findall ---- */
+
+/* Write the indices of the elements of each group's range whose mapped
+ * value is not 0, from the group's offset: offsets holds the inclusive scan
+ * of the groups' counts, so group g starts at offsets[g - 1]. Indices at or
+ * past `capacity` are not written. Group 0 writes the total count. */
+__kernel __attribute__((reqd_work_group_size(CLGPU_GROUP, 1, 1))) void clgpu_findall_write(
+    __global const T *in, ulong in_offset, ulong n, ulong chunk, __global const ulong *offsets,
+    ulong offsets_offset, ulong groups, int wide, __global uint *out32, __global ulong *out64,
+    ulong out_offset, long out_stride, ulong capacity, __global ulong *count,
+    ulong count_offset) {
+  ulong begin, end;
+  clgpu_range(n, chunk, &begin, &end);
+  ulong g = get_group_id(0);
+  ulong position = g > 0 ? offsets[offsets_offset + g - 1] : 0;
+  in += in_offset;
+#if CLGPU_GROUP == 1
+  for (ulong k = begin; k < end; k++) {
+    if (clgpu_map(in[k], k) != 0) {
+      if (position < capacity) {
+        long at = (long)out_offset + (long)position * out_stride;
+        if (wide) {
+          out64[at] = k;
+        } else {
+          out32[at] = (uint)k;
+        }
+      }
+      position++;
+    }
+  }
+#else
+  __local ulong scratch[CLGPU_GROUP];
+  const ulong tile = (ulong)CLGPU_GROUP * CLGPU_ITEMS;
+  uint lid = get_local_id(0);
+  ulong first = begin + (ulong)lid * CLGPU_ITEMS;
+  for (ulong base = begin; base < end; base += tile, first += tile) {
+    uint hits = 0;
+    uint flags = 0;
+    for (int j = 0; j < CLGPU_ITEMS; j++) {
+      ulong k = first + j;
+      if (k < end && clgpu_map(in[k], k) != 0) {
+        flags |= 1u << j;
+        hits++;
+      }
+    }
+    /* Exclusive scan of the items' hit counts (Hillis and Steele). */
+    ulong mine = hits;
+    scratch[lid] = mine;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    for (uint s = 1; s < CLGPU_GROUP; s <<= 1) {
+      ulong left = lid >= s ? scratch[lid - s] : 0;
+      barrier(CLK_LOCAL_MEM_FENCE);
+      mine += left;
+      scratch[lid] = mine;
+      barrier(CLK_LOCAL_MEM_FENCE);
+    }
+    ulong tile_total = scratch[CLGPU_GROUP - 1];
+    barrier(CLK_LOCAL_MEM_FENCE);
+    ulong at_position = position + mine - hits;
+    for (int j = 0; j < CLGPU_ITEMS; j++) {
+      if (flags & (1u << j)) {
+        if (at_position < capacity) {
+          long at = (long)out_offset + (long)at_position * out_stride;
+          if (wide) {
+            out64[at] = first + j;
+          } else {
+            out32[at] = (uint)(first + j);
+          }
+        }
+        at_position++;
+      }
+    }
+    position += tile_total;
+  }
+#endif
+  if (g == 0 && get_local_id(0) == 0) {
+    count[count_offset] = groups > 0 ? offsets[offsets_offset + groups - 1] : 0;
+  }
+}
+
+#endif /* !CLGPU_ARG */

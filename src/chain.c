@@ -1,0 +1,73 @@
+/* Event chains: enqueueing a sequence of commands of one operation so that
+ * each waits for the one before, whatever the queue's ordering, with the
+ * caller's wait list at the front and the caller's event at the end. */
+#include "internal.h"
+
+void clgpu__chain_begin(clgpu__chain *chain, cl_uint num_events, const cl_event *wait_list) {
+  chain->num_events = num_events;
+  chain->wait_list = wait_list;
+  chain->last = NULL;
+  chain->started = 0;
+}
+
+cl_uint clgpu__chain_wait_count(const clgpu__chain *chain) {
+  return chain->started ? 1 : chain->num_events;
+}
+
+const cl_event *clgpu__chain_wait_list(const clgpu__chain *chain) {
+  return chain->started ? &chain->last : chain->wait_list;
+}
+
+void clgpu__chain_push(clgpu__chain *chain, cl_event event) {
+  if (chain->last) clReleaseEvent(chain->last);
+  chain->last = event;
+  chain->started = 1;
+}
+
+clgpu_status clgpu__chain_kernel(clgpu_context *context, clgpu__chain *chain, cl_kernel kernel,
+                                 size_t global, size_t local, const char *what) {
+  cl_event made = NULL;
+  cl_int err = clgpu__fault_hit(CLGPU__FAULT_ENQUEUE)
+                   ? CLGPU__INJECTED_STATUS
+                   : clEnqueueNDRangeKernel(context->queue, kernel, 1, NULL, &global, &local,
+                                            clgpu__chain_wait_count(chain),
+                                            clgpu__chain_wait_list(chain), &made);
+  if (err != CL_SUCCESS) return clgpu__fail_cl(err, what);
+  clgpu__chain_push(chain, made);
+  return CLGPU_SUCCESS;
+}
+
+clgpu_status clgpu__chain_copy(clgpu_context *context, clgpu__chain *chain,
+                               const clgpu_array *destination, const clgpu_array *source) {
+  cl_event made = NULL;
+  clgpu_status status = clgpu_copy(context, destination, source, clgpu__chain_wait_count(chain),
+                                   clgpu__chain_wait_list(chain), &made);
+  if (status != CLGPU_SUCCESS) return status;
+  clgpu__chain_push(chain, made);
+  return CLGPU_SUCCESS;
+}
+
+clgpu_status clgpu__chain_end(clgpu_context *context, clgpu__chain *chain, cl_event *event) {
+  if (!event) {
+    clgpu__chain_abandon(chain);
+    return CLGPU_SUCCESS;
+  }
+  if (!chain->started) {
+    cl_event made = NULL;
+    cl_int err = clgpu__fault_hit(CLGPU__FAULT_ENQUEUE)
+                     ? CLGPU__INJECTED_STATUS
+                     : clEnqueueMarkerWithWaitList(context->queue, chain->num_events,
+                                                   chain->wait_list, &made);
+    if (err != CL_SUCCESS) return clgpu__fail_cl(err, "clEnqueueMarkerWithWaitList");
+    *event = made;
+    return CLGPU_SUCCESS;
+  }
+  *event = chain->last;
+  chain->last = NULL;
+  return CLGPU_SUCCESS;
+}
+
+void clgpu__chain_abandon(clgpu__chain *chain) {
+  if (chain->last) clReleaseEvent(chain->last);
+  chain->last = NULL;
+}

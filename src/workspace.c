@@ -1,0 +1,374 @@
+/* Workspaces: reports of what a call needs, workspaces made from them or
+ * laid over the caller's memory, and the check every call makes (see
+ * include/clgpu/workspace.h for the contract). */
+#include <stdlib.h>
+#include <string.h>
+
+#include "internal.h"
+
+struct clgpu_workspace {
+  clgpu_context *context;
+  cl_context cl_context;
+  cl_device_id device;
+  clgpu_workspace_size report;
+  cl_mem buffer; /* NULL when the report needs no bytes */
+  size_t offset; /* bytes */
+  size_t size;   /* bytes */
+  int owned;     /* made by clgpu_workspace_create */
+};
+
+const char *clgpu_operation_name(clgpu_operation operation) {
+  switch (operation) {
+    case CLGPU_OPERATION_REDUCE:
+      return "reduce";
+    case CLGPU_OPERATION_SCAN:
+      return "scan";
+    case CLGPU_OPERATION_FINDALL:
+      return "findall";
+  }
+  return "invalid";
+}
+
+const char *clgpu_algorithm_name(clgpu_algorithm algorithm) {
+  switch (algorithm) {
+    case CLGPU_ALGORITHM_AUTO:
+      return "auto";
+    case CLGPU_ALGORITHM_CHUNKED:
+      return "chunked";
+    case CLGPU_ALGORITHM_TILED:
+      return "tiled";
+  }
+  return "invalid";
+}
+
+/* ---- reports ---- */
+
+void clgpu__report_init(clgpu_workspace_size *report) { memset(report, 0, sizeof *report); }
+
+unsigned clgpu__report_part(clgpu_workspace_size *report, clgpu_operation operation,
+                            clgpu_algorithm algorithm, int parent) {
+  unsigned index = report->num_parts++;
+  report->parts[index].operation = operation;
+  report->parts[index].algorithm = algorithm;
+  report->parts[index].parent = parent;
+  return index;
+}
+
+unsigned clgpu__report_buffer(clgpu_workspace_size *report, unsigned part, const char *name,
+                              clgpu_type type, uint64_t count) {
+  unsigned index = report->num_buffers++;
+  clgpu_workspace_buffer *buffer = &report->buffers[index];
+  buffer->name = name;
+  buffer->part = part;
+  buffer->type = type;
+  buffer->count = count;
+  buffer->bytes = count * clgpu_type_size(type);
+  return index;
+}
+
+static uint64_t device_alignment(const clgpu_context *context) {
+  uint64_t alignment = context->info.mem_base_addr_align_bits / 8;
+  return alignment < 16 ? 16 : alignment;
+}
+
+void clgpu__report_finish(clgpu_workspace_size *report, const clgpu_context *context) {
+  uint64_t alignment = device_alignment(context);
+  uint64_t at = 0;
+  for (unsigned i = 0; i < report->num_buffers; i++) {
+    clgpu_workspace_buffer *buffer = &report->buffers[i];
+    buffer->offset = at;
+    if (buffer->bytes > 0) at = (at + buffer->bytes + alignment - 1) / alignment * alignment;
+  }
+  /* The end of the last buffer that has bytes, not the padding after it. */
+  uint64_t total = 0;
+  for (unsigned i = 0; i < report->num_buffers; i++) {
+    const clgpu_workspace_buffer *buffer = &report->buffers[i];
+    if (buffer->bytes > 0) total = buffer->offset + buffer->bytes;
+  }
+  report->alignment = alignment;
+  report->total_bytes = total;
+}
+
+/* A report as the queries make them: parts and buffers within bounds, known
+ * operations and resolved algorithms, parents before children, buffers in
+ * order, aligned, not overlapping, and a total that covers them. */
+static clgpu_status check_report(const clgpu_workspace_size *report, const char *who) {
+  CLGPU__RETURN_ERROR_IF(!report, CLGPU_INVALID_ARGUMENT, "%s: the report is NULL", who);
+  CLGPU__RETURN_ERROR_IF(report->num_parts == 0 || report->num_parts > CLGPU_WORKSPACE_MAX_PARTS,
+                         CLGPU_INVALID_ARGUMENT, "%s: the report has %u parts (1 to %d allowed)",
+                         who, report->num_parts, CLGPU_WORKSPACE_MAX_PARTS);
+  CLGPU__RETURN_ERROR_IF(report->num_buffers > CLGPU_WORKSPACE_MAX_BUFFERS,
+                         CLGPU_INVALID_ARGUMENT, "%s: the report has %u buffers (at most %d)",
+                         who, report->num_buffers, CLGPU_WORKSPACE_MAX_BUFFERS);
+  CLGPU__RETURN_ERROR_IF(report->alignment == 0 ||
+                             (report->alignment & (report->alignment - 1)) != 0,
+                         CLGPU_INVALID_ARGUMENT,
+                         "%s: the report's alignment %llu is not a power of two", who,
+                         (unsigned long long)report->alignment);
+  for (unsigned p = 0; p < report->num_parts; p++) {
+    const clgpu_workspace_part *part = &report->parts[p];
+    CLGPU__RETURN_ERROR_IF(strcmp(clgpu_operation_name(part->operation), "invalid") == 0 ||
+                               (part->algorithm != CLGPU_ALGORITHM_CHUNKED &&
+                                part->algorithm != CLGPU_ALGORITHM_TILED),
+                           CLGPU_INVALID_ARGUMENT,
+                           "%s: part %u of the report has an unknown operation or an "
+                           "unresolved algorithm",
+                           who, p);
+    CLGPU__RETURN_ERROR_IF(p == 0 ? part->parent != -1 : (part->parent < 0 || part->parent >= (int)p),
+                           CLGPU_INVALID_ARGUMENT, "%s: part %u of the report has parent %d", who,
+                           p, part->parent);
+  }
+  uint64_t end = 0;
+  for (unsigned i = 0; i < report->num_buffers; i++) {
+    const clgpu_workspace_buffer *buffer = &report->buffers[i];
+    size_t size = clgpu_type_size(buffer->type);
+    CLGPU__RETURN_ERROR_IF(!buffer->name || buffer->part >= report->num_parts || size == 0,
+                           CLGPU_INVALID_ARGUMENT,
+                           "%s: buffer %u of the report has no name, an unknown part or type",
+                           who, i);
+    CLGPU__RETURN_ERROR_IF(buffer->count > UINT64_MAX / size || buffer->bytes != buffer->count * size,
+                           CLGPU_INVALID_ARGUMENT,
+                           "%s: buffer %u (%s) of the report has %llu bytes for %llu elements",
+                           who, i, buffer->name, (unsigned long long)buffer->bytes,
+                           (unsigned long long)buffer->count);
+    CLGPU__RETURN_ERROR_IF(buffer->offset % report->alignment != 0 ||
+                               (buffer->bytes > 0 && buffer->offset < end) ||
+                               buffer->offset > UINT64_MAX - buffer->bytes,
+                           CLGPU_INVALID_ARGUMENT,
+                           "%s: buffer %u (%s) of the report is misplaced at byte %llu", who, i,
+                           buffer->name, (unsigned long long)buffer->offset);
+    if (buffer->bytes > 0) end = buffer->offset + buffer->bytes;
+  }
+  CLGPU__RETURN_ERROR_IF(report->total_bytes < end, CLGPU_INVALID_ARGUMENT,
+                         "%s: the report's total of %llu bytes does not cover its buffers (%llu)",
+                         who, (unsigned long long)report->total_bytes,
+                         (unsigned long long)end);
+  return CLGPU_SUCCESS;
+}
+
+/* ---- workspaces ---- */
+
+static clgpu_status new_workspace(clgpu_context *context, const clgpu_workspace_size *report,
+                                  clgpu_workspace **out) {
+  clgpu_workspace *workspace = calloc(1, sizeof *workspace);
+  if (!workspace) return clgpu__fail(CLGPU_CL_OUT_OF_HOST_MEMORY, "clgpu_workspace: out of memory");
+  workspace->context = context;
+  workspace->cl_context = context->cl_context;
+  workspace->device = context->device;
+  workspace->report = *report;
+  *out = workspace;
+  return CLGPU_SUCCESS;
+}
+
+clgpu_status clgpu_workspace_create(clgpu_context *context, const clgpu_workspace_size *report,
+                                    clgpu_workspace **out) {
+  CLGPU__RETURN_ERROR_IF(!out, CLGPU_INVALID_ARGUMENT, "clgpu_workspace_create: out is NULL");
+  *out = NULL;
+  CLGPU__RETURN_ERROR_IF(!context, CLGPU_INVALID_ARGUMENT,
+                         "clgpu_workspace_create: context is NULL");
+  CLGPU__FORWARD_IF_ERROR(check_report(report, "clgpu_workspace_create"));
+  CLGPU__RETURN_ERROR_IF(report->total_bytes > SIZE_MAX, CLGPU_CL_INVALID_BUFFER_SIZE,
+                         "clgpu_workspace_create: %llu bytes do not fit in size_t",
+                         (unsigned long long)report->total_bytes);
+  cl_mem buffer = NULL;
+  if (report->total_bytes > 0) {
+    clgpu_status status =
+        clgpu_buffer_create(context, CL_MEM_READ_WRITE, (size_t)report->total_bytes, &buffer);
+    if (status != CLGPU_SUCCESS) {
+      clgpu__append_error(" (clgpu_workspace_create: %llu bytes)",
+                          (unsigned long long)report->total_bytes);
+      return status;
+    }
+  }
+  clgpu_workspace *workspace = NULL;
+  clgpu_status status = new_workspace(context, report, &workspace);
+  if (status != CLGPU_SUCCESS) {
+    clgpu_buffer_release(context, buffer);
+    return status;
+  }
+  workspace->buffer = buffer;
+  workspace->size = (size_t)report->total_bytes;
+  workspace->owned = 1;
+  *out = workspace;
+  return CLGPU_SUCCESS;
+}
+
+clgpu_status clgpu_workspace_wrap(clgpu_context *context, const clgpu_workspace_size *report,
+                                  cl_mem buffer, size_t offset, size_t size,
+                                  clgpu_workspace **out) {
+  CLGPU__RETURN_ERROR_IF(!out, CLGPU_INVALID_ARGUMENT, "clgpu_workspace_wrap: out is NULL");
+  *out = NULL;
+  CLGPU__RETURN_ERROR_IF(!context, CLGPU_INVALID_ARGUMENT, "clgpu_workspace_wrap: context is NULL");
+  CLGPU__RETURN_ERROR_IF(!buffer, CLGPU_INVALID_ARGUMENT, "clgpu_workspace_wrap: buffer is NULL");
+  CLGPU__FORWARD_IF_ERROR(check_report(report, "clgpu_workspace_wrap"));
+  CLGPU__FORWARD_IF_ERROR(
+      clgpu__check_buffer(context, buffer, "clgpu_workspace_wrap", "workspace", 1));
+  size_t buffer_size = 0;
+  cl_int err = clGetMemObjectInfo(buffer, CL_MEM_SIZE, sizeof buffer_size, &buffer_size, NULL);
+  if (err != CL_SUCCESS) return clgpu__fail_cl(err, "clGetMemObjectInfo(CL_MEM_SIZE)");
+  /* The alignment that matters is the region's place in the root buffer:
+   * a sub-buffer's origin adds to it. */
+  cl_mem parent = NULL;
+  size_t origin = 0;
+  err = clGetMemObjectInfo(buffer, CL_MEM_ASSOCIATED_MEMOBJECT, sizeof parent, &parent, NULL);
+  if (err == CL_SUCCESS && parent) {
+    err = clGetMemObjectInfo(buffer, CL_MEM_OFFSET, sizeof origin, &origin, NULL);
+  }
+  if (err != CL_SUCCESS) return clgpu__fail_cl(err, "clGetMemObjectInfo(CL_MEM_OFFSET)");
+  CLGPU__RETURN_ERROR_IF((offset + origin) % report->alignment != 0, CLGPU_WORKSPACE_MISALIGNED,
+                         "clgpu_workspace_wrap: the region starts at byte %zu of its root buffer, "
+                         "not a multiple of the device's base-address alignment of %llu bytes "
+                         "(CL_DEVICE_MEM_BASE_ADDR_ALIGN)",
+                         offset + origin, (unsigned long long)report->alignment);
+  CLGPU__RETURN_ERROR_IF(size < report->total_bytes, CLGPU_WORKSPACE_TOO_SMALL,
+                         "clgpu_workspace_wrap: the region has %zu bytes, the report needs %llu",
+                         size, (unsigned long long)report->total_bytes);
+  CLGPU__RETURN_ERROR_IF(offset > buffer_size || size > buffer_size - offset,
+                         CLGPU_WORKSPACE_TOO_SMALL,
+                         "clgpu_workspace_wrap: the region [%zu, %zu + %zu) reaches past the "
+                         "buffer's %zu bytes",
+                         offset, offset, size, buffer_size);
+  clgpu_workspace *workspace = NULL;
+  CLGPU__FORWARD_IF_ERROR(new_workspace(context, report, &workspace));
+  clRetainMemObject(buffer);
+  workspace->buffer = buffer;
+  workspace->offset = offset;
+  workspace->size = size;
+  *out = workspace;
+  return CLGPU_SUCCESS;
+}
+
+void clgpu_workspace_destroy(clgpu_workspace *workspace) {
+  if (!workspace) return;
+  if (workspace->buffer) {
+    if (workspace->owned) {
+      clgpu_buffer_release(workspace->context, workspace->buffer);
+    } else {
+      clReleaseMemObject(workspace->buffer);
+    }
+  }
+  free(workspace);
+}
+
+clgpu_status clgpu_workspace_describe(const clgpu_workspace *workspace, clgpu_workspace_size *out) {
+  CLGPU__RETURN_ERROR_IF(!workspace || !out, CLGPU_INVALID_ARGUMENT,
+                         "clgpu_workspace_describe: NULL argument");
+  *out = workspace->report;
+  return CLGPU_SUCCESS;
+}
+
+clgpu_status clgpu_workspace_region(const clgpu_workspace *workspace, cl_mem *buffer,
+                                    size_t *offset, size_t *size) {
+  CLGPU__RETURN_ERROR_IF(!workspace, CLGPU_INVALID_ARGUMENT,
+                         "clgpu_workspace_region: workspace is NULL");
+  if (buffer) *buffer = workspace->buffer;
+  if (offset) *offset = workspace->offset;
+  if (size) *size = workspace->size;
+  return CLGPU_SUCCESS;
+}
+
+/* ---- the check every call makes ---- */
+
+static clgpu_status check_workspace(clgpu_context *context, const clgpu_workspace_size *needed,
+                                    const clgpu_workspace *workspace,
+                                    const clgpu__argument *arguments, size_t num_arguments,
+                                    const char *who) {
+  const clgpu_workspace_size *has = &workspace->report;
+  CLGPU__RETURN_ERROR_IF(workspace->cl_context != context->cl_context ||
+                             workspace->device != context->device,
+                         CLGPU_WORKSPACE_WRONG_DEVICE,
+                         "%s: the workspace was made on another %s than the call's", who,
+                         workspace->device != context->device ? "device" : "OpenCL context");
+  CLGPU__RETURN_ERROR_IF(has->parts[0].operation != needed->parts[0].operation,
+                         CLGPU_WORKSPACE_WRONG_OPERATION,
+                         "%s: the workspace was made for %s, the call is %s", who,
+                         clgpu_operation_name(has->parts[0].operation),
+                         clgpu_operation_name(needed->parts[0].operation));
+  CLGPU__RETURN_ERROR_IF(has->num_parts != needed->num_parts || has->num_buffers != needed->num_buffers,
+                         CLGPU_WORKSPACE_WRONG_OPERATION,
+                         "%s: the workspace's report has %u parts and %u buffers, the call's %u "
+                         "and %u (a report of another version or operation)",
+                         who, has->num_parts, has->num_buffers, needed->num_parts,
+                         needed->num_buffers);
+  for (unsigned p = 0; p < needed->num_parts; p++) {
+    const clgpu_workspace_part *a = &has->parts[p], *b = &needed->parts[p];
+    CLGPU__RETURN_ERROR_IF(a->operation != b->operation || a->parent != b->parent,
+                           CLGPU_WORKSPACE_WRONG_OPERATION,
+                           "%s: part %u of the workspace is %s, the call's is %s", who, p,
+                           clgpu_operation_name(a->operation), clgpu_operation_name(b->operation));
+    CLGPU__RETURN_ERROR_IF(a->algorithm != b->algorithm, CLGPU_WORKSPACE_WRONG_ALGORITHM,
+                           "%s: the workspace was made for the %s algorithm of %s, the call "
+                           "resolved to %s",
+                           who, clgpu_algorithm_name(a->algorithm),
+                           clgpu_operation_name(a->operation), clgpu_algorithm_name(b->algorithm));
+  }
+  for (unsigned i = 0; i < needed->num_buffers; i++) {
+    const clgpu_workspace_buffer *a = &has->buffers[i], *b = &needed->buffers[i];
+    CLGPU__RETURN_ERROR_IF(strcmp(a->name, b->name) != 0, CLGPU_WORKSPACE_WRONG_OPERATION,
+                           "%s: buffer %u of the workspace is \"%s\", the call's is \"%s\"", who,
+                           i, a->name, b->name);
+    CLGPU__RETURN_ERROR_IF(a->bytes < b->bytes, CLGPU_WORKSPACE_TOO_SMALL,
+                           "%s: the workspace's buffer \"%s\" of %s holds %llu bytes, the call "
+                           "needs %llu (%llu elements of %s)",
+                           who, b->name, clgpu_operation_name(needed->parts[b->part].operation),
+                           (unsigned long long)a->bytes, (unsigned long long)b->bytes,
+                           (unsigned long long)b->count, clgpu_type_cl_name(b->type));
+  }
+  if (!workspace->buffer) return CLGPU_SUCCESS;
+  clgpu_array region;
+  clgpu_status status =
+      clgpu_array_1d(workspace->buffer, workspace->offset, CLGPU_UINT8, workspace->size, &region);
+  if (status != CLGPU_SUCCESS) {
+    clgpu__append_error(" (%s: the workspace's region)", who);
+    return status;
+  }
+  for (size_t a = 0; a < num_arguments; a++) {
+    if (!arguments[a].array) continue;
+    CLGPU__RETURN_ERROR_IF(clgpu_may_alias(&region, arguments[a].array),
+                           CLGPU_WORKSPACE_ALIASES_ARGUMENT,
+                           "%s: the workspace's bytes [%zu, %zu) may overlap the %s", who,
+                           workspace->offset, workspace->offset + workspace->size,
+                           arguments[a].name);
+  }
+  return CLGPU_SUCCESS;
+}
+
+clgpu_status clgpu__scratch_acquire(clgpu_context *context, const clgpu_workspace_size *needed,
+                                    clgpu_workspace *workspace, const clgpu__argument *arguments,
+                                    size_t num_arguments, const char *who, clgpu__scratch *out) {
+  memset(out, 0, sizeof *out);
+  if (workspace) {
+    CLGPU__FORWARD_IF_ERROR(
+        check_workspace(context, needed, workspace, arguments, num_arguments, who));
+    out->buffer = workspace->buffer;
+    out->base = workspace->offset;
+    out->layout = workspace->report;
+    return CLGPU_SUCCESS;
+  }
+  out->layout = *needed;
+  if (needed->total_bytes == 0) return CLGPU_SUCCESS;
+  CLGPU__RETURN_ERROR_IF(needed->total_bytes > SIZE_MAX, CLGPU_CL_INVALID_BUFFER_SIZE,
+                         "%s: scratch of %llu bytes does not fit in size_t", who,
+                         (unsigned long long)needed->total_bytes);
+  clgpu_status status = clgpu_buffer_create(context, CL_MEM_READ_WRITE,
+                                            (size_t)needed->total_bytes, &out->temporary);
+  if (status != CLGPU_SUCCESS) {
+    clgpu__append_error(" (%s: scratch of %llu bytes)", who,
+                        (unsigned long long)needed->total_bytes);
+    return status;
+  }
+  out->buffer = out->temporary;
+  return CLGPU_SUCCESS;
+}
+
+void clgpu__scratch_slot(const clgpu__scratch *scratch, unsigned index, cl_mem *buffer,
+                         size_t *byte_offset) {
+  *buffer = scratch->buffer;
+  *byte_offset = scratch->base + (size_t)scratch->layout.buffers[index].offset;
+}
+
+void clgpu__scratch_release(clgpu_context *context, clgpu__scratch *scratch) {
+  if (scratch->temporary) clgpu_buffer_release(context, scratch->temporary);
+  scratch->temporary = NULL;
+  scratch->buffer = NULL;
+}

@@ -19,6 +19,10 @@
  *                       of the same size, its as_ function, its top bit
  *   CLGPU_VECTOR_OP     optional, CHUNKED only: 1 sum, 2 product, 3 min,
  *                       4 max: the operator also works lane-wise on A16
+ *   CLGPU_VSTORE_EXPR   optional, with CLGPU_VECTOR_OP 1: an expression over
+ *                       r (A16) giving the output's 16-vector (scans)
+ *   CLGPU_VMASK         with CLGPU_VSTORE_EXPR: the unsigned integer type of
+ *                       A's size (shuffle masks)
  *   CLGPU_GROUP         work-items per group (a power of two)
  *   CLGPU_ITEMS         elements per work-item per tile (TILED)
  *   CLGPU_NEEDS_FP64, CLGPU_NEEDS_FP16
@@ -387,14 +391,41 @@ __kernel __attribute__((reqd_work_group_size(CLGPU_GROUP, 1, 1))) void clgpu_sca
   in += in_offset;
   out += out_offset;
 #if CLGPU_GROUP == 1
+  ulong k = begin;
+#if defined(CLGPU_VECTOR_OP) && CLGPU_VECTOR_OP == 1 && defined(CLGPU_VSTORE_EXPR)
+  /* Sixteen elements at a time: their prefix sums by doubling inside the
+   * vector (shifts of 1, 2, 4 and 8 lanes, filled with the neutral
+   * element), then the carry added to every lane. */
+  {
+    typedef CLGPU_CAT(CLGPU_A, 16) A16;
+    typedef CLGPU_CAT(CLGPU_VMASK, 16) M16;
+    const M16 lane = (M16)(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
+    const M16 fill = (M16)(16);
+    const M16 shift1 = lane >= (M16)(1) ? lane - (M16)(1) : fill;
+    const M16 shift2 = lane >= (M16)(2) ? lane - (M16)(2) : fill;
+    const M16 shift4 = lane >= (M16)(4) ? lane - (M16)(4) : fill;
+    const M16 shift8 = lane >= (M16)(8) ? lane - (M16)(8) : fill;
+    const A16 zero = (A16)(CLGPU_NEUTRAL);
+    for (; k + 16 <= end; k += 16) {
+      A16 v = CLGPU_CAT(convert_, CLGPU_CAT(CLGPU_A, 16))(vload16(0, in + k));
+      A16 p = v + shuffle2(v, zero, shift1);
+      p += shuffle2(p, zero, shift2);
+      p += shuffle2(p, zero, shift4);
+      p += shuffle2(p, zero, shift8);
+      A16 r = (exclusive ? shuffle2(p, zero, shift1) : p) + (A16)(carry);
+      vstore16(CLGPU_VSTORE_EXPR, 0, out + k);
+      carry += p.sf;
+    }
+  }
+#endif
   if (exclusive) {
-    for (ulong k = begin; k < end; k++) {
+    for (; k < end; k++) {
       A v = clgpu_map(in[k], k);
       out[k] = clgpu_store(carry);
       carry = clgpu_combine(carry, v);
     }
   } else {
-    for (ulong k = begin; k < end; k++) {
+    for (; k < end; k++) {
       carry = clgpu_combine(carry, clgpu_map(in[k], k));
       out[k] = clgpu_store(carry);
     }
@@ -534,5 +565,54 @@ __kernel __attribute__((reqd_work_group_size(CLGPU_GROUP, 1, 1))) void clgpu_fin
     count[count_offset] = groups > 0 ? offsets[offsets_offset + groups - 1] : 0;
   }
 }
+
+#if CLGPU_GROUP == 1
+/* findall in one reading of the input (CHUNKED): each chunk writes the
+ * positions (from its start) of its matches into its own stretch of
+ * `positions`, branch-free (every element is written at the running count,
+ * which only a match advances), and its count into counts[g]. */
+__kernel __attribute__((reqd_work_group_size(1, 1, 1))) void clgpu_findall_compact(
+    __global const T *in, ulong in_offset, ulong n, ulong chunk, __global uint *positions,
+    ulong positions_offset, __global ulong *counts, ulong counts_offset) {
+  ulong begin, end;
+  clgpu_range(n, chunk, &begin, &end);
+  in += in_offset;
+  __global uint *at = positions + positions_offset + begin;
+  uint found = 0;
+  for (ulong k = begin; k < end; k++) {
+    uint hit = clgpu_map(in[k], k) != 0 ? 1u : 0u;
+    at[found] = (uint)(k - begin);
+    found += hit;
+  }
+  counts[counts_offset + get_group_id(0)] = found;
+}
+
+/* Move each chunk's positions to the output as indices, from the chunk's
+ * offset (offsets: the inclusive scan of the counts); indices at or past
+ * `capacity` are not written. Group 0 writes the total count. */
+__kernel __attribute__((reqd_work_group_size(1, 1, 1))) void clgpu_findall_move(
+    __global const uint *positions, ulong positions_offset, ulong n, ulong chunk,
+    __global const ulong *offsets, ulong offsets_offset, ulong groups, int wide,
+    __global uint *out32, __global ulong *out64, ulong out_offset, long out_stride,
+    ulong capacity, __global ulong *count, ulong count_offset) {
+  ulong begin, end;
+  clgpu_range(n, chunk, &begin, &end);
+  ulong g = get_group_id(0);
+  ulong start = g > 0 ? offsets[offsets_offset + g - 1] : 0;
+  ulong stop = offsets[offsets_offset + g];
+  if (stop > capacity) stop = capacity;
+  __global const uint *from = positions + positions_offset + begin;
+  if (wide) {
+    for (ulong p = start; p < stop; p++) {
+      out64[(long)out_offset + (long)p * out_stride] = begin + from[p - start];
+    }
+  } else {
+    for (ulong p = start; p < stop; p++) {
+      out32[(long)out_offset + (long)p * out_stride] = (uint)(begin + from[p - start]);
+    }
+  }
+  if (g == 0) count[count_offset] = groups > 0 ? offsets[offsets_offset + groups - 1] : 0;
+}
+#endif
 
 #endif /* !CLGPU_ARG */

@@ -104,6 +104,7 @@ static range_split split_range(const clgpu_context *context, const kernel_shape 
 typedef struct spec {
   clgpu_type input, accumulator, result;
   char *map, *reduce, *neutral, *store, *empty, *initial;
+  char *vector_store; /* scans: r (A16) as the output's 16-vector, or NULL */
   int order;     /* 0, 1 (min order) or 2 (max order) */
   int arg;       /* argmin / argmax */
   int vector_op; /* 0, or 1 sum, 2 product, 3 min, 4 max (CHUNKED only) */
@@ -116,6 +117,7 @@ static void spec_free(spec *s) {
   free(s->store);
   free(s->empty);
   free(s->initial);
+  free(s->vector_store);
   memset(s, 0, sizeof *s);
 }
 
@@ -226,6 +228,19 @@ static char *integer_store(clgpu_type type) {
     return format_text("as_%s((%s)(a))", clgpu_type_cl_name(type), unsigned_name(size));
   }
   return format_text("((%s)(a))", clgpu_type_cl_name(type));
+}
+
+/* How a 16-vector of wrapping accumulators `r` becomes 16 elements. */
+static char *vector_store(clgpu_type type, clgpu_type accumulator) {
+  const char *name = clgpu_type_cl_name(type);
+  size_t size = clgpu_type_size(type);
+  if (is_float_type(type)) return format_text("(r)");
+  const char *bits = unsigned_name(size);
+  if (size == clgpu_type_size(accumulator)) {
+    return is_signed_integer(type) ? format_text("as_%s16(r)", name) : format_text("(r)");
+  }
+  if (is_signed_integer(type)) return format_text("as_%s16(convert_%s16(r))", name, bits);
+  return format_text("convert_%s16(r)", name);
 }
 
 /* Integer sums and products accumulate in uint (ulong for 64-bit types),
@@ -382,6 +397,13 @@ static clgpu_status scan_spec(const clgpu_scan_op *op, clgpu_type type, const ch
       /* An exclusive sum starts at +0. */
       free(s->neutral);
       s->neutral = format_text("((A)0)");
+      if (s->vector_op) {
+        s->vector_store = vector_store(type, s->accumulator);
+        if (!s->vector_store) {
+          spec_free(s);
+          return out_of_memory(who);
+        }
+      }
       break;
     case CLGPU_SCAN_MIN:
     case CLGPU_SCAN_MAX:
@@ -463,6 +485,11 @@ static clgpu_status get_program(clgpu_context *context, const spec *s, const ker
   }
   if (s->vector_op && shape->algorithm == CLGPU_ALGORITHM_CHUNKED) {
     defines[count++] = (clgpu_define){"CLGPU_VECTOR_OP", vector_op};
+    if (s->vector_store) {
+      defines[count++] = (clgpu_define){"CLGPU_VSTORE_EXPR", s->vector_store};
+      defines[count++] =
+          (clgpu_define){"CLGPU_VMASK", unsigned_name(clgpu_type_size(s->accumulator))};
+    }
   }
   defines[count++] = (clgpu_define){"CLGPU_GROUP", group};
   defines[count++] = (clgpu_define){"CLGPU_ITEMS", items};
@@ -1315,7 +1342,16 @@ typedef struct findall_plan {
   clgpu_workspace_size report;
 } findall_plan;
 
-enum { FINDALL_PACKED_INPUT, FINDALL_COUNTS, FINDALL_COUNT, FINDALL_SCAN_FIRST };
+enum { FINDALL_PACKED_INPUT, FINDALL_COUNTS, FINDALL_COUNT, FINDALL_POSITIONS, FINDALL_SCAN_FIRST };
+
+/* CHUNKED findall reads its input once: each chunk compacts the positions
+ * of its matches into "positions" (n uint), then they are moved to the
+ * output. Positions count from the chunk's start, so they fit in a uint
+ * while chunks are shorter than 2^32 elements; longer ones (over 2^34
+ * elements in all) take the two-pass path of TILED. */
+static int findall_compacts(const findall_plan *plan) {
+  return plan->shape.algorithm == CLGPU_ALGORITHM_CHUNKED && plan->split.chunk <= UINT32_MAX;
+}
 
 static void findall_report(const clgpu_context *context, findall_plan *plan) {
   clgpu_workspace_size *report = &plan->report;
@@ -1326,6 +1362,8 @@ static void findall_report(const clgpu_context *context, findall_plan *plan) {
   uint64_t chunks = plan->split.reserved > 0 ? plan->split.reserved : 1;
   clgpu__report_buffer(report, part, "counts", CLGPU_UINT64, chunks);
   clgpu__report_buffer(report, part, "count", CLGPU_UINT64, 1);
+  clgpu__report_buffer(report, part, "positions", CLGPU_UINT32,
+                       plan->shape.algorithm == CLGPU_ALGORITHM_CHUNKED ? plan->n : 0);
   plan->counts_split = split_range(context, &plan->shape, chunks);
   scan_buffers(report, (int)part, &plan->shape, &plan->sum, 0, 0, plan->counts_split.reserved);
   clgpu__report_finish(report, context);
@@ -1404,14 +1442,20 @@ static clgpu_status run_findall(clgpu_context *context, findall_plan *plan,
                                                  options ? options->workspace : NULL, arguments,
                                                  3, who, &scratch));
   leases held = {{0}, {0}, 0};
+  int compact = findall_compacts(plan);
   cl_kernel ranges = NULL, write = NULL;
   scan_kernels nested = {NULL, NULL, NULL};
   clgpu_program *program = NULL, *sum_program = NULL;
   uint64_t groups = plan->split.groups;
   int scan_needed = groups > 1;
   clgpu_status status = get_program(context, &plan->predicate, &plan->shape, &program);
-  if (status == CLGPU_SUCCESS) status = lease(&held, program, "clgpu_reduce_ranges", &ranges);
-  if (status == CLGPU_SUCCESS) status = lease(&held, program, "clgpu_findall_write", &write);
+  if (status == CLGPU_SUCCESS) {
+    status = lease(&held, program, compact ? "clgpu_findall_compact" : "clgpu_reduce_ranges",
+                   &ranges);
+  }
+  if (status == CLGPU_SUCCESS) {
+    status = lease(&held, program, compact ? "clgpu_findall_move" : "clgpu_findall_write", &write);
+  }
   if (status == CLGPU_SUCCESS && scan_needed) {
     status = get_program(context, &plan->sum, &plan->shape, &sum_program);
     if (status == CLGPU_SUCCESS) {
@@ -1442,7 +1486,17 @@ static clgpu_status run_findall(clgpu_context *context, findall_plan *plan,
   if (status == CLGPU_SUCCESS) status = place_of(indices, &out);
   cl_ulong n = plan->n;
   cl_ulong chunk = plan->split.reserved > 0 ? plan->split.chunk : plan->n;
-  if (status == CLGPU_SUCCESS) {
+  place positions = scratch_place(&scratch, FINDALL_POSITIONS);
+  if (status == CLGPU_SUCCESS && compact) {
+    kernel_arg args[] = {ARG(in.buffer),        ARG(in.offset),        ARG(n),
+                         ARG(chunk),            ARG(positions.buffer), ARG(positions.offset),
+                         ARG(counted.buffer),   ARG(counted.offset)};
+    status = set_args(ranges, args, 8, "clgpu_findall_compact");
+    if (status == CLGPU_SUCCESS) {
+      status = clgpu__chain_kernel(context, &chain, ranges, global_size(groups, 1), 1,
+                                   "clEnqueueNDRangeKernel(clgpu_findall_compact)");
+    }
+  } else if (status == CLGPU_SUCCESS) {
     status = enqueue_ranges(context, &chain, ranges, &plan->shape, in, n, chunk, groups, 0, 0,
                             counted, counted);
   }
@@ -1458,16 +1512,16 @@ static clgpu_status run_findall(clgpu_context *context, findall_plan *plan,
     cl_int wide = plan->wide;
     cl_long stride = indices->rank == 1 ? (cl_long)indices->strides[0] : 1;
     cl_ulong capacity = clgpu_array_count(indices);
-    kernel_arg args[] = {ARG(in.buffer),      ARG(in.offset),      ARG(n),
+    place source = compact ? positions : in;
+    kernel_arg args[] = {ARG(source.buffer),  ARG(source.offset),  ARG(n),
                          ARG(chunk),          ARG(counted.buffer), ARG(counted.offset),
                          ARG(groups_arg),     ARG(wide),           ARG(out.buffer),
                          ARG(out.buffer),     ARG(out.offset),     ARG(stride),
                          ARG(capacity),       ARG(total.buffer),   ARG(total.offset)};
-    status = set_args(write, args, 15, "clgpu_findall_write");
+    status = set_args(write, args, 15, compact ? "clgpu_findall_move" : "clgpu_findall_write");
     if (status == CLGPU_SUCCESS) {
       status = clgpu__chain_kernel(context, &chain, write, global_size(groups, plan->shape.group),
-                                   plan->shape.group,
-                                   "clEnqueueNDRangeKernel(clgpu_findall_write)");
+                                   plan->shape.group, "clEnqueueNDRangeKernel(findall's writes)");
     }
   }
   if (status == CLGPU_SUCCESS && host) {

@@ -9,12 +9,17 @@
  *    (element type, count, byte offset in the workspace), grouped in parts,
  *    one per operation involved (findall's report holds a part for the scan
  *    it runs, whose parent is findall's part), and the total bytes with each
- *    buffer aligned to the device's CL_DEVICE_MEM_BASE_ADDR_ALIGN. The query
+ *    buffer aligned to the device's CL_DEVICE_MEM_BASE_ADDR_ALIGN (in bytes,
+ *    at least 16). The query
  *    allocates nothing, enqueues nothing, and depends only on the arguments
  *    and the device. Each buffer grows monotonically with the element count,
  *    so the "_upto" form (any contiguous call of up to N elements) is the
  *    query at N. A buffer the call does not need has count 0 but is listed,
  *    so two reports of one operation and algorithm list the same buffers.
+ *    (A few buffers are always one element: reduce's "result", which
+ *    clgpu_reduce_read reads back, and findall's "count", which
+ *    clgpu_findall_read uses when given no count view; so every reduce and
+ *    findall report needs some bytes.)
  * 2. A workspace is made from a report (clgpu_workspace_create allocates one
  *    buffer through clgpu_buffer_create, so an open cache scope serves it) or
  *    laid over a region of the caller's cl_mem (clgpu_workspace_wrap). It
@@ -25,8 +30,9 @@
  *    (CLGPU_WORKSPACE_WRONG_DEVICE), for another operation
  *    (CLGPU_WORKSPACE_WRONG_OPERATION) or another resolved algorithm
  *    (CLGPU_WORKSPACE_WRONG_ALGORITHM), one with a buffer smaller than this
- *    call needs (CLGPU_WORKSPACE_TOO_SMALL), and one whose bytes may overlap
- *    an argument of the call (CLGPU_WORKSPACE_ALIASES_ARGUMENT). The message
+ *    call needs (CLGPU_WORKSPACE_TOO_SMALL), and one whose bytes (the whole
+ *    region it was made or wrapped with) may overlap an argument of the call
+ *    (CLGPU_WORKSPACE_ALIASES_ARGUMENT). The message
  *    names the buffer, the sizes or the argument. A call with a fitting
  *    workspace makes no device allocation at all.
  * 4. Without a workspace a call allocates what it needs through
@@ -108,8 +114,9 @@ typedef struct clgpu_workspace_size {
   clgpu_workspace_part parts[CLGPU_WORKSPACE_MAX_PARTS];
   unsigned num_buffers;
   clgpu_workspace_buffer buffers[CLGPU_WORKSPACE_MAX_BUFFERS];
-  uint64_t alignment;   /* bytes: CL_DEVICE_MEM_BASE_ADDR_ALIGN / 8 */
-  uint64_t total_bytes; /* the end of the last buffer; 0 when nothing is needed */
+  uint64_t alignment;   /* bytes: CL_DEVICE_MEM_BASE_ADDR_ALIGN / 8, at least 16 */
+  uint64_t total_bytes; /* the end of the last buffer with bytes (buffers of count 0
+                           may have offsets past it); 0 when nothing is needed */
 } clgpu_workspace_size;
 
 typedef struct clgpu_workspace clgpu_workspace;

@@ -229,6 +229,82 @@ static void every_failure_of_an_overlapping_copy(void **state) {
               9);
 }
 
+/* reduce, scan and findall over a strided input of more elements than one
+ * chunk holds, so each call packs its input (a strided copy), runs several
+ * kernels, and (scan) writes a strided output through a packed one; with no
+ * workspace, so the scratch buffer is made and released inside the call.
+ * Each runs on a fresh context so that its programs are built inside it. */
+typedef enum family_operation { FAMILY_REDUCE, FAMILY_SCAN, FAMILY_FINDALL } family_operation;
+
+static outcome strided_family_call(void *argument) {
+  family_operation operation = *(const family_operation *)argument;
+  clgpu_context_options options = {0};
+  options.disk_cache = CLGPU_DISK_CACHE_OFF;
+  clgpu_context *context = NULL;
+  clgpu_status status = clgpu_context_create(&options, &context);
+  if (status != CLGPU_SUCCESS) return done(status, "clgpu_context_create");
+  const size_t n = 40000; /* past one chunk in either shape */
+  const char *call = "clgpu_buffer_create";
+  cl_mem buffer = NULL, results = NULL;
+  status = clgpu_buffer_create(context, CL_MEM_READ_WRITE, 2 * n * sizeof(cl_uint), &buffer);
+  if (status == CLGPU_SUCCESS) {
+    status = clgpu_buffer_create(context, CL_MEM_READ_WRITE, 2 * n * sizeof(cl_uint) + 64,
+                                 &results);
+  }
+  if (status == CLGPU_SUCCESS) {
+    clgpu_array whole, input, output, indices, count;
+    clgpu_slice every_other = {0, CLGPU_SLICE_END, 2};
+    assert_int_equal(clgpu_array_1d(buffer, 0, CLGPU_UINT32, 2 * n, &whole), CLGPU_SUCCESS);
+    assert_int_equal(clgpu_array_slice(&whole, &every_other, &input), CLGPU_SUCCESS);
+    assert_int_equal(clgpu_array_1d(results, 0, CLGPU_UINT32, 2 * n, &whole), CLGPU_SUCCESS);
+    assert_int_equal(clgpu_array_slice(&whole, &every_other, &output), CLGPU_SUCCESS);
+    assert_int_equal(clgpu_array_1d(results, 0, CLGPU_UINT32, n, &indices), CLGPU_SUCCESS);
+    assert_int_equal(clgpu_array_1d(results, 2 * n * sizeof(cl_uint), CLGPU_UINT64, 1, &count),
+                     CLGPU_SUCCESS);
+    clgpu_call_options chunked = {CLGPU_ALGORITHM_CHUNKED, NULL};
+    cl_event sentinel = (cl_event)&call, event = sentinel;
+    if (operation == FAMILY_REDUCE) {
+      clgpu_reduce_op argmax = {.kind = CLGPU_REDUCE_ARGMAX};
+      clgpu_array first;
+      assert_int_equal(clgpu_array_1d(results, 0, CLGPU_UINT64, 1, &first), CLGPU_SUCCESS);
+      call = "clgpu_reduce";
+      status = clgpu_reduce(context, &argmax, &input, CLGPU_ALL_AXES, &first, &chunked, 0, NULL,
+                            &event);
+    } else if (operation == FAMILY_SCAN) {
+      clgpu_scan_op sum = {.kind = CLGPU_SCAN_SUM, .exclusive = 1};
+      call = "clgpu_scan";
+      status = clgpu_scan(context, &sum, &input, CLGPU_ALL_AXES, &output, &chunked, 0, NULL,
+                          &event);
+    } else {
+      call = "clgpu_findall";
+      status = clgpu_findall(context, &input, "(x & 7) == 0", &indices, &count, &chunked, 0,
+                             NULL, &event);
+    }
+    if (status == CLGPU_SUCCESS) {
+      assert_int_equal(clWaitForEvents(1, &event), CL_SUCCESS);
+      clReleaseEvent(event);
+    } else {
+      assert_true(event == sentinel || event == NULL);
+    }
+  }
+  clgpu_buffer_release(context, results);
+  clgpu_buffer_release(context, buffer);
+  clgpu_context_destroy(context);
+  return done(status, status == CLGPU_SUCCESS ? NULL : call);
+}
+
+static void every_failure_of_reduce_scan_findall(void **state) {
+  (void)state;
+  family_operation operations[] = {FAMILY_REDUCE, FAMILY_SCAN, FAMILY_FINDALL};
+  const char *labels[] = {"strided argmax", "strided exclusive scan", "strided findall"};
+  for (int i = 0; i < 3; i++) {
+    /* Context, queue, two buffers, scratch, the copy's program, build and
+     * kernel, the operation's program, build and kernels, and at least three
+     * enqueues. */
+    assert_true(fail_each_point(labels[i], strided_family_call, &operations[i], 0) >= 13);
+  }
+}
+
 int main(void) {
   clgpu_context *context = NULL;
   if (clgpu_context_create(NULL, &context) == CLGPU_SUCCESS) {
@@ -242,6 +318,7 @@ int main(void) {
       cmocka_unit_test(every_failure_on_the_disk_path),
       cmocka_unit_test(every_failure_of_a_wrapped_context),
       cmocka_unit_test(every_failure_of_an_overlapping_copy),
+      cmocka_unit_test(every_failure_of_reduce_scan_findall),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -116,7 +116,10 @@ CLGPU_API clgpu_type clgpu_reduce_result_type(const clgpu_reduce_op *op, clgpu_t
  * may overlap the input), CLGPU_UNSUPPORTED_FEATURE (double without
  * cl_khr_fp64, half without cl_khr_fp16), CLGPU_MISMATCHED_OBJECTS, the
  * workspace statuses of workspace.h, the errors of clgpu_array_check, and
- * build failures. */
+ * build failures. OpenCL's codes from enqueueing: the commands enqueued
+ * before the one that failed stay enqueued, but they write only scratch
+ * memory (every operation of this family writes its outputs in its last
+ * command), so the outputs are unchanged; no event is returned. */
 CLGPU_API clgpu_status clgpu_reduce(clgpu_context *context, const clgpu_reduce_op *op,
                                     const clgpu_array *input, int axis, const clgpu_array *output,
                                     const clgpu_call_options *options, cl_uint num_events,

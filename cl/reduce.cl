@@ -459,6 +459,39 @@ __kernel __attribute__((reqd_work_group_size(CLGPU_GROUP, 1, 1))) void clgpu_sca
 #endif
 }
 
+/* The total of each group's range in element order, for scans (whose
+ * operator need not be commutative): totals[g]. CHUNKED walks the range
+ * serially (16 lanes at a time for sums, which commute); TILED folds each
+ * work-item's 8 consecutive elements and combines the items of each tile
+ * from left to right. */
+__kernel __attribute__((reqd_work_group_size(CLGPU_GROUP, 1, 1))) void clgpu_scan_totals(
+    __global const T *in, ulong in_offset, ulong n, ulong chunk, __global A *totals,
+    ulong totals_offset) {
+  ulong begin, end;
+  clgpu_range(n, chunk, &begin, &end);
+  in += in_offset;
+#if CLGPU_GROUP == 1
+  A carry = clgpu_reduce_items(in, begin, end, 0);
+#else
+  __local A scratch[CLGPU_GROUP];
+  A carry = CLGPU_NEUTRAL;
+  const ulong tile = (ulong)CLGPU_GROUP * CLGPU_ITEMS;
+  ulong first = begin + (ulong)get_local_id(0) * CLGPU_ITEMS;
+  for (ulong base = begin; base < end; base += tile, first += tile) {
+    A run = CLGPU_NEUTRAL;
+    for (int j = 0; j < CLGPU_ITEMS; j++) {
+      ulong k = first + j;
+      if (k < end) run = clgpu_combine(run, clgpu_map(in[k], k));
+    }
+    A total;
+    (void)clgpu_group_scan(run, scratch, &total);
+    barrier(CLK_LOCAL_MEM_FENCE);
+    carry = clgpu_combine(carry, total);
+  }
+#endif
+  if (get_local_id(0) == 0) totals[totals_offset + get_group_id(0)] = carry;
+}
+
 /* Exclusive scan, in place, of `count` group totals into carries, in one
  * group: carries[g] becomes the combination of totals 0 .. g-1. */
 __kernel __attribute__((reqd_work_group_size(CLGPU_GROUP, 1, 1))) void clgpu_scan_carries(

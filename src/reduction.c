@@ -1155,7 +1155,7 @@ typedef struct scan_kernels {
 static clgpu_status lease_scan(leases *held, clgpu_program *program, int multi,
                                scan_kernels *out) {
   if (multi) {
-    CLGPU__FORWARD_IF_ERROR(lease(held, program, "clgpu_reduce_ranges", &out->ranges));
+    CLGPU__FORWARD_IF_ERROR(lease(held, program, "clgpu_scan_totals", &out->ranges));
     CLGPU__FORWARD_IF_ERROR(lease(held, program, "clgpu_scan_carries", &out->carries));
   }
   return lease(held, program, "clgpu_scan_ranges", &out->scan);
@@ -1172,8 +1172,12 @@ static clgpu_status enqueue_scan_contiguous(clgpu_context *context, clgpu__chain
   cl_ulong chunk = multi ? split->chunk : n;
   uint64_t groups = multi ? split->groups : 1;
   if (multi) {
-    CLGPU__FORWARD_IF_ERROR(enqueue_ranges(context, chain, kernels->ranges, shape, in, n, chunk,
-                                           groups, 0, 0, totals, totals));
+    kernel_arg totals_args[] = {ARG(in.buffer), ARG(in.offset),     ARG(n),
+                                ARG(chunk),     ARG(totals.buffer), ARG(totals.offset)};
+    CLGPU__FORWARD_IF_ERROR(set_args(kernels->ranges, totals_args, 6, "clgpu_scan_totals"));
+    CLGPU__FORWARD_IF_ERROR(clgpu__chain_kernel(context, chain, kernels->ranges,
+                                                global_size(groups, shape->group), shape->group,
+                                                "clEnqueueNDRangeKernel(clgpu_scan_totals)"));
     cl_ulong count = groups;
     kernel_arg args[] = {ARG(totals.buffer), ARG(totals.offset), ARG(count)};
     CLGPU__FORWARD_IF_ERROR(set_args(kernels->carries, args, 3, "clgpu_scan_carries"));

@@ -965,8 +965,10 @@ clgpu_status clgpu_reduce(clgpu_context *context, const clgpu_reduce_op *op,
                           const clgpu_call_options *options, cl_uint num_events,
                           const cl_event *wait_list, cl_event *event) {
   const char *who = "clgpu_reduce";
+  CLGPU__RETURN_ERROR_IF(!context, CLGPU_INVALID_ARGUMENT, "%s: context is NULL", who);
+  CLGPU__RETURN_ERROR_IF(!op, CLGPU_INVALID_ARGUMENT, "%s: op is NULL", who);
   CLGPU__RETURN_ERROR_IF(!output, CLGPU_INVALID_ARGUMENT, "%s: output is NULL", who);
-  return reduce_entry(context, op ? op : NULL, NULL, input, axis, output, options, num_events,
+  return reduce_entry(context, op, NULL, input, axis, output, options, num_events,
                       wait_list, event, NULL, NULL, who);
 }
 
@@ -977,7 +979,9 @@ clgpu_status clgpu_reduce_workspace_size(clgpu_context *context, const clgpu_red
                                          clgpu_workspace_size *out) {
   const char *who = "clgpu_reduce_workspace_size";
   CLGPU__RETURN_ERROR_IF(!out, CLGPU_INVALID_ARGUMENT, "%s: out is NULL", who);
+  CLGPU__RETURN_ERROR_IF(!context, CLGPU_INVALID_ARGUMENT, "%s: context is NULL", who);
   CLGPU__RETURN_ERROR_IF(!op, CLGPU_INVALID_ARGUMENT, "%s: op is NULL", who);
+  CLGPU__RETURN_ERROR_IF(!output, CLGPU_INVALID_ARGUMENT, "%s: output is NULL", who);
   return reduce_entry(context, op, NULL, input, axis, output, options, 0, NULL, NULL, out, NULL,
                       who);
 }
@@ -1049,6 +1053,7 @@ clgpu_status clgpu_count_if_workspace_size(clgpu_context *context, const clgpu_a
                                            clgpu_workspace_size *out) {
   const char *who = "clgpu_count_if_workspace_size";
   CLGPU__RETURN_ERROR_IF(!out, CLGPU_INVALID_ARGUMENT, "%s: out is NULL", who);
+  CLGPU__RETURN_ERROR_IF(!output, CLGPU_INVALID_ARGUMENT, "%s: output is NULL", who);
   return reduce_entry(context, NULL, predicate, input, CLGPU_ALL_AXES, output, options, 0, NULL,
                       NULL, out, NULL, who);
 }

@@ -718,20 +718,30 @@ static void reduce_extreme(const void *in, size_t n, test_type type, void *resul
     test_store_bits(result, 0, type, identity);
     return;
   }
-  int found = 0;
-  uint64_t best = test_load_bits(in, 0, type), best_key = 0;
+  /* The best non-NaN element, and apart from it the best NaN, which is the
+   * result only when every element is a NaN: both are the extreme of their
+   * set by test_order_key, so the result does not depend on the order of the
+   * elements. */
+  int found = 0, found_nan = 0;
+  uint64_t best = 0, best_key = 0, best_nan = 0, best_nan_key = 0;
   for (size_t i = 0; i < n; i++) {
     uint64_t bits = test_load_bits(in, i, type);
-    if (bits_are_nan(bits, type)) continue;
     uint64_t key = key_of_bits(bits, type);
+    if (bits_are_nan(bits, type)) {
+      if (!found_nan || (want_largest ? key > best_nan_key : key < best_nan_key)) {
+        best_nan = bits;
+        best_nan_key = key;
+        found_nan = 1;
+      }
+      continue;
+    }
     if (!found || (want_largest ? key > best_key : key < best_key)) {
       best = bits;
       best_key = key;
       found = 1;
     }
   }
-  /* With every element a NaN, `best` is still the first of them. */
-  test_store_bits(result, 0, type, best);
+  test_store_bits(result, 0, type, found ? best : best_nan);
 }
 
 void test_reference_reduce_min(const void *in, size_t n, test_type type, void *result) {

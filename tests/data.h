@@ -222,9 +222,12 @@ void test_reference_scan(const void *in, void *out, size_t n, test_type type, in
 void test_reference_reduce_sum(const void *in, size_t n, test_type type, void *result);
 
 /* The smallest or largest element by test_order_key, ignoring NaNs: -0 is
- * smaller than +0. When every element is a NaN the result is the first of
- * them; for n = 0 it is the identity (min: the type's largest value, +inf
- * for floats; max: the lowest, -inf for floats). */
+ * smaller than +0. When every element is a NaN the result is the NaN that
+ * ranks lowest (min) or highest (max) by test_order_key: negative NaNs before
+ * positive ones, then by payload, as reduce.h specifies, so the result does
+ * not depend on the order of the elements. For n = 0 it is the identity
+ * (min: the type's largest value, +inf for floats; max: the lowest, -inf for
+ * floats). */
 void test_reference_reduce_min(const void *in, size_t n, test_type type, void *result);
 void test_reference_reduce_max(const void *in, size_t n, test_type type, void *result);
 

@@ -871,13 +871,40 @@ static void min_and_max_skip_nans_and_order_signed_zeros(void **state) {
   test_reference_reduce_max(zeros, 3, TEST_FLOAT, &result);
   assert_int_equal(float_bits(result), float_bits(0.0f));
 
-  /* All NaN: the first NaN, payload and all. */
+  /* All NaN: the NaN that ranks lowest (min) or highest (max) by
+   * test_order_key, payload and all, in either order of the elements. */
   uint32_t nans[] = {0xffc01234, 0x7fc00000};
   uint32_t nan_result;
   test_reference_reduce_min(nans, 2, TEST_FLOAT, &nan_result);
   assert_int_equal(nan_result, 0xffc01234);
   test_reference_reduce_max(nans, 2, TEST_FLOAT, &nan_result);
+  assert_int_equal(nan_result, 0x7fc00000);
+  uint32_t reversed_nans[] = {0x7fc00000, 0xffc01234};
+  test_reference_reduce_min(reversed_nans, 2, TEST_FLOAT, &nan_result);
   assert_int_equal(nan_result, 0xffc01234);
+  test_reference_reduce_max(reversed_nans, 2, TEST_FLOAT, &nan_result);
+  assert_int_equal(nan_result, 0x7fc00000);
+  /* Among negative NaNs the larger payload ranks lower (its bits are
+   * flipped), among positive ones the larger payload ranks higher; a
+   * signalling NaN (quiet bit clear) ranks by its bits like any other. */
+  uint32_t payloads[] = {0x7fc00001, 0xffc00001, 0x7f800005, 0xffc00007, 0x7fc00000, 0xff800003};
+  test_reference_reduce_min(payloads, 6, TEST_FLOAT, &nan_result);
+  assert_int_equal(nan_result, 0xffc00007);
+  test_reference_reduce_max(payloads, 6, TEST_FLOAT, &nan_result);
+  assert_int_equal(nan_result, 0x7fc00001);
+  uint64_t double_nans[] = {UINT64_C(0x7ff0000000000001), UINT64_C(0xfff8000000000000),
+                            UINT64_C(0x7ff8000000000002)};
+  uint64_t double_nan_result;
+  test_reference_reduce_min(double_nans, 3, TEST_DOUBLE, &double_nan_result);
+  assert_int_equal(double_nan_result, UINT64_C(0xfff8000000000000));
+  test_reference_reduce_max(double_nans, 3, TEST_DOUBLE, &double_nan_result);
+  assert_int_equal(double_nan_result, UINT64_C(0x7ff8000000000002));
+  /* One non-NaN among NaNs wins both. */
+  uint32_t one_number[] = {0xffc00000, 0x3f800000, 0x7fc00000};
+  test_reference_reduce_min(one_number, 3, TEST_FLOAT, &nan_result);
+  assert_int_equal(nan_result, 0x3f800000);
+  test_reference_reduce_max(one_number, 3, TEST_FLOAT, &nan_result);
+  assert_int_equal(nan_result, 0x3f800000);
 
   /* Infinities are ordinary values for min and max. */
   double infinities[] = {1.0, -INFINITY, INFINITY};

@@ -8,8 +8,20 @@
  *   first-call          time the first call of one kernel in this process
  *                       (run it twice over one cache folder to compare cold
  *                       and warm disk caches across processes)
+ *   run                 time the library's operations (reduce, count_if, scan,
+ *                       findall, copy, strided copy) per type and size: wall
+ *                       clock and profiling events, GB/s, the share of the
+ *                       device's read and copy bandwidth (measured in the same
+ *                       run with plain kernels), a CPU baseline, and
+ *                       Boost.Compute's equivalents when the build found Boost
+ *                       (bench_boost.cpp, Meson feature boost_compute); every
+ *                       result checked against the host
  */
+#include <ctype.h>
 #include <errno.h>
+#include <math.h>
+#include <pthread.h>
+#include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -18,6 +30,8 @@
 #include <unistd.h>
 
 #include <clgpu/clgpu.h>
+
+#include "bench_boost.h"
 
 static const char usage_text[] =
     "usage: clgpu-bench [SUBCOMMAND] [OPTIONS]\n"
@@ -28,6 +42,9 @@ static const char usage_text[] =
     "                       its first call with a cold and a warm disk cache\n"
     "  devices              list OpenCL platforms and devices\n"
     "  first-call           time the first call of one kernel in this process\n"
+    "  run                  time reduce, count_if, scan, findall and copies per type\n"
+    "                       and size beside the device's read and copy bandwidth,\n"
+    "                       a CPU baseline and Boost.Compute; results checked\n"
     "\n"
     "The device is chosen by CLGPU_DEVICE (\"P:D\", a flat index, or part of a\n"
     "platform or device name), else the first GPU, accelerator or CPU.\n"
@@ -258,6 +275,1670 @@ static int command_selfcheck(int argc, char **argv) {
   return failed;
 }
 
+/* ==== run: time the library's operations ==== */
+
+/* What `run` measures, in the order it measures them: the two bandwidth
+ * references first, so every operation's share can be computed. */
+enum {
+  OP_READ,
+  OP_COPY_KERNEL,
+  OP_REDUCE,
+  OP_COUNT_IF,
+  OP_SCAN,
+  OP_FINDALL,
+  OP_COPY,
+  OP_COPY_STRIDED,
+  NUM_OPS
+};
+
+typedef struct op_info {
+  const char *name;
+  int reference;         /* OP_READ or OP_COPY_KERNEL: the bandwidth it is a share of */
+  bench_boost_op boost;  /* Boost.Compute's counterpart, or BENCH_BOOST_NONE */
+  const char *cpu_label; /* what the CPU baseline runs */
+} op_info;
+
+static const op_info op_table[NUM_OPS] = {
+    {"read", -1, BENCH_BOOST_NONE, "C read loop, all threads"},
+    {"copy_kernel", -1, BENCH_BOOST_NONE, "memcpy"},
+    {"reduce", OP_READ, BENCH_BOOST_REDUCE, "C loop, all threads"},
+    {"count_if", OP_READ, BENCH_BOOST_COUNT_IF, "C loop, all threads"},
+    {"scan", OP_COPY_KERNEL, BENCH_BOOST_INCLUSIVE_SCAN, "C loop, one thread"},
+    {"findall", OP_READ, BENCH_BOOST_COPY_IF, "C loop, one thread"},
+    {"copy", OP_COPY_KERNEL, BENCH_BOOST_COPY, "C loop, one thread"},
+    {"copy_strided", OP_COPY_KERNEL, BENCH_BOOST_REVERSE_COPY, "C loop, one thread"},
+};
+
+/* ---- host side of each element type: data, CPU baselines, checks ---- */
+
+typedef struct check_message {
+  char text[512];
+} check_message;
+
+typedef struct host_type {
+  const char *name; /* as --types takes it */
+  clgpu_type type;
+  size_t size;
+  int is_float;
+  const char *predicate; /* OpenCL C, selects about 10% of the data */
+  unsigned char gpu_key[8]; /* a value the GPU-shape read kernel compares with */
+  void (*generate)(void *data, size_t n, uint64_t seed);
+  void (*sum)(const void *data, size_t begin, size_t end, void *out);
+  size_t (*count)(const void *data, size_t begin, size_t end);
+  void (*scan)(const void *in, void *out, size_t n);
+  size_t (*findall)(const void *in, uint32_t *indices, size_t n);
+  void (*copy)(const void *in, void *out, size_t n);
+  void (*copy_reversed)(const void *in, void *out, size_t n);
+  /* Checks: 0 when right, else 1 with the first difference in *message. */
+  int (*check_sum)(const void *in, size_t n, const void *result, check_message *message);
+  int (*check_scan)(const void *in, size_t n, const void *out, check_message *message);
+  int (*check_selected)(const void *in, size_t n, const void *out, uint64_t count,
+                        int as_indices, check_message *message);
+  int (*check_reversed)(const void *in, size_t n, const void *out, check_message *message);
+} host_type;
+
+static uint64_t splitmix64(uint64_t *state) {
+  uint64_t z = (*state += 0x9E3779B97F4A7C15ull);
+  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+  return z ^ (z >> 31);
+}
+
+/* Relative error allowed in float and double sums and scans, against the
+ * host's sum (in double) of the absolute values: the chunked and tiled
+ * orders of reduce.h stay orders of magnitude inside it at these sizes, a
+ * naive left-to-right float sum of 16M values in [0, 1) does not. */
+#define FLOAT_TOLERANCE 1e-4
+#define DOUBLE_TOLERANCE 1e-10
+
+/* One set of host functions per element type. T: the element, U: the type
+ * sums are taken in (unsigned for integers, so they wrap like the device's),
+ * PRED: the predicate over x in C, TOL: the relative tolerance of sums (0:
+ * exact), PF/PC: how to print a value. */
+#define HOST_TYPE_FUNCTIONS(S, T, U, PRED, TOL, PF, PC)                                          \
+  /* 16 lanes, four rows of them added per step: compilers vectorise it at -O2 and keep */      \
+  /* the lanes in registers. */                                                                  \
+  static void S##_sum(const void *data, size_t begin, size_t end, void *out) {                  \
+    const T *x = data;                                                                           \
+    U lanes[16] = {0};                                                                           \
+    size_t i = begin;                                                                            \
+    for (; i + 64 <= end; i += 64) {                                                             \
+      U rows[16];                                                                                \
+      for (int l = 0; l < 16; l++) rows[l] = (U)x[i + (size_t)l] + (U)x[i + 16 + (size_t)l];    \
+      for (int l = 0; l < 16; l++) {                                                             \
+        rows[l] += (U)x[i + 32 + (size_t)l] + (U)x[i + 48 + (size_t)l];                          \
+      }                                                                                          \
+      for (int l = 0; l < 16; l++) lanes[l] += rows[l];                                          \
+    }                                                                                            \
+    U s = 0;                                                                                     \
+    for (; i < end; i++) s += (U)x[i];                                                           \
+    for (int l = 0; l < 16; l++) s += lanes[l];                                                  \
+    memcpy(out, &s, sizeof s);                                                                   \
+  }                                                                                              \
+  /* In blocks of 64 with a 32-bit count, which compilers vectorise at -O2. */                  \
+  static size_t S##_count(const void *data, size_t begin, size_t end) {                         \
+    const T *xs = data;                                                                          \
+    size_t c = 0, i = begin;                                                                     \
+    for (; i + 64 <= end; i += 64) {                                                             \
+      uint32_t block = 0;                                                                        \
+      for (int l = 0; l < 64; l++) {                                                             \
+        T x = xs[i + (size_t)l];                                                                 \
+        block += (PRED) ? 1u : 0u;                                                               \
+      }                                                                                          \
+      c += block;                                                                                \
+    }                                                                                            \
+    for (; i < end; i++) {                                                                       \
+      T x = xs[i];                                                                               \
+      c += (PRED) ? 1 : 0;                                                                       \
+    }                                                                                            \
+    return c;                                                                                    \
+  }                                                                                              \
+  static void S##_scan(const void *in, void *out, size_t n) {                                   \
+    const T *x = in;                                                                             \
+    T *y = out;                                                                                  \
+    U s = 0;                                                                                     \
+    for (size_t i = 0; i < n; i++) {                                                             \
+      s += (U)x[i];                                                                              \
+      y[i] = (T)s;                                                                               \
+    }                                                                                            \
+  }                                                                                              \
+  static size_t S##_findall(const void *in, uint32_t *indices, size_t n) {                      \
+    const T *xs = in;                                                                            \
+    size_t c = 0;                                                                                \
+    for (size_t i = 0; i < n; i++) {                                                             \
+      T x = xs[i];                                                                               \
+      indices[c] = (uint32_t)i;                                                                  \
+      c += (PRED) ? 1 : 0;                                                                       \
+    }                                                                                            \
+    return c;                                                                                    \
+  }                                                                                              \
+  static void S##_copy(const void *in, void *out, size_t n) {                                   \
+    const T *x = in;                                                                             \
+    T *y = out;                                                                                  \
+    for (size_t i = 0; i < n; i++) y[i] = x[i];                                                  \
+  }                                                                                              \
+  static void S##_copy_reversed(const void *in, void *out, size_t n) {                          \
+    const T *x = in;                                                                             \
+    T *y = out;                                                                                  \
+    for (size_t i = 0; i < n; i++) y[i] = x[n - 1 - i];                                          \
+  }                                                                                              \
+  static int S##_check_sum(const void *in, size_t n, const void *result,                        \
+                           check_message *message) {                                             \
+    const T *x = in;                                                                             \
+    T got;                                                                                       \
+    memcpy(&got, result, sizeof got);                                                            \
+    if (TOL > 0) {                                                                               \
+      double exact = 0, magnitude = 0;                                                           \
+      for (size_t i = 0; i < n; i++) {                                                           \
+        exact += (double)x[i];                                                                   \
+        magnitude += fabs((double)x[i]);                                                         \
+      }                                                                                          \
+      double error = fabs((double)got - exact);                                                  \
+      if (error <= TOL * magnitude) return 0;                                                    \
+      snprintf(message->text, sizeof message->text,                                              \
+               "sum is %.9g, the host's (in double) %.9g: error %.3g above the bound %.3g",     \
+               (double)got, exact, error, TOL * magnitude);                                      \
+      return 1;                                                                                  \
+    }                                                                                            \
+    U s = 0;                                                                                     \
+    for (size_t i = 0; i < n; i++) s += (U)x[i];                                                 \
+    T expected = (T)s;                                                                           \
+    if (memcmp(&got, &expected, sizeof got) == 0) return 0;                                      \
+    snprintf(message->text, sizeof message->text, "sum is " PF ", the host's " PF, PC got,     \
+             PC expected);                                                                       \
+    return 1;                                                                                    \
+  }                                                                                              \
+  static int S##_check_scan(const void *in, size_t n, const void *out,                          \
+                            check_message *message) {                                            \
+    const T *x = in, *y = out;                                                                   \
+    double exact = 0, magnitude = 0;                                                             \
+    U s = 0;                                                                                     \
+    for (size_t i = 0; i < n; i++) {                                                             \
+      if (TOL > 0) {                                                                             \
+        exact += (double)x[i];                                                                   \
+        magnitude += fabs((double)x[i]);                                                         \
+        double error = fabs((double)y[i] - exact);                                               \
+        if (!(error <= TOL * magnitude)) {                                                       \
+          snprintf(message->text, sizeof message->text,                                          \
+                   "out[%zu] is %.9g, the host's (in double) %.9g: error %.3g above the "       \
+                   "bound %.3g",                                                                 \
+                   i, (double)y[i], exact, error, TOL * magnitude);                              \
+          return 1;                                                                              \
+        }                                                                                        \
+      } else {                                                                                   \
+        s += (U)x[i];                                                                            \
+        T expected = (T)s;                                                                       \
+        if (memcmp(&y[i], &expected, sizeof expected) != 0) {                                    \
+          snprintf(message->text, sizeof message->text,                                          \
+                   "out[%zu] is " PF ", the host's " PF, i, PC y[i], PC expected);              \
+          return 1;                                                                              \
+        }                                                                                        \
+      }                                                                                          \
+    }                                                                                            \
+    return 0;                                                                                    \
+  }                                                                                              \
+  static int S##_check_selected(const void *in, size_t n, const void *out, uint64_t count,      \
+                                int as_indices, check_message *message) {                        \
+    const T *xs = in;                                                                            \
+    const uint32_t *indices = out;                                                               \
+    const T *values = out;                                                                       \
+    uint64_t j = 0;                                                                              \
+    for (size_t i = 0; i < n; i++) {                                                             \
+      T x = xs[i];                                                                               \
+      if (!(PRED)) continue;                                                                     \
+      if (j < count && as_indices && indices[j] != (uint32_t)i) {                                \
+        snprintf(message->text, sizeof message->text,                                            \
+                 "index %llu is %u, the host's %zu", (unsigned long long)j, indices[j], i);     \
+        return 1;                                                                                \
+      }                                                                                          \
+      if (j < count && !as_indices && memcmp(&values[j], &x, sizeof x) != 0) {                   \
+        snprintf(message->text, sizeof message->text,                                            \
+                 "value %llu is " PF ", the host's " PF " (element %zu)",                       \
+                 (unsigned long long)j, PC values[j], PC x, i);                                  \
+        return 1;                                                                                \
+      }                                                                                          \
+      j++;                                                                                       \
+    }                                                                                            \
+    if (j == count) return 0;                                                                    \
+    snprintf(message->text, sizeof message->text, "count is %llu, the host's %llu",            \
+             (unsigned long long)count, (unsigned long long)j);                                  \
+    return 1;                                                                                    \
+  }                                                                                              \
+  static int S##_check_reversed(const void *in, size_t n, const void *out,                      \
+                                check_message *message) {                                        \
+    const T *x = in, *y = out;                                                                   \
+    for (size_t i = 0; i < n; i++) {                                                             \
+      if (memcmp(&y[i], &x[n - 1 - i], sizeof y[i]) != 0) {                                     \
+        snprintf(message->text, sizeof message->text, "out[%zu] is " PF ", in[%zu] is " PF,     \
+                 i, PC y[i], n - 1 - i, PC x[n - 1 - i]);                                        \
+        return 1;                                                                                \
+      }                                                                                          \
+    }                                                                                            \
+    return 0;                                                                                    \
+  }
+
+HOST_TYPE_FUNCTIONS(int32, int32_t, uint32_t, x < -1717986918, 0, "%lld", (long long))
+HOST_TYPE_FUNCTIONS(uint32, uint32_t, uint32_t, x < 429496730u, 0, "%llu", (unsigned long long))
+HOST_TYPE_FUNCTIONS(uint64, uint64_t, uint64_t, x < 1844674407370955162ull, 0, "%llu",
+                    (unsigned long long))
+HOST_TYPE_FUNCTIONS(float, float, float, x < 0.1f, FLOAT_TOLERANCE, "%.9g", (double))
+HOST_TYPE_FUNCTIONS(double, double, double, x < 0.1, DOUBLE_TOLERANCE, "%.17g", (double))
+
+/* Uniformly random data from a fixed seed: integers over their whole range,
+ * floats in [0, 1). */
+static void generate_32(void *data, size_t n, uint64_t seed) {
+  uint32_t *x = data;
+  for (size_t i = 0; i < n; i++) x[i] = (uint32_t)(splitmix64(&seed) >> 32);
+}
+static void generate_64(void *data, size_t n, uint64_t seed) {
+  uint64_t *x = data;
+  for (size_t i = 0; i < n; i++) x[i] = splitmix64(&seed);
+}
+static void generate_float(void *data, size_t n, uint64_t seed) {
+  float *x = data;
+  for (size_t i = 0; i < n; i++) x[i] = (float)(splitmix64(&seed) >> 40) * 0x1p-24f;
+}
+static void generate_double(void *data, size_t n, uint64_t seed) {
+  double *x = data;
+  for (size_t i = 0; i < n; i++) x[i] = (double)(splitmix64(&seed) >> 11) * 0x1p-53;
+}
+
+#define HOST_TYPE_ENTRY(S, CLTYPE, SIZE, IS_FLOAT, PREDICATE, KEY, GENERATE)                   \
+  {#S,                                                                                          \
+   CLTYPE,                                                                                      \
+   SIZE,                                                                                        \
+   IS_FLOAT,                                                                                    \
+   PREDICATE,                                                                                   \
+   KEY,                                                                                         \
+   GENERATE,                                                                                    \
+   S##_sum,                                                                                     \
+   S##_count,                                                                                   \
+   S##_scan,                                                                                    \
+   S##_findall,                                                                                 \
+   S##_copy,                                                                                    \
+   S##_copy_reversed,                                                                           \
+   S##_check_sum,                                                                               \
+   S##_check_scan,                                                                              \
+   S##_check_selected,                                                                          \
+   S##_check_reversed}
+
+/* The GPU-shape read kernel writes an element only when it equals the key:
+ * all ones for integers, -1.0 (little-endian bytes) for floats; the data
+ * practically never holds it, so the kernel reads and does not write. */
+#define KEY_ONES {0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff}
+#define KEY_MINUS_ONE_FLOAT {0x00, 0x00, 0x80, 0xbf}
+#define KEY_MINUS_ONE_DOUBLE {0, 0, 0, 0, 0, 0, 0xf0, 0xbf}
+
+static const host_type host_types[] = {
+    HOST_TYPE_ENTRY(uint32, CLGPU_UINT32, 4, 0, "x < 429496730u", KEY_ONES, generate_32),
+    HOST_TYPE_ENTRY(float, CLGPU_FLOAT, 4, 1, "x < 0.1f", KEY_MINUS_ONE_FLOAT, generate_float),
+    HOST_TYPE_ENTRY(int32, CLGPU_INT32, 4, 0, "x < -1717986918", KEY_ONES, generate_32),
+    HOST_TYPE_ENTRY(uint64, CLGPU_UINT64, 8, 0, "x < 1844674407370955162UL", KEY_ONES,
+                    generate_64),
+    HOST_TYPE_ENTRY(double, CLGPU_DOUBLE, 8, 1, "x < 0.1", KEY_MINUS_ONE_DOUBLE,
+                    generate_double),
+};
+#define NUM_HOST_TYPES (sizeof host_types / sizeof host_types[0])
+
+/* ---- the reference kernels: the device's read and copy bandwidth ---- */
+
+/* CPU shape (BENCH_CPU_SHAPE 1): a few work-groups of one work-item, each
+ * walking one long contiguous chunk with vload16/vstore16 and four vector
+ * accumulators (POCL vectorises nothing else). GPU shape: one element per
+ * work-item in groups of BENCH_GROUP. The read kernel writes one value per
+ * work-item in the CPU shape (the chunk's xor or sum, so nothing is
+ * optimised away) and, in the GPU shape, only where an element equals `key`
+ * (practically never). Both kernels take the same arguments in both shapes. */
+static const char reference_kernels[] =
+    "#ifdef BENCH_FP64\n"
+    "#pragma OPENCL EXTENSION cl_khr_fp64 : enable\n"
+    "#endif\n"
+    "#define BENCH_CAT_(a, b) a##b\n"
+    "#define BENCH_CAT(a, b) BENCH_CAT_(a, b)\n"
+    "#define T2 BENCH_CAT(T, 2)\n"
+    "#define T4 BENCH_CAT(T, 4)\n"
+    "#define T8 BENCH_CAT(T, 8)\n"
+    "#define T16 BENCH_CAT(T, 16)\n"
+    "#if BENCH_IS_FLOAT\n"
+    "#define ACC(a, b) ((a) + (b))\n"
+    "#else\n"
+    "#define ACC(a, b) ((a) ^ (b))\n"
+    "#endif\n"
+    "#if BENCH_CPU_SHAPE\n"
+    "__kernel __attribute__((reqd_work_group_size(1, 1, 1))) void bench_read(\n"
+    "    __global const T *src, ulong n, ulong chunk, T key, __global T *out) {\n"
+    "  ulong i = get_global_id(0) * chunk;\n"
+    "  ulong end = min(n, i + chunk);\n"
+    "  T16 a0 = (T16)((T)0), a1 = (T16)((T)0), a2 = (T16)((T)0), a3 = (T16)((T)0);\n"
+    "  for (; i + 64 <= end; i += 64) {\n"
+    "    a0 = ACC(a0, vload16(0, src + i));\n"
+    "    a1 = ACC(a1, vload16(0, src + i + 16));\n"
+    "    a2 = ACC(a2, vload16(0, src + i + 32));\n"
+    "    a3 = ACC(a3, vload16(0, src + i + 48));\n"
+    "  }\n"
+    "  for (; i + 16 <= end; i += 16) a0 = ACC(a0, vload16(0, src + i));\n"
+    "  T16 a = ACC(ACC(a0, a1), ACC(a2, a3));\n"
+    "  T8 b = ACC(a.lo, a.hi);\n"
+    "  T4 c = ACC(b.lo, b.hi);\n"
+    "  T2 d = ACC(c.lo, c.hi);\n"
+    "  T s = ACC(d.lo, d.hi);\n"
+    "  for (; i < end; i++) s = ACC(s, src[i]);\n"
+    "  out[get_global_id(0)] = s;\n"
+    "}\n"
+    "__kernel __attribute__((reqd_work_group_size(1, 1, 1))) void bench_copy(\n"
+    "    __global const T *src, __global T *dst, ulong n, ulong chunk) {\n"
+    "  ulong i = get_global_id(0) * chunk;\n"
+    "  ulong end = min(n, i + chunk);\n"
+    "  for (; i + 64 <= end; i += 64) {\n"
+    "    T16 v0 = vload16(0, src + i);\n"
+    "    T16 v1 = vload16(0, src + i + 16);\n"
+    "    T16 v2 = vload16(0, src + i + 32);\n"
+    "    T16 v3 = vload16(0, src + i + 48);\n"
+    "    vstore16(v0, 0, dst + i);\n"
+    "    vstore16(v1, 0, dst + i + 16);\n"
+    "    vstore16(v2, 0, dst + i + 32);\n"
+    "    vstore16(v3, 0, dst + i + 48);\n"
+    "  }\n"
+    "  for (; i + 16 <= end; i += 16) vstore16(vload16(0, src + i), 0, dst + i);\n"
+    "  for (; i < end; i++) dst[i] = src[i];\n"
+    "}\n"
+    "#else\n"
+    "__kernel __attribute__((reqd_work_group_size(BENCH_GROUP, 1, 1))) void bench_read(\n"
+    "    __global const T *src, ulong n, ulong chunk, T key, __global T *out) {\n"
+    "  ulong i = get_global_id(0);\n"
+    "  if (i < n) {\n"
+    "    T x = src[i];\n"
+    "    if (x == key) out[get_group_id(0)] = x;\n"
+    "  }\n"
+    "}\n"
+    "__kernel __attribute__((reqd_work_group_size(BENCH_GROUP, 1, 1))) void bench_copy(\n"
+    "    __global const T *src, __global T *dst, ulong n, ulong chunk) {\n"
+    "  ulong i = get_global_id(0);\n"
+    "  if (i < n) dst[i] = src[i];\n"
+    "}\n"
+    "#endif\n";
+
+/* ---- options ---- */
+
+typedef enum output_format { FORMAT_TABLE, FORMAT_CSV, FORMAT_JSON } output_format;
+typedef enum reference_shape { SHAPE_AUTO, SHAPE_CPU, SHAPE_GPU } reference_shape;
+
+#define MAX_LIST 32
+
+typedef struct run_options {
+  int ops[NUM_OPS]; /* requested */
+  size_t types[MAX_LIST];
+  size_t num_types;
+  size_t sizes[MAX_LIST];
+  size_t num_sizes;
+  int repeat;
+  int warmup;
+  clgpu_algorithm algorithm;
+  output_format format;
+  reference_shape shape;
+  int quiet;
+  int no_boost;
+  int no_cpu;
+} run_options;
+
+static const char run_usage_text[] =
+    "usage: clgpu-bench run [--ops LIST] [--types LIST] [--sizes LIST] [--repeat N]\n"
+    "                       [--warmup N] [--algorithm auto|chunked|tiled]\n"
+    "                       [--format table|csv|json] [--quiet] [--no-boost] [--no-cpu]\n"
+    "                       [--reference-shape auto|cpu|gpu]\n"
+    "\n"
+    "Time clgpu's operations on the default device (or CLGPU_DEVICE's) beside the\n"
+    "device's own read and copy bandwidth, a CPU baseline and Boost.Compute.\n"
+    "\n"
+    "  --ops LIST        comma-separated, default all:\n"
+    "                      reduce        SUM over the whole array\n"
+    "                      count_if      elements where the predicate holds\n"
+    "                      scan          inclusive SUM\n"
+    "                      findall       indices (uint32) where the predicate holds\n"
+    "                      copy          clgpu_copy of a contiguous view\n"
+    "                      copy_strided  clgpu_copy of a reversed view (stride -1)\n"
+    "                      read          reference: a plain kernel reading every element\n"
+    "                      copy_kernel   reference: a plain copy kernel\n"
+    "                    The predicate selects about 10% of the uniformly random data:\n"
+    "                    uint32 x < 429496730u, float x < 0.1f (data in [0, 1)), int32\n"
+    "                    x < -1717986918, uint64 x < 1844674407370955162UL, double x < 0.1.\n"
+    "                    Every operation's share of the read or copy kernel comes from\n"
+    "                    that kernel run right before each of its calls, whatever --ops.\n"
+    "  --types LIST      uint32, float, int32, uint64, double (default uint32,float)\n"
+    "  --sizes LIST      element counts, with suffix K (1024) or M (1048576) (default 16M)\n"
+    "  --repeat N        timed calls per figure (default 10)\n"
+    "  --warmup N        untimed calls first (default 2; Boost.Compute gets at least 1,\n"
+    "                    so that its kernel builds are never timed)\n"
+    "  --algorithm A     clgpu's algorithm: auto (default), chunked (CPU shape) or\n"
+    "                    tiled (GPU shape)\n"
+    "  --format F        table (default), csv or json (every figure, the device and\n"
+    "                    the library version)\n"
+    "  --quiet           no progress line on stderr (it is shown only on a terminal)\n"
+    "  --no-boost        skip the Boost.Compute peer\n"
+    "  --no-cpu          skip the CPU baseline\n"
+    "  --reference-shape the shape of the read and copy kernels: auto (CPU shape on\n"
+    "                    CPU devices, GPU shape elsewhere), cpu or gpu\n"
+    "\n"
+    "Each call is timed by the wall clock from the call to the end of clFinish\n"
+    "(the primary figure) and by the profiling event it returns, which covers only\n"
+    "its last command. Figures are the median over the repetitions, with min and\n"
+    "max. Every result is checked once against the host; a wrong one ends the run\n"
+    "with exit status 1.\n";
+
+static int run_usage_error(const char *format, const char *argument) {
+  fprintf(stderr, "clgpu-bench run: ");
+  fprintf(stderr, format, argument);
+  fprintf(stderr, " (see clgpu-bench run --help)\n");
+  return 2;
+}
+
+/* Split `text` at commas into `items` (pointers into `copy`); 0, or -1 for
+ * an empty item or too many. */
+static int split_list(const char *text, char *copy, size_t copy_size, char **items,
+                      size_t *count) {
+  size_t length = strlen(text);
+  if (length + 1 > copy_size) return -1;
+  memcpy(copy, text, length + 1);
+  *count = 0;
+  char *start = copy;
+  for (;;) {
+    char *comma = strchr(start, ',');
+    if (comma) *comma = '\0';
+    if (*start == '\0' || *count == MAX_LIST) return -1;
+    items[(*count)++] = start;
+    if (!comma) return 0;
+    start = comma + 1;
+  }
+}
+
+/* "16M" -> 16777216; 0 on success, -1 when malformed, zero or too large. */
+static int parse_size(const char *text, size_t *out) {
+  if (!isdigit((unsigned char)text[0])) return -1;
+  errno = 0;
+  char *end = NULL;
+  unsigned long long value = strtoull(text, &end, 10);
+  if (errno != 0) return -1;
+  unsigned long long unit = 1;
+  if (*end == 'K' || *end == 'k') {
+    unit = 1024;
+    end++;
+  } else if (*end == 'M' || *end == 'm') {
+    unit = 1024 * 1024;
+    end++;
+  } else if (*end == 'G' || *end == 'g') {
+    unit = 1024ull * 1024 * 1024;
+    end++;
+  }
+  if (*end != '\0' || value == 0 || value > (unsigned long long)UINT32_MAX / unit) return -1;
+  *out = (size_t)(value * unit);
+  return 0;
+}
+
+static int parse_count(const char *text, int minimum, int *out) {
+  if (!isdigit((unsigned char)text[0])) return -1;
+  errno = 0;
+  char *end = NULL;
+  long value = strtol(text, &end, 10);
+  if (errno != 0 || *end != '\0' || value < minimum || value > 1000000) return -1;
+  *out = (int)value;
+  return 0;
+}
+
+/* Parse `run`'s arguments: 0, 2 after a usage error (printed), or -1 after
+ * --help (printed). */
+static int parse_run_options(int argc, char **argv, run_options *options) {
+  memset(options, 0, sizeof *options);
+  for (int op = 0; op < NUM_OPS; op++) options->ops[op] = 1;
+  options->types[0] = 0; /* uint32 */
+  options->types[1] = 1; /* float */
+  options->num_types = 2;
+  options->sizes[0] = (size_t)16 << 20;
+  options->num_sizes = 1;
+  options->repeat = 10;
+  options->warmup = 2;
+  for (int i = 0; i < argc; i++) {
+    const char *arg = argv[i];
+    if (strcmp(arg, "--help") == 0 || strcmp(arg, "-h") == 0) {
+      fputs(run_usage_text, stdout);
+      return -1;
+    }
+    if (strcmp(arg, "--quiet") == 0 || strcmp(arg, "-q") == 0) {
+      options->quiet = 1;
+      continue;
+    }
+    if (strcmp(arg, "--no-boost") == 0) {
+      options->no_boost = 1;
+      continue;
+    }
+    if (strcmp(arg, "--no-cpu") == 0) {
+      options->no_cpu = 1;
+      continue;
+    }
+    static const char *const valued[] = {"--ops",    "--types",     "--sizes",  "--repeat",
+                                         "--warmup", "--algorithm", "--format", "--reference-shape"};
+    size_t which = sizeof valued / sizeof valued[0];
+    const char *value = NULL;
+    for (size_t v = 0; v < sizeof valued / sizeof valued[0]; v++) {
+      size_t length = strlen(valued[v]);
+      if (strncmp(arg, valued[v], length) == 0 && arg[length] == '=') {
+        which = v;
+        value = arg + length + 1;
+      } else if (strcmp(arg, valued[v]) == 0) {
+        if (i + 1 >= argc) return run_usage_error("%s needs a value", arg);
+        which = v;
+        value = argv[++i];
+      }
+      if (value) break;
+    }
+    if (!value) return run_usage_error("unknown option '%s'", arg);
+    char copy[1024];
+    char *items[MAX_LIST];
+    size_t count = 0;
+    switch (which) {
+      case 0: /* --ops */
+        if (split_list(value, copy, sizeof copy, items, &count) != 0) {
+          return run_usage_error("--ops: malformed list '%s'", value);
+        }
+        for (int op = 0; op < NUM_OPS; op++) options->ops[op] = 0;
+        for (size_t k = 0; k < count; k++) {
+          int all = strcmp(items[k], "all") == 0, found = all;
+          for (int op = 0; op < NUM_OPS; op++) {
+            if (all || strcmp(items[k], op_table[op].name) == 0) {
+              options->ops[op] = 1;
+              found = 1;
+            }
+          }
+          if (!found) return run_usage_error("--ops: unknown operation '%s'", items[k]);
+        }
+        break;
+      case 1: /* --types */
+        if (split_list(value, copy, sizeof copy, items, &count) != 0) {
+          return run_usage_error("--types: malformed list '%s'", value);
+        }
+        options->num_types = 0;
+        for (size_t k = 0; k < count; k++) {
+          size_t t = 0;
+          while (t < NUM_HOST_TYPES && strcmp(items[k], host_types[t].name) != 0) t++;
+          if (t == NUM_HOST_TYPES) return run_usage_error("--types: unknown type '%s'", items[k]);
+          int seen = 0;
+          for (size_t s = 0; s < options->num_types; s++) seen |= options->types[s] == t;
+          if (!seen) options->types[options->num_types++] = t;
+        }
+        break;
+      case 2: /* --sizes */
+        if (split_list(value, copy, sizeof copy, items, &count) != 0) {
+          return run_usage_error("--sizes: malformed list '%s'", value);
+        }
+        options->num_sizes = 0;
+        for (size_t k = 0; k < count; k++) {
+          size_t n = 0;
+          if (parse_size(items[k], &n) != 0) {
+            return run_usage_error(
+                "--sizes: '%s' is not an element count from 1 to 4G-1 (suffixes K, M, G)",
+                items[k]);
+          }
+          int seen = 0;
+          for (size_t s = 0; s < options->num_sizes; s++) seen |= options->sizes[s] == n;
+          if (!seen) options->sizes[options->num_sizes++] = n;
+        }
+        break;
+      case 3:
+        if (parse_count(value, 1, &options->repeat) != 0) {
+          return run_usage_error("--repeat: '%s' is not a count from 1 to 1000000", value);
+        }
+        break;
+      case 4:
+        if (parse_count(value, 0, &options->warmup) != 0) {
+          return run_usage_error("--warmup: '%s' is not a count from 0 to 1000000", value);
+        }
+        break;
+      case 5:
+        if (strcmp(value, "auto") == 0) {
+          options->algorithm = CLGPU_ALGORITHM_AUTO;
+        } else if (strcmp(value, "chunked") == 0) {
+          options->algorithm = CLGPU_ALGORITHM_CHUNKED;
+        } else if (strcmp(value, "tiled") == 0) {
+          options->algorithm = CLGPU_ALGORITHM_TILED;
+        } else {
+          return run_usage_error("--algorithm: '%s' is not auto, chunked or tiled", value);
+        }
+        break;
+      case 6:
+        if (strcmp(value, "table") == 0) {
+          options->format = FORMAT_TABLE;
+        } else if (strcmp(value, "csv") == 0) {
+          options->format = FORMAT_CSV;
+        } else if (strcmp(value, "json") == 0) {
+          options->format = FORMAT_JSON;
+        } else {
+          return run_usage_error("--format: '%s' is not table, csv or json", value);
+        }
+        break;
+      default:
+        if (strcmp(value, "auto") == 0) {
+          options->shape = SHAPE_AUTO;
+        } else if (strcmp(value, "cpu") == 0) {
+          options->shape = SHAPE_CPU;
+        } else if (strcmp(value, "gpu") == 0) {
+          options->shape = SHAPE_GPU;
+        } else {
+          return run_usage_error("--reference-shape: '%s' is not auto, cpu or gpu", value);
+        }
+        break;
+    }
+  }
+  return 0;
+}
+
+/* ---- figures ---- */
+
+typedef struct timing {
+  int valid;
+  double median, min, max; /* ms */
+} timing;
+
+static int compare_doubles(const void *a, const void *b) {
+  double x = *(const double *)a, y = *(const double *)b;
+  return (x > y) - (x < y);
+}
+
+static timing summarize(double *values, int count) {
+  timing t = {0, NAN, NAN, NAN};
+  if (count <= 0) return t;
+  for (int k = 0; k < count; k++) {
+    if (!(values[k] >= 0)) return t; /* one missing figure: none */
+  }
+  qsort(values, (size_t)count, sizeof *values, compare_doubles);
+  t.valid = 1;
+  t.min = values[0];
+  t.max = values[count - 1];
+  t.median = count % 2 ? values[count / 2] : (values[count / 2 - 1] + values[count / 2]) / 2;
+  return t;
+}
+
+/* One row: an operation on one type and size. */
+typedef struct result {
+  int op;
+  const host_type *type;
+  size_t n;
+  double bytes;      /* the bytes the operation must move */
+  uint64_t selected; /* findall, count_if: elements selected */
+  char algorithm[24];
+  timing wall, event;
+  timing reference;      /* the read or copy kernel, timed alternately with this operation */
+  double reference_gbps; /* its wall-clock GB/s; NaN if none */
+  timing cpu;
+  timing boost;
+  char boost_note[640]; /* why Boost has no figure, if it has none */
+} result;
+
+static double gbps(double bytes, const timing *t) {
+  return t->valid && t->median > 0 ? bytes / (t->median * 1e-3) / 1e9 : NAN;
+}
+
+/* ---- the run ---- */
+
+/* Everything one (type, size) needs. */
+typedef struct bench_case {
+  clgpu_context *context;
+  cl_command_queue queue;
+  const clgpu_device_info *device;
+  const run_options *options;
+  const host_type *type;
+  size_t n;
+  int cpu_shape;
+  void *host_in;       /* the data */
+  void *host_out;      /* what the device wrote, read back */
+  void *cpu_out;       /* the CPU baselines' output */
+  uint32_t *cpu_index; /* findall's CPU baseline */
+  cl_mem d_in, d_out, d_indices, d_result, d_count;
+  clgpu_array v_in, v_reversed, v_out, v_indices, v_result, v_count64, v_count;
+  uint64_t selected;
+} bench_case;
+
+static int progress_enabled;
+
+static void progress(const char *format, ...) {
+  if (!progress_enabled) return;
+  va_list arguments;
+  va_start(arguments, format);
+  fputs("\r\033[K", stderr);
+  vfprintf(stderr, format, arguments);
+  va_end(arguments);
+  fflush(stderr);
+}
+
+static void progress_clear(void) {
+  if (progress_enabled) fputs("\r\033[K", stderr);
+}
+
+static const char *size_label(size_t n, char *buffer, size_t size) {
+  if (n % ((size_t)1 << 20) == 0) {
+    snprintf(buffer, size, "%zuM", n >> 20);
+  } else if (n % 1024 == 0) {
+    snprintf(buffer, size, "%zuK", n >> 10);
+  } else {
+    snprintf(buffer, size, "%zu", n);
+  }
+  return buffer;
+}
+
+static int op_failure(const bench_case *c, int op, const char *what, clgpu_status status) {
+  progress_clear();
+  char n_label[32];
+  fprintf(stderr, "clgpu-bench run: %s %s %s: %s: %s (%d): %s\n%s\n", op_table[op].name,
+          c->type->name, size_label(c->n, n_label, sizeof n_label), what,
+          clgpu_status_name(status), (int)status, clgpu_status_string(status),
+          clgpu_last_error());
+  return 1;
+}
+
+static int wrong_result(const bench_case *c, int op, const char *who,
+                        const check_message *message) {
+  progress_clear();
+  char n_label[32];
+  fprintf(stderr, "clgpu-bench run: WRONG RESULT from %s %s over %s %s: %s\n", who,
+          op_table[op].name, size_label(c->n, n_label, sizeof n_label), c->type->name,
+          message->text);
+  return 1;
+}
+
+/* The chunk of the CPU-shape reference kernels: about four per compute unit,
+ * a multiple of 64 elements. */
+static size_t reference_chunk(const bench_case *c, size_t *groups) {
+  size_t chunks = 4 * (size_t)(c->device->compute_units ? c->device->compute_units : 1);
+  size_t chunk = (c->n + chunks - 1) / chunks;
+  chunk = (chunk + 63) / 64 * 64;
+  *groups = (c->n + chunk - 1) / chunk;
+  return chunk;
+}
+
+static size_t reference_group(const bench_case *c) {
+  size_t group = 256;
+  if (c->device->max_work_group_size < group) group = c->device->max_work_group_size;
+  return group;
+}
+
+static clgpu_status enqueue_reference(bench_case *c, int copy, cl_event *event) {
+  char shape[8], group_text[24];
+  snprintf(shape, sizeof shape, "%d", c->cpu_shape);
+  snprintf(group_text, sizeof group_text, "%zu", reference_group(c));
+  clgpu_define defines[] = {
+      {"T", clgpu_type_cl_name(c->type->type)},
+      {"BENCH_IS_FLOAT", c->type->is_float ? "1" : "0"},
+      {"BENCH_CPU_SHAPE", shape},
+      {"BENCH_GROUP", group_text},
+      {"BENCH_FP64", NULL},
+  };
+  size_t num_defines = c->type->type == CLGPU_DOUBLE ? 5 : 4;
+  clgpu_program *program = NULL;
+  clgpu_status status =
+      clgpu_program_get(c->context, reference_kernels, defines, num_defines, NULL, &program);
+  if (status != CLGPU_SUCCESS) return status;
+  cl_kernel kernel = NULL;
+  status = clgpu_kernel_acquire(program, copy ? "bench_copy" : "bench_read", &kernel);
+  if (status != CLGPU_SUCCESS) return status;
+  size_t groups = 0;
+  cl_ulong n = c->n, chunk = reference_chunk(c, &groups);
+  size_t local = c->cpu_shape ? 1 : reference_group(c);
+  size_t global = c->cpu_shape ? groups : (c->n + local - 1) / local * local;
+  cl_int err = CL_SUCCESS;
+  if (copy) {
+    err |= clSetKernelArg(kernel, 0, sizeof c->d_in, &c->d_in);
+    err |= clSetKernelArg(kernel, 1, sizeof c->d_out, &c->d_out);
+    err |= clSetKernelArg(kernel, 2, sizeof n, &n);
+    err |= clSetKernelArg(kernel, 3, sizeof chunk, &chunk);
+  } else {
+    err |= clSetKernelArg(kernel, 0, sizeof c->d_in, &c->d_in);
+    err |= clSetKernelArg(kernel, 1, sizeof n, &n);
+    err |= clSetKernelArg(kernel, 2, sizeof chunk, &chunk);
+    err |= clSetKernelArg(kernel, 3, c->type->size, c->type->gpu_key);
+    err |= clSetKernelArg(kernel, 4, sizeof c->d_out, &c->d_out);
+  }
+  if (err == CL_SUCCESS) {
+    err = clEnqueueNDRangeKernel(c->queue, kernel, 1, NULL, &global, &local, 0, NULL, event);
+  } else {
+    err = CL_INVALID_KERNEL_ARGS;
+  }
+  clgpu_kernel_release(program, kernel);
+  return (clgpu_status)err;
+}
+
+static const clgpu_reduce_op sum_op = {CLGPU_REDUCE_SUM, NULL, (clgpu_type)0, NULL, NULL, NULL};
+static const clgpu_scan_op scan_op = {CLGPU_SCAN_SUM, 0, NULL, NULL};
+
+static clgpu_status enqueue_op(bench_case *c, int op, const clgpu_call_options *call,
+                               cl_event *event) {
+  switch (op) {
+    case OP_READ:
+      return enqueue_reference(c, 0, event);
+    case OP_COPY_KERNEL:
+      return enqueue_reference(c, 1, event);
+    case OP_REDUCE:
+      return clgpu_reduce(c->context, &sum_op, &c->v_in, CLGPU_ALL_AXES, &c->v_result, call, 0,
+                          NULL, event);
+    case OP_COUNT_IF:
+      return clgpu_count_if(c->context, &c->v_in, c->type->predicate, &c->v_count64, call, 0,
+                            NULL, event);
+    case OP_SCAN:
+      return clgpu_scan(c->context, &scan_op, &c->v_in, CLGPU_ALL_AXES, &c->v_out, call, 0, NULL,
+                        event);
+    case OP_FINDALL:
+      return clgpu_findall(c->context, &c->v_in, c->type->predicate, &c->v_indices, &c->v_count,
+                           call, 0, NULL, event);
+    case OP_COPY:
+      return clgpu_copy(c->context, &c->v_out, &c->v_in, 0, NULL, event);
+    default:
+      return clgpu_copy(c->context, &c->v_out, &c->v_reversed, 0, NULL, event);
+  }
+}
+
+/* The workspace report of an operation that takes one; 0 when it takes none. */
+static int workspace_report(bench_case *c, int op, const clgpu_call_options *call,
+                            clgpu_workspace_size *report, clgpu_status *status) {
+  switch (op) {
+    case OP_REDUCE:
+      *status = clgpu_reduce_workspace_size(c->context, &sum_op, &c->v_in, CLGPU_ALL_AXES,
+                                            &c->v_result, call, report);
+      return 1;
+    case OP_COUNT_IF:
+      *status = clgpu_count_if_workspace_size(c->context, &c->v_in, c->type->predicate,
+                                              &c->v_count64, call, report);
+      return 1;
+    case OP_SCAN:
+      *status = clgpu_scan_workspace_size(c->context, &scan_op, &c->v_in, CLGPU_ALL_AXES,
+                                          &c->v_out, call, report);
+      return 1;
+    case OP_FINDALL:
+      *status = clgpu_findall_workspace_size(c->context, &c->v_in, c->type->predicate,
+                                             &c->v_indices, &c->v_count, call, report);
+      return 1;
+    default:
+      return 0;
+  }
+}
+
+static clgpu_status read_buffer(bench_case *c, cl_mem buffer, size_t bytes, void *host) {
+  return (clgpu_status)clEnqueueReadBuffer(c->queue, buffer, CL_TRUE, 0, bytes, host, 0, NULL,
+                                           NULL);
+}
+
+/* Check what the device wrote. `boost`: the output of Boost.Compute's peer
+ * (copy_if gives values, reduce its sum in output[0]), with `count` from it.
+ * 0 when right, 1 with *message, or -1 with *status when reading failed. */
+static int check_output(bench_case *c, int op, int boost, uint64_t count, check_message *message,
+                        clgpu_status *status) {
+  const host_type *t = c->type;
+  size_t bytes = c->n * t->size;
+  *status = CLGPU_SUCCESS;
+  switch (op) {
+    case OP_READ:
+      return 0; /* its value only keeps the reads alive */
+    case OP_REDUCE: {
+      unsigned char value[8];
+      *status = read_buffer(c, boost ? c->d_out : c->d_result, t->size, value);
+      if (*status != CLGPU_SUCCESS) return -1;
+      return t->check_sum(c->host_in, c->n, value, message);
+    }
+    case OP_COUNT_IF: {
+      if (!boost) {
+        *status = read_buffer(c, c->d_result, sizeof count, &count);
+        if (*status != CLGPU_SUCCESS) return -1;
+      }
+      if (count == c->selected) return 0;
+      snprintf(message->text, sizeof message->text, "count is %llu, the host's %llu",
+               (unsigned long long)count, (unsigned long long)c->selected);
+      return 1;
+    }
+    case OP_SCAN:
+      *status = read_buffer(c, c->d_out, bytes, c->host_out);
+      if (*status != CLGPU_SUCCESS) return -1;
+      return t->check_scan(c->host_in, c->n, c->host_out, message);
+    case OP_FINDALL:
+      if (!boost) {
+        *status = read_buffer(c, c->d_count, sizeof count, &count);
+        if (*status != CLGPU_SUCCESS) return -1;
+      }
+      if (count > c->n) {
+        snprintf(message->text, sizeof message->text, "count is %llu, more than n",
+                 (unsigned long long)count);
+        return 1;
+      }
+      if (boost) {
+        *status = read_buffer(c, c->d_out, (size_t)count * t->size, c->host_out);
+      } else {
+        *status = read_buffer(c, c->d_indices, (size_t)count * sizeof(uint32_t), c->host_out);
+      }
+      if (*status != CLGPU_SUCCESS) return -1;
+      return t->check_selected(c->host_in, c->n, c->host_out, count, !boost, message);
+    case OP_COPY_STRIDED:
+      *status = read_buffer(c, c->d_out, bytes, c->host_out);
+      if (*status != CLGPU_SUCCESS) return -1;
+      return t->check_reversed(c->host_in, c->n, c->host_out, message);
+    default: /* OP_COPY, OP_COPY_KERNEL */
+      *status = read_buffer(c, c->d_out, bytes, c->host_out);
+      if (*status != CLGPU_SUCCESS) return -1;
+      if (memcmp(c->host_out, c->host_in, bytes) == 0) return 0;
+      for (size_t i = 0; i < c->n; i++) {
+        const unsigned char *got = (const unsigned char *)c->host_out + i * t->size;
+        if (memcmp(got, (const unsigned char *)c->host_in + i * t->size, t->size) != 0) {
+          snprintf(message->text, sizeof message->text, "out[%zu] differs from in[%zu]", i, i);
+          break;
+        }
+      }
+      return 1;
+  }
+}
+
+/* ---- CPU baselines ---- */
+
+typedef struct cpu_task {
+  const bench_case *c;
+  int count;
+  size_t begin, end;
+  unsigned char sum[8];
+  size_t counted;
+} cpu_task;
+
+static volatile uint64_t cpu_sink; /* keeps the baselines' results alive */
+
+static void *cpu_worker(void *argument) {
+  cpu_task *task = argument;
+  if (task->count) {
+    task->counted = task->c->type->count(task->c->host_in, task->begin, task->end);
+  } else {
+    task->c->type->sum(task->c->host_in, task->begin, task->end, task->sum);
+  }
+  return NULL;
+}
+
+static int cpu_threads(void) {
+  long online = sysconf(_SC_NPROCESSORS_ONLN);
+  if (online < 1) return 1;
+  return online > 64 ? 64 : (int)online;
+}
+
+/* Sum (or count) over all threads, each a contiguous share. */
+static void cpu_parallel(const bench_case *c, int count) {
+  cpu_task tasks[64];
+  pthread_t threads[64];
+  /* A thread per core, but none for less than 64K elements. */
+  size_t most = (c->n + 65535) / 65536;
+  int num = (size_t)cpu_threads() < most ? cpu_threads() : (int)most;
+  size_t share = (c->n + (size_t)num - 1) / (size_t)num;
+  for (int k = 0; k < num; k++) {
+    tasks[k].c = c;
+    tasks[k].count = count;
+    tasks[k].begin = (size_t)k * share < c->n ? (size_t)k * share : c->n;
+    tasks[k].end = tasks[k].begin + share < c->n ? tasks[k].begin + share : c->n;
+  }
+  int started[64] = {0};
+  for (int k = 1; k < num; k++) {
+    started[k] = pthread_create(&threads[k], NULL, cpu_worker, &tasks[k]) == 0;
+    if (!started[k]) cpu_worker(&tasks[k]);
+  }
+  cpu_worker(&tasks[0]);
+  uint64_t sink = 0;
+  for (int k = 0; k < num; k++) {
+    if (k > 0 && started[k]) pthread_join(threads[k], NULL);
+    uint64_t bits = 0;
+    memcpy(&bits, tasks[k].sum, sizeof bits < c->type->size ? sizeof bits : c->type->size);
+    sink += count ? tasks[k].counted : bits;
+  }
+  cpu_sink = sink;
+}
+
+static void cpu_run(bench_case *c, int op) {
+  const host_type *t = c->type;
+  switch (op) {
+    case OP_READ:
+    case OP_REDUCE:
+      cpu_parallel(c, 0);
+      break;
+    case OP_COUNT_IF:
+      cpu_parallel(c, 1);
+      break;
+    case OP_SCAN:
+      t->scan(c->host_in, c->cpu_out, c->n);
+      break;
+    case OP_FINDALL:
+      cpu_sink = t->findall(c->host_in, c->cpu_index, c->n);
+      break;
+    case OP_COPY:
+      t->copy(c->host_in, c->cpu_out, c->n);
+      break;
+    case OP_COPY_STRIDED:
+      t->copy_reversed(c->host_in, c->cpu_out, c->n);
+      break;
+    default: /* OP_COPY_KERNEL */
+      memcpy(c->cpu_out, c->host_in, c->n * t->size);
+      break;
+  }
+}
+
+static timing time_cpu(bench_case *c, int op, double *samples) {
+  const run_options *o = c->options;
+  int warmup = o->warmup < 1 ? 1 : o->warmup; /* at least one: page in the output */
+  for (int call = 0; call < warmup + o->repeat; call++) {
+    double start = now_ms();
+    cpu_run(c, op);
+    double ms = now_ms() - start;
+    if (call >= warmup) samples[call - warmup] = ms;
+  }
+  return summarize(samples, o->repeat);
+}
+
+/* ---- one operation ---- */
+
+static double event_ms(cl_event event) {
+  cl_ulong start = 0, end = 0;
+  if (clGetEventProfilingInfo(event, CL_PROFILING_COMMAND_START, sizeof start, &start, NULL) !=
+          CL_SUCCESS ||
+      clGetEventProfilingInfo(event, CL_PROFILING_COMMAND_END, sizeof end, &end, NULL) !=
+          CL_SUCCESS ||
+      end < start) {
+    return NAN;
+  }
+  return (double)(end - start) * 1e-6;
+}
+
+static double op_bytes(const bench_case *c, int op) {
+  double data = (double)c->n * (double)c->type->size;
+  switch (op) {
+    case OP_READ:
+    case OP_REDUCE:
+    case OP_COUNT_IF:
+      return data;
+    case OP_FINDALL:
+      return data + 4.0 * (double)c->selected;
+    default: /* scan and the copies: read and write */
+      return 2 * data;
+  }
+}
+
+/* Measure `op` on this case into *row. 0, or 1 after a failure (printed). */
+static int measure_op(bench_case *c, int op, result *row, double *samples, double *events,
+                      double *reference_samples, const char *progress_prefix) {
+  const run_options *o = c->options;
+  memset(row, 0, sizeof *row);
+  row->op = op;
+  row->type = c->type;
+  row->n = c->n;
+  row->bytes = op_bytes(c, op);
+  row->selected = op == OP_FINDALL || op == OP_COUNT_IF ? c->selected : 0;
+  row->reference_gbps = NAN;
+
+  clgpu_call_options call = {o->algorithm, NULL};
+  clgpu_workspace_size report;
+  clgpu_status status = CLGPU_SUCCESS;
+  clgpu_workspace *workspace = NULL;
+  if (op == OP_READ || op == OP_COPY_KERNEL) {
+    snprintf(row->algorithm, sizeof row->algorithm, "%s-shape", c->cpu_shape ? "cpu" : "gpu");
+  } else if (op == OP_COPY || op == OP_COPY_STRIDED) {
+    snprintf(row->algorithm, sizeof row->algorithm, "-");
+  }
+  if (workspace_report(c, op, &call, &report, &status)) {
+    if (status != CLGPU_SUCCESS) return op_failure(c, op, "workspace size query", status);
+    status = clgpu_workspace_create(c->context, &report, &workspace);
+    if (status != CLGPU_SUCCESS) return op_failure(c, op, "clgpu_workspace_create", status);
+    call.workspace = workspace;
+    snprintf(row->algorithm, sizeof row->algorithm, "%s",
+             report.num_parts > 0 ? clgpu_algorithm_name(report.parts[0].algorithm) : "?");
+  }
+
+  progress("%s %s: clgpu", progress_prefix, op_table[op].name);
+  int failed = 0;
+  int reference = op_table[op].reference;
+  for (int call_index = 0; call_index < o->warmup + o->repeat && !failed; call_index++) {
+    if (reference >= 0) {
+      /* The reference kernel right before each call: both see the same
+       * machine, which matters where other work comes and goes. */
+      double start = now_ms();
+      status = enqueue_reference(c, reference == OP_COPY_KERNEL, NULL);
+      cl_int err = status == CLGPU_SUCCESS ? clFinish(c->queue) : CL_SUCCESS;
+      if (status != CLGPU_SUCCESS || err != CL_SUCCESS) {
+        failed = op_failure(c, reference, "reference kernel",
+                            status != CLGPU_SUCCESS ? status : (clgpu_status)err);
+        break;
+      }
+      if (call_index >= o->warmup) reference_samples[call_index - o->warmup] = now_ms() - start;
+    }
+    cl_event event = NULL;
+    double start = now_ms();
+    status = enqueue_op(c, op, &call, &event);
+    if (status != CLGPU_SUCCESS) {
+      failed = op_failure(c, op, call_index < o->warmup ? "warm-up call" : "timed call", status);
+      break;
+    }
+    cl_int err = clFinish(c->queue);
+    double wall = now_ms() - start;
+    if (err != CL_SUCCESS) {
+      failed = op_failure(c, op, "clFinish", (clgpu_status)err);
+    } else if (call_index >= o->warmup) {
+      samples[call_index - o->warmup] = wall;
+      events[call_index - o->warmup] = event ? event_ms(event) : NAN;
+    }
+    if (event) clReleaseEvent(event);
+  }
+  clgpu_workspace_destroy(workspace);
+  if (failed) return 1;
+  row->wall = summarize(samples, o->repeat);
+  row->event = summarize(events, o->repeat);
+  if (reference >= 0) {
+    row->reference = summarize(reference_samples, o->repeat);
+    row->reference_gbps = gbps(op_bytes(c, reference), &row->reference);
+  }
+
+  check_message message = {{0}};
+  int verdict = check_output(c, op, 0, 0, &message, &status);
+  if (verdict < 0) return op_failure(c, op, "reading the result back", status);
+  if (verdict > 0) return wrong_result(c, op, "clgpu", &message);
+
+  if (!o->no_cpu) {
+    progress("%s %s: CPU baseline", progress_prefix, op_table[op].name);
+    row->cpu = time_cpu(c, op, samples);
+  }
+
+  snprintf(row->boost_note, sizeof row->boost_note, "%s",
+           op_table[op].boost == BENCH_BOOST_NONE ? "no peer"
+           : o->no_boost                          ? "--no-boost"
+                                                  : "not built (boost_compute feature)");
+#ifdef CLGPU_BENCH_BOOST
+  if (op_table[op].boost != BENCH_BOOST_NONE && !o->no_boost) {
+    progress("%s %s: Boost.Compute", progress_prefix, op_table[op].name);
+    char error[512] = "";
+    uint64_t count = 0;
+    int warmup = o->warmup < 1 ? 1 : o->warmup; /* Boost's kernel builds are never timed */
+    row->boost_note[0] = '\0';
+    if (bench_boost_run(c->queue, op_table[op].boost, c->type->type, c->type->predicate, c->d_in,
+                        c->d_out, c->n, warmup, o->repeat, samples, &count, error,
+                        sizeof error) != 0) {
+      progress_clear();
+      fprintf(stderr, "clgpu-bench run: Boost.Compute %s %s failed: %s\n", op_table[op].name,
+              c->type->name, error);
+      snprintf(row->boost_note, sizeof row->boost_note, "failed: %s", error);
+      clFinish(c->queue);
+    } else {
+      verdict = check_output(c, op, 1, count, &message, &status);
+      if (verdict < 0) return op_failure(c, op, "reading Boost.Compute's result", status);
+      if (verdict > 0) {
+        /* A peer's wrong answer is reported, not fatal: it is not ours. */
+        wrong_result(c, op, "Boost.Compute", &message);
+        snprintf(row->boost_note, sizeof row->boost_note, "wrong result: %s", message.text);
+      } else {
+        row->boost = summarize(samples, o->repeat);
+      }
+    }
+  }
+#endif
+  return 0;
+}
+
+/* ---- output ---- */
+
+typedef struct run_report {
+  const run_options *options;
+  const clgpu_device_info *device;
+  result *rows;
+  size_t num_rows;
+  int boost_built;
+  const char *boost_version;
+} run_report;
+
+static void json_string(FILE *out, const char *text) {
+  fputc('"', out);
+  for (const unsigned char *p = (const unsigned char *)text; *p; p++) {
+    if (*p == '"' || *p == '\\') {
+      fprintf(out, "\\%c", *p);
+    } else if (*p < 0x20) {
+      fprintf(out, "\\u%04x", *p);
+    } else {
+      fputc(*p, out);
+    }
+  }
+  fputc('"', out);
+}
+
+static void json_number(FILE *out, double value) {
+  if (isfinite(value)) {
+    fprintf(out, "%.6g", value);
+  } else {
+    fputs("null", out);
+  }
+}
+
+static void csv_number(FILE *out, double value) {
+  if (isfinite(value)) fprintf(out, "%.6g", value);
+}
+
+static void csv_string(FILE *out, const char *text) {
+  fputc('"', out);
+  for (const char *p = text; *p; p++) {
+    if (*p == '"') fputc('"', out);
+    fputc(*p == '\n' ? ' ' : *p, out);
+  }
+  fputc('"', out);
+}
+
+/* The figures of a row, derived once for every format. */
+typedef struct row_figures {
+  double wall_gbps, event_gbps, melems, share, cpu_gbps, vs_cpu, boost_gbps, vs_boost;
+} row_figures;
+
+static row_figures figures_of(const result *r) {
+  row_figures f;
+  f.wall_gbps = gbps(r->bytes, &r->wall);
+  f.event_gbps = gbps(r->bytes, &r->event);
+  f.melems = r->wall.valid ? (double)r->n / (r->wall.median * 1e-3) / 1e6 : NAN;
+  f.share = f.wall_gbps / r->reference_gbps;
+  f.cpu_gbps = gbps(r->bytes, &r->cpu);
+  f.vs_cpu = f.wall_gbps / f.cpu_gbps;
+  f.boost_gbps = gbps(r->bytes, &r->boost);
+  f.vs_boost = f.wall_gbps / f.boost_gbps;
+  return f;
+}
+
+static const char *format_or_na(char *buffer, size_t size, const char *format, double value) {
+  if (isfinite(value)) {
+    snprintf(buffer, size, format, value);
+  } else {
+    snprintf(buffer, size, "n/a");
+  }
+  return buffer;
+}
+
+static void print_table(const run_report *report) {
+  const clgpu_device_info *d = report->device;
+  const run_options *o = report->options;
+  printf("clgpu %s on %s / %s (%s, %u compute units)\n", clgpu_version(), d->platform_name,
+         d->name, type_name(d->type), d->compute_units);
+  printf("algorithm %s; %d timed calls after %d warm-up calls; median (min-max) of the wall "
+         "time from call to clFinish\n",
+         clgpu_algorithm_name(o->algorithm), o->repeat, o->warmup);
+  printf("peers: CPU baseline %s; Boost.Compute %s%s\n",
+         o->no_cpu ? "skipped (--no-cpu)" : "on the host", report->boost_built ? "" : "not built",
+         !report->boost_built ? " (no boost/compute.hpp, or -Dboost_compute=disabled)"
+         : o->no_boost        ? "skipped (--no-boost)"
+                              : report->boost_version);
+  printf("\n%-12s %-6s %5s %-9s %24s %8s %7s %5s %9s | %7s %6s | %7s %6s\n", "op", "type", "n",
+         "algo", "wall ms: median (min-max)", "Melem/s", "GB/s", "%ref", "event ms", "CPU GB/s",
+         "x CPU", "Boost", "x Boost");
+  for (size_t k = 0; k < report->num_rows; k++) {
+    const result *r = &report->rows[k];
+    row_figures f = figures_of(r);
+    char n_label[32], wall[64], share[16], event[24], cpu[16], vs_cpu[16], boost[16],
+        vs_boost[16];
+    int digits = r->wall.max >= 100 ? 1 : r->wall.max >= 10 ? 2 : 3;
+    snprintf(wall, sizeof wall, "%.*f (%.*f-%.*f)", digits, r->wall.median, digits, r->wall.min,
+             digits, r->wall.max);
+    if (op_table[r->op].reference < 0) {
+      snprintf(share, sizeof share, "ref");
+    } else {
+      format_or_na(share, sizeof share, "%.0f%%", 100 * f.share);
+    }
+    format_or_na(event, sizeof event, "%.3f", r->event.valid ? r->event.median : NAN);
+    format_or_na(cpu, sizeof cpu, "%.2f", f.cpu_gbps);
+    format_or_na(vs_cpu, sizeof vs_cpu, "%.2fx", f.vs_cpu);
+    format_or_na(boost, sizeof boost, "%.2f", f.boost_gbps);
+    format_or_na(vs_boost, sizeof vs_boost, "%.2fx", f.vs_boost);
+    if (r->boost_note[0] && strncmp(r->boost_note, "wrong", 5) == 0) {
+      snprintf(boost, sizeof boost, "WRONG");
+    } else if (r->boost_note[0] && strncmp(r->boost_note, "failed", 6) == 0) {
+      snprintf(boost, sizeof boost, "FAILED");
+    }
+    printf("%-12s %-6s %5s %-9s %24s %8.0f %7.2f %5s %9s | %8s %6s | %7s %6s\n",
+           op_table[r->op].name, r->type->name, size_label(r->n, n_label, sizeof n_label),
+           r->algorithm, wall, f.melems, f.wall_gbps, share, event, cpu, vs_cpu, boost,
+           vs_boost);
+  }
+  printf(
+      "\nGB/s: the bytes an operation must move over the median wall time (reduce, count_if,\n"
+      "read: n*size read; findall: n*size read + 4 bytes per index written; scan, copy,\n"
+      "copy_strided, copy_kernel: n*size read + n*size written).\n"
+      "%%ref: share of the read kernel's GB/s (reduce, count_if, findall) or the copy\n"
+      "kernel's (scan, copy, copy_strided) at the same type and size, the kernel timed right\n"
+      "before each call of the operation (medians of both).\n"
+      "event ms: the profiling event the call returns, which covers only its last command.\n"
+      "CPU: a plain C loop over the same host data (reduce, count_if, read: up to %d\n"
+      "threads, one per 64K elements; copy_kernel: memcpy; the others one thread).\n"
+      "x CPU, x Boost: clgpu's GB/s over the peer's (above 1: clgpu is faster).\n"
+      "Boost.Compute's peers: reduce, count_if, inclusive_scan, copy_if (writes the\n"
+      "selected values, not indices; same byte count), copy, reverse_copy; n/a: none.\n",
+      cpu_threads());
+  for (size_t k = 0; k < report->num_rows; k++) {
+    const result *r = &report->rows[k];
+    if (strncmp(r->boost_note, "wrong", 5) == 0 || strncmp(r->boost_note, "failed", 6) == 0) {
+      printf("Boost.Compute %s %s: %s\n", op_table[r->op].name, r->type->name, r->boost_note);
+    }
+  }
+}
+
+static void print_csv(const run_report *report) {
+  const clgpu_device_info *d = report->device;
+  printf(
+      "library_version,platform,device,device_type,compute_units,op,type,n,bytes,selected,"
+      "algorithm,repeat,warmup,wall_ms_median,wall_ms_min,wall_ms_max,melem_per_s,gb_per_s,"
+      "event_ms_median,event_ms_min,event_ms_max,event_gb_per_s,reference_op,reference_ms_median,"
+      "reference_gb_per_s,"
+      "share_of_reference,cpu_ms_median,cpu_ms_min,cpu_ms_max,cpu_gb_per_s,clgpu_over_cpu,"
+      "boost_version,boost_ms_median,boost_ms_min,boost_ms_max,boost_gb_per_s,clgpu_over_boost,"
+      "boost_note\n");
+  for (size_t k = 0; k < report->num_rows; k++) {
+    const result *r = &report->rows[k];
+    row_figures f = figures_of(r);
+    csv_string(stdout, clgpu_version());
+    putchar(',');
+    csv_string(stdout, d->platform_name);
+    putchar(',');
+    csv_string(stdout, d->name);
+    printf(",%s,%u,%s,%s,%zu,%.0f,%llu,%s,%d,%d,", type_name(d->type), d->compute_units,
+           op_table[r->op].name, r->type->name, r->n, r->bytes,
+           (unsigned long long)r->selected, r->algorithm, report->options->repeat,
+           report->options->warmup);
+    const double numbers1[] = {r->wall.median, r->wall.min, r->wall.max, f.melems, f.wall_gbps,
+                               r->event.valid ? r->event.median : NAN,
+                               r->event.valid ? r->event.min : NAN,
+                               r->event.valid ? r->event.max : NAN, f.event_gbps};
+    for (size_t i = 0; i < sizeof numbers1 / sizeof numbers1[0]; i++) {
+      csv_number(stdout, numbers1[i]);
+      putchar(',');
+    }
+    printf("%s,", op_table[r->op].reference >= 0 ? op_table[op_table[r->op].reference].name : "");
+    const double numbers2[] = {r->reference.valid ? r->reference.median : NAN,
+                               r->reference_gbps,
+                               f.share,
+                               r->cpu.valid ? r->cpu.median : NAN,
+                               r->cpu.valid ? r->cpu.min : NAN,
+                               r->cpu.valid ? r->cpu.max : NAN,
+                               f.cpu_gbps,
+                               f.vs_cpu};
+    for (size_t i = 0; i < sizeof numbers2 / sizeof numbers2[0]; i++) {
+      csv_number(stdout, numbers2[i]);
+      putchar(',');
+    }
+    printf("%s,", report->boost_built ? report->boost_version : "");
+    const double numbers3[] = {r->boost.valid ? r->boost.median : NAN,
+                               r->boost.valid ? r->boost.min : NAN,
+                               r->boost.valid ? r->boost.max : NAN, f.boost_gbps, f.vs_boost};
+    for (size_t i = 0; i < sizeof numbers3 / sizeof numbers3[0]; i++) {
+      csv_number(stdout, numbers3[i]);
+      putchar(',');
+    }
+    csv_string(stdout, r->boost_note);
+    putchar('\n');
+  }
+}
+
+static void json_timing(FILE *out, const char *name, const timing *t) {
+  fprintf(out, "\"%s\": ", name);
+  if (!t->valid) {
+    fputs("null", out);
+    return;
+  }
+  fputs("{\"median\": ", out);
+  json_number(out, t->median);
+  fputs(", \"min\": ", out);
+  json_number(out, t->min);
+  fputs(", \"max\": ", out);
+  json_number(out, t->max);
+  fputc('}', out);
+}
+
+static void print_json(const run_report *report) {
+  const clgpu_device_info *d = report->device;
+  const run_options *o = report->options;
+  FILE *out = stdout;
+  fputs("{\n  \"tool\": \"clgpu-bench run\",\n  \"library_version\": ", out);
+  json_string(out, clgpu_version());
+  fputs(",\n  \"device\": {\"platform\": ", out);
+  json_string(out, d->platform_name);
+  fputs(", \"platform_version\": ", out);
+  json_string(out, d->platform_version);
+  fputs(", \"name\": ", out);
+  json_string(out, d->name);
+  fputs(", \"vendor\": ", out);
+  json_string(out, d->vendor);
+  fputs(", \"version\": ", out);
+  json_string(out, d->device_version);
+  fputs(", \"driver\": ", out);
+  json_string(out, d->driver_version);
+  fprintf(out,
+          ", \"type\": \"%s\", \"compute_units\": %u, \"max_clock_mhz\": %u, "
+          "\"global_mem_bytes\": %llu, \"max_alloc_bytes\": %llu},\n",
+          type_name(d->type), d->compute_units, d->max_clock_mhz,
+          (unsigned long long)d->global_mem_size, (unsigned long long)d->max_mem_alloc_size);
+  fprintf(out,
+          "  \"algorithm\": \"%s\",\n  \"repeat\": %d,\n  \"warmup\": %d,\n"
+          "  \"cpu_threads\": %d,\n  \"boost_compute\": ",
+          clgpu_algorithm_name(o->algorithm), o->repeat, o->warmup, cpu_threads());
+  if (report->boost_built) {
+    json_string(out, report->boost_version);
+  } else {
+    fputs("null", out);
+  }
+  fputs(",\n  \"units\": {\"time\": \"ms\", \"throughput\": \"GB/s (1e9 bytes) and Melem/s\"},\n",
+        out);
+  fputs("  \"results\": [", out);
+  for (size_t k = 0; k < report->num_rows; k++) {
+    const result *r = &report->rows[k];
+    row_figures f = figures_of(r);
+    fprintf(out, "%s\n    {\"op\": \"%s\", \"type\": \"%s\", \"n\": %zu, \"bytes\": %.0f, ",
+            k ? "," : "", op_table[r->op].name, r->type->name, r->n, r->bytes);
+    fprintf(out, "\"selected\": %llu, \"algorithm\": ", (unsigned long long)r->selected);
+    json_string(out, r->algorithm);
+    fputs(",\n     ", out);
+    json_timing(out, "wall_ms", &r->wall);
+    fputs(", \"melem_per_s\": ", out);
+    json_number(out, f.melems);
+    fputs(", \"gb_per_s\": ", out);
+    json_number(out, f.wall_gbps);
+    fputs(",\n     ", out);
+    json_timing(out, "event_ms", &r->event);
+    fputs(", \"event_gb_per_s\": ", out);
+    json_number(out, f.event_gbps);
+    fputs(",\n     \"reference_op\": ", out);
+    if (op_table[r->op].reference >= 0) {
+      json_string(out, op_table[op_table[r->op].reference].name);
+    } else {
+      fputs("null", out);
+    }
+    fputs(", ", out);
+    json_timing(out, "reference_ms", &r->reference);
+    fputs(", \"reference_gb_per_s\": ", out);
+    json_number(out, r->reference_gbps);
+    fputs(", \"share_of_reference\": ", out);
+    json_number(out, f.share);
+    fputs(",\n     \"cpu\": {", out);
+    json_timing(out, "ms", &r->cpu);
+    fputs(", \"gb_per_s\": ", out);
+    json_number(out, f.cpu_gbps);
+    fputs(", \"clgpu_over_cpu\": ", out);
+    json_number(out, f.vs_cpu);
+    fputs("},\n     \"boost\": {", out);
+    json_timing(out, "ms", &r->boost);
+    fputs(", \"gb_per_s\": ", out);
+    json_number(out, f.boost_gbps);
+    fputs(", \"clgpu_over_boost\": ", out);
+    json_number(out, f.vs_boost);
+    fputs(", \"note\": ", out);
+    json_string(out, r->boost_note);
+    fputs("}}", out);
+  }
+  fputs("\n  ]\n}\n", out);
+}
+
+static void print_report(const run_report *report) {
+  switch (report->options->format) {
+    case FORMAT_CSV:
+      print_csv(report);
+      break;
+    case FORMAT_JSON:
+      print_json(report);
+      break;
+    default:
+      print_table(report);
+      break;
+  }
+  fflush(stdout);
+}
+
+/* ---- the driver ---- */
+
+static void release_case(bench_case *c) {
+  cl_mem *buffers[] = {&c->d_in, &c->d_out, &c->d_indices, &c->d_result, &c->d_count};
+  for (size_t k = 0; k < sizeof buffers / sizeof buffers[0]; k++) {
+    if (*buffers[k]) clReleaseMemObject(*buffers[k]);
+    *buffers[k] = NULL;
+  }
+  free(c->host_in);
+  free(c->host_out);
+  free(c->cpu_out);
+  free(c->cpu_index);
+  c->host_in = c->host_out = c->cpu_out = NULL;
+  c->cpu_index = NULL;
+}
+
+/* Make the buffers and views of a case and upload its data. */
+static int prepare_case(bench_case *c) {
+  const host_type *t = c->type;
+  size_t bytes = c->n * t->size;
+  c->host_in = malloc(bytes);
+  c->host_out = malloc(bytes > c->n * sizeof(uint32_t) ? bytes : c->n * sizeof(uint32_t));
+  c->cpu_out = malloc(bytes);
+  c->cpu_index = malloc(c->n * sizeof(uint32_t));
+  if (!c->host_in || !c->host_out || !c->cpu_out || !c->cpu_index) {
+    progress_clear();
+    fprintf(stderr, "clgpu-bench run: out of host memory for %zu elements of %s\n", c->n,
+            t->name);
+    return 1;
+  }
+  t->generate(c->host_in, c->n, 0x5eed0000ull + (uint64_t)t->type);
+  c->selected = t->count(c->host_in, 0, c->n);
+
+  cl_context cl = clgpu_context_cl_context(c->context);
+  cl_int err = CL_SUCCESS;
+  struct {
+    cl_mem *buffer;
+    size_t bytes;
+    cl_mem_flags flags;
+  } wanted[] = {
+      {&c->d_in, bytes, CL_MEM_READ_ONLY},
+      {&c->d_out, bytes, CL_MEM_READ_WRITE},
+      {&c->d_indices, c->n * sizeof(uint32_t), CL_MEM_READ_WRITE},
+      {&c->d_result, 8, CL_MEM_READ_WRITE},
+      {&c->d_count, 8, CL_MEM_READ_WRITE},
+  };
+  for (size_t k = 0; k < sizeof wanted / sizeof wanted[0] && err == CL_SUCCESS; k++) {
+    *wanted[k].buffer = clCreateBuffer(cl, wanted[k].flags, wanted[k].bytes, NULL, &err);
+  }
+  if (err == CL_SUCCESS) {
+    err = clEnqueueWriteBuffer(c->queue, c->d_in, CL_TRUE, 0, bytes, c->host_in, 0, NULL, NULL);
+  }
+  if (err != CL_SUCCESS) return op_failure(c, OP_READ, "making and filling buffers", (clgpu_status)err);
+
+  clgpu_status status = clgpu_array_1d(c->d_in, 0, t->type, c->n, &c->v_in);
+  if (status == CLGPU_SUCCESS) status = clgpu_array_1d(c->d_out, 0, t->type, c->n, &c->v_out);
+  if (status == CLGPU_SUCCESS) {
+    status = clgpu_array_1d(c->d_indices, 0, CLGPU_UINT32, c->n, &c->v_indices);
+  }
+  if (status == CLGPU_SUCCESS) status = clgpu_array_1d(c->d_result, 0, t->type, 1, &c->v_result);
+  if (status == CLGPU_SUCCESS) {
+    status = clgpu_array_1d(c->d_result, 0, CLGPU_UINT64, 1, &c->v_count64);
+  }
+  if (status == CLGPU_SUCCESS) status = clgpu_array_1d(c->d_count, 0, CLGPU_UINT64, 1, &c->v_count);
+  if (status == CLGPU_SUCCESS) {
+    clgpu_slice reverse = {CLGPU_SLICE_BEGIN, CLGPU_SLICE_END, -1};
+    status = clgpu_array_slice(&c->v_in, &reverse, &c->v_reversed);
+  }
+  if (status != CLGPU_SUCCESS) return op_failure(c, OP_READ, "making array views", status);
+  return 0;
+}
+
+static int command_run(int argc, char **argv) {
+  run_options options;
+  int parsed = parse_run_options(argc, argv, &options);
+  if (parsed < 0) return 0;
+  if (parsed > 0) return parsed;
+
+  clgpu_context *context = NULL;
+  clgpu_status status = clgpu_context_create(NULL, &context);
+  if (status != CLGPU_SUCCESS) return report_failure("creating a context", status);
+  const clgpu_device_info *device = clgpu_context_device_info(context);
+
+  /* What cannot run on this device is a usage error, found before any work. */
+  for (size_t t = 0; t < options.num_types; t++) {
+    const host_type *type = &host_types[options.types[t]];
+    if (type->type == CLGPU_DOUBLE && !device->has_fp64) {
+      clgpu_context_destroy(context);
+      return run_usage_error("--types: double needs cl_khr_fp64, which %s lacks", device->name);
+    }
+    for (size_t s = 0; s < options.num_sizes; s++) {
+      if ((cl_ulong)options.sizes[s] * type->size > device->max_mem_alloc_size) {
+        char text[160];
+        snprintf(text, sizeof text, "%zu elements of %s exceed the device's largest buffer",
+                 options.sizes[s], type->name);
+        clgpu_context_destroy(context);
+        return run_usage_error("--sizes: %s", text);
+      }
+    }
+  }
+
+  progress_enabled = !options.quiet && isatty(STDERR_FILENO);
+  int num_ops = 0;
+  for (int op = 0; op < NUM_OPS; op++) num_ops += options.ops[op];
+  size_t total = options.num_types * options.num_sizes * (size_t)num_ops;
+  result *rows = calloc(total ? total : 1, sizeof *rows);
+  double *samples = malloc(sizeof(double) * (size_t)options.repeat);
+  double *events = malloc(sizeof(double) * (size_t)options.repeat);
+  double *reference_samples = malloc(sizeof(double) * (size_t)options.repeat);
+  run_report report = {&options, device, rows, 0, 0, NULL};
+#ifdef CLGPU_BENCH_BOOST
+  report.boost_built = 1;
+  report.boost_version = bench_boost_version();
+#endif
+  int failed = !rows || !samples || !events || !reference_samples;
+  if (failed) fprintf(stderr, "clgpu-bench run: out of host memory\n");
+
+  bench_case c;
+  memset(&c, 0, sizeof c);
+  c.context = context;
+  c.queue = clgpu_context_queue(context);
+  c.device = device;
+  c.options = &options;
+  c.cpu_shape = options.shape == SHAPE_CPU ||
+                (options.shape == SHAPE_AUTO && (device->type & CL_DEVICE_TYPE_CPU));
+  for (size_t t = 0; t < options.num_types && !failed; t++) {
+    for (size_t s = 0; s < options.num_sizes && !failed; s++) {
+      c.type = &host_types[options.types[t]];
+      c.n = options.sizes[s];
+      char n_label[32], prefix[96];
+      snprintf(prefix, sizeof prefix, "clgpu-bench: [%zu/%zu] %s %s", report.num_rows + 1, total,
+               c.type->name, size_label(c.n, n_label, sizeof n_label));
+      progress("%s: preparing data", prefix);
+      failed = prepare_case(&c);
+      for (int op = 0; op < NUM_OPS && !failed; op++) {
+        if (!options.ops[op]) continue;
+        snprintf(prefix, sizeof prefix, "clgpu-bench: [%zu/%zu] %s %s", report.num_rows + 1,
+                 total, c.type->name, size_label(c.n, n_label, sizeof n_label));
+        result *row = &rows[report.num_rows];
+        failed = measure_op(&c, op, row, samples, events, reference_samples, prefix);
+        if (failed) break;
+        report.num_rows++;
+      }
+      release_case(&c);
+    }
+  }
+  progress_clear();
+  if (report.num_rows > 0) print_report(&report);
+  free(rows);
+  free(samples);
+  free(events);
+  free(reference_samples);
+  clgpu_context_destroy(context);
+  if (failed) fprintf(stderr, "clgpu-bench run: FAILED (see above)\n");
+  return failed;
+}
+
 int main(int argc, char **argv) {
   if (argc < 2) return command_selfcheck(0, NULL);
   const char *command = argv[1];
@@ -273,5 +1954,6 @@ int main(int argc, char **argv) {
   if (strcmp(command, "selfcheck") == 0) return command_selfcheck(argc - 2, argv + 2);
   if (strcmp(command, "devices") == 0) return command_devices(argc - 2, argv + 2);
   if (strcmp(command, "first-call") == 0) return command_first_call(argc - 2, argv + 2);
+  if (strcmp(command, "run") == 0) return command_run(argc - 2, argv + 2);
   return usage_error("unknown subcommand '%s'", command);
 }

@@ -609,12 +609,33 @@ __kernel __attribute__((reqd_work_group_size(1, 1, 1))) void clgpu_findall_compa
     ulong positions_offset, __global ulong *counts, ulong counts_offset) {
   ulong begin, end;
   clgpu_range(n, chunk, &begin, &end);
-  in += in_offset;
-  __global uint *at = positions + positions_offset + begin;
+  __global const T *restrict from = in + in_offset + begin;
+  __global uint *restrict at = positions + positions_offset + begin;
   uint found = 0;
-  for (ulong k = begin; k < end; k++) {
-    uint hit = clgpu_map(in[k], k) != 0 ? 1u : 0u;
-    at[found] = (uint)(k - begin);
+  uint length = (uint)(end - begin);
+  uint j = 0;
+  /* Sixteen predicates at a time, then their stores: the predicates do not
+   * wait for the stores. */
+  for (; j + 16 <= length; j += 16) {
+    uint hits[16];
+    for (int l = 0; l < 16; l++) {
+      ulong i = begin + j + l;
+      hits[l] = clgpu_map(from[j + l], i) != 0 ? 1u : 0u;
+    }
+    /* A block without a match (a sixth of them at 10% selectivity) stores
+     * nothing. */
+    uint any = 0;
+    for (int l = 0; l < 16; l++) any |= hits[l];
+    if (any) {
+      for (int l = 0; l < 16; l++) {
+        at[found] = j + l;
+        found += hits[l];
+      }
+    }
+  }
+  for (; j < length; j++) {
+    uint hit = clgpu_map(from[j], begin + j) != 0 ? 1u : 0u;
+    at[found] = j;
     found += hit;
   }
   counts[counts_offset + get_group_id(0)] = found;

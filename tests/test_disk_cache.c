@@ -353,7 +353,7 @@ static child_counts run_child(const char *folder, const char *salt) {
   if (!WIFEXITED(wait_status) || WEXITSTATUS(wait_status) != 0) {
     fail_msg("the child process failed (wait status 0x%x); its output:\n%s", wait_status, output);
   }
-  child_counts counts;
+  child_counts counts = {0, 0, 0, 0};
   const char *line = strstr(output, "builds=");
   if (!line ||
       sscanf(line, "builds=%llu disk_hits=%llu disk_writes=%llu disk_rejects=%llu", &counts.builds,

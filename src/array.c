@@ -630,3 +630,11 @@ clgpu_status clgpu__array_root(const clgpu_array *array, cl_mem *root, cl_ulong 
   *element_offset = (cl_ulong)(location.offset / size);
   return CLGPU_SUCCESS;
 }
+
+void clgpu__describe_shape(const clgpu_array *array, char *text, size_t size) {
+  size_t used = (size_t)snprintf(text, size, "(");
+  for (unsigned d = 0; d < array->rank && used < size; d++) {
+    used += (size_t)snprintf(text + used, size - used, d ? ", %zu" : "%zu", array->shape[d]);
+  }
+  if (used < size) snprintf(text + used, size - used, ")");
+}

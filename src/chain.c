@@ -3,6 +3,15 @@
  * caller's wait list at the front and the caller's event at the end. */
 #include "internal.h"
 
+clgpu_status clgpu__check_wait_list(cl_uint num_events, const cl_event *wait_list,
+                                    const char *who) {
+  CLGPU__RETURN_ERROR_IF(num_events > 0 && !wait_list, CLGPU_INVALID_ARGUMENT,
+                         "%s: wait_list is NULL but num_events is %u", who, num_events);
+  CLGPU__RETURN_ERROR_IF(num_events == 0 && wait_list, CLGPU_INVALID_ARGUMENT,
+                         "%s: wait_list is not NULL but num_events is 0", who);
+  return CLGPU_SUCCESS;
+}
+
 void clgpu__chain_begin(clgpu__chain *chain, cl_uint num_events, const cl_event *wait_list) {
   chain->num_events = num_events;
   chain->wait_list = wait_list;

@@ -38,15 +38,6 @@ typedef struct copy_plan {
 
 /* ---- argument checks ---- */
 
-/* "(3, 4, 5)" for messages; "()" for rank 0. */
-static void describe_shape(const clgpu_array *array, char *text, size_t size) {
-  size_t used = (size_t)snprintf(text, size, "(");
-  for (unsigned d = 0; d < array->rank && used < size; d++) {
-    used += (size_t)snprintf(text + used, size - used, d ? ", %zu" : "%zu", array->shape[d]);
-  }
-  if (used < size) snprintf(text + used, size - used, ")");
-}
-
 /* clgpu_array_check with the argument's name added to its message. */
 static clgpu_status check_view(const clgpu_array *array, const char *name) {
   clgpu_status status = clgpu_array_check(array);
@@ -143,10 +134,7 @@ static clgpu_status check_arguments(const clgpu_context *context, const clgpu_ar
   CLGPU__RETURN_ERROR_IF(!context, CLGPU_INVALID_ARGUMENT, "clgpu_copy: context is NULL");
   CLGPU__RETURN_ERROR_IF(!destination, CLGPU_INVALID_ARGUMENT, "clgpu_copy: destination is NULL");
   CLGPU__RETURN_ERROR_IF(!source, CLGPU_INVALID_ARGUMENT, "clgpu_copy: source is NULL");
-  CLGPU__RETURN_ERROR_IF(num_events > 0 && !wait_list, CLGPU_INVALID_ARGUMENT,
-                         "clgpu_copy: wait_list is NULL but num_events is %u", num_events);
-  CLGPU__RETURN_ERROR_IF(num_events == 0 && wait_list, CLGPU_INVALID_ARGUMENT,
-                         "clgpu_copy: wait_list is not NULL but num_events is 0");
+  CLGPU__FORWARD_IF_ERROR(clgpu__check_wait_list(num_events, wait_list, "clgpu_copy"));
   CLGPU__FORWARD_IF_ERROR(check_view(destination, "destination"));
   CLGPU__FORWARD_IF_ERROR(check_view(source, "source"));
   int same_shape = destination->rank == source->rank;
@@ -155,8 +143,8 @@ static clgpu_status check_arguments(const clgpu_context *context, const clgpu_ar
   }
   if (!same_shape) {
     char destination_shape[200], source_shape[200];
-    describe_shape(destination, destination_shape, sizeof destination_shape);
-    describe_shape(source, source_shape, sizeof source_shape);
+    clgpu__describe_shape(destination, destination_shape, sizeof destination_shape);
+    clgpu__describe_shape(source, source_shape, sizeof source_shape);
     return clgpu__fail(CLGPU_SHAPE_MISMATCH,
                        "clgpu_copy: the destination's shape %s differs from the source's %s",
                        destination_shape, source_shape);

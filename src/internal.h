@@ -160,6 +160,10 @@ typedef struct clgpu__chain {
   int started;
 } clgpu__chain;
 
+/* A wait list must match its count: CLGPU_INVALID_ARGUMENT naming `who`. */
+clgpu_status clgpu__check_wait_list(cl_uint num_events, const cl_event *wait_list,
+                                    const char *who);
+
 void clgpu__chain_begin(clgpu__chain *chain, cl_uint num_events, const cl_event *wait_list);
 /* What the next command waits for. */
 cl_uint clgpu__chain_wait_count(const clgpu__chain *chain);
@@ -212,6 +216,9 @@ clgpu_status clgpu__scratch_acquire(clgpu_context *context, const clgpu_workspac
 void clgpu__scratch_slot(const clgpu__scratch *scratch, unsigned index, cl_mem *buffer,
                          size_t *byte_offset);
 void clgpu__scratch_release(clgpu_context *context, clgpu__scratch *scratch);
+
+/* "(3, 4, 5)" for messages; "()" for rank 0. */
+void clgpu__describe_shape(const clgpu_array *array, char *text, size_t size);
 
 /* The root buffer of a view and the element offset of its element (0, ...)
  * from the root's start. */

@@ -578,6 +578,46 @@ static clgpu_status place_of(const clgpu_array *array, place *out) {
   return clgpu__array_root(array, &out->buffer, &out->offset);
 }
 
+/* Where a kernel reads `view` from: the view itself when contiguous, else
+ * the workspace buffer `index`, into which the view is copied first (the
+ * chain's next command). */
+static clgpu_status input_place(clgpu_context *context, clgpu__chain *chain,
+                                const clgpu__scratch *scratch, unsigned index, int pack,
+                                const clgpu_array *view, place *out) {
+  if (!pack) return place_of(view, out);
+  clgpu_array packed;
+  CLGPU__FORWARD_IF_ERROR(
+      scratch_view(scratch, index, view->type, view->rank, view->shape, &packed));
+  CLGPU__FORWARD_IF_ERROR(clgpu__chain_copy(context, chain, &packed, view));
+  return place_of(&packed, out);
+}
+
+/* Read `size` bytes at `from` into host memory, blocking, after the chain. */
+static clgpu_status read_back(clgpu_context *context, const clgpu__chain *chain, place from,
+                              size_t size, void *host, const char *what) {
+  cl_int err = clgpu__fault_hit(CLGPU__FAULT_ENQUEUE)
+                   ? CLGPU__INJECTED_STATUS
+                   : clEnqueueReadBuffer(context->queue, from.buffer, CL_TRUE,
+                                         (size_t)from.offset * size, size, host,
+                                         clgpu__chain_wait_count(chain),
+                                         clgpu__chain_wait_list(chain), NULL);
+  return err == CL_SUCCESS ? CLGPU_SUCCESS : clgpu__fail_cl(err, what);
+}
+
+/* The end of every call: the caller's event (or the chain dropped after a
+ * failure), the kernels back to their programs, the scratch given back. */
+static clgpu_status finish_call(clgpu_context *context, clgpu_status status, clgpu__chain *chain,
+                                cl_event *event, leases *held, clgpu__scratch *scratch) {
+  if (status == CLGPU_SUCCESS) {
+    status = clgpu__chain_end(context, chain, event);
+  } else {
+    clgpu__chain_abandon(chain);
+  }
+  release_leases(held);
+  clgpu__scratch_release(context, scratch);
+  return status;
+}
+
 static size_t global_size(uint64_t groups, size_t group) { return (size_t)groups * group; }
 
 /* clgpu_reduce_ranges of a non-ARG program. */
@@ -596,15 +636,6 @@ static clgpu_status enqueue_ranges(clgpu_context *context, clgpu__chain *chain, 
 
 /* ---- the workspace checks shared by every entry point ---- */
 
-static clgpu_status check_wait_list(cl_uint num_events, const cl_event *wait_list,
-                                    const char *who) {
-  CLGPU__RETURN_ERROR_IF(num_events > 0 && !wait_list, CLGPU_INVALID_ARGUMENT,
-                         "%s: wait_list is NULL but num_events is %u", who, num_events);
-  CLGPU__RETURN_ERROR_IF(num_events == 0 && wait_list, CLGPU_INVALID_ARGUMENT,
-                         "%s: wait_list is not NULL but num_events is 0", who);
-  return CLGPU_SUCCESS;
-}
-
 static clgpu_status check_view(const clgpu_array *array, const char *who, const char *name) {
   CLGPU__RETURN_ERROR_IF(!array, CLGPU_INVALID_ARGUMENT, "%s: %s is NULL", who, name);
   clgpu_status status = clgpu_array_check(array);
@@ -621,14 +652,6 @@ static clgpu_status axis_last(const clgpu_array *array, unsigned axis, clgpu_arr
   }
   axes[at] = axis;
   return clgpu_array_permute(array, axes, out);
-}
-
-static void describe_shape(const clgpu_array *array, char *text, size_t size) {
-  size_t used = (size_t)snprintf(text, size, "(");
-  for (unsigned d = 0; d < array->rank && used < size; d++) {
-    used += (size_t)snprintf(text + used, size - used, d ? ", %zu" : "%zu", array->shape[d]);
-  }
-  if (used < size) snprintf(text + used, size - used, ")");
 }
 
 /* ---- reduce ---- */
@@ -706,7 +729,7 @@ static clgpu_status plan_reduce(clgpu_context *context, spec *taken, const clgpu
     plan->rows = 1;
     if (output && clgpu_array_count(output) != 1) {
       char text[200];
-      describe_shape(output, text, sizeof text);
+      clgpu__describe_shape(output, text, sizeof text);
       spec_free(&plan->spec);
       return clgpu__fail(CLGPU_SHAPE_MISMATCH,
                          "%s: a reduction of the whole array writes one element, the output "
@@ -739,8 +762,8 @@ static clgpu_status plan_reduce(clgpu_context *context, spec *taken, const clgpu
       }
       if (!fits) {
         char in_text[200], out_text[200];
-        describe_shape(input, in_text, sizeof in_text);
-        describe_shape(output, out_text, sizeof out_text);
+        clgpu__describe_shape(input, in_text, sizeof in_text);
+        clgpu__describe_shape(output, out_text, sizeof out_text);
         status = clgpu__fail(CLGPU_SHAPE_MISMATCH,
                              "%s: reducing shape %s along axis %d needs an output of that shape "
                              "without the axis (or with extent 1 there); it has shape %s",
@@ -813,14 +836,10 @@ static clgpu_status run_reduce(clgpu_context *context, reduce_plan *plan,
   }
 
   place in = {0}, out = {0};
-  clgpu_array packed_in, packed_out;
-  if (status == CLGPU_SUCCESS && plan->pack_input) {
-    status = scratch_view(&scratch, REDUCE_PACKED_INPUT, plan->spec.input, plan->input.rank,
-                          plan->input.shape, &packed_in);
-    if (status == CLGPU_SUCCESS) status = clgpu__chain_copy(context, &chain, &packed_in, &plan->input);
-    if (status == CLGPU_SUCCESS) status = place_of(&packed_in, &in);
-  } else if (status == CLGPU_SUCCESS) {
-    status = place_of(&plan->input, &in);
+  clgpu_array packed_out;
+  if (status == CLGPU_SUCCESS) {
+    status = input_place(context, &chain, &scratch, REDUCE_PACKED_INPUT, plan->pack_input,
+                         &plan->input, &in);
   }
   if (status == CLGPU_SUCCESS) {
     if (!output) {
@@ -882,23 +901,10 @@ static clgpu_status run_reduce(clgpu_context *context, reduce_plan *plan,
     status = clgpu__chain_copy(context, &chain, &plan->output, &packed_out);
   }
   if (status == CLGPU_SUCCESS && host) {
-    cl_int err = clgpu__fault_hit(CLGPU__FAULT_ENQUEUE)
-                     ? CLGPU__INJECTED_STATUS
-                     : clEnqueueReadBuffer(context->queue, out.buffer, CL_TRUE,
-                                           (size_t)out.offset * clgpu_type_size(plan->spec.result),
-                                           clgpu_type_size(plan->spec.result), host,
-                                           clgpu__chain_wait_count(&chain),
-                                           clgpu__chain_wait_list(&chain), NULL);
-    if (err != CL_SUCCESS) status = clgpu__fail_cl(err, "clEnqueueReadBuffer(the result)");
+    status = read_back(context, &chain, out, clgpu_type_size(plan->spec.result), host,
+                       "clEnqueueReadBuffer(the result)");
   }
-  if (status == CLGPU_SUCCESS) {
-    status = clgpu__chain_end(context, &chain, event);
-  } else {
-    clgpu__chain_abandon(&chain);
-  }
-  release_leases(&held);
-  clgpu__scratch_release(context, &scratch);
-  return status;
+  return finish_call(context, status, &chain, event, &held, &scratch);
 }
 
 static clgpu_status check_reduce_entry(const clgpu_context *context, const clgpu_reduce_op *op,
@@ -940,7 +946,7 @@ static clgpu_status reduce_entry(clgpu_context *context, const clgpu_reduce_op *
     CLGPU__RETURN_ERROR_IF(!context, CLGPU_INVALID_ARGUMENT, "%s: context is NULL", who);
     CLGPU__FORWARD_IF_ERROR(check_view(input, who, "input"));
   }
-  CLGPU__FORWARD_IF_ERROR(check_wait_list(num_events, wait_list, who));
+  CLGPU__FORWARD_IF_ERROR(clgpu__check_wait_list(num_events, wait_list, who));
   spec s;
   if (op) {
     CLGPU__FORWARD_IF_ERROR(reduce_spec(op, input->type, who, &s));
@@ -1110,8 +1116,8 @@ static clgpu_status plan_scan(clgpu_context *context, spec *taken, const clgpu_a
     for (unsigned d = 0; same && d < input->rank; d++) same = output->shape[d] == input->shape[d];
     if (!same) {
       char in_text[200], out_text[200];
-      describe_shape(input, in_text, sizeof in_text);
-      describe_shape(output, out_text, sizeof out_text);
+      clgpu__describe_shape(input, in_text, sizeof in_text);
+      clgpu__describe_shape(output, out_text, sizeof out_text);
       status = clgpu__fail(CLGPU_SHAPE_MISMATCH,
                            "%s: the output's shape %s differs from the input's %s", who, out_text,
                            in_text);
@@ -1222,14 +1228,10 @@ static clgpu_status run_scan(clgpu_context *context, scan_plan *plan, const clgp
   if (status == CLGPU_SUCCESS) status = lease_scan(&held, program, multi, &kernels);
 
   place in = {0}, out = {0};
-  clgpu_array staged, packed;
-  if (status == CLGPU_SUCCESS && plan->stage_input) {
-    status = scratch_view(&scratch, SCAN_STAGED_INPUT, plan->spec.input, plan->input.rank,
-                          plan->input.shape, &staged);
-    if (status == CLGPU_SUCCESS) status = clgpu__chain_copy(context, &chain, &staged, &plan->input);
-    if (status == CLGPU_SUCCESS) status = place_of(&staged, &in);
-  } else if (status == CLGPU_SUCCESS) {
-    status = place_of(&plan->input, &in);
+  clgpu_array packed;
+  if (status == CLGPU_SUCCESS) {
+    status = input_place(context, &chain, &scratch, SCAN_STAGED_INPUT, plan->stage_input,
+                         &plan->input, &in);
   }
   if (status == CLGPU_SUCCESS && plan->pack_output) {
     status = scratch_view(&scratch, SCAN_PACKED_OUTPUT, plan->spec.result, plan->output.rank,
@@ -1260,14 +1262,7 @@ static clgpu_status run_scan(clgpu_context *context, scan_plan *plan, const clgp
   if (status == CLGPU_SUCCESS && plan->pack_output) {
     status = clgpu__chain_copy(context, &chain, &plan->output, &packed);
   }
-  if (status == CLGPU_SUCCESS) {
-    status = clgpu__chain_end(context, &chain, event);
-  } else {
-    clgpu__chain_abandon(&chain);
-  }
-  release_leases(&held);
-  clgpu__scratch_release(context, &scratch);
-  return status;
+  return finish_call(context, status, &chain, event, &held, &scratch);
 }
 
 static clgpu_status scan_entry(clgpu_context *context, const clgpu_scan_op *op,
@@ -1279,7 +1274,7 @@ static clgpu_status scan_entry(clgpu_context *context, const clgpu_scan_op *op,
   CLGPU__RETURN_ERROR_IF(!op, CLGPU_INVALID_ARGUMENT, "%s: op is NULL", who);
   CLGPU__FORWARD_IF_ERROR(check_view(input, who, "input"));
   CLGPU__RETURN_ERROR_IF(!output, CLGPU_INVALID_ARGUMENT, "%s: output is NULL", who);
-  CLGPU__FORWARD_IF_ERROR(check_wait_list(num_events, wait_list, who));
+  CLGPU__FORWARD_IF_ERROR(clgpu__check_wait_list(num_events, wait_list, who));
   spec s;
   CLGPU__FORWARD_IF_ERROR(scan_spec(op, input->type, who, &s));
   scan_plan plan;
@@ -1475,14 +1470,9 @@ static clgpu_status run_findall(clgpu_context *context, findall_plan *plan,
   clgpu__chain chain;
   clgpu__chain_begin(&chain, num_events, wait_list);
   place in = {0}, counted = {0}, total = {0}, out = {0};
-  if (status == CLGPU_SUCCESS && plan->pack_input) {
-    clgpu_array packed;
-    status = scratch_view(&scratch, FINDALL_PACKED_INPUT, plan->predicate.input, plan->input.rank,
-                          plan->input.shape, &packed);
-    if (status == CLGPU_SUCCESS) status = clgpu__chain_copy(context, &chain, &packed, &plan->input);
-    if (status == CLGPU_SUCCESS) status = place_of(&packed, &in);
-  } else if (status == CLGPU_SUCCESS) {
-    status = place_of(&plan->input, &in);
+  if (status == CLGPU_SUCCESS) {
+    status = input_place(context, &chain, &scratch, FINDALL_PACKED_INPUT, plan->pack_input,
+                         &plan->input, &in);
   }
   if (status == CLGPU_SUCCESS) {
     counted = scratch_place(&scratch, FINDALL_COUNTS);
@@ -1535,26 +1525,11 @@ static clgpu_status run_findall(clgpu_context *context, findall_plan *plan,
   }
   if (status == CLGPU_SUCCESS && host) {
     cl_ulong value = 0;
-    cl_int err = clgpu__fault_hit(CLGPU__FAULT_ENQUEUE)
-                     ? CLGPU__INJECTED_STATUS
-                     : clEnqueueReadBuffer(context->queue, total.buffer, CL_TRUE,
-                                           (size_t)total.offset * sizeof(cl_ulong), sizeof value,
-                                           &value, clgpu__chain_wait_count(&chain),
-                                           clgpu__chain_wait_list(&chain), NULL);
-    if (err != CL_SUCCESS) {
-      status = clgpu__fail_cl(err, "clEnqueueReadBuffer(the count)");
-    } else {
-      *host = value;
-    }
+    status = read_back(context, &chain, total, sizeof value, &value,
+                       "clEnqueueReadBuffer(the count)");
+    if (status == CLGPU_SUCCESS) *host = value;
   }
-  if (status == CLGPU_SUCCESS) {
-    status = clgpu__chain_end(context, &chain, event);
-  } else {
-    clgpu__chain_abandon(&chain);
-  }
-  release_leases(&held);
-  clgpu__scratch_release(context, &scratch);
-  return status;
+  return finish_call(context, status, &chain, event, &held, &scratch);
 }
 
 static clgpu_status findall_entry(clgpu_context *context, const clgpu_array *input,
@@ -1565,7 +1540,7 @@ static clgpu_status findall_entry(clgpu_context *context, const clgpu_array *inp
   CLGPU__RETURN_ERROR_IF(!context, CLGPU_INVALID_ARGUMENT, "%s: context is NULL", who);
   CLGPU__FORWARD_IF_ERROR(check_view(input, who, "input"));
   CLGPU__RETURN_ERROR_IF(!indices, CLGPU_INVALID_ARGUMENT, "%s: indices is NULL", who);
-  CLGPU__FORWARD_IF_ERROR(check_wait_list(num_events, wait_list, who));
+  CLGPU__FORWARD_IF_ERROR(clgpu__check_wait_list(num_events, wait_list, who));
   findall_plan plan;
   CLGPU__FORWARD_IF_ERROR(
       plan_findall(context, input, predicate, indices, count, options, who, &plan));

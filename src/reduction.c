@@ -42,8 +42,8 @@ static clgpu_status resolve_shape(const clgpu_context *context, const clgpu_call
                          CLGPU_INVALID_ARGUMENT, "%s: unknown algorithm %d", who, (int)requested);
   clgpu_algorithm algorithm = requested;
   if (algorithm == CLGPU_ALGORITHM_AUTO) {
-    algorithm = (context->info.type & CL_DEVICE_TYPE_CPU) ? CLGPU_ALGORITHM_CHUNKED
-                                                          : CLGPU_ALGORITHM_TILED;
+    algorithm =
+        (context->info.type & CL_DEVICE_TYPE_CPU) ? CLGPU_ALGORITHM_CHUNKED : CLGPU_ALGORITHM_TILED;
   }
   size_t group = 1;
   if (algorithm == CLGPU_ALGORITHM_TILED) {
@@ -72,7 +72,8 @@ typedef struct split {
   uint64_t reserved; /* second-pass slots: 0 for an uncut range */
 } range_split;
 
-static range_split split_range(const clgpu_context *context, const kernel_shape *shape, uint64_t n) {
+static range_split split_range(const clgpu_context *context, const kernel_shape *shape,
+                               uint64_t n) {
   uint64_t units = context->info.compute_units > 0 ? context->info.compute_units : 1;
   uint64_t unit, minimum, most;
   if (shape->algorithm == CLGPU_ALGORITHM_CHUNKED) {
@@ -105,9 +106,9 @@ typedef struct spec {
   clgpu_type input, accumulator, result;
   char *map, *reduce, *neutral, *store, *empty, *initial;
   char *vector_store; /* scans: r (A16) as the output's 16-vector, or NULL */
-  int order;     /* 0, 1 (min order) or 2 (max order) */
-  int arg;       /* argmin / argmax */
-  int vector_op; /* 0, or 1 sum, 2 product, 3 min, 4 max (CHUNKED only) */
+  int order;          /* 0, 1 (min order) or 2 (max order) */
+  int arg;            /* argmin / argmax */
+  int vector_op;      /* 0, or 1 sum, 2 product, 3 min, 4 max (CHUNKED only) */
 } spec;
 
 static void spec_free(spec *s) {
@@ -434,14 +435,12 @@ static clgpu_status scan_spec(const clgpu_scan_op *op, clgpu_type type, const ch
 
 static clgpu_status check_type_support(const clgpu_context *context, clgpu_type type,
                                        const char *who) {
-  CLGPU__RETURN_ERROR_IF(type == CLGPU_DOUBLE && !context->info.has_fp64,
-                         CLGPU_UNSUPPORTED_FEATURE,
+  CLGPU__RETURN_ERROR_IF(type == CLGPU_DOUBLE && !context->info.has_fp64, CLGPU_UNSUPPORTED_FEATURE,
                          "%s: double needs cl_khr_fp64, which %s does not report", who,
                          context->info.name);
-  CLGPU__RETURN_ERROR_IF(type == CLGPU_HALF && !context->info.has_fp16,
-                         CLGPU_UNSUPPORTED_FEATURE,
-                         "%s: arithmetic on half needs cl_khr_fp16, which %s does not report",
-                         who, context->info.name);
+  CLGPU__RETURN_ERROR_IF(type == CLGPU_HALF && !context->info.has_fp16, CLGPU_UNSUPPORTED_FEATURE,
+                         "%s: arithmetic on half needs cl_khr_fp16, which %s does not report", who,
+                         context->info.name);
   return CLGPU_SUCCESS;
 }
 
@@ -478,8 +477,9 @@ static clgpu_status get_program(clgpu_context *context, const spec *s, const ker
       size_t size = clgpu_type_size(s->accumulator);
       snprintf(key_top, sizeof key_top, "%zu", size * 8 - 1);
       defines[count++] = (clgpu_define){"CLGPU_KEY_T", unsigned_name(size)};
-      defines[count++] = (clgpu_define){
-          "CLGPU_KEY_AS", size == 2 ? "as_ushort" : size == 4 ? "as_uint" : "as_ulong"};
+      defines[count++] = (clgpu_define){"CLGPU_KEY_AS", size == 2   ? "as_ushort"
+                                                        : size == 4 ? "as_uint"
+                                                                    : "as_ulong"};
       defines[count++] = (clgpu_define){"CLGPU_KEY_TOP", key_top};
     }
   }
@@ -597,10 +597,9 @@ static clgpu_status read_back(clgpu_context *context, const clgpu__chain *chain,
                               size_t size, void *host, const char *what) {
   cl_int err = clgpu__fault_hit(CLGPU__FAULT_ENQUEUE)
                    ? CLGPU__INJECTED_STATUS
-                   : clEnqueueReadBuffer(context->queue, from.buffer, CL_TRUE,
-                                         (size_t)from.offset * size, size, host,
-                                         clgpu__chain_wait_count(chain),
-                                         clgpu__chain_wait_list(chain), NULL);
+                   : clEnqueueReadBuffer(
+                         context->queue, from.buffer, CL_TRUE, (size_t)from.offset * size, size,
+                         host, clgpu__chain_wait_count(chain), clgpu__chain_wait_list(chain), NULL);
   return err == CL_SUCCESS ? CLGPU_SUCCESS : clgpu__fail_cl(err, what);
 }
 
@@ -665,14 +664,19 @@ typedef struct reduce_plan {
   uint64_t n;         /* elements read */
   int pack_input;     /* the input is copied to packed_input first */
   int pack_output;    /* the lines' results go through packed_output */
-  range_split split;        /* whole-array mode */
+  range_split split;  /* whole-array mode */
   clgpu_array input;  /* the elements in the order they are reduced */
   clgpu_array output; /* one element, or the lines' results in row order */
   clgpu_workspace_size report;
 } reduce_plan;
 
-enum { REDUCE_PACKED_INPUT, REDUCE_PARTIALS, REDUCE_PARTIAL_INDICES, REDUCE_PACKED_OUTPUT,
-       REDUCE_RESULT };
+enum {
+  REDUCE_PACKED_INPUT,
+  REDUCE_PARTIALS,
+  REDUCE_PARTIAL_INDICES,
+  REDUCE_PACKED_OUTPUT,
+  REDUCE_RESULT
+};
 
 static void reduce_report(const clgpu_context *context, reduce_plan *plan) {
   clgpu_workspace_size *report = &plan->report;
@@ -706,16 +710,15 @@ static clgpu_status plan_reduce(clgpu_context *context, spec *taken, const clgpu
   if (status == CLGPU_SUCCESS && output) {
     status = check_view(output, who, "output");
     if (status == CLGPU_SUCCESS && output->type != plan->spec.result) {
-      status = clgpu__fail(CLGPU_TYPE_MISMATCH,
-                           "%s: the output holds %s, the reduction gives %s", who,
-                           clgpu_type_cl_name(output->type),
-                           clgpu_type_cl_name(plan->spec.result));
+      status =
+          clgpu__fail(CLGPU_TYPE_MISMATCH, "%s: the output holds %s, the reduction gives %s", who,
+                      clgpu_type_cl_name(output->type), clgpu_type_cl_name(plan->spec.result));
     }
   }
   if (status == CLGPU_SUCCESS && (axis < CLGPU_ALL_AXES || axis >= (int)input->rank)) {
-    status = clgpu__fail(CLGPU_INVALID_ARGUMENT,
-                         "%s: axis %d is out of range for an input of rank %u", who, axis,
-                         input->rank);
+    status =
+        clgpu__fail(CLGPU_INVALID_ARGUMENT, "%s: axis %d is out of range for an input of rank %u",
+                    who, axis, input->rank);
   }
   if (status != CLGPU_SUCCESS) {
     spec_free(&plan->spec);
@@ -753,7 +756,8 @@ static clgpu_status plan_reduce(clgpu_context *context, spec *taken, const clgpu
         }
       } else if (output->rank == input->rank && output->shape[a] == 1) {
         fits = 1;
-        for (unsigned d = 0; d < input->rank; d++) fits &= d == a || output->shape[d] == input->shape[d];
+        for (unsigned d = 0; d < input->rank; d++)
+          fits &= d == a || output->shape[d] == input->shape[d];
         for (unsigned d = a; d + 1 < output->rank; d++) {
           lines.shape[d] = output->shape[d + 1];
           lines.strides[d] = output->strides[d + 1];
@@ -811,20 +815,18 @@ static clgpu_status plan_reduce(clgpu_context *context, spec *taken, const clgpu
  * results), or into the workspace's "result" when `result` is NULL. When
  * `host` is not NULL, read the result there, blocking, before the scratch is
  * given back. */
-static clgpu_status run_reduce(clgpu_context *context, reduce_plan *plan,
-                               const clgpu_array *input, const clgpu_array *output,
-                               const clgpu_call_options *options, cl_uint num_events,
-                               const cl_event *wait_list, cl_event *event, void *host,
-                               const char *who) {
+static clgpu_status run_reduce(clgpu_context *context, reduce_plan *plan, const clgpu_array *input,
+                               const clgpu_array *output, const clgpu_call_options *options,
+                               cl_uint num_events, const cl_event *wait_list, cl_event *event,
+                               void *host, const char *who) {
   clgpu__chain chain;
   clgpu__chain_begin(&chain, num_events, wait_list);
   if (plan->rows == 0) return clgpu__chain_end(context, &chain, event);
 
   clgpu__argument arguments[] = {{input, "input"}, {output, "output"}};
   clgpu__scratch scratch;
-  CLGPU__FORWARD_IF_ERROR(clgpu__scratch_acquire(context, &plan->report,
-                                                 options ? options->workspace : NULL, arguments,
-                                                 2, who, &scratch));
+  CLGPU__FORWARD_IF_ERROR(clgpu__scratch_acquire(
+      context, &plan->report, options ? options->workspace : NULL, arguments, 2, who, &scratch));
   leases held = {{0}, {0}, 0};
   cl_kernel ranges = NULL, partials = NULL;
   clgpu_program *program = NULL;
@@ -855,8 +857,8 @@ static clgpu_status run_reduce(clgpu_context *context, reduce_plan *plan,
 
   if (status == CLGPU_SUCCESS) {
     place slots = multi ? scratch_place(&scratch, REDUCE_PARTIALS) : out;
-    place index_slots = multi && plan->spec.arg ? scratch_place(&scratch, REDUCE_PARTIAL_INDICES)
-                                                : out;
+    place index_slots =
+        multi && plan->spec.arg ? scratch_place(&scratch, REDUCE_PARTIAL_INDICES) : out;
     cl_ulong n = plan->n;
     cl_ulong chunk = plan->rows_mode ? plan->length : (multi ? plan->split.chunk : plan->n);
     uint64_t groups = plan->rows_mode ? plan->rows : plan->split.groups;
@@ -866,15 +868,23 @@ static clgpu_status run_reduce(clgpu_context *context, reduce_plan *plan,
       status = enqueue_ranges(context, &chain, ranges, &plan->shape, in, n, chunk, groups, final,
                               row_indices, slots, out);
     } else {
-      kernel_arg args[] = {ARG(in.buffer),          ARG(in.offset),          ARG(n),
-                           ARG(chunk),              ARG(final),              ARG(row_indices),
-                           ARG(slots.buffer),       ARG(slots.offset),       ARG(index_slots.buffer),
-                           ARG(index_slots.offset), ARG(out.buffer),         ARG(out.offset)};
+      kernel_arg args[] = {ARG(in.buffer),
+                           ARG(in.offset),
+                           ARG(n),
+                           ARG(chunk),
+                           ARG(final),
+                           ARG(row_indices),
+                           ARG(slots.buffer),
+                           ARG(slots.offset),
+                           ARG(index_slots.buffer),
+                           ARG(index_slots.offset),
+                           ARG(out.buffer),
+                           ARG(out.offset)};
       status = set_args(ranges, args, 12, "clgpu_reduce_ranges");
       if (status == CLGPU_SUCCESS) {
-        status = clgpu__chain_kernel(context, &chain, ranges,
-                                     global_size(groups, plan->shape.group), plan->shape.group,
-                                     "clEnqueueNDRangeKernel(clgpu_reduce_ranges)");
+        status =
+            clgpu__chain_kernel(context, &chain, ranges, global_size(groups, plan->shape.group),
+                                plan->shape.group, "clEnqueueNDRangeKernel(clgpu_reduce_ranges)");
       }
     }
     if (status == CLGPU_SUCCESS && multi) {
@@ -884,16 +894,15 @@ static clgpu_status run_reduce(clgpu_context *context, reduce_plan *plan,
                              ARG(out.offset)};
         status = set_args(partials, args, 5, "clgpu_reduce_partials");
       } else {
-        kernel_arg args[] = {ARG(slots.buffer),       ARG(slots.offset),
-                             ARG(index_slots.buffer), ARG(index_slots.offset),
-                             ARG(count),              ARG(out.buffer),
+        kernel_arg args[] = {ARG(slots.buffer),       ARG(slots.offset), ARG(index_slots.buffer),
+                             ARG(index_slots.offset), ARG(count),        ARG(out.buffer),
                              ARG(out.offset)};
         status = set_args(partials, args, 7, "clgpu_reduce_partials");
       }
       if (status == CLGPU_SUCCESS) {
-        status = clgpu__chain_kernel(context, &chain, partials, plan->shape.group,
-                                     plan->shape.group,
-                                     "clEnqueueNDRangeKernel(clgpu_reduce_partials)");
+        status =
+            clgpu__chain_kernel(context, &chain, partials, plan->shape.group, plan->shape.group,
+                                "clEnqueueNDRangeKernel(clgpu_reduce_partials)");
       }
     }
   }
@@ -959,8 +968,8 @@ static clgpu_status reduce_entry(clgpu_context *context, const clgpu_reduce_op *
   if (query) {
     *query = plan.report;
   } else {
-    status = run_reduce(context, &plan, input, output, options, num_events, wait_list, event,
-                        host, who);
+    status =
+        run_reduce(context, &plan, input, output, options, num_events, wait_list, event, host, who);
   }
   spec_free(&plan.spec);
   return status;
@@ -974,8 +983,8 @@ clgpu_status clgpu_reduce(clgpu_context *context, const clgpu_reduce_op *op,
   CLGPU__RETURN_ERROR_IF(!context, CLGPU_INVALID_ARGUMENT, "%s: context is NULL", who);
   CLGPU__RETURN_ERROR_IF(!op, CLGPU_INVALID_ARGUMENT, "%s: op is NULL", who);
   CLGPU__RETURN_ERROR_IF(!output, CLGPU_INVALID_ARGUMENT, "%s: output is NULL", who);
-  return reduce_entry(context, op, NULL, input, axis, output, options, num_events,
-                      wait_list, event, NULL, NULL, who);
+  return reduce_entry(context, op, NULL, input, axis, output, options, num_events, wait_list, event,
+                      NULL, NULL, who);
 }
 
 clgpu_status clgpu_reduce_workspace_size(clgpu_context *context, const clgpu_reduce_op *op,
@@ -1034,8 +1043,7 @@ clgpu_status clgpu_reduce_workspace_size_upto(clgpu_context *context, const clgp
                                               const clgpu_call_options *options,
                                               clgpu_workspace_size *out) {
   const char *who = "clgpu_reduce_workspace_size_upto";
-  CLGPU__RETURN_ERROR_IF(!context || !op || !out, CLGPU_INVALID_ARGUMENT, "%s: NULL argument",
-                         who);
+  CLGPU__RETURN_ERROR_IF(!context || !op || !out, CLGPU_INVALID_ARGUMENT, "%s: NULL argument", who);
   CLGPU__RETURN_ERROR_IF(clgpu_type_size(input_type) == 0, CLGPU_INVALID_ARGUMENT,
                          "%s: unknown input type %d", who, (int)input_type);
   spec s;
@@ -1043,10 +1051,9 @@ clgpu_status clgpu_reduce_workspace_size_upto(clgpu_context *context, const clgp
   return upto_plan_reduce(context, &s, max_n, options, who, out);
 }
 
-clgpu_status clgpu_count_if(clgpu_context *context, const clgpu_array *input,
-                            const char *predicate, const clgpu_array *output,
-                            const clgpu_call_options *options, cl_uint num_events,
-                            const cl_event *wait_list, cl_event *event) {
+clgpu_status clgpu_count_if(clgpu_context *context, const clgpu_array *input, const char *predicate,
+                            const clgpu_array *output, const clgpu_call_options *options,
+                            cl_uint num_events, const cl_event *wait_list, cl_event *event) {
   const char *who = "clgpu_count_if";
   CLGPU__RETURN_ERROR_IF(!output, CLGPU_INVALID_ARGUMENT, "%s: output is NULL", who);
   return reduce_entry(context, NULL, predicate, input, CLGPU_ALL_AXES, output, options, num_events,
@@ -1099,8 +1106,7 @@ static void scan_report(const clgpu_context *context, scan_plan *plan) {
 
 static clgpu_status plan_scan(clgpu_context *context, spec *taken, const clgpu_array *input,
                               int axis, const clgpu_array *output,
-                              const clgpu_call_options *options, const char *who,
-                              scan_plan *plan) {
+                              const clgpu_call_options *options, const char *who, scan_plan *plan) {
   memset(plan, 0, sizeof *plan);
   plan->spec = *taken;
   memset(taken, 0, sizeof *taken);
@@ -1118,19 +1124,21 @@ static clgpu_status plan_scan(clgpu_context *context, spec *taken, const clgpu_a
       char in_text[200], out_text[200];
       clgpu__describe_shape(input, in_text, sizeof in_text);
       clgpu__describe_shape(output, out_text, sizeof out_text);
-      status = clgpu__fail(CLGPU_SHAPE_MISMATCH,
-                           "%s: the output's shape %s differs from the input's %s", who, out_text,
-                           in_text);
+      status =
+          clgpu__fail(CLGPU_SHAPE_MISMATCH, "%s: the output's shape %s differs from the input's %s",
+                      who, out_text, in_text);
     }
   }
   if (status == CLGPU_SUCCESS && (axis < CLGPU_ALL_AXES || axis >= (int)input->rank)) {
-    status = clgpu__fail(CLGPU_INVALID_ARGUMENT,
-                         "%s: axis %d is out of range for an input of rank %u", who, axis,
-                         input->rank);
+    status =
+        clgpu__fail(CLGPU_INVALID_ARGUMENT, "%s: axis %d is out of range for an input of rank %u",
+                    who, axis, input->rank);
   }
   if (status == CLGPU_SUCCESS) status = clgpu__check_output_layout(output, who, "output");
-  if (status == CLGPU_SUCCESS) status = clgpu__check_buffer(context, output->buffer, who, "output", 1);
-  if (status == CLGPU_SUCCESS) status = clgpu__check_buffer(context, input->buffer, who, "input", 0);
+  if (status == CLGPU_SUCCESS)
+    status = clgpu__check_buffer(context, output->buffer, who, "output", 1);
+  if (status == CLGPU_SUCCESS)
+    status = clgpu__check_buffer(context, input->buffer, who, "input", 0);
   if (status == CLGPU_SUCCESS && axis != CLGPU_ALL_AXES) {
     status = axis_last(input, (unsigned)axis, &plan->input);
     if (status == CLGPU_SUCCESS) status = axis_last(output, (unsigned)axis, &plan->output);
@@ -1149,9 +1157,8 @@ static clgpu_status plan_scan(clgpu_context *context, spec *taken, const clgpu_a
     plan->rows_mode = plan->rows > 1;
   }
   int same = clgpu_array_same(input, output);
-  plan->stage_input =
-      plan->n > 0 && (!clgpu_array_is_contiguous(&plan->input) ||
-                      (!same && clgpu_may_alias(input, output)));
+  plan->stage_input = plan->n > 0 && (!clgpu_array_is_contiguous(&plan->input) ||
+                                      (!same && clgpu_may_alias(input, output)));
   plan->pack_output = plan->n > 0 && !clgpu_array_is_contiguous(&plan->output);
   if (!plan->rows_mode) plan->split = split_range(context, &plan->shape, plan->n);
   scan_report(context, plan);
@@ -1163,8 +1170,7 @@ typedef struct scan_kernels {
   cl_kernel ranges, carries, scan;
 } scan_kernels;
 
-static clgpu_status lease_scan(leases *held, clgpu_program *program, int multi,
-                               scan_kernels *out) {
+static clgpu_status lease_scan(leases *held, clgpu_program *program, int multi, scan_kernels *out) {
   if (multi) {
     CLGPU__FORWARD_IF_ERROR(lease(held, program, "clgpu_scan_totals", &out->ranges));
     CLGPU__FORWARD_IF_ERROR(lease(held, program, "clgpu_scan_carries", &out->carries));
@@ -1177,8 +1183,9 @@ static clgpu_status lease_scan(leases *held, clgpu_program *program, int multi,
  * carries, then scans each chunk from its carry. */
 static clgpu_status enqueue_scan_contiguous(clgpu_context *context, clgpu__chain *chain,
                                             const scan_kernels *kernels, const kernel_shape *shape,
-                                            place in, place out, cl_ulong n, const range_split *split,
-                                            cl_int exclusive, place totals) {
+                                            place in, place out, cl_ulong n,
+                                            const range_split *split, cl_int exclusive,
+                                            place totals) {
   int multi = split->reserved > 0;
   cl_ulong chunk = multi ? split->chunk : n;
   uint64_t groups = multi ? split->groups : 1;
@@ -1198,10 +1205,9 @@ static clgpu_status enqueue_scan_contiguous(clgpu_context *context, clgpu__chain
   }
   cl_int use_carries = multi;
   place carries = multi ? totals : out;
-  kernel_arg args[] = {ARG(in.buffer),      ARG(in.offset),      ARG(n),
-                       ARG(chunk),          ARG(carries.buffer), ARG(carries.offset),
-                       ARG(use_carries),    ARG(exclusive),      ARG(out.buffer),
-                       ARG(out.offset)};
+  kernel_arg args[] = {ARG(in.buffer),      ARG(in.offset),      ARG(n),           ARG(chunk),
+                       ARG(carries.buffer), ARG(carries.offset), ARG(use_carries), ARG(exclusive),
+                       ARG(out.buffer),     ARG(out.offset)};
   CLGPU__FORWARD_IF_ERROR(set_args(kernels->scan, args, 10, "clgpu_scan_ranges"));
   return clgpu__chain_kernel(context, chain, kernels->scan, global_size(groups, shape->group),
                              shape->group, "clEnqueueNDRangeKernel(clgpu_scan_ranges)");
@@ -1217,9 +1223,8 @@ static clgpu_status run_scan(clgpu_context *context, scan_plan *plan, const clgp
 
   clgpu__argument arguments[] = {{input, "input"}, {output, "output"}};
   clgpu__scratch scratch;
-  CLGPU__FORWARD_IF_ERROR(clgpu__scratch_acquire(context, &plan->report,
-                                                 options ? options->workspace : NULL, arguments,
-                                                 2, who, &scratch));
+  CLGPU__FORWARD_IF_ERROR(clgpu__scratch_acquire(
+      context, &plan->report, options ? options->workspace : NULL, arguments, 2, who, &scratch));
   leases held = {{0}, {0}, 0};
   scan_kernels kernels = {NULL, NULL, NULL};
   clgpu_program *program = NULL;
@@ -1244,10 +1249,9 @@ static clgpu_status run_scan(clgpu_context *context, scan_plan *plan, const clgp
   if (status == CLGPU_SUCCESS && plan->rows_mode) {
     cl_ulong n = plan->n, chunk = plan->length;
     cl_int use_carries = 0;
-    kernel_arg args[] = {ARG(in.buffer),   ARG(in.offset),   ARG(n),
-                         ARG(chunk),       ARG(out.buffer),  ARG(out.offset),
-                         ARG(use_carries), ARG(exclusive),   ARG(out.buffer),
-                         ARG(out.offset)};
+    kernel_arg args[] = {ARG(in.buffer),  ARG(in.offset),  ARG(n),           ARG(chunk),
+                         ARG(out.buffer), ARG(out.offset), ARG(use_carries), ARG(exclusive),
+                         ARG(out.buffer), ARG(out.offset)};
     status = set_args(kernels.scan, args, 10, "clgpu_scan_ranges");
     if (status == CLGPU_SUCCESS) {
       status = clgpu__chain_kernel(context, &chain, kernels.scan,
@@ -1283,8 +1287,8 @@ static clgpu_status scan_entry(clgpu_context *context, const clgpu_scan_op *op,
   if (query) {
     *query = plan.report;
   } else {
-    status = run_scan(context, &plan, op, input, output, options, num_events, wait_list, event,
-                      who);
+    status =
+        run_scan(context, &plan, op, input, output, options, num_events, wait_list, event, who);
   }
   spec_free(&plan.spec);
   return status;
@@ -1299,8 +1303,7 @@ clgpu_status clgpu_scan(clgpu_context *context, const clgpu_scan_op *op, const c
 
 clgpu_status clgpu_scan_workspace_size(clgpu_context *context, const clgpu_scan_op *op,
                                        const clgpu_array *input, int axis,
-                                       const clgpu_array *output,
-                                       const clgpu_call_options *options,
+                                       const clgpu_array *output, const clgpu_call_options *options,
                                        clgpu_workspace_size *out) {
   const char *who = "clgpu_scan_workspace_size";
   CLGPU__RETURN_ERROR_IF(!out, CLGPU_INVALID_ARGUMENT, "%s: out is NULL", who);
@@ -1312,10 +1315,9 @@ clgpu_status clgpu_scan_workspace_size_upto(clgpu_context *context, const clgpu_
                                             const clgpu_call_options *options,
                                             clgpu_workspace_size *out) {
   const char *who = "clgpu_scan_workspace_size_upto";
-  CLGPU__RETURN_ERROR_IF(!context || !op || !out, CLGPU_INVALID_ARGUMENT, "%s: NULL argument",
-                         who);
-  CLGPU__RETURN_ERROR_IF(clgpu_type_size(type) == 0, CLGPU_INVALID_ARGUMENT,
-                         "%s: unknown type %d", who, (int)type);
+  CLGPU__RETURN_ERROR_IF(!context || !op || !out, CLGPU_INVALID_ARGUMENT, "%s: NULL argument", who);
+  CLGPU__RETURN_ERROR_IF(clgpu_type_size(type) == 0, CLGPU_INVALID_ARGUMENT, "%s: unknown type %d",
+                         who, (int)type);
   scan_plan plan;
   memset(&plan, 0, sizeof plan);
   CLGPU__FORWARD_IF_ERROR(scan_spec(op, type, who, &plan.spec));
@@ -1442,9 +1444,8 @@ static clgpu_status run_findall(clgpu_context *context, findall_plan *plan,
                                 const char *who) {
   clgpu__argument arguments[] = {{&plan->input, "input"}, {indices, "indices"}, {count, "count"}};
   clgpu__scratch scratch;
-  CLGPU__FORWARD_IF_ERROR(clgpu__scratch_acquire(context, &plan->report,
-                                                 options ? options->workspace : NULL, arguments,
-                                                 3, who, &scratch));
+  CLGPU__FORWARD_IF_ERROR(clgpu__scratch_acquire(
+      context, &plan->report, options ? options->workspace : NULL, arguments, 3, who, &scratch));
   leases held = {{0}, {0}, 0};
   int compact = findall_compacts(plan);
   cl_kernel ranges = NULL, write = NULL;
@@ -1454,8 +1455,8 @@ static clgpu_status run_findall(clgpu_context *context, findall_plan *plan,
   int scan_needed = groups > 1;
   clgpu_status status = get_program(context, &plan->predicate, &plan->shape, &program);
   if (status == CLGPU_SUCCESS) {
-    status = lease(&held, program, compact ? "clgpu_findall_compact" : "clgpu_reduce_ranges",
-                   &ranges);
+    status =
+        lease(&held, program, compact ? "clgpu_findall_compact" : "clgpu_reduce_ranges", &ranges);
   }
   if (status == CLGPU_SUCCESS) {
     status = lease(&held, program, compact ? "clgpu_findall_move" : "clgpu_findall_write", &write);
@@ -1487,9 +1488,9 @@ static clgpu_status run_findall(clgpu_context *context, findall_plan *plan,
   cl_ulong chunk = plan->split.reserved > 0 ? plan->split.chunk : plan->n;
   place positions = scratch_place(&scratch, FINDALL_POSITIONS);
   if (status == CLGPU_SUCCESS && compact) {
-    kernel_arg args[] = {ARG(in.buffer),        ARG(in.offset),        ARG(n),
-                         ARG(chunk),            ARG(positions.buffer), ARG(positions.offset),
-                         ARG(counted.buffer),   ARG(counted.offset)};
+    kernel_arg args[] = {ARG(in.buffer),      ARG(in.offset),        ARG(n),
+                         ARG(chunk),          ARG(positions.buffer), ARG(positions.offset),
+                         ARG(counted.buffer), ARG(counted.offset)};
     status = set_args(ranges, args, 8, "clgpu_findall_compact");
     if (status == CLGPU_SUCCESS) {
       status = clgpu__chain_kernel(context, &chain, ranges, global_size(groups, 1), 1,
@@ -1512,10 +1513,9 @@ static clgpu_status run_findall(clgpu_context *context, findall_plan *plan,
     cl_long stride = indices->rank == 1 ? (cl_long)indices->strides[0] : 1;
     cl_ulong capacity = clgpu_array_count(indices);
     place source = compact ? positions : in;
-    kernel_arg args[] = {ARG(source.buffer),  ARG(source.offset),  ARG(n),
-                         ARG(chunk),          ARG(counted.buffer), ARG(counted.offset),
-                         ARG(groups_arg),     ARG(wide),           ARG(out.buffer),
-                         ARG(out.buffer),     ARG(out.offset),     ARG(stride),
+    kernel_arg args[] = {ARG(source.buffer),  ARG(source.offset),  ARG(n),           ARG(chunk),
+                         ARG(counted.buffer), ARG(counted.offset), ARG(groups_arg),  ARG(wide),
+                         ARG(out.buffer),     ARG(out.buffer),     ARG(out.offset),  ARG(stride),
                          ARG(capacity),       ARG(total.buffer),   ARG(total.offset)};
     status = set_args(write, args, 15, compact ? "clgpu_findall_move" : "clgpu_findall_write");
     if (status == CLGPU_SUCCESS) {
@@ -1525,8 +1525,8 @@ static clgpu_status run_findall(clgpu_context *context, findall_plan *plan,
   }
   if (status == CLGPU_SUCCESS && host) {
     cl_ulong value = 0;
-    status = read_back(context, &chain, total, sizeof value, &value,
-                       "clEnqueueReadBuffer(the count)");
+    status =
+        read_back(context, &chain, total, sizeof value, &value, "clEnqueueReadBuffer(the count)");
     if (status == CLGPU_SUCCESS) *host = value;
   }
   return finish_call(context, status, &chain, event, &held, &scratch);
@@ -1573,8 +1573,8 @@ clgpu_status clgpu_findall_workspace_size(clgpu_context *context, const clgpu_ar
                                           clgpu_workspace_size *out) {
   const char *who = "clgpu_findall_workspace_size";
   CLGPU__RETURN_ERROR_IF(!out, CLGPU_INVALID_ARGUMENT, "%s: out is NULL", who);
-  return findall_entry(context, input, predicate, indices, count, options, 0, NULL, NULL, out,
-                       NULL, who);
+  return findall_entry(context, input, predicate, indices, count, options, 0, NULL, NULL, out, NULL,
+                       who);
 }
 
 clgpu_status clgpu_findall_workspace_size_upto(clgpu_context *context, clgpu_type type,
@@ -1582,8 +1582,8 @@ clgpu_status clgpu_findall_workspace_size_upto(clgpu_context *context, clgpu_typ
                                                clgpu_workspace_size *out) {
   const char *who = "clgpu_findall_workspace_size_upto";
   CLGPU__RETURN_ERROR_IF(!context || !out, CLGPU_INVALID_ARGUMENT, "%s: NULL argument", who);
-  CLGPU__RETURN_ERROR_IF(clgpu_type_size(type) == 0, CLGPU_INVALID_ARGUMENT,
-                         "%s: unknown type %d", who, (int)type);
+  CLGPU__RETURN_ERROR_IF(clgpu_type_size(type) == 0, CLGPU_INVALID_ARGUMENT, "%s: unknown type %d",
+                         who, (int)type);
   findall_plan plan;
   memset(&plan, 0, sizeof plan);
   CLGPU__FORWARD_IF_ERROR(resolve_shape(context, options, who, &plan.shape));
@@ -1603,6 +1603,6 @@ clgpu_status clgpu_findall_read(clgpu_context *context, const clgpu_array *input
                                 uint64_t *count) {
   const char *who = "clgpu_findall_read";
   CLGPU__RETURN_ERROR_IF(!count, CLGPU_INVALID_ARGUMENT, "%s: count is NULL", who);
-  return findall_entry(context, input, predicate, indices, count_view, options, 0, NULL, NULL,
-                       NULL, count, who);
+  return findall_entry(context, input, predicate, indices, count_view, options, 0, NULL, NULL, NULL,
+                       count, who);
 }

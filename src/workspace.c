@@ -97,14 +97,13 @@ static clgpu_status check_report(const clgpu_workspace_size *report, const char 
   CLGPU__RETURN_ERROR_IF(report->num_parts == 0 || report->num_parts > CLGPU_WORKSPACE_MAX_PARTS,
                          CLGPU_INVALID_ARGUMENT, "%s: the report has %u parts (1 to %d allowed)",
                          who, report->num_parts, CLGPU_WORKSPACE_MAX_PARTS);
-  CLGPU__RETURN_ERROR_IF(report->num_buffers > CLGPU_WORKSPACE_MAX_BUFFERS,
-                         CLGPU_INVALID_ARGUMENT, "%s: the report has %u buffers (at most %d)",
-                         who, report->num_buffers, CLGPU_WORKSPACE_MAX_BUFFERS);
-  CLGPU__RETURN_ERROR_IF(report->alignment == 0 ||
-                             (report->alignment & (report->alignment - 1)) != 0,
-                         CLGPU_INVALID_ARGUMENT,
-                         "%s: the report's alignment %llu is not a power of two", who,
-                         (unsigned long long)report->alignment);
+  CLGPU__RETURN_ERROR_IF(report->num_buffers > CLGPU_WORKSPACE_MAX_BUFFERS, CLGPU_INVALID_ARGUMENT,
+                         "%s: the report has %u buffers (at most %d)", who, report->num_buffers,
+                         CLGPU_WORKSPACE_MAX_BUFFERS);
+  CLGPU__RETURN_ERROR_IF(
+      report->alignment == 0 || (report->alignment & (report->alignment - 1)) != 0,
+      CLGPU_INVALID_ARGUMENT, "%s: the report's alignment %llu is not a power of two", who,
+      (unsigned long long)report->alignment);
   for (unsigned p = 0; p < report->num_parts; p++) {
     const clgpu_workspace_part *part = &report->parts[p];
     CLGPU__RETURN_ERROR_IF(strcmp(clgpu_operation_name(part->operation), "invalid") == 0 ||
@@ -114,35 +113,31 @@ static clgpu_status check_report(const clgpu_workspace_size *report, const char 
                            "%s: part %u of the report has an unknown operation or an "
                            "unresolved algorithm",
                            who, p);
-    CLGPU__RETURN_ERROR_IF(p == 0 ? part->parent != -1 : (part->parent < 0 || part->parent >= (int)p),
-                           CLGPU_INVALID_ARGUMENT, "%s: part %u of the report has parent %d", who,
-                           p, part->parent);
+    CLGPU__RETURN_ERROR_IF(
+        p == 0 ? part->parent != -1 : (part->parent < 0 || part->parent >= (int)p),
+        CLGPU_INVALID_ARGUMENT, "%s: part %u of the report has parent %d", who, p, part->parent);
   }
   uint64_t end = 0;
   for (unsigned i = 0; i < report->num_buffers; i++) {
     const clgpu_workspace_buffer *buffer = &report->buffers[i];
     size_t size = clgpu_type_size(buffer->type);
-    CLGPU__RETURN_ERROR_IF(!buffer->name || buffer->part >= report->num_parts || size == 0,
-                           CLGPU_INVALID_ARGUMENT,
-                           "%s: buffer %u of the report has no name, an unknown part or type",
-                           who, i);
-    CLGPU__RETURN_ERROR_IF(buffer->count > UINT64_MAX / size || buffer->bytes != buffer->count * size,
-                           CLGPU_INVALID_ARGUMENT,
-                           "%s: buffer %u (%s) of the report has %llu bytes for %llu elements",
-                           who, i, buffer->name, (unsigned long long)buffer->bytes,
-                           (unsigned long long)buffer->count);
-    CLGPU__RETURN_ERROR_IF(buffer->offset % report->alignment != 0 ||
-                               (buffer->bytes > 0 && buffer->offset < end) ||
-                               buffer->offset > UINT64_MAX - buffer->bytes,
-                           CLGPU_INVALID_ARGUMENT,
-                           "%s: buffer %u (%s) of the report is misplaced at byte %llu", who, i,
-                           buffer->name, (unsigned long long)buffer->offset);
+    CLGPU__RETURN_ERROR_IF(
+        !buffer->name || buffer->part >= report->num_parts || size == 0, CLGPU_INVALID_ARGUMENT,
+        "%s: buffer %u of the report has no name, an unknown part or type", who, i);
+    CLGPU__RETURN_ERROR_IF(
+        buffer->count > UINT64_MAX / size || buffer->bytes != buffer->count * size,
+        CLGPU_INVALID_ARGUMENT, "%s: buffer %u (%s) of the report has %llu bytes for %llu elements",
+        who, i, buffer->name, (unsigned long long)buffer->bytes, (unsigned long long)buffer->count);
+    CLGPU__RETURN_ERROR_IF(
+        buffer->offset % report->alignment != 0 || (buffer->bytes > 0 && buffer->offset < end) ||
+            buffer->offset > UINT64_MAX - buffer->bytes,
+        CLGPU_INVALID_ARGUMENT, "%s: buffer %u (%s) of the report is misplaced at byte %llu", who,
+        i, buffer->name, (unsigned long long)buffer->offset);
     if (buffer->bytes > 0) end = buffer->offset + buffer->bytes;
   }
   CLGPU__RETURN_ERROR_IF(report->total_bytes < end, CLGPU_INVALID_ARGUMENT,
                          "%s: the report's total of %llu bytes does not cover its buffers (%llu)",
-                         who, (unsigned long long)report->total_bytes,
-                         (unsigned long long)end);
+                         who, (unsigned long long)report->total_bytes, (unsigned long long)end);
   return CLGPU_SUCCESS;
 }
 
@@ -274,22 +269,21 @@ static clgpu_status check_workspace(clgpu_context *context, const clgpu_workspac
                                     const clgpu__argument *arguments, size_t num_arguments,
                                     const char *who) {
   const clgpu_workspace_size *has = &workspace->report;
-  CLGPU__RETURN_ERROR_IF(workspace->cl_context != context->cl_context ||
-                             workspace->device != context->device,
-                         CLGPU_WORKSPACE_WRONG_DEVICE,
-                         "%s: the workspace was made on another %s than the call's", who,
-                         workspace->device != context->device ? "device" : "OpenCL context");
+  CLGPU__RETURN_ERROR_IF(
+      workspace->cl_context != context->cl_context || workspace->device != context->device,
+      CLGPU_WORKSPACE_WRONG_DEVICE, "%s: the workspace was made on another %s than the call's", who,
+      workspace->device != context->device ? "device" : "OpenCL context");
   CLGPU__RETURN_ERROR_IF(has->parts[0].operation != needed->parts[0].operation,
                          CLGPU_WORKSPACE_WRONG_OPERATION,
                          "%s: the workspace was made for %s, the call is %s", who,
                          clgpu_operation_name(has->parts[0].operation),
                          clgpu_operation_name(needed->parts[0].operation));
-  CLGPU__RETURN_ERROR_IF(has->num_parts != needed->num_parts || has->num_buffers != needed->num_buffers,
-                         CLGPU_WORKSPACE_WRONG_OPERATION,
-                         "%s: the workspace's report has %u parts and %u buffers, the call's %u "
-                         "and %u (a report of another version or operation)",
-                         who, has->num_parts, has->num_buffers, needed->num_parts,
-                         needed->num_buffers);
+  CLGPU__RETURN_ERROR_IF(
+      has->num_parts != needed->num_parts || has->num_buffers != needed->num_buffers,
+      CLGPU_WORKSPACE_WRONG_OPERATION,
+      "%s: the workspace's report has %u parts and %u buffers, the call's %u "
+      "and %u (a report of another version or operation)",
+      who, has->num_parts, has->num_buffers, needed->num_parts, needed->num_buffers);
   for (unsigned p = 0; p < needed->num_parts; p++) {
     const clgpu_workspace_part *a = &has->parts[p], *b = &needed->parts[p];
     CLGPU__RETURN_ERROR_IF(a->operation != b->operation || a->parent != b->parent,
@@ -305,8 +299,8 @@ static clgpu_status check_workspace(clgpu_context *context, const clgpu_workspac
   for (unsigned i = 0; i < needed->num_buffers; i++) {
     const clgpu_workspace_buffer *a = &has->buffers[i], *b = &needed->buffers[i];
     CLGPU__RETURN_ERROR_IF(strcmp(a->name, b->name) != 0, CLGPU_WORKSPACE_WRONG_OPERATION,
-                           "%s: buffer %u of the workspace is \"%s\", the call's is \"%s\"", who,
-                           i, a->name, b->name);
+                           "%s: buffer %u of the workspace is \"%s\", the call's is \"%s\"", who, i,
+                           a->name, b->name);
     CLGPU__RETURN_ERROR_IF(a->bytes < b->bytes, CLGPU_WORKSPACE_TOO_SMALL,
                            "%s: the workspace's buffer \"%s\" of %s holds %llu bytes, the call "
                            "needs %llu (%llu elements of %s)",
@@ -324,11 +318,10 @@ static clgpu_status check_workspace(clgpu_context *context, const clgpu_workspac
   }
   for (size_t a = 0; a < num_arguments; a++) {
     if (!arguments[a].array) continue;
-    CLGPU__RETURN_ERROR_IF(clgpu_may_alias(&region, arguments[a].array),
-                           CLGPU_WORKSPACE_ALIASES_ARGUMENT,
-                           "%s: the workspace's bytes [%zu, %zu) may overlap the %s", who,
-                           workspace->offset, workspace->offset + workspace->size,
-                           arguments[a].name);
+    CLGPU__RETURN_ERROR_IF(
+        clgpu_may_alias(&region, arguments[a].array), CLGPU_WORKSPACE_ALIASES_ARGUMENT,
+        "%s: the workspace's bytes [%zu, %zu) may overlap the %s", who, workspace->offset,
+        workspace->offset + workspace->size, arguments[a].name);
   }
   return CLGPU_SUCCESS;
 }
@@ -350,8 +343,8 @@ clgpu_status clgpu__scratch_acquire(clgpu_context *context, const clgpu_workspac
   CLGPU__RETURN_ERROR_IF(needed->total_bytes > SIZE_MAX, CLGPU_CL_INVALID_BUFFER_SIZE,
                          "%s: scratch of %llu bytes does not fit in size_t", who,
                          (unsigned long long)needed->total_bytes);
-  clgpu_status status = clgpu_buffer_create(context, CL_MEM_READ_WRITE,
-                                            (size_t)needed->total_bytes, &out->temporary);
+  clgpu_status status =
+      clgpu_buffer_create(context, CL_MEM_READ_WRITE, (size_t)needed->total_bytes, &out->temporary);
   if (status != CLGPU_SUCCESS) {
     clgpu__append_error(" (%s: scratch of %llu bytes)", who,
                         (unsigned long long)needed->total_bytes);

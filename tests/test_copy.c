@@ -28,57 +28,9 @@
 #include "data.h"
 #include "guard.h"
 #include "support.h"
+#include "views.h"
 
 /* ---- views described on the host ---- */
-
-/* A view inside a region: element (0, ..., 0) is `offset` elements from the
- * region's start. */
-typedef struct view_spec {
-  size_t offset;
-  unsigned rank;
-  size_t shape[CLGPU_MAX_RANK];
-  ptrdiff_t strides[CLGPU_MAX_RANK];
-} view_spec;
-
-static size_t spec_count(const view_spec *spec) {
-  size_t count = 1;
-  for (unsigned d = 0; d < spec->rank; d++) count *= spec->shape[d];
-  return count;
-}
-
-/* Place the view in a region so that the lowest element it reaches lies
- * `slack` elements after the region's start and the highest `slack` before
- * its end; returns the region's length in elements. The slack holds bytes
- * the copy must leave alone. */
-static size_t spec_fit(view_spec *spec, size_t slack) {
-  ptrdiff_t low = 0, high = 0;
-  if (spec_count(spec) > 0) {
-    for (unsigned d = 0; d < spec->rank; d++) {
-      ptrdiff_t span = (ptrdiff_t)(spec->shape[d] - 1) * spec->strides[d];
-      if (span < 0) low += span;
-      if (span > 0) high += span;
-    }
-  }
-  spec->offset = slack + (size_t)(-low);
-  return slack + (size_t)(high - low) + 1 + slack;
-}
-
-/* The element that index `index` of the view names, from the region's
- * start. */
-static size_t spec_position(const view_spec *spec, const size_t *index) {
-  ptrdiff_t position = (ptrdiff_t)spec->offset;
-  for (unsigned d = 0; d < spec->rank; d++) position += (ptrdiff_t)index[d] * spec->strides[d];
-  return (size_t)position;
-}
-
-/* Step `index` to the next one in row-major order; 0 after the last. */
-static int next_index(const view_spec *spec, size_t *index) {
-  for (unsigned d = spec->rank; d-- > 0;) {
-    if (++index[d] < spec->shape[d]) return 1;
-    index[d] = 0;
-  }
-  return 0;
-}
 
 /* The host model: gather the source's elements in row-major order into a
  * temporary, then scatter them to the destination. Gathering everything
@@ -149,27 +101,6 @@ typedef struct copy_case {
   size_t source_elements;
   view_spec source;
 } copy_case;
-
-static int on_oclgrind(const clgpu_context *context) {
-  const clgpu_device_info *info = clgpu_context_device_info(context);
-  return strstr(info->name, "Oclgrind") != NULL || strstr(info->platform_name, "Oclgrind") != NULL;
-}
-
-static unsigned char *random_bytes(size_t bytes, uint64_t seed) {
-  unsigned char *data = malloc(bytes ? bytes : 1);
-  assert_non_null(data);
-  test_generate(data, bytes, TEST_UINT8, TEST_UNIFORM, seed, 0);
-  return data;
-}
-
-static clgpu_array make_view(const test_guarded *guarded, clgpu_type type, const view_spec *spec) {
-  clgpu_array view;
-  size_t size = clgpu_type_size(type);
-  assert_status(clgpu_array_strided(guarded->buffer, guarded->offset + spec->offset * size, type,
-                                    spec->rank, spec->shape, spec->strides, &view),
-                CLGPU_SUCCESS);
-  return view;
-}
 
 /* Fail, naming the case, unless `actual` equals `expected` (n bytes). */
 static void compare_region(const unsigned char *actual, const unsigned char *expected, size_t n,
@@ -272,7 +203,7 @@ static const size_t all_sizes[] = {0, 1, 2, 3, 7, 93, 1000, 4099, 65537};
 /* How many of all_sizes to run on this device. */
 static size_t size_count(const clgpu_context *context) {
   size_t count = sizeof all_sizes / sizeof all_sizes[0];
-  return on_oclgrind(context) ? count - 1 : count;
+  return test_on_oclgrind(context) ? count - 1 : count;
 }
 
 /* Every element size, and each type that shares it: elements move as bits,
@@ -386,7 +317,7 @@ static const struct {
 
 static void run_nd_table(clgpu_context *context, const char *launch_text) {
   size_t shape_count = sizeof nd_shapes / sizeof nd_shapes[0];
-  if (on_oclgrind(context)) shape_count--;
+  if (test_on_oclgrind(context)) shape_count--;
   for (size_t t = 0; t < sizeof one_type_per_size / sizeof one_type_per_size[0]; t++) {
     for (size_t s = 0; s < shape_count; s++) {
       for (size_t l = 0; l < sizeof nd_layouts / sizeof nd_layouts[0]; l++) {

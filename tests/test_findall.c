@@ -43,6 +43,7 @@
 #include "data.h"
 #include "guard.h"
 #include "support.h"
+#include "views.h"
 
 /* ---- the device ---- */
 
@@ -77,14 +78,6 @@ static int group_teardown(void **state) {
   return 0;
 }
 
-static clgpu_type cl_type_of(test_type type) {
-  static const clgpu_type map[TEST_TYPE_COUNT] = {
-      CLGPU_INT8,   CLGPU_UINT8, CLGPU_INT16,  CLGPU_UINT16, CLGPU_INT32,
-      CLGPU_UINT32, CLGPU_INT64, CLGPU_UINT64, CLGPU_FLOAT,  CLGPU_DOUBLE,
-  };
-  return map[type];
-}
-
 static void require_type(test_type type) {
   if (type == TEST_DOUBLE && !clgpu_context_device_info(shared_context)->has_fp64) {
     print_message("# skipped: the device has no cl_khr_fp64\n");
@@ -105,124 +98,7 @@ static size_t matrix_size(clgpu_algorithm algorithm) {
   return algorithm == CLGPU_ALGORITHM_TILED ? 4 * tile + 17 : 16411;
 }
 
-static int compare_sizes(const void *a, const void *b) {
-  size_t x = *(const size_t *)a, y = *(const size_t *)b;
-  return x < y ? -1 : x > y;
-}
-
-static size_t size_list(size_t *sizes) {
-  size_t t = tile;
-  test_rng rng;
-  test_rng_init(&rng, test_case_seed("findall random sizes"));
-  uint64_t limit = oclgrind ? 5000 : 70000;
-  size_t candidates[] = {
-      0,
-      1,
-      2,
-      3,
-      7,
-      63,
-      64,
-      65,
-      93,
-      1000,
-      t - 1,
-      t,
-      t + 1,
-      2 * t - 1,
-      2 * t + 1,
-      4 * t - 1,
-      4 * t,
-      4 * t + 1,
-      4099,
-      16383,
-      16384,
-      16385,
-      32767,
-      32769,
-      65537,
-      (size_t)(1 + test_rng_below(&rng, limit)),
-      (size_t)(1 + test_rng_below(&rng, limit)),
-  };
-  size_t count = 0;
-  for (size_t i = 0; i < sizeof candidates / sizeof candidates[0]; i++) {
-    if (oclgrind && candidates[i] > 5000) continue;
-    sizes[count++] = candidates[i];
-  }
-  qsort(sizes, count, sizeof *sizes, compare_sizes);
-  size_t unique = 0;
-  for (size_t i = 0; i < count; i++) {
-    if (unique == 0 || sizes[unique - 1] != sizes[i]) sizes[unique++] = sizes[i];
-  }
-  return unique;
-}
-
 /* ---- views described on the host (as in test_copy.c) ---- */
-
-typedef struct view_spec {
-  size_t offset;
-  unsigned rank;
-  size_t shape[CLGPU_MAX_RANK];
-  ptrdiff_t strides[CLGPU_MAX_RANK];
-} view_spec;
-
-static size_t spec_count(const view_spec *spec) {
-  size_t count = 1;
-  for (unsigned d = 0; d < spec->rank; d++) count *= spec->shape[d];
-  return count;
-}
-
-static size_t spec_fit(view_spec *spec, size_t slack) {
-  ptrdiff_t low = 0, high = 0;
-  if (spec_count(spec) > 0) {
-    for (unsigned d = 0; d < spec->rank; d++) {
-      ptrdiff_t span = (ptrdiff_t)(spec->shape[d] - 1) * spec->strides[d];
-      if (span < 0) low += span;
-      if (span > 0) high += span;
-    }
-  }
-  spec->offset = slack + (size_t)(-low);
-  return slack + (size_t)(high - low) + 1 + slack;
-}
-
-static size_t spec_position(const view_spec *spec, const size_t *index) {
-  ptrdiff_t position = (ptrdiff_t)spec->offset;
-  for (unsigned d = 0; d < spec->rank; d++) position += (ptrdiff_t)index[d] * spec->strides[d];
-  return (size_t)position;
-}
-
-static int next_index(const view_spec *spec, size_t *index) {
-  for (unsigned d = spec->rank; d-- > 0;) {
-    if (++index[d] < spec->shape[d]) return 1;
-    index[d] = 0;
-  }
-  return 0;
-}
-
-static void scatter(unsigned char *region, const view_spec *spec, size_t size,
-                    const unsigned char *logical) {
-  if (spec_count(spec) == 0) return;
-  size_t index[CLGPU_MAX_RANK] = {0}, k = 0;
-  do {
-    memcpy(region + spec_position(spec, index) * size, logical + k++ * size, size);
-  } while (next_index(spec, index));
-}
-
-static unsigned char *random_bytes(size_t bytes, uint64_t seed) {
-  unsigned char *data = malloc(bytes ? bytes : 1);
-  assert_non_null(data);
-  test_generate(data, bytes, TEST_UINT8, TEST_UNIFORM, seed, 0);
-  return data;
-}
-
-static clgpu_array make_view(const test_guarded *guarded, clgpu_type type, const view_spec *spec) {
-  clgpu_array view;
-  size_t size = clgpu_type_size(type);
-  assert_status(clgpu_array_strided(guarded->buffer, guarded->offset + spec->offset * size, type,
-                                    spec->rank, spec->shape, spec->strides, &view),
-                CLGPU_SUCCESS);
-  return view;
-}
 
 /* ---- predicates and their host versions ---- */
 
@@ -581,7 +457,7 @@ static void check_count_region(const test_guarded *region, const uint64_t *initi
 static void run_findall_case(const findall_case *c) {
   clgpu_context *context = shared_context;
   size_t size = test_type_size(c->type), n = spec_count(&c->input);
-  clgpu_type type = cl_type_of(c->type);
+  clgpu_type type = test_cl_type(c->type);
   char label[600];
   describe(c, label, sizeof label);
   test_case tc = test_make_case(label, n, c->type, c->distribution, c->parameter);
@@ -838,7 +714,7 @@ static const config size_configs[] = {
 static void every_size(void **state) {
   (void)state;
   size_t sizes[40];
-  size_t size_count = size_list(sizes);
+  size_t size_count = test_tile_sizes(tile, oclgrind, "findall random sizes", sizes);
   size_t config_count = oclgrind ? 2 : sizeof size_configs / sizeof size_configs[0];
   for (size_t k = 0; k < config_count; k++) {
     for (size_t a = 0; a < 2; a++) {

@@ -74,6 +74,7 @@
 #include "data.h"
 #include "guard.h"
 #include "support.h"
+#include "views.h"
 
 /* ---- the device ---- */
 
@@ -121,14 +122,6 @@ static int group_teardown(void **state) {
   return 0;
 }
 
-static clgpu_type cl_type_of(test_type type) {
-  static const clgpu_type map[TEST_TYPE_COUNT] = {
-      CLGPU_INT8,   CLGPU_UINT8, CLGPU_INT16,  CLGPU_UINT16, CLGPU_INT32,
-      CLGPU_UINT32, CLGPU_INT64, CLGPU_UINT64, CLGPU_FLOAT,  CLGPU_DOUBLE,
-  };
-  return map[type];
-}
-
 /* Skip the test (never pass it silently) when the device lacks the type. */
 static void require_type(test_type type) {
   if (type == TEST_DOUBLE && !clgpu_context_device_info(shared_context)->has_fp64) {
@@ -152,126 +145,7 @@ static size_t matrix_size(clgpu_algorithm algorithm) {
   return algorithm == CLGPU_ALGORITHM_TILED ? 4 * tile + 17 : 16411;
 }
 
-static int compare_sizes(const void *a, const void *b) {
-  size_t x = *(const size_t *)a, y = *(const size_t *)b;
-  return x < y ? -1 : x > y;
-}
-
-/* The size list of the file header, sorted, without repeats; returns the
- * count (at most 40). */
-static size_t size_list(size_t *sizes) {
-  size_t t = tile;
-  test_rng rng;
-  test_rng_init(&rng, test_case_seed("scan random sizes"));
-  uint64_t limit = oclgrind ? 5000 : 70000;
-  size_t candidates[] = {
-      0,
-      1,
-      2,
-      3,
-      7,
-      63,
-      64,
-      65,
-      93,
-      1000,
-      t - 1,
-      t,
-      t + 1,
-      2 * t - 1,
-      2 * t + 1,
-      4 * t - 1,
-      4 * t,
-      4 * t + 1,
-      4099,
-      16383,
-      16384,
-      16385,
-      32767,
-      32769,
-      65537,
-      (size_t)(1 + test_rng_below(&rng, limit)),
-      (size_t)(1 + test_rng_below(&rng, limit)),
-  };
-  size_t count = 0;
-  for (size_t i = 0; i < sizeof candidates / sizeof candidates[0]; i++) {
-    if (oclgrind && candidates[i] > 5000) continue;
-    sizes[count++] = candidates[i];
-  }
-  qsort(sizes, count, sizeof *sizes, compare_sizes);
-  size_t unique = 0;
-  for (size_t i = 0; i < count; i++) {
-    if (unique == 0 || sizes[unique - 1] != sizes[i]) sizes[unique++] = sizes[i];
-  }
-  return unique;
-}
-
 /* ---- views described on the host (as in test_copy.c) ---- */
-
-/* A view inside a region: element (0, ..., 0) is `offset` elements from the
- * region's start. */
-typedef struct view_spec {
-  size_t offset;
-  unsigned rank;
-  size_t shape[CLGPU_MAX_RANK];
-  ptrdiff_t strides[CLGPU_MAX_RANK];
-} view_spec;
-
-static size_t spec_count(const view_spec *spec) {
-  size_t count = 1;
-  for (unsigned d = 0; d < spec->rank; d++) count *= spec->shape[d];
-  return count;
-}
-
-/* Place the view so that its lowest element lies `slack` elements after the
- * region's start and its highest `slack` before the end; returns the
- * region's length in elements. */
-static size_t spec_fit(view_spec *spec, size_t slack) {
-  ptrdiff_t low = 0, high = 0;
-  if (spec_count(spec) > 0) {
-    for (unsigned d = 0; d < spec->rank; d++) {
-      ptrdiff_t span = (ptrdiff_t)(spec->shape[d] - 1) * spec->strides[d];
-      if (span < 0) low += span;
-      if (span > 0) high += span;
-    }
-  }
-  spec->offset = slack + (size_t)(-low);
-  return slack + (size_t)(high - low) + 1 + slack;
-}
-
-static size_t spec_position(const view_spec *spec, const size_t *index) {
-  ptrdiff_t position = (ptrdiff_t)spec->offset;
-  for (unsigned d = 0; d < spec->rank; d++) position += (ptrdiff_t)index[d] * spec->strides[d];
-  return (size_t)position;
-}
-
-static int next_index(const view_spec *spec, size_t *index) {
-  for (unsigned d = spec->rank; d-- > 0;) {
-    if (++index[d] < spec->shape[d]) return 1;
-    index[d] = 0;
-  }
-  return 0;
-}
-
-/* The view's elements in row-major order, from a region image. */
-static void gather(const unsigned char *region, const view_spec *spec, size_t size,
-                   unsigned char *logical) {
-  if (spec_count(spec) == 0) return;
-  size_t index[CLGPU_MAX_RANK] = {0}, k = 0;
-  do {
-    memcpy(logical + k++ * size, region + spec_position(spec, index) * size, size);
-  } while (next_index(spec, index));
-}
-
-/* Row-major elements into the view's places in a region image. */
-static void scatter(unsigned char *region, const view_spec *spec, size_t size,
-                    const unsigned char *logical) {
-  if (spec_count(spec) == 0) return;
-  size_t index[CLGPU_MAX_RANK] = {0}, k = 0;
-  do {
-    memcpy(region + spec_position(spec, index) * size, logical + k++ * size, size);
-  } while (next_index(spec, index));
-}
 
 static view_spec line_spec(size_t offset, size_t n, ptrdiff_t stride) {
   view_spec spec;
@@ -320,22 +194,6 @@ static void layout_strides(layout kind, unsigned rank, const size_t *shape, ptrd
     for (unsigned d = 0; d < rank; d++) strides[d] = -strides[d];
   }
   if (kind == REVERSED_LAST && rank > 0) strides[rank - 1] = -strides[rank - 1];
-}
-
-static unsigned char *random_bytes(size_t bytes, uint64_t seed) {
-  unsigned char *data = malloc(bytes ? bytes : 1);
-  assert_non_null(data);
-  test_generate(data, bytes, TEST_UINT8, TEST_UNIFORM, seed, 0);
-  return data;
-}
-
-static clgpu_array make_view(const test_guarded *guarded, clgpu_type type, const view_spec *spec) {
-  clgpu_array view;
-  size_t size = clgpu_type_size(type);
-  assert_status(clgpu_array_strided(guarded->buffer, guarded->offset + spec->offset * size, type,
-                                    spec->rank, spec->shape, spec->strides, &view),
-                CLGPU_SUCCESS);
-  return view;
 }
 
 /* ---- operators and their host models ---- */
@@ -916,7 +774,7 @@ static void compare_with_fresh(const scan_case *c, const char *label, const unsi
                                const unsigned char *actual) {
   size_t size = test_type_size(c->type), n = spec_count(&c->input);
   if (n == 0) return;
-  clgpu_type type = cl_type_of(c->type);
+  clgpu_type type = test_cl_type(c->type);
   test_guarded input = test_guarded_create(shared_context, n * size, values);
   test_guarded output = test_guarded_create(shared_context, n * size, NULL);
   clgpu_array input_view, output_view;
@@ -955,7 +813,7 @@ static void compare_with_fresh(const scan_case *c, const char *label, const unsi
 static void run_scan_case_keep(const scan_case *c, unsigned char **keep) {
   clgpu_context *context = shared_context;
   size_t size = test_type_size(c->type), n = spec_count(&c->input);
-  clgpu_type type = cl_type_of(c->type);
+  clgpu_type type = test_cl_type(c->type);
   char label[512];
   describe(c, label, sizeof label);
   test_case tc = test_make_case(label, n, c->type, c->distribution, c->parameter);
@@ -1123,7 +981,7 @@ static const config size_configs[] = {
 static void every_size(void **state) {
   (void)state;
   size_t sizes[40];
-  size_t size_count = size_list(sizes);
+  size_t size_count = test_tile_sizes(tile, oclgrind, "scan random sizes", sizes);
   char text[400];
   int used = snprintf(text, sizeof text, "# sizes:");
   for (size_t s = 0; s < size_count && used < (int)sizeof text - 12; s++) {
@@ -1177,7 +1035,7 @@ static void custom_product_of_doubles(void **state) {
   (void)state;
   require_type(TEST_DOUBLE);
   size_t sizes[40];
-  size_t size_count = size_list(sizes);
+  size_t size_count = test_tile_sizes(tile, oclgrind, "scan random sizes", sizes);
   for (size_t a = 0; a < 2; a++) {
     for (size_t s = 0; s < size_count; s++) {
       for (int exclusive = 0; exclusive < 2; exclusive++) {

@@ -45,6 +45,7 @@
 #include "data.h"
 #include "guard.h"
 #include "support.h"
+#include "views.h"
 
 /* One context for the whole file: programs are built once per context. */
 static clgpu_context *shared_context;
@@ -60,11 +61,6 @@ static int group_teardown(void **state) {
   clgpu_context_destroy(shared_context);
   shared_context = NULL;
   return 0;
-}
-
-static int on_oclgrind(const clgpu_context *context) {
-  const clgpu_device_info *info = clgpu_context_device_info(context);
-  return strstr(info->name, "Oclgrind") != NULL || strstr(info->platform_name, "Oclgrind") != NULL;
 }
 
 static const clgpu_algorithm forced_algorithms[] = {CLGPU_ALGORITHM_CHUNKED, CLGPU_ALGORITHM_TILED};
@@ -155,12 +151,12 @@ static const size_t oclgrind_run_sizes[] = {0, 1, 2, 3, 7, 93, 1000, 2049, 4097}
 #define RUN_SIZE_SLOTS 24
 
 /* The largest contiguous call, a strided one, and a middle one. */
-static size_t big_n(const clgpu_context *context) { return on_oclgrind(context) ? 4099 : 65537; }
-static size_t strided_n(const clgpu_context *context) { return on_oclgrind(context) ? 1000 : 4099; }
+static size_t big_n(const clgpu_context *context) { return test_on_oclgrind(context) ? 4099 : 65537; }
+static size_t strided_n(const clgpu_context *context) { return test_on_oclgrind(context) ? 1000 : 4099; }
 
 static size_t run_sizes(const clgpu_context *context, size_t *sizes) {
-  const size_t *fixed = on_oclgrind(context) ? oclgrind_run_sizes : fixed_run_sizes;
-  size_t count = on_oclgrind(context) ? sizeof oclgrind_run_sizes / sizeof oclgrind_run_sizes[0]
+  const size_t *fixed = test_on_oclgrind(context) ? oclgrind_run_sizes : fixed_run_sizes;
+  size_t count = test_on_oclgrind(context) ? sizeof oclgrind_run_sizes / sizeof oclgrind_run_sizes[0]
                                       : sizeof fixed_run_sizes / sizeof fixed_run_sizes[0];
   memcpy(sizes, fixed, count * sizeof sizes[0]);
   test_rng rng;
@@ -522,13 +518,6 @@ static void fill_bytes(clgpu_context *context, cl_mem buffer, size_t offset, siz
   memset(host, value, bytes);
   write_bytes(context, buffer, offset, bytes, host);
   free(host);
-}
-
-static unsigned char *random_bytes(size_t bytes, uint64_t seed) {
-  unsigned char *data = malloc(bytes ? bytes : 1);
-  assert_non_null(data);
-  test_generate(data, bytes, TEST_UINT8, TEST_UNIFORM, seed, 0);
-  return data;
 }
 
 static int all_bytes(const unsigned char *data, size_t bytes, unsigned char value) {
@@ -1424,7 +1413,7 @@ static void exact_size_works_one_byte_less_fails(void **state) {
 static void workspace_for_smaller_call_is_refused(void **state) {
   (void)state;
   clgpu_context *context = shared_context;
-  const int grind = on_oclgrind(context);
+  const int grind = test_on_oclgrind(context);
   /* (small, candidates for the larger call): the first candidate whose
    * report needs more than the small one's is used. */
   static const size_t contiguous_larger[] = {16385, 32769, 65537};
@@ -1501,7 +1490,7 @@ static void wrong_operation_algorithm_or_context(void **state) {
   clgpu_context *context = shared_context;
   clgpu_context *other = test_context(NULL);
   const size_t max_n = big_n(context);
-  const size_t n = on_oclgrind(context) ? 1000 : 4099;
+  const size_t n = test_on_oclgrind(context) ? 1000 : 4099;
   const clgpu_algorithm automatic = resolved_algorithm(context, CLGPU_ALGORITHM_AUTO);
   for (size_t o = 0; o < MAIN_OP_COUNT; o++) {
     const op_spec *spec = &main_ops[o];

@@ -80,3 +80,29 @@ void clgpu__chain_abandon(clgpu__chain *chain) {
   if (chain->last) clReleaseEvent(chain->last);
   chain->last = NULL;
 }
+
+clgpu_status clgpu__set_args(cl_kernel kernel, cl_uint first, const clgpu__kernel_arg *args,
+                             cl_uint count, const char *what) {
+  for (cl_uint i = 0; i < count; i++) {
+    cl_int err = clSetKernelArg(kernel, first + i, args[i].size, args[i].value);
+    if (err != CL_SUCCESS) {
+      clgpu__fail_cl(err, "clSetKernelArg");
+      clgpu__append_error(" (%s, argument %u)", what, first + i);
+      return (clgpu_status)err;
+    }
+  }
+  return CLGPU_SUCCESS;
+}
+
+const char *clgpu__unsigned_type(size_t size) {
+  switch (size) {
+    case 1:
+      return "uchar";
+    case 2:
+      return "ushort";
+    case 4:
+      return "uint";
+    default:
+      return "ulong";
+  }
+}

@@ -102,7 +102,7 @@ clgpu_status clgpu__check_output_layout(const clgpu_array *destination, const ch
  * reading the source from a CL_MEM_WRITE_ONLY one, is undefined in a
  * kernel, so both are refused whichever way the copy would run. */
 clgpu_status clgpu__check_buffer(const clgpu_context *context, cl_mem buffer, const char *who,
-                                const char *name, int written) {
+                                 const char *name, int written) {
   cl_context owner = NULL;
   cl_int err = clGetMemObjectInfo(buffer, CL_MEM_CONTEXT, sizeof owner, &owner, NULL);
   if (err != CL_SUCCESS) {
@@ -254,19 +254,6 @@ static cl_ulong plan_count(const copy_plan *plan) {
 
 /* ---- enqueueing ---- */
 
-static const char *unsigned_type_of_size(size_t size) {
-  switch (size) {
-    case 1:
-      return "uchar";
-    case 2:
-      return "ushort";
-    case 4:
-      return "uint";
-    default:
-      return "ulong";
-  }
-}
-
 /* How the strided kernel runs on this device. A CPU device (POCL) runs a
  * work-group as a loop on one thread, so it gets groups of one work-item,
  * each a long chunk, about four per compute unit (PORTABILITY.md, speed on
@@ -323,7 +310,7 @@ typedef struct copy_kernel {
 } copy_kernel;
 
 static clgpu_status acquire_kernel(clgpu_context *context, size_t element_size, copy_kernel *out) {
-  const clgpu_define defines[] = {{"CLGPU_T", unsigned_type_of_size(element_size)}};
+  const clgpu_define defines[] = {{"CLGPU_T", clgpu__unsigned_type(element_size)}};
   CLGPU__FORWARD_IF_ERROR(
       clgpu_program_get_named(context, "copy", defines, 1, NULL, &out->program));
   return clgpu_kernel_acquire(out->program, "clgpu_copy_strided", &out->kernel);

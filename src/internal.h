@@ -161,8 +161,7 @@ typedef struct clgpu__chain {
 } clgpu__chain;
 
 /* A wait list must match its count: CLGPU_INVALID_ARGUMENT naming `who`. */
-clgpu_status clgpu__check_wait_list(cl_uint num_events, const cl_event *wait_list,
-                                    const char *who);
+clgpu_status clgpu__check_wait_list(cl_uint num_events, const cl_event *wait_list, const char *who);
 
 void clgpu__chain_begin(clgpu__chain *chain, cl_uint num_events, const cl_event *wait_list);
 /* What the next command waits for. */
@@ -182,6 +181,21 @@ clgpu_status clgpu__chain_end(clgpu_context *context, clgpu__chain *chain, cl_ev
 /* Drop the chain after a failure. */
 void clgpu__chain_abandon(clgpu__chain *chain);
 
+/* Kernel arguments from index `first` on, naming `what` in the message of
+ * a failure. */
+typedef struct clgpu__kernel_arg {
+  size_t size;
+  const void *value;
+} clgpu__kernel_arg;
+#define CLGPU__ARG(x) \
+  { sizeof(x), &(x) }
+clgpu_status clgpu__set_args(cl_kernel kernel, cl_uint first, const clgpu__kernel_arg *args,
+                             cl_uint count, const char *what);
+
+/* "uchar", "ushort", "uint" or "ulong": the OpenCL C unsigned integer of
+ * 1, 2, 4 or 8 bytes (ulong for any other size). */
+const char *clgpu__unsigned_type(size_t size);
+
 /* ---- workspaces (workspace.c) ---- */
 
 void clgpu__report_init(clgpu_workspace_size *report);
@@ -197,10 +211,10 @@ void clgpu__report_finish(clgpu_workspace_size *report, const clgpu_context *con
 /* The scratch memory of one call: the caller's workspace, checked against
  * what the call needs, or a temporary buffer. */
 typedef struct clgpu__scratch {
-  cl_mem buffer;         /* NULL when nothing is needed */
-  size_t base;           /* byte offset of the workspace in buffer */
+  cl_mem buffer;               /* NULL when nothing is needed */
+  size_t base;                 /* byte offset of the workspace in buffer */
   clgpu_workspace_size layout; /* offsets used (the workspace's own when given) */
-  cl_mem temporary;      /* what to give back, or NULL */
+  cl_mem temporary;            /* what to give back, or NULL */
 } clgpu__scratch;
 
 /* An argument of the call, for the overlap check. */

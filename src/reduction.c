@@ -161,19 +161,6 @@ static int is_signed_integer(clgpu_type type) {
   return type == CLGPU_INT8 || type == CLGPU_INT16 || type == CLGPU_INT32 || type == CLGPU_INT64;
 }
 
-static const char *unsigned_name(size_t size) {
-  switch (size) {
-    case 1:
-      return "uchar";
-    case 2:
-      return "ushort";
-    case 4:
-      return "uint";
-    default:
-      return "ulong";
-  }
-}
-
 /* The largest and lowest value of an integer type, in OpenCL C. */
 static const char *integer_limit(clgpu_type type, int largest) {
   switch (type) {
@@ -226,7 +213,7 @@ static char *order_empty(clgpu_type type, int order) {
 static char *integer_store(clgpu_type type) {
   size_t size = clgpu_type_size(type);
   if (is_signed_integer(type)) {
-    return format_text("as_%s((%s)(a))", clgpu_type_cl_name(type), unsigned_name(size));
+    return format_text("as_%s((%s)(a))", clgpu_type_cl_name(type), clgpu__unsigned_type(size));
   }
   return format_text("((%s)(a))", clgpu_type_cl_name(type));
 }
@@ -236,7 +223,7 @@ static char *vector_store(clgpu_type type, clgpu_type accumulator) {
   const char *name = clgpu_type_cl_name(type);
   size_t size = clgpu_type_size(type);
   if (is_float_type(type)) return format_text("(r)");
-  const char *bits = unsigned_name(size);
+  const char *bits = clgpu__unsigned_type(size);
   if (size == clgpu_type_size(accumulator)) {
     return is_signed_integer(type) ? format_text("as_%s16(r)", name) : format_text("(r)");
   }
@@ -476,7 +463,7 @@ static clgpu_status get_program(clgpu_context *context, const spec *s, const ker
     if (is_float_type(s->accumulator)) {
       size_t size = clgpu_type_size(s->accumulator);
       snprintf(key_top, sizeof key_top, "%zu", size * 8 - 1);
-      defines[count++] = (clgpu_define){"CLGPU_KEY_T", unsigned_name(size)};
+      defines[count++] = (clgpu_define){"CLGPU_KEY_T", clgpu__unsigned_type(size)};
       defines[count++] = (clgpu_define){"CLGPU_KEY_AS", size == 2   ? "as_ushort"
                                                         : size == 4 ? "as_uint"
                                                                     : "as_ulong"};
@@ -488,7 +475,7 @@ static clgpu_status get_program(clgpu_context *context, const spec *s, const ker
     if (s->vector_store) {
       defines[count++] = (clgpu_define){"CLGPU_VSTORE_EXPR", s->vector_store};
       defines[count++] =
-          (clgpu_define){"CLGPU_VMASK", unsigned_name(clgpu_type_size(s->accumulator))};
+          (clgpu_define){"CLGPU_VMASK", clgpu__unsigned_type(clgpu_type_size(s->accumulator))};
     }
   }
   defines[count++] = (clgpu_define){"CLGPU_GROUP", group};
@@ -530,26 +517,7 @@ static void release_leases(leases *held) {
   held->count = 0;
 }
 
-typedef struct kernel_arg {
-  size_t size;
-  const void *value;
-} kernel_arg;
-
-static clgpu_status set_args(cl_kernel kernel, const kernel_arg *args, cl_uint count,
-                             const char *what) {
-  for (cl_uint i = 0; i < count; i++) {
-    cl_int err = clSetKernelArg(kernel, i, args[i].size, args[i].value);
-    if (err != CL_SUCCESS) {
-      clgpu__fail_cl(err, "clSetKernelArg");
-      clgpu__append_error(" (%s, argument %u)", what, i);
-      return (clgpu_status)err;
-    }
-  }
-  return CLGPU_SUCCESS;
-}
-
-#define ARG(x) \
-  { sizeof(x), &(x) }
+#define ARG(x) CLGPU__ARG(x)
 
 /* A place on the device: a buffer and an element offset into it. */
 typedef struct place {
@@ -624,11 +592,11 @@ static clgpu_status enqueue_ranges(clgpu_context *context, clgpu__chain *chain, 
                                    const kernel_shape *shape, place in, cl_ulong n, cl_ulong chunk,
                                    uint64_t groups, cl_int final, cl_int row_indices,
                                    place partials, place result) {
-  kernel_arg args[] = {ARG(in.buffer),       ARG(in.offset),       ARG(n),
-                       ARG(chunk),           ARG(final),           ARG(row_indices),
-                       ARG(partials.buffer), ARG(partials.offset), ARG(result.buffer),
-                       ARG(result.offset)};
-  CLGPU__FORWARD_IF_ERROR(set_args(kernel, args, 10, "clgpu_reduce_ranges"));
+  clgpu__kernel_arg args[] = {ARG(in.buffer),       ARG(in.offset),       ARG(n),
+                              ARG(chunk),           ARG(final),           ARG(row_indices),
+                              ARG(partials.buffer), ARG(partials.offset), ARG(result.buffer),
+                              ARG(result.offset)};
+  CLGPU__FORWARD_IF_ERROR(clgpu__set_args(kernel, 0, args, 10, "clgpu_reduce_ranges"));
   return clgpu__chain_kernel(context, chain, kernel, global_size(groups, shape->group),
                              shape->group, "clEnqueueNDRangeKernel(clgpu_reduce_ranges)");
 }
@@ -868,19 +836,19 @@ static clgpu_status run_reduce(clgpu_context *context, reduce_plan *plan, const 
       status = enqueue_ranges(context, &chain, ranges, &plan->shape, in, n, chunk, groups, final,
                               row_indices, slots, out);
     } else {
-      kernel_arg args[] = {ARG(in.buffer),
-                           ARG(in.offset),
-                           ARG(n),
-                           ARG(chunk),
-                           ARG(final),
-                           ARG(row_indices),
-                           ARG(slots.buffer),
-                           ARG(slots.offset),
-                           ARG(index_slots.buffer),
-                           ARG(index_slots.offset),
-                           ARG(out.buffer),
-                           ARG(out.offset)};
-      status = set_args(ranges, args, 12, "clgpu_reduce_ranges");
+      clgpu__kernel_arg args[] = {ARG(in.buffer),
+                                  ARG(in.offset),
+                                  ARG(n),
+                                  ARG(chunk),
+                                  ARG(final),
+                                  ARG(row_indices),
+                                  ARG(slots.buffer),
+                                  ARG(slots.offset),
+                                  ARG(index_slots.buffer),
+                                  ARG(index_slots.offset),
+                                  ARG(out.buffer),
+                                  ARG(out.offset)};
+      status = clgpu__set_args(ranges, 0, args, 12, "clgpu_reduce_ranges");
       if (status == CLGPU_SUCCESS) {
         status =
             clgpu__chain_kernel(context, &chain, ranges, global_size(groups, plan->shape.group),
@@ -890,14 +858,14 @@ static clgpu_status run_reduce(clgpu_context *context, reduce_plan *plan, const 
     if (status == CLGPU_SUCCESS && multi) {
       cl_ulong count = plan->split.groups;
       if (!plan->spec.arg) {
-        kernel_arg args[] = {ARG(slots.buffer), ARG(slots.offset), ARG(count), ARG(out.buffer),
-                             ARG(out.offset)};
-        status = set_args(partials, args, 5, "clgpu_reduce_partials");
+        clgpu__kernel_arg args[] = {ARG(slots.buffer), ARG(slots.offset), ARG(count),
+                                    ARG(out.buffer), ARG(out.offset)};
+        status = clgpu__set_args(partials, 0, args, 5, "clgpu_reduce_partials");
       } else {
-        kernel_arg args[] = {ARG(slots.buffer),       ARG(slots.offset), ARG(index_slots.buffer),
-                             ARG(index_slots.offset), ARG(count),        ARG(out.buffer),
-                             ARG(out.offset)};
-        status = set_args(partials, args, 7, "clgpu_reduce_partials");
+        clgpu__kernel_arg args[] = {
+            ARG(slots.buffer), ARG(slots.offset), ARG(index_slots.buffer), ARG(index_slots.offset),
+            ARG(count),        ARG(out.buffer),   ARG(out.offset)};
+        status = clgpu__set_args(partials, 0, args, 7, "clgpu_reduce_partials");
       }
       if (status == CLGPU_SUCCESS) {
         status =
@@ -1190,25 +1158,26 @@ static clgpu_status enqueue_scan_contiguous(clgpu_context *context, clgpu__chain
   cl_ulong chunk = multi ? split->chunk : n;
   uint64_t groups = multi ? split->groups : 1;
   if (multi) {
-    kernel_arg totals_args[] = {ARG(in.buffer), ARG(in.offset),     ARG(n),
-                                ARG(chunk),     ARG(totals.buffer), ARG(totals.offset)};
-    CLGPU__FORWARD_IF_ERROR(set_args(kernels->ranges, totals_args, 6, "clgpu_scan_totals"));
+    clgpu__kernel_arg totals_args[] = {ARG(in.buffer), ARG(in.offset),     ARG(n),
+                                       ARG(chunk),     ARG(totals.buffer), ARG(totals.offset)};
+    CLGPU__FORWARD_IF_ERROR(
+        clgpu__set_args(kernels->ranges, 0, totals_args, 6, "clgpu_scan_totals"));
     CLGPU__FORWARD_IF_ERROR(clgpu__chain_kernel(context, chain, kernels->ranges,
                                                 global_size(groups, shape->group), shape->group,
                                                 "clEnqueueNDRangeKernel(clgpu_scan_totals)"));
     cl_ulong count = groups;
-    kernel_arg args[] = {ARG(totals.buffer), ARG(totals.offset), ARG(count)};
-    CLGPU__FORWARD_IF_ERROR(set_args(kernels->carries, args, 3, "clgpu_scan_carries"));
+    clgpu__kernel_arg args[] = {ARG(totals.buffer), ARG(totals.offset), ARG(count)};
+    CLGPU__FORWARD_IF_ERROR(clgpu__set_args(kernels->carries, 0, args, 3, "clgpu_scan_carries"));
     CLGPU__FORWARD_IF_ERROR(clgpu__chain_kernel(context, chain, kernels->carries, shape->group,
                                                 shape->group,
                                                 "clEnqueueNDRangeKernel(clgpu_scan_carries)"));
   }
   cl_int use_carries = multi;
   place carries = multi ? totals : out;
-  kernel_arg args[] = {ARG(in.buffer),      ARG(in.offset),      ARG(n),           ARG(chunk),
-                       ARG(carries.buffer), ARG(carries.offset), ARG(use_carries), ARG(exclusive),
-                       ARG(out.buffer),     ARG(out.offset)};
-  CLGPU__FORWARD_IF_ERROR(set_args(kernels->scan, args, 10, "clgpu_scan_ranges"));
+  clgpu__kernel_arg args[] = {
+      ARG(in.buffer),      ARG(in.offset),   ARG(n),         ARG(chunk),      ARG(carries.buffer),
+      ARG(carries.offset), ARG(use_carries), ARG(exclusive), ARG(out.buffer), ARG(out.offset)};
+  CLGPU__FORWARD_IF_ERROR(clgpu__set_args(kernels->scan, 0, args, 10, "clgpu_scan_ranges"));
   return clgpu__chain_kernel(context, chain, kernels->scan, global_size(groups, shape->group),
                              shape->group, "clEnqueueNDRangeKernel(clgpu_scan_ranges)");
 }
@@ -1249,10 +1218,10 @@ static clgpu_status run_scan(clgpu_context *context, scan_plan *plan, const clgp
   if (status == CLGPU_SUCCESS && plan->rows_mode) {
     cl_ulong n = plan->n, chunk = plan->length;
     cl_int use_carries = 0;
-    kernel_arg args[] = {ARG(in.buffer),  ARG(in.offset),  ARG(n),           ARG(chunk),
-                         ARG(out.buffer), ARG(out.offset), ARG(use_carries), ARG(exclusive),
-                         ARG(out.buffer), ARG(out.offset)};
-    status = set_args(kernels.scan, args, 10, "clgpu_scan_ranges");
+    clgpu__kernel_arg args[] = {ARG(in.buffer),  ARG(in.offset),  ARG(n),           ARG(chunk),
+                                ARG(out.buffer), ARG(out.offset), ARG(use_carries), ARG(exclusive),
+                                ARG(out.buffer), ARG(out.offset)};
+    status = clgpu__set_args(kernels.scan, 0, args, 10, "clgpu_scan_ranges");
     if (status == CLGPU_SUCCESS) {
       status = clgpu__chain_kernel(context, &chain, kernels.scan,
                                    global_size(plan->rows, plan->shape.group), plan->shape.group,
@@ -1488,10 +1457,10 @@ static clgpu_status run_findall(clgpu_context *context, findall_plan *plan,
   cl_ulong chunk = plan->split.reserved > 0 ? plan->split.chunk : plan->n;
   place positions = scratch_place(&scratch, FINDALL_POSITIONS);
   if (status == CLGPU_SUCCESS && compact) {
-    kernel_arg args[] = {ARG(in.buffer),      ARG(in.offset),        ARG(n),
-                         ARG(chunk),          ARG(positions.buffer), ARG(positions.offset),
-                         ARG(counted.buffer), ARG(counted.offset)};
-    status = set_args(ranges, args, 8, "clgpu_findall_compact");
+    clgpu__kernel_arg args[] = {ARG(in.buffer),      ARG(in.offset),        ARG(n),
+                                ARG(chunk),          ARG(positions.buffer), ARG(positions.offset),
+                                ARG(counted.buffer), ARG(counted.offset)};
+    status = clgpu__set_args(ranges, 0, args, 8, "clgpu_findall_compact");
     if (status == CLGPU_SUCCESS) {
       status = clgpu__chain_kernel(context, &chain, ranges, global_size(groups, 1), 1,
                                    "clEnqueueNDRangeKernel(clgpu_findall_compact)");
@@ -1513,11 +1482,13 @@ static clgpu_status run_findall(clgpu_context *context, findall_plan *plan,
     cl_long stride = indices->rank == 1 ? (cl_long)indices->strides[0] : 1;
     cl_ulong capacity = clgpu_array_count(indices);
     place source = compact ? positions : in;
-    kernel_arg args[] = {ARG(source.buffer),  ARG(source.offset),  ARG(n),           ARG(chunk),
-                         ARG(counted.buffer), ARG(counted.offset), ARG(groups_arg),  ARG(wide),
-                         ARG(out.buffer),     ARG(out.buffer),     ARG(out.offset),  ARG(stride),
-                         ARG(capacity),       ARG(total.buffer),   ARG(total.offset)};
-    status = set_args(write, args, 15, compact ? "clgpu_findall_move" : "clgpu_findall_write");
+    clgpu__kernel_arg args[] = {ARG(source.buffer), ARG(source.offset),  ARG(n),
+                                ARG(chunk),         ARG(counted.buffer), ARG(counted.offset),
+                                ARG(groups_arg),    ARG(wide),           ARG(out.buffer),
+                                ARG(out.buffer),    ARG(out.offset),     ARG(stride),
+                                ARG(capacity),      ARG(total.buffer),   ARG(total.offset)};
+    status =
+        clgpu__set_args(write, 0, args, 15, compact ? "clgpu_findall_move" : "clgpu_findall_write");
     if (status == CLGPU_SUCCESS) {
       status = clgpu__chain_kernel(context, &chain, write, global_size(groups, plan->shape.group),
                                    plan->shape.group, "clEnqueueNDRangeKernel(findall's writes)");

@@ -25,6 +25,8 @@ const char *clgpu_operation_name(clgpu_operation operation) {
       return "scan";
     case CLGPU_OPERATION_FINDALL:
       return "findall";
+    case CLGPU_OPERATION_SORT:
+      return "sort";
   }
   return "invalid";
 }
@@ -37,6 +39,10 @@ const char *clgpu_algorithm_name(clgpu_algorithm algorithm) {
       return "chunked";
     case CLGPU_ALGORITHM_TILED:
       return "tiled";
+    case CLGPU_ALGORITHM_RADIX:
+      return "radix";
+    case CLGPU_ALGORITHM_MERGE:
+      return "merge";
   }
   return "invalid";
 }
@@ -108,7 +114,9 @@ static clgpu_status check_report(const clgpu_workspace_size *report, const char 
     const clgpu_workspace_part *part = &report->parts[p];
     CLGPU__RETURN_ERROR_IF(strcmp(clgpu_operation_name(part->operation), "invalid") == 0 ||
                                (part->algorithm != CLGPU_ALGORITHM_CHUNKED &&
-                                part->algorithm != CLGPU_ALGORITHM_TILED),
+                                part->algorithm != CLGPU_ALGORITHM_TILED &&
+                                part->algorithm != CLGPU_ALGORITHM_RADIX &&
+                                part->algorithm != CLGPU_ALGORITHM_MERGE),
                            CLGPU_INVALID_ARGUMENT,
                            "%s: part %u of the report has an unknown operation or an "
                            "unresolved algorithm",

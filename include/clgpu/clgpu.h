@@ -15,5 +15,6 @@
 #include <clgpu/reduce.h>
 #include <clgpu/scan.h>
 #include <clgpu/findall.h>
+#include <clgpu/sort.h>
 
 #endif

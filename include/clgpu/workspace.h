@@ -63,6 +63,7 @@ typedef enum clgpu_operation {
   CLGPU_OPERATION_REDUCE = 1, /* clgpu_reduce and clgpu_count_if */
   CLGPU_OPERATION_SCAN = 2,
   CLGPU_OPERATION_FINDALL = 3,
+  CLGPU_OPERATION_SORT = 4, /* clgpu_sort and clgpu_sort_permutation (sort.h) */
 } clgpu_operation;
 
 /* How an operation runs. The plan resolves AUTO from the device type: CPU
@@ -80,12 +81,16 @@ typedef enum clgpu_algorithm {
    * tiles of 8 elements per work-item, combined in local memory with
    * barriers. */
   CLGPU_ALGORITHM_TILED = 2,
+  /* Sorts only (sort.h): which sort runs; the shape is one of the two
+   * above, chosen separately. */
+  CLGPU_ALGORITHM_RADIX = 3,
+  CLGPU_ALGORITHM_MERGE = 4,
 } clgpu_algorithm;
 
-/* "reduce", "scan", "findall"; "invalid" otherwise. */
+/* "reduce", "scan", "findall", "sort"; "invalid" otherwise. */
 CLGPU_API const char *clgpu_operation_name(clgpu_operation operation);
 
-/* "auto", "chunked", "tiled"; "invalid" otherwise. */
+/* "auto", "chunked", "tiled", "radix", "merge"; "invalid" otherwise. */
 CLGPU_API const char *clgpu_algorithm_name(clgpu_algorithm algorithm);
 
 #define CLGPU_WORKSPACE_MAX_PARTS 4

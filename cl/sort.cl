@@ -1,0 +1,691 @@
+/* Sorting: LSD radix sort, merge sort with merge-path partitioning, the
+ * index sequence of a sort permutation, and gather. One program per (key
+ * type, order, value size, shape, digit width); src/sort.c writes the
+ * defines.
+ *
+ * Defines:
+ *   CLGPU_SORT_GROUP    work-items per group: 1 (CHUNKED) or a power of two
+ *   CLGPU_SORT_ITEMS    keys per work-item in a tile (TILED radix)
+ *   CLGPU_VALUE_BYTES   bytes carried with each key: 0, 1, 2, 4, 8 or 16
+ *   CLGPU_KEY_T         the key's type (radix and natural merge: the
+ *                       unsigned integer of the key's size)
+ *   CLGPU_KEY_KIND      0 unsigned, 1 signed, 2 float (natural order)
+ *   CLGPU_KEY_INF       floats: the bits of +inf (larger magnitudes are NaNs)
+ *   CLGPU_DESCENDING    optional: the reverse order, still stable
+ *   CLGPU_RADIX         radix kernels; CLGPU_RADIX_BITS the digit width
+ *   CLGPU_MERGE         merge kernels; CLGPU_COMPARE_EXPR optional, an
+ *                       expression over a and b (key_t) true when a sorts
+ *                       before b; without it the natural order
+ *   CLGPU_GATHER        the gather kernel; CLGPU_ELEMENT_T its element type
+ *
+ * Buffers are (buffer, byte offset) pairs (PORTABILITY.md rule 13). The
+ * keys of a sort live in two places, 0 (where the caller's keys are) and 1
+ * (the workspace's alternate); a radix pass moves them from one to the
+ * other unless every key has the same digit, which the pass's scan finds
+ * on the device and records in `state`: state[p] is the place holding the
+ * keys before pass p (place 0 before pass 0, never stored). No group waits
+ * for another (rule 1); barriers sit in group-uniform control flow only
+ * (rule 3); no atomics anywhere. */
+#ifdef CLGPU_NEEDS_FP64
+#pragma OPENCL EXTENSION cl_khr_fp64 : enable
+#endif
+#ifdef CLGPU_NEEDS_FP16
+#pragma OPENCL EXTENSION cl_khr_fp16 : enable
+#endif
+
+#define GROUP CLGPU_SORT_GROUP
+#define AT(T, buffer, at) ((__global T *)((__global uchar *)(buffer) + (at)))
+
+/* ---- values: bytes that travel with their keys ---- */
+
+#if defined(CLGPU_VALUE_BYTES) && CLGPU_VALUE_BYTES > 0
+#define HAS_VALUES 1
+#if CLGPU_VALUE_BYTES == 1
+typedef uchar value_t;
+#elif CLGPU_VALUE_BYTES == 2
+typedef ushort value_t;
+#elif CLGPU_VALUE_BYTES == 4
+typedef uint value_t;
+#elif CLGPU_VALUE_BYTES == 8
+typedef struct {
+  uint word[2];
+} value_t;
+#elif CLGPU_VALUE_BYTES == 16
+typedef struct {
+  uint word[4];
+} value_t;
+#else
+#error "CLGPU_VALUE_BYTES must be 0, 1, 2, 4, 8 or 16"
+#endif
+#else
+#define HAS_VALUES 0
+typedef uchar value_t;
+#endif
+
+/* ---- the index sequence of a sort permutation ---- */
+
+__kernel void clgpu_sort_iota(__global uchar *values, ulong values_at, ulong n, int wide) {
+  ulong i = get_global_id(0);
+  if (i >= n) return;
+  if (wide) {
+    AT(ulong, values, values_at)[i] = i;
+  } else {
+    AT(uint, values, values_at)[i] = (uint)i;
+  }
+}
+
+/* ---- the order of built-in keys ---- */
+
+#if defined(CLGPU_RADIX) || (defined(CLGPU_MERGE) && !defined(CLGPU_COMPARE_EXPR))
+typedef CLGPU_KEY_T key_t;
+#define KEY_TOP ((key_t)((key_t)1 << (sizeof(key_t) * 8 - 1)))
+
+/* The key's ordered image: an unsigned integer whose order is the sort's.
+ * Signed integers flip the sign bit. Floats: a NaN (magnitude above +inf)
+ * goes above +inf whatever its sign; otherwise a negative value flips every
+ * bit and a positive one its sign bit. Descending inverts it all. */
+inline key_t ordered(key_t raw) {
+  key_t image = raw;
+#if CLGPU_KEY_KIND == 1
+  image = (key_t)(raw ^ KEY_TOP);
+#elif CLGPU_KEY_KIND == 2
+  /* Arithmetic only (a select here halved the radix passes' speed on
+   * POCL): positive values and every NaN set the sign bit of their
+   * magnitude; negative numbers then have every bit flipped. */
+  key_t magnitude = (key_t)(raw & (key_t)~KEY_TOP);
+  key_t negative = (key_t)(0 - (key_t)(raw >> (sizeof(key_t) * 8 - 1)));
+  key_t nan = (key_t)(0 - (key_t)(magnitude > (key_t)CLGPU_KEY_INF));
+  image = (key_t)((key_t)(magnitude | KEY_TOP) ^ (key_t)(negative & (key_t)~nan));
+#endif
+#ifdef CLGPU_DESCENDING
+  image = (key_t)~image;
+#endif
+  return image;
+}
+#endif
+
+/* ==== radix sort ==== */
+
+#ifdef CLGPU_RADIX
+#define RADIX (1u << CLGPU_RADIX_BITS)
+#define ITEMS CLGPU_SORT_ITEMS
+
+inline uint digit_of(key_t key, uint shift, uint mask) {
+  return (uint)(ordered(key) >> shift) & mask;
+}
+
+/* The place holding the keys before pass `pass`. */
+inline uint place_before(__global const uint *state, uint pass) {
+  return pass == 0 ? 0u : state[pass];
+}
+
+#define KEYS(place) ((place) ? AT(key_t, keys1, keys1_at) : AT(key_t, keys0, keys0_at))
+#define VALUES(place) ((place) ? AT(value_t, values1, values1_at) : AT(value_t, values0, values0_at))
+
+#define PLACES_ARGS                                                                 \
+  __global uchar *keys0, ulong keys0_at, __global uchar *keys1, ulong keys1_at,     \
+      __global uchar *values0, ulong values0_at, __global uchar *values1,           \
+      ulong values1_at
+
+/* The exclusive scan of the digit counts of a pass, counts[d * groups + g]
+ * (digit-major, so the scan gives every group its start for each digit),
+ * by one group; then whether one digit holds every key (the pass is
+ * skipped: state[pass + 1] stays the place before it). */
+__kernel void clgpu_radix_scan(__global uint *state_buffer, ulong state_at, uint pass, ulong n,
+                               __global ulong *counts_buffer, ulong counts_at, ulong groups) {
+  __global uint *state = AT(uint, state_buffer, state_at);
+  __global ulong *counts = AT(ulong, counts_buffer, counts_at);
+  __local ulong partial[GROUP];
+  __local int skip;
+  uint lid = get_local_id(0);
+  ulong entries = (ulong)RADIX * groups;
+  ulong per = (entries + GROUP - 1) / GROUP;
+  ulong begin = min(entries, (ulong)lid * per);
+  ulong end = min(entries, begin + per);
+  ulong sum = 0;
+  for (ulong i = begin; i < end; i++) sum += counts[i];
+  partial[lid] = sum;
+  if (lid == 0) skip = 0;
+  barrier(CLK_LOCAL_MEM_FENCE);
+  if (lid == 0) {
+    ulong run = 0;
+    for (uint j = 0; j < GROUP; j++) {
+      ulong t = partial[j];
+      partial[j] = run;
+      run += t;
+    }
+  }
+  barrier(CLK_LOCAL_MEM_FENCE);
+  ulong run = partial[lid];
+  for (ulong i = begin; i < end; i++) {
+    ulong t = counts[i];
+    counts[i] = run;
+    run += t;
+  }
+  barrier(CLK_GLOBAL_MEM_FENCE | CLK_LOCAL_MEM_FENCE);
+  for (uint d = lid; d < RADIX; d += GROUP) {
+    ulong start = counts[(ulong)d * groups];
+    ulong stop = d + 1 < RADIX ? counts[(ulong)(d + 1) * groups] : n;
+    if (stop - start == n) skip = 1; /* at most one digit can hold all n keys */
+  }
+  barrier(CLK_LOCAL_MEM_FENCE);
+  if (lid == 0) {
+    uint now = place_before(state, pass);
+    state[pass + 1] = skip ? now : 1u - now;
+  }
+}
+
+/* After the last pass: the keys (and values) back to place 0 when they
+ * ended in place 1. */
+__kernel void clgpu_radix_finish(PLACES_ARGS, __global uint *state_buffer, ulong state_at,
+                                 uint passes, ulong n, ulong per_item) {
+  __global const uint *state = AT(uint, state_buffer, state_at);
+  if (place_before(state, passes) == 0) return;
+  __global key_t *to = KEYS(0);
+  __global const key_t *from = KEYS(1);
+#if HAS_VALUES
+  __global value_t *values_to = VALUES(0);
+  __global const value_t *values_from = VALUES(1);
+#endif
+#if GROUP == 1
+  ulong begin = get_global_id(0) * per_item;
+  ulong end = min(n, begin + per_item);
+  for (ulong i = begin; i < end; i++) {
+    to[i] = from[i];
+#if HAS_VALUES
+    values_to[i] = values_from[i];
+#endif
+  }
+#else
+  for (ulong i = get_global_id(0); i < n; i += get_global_size(0)) {
+    to[i] = from[i];
+#if HAS_VALUES
+    values_to[i] = values_from[i];
+#endif
+  }
+#endif
+}
+
+#if GROUP == 1
+/* ---- CHUNKED: one work-item per group walks a chunk ---- */
+
+__attribute__((reqd_work_group_size(1, 1, 1))) __kernel void clgpu_radix_histogram(
+    PLACES_ARGS, __global uint *state_buffer, ulong state_at, uint pass, ulong n, ulong chunk,
+    uint shift, uint mask, __global ulong *counts_buffer, ulong counts_at, ulong groups) {
+  __global const uint *state = AT(uint, state_buffer, state_at);
+  __global ulong *counts = AT(ulong, counts_buffer, counts_at);
+  __local uint histogram[RADIX];
+  for (uint d = 0; d < RADIX; d++) histogram[d] = 0;
+  ulong group = get_group_id(0);
+  ulong begin = group * chunk;
+  ulong end = min(n, begin + chunk);
+  __global const key_t *keys = KEYS(place_before(state, pass));
+  for (ulong i = begin; i < end; i++) histogram[digit_of(keys[i], shift, mask)]++;
+  for (uint d = 0; d <= mask; d++) counts[(ulong)d * groups + group] = histogram[d];
+  for (uint d = mask + 1; d < RADIX; d++) counts[(ulong)d * groups + group] = 0;
+}
+
+__attribute__((reqd_work_group_size(1, 1, 1))) __kernel void clgpu_radix_scatter(
+    PLACES_ARGS, __global uint *state_buffer, ulong state_at, uint pass, ulong n, ulong chunk,
+    uint shift, uint mask, __global ulong *counts_buffer, ulong counts_at, ulong groups) {
+  __global const uint *state = AT(uint, state_buffer, state_at);
+  __global const ulong *counts = AT(ulong, counts_buffer, counts_at);
+  uint from = place_before(state, pass);
+  if (state[pass + 1] == from) return; /* the pass is skipped */
+  __local ulong offset[RADIX];
+  ulong group = get_group_id(0);
+  for (uint d = 0; d <= mask; d++) offset[d] = counts[(ulong)d * groups + group];
+  ulong begin = group * chunk;
+  ulong end = min(n, begin + chunk);
+  __global const key_t *keys = KEYS(from);
+  __global key_t *out = KEYS(1u - from);
+#if HAS_VALUES
+  __global const value_t *values = VALUES(from);
+  __global value_t *values_out = VALUES(1u - from);
+#endif
+  for (ulong i = begin; i < end; i++) {
+    key_t key = keys[i];
+    ulong at = offset[digit_of(key, shift, mask)]++;
+    out[at] = key;
+#if HAS_VALUES
+    values_out[at] = values[i];
+#endif
+  }
+}
+
+/* Every pass in one work-item, for short arrays: no state, no counts. */
+__attribute__((reqd_work_group_size(1, 1, 1))) __kernel void clgpu_radix_single(
+    PLACES_ARGS, ulong n, uint begin_bit, uint end_bit) {
+  __local uint offset[RADIX];
+  uint from = 0;
+  for (uint shift = begin_bit; shift < end_bit; shift += CLGPU_RADIX_BITS) {
+    uint width = min((uint)CLGPU_RADIX_BITS, end_bit - shift);
+    uint mask = (uint)((1ul << width) - 1);
+    __global const key_t *keys = KEYS(from);
+    for (uint d = 0; d <= mask; d++) offset[d] = 0;
+    for (ulong i = 0; i < n; i++) offset[digit_of(keys[i], shift, mask)]++;
+    uint run = 0, skip = 0;
+    for (uint d = 0; d <= mask; d++) {
+      uint t = offset[d];
+      if (t == n) skip = 1;
+      offset[d] = run;
+      run += t;
+    }
+    if (skip) continue;
+    __global key_t *out = KEYS(1u - from);
+#if HAS_VALUES
+    __global const value_t *values = VALUES(from);
+    __global value_t *values_out = VALUES(1u - from);
+#endif
+    for (ulong i = 0; i < n; i++) {
+      key_t key = keys[i];
+      uint at = offset[digit_of(key, shift, mask)]++;
+      out[at] = key;
+#if HAS_VALUES
+      values_out[at] = values[i];
+#endif
+    }
+    from = 1u - from;
+  }
+  if (from == 1) {
+    for (ulong i = 0; i < n; i++) {
+      KEYS(0)[i] = KEYS(1)[i];
+#if HAS_VALUES
+      VALUES(0)[i] = VALUES(1)[i];
+#endif
+    }
+  }
+}
+
+#else
+/* ---- TILED: a group ranks a tile of GROUP * ITEMS keys in local memory ---- */
+
+#define TILE (GROUP * ITEMS)
+
+/* Rank the keys [begin, begin + TILE) ∩ [0, n): item l holds keys
+ * begin + l * ITEMS + j, j < ITEMS (so item order is key order). Afterwards
+ * count[d * GROUP + l] is the number of the tile's keys whose digit is
+ * below d, plus those with digit d held by items below l: the stable
+ * position of item l's first key of digit d inside the tile. No atomics:
+ * every item counts into its own column, then one scan over the
+ * digit-major table. */
+inline void rank_tile(__global const key_t *keys, ulong begin, ulong n, uint shift, uint mask,
+                      __local uint *count, __local uint *partial, key_t *held, uint *digits) {
+  uint lid = get_local_id(0);
+  for (uint d = 0; d < RADIX; d++) count[d * GROUP + lid] = 0;
+  for (uint j = 0; j < ITEMS; j++) {
+    ulong i = begin + (ulong)lid * ITEMS + j;
+    if (i < n) {
+      key_t key = keys[i];
+      uint d = digit_of(key, shift, mask);
+      held[j] = key;
+      digits[j] = d;
+      count[d * GROUP + lid]++;
+    } else {
+      digits[j] = RADIX;
+    }
+  }
+  barrier(CLK_LOCAL_MEM_FENCE);
+  uint sum = 0;
+  for (uint r = 0; r < RADIX; r++) sum += count[lid * RADIX + r];
+  partial[lid] = sum;
+  barrier(CLK_LOCAL_MEM_FENCE);
+  for (uint step = 1; step < GROUP; step <<= 1) {
+    uint add = lid >= step ? partial[lid - step] : 0;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    partial[lid] += add;
+    barrier(CLK_LOCAL_MEM_FENCE);
+  }
+  uint run = partial[lid] - sum;
+  for (uint r = 0; r < RADIX; r++) {
+    uint t = count[lid * RADIX + r];
+    count[lid * RADIX + r] = run;
+    run += t;
+  }
+  barrier(CLK_LOCAL_MEM_FENCE);
+}
+
+/* How many of the tile's keys have digit d. */
+inline uint tile_digit_total(__local const uint *count, uint d, uint valid) {
+  uint stop = d + 1 < RADIX ? count[(d + 1) * GROUP] : valid;
+  return stop - count[d * GROUP];
+}
+
+__attribute__((reqd_work_group_size(GROUP, 1, 1))) __kernel void clgpu_radix_histogram(
+    PLACES_ARGS, __global uint *state_buffer, ulong state_at, uint pass, ulong n, ulong chunk,
+    uint shift, uint mask, __global ulong *counts_buffer, ulong counts_at, ulong groups) {
+  __global const uint *state = AT(uint, state_buffer, state_at);
+  __global ulong *counts = AT(ulong, counts_buffer, counts_at);
+  __local uint count[RADIX * GROUP];
+  __local uint partial[GROUP];
+  key_t held[ITEMS];
+  uint digits[ITEMS];
+  ulong tile = get_group_id(0);
+  ulong begin = tile * TILE;
+  rank_tile(KEYS(place_before(state, pass)), begin, n, shift, mask, count, partial, held, digits);
+  uint valid = (uint)min((ulong)TILE, n - begin);
+  for (uint d = get_local_id(0); d < RADIX; d += GROUP) {
+    counts[(ulong)d * groups + tile] = tile_digit_total(count, d, valid);
+  }
+}
+
+__attribute__((reqd_work_group_size(GROUP, 1, 1))) __kernel void clgpu_radix_scatter(
+    PLACES_ARGS, __global uint *state_buffer, ulong state_at, uint pass, ulong n, ulong chunk,
+    uint shift, uint mask, __global ulong *counts_buffer, ulong counts_at, ulong groups) {
+  __global const uint *state = AT(uint, state_buffer, state_at);
+  __global const ulong *counts = AT(ulong, counts_buffer, counts_at);
+  __local uint count[RADIX * GROUP];
+  __local uint partial[GROUP];
+  __local ulong base[RADIX];
+  key_t held[ITEMS];
+  uint digits[ITEMS];
+  uint lid = get_local_id(0);
+  uint from = place_before(state, pass);
+  /* The same for every item of every group: uniform control flow. */
+  if (state[pass + 1] != from) {
+    ulong tile = get_group_id(0);
+    ulong begin = tile * TILE;
+    rank_tile(KEYS(from), begin, n, shift, mask, count, partial, held, digits);
+    for (uint d = lid; d < RADIX; d += GROUP) {
+      base[d] = counts[(ulong)d * groups + tile] - count[d * GROUP];
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+    __global key_t *out = KEYS(1u - from);
+#if HAS_VALUES
+    __global const value_t *values = VALUES(from);
+    __global value_t *values_out = VALUES(1u - from);
+#endif
+    for (uint j = 0; j < ITEMS; j++) {
+      uint d = digits[j];
+      if (d < RADIX) {
+        ulong at = base[d] + count[d * GROUP + lid]++;
+        out[at] = held[j];
+#if HAS_VALUES
+        values_out[at] = values[begin + (ulong)lid * ITEMS + j];
+#endif
+      }
+    }
+  }
+}
+
+/* Every pass in one group, for short arrays: the group walks the tiles
+ * twice per pass (totals, then moves), keeping the running start of every
+ * digit in local memory. */
+__attribute__((reqd_work_group_size(GROUP, 1, 1))) __kernel void clgpu_radix_single(
+    PLACES_ARGS, ulong n, uint begin_bit, uint end_bit) {
+  __local uint count[RADIX * GROUP];
+  __local uint partial[GROUP];
+  __local ulong start[RADIX];
+  __local ulong base[RADIX];
+  __local int skip;
+  key_t held[ITEMS];
+  uint digits[ITEMS];
+  uint lid = get_local_id(0);
+  uint from = 0;
+  ulong tiles = (n + TILE - 1) / TILE;
+  for (uint shift = begin_bit; shift < end_bit; shift += CLGPU_RADIX_BITS) {
+    uint width = min((uint)CLGPU_RADIX_BITS, end_bit - shift);
+    uint mask = (uint)((1ul << width) - 1);
+    __global const key_t *keys = KEYS(from);
+    for (uint d = lid; d < RADIX; d += GROUP) start[d] = 0;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    for (ulong tile = 0; tile < tiles; tile++) {
+      ulong begin = tile * TILE;
+      rank_tile(keys, begin, n, shift, mask, count, partial, held, digits);
+      uint valid = (uint)min((ulong)TILE, n - begin);
+      for (uint d = lid; d < RADIX; d += GROUP) start[d] += tile_digit_total(count, d, valid);
+      barrier(CLK_LOCAL_MEM_FENCE);
+    }
+    if (lid == 0) {
+      ulong run = 0;
+      skip = 0;
+      for (uint d = 0; d < RADIX; d++) {
+        ulong t = start[d];
+        if (t == n) skip = 1;
+        start[d] = run;
+        run += t;
+      }
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+    if (!skip) {
+      __global key_t *out = KEYS(1u - from);
+#if HAS_VALUES
+      __global const value_t *values = VALUES(from);
+      __global value_t *values_out = VALUES(1u - from);
+#endif
+      for (ulong tile = 0; tile < tiles; tile++) {
+        ulong begin = tile * TILE;
+        rank_tile(keys, begin, n, shift, mask, count, partial, held, digits);
+        uint valid = (uint)min((ulong)TILE, n - begin);
+        for (uint d = lid; d < RADIX; d += GROUP) {
+          base[d] = start[d] - count[d * GROUP];
+          start[d] += tile_digit_total(count, d, valid);
+        }
+        barrier(CLK_LOCAL_MEM_FENCE);
+        for (uint j = 0; j < ITEMS; j++) {
+          uint d = digits[j];
+          if (d < RADIX) {
+            ulong at = base[d] + count[d * GROUP + lid]++;
+            out[at] = held[j];
+#if HAS_VALUES
+            values_out[at] = values[begin + (ulong)lid * ITEMS + j];
+#endif
+          }
+        }
+        barrier(CLK_LOCAL_MEM_FENCE);
+      }
+      from = 1u - from;
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+  }
+  if (from == 1) {
+    for (ulong i = lid; i < n; i += GROUP) {
+      KEYS(0)[i] = KEYS(1)[i];
+#if HAS_VALUES
+      VALUES(0)[i] = VALUES(1)[i];
+#endif
+    }
+  }
+}
+#endif
+#endif
+
+/* ==== merge sort ==== */
+
+#ifdef CLGPU_MERGE
+#ifdef CLGPU_COMPARE_EXPR
+typedef CLGPU_KEY_T key_t;
+inline int user_precedes(key_t a, key_t b) { return (CLGPU_COMPARE_EXPR) ? 1 : 0; }
+#ifdef CLGPU_DESCENDING
+#define PRECEDES(a, b) user_precedes((b), (a))
+#else
+#define PRECEDES(a, b) user_precedes((a), (b))
+#endif
+#else
+#define PRECEDES(a, b) (ordered(a) < ordered(b))
+#endif
+
+#define MERGE_ARGS                                                                  \
+  __global uchar *keys0, ulong keys0_at, __global uchar *keys1, ulong keys1_at,     \
+      __global uchar *values0, ulong values0_at, __global uchar *values1,           \
+      ulong values1_at
+#define MKEYS(place) ((place) ? AT(key_t, keys1, keys1_at) : AT(key_t, keys0, keys0_at))
+#define MVALUES(place) \
+  ((place) ? AT(value_t, values1, values1_at) : AT(value_t, values0, values0_at))
+#define BLOCK CLGPU_MERGE_BLOCK
+
+/* Merge a[0, la) and b[0, lb) from output position `skip` on, writing
+ * `count` elements to out. Ties take a's element first (stability: a holds
+ * the earlier keys). The start is found by a merge-path search, so the cost
+ * does not depend on how the two runs interleave. */
+inline void merge_part(__global const key_t *a, ulong la, __global const key_t *b, ulong lb,
+                       ulong skip, ulong count, __global key_t *out
+#if HAS_VALUES
+                       ,
+                       __global const value_t *va, __global const value_t *vb,
+                       __global value_t *vout
+#endif
+) {
+  /* The search starts at 0 rather than at skip - lb: that clamp compiles
+   * to llvm.usub.sat, which Oclgrind cannot run. A probe past b's end means
+   * more must come from a. */
+  ulong low = 0;
+  ulong high = min(skip, la);
+  while (low < high) {
+    ulong middle = (low + high) / 2;
+    ulong other = skip - 1 - middle;
+    if (other < lb && PRECEDES(b[other], a[middle])) {
+      high = middle;
+    } else {
+      low = middle + 1;
+    }
+  }
+  ulong i = low, j = skip - low;
+  /* While neither run can run out (m steps, m at most what is left of
+   * either run), each step is branch-free: both heads are read, the store
+   * selects one, the indices step by the comparison's result. */
+  ulong k = 0;
+  while (k < count) {
+    ulong m = min(count - k, min(la - i, lb - j));
+    if (m == 0) break;
+    for (ulong t = 0; t < m; t++) {
+      key_t x = a[i], y = b[j];
+      int take_b = PRECEDES(y, x) ? 1 : 0;
+      out[k + t] = take_b ? y : x;
+#if HAS_VALUES
+      vout[k + t] = take_b ? vb[j] : va[i];
+#endif
+      i += 1 - take_b;
+      j += take_b;
+    }
+    k += m;
+  }
+  /* One run is used up: the rest comes from the other. */
+  for (; k < count; k++) {
+    if (i < la) {
+      out[k] = a[i];
+#if HAS_VALUES
+      vout[k] = va[i];
+#endif
+      i++;
+    } else {
+      out[k] = b[j];
+#if HAS_VALUES
+      vout[k] = vb[j];
+#endif
+      j++;
+    }
+  }
+}
+
+/* Merge every pair of runs of `width` overlapping the output range
+ * [begin, end) from place `from` to the other. */
+inline void merge_range(MERGE_ARGS, uint from, ulong n, ulong width, ulong begin, ulong end) {
+  __global const key_t *in = MKEYS(from);
+  __global key_t *out = MKEYS(1u - from);
+#if HAS_VALUES
+  __global const value_t *vin = MVALUES(from);
+  __global value_t *vout = MVALUES(1u - from);
+#endif
+  ulong position = begin;
+  while (position < end) {
+    ulong pair = position / (2 * width) * (2 * width);
+    ulong middle = min(n, pair + width);
+    ulong stop = min(n, pair + 2 * width);
+    ulong count = min(end, stop) - position;
+    merge_part(in + pair, middle - pair, in + middle, stop - middle, position - pair, count,
+               out + position
+#if HAS_VALUES
+               ,
+               vin + pair, vin + middle, vout + position
+#endif
+    );
+    position += count;
+  }
+}
+
+/* Sort every block of BLOCK keys by insertion (stable), from place 0 into
+ * place `to`, then, within the range of `chunk` keys of this work-item,
+ * `inner` merge passes of widths BLOCK, 2 BLOCK, ... alternating places. */
+__kernel void clgpu_merge_blocks(MERGE_ARGS, ulong n, ulong chunk, uint inner, uint to) {
+  ulong begin = get_global_id(0) * chunk;
+  if (begin >= n) return;
+  ulong end = min(n, begin + chunk);
+  __global const key_t *in = MKEYS(0);
+  __global key_t *out = MKEYS(to);
+#if HAS_VALUES
+  __global const value_t *vin = MVALUES(0);
+  __global value_t *vout = MVALUES(to);
+#endif
+  for (ulong block = begin; block < end; block += BLOCK) {
+    uint count = (uint)min((ulong)BLOCK, end - block);
+    key_t keys[BLOCK];
+#if HAS_VALUES
+    value_t values[BLOCK];
+#endif
+    for (uint k = 0; k < count; k++) {
+      key_t key = in[block + k];
+#if HAS_VALUES
+      value_t value = vin[block + k];
+#endif
+      uint place = k;
+      while (place > 0 && PRECEDES(key, keys[place - 1])) {
+        keys[place] = keys[place - 1];
+#if HAS_VALUES
+        values[place] = values[place - 1];
+#endif
+        place--;
+      }
+      keys[place] = key;
+#if HAS_VALUES
+      values[place] = value;
+#endif
+    }
+    for (uint k = 0; k < count; k++) {
+      out[block + k] = keys[k];
+#if HAS_VALUES
+      vout[block + k] = values[k];
+#endif
+    }
+  }
+  uint from = to;
+  ulong width = BLOCK;
+  for (uint p = 0; p < inner; p++) {
+    merge_range(keys0, keys0_at, keys1, keys1_at, values0, values0_at, values1, values1_at, from,
+                end, width, begin, end);
+    /* Runs are counted from the range's start, which is a multiple of
+     * every width used here, so `end` may stand for n. */
+    from = 1u - from;
+    width *= 2;
+  }
+}
+
+/* One merge pass over the whole array: runs of `width` are merged in pairs
+ * from place `from`; work-item i writes outputs [i * per_item, ...). */
+__kernel void clgpu_merge_pass(MERGE_ARGS, ulong n, ulong width, ulong per_item, uint from) {
+  ulong begin = get_global_id(0) * per_item;
+  if (begin >= n) return;
+  merge_range(keys0, keys0_at, keys1, keys1_at, values0, values0_at, values1, values1_at, from, n,
+              width, begin, min(n, begin + per_item));
+}
+#endif
+
+/* ==== gather ==== */
+
+#ifdef CLGPU_GATHER
+typedef CLGPU_ELEMENT_T element_t;
+__kernel void clgpu_gather(__global const uchar *permutation, ulong permutation_at,
+                           long permutation_stride, int wide, __global const uchar *source,
+                           ulong source_at, long source_stride, ulong source_n,
+                           __global uchar *destination, ulong destination_at,
+                           long destination_stride, ulong n) {
+  ulong i = get_global_id(0);
+  if (i >= n) return;
+  long step = (long)i * permutation_stride;
+  ulong index = wide ? AT(ulong, permutation, permutation_at)[step]
+                     : (ulong)AT(uint, permutation, permutation_at)[step];
+  if (index >= source_n) return;
+  AT(element_t, destination, destination_at)[(long)i * destination_stride] =
+      AT(const element_t, source, source_at)[(long)index * source_stride];
+}
+#endif

@@ -1,0 +1,957 @@
+/* Sorting: argument checks, the plan (algorithm, shape, digit width,
+ * ranges, workspace layout), the programs of cl/sort.cl, and enqueueing.
+ *
+ * A plan is computed from the arguments and the device alone, so the size
+ * query, workspace creation and the call agree (workspace.h).
+ *
+ * Radix sort. The ordered image of a key is sorted by digits from bit
+ * begin_bit up, digits of equal width (the bit count divided evenly over
+ * the fewest passes at the widest digit). CHUNKED: digits up to 11 bits; at
+ * most four chunks per compute unit, each walked by one work-item (count,
+ * then a stable serial scatter); arrays up to SINGLE_CHUNK keys run every
+ * pass in one work-item. TILED: 4- or 5-bit digits, the widest whose
+ * per-item count table fits the device's local memory; one group per tile
+ * of GROUP * RADIX_ITEMS keys; up to four tiles run every pass in one
+ * group. Each multi-group pass is three kernels (digit counts per group, a
+ * one-group scan that also decides on the device whether to skip the pass,
+ * the scatter), and one kernel at the end moves the keys back when they
+ * ended in the alternate buffer.
+ *
+ * Merge sort. Blocks of MERGE_BLOCK keys are sorted by insertion, then runs
+ * are merged in pairs, each work-item producing an equal share of the
+ * output found by a merge-path search. CHUNKED: each work-item first merges
+ * within its chunk (a power-of-two multiple of the block), then a few
+ * passes across chunks; TILED: every pass is a kernel. The number of passes
+ * is known on the host, so the first write goes to whichever buffer makes
+ * the last one land in the caller's. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "internal.h"
+
+#define SINGLE_CHUNK 16384
+#define CHUNK_MINIMUM 16384
+#define CHUNKED_DIGIT_MAX 11
+#define RADIX_ITEMS 8
+#define TILED_GROUP_CAP 256
+#define SINGLE_TILES 4
+#define MERGE_BLOCK 16
+
+enum {
+  SORT_STAGED_KEYS,
+  SORT_STAGED_VALUES,
+  SORT_KEYS_ALTERNATE,
+  SORT_VALUES_ALTERNATE,
+  SORT_COUNTS,
+  SORT_PASS_STATE,
+};
+
+typedef struct sort_plan {
+  int permutation; /* clgpu_sort_permutation */
+  clgpu_algorithm algorithm;
+  clgpu_algorithm shape;
+  size_t group;
+  uint64_t n;
+  /* keys */
+  int builtin;
+  clgpu_type key_type; /* built-in keys */
+  size_t key_bytes;
+  int key_kind; /* 0 unsigned, 1 signed, 2 float */
+  const clgpu_sort_spec *spec;
+  int descending;
+  unsigned begin_bit, end_bit;
+  /* values */
+  size_t value_bytes;
+  clgpu_type permutation_type;
+  /* staging of views that cannot be sorted where they are */
+  int stage_keys, stage_values;
+  /* radix */
+  unsigned digit_bits, passes;
+  int single;
+  uint64_t groups, chunk;
+  /* merge */
+  unsigned inner, merge_passes, first_to;
+  uint64_t merge_chunk, merge_groups, per_item;
+  clgpu_workspace_size report;
+} sort_plan;
+
+static const clgpu_sort_spec default_spec = {0, NULL, NULL, NULL, 0, 0, 0};
+
+/* ---- small helpers ---- */
+
+static int key_kind_of(clgpu_type type) {
+  switch (type) {
+    case CLGPU_INT8:
+    case CLGPU_INT16:
+    case CLGPU_INT32:
+    case CLGPU_INT64:
+      return 1;
+    case CLGPU_HALF:
+    case CLGPU_FLOAT:
+    case CLGPU_DOUBLE:
+      return 2;
+    default:
+      return 0;
+  }
+}
+
+static const char *infinity_bits(clgpu_type type) {
+  switch (type) {
+    case CLGPU_HALF:
+      return "0x7c00u";
+    case CLGPU_FLOAT:
+      return "0x7f800000u";
+    default:
+      return "0x7ff0000000000000ul";
+  }
+}
+
+static uint64_t ceil_div(uint64_t a, uint64_t b) { return a / b + (a % b != 0); }
+
+static size_t device_group(const clgpu_context *context) {
+  size_t limit = TILED_GROUP_CAP;
+  if (context->quirks.work_group_cap && limit > context->quirks.work_group_cap) {
+    limit = context->quirks.work_group_cap;
+  }
+  if (context->info.max_work_group_size && limit > context->info.max_work_group_size) {
+    limit = context->info.max_work_group_size;
+  }
+  if (context->info.max_work_item_sizes[0] && limit > context->info.max_work_item_sizes[0]) {
+    limit = context->info.max_work_item_sizes[0];
+  }
+  size_t group = 1;
+  while (group * 2 <= limit) group *= 2;
+  return group;
+}
+
+/* Bytes of local memory the tiled radix kernels need (the single-group
+ * kernel, the largest). */
+static uint64_t tiled_radix_local(size_t group, unsigned bits) {
+  uint64_t radix = (uint64_t)1 << bits;
+  return radix * group * 4 + group * 8 + radix * 16 + 64;
+}
+
+/* ---- checks ---- */
+
+static clgpu_status check_view(const clgpu_array *array, const char *who, const char *name) {
+  CLGPU__RETURN_ERROR_IF(!array, CLGPU_INVALID_ARGUMENT, "%s: %s is NULL", who, name);
+  clgpu_status status = clgpu_array_check(array);
+  if (status != CLGPU_SUCCESS) {
+    clgpu__append_error(" (%s: %s)", who, name);
+    return status;
+  }
+  CLGPU__RETURN_ERROR_IF(array->rank != 1, CLGPU_SHAPE_MISMATCH,
+                         "%s: %s must be a 1-D view, not rank %u (reshape it first)", who, name,
+                         array->rank);
+  return CLGPU_SUCCESS;
+}
+
+static size_t array_bytes(const clgpu_array *array) {
+  return clgpu_array_count(array) * clgpu_type_size(array->type);
+}
+
+static size_t byte_offset_alignment(size_t size) {
+  size_t alignment = 1;
+  while (alignment < 16 && size % (alignment * 2) == 0) alignment *= 2;
+  return alignment;
+}
+
+/* The spec's order, algorithm and shape, before the views. */
+static clgpu_status resolve(clgpu_context *context, const clgpu_sort_spec *spec,
+                            const clgpu_sort_options *options, clgpu_type key_type, const char *who,
+                            sort_plan *plan) {
+  plan->spec = spec;
+  plan->descending = spec->descending != 0;
+  CLGPU__RETURN_ERROR_IF(spec->key_type && spec->key_size == 0, CLGPU_INVALID_ARGUMENT,
+                         "%s: spec->key_type \"%s\" needs spec->key_size (its sizeof in bytes)",
+                         who, spec->key_type);
+  CLGPU__RETURN_ERROR_IF(!spec->key_type && spec->key_size != 0, CLGPU_INVALID_ARGUMENT,
+                         "%s: spec->key_size %zu without spec->key_type", who, spec->key_size);
+  CLGPU__RETURN_ERROR_IF(spec->key_type && !spec->compare, CLGPU_INVALID_ARGUMENT,
+                         "%s: custom keys (spec->key_type \"%s\") need spec->compare", who,
+                         spec->key_type);
+  plan->builtin = spec->key_type == NULL;
+  if (plan->builtin) {
+    CLGPU__RETURN_ERROR_IF(clgpu_type_size(key_type) == 0, CLGPU_INVALID_ARGUMENT,
+                           "%s: unknown key type %d", who, (int)key_type);
+    plan->key_type = key_type;
+    plan->key_bytes = clgpu_type_size(key_type);
+    plan->key_kind = key_kind_of(key_type);
+  } else {
+    plan->key_bytes = spec->key_size;
+  }
+  clgpu_algorithm requested = options ? options->algorithm : CLGPU_ALGORITHM_AUTO;
+  CLGPU__RETURN_ERROR_IF(requested != CLGPU_ALGORITHM_AUTO && requested != CLGPU_ALGORITHM_RADIX &&
+                             requested != CLGPU_ALGORITHM_MERGE,
+                         CLGPU_INVALID_ARGUMENT,
+                         "%s: unknown sort algorithm %d (AUTO, RADIX or MERGE)", who,
+                         (int)requested);
+  clgpu_algorithm shape = options ? options->shape : CLGPU_ALGORITHM_AUTO;
+  CLGPU__RETURN_ERROR_IF(shape != CLGPU_ALGORITHM_AUTO && shape != CLGPU_ALGORITHM_CHUNKED &&
+                             shape != CLGPU_ALGORITHM_TILED,
+                         CLGPU_INVALID_ARGUMENT,
+                         "%s: unknown kernel shape %d (AUTO, CHUNKED or TILED)", who, (int)shape);
+  if (requested == CLGPU_ALGORITHM_AUTO) {
+    requested = plan->builtin && !spec->compare ? CLGPU_ALGORITHM_RADIX : CLGPU_ALGORITHM_MERGE;
+  }
+  CLGPU__RETURN_ERROR_IF(requested == CLGPU_ALGORITHM_RADIX && spec->compare,
+                         CLGPU_INVALID_ARGUMENT,
+                         "%s: radix sort takes no comparator (spec->compare); use "
+                         "CLGPU_ALGORITHM_MERGE or AUTO",
+                         who);
+  if (shape == CLGPU_ALGORITHM_AUTO) {
+    shape =
+        (context->info.type & CL_DEVICE_TYPE_CPU) ? CLGPU_ALGORITHM_CHUNKED : CLGPU_ALGORITHM_TILED;
+  }
+  plan->algorithm = requested;
+  plan->shape = shape;
+  unsigned key_bits = (unsigned)(plan->key_bytes * 8);
+  if (spec->begin_bit == 0 && spec->end_bit == 0) {
+    plan->begin_bit = 0;
+    plan->end_bit = key_bits;
+  } else {
+    CLGPU__RETURN_ERROR_IF(requested != CLGPU_ALGORITHM_RADIX, CLGPU_INVALID_ARGUMENT,
+                           "%s: a bit range (spec->begin_bit, end_bit) is for radix sort only",
+                           who);
+    CLGPU__RETURN_ERROR_IF(spec->begin_bit >= spec->end_bit || spec->end_bit > key_bits,
+                           CLGPU_INVALID_ARGUMENT,
+                           "%s: the bit range [%u, %u) is empty or reaches past the key's %u bits",
+                           who, spec->begin_bit, spec->end_bit, key_bits);
+    plan->begin_bit = spec->begin_bit;
+    plan->end_bit = spec->end_bit;
+  }
+  if (spec->compare && plan->builtin) {
+    CLGPU__RETURN_ERROR_IF(key_type == CLGPU_DOUBLE && !context->info.has_fp64,
+                           CLGPU_UNSUPPORTED_FEATURE,
+                           "%s: a comparator over double keys needs cl_khr_fp64, which %s does "
+                           "not report",
+                           who, context->info.name);
+    CLGPU__RETURN_ERROR_IF(key_type == CLGPU_HALF && !context->info.has_fp16,
+                           CLGPU_UNSUPPORTED_FEATURE,
+                           "%s: a comparator over half keys needs cl_khr_fp16, which %s does not "
+                           "report (sort half keys in their natural order, which needs nothing)",
+                           who, context->info.name);
+  }
+  plan->group = plan->shape == CLGPU_ALGORITHM_TILED ? device_group(context) : 1;
+  return CLGPU_SUCCESS;
+}
+
+/* Digit widths, passes, ranges and the report, from n and the resolved
+ * choices. */
+static void lay_out(const clgpu_context *context, sort_plan *plan) {
+  uint64_t n = plan->n;
+  uint64_t units = context->info.compute_units > 0 ? context->info.compute_units : 1;
+  unsigned bits = plan->end_bit - plan->begin_bit;
+  if (plan->algorithm == CLGPU_ALGORITHM_RADIX) {
+    unsigned widest = CHUNKED_DIGIT_MAX;
+    if (plan->shape == CLGPU_ALGORITHM_TILED) {
+      cl_ulong local = context->info.local_mem_size ? context->info.local_mem_size : 32768;
+      while (plan->group > 32 && tiled_radix_local(plan->group, 4) > local) plan->group /= 2;
+      widest = tiled_radix_local(plan->group, 5) <= local ? 5 : 4;
+    }
+    plan->passes = (bits + widest - 1) / widest;
+    plan->digit_bits = (bits + plan->passes - 1) / plan->passes;
+    if (plan->shape == CLGPU_ALGORITHM_CHUNKED) {
+      plan->single = n <= SINGLE_CHUNK;
+      uint64_t pieces = ceil_div(n, CHUNK_MINIMUM);
+      if (pieces > 4 * units) pieces = 4 * units;
+      if (pieces < ceil_div(n, (uint64_t)1 << 31)) pieces = ceil_div(n, (uint64_t)1 << 31);
+      if (pieces < 1) pieces = 1;
+      plan->chunk = ceil_div(n, pieces);
+      if (plan->chunk == 0) plan->chunk = 1;
+      plan->groups = ceil_div(n, plan->chunk);
+    } else {
+      uint64_t tile = (uint64_t)plan->group * RADIX_ITEMS;
+      plan->single = n <= SINGLE_TILES * tile;
+      plan->chunk = tile;
+      plan->groups = ceil_div(n, tile);
+    }
+    if (plan->groups < 1) plan->groups = 1;
+  } else {
+    uint64_t pieces = 1;
+    if (plan->shape == CLGPU_ALGORITHM_CHUNKED) {
+      pieces = n > CHUNK_MINIMUM ? 4 * units : 1;
+      uint64_t target = ceil_div(n, pieces);
+      plan->inner = 0;
+      plan->merge_chunk = MERGE_BLOCK;
+      while (plan->merge_chunk < target) {
+        plan->merge_chunk *= 2;
+        plan->inner++;
+      }
+      plan->per_item = ceil_div(n, pieces);
+    } else {
+      plan->inner = 0;
+      plan->merge_chunk = MERGE_BLOCK;
+      plan->per_item = MERGE_BLOCK;
+    }
+    if (plan->per_item == 0) plan->per_item = 1;
+    plan->merge_groups = ceil_div(n, plan->merge_chunk);
+    plan->merge_passes = 0;
+    for (uint64_t width = plan->merge_chunk; width < n; width *= 2) plan->merge_passes++;
+    unsigned writes = 1 + plan->inner + plan->merge_passes;
+    plan->first_to = writes % 2 == 0 ? 1 : 0;
+  }
+
+  clgpu_workspace_size *report = &plan->report;
+  clgpu__report_init(report);
+  unsigned part = clgpu__report_part(report, CLGPU_OPERATION_SORT, plan->algorithm, -1);
+  clgpu__report_part(report, CLGPU_OPERATION_SORT, plan->shape, (int)part);
+  clgpu_type key_type = plan->builtin ? plan->key_type : CLGPU_UINT8;
+  uint64_t key_count = plan->builtin ? n : n * plan->key_bytes;
+  clgpu__report_buffer(report, part, "staged_keys", key_type, plan->stage_keys ? key_count : 0);
+  clgpu__report_buffer(report, part, "staged_values", CLGPU_UINT8,
+                       plan->stage_values ? n * plan->value_bytes : 0);
+  int moves = n > 1;
+  clgpu__report_buffer(report, part, "keys_alternate", key_type, moves ? key_count : 0);
+  clgpu__report_buffer(report, part, "values_alternate", CLGPU_UINT8,
+                       moves ? n * plan->value_bytes : 0);
+  int multi = moves && plan->algorithm == CLGPU_ALGORITHM_RADIX && !plan->single;
+  clgpu__report_buffer(report, part, "counts", CLGPU_UINT64,
+                       multi ? ((uint64_t)1 << plan->digit_bits) * plan->groups : 0);
+  clgpu__report_buffer(report, part, "pass_state", CLGPU_UINT32, multi ? plan->passes + 1 : 0);
+  clgpu__report_finish(report, context);
+}
+
+/* Keys: a 1-D view of a built-in type or of custom keys. */
+static clgpu_status check_keys(clgpu_context *context, const clgpu_array *keys, int written,
+                               const char *who, sort_plan *plan) {
+  if (plan->builtin) {
+    plan->n = keys->shape[0];
+    plan->stage_keys = !clgpu_array_is_contiguous(keys);
+  } else {
+    CLGPU__RETURN_ERROR_IF(!clgpu_array_is_contiguous(keys), CLGPU_SHAPE_MISMATCH,
+                           "%s: custom keys (%s) must be a contiguous view", who,
+                           plan->spec->key_type);
+    size_t bytes = array_bytes(keys);
+    CLGPU__RETURN_ERROR_IF(bytes % plan->key_bytes != 0, CLGPU_SHAPE_MISMATCH,
+                           "%s: the keys hold %zu bytes, not a multiple of key_size %zu", who,
+                           bytes, plan->key_bytes);
+    plan->n = bytes / plan->key_bytes;
+    size_t alignment = byte_offset_alignment(plan->key_bytes);
+    clgpu_location location;
+    CLGPU__FORWARD_IF_ERROR(clgpu_array_location(keys, &location));
+    CLGPU__RETURN_ERROR_IF(location.offset % alignment != 0, CLGPU_MISALIGNED_VIEW,
+                           "%s: custom keys of %zu bytes must start at a multiple of %zu bytes "
+                           "in their buffer, not at byte %zu",
+                           who, plan->key_bytes, alignment, location.offset);
+    plan->stage_keys = 0;
+  }
+  if (written) CLGPU__FORWARD_IF_ERROR(clgpu__check_output_layout(keys, who, "keys"));
+  return clgpu__check_buffer(context, keys->buffer, who, "keys", written);
+}
+
+static clgpu_status check_values(clgpu_context *context, const clgpu_array *keys,
+                                 const clgpu_array *values, const char *who, sort_plan *plan) {
+  uint64_t n = plan->n;
+  if (clgpu_array_is_contiguous(values)) {
+    size_t bytes = array_bytes(values);
+    size_t per = n > 0 ? bytes / n : 0;
+    CLGPU__RETURN_ERROR_IF(
+        n > 0 ? (bytes % n != 0 || (per != 1 && per != 2 && per != 4 && per != 8 && per != 16))
+              : bytes != 0,
+        CLGPU_SHAPE_MISMATCH,
+        "%s: the values hold %zu bytes for %llu keys (1, 2, 4, 8 or 16 bytes per key)", who, bytes,
+        (unsigned long long)n);
+    plan->value_bytes = per;
+    clgpu_location location;
+    CLGPU__FORWARD_IF_ERROR(clgpu_array_location(values, &location));
+    size_t alignment = per < 4 ? per : 4;
+    plan->stage_values = per > 0 && location.offset % alignment != 0;
+  } else {
+    CLGPU__RETURN_ERROR_IF(clgpu_array_count(values) != n, CLGPU_SHAPE_MISMATCH,
+                           "%s: a strided values view needs one element per key: %zu elements "
+                           "for %llu keys",
+                           who, clgpu_array_count(values), (unsigned long long)n);
+    plan->value_bytes = clgpu_type_size(values->type);
+    plan->stage_values = 1;
+  }
+  CLGPU__FORWARD_IF_ERROR(clgpu__check_output_layout(values, who, "values"));
+  CLGPU__RETURN_ERROR_IF(clgpu_may_alias(keys, values), CLGPU_INVALID_OUTPUT,
+                         "%s: the keys and the values may overlap", who);
+  return clgpu__check_buffer(context, values->buffer, who, "values", 1);
+}
+
+/* ---- programs and kernels ---- */
+
+/* The kernels one call leases, given back together. Their buffer
+ * arguments are set to NULL first: a kernel object kept in the cache must
+ * not hold on to the caller's buffers (implementations that retain the
+ * memory objects of arguments would keep them alive, and Oclgrind then
+ * frees a buffer late, over a newer one at the same address). */
+typedef struct held_kernels {
+  clgpu_program *programs[6];
+  cl_kernel kernels[6];
+  const unsigned char *buffer_args[6]; /* indices, ended by 255 */
+  unsigned count;
+} held_kernels;
+
+static const unsigned char places_buffers[] = {0, 2, 4, 6, 255};
+static const unsigned char pass_buffers[] = {0, 2, 4, 6, 8, 15, 255};
+static const unsigned char finish_buffers[] = {0, 2, 4, 6, 8, 255};
+static const unsigned char scan_buffers[] = {0, 4, 255};
+static const unsigned char first_buffer[] = {0, 255};
+static const unsigned char gather_buffers[] = {0, 4, 8, 255};
+
+static clgpu_status take_kernel(held_kernels *held, clgpu_program *program, const char *name,
+                                const unsigned char *buffer_args, cl_kernel *out) {
+  cl_kernel kernel = NULL;
+  CLGPU__FORWARD_IF_ERROR(clgpu_kernel_acquire(program, name, &kernel));
+  held->programs[held->count] = program;
+  held->kernels[held->count] = kernel;
+  held->buffer_args[held->count] = buffer_args;
+  held->count++;
+  *out = kernel;
+  return CLGPU_SUCCESS;
+}
+
+static void give_back_kernels(held_kernels *held) {
+  cl_mem none = NULL;
+  for (unsigned i = 0; i < held->count; i++) {
+    for (const unsigned char *arg = held->buffer_args[i]; *arg != 255; arg++) {
+      clSetKernelArg(held->kernels[i], *arg, sizeof none, &none);
+    }
+    clgpu_kernel_release(held->programs[i], held->kernels[i]);
+  }
+  held->count = 0;
+}
+
+static clgpu_status sort_program(clgpu_context *context, const sort_plan *plan,
+                                 clgpu_program **out) {
+  char group[24], items[24], value_bytes[24], kind[8], digit[8], block[24];
+  snprintf(group, sizeof group, "%zu", plan->group);
+  snprintf(items, sizeof items, "%d", RADIX_ITEMS);
+  snprintf(value_bytes, sizeof value_bytes, "%zu", plan->value_bytes);
+  snprintf(kind, sizeof kind, "%d", plan->key_kind);
+  snprintf(digit, sizeof digit, "%u", plan->digit_bits);
+  snprintf(block, sizeof block, "%d", MERGE_BLOCK);
+  clgpu_define defines[16];
+  size_t count = 0;
+  defines[count++] = (clgpu_define){"CLGPU_SORT_GROUP", group};
+  defines[count++] = (clgpu_define){"CLGPU_SORT_ITEMS", items};
+  defines[count++] = (clgpu_define){"CLGPU_VALUE_BYTES", value_bytes};
+  const clgpu_sort_spec *spec = plan->spec;
+  int custom = plan->algorithm == CLGPU_ALGORITHM_MERGE && spec->compare;
+  if (custom) {
+    defines[count++] = (clgpu_define){
+        "CLGPU_KEY_T", plan->builtin ? clgpu_type_cl_name(plan->key_type) : spec->key_type};
+    defines[count++] = (clgpu_define){"CLGPU_COMPARE_EXPR", spec->compare};
+    if (context->info.has_fp64) defines[count++] = (clgpu_define){"CLGPU_NEEDS_FP64", NULL};
+    if (context->info.has_fp16) defines[count++] = (clgpu_define){"CLGPU_NEEDS_FP16", NULL};
+  } else {
+    defines[count++] = (clgpu_define){"CLGPU_KEY_T", clgpu__unsigned_type(plan->key_bytes)};
+    defines[count++] = (clgpu_define){"CLGPU_KEY_KIND", kind};
+    if (plan->key_kind == 2) {
+      defines[count++] = (clgpu_define){"CLGPU_KEY_INF", infinity_bits(plan->key_type)};
+    }
+  }
+  if (plan->descending) defines[count++] = (clgpu_define){"CLGPU_DESCENDING", NULL};
+  if (plan->algorithm == CLGPU_ALGORITHM_RADIX) {
+    defines[count++] = (clgpu_define){"CLGPU_RADIX", NULL};
+    defines[count++] = (clgpu_define){"CLGPU_RADIX_BITS", digit};
+  } else {
+    defines[count++] = (clgpu_define){"CLGPU_MERGE", NULL};
+    defines[count++] = (clgpu_define){"CLGPU_MERGE_BLOCK", block};
+  }
+  if (!custom || !spec->declarations) {
+    return clgpu_program_get_named(context, "sort", defines, count, NULL, out);
+  }
+  /* Declarations come before the kernels' text, after the fp64 pragma
+   * they may need. */
+  char *text = NULL;
+  size_t length = 0;
+  CLGPU__FORWARD_IF_ERROR(clgpu_kernel_source("sort", &text, &length));
+  const char *pragma =
+      context->info.has_fp64 ? "#pragma OPENCL EXTENSION cl_khr_fp64 : enable\n" : "";
+  size_t size = strlen(pragma) + strlen(spec->declarations) + length + 32;
+  char *source = malloc(size);
+  if (!source) {
+    free(text);
+    return clgpu__fail(CLGPU_CL_OUT_OF_HOST_MEMORY, "clgpu_sort: out of host memory");
+  }
+  snprintf(source, size, "%s%s\n#line 1\n%s", pragma, spec->declarations, text);
+  free(text);
+  clgpu_status status = clgpu_program_get(context, source, defines, count, NULL, out);
+  free(source);
+  return status;
+}
+
+#define ARG(x) CLGPU__ARG(x)
+
+static size_t round_up(uint64_t items, size_t group) {
+  return (size_t)(ceil_div(items, group) * group);
+}
+
+/* A place on the device: a buffer and a byte offset. */
+typedef struct place {
+  cl_mem buffer;
+  cl_ulong at;
+} place;
+
+static place slot(const clgpu__scratch *scratch, unsigned index, cl_mem fallback) {
+  cl_mem buffer = NULL;
+  size_t at = 0;
+  clgpu__scratch_slot(scratch, index, &buffer, &at);
+  if (!buffer || scratch->layout.buffers[index].bytes == 0) return (place){fallback, 0};
+  return (place){buffer, (cl_ulong)at};
+}
+
+static clgpu_status place_of(const clgpu_array *array, place *out) {
+  cl_ulong element = 0;
+  CLGPU__FORWARD_IF_ERROR(clgpu__array_root(array, &out->buffer, &element));
+  out->at = element * clgpu_type_size(array->type);
+  return CLGPU_SUCCESS;
+}
+
+/* A contiguous view of `count` elements of `type` at a place. */
+static clgpu_status view_at(place where, clgpu_type type, uint64_t count, clgpu_array *out) {
+  return clgpu_array_1d(where.buffer, (size_t)where.at, type, (size_t)count, out);
+}
+
+/* The four places a sort moves data between. */
+typedef struct places {
+  place keys[2];
+  place values[2];
+} places;
+
+/* ---- enqueueing a sort over places ---- */
+
+static clgpu_status run_radix(clgpu_context *context, const sort_plan *plan, clgpu_program *program,
+                              held_kernels *held, clgpu__chain *chain, const places *at,
+                              const clgpu__scratch *scratch) {
+  cl_ulong n = plan->n;
+  size_t group = plan->group;
+  clgpu__kernel_arg where[] = {ARG(at->keys[0].buffer),   ARG(at->keys[0].at),
+                               ARG(at->keys[1].buffer),   ARG(at->keys[1].at),
+                               ARG(at->values[0].buffer), ARG(at->values[0].at),
+                               ARG(at->values[1].buffer), ARG(at->values[1].at)};
+  if (plan->single) {
+    cl_kernel single = NULL;
+    CLGPU__FORWARD_IF_ERROR(
+        take_kernel(held, program, "clgpu_radix_single", places_buffers, &single));
+    cl_uint begin = plan->begin_bit, end = plan->end_bit;
+    clgpu__kernel_arg rest[] = {ARG(n), ARG(begin), ARG(end)};
+    CLGPU__FORWARD_IF_ERROR(clgpu__set_args(single, 0, where, 8, "clgpu_radix_single"));
+    CLGPU__FORWARD_IF_ERROR(clgpu__set_args(single, 8, rest, 3, "clgpu_radix_single"));
+    return clgpu__chain_kernel(context, chain, single, group, group,
+                               "clEnqueueNDRangeKernel(clgpu_radix_single)");
+  }
+  cl_kernel histogram = NULL, scan = NULL, scatter = NULL, finish = NULL;
+  CLGPU__FORWARD_IF_ERROR(
+      take_kernel(held, program, "clgpu_radix_histogram", pass_buffers, &histogram));
+  CLGPU__FORWARD_IF_ERROR(take_kernel(held, program, "clgpu_radix_scan", scan_buffers, &scan));
+  CLGPU__FORWARD_IF_ERROR(
+      take_kernel(held, program, "clgpu_radix_scatter", pass_buffers, &scatter));
+  CLGPU__FORWARD_IF_ERROR(
+      take_kernel(held, program, "clgpu_radix_finish", finish_buffers, &finish));
+  place counts = slot(scratch, SORT_COUNTS, at->keys[0].buffer);
+  place state = slot(scratch, SORT_PASS_STATE, at->keys[0].buffer);
+  cl_ulong chunk = plan->chunk, groups = plan->groups;
+  CLGPU__FORWARD_IF_ERROR(clgpu__set_args(histogram, 0, where, 8, "clgpu_radix_histogram"));
+  CLGPU__FORWARD_IF_ERROR(clgpu__set_args(scatter, 0, where, 8, "clgpu_radix_scatter"));
+  size_t wide = (size_t)groups * group;
+  for (unsigned p = 0; p < plan->passes; p++) {
+    cl_uint pass = p;
+    cl_uint shift = plan->begin_bit + p * plan->digit_bits;
+    unsigned width =
+        plan->end_bit - shift < plan->digit_bits ? plan->end_bit - shift : plan->digit_bits;
+    cl_uint mask = (cl_uint)((1u << width) - 1);
+    clgpu__kernel_arg pass_args[] = {
+        ARG(state.buffer), ARG(state.at), ARG(pass),          ARG(n),         ARG(chunk),
+        ARG(shift),        ARG(mask),     ARG(counts.buffer), ARG(counts.at), ARG(groups)};
+    CLGPU__FORWARD_IF_ERROR(clgpu__set_args(histogram, 8, pass_args, 10, "clgpu_radix_histogram"));
+    CLGPU__FORWARD_IF_ERROR(clgpu__set_args(scatter, 8, pass_args, 10, "clgpu_radix_scatter"));
+    clgpu__kernel_arg scan_args[] = {ARG(state.buffer),  ARG(state.at),  ARG(pass),  ARG(n),
+                                     ARG(counts.buffer), ARG(counts.at), ARG(groups)};
+    CLGPU__FORWARD_IF_ERROR(clgpu__set_args(scan, 0, scan_args, 7, "clgpu_radix_scan"));
+    CLGPU__FORWARD_IF_ERROR(clgpu__chain_kernel(context, chain, histogram, wide, group,
+                                                "clEnqueueNDRangeKernel(clgpu_radix_histogram)"));
+    CLGPU__FORWARD_IF_ERROR(clgpu__chain_kernel(context, chain, scan, group, group,
+                                                "clEnqueueNDRangeKernel(clgpu_radix_scan)"));
+    CLGPU__FORWARD_IF_ERROR(clgpu__chain_kernel(context, chain, scatter, wide, group,
+                                                "clEnqueueNDRangeKernel(clgpu_radix_scatter)"));
+  }
+  cl_uint passes = plan->passes;
+  cl_ulong per_item = chunk;
+  clgpu__kernel_arg finish_args[] = {ARG(state.buffer), ARG(state.at), ARG(passes), ARG(n),
+                                     ARG(per_item)};
+  CLGPU__FORWARD_IF_ERROR(clgpu__set_args(finish, 0, where, 8, "clgpu_radix_finish"));
+  CLGPU__FORWARD_IF_ERROR(clgpu__set_args(finish, 8, finish_args, 5, "clgpu_radix_finish"));
+  size_t finish_global = (size_t)(groups < 1024 ? groups : 1024) * group;
+  return clgpu__chain_kernel(context, chain, finish, finish_global, group,
+                             "clEnqueueNDRangeKernel(clgpu_radix_finish)");
+}
+
+static clgpu_status run_merge(clgpu_context *context, const sort_plan *plan, clgpu_program *program,
+                              held_kernels *held, clgpu__chain *chain, const places *at) {
+  cl_ulong n = plan->n;
+  size_t group = plan->group;
+  cl_kernel blocks = NULL, pass_kernel = NULL;
+  CLGPU__FORWARD_IF_ERROR(
+      take_kernel(held, program, "clgpu_merge_blocks", places_buffers, &blocks));
+  if (plan->merge_passes > 0) {
+    CLGPU__FORWARD_IF_ERROR(
+        take_kernel(held, program, "clgpu_merge_pass", places_buffers, &pass_kernel));
+  }
+  clgpu__kernel_arg where[] = {ARG(at->keys[0].buffer),   ARG(at->keys[0].at),
+                               ARG(at->keys[1].buffer),   ARG(at->keys[1].at),
+                               ARG(at->values[0].buffer), ARG(at->values[0].at),
+                               ARG(at->values[1].buffer), ARG(at->values[1].at)};
+  cl_ulong chunk = plan->merge_chunk;
+  cl_uint inner = plan->inner, to = plan->first_to;
+  clgpu__kernel_arg block_args[] = {ARG(n), ARG(chunk), ARG(inner), ARG(to)};
+  CLGPU__FORWARD_IF_ERROR(clgpu__set_args(blocks, 0, where, 8, "clgpu_merge_blocks"));
+  CLGPU__FORWARD_IF_ERROR(clgpu__set_args(blocks, 8, block_args, 4, "clgpu_merge_blocks"));
+  CLGPU__FORWARD_IF_ERROR(clgpu__chain_kernel(context, chain, blocks,
+                                              round_up(plan->merge_groups, group), group,
+                                              "clEnqueueNDRangeKernel(clgpu_merge_blocks)"));
+  if (plan->merge_passes == 0) return CLGPU_SUCCESS;
+  CLGPU__FORWARD_IF_ERROR(clgpu__set_args(pass_kernel, 0, where, 8, "clgpu_merge_pass"));
+  cl_uint from = (plan->first_to + plan->inner) % 2;
+  cl_ulong width = chunk, per_item = plan->per_item;
+  size_t global = round_up(ceil_div(n, per_item), group);
+  for (unsigned p = 0; p < plan->merge_passes; p++) {
+    clgpu__kernel_arg pass_args[] = {ARG(n), ARG(width), ARG(per_item), ARG(from)};
+    CLGPU__FORWARD_IF_ERROR(clgpu__set_args(pass_kernel, 8, pass_args, 4, "clgpu_merge_pass"));
+    CLGPU__FORWARD_IF_ERROR(clgpu__chain_kernel(context, chain, pass_kernel, global, group,
+                                                "clEnqueueNDRangeKernel(clgpu_merge_pass)"));
+    from = 1 - from;
+    width *= 2;
+  }
+  return CLGPU_SUCCESS;
+}
+
+/* The index sequence 0, 1, ... into a permutation's place. */
+static clgpu_status run_iota(clgpu_context *context, const sort_plan *plan, clgpu_program *program,
+                             held_kernels *held, clgpu__chain *chain, place values) {
+  cl_kernel iota = NULL;
+  CLGPU__FORWARD_IF_ERROR(take_kernel(held, program, "clgpu_sort_iota", first_buffer, &iota));
+  cl_ulong n = plan->n;
+  cl_int wide = plan->value_bytes == 8;
+  clgpu__kernel_arg args[] = {ARG(values.buffer), ARG(values.at), ARG(n), ARG(wide)};
+  CLGPU__FORWARD_IF_ERROR(clgpu__set_args(iota, 0, args, 4, "clgpu_sort_iota"));
+  size_t group = device_group(context);
+  if (group > 64) group = 64;
+  return clgpu__chain_kernel(context, chain, iota, round_up(plan->n, group), group,
+                             "clEnqueueNDRangeKernel(clgpu_sort_iota)");
+}
+
+/* Sort or argsort, after the checks: stage, sort, unstage. */
+static clgpu_status run_sort(clgpu_context *context, const sort_plan *plan, const clgpu_array *keys,
+                             const clgpu_array *values, const clgpu_sort_options *options,
+                             cl_uint num_events, const cl_event *wait_list, cl_event *event,
+                             const char *who) {
+  clgpu__argument arguments[] = {{keys, "keys"},
+                                 {values, plan->permutation ? "permutation" : "values"}};
+  clgpu__scratch scratch;
+  CLGPU__FORWARD_IF_ERROR(clgpu__scratch_acquire(
+      context, &plan->report, options ? options->workspace : NULL, arguments, 2, who, &scratch));
+  held_kernels held;
+  memset(&held, 0, sizeof held);
+  clgpu__chain chain;
+  clgpu__chain_begin(&chain, num_events, wait_list);
+  clgpu_status status = CLGPU_SUCCESS;
+  clgpu_program *program = NULL;
+  if (plan->n > 1 || plan->permutation) status = sort_program(context, plan, &program);
+
+  places at;
+  memset(&at, 0, sizeof at);
+  clgpu_type key_type = plan->builtin ? plan->key_type : CLGPU_UINT8;
+  uint64_t key_count = plan->builtin ? plan->n : plan->n * plan->key_bytes;
+  clgpu_array staged_keys, staged_values;
+  int keys_staged = plan->stage_keys && plan->n > 0;
+  int values_staged = plan->stage_values && plan->n > 0;
+  if (status == CLGPU_SUCCESS && keys_staged) {
+    at.keys[0] = slot(&scratch, SORT_STAGED_KEYS, NULL);
+    status = view_at(at.keys[0], key_type, key_count, &staged_keys);
+    if (status == CLGPU_SUCCESS) {
+      clgpu_array from = *keys;
+      if (!plan->builtin)
+        status = clgpu_array_1d(keys->buffer, keys->offset, CLGPU_UINT8, (size_t)key_count, &from);
+      if (status == CLGPU_SUCCESS) status = clgpu__chain_copy(context, &chain, &staged_keys, &from);
+    }
+  } else if (status == CLGPU_SUCCESS) {
+    status = place_of(keys, &at.keys[0]);
+  }
+  if (status == CLGPU_SUCCESS && values) {
+    if (values_staged) {
+      at.values[0] = slot(&scratch, SORT_STAGED_VALUES, NULL);
+      /* A strided view has one element per key; a contiguous one is
+       * staged only for its alignment, as bytes. */
+      clgpu_type type = values->type;
+      uint64_t count = plan->n;
+      if (clgpu_array_is_contiguous(values)) {
+        type = CLGPU_UINT8;
+        count = plan->n * plan->value_bytes;
+      }
+      status = view_at(at.values[0], type, count, &staged_values);
+      if (status == CLGPU_SUCCESS && !plan->permutation) {
+        clgpu_array from = *values;
+        if (type == CLGPU_UINT8 && values->type != CLGPU_UINT8) {
+          status =
+              clgpu_array_1d(values->buffer, values->offset, CLGPU_UINT8, (size_t)count, &from);
+        }
+        if (status == CLGPU_SUCCESS) {
+          status = clgpu__chain_copy(context, &chain, &staged_values, &from);
+        }
+      }
+    } else {
+      status = place_of(values, &at.values[0]);
+    }
+  } else if (status == CLGPU_SUCCESS) {
+    at.values[0] = at.keys[0];
+  }
+  if (status == CLGPU_SUCCESS) {
+    at.keys[1] = slot(&scratch, SORT_KEYS_ALTERNATE, at.keys[0].buffer);
+    at.values[1] = values ? slot(&scratch, SORT_VALUES_ALTERNATE, at.values[0].buffer) : at.keys[1];
+  }
+  if (status == CLGPU_SUCCESS && plan->permutation && plan->n > 0) {
+    status = run_iota(context, plan, program, &held, &chain, at.values[0]);
+  }
+  if (status == CLGPU_SUCCESS && plan->n > 1) {
+    if (plan->algorithm == CLGPU_ALGORITHM_RADIX) {
+      status = run_radix(context, plan, program, &held, &chain, &at, &scratch);
+    } else {
+      status = run_merge(context, plan, program, &held, &chain, &at);
+    }
+  }
+  if (status == CLGPU_SUCCESS && keys_staged && !plan->permutation) {
+    status = clgpu__chain_copy(context, &chain, keys, &staged_keys);
+  }
+  if (status == CLGPU_SUCCESS && values_staged) {
+    clgpu_array to = *values;
+    if (staged_values.type == CLGPU_UINT8 && values->type != CLGPU_UINT8) {
+      status = clgpu_array_1d(values->buffer, values->offset, CLGPU_UINT8,
+                              clgpu_array_count(&staged_values), &to);
+    }
+    if (status == CLGPU_SUCCESS) status = clgpu__chain_copy(context, &chain, &to, &staged_values);
+  }
+  if (status == CLGPU_SUCCESS) {
+    status = clgpu__chain_end(context, &chain, event);
+  } else {
+    clgpu__chain_abandon(&chain);
+  }
+  give_back_kernels(&held);
+  clgpu__scratch_release(context, &scratch);
+  return status;
+}
+
+/* ---- entry points ---- */
+
+static clgpu_status sort_entry(clgpu_context *context, const clgpu_sort_spec *spec,
+                               const clgpu_array *keys, const clgpu_array *values,
+                               const clgpu_sort_options *options, cl_uint num_events,
+                               const cl_event *wait_list, cl_event *event,
+                               clgpu_workspace_size *query, const char *who) {
+  CLGPU__RETURN_ERROR_IF(!context, CLGPU_INVALID_ARGUMENT, "%s: context is NULL", who);
+  CLGPU__FORWARD_IF_ERROR(check_view(keys, who, "keys"));
+  if (values) CLGPU__FORWARD_IF_ERROR(check_view(values, who, "values"));
+  CLGPU__FORWARD_IF_ERROR(clgpu__check_wait_list(num_events, wait_list, who));
+  sort_plan plan;
+  memset(&plan, 0, sizeof plan);
+  CLGPU__FORWARD_IF_ERROR(
+      resolve(context, spec ? spec : &default_spec, options, keys->type, who, &plan));
+  CLGPU__FORWARD_IF_ERROR(check_keys(context, keys, 1, who, &plan));
+  if (values) CLGPU__FORWARD_IF_ERROR(check_values(context, keys, values, who, &plan));
+  lay_out(context, &plan);
+  if (query) {
+    *query = plan.report;
+    return CLGPU_SUCCESS;
+  }
+  return run_sort(context, &plan, keys, values, options, num_events, wait_list, event, who);
+}
+
+clgpu_status clgpu_sort(clgpu_context *context, const clgpu_sort_spec *spec,
+                        const clgpu_array *keys, const clgpu_array *values,
+                        const clgpu_sort_options *options, cl_uint num_events,
+                        const cl_event *wait_list, cl_event *event) {
+  return sort_entry(context, spec, keys, values, options, num_events, wait_list, event, NULL,
+                    "clgpu_sort");
+}
+
+clgpu_status clgpu_sort_workspace_size(clgpu_context *context, const clgpu_sort_spec *spec,
+                                       const clgpu_array *keys, const clgpu_array *values,
+                                       const clgpu_sort_options *options,
+                                       clgpu_workspace_size *out) {
+  const char *who = "clgpu_sort_workspace_size";
+  CLGPU__RETURN_ERROR_IF(!out, CLGPU_INVALID_ARGUMENT, "%s: out is NULL", who);
+  return sort_entry(context, spec, keys, values, options, 0, NULL, NULL, out, who);
+}
+
+clgpu_status clgpu_sort_workspace_size_upto(clgpu_context *context, const clgpu_sort_spec *spec,
+                                            clgpu_type key_type, size_t value_size, uint64_t max_n,
+                                            const clgpu_sort_options *options,
+                                            clgpu_workspace_size *out) {
+  const char *who = "clgpu_sort_workspace_size_upto";
+  CLGPU__RETURN_ERROR_IF(!context || !out, CLGPU_INVALID_ARGUMENT, "%s: NULL argument", who);
+  CLGPU__RETURN_ERROR_IF(value_size != 0 && value_size != 1 && value_size != 2 && value_size != 4 &&
+                             value_size != 8 && value_size != 16,
+                         CLGPU_INVALID_ARGUMENT,
+                         "%s: value_size %zu is not 0, 1, 2, 4, 8 or 16 bytes", who, value_size);
+  sort_plan plan;
+  memset(&plan, 0, sizeof plan);
+  spec = spec ? spec : &default_spec;
+  if (spec->key_type) key_type = CLGPU_UINT8;
+  CLGPU__FORWARD_IF_ERROR(resolve(context, spec, options, key_type, who, &plan));
+  plan.n = max_n;
+  plan.value_bytes = value_size;
+  lay_out(context, &plan);
+  *out = plan.report;
+  return CLGPU_SUCCESS;
+}
+
+static clgpu_status permutation_entry(clgpu_context *context, const clgpu_sort_spec *spec,
+                                      const clgpu_array *keys, const clgpu_array *permutation,
+                                      const clgpu_sort_options *options, cl_uint num_events,
+                                      const cl_event *wait_list, cl_event *event,
+                                      clgpu_workspace_size *query, const char *who) {
+  CLGPU__RETURN_ERROR_IF(!context, CLGPU_INVALID_ARGUMENT, "%s: context is NULL", who);
+  CLGPU__FORWARD_IF_ERROR(check_view(keys, who, "keys"));
+  CLGPU__FORWARD_IF_ERROR(check_view(permutation, who, "permutation"));
+  CLGPU__FORWARD_IF_ERROR(clgpu__check_wait_list(num_events, wait_list, who));
+  sort_plan plan;
+  memset(&plan, 0, sizeof plan);
+  plan.permutation = 1;
+  CLGPU__FORWARD_IF_ERROR(
+      resolve(context, spec ? spec : &default_spec, options, keys->type, who, &plan));
+  CLGPU__FORWARD_IF_ERROR(check_keys(context, keys, 0, who, &plan));
+  plan.stage_keys = 1; /* the keys are sorted in a copy */
+  CLGPU__RETURN_ERROR_IF(
+      permutation->type != CLGPU_UINT32 && permutation->type != CLGPU_UINT64, CLGPU_TYPE_MISMATCH,
+      "%s: the permutation must be uint (CLGPU_UINT32) or ulong (CLGPU_UINT64), not %s", who,
+      clgpu_type_cl_name(permutation->type));
+  CLGPU__RETURN_ERROR_IF(permutation->type == CLGPU_UINT32 && plan.n > UINT32_MAX,
+                         CLGPU_TYPE_MISMATCH, "%s: %llu keys need a CLGPU_UINT64 permutation", who,
+                         (unsigned long long)plan.n);
+  CLGPU__RETURN_ERROR_IF(permutation->shape[0] != plan.n, CLGPU_SHAPE_MISMATCH,
+                         "%s: the permutation has %zu elements for %llu keys", who,
+                         permutation->shape[0], (unsigned long long)plan.n);
+  CLGPU__FORWARD_IF_ERROR(clgpu__check_output_layout(permutation, who, "permutation"));
+  CLGPU__RETURN_ERROR_IF(clgpu_may_alias(keys, permutation), CLGPU_INVALID_OUTPUT,
+                         "%s: the permutation may overlap the keys", who);
+  CLGPU__FORWARD_IF_ERROR(clgpu__check_buffer(context, permutation->buffer, who, "permutation", 1));
+  plan.permutation_type = permutation->type;
+  plan.value_bytes = clgpu_type_size(permutation->type);
+  plan.stage_values = !clgpu_array_is_contiguous(permutation);
+  lay_out(context, &plan);
+  if (query) {
+    *query = plan.report;
+    return CLGPU_SUCCESS;
+  }
+  return run_sort(context, &plan, keys, permutation, options, num_events, wait_list, event, who);
+}
+
+clgpu_status clgpu_sort_permutation(clgpu_context *context, const clgpu_sort_spec *spec,
+                                    const clgpu_array *keys, const clgpu_array *permutation,
+                                    const clgpu_sort_options *options, cl_uint num_events,
+                                    const cl_event *wait_list, cl_event *event) {
+  return permutation_entry(context, spec, keys, permutation, options, num_events, wait_list, event,
+                           NULL, "clgpu_sort_permutation");
+}
+
+clgpu_status clgpu_sort_permutation_workspace_size(
+    clgpu_context *context, const clgpu_sort_spec *spec, const clgpu_array *keys,
+    const clgpu_array *permutation, const clgpu_sort_options *options, clgpu_workspace_size *out) {
+  const char *who = "clgpu_sort_permutation_workspace_size";
+  CLGPU__RETURN_ERROR_IF(!out, CLGPU_INVALID_ARGUMENT, "%s: out is NULL", who);
+  return permutation_entry(context, spec, keys, permutation, options, 0, NULL, NULL, out, who);
+}
+
+clgpu_status clgpu_sort_permutation_workspace_size_upto(clgpu_context *context,
+                                                        const clgpu_sort_spec *spec,
+                                                        clgpu_type key_type,
+                                                        clgpu_type permutation_type, uint64_t max_n,
+                                                        const clgpu_sort_options *options,
+                                                        clgpu_workspace_size *out) {
+  const char *who = "clgpu_sort_permutation_workspace_size_upto";
+  CLGPU__RETURN_ERROR_IF(!context || !out, CLGPU_INVALID_ARGUMENT, "%s: NULL argument", who);
+  CLGPU__RETURN_ERROR_IF(permutation_type != CLGPU_UINT32 && permutation_type != CLGPU_UINT64,
+                         CLGPU_TYPE_MISMATCH,
+                         "%s: the permutation type must be CLGPU_UINT32 or CLGPU_UINT64", who);
+  sort_plan plan;
+  memset(&plan, 0, sizeof plan);
+  plan.permutation = 1;
+  spec = spec ? spec : &default_spec;
+  if (spec->key_type) key_type = CLGPU_UINT8;
+  CLGPU__FORWARD_IF_ERROR(resolve(context, spec, options, key_type, who, &plan));
+  plan.n = max_n;
+  plan.stage_keys = 1;
+  plan.permutation_type = permutation_type;
+  plan.value_bytes = clgpu_type_size(permutation_type);
+  lay_out(context, &plan);
+  *out = plan.report;
+  return CLGPU_SUCCESS;
+}
+
+/* ---- gather ---- */
+
+clgpu_status clgpu_gather(clgpu_context *context, const clgpu_array *permutation,
+                          const clgpu_array *source, const clgpu_array *destination,
+                          cl_uint num_events, const cl_event *wait_list, cl_event *event) {
+  const char *who = "clgpu_gather";
+  CLGPU__RETURN_ERROR_IF(!context, CLGPU_INVALID_ARGUMENT, "%s: context is NULL", who);
+  CLGPU__FORWARD_IF_ERROR(check_view(permutation, who, "permutation"));
+  CLGPU__FORWARD_IF_ERROR(check_view(source, who, "source"));
+  CLGPU__FORWARD_IF_ERROR(check_view(destination, who, "destination"));
+  CLGPU__FORWARD_IF_ERROR(clgpu__check_wait_list(num_events, wait_list, who));
+  CLGPU__RETURN_ERROR_IF(
+      permutation->type != CLGPU_UINT32 && permutation->type != CLGPU_UINT64, CLGPU_TYPE_MISMATCH,
+      "%s: the permutation must be uint (CLGPU_UINT32) or ulong (CLGPU_UINT64), not %s", who,
+      clgpu_type_cl_name(permutation->type));
+  size_t size = clgpu_type_size(source->type);
+  CLGPU__RETURN_ERROR_IF(size != clgpu_type_size(destination->type), CLGPU_TYPE_MISMATCH,
+                         "%s: source elements of %zu bytes, destination elements of %zu", who, size,
+                         clgpu_type_size(destination->type));
+  CLGPU__RETURN_ERROR_IF(destination->shape[0] != permutation->shape[0], CLGPU_SHAPE_MISMATCH,
+                         "%s: the destination has %zu elements, the permutation %zu", who,
+                         destination->shape[0], permutation->shape[0]);
+  CLGPU__FORWARD_IF_ERROR(clgpu__check_output_layout(destination, who, "destination"));
+  CLGPU__RETURN_ERROR_IF(clgpu_may_alias(destination, source), CLGPU_INVALID_OUTPUT,
+                         "%s: the destination may overlap the source", who);
+  CLGPU__RETURN_ERROR_IF(clgpu_may_alias(destination, permutation), CLGPU_INVALID_OUTPUT,
+                         "%s: the destination may overlap the permutation", who);
+  CLGPU__FORWARD_IF_ERROR(clgpu__check_buffer(context, permutation->buffer, who, "permutation", 0));
+  CLGPU__FORWARD_IF_ERROR(clgpu__check_buffer(context, source->buffer, who, "source", 0));
+  CLGPU__FORWARD_IF_ERROR(clgpu__check_buffer(context, destination->buffer, who, "destination", 1));
+
+  clgpu__chain chain;
+  clgpu__chain_begin(&chain, num_events, wait_list);
+  cl_ulong n = destination->shape[0];
+  if (n == 0) return clgpu__chain_end(context, &chain, event);
+  clgpu_define defines[] = {{"CLGPU_GATHER", NULL},
+                            {"CLGPU_ELEMENT_T", clgpu__unsigned_type(size)},
+                            {"CLGPU_SORT_GROUP", "1"}};
+  clgpu_program *program = NULL;
+  CLGPU__FORWARD_IF_ERROR(clgpu_program_get_named(context, "sort", defines, 3, NULL, &program));
+  cl_kernel kernel = NULL;
+  CLGPU__FORWARD_IF_ERROR(clgpu_kernel_acquire(program, "clgpu_gather", &kernel));
+  place p = {0}, s = {0}, d = {0};
+  clgpu_status status = place_of(permutation, &p);
+  if (status == CLGPU_SUCCESS) status = place_of(source, &s);
+  if (status == CLGPU_SUCCESS) status = place_of(destination, &d);
+  cl_long p_stride = permutation->strides[0], s_stride = source->strides[0],
+          d_stride = destination->strides[0];
+  cl_int wide = permutation->type == CLGPU_UINT64;
+  cl_ulong source_n = source->shape[0];
+  clgpu__kernel_arg args[] = {ARG(p.buffer), ARG(p.at), ARG(p_stride), ARG(wide),
+                              ARG(s.buffer), ARG(s.at), ARG(s_stride), ARG(source_n),
+                              ARG(d.buffer), ARG(d.at), ARG(d_stride), ARG(n)};
+  if (status == CLGPU_SUCCESS) status = clgpu__set_args(kernel, 0, args, 12, "clgpu_gather");
+  size_t group = device_group(context);
+  if (group > 64) group = 64;
+  if (status == CLGPU_SUCCESS) {
+    status = clgpu__chain_kernel(context, &chain, kernel, round_up(n, group), group,
+                                 "clEnqueueNDRangeKernel(clgpu_gather)");
+  }
+  if (status == CLGPU_SUCCESS) {
+    status = clgpu__chain_end(context, &chain, event);
+  } else {
+    clgpu__chain_abandon(&chain);
+  }
+  cl_mem none = NULL;
+  for (const unsigned char *arg = gather_buffers; *arg != 255; arg++) {
+    clSetKernelArg(kernel, *arg, sizeof none, &none);
+  }
+  clgpu_kernel_release(program, kernel);
+  return status;
+}

@@ -305,6 +305,94 @@ static void every_failure_of_reduce_scan_findall(void **state) {
   }
 }
 
+/* Sorts over a strided key view past one chunk (so the keys are staged by
+ * a strided copy and every pass runs as several kernels), with values, in
+ * both algorithms and shapes; the sort permutation; gather. No workspace:
+ * the scratch buffer is made and released inside the call. */
+typedef enum sort_call_kind {
+  SORT_RADIX_CHUNKED,
+  SORT_RADIX_TILED,
+  SORT_MERGE_CHUNKED,
+  SORT_MERGE_TILED,
+  SORT_PERMUTATION,
+  SORT_GATHER
+} sort_call_kind;
+
+static outcome sort_call(void *argument) {
+  sort_call_kind kind = *(const sort_call_kind *)argument;
+  clgpu_context_options options = {0};
+  options.disk_cache = CLGPU_DISK_CACHE_OFF;
+  clgpu_context *context = NULL;
+  clgpu_status status = clgpu_context_create(&options, &context);
+  if (status != CLGPU_SUCCESS) return done(status, "clgpu_context_create");
+  const size_t n = 40000; /* past the single-group path in either shape */
+  const char *call = "clgpu_buffer_create";
+  cl_mem buffer = NULL, values_buffer = NULL;
+  status = clgpu_buffer_create(context, CL_MEM_READ_WRITE, 2 * n * sizeof(cl_uint), &buffer);
+  if (status == CLGPU_SUCCESS) {
+    status = clgpu_buffer_create(context, CL_MEM_READ_WRITE, n * sizeof(cl_ulong), &values_buffer);
+  }
+  if (status == CLGPU_SUCCESS) {
+    clgpu_array whole, keys, values, indices;
+    clgpu_slice every_other = {0, CLGPU_SLICE_END, 2};
+    assert_int_equal(clgpu_array_1d(buffer, 0, CLGPU_UINT32, 2 * n, &whole), CLGPU_SUCCESS);
+    assert_int_equal(clgpu_array_slice(&whole, &every_other, &keys), CLGPU_SUCCESS);
+    assert_int_equal(clgpu_array_1d(values_buffer, 0, CLGPU_UINT32, n, &values), CLGPU_SUCCESS);
+    assert_int_equal(clgpu_array_1d(values_buffer, 0, CLGPU_UINT64, n, &indices), CLGPU_SUCCESS);
+    clgpu_sort_options sort_options = {CLGPU_ALGORITHM_RADIX, CLGPU_ALGORITHM_CHUNKED, NULL};
+    clgpu_sort_spec spec = {0};
+    if (kind == SORT_RADIX_TILED || kind == SORT_MERGE_TILED) {
+      sort_options.shape = CLGPU_ALGORITHM_TILED;
+    }
+    if (kind == SORT_MERGE_CHUNKED || kind == SORT_MERGE_TILED) {
+      sort_options.algorithm = CLGPU_ALGORITHM_MERGE;
+      spec.compare = "a > b";
+    }
+    cl_event sentinel = (cl_event)&call, event = sentinel;
+    if (kind == SORT_PERMUTATION) {
+      call = "clgpu_sort_permutation";
+      status = clgpu_sort_permutation(context, &spec, &keys, &indices, &sort_options, 0, NULL,
+                                      &event);
+    } else if (kind == SORT_GATHER) {
+      clgpu_array gathered;
+      assert_int_equal(
+          clgpu_array_1d(values_buffer, n * sizeof(cl_uint), CLGPU_UINT32, n, &gathered),
+          CLGPU_SUCCESS);
+      call = "clgpu_gather";
+      status = clgpu_gather(context, &values, &keys, &gathered, 0, NULL, &event);
+    } else {
+      call = "clgpu_sort";
+      status = clgpu_sort(context, &spec, &keys, &values, &sort_options, 0, NULL, &event);
+    }
+    if (status == CLGPU_SUCCESS) {
+      assert_int_equal(clWaitForEvents(1, &event), CL_SUCCESS);
+      clReleaseEvent(event);
+    } else {
+      assert_true(event == sentinel || event == NULL);
+    }
+  }
+  clgpu_buffer_release(context, values_buffer);
+  clgpu_buffer_release(context, buffer);
+  clgpu_context_destroy(context);
+  return done(status, status == CLGPU_SUCCESS ? NULL : call);
+}
+
+static void every_failure_of_the_sorts(void **state) {
+  (void)state;
+  sort_call_kind kinds[] = {SORT_RADIX_CHUNKED, SORT_RADIX_TILED, SORT_MERGE_CHUNKED,
+                            SORT_MERGE_TILED,   SORT_PERMUTATION, SORT_GATHER};
+  const char *labels[] = {"strided radix sort (chunked)", "strided radix sort (tiled)",
+                          "strided merge sort (chunked)", "strided merge sort (tiled)",
+                          "strided sort permutation",     "gather"};
+  /* Context, queue, two buffers, and at least: scratch, the staging copy's
+   * program, build, kernel and enqueue, the sort's program, build, kernels
+   * and enqueues. Gather: its program, build, kernel and one enqueue. */
+  long least[] = {14, 14, 12, 12, 14, 8};
+  for (int i = 0; i < 6; i++) {
+    assert_true(fail_each_point(labels[i], sort_call, &kinds[i], 0) >= least[i]);
+  }
+}
+
 int main(void) {
   clgpu_context *context = NULL;
   if (clgpu_context_create(NULL, &context) == CLGPU_SUCCESS) {
@@ -319,6 +407,7 @@ int main(void) {
       cmocka_unit_test(every_failure_of_a_wrapped_context),
       cmocka_unit_test(every_failure_of_an_overlapping_copy),
       cmocka_unit_test(every_failure_of_reduce_scan_findall),
+      cmocka_unit_test(every_failure_of_the_sorts),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -9,8 +9,11 @@
 #include <boost/compute/algorithm/copy_if.hpp>
 #include <boost/compute/algorithm/count_if.hpp>
 #include <boost/compute/algorithm/inclusive_scan.hpp>
+#include <boost/compute/algorithm/iota.hpp>
 #include <boost/compute/algorithm/reduce.hpp>
 #include <boost/compute/algorithm/reverse_copy.hpp>
+#include <boost/compute/algorithm/sort.hpp>
+#include <boost/compute/algorithm/sort_by_key.hpp>
 #include <boost/compute/buffer.hpp>
 #include <boost/compute/command_queue.hpp>
 #include <boost/compute/exception/program_build_failure.hpp>
@@ -55,9 +58,13 @@ uint64_t run_once(bench_boost_op op, bc::command_queue &queue, const bc::buffer 
       bc::reverse_copy(first, last, result, queue);
       return 0;
     case BENCH_BOOST_NONE:
+    case BENCH_BOOST_SORT:
+    case BENCH_BOOST_SORT_BY_KEY:
+    case BENCH_BOOST_SORT_COMPARE:
+    case BENCH_BOOST_ARGSORT:
       break;
   }
-  throw std::invalid_argument("no such Boost.Compute operation");
+  throw std::invalid_argument("no such Boost.Compute operation (sorts go to bench_boost_sort)");
 }
 
 template <class T>
@@ -84,6 +91,69 @@ void run_typed(cl_command_queue cl_queue, bench_boost_op op, const char *predica
   }
 }
 
+// One sort, refilled before each call (untimed) except argsort, whose copy
+// of the keys is part of what it times (see bench_boost.h).
+template <class T>
+void sort_typed(cl_command_queue cl_queue, bench_boost_op op, cl_mem keys_source_mem,
+                cl_mem keys_mem, cl_mem values_source_mem, cl_mem values_mem, size_t n, int warmup,
+                int repeat, double *wall_ms) {
+  const bool with_values = op == BENCH_BOOST_SORT_BY_KEY || op == BENCH_BOOST_ARGSORT;
+  if (!keys_source_mem || !keys_mem || (with_values && !values_mem) ||
+      (op == BENCH_BOOST_SORT_BY_KEY && !values_source_mem)) {
+    throw std::invalid_argument("bench_boost_sort: a buffer the sort needs is missing");
+  }
+  bc::command_queue queue(cl_queue, true);
+  bc::buffer keys_source(keys_source_mem, true);
+  bc::buffer keys(keys_mem, true);
+  bc::buffer values = with_values ? bc::buffer(values_mem, true) : bc::buffer();
+  bc::buffer values_source =
+      op == BENCH_BOOST_SORT_BY_KEY ? bc::buffer(values_source_mem, true) : bc::buffer();
+  const std::string type = bc::type_name<T>();
+  const std::string source =
+      "inline bool clgpu_bench_less(" + type + " a, " + type + " b) { return a < b; }";
+  bc::function<bool(T, T)> less =
+      bc::make_function_from_source<bool(T, T)>("clgpu_bench_less", source);
+  bc::buffer_iterator<T> first = bc::make_buffer_iterator<T>(keys, 0);
+  bc::buffer_iterator<T> last = bc::make_buffer_iterator<T>(keys, n);
+  bc::buffer_iterator<T> source_first = bc::make_buffer_iterator<T>(keys_source, 0);
+  bc::buffer_iterator<T> source_last = bc::make_buffer_iterator<T>(keys_source, n);
+  for (int call = 0; call < warmup + repeat; call++) {
+    if (op != BENCH_BOOST_ARGSORT) {
+      queue.enqueue_copy_buffer(keys_source, keys, 0, 0, n * sizeof(T));
+      if (op == BENCH_BOOST_SORT_BY_KEY) {
+        queue.enqueue_copy_buffer(values_source, values, 0, 0, n * sizeof(bc::uint_));
+      }
+      queue.finish();
+    }
+    auto start = std::chrono::steady_clock::now();
+    switch (op) {
+      case BENCH_BOOST_SORT:
+        bc::sort(first, last, queue);
+        break;
+      case BENCH_BOOST_SORT_COMPARE:
+        bc::sort(first, last, less, queue);
+        break;
+      case BENCH_BOOST_SORT_BY_KEY:
+        bc::sort_by_key(first, last, bc::make_buffer_iterator<bc::uint_>(values, 0), queue);
+        break;
+      case BENCH_BOOST_ARGSORT: {
+        bc::buffer_iterator<bc::uint_> indices = bc::make_buffer_iterator<bc::uint_>(values, 0);
+        bc::copy(source_first, source_last, first, queue);
+        bc::iota(indices, indices + static_cast<std::ptrdiff_t>(n), bc::uint_(0), queue);
+        bc::sort_by_key(first, last, indices, queue);
+        break;
+      }
+      default:
+        throw std::invalid_argument("bench_boost_sort: not a sort");
+    }
+    queue.finish();
+    auto stop = std::chrono::steady_clock::now();
+    if (call >= warmup) {
+      wall_ms[call - warmup] = std::chrono::duration<double, std::milli>(stop - start).count();
+    }
+  }
+}
+
 }  // namespace
 
 extern "C" const char *bench_boost_version(void) {
@@ -101,8 +171,7 @@ extern "C" int bench_boost_run(cl_command_queue queue, bench_boost_op op, clgpu_
   try {
     switch (type) {
       case CLGPU_INT32:
-        run_typed<bc::int_>(queue, op, predicate, input, output, n, warmup, repeat, wall_ms,
-                            count);
+        run_typed<bc::int_>(queue, op, predicate, input, output, n, warmup, repeat, wall_ms, count);
         return 0;
       case CLGPU_UINT32:
         run_typed<bc::uint_>(queue, op, predicate, input, output, n, warmup, repeat, wall_ms,
@@ -134,4 +203,61 @@ extern "C" int bench_boost_run(cl_command_queue queue, bench_boost_op op, clgpu_
     std::snprintf(error, error_size, "unknown exception");
   }
   return 1;
+}
+
+extern "C" int bench_boost_sort(cl_command_queue queue, bench_boost_op op, clgpu_type key_type,
+                                cl_mem keys_source, cl_mem keys, cl_mem values_source,
+                                cl_mem values, size_t n, int warmup, int repeat, double *wall_ms,
+                                char *error, size_t error_size) {
+  try {
+    switch (key_type) {
+      case CLGPU_INT32:
+        sort_typed<bc::int_>(queue, op, keys_source, keys, values_source, values, n, warmup, repeat,
+                             wall_ms);
+        return 0;
+      case CLGPU_UINT32:
+        sort_typed<bc::uint_>(queue, op, keys_source, keys, values_source, values, n, warmup,
+                              repeat, wall_ms);
+        return 0;
+      case CLGPU_UINT64:
+        sort_typed<bc::ulong_>(queue, op, keys_source, keys, values_source, values, n, warmup,
+                               repeat, wall_ms);
+        return 0;
+      case CLGPU_FLOAT:
+        sort_typed<bc::float_>(queue, op, keys_source, keys, values_source, values, n, warmup,
+                               repeat, wall_ms);
+        return 0;
+      case CLGPU_DOUBLE:
+        sort_typed<bc::double_>(queue, op, keys_source, keys, values_source, values, n, warmup,
+                                repeat, wall_ms);
+        return 0;
+      default:
+        std::snprintf(error, error_size, "type %s is not benchmarked against Boost.Compute",
+                      clgpu_type_cl_name(key_type));
+        return 1;
+    }
+  } catch (const bc::program_build_failure &failure) {
+    std::snprintf(error, error_size, "Boost.Compute's kernel failed to build: %s",
+                  failure.build_log().c_str());
+  } catch (const std::exception &exception) {
+    std::snprintf(error, error_size, "%s", exception.what());
+  } catch (...) {
+    std::snprintf(error, error_size, "unknown exception");
+  }
+  return 1;
+}
+
+extern "C" const char *bench_boost_sort_algorithm(bench_boost_op op, cl_device_type type) {
+  const bool gpu = (type & CL_DEVICE_TYPE_GPU) != 0;
+  switch (op) {
+    case BENCH_BOOST_SORT:
+      return gpu ? "radix_sort" : "merge_sort_on_cpu";
+    case BENCH_BOOST_SORT_COMPARE:
+      return gpu ? "merge_sort_on_gpu" : "merge_sort_on_cpu";
+    case BENCH_BOOST_SORT_BY_KEY:
+    case BENCH_BOOST_ARGSORT:
+      return gpu ? "radix_sort_by_key" : "merge_sort_by_key_on_cpu";
+    default:
+      return "-";
+  }
 }

@@ -27,6 +27,11 @@ typedef enum bench_boost_op {
   BENCH_BOOST_COUNT_IF,       /* count_if(predicate) into *count */
   BENCH_BOOST_COPY,           /* copy into output[0..n) */
   BENCH_BOOST_REVERSE_COPY,   /* reverse_copy into output[0..n) */
+  /* Sorts (bench_boost_sort): */
+  BENCH_BOOST_SORT,         /* sort(keys) in the natural order (less<T>) */
+  BENCH_BOOST_SORT_BY_KEY,  /* sort_by_key(keys, uint values) */
+  BENCH_BOOST_SORT_COMPARE, /* sort(keys, comparator): an OpenCL C function "a < b" */
+  BENCH_BOOST_ARGSORT,      /* copy the keys, iota the values, sort_by_key: argsort */
 } bench_boost_op;
 
 /* Boost's version, "1.74.0" for example. */
@@ -44,6 +49,28 @@ const char *bench_boost_version(void);
 int bench_boost_run(cl_command_queue queue, bench_boost_op op, clgpu_type type,
                     const char *predicate, cl_mem input, cl_mem output, size_t n, int warmup,
                     int repeat, double *wall_ms, uint64_t *count, char *error, size_t error_size);
+
+/* Run the sort `op` over the n keys of `key_type` (as bench_boost_run's
+ * types): `warmup` untimed calls, then `repeat` timed ones, each after a
+ * refill that is not timed: keys_source's n keys are copied into `keys` and,
+ * for BENCH_BOOST_SORT_BY_KEY, values_source's n uints into `values`, and
+ * the queue finished. wall_ms[k] receives the wall time of timed call k,
+ * from before the call to after queue.finish(). BENCH_BOOST_ARGSORT is what
+ * a Boost.Compute user writes for clgpu_sort_permutation and is all timed:
+ * copy keys_source into `keys`, iota into `values`, sort_by_key(keys,
+ * values); `values` then holds the permutation. After the last call `keys`
+ * holds the sorted keys (and `values` the values or permutation). Which
+ * algorithm Boost.Compute picks is its own choice: radix_sort (and
+ * radix_sort_by_key) for the natural order on GPUs, merge_sort_on_gpu for a
+ * comparator on GPUs, merge_sort_on_cpu (merge_sort_by_key_on_cpu) on any
+ * other device. Returns 0, or 1 with what went wrong in `error`. */
+int bench_boost_sort(cl_command_queue queue, bench_boost_op op, clgpu_type key_type,
+                     cl_mem keys_source, cl_mem keys, cl_mem values_source, cl_mem values, size_t n,
+                     int warmup, int repeat, double *wall_ms, char *error, size_t error_size);
+
+/* The Boost.Compute routine that `op` (a sort) runs on a device of `type`
+ * (CL_DEVICE_TYPE_*), for the notes: "radix_sort", "merge_sort_on_cpu", ... */
+const char *bench_boost_sort_algorithm(bench_boost_op op, cl_device_type type);
 
 #ifdef __cplusplus
 }

@@ -9,13 +9,14 @@
  *                       (run it twice over one cache folder to compare cold
  *                       and warm disk caches across processes)
  *   run                 time the library's operations (reduce, count_if, scan,
- *                       findall, copy, strided copy) per type and size: wall
- *                       clock and profiling events, GB/s, the share of the
- *                       device's read and copy bandwidth (measured in the same
- *                       run with plain kernels), a CPU baseline, and
- *                       Boost.Compute's equivalents when the build found Boost
- *                       (bench_boost.cpp, Meson feature boost_compute); every
- *                       result checked against the host
+ *                       findall, copy, strided copy, radix sort, sort by key,
+ *                       merge sort through a comparator, argsort) per type
+ *                       and size: wall clock and profiling events, GB/s, the
+ *                       share of the device's read and copy bandwidth
+ *                       (measured in the same run with plain kernels), CPU
+ *                       baselines, and Boost.Compute's equivalents when the
+ *                       build found Boost (bench_boost.cpp, Meson feature
+ *                       boost_compute); every result checked against the host
  */
 #include <ctype.h>
 #include <errno.h>
@@ -42,7 +43,8 @@ static const char usage_text[] =
     "                       its first call with a cold and a warm disk cache\n"
     "  devices              list OpenCL platforms and devices\n"
     "  first-call           time the first call of one kernel in this process\n"
-    "  run                  time reduce, count_if, scan, findall and copies per type\n"
+    "  run                  time reduce, count_if, scan, findall, copies and sorts\n"
+    "                       (radix_sort, sort_by_key, merge_sort, argsort) per type\n"
     "                       and size beside the device's read and copy bandwidth,\n"
     "                       a CPU baseline and Boost.Compute; results checked\n"
     "\n"
@@ -288,26 +290,68 @@ enum {
   OP_FINDALL,
   OP_COPY,
   OP_COPY_STRIDED,
+  OP_RADIX_SORT,
+  OP_SORT_BY_KEY,
+  OP_MERGE_SORT,
+  OP_ARGSORT,
   NUM_OPS
 };
 
+/* The sizes of the default run (bits of op_info.default_sizes). */
+static const size_t default_sizes[] = {(size_t)1 << 20, (size_t)16 << 20};
+#define NUM_DEFAULT_SIZES (sizeof default_sizes / sizeof default_sizes[0])
+#define SIZES_1M 1u
+#define SIZES_16M 2u
+/* Types by their index in host_types (bits of op_info.default_types). */
+#define TYPES_UINT32 1u
+#define TYPES_FLOAT 2u
+
+/* Sorts at this many elements or more run fewer calls by default (their
+ * qsort baseline alone takes seconds a call): SORT_LARGE_REPEAT timed calls
+ * after SORT_LARGE_WARMUP, unless --repeat or --warmup say otherwise. */
+#define SORT_LARGE ((size_t)4 << 20)
+#define SORT_LARGE_REPEAT 3
+#define SORT_LARGE_WARMUP 1
+
 typedef struct op_info {
   const char *name;
-  int reference;         /* OP_READ or OP_COPY_KERNEL: the bandwidth it is a share of */
-  bench_boost_op boost;  /* Boost.Compute's counterpart, or BENCH_BOOST_NONE */
-  const char *cpu_label; /* what the CPU baseline runs */
+  int reference;          /* OP_READ or OP_COPY_KERNEL: the bandwidth it is a share of */
+  bench_boost_op boost;   /* Boost.Compute's counterpart, or BENCH_BOOST_NONE */
+  const char *cpu_label;  /* what the CPU baseline runs */
+  int sort;               /* a sort: refilled before every call, sort baselines */
+  unsigned default_types; /* the types it runs at when --types is not given */
+  unsigned default_sizes; /* the sizes it runs at when --sizes is not given */
 } op_info;
 
+#define ALL_DEFAULT_TYPES (TYPES_UINT32 | TYPES_FLOAT)
+
 static const op_info op_table[NUM_OPS] = {
-    {"read", -1, BENCH_BOOST_NONE, "C read loop, all threads"},
-    {"copy_kernel", -1, BENCH_BOOST_NONE, "memcpy"},
-    {"reduce", OP_READ, BENCH_BOOST_REDUCE, "C loop, all threads"},
-    {"count_if", OP_READ, BENCH_BOOST_COUNT_IF, "C loop, all threads"},
-    {"scan", OP_COPY_KERNEL, BENCH_BOOST_INCLUSIVE_SCAN, "C loop, one thread"},
-    {"findall", OP_READ, BENCH_BOOST_COPY_IF, "C loop, one thread"},
-    {"copy", OP_COPY_KERNEL, BENCH_BOOST_COPY, "C loop, one thread"},
-    {"copy_strided", OP_COPY_KERNEL, BENCH_BOOST_REVERSE_COPY, "C loop, one thread"},
+    {"read", -1, BENCH_BOOST_NONE, "C read loop, all threads", 0, ALL_DEFAULT_TYPES, SIZES_16M},
+    {"copy_kernel", -1, BENCH_BOOST_NONE, "memcpy", 0, ALL_DEFAULT_TYPES, SIZES_16M},
+    {"reduce", OP_READ, BENCH_BOOST_REDUCE, "C loop, all threads", 0, ALL_DEFAULT_TYPES, SIZES_16M},
+    {"count_if", OP_READ, BENCH_BOOST_COUNT_IF, "C loop, all threads", 0, ALL_DEFAULT_TYPES,
+     SIZES_16M},
+    {"scan", OP_COPY_KERNEL, BENCH_BOOST_INCLUSIVE_SCAN, "C loop, one thread", 0, ALL_DEFAULT_TYPES,
+     SIZES_16M},
+    {"findall", OP_READ, BENCH_BOOST_COPY_IF, "C loop, one thread", 0, ALL_DEFAULT_TYPES,
+     SIZES_16M},
+    {"copy", OP_COPY_KERNEL, BENCH_BOOST_COPY, "C loop, one thread", 0, ALL_DEFAULT_TYPES,
+     SIZES_16M},
+    {"copy_strided", OP_COPY_KERNEL, BENCH_BOOST_REVERSE_COPY, "C loop, one thread", 0,
+     ALL_DEFAULT_TYPES, SIZES_16M},
+    {"radix_sort", OP_COPY_KERNEL, BENCH_BOOST_SORT, "LSD radix, one thread", 1, ALL_DEFAULT_TYPES,
+     SIZES_1M | SIZES_16M},
+    {"sort_by_key", OP_COPY_KERNEL, BENCH_BOOST_SORT_BY_KEY, "LSD radix, one thread", 1,
+     TYPES_UINT32, SIZES_1M | SIZES_16M},
+    {"merge_sort", OP_COPY_KERNEL, BENCH_BOOST_SORT_COMPARE, "LSD radix, one thread", 1,
+     TYPES_FLOAT, SIZES_1M | SIZES_16M},
+    {"argsort", OP_COPY_KERNEL, BENCH_BOOST_ARGSORT, "LSD radix, one thread", 1, TYPES_UINT32,
+     SIZES_1M},
 };
+
+/* What the sorts compare with (merge_sort goes through clgpu's comparator
+ * path with it; Boost.Compute's merge_sort peer gets the same expression). */
+#define SORT_COMPARE "a < b"
 
 /* ---- host side of each element type: data, CPU baselines, checks ---- */
 
@@ -320,7 +364,7 @@ typedef struct host_type {
   clgpu_type type;
   size_t size;
   int is_float;
-  const char *predicate; /* OpenCL C, selects about 10% of the data */
+  const char *predicate;    /* OpenCL C, selects about 10% of the data */
   unsigned char gpu_key[8]; /* a value the GPU-shape read kernel compares with */
   void (*generate)(void *data, size_t n, uint64_t seed);
   void (*sum)(const void *data, size_t begin, size_t end, void *out);
@@ -332,10 +376,19 @@ typedef struct host_type {
   /* Checks: 0 when right, else 1 with the first difference in *message. */
   int (*check_sum)(const void *in, size_t n, const void *result, check_message *message);
   int (*check_scan)(const void *in, size_t n, const void *out, check_message *message);
-  int (*check_selected)(const void *in, size_t n, const void *out, uint64_t count,
-                        int as_indices, check_message *message);
+  int (*check_selected)(const void *in, size_t n, const void *out, uint64_t count, int as_indices,
+                        check_message *message);
   int (*check_reversed)(const void *in, size_t n, const void *out, check_message *message);
+  /* Sorts: how keys order (their bits' order-preserving image), and glibc
+   * qsort's comparators over keys and over (key, uint32 value) pairs. */
+  int kind;
+  int (*compare)(const void *a, const void *b);
+  int (*compare_pair)(const void *a, const void *b); /* ties broken by value: stable */
+  size_t pair_size;
+  void (*make_pairs)(const void *keys, const uint32_t *values, void *pairs, size_t n);
 } host_type;
+
+enum { KIND_UNSIGNED, KIND_SIGNED, KIND_FLOAT };
 
 static uint64_t splitmix64(uint64_t *state) {
   uint64_t z = (*state += 0x9E3779B97F4A7C15ull);
@@ -355,166 +408,164 @@ static uint64_t splitmix64(uint64_t *state) {
  * sums are taken in (unsigned for integers, so they wrap like the device's),
  * PRED: the predicate over x in C, TOL: the relative tolerance of sums (0:
  * exact), PF/PC: how to print a value. */
-#define HOST_TYPE_FUNCTIONS(S, T, U, PRED, TOL, PF, PC)                                          \
-  /* 16 lanes, four rows of them added per step: compilers vectorise it at -O2 and keep */      \
-  /* the lanes in registers. */                                                                  \
-  static void S##_sum(const void *data, size_t begin, size_t end, void *out) {                  \
-    const T *x = data;                                                                           \
-    U lanes[16] = {0};                                                                           \
-    size_t i = begin;                                                                            \
-    for (; i + 64 <= end; i += 64) {                                                             \
-      U rows[16];                                                                                \
-      for (int l = 0; l < 16; l++) rows[l] = (U)x[i + (size_t)l] + (U)x[i + 16 + (size_t)l];    \
-      for (int l = 0; l < 16; l++) {                                                             \
-        rows[l] += (U)x[i + 32 + (size_t)l] + (U)x[i + 48 + (size_t)l];                          \
-      }                                                                                          \
-      for (int l = 0; l < 16; l++) lanes[l] += rows[l];                                          \
-    }                                                                                            \
-    U s = 0;                                                                                     \
-    for (; i < end; i++) s += (U)x[i];                                                           \
-    for (int l = 0; l < 16; l++) s += lanes[l];                                                  \
-    memcpy(out, &s, sizeof s);                                                                   \
-  }                                                                                              \
-  /* In blocks of 64 with a 32-bit count, which compilers vectorise at -O2. */                  \
-  static size_t S##_count(const void *data, size_t begin, size_t end) {                         \
-    const T *xs = data;                                                                          \
-    size_t c = 0, i = begin;                                                                     \
-    for (; i + 64 <= end; i += 64) {                                                             \
-      uint32_t block = 0;                                                                        \
-      for (int l = 0; l < 64; l++) {                                                             \
-        T x = xs[i + (size_t)l];                                                                 \
-        block += (PRED) ? 1u : 0u;                                                               \
-      }                                                                                          \
-      c += block;                                                                                \
-    }                                                                                            \
-    for (; i < end; i++) {                                                                       \
-      T x = xs[i];                                                                               \
-      c += (PRED) ? 1 : 0;                                                                       \
-    }                                                                                            \
-    return c;                                                                                    \
-  }                                                                                              \
-  static void S##_scan(const void *in, void *out, size_t n) {                                   \
-    const T *x = in;                                                                             \
-    T *y = out;                                                                                  \
-    U s = 0;                                                                                     \
-    for (size_t i = 0; i < n; i++) {                                                             \
-      s += (U)x[i];                                                                              \
-      y[i] = (T)s;                                                                               \
-    }                                                                                            \
-  }                                                                                              \
-  static size_t S##_findall(const void *in, uint32_t *indices, size_t n) {                      \
-    const T *xs = in;                                                                            \
-    size_t c = 0;                                                                                \
-    for (size_t i = 0; i < n; i++) {                                                             \
-      T x = xs[i];                                                                               \
-      indices[c] = (uint32_t)i;                                                                  \
-      c += (PRED) ? 1 : 0;                                                                       \
-    }                                                                                            \
-    return c;                                                                                    \
-  }                                                                                              \
-  static void S##_copy(const void *in, void *out, size_t n) {                                   \
-    const T *x = in;                                                                             \
-    T *y = out;                                                                                  \
-    for (size_t i = 0; i < n; i++) y[i] = x[i];                                                  \
-  }                                                                                              \
-  static void S##_copy_reversed(const void *in, void *out, size_t n) {                          \
-    const T *x = in;                                                                             \
-    T *y = out;                                                                                  \
-    for (size_t i = 0; i < n; i++) y[i] = x[n - 1 - i];                                          \
-  }                                                                                              \
-  static int S##_check_sum(const void *in, size_t n, const void *result,                        \
-                           check_message *message) {                                             \
-    const T *x = in;                                                                             \
-    T got;                                                                                       \
-    memcpy(&got, result, sizeof got);                                                            \
-    if (TOL > 0) {                                                                               \
-      double exact = 0, magnitude = 0;                                                           \
-      for (size_t i = 0; i < n; i++) {                                                           \
-        exact += (double)x[i];                                                                   \
-        magnitude += fabs((double)x[i]);                                                         \
-      }                                                                                          \
-      double error = fabs((double)got - exact);                                                  \
-      if (error <= TOL * magnitude) return 0;                                                    \
-      snprintf(message->text, sizeof message->text,                                              \
-               "sum is %.9g, the host's (in double) %.9g: error %.3g above the bound %.3g",     \
-               (double)got, exact, error, TOL * magnitude);                                      \
-      return 1;                                                                                  \
-    }                                                                                            \
-    U s = 0;                                                                                     \
-    for (size_t i = 0; i < n; i++) s += (U)x[i];                                                 \
-    T expected = (T)s;                                                                           \
-    if (memcmp(&got, &expected, sizeof got) == 0) return 0;                                      \
-    snprintf(message->text, sizeof message->text, "sum is " PF ", the host's " PF, PC got,     \
-             PC expected);                                                                       \
-    return 1;                                                                                    \
-  }                                                                                              \
-  static int S##_check_scan(const void *in, size_t n, const void *out,                          \
-                            check_message *message) {                                            \
-    const T *x = in, *y = out;                                                                   \
-    double exact = 0, magnitude = 0;                                                             \
-    U s = 0;                                                                                     \
-    for (size_t i = 0; i < n; i++) {                                                             \
-      if (TOL > 0) {                                                                             \
-        exact += (double)x[i];                                                                   \
-        magnitude += fabs((double)x[i]);                                                         \
-        double error = fabs((double)y[i] - exact);                                               \
-        if (!(error <= TOL * magnitude)) {                                                       \
-          snprintf(message->text, sizeof message->text,                                          \
-                   "out[%zu] is %.9g, the host's (in double) %.9g: error %.3g above the "       \
-                   "bound %.3g",                                                                 \
-                   i, (double)y[i], exact, error, TOL * magnitude);                              \
-          return 1;                                                                              \
-        }                                                                                        \
-      } else {                                                                                   \
-        s += (U)x[i];                                                                            \
-        T expected = (T)s;                                                                       \
-        if (memcmp(&y[i], &expected, sizeof expected) != 0) {                                    \
-          snprintf(message->text, sizeof message->text,                                          \
-                   "out[%zu] is " PF ", the host's " PF, i, PC y[i], PC expected);              \
-          return 1;                                                                              \
-        }                                                                                        \
-      }                                                                                          \
-    }                                                                                            \
-    return 0;                                                                                    \
-  }                                                                                              \
-  static int S##_check_selected(const void *in, size_t n, const void *out, uint64_t count,      \
-                                int as_indices, check_message *message) {                        \
-    const T *xs = in;                                                                            \
-    const uint32_t *indices = out;                                                               \
-    const T *values = out;                                                                       \
-    uint64_t j = 0;                                                                              \
-    for (size_t i = 0; i < n; i++) {                                                             \
-      T x = xs[i];                                                                               \
-      if (!(PRED)) continue;                                                                     \
-      if (j < count && as_indices && indices[j] != (uint32_t)i) {                                \
-        snprintf(message->text, sizeof message->text,                                            \
-                 "index %llu is %u, the host's %zu", (unsigned long long)j, indices[j], i);     \
-        return 1;                                                                                \
-      }                                                                                          \
-      if (j < count && !as_indices && memcmp(&values[j], &x, sizeof x) != 0) {                   \
-        snprintf(message->text, sizeof message->text,                                            \
-                 "value %llu is " PF ", the host's " PF " (element %zu)",                       \
-                 (unsigned long long)j, PC values[j], PC x, i);                                  \
-        return 1;                                                                                \
-      }                                                                                          \
-      j++;                                                                                       \
-    }                                                                                            \
-    if (j == count) return 0;                                                                    \
-    snprintf(message->text, sizeof message->text, "count is %llu, the host's %llu",            \
-             (unsigned long long)count, (unsigned long long)j);                                  \
-    return 1;                                                                                    \
-  }                                                                                              \
-  static int S##_check_reversed(const void *in, size_t n, const void *out,                      \
-                                check_message *message) {                                        \
-    const T *x = in, *y = out;                                                                   \
-    for (size_t i = 0; i < n; i++) {                                                             \
-      if (memcmp(&y[i], &x[n - 1 - i], sizeof y[i]) != 0) {                                     \
-        snprintf(message->text, sizeof message->text, "out[%zu] is " PF ", in[%zu] is " PF,     \
-                 i, PC y[i], n - 1 - i, PC x[n - 1 - i]);                                        \
-        return 1;                                                                                \
-      }                                                                                          \
-    }                                                                                            \
-    return 0;                                                                                    \
+#define HOST_TYPE_FUNCTIONS(S, T, U, PRED, TOL, PF, PC)                                            \
+  /* 16 lanes, four rows of them added per step: compilers vectorise it at -O2 and keep */         \
+  /* the lanes in registers. */                                                                    \
+  static void S##_sum(const void *data, size_t begin, size_t end, void *out) {                     \
+    const T *x = data;                                                                             \
+    U lanes[16] = {0};                                                                             \
+    size_t i = begin;                                                                              \
+    for (; i + 64 <= end; i += 64) {                                                               \
+      U rows[16];                                                                                  \
+      for (int l = 0; l < 16; l++) rows[l] = (U)x[i + (size_t)l] + (U)x[i + 16 + (size_t)l];       \
+      for (int l = 0; l < 16; l++) {                                                               \
+        rows[l] += (U)x[i + 32 + (size_t)l] + (U)x[i + 48 + (size_t)l];                            \
+      }                                                                                            \
+      for (int l = 0; l < 16; l++) lanes[l] += rows[l];                                            \
+    }                                                                                              \
+    U s = 0;                                                                                       \
+    for (; i < end; i++) s += (U)x[i];                                                             \
+    for (int l = 0; l < 16; l++) s += lanes[l];                                                    \
+    memcpy(out, &s, sizeof s);                                                                     \
+  }                                                                                                \
+  /* In blocks of 64 with a 32-bit count, which compilers vectorise at -O2. */                     \
+  static size_t S##_count(const void *data, size_t begin, size_t end) {                            \
+    const T *xs = data;                                                                            \
+    size_t c = 0, i = begin;                                                                       \
+    for (; i + 64 <= end; i += 64) {                                                               \
+      uint32_t block = 0;                                                                          \
+      for (int l = 0; l < 64; l++) {                                                               \
+        T x = xs[i + (size_t)l];                                                                   \
+        block += (PRED) ? 1u : 0u;                                                                 \
+      }                                                                                            \
+      c += block;                                                                                  \
+    }                                                                                              \
+    for (; i < end; i++) {                                                                         \
+      T x = xs[i];                                                                                 \
+      c += (PRED) ? 1 : 0;                                                                         \
+    }                                                                                              \
+    return c;                                                                                      \
+  }                                                                                                \
+  static void S##_scan(const void *in, void *out, size_t n) {                                      \
+    const T *x = in;                                                                               \
+    T *y = out;                                                                                    \
+    U s = 0;                                                                                       \
+    for (size_t i = 0; i < n; i++) {                                                               \
+      s += (U)x[i];                                                                                \
+      y[i] = (T)s;                                                                                 \
+    }                                                                                              \
+  }                                                                                                \
+  static size_t S##_findall(const void *in, uint32_t *indices, size_t n) {                         \
+    const T *xs = in;                                                                              \
+    size_t c = 0;                                                                                  \
+    for (size_t i = 0; i < n; i++) {                                                               \
+      T x = xs[i];                                                                                 \
+      indices[c] = (uint32_t)i;                                                                    \
+      c += (PRED) ? 1 : 0;                                                                         \
+    }                                                                                              \
+    return c;                                                                                      \
+  }                                                                                                \
+  static void S##_copy(const void *in, void *out, size_t n) {                                      \
+    const T *x = in;                                                                               \
+    T *y = out;                                                                                    \
+    for (size_t i = 0; i < n; i++) y[i] = x[i];                                                    \
+  }                                                                                                \
+  static void S##_copy_reversed(const void *in, void *out, size_t n) {                             \
+    const T *x = in;                                                                               \
+    T *y = out;                                                                                    \
+    for (size_t i = 0; i < n; i++) y[i] = x[n - 1 - i];                                            \
+  }                                                                                                \
+  static int S##_check_sum(const void *in, size_t n, const void *result, check_message *message) { \
+    const T *x = in;                                                                               \
+    T got;                                                                                         \
+    memcpy(&got, result, sizeof got);                                                              \
+    if (TOL > 0) {                                                                                 \
+      double exact = 0, magnitude = 0;                                                             \
+      for (size_t i = 0; i < n; i++) {                                                             \
+        exact += (double)x[i];                                                                     \
+        magnitude += fabs((double)x[i]);                                                           \
+      }                                                                                            \
+      double error = fabs((double)got - exact);                                                    \
+      if (error <= TOL * magnitude) return 0;                                                      \
+      snprintf(message->text, sizeof message->text,                                                \
+               "sum is %.9g, the host's (in double) %.9g: error %.3g above the bound %.3g",        \
+               (double)got, exact, error, TOL *magnitude);                                         \
+      return 1;                                                                                    \
+    }                                                                                              \
+    U s = 0;                                                                                       \
+    for (size_t i = 0; i < n; i++) s += (U)x[i];                                                   \
+    T expected = (T)s;                                                                             \
+    if (memcmp(&got, &expected, sizeof got) == 0) return 0;                                        \
+    snprintf(message->text, sizeof message->text, "sum is " PF ", the host's " PF, PC got,         \
+             PC expected);                                                                         \
+    return 1;                                                                                      \
+  }                                                                                                \
+  static int S##_check_scan(const void *in, size_t n, const void *out, check_message *message) {   \
+    const T *x = in, *y = out;                                                                     \
+    double exact = 0, magnitude = 0;                                                               \
+    U s = 0;                                                                                       \
+    for (size_t i = 0; i < n; i++) {                                                               \
+      if (TOL > 0) {                                                                               \
+        exact += (double)x[i];                                                                     \
+        magnitude += fabs((double)x[i]);                                                           \
+        double error = fabs((double)y[i] - exact);                                                 \
+        if (!(error <= TOL * magnitude)) {                                                         \
+          snprintf(message->text, sizeof message->text,                                            \
+                   "out[%zu] is %.9g, the host's (in double) %.9g: error %.3g above the "          \
+                   "bound %.3g",                                                                   \
+                   i, (double)y[i], exact, error, TOL *magnitude);                                 \
+          return 1;                                                                                \
+        }                                                                                          \
+      } else {                                                                                     \
+        s += (U)x[i];                                                                              \
+        T expected = (T)s;                                                                         \
+        if (memcmp(&y[i], &expected, sizeof expected) != 0) {                                      \
+          snprintf(message->text, sizeof message->text, "out[%zu] is " PF ", the host's " PF, i,   \
+                   PC y[i], PC expected);                                                          \
+          return 1;                                                                                \
+        }                                                                                          \
+      }                                                                                            \
+    }                                                                                              \
+    return 0;                                                                                      \
+  }                                                                                                \
+  static int S##_check_selected(const void *in, size_t n, const void *out, uint64_t count,         \
+                                int as_indices, check_message *message) {                          \
+    const T *xs = in;                                                                              \
+    const uint32_t *indices = out;                                                                 \
+    const T *values = out;                                                                         \
+    uint64_t j = 0;                                                                                \
+    for (size_t i = 0; i < n; i++) {                                                               \
+      T x = xs[i];                                                                                 \
+      if (!(PRED)) continue;                                                                       \
+      if (j < count && as_indices && indices[j] != (uint32_t)i) {                                  \
+        snprintf(message->text, sizeof message->text, "index %llu is %u, the host's %zu",          \
+                 (unsigned long long)j, indices[j], i);                                            \
+        return 1;                                                                                  \
+      }                                                                                            \
+      if (j < count && !as_indices && memcmp(&values[j], &x, sizeof x) != 0) {                     \
+        snprintf(message->text, sizeof message->text,                                              \
+                 "value %llu is " PF ", the host's " PF " (element %zu)", (unsigned long long)j,   \
+                 PC values[j], PC x, i);                                                           \
+        return 1;                                                                                  \
+      }                                                                                            \
+      j++;                                                                                         \
+    }                                                                                              \
+    if (j == count) return 0;                                                                      \
+    snprintf(message->text, sizeof message->text, "count is %llu, the host's %llu",                \
+             (unsigned long long)count, (unsigned long long)j);                                    \
+    return 1;                                                                                      \
+  }                                                                                                \
+  static int S##_check_reversed(const void *in, size_t n, const void *out,                         \
+                                check_message *message) {                                          \
+    const T *x = in, *y = out;                                                                     \
+    for (size_t i = 0; i < n; i++) {                                                               \
+      if (memcmp(&y[i], &x[n - 1 - i], sizeof y[i]) != 0) {                                        \
+        snprintf(message->text, sizeof message->text, "out[%zu] is " PF ", in[%zu] is " PF, i,     \
+                 PC y[i], n - 1 - i, PC x[n - 1 - i]);                                             \
+        return 1;                                                                                  \
+      }                                                                                            \
+    }                                                                                              \
+    return 0;                                                                                      \
   }
 
 HOST_TYPE_FUNCTIONS(int32, int32_t, uint32_t, x < -1717986918, 0, "%lld", (long long))
@@ -523,6 +574,36 @@ HOST_TYPE_FUNCTIONS(uint64, uint64_t, uint64_t, x < 1844674407370955162ull, 0, "
                     (unsigned long long))
 HOST_TYPE_FUNCTIONS(float, float, float, x < 0.1f, FLOAT_TOLERANCE, "%.9g", (double))
 HOST_TYPE_FUNCTIONS(double, double, double, x < 0.1, DOUBLE_TOLERANCE, "%.17g", (double))
+
+/* qsort's side of the sort baselines, per key type. */
+#define SORT_TYPE_FUNCTIONS(S, T)                                                               \
+  typedef struct S##_pair {                                                                     \
+    T key;                                                                                      \
+    uint32_t value;                                                                             \
+  } S##_pair;                                                                                   \
+  static int S##_compare(const void *a, const void *b) {                                        \
+    T x = *(const T *)a, y = *(const T *)b;                                                     \
+    return (x > y) - (x < y);                                                                   \
+  }                                                                                             \
+  static int S##_compare_pair(const void *a, const void *b) {                                   \
+    const S##_pair *x = a, *y = b;                                                              \
+    if (x->key != y->key) return x->key < y->key ? -1 : 1;                                      \
+    return (x->value > y->value) - (x->value < y->value);                                       \
+  }                                                                                             \
+  static void S##_make_pairs(const void *keys, const uint32_t *values, void *pairs, size_t n) { \
+    const T *k = keys;                                                                          \
+    S##_pair *p = pairs;                                                                        \
+    for (size_t i = 0; i < n; i++) {                                                            \
+      p[i].key = k[i];                                                                          \
+      p[i].value = values[i];                                                                   \
+    }                                                                                           \
+  }
+
+SORT_TYPE_FUNCTIONS(int32, int32_t)
+SORT_TYPE_FUNCTIONS(uint32, uint32_t)
+SORT_TYPE_FUNCTIONS(uint64, uint64_t)
+SORT_TYPE_FUNCTIONS(float, float)
+SORT_TYPE_FUNCTIONS(double, double)
 
 /* Uniformly random data from a fixed seed: integers over their whole range,
  * floats in [0, 1). */
@@ -543,42 +624,250 @@ static void generate_double(void *data, size_t n, uint64_t seed) {
   for (size_t i = 0; i < n; i++) x[i] = (double)(splitmix64(&seed) >> 11) * 0x1p-53;
 }
 
-#define HOST_TYPE_ENTRY(S, CLTYPE, SIZE, IS_FLOAT, PREDICATE, KEY, GENERATE)                   \
-  {#S,                                                                                          \
-   CLTYPE,                                                                                      \
-   SIZE,                                                                                        \
-   IS_FLOAT,                                                                                    \
-   PREDICATE,                                                                                   \
-   KEY,                                                                                         \
-   GENERATE,                                                                                    \
-   S##_sum,                                                                                     \
-   S##_count,                                                                                   \
-   S##_scan,                                                                                    \
-   S##_findall,                                                                                 \
-   S##_copy,                                                                                    \
-   S##_copy_reversed,                                                                           \
-   S##_check_sum,                                                                               \
-   S##_check_scan,                                                                              \
-   S##_check_selected,                                                                          \
-   S##_check_reversed}
+#define HOST_TYPE_ENTRY(S, CLTYPE, SIZE, IS_FLOAT, PREDICATE, KEY, GENERATE, KIND)      \
+  {                                                                                     \
+#S, CLTYPE, SIZE, IS_FLOAT, PREDICATE, KEY, GENERATE, S##_sum, S##_count, S##_scan, \
+        S##_findall, S##_copy, S##_copy_reversed, S##_check_sum, S##_check_scan,        \
+        S##_check_selected, S##_check_reversed, KIND, S##_compare, S##_compare_pair,    \
+        sizeof(S##_pair), S##_make_pairs                                                \
+  }
 
 /* The GPU-shape read kernel writes an element only when it equals the key:
  * all ones for integers, -1.0 (little-endian bytes) for floats; the data
  * practically never holds it, so the kernel reads and does not write. */
-#define KEY_ONES {0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff}
-#define KEY_MINUS_ONE_FLOAT {0x00, 0x00, 0x80, 0xbf}
-#define KEY_MINUS_ONE_DOUBLE {0, 0, 0, 0, 0, 0, 0xf0, 0xbf}
+#define KEY_ONES \
+  { 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff }
+#define KEY_MINUS_ONE_FLOAT \
+  { 0x00, 0x00, 0x80, 0xbf }
+#define KEY_MINUS_ONE_DOUBLE \
+  { 0, 0, 0, 0, 0, 0, 0xf0, 0xbf }
 
 static const host_type host_types[] = {
-    HOST_TYPE_ENTRY(uint32, CLGPU_UINT32, 4, 0, "x < 429496730u", KEY_ONES, generate_32),
-    HOST_TYPE_ENTRY(float, CLGPU_FLOAT, 4, 1, "x < 0.1f", KEY_MINUS_ONE_FLOAT, generate_float),
-    HOST_TYPE_ENTRY(int32, CLGPU_INT32, 4, 0, "x < -1717986918", KEY_ONES, generate_32),
-    HOST_TYPE_ENTRY(uint64, CLGPU_UINT64, 8, 0, "x < 1844674407370955162UL", KEY_ONES,
-                    generate_64),
-    HOST_TYPE_ENTRY(double, CLGPU_DOUBLE, 8, 1, "x < 0.1", KEY_MINUS_ONE_DOUBLE,
-                    generate_double),
+    HOST_TYPE_ENTRY(uint32, CLGPU_UINT32, 4, 0, "x < 429496730u", KEY_ONES, generate_32,
+                    KIND_UNSIGNED),
+    HOST_TYPE_ENTRY(float, CLGPU_FLOAT, 4, 1, "x < 0.1f", KEY_MINUS_ONE_FLOAT, generate_float,
+                    KIND_FLOAT),
+    HOST_TYPE_ENTRY(int32, CLGPU_INT32, 4, 0, "x < -1717986918", KEY_ONES, generate_32,
+                    KIND_SIGNED),
+    HOST_TYPE_ENTRY(uint64, CLGPU_UINT64, 8, 0, "x < 1844674407370955162UL", KEY_ONES, generate_64,
+                    KIND_UNSIGNED),
+    HOST_TYPE_ENTRY(double, CLGPU_DOUBLE, 8, 1, "x < 0.1", KEY_MINUS_ONE_DOUBLE, generate_double,
+                    KIND_FLOAT),
 };
 #define NUM_HOST_TYPES (sizeof host_types / sizeof host_types[0])
+
+/* ---- host side of the sorts: the LSD radix baseline, the reference, checks ---- */
+
+/* The order-preserving image of a key's bits, sort.h's order: integers by
+ * value; floats -inf < negatives < -0 < +0 < positives < +inf < NaN, every
+ * NaN by its bits with the sign bit cleared. */
+static inline uint32_t order32(uint32_t x, int kind) {
+  if (kind == KIND_SIGNED) return x ^ 0x80000000u;
+  if (kind != KIND_FLOAT) return x;
+  if ((x & 0x7fffffffu) > 0x7f800000u) x &= 0x7fffffffu;
+  return x & 0x80000000u ? ~x : x | 0x80000000u;
+}
+static inline uint64_t order64(uint64_t x, int kind) {
+  const uint64_t sign = 0x8000000000000000ull;
+  if (kind == KIND_SIGNED) return x ^ sign;
+  if (kind != KIND_FLOAT) return x;
+  if ((x & ~sign) > 0x7ff0000000000000ull) x &= ~sign;
+  return x & sign ? ~x : x | sign;
+}
+/* Back from an image to bits (a NaN comes back with its sign bit cleared). */
+static inline uint32_t unorder32(uint32_t image, int kind) {
+  if (kind == KIND_SIGNED) return image ^ 0x80000000u;
+  if (kind != KIND_FLOAT) return image;
+  return image & 0x80000000u ? image & 0x7fffffffu : ~image;
+}
+static inline uint64_t unorder64(uint64_t image, int kind) {
+  const uint64_t sign = 0x8000000000000000ull;
+  if (kind == KIND_SIGNED) return image ^ sign;
+  if (kind != KIND_FLOAT) return image;
+  return image & sign ? image & ~sign : ~image;
+}
+
+#define RADIX_BITS 11
+#define RADIX_BUCKETS (1u << RADIX_BITS)
+
+/* The CPU baseline of the radix sorts, one thread: a stable LSD radix sort
+ * of n W-bit keys (their bits, of `kind`) in place, carrying `values` (NULL:
+ * keys only), through tmp_keys and tmp_values of the same sizes. One pass
+ * turns the keys into their images and counts every digit's histogram, then
+ * one scatter pass per 11-bit digit (a digit that every key shares is
+ * skipped, as clgpu's radix sort does), and one pass back to the bits. */
+#define RADIX_HOST_FUNCTION(W)                                                            \
+  static void radix_sort##W(uint##W##_t *keys, uint32_t *values, uint##W##_t *tmp_keys,   \
+                            uint32_t *tmp_values, size_t n, int kind) {                   \
+    enum { PASSES = (W + RADIX_BITS - 1) / RADIX_BITS };                                  \
+    uint32_t counts[PASSES][RADIX_BUCKETS];                                               \
+    memset(counts, 0, sizeof counts);                                                     \
+    for (size_t i = 0; i < n; i++) {                                                      \
+      uint##W##_t image = order##W(keys[i], kind);                                        \
+      keys[i] = image;                                                                    \
+      for (unsigned p = 0; p < PASSES; p++) {                                             \
+        counts[p][(image >> (p * RADIX_BITS)) & (RADIX_BUCKETS - 1)]++;                   \
+      }                                                                                   \
+    }                                                                                     \
+    uint##W##_t *from = keys, *to = tmp_keys;                                             \
+    uint32_t *values_from = values, *values_to = tmp_values;                              \
+    for (unsigned p = 0; p < PASSES && n > 0; p++) {                                      \
+      const unsigned shift = p * RADIX_BITS;                                              \
+      uint32_t *offsets = counts[p];                                                      \
+      if (offsets[(from[0] >> shift) & (RADIX_BUCKETS - 1)] == n) continue;               \
+      uint32_t total = 0;                                                                 \
+      for (unsigned b = 0; b < RADIX_BUCKETS; b++) {                                      \
+        uint32_t here = offsets[b];                                                       \
+        offsets[b] = total;                                                               \
+        total += here;                                                                    \
+      }                                                                                   \
+      if (values) {                                                                       \
+        for (size_t i = 0; i < n; i++) {                                                  \
+          uint32_t at = offsets[(from[i] >> shift) & (RADIX_BUCKETS - 1)]++;              \
+          to[at] = from[i];                                                               \
+          values_to[at] = values_from[i];                                                 \
+        }                                                                                 \
+        uint32_t *swap_values = values_from;                                              \
+        values_from = values_to;                                                          \
+        values_to = swap_values;                                                          \
+      } else {                                                                            \
+        for (size_t i = 0; i < n; i++) {                                                  \
+          to[offsets[(from[i] >> shift) & (RADIX_BUCKETS - 1)]++] = from[i];              \
+        }                                                                                 \
+      }                                                                                   \
+      uint##W##_t *swap_keys = from;                                                      \
+      from = to;                                                                          \
+      to = swap_keys;                                                                     \
+    }                                                                                     \
+    for (size_t i = 0; i < n; i++) keys[i] = unorder##W(from[i], kind);                   \
+    if (values && values_from != values) memcpy(values, values_from, n * sizeof *values); \
+  }
+
+RADIX_HOST_FUNCTION(32)
+RADIX_HOST_FUNCTION(64)
+
+static void radix_sort_host(const host_type *t, void *keys, uint32_t *values, void *tmp_keys,
+                            uint32_t *tmp_values, size_t n) {
+  if (t->size == 4) {
+    radix_sort32(keys, values, tmp_keys, tmp_values, n, t->kind);
+  } else {
+    radix_sort64(keys, values, tmp_keys, tmp_values, n, t->kind);
+  }
+}
+
+static uint64_t element_bits(const host_type *t, const void *data, size_t i) {
+  const unsigned char *at = (const unsigned char *)data + i * t->size;
+  if (t->size == 4) {
+    uint32_t x;
+    memcpy(&x, at, sizeof x);
+    return x;
+  }
+  uint64_t x;
+  memcpy(&x, at, sizeof x);
+  return x;
+}
+
+static uint64_t element_image(const host_type *t, uint64_t bits) {
+  return t->size == 4 ? order32((uint32_t)bits, t->kind) : order64(bits, t->kind);
+}
+
+static const char *format_element(const host_type *t, uint64_t bits, char *buffer, size_t size) {
+  if (t->kind == KIND_FLOAT && t->size == 4) {
+    uint32_t b = (uint32_t)bits;
+    float x;
+    memcpy(&x, &b, sizeof x);
+    snprintf(buffer, size, "%.9g", (double)x);
+  } else if (t->kind == KIND_FLOAT) {
+    double x;
+    memcpy(&x, &bits, sizeof x);
+    snprintf(buffer, size, "%.17g", x);
+  } else if (t->kind == KIND_SIGNED && t->size == 4) {
+    snprintf(buffer, size, "%ld", (long)(int32_t)(uint32_t)bits);
+  } else if (t->kind == KIND_SIGNED) {
+    snprintf(buffer, size, "%lld", (long long)(int64_t)bits);
+  } else {
+    snprintf(buffer, size, "%llu", (unsigned long long)bits);
+  }
+  return buffer;
+}
+
+/* Check a sort's output over the n keys of `in`. `keys`: the n keys it
+ * wrote, or NULL for an argsort, whose keys are then in[values[j]].
+ * `values`: the uint32 values it carried (the input's indices, 0 to n-1) or
+ * the permutation it wrote, or NULL for keys only. `perm`: the stable
+ * sorting permutation of `in` (the reference). In turn: every index below n;
+ * the keys in sort.h's order; the keys bit for bit those of a stable sort
+ * (keys that order equal have equal bits, NaNs of both signs aside, so this
+ * holds for any correct sort); and the values those of the stable sort when
+ * `stable`, else a permutation of the indices whose every index points at a
+ * key with the bits written beside it. `scratch`: n / 8 + 1 bytes, for the
+ * last check. 0 when right, else 1 with *message. */
+static int check_sorted(const host_type *t, const void *in, size_t n, const uint32_t *perm,
+                        const void *keys, const uint32_t *values, int stable,
+                        unsigned char *scratch, check_message *message) {
+  char a[48], b[48];
+  uint64_t previous_bits = 0, previous_image = 0;
+  for (size_t j = 0; j < n; j++) {
+    if (values && values[j] >= n) {
+      snprintf(message->text, sizeof message->text, "%s %zu is %u, not an index below n",
+               keys ? "value" : "permutation element", j, values[j]);
+      return 1;
+    }
+    uint64_t bits = keys ? element_bits(t, keys, j) : element_bits(t, in, values[j]);
+    uint64_t image = element_image(t, bits);
+    if (j > 0 && image < previous_image) {
+      snprintf(message->text, sizeof message->text, "NOT SORTED: key %zu is %s and key %zu is %s%s",
+               j - 1, format_element(t, previous_bits, a, sizeof a), j,
+               format_element(t, bits, b, sizeof b), keys ? "" : " (keys[permutation[j]])");
+      return 1;
+    }
+    previous_bits = bits;
+    previous_image = image;
+  }
+  if (keys) {
+    for (size_t j = 0; j < n; j++) {
+      uint64_t got = element_bits(t, keys, j), expected = element_bits(t, in, perm[j]);
+      if (got != expected) {
+        snprintf(message->text, sizeof message->text,
+                 "in order, but key %zu is %s where a stable sort of the input has %s (keys "
+                 "lost, duplicated or changed)",
+                 j, format_element(t, got, a, sizeof a), format_element(t, expected, b, sizeof b));
+        return 1;
+      }
+    }
+  }
+  if (!values) return 0;
+  if (stable) {
+    for (size_t j = 0; j < n; j++) {
+      if (values[j] == perm[j]) continue;
+      int same_key = element_image(t, element_bits(t, in, values[j])) ==
+                     element_image(t, element_bits(t, in, perm[j]));
+      snprintf(message->text, sizeof message->text, "%s %zu is %u, a stable sort's %u: %s",
+               keys ? "value" : "permutation element", j, values[j], perm[j],
+               same_key ? "equal keys out of their input order (not stable)"
+                        : "not the index of the key beside it");
+      return 1;
+    }
+    return 0;
+  }
+  memset(scratch, 0, n / 8 + 1);
+  for (size_t j = 0; j < n; j++) {
+    uint32_t v = values[j];
+    if (scratch[v / 8] & (1u << (v % 8))) {
+      snprintf(message->text, sizeof message->text, "index %u appears twice (again at %zu)", v, j);
+      return 1;
+    }
+    scratch[v / 8] |= (unsigned char)(1u << (v % 8));
+    if (keys && element_bits(t, in, v) != element_bits(t, keys, j)) {
+      snprintf(message->text, sizeof message->text,
+               "value %zu is %u, whose key is %s, but the key beside it is %s", j, v,
+               format_element(t, element_bits(t, in, v), a, sizeof a),
+               format_element(t, element_bits(t, keys, j), b, sizeof b));
+      return 1;
+    }
+  }
+  return 0;
+}
 
 /* ---- the reference kernels: the device's read and copy bandwidth ---- */
 
@@ -679,6 +968,10 @@ typedef struct run_options {
   int quiet;
   int no_boost;
   int no_cpu;
+  /* Given on the command line: otherwise each operation runs at its own
+   * default types and sizes (op_info), and sorts at SORT_LARGE elements and
+   * more run fewer calls. */
+  int types_given, sizes_given, repeat_given, warmup_given;
 } run_options;
 
 static const char run_usage_text[] =
@@ -697,6 +990,12 @@ static const char run_usage_text[] =
     "                      findall       indices (uint32) where the predicate holds\n"
     "                      copy          clgpu_copy of a contiguous view\n"
     "                      copy_strided  clgpu_copy of a reversed view (stride -1)\n"
+    "                      radix_sort    clgpu_sort of the keys, algorithm radix\n"
+    "                      sort_by_key   clgpu_sort, radix, carrying uint32 values\n"
+    "                      merge_sort    clgpu_sort, algorithm merge, through the\n"
+    "                                    comparator path (compare \"" SORT_COMPARE
+    "\")\n"
+    "                      argsort       clgpu_sort_permutation, radix, into uint32\n"
     "                      read          reference: a plain kernel reading every element\n"
     "                      copy_kernel   reference: a plain copy kernel\n"
     "                    The predicate selects about 10% of the uniformly random data:\n"
@@ -704,13 +1003,20 @@ static const char run_usage_text[] =
     "                    x < -1717986918, uint64 x < 1844674407370955162UL, double x < 0.1.\n"
     "                    Every operation's share of the read or copy kernel comes from\n"
     "                    that kernel run right before each of its calls, whatever --ops.\n"
-    "  --types LIST      uint32, float, int32, uint64, double (default uint32,float)\n"
-    "  --sizes LIST      element counts, with suffix K (1024) or M (1048576) (default 16M)\n"
-    "  --repeat N        timed calls per figure (default 10)\n"
-    "  --warmup N        untimed calls first (default 2; Boost.Compute gets at least 1,\n"
-    "                    so that its kernel builds are never timed)\n"
+    "                    The sorts sort a fresh copy of the data on every call (copied on\n"
+    "                    the device before the call, not timed), with a workspace made\n"
+    "                    once per type and size.\n"
+    "  --types LIST      uint32, float, int32, uint64, double (default uint32,float;\n"
+    "                    sort_by_key and argsort uint32, merge_sort float)\n"
+    "  --sizes LIST      element counts, with suffix K (1024) or M (1048576) (default\n"
+    "                    16M; radix_sort, sort_by_key and merge_sort 1M,16M; argsort 1M)\n"
+    "  --repeat N        timed calls per figure (default 10; sorts of 4M elements or\n"
+    "                    more 3, and their qsort baseline 1)\n"
+    "  --warmup N        untimed calls first (default 2; sorts of 4M elements or more 1;\n"
+    "                    Boost.Compute gets at least 1, so that its kernel builds are\n"
+    "                    never timed)\n"
     "  --algorithm A     clgpu's algorithm: auto (default), chunked (CPU shape) or\n"
-    "                    tiled (GPU shape)\n"
+    "                    tiled (GPU shape); for the sorts, their shape\n"
     "  --format F        table (default), csv or json (every figure, the device and\n"
     "                    the library version)\n"
     "  --quiet           no progress line on stderr (it is shown only on a terminal)\n"
@@ -721,9 +1027,11 @@ static const char run_usage_text[] =
     "\n"
     "Each call is timed by the wall clock from the call to the end of clFinish\n"
     "(the primary figure) and by the profiling event it returns, which covers only\n"
-    "its last command. Figures are the median over the repetitions, with min and\n"
-    "max. Every result is checked once against the host; a wrong one ends the run\n"
-    "with exit status 1.\n";
+    "its last command; for the sorts, by the device's clock from a marker enqueued\n"
+    "right before the call to the end of that event. Figures are the median over the\n"
+    "repetitions, with min and max. Every result is checked once against the host\n"
+    "(the sorts: in order, and the keys and values of a stable sort); a wrong one\n"
+    "ends the run with exit status 1.\n";
 
 static int run_usage_error(const char *format, const char *argument) {
   fprintf(stderr, "clgpu-bench run: ");
@@ -734,8 +1042,7 @@ static int run_usage_error(const char *format, const char *argument) {
 
 /* Split `text` at commas into `items` (pointers into `copy`); 0, or -1 for
  * an empty item or too many. */
-static int split_list(const char *text, char *copy, size_t copy_size, char **items,
-                      size_t *count) {
+static int split_list(const char *text, char *copy, size_t copy_size, char **items, size_t *count) {
   size_t length = strlen(text);
   if (length + 1 > copy_size) return -1;
   memcpy(copy, text, length + 1);
@@ -789,11 +1096,6 @@ static int parse_count(const char *text, int minimum, int *out) {
 static int parse_run_options(int argc, char **argv, run_options *options) {
   memset(options, 0, sizeof *options);
   for (int op = 0; op < NUM_OPS; op++) options->ops[op] = 1;
-  options->types[0] = 0; /* uint32 */
-  options->types[1] = 1; /* float */
-  options->num_types = 2;
-  options->sizes[0] = (size_t)16 << 20;
-  options->num_sizes = 1;
   options->repeat = 10;
   options->warmup = 2;
   for (int i = 0; i < argc; i++) {
@@ -814,8 +1116,9 @@ static int parse_run_options(int argc, char **argv, run_options *options) {
       options->no_cpu = 1;
       continue;
     }
-    static const char *const valued[] = {"--ops",    "--types",     "--sizes",  "--repeat",
-                                         "--warmup", "--algorithm", "--format", "--reference-shape"};
+    static const char *const valued[] = {"--ops",    "--types",          "--sizes",
+                                         "--repeat", "--warmup",         "--algorithm",
+                                         "--format", "--reference-shape"};
     size_t which = sizeof valued / sizeof valued[0];
     const char *value = NULL;
     for (size_t v = 0; v < sizeof valued / sizeof valued[0]; v++) {
@@ -856,6 +1159,7 @@ static int parse_run_options(int argc, char **argv, run_options *options) {
           return run_usage_error("--types: malformed list '%s'", value);
         }
         options->num_types = 0;
+        options->types_given = 1;
         for (size_t k = 0; k < count; k++) {
           size_t t = 0;
           while (t < NUM_HOST_TYPES && strcmp(items[k], host_types[t].name) != 0) t++;
@@ -870,6 +1174,7 @@ static int parse_run_options(int argc, char **argv, run_options *options) {
           return run_usage_error("--sizes: malformed list '%s'", value);
         }
         options->num_sizes = 0;
+        options->sizes_given = 1;
         for (size_t k = 0; k < count; k++) {
           size_t n = 0;
           if (parse_size(items[k], &n) != 0) {
@@ -886,11 +1191,13 @@ static int parse_run_options(int argc, char **argv, run_options *options) {
         if (parse_count(value, 1, &options->repeat) != 0) {
           return run_usage_error("--repeat: '%s' is not a count from 1 to 1000000", value);
         }
+        options->repeat_given = 1;
         break;
       case 4:
         if (parse_count(value, 0, &options->warmup) != 0) {
           return run_usage_error("--warmup: '%s' is not a count from 0 to 1000000", value);
         }
+        options->warmup_given = 1;
         break;
       case 5:
         if (strcmp(value, "auto") == 0) {
@@ -927,7 +1234,51 @@ static int parse_run_options(int argc, char **argv, run_options *options) {
         break;
     }
   }
+  /* Not given: the types and sizes that the requested operations default to,
+   * in host_types' order and in increasing size. */
+  unsigned types = 0, sizes = 0;
+  for (int op = 0; op < NUM_OPS; op++) {
+    if (!options->ops[op]) continue;
+    types |= op_table[op].default_types;
+    sizes |= op_table[op].default_sizes;
+  }
+  if (!options->types_given) {
+    for (size_t t = 0; t < NUM_HOST_TYPES; t++) {
+      if (types & (1u << t)) options->types[options->num_types++] = t;
+    }
+  }
+  if (!options->sizes_given) {
+    for (size_t k = 0; k < NUM_DEFAULT_SIZES; k++) {
+      if (sizes & (1u << k)) options->sizes[options->num_sizes++] = default_sizes[k];
+    }
+  }
   return 0;
+}
+
+/* Whether `op` runs at host_types[type_index] and n elements: requested, and
+ * at a type and size it defaults to unless --types and --sizes were given. */
+static int op_runs(const run_options *o, int op, size_t type_index, size_t n) {
+  if (!o->ops[op]) return 0;
+  if (!o->types_given && !(op_table[op].default_types & (1u << type_index))) return 0;
+  if (o->sizes_given) return 1;
+  for (size_t k = 0; k < NUM_DEFAULT_SIZES; k++) {
+    if ((op_table[op].default_sizes & (1u << k)) && default_sizes[k] == n) return 1;
+  }
+  return 0;
+}
+
+/* The calls of `op` at n elements: --repeat and --warmup, or for the sorts
+ * at SORT_LARGE elements and more fewer unless given; *qsort_repeat: the
+ * timed calls of the sorts' qsort baseline (seconds each at 16M). */
+static void op_calls(const run_options *o, int op, size_t n, int *repeat, int *warmup,
+                     int *qsort_repeat) {
+  *repeat = o->repeat;
+  *warmup = o->warmup;
+  *qsort_repeat = o->repeat;
+  if (!op_table[op].sort || n < SORT_LARGE) return;
+  if (!o->repeat_given && *repeat > SORT_LARGE_REPEAT) *repeat = SORT_LARGE_REPEAT;
+  if (!o->warmup_given && *warmup > SORT_LARGE_WARMUP) *warmup = SORT_LARGE_WARMUP;
+  if (!o->repeat_given) *qsort_repeat = 1;
 }
 
 /* ---- figures ---- */
@@ -970,6 +1321,9 @@ typedef struct result {
   timing cpu;
   timing boost;
   char boost_note[640]; /* why Boost has no figure, if it has none */
+  int repeat, warmup;   /* the calls behind wall and event (op_calls) */
+  timing qsort;         /* sorts: glibc qsort on the host, beside the LSD radix in cpu */
+  int qsort_calls;
 } result;
 
 static double gbps(double bytes, const timing *t) {
@@ -994,7 +1348,26 @@ typedef struct bench_case {
   cl_mem d_in, d_out, d_indices, d_result, d_count;
   clgpu_array v_in, v_reversed, v_out, v_indices, v_result, v_count64, v_count;
   uint64_t selected;
+  /* The sorts' (prepare_sorts, at the first sort of a case): keys are sorted
+   * in d_out, values and permutations in d_indices, refilled before every
+   * call from d_in and d_iota (0, 1, ..., n-1). */
+  int sorts_ready;
+  cl_mem d_iota;
+  uint32_t *perm;                  /* the stable sorting permutation of host_in: the reference */
+  uint32_t *host_values;           /* values or permutation read back */
+  uint32_t *iota;                  /* 0, 1, ..., n-1 on the host */
+  unsigned char *scratch;          /* n / 8 + 1 bytes for check_sorted */
+  void *sort_keys, *sort_tmp_keys; /* the host baselines' keys (n each) */
+  uint32_t *sort_values, *sort_tmp_values;
+  void *pairs; /* qsort's (key, value) pairs */
+  /* The host baselines are the same work for several sorts of a case
+   * (radix_sort and merge_sort, sort_by_key and argsort): timed once. */
+  timing baseline[4];
+  int baseline_done[4];
 } bench_case;
+
+/* The host baselines of the sorts (bench_case.baseline). */
+enum { BASE_RADIX_KEYS, BASE_RADIX_PAIRS, BASE_QSORT_KEYS, BASE_QSORT_PAIRS };
 
 static int progress_enabled;
 
@@ -1027,9 +1400,8 @@ static int op_failure(const bench_case *c, int op, const char *what, clgpu_statu
   progress_clear();
   char n_label[32];
   fprintf(stderr, "clgpu-bench run: %s %s %s: %s: %s (%d): %s\n%s\n", op_table[op].name,
-          c->type->name, size_label(c->n, n_label, sizeof n_label), what,
-          clgpu_status_name(status), (int)status, clgpu_status_string(status),
-          clgpu_last_error());
+          c->type->name, size_label(c->n, n_label, sizeof n_label), what, clgpu_status_name(status),
+          (int)status, clgpu_status_string(status), clgpu_last_error());
   return 1;
 }
 
@@ -1107,9 +1479,23 @@ static clgpu_status enqueue_reference(bench_case *c, int copy, cl_event *event) 
 static const clgpu_reduce_op sum_op = {CLGPU_REDUCE_SUM, NULL, (clgpu_type)0, NULL, NULL, NULL};
 static const clgpu_scan_op scan_op = {CLGPU_SCAN_SUM, 0, NULL, NULL};
 
+/* merge_sort's spec: the comparator path (a built-in key type with an
+ * expression), not the natural order. */
+static const clgpu_sort_spec merge_spec = {0, SORT_COMPARE, NULL, NULL, 0, 0, 0};
+
+static const clgpu_sort_spec *sort_spec(int op) { return op == OP_MERGE_SORT ? &merge_spec : NULL; }
+
 static clgpu_status enqueue_op(bench_case *c, int op, const clgpu_call_options *call,
-                               cl_event *event) {
+                               const clgpu_sort_options *sort_call, cl_event *event) {
   switch (op) {
+    case OP_RADIX_SORT:
+    case OP_MERGE_SORT:
+      return clgpu_sort(c->context, sort_spec(op), &c->v_out, NULL, sort_call, 0, NULL, event);
+    case OP_SORT_BY_KEY:
+      return clgpu_sort(c->context, NULL, &c->v_out, &c->v_indices, sort_call, 0, NULL, event);
+    case OP_ARGSORT:
+      return clgpu_sort_permutation(c->context, NULL, &c->v_in, &c->v_indices, sort_call, 0, NULL,
+                                    event);
     case OP_READ:
       return enqueue_reference(c, 0, event);
     case OP_COPY_KERNEL:
@@ -1118,8 +1504,8 @@ static clgpu_status enqueue_op(bench_case *c, int op, const clgpu_call_options *
       return clgpu_reduce(c->context, &sum_op, &c->v_in, CLGPU_ALL_AXES, &c->v_result, call, 0,
                           NULL, event);
     case OP_COUNT_IF:
-      return clgpu_count_if(c->context, &c->v_in, c->type->predicate, &c->v_count64, call, 0,
-                            NULL, event);
+      return clgpu_count_if(c->context, &c->v_in, c->type->predicate, &c->v_count64, call, 0, NULL,
+                            event);
     case OP_SCAN:
       return clgpu_scan(c->context, &scan_op, &c->v_in, CLGPU_ALL_AXES, &c->v_out, call, 0, NULL,
                         event);
@@ -1135,8 +1521,22 @@ static clgpu_status enqueue_op(bench_case *c, int op, const clgpu_call_options *
 
 /* The workspace report of an operation that takes one; 0 when it takes none. */
 static int workspace_report(bench_case *c, int op, const clgpu_call_options *call,
-                            clgpu_workspace_size *report, clgpu_status *status) {
+                            const clgpu_sort_options *sort_call, clgpu_workspace_size *report,
+                            clgpu_status *status) {
   switch (op) {
+    case OP_RADIX_SORT:
+    case OP_MERGE_SORT:
+      *status =
+          clgpu_sort_workspace_size(c->context, sort_spec(op), &c->v_out, NULL, sort_call, report);
+      return 1;
+    case OP_SORT_BY_KEY:
+      *status =
+          clgpu_sort_workspace_size(c->context, NULL, &c->v_out, &c->v_indices, sort_call, report);
+      return 1;
+    case OP_ARGSORT:
+      *status = clgpu_sort_permutation_workspace_size(c->context, NULL, &c->v_in, &c->v_indices,
+                                                      sort_call, report);
+      return 1;
     case OP_REDUCE:
       *status = clgpu_reduce_workspace_size(c->context, &sum_op, &c->v_in, CLGPU_ALL_AXES,
                                             &c->v_result, call, report);
@@ -1146,8 +1546,8 @@ static int workspace_report(bench_case *c, int op, const clgpu_call_options *cal
                                               &c->v_count64, call, report);
       return 1;
     case OP_SCAN:
-      *status = clgpu_scan_workspace_size(c->context, &scan_op, &c->v_in, CLGPU_ALL_AXES,
-                                          &c->v_out, call, report);
+      *status = clgpu_scan_workspace_size(c->context, &scan_op, &c->v_in, CLGPU_ALL_AXES, &c->v_out,
+                                          call, report);
       return 1;
     case OP_FINDALL:
       *status = clgpu_findall_workspace_size(c->context, &c->v_in, c->type->predicate,
@@ -1172,6 +1572,23 @@ static int check_output(bench_case *c, int op, int boost, uint64_t count, check_
   size_t bytes = c->n * t->size;
   *status = CLGPU_SUCCESS;
   switch (op) {
+    case OP_RADIX_SORT:
+    case OP_SORT_BY_KEY:
+    case OP_MERGE_SORT:
+    case OP_ARGSORT: {
+      /* Keys in d_out (argsort: d_out only from Boost's peer, which sorts a
+       * copy there), values or the permutation in d_indices. clgpu's sorts
+       * must be stable; a peer's only right. */
+      int with_keys = op != OP_ARGSORT;
+      int with_values = op == OP_SORT_BY_KEY || op == OP_ARGSORT;
+      if (with_keys) *status = read_buffer(c, c->d_out, bytes, c->host_out);
+      if (*status == CLGPU_SUCCESS && with_values) {
+        *status = read_buffer(c, c->d_indices, c->n * sizeof(uint32_t), c->host_values);
+      }
+      if (*status != CLGPU_SUCCESS) return -1;
+      return check_sorted(t, c->host_in, c->n, c->perm, with_keys ? c->host_out : NULL,
+                          with_values ? c->host_values : NULL, !boost, c->scratch, message);
+    }
     case OP_READ:
       return 0; /* its value only keeps the reads alive */
     case OP_REDUCE: {
@@ -1351,15 +1768,163 @@ static double op_bytes(const bench_case *c, int op) {
       return data;
     case OP_FINDALL:
       return data + 4.0 * (double)c->selected;
-    default: /* scan and the copies: read and write */
+    case OP_SORT_BY_KEY: /* keys and values read and written once */
+      return 2 * (data + 4.0 * (double)c->n);
+    case OP_ARGSORT: /* keys read once, the permutation written once */
+      return data + 4.0 * (double)c->n;
+    default: /* scan, the copies, radix_sort, merge_sort: read and write once */
       return 2 * data;
   }
+}
+
+/* ---- the sorts' setup, refill and baselines ---- */
+
+/* At the first sort of a case: the host's buffers, the reference (a stable
+ * sort of the data with its indices, itself checked) and d_iota. 0, or 1
+ * after a failure (printed). */
+static int prepare_sorts(bench_case *c, int op) {
+  if (c->sorts_ready) return 0;
+  const host_type *t = c->type;
+  size_t n = c->n, bytes = n * t->size, index_bytes = n * sizeof(uint32_t);
+  c->perm = malloc(index_bytes);
+  c->host_values = malloc(index_bytes);
+  c->iota = malloc(index_bytes);
+  c->scratch = malloc(n / 8 + 1);
+  c->sort_keys = malloc(bytes);
+  c->sort_tmp_keys = malloc(bytes);
+  c->sort_values = malloc(index_bytes);
+  c->sort_tmp_values = malloc(index_bytes);
+  c->pairs = malloc(n * t->pair_size);
+  if (!c->perm || !c->host_values || !c->iota || !c->scratch || !c->sort_keys ||
+      !c->sort_tmp_keys || !c->sort_values || !c->sort_tmp_values || !c->pairs) {
+    progress_clear();
+    fprintf(stderr, "clgpu-bench run: out of host memory for sorting %zu elements of %s\n", n,
+            t->name);
+    return 1;
+  }
+  for (size_t i = 0; i < n; i++) c->iota[i] = (uint32_t)i;
+  /* Every page touched once, so that no baseline's first call pays for it. */
+  memset(c->sort_tmp_keys, 0, bytes);
+  memset(c->sort_tmp_values, 0, index_bytes);
+  memset(c->sort_values, 0, index_bytes);
+  memset(c->pairs, 0, n * t->pair_size);
+
+  memcpy(c->sort_keys, c->host_in, bytes);
+  memcpy(c->perm, c->iota, index_bytes);
+  radix_sort_host(t, c->sort_keys, c->perm, c->sort_tmp_keys, c->sort_tmp_values, n);
+  check_message message = {{0}};
+  int wrong = check_sorted(t, c->host_in, n, c->perm, NULL, c->perm, 0, c->scratch, &message);
+  for (size_t j = 1; j < n && !wrong; j++) {
+    if (c->perm[j - 1] > c->perm[j] &&
+        element_image(t, element_bits(t, c->host_in, c->perm[j - 1])) ==
+            element_image(t, element_bits(t, c->host_in, c->perm[j]))) {
+      snprintf(message.text, sizeof message.text, "equal keys out of order at %zu", j);
+      wrong = 1;
+    }
+  }
+  if (wrong) return wrong_result(c, op, "the host's reference sort", &message);
+
+  cl_int err = CL_SUCCESS;
+  c->d_iota = clCreateBuffer(clgpu_context_cl_context(c->context), CL_MEM_READ_ONLY, index_bytes,
+                             NULL, &err);
+  if (err == CL_SUCCESS) {
+    err =
+        clEnqueueWriteBuffer(c->queue, c->d_iota, CL_TRUE, 0, index_bytes, c->iota, 0, NULL, NULL);
+  }
+  if (err != CL_SUCCESS) return op_failure(c, op, "making the values buffer", (clgpu_status)err);
+  c->sorts_ready = 1;
+  return 0;
+}
+
+static void release_sorts(bench_case *c) {
+  if (c->d_iota) clReleaseMemObject(c->d_iota);
+  c->d_iota = NULL;
+  void *buffers[] = {c->perm,        c->host_values,     c->iota,
+                     c->scratch,     c->sort_keys,       c->sort_tmp_keys,
+                     c->sort_values, c->sort_tmp_values, c->pairs};
+  for (size_t k = 0; k < sizeof buffers / sizeof buffers[0]; k++) free(buffers[k]);
+  c->perm = c->host_values = c->iota = c->sort_values = c->sort_tmp_values = NULL;
+  c->scratch = NULL;
+  c->sort_keys = c->sort_tmp_keys = c->pairs = NULL;
+  memset(c->baseline_done, 0, sizeof c->baseline_done);
+  c->sorts_ready = 0;
+}
+
+/* Before every call of a sort, not timed: the unsorted keys copied back into
+ * d_out on the device (and the values 0, 1, ..., n-1 into d_indices), the
+ * queue finished, then a marker enqueued and waited for; the sort's device
+ * time runs from the marker's end to the end of the sort's event. argsort
+ * leaves its keys alone: it needs no refill. */
+static clgpu_status refill_sort(bench_case *c, int op, cl_event *marker) {
+  cl_int err = CL_SUCCESS;
+  if (op != OP_ARGSORT) {
+    err =
+        clEnqueueCopyBuffer(c->queue, c->d_in, c->d_out, 0, 0, c->n * c->type->size, 0, NULL, NULL);
+  }
+  if (err == CL_SUCCESS && op == OP_SORT_BY_KEY) {
+    err = clEnqueueCopyBuffer(c->queue, c->d_iota, c->d_indices, 0, 0, c->n * sizeof(uint32_t), 0,
+                              NULL, NULL);
+  }
+  if (err == CL_SUCCESS) err = clFinish(c->queue);
+  if (err == CL_SUCCESS) err = clEnqueueMarkerWithWaitList(c->queue, 0, NULL, marker);
+  if (err == CL_SUCCESS) err = clWaitForEvents(1, marker);
+  return (clgpu_status)err;
+}
+
+/* The device's time from the end of `from` to the end of `to`. */
+static double span_ms(cl_event from, cl_event to) {
+  cl_ulong start = 0, end = 0;
+  if (clGetEventProfilingInfo(from, CL_PROFILING_COMMAND_END, sizeof start, &start, NULL) !=
+          CL_SUCCESS ||
+      clGetEventProfilingInfo(to, CL_PROFILING_COMMAND_END, sizeof end, &end, NULL) != CL_SUCCESS ||
+      end < start) {
+    return NAN;
+  }
+  return (double)(end - start) * 1e-6;
+}
+
+/* One timed call of a sort baseline; its refill (the unsorted keys, the
+ * values 0, 1, ..., n-1, qsort's pairs) is not timed. */
+static double cpu_sort_once(bench_case *c, int base) {
+  const host_type *t = c->type;
+  memcpy(c->sort_keys, c->host_in, c->n * t->size);
+  if (base == BASE_RADIX_PAIRS) memcpy(c->sort_values, c->iota, c->n * sizeof(uint32_t));
+  if (base == BASE_QSORT_PAIRS) t->make_pairs(c->host_in, c->iota, c->pairs, c->n);
+  double start = now_ms();
+  switch (base) {
+    case BASE_RADIX_KEYS:
+      radix_sort_host(t, c->sort_keys, NULL, c->sort_tmp_keys, NULL, c->n);
+      break;
+    case BASE_RADIX_PAIRS:
+      radix_sort_host(t, c->sort_keys, c->sort_values, c->sort_tmp_keys, c->sort_tmp_values, c->n);
+      break;
+    case BASE_QSORT_KEYS:
+      qsort(c->sort_keys, c->n, t->size, t->compare);
+      break;
+    default:
+      qsort(c->pairs, c->n, t->pair_size, t->compare_pair);
+      break;
+  }
+  double ms = now_ms() - start;
+  cpu_sink = element_bits(t, base == BASE_QSORT_PAIRS ? c->pairs : c->sort_keys, 0);
+  return ms;
+}
+
+/* A sort baseline over `repeat` calls, timed once per case. */
+static timing time_cpu_sort(bench_case *c, int base, int repeat, double *samples) {
+  if (!c->baseline_done[base]) {
+    for (int k = 0; k < repeat; k++) samples[k] = cpu_sort_once(c, base);
+    c->baseline[base] = summarize(samples, repeat);
+    c->baseline_done[base] = 1;
+  }
+  return c->baseline[base];
 }
 
 /* Measure `op` on this case into *row. 0, or 1 after a failure (printed). */
 static int measure_op(bench_case *c, int op, result *row, double *samples, double *events,
                       double *reference_samples, const char *progress_prefix) {
   const run_options *o = c->options;
+  const int is_sort = op_table[op].sort;
   memset(row, 0, sizeof *row);
   row->op = op;
   row->type = c->type;
@@ -1367,8 +1932,14 @@ static int measure_op(bench_case *c, int op, result *row, double *samples, doubl
   row->bytes = op_bytes(c, op);
   row->selected = op == OP_FINDALL || op == OP_COUNT_IF ? c->selected : 0;
   row->reference_gbps = NAN;
+  int qsort_repeat = 0;
+  op_calls(o, op, c->n, &row->repeat, &row->warmup, &qsort_repeat);
+  const int repeat = row->repeat, warmup = row->warmup;
+  if (is_sort && prepare_sorts(c, op) != 0) return 1;
 
   clgpu_call_options call = {o->algorithm, NULL};
+  clgpu_sort_options sort_call = {
+      op == OP_MERGE_SORT ? CLGPU_ALGORITHM_MERGE : CLGPU_ALGORITHM_RADIX, o->algorithm, NULL};
   clgpu_workspace_size report;
   clgpu_status status = CLGPU_SUCCESS;
   clgpu_workspace *workspace = NULL;
@@ -1377,19 +1948,26 @@ static int measure_op(bench_case *c, int op, result *row, double *samples, doubl
   } else if (op == OP_COPY || op == OP_COPY_STRIDED) {
     snprintf(row->algorithm, sizeof row->algorithm, "-");
   }
-  if (workspace_report(c, op, &call, &report, &status)) {
+  if (workspace_report(c, op, &call, &sort_call, &report, &status)) {
     if (status != CLGPU_SUCCESS) return op_failure(c, op, "workspace size query", status);
     status = clgpu_workspace_create(c->context, &report, &workspace);
     if (status != CLGPU_SUCCESS) return op_failure(c, op, "clgpu_workspace_create", status);
     call.workspace = workspace;
-    snprintf(row->algorithm, sizeof row->algorithm, "%s",
-             report.num_parts > 0 ? clgpu_algorithm_name(report.parts[0].algorithm) : "?");
+    sort_call.workspace = workspace;
+    if (is_sort && report.num_parts > 1) { /* the algorithm, then the shape */
+      snprintf(row->algorithm, sizeof row->algorithm, "%s/%s",
+               clgpu_algorithm_name(report.parts[0].algorithm),
+               clgpu_algorithm_name(report.parts[1].algorithm));
+    } else {
+      snprintf(row->algorithm, sizeof row->algorithm, "%s",
+               report.num_parts > 0 ? clgpu_algorithm_name(report.parts[0].algorithm) : "?");
+    }
   }
 
   progress("%s %s: clgpu", progress_prefix, op_table[op].name);
   int failed = 0;
   int reference = op_table[op].reference;
-  for (int call_index = 0; call_index < o->warmup + o->repeat && !failed; call_index++) {
+  for (int call_index = 0; call_index < warmup + repeat && !failed; call_index++) {
     if (reference >= 0) {
       /* The reference kernel right before each call: both see the same
        * machine, which matters where other work comes and goes. */
@@ -1401,31 +1979,44 @@ static int measure_op(bench_case *c, int op, result *row, double *samples, doubl
                             status != CLGPU_SUCCESS ? status : (clgpu_status)err);
         break;
       }
-      if (call_index >= o->warmup) reference_samples[call_index - o->warmup] = now_ms() - start;
+      if (call_index >= warmup) reference_samples[call_index - warmup] = now_ms() - start;
+    }
+    cl_event marker = NULL;
+    if (is_sort) {
+      status = refill_sort(c, op, &marker);
+      if (status != CLGPU_SUCCESS) {
+        if (marker) clReleaseEvent(marker);
+        failed = op_failure(c, op, "refilling the input", status);
+        break;
+      }
     }
     cl_event event = NULL;
     double start = now_ms();
-    status = enqueue_op(c, op, &call, &event);
+    status = enqueue_op(c, op, &call, &sort_call, &event);
     if (status != CLGPU_SUCCESS) {
-      failed = op_failure(c, op, call_index < o->warmup ? "warm-up call" : "timed call", status);
+      if (marker) clReleaseEvent(marker);
+      failed = op_failure(c, op, call_index < warmup ? "warm-up call" : "timed call", status);
       break;
     }
     cl_int err = clFinish(c->queue);
     double wall = now_ms() - start;
     if (err != CL_SUCCESS) {
       failed = op_failure(c, op, "clFinish", (clgpu_status)err);
-    } else if (call_index >= o->warmup) {
-      samples[call_index - o->warmup] = wall;
-      events[call_index - o->warmup] = event ? event_ms(event) : NAN;
+    } else if (call_index >= warmup) {
+      samples[call_index - warmup] = wall;
+      events[call_index - warmup] = !event   ? NAN
+                                    : marker ? span_ms(marker, event)
+                                             : event_ms(event);
     }
     if (event) clReleaseEvent(event);
+    if (marker) clReleaseEvent(marker);
   }
   clgpu_workspace_destroy(workspace);
   if (failed) return 1;
-  row->wall = summarize(samples, o->repeat);
-  row->event = summarize(events, o->repeat);
+  row->wall = summarize(samples, repeat);
+  row->event = summarize(events, repeat);
   if (reference >= 0) {
-    row->reference = summarize(reference_samples, o->repeat);
+    row->reference = summarize(reference_samples, repeat);
     row->reference_gbps = gbps(op_bytes(c, reference), &row->reference);
   }
 
@@ -1434,7 +2025,15 @@ static int measure_op(bench_case *c, int op, result *row, double *samples, doubl
   if (verdict < 0) return op_failure(c, op, "reading the result back", status);
   if (verdict > 0) return wrong_result(c, op, "clgpu", &message);
 
-  if (!o->no_cpu) {
+  if (!o->no_cpu && is_sort) {
+    int pairs = op == OP_SORT_BY_KEY || op == OP_ARGSORT;
+    progress("%s %s: CPU baseline (LSD radix)", progress_prefix, op_table[op].name);
+    row->cpu = time_cpu_sort(c, pairs ? BASE_RADIX_PAIRS : BASE_RADIX_KEYS, repeat, samples);
+    progress("%s %s: CPU baseline (qsort)", progress_prefix, op_table[op].name);
+    row->qsort =
+        time_cpu_sort(c, pairs ? BASE_QSORT_PAIRS : BASE_QSORT_KEYS, qsort_repeat, samples);
+    row->qsort_calls = qsort_repeat;
+  } else if (!o->no_cpu) {
     progress("%s %s: CPU baseline", progress_prefix, op_table[op].name);
     row->cpu = time_cpu(c, op, samples);
   }
@@ -1448,11 +2047,16 @@ static int measure_op(bench_case *c, int op, result *row, double *samples, doubl
     progress("%s %s: Boost.Compute", progress_prefix, op_table[op].name);
     char error[512] = "";
     uint64_t count = 0;
-    int warmup = o->warmup < 1 ? 1 : o->warmup; /* Boost's kernel builds are never timed */
+    int boost_warmup = warmup < 1 ? 1 : warmup; /* Boost's kernel builds are never timed */
     row->boost_note[0] = '\0';
-    if (bench_boost_run(c->queue, op_table[op].boost, c->type->type, c->type->predicate, c->d_in,
-                        c->d_out, c->n, warmup, o->repeat, samples, &count, error,
-                        sizeof error) != 0) {
+    int boost_failed =
+        is_sort ? bench_boost_sort(c->queue, op_table[op].boost, c->type->type, c->d_in, c->d_out,
+                                   c->d_iota, c->d_indices, c->n, boost_warmup, repeat, samples,
+                                   error, sizeof error)
+                : bench_boost_run(c->queue, op_table[op].boost, c->type->type, c->type->predicate,
+                                  c->d_in, c->d_out, c->n, boost_warmup, repeat, samples, &count,
+                                  error, sizeof error);
+    if (boost_failed) {
       progress_clear();
       fprintf(stderr, "clgpu-bench run: Boost.Compute %s %s failed: %s\n", op_table[op].name,
               c->type->name, error);
@@ -1466,7 +2070,11 @@ static int measure_op(bench_case *c, int op, result *row, double *samples, doubl
         wrong_result(c, op, "Boost.Compute", &message);
         snprintf(row->boost_note, sizeof row->boost_note, "wrong result: %s", message.text);
       } else {
-        row->boost = summarize(samples, o->repeat);
+        row->boost = summarize(samples, repeat);
+        if (is_sort) {
+          snprintf(row->boost_note, sizeof row->boost_note, "%s",
+                   bench_boost_sort_algorithm(op_table[op].boost, c->device->type));
+        }
       }
     }
   }
@@ -1523,6 +2131,7 @@ static void csv_string(FILE *out, const char *text) {
 /* The figures of a row, derived once for every format. */
 typedef struct row_figures {
   double wall_gbps, event_gbps, melems, share, cpu_gbps, vs_cpu, boost_gbps, vs_boost;
+  double qsort_gbps, vs_qsort;
 } row_figures;
 
 static row_figures figures_of(const result *r) {
@@ -1535,7 +2144,14 @@ static row_figures figures_of(const result *r) {
   f.vs_cpu = f.wall_gbps / f.cpu_gbps;
   f.boost_gbps = gbps(r->bytes, &r->boost);
   f.vs_boost = f.wall_gbps / f.boost_gbps;
+  f.qsort_gbps = gbps(r->bytes, &r->qsort);
+  f.vs_qsort = f.wall_gbps / f.qsort_gbps;
   return f;
+}
+
+/* What a row's event figure covers (csv and json). */
+static const char *event_covers(const result *r) {
+  return op_table[r->op].sort ? "marker_to_last_command" : "last_command";
 }
 
 static const char *format_or_na(char *buffer, size_t size, const char *format, double value) {
@@ -1550,24 +2166,33 @@ static const char *format_or_na(char *buffer, size_t size, const char *format, d
 static void print_table(const run_report *report) {
   const clgpu_device_info *d = report->device;
   const run_options *o = report->options;
-  printf("clgpu %s on %s / %s (%s, %u compute units)\n", clgpu_version(), d->platform_name,
-         d->name, type_name(d->type), d->compute_units);
-  printf("algorithm %s; %d timed calls after %d warm-up calls; median (min-max) of the wall "
-         "time from call to clFinish\n",
-         clgpu_algorithm_name(o->algorithm), o->repeat, o->warmup);
+  printf("clgpu %s on %s / %s (%s, %u compute units)\n", clgpu_version(), d->platform_name, d->name,
+         type_name(d->type), d->compute_units);
+  printf("algorithm %s; %d timed calls after %d warm-up calls", clgpu_algorithm_name(o->algorithm),
+         o->repeat, o->warmup);
+  int sorts = 0;
+  for (size_t k = 0; k < report->num_rows; k++) {
+    const result *r = &report->rows[k];
+    sorts |= op_table[r->op].sort;
+    if (r->repeat != o->repeat || r->warmup != o->warmup) {
+      printf(" (sorts of %zuM elements or more: %d after %d)", SORT_LARGE >> 20, r->repeat,
+             r->warmup);
+      break;
+    }
+  }
+  printf("; median (min-max) of the wall time from call to clFinish\n");
   printf("peers: CPU baseline %s; Boost.Compute %s%s\n",
          o->no_cpu ? "skipped (--no-cpu)" : "on the host", report->boost_built ? "" : "not built",
          !report->boost_built ? " (no boost/compute.hpp, or -Dboost_compute=disabled)"
          : o->no_boost        ? "skipped (--no-boost)"
                               : report->boost_version);
-  printf("\n%-12s %-6s %5s %-9s %24s %8s %7s %5s %9s | %7s %6s | %7s %6s\n", "op", "type", "n",
+  printf("\n%-12s %-6s %5s %-13s %24s %8s %7s %5s %9s | %7s %6s | %7s %6s\n", "op", "type", "n",
          "algo", "wall ms: median (min-max)", "Melem/s", "GB/s", "%ref", "event ms", "CPU GB/s",
          "x CPU", "Boost", "x Boost");
   for (size_t k = 0; k < report->num_rows; k++) {
     const result *r = &report->rows[k];
     row_figures f = figures_of(r);
-    char n_label[32], wall[64], share[16], event[24], cpu[16], vs_cpu[16], boost[16],
-        vs_boost[16];
+    char n_label[32], wall[64], share[16], event[24], cpu[16], vs_cpu[16], boost[16], vs_boost[16];
     int digits = r->wall.max >= 100 ? 1 : r->wall.max >= 10 ? 2 : 3;
     snprintf(wall, sizeof wall, "%.*f (%.*f-%.*f)", digits, r->wall.median, digits, r->wall.min,
              digits, r->wall.max);
@@ -1586,10 +2211,9 @@ static void print_table(const run_report *report) {
     } else if (r->boost_note[0] && strncmp(r->boost_note, "failed", 6) == 0) {
       snprintf(boost, sizeof boost, "FAILED");
     }
-    printf("%-12s %-6s %5s %-9s %24s %8.0f %7.2f %5s %9s | %8s %6s | %7s %6s\n",
+    printf("%-12s %-6s %5s %-13s %24s %8.0f %7.2f %5s %9s | %8s %6s | %7s %6s\n",
            op_table[r->op].name, r->type->name, size_label(r->n, n_label, sizeof n_label),
-           r->algorithm, wall, f.melems, f.wall_gbps, share, event, cpu, vs_cpu, boost,
-           vs_boost);
+           r->algorithm, wall, f.melems, f.wall_gbps, share, event, cpu, vs_cpu, boost, vs_boost);
   }
   printf(
       "\nGB/s: the bytes an operation must move over the median wall time (reduce, count_if,\n"
@@ -1605,12 +2229,62 @@ static void print_table(const run_report *report) {
       "Boost.Compute's peers: reduce, count_if, inclusive_scan, copy_if (writes the\n"
       "selected values, not indices; same byte count), copy, reverse_copy; n/a: none.\n",
       cpu_threads());
+  int sort_peers = !o->no_cpu;
+  for (size_t k = 0; k < report->num_rows; k++) sort_peers |= report->rows[k].boost.valid;
+  if (sorts) {
+    printf(
+        "Sorts (radix_sort, sort_by_key, merge_sort, argsort): each call sorts a fresh copy of\n"
+        "the data, copied on the device before the call and not timed, with a workspace made\n"
+        "once per type and size. Melem/s: keys sorted per second. GB/s counts the keys (and\n"
+        "uint32 values) read once and written once, n*(key + value bytes)*2 (argsort: keys\n"
+        "read, the uint32 permutation written), whatever the passes really move. %%ref: of\n"
+        "the copy kernel. event ms: the device's clock from a marker enqueued right before\n"
+        "the call (the refill done) to the end of the sort's event: all its commands and the\n"
+        "gaps between them. CPU: an LSD radix sort in C, one thread, 11-bit digits, a digit\n"
+        "that every key shares skipped (sort_by_key and argsort: carrying uint32 values).\n"
+        "Boost.Compute: sort, sort with the comparator " SORT_COMPARE
+        " (merge_sort), sort_by_key;\n"
+        "argsort: copy + iota + sort_by_key, all timed; checked without asking stability.\n"
+        "Every sort is checked once on the host after its timed calls: in order, and the\n"
+        "keys and values of a stable sort.\n");
+  }
+  if (sorts && sort_peers) {
+    printf("\n%-12s %-6s %5s %22s %8s %22s %8s  %s\n", "sort", "type", "n",
+           "LSD radix ms (min-max)", "x radix", "qsort ms (calls)", "x qsort",
+           "Boost.Compute runs");
+    for (size_t k = 0; k < report->num_rows; k++) {
+      const result *r = &report->rows[k];
+      if (!op_table[r->op].sort) continue;
+      row_figures f = figures_of(r);
+      char n_label[32], radix[64], vs_radix[16], quick[64], vs_quick[16];
+      if (r->cpu.valid) {
+        snprintf(radix, sizeof radix, "%.1f (%.1f-%.1f)", r->cpu.median, r->cpu.min, r->cpu.max);
+      } else {
+        snprintf(radix, sizeof radix, "n/a");
+      }
+      if (r->qsort.valid) {
+        snprintf(quick, sizeof quick, "%.1f (%d)", r->qsort.median, r->qsort_calls);
+      } else {
+        snprintf(quick, sizeof quick, "n/a");
+      }
+      format_or_na(vs_radix, sizeof vs_radix, "%.2fx", f.vs_cpu);
+      format_or_na(vs_quick, sizeof vs_quick, "%.2fx", f.vs_qsort);
+      printf("%-12s %-6s %5s %22s %8s %22s %8s  %s\n", op_table[r->op].name, r->type->name,
+             size_label(r->n, n_label, sizeof n_label), radix, vs_radix, quick, vs_quick,
+             r->boost.valid ? r->boost_note : "-");
+    }
+  }
   for (size_t k = 0; k < report->num_rows; k++) {
     const result *r = &report->rows[k];
     if (strncmp(r->boost_note, "wrong", 5) == 0 || strncmp(r->boost_note, "failed", 6) == 0) {
       printf("Boost.Compute %s %s: %s\n", op_table[r->op].name, r->type->name, r->boost_note);
     }
   }
+}
+
+/* The row's CPU baseline, or why it has none. */
+static const char *cpu_label_of(const run_report *report, const result *r) {
+  return report->options->no_cpu ? "--no-cpu" : op_table[r->op].cpu_label;
 }
 
 static void print_csv(const run_report *report) {
@@ -1622,7 +2296,8 @@ static void print_csv(const run_report *report) {
       "reference_gb_per_s,"
       "share_of_reference,cpu_ms_median,cpu_ms_min,cpu_ms_max,cpu_gb_per_s,clgpu_over_cpu,"
       "boost_version,boost_ms_median,boost_ms_min,boost_ms_max,boost_gb_per_s,clgpu_over_boost,"
-      "boost_note\n");
+      "boost_note,event_covers,cpu_baseline,qsort_calls,qsort_ms_median,qsort_ms_min,"
+      "qsort_ms_max,qsort_gb_per_s,clgpu_over_qsort\n");
   for (size_t k = 0; k < report->num_rows; k++) {
     const result *r = &report->rows[k];
     row_figures f = figures_of(r);
@@ -1632,13 +2307,17 @@ static void print_csv(const run_report *report) {
     putchar(',');
     csv_string(stdout, d->name);
     printf(",%s,%u,%s,%s,%zu,%.0f,%llu,%s,%d,%d,", type_name(d->type), d->compute_units,
-           op_table[r->op].name, r->type->name, r->n, r->bytes,
-           (unsigned long long)r->selected, r->algorithm, report->options->repeat,
-           report->options->warmup);
-    const double numbers1[] = {r->wall.median, r->wall.min, r->wall.max, f.melems, f.wall_gbps,
+           op_table[r->op].name, r->type->name, r->n, r->bytes, (unsigned long long)r->selected,
+           r->algorithm, r->repeat, r->warmup);
+    const double numbers1[] = {r->wall.median,
+                               r->wall.min,
+                               r->wall.max,
+                               f.melems,
+                               f.wall_gbps,
                                r->event.valid ? r->event.median : NAN,
                                r->event.valid ? r->event.min : NAN,
-                               r->event.valid ? r->event.max : NAN, f.event_gbps};
+                               r->event.valid ? r->event.max : NAN,
+                               f.event_gbps};
     for (size_t i = 0; i < sizeof numbers1 / sizeof numbers1[0]; i++) {
       csv_number(stdout, numbers1[i]);
       putchar(',');
@@ -1665,6 +2344,16 @@ static void print_csv(const run_report *report) {
       putchar(',');
     }
     csv_string(stdout, r->boost_note);
+    printf(",%s,", event_covers(r));
+    csv_string(stdout, cpu_label_of(report, r));
+    printf(",%d", r->qsort_calls);
+    const double numbers4[] = {r->qsort.valid ? r->qsort.median : NAN,
+                               r->qsort.valid ? r->qsort.min : NAN,
+                               r->qsort.valid ? r->qsort.max : NAN, f.qsort_gbps, f.vs_qsort};
+    for (size_t i = 0; i < sizeof numbers4 / sizeof numbers4[0]; i++) {
+      putchar(',');
+      csv_number(stdout, numbers4[i]);
+    }
     putchar('\n');
   }
 }
@@ -1726,7 +2415,8 @@ static void print_json(const run_report *report) {
             k ? "," : "", op_table[r->op].name, r->type->name, r->n, r->bytes);
     fprintf(out, "\"selected\": %llu, \"algorithm\": ", (unsigned long long)r->selected);
     json_string(out, r->algorithm);
-    fputs(",\n     ", out);
+    fprintf(out, ", \"repeat\": %d, \"warmup\": %d, \"event_covers\": \"%s\",\n     ", r->repeat,
+            r->warmup, event_covers(r));
     json_timing(out, "wall_ms", &r->wall);
     fputs(", \"melem_per_s\": ", out);
     json_number(out, f.melems);
@@ -1748,12 +2438,20 @@ static void print_json(const run_report *report) {
     json_number(out, r->reference_gbps);
     fputs(", \"share_of_reference\": ", out);
     json_number(out, f.share);
-    fputs(",\n     \"cpu\": {", out);
+    fputs(",\n     \"cpu\": {\"baseline\": ", out);
+    json_string(out, cpu_label_of(report, r));
+    fputs(", ", out);
     json_timing(out, "ms", &r->cpu);
     fputs(", \"gb_per_s\": ", out);
     json_number(out, f.cpu_gbps);
     fputs(", \"clgpu_over_cpu\": ", out);
     json_number(out, f.vs_cpu);
+    fputs("},\n     \"qsort\": {", out);
+    json_timing(out, "ms", &r->qsort);
+    fprintf(out, ", \"calls\": %d, \"gb_per_s\": ", r->qsort_calls);
+    json_number(out, f.qsort_gbps);
+    fputs(", \"clgpu_over_qsort\": ", out);
+    json_number(out, f.vs_qsort);
     fputs("},\n     \"boost\": {", out);
     json_timing(out, "ms", &r->boost);
     fputs(", \"gb_per_s\": ", out);
@@ -1796,6 +2494,7 @@ static void release_case(bench_case *c) {
   free(c->cpu_index);
   c->host_in = c->host_out = c->cpu_out = NULL;
   c->cpu_index = NULL;
+  release_sorts(c);
 }
 
 /* Make the buffers and views of a case and upload its data. */
@@ -1808,8 +2507,7 @@ static int prepare_case(bench_case *c) {
   c->cpu_index = malloc(c->n * sizeof(uint32_t));
   if (!c->host_in || !c->host_out || !c->cpu_out || !c->cpu_index) {
     progress_clear();
-    fprintf(stderr, "clgpu-bench run: out of host memory for %zu elements of %s\n", c->n,
-            t->name);
+    fprintf(stderr, "clgpu-bench run: out of host memory for %zu elements of %s\n", c->n, t->name);
     return 1;
   }
   t->generate(c->host_in, c->n, 0x5eed0000ull + (uint64_t)t->type);
@@ -1834,7 +2532,8 @@ static int prepare_case(bench_case *c) {
   if (err == CL_SUCCESS) {
     err = clEnqueueWriteBuffer(c->queue, c->d_in, CL_TRUE, 0, bytes, c->host_in, 0, NULL, NULL);
   }
-  if (err != CL_SUCCESS) return op_failure(c, OP_READ, "making and filling buffers", (clgpu_status)err);
+  if (err != CL_SUCCESS)
+    return op_failure(c, OP_READ, "making and filling buffers", (clgpu_status)err);
 
   clgpu_status status = clgpu_array_1d(c->d_in, 0, t->type, c->n, &c->v_in);
   if (status == CLGPU_SUCCESS) status = clgpu_array_1d(c->d_out, 0, t->type, c->n, &c->v_out);
@@ -1884,9 +2583,14 @@ static int command_run(int argc, char **argv) {
   }
 
   progress_enabled = !options.quiet && isatty(STDERR_FILENO);
-  int num_ops = 0;
-  for (int op = 0; op < NUM_OPS; op++) num_ops += options.ops[op];
-  size_t total = options.num_types * options.num_sizes * (size_t)num_ops;
+  size_t total = 0;
+  for (size_t t = 0; t < options.num_types; t++) {
+    for (size_t s = 0; s < options.num_sizes; s++) {
+      for (int op = 0; op < NUM_OPS; op++) {
+        total += (size_t)op_runs(&options, op, options.types[t], options.sizes[s]);
+      }
+    }
+  }
   result *rows = calloc(total ? total : 1, sizeof *rows);
   double *samples = malloc(sizeof(double) * (size_t)options.repeat);
   double *events = malloc(sizeof(double) * (size_t)options.repeat);
@@ -1911,15 +2615,18 @@ static int command_run(int argc, char **argv) {
     for (size_t s = 0; s < options.num_sizes && !failed; s++) {
       c.type = &host_types[options.types[t]];
       c.n = options.sizes[s];
+      int runs = 0;
+      for (int op = 0; op < NUM_OPS; op++) runs |= op_runs(&options, op, options.types[t], c.n);
+      if (!runs) continue;
       char n_label[32], prefix[96];
       snprintf(prefix, sizeof prefix, "clgpu-bench: [%zu/%zu] %s %s", report.num_rows + 1, total,
                c.type->name, size_label(c.n, n_label, sizeof n_label));
       progress("%s: preparing data", prefix);
       failed = prepare_case(&c);
       for (int op = 0; op < NUM_OPS && !failed; op++) {
-        if (!options.ops[op]) continue;
-        snprintf(prefix, sizeof prefix, "clgpu-bench: [%zu/%zu] %s %s", report.num_rows + 1,
-                 total, c.type->name, size_label(c.n, n_label, sizeof n_label));
+        if (!op_runs(&options, op, options.types[t], c.n)) continue;
+        snprintf(prefix, sizeof prefix, "clgpu-bench: [%zu/%zu] %s %s", report.num_rows + 1, total,
+                 c.type->name, size_label(c.n, n_label, sizeof n_label));
         result *row = &rows[report.num_rows];
         failed = measure_op(&c, op, row, samples, events, reference_samples, prefix);
         if (failed) break;

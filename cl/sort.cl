@@ -225,18 +225,10 @@ __attribute__((reqd_work_group_size(1, 1, 1))) __kernel void clgpu_radix_histogr
   for (uint d = mask + 1; d < RADIX; d++) counts[(ulong)d * groups + group] = 0;
 }
 
-__attribute__((reqd_work_group_size(1, 1, 1))) __kernel void clgpu_radix_scatter(
-    PLACES_ARGS, __global uint *state_buffer, ulong state_at, uint pass, ulong n, ulong chunk,
-    uint shift, uint mask, __global ulong *counts_buffer, ulong counts_at, ulong groups) {
-  __global const uint *state = AT(uint, state_buffer, state_at);
-  __global const ulong *counts = AT(ulong, counts_buffer, counts_at);
-  uint from = place_before(state, pass);
-  if (state[pass + 1] == from) return; /* the pass is skipped */
-  __local ulong offset[RADIX];
-  ulong group = get_group_id(0);
-  for (uint d = 0; d <= mask; d++) offset[d] = counts[(ulong)d * groups + group];
-  ulong begin = group * chunk;
-  ulong end = min(n, begin + chunk);
+/* The stable serial scatter of keys [begin, end) from place `from` to the
+ * other, offset[d] holding where the next key of digit d goes. */
+inline void scatter_range(PLACES_ARGS, uint from, ulong begin, ulong end, uint shift, uint mask,
+                          __local ulong *offset) {
   __global const key_t *keys = KEYS(from);
   __global key_t *out = KEYS(1u - from);
 #if HAS_VALUES
@@ -253,10 +245,26 @@ __attribute__((reqd_work_group_size(1, 1, 1))) __kernel void clgpu_radix_scatter
   }
 }
 
+#define PLACES keys0, keys0_at, keys1, keys1_at, values0, values0_at, values1, values1_at
+
+__attribute__((reqd_work_group_size(1, 1, 1))) __kernel void clgpu_radix_scatter(
+    PLACES_ARGS, __global uint *state_buffer, ulong state_at, uint pass, ulong n, ulong chunk,
+    uint shift, uint mask, __global ulong *counts_buffer, ulong counts_at, ulong groups) {
+  __global const uint *state = AT(uint, state_buffer, state_at);
+  __global const ulong *counts = AT(ulong, counts_buffer, counts_at);
+  uint from = place_before(state, pass);
+  if (state[pass + 1] == from) return; /* the pass is skipped */
+  __local ulong offset[RADIX];
+  ulong group = get_group_id(0);
+  for (uint d = 0; d <= mask; d++) offset[d] = counts[(ulong)d * groups + group];
+  ulong begin = group * chunk;
+  scatter_range(PLACES, from, begin, min(n, begin + chunk), shift, mask, offset);
+}
+
 /* Every pass in one work-item, for short arrays: no state, no counts. */
 __attribute__((reqd_work_group_size(1, 1, 1))) __kernel void clgpu_radix_single(
     PLACES_ARGS, ulong n, uint begin_bit, uint end_bit) {
-  __local uint offset[RADIX];
+  __local ulong offset[RADIX];
   uint from = 0;
   for (uint shift = begin_bit; shift < end_bit; shift += CLGPU_RADIX_BITS) {
     uint width = min((uint)CLGPU_RADIX_BITS, end_bit - shift);
@@ -264,27 +272,16 @@ __attribute__((reqd_work_group_size(1, 1, 1))) __kernel void clgpu_radix_single(
     __global const key_t *keys = KEYS(from);
     for (uint d = 0; d <= mask; d++) offset[d] = 0;
     for (ulong i = 0; i < n; i++) offset[digit_of(keys[i], shift, mask)]++;
-    uint run = 0, skip = 0;
+    ulong run = 0;
+    uint skip = 0;
     for (uint d = 0; d <= mask; d++) {
-      uint t = offset[d];
+      ulong t = offset[d];
       if (t == n) skip = 1;
       offset[d] = run;
       run += t;
     }
     if (skip) continue;
-    __global key_t *out = KEYS(1u - from);
-#if HAS_VALUES
-    __global const value_t *values = VALUES(from);
-    __global value_t *values_out = VALUES(1u - from);
-#endif
-    for (ulong i = 0; i < n; i++) {
-      key_t key = keys[i];
-      uint at = offset[digit_of(key, shift, mask)]++;
-      out[at] = key;
-#if HAS_VALUES
-      values_out[at] = values[i];
-#endif
-    }
+    scatter_range(PLACES, from, 0, n, shift, mask, offset);
     from = 1u - from;
   }
   if (from == 1) {
@@ -351,6 +348,24 @@ inline uint tile_digit_total(__local const uint *count, uint d, uint valid) {
   return stop - count[d * GROUP];
 }
 
+/* Move the ranked tile's keys (and values) to out: key j of item l with
+ * digit d goes to base[d] plus its stable rank in the tile. */
+inline void move_tile(__global key_t *out, __global const value_t *values,
+                      __global value_t *values_out, ulong begin, __local uint *count,
+                      __local const ulong *base, const key_t *held, const uint *digits) {
+  uint lid = get_local_id(0);
+  for (uint j = 0; j < ITEMS; j++) {
+    uint d = digits[j];
+    if (d < RADIX) {
+      ulong at = base[d] + count[d * GROUP + lid]++;
+      out[at] = held[j];
+#if HAS_VALUES
+      values_out[at] = values[begin + (ulong)lid * ITEMS + j];
+#endif
+    }
+  }
+}
+
 __attribute__((reqd_work_group_size(GROUP, 1, 1))) __kernel void clgpu_radix_histogram(
     PLACES_ARGS, __global uint *state_buffer, ulong state_at, uint pass, ulong n, ulong chunk,
     uint shift, uint mask, __global ulong *counts_buffer, ulong counts_at, ulong groups) {
@@ -390,21 +405,8 @@ __attribute__((reqd_work_group_size(GROUP, 1, 1))) __kernel void clgpu_radix_sca
       base[d] = counts[(ulong)d * groups + tile] - count[d * GROUP];
     }
     barrier(CLK_LOCAL_MEM_FENCE);
-    __global key_t *out = KEYS(1u - from);
-#if HAS_VALUES
-    __global const value_t *values = VALUES(from);
-    __global value_t *values_out = VALUES(1u - from);
-#endif
-    for (uint j = 0; j < ITEMS; j++) {
-      uint d = digits[j];
-      if (d < RADIX) {
-        ulong at = base[d] + count[d * GROUP + lid]++;
-        out[at] = held[j];
-#if HAS_VALUES
-        values_out[at] = values[begin + (ulong)lid * ITEMS + j];
-#endif
-      }
-    }
+    move_tile(KEYS(1u - from), VALUES(from), VALUES(1u - from), begin, count, base, held,
+              digits);
   }
 }
 
@@ -448,11 +450,6 @@ __attribute__((reqd_work_group_size(GROUP, 1, 1))) __kernel void clgpu_radix_sin
     }
     barrier(CLK_LOCAL_MEM_FENCE);
     if (!skip) {
-      __global key_t *out = KEYS(1u - from);
-#if HAS_VALUES
-      __global const value_t *values = VALUES(from);
-      __global value_t *values_out = VALUES(1u - from);
-#endif
       for (ulong tile = 0; tile < tiles; tile++) {
         ulong begin = tile * TILE;
         rank_tile(keys, begin, n, shift, mask, count, partial, held, digits);
@@ -462,16 +459,8 @@ __attribute__((reqd_work_group_size(GROUP, 1, 1))) __kernel void clgpu_radix_sin
           start[d] += tile_digit_total(count, d, valid);
         }
         barrier(CLK_LOCAL_MEM_FENCE);
-        for (uint j = 0; j < ITEMS; j++) {
-          uint d = digits[j];
-          if (d < RADIX) {
-            ulong at = base[d] + count[d * GROUP + lid]++;
-            out[at] = held[j];
-#if HAS_VALUES
-            values_out[at] = values[begin + (ulong)lid * ITEMS + j];
-#endif
-          }
-        }
+        move_tile(KEYS(1u - from), VALUES(from), VALUES(1u - from), begin, count, base, held,
+                  digits);
         barrier(CLK_LOCAL_MEM_FENCE);
       }
       from = 1u - from;

@@ -106,3 +106,17 @@ const char *clgpu__unsigned_type(size_t size) {
       return "ulong";
   }
 }
+
+size_t clgpu__work_group_limit(const clgpu_context *context, size_t cap) {
+  size_t limit = cap;
+  if (context->quirks.work_group_cap && limit > context->quirks.work_group_cap) {
+    limit = context->quirks.work_group_cap;
+  }
+  if (context->info.max_work_group_size && limit > context->info.max_work_group_size) {
+    limit = context->info.max_work_group_size;
+  }
+  if (context->info.max_work_item_sizes[0] && limit > context->info.max_work_item_sizes[0]) {
+    limit = context->info.max_work_item_sizes[0];
+  }
+  return limit;
+}

@@ -196,6 +196,11 @@ clgpu_status clgpu__set_args(cl_kernel kernel, cl_uint first, const clgpu__kerne
  * 1, 2, 4 or 8 bytes (ulong for any other size). */
 const char *clgpu__unsigned_type(size_t size);
 
+/* The work-group size the wide (TILED) kernels may use on the context's
+ * device: `cap`, lowered to the quirks table's cap, the device's maximum
+ * work-group size and its first work-item dimension. */
+size_t clgpu__work_group_limit(const clgpu_context *context, size_t cap);
+
 /* ---- workspaces (workspace.c) ---- */
 
 void clgpu__report_init(clgpu_workspace_size *report);

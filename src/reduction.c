@@ -47,16 +47,7 @@ static clgpu_status resolve_shape(const clgpu_context *context, const clgpu_call
   }
   size_t group = 1;
   if (algorithm == CLGPU_ALGORITHM_TILED) {
-    size_t limit = TILED_GROUP_CAP;
-    if (context->quirks.work_group_cap && limit > context->quirks.work_group_cap) {
-      limit = context->quirks.work_group_cap;
-    }
-    if (context->info.max_work_group_size && limit > context->info.max_work_group_size) {
-      limit = context->info.max_work_group_size;
-    }
-    if (context->info.max_work_item_sizes[0] && limit > context->info.max_work_item_sizes[0]) {
-      limit = context->info.max_work_item_sizes[0];
-    }
+    size_t limit = clgpu__work_group_limit(context, TILED_GROUP_CAP);
     /* Local memory: two arrays of `group` 8-byte values at most. */
     while (limit > 1 && (cl_ulong)limit * 16 > context->info.local_mem_size) limit /= 2;
     while (group * 2 <= limit) group *= 2;

@@ -109,17 +109,9 @@ static const char *infinity_bits(clgpu_type type) {
 
 static uint64_t ceil_div(uint64_t a, uint64_t b) { return a / b + (a % b != 0); }
 
+/* The largest power of two the device allows up to TILED_GROUP_CAP. */
 static size_t device_group(const clgpu_context *context) {
-  size_t limit = TILED_GROUP_CAP;
-  if (context->quirks.work_group_cap && limit > context->quirks.work_group_cap) {
-    limit = context->quirks.work_group_cap;
-  }
-  if (context->info.max_work_group_size && limit > context->info.max_work_group_size) {
-    limit = context->info.max_work_group_size;
-  }
-  if (context->info.max_work_item_sizes[0] && limit > context->info.max_work_item_sizes[0]) {
-    limit = context->info.max_work_item_sizes[0];
-  }
+  size_t limit = clgpu__work_group_limit(context, TILED_GROUP_CAP);
   size_t group = 1;
   while (group * 2 <= limit) group *= 2;
   return group;
@@ -375,10 +367,9 @@ static clgpu_status check_values(clgpu_context *context, const clgpu_array *keys
 /* ---- programs and kernels ---- */
 
 /* The kernels one call leases, given back together. Their buffer
- * arguments are set to NULL first: a kernel object kept in the cache must
- * not hold on to the caller's buffers (implementations that retain the
- * memory objects of arguments would keep them alive, and Oclgrind then
- * frees a buffer late, over a newer one at the same address). */
+ * arguments are set to NULL first, so that a kernel object kept in the
+ * cache does not keep a caller's buffer alive on implementations that
+ * retain the memory objects of kernel arguments. */
 typedef struct held_kernels {
   clgpu_program *programs[6];
   cl_kernel kernels[6];

@@ -113,10 +113,8 @@ static clgpu_status check_report(const clgpu_workspace_size *report, const char 
   for (unsigned p = 0; p < report->num_parts; p++) {
     const clgpu_workspace_part *part = &report->parts[p];
     CLGPU__RETURN_ERROR_IF(strcmp(clgpu_operation_name(part->operation), "invalid") == 0 ||
-                               (part->algorithm != CLGPU_ALGORITHM_CHUNKED &&
-                                part->algorithm != CLGPU_ALGORITHM_TILED &&
-                                part->algorithm != CLGPU_ALGORITHM_RADIX &&
-                                part->algorithm != CLGPU_ALGORITHM_MERGE),
+                               part->algorithm == CLGPU_ALGORITHM_AUTO ||
+                               strcmp(clgpu_algorithm_name(part->algorithm), "invalid") == 0,
                            CLGPU_INVALID_ARGUMENT,
                            "%s: part %u of the report has an unknown operation or an "
                            "unresolved algorithm",

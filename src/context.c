@@ -52,6 +52,7 @@ clgpu_status clgpu_context_create(const clgpu_context_options *options, clgpu_co
 
   clgpu_context *ctx = calloc(1, sizeof *ctx);
   CLGPU__RETURN_ERROR_IF(!ctx, CLGPU_CL_OUT_OF_HOST_MEMORY, "out of host memory");
+  ctx->builtins_lock_ready = pthread_mutex_init(&ctx->builtins_lock, NULL) == 0;
   ctx->platform = platform;
   clRetainDevice(device);
   ctx->device = device;
@@ -124,6 +125,7 @@ clgpu_status clgpu_context_wrap(cl_context context, cl_device_id device, cl_comm
 
   clgpu_context *ctx = calloc(1, sizeof *ctx);
   CLGPU__RETURN_ERROR_IF(!ctx, CLGPU_CL_OUT_OF_HOST_MEMORY, "out of host memory");
+  ctx->builtins_lock_ready = pthread_mutex_init(&ctx->builtins_lock, NULL) == 0;
   /* Retain first so that destroy (on a later failure) releases exactly what
    * was retained. */
   clRetainContext(context);
@@ -146,6 +148,8 @@ clgpu_status clgpu_context_wrap(cl_context context, cl_device_id device, cl_comm
 
 void clgpu_context_destroy(clgpu_context *ctx) {
   if (!ctx) return;
+  clgpu__builtins_destroy(ctx);
+  if (ctx->builtins_lock_ready) pthread_mutex_destroy(&ctx->builtins_lock);
   clgpu__program_cache_destroy(ctx->programs);
   if (ctx->queue) clReleaseCommandQueue(ctx->queue);
   if (ctx->cl_context) clReleaseContext(ctx->cl_context);

@@ -12,7 +12,7 @@
  * work-group size. They exist so that tests can make chunks start in the
  * middle of rows, and run the wide-group shape with its rounded-up global
  * size, on any device, and for tuning; by default both come from the
- * device (see launch_shape). */
+ * device (see clgpu__strided_launch_shape). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -267,8 +267,9 @@ static cl_ulong plan_count(const copy_plan *plan) {
  * group size (the group size within what the kernel allows), so that tests
  * run every shape on any device; they are read when the context is made, not
  * on every call. */
-static clgpu_status launch_shape(const clgpu_context *context, cl_kernel kernel, cl_ulong count,
-                                 cl_ulong *chunk, size_t *local, size_t *global) {
+clgpu_status clgpu__strided_launch_shape(const clgpu_context *context, cl_kernel kernel,
+                                         cl_ulong count, cl_ulong *chunk, size_t *local,
+                                         size_t *global) {
   const clgpu_device_info *info = &context->info;
   cl_ulong units = info->compute_units > 0 ? info->compute_units : 1;
   cl_ulong forced_chunk = context->copy_chunk;
@@ -333,7 +334,8 @@ static clgpu_status enqueue_strided(clgpu_context *context, cl_kernel kernel, co
   cl_ulong count = plan_count(plan);
   cl_ulong chunk = 1;
   size_t local = 1, global = 1;
-  CLGPU__FORWARD_IF_ERROR(launch_shape(context, kernel, count, &chunk, &local, &global));
+  CLGPU__FORWARD_IF_ERROR(
+      clgpu__strided_launch_shape(context, kernel, count, &chunk, &local, &global));
 
   cl_int err =
       clSetKernelArg(kernel, 0, sizeof plan->destination.buffer, &plan->destination.buffer);

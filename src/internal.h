@@ -148,6 +148,15 @@ clgpu_status clgpu__check_output_layout(const clgpu_array *array, const char *wh
 clgpu_status clgpu__check_buffer(const clgpu_context *context, cl_mem buffer, const char *who,
                                  const char *name, int written);
 
+/* How a kernel that walks strided views in chunks (copy.cl's loop, the
+ * elementwise kernels) runs on the context's device: elements per
+ * work-item, work-group size and the global size (a multiple of it). CPU
+ * devices get groups of one work-item over long chunks, others wide groups
+ * and short chunks; CLGPU_COPY_CHUNK and CLGPU_COPY_GROUP override both. */
+clgpu_status clgpu__strided_launch_shape(const clgpu_context *context, cl_kernel kernel,
+                                         cl_ulong count, cl_ulong *chunk, size_t *local,
+                                         size_t *global);
+
 /* ---- event chains (chain.c) ---- */
 
 /* A sequence of commands each waiting for the one before: the first waits
@@ -258,7 +267,22 @@ struct clgpu_context {
   /* CLGPU_COPY_CHUNK and CLGPU_COPY_GROUP, read once (0: the device's choice). */
   cl_ulong copy_chunk;
   cl_ulong copy_group;
+  /* The built-in elementwise kernels (elementwise_ops.c), made on first use
+   * and destroyed with the context; the lock guards the list. */
+  struct clgpu__builtin *builtins;
+  pthread_mutex_t builtins_lock;
+  int builtins_lock_ready;
 };
+
+/* Destroy the context's built-in elementwise kernels (context destroy). */
+void clgpu__builtins_destroy(clgpu_context *context);
+
+/* clgpu_fill over a layout clEnqueueFillBuffer cannot express: the
+ * context's built-in fill kernel over the view seen as unsigned integers of
+ * its element size. The caller has checked the arguments. */
+clgpu_status clgpu__fill_strided(clgpu_context *context, const clgpu_array *destination,
+                                 const void *value, cl_uint num_events, const cl_event *wait_list,
+                                 cl_event *event);
 
 /* Milliseconds from a monotonic clock. */
 double clgpu__now_ms(void);

@@ -16,5 +16,6 @@
 #include <clgpu/scan.h>
 #include <clgpu/findall.h>
 #include <clgpu/sort.h>
+#include <clgpu/elementwise.h>
 
 #endif

@@ -1,0 +1,1036 @@
+/* Elementwise kernels over views of any layout (elementwise.h): the kernel
+ * object, the source it generates, the plan of a call (dimensions dropped,
+ * ordered, reversed and merged), the three kinds of program (contiguous,
+ * specialised, generic), the variant table, and the run.
+ *
+ * The generated source. Every kernel is named clgpu_elementwise and takes,
+ * in this order: for each array slot k a pointer clgpu_a<k> to its root
+ * buffer and its element offset clgpu_o<k>; the offset of the index
+ * clgpu_oi when the operation uses `i`; the scalars by their own names; the
+ * element count; then for the strided kernels the chunk, and for the
+ * generic one the extents (ulong8 clgpu_shape) and the strides of each
+ * slot (long8 clgpu_s<k>, clgpu_si for the index). The element body is the
+ * same in all three: load the arguments' variables, the operation, store
+ * the outputs. Extents and strides are the macros CLGPU_SHAPE_<d>,
+ * CLGPU_STRIDE_<k>_<d> and CLGPU_ISTRIDE_<d>: -D constants in a specialised
+ * program, the generic kernel's arguments in the generic one.
+ *
+ * The index `i` is treated as one more array (slot "index"): a virtual
+ * contiguous row-major array over the call's shape, whose position is the
+ * row-major index. It goes through the same dropping, ordering, reversal
+ * and merging as the real arrays, so `i` stays right whatever order the
+ * kernel walks in. It takes part only when the operation mentions `i`, so
+ * that it never stops dimensions from merging otherwise. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "internal.h"
+
+#define MAX_ARRAYS CLGPU_ELEMENTWISE_MAX_ARRAYS
+#define MAX_SLOTS (CLGPU_ELEMENTWISE_MAX_ARRAYS + 1) /* the arrays and the index */
+#define NAME_LIMIT 64
+#define DEFAULT_CAP 16
+#define MAX_CAP 256
+#define DEFAULT_PROMOTE 4
+
+typedef struct ew_arg {
+  char name[NAME_LIMIT];
+  clgpu_elementwise_kind kind;
+  clgpu_type type;
+  unsigned slot; /* array slot, for arrays */
+} ew_arg;
+
+/* What makes a specialised program: the rank, the extents but the
+ * outermost, and every slot's strides. Zeroed before it is filled, so that
+ * keys compare with memcmp. */
+typedef struct layout_key {
+  unsigned rank;
+  cl_ulong shape[CLGPU_MAX_RANK];
+  cl_long strides[MAX_SLOTS][CLGPU_MAX_RANK];
+} layout_key;
+
+typedef struct variant {
+  layout_key key;
+  clgpu_program *program;
+  uint64_t last_used;
+} variant;
+
+typedef struct candidate {
+  layout_key key;
+  unsigned runs;
+  uint64_t last_seen;
+} candidate;
+
+struct clgpu_elementwise {
+  clgpu_context *context;
+  size_t num_args;
+  ew_arg args[CLGPU_ELEMENTWISE_MAX_ARGS];
+  unsigned num_arrays;
+  unsigned array_arg[MAX_ARRAYS]; /* the argument of each slot */
+  unsigned primary;               /* the slot of the first output */
+  int uses_index;
+  int any_double;
+  char *operation;
+  char *preamble; /* NULL for none */
+  unsigned cap;
+  unsigned promote_after;
+
+  pthread_mutex_t lock;
+  variant *variants; /* cap entries, `held` used */
+  unsigned held;
+  candidate *candidates; /* cap entries, `num_candidates` used */
+  unsigned num_candidates;
+  uint64_t clock;
+  clgpu_program *contiguous; /* NULL until first needed */
+  clgpu_program *generic;
+  clgpu_elementwise_stats stats;
+};
+
+/* ---- the kernel object ---- */
+
+static int is_identifier(const char *name) {
+  if (!name || !*name) return 0;
+  for (const char *c = name; *c; c++) {
+    int letter = (*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z') || *c == '_';
+    int digit = *c >= '0' && *c <= '9';
+    if (!letter && !(digit && c != name)) return 0;
+  }
+  return 1;
+}
+
+static int is_identifier_char(char c) {
+  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
+}
+
+/* Whether the text mentions the identifier `i` (not as a member after `.`
+ * or `->`). Comments are not skipped: a stray `i` there only costs
+ * merging. */
+static int mentions_index(const char *text) {
+  for (const char *c = text; *c; c++) {
+    if (*c != 'i') continue;
+    if (c > text && (is_identifier_char(c[-1]) || c[-1] == '.' || c[-1] == '>')) continue;
+    if (is_identifier_char(c[1])) continue;
+    return 1;
+  }
+  return 0;
+}
+
+static int is_array_kind(clgpu_elementwise_kind kind) {
+  return kind == CLGPU_IN || kind == CLGPU_OUT || kind == CLGPU_INOUT;
+}
+
+static int is_output_kind(clgpu_elementwise_kind kind) {
+  return kind == CLGPU_OUT || kind == CLGPU_INOUT;
+}
+
+static char *copy_text(const char *text) {
+  size_t length = strlen(text);
+  char *copy = malloc(length + 1);
+  if (copy) memcpy(copy, text, length + 1);
+  return copy;
+}
+
+static clgpu_status check_declaration(const clgpu_context *context, size_t num_args,
+                                      const clgpu_elementwise_arg *args, const char *operation,
+                                      const clgpu_elementwise_options *options) {
+  const char *who = "clgpu_elementwise_create";
+  CLGPU__RETURN_ERROR_IF(!context, CLGPU_INVALID_ARGUMENT, "%s: context is NULL", who);
+  CLGPU__RETURN_ERROR_IF(!args, CLGPU_INVALID_ARGUMENT, "%s: args is NULL", who);
+  CLGPU__RETURN_ERROR_IF(!operation, CLGPU_INVALID_ARGUMENT, "%s: operation is NULL", who);
+  CLGPU__RETURN_ERROR_IF(num_args == 0, CLGPU_INVALID_ARGUMENT, "%s: no arguments", who);
+  CLGPU__RETURN_ERROR_IF(num_args > CLGPU_ELEMENTWISE_MAX_ARGS, CLGPU_INVALID_ARGUMENT,
+                         "%s: %zu arguments, more than the %d a kernel takes", who, num_args,
+                         CLGPU_ELEMENTWISE_MAX_ARGS);
+  int blank = 1;
+  for (const char *c = operation; *c && blank; c++) {
+    blank = *c == ' ' || *c == '\t' || *c == '\n' || *c == '\r' || *c == ';';
+  }
+  CLGPU__RETURN_ERROR_IF(blank, CLGPU_INVALID_ARGUMENT, "%s: the operation is empty", who);
+  unsigned arrays = 0, outputs = 0;
+  for (size_t a = 0; a < num_args; a++) {
+    const char *name = args[a].name;
+    CLGPU__RETURN_ERROR_IF(!name, CLGPU_INVALID_ARGUMENT, "%s: argument %zu has no name", who, a);
+    CLGPU__RETURN_ERROR_IF(!is_identifier(name), CLGPU_INVALID_ARGUMENT,
+                           "%s: argument %zu's name \"%s\" is not an OpenCL C identifier", who, a,
+                           name);
+    CLGPU__RETURN_ERROR_IF(strlen(name) >= NAME_LIMIT, CLGPU_INVALID_ARGUMENT,
+                           "%s: argument %zu's name is longer than %d characters", who, a,
+                           NAME_LIMIT - 1);
+    CLGPU__RETURN_ERROR_IF(strcmp(name, "i") == 0, CLGPU_INVALID_ARGUMENT,
+                           "%s: argument %zu is named \"i\", which is the element's index", who,
+                           a);
+    CLGPU__RETURN_ERROR_IF(strncmp(name, "clgpu_", 6) == 0 || strncmp(name, "CLGPU_", 6) == 0,
+                           CLGPU_INVALID_ARGUMENT,
+                           "%s: argument %zu's name \"%s\" starts with clgpu_ or CLGPU_, which "
+                           "are the library's",
+                           who, a, name);
+    for (size_t b = 0; b < a; b++) {
+      CLGPU__RETURN_ERROR_IF(strcmp(args[b].name, name) == 0, CLGPU_INVALID_ARGUMENT,
+                             "%s: arguments %zu and %zu are both named \"%s\"", who, b, a, name);
+    }
+    clgpu_elementwise_kind kind = args[a].kind;
+    CLGPU__RETURN_ERROR_IF(!is_array_kind(kind) && kind != CLGPU_SCALAR, CLGPU_INVALID_ARGUMENT,
+                           "%s: argument \"%s\" has an unknown kind %d", who, name, (int)kind);
+    CLGPU__RETURN_ERROR_IF(clgpu_type_size(args[a].type) == 0, CLGPU_INVALID_ARGUMENT,
+                           "%s: argument \"%s\" has an unknown type %d", who, name,
+                           (int)args[a].type);
+    CLGPU__RETURN_ERROR_IF(kind == CLGPU_SCALAR && args[a].type == CLGPU_HALF,
+                           CLGPU_INVALID_ARGUMENT,
+                           "%s: scalar \"%s\" is half; declare it float (half arrays compute "
+                           "in float)",
+                           who, name);
+    CLGPU__RETURN_ERROR_IF(args[a].type == CLGPU_DOUBLE && !context->info.has_fp64,
+                           CLGPU_UNSUPPORTED_FEATURE,
+                           "%s: argument \"%s\" is double, and the device lacks cl_khr_fp64", who,
+                           name);
+    if (is_array_kind(kind)) arrays++;
+    if (is_output_kind(kind)) outputs++;
+  }
+  CLGPU__RETURN_ERROR_IF(outputs == 0, CLGPU_INVALID_ARGUMENT,
+                         "%s: no argument is an output (CLGPU_OUT or CLGPU_INOUT)", who);
+  CLGPU__RETURN_ERROR_IF(arrays > MAX_ARRAYS, CLGPU_INVALID_ARGUMENT,
+                         "%s: %u array arguments, more than the %d a kernel takes", who, arrays,
+                         MAX_ARRAYS);
+  CLGPU__RETURN_ERROR_IF(options && options->variant_cap > MAX_CAP, CLGPU_INVALID_ARGUMENT,
+                         "%s: variant_cap %u is above %d", who, options->variant_cap, MAX_CAP);
+  return CLGPU_SUCCESS;
+}
+
+clgpu_status clgpu_elementwise_create(clgpu_context *context, size_t num_args,
+                                      const clgpu_elementwise_arg *args, const char *operation,
+                                      const clgpu_elementwise_options *options,
+                                      clgpu_elementwise **out) {
+  CLGPU__RETURN_ERROR_IF(!out, CLGPU_INVALID_ARGUMENT, "clgpu_elementwise_create: out is NULL");
+  *out = NULL;
+  CLGPU__FORWARD_IF_ERROR(check_declaration(context, num_args, args, operation, options));
+  clgpu_elementwise *kernel = calloc(1, sizeof *kernel);
+  CLGPU__RETURN_ERROR_IF(!kernel, CLGPU_CL_OUT_OF_HOST_MEMORY, "out of host memory");
+  kernel->context = context;
+  kernel->num_args = num_args;
+  kernel->primary = MAX_SLOTS;
+  for (size_t a = 0; a < num_args; a++) {
+    ew_arg *arg = &kernel->args[a];
+    memcpy(arg->name, args[a].name, strlen(args[a].name) + 1);
+    arg->kind = args[a].kind;
+    arg->type = args[a].type;
+    if (arg->type == CLGPU_DOUBLE) kernel->any_double = 1;
+    if (is_array_kind(arg->kind)) {
+      arg->slot = kernel->num_arrays;
+      kernel->array_arg[kernel->num_arrays] = (unsigned)a;
+      if (is_output_kind(arg->kind) && kernel->primary == MAX_SLOTS) kernel->primary = arg->slot;
+      kernel->num_arrays++;
+    }
+  }
+  kernel->cap = options && options->variant_cap ? options->variant_cap : DEFAULT_CAP;
+  kernel->promote_after =
+      options && options->promote_after ? options->promote_after : DEFAULT_PROMOTE;
+  kernel->uses_index = mentions_index(operation);
+  kernel->operation = copy_text(operation);
+  kernel->preamble = options && options->preamble ? copy_text(options->preamble) : NULL;
+  kernel->variants = calloc(kernel->cap, sizeof *kernel->variants);
+  kernel->candidates = calloc(kernel->cap, sizeof *kernel->candidates);
+  int locked = 0;
+  if (kernel->operation && (!options || !options->preamble || kernel->preamble) &&
+      kernel->variants && kernel->candidates) {
+    locked = pthread_mutex_init(&kernel->lock, NULL) == 0;
+  }
+  if (!locked) {
+    free(kernel->operation);
+    free(kernel->preamble);
+    free(kernel->variants);
+    free(kernel->candidates);
+    free(kernel);
+    return clgpu__fail(CLGPU_CL_OUT_OF_HOST_MEMORY, "clgpu_elementwise_create: out of host memory");
+  }
+  *out = kernel;
+  return CLGPU_SUCCESS;
+}
+
+void clgpu_elementwise_destroy(clgpu_elementwise *kernel) {
+  if (!kernel) return;
+  pthread_mutex_destroy(&kernel->lock);
+  free(kernel->operation);
+  free(kernel->preamble);
+  free(kernel->variants);
+  free(kernel->candidates);
+  free(kernel);
+}
+
+clgpu_status clgpu_elementwise_get_stats(clgpu_elementwise *kernel,
+                                         clgpu_elementwise_stats *stats) {
+  CLGPU__RETURN_ERROR_IF(!kernel || !stats, CLGPU_INVALID_ARGUMENT,
+                         "clgpu_elementwise_get_stats: kernel and stats must not be NULL");
+  pthread_mutex_lock(&kernel->lock);
+  *stats = kernel->stats;
+  stats->variants_held = kernel->held;
+  pthread_mutex_unlock(&kernel->lock);
+  return CLGPU_SUCCESS;
+}
+
+/* ---- generated source ---- */
+
+/* A growing string; `failed` records an allocation failure, after which
+ * appends do nothing. */
+typedef struct text {
+  char *data;
+  size_t length;
+  size_t capacity;
+  int failed;
+} text;
+
+static void add(text *t, const char *format, ...) CLGPU__PRINTF(2, 3);
+
+static void add(text *t, const char *format, ...) {
+  if (t->failed) return;
+  va_list args;
+  va_start(args, format);
+  va_list again;
+  va_copy(again, args);
+  int needed = vsnprintf(NULL, 0, format, args);
+  va_end(args);
+  if (needed < 0) {
+    t->failed = 1;
+    va_end(again);
+    return;
+  }
+  if (t->length + (size_t)needed + 1 > t->capacity) {
+    size_t capacity = t->capacity ? t->capacity : 4096;
+    while (capacity < t->length + (size_t)needed + 1) capacity *= 2;
+    char *grown = realloc(t->data, capacity);
+    if (!grown) {
+      t->failed = 1;
+      va_end(again);
+      return;
+    }
+    t->data = grown;
+    t->capacity = capacity;
+  }
+  vsnprintf(t->data + t->length, (size_t)needed + 1, format, again);
+  va_end(again);
+  t->length += (size_t)needed;
+}
+
+/* The line the next text starts on (for #line after pasted text). */
+static unsigned next_line(const text *t) {
+  unsigned line = 1;
+  for (size_t c = 0; c < t->length; c++) line += t->data[c] == '\n';
+  return line;
+}
+
+typedef enum program_kind { KIND_CONTIGUOUS, KIND_SPECIALISED, KIND_GENERIC } program_kind;
+
+/* The variable type of an argument: half computes in float. */
+static const char *variable_type(clgpu_type type) {
+  return type == CLGPU_HALF ? "float" : clgpu_type_cl_name(type);
+}
+
+/* The element body at the positions `position` (a printf format taking the
+ * slot number, like "clgpu_o%u + clgpu_g") and the index `index`. */
+static void add_body(text *t, const clgpu_elementwise *kernel, const char *position_format,
+                     const char *index_expression) {
+  char position[96];
+  add(t, "  {\n");
+  if (kernel->uses_index) add(t, "    const ulong i = (ulong)(%s);\n", index_expression);
+  for (size_t a = 0; a < kernel->num_args; a++) {
+    const ew_arg *arg = &kernel->args[a];
+    if (!is_array_kind(arg->kind)) continue;
+    snprintf(position, sizeof position, position_format, arg->slot, arg->slot);
+    const char *type = variable_type(arg->type);
+    if (arg->kind == CLGPU_OUT) {
+      add(t, "    %s %s = (%s)0;\n", type, arg->name, type);
+    } else if (arg->type == CLGPU_HALF) {
+      add(t, "    float %s = vload_half((size_t)(%s), clgpu_a%u);\n", arg->name, position,
+          arg->slot);
+    } else {
+      add(t, "    %s %s = clgpu_a%u[%s];\n", type, arg->name, arg->slot, position);
+    }
+  }
+  add(t, "    {\n#line 1 \"operation\"\n%s\n;\n", kernel->operation);
+  add(t, "#line %u \"elementwise\"\n    }\n", next_line(t) + 1);
+  for (size_t a = 0; a < kernel->num_args; a++) {
+    const ew_arg *arg = &kernel->args[a];
+    if (!is_output_kind(arg->kind)) continue;
+    snprintf(position, sizeof position, position_format, arg->slot, arg->slot);
+    if (arg->type == CLGPU_HALF) {
+      add(t, "    vstore_half_rte(%s, (size_t)(%s), clgpu_a%u);\n", arg->name, position,
+          arg->slot);
+    } else {
+      add(t, "    clgpu_a%u[%s] = %s;\n", arg->slot, position, arg->name);
+    }
+  }
+  add(t, "  }\n");
+}
+
+static void add_parameters(text *t, const clgpu_elementwise *kernel, program_kind kind) {
+  add(t, "__kernel void clgpu_elementwise(");
+  for (unsigned k = 0; k < kernel->num_arrays; k++) {
+    const ew_arg *arg = &kernel->args[kernel->array_arg[k]];
+    add(t, "%s__global %s%s *clgpu_a%u, long clgpu_o%u", k ? ",\n    " : "",
+        arg->kind == CLGPU_IN ? "const " : "", clgpu_type_cl_name(arg->type), k, k);
+  }
+  if (kernel->uses_index) add(t, ",\n    long clgpu_oi");
+  for (size_t a = 0; a < kernel->num_args; a++) {
+    const ew_arg *arg = &kernel->args[a];
+    if (arg->kind == CLGPU_SCALAR) {
+      add(t, ",\n    const %s %s", clgpu_type_cl_name(arg->type), arg->name);
+    }
+  }
+  add(t, ",\n    ulong clgpu_count");
+  if (kind != KIND_CONTIGUOUS) add(t, ", ulong clgpu_chunk");
+  if (kind == KIND_GENERIC) {
+    add(t, ",\n    ulong8 clgpu_shape");
+    for (unsigned k = 0; k < kernel->num_arrays; k++) add(t, ", long8 clgpu_s%u", k);
+    if (kernel->uses_index) add(t, ", long8 clgpu_si");
+  }
+  add(t, ") {\n");
+}
+
+/* The strided loop over `rank` dimensions (see copy.cl, whose loop this
+ * is): decode the first index with divisions once, then run along the
+ * fastest dimension and carry into the slower ones between runs. The
+ * outermost extent is never needed: the loop ends at the chunk's end
+ * before dimension 0 could wrap. In the generic kernel, dimensions past
+ * the layout's rank are padding of extent 1 at the front, which the decode
+ * skips once the rest is 0. */
+static void add_strided(text *t, const clgpu_elementwise *kernel, unsigned rank,
+                        program_kind kind) {
+  unsigned slots = kernel->num_arrays;
+  int index = kernel->uses_index;
+  unsigned inner = rank - 1;
+  add(t, "  ulong clgpu_first = (ulong)get_global_id(0) * clgpu_chunk;\n");
+  add(t, "  if (clgpu_first >= clgpu_count) return;\n");
+  add(t, "  ulong clgpu_last = min(clgpu_first + clgpu_chunk, clgpu_count);\n");
+  add(t, "  ulong clgpu_rest = clgpu_first;\n");
+  for (unsigned d = rank; d-- > 1;) {
+    add(t, "  ulong clgpu_x%u = 0;\n", d);
+    if (kind == KIND_GENERIC) add(t, "  if (clgpu_rest != 0) ");
+    add(t,
+        "  { ulong clgpu_q = clgpu_rest / (ulong)CLGPU_SHAPE_%u;"
+        " clgpu_x%u = clgpu_rest - clgpu_q * (ulong)CLGPU_SHAPE_%u; clgpu_rest = clgpu_q; }\n",
+        d, d, d);
+  }
+  add(t, "  ulong clgpu_x0 = clgpu_rest;\n");
+  for (unsigned k = 0; k <= slots; k++) {
+    if (k == slots && !index) break;
+    char slot[8];
+    if (k == slots) {
+      snprintf(slot, sizeof slot, "i");
+    } else {
+      snprintf(slot, sizeof slot, "%u", k);
+    }
+    const char *stride_prefix = k == slots ? "CLGPU_ISTRIDE_" : "CLGPU_STRIDE_";
+    char stride_slot[12];
+    snprintf(stride_slot, sizeof stride_slot, k == slots ? "%s" : "%s_", k == slots ? "" : slot);
+    add(t, "  long clgpu_p%s = clgpu_o%s", slot, slot);
+    for (unsigned d = 0; d < rank; d++) {
+      add(t, " + (long)clgpu_x%u * (long)%s%s%u", d, stride_prefix, stride_slot, d);
+    }
+    add(t, ";\n");
+  }
+  add(t, "  for (ulong clgpu_linear = clgpu_first;;) {\n");
+  if (rank == 1) {
+    add(t, "    ulong clgpu_run = clgpu_last - clgpu_linear;\n");
+  } else {
+    add(t,
+        "    ulong clgpu_run = min((ulong)CLGPU_SHAPE_%u - clgpu_x%u, clgpu_last - "
+        "clgpu_linear);\n",
+        inner, inner);
+  }
+  add(t, "    for (ulong clgpu_j = 0; clgpu_j < clgpu_run; clgpu_j++) {\n");
+  char position_format[64];
+  snprintf(position_format, sizeof position_format,
+           "clgpu_p%%u + (long)clgpu_j * (long)CLGPU_STRIDE_%%u_%u", inner);
+  char index_expression[80];
+  snprintf(index_expression, sizeof index_expression,
+           "clgpu_pi + (long)clgpu_j * (long)CLGPU_ISTRIDE_%u", inner);
+  add_body(t, kernel, position_format, index_expression);
+  add(t, "    }\n");
+  add(t, "    clgpu_linear += clgpu_run;\n    if (clgpu_linear >= clgpu_last) break;\n");
+  if (rank > 1) {
+    /* The run ended at its row's end: back to the row's start. */
+    for (unsigned k = 0; k < slots; k++) {
+      add(t, "    clgpu_p%u -= (long)clgpu_x%u * (long)CLGPU_STRIDE_%u_%u;\n", k, inner, k, inner);
+    }
+    if (index) add(t, "    clgpu_pi -= (long)clgpu_x%u * (long)CLGPU_ISTRIDE_%u;\n", inner, inner);
+    add(t, "    clgpu_x%u = 0;\n", inner);
+    for (unsigned d = inner; d-- > 0;) {
+      if (d > 0) add(t, "    if (++clgpu_x%u < (ulong)CLGPU_SHAPE_%u) {\n", d, d);
+      if (d == 0) add(t, "    {\n      clgpu_x0++;\n");
+      for (unsigned k = 0; k < slots; k++) add(t, "      clgpu_p%u += CLGPU_STRIDE_%u_%u;\n", k, k, d);
+      if (index) add(t, "      clgpu_pi += CLGPU_ISTRIDE_%u;\n", d);
+      add(t, "      continue;\n    }\n");
+      if (d > 0) {
+        add(t, "    clgpu_x%u = 0;\n", d);
+        for (unsigned k = 0; k < slots; k++) {
+          add(t, "    clgpu_p%u -= ((long)CLGPU_SHAPE_%u - 1) * (long)CLGPU_STRIDE_%u_%u;\n", k, d,
+              k, d);
+        }
+        if (index) add(t, "    clgpu_pi -= ((long)CLGPU_SHAPE_%u - 1) * (long)CLGPU_ISTRIDE_%u;\n", d, d);
+      }
+    }
+  }
+  add(t, "  }\n");
+}
+
+/* The whole program source of one kind (and rank, for the strided kinds);
+ * malloc'd, NULL when out of memory. */
+static char *generate(const clgpu_elementwise *kernel, program_kind kind, unsigned rank) {
+  text t = {NULL, 0, 0, 0};
+  add(&t, "/* clgpu elementwise kernel */\n");
+  if (kernel->any_double) add(&t, "#pragma OPENCL EXTENSION cl_khr_fp64 : enable\n");
+  if (kernel->preamble) {
+    add(&t, "#line 1 \"preamble\"\n%s\n", kernel->preamble);
+    add(&t, "#line %u \"elementwise\"\n", next_line(&t) + 1);
+  }
+  if (kind == KIND_GENERIC) {
+    /* The macros name the generic kernel's arguments. */
+    for (unsigned d = 0; d < CLGPU_MAX_RANK; d++) {
+      add(&t, "#define CLGPU_SHAPE_%u clgpu_shape.s%u\n", d, d);
+      for (unsigned k = 0; k < kernel->num_arrays; k++) {
+        add(&t, "#define CLGPU_STRIDE_%u_%u clgpu_s%u.s%u\n", k, d, k, d);
+      }
+      if (kernel->uses_index) add(&t, "#define CLGPU_ISTRIDE_%u clgpu_si.s%u\n", d, d);
+    }
+  }
+  add_parameters(&t, kernel, kind);
+  if (kind == KIND_CONTIGUOUS) {
+    add(&t, "  const ulong clgpu_g = get_global_id(0);\n");
+    add(&t, "  if (clgpu_g >= clgpu_count) return;\n");
+    add_body(&t, kernel, "clgpu_o%u + (long)clgpu_g", "clgpu_oi + (long)clgpu_g");
+  } else {
+    add_strided(&t, kernel, rank, kind);
+  }
+  add(&t, "}\n");
+  if (t.failed) {
+    free(t.data);
+    return NULL;
+  }
+  return t.data;
+}
+
+/* ---- the plan of a call ---- */
+
+typedef struct plan {
+  unsigned rank;
+  cl_ulong shape[CLGPU_MAX_RANK];
+  cl_long offset[MAX_SLOTS];
+  cl_long strides[MAX_SLOTS][CLGPU_MAX_RANK];
+  cl_mem buffer[MAX_ARRAYS];
+  cl_ulong count;
+} plan;
+
+static cl_long magnitude(cl_long value) { return value < 0 ? -value : value; }
+
+/* Reduce the plan to its fewest dimensions without changing which elements
+ * meet: drop extent 1, order by the primary output's strides (largest
+ * first, ties in their order), walk a dimension the other way when no
+ * array runs forwards along it and one runs backwards, and merge a
+ * dimension into the slower one before it when every slot is contiguous
+ * across the two. The visiting order changes; outputs are distinct
+ * elements and inputs never share bytes with an output they are not
+ * exactly, so that is safe. */
+static void simplify(plan *p, unsigned slots, unsigned arrays, unsigned primary) {
+  unsigned order[CLGPU_MAX_RANK];
+  unsigned count = 0;
+  for (unsigned d = 0; d < p->rank; d++) {
+    if (p->shape[d] == 1) continue;
+    unsigned at = count++;
+    while (at > 0 && magnitude(p->strides[primary][order[at - 1]]) <
+                         magnitude(p->strides[primary][d])) {
+      order[at] = order[at - 1];
+      at--;
+    }
+    order[at] = d;
+  }
+  plan result = *p;
+  unsigned kept = 0;
+  for (unsigned n = 0; n < count; n++) {
+    unsigned d = order[n];
+    cl_ulong extent = p->shape[d];
+    cl_long strides[MAX_SLOTS];
+    int forwards = 0, backwards = 0;
+    for (unsigned k = 0; k < slots; k++) {
+      strides[k] = p->strides[k][d];
+      if (k < arrays && strides[k] > 0) forwards = 1;
+      if (k < arrays && strides[k] < 0) backwards = 1;
+    }
+    if (backwards && !forwards) {
+      for (unsigned k = 0; k < slots; k++) {
+        result.offset[k] += (cl_long)(extent - 1) * strides[k];
+        strides[k] = -strides[k];
+      }
+    }
+    int merges = kept > 0;
+    for (unsigned k = 0; k < slots && merges; k++) {
+      merges = result.strides[k][kept - 1] == strides[k] * (cl_long)extent;
+    }
+    if (merges) {
+      result.shape[kept - 1] *= extent;
+      for (unsigned k = 0; k < slots; k++) result.strides[k][kept - 1] = strides[k];
+      continue;
+    }
+    result.shape[kept] = extent;
+    for (unsigned k = 0; k < slots; k++) result.strides[k][kept] = strides[k];
+    kept++;
+  }
+  for (unsigned d = kept; d < CLGPU_MAX_RANK; d++) {
+    result.shape[d] = 1;
+    for (unsigned k = 0; k < slots; k++) result.strides[k][d] = 0;
+  }
+  result.rank = kept;
+  *p = result;
+}
+
+static int plan_is_contiguous(const plan *p, unsigned slots) {
+  if (p->rank == 0) return 1;
+  if (p->rank > 1) return 0;
+  for (unsigned k = 0; k < slots; k++) {
+    if (p->strides[k][0] != 1) return 0;
+  }
+  return 1;
+}
+
+static layout_key key_of(const plan *p, unsigned slots) {
+  layout_key key;
+  memset(&key, 0, sizeof key);
+  key.rank = p->rank;
+  for (unsigned d = 1; d < p->rank; d++) key.shape[d] = p->shape[d];
+  for (unsigned k = 0; k < slots; k++) {
+    for (unsigned d = 0; d < p->rank; d++) key.strides[k][d] = p->strides[k][d];
+  }
+  return key;
+}
+
+/* ---- programs ---- */
+
+typedef struct define_text {
+  char name[32];
+  char value[32];
+} define_text;
+
+static clgpu_status get_program(clgpu_elementwise *kernel, program_kind kind,
+                                const layout_key *key, clgpu_program **out) {
+  unsigned rank = kind == KIND_GENERIC ? CLGPU_MAX_RANK : kind == KIND_SPECIALISED ? key->rank : 0;
+  char *source = generate(kernel, kind, rank);
+  CLGPU__RETURN_ERROR_IF(!source, CLGPU_CL_OUT_OF_HOST_MEMORY,
+                         "clgpu_elementwise_run: out of host memory generating the kernel");
+  define_text texts[CLGPU_MAX_RANK * (MAX_SLOTS + 1)];
+  clgpu_define defines[CLGPU_MAX_RANK * (MAX_SLOTS + 1)];
+  size_t count = 0;
+  if (kind == KIND_SPECIALISED) {
+    for (unsigned d = 1; d < key->rank; d++) {
+      snprintf(texts[count].name, sizeof texts[count].name, "CLGPU_SHAPE_%u", d);
+      snprintf(texts[count].value, sizeof texts[count].value, "%lluUL",
+               (unsigned long long)key->shape[d]);
+      count++;
+    }
+    unsigned slots = kernel->num_arrays + (kernel->uses_index ? 1u : 0u);
+    for (unsigned k = 0; k < slots; k++) {
+      for (unsigned d = 0; d < key->rank; d++) {
+        if (k == kernel->num_arrays) {
+          snprintf(texts[count].name, sizeof texts[count].name, "CLGPU_ISTRIDE_%u", d);
+        } else {
+          snprintf(texts[count].name, sizeof texts[count].name, "CLGPU_STRIDE_%u_%u", k, d);
+        }
+        snprintf(texts[count].value, sizeof texts[count].value, "(%lldL)",
+                 (long long)key->strides[k][d]);
+        count++;
+      }
+    }
+  }
+  for (size_t n = 0; n < count; n++) {
+    defines[n].name = texts[n].name;
+    defines[n].value = texts[n].value;
+  }
+  clgpu_status status = clgpu_program_get(kernel->context, source, defines, count, NULL, out);
+  free(source);
+  if (status != CLGPU_SUCCESS) {
+    clgpu__append_error(" (clgpu_elementwise_run: the %s kernel)",
+                        kind == KIND_CONTIGUOUS    ? "contiguous"
+                        : kind == KIND_SPECIALISED ? "specialised"
+                                                   : "generic");
+  }
+  return status;
+}
+
+/* Decide which program serves a layout, under the lock: a table hit, a
+ * free slot, a promoted candidate (evicting the least recently used
+ * layout), or the generic kernel. For a layout to specialise, *program is
+ * NULL and *slot is where it goes (`held` for a free slot). */
+static program_kind choose(clgpu_elementwise *kernel, const layout_key *key, unsigned *slot,
+                           clgpu_program **program) {
+  uint64_t now = ++kernel->clock;
+  for (unsigned v = 0; v < kernel->held; v++) {
+    if (memcmp(&kernel->variants[v].key, key, sizeof *key) == 0 && kernel->variants[v].program) {
+      kernel->variants[v].last_used = now;
+      *slot = v;
+      *program = kernel->variants[v].program;
+      return KIND_SPECIALISED;
+    }
+  }
+  *program = NULL;
+  if (kernel->held < kernel->cap) {
+    *slot = kernel->held;
+    return KIND_SPECIALISED;
+  }
+  /* The table is full: count the layout among the candidates. */
+  unsigned c = 0;
+  while (c < kernel->num_candidates && memcmp(&kernel->candidates[c].key, key, sizeof *key) != 0) {
+    c++;
+  }
+  if (c == kernel->num_candidates) {
+    if (kernel->num_candidates < kernel->cap) {
+      kernel->num_candidates++;
+    } else {
+      unsigned oldest = 0;
+      for (unsigned n = 1; n < kernel->num_candidates; n++) {
+        if (kernel->candidates[n].last_seen < kernel->candidates[oldest].last_seen) oldest = n;
+      }
+      c = oldest;
+    }
+    kernel->candidates[c].key = *key;
+    kernel->candidates[c].runs = 0;
+  }
+  kernel->candidates[c].last_seen = now;
+  if (++kernel->candidates[c].runs < kernel->promote_after) return KIND_GENERIC;
+  /* Promoted: it takes the least recently used layout's slot. */
+  kernel->candidates[c] = kernel->candidates[--kernel->num_candidates];
+  unsigned victim = 0;
+  for (unsigned v = 1; v < kernel->held; v++) {
+    if (kernel->variants[v].last_used < kernel->variants[victim].last_used) victim = v;
+  }
+  *slot = victim;
+  return KIND_SPECIALISED;
+}
+
+/* The program for a plan, and its kind; building under the kernel's lock
+ * (other runs of this kernel object wait; the program cache keeps builds of
+ * one program in several kernel objects to one). */
+static clgpu_status program_for(clgpu_elementwise *kernel, const plan *p, unsigned slots,
+                                program_kind *kind, clgpu_program **out) {
+  clgpu_status status = CLGPU_SUCCESS;
+  pthread_mutex_lock(&kernel->lock);
+  if (plan_is_contiguous(p, slots)) {
+    *kind = KIND_CONTIGUOUS;
+    if (!kernel->contiguous) status = get_program(kernel, KIND_CONTIGUOUS, NULL, &kernel->contiguous);
+    *out = kernel->contiguous;
+    if (status == CLGPU_SUCCESS) kernel->stats.contiguous_runs++;
+    pthread_mutex_unlock(&kernel->lock);
+    return status;
+  }
+  layout_key key = key_of(p, slots);
+  unsigned slot = 0;
+  clgpu_program *program = NULL;
+  *kind = choose(kernel, &key, &slot, &program);
+  if (*kind == KIND_GENERIC) {
+    if (!kernel->generic) status = get_program(kernel, KIND_GENERIC, NULL, &kernel->generic);
+    program = kernel->generic;
+    if (status == CLGPU_SUCCESS) kernel->stats.generic_runs++;
+  } else if (!program) {
+    status = get_program(kernel, KIND_SPECIALISED, &key, &program);
+    if (status == CLGPU_SUCCESS) {
+      if (slot == kernel->held) {
+        kernel->held++;
+      } else {
+        kernel->stats.evictions++;
+      }
+      kernel->variants[slot].key = key;
+      kernel->variants[slot].program = program;
+      kernel->variants[slot].last_used = kernel->clock;
+      kernel->stats.specialisations++;
+    }
+  }
+  if (status == CLGPU_SUCCESS && *kind == KIND_SPECIALISED) kernel->stats.specialised_runs++;
+  pthread_mutex_unlock(&kernel->lock);
+  *out = program;
+  return status;
+}
+
+/* ---- the run ---- */
+
+static const char *run_name = "clgpu_elementwise_run";
+
+static clgpu_status check_values(clgpu_elementwise *kernel, const clgpu_elementwise_value *values,
+                                 cl_uint num_events, const cl_event *wait_list) {
+  CLGPU__RETURN_ERROR_IF(!kernel, CLGPU_INVALID_ARGUMENT, "%s: kernel is NULL", run_name);
+  CLGPU__RETURN_ERROR_IF(!values, CLGPU_INVALID_ARGUMENT, "%s: values is NULL", run_name);
+  CLGPU__FORWARD_IF_ERROR(clgpu__check_wait_list(num_events, wait_list, run_name));
+  const clgpu_array *first = NULL;
+  const char *first_name = NULL;
+  for (size_t a = 0; a < kernel->num_args; a++) {
+    const ew_arg *arg = &kernel->args[a];
+    const clgpu_elementwise_value *value = &values[a];
+    if (arg->kind == CLGPU_SCALAR) {
+      CLGPU__RETURN_ERROR_IF(!value->scalar, CLGPU_INVALID_ARGUMENT,
+                             "%s: scalar \"%s\" has no value (values[%zu].scalar is NULL)",
+                             run_name, arg->name, a);
+      CLGPU__RETURN_ERROR_IF(value->array, CLGPU_INVALID_ARGUMENT,
+                             "%s: scalar \"%s\" was given an array (values[%zu].array)", run_name,
+                             arg->name, a);
+      continue;
+    }
+    CLGPU__RETURN_ERROR_IF(!value->array, CLGPU_INVALID_ARGUMENT,
+                           "%s: array \"%s\" has no view (values[%zu].array is NULL)", run_name,
+                           arg->name, a);
+    CLGPU__RETURN_ERROR_IF(value->scalar, CLGPU_INVALID_ARGUMENT,
+                           "%s: array \"%s\" was given a scalar (values[%zu].scalar)", run_name,
+                           arg->name, a);
+    const clgpu_array *array = value->array;
+    clgpu_status status = clgpu_array_check(array);
+    if (status != CLGPU_SUCCESS) {
+      clgpu__append_error(" (%s: array \"%s\")", run_name, arg->name);
+      return status;
+    }
+    CLGPU__RETURN_ERROR_IF(array->type != arg->type, CLGPU_TYPE_MISMATCH,
+                           "%s: array \"%s\" is declared %s, and its view holds %s", run_name,
+                           arg->name, clgpu_type_cl_name(arg->type),
+                           clgpu_type_cl_name(array->type));
+    if (!first) {
+      first = array;
+      first_name = arg->name;
+    } else {
+      int same = first->rank == array->rank;
+      for (unsigned d = 0; same && d < array->rank; d++) same = first->shape[d] == array->shape[d];
+      if (!same) {
+        char one[200], other[200];
+        clgpu__describe_shape(first, one, sizeof one);
+        clgpu__describe_shape(array, other, sizeof other);
+        return clgpu__fail(CLGPU_SHAPE_MISMATCH,
+                           "%s: array \"%s\" has the shape %s and array \"%s\" the shape %s "
+                           "(broadcast with clgpu_array_broadcast first)",
+                           run_name, first_name, one, arg->name, other);
+      }
+    }
+    if (is_output_kind(arg->kind)) {
+      char label[NAME_LIMIT + 16];
+      snprintf(label, sizeof label, "output \"%s\"", arg->name);
+      CLGPU__FORWARD_IF_ERROR(clgpu__check_output_layout(array, run_name, label));
+      CLGPU__FORWARD_IF_ERROR(
+          clgpu__check_buffer(kernel->context, array->buffer, run_name, label, 1));
+    }
+    if (arg->kind != CLGPU_OUT) {
+      char label[NAME_LIMIT + 16];
+      snprintf(label, sizeof label, "input \"%s\"", arg->name);
+      CLGPU__FORWARD_IF_ERROR(
+          clgpu__check_buffer(kernel->context, array->buffer, run_name, label, 0));
+    }
+  }
+  for (size_t a = 0; a < kernel->num_args; a++) {
+    if (!is_output_kind(kernel->args[a].kind)) continue;
+    for (size_t b = 0; b < a; b++) {
+      if (!is_output_kind(kernel->args[b].kind)) continue;
+      CLGPU__RETURN_ERROR_IF(clgpu_may_alias(values[a].array, values[b].array),
+                             CLGPU_INVALID_OUTPUT, "%s: outputs \"%s\" and \"%s\" may overlap",
+                             run_name, kernel->args[b].name, kernel->args[a].name);
+    }
+  }
+  return CLGPU_SUCCESS;
+}
+
+/* Whether input `a` must go through a temporary: it may share bytes with
+ * an output whose view it is not exactly. */
+static int needs_staging(const clgpu_elementwise *kernel, const clgpu_elementwise_value *values,
+                         size_t a) {
+  if (kernel->args[a].kind != CLGPU_IN) return 0;
+  for (size_t b = 0; b < kernel->num_args; b++) {
+    if (!is_output_kind(kernel->args[b].kind)) continue;
+    if (clgpu_may_alias(values[a].array, values[b].array) &&
+        !clgpu_array_same(values[a].array, values[b].array)) {
+      return 1;
+    }
+  }
+  return 0;
+}
+
+/* The plan of the call over `views` (one per slot). */
+static clgpu_status plan_of(const clgpu_elementwise *kernel, const clgpu_array *const *views,
+                            plan *out) {
+  plan p;
+  memset(&p, 0, sizeof p);
+  const clgpu_array *shape = views[0];
+  p.rank = shape->rank;
+  p.count = 1;
+  for (unsigned d = 0; d < shape->rank; d++) {
+    p.shape[d] = shape->shape[d];
+    p.count *= shape->shape[d];
+  }
+  for (unsigned k = 0; k < kernel->num_arrays; k++) {
+    cl_ulong element_offset = 0;
+    clgpu_status status = clgpu__array_root(views[k], &p.buffer[k], &element_offset);
+    if (status != CLGPU_SUCCESS) {
+      clgpu__append_error(" (%s: array \"%s\")", run_name,
+                          kernel->args[kernel->array_arg[k]].name);
+      return status;
+    }
+    p.offset[k] = (cl_long)element_offset;
+    for (unsigned d = 0; d < p.rank; d++) p.strides[k][d] = (cl_long)views[k]->strides[d];
+  }
+  if (kernel->uses_index) {
+    cl_long stride = 1;
+    for (unsigned d = p.rank; d-- > 0;) {
+      p.strides[kernel->num_arrays][d] = stride;
+      stride *= (cl_long)p.shape[d];
+    }
+  }
+  unsigned slots = kernel->num_arrays + (kernel->uses_index ? 1u : 0u);
+  simplify(&p, slots, kernel->num_arrays, kernel->primary);
+  *out = p;
+  return CLGPU_SUCCESS;
+}
+
+/* The work-group size of the contiguous kernel: wide groups everywhere
+ * (POCL runs a group as one vectorised loop over its work-items, GPUs hide
+ * latency with them), at most 256 and what the kernel allows. */
+static clgpu_status contiguous_shape(const clgpu_context *context, cl_kernel kernel,
+                                     cl_ulong count, size_t *local, size_t *global) {
+  size_t group = clgpu__work_group_limit(context, 256);
+  size_t kernel_group_size = 0;
+  cl_int err = clGetKernelWorkGroupInfo(kernel, context->device, CL_KERNEL_WORK_GROUP_SIZE,
+                                        sizeof kernel_group_size, &kernel_group_size, NULL);
+  if (err != CL_SUCCESS) return clgpu__fail_cl(err, "clGetKernelWorkGroupInfo(elementwise)");
+  if (kernel_group_size > 0 && group > kernel_group_size) group = kernel_group_size;
+  if (group == 0) group = 1;
+  *local = group;
+  *global = (size_t)((count + group - 1) / group * group);
+  return CLGPU_SUCCESS;
+}
+
+static clgpu_status set_arguments(const clgpu_elementwise *kernel, cl_kernel cl,
+                                  program_kind kind, const plan *p,
+                                  const clgpu_elementwise_value *values, cl_ulong chunk) {
+  cl_uint index = 0;
+  cl_int err = CL_SUCCESS;
+  for (unsigned k = 0; k < kernel->num_arrays && err == CL_SUCCESS; k++) {
+    err = clSetKernelArg(cl, index++, sizeof(cl_mem), &p->buffer[k]);
+    if (err == CL_SUCCESS) err = clSetKernelArg(cl, index++, sizeof(cl_long), &p->offset[k]);
+  }
+  if (kernel->uses_index && err == CL_SUCCESS) {
+    err = clSetKernelArg(cl, index++, sizeof(cl_long), &p->offset[kernel->num_arrays]);
+  }
+  for (size_t a = 0; a < kernel->num_args && err == CL_SUCCESS; a++) {
+    if (kernel->args[a].kind != CLGPU_SCALAR) continue;
+    err = clSetKernelArg(cl, index++, clgpu_type_size(kernel->args[a].type), values[a].scalar);
+  }
+  if (err == CL_SUCCESS) err = clSetKernelArg(cl, index++, sizeof(cl_ulong), &p->count);
+  if (kind != KIND_CONTIGUOUS && err == CL_SUCCESS) {
+    err = clSetKernelArg(cl, index++, sizeof(cl_ulong), &chunk);
+  }
+  if (kind == KIND_GENERIC && err == CL_SUCCESS) {
+    /* The layout's dimensions at the back, padding of extent 1 in front. */
+    unsigned padding = CLGPU_MAX_RANK - p->rank;
+    cl_ulong8 shape;
+    for (unsigned d = 0; d < CLGPU_MAX_RANK; d++) {
+      shape.s[d] = d >= padding ? p->shape[d - padding] : 1;
+    }
+    err = clSetKernelArg(cl, index++, sizeof shape, &shape);
+    unsigned slots = kernel->num_arrays + (kernel->uses_index ? 1u : 0u);
+    for (unsigned k = 0; k < slots && err == CL_SUCCESS; k++) {
+      cl_long8 strides;
+      for (unsigned d = 0; d < CLGPU_MAX_RANK; d++) {
+        strides.s[d] = d >= padding ? p->strides[k][d - padding] : 0;
+      }
+      err = clSetKernelArg(cl, index++, sizeof strides, &strides);
+    }
+  }
+  if (err != CL_SUCCESS) return clgpu__fail_cl(err, "clSetKernelArg(clgpu_elementwise)");
+  return CLGPU_SUCCESS;
+}
+
+/* A cached kernel keeps no caller's buffer alive: its buffer arguments go
+ * back to NULL before it returns to the cache. */
+static void clear_buffers(const clgpu_elementwise *kernel, cl_kernel cl) {
+  cl_mem none = NULL;
+  for (unsigned k = 0; k < kernel->num_arrays; k++) {
+    clSetKernelArg(cl, 2 * k, sizeof none, &none);
+  }
+}
+
+clgpu_status clgpu_elementwise_run(clgpu_elementwise *kernel,
+                                   const clgpu_elementwise_value *values, cl_uint num_events,
+                                   const cl_event *wait_list, cl_event *event) {
+  CLGPU__FORWARD_IF_ERROR(check_values(kernel, values, num_events, wait_list));
+  clgpu_context *context = kernel->context;
+  const clgpu_array *views[MAX_ARRAYS];
+  for (unsigned k = 0; k < kernel->num_arrays; k++) views[k] = values[kernel->array_arg[k]].array;
+  if (clgpu_array_count(views[0]) == 0) {
+    pthread_mutex_lock(&kernel->lock);
+    kernel->stats.empty_runs++;
+    pthread_mutex_unlock(&kernel->lock);
+    clgpu__chain chain;
+    clgpu__chain_begin(&chain, num_events, wait_list);
+    return clgpu__chain_end(context, &chain, event);
+  }
+
+  /* Temporaries for inputs that overlap an output. */
+  clgpu_array staged[MAX_ARRAYS];
+  cl_mem temporaries[MAX_ARRAYS] = {NULL};
+  unsigned num_staged = 0;
+  clgpu_status status = CLGPU_SUCCESS;
+  for (unsigned k = 0; k < kernel->num_arrays && status == CLGPU_SUCCESS; k++) {
+    unsigned a = kernel->array_arg[k];
+    if (!needs_staging(kernel, values, a)) continue;
+    const clgpu_array *view = views[k];
+    size_t bytes = clgpu_array_count(view) * clgpu_type_size(view->type);
+    status = clgpu_buffer_create(context, CL_MEM_READ_WRITE, bytes, &temporaries[k]);
+    if (status != CLGPU_SUCCESS) {
+      temporaries[k] = NULL;
+      clgpu__append_error(" (%s: the temporary of %zu bytes for input \"%s\", which overlaps "
+                          "an output)",
+                          run_name, bytes, kernel->args[a].name);
+      break;
+    }
+    status = clgpu_array_nd(temporaries[k], 0, view->type, view->rank, view->shape,
+                            CLGPU_ROW_MAJOR, &staged[k]);
+    num_staged++;
+  }
+  const clgpu_array *planned[MAX_ARRAYS];
+  for (unsigned k = 0; k < kernel->num_arrays; k++) {
+    planned[k] = temporaries[k] ? &staged[k] : views[k];
+  }
+  plan p;
+  if (status == CLGPU_SUCCESS) status = plan_of(kernel, planned, &p);
+  unsigned slots = kernel->num_arrays + (kernel->uses_index ? 1u : 0u);
+  program_kind kind = KIND_CONTIGUOUS;
+  clgpu_program *program = NULL;
+  cl_kernel cl = NULL;
+  if (status == CLGPU_SUCCESS) status = program_for(kernel, &p, slots, &kind, &program);
+  if (status == CLGPU_SUCCESS) status = clgpu_kernel_acquire(program, "clgpu_elementwise", &cl);
+  cl_ulong chunk = 1;
+  size_t local = 1, global = 1;
+  if (status == CLGPU_SUCCESS) {
+    status = kind == KIND_CONTIGUOUS
+                 ? contiguous_shape(context, cl, p.count, &local, &global)
+                 : clgpu__strided_launch_shape(context, cl, p.count, &chunk, &local, &global);
+  }
+  if (status == CLGPU_SUCCESS) status = set_arguments(kernel, cl, kind, &p, values, chunk);
+
+  /* Enqueue: the temporaries' copies, then the kernel. */
+  clgpu__chain chain;
+  clgpu__chain_begin(&chain, num_events, wait_list);
+  for (unsigned k = 0; k < kernel->num_arrays && status == CLGPU_SUCCESS; k++) {
+    if (temporaries[k]) status = clgpu__chain_copy(context, &chain, &staged[k], views[k]);
+  }
+  if (status == CLGPU_SUCCESS) {
+    status = clgpu__chain_kernel(context, &chain, cl, global, local,
+                                 "clEnqueueNDRangeKernel(clgpu_elementwise)");
+  }
+  if (status == CLGPU_SUCCESS) {
+    status = clgpu__chain_end(context, &chain, event);
+  } else {
+    clgpu__chain_abandon(&chain);
+  }
+  if (cl) {
+    clear_buffers(kernel, cl);
+    clgpu_kernel_release(program, cl);
+  }
+  for (unsigned k = 0; k < kernel->num_arrays; k++) {
+    if (temporaries[k]) clgpu_buffer_release(context, temporaries[k]);
+  }
+  if (status == CLGPU_SUCCESS && num_staged) {
+    pthread_mutex_lock(&kernel->lock);
+    kernel->stats.staged_inputs += num_staged;
+    pthread_mutex_unlock(&kernel->lock);
+  }
+  return status;
+}

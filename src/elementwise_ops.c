@@ -1,0 +1,273 @@
+/* The built-in elementwise operations (elementwise.h: clgpu_convert,
+ * clgpu_axpby, clgpu_compare, clgpu_iota; and the strided case of
+ * clgpu_fill in copy.h). Each is an elementwise kernel object the context
+ * makes on first use, keyed by the operation and its types, and keeps until
+ * it is destroyed, so the variant table of each serves every call. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "internal.h"
+
+struct clgpu__builtin {
+  char key[64];
+  clgpu_elementwise *kernel;
+  struct clgpu__builtin *next;
+};
+
+void clgpu__builtins_destroy(clgpu_context *context) {
+  struct clgpu__builtin *entry = context->builtins;
+  while (entry) {
+    struct clgpu__builtin *next = entry->next;
+    clgpu_elementwise_destroy(entry->kernel);
+    free(entry);
+    entry = next;
+  }
+  context->builtins = NULL;
+}
+
+/* The context's kernel for `key`, made from the declaration on first use. */
+static clgpu_status builtin(clgpu_context *context, const char *key, size_t num_args,
+                            const clgpu_elementwise_arg *args, const char *operation,
+                            clgpu_elementwise **out) {
+  CLGPU__RETURN_ERROR_IF(!context->builtins_lock_ready, CLGPU_INTERNAL_ERROR,
+                         "the context's lock for built-in kernels could not be made");
+  pthread_mutex_lock(&context->builtins_lock);
+  struct clgpu__builtin *entry = context->builtins;
+  while (entry && strcmp(entry->key, key) != 0) entry = entry->next;
+  clgpu_status status = CLGPU_SUCCESS;
+  if (!entry) {
+    entry = calloc(1, sizeof *entry);
+    if (!entry) {
+      status = clgpu__fail(CLGPU_CL_OUT_OF_HOST_MEMORY, "out of host memory");
+    } else {
+      status = clgpu_elementwise_create(context, num_args, args, operation, NULL, &entry->kernel);
+      if (status == CLGPU_SUCCESS) {
+        snprintf(entry->key, sizeof entry->key, "%s", key);
+        entry->next = context->builtins;
+        context->builtins = entry;
+      } else {
+        free(entry);
+        entry = NULL;
+      }
+    }
+  }
+  if (entry) *out = entry->kernel;
+  pthread_mutex_unlock(&context->builtins_lock);
+  return status;
+}
+
+static int is_float(clgpu_type type) {
+  return type == CLGPU_HALF || type == CLGPU_FLOAT || type == CLGPU_DOUBLE;
+}
+
+static int is_signed_integer(clgpu_type type) {
+  return type == CLGPU_INT8 || type == CLGPU_INT16 || type == CLGPU_INT32 || type == CLGPU_INT64;
+}
+
+/* The unsigned type of an integer type's size, as a clgpu type. */
+static clgpu_type unsigned_of(size_t size) {
+  return size == 1 ? CLGPU_UINT8 : size == 2 ? CLGPU_UINT16 : size == 4 ? CLGPU_UINT32 : CLGPU_UINT64;
+}
+
+/* An argument check the built-ins share before they reach their kernel. */
+static clgpu_status check_common(clgpu_context *context, const char *who, const void *first,
+                                 const char *first_name) {
+  CLGPU__RETURN_ERROR_IF(!context, CLGPU_INVALID_ARGUMENT, "%s: context is NULL", who);
+  CLGPU__RETURN_ERROR_IF(!first, CLGPU_INVALID_ARGUMENT, "%s: %s is NULL", who, first_name);
+  return CLGPU_SUCCESS;
+}
+
+/* Run a built-in and name it in a failure's message. */
+static clgpu_status run_builtin(clgpu_elementwise *kernel, const clgpu_elementwise_value *values,
+                                cl_uint num_events, const cl_event *wait_list, cl_event *event,
+                                const char *who) {
+  clgpu_status status = clgpu_elementwise_run(kernel, values, num_events, wait_list, event);
+  if (status != CLGPU_SUCCESS) clgpu__append_error(" (in %s)", who);
+  return status;
+}
+
+/* ---- fill (strided views; copy.h) ---- */
+
+clgpu_status clgpu__fill_strided(clgpu_context *context, const clgpu_array *destination,
+                                 const void *value, cl_uint num_events, const cl_event *wait_list,
+                                 cl_event *event) {
+  size_t size = clgpu_type_size(destination->type);
+  clgpu_type bits = unsigned_of(size);
+  clgpu_array view;
+  CLGPU__FORWARD_IF_ERROR(clgpu_array_reinterpret(destination, bits, &view));
+  char key[64];
+  snprintf(key, sizeof key, "fill:%s", clgpu_type_cl_name(bits));
+  const clgpu_elementwise_arg args[] = {{"y", CLGPU_OUT, bits}, {"v", CLGPU_SCALAR, bits}};
+  clgpu_elementwise *kernel = NULL;
+  CLGPU__FORWARD_IF_ERROR(builtin(context, key, 2, args, "y = v", &kernel));
+  const clgpu_elementwise_value values[] = {{&view, NULL}, {NULL, value}};
+  return run_builtin(kernel, values, num_events, wait_list, event, "clgpu_fill");
+}
+
+/* ---- convert ---- */
+
+/* The operation converting `s` of type `from` into `d` of type `to`. */
+static void convert_operation(clgpu_type to, clgpu_type from, char *text, size_t size) {
+  const char *target = clgpu_type_cl_name(to);
+  if (to == CLGPU_HALF) {
+    if (from == CLGPU_DOUBLE) {
+      /* Round to float toward zero and make it odd when inexact: rounding
+       * that to half then rounds as a direct rounding would (round to odd
+       * keeps the sticky information for the 11-bit rounding after it). */
+      snprintf(text, size,
+               "float clgpu_f = convert_float_rtz(s);"
+               " if ((double)clgpu_f != s && !isnan(s)) clgpu_f = as_float(as_uint(clgpu_f) | 1u);"
+               " d = clgpu_f");
+    } else {
+      snprintf(text, size, "d = convert_float_rte(s)");
+    }
+  } else if (is_float(to)) {
+    snprintf(text, size, "d = convert_%s_rte(s)", target);
+  } else if (is_float(from)) {
+    snprintf(text, size, "d = convert_%s_sat_rtz(s)", target);
+  } else if (is_signed_integer(to)) {
+    /* Through the unsigned type of the target's size: modular, then the
+     * same bits as the signed type. */
+    snprintf(text, size, "d = as_%s(convert_%s(s))", target,
+             clgpu_type_cl_name(unsigned_of(clgpu_type_size(to))));
+  } else {
+    snprintf(text, size, "d = convert_%s(s)", target);
+  }
+}
+
+clgpu_status clgpu_convert(clgpu_context *context, const clgpu_array *destination,
+                           const clgpu_array *source, cl_uint num_events,
+                           const cl_event *wait_list, cl_event *event) {
+  const char *who = "clgpu_convert";
+  CLGPU__FORWARD_IF_ERROR(check_common(context, who, destination, "destination"));
+  CLGPU__RETURN_ERROR_IF(!source, CLGPU_INVALID_ARGUMENT, "%s: source is NULL", who);
+  CLGPU__RETURN_ERROR_IF(clgpu_type_size(destination->type) == 0 ||
+                             clgpu_type_size(source->type) == 0,
+                         CLGPU_INVALID_ARGUMENT, "%s: a view has an unknown element type", who);
+  if (destination->type == source->type) {
+    clgpu_status status = clgpu_copy(context, destination, source, num_events, wait_list, event);
+    if (status != CLGPU_SUCCESS) clgpu__append_error(" (in %s)", who);
+    return status;
+  }
+  char key[64], operation[256];
+  snprintf(key, sizeof key, "convert:%s:%s", clgpu_type_cl_name(destination->type),
+           clgpu_type_cl_name(source->type));
+  convert_operation(destination->type, source->type, operation, sizeof operation);
+  const clgpu_elementwise_arg args[] = {{"d", CLGPU_OUT, destination->type},
+                                        {"s", CLGPU_IN, source->type}};
+  clgpu_elementwise *kernel = NULL;
+  CLGPU__FORWARD_IF_ERROR(builtin(context, key, 2, args, operation, &kernel));
+  const clgpu_elementwise_value values[] = {{destination, NULL}, {source, NULL}};
+  return run_builtin(kernel, values, num_events, wait_list, event, who);
+}
+
+/* ---- axpby ---- */
+
+/* The arithmetic type of integer operations: unsigned, so that it wraps,
+ * and at least 32 bits wide, so that narrow operands never overflow int. */
+static const char *wrapping_type(clgpu_type type) {
+  return clgpu_type_size(type) == 8 ? "ulong" : "uint";
+}
+
+static clgpu_type scalar_type(clgpu_type type) { return type == CLGPU_HALF ? CLGPU_FLOAT : type; }
+
+clgpu_status clgpu_axpby(clgpu_context *context, const clgpu_array *out, const void *alpha,
+                         const clgpu_array *x, const void *beta, const clgpu_array *y,
+                         cl_uint num_events, const cl_event *wait_list, cl_event *event) {
+  const char *who = "clgpu_axpby";
+  CLGPU__FORWARD_IF_ERROR(check_common(context, who, out, "out"));
+  CLGPU__RETURN_ERROR_IF(!x || !y, CLGPU_INVALID_ARGUMENT, "%s: x and y must not be NULL", who);
+  CLGPU__RETURN_ERROR_IF(!alpha || !beta, CLGPU_INVALID_ARGUMENT,
+                         "%s: alpha and beta must not be NULL", who);
+  CLGPU__RETURN_ERROR_IF(clgpu_type_size(out->type) == 0, CLGPU_INVALID_ARGUMENT,
+                         "%s: out has an unknown element type", who);
+  CLGPU__RETURN_ERROR_IF(x->type != out->type || y->type != out->type, CLGPU_TYPE_MISMATCH,
+                         "%s: out holds %s, x %s and y %s; all three must be one type", who,
+                         clgpu_type_cl_name(out->type), clgpu_type_cl_name(x->type),
+                         clgpu_type_cl_name(y->type));
+  clgpu_type type = out->type;
+  char key[64], operation[256];
+  snprintf(key, sizeof key, "axpby:%s", clgpu_type_cl_name(type));
+  if (is_float(type)) {
+    snprintf(operation, sizeof operation, "r = alpha * x + beta * y");
+  } else {
+    const char *w = wrapping_type(type);
+    snprintf(operation, sizeof operation,
+             "r = (%s)((%s)alpha * (%s)x + (%s)beta * (%s)y)", clgpu_type_cl_name(type), w, w,
+             w, w);
+  }
+  const clgpu_elementwise_arg args[] = {{"r", CLGPU_OUT, type},
+                                        {"alpha", CLGPU_SCALAR, scalar_type(type)},
+                                        {"x", CLGPU_IN, type},
+                                        {"beta", CLGPU_SCALAR, scalar_type(type)},
+                                        {"y", CLGPU_IN, type}};
+  clgpu_elementwise *kernel = NULL;
+  CLGPU__FORWARD_IF_ERROR(builtin(context, key, 5, args, operation, &kernel));
+  const clgpu_elementwise_value values[] = {
+      {out, NULL}, {NULL, alpha}, {x, NULL}, {NULL, beta}, {y, NULL}};
+  return run_builtin(kernel, values, num_events, wait_list, event, who);
+}
+
+/* ---- compare ---- */
+
+clgpu_status clgpu_compare(clgpu_context *context, const clgpu_array *mask, const clgpu_array *x,
+                           clgpu_comparison comparison, const clgpu_array *y, cl_uint num_events,
+                           const cl_event *wait_list, cl_event *event) {
+  const char *who = "clgpu_compare";
+  CLGPU__FORWARD_IF_ERROR(check_common(context, who, mask, "mask"));
+  CLGPU__RETURN_ERROR_IF(!x || !y, CLGPU_INVALID_ARGUMENT, "%s: x and y must not be NULL", who);
+  static const char *const operators[] = {NULL, "<", "<=", "==", "!=", ">", ">="};
+  CLGPU__RETURN_ERROR_IF(comparison < CLGPU_LESS || comparison > CLGPU_GREATER_EQUAL,
+                         CLGPU_INVALID_ARGUMENT, "%s: unknown comparison %d", who,
+                         (int)comparison);
+  CLGPU__RETURN_ERROR_IF(mask->type != CLGPU_UINT8, CLGPU_TYPE_MISMATCH,
+                         "%s: the mask holds %s; it must be uchar (CLGPU_UINT8)", who,
+                         clgpu_type_cl_name(mask->type));
+  CLGPU__RETURN_ERROR_IF(clgpu_type_size(x->type) == 0, CLGPU_INVALID_ARGUMENT,
+                         "%s: x has an unknown element type", who);
+  CLGPU__RETURN_ERROR_IF(x->type != y->type, CLGPU_TYPE_MISMATCH,
+                         "%s: x holds %s and y %s", who, clgpu_type_cl_name(x->type),
+                         clgpu_type_cl_name(y->type));
+  char key[64], operation[64];
+  snprintf(key, sizeof key, "compare:%s:%d", clgpu_type_cl_name(x->type), (int)comparison);
+  snprintf(operation, sizeof operation, "m = (x %s y) ? (uchar)1 : (uchar)0",
+           operators[comparison]);
+  const clgpu_elementwise_arg args[] = {
+      {"m", CLGPU_OUT, CLGPU_UINT8}, {"x", CLGPU_IN, x->type}, {"y", CLGPU_IN, x->type}};
+  clgpu_elementwise *kernel = NULL;
+  CLGPU__FORWARD_IF_ERROR(builtin(context, key, 3, args, operation, &kernel));
+  const clgpu_elementwise_value values[] = {{mask, NULL}, {x, NULL}, {y, NULL}};
+  return run_builtin(kernel, values, num_events, wait_list, event, who);
+}
+
+/* ---- iota ---- */
+
+clgpu_status clgpu_iota(clgpu_context *context, const clgpu_array *out, const void *start,
+                        const void *step, cl_uint num_events, const cl_event *wait_list,
+                        cl_event *event) {
+  const char *who = "clgpu_iota";
+  CLGPU__FORWARD_IF_ERROR(check_common(context, who, out, "out"));
+  CLGPU__RETURN_ERROR_IF(!start || !step, CLGPU_INVALID_ARGUMENT,
+                         "%s: start and step must not be NULL", who);
+  CLGPU__RETURN_ERROR_IF(clgpu_type_size(out->type) == 0, CLGPU_INVALID_ARGUMENT,
+                         "%s: out has an unknown element type", who);
+  clgpu_type type = out->type;
+  char key[64], operation[160];
+  snprintf(key, sizeof key, "iota:%s", clgpu_type_cl_name(type));
+  if (is_float(type)) {
+    const char *arithmetic = clgpu_type_cl_name(scalar_type(type));
+    snprintf(operation, sizeof operation, "r = start + (%s)i * step", arithmetic);
+  } else {
+    const char *w = wrapping_type(type);
+    snprintf(operation, sizeof operation, "r = (%s)((%s)start + (%s)i * (%s)step)",
+             clgpu_type_cl_name(type), w, w, w);
+  }
+  const clgpu_elementwise_arg args[] = {{"r", CLGPU_OUT, type},
+                                        {"start", CLGPU_SCALAR, scalar_type(type)},
+                                        {"step", CLGPU_SCALAR, scalar_type(type)}};
+  clgpu_elementwise *kernel = NULL;
+  CLGPU__FORWARD_IF_ERROR(builtin(context, key, 3, args, operation, &kernel));
+  const clgpu_elementwise_value values[] = {{out, NULL}, {NULL, start}, {NULL, step}};
+  return run_builtin(kernel, values, num_events, wait_list, event, who);
+}

@@ -62,18 +62,6 @@ typedef struct {
 typedef uchar value_t;
 #endif
 
-/* ---- the index sequence of a sort permutation ---- */
-
-__kernel void clgpu_sort_iota(__global uchar *values, ulong values_at, ulong n, int wide) {
-  ulong i = get_global_id(0);
-  if (i >= n) return;
-  if (wide) {
-    AT(ulong, values, values_at)[i] = i;
-  } else {
-    AT(uint, values, values_at)[i] = (uint)i;
-  }
-}
-
 /* ---- the order of built-in keys ---- */
 
 #if defined(CLGPU_RADIX) || (defined(CLGPU_MERGE) && !defined(CLGPU_COMPARE_EXPR))

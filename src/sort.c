@@ -381,7 +381,6 @@ static const unsigned char places_buffers[] = {0, 2, 4, 6, 255};
 static const unsigned char pass_buffers[] = {0, 2, 4, 6, 8, 15, 255};
 static const unsigned char finish_buffers[] = {0, 2, 4, 6, 8, 255};
 static const unsigned char scan_buffers[] = {0, 4, 255};
-static const unsigned char first_buffer[] = {0, 255};
 static const unsigned char gather_buffers[] = {0, 4, 8, 255};
 
 static clgpu_status take_kernel(held_kernels *held, clgpu_program *program, const char *name,
@@ -612,19 +611,23 @@ static clgpu_status run_merge(clgpu_context *context, const sort_plan *plan, clg
   return CLGPU_SUCCESS;
 }
 
-/* The index sequence 0, 1, ... into a permutation's place. */
-static clgpu_status run_iota(clgpu_context *context, const sort_plan *plan, clgpu_program *program,
-                             held_kernels *held, clgpu__chain *chain, place values) {
-  cl_kernel iota = NULL;
-  CLGPU__FORWARD_IF_ERROR(take_kernel(held, program, "clgpu_sort_iota", first_buffer, &iota));
-  cl_ulong n = plan->n;
-  cl_int wide = plan->value_bytes == 8;
-  clgpu__kernel_arg args[] = {ARG(values.buffer), ARG(values.at), ARG(n), ARG(wide)};
-  CLGPU__FORWARD_IF_ERROR(clgpu__set_args(iota, 0, args, 4, "clgpu_sort_iota"));
-  size_t group = device_group(context);
-  if (group > 64) group = 64;
-  return clgpu__chain_kernel(context, chain, iota, round_up(plan->n, group), group,
-                             "clEnqueueNDRangeKernel(clgpu_sort_iota)");
+/* The index sequence 0, 1, ... into a permutation's place: the context's
+ * built-in iota over a 1-D view of the place. */
+static clgpu_status run_iota(clgpu_context *context, const sort_plan *plan, clgpu__chain *chain,
+                             place values) {
+  int wide = plan->value_bytes == 8;
+  clgpu_array view;
+  CLGPU__FORWARD_IF_ERROR(clgpu_array_1d(values.buffer, (size_t)values.at,
+                                         wide ? CLGPU_UINT64 : CLGPU_UINT32, plan->n, &view));
+  cl_ulong wide_start = 0, wide_step = 1;
+  cl_uint start = 0, step = 1;
+  cl_event made = NULL;
+  CLGPU__FORWARD_IF_ERROR(clgpu_iota(context, &view, wide ? (const void *)&wide_start : &start,
+                                     wide ? (const void *)&wide_step : &step,
+                                     clgpu__chain_wait_count(chain), clgpu__chain_wait_list(chain),
+                                     &made));
+  clgpu__chain_push(chain, made);
+  return CLGPU_SUCCESS;
 }
 
 /* Sort or argsort, after the checks: stage, sort, unstage. */
@@ -697,7 +700,7 @@ static clgpu_status run_sort(clgpu_context *context, const sort_plan *plan, cons
     at.values[1] = values ? slot(&scratch, SORT_VALUES_ALTERNATE, at.values[0].buffer) : at.keys[1];
   }
   if (status == CLGPU_SUCCESS && plan->permutation && plan->n > 0) {
-    status = run_iota(context, plan, program, &held, &chain, at.values[0]);
+    status = run_iota(context, plan, &chain, at.values[0]);
   }
   if (status == CLGPU_SUCCESS && plan->n > 1) {
     if (plan->algorithm == CLGPU_ALGORITHM_RADIX) {

@@ -393,6 +393,94 @@ static void every_failure_of_the_sorts(void **state) {
   }
 }
 
+/* The elementwise family: an elementwise run whose input overlaps its
+ * output (a temporary, its copy, a specialised program, the kernel), a
+ * packed strided read and write (a temporary, the copy program, the
+ * transfer), a strided fill (a built-in kernel) and a conversion. */
+typedef enum elementwise_call_kind {
+  ELEMENTWISE_OVERLAP,
+  ELEMENTWISE_READ,
+  ELEMENTWISE_WRITE,
+  ELEMENTWISE_FILL,
+  ELEMENTWISE_CONVERT,
+} elementwise_call_kind;
+
+static outcome elementwise_call(void *argument) {
+  elementwise_call_kind kind = *(const elementwise_call_kind *)argument;
+  clgpu_context_options options = {0};
+  options.disk_cache = CLGPU_DISK_CACHE_OFF;
+  clgpu_context *context = NULL;
+  clgpu_status status = clgpu_context_create(&options, &context);
+  if (status != CLGPU_SUCCESS) return done(status, "clgpu_context_create");
+  const size_t n = 3000;
+  const char *call = "clgpu_buffer_create";
+  cl_mem buffer = NULL;
+  cl_uint host[3000] = {0};
+  status = clgpu_buffer_create(context, CL_MEM_READ_WRITE, 2 * n * sizeof(cl_uint), &buffer);
+  if (status == CLGPU_SUCCESS) {
+    clgpu_array whole, head, tail, strided, floats;
+    clgpu_slice every_other = {0, CLGPU_SLICE_END, 2};
+    assert_int_equal(clgpu_array_1d(buffer, 0, CLGPU_UINT32, 2 * n, &whole), CLGPU_SUCCESS);
+    assert_int_equal(clgpu_array_1d(buffer, 0, CLGPU_UINT32, n, &head), CLGPU_SUCCESS);
+    assert_int_equal(clgpu_array_1d(buffer, sizeof(cl_uint), CLGPU_UINT32, n, &tail),
+                     CLGPU_SUCCESS);
+    assert_int_equal(clgpu_array_slice(&whole, &every_other, &strided), CLGPU_SUCCESS);
+    assert_int_equal(clgpu_array_1d(buffer, n * sizeof(cl_uint), CLGPU_FLOAT, n, &floats),
+                     CLGPU_SUCCESS);
+    cl_event sentinel = (cl_event)&call, event = sentinel;
+    cl_uint value = 7;
+    if (kind == ELEMENTWISE_OVERLAP) {
+      call = "clgpu_elementwise_run";
+      const clgpu_elementwise_arg args[] = {{"y", CLGPU_OUT, CLGPU_UINT32},
+                                            {"x", CLGPU_IN, CLGPU_UINT32}};
+      clgpu_elementwise *kernel = NULL;
+      assert_int_equal(clgpu_elementwise_create(context, 2, args, "y = x + 1u", NULL, &kernel),
+                       CLGPU_SUCCESS);
+      const clgpu_elementwise_value values[] = {{&tail, NULL}, {&head, NULL}};
+      status = clgpu_elementwise_run(kernel, values, 0, NULL, &event);
+      clgpu_elementwise_destroy(kernel);
+    } else if (kind == ELEMENTWISE_READ) {
+      call = "clgpu_array_read";
+      status = clgpu_array_read(context, &strided, host, sizeof host, CL_TRUE, 0, NULL, &event);
+    } else if (kind == ELEMENTWISE_WRITE) {
+      call = "clgpu_array_write";
+      status = clgpu_array_write(context, &strided, host, sizeof host, CL_FALSE, 0, NULL, &event);
+    } else if (kind == ELEMENTWISE_FILL) {
+      call = "clgpu_fill";
+      status = clgpu_fill(context, &strided, &value, 0, NULL, &event);
+    } else {
+      call = "clgpu_convert";
+      status = clgpu_convert(context, &floats, &head, 0, NULL, &event);
+    }
+    if (status == CLGPU_SUCCESS) {
+      assert_int_equal(clWaitForEvents(1, &event), CL_SUCCESS);
+      clReleaseEvent(event);
+    } else {
+      assert_true(event == sentinel);
+    }
+  }
+  clgpu_buffer_release(context, buffer);
+  clgpu_context_destroy(context);
+  return done(status, status == CLGPU_SUCCESS ? NULL : call);
+}
+
+static void every_failure_of_the_elementwise_family(void **state) {
+  (void)state;
+  elementwise_call_kind kinds[] = {ELEMENTWISE_OVERLAP, ELEMENTWISE_READ, ELEMENTWISE_WRITE,
+                                   ELEMENTWISE_FILL, ELEMENTWISE_CONVERT};
+  const char *labels[] = {"overlapping elementwise run", "packed strided read",
+                          "packed strided write", "strided fill", "conversion"};
+  /* Context, queue and the buffer, then: the overlapping run a temporary,
+   * its (contiguous: clEnqueueCopyBuffer) copy, the elementwise program,
+   * build, kernel and enqueue; the packed read and write a temporary, the
+   * strided copy's program, build, kernel and enqueue, and the transfer;
+   * the fill and the conversion a program, build, kernel and enqueue. */
+  long least[] = {9, 9, 9, 7, 7};
+  for (int i = 0; i < 5; i++) {
+    assert_true(fail_each_point(labels[i], elementwise_call, &kinds[i], 0) >= least[i]);
+  }
+}
+
 int main(void) {
   clgpu_context *context = NULL;
   if (clgpu_context_create(NULL, &context) == CLGPU_SUCCESS) {
@@ -408,6 +496,7 @@ int main(void) {
       cmocka_unit_test(every_failure_of_an_overlapping_copy),
       cmocka_unit_test(every_failure_of_reduce_scan_findall),
       cmocka_unit_test(every_failure_of_the_sorts),
+      cmocka_unit_test(every_failure_of_the_elementwise_family),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

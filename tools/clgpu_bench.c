@@ -16,10 +16,15 @@
  *                       (measured in the same run with plain kernels), CPU
  *                       baselines, and Boost.Compute's equivalents when the
  *                       build found Boost (bench_boost.cpp, Meson feature
- *                       boost_compute); every result checked against the host
+ *                       boost_compute); every result checked against the host;
+ *                       and elementwise kernels (contiguous,
+ *                       strided, transposed) and strided copies, each beside a
+ *                       peer in the same run (a hand-written kernel, the
+ *                       contiguous case, clEnqueueCopyBuffer)
  */
 #include <ctype.h>
 #include <errno.h>
+#include <float.h>
 #include <math.h>
 #include <pthread.h>
 #include <stdarg.h>
@@ -46,7 +51,9 @@ static const char usage_text[] =
     "  run                  time reduce, count_if, scan, findall, copies and sorts\n"
     "                       (radix_sort, sort_by_key, merge_sort, argsort) per type\n"
     "                       and size beside the device's read and copy bandwidth,\n"
-    "                       a CPU baseline and Boost.Compute; results checked\n"
+    "                       a CPU baseline and Boost.Compute; results checked;\n"
+    "                       and elementwise kernels and strided copies beside a\n"
+    "                       hand-written kernel and clEnqueueCopyBuffer\n"
     "\n"
     "The device is chosen by CLGPU_DEVICE (\"P:D\", a flat index, or part of a\n"
     "platform or device name), else the first GPU, accelerator or CPU.\n"
@@ -294,6 +301,13 @@ enum {
   OP_SORT_BY_KEY,
   OP_MERGE_SORT,
   OP_ARGSORT,
+  /* Elementwise kernels (elementwise.h) and strided copies (copy.h), each
+   * timed beside a peer in the same run (op_info.peer). */
+  OP_ELEMENTWISE,
+  OP_ELEMENTWISE_STRIDED,
+  OP_ELEMENTWISE_TRANSPOSED,
+  OP_STRIDED_COPY,
+  OP_STRIDED_COPY_TRANSPOSED,
   NUM_OPS
 };
 
@@ -305,6 +319,7 @@ static const size_t default_sizes[] = {(size_t)1 << 20, (size_t)16 << 20};
 /* Types by their index in host_types (bits of op_info.default_types). */
 #define TYPES_UINT32 1u
 #define TYPES_FLOAT 2u
+#define TYPES_ALL 0x1fu /* every entry of host_types */
 
 /* Sorts at this many elements or more run fewer calls by default (their
  * qsort baseline alone takes seconds a call): SORT_LARGE_REPEAT timed calls
@@ -321,32 +336,55 @@ typedef struct op_info {
   int sort;               /* a sort: refilled before every call, sort baselines */
   unsigned default_types; /* the types it runs at when --types is not given */
   unsigned default_sizes; /* the sizes it runs at when --sizes is not given */
+  /* The types it runs at at all: others are skipped even when --types names
+   * them (with a note on stderr). */
+  unsigned supported_types;
+  int in_default;     /* part of the run when --ops is not given (all are, for now) */
+  const char *select; /* another --ops name that selects it too; NULL: none */
+  int two_d;          /* over an s x s array, s = floor(sqrt(n)) */
+  const char *peer;   /* what it is timed beside in the same run; NULL: nothing */
 } op_info;
 
 #define ALL_DEFAULT_TYPES (TYPES_UINT32 | TYPES_FLOAT)
 
 static const op_info op_table[NUM_OPS] = {
-    {"read", -1, BENCH_BOOST_NONE, "C read loop, all threads", 0, ALL_DEFAULT_TYPES, SIZES_16M},
-    {"copy_kernel", -1, BENCH_BOOST_NONE, "memcpy", 0, ALL_DEFAULT_TYPES, SIZES_16M},
-    {"reduce", OP_READ, BENCH_BOOST_REDUCE, "C loop, all threads", 0, ALL_DEFAULT_TYPES, SIZES_16M},
+    {"read", -1, BENCH_BOOST_NONE, "C read loop, all threads", 0, ALL_DEFAULT_TYPES, SIZES_16M,
+     TYPES_ALL, 1, NULL, 0, NULL},
+    {"copy_kernel", -1, BENCH_BOOST_NONE, "memcpy", 0, ALL_DEFAULT_TYPES, SIZES_16M, TYPES_ALL, 1,
+     NULL, 0, NULL},
+    {"reduce", OP_READ, BENCH_BOOST_REDUCE, "C loop, all threads", 0, ALL_DEFAULT_TYPES, SIZES_16M,
+     TYPES_ALL, 1, NULL, 0, NULL},
     {"count_if", OP_READ, BENCH_BOOST_COUNT_IF, "C loop, all threads", 0, ALL_DEFAULT_TYPES,
-     SIZES_16M},
+     SIZES_16M, TYPES_ALL, 1, NULL, 0, NULL},
     {"scan", OP_COPY_KERNEL, BENCH_BOOST_INCLUSIVE_SCAN, "C loop, one thread", 0, ALL_DEFAULT_TYPES,
-     SIZES_16M},
-    {"findall", OP_READ, BENCH_BOOST_COPY_IF, "C loop, one thread", 0, ALL_DEFAULT_TYPES,
-     SIZES_16M},
+     SIZES_16M, TYPES_ALL, 1, NULL, 0, NULL},
+    {"findall", OP_READ, BENCH_BOOST_COPY_IF, "C loop, one thread", 0, ALL_DEFAULT_TYPES, SIZES_16M,
+     TYPES_ALL, 1, NULL, 0, NULL},
     {"copy", OP_COPY_KERNEL, BENCH_BOOST_COPY, "C loop, one thread", 0, ALL_DEFAULT_TYPES,
-     SIZES_16M},
+     SIZES_16M, TYPES_ALL, 1, NULL, 0, NULL},
     {"copy_strided", OP_COPY_KERNEL, BENCH_BOOST_REVERSE_COPY, "C loop, one thread", 0,
-     ALL_DEFAULT_TYPES, SIZES_16M},
+     ALL_DEFAULT_TYPES, SIZES_16M, TYPES_ALL, 1, NULL, 0, NULL},
     {"radix_sort", OP_COPY_KERNEL, BENCH_BOOST_SORT, "LSD radix, one thread", 1, ALL_DEFAULT_TYPES,
-     SIZES_1M | SIZES_16M},
+     SIZES_1M | SIZES_16M, TYPES_ALL, 1, NULL, 0, NULL},
     {"sort_by_key", OP_COPY_KERNEL, BENCH_BOOST_SORT_BY_KEY, "LSD radix, one thread", 1,
-     TYPES_UINT32, SIZES_1M | SIZES_16M},
+     TYPES_UINT32, SIZES_1M | SIZES_16M, TYPES_ALL, 1, NULL, 0, NULL},
     {"merge_sort", OP_COPY_KERNEL, BENCH_BOOST_SORT_COMPARE, "LSD radix, one thread", 1,
-     TYPES_FLOAT, SIZES_1M | SIZES_16M},
+     TYPES_FLOAT, SIZES_1M | SIZES_16M, TYPES_ALL, 1, NULL, 0, NULL},
     {"argsort", OP_COPY_KERNEL, BENCH_BOOST_ARGSORT, "LSD radix, one thread", 1, TYPES_UINT32,
-     SIZES_1M},
+     SIZES_1M, TYPES_ALL, 1, NULL, 0, NULL},
+    /* Timed beside a peer (with them the default run takes about 40 s on a
+     * 2-core POCL CPU device, against 30 s without). */
+    {"elementwise", OP_COPY_KERNEL, BENCH_BOOST_NONE, "C loop, one thread", 0, ALL_DEFAULT_TYPES,
+     SIZES_16M, TYPES_ALL, 1, NULL, 0, "hand-written kernel"},
+    {"elementwise_strided", OP_COPY_KERNEL, BENCH_BOOST_NONE, "C loop, one thread", 0, TYPES_FLOAT,
+     SIZES_16M, TYPES_FLOAT | TYPES_UINT32, 1, NULL, 1, "contiguous y = x * x"},
+    {"elementwise_transposed", OP_COPY_KERNEL, BENCH_BOOST_NONE, "C loop, one thread", 0,
+     TYPES_FLOAT, SIZES_16M, TYPES_FLOAT | TYPES_UINT32, 1, NULL, 1, "contiguous y = x * x"},
+    {"strided_copy", OP_COPY_KERNEL, BENCH_BOOST_NONE, "C loop, one thread", 0, TYPES_FLOAT,
+     SIZES_16M, TYPES_FLOAT | TYPES_UINT32, 1, NULL, 0, "clEnqueueCopyBuffer"},
+    {"strided_copy_transposed", OP_COPY_KERNEL, BENCH_BOOST_NONE, "C loop, one thread", 0,
+     TYPES_FLOAT, SIZES_16M, TYPES_FLOAT | TYPES_UINT32, 1, "strided_copy", 1,
+     "clEnqueueCopyBuffer"},
 };
 
 /* What the sorts compare with (merge_sort goes through clgpu's comparator
@@ -358,6 +396,20 @@ static const op_info op_table[NUM_OPS] = {
 typedef struct check_message {
   char text[512];
 } check_message;
+
+/* A 2-D view of host memory, in elements: element (r, k) of the view is
+ * base[first + r * row_stride + k * column_stride], written row-major into a
+ * contiguous output (rows * columns elements). A 1-D view is one row. */
+typedef struct elementwise_layout {
+  size_t rows, columns;
+  ptrdiff_t row_stride, column_stride;
+  size_t first;
+} elementwise_layout;
+
+static size_t layout_at(const elementwise_layout *l, size_t r, size_t k) {
+  return (size_t)((ptrdiff_t)l->first + (ptrdiff_t)r * l->row_stride +
+                  (ptrdiff_t)k * l->column_stride);
+}
 
 typedef struct host_type {
   const char *name; /* as --types takes it */
@@ -386,6 +438,15 @@ typedef struct host_type {
   int (*compare_pair)(const void *a, const void *b); /* ties broken by value: stable */
   size_t pair_size;
   void (*make_pairs)(const void *keys, const uint32_t *values, void *pairs, size_t n);
+  /* The elementwise ops (elementwise_layout describes a 2-D view of host
+   * memory): y = a * x + z over n elements; y = x * x over a view into a
+   * contiguous y; and their checks (0 when right, else 1 with *message). */
+  void (*axpy)(const void *a, const void *x, const void *z, void *y, size_t n);
+  int (*check_axpy)(const void *a, const void *x, const void *z, const void *y, size_t n,
+                    check_message *message);
+  void (*square)(const void *x, const struct elementwise_layout *layout, void *y);
+  int (*check_square)(const void *x, const struct elementwise_layout *layout, const void *y,
+                      check_message *message);
 } host_type;
 
 enum { KIND_UNSIGNED, KIND_SIGNED, KIND_FLOAT };
@@ -575,6 +636,117 @@ HOST_TYPE_FUNCTIONS(uint64, uint64_t, uint64_t, x < 1844674407370955162ull, 0, "
 HOST_TYPE_FUNCTIONS(float, float, float, x < 0.1f, FLOAT_TOLERANCE, "%.9g", (double))
 HOST_TYPE_FUNCTIONS(double, double, double, x < 0.1, DOUBLE_TOLERANCE, "%.17g", (double))
 
+/* The elementwise ops' host side. T: the element, U: the type arithmetic is
+ * done in (unsigned for integers, so that it wraps as the device's does),
+ * EPS: the float type's epsilon (0: integers, exact). a * x + z may be
+ * contracted into an fma on the device (OpenCL C allows it), so floats are
+ * checked against the exact value (in double) within 2 epsilon of |a*x| +
+ * |z|; x * x is one correctly rounded multiplication: exact. */
+#define ELEMENTWISE_TYPE_FUNCTIONS(S, T, U, EPS, PF, PC)                                          \
+  static void S##_axpy(const void *a_bits, const void *x, const void *z, void *y, size_t n) {     \
+    T a;                                                                                          \
+    memcpy(&a, a_bits, sizeof a);                                                                 \
+    const T *xs = x, *zs = z;                                                                     \
+    T *ys = y;                                                                                    \
+    for (size_t i = 0; i < n; i++) ys[i] = (T)((U)a * (U)xs[i] + (U)zs[i]);                       \
+  }                                                                                               \
+  static int S##_check_axpy(const void *a_bits, const void *x, const void *z, const void *y,      \
+                            size_t n, check_message *message) {                                   \
+    T a;                                                                                          \
+    memcpy(&a, a_bits, sizeof a);                                                                 \
+    const T *xs = x, *zs = z, *ys = y;                                                            \
+    for (size_t i = 0; i < n; i++) {                                                              \
+      if (EPS > 0) {                                                                              \
+        double product = (double)a * (double)xs[i], exact = product + (double)zs[i];              \
+        double bound = 2 * EPS * (fabs(product) + fabs((double)zs[i]));                           \
+        if (fabs((double)ys[i] - exact) <= bound) continue;                                       \
+        snprintf(message->text, sizeof message->text,                                             \
+                 "y[%zu] is " PF ", a * x + z (in double) is %.17g: off by more than %.3g", i,    \
+                 PC ys[i], exact, bound);                                                         \
+        return 1;                                                                                 \
+      }                                                                                           \
+      T expected = (T)((U)a * (U)xs[i] + (U)zs[i]);                                               \
+      if (memcmp(&ys[i], &expected, sizeof expected) == 0) continue;                              \
+      snprintf(message->text, sizeof message->text,                                               \
+               "y[%zu] is " PF ", the host's a * x + z " PF " (a " PF ", x " PF ", z " PF ")", i, \
+               PC ys[i], PC expected, PC a, PC xs[i], PC zs[i]);                                  \
+      return 1;                                                                                   \
+    }                                                                                             \
+    return 0;                                                                                     \
+  }                                                                                               \
+  static void S##_square(const void *x, const elementwise_layout *l, void *y) {                   \
+    const T *xs = x;                                                                              \
+    T *ys = y;                                                                                    \
+    for (size_t r = 0; r < l->rows; r++) {                                                        \
+      const T *row = xs + layout_at(l, r, 0);                                                     \
+      T *out = ys + r * l->columns;                                                               \
+      for (size_t k = 0; k < l->columns; k++) {                                                   \
+        T v = row[(ptrdiff_t)k * l->column_stride];                                               \
+        out[k] = (T)((U)v * (U)v);                                                                \
+      }                                                                                           \
+    }                                                                                             \
+  }                                                                                               \
+  static int S##_check_square(const void *x, const elementwise_layout *l, const void *y,          \
+                              check_message *message) {                                           \
+    const T *xs = x, *ys = y;                                                                     \
+    for (size_t r = 0; r < l->rows; r++) {                                                        \
+      for (size_t k = 0; k < l->columns; k++) {                                                   \
+        size_t at = layout_at(l, r, k);                                                           \
+        T v = xs[at], expected = (T)((U)v * (U)v);                                                \
+        T got = ys[r * l->columns + k];                                                           \
+        if (memcmp(&got, &expected, sizeof got) == 0) continue;                                   \
+        snprintf(message->text, sizeof message->text,                                             \
+                 "y[%zu, %zu] is " PF ", x * x is " PF " (x " PF ", input element %zu)", r, k,    \
+                 PC got, PC expected, PC v, at);                                                  \
+        return 1;                                                                                 \
+      }                                                                                           \
+    }                                                                                             \
+    return 0;                                                                                     \
+  }
+
+ELEMENTWISE_TYPE_FUNCTIONS(int32, int32_t, uint32_t, 0, "%lld", (long long))
+ELEMENTWISE_TYPE_FUNCTIONS(uint32, uint32_t, uint32_t, 0, "%llu", (unsigned long long))
+ELEMENTWISE_TYPE_FUNCTIONS(uint64, uint64_t, uint64_t, 0, "%llu", (unsigned long long))
+ELEMENTWISE_TYPE_FUNCTIONS(float, float, float, FLT_EPSILON, "%.9g", (double))
+ELEMENTWISE_TYPE_FUNCTIONS(double, double, double, DBL_EPSILON, "%.17g", (double))
+
+/* The strided copies' host side, by element size: the baseline and the check. */
+static void copy_layout(size_t size, const void *x, const elementwise_layout *l, void *y) {
+  const unsigned char *from = x;
+  unsigned char *to = y;
+  if (size == 4) {
+    const uint32_t *xs = x;
+    uint32_t *ys = y;
+    for (size_t r = 0; r < l->rows; r++) {
+      const uint32_t *row = xs + layout_at(l, r, 0);
+      for (size_t k = 0; k < l->columns; k++) {
+        ys[r * l->columns + k] = row[(ptrdiff_t)k * l->column_stride];
+      }
+    }
+    return;
+  }
+  for (size_t r = 0; r < l->rows; r++) {
+    for (size_t k = 0; k < l->columns; k++) {
+      memcpy(to + (r * l->columns + k) * size, from + layout_at(l, r, k) * size, size);
+    }
+  }
+}
+
+static int check_copy_layout(size_t size, const void *x, const elementwise_layout *l, const void *y,
+                             check_message *message) {
+  const unsigned char *from = x, *got = y;
+  for (size_t r = 0; r < l->rows; r++) {
+    for (size_t k = 0; k < l->columns; k++) {
+      size_t at = layout_at(l, r, k);
+      if (memcmp(got + (r * l->columns + k) * size, from + at * size, size) == 0) continue;
+      snprintf(message->text, sizeof message->text,
+               "out[%zu, %zu] differs from the view's element (input element %zu)", r, k, at);
+      return 1;
+    }
+  }
+  return 0;
+}
+
 /* qsort's side of the sort baselines, per key type. */
 #define SORT_TYPE_FUNCTIONS(S, T)                                                               \
   typedef struct S##_pair {                                                                     \
@@ -624,12 +796,12 @@ static void generate_double(void *data, size_t n, uint64_t seed) {
   for (size_t i = 0; i < n; i++) x[i] = (double)(splitmix64(&seed) >> 11) * 0x1p-53;
 }
 
-#define HOST_TYPE_ENTRY(S, CLTYPE, SIZE, IS_FLOAT, PREDICATE, KEY, GENERATE, KIND)      \
-  {                                                                                     \
-#S, CLTYPE, SIZE, IS_FLOAT, PREDICATE, KEY, GENERATE, S##_sum, S##_count, S##_scan, \
-        S##_findall, S##_copy, S##_copy_reversed, S##_check_sum, S##_check_scan,        \
-        S##_check_selected, S##_check_reversed, KIND, S##_compare, S##_compare_pair,    \
-        sizeof(S##_pair), S##_make_pairs                                                \
+#define HOST_TYPE_ENTRY(S, CLTYPE, SIZE, IS_FLOAT, PREDICATE, KEY, GENERATE, KIND)               \
+  {                                                                                              \
+#S, CLTYPE, SIZE, IS_FLOAT, PREDICATE, KEY, GENERATE, S##_sum, S##_count, S##_scan,          \
+        S##_findall, S##_copy, S##_copy_reversed, S##_check_sum, S##_check_scan,                 \
+        S##_check_selected, S##_check_reversed, KIND, S##_compare, S##_compare_pair,             \
+        sizeof(S##_pair), S##_make_pairs, S##_axpy, S##_check_axpy, S##_square, S##_check_square \
   }
 
 /* The GPU-shape read kernel writes an element only when it equals the key:
@@ -998,6 +1170,28 @@ static const char run_usage_text[] =
     "                      argsort       clgpu_sort_permutation, radix, into uint32\n"
     "                      read          reference: a plain kernel reading every element\n"
     "                      copy_kernel   reference: a plain copy kernel\n"
+    "                    and, each timed beside a peer:\n";
+
+/* The rest of run's usage (one literal would pass the 4095 characters
+ * that ISO C requires compilers to support). */
+static const char run_usage_more[] =
+    "                      elementwise   clgpu_elementwise y = a * x + z over contiguous\n"
+    "                                    1-D arrays, beside a hand-written OpenCL kernel\n"
+    "                                    doing the same (clCreateProgramWithSource)\n"
+    "                      elementwise_strided  y = x * x over v = b[::2, :-1] of an\n"
+    "                                    s x s array b (s = floor(sqrt(n))) into a\n"
+    "                                    contiguous y, beside a contiguous y = x * x of\n"
+    "                                    as many elements (float and uint32 only)\n"
+    "                      elementwise_transposed  y = x * x with x the transpose of\n"
+    "                                    an s x s array, beside the contiguous case\n"
+    "                                    (float and uint32 only)\n"
+    "                      strided_copy  clgpu_copy of x[::2] into a contiguous array\n"
+    "                                    and (strided_copy_transposed, also selected\n"
+    "                                    by strided_copy) of an s x s transpose, each\n"
+    "                                    beside clEnqueueCopyBuffer of the same bytes\n"
+    "                                    (float and uint32 only)\n"
+    "                    Each of these is timed beside its peer in the same run, calls\n"
+    "                    alternating (the table's second section: the ratios).\n"
     "                    The predicate selects about 10% of the uniformly random data:\n"
     "                    uint32 x < 429496730u, float x < 0.1f (data in [0, 1)), int32\n"
     "                    x < -1717986918, uint64 x < 1844674407370955162UL, double x < 0.1.\n"
@@ -1007,9 +1201,13 @@ static const char run_usage_text[] =
     "                    the device before the call, not timed), with a workspace made\n"
     "                    once per type and size.\n"
     "  --types LIST      uint32, float, int32, uint64, double (default uint32,float;\n"
-    "                    sort_by_key and argsort uint32, merge_sort float)\n"
+    "                    sort_by_key and argsort uint32, merge_sort float, the strided\n"
+    "                    and transposed elementwise ops and copies float)\n"
     "  --sizes LIST      element counts, with suffix K (1024) or M (1048576) (default\n"
     "                    16M; radix_sort, sort_by_key and merge_sort 1M,16M; argsort 1M)\n"
+    "                    For the 2-D ops (elementwise_strided, elementwise_transposed,\n"
+    "                    strided_copy_transposed) a size n means an s x s array with\n"
+    "                    s = floor(sqrt(n)): 16000000 is 4000x4000.\n"
     "  --repeat N        timed calls per figure (default 10; sorts of 4M elements or\n"
     "                    more 3, and their qsort baseline 1)\n"
     "  --warmup N        untimed calls first (default 2; sorts of 4M elements or more 1;\n"
@@ -1095,13 +1293,14 @@ static int parse_count(const char *text, int minimum, int *out) {
  * --help (printed). */
 static int parse_run_options(int argc, char **argv, run_options *options) {
   memset(options, 0, sizeof *options);
-  for (int op = 0; op < NUM_OPS; op++) options->ops[op] = 1;
+  for (int op = 0; op < NUM_OPS; op++) options->ops[op] = op_table[op].in_default;
   options->repeat = 10;
   options->warmup = 2;
   for (int i = 0; i < argc; i++) {
     const char *arg = argv[i];
     if (strcmp(arg, "--help") == 0 || strcmp(arg, "-h") == 0) {
       fputs(run_usage_text, stdout);
+      fputs(run_usage_more, stdout);
       return -1;
     }
     if (strcmp(arg, "--quiet") == 0 || strcmp(arg, "-q") == 0) {
@@ -1146,7 +1345,8 @@ static int parse_run_options(int argc, char **argv, run_options *options) {
         for (size_t k = 0; k < count; k++) {
           int all = strcmp(items[k], "all") == 0, found = all;
           for (int op = 0; op < NUM_OPS; op++) {
-            if (all || strcmp(items[k], op_table[op].name) == 0) {
+            if (all || strcmp(items[k], op_table[op].name) == 0 ||
+                (op_table[op].select && strcmp(items[k], op_table[op].select) == 0)) {
               options->ops[op] = 1;
               found = 1;
             }
@@ -1255,10 +1455,20 @@ static int parse_run_options(int argc, char **argv, run_options *options) {
   return 0;
 }
 
+/* The side of the 2-D ops' square array at n elements: floor(sqrt(n)). */
+static size_t square_side(size_t n) {
+  size_t s = (size_t)sqrt((double)n);
+  while (s > 0 && s * s > n) s--;
+  while ((s + 1) * (s + 1) <= n) s++;
+  return s;
+}
+
 /* Whether `op` runs at host_types[type_index] and n elements: requested, and
  * at a type and size it defaults to unless --types and --sizes were given. */
 static int op_runs(const run_options *o, int op, size_t type_index, size_t n) {
   if (!o->ops[op]) return 0;
+  if (!(op_table[op].supported_types & (1u << type_index))) return 0;
+  if (op_table[op].two_d && square_side(n) < 2) return 0; /* b[::2, :-1] would be empty */
   if (!o->types_given && !(op_table[op].default_types & (1u << type_index))) return 0;
   if (o->sizes_given) return 1;
   for (size_t k = 0; k < NUM_DEFAULT_SIZES; k++) {
@@ -1324,6 +1534,26 @@ typedef struct result {
   int repeat, warmup;   /* the calls behind wall and event (op_calls) */
   timing qsort;         /* sorts: glibc qsort on the host, beside the LSD radix in cpu */
   int qsort_calls;
+  /* Every row: the elements the operation writes (n, but the view's count
+   * for the strided ops) and its shape label ("16M", or "4000x4000" for an
+   * s x s array). */
+  size_t elements;
+  char shape[32];
+  /* The ops with a peer (op_info.peer): the peer timed in the same run, its
+   * calls alternating with the operation's, over the same bytes. */
+  int has_peer;
+  timing peer_wall, peer_event;
+  char layout[96];      /* the operation's view, in words */
+  char peer_launch[96]; /* how the peer ran */
+  /* The elementwise ops: the kernel object's counters after the run, the
+   * runs of the operation's own calls by kernel (the peer's excluded), and
+   * the context's program cache over clgpu's calls (and a clgpu peer's). */
+  int has_elementwise;
+  clgpu_elementwise_stats kernel_stats;
+  uint64_t op_contiguous_runs, op_specialised_runs, op_generic_runs;
+  int has_cache;
+  uint64_t cache_builds, cache_memory_hits, cache_disk_hits;
+  double cache_build_ms;
 } result;
 
 static double gbps(double bytes, const timing *t) {
@@ -1364,6 +1594,23 @@ typedef struct bench_case {
    * (radix_sort and merge_sort, sort_by_key and argsort): timed once. */
   timing baseline[4];
   int baseline_done[4];
+  /* The ops with a peer (setup_peer_op, per operation): the operation's
+   * source and destination views (and z for elementwise), the peer's, the
+   * host side of the source view, the elements written, and the buffers
+   * they add (made at the first such op of a case): d_z and host_z (z of
+   * y = a * x + z), d_peer_out (the peer's output) and host_peer. */
+  int peer_ready;
+  cl_mem d_z, d_peer_out;
+  void *host_z, *host_peer;
+  clgpu_array op_src, op_dst, v_z, peer_src, peer_dst;
+  elementwise_layout layout;
+  size_t count;
+  unsigned char scalar_a[8]; /* a of y = a * x + z, of the type */
+  clgpu_elementwise *kernel; /* the op's kernel object, made once per case and op */
+  cl_program hand_program;   /* elementwise's hand-written peer */
+  cl_kernel hand_kernel;
+  int hand_guarded; /* its global size was rounded up: it takes n */
+  size_t hand_global;
 } bench_case;
 
 /* The host baselines of the sorts (bench_case.baseline). */
@@ -1514,8 +1761,260 @@ static clgpu_status enqueue_op(bench_case *c, int op, const clgpu_call_options *
                            call, 0, NULL, event);
     case OP_COPY:
       return clgpu_copy(c->context, &c->v_out, &c->v_in, 0, NULL, event);
+    case OP_ELEMENTWISE: {
+      const clgpu_elementwise_value values[] = {
+          {&c->op_dst, NULL}, {NULL, c->scalar_a}, {&c->op_src, NULL}, {&c->v_z, NULL}};
+      return clgpu_elementwise_run(c->kernel, values, 0, NULL, event);
+    }
+    case OP_ELEMENTWISE_STRIDED:
+    case OP_ELEMENTWISE_TRANSPOSED: {
+      const clgpu_elementwise_value values[] = {{&c->op_dst, NULL}, {&c->op_src, NULL}};
+      return clgpu_elementwise_run(c->kernel, values, 0, NULL, event);
+    }
+    case OP_STRIDED_COPY:
+    case OP_STRIDED_COPY_TRANSPOSED:
+      return clgpu_copy(c->context, &c->op_dst, &c->op_src, 0, NULL, event);
     default:
       return clgpu_copy(c->context, &c->v_out, &c->v_reversed, 0, NULL, event);
+  }
+}
+
+/* ---- the ops with a peer: elementwise kernels and strided copies ---- */
+
+/* elementwise's peer: what a user writes by hand for y = a * x + z. With n
+ * a multiple of 64 it is launched over exactly n work-items; otherwise over
+ * n rounded up to a multiple of 64, with a bound check (BENCH_GUARDED, n as
+ * a fifth argument). Local size NULL either way: the implementation picks
+ * the work-group size, as a user who has no reason to pick one would do. */
+static const char hand_kernel_source[] =
+    "#ifdef BENCH_FP64\n"
+    "#pragma OPENCL EXTENSION cl_khr_fp64 : enable\n"
+    "#endif\n"
+    "#ifdef BENCH_GUARDED\n"
+    "__kernel void hand(__global T *y, T a, __global const T *x, __global const T *z, ulong n) {\n"
+    "  size_t i = get_global_id(0);\n"
+    "  if (i < n) y[i] = a * x[i] + z[i];\n"
+    "}\n"
+    "#else\n"
+    "__kernel void hand(__global T *y, T a, __global const T *x, __global const T *z) {\n"
+    "  size_t i = get_global_id(0);\n"
+    "  y[i] = a * x[i] + z[i];\n"
+    "}\n"
+    "#endif\n";
+
+#define HAND_ROUND 64
+
+/* a of y = a * x + z: 1.5 for floats, 3 for integers (which wrap). */
+static void scalar_a_of(const host_type *t, unsigned char out[8]) {
+  memset(out, 0, 8);
+  if (t->type == CLGPU_FLOAT) {
+    float a = 1.5f;
+    memcpy(out, &a, sizeof a);
+  } else if (t->type == CLGPU_DOUBLE) {
+    double a = 1.5;
+    memcpy(out, &a, sizeof a);
+  } else if (t->size == 4) {
+    uint32_t a = 3;
+    memcpy(out, &a, sizeof a);
+  } else {
+    uint64_t a = 3;
+    memcpy(out, &a, sizeof a);
+  }
+}
+
+/* At the first op with a peer in a case: z (random, another seed) on the
+ * host and the device, and the peer's output buffer. 0, or 1 after a
+ * failure (printed). */
+static int prepare_peer_ops(bench_case *c, int op) {
+  if (c->peer_ready) return 0;
+  const host_type *t = c->type;
+  size_t bytes = c->n * t->size;
+  c->host_z = malloc(bytes);
+  c->host_peer = malloc(bytes);
+  if (!c->host_z || !c->host_peer) {
+    progress_clear();
+    fprintf(stderr, "clgpu-bench run: out of host memory for %zu elements of %s\n", c->n, t->name);
+    return 1;
+  }
+  t->generate(c->host_z, c->n, 0x2e2e0000ull + (uint64_t)t->type);
+  memset(c->host_peer, 0, bytes);
+  cl_context cl = clgpu_context_cl_context(c->context);
+  cl_int err = CL_SUCCESS;
+  c->d_z = clCreateBuffer(cl, CL_MEM_READ_ONLY, bytes, NULL, &err);
+  if (err == CL_SUCCESS) c->d_peer_out = clCreateBuffer(cl, CL_MEM_READ_WRITE, bytes, NULL, &err);
+  if (err == CL_SUCCESS) {
+    err = clEnqueueWriteBuffer(c->queue, c->d_z, CL_TRUE, 0, bytes, c->host_z, 0, NULL, NULL);
+  }
+  if (err != CL_SUCCESS) return op_failure(c, op, "making the peer's buffers", (clgpu_status)err);
+  clgpu_status status = clgpu_array_1d(c->d_z, 0, t->type, c->n, &c->v_z);
+  if (status != CLGPU_SUCCESS) return op_failure(c, op, "making a view of z", status);
+  scalar_a_of(t, c->scalar_a);
+  c->peer_ready = 1;
+  return 0;
+}
+
+static void release_peer_op(bench_case *c) {
+  clgpu_elementwise_destroy(c->kernel);
+  c->kernel = NULL;
+  if (c->hand_kernel) clReleaseKernel(c->hand_kernel);
+  if (c->hand_program) clReleaseProgram(c->hand_program);
+  c->hand_kernel = NULL;
+  c->hand_program = NULL;
+}
+
+static void release_peer_ops(bench_case *c) {
+  release_peer_op(c);
+  if (c->d_z) clReleaseMemObject(c->d_z);
+  if (c->d_peer_out) clReleaseMemObject(c->d_peer_out);
+  c->d_z = c->d_peer_out = NULL;
+  free(c->host_z);
+  free(c->host_peer);
+  c->host_z = c->host_peer = NULL;
+  c->peer_ready = 0;
+}
+
+/* Build the hand-written kernel for the case's type, as a user would. */
+static clgpu_status build_hand_kernel(bench_case *c, char *launch, size_t launch_size) {
+  const host_type *t = c->type;
+  c->hand_guarded = c->n % HAND_ROUND != 0;
+  c->hand_global = c->hand_guarded ? (c->n + HAND_ROUND - 1) / HAND_ROUND * HAND_ROUND : c->n;
+  char options[96];
+  snprintf(options, sizeof options, "-DT=%s%s%s", clgpu_type_cl_name(t->type),
+           t->type == CLGPU_DOUBLE ? " -DBENCH_FP64" : "",
+           c->hand_guarded ? " -DBENCH_GUARDED" : "");
+  const char *source = hand_kernel_source;
+  cl_int err = CL_SUCCESS;
+  c->hand_program =
+      clCreateProgramWithSource(clgpu_context_cl_context(c->context), 1, &source, NULL, &err);
+  if (err != CL_SUCCESS) return (clgpu_status)err;
+  cl_device_id device = clgpu_context_device(c->context);
+  err = clBuildProgram(c->hand_program, 1, &device, options, NULL, NULL);
+  if (err != CL_SUCCESS) {
+    char log[4096] = "";
+    clGetProgramBuildInfo(c->hand_program, device, CL_PROGRAM_BUILD_LOG, sizeof log - 1, log, NULL);
+    progress_clear();
+    fprintf(stderr, "clgpu-bench run: the hand-written kernel (%s) failed to build:\n%s\n", options,
+            log);
+    return (clgpu_status)err;
+  }
+  c->hand_kernel = clCreateKernel(c->hand_program, "hand", &err);
+  if (err != CL_SUCCESS) return (clgpu_status)err;
+  snprintf(launch, launch_size, "hand kernel: global %zu%s, local NULL", c->hand_global,
+           c->hand_guarded ? " (n rounded up, bound check)" : "");
+  return CLGPU_SUCCESS;
+}
+
+/* The views of an op with a peer, its kernel object (or hand kernel), and
+ * the words that describe them in the row. */
+static clgpu_status setup_peer_op(bench_case *c, int op, result *row) {
+  const host_type *t = c->type;
+  clgpu_status status = CLGPU_SUCCESS;
+  size_t s = square_side(c->n);
+  size_t square_shape[2] = {s, s};
+  clgpu_array square;
+  memset(&c->layout, 0, sizeof c->layout);
+  if (op_table[op].two_d) {
+    status = clgpu_array_nd(c->d_in, 0, t->type, 2, square_shape, CLGPU_ROW_MAJOR, &square);
+    if (status != CLGPU_SUCCESS) return status;
+    snprintf(row->shape, sizeof row->shape, "%zux%zu", s, s);
+  }
+  switch (op) {
+    case OP_ELEMENTWISE:
+    case OP_STRIDED_COPY:
+      if (op == OP_ELEMENTWISE) {
+        c->op_src = c->v_in;
+        snprintf(row->layout, sizeof row->layout, "contiguous 1-D, n %zu", c->n);
+      } else {
+        clgpu_slice step2 = {CLGPU_SLICE_BEGIN, CLGPU_SLICE_END, 2};
+        status = clgpu_array_slice(&c->v_in, &step2, &c->op_src);
+        snprintf(row->layout, sizeof row->layout, "x[::2] of %zu (stride 2) -> contiguous", c->n);
+      }
+      break;
+    case OP_ELEMENTWISE_STRIDED: {
+      clgpu_slice slices[2] = {{CLGPU_SLICE_BEGIN, CLGPU_SLICE_END, 2}, {CLGPU_SLICE_BEGIN, -1, 1}};
+      status = clgpu_array_slice(&square, slices, &c->op_src);
+      break;
+    }
+    default: /* the transposes */
+      status = clgpu_array_transpose(&square, &c->op_src);
+      break;
+  }
+  if (status != CLGPU_SUCCESS) return status;
+  /* The host side of the source view, and a contiguous destination of its
+   * shape in d_out. */
+  const clgpu_array *v = &c->op_src;
+  if (v->rank == 1) {
+    c->layout.rows = 1;
+    c->layout.columns = v->shape[0];
+    c->layout.column_stride = v->strides[0];
+  } else {
+    c->layout.rows = v->shape[0];
+    c->layout.columns = v->shape[1];
+    c->layout.row_stride = v->strides[0];
+    c->layout.column_stride = v->strides[1];
+  }
+  c->layout.first = v->offset / t->size;
+  c->count = clgpu_array_count(v);
+  status = clgpu_array_nd(c->d_out, 0, t->type, v->rank, v->shape, CLGPU_ROW_MAJOR, &c->op_dst);
+  if (status == CLGPU_SUCCESS) status = clgpu_array_1d(c->d_in, 0, t->type, c->count, &c->peer_src);
+  if (status == CLGPU_SUCCESS) {
+    status = clgpu_array_1d(c->d_peer_out, 0, t->type, c->count, &c->peer_dst);
+  }
+  if (status != CLGPU_SUCCESS) return status;
+  if (op == OP_ELEMENTWISE_STRIDED) {
+    snprintf(row->layout, sizeof row->layout, "b[::2, :-1] of %zux%zu: %zux%zu, strides (%td, %td)",
+             s, s, v->shape[0], v->shape[1], v->strides[0], v->strides[1]);
+  } else if (op_table[op].two_d) {
+    snprintf(row->layout, sizeof row->layout, "transpose of %zux%zu: strides (%td, %td)", s, s,
+             v->strides[0], v->strides[1]);
+  }
+  row->elements = c->count;
+  row->has_peer = 1;
+
+  if (op == OP_ELEMENTWISE) {
+    const clgpu_elementwise_arg args[] = {{"y", CLGPU_OUT, t->type},
+                                          {"a", CLGPU_SCALAR, t->type},
+                                          {"x", CLGPU_IN, t->type},
+                                          {"z", CLGPU_IN, t->type}};
+    status = clgpu_elementwise_create(c->context, 4, args, "y = a * x + z", NULL, &c->kernel);
+    if (status == CLGPU_SUCCESS) {
+      status = build_hand_kernel(c, row->peer_launch, sizeof row->peer_launch);
+    }
+  } else if (op == OP_ELEMENTWISE_STRIDED || op == OP_ELEMENTWISE_TRANSPOSED) {
+    const clgpu_elementwise_arg args[] = {{"y", CLGPU_OUT, t->type}, {"x", CLGPU_IN, t->type}};
+    status = clgpu_elementwise_create(c->context, 2, args, "y = x * x", NULL, &c->kernel);
+    snprintf(row->peer_launch, sizeof row->peer_launch,
+             "the same kernel object over contiguous 1-D views of %zu", c->count);
+  } else {
+    snprintf(row->peer_launch, sizeof row->peer_launch, "clEnqueueCopyBuffer of %zu bytes",
+             c->count * t->size);
+  }
+  row->has_elementwise = c->kernel != NULL;
+  return status;
+}
+
+/* One call of the peer. */
+static clgpu_status enqueue_peer(bench_case *c, int op, cl_event *event) {
+  switch (op) {
+    case OP_ELEMENTWISE: {
+      cl_ulong n = c->n;
+      cl_int err = clSetKernelArg(c->hand_kernel, 0, sizeof c->d_peer_out, &c->d_peer_out);
+      err |= clSetKernelArg(c->hand_kernel, 1, c->type->size, c->scalar_a);
+      err |= clSetKernelArg(c->hand_kernel, 2, sizeof c->d_in, &c->d_in);
+      err |= clSetKernelArg(c->hand_kernel, 3, sizeof c->d_z, &c->d_z);
+      if (c->hand_guarded) err |= clSetKernelArg(c->hand_kernel, 4, sizeof n, &n);
+      if (err != CL_SUCCESS) return CLGPU_CL_INVALID_KERNEL_ARGS;
+      return (clgpu_status)clEnqueueNDRangeKernel(c->queue, c->hand_kernel, 1, NULL,
+                                                  &c->hand_global, NULL, 0, NULL, event);
+    }
+    case OP_ELEMENTWISE_STRIDED:
+    case OP_ELEMENTWISE_TRANSPOSED: {
+      const clgpu_elementwise_value values[] = {{&c->peer_dst, NULL}, {&c->peer_src, NULL}};
+      return clgpu_elementwise_run(c->kernel, values, 0, NULL, event);
+    }
+    default: /* the copies */
+      return (clgpu_status)clEnqueueCopyBuffer(c->queue, c->d_in, c->d_peer_out, 0, 0,
+                                               c->count * c->type->size, 0, NULL, event);
   }
 }
 
@@ -1632,6 +2131,20 @@ static int check_output(bench_case *c, int op, int boost, uint64_t count, check_
       *status = read_buffer(c, c->d_out, bytes, c->host_out);
       if (*status != CLGPU_SUCCESS) return -1;
       return t->check_reversed(c->host_in, c->n, c->host_out, message);
+    case OP_ELEMENTWISE:
+    case OP_ELEMENTWISE_STRIDED:
+    case OP_ELEMENTWISE_TRANSPOSED:
+    case OP_STRIDED_COPY:
+    case OP_STRIDED_COPY_TRANSPOSED:
+      *status = read_buffer(c, c->d_out, c->count * t->size, c->host_out);
+      if (*status != CLGPU_SUCCESS) return -1;
+      if (op == OP_ELEMENTWISE) {
+        return t->check_axpy(c->scalar_a, c->host_in, c->host_z, c->host_out, c->n, message);
+      }
+      if (op == OP_ELEMENTWISE_STRIDED || op == OP_ELEMENTWISE_TRANSPOSED) {
+        return t->check_square(c->host_in, &c->layout, c->host_out, message);
+      }
+      return check_copy_layout(t->size, c->host_in, &c->layout, c->host_out, message);
     default: /* OP_COPY, OP_COPY_KERNEL */
       *status = read_buffer(c, c->d_out, bytes, c->host_out);
       if (*status != CLGPU_SUCCESS) return -1;
@@ -1645,6 +2158,21 @@ static int check_output(bench_case *c, int op, int boost, uint64_t count, check_
       }
       return 1;
   }
+}
+
+/* Check what the peer of an op wrote (d_peer_out): as check_output. */
+static int check_peer(bench_case *c, int op, check_message *message, clgpu_status *status) {
+  const host_type *t = c->type;
+  *status = read_buffer(c, c->d_peer_out, c->count * t->size, c->host_peer);
+  if (*status != CLGPU_SUCCESS) return -1;
+  if (op == OP_ELEMENTWISE) {
+    return t->check_axpy(c->scalar_a, c->host_in, c->host_z, c->host_peer, c->n, message);
+  }
+  elementwise_layout contiguous = {1, c->count, 0, 1, 0};
+  if (op == OP_ELEMENTWISE_STRIDED || op == OP_ELEMENTWISE_TRANSPOSED) {
+    return t->check_square(c->host_in, &contiguous, c->host_peer, message);
+  }
+  return check_copy_layout(t->size, c->host_in, &contiguous, c->host_peer, message);
 }
 
 /* ---- CPU baselines ---- */
@@ -1727,6 +2255,17 @@ static void cpu_run(bench_case *c, int op) {
     case OP_COPY_STRIDED:
       t->copy_reversed(c->host_in, c->cpu_out, c->n);
       break;
+    case OP_ELEMENTWISE:
+      t->axpy(c->scalar_a, c->host_in, c->host_z, c->cpu_out, c->n);
+      break;
+    case OP_ELEMENTWISE_STRIDED:
+    case OP_ELEMENTWISE_TRANSPOSED:
+      t->square(c->host_in, &c->layout, c->cpu_out);
+      break;
+    case OP_STRIDED_COPY:
+    case OP_STRIDED_COPY_TRANSPOSED:
+      copy_layout(t->size, c->host_in, &c->layout, c->cpu_out);
+      break;
     default: /* OP_COPY_KERNEL */
       memcpy(c->cpu_out, c->host_in, c->n * t->size);
       break;
@@ -1772,6 +2311,13 @@ static double op_bytes(const bench_case *c, int op) {
       return 2 * (data + 4.0 * (double)c->n);
     case OP_ARGSORT: /* keys read once, the permutation written once */
       return data + 4.0 * (double)c->n;
+    case OP_ELEMENTWISE: /* x and z read, y written */
+      return 3.0 * (double)c->count * (double)c->type->size;
+    case OP_ELEMENTWISE_STRIDED: /* the view's elements read, as many written */
+    case OP_ELEMENTWISE_TRANSPOSED:
+    case OP_STRIDED_COPY:
+    case OP_STRIDED_COPY_TRANSPOSED:
+      return 2.0 * (double)c->count * (double)c->type->size;
     default: /* scan, the copies, radix_sort, merge_sort: read and write once */
       return 2 * data;
   }
@@ -1920,15 +2466,70 @@ static timing time_cpu_sort(bench_case *c, int base, int repeat, double *samples
   return c->baseline[base];
 }
 
+/* The buffers measure_op times into, repeat entries each. */
+typedef struct sample_buffers {
+  double *wall, *events, *reference, *peer_wall, *peer_events;
+} sample_buffers;
+
+/* One timed call of an op's peer: wall clock to clFinish, and its event. */
+static clgpu_status time_peer(bench_case *c, int op, double *wall, double *device) {
+  cl_event event = NULL;
+  double start = now_ms();
+  clgpu_status status = enqueue_peer(c, op, &event);
+  if (status != CLGPU_SUCCESS) return status;
+  cl_int err = clFinish(c->queue);
+  *wall = now_ms() - start;
+  *device = event ? event_ms(event) : NAN;
+  if (event) clReleaseEvent(event);
+  return (clgpu_status)err;
+}
+
+/* Add what the context's program cache did since `before` to the row. */
+static void add_cache_delta(const bench_case *c, const clgpu_cache_stats *before, result *row) {
+  clgpu_cache_stats after;
+  if (clgpu_context_cache_stats(c->context, &after) != CLGPU_SUCCESS) return;
+  row->has_cache = 1;
+  row->cache_builds += after.builds - before->builds;
+  row->cache_memory_hits += after.memory_hits - before->memory_hits;
+  row->cache_disk_hits += after.disk_hits - before->disk_hits;
+  row->cache_build_ms += after.build_ms - before->build_ms;
+}
+
+/* A call of the peer, kept as timed call `timed` (negative: a warm-up).
+ * 0, or 1 after a failure (printed). */
+static int peer_call(bench_case *c, int op, const sample_buffers *buffers, int timed, result *row) {
+  double wall = NAN, device = NAN;
+  clgpu_cache_stats before;
+  clgpu_context_cache_stats(c->context, &before);
+  clgpu_status status = time_peer(c, op, &wall, &device);
+  add_cache_delta(c, &before, row);
+  if (status != CLGPU_SUCCESS) return op_failure(c, op, "the peer's call", status);
+  if (timed >= 0) {
+    buffers->peer_wall[timed] = wall;
+    buffers->peer_events[timed] = device;
+  }
+  return 0;
+}
+
 /* Measure `op` on this case into *row. 0, or 1 after a failure (printed). */
-static int measure_op(bench_case *c, int op, result *row, double *samples, double *events,
-                      double *reference_samples, const char *progress_prefix) {
+static int measure_op_body(bench_case *c, int op, result *row, const sample_buffers *buffers,
+                           const char *progress_prefix) {
+  double *samples = buffers->wall, *events = buffers->events;
+  double *reference_samples = buffers->reference;
   const run_options *o = c->options;
   const int is_sort = op_table[op].sort;
+  const int has_peer = op_table[op].peer != NULL;
   memset(row, 0, sizeof *row);
   row->op = op;
   row->type = c->type;
   row->n = c->n;
+  row->elements = c->n;
+  size_label(c->n, row->shape, sizeof row->shape);
+  if (has_peer) {
+    if (prepare_peer_ops(c, op) != 0) return 1;
+    clgpu_status setup = setup_peer_op(c, op, row);
+    if (setup != CLGPU_SUCCESS) return op_failure(c, op, "setting up views and kernels", setup);
+  }
   row->bytes = op_bytes(c, op);
   row->selected = op == OP_FINDALL || op == OP_COUNT_IF ? c->selected : 0;
   row->reference_gbps = NAN;
@@ -1945,7 +2546,7 @@ static int measure_op(bench_case *c, int op, result *row, double *samples, doubl
   clgpu_workspace *workspace = NULL;
   if (op == OP_READ || op == OP_COPY_KERNEL) {
     snprintf(row->algorithm, sizeof row->algorithm, "%s-shape", c->cpu_shape ? "cpu" : "gpu");
-  } else if (op == OP_COPY || op == OP_COPY_STRIDED) {
+  } else if (op == OP_COPY || op == OP_COPY_STRIDED || has_peer) {
     snprintf(row->algorithm, sizeof row->algorithm, "-");
   }
   if (workspace_report(c, op, &call, &sort_call, &report, &status)) {
@@ -1990,6 +2591,21 @@ static int measure_op(bench_case *c, int op, result *row, double *samples, doubl
         break;
       }
     }
+    /* The peer's calls alternate with the operation's: before it on odd
+     * calls, after it on even ones, so that neither always follows the
+     * reference kernel. */
+    const int peer_first = has_peer && (call_index & 1);
+    if (peer_first && peer_call(c, op, buffers, call_index - warmup, row) != 0) {
+      if (marker) clReleaseEvent(marker);
+      failed = 1;
+      break;
+    }
+    clgpu_elementwise_stats kernel_before, kernel_after;
+    memset(&kernel_before, 0, sizeof kernel_before);
+    if (c->kernel) clgpu_elementwise_get_stats(c->kernel, &kernel_before);
+    clgpu_cache_stats cache_before;
+    memset(&cache_before, 0, sizeof cache_before);
+    if (has_peer) clgpu_context_cache_stats(c->context, &cache_before);
     cl_event event = NULL;
     double start = now_ms();
     status = enqueue_op(c, op, &call, &sort_call, &event);
@@ -2010,6 +2626,14 @@ static int measure_op(bench_case *c, int op, result *row, double *samples, doubl
     }
     if (event) clReleaseEvent(event);
     if (marker) clReleaseEvent(marker);
+    if (has_peer) add_cache_delta(c, &cache_before, row);
+    if (c->kernel && clgpu_elementwise_get_stats(c->kernel, &kernel_after) == CLGPU_SUCCESS) {
+      row->op_contiguous_runs += kernel_after.contiguous_runs - kernel_before.contiguous_runs;
+      row->op_specialised_runs += kernel_after.specialised_runs - kernel_before.specialised_runs;
+      row->op_generic_runs += kernel_after.generic_runs - kernel_before.generic_runs;
+    }
+    if (has_peer && !peer_first && !failed)
+      failed = peer_call(c, op, buffers, call_index - warmup, row);
   }
   clgpu_workspace_destroy(workspace);
   if (failed) return 1;
@@ -2019,11 +2643,31 @@ static int measure_op(bench_case *c, int op, result *row, double *samples, doubl
     row->reference = summarize(reference_samples, repeat);
     row->reference_gbps = gbps(op_bytes(c, reference), &row->reference);
   }
+  if (has_peer) {
+    row->peer_wall = summarize(buffers->peer_wall, repeat);
+    row->peer_event = summarize(buffers->peer_events, repeat);
+  }
+  if (c->kernel) {
+    clgpu_elementwise_get_stats(c->kernel, &row->kernel_stats);
+    int paths =
+        (row->op_contiguous_runs > 0) + (row->op_specialised_runs > 0) + (row->op_generic_runs > 0);
+    snprintf(row->algorithm, sizeof row->algorithm, "%s",
+             paths > 1                  ? "mixed"
+             : row->op_generic_runs     ? "generic"
+             : row->op_specialised_runs ? "specialised"
+             : row->op_contiguous_runs  ? "contiguous"
+                                        : "?");
+  }
 
   check_message message = {{0}};
   int verdict = check_output(c, op, 0, 0, &message, &status);
   if (verdict < 0) return op_failure(c, op, "reading the result back", status);
   if (verdict > 0) return wrong_result(c, op, "clgpu", &message);
+  if (has_peer) {
+    verdict = check_peer(c, op, &message, &status);
+    if (verdict < 0) return op_failure(c, op, "reading the peer's result back", status);
+    if (verdict > 0) return wrong_result(c, op, op_table[op].peer, &message);
+  }
 
   if (!o->no_cpu && is_sort) {
     int pairs = op == OP_SORT_BY_KEY || op == OP_ARGSORT;
@@ -2082,6 +2726,13 @@ static int measure_op(bench_case *c, int op, result *row, double *samples, doubl
   return 0;
 }
 
+static int measure_op(bench_case *c, int op, result *row, const sample_buffers *buffers,
+                      const char *progress_prefix) {
+  int failed = measure_op_body(c, op, row, buffers, progress_prefix);
+  release_peer_op(c); /* the op's kernel object and hand kernel: once per case and op */
+  return failed;
+}
+
 /* ---- output ---- */
 
 typedef struct run_report {
@@ -2132,13 +2783,17 @@ static void csv_string(FILE *out, const char *text) {
 typedef struct row_figures {
   double wall_gbps, event_gbps, melems, share, cpu_gbps, vs_cpu, boost_gbps, vs_boost;
   double qsort_gbps, vs_qsort;
+  /* The ops with a peer: its GB/s, clgpu's median wall time over the
+   * peer's (above 1: clgpu is slower), and clgpu's throughput relative to
+   * the peer's (its inverse: the bytes are the same). */
+  double peer_gbps, time_ratio, vs_peer;
 } row_figures;
 
 static row_figures figures_of(const result *r) {
   row_figures f;
   f.wall_gbps = gbps(r->bytes, &r->wall);
   f.event_gbps = gbps(r->bytes, &r->event);
-  f.melems = r->wall.valid ? (double)r->n / (r->wall.median * 1e-3) / 1e6 : NAN;
+  f.melems = r->wall.valid ? (double)r->elements / (r->wall.median * 1e-3) / 1e6 : NAN;
   f.share = f.wall_gbps / r->reference_gbps;
   f.cpu_gbps = gbps(r->bytes, &r->cpu);
   f.vs_cpu = f.wall_gbps / f.cpu_gbps;
@@ -2146,6 +2801,11 @@ static row_figures figures_of(const result *r) {
   f.vs_boost = f.wall_gbps / f.boost_gbps;
   f.qsort_gbps = gbps(r->bytes, &r->qsort);
   f.vs_qsort = f.wall_gbps / f.qsort_gbps;
+  f.peer_gbps = gbps(r->bytes, &r->peer_wall);
+  f.time_ratio = r->wall.valid && r->peer_wall.valid && r->peer_wall.median > 0
+                     ? r->wall.median / r->peer_wall.median
+                     : NAN;
+  f.vs_peer = f.wall_gbps / f.peer_gbps;
   return f;
 }
 
@@ -2161,6 +2821,78 @@ static const char *format_or_na(char *buffer, size_t size, const char *format, d
     snprintf(buffer, size, "n/a");
   }
   return buffer;
+}
+
+/* The programs a kernel object has run: the plain 1-D kernel's, one per
+ * specialised layout, and the generic kernel's (each one program of the
+ * context's cache, built or loaded at its first call). */
+static uint64_t kernel_programs(const clgpu_elementwise_stats *st) {
+  return (st->contiguous_runs > 0) + st->specialisations + (st->generic_runs > 0);
+}
+
+/* The ops timed beside a peer: the ratios, the views, the kernels. */
+static void print_peer_table(const run_report *report, int name_width, int n_width) {
+  int any = 0;
+  for (size_t k = 0; k < report->num_rows; k++) any |= report->rows[k].has_peer;
+  if (!any) return;
+  printf(
+      "\nBeside their peers in the same run (the peer's calls alternate with clgpu's; medians of\n"
+      "the wall time from call to clFinish):\n");
+  printf("%-*s %-6s %*s %-11s %22s %22s %8s %8s  %s\n", name_width, "op", "type", n_width, "n",
+         "kernel", "clgpu ms (min-max)", "peer ms (min-max)", "t ratio", "thr rel", "peer");
+  for (size_t k = 0; k < report->num_rows; k++) {
+    const result *r = &report->rows[k];
+    if (!r->has_peer) continue;
+    row_figures f = figures_of(r);
+    char mine[64], theirs[64], ratio[16], relative[16];
+    int digits = r->wall.max >= 100 ? 1 : r->wall.max >= 10 ? 2 : 3;
+    snprintf(mine, sizeof mine, "%.*f (%.*f-%.*f)", digits, r->wall.median, digits, r->wall.min,
+             digits, r->wall.max);
+    if (r->peer_wall.valid) {
+      digits = r->peer_wall.max >= 100 ? 1 : r->peer_wall.max >= 10 ? 2 : 3;
+      snprintf(theirs, sizeof theirs, "%.*f (%.*f-%.*f)", digits, r->peer_wall.median, digits,
+               r->peer_wall.min, digits, r->peer_wall.max);
+    } else {
+      snprintf(theirs, sizeof theirs, "n/a");
+    }
+    format_or_na(ratio, sizeof ratio, "%.3f", f.time_ratio);
+    format_or_na(relative, sizeof relative, "%.3f", f.vs_peer);
+    printf("%-*s %-6s %*s %-11s %22s %22s %8s %8s  %s\n", name_width, op_table[r->op].name,
+           r->type->name, n_width, r->shape, r->algorithm, mine, theirs, ratio, relative,
+           op_table[r->op].peer);
+    printf("    view: %s; %zu elements; peer: %s\n", r->layout, r->elements, r->peer_launch);
+    if (r->has_elementwise) {
+      const clgpu_elementwise_stats *st = &r->kernel_stats;
+      printf(
+          "    kernel object: %llu programs: %llu layouts specialised (%u held), %llu evicted; "
+          "runs contiguous %llu, specialised %llu, generic %llu (clgpu's own calls: %llu, %llu, "
+          "%llu)\n",
+          (unsigned long long)kernel_programs(st), (unsigned long long)st->specialisations,
+          st->variants_held, (unsigned long long)st->evictions,
+          (unsigned long long)st->contiguous_runs, (unsigned long long)st->specialised_runs,
+          (unsigned long long)st->generic_runs, (unsigned long long)r->op_contiguous_runs,
+          (unsigned long long)r->op_specialised_runs, (unsigned long long)r->op_generic_runs);
+    }
+    if (r->has_cache) {
+      printf(
+          "    program cache over clgpu's calls: %llu built from source (%.0f ms), %llu from "
+          "the disk cache, %llu memory hits\n",
+          (unsigned long long)r->cache_builds, r->cache_build_ms,
+          (unsigned long long)r->cache_disk_hits, (unsigned long long)r->cache_memory_hits);
+    }
+  }
+  printf(
+      "t ratio: clgpu's median wall time over the peer's (above 1: clgpu slower; elementwise's\n"
+      "target is at most 1.10 against the hand-written kernel). thr rel: clgpu's throughput\n"
+      "relative to the peer's over the same bytes (its inverse): for elementwise_strided and\n"
+      "elementwise_transposed, the strided view's throughput relative to the contiguous case\n"
+      "of as many elements. GB/s: elementwise 3*n*size (x, z read, y written); the others\n"
+      "2*count*size (the view's elements read, as many written). kernel object: the programs\n"
+      "the row's elementwise kernel object (made once per type and size, shared by clgpu's\n"
+      "calls and, for the strided ops, the contiguous peer's) has run. program cache: the\n"
+      "context's cache over clgpu's calls and a clgpu peer's (the first call builds or loads;\n"
+      "the reference kernel and the hand kernel, built outside clgpu, are not counted).\n"
+      "%%ref in the table above: of the copy kernel's GB/s, for all of these.\n");
 }
 
 static void print_table(const run_report *report) {
@@ -2186,13 +2918,20 @@ static void print_table(const run_report *report) {
          !report->boost_built ? " (no boost/compute.hpp, or -Dboost_compute=disabled)"
          : o->no_boost        ? "skipped (--no-boost)"
                               : report->boost_version);
-  printf("\n%-12s %-6s %5s %-13s %24s %8s %7s %5s %9s | %7s %6s | %7s %6s\n", "op", "type", "n",
-         "algo", "wall ms: median (min-max)", "Melem/s", "GB/s", "%ref", "event ms", "CPU GB/s",
-         "x CPU", "Boost", "x Boost");
+  int name_width = 12, n_width = 5;
+  for (size_t k = 0; k < report->num_rows; k++) {
+    int name = (int)strlen(op_table[report->rows[k].op].name);
+    int shape = (int)strlen(report->rows[k].shape);
+    if (name > name_width) name_width = name;
+    if (shape > n_width) n_width = shape;
+  }
+  printf("\n%-*s %-6s %*s %-13s %24s %8s %7s %5s %9s | %7s %6s | %7s %6s\n", name_width, "op",
+         "type", n_width, "n", "algo", "wall ms: median (min-max)", "Melem/s", "GB/s", "%ref",
+         "event ms", "CPU GB/s", "x CPU", "Boost", "x Boost");
   for (size_t k = 0; k < report->num_rows; k++) {
     const result *r = &report->rows[k];
     row_figures f = figures_of(r);
-    char n_label[32], wall[64], share[16], event[24], cpu[16], vs_cpu[16], boost[16], vs_boost[16];
+    char wall[64], share[16], event[24], cpu[16], vs_cpu[16], boost[16], vs_boost[16];
     int digits = r->wall.max >= 100 ? 1 : r->wall.max >= 10 ? 2 : 3;
     snprintf(wall, sizeof wall, "%.*f (%.*f-%.*f)", digits, r->wall.median, digits, r->wall.min,
              digits, r->wall.max);
@@ -2211,9 +2950,9 @@ static void print_table(const run_report *report) {
     } else if (r->boost_note[0] && strncmp(r->boost_note, "failed", 6) == 0) {
       snprintf(boost, sizeof boost, "FAILED");
     }
-    printf("%-12s %-6s %5s %-13s %24s %8.0f %7.2f %5s %9s | %8s %6s | %7s %6s\n",
-           op_table[r->op].name, r->type->name, size_label(r->n, n_label, sizeof n_label),
-           r->algorithm, wall, f.melems, f.wall_gbps, share, event, cpu, vs_cpu, boost, vs_boost);
+    printf("%-*s %-6s %*s %-13s %24s %8.0f %7.2f %5s %9s | %8s %6s | %7s %6s\n", name_width,
+           op_table[r->op].name, r->type->name, n_width, r->shape, r->algorithm, wall, f.melems,
+           f.wall_gbps, share, event, cpu, vs_cpu, boost, vs_boost);
   }
   printf(
       "\nGB/s: the bytes an operation must move over the median wall time (reduce, count_if,\n"
@@ -2280,6 +3019,7 @@ static void print_table(const run_report *report) {
       printf("Boost.Compute %s %s: %s\n", op_table[r->op].name, r->type->name, r->boost_note);
     }
   }
+  print_peer_table(report, name_width, n_width);
 }
 
 /* The row's CPU baseline, or why it has none. */
@@ -2297,7 +3037,12 @@ static void print_csv(const run_report *report) {
       "share_of_reference,cpu_ms_median,cpu_ms_min,cpu_ms_max,cpu_gb_per_s,clgpu_over_cpu,"
       "boost_version,boost_ms_median,boost_ms_min,boost_ms_max,boost_gb_per_s,clgpu_over_boost,"
       "boost_note,event_covers,cpu_baseline,qsort_calls,qsort_ms_median,qsort_ms_min,"
-      "qsort_ms_max,qsort_gb_per_s,clgpu_over_qsort\n");
+      "qsort_ms_max,qsort_gb_per_s,clgpu_over_qsort,elements,shape,layout,peer,peer_launch,"
+      "peer_ms_median,peer_ms_min,peer_ms_max,peer_event_ms_median,peer_gb_per_s,"
+      "time_ratio_over_peer,throughput_relative_to_peer,kernel_programs,kernel_specialisations,"
+      "kernel_variants_held,kernel_contiguous_runs,kernel_specialised_runs,kernel_generic_runs,"
+      "op_contiguous_runs,op_specialised_runs,op_generic_runs,cache_builds,cache_build_ms,"
+      "cache_disk_hits,cache_memory_hits\n");
   for (size_t k = 0; k < report->num_rows; k++) {
     const result *r = &report->rows[k];
     row_figures f = figures_of(r);
@@ -2353,6 +3098,41 @@ static void print_csv(const run_report *report) {
     for (size_t i = 0; i < sizeof numbers4 / sizeof numbers4[0]; i++) {
       putchar(',');
       csv_number(stdout, numbers4[i]);
+    }
+    printf(",%zu,", r->elements);
+    csv_string(stdout, r->shape);
+    putchar(',');
+    csv_string(stdout, r->layout);
+    putchar(',');
+    csv_string(stdout, op_table[r->op].peer ? op_table[r->op].peer : "");
+    putchar(',');
+    csv_string(stdout, r->peer_launch);
+    const double numbers5[] = {r->peer_wall.valid ? r->peer_wall.median : NAN,
+                               r->peer_wall.valid ? r->peer_wall.min : NAN,
+                               r->peer_wall.valid ? r->peer_wall.max : NAN,
+                               r->peer_event.valid ? r->peer_event.median : NAN,
+                               f.peer_gbps,
+                               f.time_ratio,
+                               f.vs_peer};
+    for (size_t i = 0; i < sizeof numbers5 / sizeof numbers5[0]; i++) {
+      putchar(',');
+      csv_number(stdout, numbers5[i]);
+    }
+    if (r->has_elementwise) {
+      const clgpu_elementwise_stats *st = &r->kernel_stats;
+      printf(",%llu,%llu,%u,%llu,%llu,%llu,%llu,%llu,%llu", (unsigned long long)kernel_programs(st),
+             (unsigned long long)st->specialisations, st->variants_held,
+             (unsigned long long)st->contiguous_runs, (unsigned long long)st->specialised_runs,
+             (unsigned long long)st->generic_runs, (unsigned long long)r->op_contiguous_runs,
+             (unsigned long long)r->op_specialised_runs, (unsigned long long)r->op_generic_runs);
+    } else {
+      printf(",,,,,,,,,");
+    }
+    if (r->has_cache) {
+      printf(",%llu,%.6g,%llu,%llu", (unsigned long long)r->cache_builds, r->cache_build_ms,
+             (unsigned long long)r->cache_disk_hits, (unsigned long long)r->cache_memory_hits);
+    } else {
+      printf(",,,,");
     }
     putchar('\n');
   }
@@ -2460,7 +3240,59 @@ static void print_json(const run_report *report) {
     json_number(out, f.vs_boost);
     fputs(", \"note\": ", out);
     json_string(out, r->boost_note);
-    fputs("}}", out);
+    fprintf(out, "},\n     \"elements\": %zu, \"shape\": ", r->elements);
+    json_string(out, r->shape);
+    fputs(", \"peer\": ", out);
+    if (r->has_peer) {
+      fputs("{\"name\": ", out);
+      json_string(out, op_table[r->op].peer);
+      fputs(", \"launch\": ", out);
+      json_string(out, r->peer_launch);
+      fputs(", \"layout\": ", out);
+      json_string(out, r->layout);
+      fputs(", ", out);
+      json_timing(out, "wall_ms", &r->peer_wall);
+      fputs(", ", out);
+      json_timing(out, "event_ms", &r->peer_event);
+      fputs(", \"gb_per_s\": ", out);
+      json_number(out, f.peer_gbps);
+      fputs(", \"time_ratio\": ", out);
+      json_number(out, f.time_ratio);
+      fputs(", \"throughput_relative\": ", out);
+      json_number(out, f.vs_peer);
+      fputc('}', out);
+    } else {
+      fputs("null", out);
+    }
+    fputs(",\n     \"elementwise_kernel\": ", out);
+    if (r->has_elementwise) {
+      const clgpu_elementwise_stats *st = &r->kernel_stats;
+      fprintf(out,
+              "{\"programs\": %llu, \"specialisations\": %llu, \"variants_held\": %u, "
+              "\"evictions\": %llu, "
+              "\"contiguous_runs\": %llu, \"specialised_runs\": %llu, \"generic_runs\": %llu, "
+              "\"staged_inputs\": %llu, \"op_runs\": {\"contiguous\": %llu, \"specialised\": "
+              "%llu, \"generic\": %llu}}",
+              (unsigned long long)kernel_programs(st), (unsigned long long)st->specialisations,
+              st->variants_held, (unsigned long long)st->evictions,
+              (unsigned long long)st->contiguous_runs, (unsigned long long)st->specialised_runs,
+              (unsigned long long)st->generic_runs, (unsigned long long)st->staged_inputs,
+              (unsigned long long)r->op_contiguous_runs, (unsigned long long)r->op_specialised_runs,
+              (unsigned long long)r->op_generic_runs);
+    } else {
+      fputs("null", out);
+    }
+    fputs(", \"program_cache\": ", out);
+    if (r->has_cache) {
+      fprintf(out,
+              "{\"builds\": %llu, \"build_ms\": %.6g, \"disk_hits\": %llu, "
+              "\"memory_hits\": %llu}",
+              (unsigned long long)r->cache_builds, r->cache_build_ms,
+              (unsigned long long)r->cache_disk_hits, (unsigned long long)r->cache_memory_hits);
+    } else {
+      fputs("null", out);
+    }
+    fputc('}', out);
   }
   fputs("\n  ]\n}\n", out);
 }
@@ -2495,6 +3327,7 @@ static void release_case(bench_case *c) {
   c->host_in = c->host_out = c->cpu_out = NULL;
   c->cpu_index = NULL;
   release_sorts(c);
+  release_peer_ops(c);
 }
 
 /* Make the buffers and views of a case and upload its data. */
@@ -2582,6 +3415,17 @@ static int command_run(int argc, char **argv) {
     }
   }
 
+  /* Types an operation does not support are skipped, with a note. */
+  for (int op = 0; op < NUM_OPS && options.types_given; op++) {
+    if (!options.ops[op]) continue;
+    for (size_t t = 0; t < options.num_types; t++) {
+      if (!(op_table[op].supported_types & (1u << options.types[t]))) {
+        fprintf(stderr, "clgpu-bench run: note: %s runs at float and uint32 only; not at %s\n",
+                op_table[op].name, host_types[options.types[t]].name);
+      }
+    }
+  }
+
   progress_enabled = !options.quiet && isatty(STDERR_FILENO);
   size_t total = 0;
   for (size_t t = 0; t < options.num_types; t++) {
@@ -2595,12 +3439,15 @@ static int command_run(int argc, char **argv) {
   double *samples = malloc(sizeof(double) * (size_t)options.repeat);
   double *events = malloc(sizeof(double) * (size_t)options.repeat);
   double *reference_samples = malloc(sizeof(double) * (size_t)options.repeat);
+  double *peer_samples = malloc(sizeof(double) * (size_t)options.repeat);
+  double *peer_events = malloc(sizeof(double) * (size_t)options.repeat);
+  sample_buffers buffers = {samples, events, reference_samples, peer_samples, peer_events};
   run_report report = {&options, device, rows, 0, 0, NULL};
 #ifdef CLGPU_BENCH_BOOST
   report.boost_built = 1;
   report.boost_version = bench_boost_version();
 #endif
-  int failed = !rows || !samples || !events || !reference_samples;
+  int failed = !rows || !samples || !events || !reference_samples || !peer_samples || !peer_events;
   if (failed) fprintf(stderr, "clgpu-bench run: out of host memory\n");
 
   bench_case c;
@@ -2628,7 +3475,7 @@ static int command_run(int argc, char **argv) {
         snprintf(prefix, sizeof prefix, "clgpu-bench: [%zu/%zu] %s %s", report.num_rows + 1, total,
                  c.type->name, size_label(c.n, n_label, sizeof n_label));
         result *row = &rows[report.num_rows];
-        failed = measure_op(&c, op, row, samples, events, reference_samples, prefix);
+        failed = measure_op(&c, op, row, &buffers, prefix);
         if (failed) break;
         report.num_rows++;
       }
@@ -2641,6 +3488,8 @@ static int command_run(int argc, char **argv) {
   free(samples);
   free(events);
   free(reference_samples);
+  free(peer_samples);
+  free(peer_events);
   clgpu_context_destroy(context);
   if (failed) fprintf(stderr, "clgpu-bench run: FAILED (see above)\n");
   return failed;

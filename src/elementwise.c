@@ -33,6 +33,10 @@
 #define DEFAULT_CAP 16
 #define MAX_CAP 256
 #define DEFAULT_PROMOTE 4
+/* The side of the squares a blocked kernel walks (add_blocked), and the
+ * fewest elements for which blocking is worth its own program. */
+#define BLOCK 64
+#define BLOCKING_FLOOR 4096
 
 typedef struct ew_arg {
   char name[NAME_LIMIT];
@@ -42,10 +46,11 @@ typedef struct ew_arg {
 } ew_arg;
 
 /* What makes a specialised program: the rank, the extents but the
- * outermost, and every slot's strides. Zeroed before it is filled, so that
+ * outermost (all of them for a blocked layout), and every slot's strides. Zeroed before it is filled, so that
  * keys compare with memcmp. */
 typedef struct layout_key {
   unsigned rank;
+  unsigned tile; /* 0, or 1 + the dimension blocked with the fastest one (CPU) */
   cl_ulong shape[CLGPU_MAX_RANK];
   cl_long strides[MAX_SLOTS][CLGPU_MAX_RANK];
 } layout_key;
@@ -475,7 +480,10 @@ static void add_strided(text *t, const clgpu_elementwise *kernel, unsigned rank,
 
 /* The whole program source of one kind (and rank, for the strided kinds);
  * malloc'd, NULL when out of memory. */
-static char *generate(const clgpu_elementwise *kernel, program_kind kind, unsigned rank) {
+static void add_blocked(text *t, const clgpu_elementwise *kernel, unsigned rank, unsigned tile);
+
+static char *generate(const clgpu_elementwise *kernel, program_kind kind, unsigned rank,
+                      unsigned tile) {
   text t = {NULL, 0, 0, 0};
   add(&t, "/* clgpu elementwise kernel */\n");
   if (kernel->any_double) add(&t, "#pragma OPENCL EXTENSION cl_khr_fp64 : enable\n");
@@ -498,6 +506,8 @@ static char *generate(const clgpu_elementwise *kernel, program_kind kind, unsign
     add(&t, "  const ulong clgpu_g = get_global_id(0);\n");
     add(&t, "  if (clgpu_g >= clgpu_count) return;\n");
     add_body(&t, kernel, "clgpu_o%u + (long)clgpu_g", "clgpu_oi + (long)clgpu_g");
+  } else if (tile) {
+    add_blocked(&t, kernel, rank, tile - 1);
   } else {
     add_strided(&t, kernel, rank, kind);
   }
@@ -507,6 +517,80 @@ static char *generate(const clgpu_elementwise *kernel, program_kind kind, unsign
     return NULL;
   }
   return t.data;
+}
+
+/* The blocked loop of a specialised program for CPU devices, when an array
+ * is fastest along another dimension (`tile`) than the one the outputs are
+ * fastest along (the last): a transposed input, for example. Walking rows
+ * of the output would then read that array with a long stride per element,
+ * touching a new cache line each time. Instead each work-item takes a band
+ * of CLGPU_BLOCK indices of the tile dimension (and one index of each other
+ * dimension, decoded once), and walks it in squares of CLGPU_BLOCK x
+ * CLGPU_BLOCK, in which both arrays stay in the cache. Every extent is a
+ * constant here. */
+static void add_blocked(text *t, const clgpu_elementwise *kernel, unsigned rank, unsigned tile) {
+  unsigned slots = kernel->num_arrays;
+  int index = kernel->uses_index;
+  unsigned inner = rank - 1;
+  add(t, "  const ulong clgpu_bands = ((ulong)CLGPU_SHAPE_%u + CLGPU_BLOCK - 1) / CLGPU_BLOCK;\n",
+      tile);
+  add(t, "  ulong clgpu_rest = (ulong)get_global_id(0) / clgpu_bands;\n");
+  add(t, "  const ulong clgpu_band = (ulong)get_global_id(0) - clgpu_rest * clgpu_bands;\n");
+  for (unsigned d = inner; d-- > 0;) {
+    if (d == tile) continue;
+    add(t,
+        "  ulong clgpu_x%u;\n  { ulong clgpu_q = clgpu_rest / (ulong)CLGPU_SHAPE_%u;"
+        " clgpu_x%u = clgpu_rest - clgpu_q * (ulong)CLGPU_SHAPE_%u; clgpu_rest = clgpu_q; }\n",
+        d, d, d, d);
+  }
+  add(t, "  if (clgpu_rest != 0) return;\n");
+  add(t, "  const ulong clgpu_x%u = clgpu_band * CLGPU_BLOCK;\n", tile);
+  for (unsigned k = 0; k <= slots; k++) {
+    if (k == slots && !index) break;
+    if (k == slots) {
+      add(t, "  const long clgpu_bi = clgpu_oi");
+    } else {
+      add(t, "  const long clgpu_b%u = clgpu_o%u", k, k);
+    }
+    for (unsigned d = 0; d < inner; d++) {
+      if (k == slots) {
+        add(t, " + (long)clgpu_x%u * (long)CLGPU_ISTRIDE_%u", d, d);
+      } else {
+        add(t, " + (long)clgpu_x%u * (long)CLGPU_STRIDE_%u_%u", d, k, d);
+      }
+    }
+    add(t, ";\n");
+  }
+  add(t, "  const ulong clgpu_rows = min((ulong)CLGPU_BLOCK, (ulong)CLGPU_SHAPE_%u - clgpu_x%u);\n",
+      tile, tile);
+  add(t, "  for (ulong clgpu_c0 = 0; clgpu_c0 < (ulong)CLGPU_SHAPE_%u; clgpu_c0 += CLGPU_BLOCK) {\n",
+      inner);
+  add(t, "    const ulong clgpu_run = min((ulong)CLGPU_BLOCK, (ulong)CLGPU_SHAPE_%u - clgpu_c0);\n",
+      inner);
+  add(t, "    for (ulong clgpu_r = 0; clgpu_r < clgpu_rows; clgpu_r++) {\n");
+  for (unsigned k = 0; k <= slots; k++) {
+    if (k == slots && !index) break;
+    if (k == slots) {
+      add(t,
+          "      const long clgpu_pi = clgpu_bi + (long)clgpu_r * (long)CLGPU_ISTRIDE_%u"
+          " + (long)clgpu_c0 * (long)CLGPU_ISTRIDE_%u;\n",
+          tile, inner);
+    } else {
+      add(t,
+          "      const long clgpu_p%u = clgpu_b%u + (long)clgpu_r * (long)CLGPU_STRIDE_%u_%u"
+          " + (long)clgpu_c0 * (long)CLGPU_STRIDE_%u_%u;\n",
+          k, k, k, tile, k, inner);
+    }
+  }
+  add(t, "      for (ulong clgpu_j = 0; clgpu_j < clgpu_run; clgpu_j++) {\n");
+  char position_format[64];
+  snprintf(position_format, sizeof position_format,
+           "clgpu_p%%u + (long)clgpu_j * (long)CLGPU_STRIDE_%%u_%u", inner);
+  char index_expression[80];
+  snprintf(index_expression, sizeof index_expression,
+           "clgpu_pi + (long)clgpu_j * (long)CLGPU_ISTRIDE_%u", inner);
+  add_body(t, kernel, position_format, index_expression);
+  add(t, "      }\n    }\n  }\n");
 }
 
 /* ---- the plan of a call ---- */
@@ -591,11 +675,12 @@ static int plan_is_contiguous(const plan *p, unsigned slots) {
   return 1;
 }
 
-static layout_key key_of(const plan *p, unsigned slots) {
+static layout_key key_of(const plan *p, unsigned slots, unsigned tile) {
   layout_key key;
   memset(&key, 0, sizeof key);
   key.rank = p->rank;
-  for (unsigned d = 1; d < p->rank; d++) key.shape[d] = p->shape[d];
+  key.tile = tile;
+  for (unsigned d = tile ? 0 : 1; d < p->rank; d++) key.shape[d] = p->shape[d];
   for (unsigned k = 0; k < slots; k++) {
     for (unsigned d = 0; d < p->rank; d++) key.strides[k][d] = p->strides[k][d];
   }
@@ -612,14 +697,20 @@ typedef struct define_text {
 static clgpu_status get_program(clgpu_elementwise *kernel, program_kind kind,
                                 const layout_key *key, clgpu_program **out) {
   unsigned rank = kind == KIND_GENERIC ? CLGPU_MAX_RANK : kind == KIND_SPECIALISED ? key->rank : 0;
-  char *source = generate(kernel, kind, rank);
+  unsigned tile = kind == KIND_SPECIALISED ? key->tile : 0;
+  char *source = generate(kernel, kind, rank, tile);
   CLGPU__RETURN_ERROR_IF(!source, CLGPU_CL_OUT_OF_HOST_MEMORY,
                          "clgpu_elementwise_run: out of host memory generating the kernel");
-  define_text texts[CLGPU_MAX_RANK * (MAX_SLOTS + 1)];
-  clgpu_define defines[CLGPU_MAX_RANK * (MAX_SLOTS + 1)];
+  define_text texts[CLGPU_MAX_RANK * (MAX_SLOTS + 1) + 1];
+  clgpu_define defines[CLGPU_MAX_RANK * (MAX_SLOTS + 1) + 1];
   size_t count = 0;
   if (kind == KIND_SPECIALISED) {
-    for (unsigned d = 1; d < key->rank; d++) {
+    if (tile) {
+      snprintf(texts[count].name, sizeof texts[count].name, "CLGPU_BLOCK");
+      snprintf(texts[count].value, sizeof texts[count].value, "%uUL", BLOCK);
+      count++;
+    }
+    for (unsigned d = tile ? 0 : 1; d < key->rank; d++) {
       snprintf(texts[count].name, sizeof texts[count].name, "CLGPU_SHAPE_%u", d);
       snprintf(texts[count].value, sizeof texts[count].value, "%lluUL",
                (unsigned long long)key->shape[d]);
@@ -707,8 +798,29 @@ static program_kind choose(clgpu_elementwise *kernel, const layout_key *key, uns
 /* The program for a plan, and its kind; building under the kernel's lock
  * (other runs of this kernel object wait; the program cache keeps builds of
  * one program in several kernel objects to one). */
+/* Whether the plan runs blocked on this device (add_blocked): 0 for no,
+ * else 1 + the dimension to block with the fastest one. CPU devices only
+ * (on GPUs neighbouring work-items already share cache lines), rank 2 and
+ * up, enough elements, and an array whose smallest stride is along another
+ * dimension than the last one, both dimensions at least 2 long. */
+static unsigned blocking_of(const clgpu_elementwise *kernel, const plan *p) {
+  if (!(kernel->context->info.type & CL_DEVICE_TYPE_CPU)) return 0;
+  if (p->rank < 2 || p->count < BLOCKING_FLOOR) return 0;
+  unsigned inner = p->rank - 1;
+  for (unsigned k = 0; k < kernel->num_arrays; k++) {
+    unsigned fastest = inner;
+    for (unsigned d = 0; d < inner; d++) {
+      cl_long stride = magnitude(p->strides[k][d]);
+      if (stride != 0 && stride < magnitude(p->strides[k][fastest])) fastest = d;
+    }
+    if (fastest != inner && p->shape[fastest] >= 2 && p->shape[inner] >= 2) return fastest + 1;
+  }
+  return 0;
+}
+
 static clgpu_status program_for(clgpu_elementwise *kernel, const plan *p, unsigned slots,
-                                program_kind *kind, clgpu_program **out) {
+                                program_kind *kind, unsigned *tile, clgpu_program **out) {
+  *tile = 0;
   clgpu_status status = CLGPU_SUCCESS;
   pthread_mutex_lock(&kernel->lock);
   if (plan_is_contiguous(p, slots)) {
@@ -719,7 +831,8 @@ static clgpu_status program_for(clgpu_elementwise *kernel, const plan *p, unsign
     pthread_mutex_unlock(&kernel->lock);
     return status;
   }
-  layout_key key = key_of(p, slots);
+  unsigned blocked = blocking_of(kernel, p);
+  layout_key key = key_of(p, slots, blocked);
   unsigned slot = 0;
   clgpu_program *program = NULL;
   *kind = choose(kernel, &key, &slot, &program);
@@ -741,7 +854,10 @@ static clgpu_status program_for(clgpu_elementwise *kernel, const plan *p, unsign
       kernel->stats.specialisations++;
     }
   }
-  if (status == CLGPU_SUCCESS && *kind == KIND_SPECIALISED) kernel->stats.specialised_runs++;
+  if (status == CLGPU_SUCCESS && *kind == KIND_SPECIALISED) {
+    kernel->stats.specialised_runs++;
+    *tile = blocked;
+  }
   pthread_mutex_unlock(&kernel->lock);
   *out = program;
   return status;
@@ -994,14 +1110,25 @@ clgpu_status clgpu_elementwise_run(clgpu_elementwise *kernel,
   program_kind kind = KIND_CONTIGUOUS;
   clgpu_program *program = NULL;
   cl_kernel cl = NULL;
-  if (status == CLGPU_SUCCESS) status = program_for(kernel, &p, slots, &kind, &program);
+  unsigned tile = 0;
+  if (status == CLGPU_SUCCESS) status = program_for(kernel, &p, slots, &kind, &tile, &program);
   if (status == CLGPU_SUCCESS) status = clgpu_kernel_acquire(program, "clgpu_elementwise", &cl);
   cl_ulong chunk = 1;
   size_t local = 1, global = 1;
   if (status == CLGPU_SUCCESS) {
-    status = kind == KIND_CONTIGUOUS
-                 ? contiguous_shape(context, cl, p.count, &local, &global)
-                 : clgpu__strided_launch_shape(context, cl, p.count, &chunk, &local, &global);
+    if (tile) {
+      /* One work-item per band of the tile dimension and index of the
+       * others (add_blocked), in groups of one (a CPU device). */
+      cl_ulong items = (p.shape[tile - 1] + BLOCK - 1) / BLOCK;
+      for (unsigned d = 0; d + 1 < p.rank; d++) {
+        if (d != tile - 1) items *= p.shape[d];
+      }
+      global = (size_t)items;
+    } else if (kind == KIND_CONTIGUOUS) {
+      status = contiguous_shape(context, cl, p.count, &local, &global);
+    } else {
+      status = clgpu__strided_launch_shape(context, cl, p.count, &chunk, &local, &global);
+    }
   }
   if (status == CLGPU_SUCCESS) status = set_arguments(kernel, cl, kind, &p, values, chunk);
 

@@ -125,7 +125,9 @@ static void convert_operation(clgpu_type to, clgpu_type from, char *text, size_t
   } else if (is_float(to)) {
     snprintf(text, size, "d = convert_%s_rte(s)", target);
   } else if (is_float(from)) {
-    snprintf(text, size, "d = convert_%s_sat_rtz(s)", target);
+    /* NaN is tested first: saturating conversions should give 0 for it,
+     * and Oclgrind's give the target's minimum. */
+    snprintf(text, size, "d = isnan(s) ? (%s)0 : convert_%s_sat_rtz(s)", target, target);
   } else if (is_signed_integer(to)) {
     /* Through the unsigned type of the target's size: modular, then the
      * same bits as the signed type. */

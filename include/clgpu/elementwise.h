@@ -50,7 +50,11 @@
  *   along the rows; there is no division or modulo in the per-element loop.
  *   Offsets and the outermost extent are run-time arguments, so views that
  *   differ only in where they start or in their number of rows share one
- *   program.
+ *   program. On CPU devices, a layout of rank 2 or more and at least 4096
+ *   elements in which an array is fastest along another dimension than the
+ *   outputs (a transposed input) is walked in 64 x 64 squares of those two
+ *   dimensions instead, so that both stay in the cache; every extent is
+ *   then a constant of the program.
  * - the generic kernel: the same loop with every extent and stride a
  *   run-time argument (one program for every layout). It serves layouts the
  *   variant table has no room for.

@@ -878,19 +878,19 @@ static clgpu_status check_values(clgpu_elementwise *kernel, const clgpu_elementw
     const ew_arg *arg = &kernel->args[a];
     const clgpu_elementwise_value *value = &values[a];
     if (arg->kind == CLGPU_SCALAR) {
-      CLGPU__RETURN_ERROR_IF(!value->scalar, CLGPU_INVALID_ARGUMENT,
-                             "%s: scalar \"%s\" has no value (values[%zu].scalar is NULL)",
-                             run_name, arg->name, a);
       CLGPU__RETURN_ERROR_IF(value->array, CLGPU_INVALID_ARGUMENT,
                              "%s: scalar \"%s\" was given an array (values[%zu].array)", run_name,
                              arg->name, a);
+      CLGPU__RETURN_ERROR_IF(!value->scalar, CLGPU_INVALID_ARGUMENT,
+                             "%s: scalar \"%s\" has no value (values[%zu].scalar is NULL)",
+                             run_name, arg->name, a);
       continue;
     }
-    CLGPU__RETURN_ERROR_IF(!value->array, CLGPU_INVALID_ARGUMENT,
-                           "%s: array \"%s\" has no view (values[%zu].array is NULL)", run_name,
-                           arg->name, a);
     CLGPU__RETURN_ERROR_IF(value->scalar, CLGPU_INVALID_ARGUMENT,
                            "%s: array \"%s\" was given a scalar (values[%zu].scalar)", run_name,
+                           arg->name, a);
+    CLGPU__RETURN_ERROR_IF(!value->array, CLGPU_INVALID_ARGUMENT,
+                           "%s: array \"%s\" has no view (values[%zu].array is NULL)", run_name,
                            arg->name, a);
     const clgpu_array *array = value->array;
     clgpu_status status = clgpu_array_check(array);

@@ -367,6 +367,18 @@ static void add_body(text *t, const clgpu_elementwise *kernel, const char *posit
   add(t, "  }\n");
 }
 
+/* The element body at step clgpu_j of a run along dimension `inner`, from
+ * the run's start clgpu_p<k> (and clgpu_pi). */
+static void add_run_body(text *t, const clgpu_elementwise *kernel, unsigned inner) {
+  char position_format[64];
+  snprintf(position_format, sizeof position_format,
+           "clgpu_p%%u + (long)clgpu_j * (long)CLGPU_STRIDE_%%u_%u", inner);
+  char index_expression[80];
+  snprintf(index_expression, sizeof index_expression,
+           "clgpu_pi + (long)clgpu_j * (long)CLGPU_ISTRIDE_%u", inner);
+  add_body(t, kernel, position_format, index_expression);
+}
+
 static void add_parameters(text *t, const clgpu_elementwise *kernel, program_kind kind) {
   add(t, "__kernel void clgpu_elementwise(");
   for (unsigned k = 0; k < kernel->num_arrays; k++) {
@@ -443,13 +455,7 @@ static void add_strided(text *t, const clgpu_elementwise *kernel, unsigned rank,
         inner, inner);
   }
   add(t, "    for (ulong clgpu_j = 0; clgpu_j < clgpu_run; clgpu_j++) {\n");
-  char position_format[64];
-  snprintf(position_format, sizeof position_format,
-           "clgpu_p%%u + (long)clgpu_j * (long)CLGPU_STRIDE_%%u_%u", inner);
-  char index_expression[80];
-  snprintf(index_expression, sizeof index_expression,
-           "clgpu_pi + (long)clgpu_j * (long)CLGPU_ISTRIDE_%u", inner);
-  add_body(t, kernel, position_format, index_expression);
+  add_run_body(t, kernel, inner);
   add(t, "    }\n");
   add(t, "    clgpu_linear += clgpu_run;\n    if (clgpu_linear >= clgpu_last) break;\n");
   if (rank > 1) {
@@ -583,13 +589,7 @@ static void add_blocked(text *t, const clgpu_elementwise *kernel, unsigned rank,
     }
   }
   add(t, "      for (ulong clgpu_j = 0; clgpu_j < clgpu_run; clgpu_j++) {\n");
-  char position_format[64];
-  snprintf(position_format, sizeof position_format,
-           "clgpu_p%%u + (long)clgpu_j * (long)CLGPU_STRIDE_%%u_%u", inner);
-  char index_expression[80];
-  snprintf(index_expression, sizeof index_expression,
-           "clgpu_pi + (long)clgpu_j * (long)CLGPU_ISTRIDE_%u", inner);
-  add_body(t, kernel, position_format, index_expression);
+  add_run_body(t, kernel, inner);
   add(t, "      }\n    }\n  }\n");
 }
 

@@ -128,3 +128,11 @@ void test_assert_status(cl_int actual, cl_int expected, const char *expression, 
            clgpu_status_name(actual), (int)actual, clgpu_status_name(expected), (int)expected,
            clgpu_last_error());
 }
+
+cl_int test_event_status(cl_event event) {
+  cl_int status = CL_QUEUED;
+  assert_int_equal(
+      clGetEventInfo(event, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof status, &status, NULL),
+      CL_SUCCESS);
+  return status;
+}

@@ -35,6 +35,10 @@ void test_remove_folder(char *folder);
  * and compare every element with the host; fails the test on a mismatch. */
 void test_check_iota(clgpu_context *context, clgpu_program *program, size_t n);
 
+/* An event's CL_EVENT_COMMAND_EXECUTION_STATUS (fails the test when the
+ * query does). */
+cl_int test_event_status(cl_event event);
+
 /* Assert a clgpu status, printing both names and the detail message. */
 #define assert_status(actual, expected) \
   test_assert_status((actual), (expected), #actual, __FILE__, __LINE__)

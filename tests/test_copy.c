@@ -778,14 +778,6 @@ static void misuse_is_refused(void **state) {
 
 /* ---- events ---- */
 
-static cl_int execution_status(cl_event event) {
-  cl_int status = CL_QUEUED;
-  assert_int_equal(
-      clGetEventInfo(event, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof status, &status, NULL),
-      CL_SUCCESS);
-  return status;
-}
-
 /* One copy of each way clgpu_copy can run, all over one buffer of n ints
  * (the source's first half and the destination's second half, or views of
  * the whole for the overlapping ones). */
@@ -864,7 +856,7 @@ static void waits_for_its_wait_list(clgpu_context *context, const char *context_
     if (opener.copy_status_before_opening == CL_COMPLETE) {
       fail_msg("%s: the copy completed before its wait list", label);
     }
-    assert_int_equal(execution_status(event), CL_COMPLETE);
+    assert_int_equal(test_event_status(event), CL_COMPLETE);
     clReleaseEvent(event);
     clReleaseEvent(opener.gate);
 
@@ -905,7 +897,7 @@ static void events(void **state) {
     assert_status(clgpu_copy(context, &destination, &source, 0, NULL, &event), CLGPU_SUCCESS);
     assert_non_null(event);
     assert_int_equal(clWaitForEvents(1, &event), CL_SUCCESS);
-    assert_int_equal(execution_status(event), CL_COMPLETE);
+    assert_int_equal(test_event_status(event), CL_COMPLETE);
     clReleaseEvent(event);
     test_guarded_check(context, &buffer, rows[r].name);
     test_guarded_release(&buffer);

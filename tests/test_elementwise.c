@@ -86,14 +86,6 @@ static int group_teardown(void **state) {
   return 0;
 }
 
-static cl_int execution_status(cl_event event) {
-  cl_int status = CL_QUEUED;
-  assert_int_equal(
-      clGetEventInfo(event, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof status, &status, NULL),
-      CL_SUCCESS);
-  return status;
-}
-
 static clgpu_elementwise_stats stats_of(clgpu_elementwise *kernel) {
   clgpu_elementwise_stats stats;
   assert_status(clgpu_elementwise_get_stats(kernel, &stats), CLGPU_SUCCESS);
@@ -807,7 +799,7 @@ static void run_gated(const ew_case *c, prepared *p, cl_event *event) {
     assert_int_equal(clFlush(clgpu_context_queue(shared_context)), CL_SUCCESS);
     struct timespec pause = {0, 30 * 1000 * 1000};
     nanosleep(&pause, NULL);
-    early = execution_status(*event) == CL_COMPLETE;
+    early = test_event_status(*event) == CL_COMPLETE;
     cl_command_queue side = clCreateCommandQueue(clgpu_context_cl_context(shared_context),
                                                  clgpu_context_device(shared_context), 0, &err);
     assert_int_equal(err, CL_SUCCESS);
@@ -823,7 +815,7 @@ static void run_gated(const ew_case *c, prepared *p, cl_event *event) {
     }
     clReleaseCommandQueue(side);
   } else {
-    early = execution_status(*event) == CL_COMPLETE;
+    early = test_event_status(*event) == CL_COMPLETE;
   }
   assert_int_equal(clSetUserEventStatus(gate, CL_COMPLETE), CL_SUCCESS);
   clReleaseEvent(gate);
@@ -845,7 +837,7 @@ static void run_case(const ew_case *c) {
   } else {
     if (event == NULL) fail_msg("%s: no event", c->label);
     assert_int_equal(clWaitForEvents(1, &event), CL_SUCCESS);
-    assert_int_equal(execution_status(event), CL_COMPLETE);
+    assert_int_equal(test_event_status(event), CL_COMPLETE);
     clReleaseEvent(event);
   }
   check_case(c, &p);

@@ -393,14 +393,6 @@ static size_t capacity_of(const findall_case *c, size_t n, size_t count) {
   return n;
 }
 
-static cl_int execution_status(cl_event event) {
-  cl_int status = CL_QUEUED;
-  assert_int_equal(
-      clGetEventInfo(event, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof status, &status, NULL),
-      CL_SUCCESS);
-  return status;
-}
-
 typedef struct gate_opener {
   cl_event gate;
   cl_event call;
@@ -533,7 +525,7 @@ static void run_findall_case(const findall_case *c) {
         fail_msg("%s: findall completed before its wait list", label);
       }
     }
-    assert_int_equal(execution_status(event), CL_COMPLETE);
+    assert_int_equal(test_event_status(event), CL_COMPLETE);
     clReleaseEvent(event);
   } else {
     uint64_t host_count = UINT64_MAX - 1;

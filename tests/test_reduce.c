@@ -1021,20 +1021,12 @@ static run_mode other_mode(clgpu_type type, const op_case *c) {
   return (type_index(type) + op_index(c)) % 2 ? CHUNKED : TILED;
 }
 
-static cl_int execution_status(cl_event event) {
-  cl_int status = CL_QUEUED;
-  assert_int_equal(
-      clGetEventInfo(event, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof status, &status, NULL),
-      CL_SUCCESS);
-  return status;
-}
-
 /* Wait for an event a successful call returned, check it completed, and
  * release it. */
 static void finish_event(cl_event event, const char *label) {
   if (event == NULL) fail_msg("%s: no event returned", label);
   assert_int_equal(clWaitForEvents(1, &event), CL_SUCCESS);
-  if (execution_status(event) != CL_COMPLETE) fail_msg("%s: the event did not complete", label);
+  if (test_event_status(event) != CL_COMPLETE) fail_msg("%s: the event did not complete", label);
   clReleaseEvent(event);
 }
 
@@ -2264,8 +2256,8 @@ static void events(void **state) {
   assert_status(clgpu_count_if(context, &input.view, "x > 5", &views[2], &tiled, 2, both, &third),
                 CLGPU_SUCCESS);
   finish_event(third, "count_if after two reductions");
-  assert_int_equal(execution_status(first), CL_COMPLETE);
-  assert_int_equal(execution_status(second), CL_COMPLETE);
+  assert_int_equal(test_event_status(first), CL_COMPLETE);
+  assert_int_equal(test_event_status(second), CL_COMPLETE);
   clReleaseEvent(first);
   clReleaseEvent(second);
   test_guarded_read(context, &outputs[1], value);
@@ -2332,7 +2324,7 @@ static void wait_list_gates_the_call(void **state) {
   /* Time for a call that ignored its wait list to finish. */
   struct timespec pause = {0, 30 * 1000 * 1000};
   nanosleep(&pause, NULL);
-  if (execution_status(sum_event) == CL_COMPLETE || execution_status(count_event) == CL_COMPLETE) {
+  if (test_event_status(sum_event) == CL_COMPLETE || test_event_status(count_event) == CL_COMPLETE) {
     fail_msg("a call completed before the user event in its wait list");
   }
   unsigned char fill[8];

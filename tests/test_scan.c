@@ -695,14 +695,6 @@ static void check_result(const scan_case *c, const test_case *tc, const char *la
   free(out_line);
 }
 
-static cl_int execution_status(cl_event event) {
-  cl_int status = CL_QUEUED;
-  assert_int_equal(
-      clGetEventInfo(event, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof status, &status, NULL),
-      CL_SUCCESS);
-  return status;
-}
-
 /* Opens a gate from another thread after a pause, noting first whether the
  * scan's event had completed (a thread, because Oclgrind runs commands
  * inside clFlush on the calling thread and waits there for the wait list). */
@@ -737,7 +729,7 @@ static clgpu_status call_scan(const scan_case *c, const char *label, const clgpu
     if (status != CLGPU_SUCCESS) return status;
     if (event == NULL) fail_msg("%s: no event", label);
     assert_int_equal(clWaitForEvents(1, &event), CL_SUCCESS);
-    assert_int_equal(execution_status(event), CL_COMPLETE);
+    assert_int_equal(test_event_status(event), CL_COMPLETE);
     clReleaseEvent(event);
     return CLGPU_SUCCESS;
   }
@@ -762,7 +754,7 @@ static clgpu_status call_scan(const scan_case *c, const char *label, const clgpu
   if (opener.call_status_before_opening == CL_COMPLETE) {
     fail_msg("%s: the scan completed before its wait list", label);
   }
-  assert_int_equal(execution_status(event), CL_COMPLETE);
+  assert_int_equal(test_event_status(event), CL_COMPLETE);
   clReleaseEvent(event);
   clReleaseEvent(opener.gate);
   return CLGPU_SUCCESS;

@@ -515,14 +515,6 @@ static clgpu_array values_view(const placed *p) {
   return view_of_values(&p->guarded, &p->spec, p->size);
 }
 
-static cl_int execution_status(cl_event event) {
-  cl_int status = CL_QUEUED;
-  assert_int_equal(
-      clGetEventInfo(event, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof status, &status, NULL),
-      CL_SUCCESS);
-  return status;
-}
-
 static void expect_success(clgpu_status status, const char *label) {
   if (status != CLGPU_SUCCESS) {
     fail_msg("%s: %s (%d): %s", label, clgpu_status_name(status), (int)status, clgpu_last_error());
@@ -613,14 +605,14 @@ static void run_sort_case(const sort_case *c) {
     if (gate) {
       /* No clFlush before the gate opens: Oclgrind runs the queue on the
        * flushing thread, so a flush would wait for the gate forever. */
-      if (execution_status(event) == CL_COMPLETE) {
+      if (test_event_status(event) == CL_COMPLETE) {
         clSetUserEventStatus(gate, CL_COMPLETE);
         fail_msg("%s: the sort completed before its wait list", label);
       }
       assert_int_equal(clSetUserEventStatus(gate, CL_COMPLETE), CL_SUCCESS);
     }
     assert_int_equal(clWaitForEvents(1, &event), CL_SUCCESS);
-    assert_int_equal(execution_status(event), CL_COMPLETE);
+    assert_int_equal(test_event_status(event), CL_COMPLETE);
     clReleaseEvent(event);
   }
   if (gate) clReleaseEvent(gate);

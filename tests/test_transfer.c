@@ -329,14 +329,6 @@ static void check_host(const unsigned char *actual, const unsigned char *expecte
            (unsigned long long)seed, first / size, first, actual[first], expected[first]);
 }
 
-static cl_int execution_status(cl_event event) {
-  cl_int status = CL_QUEUED;
-  assert_int_equal(
-      clGetEventInfo(event, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof status, &status, NULL),
-      CL_SUCCESS);
-  return status;
-}
-
 /* Wait for the event a call must have returned, and release it. A pointer,
  * so that the call may be an argument: *event is read after it. */
 static void finish_event(const cl_event *event_out, clgpu_status status, const char *label) {
@@ -346,7 +338,7 @@ static void finish_event(const cl_event *event_out, clgpu_status status, const c
   cl_event event = *event_out;
   if (event == NULL) fail_msg("%s: no event was returned", label);
   assert_int_equal(clWaitForEvents(1, &event), CL_SUCCESS);
-  assert_int_equal(execution_status(event), CL_COMPLETE);
+  assert_int_equal(test_event_status(event), CL_COMPLETE);
   clReleaseEvent(event);
 }
 

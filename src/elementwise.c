@@ -80,6 +80,7 @@ struct clgpu_elementwise {
   char *preamble; /* NULL for none */
   unsigned cap;
   unsigned promote_after;
+  unsigned specialise_after;
 
   pthread_mutex_t lock;
   variant *variants; /* cap entries, `held` used */
@@ -230,6 +231,7 @@ clgpu_status clgpu_elementwise_create(clgpu_context *context, size_t num_args,
   kernel->cap = options && options->variant_cap ? options->variant_cap : DEFAULT_CAP;
   kernel->promote_after =
       options && options->promote_after ? options->promote_after : DEFAULT_PROMOTE;
+  kernel->specialise_after = options && options->specialise_after ? options->specialise_after : 1;
   kernel->uses_index = mentions_index(operation);
   kernel->operation = copy_text(operation);
   kernel->preamble = options && options->preamble ? copy_text(options->preamble) : NULL;
@@ -379,6 +381,17 @@ static void add_run_body(text *t, const clgpu_elementwise *kernel, unsigned inne
   add_body(t, kernel, position_format, index_expression);
 }
 
+/* The loop over a run, clgpu_j from 0 to clgpu_run. When an array's
+ * stride along the run is a constant other than 0 and +-1, the loop is
+ * kept scalar: LLVM (POCL 3.1) vectorises such loops with interleaved
+ * loads that ran 2.5 times slower than the scalar loop (a stride-2 copy:
+ * 7.6 ms against 2.9 ms for 8M floats). Compilers that do not know the
+ * pragma ignore it. */
+static void add_run_loop(text *t, int scalar_run, const char *indent) {
+  if (scalar_run) add(t, "%s#pragma clang loop vectorize(disable)\n", indent);
+  add(t, "%sfor (ulong clgpu_j = 0; clgpu_j < clgpu_run; clgpu_j++) {\n", indent);
+}
+
 static void add_parameters(text *t, const clgpu_elementwise *kernel, program_kind kind) {
   add(t, "__kernel void clgpu_elementwise(");
   for (unsigned k = 0; k < kernel->num_arrays; k++) {
@@ -403,15 +416,14 @@ static void add_parameters(text *t, const clgpu_elementwise *kernel, program_kin
   add(t, ") {\n");
 }
 
-/* The strided loop over `rank` dimensions (see copy.cl, whose loop this
- * is): decode the first index with divisions once, then run along the
+/* The strided loop over `rank` dimensions: decode the first index with divisions once, then run along the
  * fastest dimension and carry into the slower ones between runs. The
  * outermost extent is never needed: the loop ends at the chunk's end
  * before dimension 0 could wrap. In the generic kernel, dimensions past
  * the layout's rank are padding of extent 1 at the front, which the decode
  * skips once the rest is 0. */
 static void add_strided(text *t, const clgpu_elementwise *kernel, unsigned rank,
-                        program_kind kind) {
+                        program_kind kind, int scalar_run) {
   unsigned slots = kernel->num_arrays;
   int index = kernel->uses_index;
   unsigned inner = rank - 1;
@@ -454,7 +466,7 @@ static void add_strided(text *t, const clgpu_elementwise *kernel, unsigned rank,
         "clgpu_linear);\n",
         inner, inner);
   }
-  add(t, "    for (ulong clgpu_j = 0; clgpu_j < clgpu_run; clgpu_j++) {\n");
+  add_run_loop(t, scalar_run, "    ");
   add_run_body(t, kernel, inner);
   add(t, "    }\n");
   add(t, "    clgpu_linear += clgpu_run;\n    if (clgpu_linear >= clgpu_last) break;\n");
@@ -486,10 +498,11 @@ static void add_strided(text *t, const clgpu_elementwise *kernel, unsigned rank,
 
 /* The whole program source of one kind (and rank, for the strided kinds);
  * malloc'd, NULL when out of memory. */
-static void add_blocked(text *t, const clgpu_elementwise *kernel, unsigned rank, unsigned tile);
+static void add_blocked(text *t, const clgpu_elementwise *kernel, unsigned rank, unsigned tile,
+                        int scalar_run);
 
 static char *generate(const clgpu_elementwise *kernel, program_kind kind, unsigned rank,
-                      unsigned tile) {
+                      unsigned tile, int scalar_run) {
   text t = {NULL, 0, 0, 0};
   add(&t, "/* clgpu elementwise kernel */\n");
   if (kernel->any_double) add(&t, "#pragma OPENCL EXTENSION cl_khr_fp64 : enable\n");
@@ -513,9 +526,9 @@ static char *generate(const clgpu_elementwise *kernel, program_kind kind, unsign
     add(&t, "  if (clgpu_g >= clgpu_count) return;\n");
     add_body(&t, kernel, "clgpu_o%u + (long)clgpu_g", "clgpu_oi + (long)clgpu_g");
   } else if (tile) {
-    add_blocked(&t, kernel, rank, tile - 1);
+    add_blocked(&t, kernel, rank, tile - 1, scalar_run);
   } else {
-    add_strided(&t, kernel, rank, kind);
+    add_strided(&t, kernel, rank, kind, scalar_run);
   }
   add(&t, "}\n");
   if (t.failed) {
@@ -534,7 +547,8 @@ static char *generate(const clgpu_elementwise *kernel, program_kind kind, unsign
  * dimension, decoded once), and walks it in squares of CLGPU_BLOCK x
  * CLGPU_BLOCK, in which both arrays stay in the cache. Every extent is a
  * constant here. */
-static void add_blocked(text *t, const clgpu_elementwise *kernel, unsigned rank, unsigned tile) {
+static void add_blocked(text *t, const clgpu_elementwise *kernel, unsigned rank, unsigned tile,
+                        int scalar_run) {
   unsigned slots = kernel->num_arrays;
   int index = kernel->uses_index;
   unsigned inner = rank - 1;
@@ -588,7 +602,7 @@ static void add_blocked(text *t, const clgpu_elementwise *kernel, unsigned rank,
           k, k, k, tile, k, inner);
     }
   }
-  add(t, "      for (ulong clgpu_j = 0; clgpu_j < clgpu_run; clgpu_j++) {\n");
+  add_run_loop(t, scalar_run, "      ");
   add_run_body(t, kernel, inner);
   add(t, "      }\n    }\n  }\n");
 }
@@ -698,7 +712,13 @@ static clgpu_status get_program(clgpu_elementwise *kernel, program_kind kind,
                                 const layout_key *key, clgpu_program **out) {
   unsigned rank = kind == KIND_GENERIC ? CLGPU_MAX_RANK : kind == KIND_SPECIALISED ? key->rank : 0;
   unsigned tile = kind == KIND_SPECIALISED ? key->tile : 0;
-  char *source = generate(kernel, kind, rank, tile);
+  int scalar_run = 0;
+  if (kind == KIND_SPECIALISED) {
+    for (unsigned k = 0; k < kernel->num_arrays; k++) {
+      if (magnitude(key->strides[k][key->rank - 1]) > 1) scalar_run = 1;
+    }
+  }
+  char *source = generate(kernel, kind, rank, tile, scalar_run);
   CLGPU__RETURN_ERROR_IF(!source, CLGPU_CL_OUT_OF_HOST_MEMORY,
                          "clgpu_elementwise_run: out of host memory generating the kernel");
   define_text texts[CLGPU_MAX_RANK * (MAX_SLOTS + 1) + 1];
@@ -761,11 +781,13 @@ static program_kind choose(clgpu_elementwise *kernel, const layout_key *key, uns
     }
   }
   *program = NULL;
-  if (kernel->held < kernel->cap) {
+  int room = kernel->held < kernel->cap;
+  unsigned threshold = room ? kernel->specialise_after : kernel->promote_after;
+  if (threshold <= 1 && room) {
     *slot = kernel->held;
     return KIND_SPECIALISED;
   }
-  /* The table is full: count the layout among the candidates. */
+  /* Count the layout among the candidates. */
   unsigned c = 0;
   while (c < kernel->num_candidates && memcmp(&kernel->candidates[c].key, key, sizeof *key) != 0) {
     c++;
@@ -784,9 +806,13 @@ static program_kind choose(clgpu_elementwise *kernel, const layout_key *key, uns
     kernel->candidates[c].runs = 0;
   }
   kernel->candidates[c].last_seen = now;
-  if (++kernel->candidates[c].runs < kernel->promote_after) return KIND_GENERIC;
-  /* Promoted: it takes the least recently used layout's slot. */
+  if (++kernel->candidates[c].runs < threshold) return KIND_GENERIC;
+  /* Promoted: it takes a free slot, or the least recently used layout's. */
   kernel->candidates[c] = kernel->candidates[--kernel->num_candidates];
+  if (room) {
+    *slot = kernel->held;
+    return KIND_SPECIALISED;
+  }
   unsigned victim = 0;
   for (unsigned v = 1; v < kernel->held; v++) {
     if (kernel->variants[v].last_used < kernel->variants[victim].last_used) victim = v;
@@ -795,9 +821,6 @@ static program_kind choose(clgpu_elementwise *kernel, const layout_key *key, uns
   return KIND_SPECIALISED;
 }
 
-/* The program for a plan, and its kind; building under the kernel's lock
- * (other runs of this kernel object wait; the program cache keeps builds of
- * one program in several kernel objects to one). */
 /* Whether the plan runs blocked on this device (add_blocked): 0 for no,
  * else 1 + the dimension to block with the fastest one. CPU devices only
  * (on GPUs neighbouring work-items already share cache lines), rank 2 and
@@ -818,6 +841,9 @@ static unsigned blocking_of(const clgpu_elementwise *kernel, const plan *p) {
   return 0;
 }
 
+/* The program for a plan, and its kind; building under the kernel's lock
+ * (other runs of this kernel object wait; the program cache keeps builds of
+ * one program in several kernel objects to one). */
 static clgpu_status program_for(clgpu_elementwise *kernel, const plan *p, unsigned slots,
                                 program_kind *kind, unsigned *tile, clgpu_program **out) {
   *tile = 0;
@@ -995,6 +1021,55 @@ static clgpu_status plan_of(const clgpu_elementwise *kernel, const clgpu_array *
   return CLGPU_SUCCESS;
 }
 
+/* How the strided kernels run on this device. A CPU device (POCL) runs a
+ * work-group as a loop on one thread, so it gets groups of one work-item,
+ * each a long chunk, about four per compute unit (PORTABILITY.md, speed on
+ * CPU devices); a chunk is at least 4096 elements so that small copies are
+ * not spread thinly. Other devices get wide groups (at most 256: enough to
+ * hide memory latency on every vendor, and what AMD allows) and short
+ * chunks: one element per work-item until the device has about eight
+ * groups' worth per compute unit, then up to 8, which amortises the
+ * divisions of the first index while neighbouring work-items stay close in
+ * memory. CLGPU_COPY_CHUNK and CLGPU_COPY_GROUP override the chunk and the
+ * group size (the group size within what the kernel allows), so that tests
+ * run every shape on any device; they are read when the context is made, not
+ * on every call. */
+static clgpu_status strided_launch_shape(const clgpu_context *context, cl_kernel kernel,
+                                         cl_ulong count, cl_ulong *chunk, size_t *local,
+                                         size_t *global) {
+  const clgpu_device_info *info = &context->info;
+  cl_ulong units = info->compute_units > 0 ? info->compute_units : 1;
+  cl_ulong forced_chunk = context->copy_chunk;
+  cl_ulong forced_group = context->copy_group;
+  int cpu = (info->type & CL_DEVICE_TYPE_CPU) != 0;
+  size_t group = 1;
+  if (!cpu || forced_group) {
+    size_t kernel_group_size = 0;
+    cl_int err = clGetKernelWorkGroupInfo(kernel, context->device, CL_KERNEL_WORK_GROUP_SIZE,
+                                          sizeof kernel_group_size, &kernel_group_size, NULL);
+    if (err != CL_SUCCESS) return clgpu__fail_cl(err, "clGetKernelWorkGroupInfo(elementwise)");
+    group = forced_group ? (size_t)forced_group : context->quirks.work_group_cap;
+    if (!forced_group && group > 256) group = 256;
+    if (kernel_group_size > 0 && group > kernel_group_size) group = kernel_group_size;
+    if (group == 0) group = 1;
+  }
+  *local = group;
+  if (cpu) {
+    cl_ulong pieces = 4 * units;
+    *chunk = (count + pieces - 1) / pieces;
+    if (*chunk < 4096) *chunk = 4096;
+  } else {
+    cl_ulong items = units * group * 8;
+    *chunk = (count + items - 1) / items;
+    if (*chunk > 8) *chunk = 8;
+    if (*chunk < 1) *chunk = 1;
+  }
+  if (forced_chunk) *chunk = forced_chunk;
+  cl_ulong items = (count + *chunk - 1) / *chunk;
+  *global = (size_t)((items + *local - 1) / *local * *local);
+  return CLGPU_SUCCESS;
+}
+
 /* The work-group size of the contiguous kernel: wide groups everywhere
  * (POCL runs a group as one vectorised loop over its work-items, GPUs hide
  * latency with them), at most 256 and what the kernel allows. */
@@ -1127,7 +1202,7 @@ clgpu_status clgpu_elementwise_run(clgpu_elementwise *kernel,
     } else if (kind == KIND_CONTIGUOUS) {
       status = contiguous_shape(context, cl, p.count, &local, &global);
     } else {
-      status = clgpu__strided_launch_shape(context, cl, p.count, &chunk, &local, &global);
+      status = strided_launch_shape(context, cl, p.count, &chunk, &local, &global);
     }
   }
   if (status == CLGPU_SUCCESS) status = set_arguments(kernel, cl, kind, &p, values, chunk);

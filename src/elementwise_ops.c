@@ -1,8 +1,9 @@
 /* The built-in elementwise operations (elementwise.h: clgpu_convert,
- * clgpu_axpby, clgpu_compare, clgpu_iota; and the strided case of
- * clgpu_fill in copy.h). Each is an elementwise kernel object the context
- * makes on first use, keyed by the operation and its types, and keeps until
- * it is destroyed, so the variant table of each serves every call. */
+ * clgpu_axpby, clgpu_compare, clgpu_iota; and, for copy.h, clgpu_copy and
+ * clgpu_fill where one buffer command cannot do them). Each is an
+ * elementwise kernel object the context makes on first use, keyed by the
+ * operation and its types, and keeps until it is destroyed, so the variant
+ * table of each serves every call. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -41,7 +42,12 @@ static clgpu_status builtin(clgpu_context *context, const char *key, size_t num_
     if (!entry) {
       status = clgpu__fail(CLGPU_CL_OUT_OF_HOST_MEMORY, "out of host memory");
     } else {
-      status = clgpu_elementwise_create(context, num_args, args, operation, NULL, &entry->kernel);
+      /* A layout is specialised on its second use: a copy or fill that
+       * runs once (a sort staging a strided view) builds nothing of its
+       * own, and one that repeats gets its constants. */
+      const clgpu_elementwise_options options = {NULL, 0, 0, 2};
+      status =
+          clgpu_elementwise_create(context, num_args, args, operation, &options, &entry->kernel);
       if (status == CLGPU_SUCCESS) {
         snprintf(entry->key, sizeof entry->key, "%s", key);
         entry->next = context->builtins;
@@ -103,6 +109,24 @@ clgpu_status clgpu__fill_strided(clgpu_context *context, const clgpu_array *dest
   CLGPU__FORWARD_IF_ERROR(builtin(context, key, 2, args, "y = v", &kernel));
   const clgpu_elementwise_value values[] = {{&view, NULL}, {NULL, value}};
   return run_builtin(kernel, values, num_events, wait_list, event, "clgpu_fill");
+}
+
+/* ---- copy (any layout; copy.h) ---- */
+
+clgpu_status clgpu__copy_elementwise(clgpu_context *context, const clgpu_array *destination,
+                                     const clgpu_array *source, cl_uint num_events,
+                                     const cl_event *wait_list, cl_event *event) {
+  clgpu_type bits = unsigned_of(clgpu_type_size(destination->type));
+  clgpu_array to, from;
+  CLGPU__FORWARD_IF_ERROR(clgpu_array_reinterpret(destination, bits, &to));
+  CLGPU__FORWARD_IF_ERROR(clgpu_array_reinterpret(source, bits, &from));
+  char key[64];
+  snprintf(key, sizeof key, "copy:%s", clgpu_type_cl_name(bits));
+  const clgpu_elementwise_arg args[] = {{"y", CLGPU_OUT, bits}, {"x", CLGPU_IN, bits}};
+  clgpu_elementwise *kernel = NULL;
+  CLGPU__FORWARD_IF_ERROR(builtin(context, key, 2, args, "y = x", &kernel));
+  const clgpu_elementwise_value values[] = {{&to, NULL}, {&from, NULL}};
+  return run_builtin(kernel, values, num_events, wait_list, event, "clgpu_copy");
 }
 
 /* ---- convert ---- */

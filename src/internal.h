@@ -148,15 +148,6 @@ clgpu_status clgpu__check_output_layout(const clgpu_array *array, const char *wh
 clgpu_status clgpu__check_buffer(const clgpu_context *context, cl_mem buffer, const char *who,
                                  const char *name, int written);
 
-/* How a kernel that walks strided views in chunks (copy.cl's loop, the
- * elementwise kernels) runs on the context's device: elements per
- * work-item, work-group size and the global size (a multiple of it). CPU
- * devices get groups of one work-item over long chunks, others wide groups
- * and short chunks; CLGPU_COPY_CHUNK and CLGPU_COPY_GROUP override both. */
-clgpu_status clgpu__strided_launch_shape(const clgpu_context *context, cl_kernel kernel,
-                                         cl_ulong count, cl_ulong *chunk, size_t *local,
-                                         size_t *global);
-
 /* ---- event chains (chain.c) ---- */
 
 /* A sequence of commands each waiting for the one before: the first waits
@@ -276,6 +267,14 @@ struct clgpu_context {
 
 /* Destroy the context's built-in elementwise kernels (context destroy). */
 void clgpu__builtins_destroy(clgpu_context *context);
+
+/* clgpu_copy through the context's built-in elementwise copy over the
+ * views seen as unsigned integers of their element size (any layout, and
+ * a temporary when they may overlap). The caller has checked the
+ * arguments. */
+clgpu_status clgpu__copy_elementwise(clgpu_context *context, const clgpu_array *destination,
+                                     const clgpu_array *source, cl_uint num_events,
+                                     const cl_event *wait_list, cl_event *event);
 
 /* clgpu_fill over a layout clEnqueueFillBuffer cannot express: the
  * context's built-in fill kernel over the view seen as unsigned integers of

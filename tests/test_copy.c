@@ -11,7 +11,8 @@
  * cases took the simulated run from 32 s to 2 minutes and reach no path
  * that the smaller ones miss. Everywhere else they run too.
  *
- * Launch shapes: cl/copy.cl gives each work-item a chunk of elements,
+ * Launch shapes: the strided kernels (clgpu_copy runs the built-in
+ * elementwise copy) give each work-item a chunk of elements,
  * decoding the first index of a chunk with divisions and stepping with
  * carries. The device's default chunk may cover a whole small copy, and a
  * CPU device runs groups of one work-item, so the tables also run with

@@ -179,7 +179,7 @@ typedef struct kernel_def {
 
 static clgpu_elementwise *make_kernel(const kernel_def *def, const char *preamble, unsigned cap,
                                       unsigned promote_after) {
-  clgpu_elementwise_options options = {preamble, cap, promote_after};
+  clgpu_elementwise_options options = {preamble, cap, promote_after, 0};
   clgpu_elementwise *kernel = NULL;
   clgpu_status status = clgpu_elementwise_create(shared_context, def->num_args, def->args,
                                                  def->operation, &options, &kernel);
@@ -1435,6 +1435,25 @@ static void variant_table(void **state) {
   assert_int_equal(s.specialised_runs, 5);
   clgpu_elementwise_destroy(kernel);
 
+  /* specialise_after 2: a new layout runs the generic kernel once, and is
+   * specialised at its second run even though the table has room. */
+  const clgpu_elementwise_options later = {NULL, 3, 2, 2};
+  assert_status(clgpu_elementwise_create(shared_context, xor_kernel.num_args, xor_kernel.args,
+                                         xor_kernel.operation, &later, &kernel),
+                CLGPU_SUCCESS);
+  for (int run = 0; run < 3; run++) {
+    s = run_pair(kernel, def, "specialise_after 2: x stride 5", plain(line(0, 200, 1)),
+                 plain(line(0, 200, 5)));
+    assert_int_equal(s.generic_runs, 1);
+    assert_int_equal(s.specialised_runs, (uint64_t)run);
+    assert_int_equal(s.specialisations, run > 0 ? 1 : 0);
+  }
+  s = run_pair(kernel, def, "specialise_after 2: x stride 6", plain(line(0, 200, 1)),
+               plain(line(0, 200, 6)));
+  assert_int_equal(s.generic_runs, 2);
+  assert_int_equal(s.variants_held, 1);
+  clgpu_elementwise_destroy(kernel);
+
   kernel = make_kernel(&minus_seven_kernel, NULL, 0, 0);
   s = run_pair(kernel, &minus_seven_kernel, "rows: 5x6, x pitched",
                plain(dense(2, SHAPE(5, 6), NULL, NULL)),
@@ -1796,7 +1815,7 @@ static void create_refusals(void **state) {
   (void)state;
   assert_int_equal(strlen(NAME_63), 63);
   for (size_t r = 0; r < sizeof create_rows / sizeof create_rows[0]; r++) {
-    clgpu_elementwise_options options = {NULL, create_rows[r].variant_cap, 0};
+    clgpu_elementwise_options options = {NULL, create_rows[r].variant_cap, 0, 0};
     expect_create(create_rows[r].name, shared_context, create_rows[r].num_args, create_rows[r].args,
                   create_rows[r].operation, &options, create_rows[r].expected);
   }

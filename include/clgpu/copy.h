@@ -40,10 +40,17 @@ extern "C" {
  * enqueueing: an overlapping copy that fails at its second command leaves the
  * first (into the temporary) enqueued; no event is returned.
  *
+ * How it runs: two row-major contiguous views that cannot overlap are one
+ * clEnqueueCopyBuffer; anything else is the context's built-in elementwise
+ * copy (elementwise.h), so a layout gets its specialised kernel from its
+ * second copy on (the first runs the generic one and builds nothing of its
+ * own), and on CPU devices a transpose is walked in blocks. Elements are
+ * moved as unsigned integers of their size, so half and double copy on
+ * devices without fp16 or fp64.
+ *
  * Launch shape: CLGPU_COPY_CHUNK and CLGPU_COPY_GROUP override the elements
- * per work-item and the work-group size (for tests and tuning); they are
- * read when a context is made. Elements are moved as bytes of
- * their size, so half and double copy on devices without fp16 or fp64. */
+ * per work-item and the work-group size of every strided elementwise kernel
+ * (for tests and tuning); they are read when a context is made. */
 CLGPU_API clgpu_status clgpu_copy(clgpu_context *context, const clgpu_array *destination,
                                   const clgpu_array *source, cl_uint num_events,
                                   const cl_event *wait_list, cl_event *event);

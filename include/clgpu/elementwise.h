@@ -66,7 +66,11 @@
  * used layout and is specialised. So a working set of up to variant_cap
  * layouts runs specialised, a stream of ever-new layouts builds at most
  * variant_cap specialised programs, and a changed working set is specialised
- * again after a few calls. clgpu_elementwise_stats shows what happened.
+ * again after a few calls. With `specialise_after` above 1 a new layout
+ * runs the generic kernel that many times less one before it is specialised
+ * even while the table has room, so that a layout used once builds no
+ * program of its own (the built-in operations, clgpu_copy's included, use
+ * 2). clgpu_elementwise_stats shows what happened.
  *
  * Overlap. Outputs (CLGPU_OUT and CLGPU_INOUT) must not share a byte with
  * each other (clgpu_may_alias), nor with themselves (the rules of
@@ -128,6 +132,9 @@ typedef struct clgpu_elementwise_options {
   const char *preamble;   /* OpenCL C placed before the kernel; NULL for none */
   unsigned variant_cap;   /* specialised layouts held; 0: 16; at most 256 */
   unsigned promote_after; /* runs of a candidate layout before it is specialised; 0: 4 */
+  /* Runs of a new layout before it is specialised while the table has
+   * room (the runs before it use the generic kernel); 0: 1, at once. */
+  unsigned specialise_after;
 } clgpu_elementwise_options;
 
 typedef struct clgpu_elementwise clgpu_elementwise;

@@ -420,12 +420,13 @@ static const layout_row bound_layouts[] = {
 
 /* ---- a user event that holds a call back ---- */
 
-/* Opens a user event from another thread after a pause, noting first
- * whether the call had returned, whether its event had completed, and what
- * the memory the call is to change held. A thread, because Oclgrind runs
- * commands inside clFlush on the calling thread and waits there for their
- * wait list, and because a call that wrongly blocked on its wait list would
- * otherwise never return. The device snapshot goes through a second queue,
+/* Opens a user event from another thread once the call has returned (or
+ * after 10 s), noting first whether the call had returned, whether its
+ * event had completed, and what the memory the call is to change held. A
+ * thread, because Oclgrind runs commands inside clFlush on the calling
+ * thread and waits there for their wait list, and because a call that
+ * wrongly blocked on its wait list would otherwise never return. The
+ * device snapshot goes through a second queue,
  * polled for a while: an implementation that orders it behind the held
  * command leaves it unavailable rather than deadlocked. */
 typedef struct gate {
@@ -433,6 +434,7 @@ typedef struct gate {
   pthread_mutex_t lock;
   cl_event user_event;
   cl_event call_event; /* set once the call returned */
+  int returned;         /* set once the call returned */
   int returned_before_opening;
   cl_int status_before_opening;
   cl_command_queue queue; /* for the device snapshot; NULL: none */
@@ -446,10 +448,20 @@ typedef struct gate {
 
 static void *open_gate_later(void *argument) {
   gate *g = argument;
-  struct timespec pause = {0, 30 * 1000 * 1000};
-  nanosleep(&pause, NULL);
+  /* Wait for the call to return, for up to 10 s: a call that blocks on its
+   * wait list never does before the gate opens, and one that builds a
+   * program first may take a while (no fixed pause can tell the two). */
+  struct timespec poll = {0, 2 * 1000 * 1000};
+  for (int i = 0; i < 5000; i++) {
+    pthread_mutex_lock(&g->lock);
+    int returned = g->returned;
+    pthread_mutex_unlock(&g->lock);
+    if (returned) break;
+    nanosleep(&poll, NULL);
+  }
+  nanosleep(&poll, NULL);
   pthread_mutex_lock(&g->lock);
-  g->returned_before_opening = g->call_event != NULL;
+  g->returned_before_opening = g->returned;
   g->status_before_opening = CL_COMPLETE;
   if (g->call_event) {
     clGetEventInfo(g->call_event, CL_EVENT_COMMAND_EXECUTION_STATUS,
@@ -465,8 +477,8 @@ static void *open_gate_later(void *argument) {
                                  &g->snapshot_event) == CL_SUCCESS) {
     clFlush(g->queue);
     for (int i = 0; i < 100 && !g->snapshot_taken; i++) {
-      struct timespec poll = {0, 2 * 1000 * 1000};
-      nanosleep(&poll, NULL);
+      struct timespec tick = {0, 2 * 1000 * 1000};
+      nanosleep(&tick, NULL);
       cl_int status = CL_QUEUED; /* no cmocka assertion off the test's thread */
       clGetEventInfo(g->snapshot_event, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof status, &status,
                      NULL);
@@ -505,6 +517,7 @@ static void gate_end(fixture *f, gate *g, cl_event event, clgpu_status status,
                      const unsigned char *before, const char *label, uint64_t seed) {
   pthread_mutex_lock(&g->lock);
   g->call_event = event;
+  g->returned = 1;
   pthread_mutex_unlock(&g->lock);
   if (status == CLGPU_SUCCESS) {
     assert_int_equal(clFlush(clgpu_context_queue(f->context)), CL_SUCCESS);

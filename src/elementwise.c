@@ -704,7 +704,7 @@ static layout_key key_of(const plan *p, unsigned slots, unsigned tile) {
 /* ---- programs ---- */
 
 typedef struct define_text {
-  char name[32];
+  char name[48];
   char value[32];
 } define_text;
 

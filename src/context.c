@@ -22,6 +22,8 @@ static clgpu_status finish_context(clgpu_context *ctx, const clgpu_context_optio
   clgpu__quirks_for(&ctx->info, &ctx->quirks);
   ctx->copy_chunk = environment_number("CLGPU_COPY_CHUNK");
   ctx->copy_group = environment_number("CLGPU_COPY_GROUP");
+  ctx->move_report = clgpu_move_report_stderr;
+  ctx->move_report_user = NULL;
   if (!ctx->queue) {
     cl_command_queue_properties properties =
         options && options->disable_profiling ? 0 : CL_QUEUE_PROFILING_ENABLE;

@@ -263,7 +263,15 @@ struct clgpu_context {
   struct clgpu__builtin *builtins;
   pthread_mutex_t builtins_lock;
   int builtins_lock_ready;
+  /* The move-report callback of membuf.h (clgpu_move_report_stderr by
+   * default, NULL for off); builtins_lock guards it too. */
+  clgpu_move_report_fn move_report;
+  void *move_report_user;
 };
+
+/* Call the context's move report for one copy of a buffer (membuf.c). */
+void clgpu__report_move(clgpu_context *context, const clgpu_membuf *buffer, uint64_t bytes,
+                        clgpu_space to);
 
 /* Destroy the context's built-in elementwise kernels (context destroy). */
 void clgpu__builtins_destroy(clgpu_context *context);

@@ -17,5 +17,6 @@
 #include <clgpu/findall.h>
 #include <clgpu/sort.h>
 #include <clgpu/elementwise.h>
+#include <clgpu/membuf.h>
 
 #endif

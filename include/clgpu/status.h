@@ -113,7 +113,9 @@ extern "C" {
   X(WORKSPACE_WRONG_ALGORITHM, -2023, "the workspace was made for another algorithm")           \
   X(WORKSPACE_TOO_SMALL, -2024, "the workspace is smaller than the call needs")                 \
   X(WORKSPACE_ALIASES_ARGUMENT, -2025, "the workspace overlaps an argument of the call")        \
-  X(WORKSPACE_MISALIGNED, -2026, "the workspace region is not aligned for the device")
+  X(WORKSPACE_MISALIGNED, -2026, "the workspace region is not aligned for the device")       \
+  X(WRONG_SPACE, -2027, "the buffer has no side in that memory space")                          \
+  X(CAPACITY_EXCEEDED, -2028, "the buffer's fixed capacity cannot grow")
 
 typedef enum clgpu_status {
 #define CLGPU__STATUS_ENUM(suffix, value, text) CLGPU_##suffix = value,

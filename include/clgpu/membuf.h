@@ -1,0 +1,280 @@
+/* Buffers across memory spaces: a block of elements that lives in host
+ * memory, in device memory or in both, and moves between them on request.
+ *
+ * A clgpu_membuf allocates, reallocates and frees a block of `capacity`
+ * elements of one clgpu_type, of which the first `size` are in use, and
+ * copies it between the host and the device of a context. It does not manage
+ * the lifetime of whatever the elements stand for: it copies bytes.
+ *
+ * Handles are pointers with shallow-copy semantics: copying a
+ * `clgpu_membuf *` shares the buffer (the same host pointer, the same
+ * cl_mem, the same record of which side is current), and exactly one copy
+ * is given to clgpu_membuf_free. A zeroed handle (NULL) is an uninitialised
+ * buffer: only assignment to it is safe, every function given it refuses
+ * with CLGPU_INVALID_ARGUMENT, and clgpu_membuf_free ignores it. Making a
+ * buffer is explicit (one of the three create functions). To copy the
+ * contents instead of the handle, use clgpu_membuf_assign.
+ *
+ * Three kinds:
+ *   host         malloc'd host memory only (clgpu_membuf_create_host). A
+ *                move to the device, a touch of it, a device view or a
+ *                device reallocation is refused with CLGPU_WRONG_SPACE and
+ *                leaves the buffer as it was.
+ *   host+device  (clgpu_membuf_create) a host allocation and a cl_mem on
+ *                the context, each made when first needed. The buffer
+ *                records which sides hold the current data; a move copies
+ *                only when the destination is not current.
+ *   fixed        (clgpu_membuf_create_fixed) host memory the caller provides
+ *                (a stack array, for example), plus a cl_mem of the same
+ *                capacity when a context is given. The capacity cannot grow:
+ *                a reallocation beyond it is refused with
+ *                CLGPU_CAPACITY_EXCEEDED and the contents stay. The buffer
+ *                has no allocation of its own to share, so copying one means
+ *                copying its contents: clgpu_membuf_assign into another.
+ *                The caller keeps the storage valid until the buffer is
+ *                freed; clgpu never frees it.
+ *
+ * Moves and the events. Commands a buffer enqueues go on its context's
+ * queue, each waiting for the buffer's previous command as well as the wait
+ * list given, so they are ordered on an out-of-order queue too. A move to
+ * the device never waits on the host: it returns once the copy is enqueued.
+ * A move to the host waits until the data is there, unless the caller asks
+ * for its event, in which case it returns at once and the host data is
+ * valid when that event completes. While a command that reads host memory
+ * is pending, the host side must not be written; clgpu_membuf_free,
+ * clgpu_membuf_reallocate of the host side and clgpu_membuf_assign wait for
+ * it themselves (the only host waits besides the documented ones).
+ * Kernels the caller runs on a buffer's cl_mem are not tracked: on the
+ * context's own in-order queue they are ordered with the moves; on another
+ * queue, or an out-of-order one, the caller passes the events.
+ *
+ * A buffer is not safe to use from several threads at once; different
+ * buffers are, as is one context. */
+#ifndef CLGPU_MEMBUF_H
+#define CLGPU_MEMBUF_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <clgpu/api.h>
+#include <clgpu/array.h>
+#include <clgpu/context.h>
+#include <clgpu/status.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct clgpu_membuf clgpu_membuf;
+
+/* Memory spaces. 0 is not a space. */
+typedef enum clgpu_space {
+  CLGPU_SPACE_HOST = 1,
+  CLGPU_SPACE_DEVICE = 2,
+} clgpu_space;
+
+/* What the caller will do with the data in the space it moves to.
+ *   READ_WRITE  the data is copied there if that side is not current, and
+ *               that side becomes the only current one (the other is stale:
+ *               a later move back copies).
+ *   READ_ONLY   a const move: the data is copied there if needed, and both
+ *               sides stay current. A write the caller makes anyway is not
+ *               tracked: a later move back copies nothing and the other
+ *               side keeps its old data.
+ *   WRITE_ONLY  the caller will overwrite every element in use: nothing is
+ *               copied, and that side becomes the only current one. */
+typedef enum clgpu_access {
+  CLGPU_READ_WRITE = 0,
+  CLGPU_READ_ONLY = 1,
+  CLGPU_WRITE_ONLY = 2,
+} clgpu_access;
+
+/* The kinds above. */
+typedef enum clgpu_membuf_kind {
+  CLGPU_MEMBUF_HOST = 1,
+  CLGPU_MEMBUF_HOST_DEVICE = 2,
+  CLGPU_MEMBUF_FIXED = 3,
+} clgpu_membuf_kind;
+
+/* Options for making a buffer; NULL or {0} for the defaults. */
+typedef struct clgpu_membuf_options {
+  const char *name;      /* for move reports; copied; NULL: no name */
+  const char *type_name; /* for move reports; copied; NULL: the element type's OpenCL C name */
+} clgpu_membuf_options;
+
+/* ---- making and freeing ---- */
+
+/* A host buffer of `count` elements of `type` (contents uninitialised),
+ * with capacity `count`. Errors: CLGPU_INVALID_ARGUMENT (NULL out, unknown
+ * type, a byte size that overflows), CLGPU_CL_OUT_OF_HOST_MEMORY. On
+ * failure *out is NULL. */
+CLGPU_API clgpu_status clgpu_membuf_create_host(clgpu_type type, size_t count,
+                                                const clgpu_membuf_options *options,
+                                                clgpu_membuf **out);
+
+/* A host+device buffer of `count` elements (capacity `count`) on `context`,
+ * allocated in `space`, which holds the current (uninitialised) data; the
+ * other side is made by the first move there. The context must outlive the
+ * buffer. Errors: as clgpu_membuf_create_host, CLGPU_INVALID_ARGUMENT (NULL
+ * context, unknown space), CLGPU_CL_INVALID_BUFFER_SIZE (more than the
+ * device's largest allocation) and OpenCL's codes from clCreateBuffer. */
+CLGPU_API clgpu_status clgpu_membuf_create(clgpu_context *context, clgpu_type type, size_t count,
+                                           clgpu_space space,
+                                           const clgpu_membuf_options *options,
+                                           clgpu_membuf **out);
+
+/* A fixed-capacity buffer over `storage` (capacity elements of `type`,
+ * suitably aligned for it; the first `count` in use, their current contents
+ * taken as the data). With a context, a cl_mem of `capacity` elements is
+ * made by the first move to the device; with NULL, the buffer is host-only
+ * (device requests get CLGPU_WRONG_SPACE). Errors: CLGPU_INVALID_ARGUMENT
+ * (NULL storage or out, count > capacity, capacity 0, storage not aligned
+ * to the element size, unknown type), CLGPU_CL_OUT_OF_HOST_MEMORY. */
+CLGPU_API clgpu_status clgpu_membuf_create_fixed(clgpu_context *context, clgpu_type type,
+                                                 void *storage, size_t capacity, size_t count,
+                                                 const clgpu_membuf_options *options,
+                                                 clgpu_membuf **out);
+
+/* Free the buffer's allocations (never a fixed buffer's storage), after any
+ * pending command that reads its host memory has completed. Every handle
+ * copied from this one dangles afterwards. NULL does nothing. */
+CLGPU_API void clgpu_membuf_free(clgpu_membuf *buffer);
+
+/* ---- moving ---- */
+
+/* Make the data current in `space` for `access` (see clgpu_access),
+ * allocating that side if it is missing. A copy is made only when the
+ * destination is not current and access is not WRITE_ONLY, and each copy
+ * calls the context's move report. `event` (may be NULL) receives an event
+ * that completes when the data is there (a marker when nothing was copied);
+ * the caller releases it.
+ * To the device: asynchronous (never waits on the host).
+ * To the host: with event NULL the call returns once the data is on the
+ * host; with an event it returns at once.
+ * Errors: CLGPU_INVALID_ARGUMENT (NULL buffer, unknown space or access, a
+ * bad wait list), CLGPU_WRONG_SPACE (the device space of a host-only
+ * buffer), OpenCL's codes from allocating or enqueueing. On failure the
+ * buffer's record of which side is current is unchanged. */
+CLGPU_API clgpu_status clgpu_membuf_move(clgpu_membuf *buffer, clgpu_space space,
+                                         clgpu_access access, cl_uint num_events,
+                                         const cl_event *wait_list, cl_event *event);
+
+/* Mark `space`'s copy as modified without moving anything: it becomes the
+ * only current side, so the next move to the other space copies. Errors:
+ * CLGPU_INVALID_ARGUMENT, CLGPU_WRONG_SPACE (the device of a host-only
+ * buffer, or a side that has no allocation yet: the message says which). */
+CLGPU_API clgpu_status clgpu_membuf_touch(clgpu_membuf *buffer, clgpu_space space);
+
+/* Resize to `size` elements in use and `capacity` allocated (size <=
+ * capacity), in `space`: the first min(size, old size) elements are kept
+ * there (moved there first if that side was not current, which is a move
+ * and is reported), elements beyond the old size are uninitialised, and the
+ * other side's allocation is freed, so `space` is the only one holding the
+ * data. A host reallocation waits for pending commands on the host memory
+ * (and for the data, when it comes from the device); a device one enqueues
+ * the copy and returns. A fixed buffer keeps its storage and its capacity:
+ * any capacity up to the fixed one is accepted (only the size changes).
+ * Errors: CLGPU_INVALID_ARGUMENT (size > capacity, capacity 0, unknown
+ * space), CLGPU_WRONG_SPACE, CLGPU_CAPACITY_EXCEEDED (a fixed buffer asked
+ * to grow), out-of-memory and OpenCL's codes. On failure the buffer, its
+ * contents and its allocations are as they were. */
+CLGPU_API clgpu_status clgpu_membuf_reallocate(clgpu_membuf *buffer, size_t size,
+                                               clgpu_space space, size_t capacity);
+
+/* Copy the contents of `source` (its `size` elements, from whichever side
+ * is current, the host if both are) into `destination`'s host side, giving
+ * it the same size: a destination whose capacity is too small grows like a
+ * host reallocation, except a fixed one, which refuses with
+ * CLGPU_CAPACITY_EXCEEDED. The destination's host side becomes its only
+ * current one. Blocks until the data is on the host. Copying from the device
+ * is a move of the source, reported as one; the source's record does not
+ * change. Errors: CLGPU_INVALID_ARGUMENT (NULL, the same buffer),
+ * CLGPU_TYPE_MISMATCH, CLGPU_CAPACITY_EXCEEDED, OpenCL's codes. */
+CLGPU_API clgpu_status clgpu_membuf_assign(clgpu_membuf *destination, clgpu_membuf *source);
+
+/* ---- the data ---- */
+
+/* Move to the host for `access` (blocking) and give the host pointer. */
+CLGPU_API clgpu_status clgpu_membuf_host(clgpu_membuf *buffer, clgpu_access access, void **data);
+
+/* Move to the device for `access` (asynchronous, as clgpu_membuf_move) and
+ * give a contiguous 1-D view of the `size` elements in use over the
+ * buffer's cl_mem, for any operation of the library. The view stays valid
+ * until the buffer is reallocated or freed. A buffer of size 0 gives a view
+ * of 0 elements. */
+CLGPU_API clgpu_status clgpu_membuf_device_array(clgpu_membuf *buffer, clgpu_access access,
+                                                 cl_uint num_events, const cl_event *wait_list,
+                                                 cl_event *event, clgpu_array *out);
+
+/* The raw sides, without moving anything: the host pointer (NULL before a
+ * host allocation exists) and the cl_mem (NULL before a device allocation
+ * exists; not retained for the caller). NULL for a NULL buffer. */
+CLGPU_API void *clgpu_membuf_host_pointer(const clgpu_membuf *buffer);
+CLGPU_API cl_mem clgpu_membuf_device_memory(const clgpu_membuf *buffer);
+
+/* What a buffer is and has done. Strings are the buffer's, valid until it
+ * is renamed or freed. */
+typedef struct clgpu_membuf_info {
+  clgpu_membuf_kind kind;
+  clgpu_type type;
+  size_t size;     /* elements in use */
+  size_t capacity; /* elements allocated */
+  int host_allocated, device_allocated;
+  int host_current, device_current; /* which sides hold the current data */
+  /* Copies between spaces since creation, and their bytes. */
+  uint64_t moves_to_host, moves_to_device;
+  uint64_t bytes_to_host, bytes_to_device;
+  const char *name;      /* "" when unnamed */
+  const char *type_name; /* as reports print it */
+} clgpu_membuf_info;
+
+/* Errors: CLGPU_INVALID_ARGUMENT (NULL buffer or out). */
+CLGPU_API clgpu_status clgpu_membuf_get_info(const clgpu_membuf *buffer, clgpu_membuf_info *out);
+
+/* Rename the buffer, or change the type name its reports print; NULL
+ * clears the name or restores the element type's name. Copied. Errors:
+ * CLGPU_INVALID_ARGUMENT, CLGPU_CL_OUT_OF_HOST_MEMORY (the old one stays). */
+CLGPU_API clgpu_status clgpu_membuf_set_name(clgpu_membuf *buffer, const char *name);
+CLGPU_API clgpu_status clgpu_membuf_set_type_name(clgpu_membuf *buffer, const char *type_name);
+
+/* ---- move reports ---- */
+
+/* One copy between spaces, as a report callback gets it. */
+typedef struct clgpu_move_report {
+  uint64_t bytes;
+  clgpu_space to;        /* the destination */
+  const char *type_name; /* never NULL */
+  const char *name;      /* "" when unnamed */
+  const clgpu_membuf *buffer;
+  /* The line the default callback prints, without its newline:
+   * "Moved    4.0 KB to the DEVICE: int my_buffer" (see
+   * clgpu_move_report_format). */
+  const char *line;
+} clgpu_move_report;
+
+typedef void (*clgpu_move_report_fn)(void *user, const clgpu_move_report *report);
+
+/* The default callback: the report's line and a newline to stderr. */
+CLGPU_API void clgpu_move_report_stderr(void *user, const clgpu_move_report *report);
+
+/* Replace the context's callback (every context starts with
+ * clgpu_move_report_stderr); NULL switches reports off. It is called on the
+ * thread that makes the move, once per copy, after the copy is enqueued,
+ * possibly from several threads at once when several buffers move. Errors:
+ * CLGPU_INVALID_ARGUMENT (NULL context). */
+CLGPU_API clgpu_status clgpu_context_set_move_report(clgpu_context *context,
+                                                     clgpu_move_report_fn callback, void *user);
+
+/* Format a report line into `text` (NUL-terminated, cut to `size`):
+ * "Moved " then the size right-aligned in 6 columns with one decimal and
+ * its unit (B below 1024 bytes, else KB, MB, GB in powers of 1024), " to
+ * the HOST" or " to the DEVICE", ": ", the type name, and " " and the name
+ * when there is one. Returns the length it needed (as snprintf). */
+CLGPU_API size_t clgpu_move_report_format(uint64_t bytes, clgpu_space to, const char *type_name,
+                                          const char *name, char *text, size_t size);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

@@ -481,6 +481,90 @@ static void every_failure_of_the_elementwise_family(void **state) {
   }
 }
 
+/* The buffers across memory spaces: each step's failure leaves the
+ * buffer's record (size, capacity, current sides, host pointer) as it was
+ * before the step. Steps: make a host+device buffer, move it to the device
+ * (a cl_mem, the write), back to the host with an event (the read), grow it
+ * on the device (a cl_mem, the copy), then on the host (the read), assign
+ * it from the device side of another (its cl_mem and write, the read). */
+static int same_record(const clgpu_membuf_info *a, const clgpu_membuf_info *b) {
+  return a->size == b->size && a->capacity == b->capacity && a->host_current == b->host_current &&
+         a->device_current == b->device_current && a->host_allocated == b->host_allocated &&
+         a->device_allocated == b->device_allocated;
+}
+
+static outcome membuf_steps(void *argument) {
+  (void)argument;
+  clgpu_context_options options = {0};
+  options.disk_cache = CLGPU_DISK_CACHE_OFF;
+  clgpu_context *context = NULL;
+  clgpu_status status = clgpu_context_create(&options, &context);
+  if (status != CLGPU_SUCCESS) return done(status, "clgpu_context_create");
+  clgpu_context_set_move_report(context, NULL, NULL);
+  clgpu_membuf *buffer = NULL, *other = NULL;
+  const char *call = "clgpu_membuf_create";
+  status = clgpu_membuf_create(context, CLGPU_UINT32, 1000, CLGPU_SPACE_HOST, NULL, &buffer);
+  if (status == CLGPU_SUCCESS) {
+    call = "clgpu_membuf_create";
+    status = clgpu_membuf_create(context, CLGPU_UINT32, 10, CLGPU_SPACE_DEVICE, NULL, &other);
+  }
+  cl_uint *host = status == CLGPU_SUCCESS ? clgpu_membuf_host_pointer(buffer) : NULL;
+  for (int i = 0; host && i < 1000; i++) host[i] = (cl_uint)i;
+  for (int step = 0; status == CLGPU_SUCCESS && step < 5; step++) {
+    clgpu_membuf_info before, after;
+    assert_int_equal(clgpu_membuf_get_info(buffer, &before), CLGPU_SUCCESS);
+    void *pointer = clgpu_membuf_host_pointer(buffer);
+    cl_event event = NULL;
+    if (step == 0) {
+      call = "clgpu_membuf_move (to the device)";
+      status = clgpu_membuf_move(buffer, CLGPU_SPACE_DEVICE, CLGPU_READ_WRITE, 0, NULL, NULL);
+    } else if (step == 1) {
+      call = "clgpu_membuf_move (to the host, with an event)";
+      status = clgpu_membuf_move(buffer, CLGPU_SPACE_HOST, CLGPU_READ_ONLY, 0, NULL, &event);
+      if (status == CLGPU_SUCCESS) {
+        assert_int_equal(clWaitForEvents(1, &event), CL_SUCCESS);
+        clReleaseEvent(event);
+      } else {
+        assert_null(event);
+      }
+    } else if (step == 2) {
+      call = "clgpu_membuf_reallocate (device)";
+      clgpu_membuf_touch(buffer, CLGPU_SPACE_DEVICE);
+      assert_int_equal(clgpu_membuf_get_info(buffer, &before), CLGPU_SUCCESS);
+      status = clgpu_membuf_reallocate(buffer, 1000, CLGPU_SPACE_DEVICE, 2000);
+    } else if (step == 3) {
+      call = "clgpu_membuf_reallocate (host)";
+      status = clgpu_membuf_reallocate(buffer, 1500, CLGPU_SPACE_HOST, 3000);
+    } else {
+      call = "clgpu_membuf_assign";
+      status = clgpu_membuf_assign(buffer, other);
+    }
+    assert_int_equal(clgpu_membuf_get_info(buffer, &after), CLGPU_SUCCESS);
+    if (status != CLGPU_SUCCESS) {
+      assert_true(same_record(&before, &after));
+      assert_ptr_equal(clgpu_membuf_host_pointer(buffer), pointer);
+    }
+  }
+  if (status == CLGPU_SUCCESS) {
+    /* The assignment gave it the other's size. */
+    clgpu_membuf_info info;
+    assert_int_equal(clgpu_membuf_get_info(buffer, &info), CLGPU_SUCCESS);
+    assert_int_equal(info.size, 10);
+  }
+  clgpu_membuf_free(other);
+  clgpu_membuf_free(buffer);
+  clgpu_context_destroy(context);
+  return done(status, status == CLGPU_SUCCESS ? NULL : call);
+}
+
+static void every_failure_of_the_buffers(void **state) {
+  (void)state;
+  /* Context, queue, two buffers' cl_mem (the second made on the device),
+   * the move's cl_mem and write, the read, the reallocation's cl_mem and
+   * copy, the host reallocation's read, the assignment's read. */
+  assert_true(fail_each_point("buffers across memory spaces", membuf_steps, NULL, 0) >= 10);
+}
+
 int main(void) {
   clgpu_context *context = NULL;
   if (clgpu_context_create(NULL, &context) == CLGPU_SUCCESS) {
@@ -497,6 +581,7 @@ int main(void) {
       cmocka_unit_test(every_failure_of_reduce_scan_findall),
       cmocka_unit_test(every_failure_of_the_sorts),
       cmocka_unit_test(every_failure_of_the_elementwise_family),
+      cmocka_unit_test(every_failure_of_the_buffers),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

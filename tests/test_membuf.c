@@ -7,13 +7,15 @@
  * Data is checked against host copies kept by the test. The device side is
  * modified by a kernel (an elementwise kernel over the buffer's device view,
  * x = x * 3 + 1) or read directly with clEnqueueReadBuffer, so that what the
- * buffer reports is compared with what the memory holds. */
+ * buffer reports is compared with what the memory holds. Sizes shrink to a
+ * few thousand elements under Oclgrind. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "support.h"
+#include "views.h"
 
 #define COUNT(array) (sizeof(array) / sizeof((array)[0]))
 
@@ -42,12 +44,14 @@ typedef struct fixture {
   clgpu_context *context;
   clgpu_elementwise *triple; /* x = x * 3 + 1 over uint */
   captured seen;
+  int oclgrind; /* sizes shrink on the simulator */
 } fixture;
 
 static int setup(void **state) {
   fixture *f = calloc(1, sizeof *f);
   assert_non_null(f);
   f->context = test_context(NULL);
+  f->oclgrind = test_on_oclgrind(f->context);
   clgpu_elementwise_arg arg = {"x", CLGPU_INOUT, CLGPU_UINT32};
   assert_status(clgpu_elementwise_create(f->context, 1, &arg, "x = x * 3u + 1u;", NULL, &f->triple),
                 CLGPU_SUCCESS);
@@ -226,7 +230,7 @@ static void test_host_buffer_refuses_device(void **state) {
 
 static void test_kernel_change_seen_on_host(void **state) {
   fixture *f = *state;
-  size_t n = 10007;
+  size_t n = f->oclgrind ? 1007 : 10007;
   clgpu_membuf *buffer = patterned(f, n, 17, "data");
   uint32_t *expected = malloc(n * sizeof *expected);
   assert_non_null(expected);
@@ -669,7 +673,7 @@ static void test_default_report_prints_to_stderr(void **state) {
 
 static void test_moves_follow_events(void **state) {
   fixture *f = *state;
-  size_t n = 50000;
+  size_t n = f->oclgrind ? 5000 : 50000;
   clgpu_membuf *buffer = patterned(f, n, 61, "gated");
   uint32_t *expected = malloc(n * sizeof *expected);
   assert_non_null(expected);
@@ -730,7 +734,7 @@ static int compare_uint(const void *a, const void *b) {
 
 static void test_device_view_for_operations(void **state) {
   fixture *f = *state;
-  size_t n = 100003;
+  size_t n = f->oclgrind ? 3001 : 100003;
   clgpu_membuf *keys = patterned(f, n, 71, "keys");
   uint32_t *expected = malloc(n * sizeof *expected);
   assert_non_null(expected);

@@ -683,11 +683,19 @@ clgpu_status clgpu_membuf_device_array(clgpu_membuf *buffer, clgpu_access access
   CLGPU__FORWARD_IF_ERROR(check_space(buffer, CLGPU_SPACE_DEVICE, who));
   CLGPU__FORWARD_IF_ERROR(check_access(access, who));
   CLGPU__FORWARD_IF_ERROR(clgpu__check_wait_list(num_events, wait_list, who));
+  int had_device = buffer->device != NULL;
   CLGPU__FORWARD_IF_ERROR(ensure_side(buffer, DEVICE, who));
   clgpu_array view;
-  CLGPU__FORWARD_IF_ERROR(clgpu_array_1d(buffer->device, 0, buffer->type, buffer->size, &view));
-  CLGPU__FORWARD_IF_ERROR(
-      move(buffer, CLGPU_SPACE_DEVICE, access, num_events, wait_list, event, who));
+  clgpu_status status = clgpu_array_1d(buffer->device, 0, buffer->type, buffer->size, &view);
+  if (status == CLGPU_SUCCESS)
+    status = move(buffer, CLGPU_SPACE_DEVICE, access, num_events, wait_list, event, who);
+  if (status != CLGPU_SUCCESS) {
+    if (!had_device) {
+      clReleaseMemObject(buffer->device);
+      buffer->device = NULL;
+    }
+    return status;
+  }
   *out = view;
   return CLGPU_SUCCESS;
 }

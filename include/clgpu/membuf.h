@@ -147,7 +147,8 @@ CLGPU_API void clgpu_membuf_free(clgpu_membuf *buffer);
  * destination is not current and access is not WRITE_ONLY, and each copy
  * calls the context's move report. `event` (may be NULL) receives an event
  * that completes when the data is there (a marker when nothing was copied);
- * the caller releases it.
+ * the caller releases it. A host-only buffer enqueues nothing: it waits for
+ * the wait list on the host and sets *event to NULL.
  * To the device: asynchronous (never waits on the host).
  * To the host: with event NULL the call returns once the data is on the
  * host; with an event it returns at once.

@@ -1,7 +1,7 @@
 /* clgpu-bench: the library's command-line tool.
  *
- * Subcommands so far:
- *   (none), selfcheck   list the devices, run one kernel on the default device,
+ * Subcommands so far (with none, or with run's options only, it does `run`):
+ *   selfcheck           list the devices, run one kernel on the default device,
  *                       check its result against the host, and time the first
  *                       call with a cold and a warm disk cache
  *   devices             list platforms and devices and the default choice
@@ -20,7 +20,12 @@
  *                       and elementwise kernels (contiguous,
  *                       strided, transposed) and strided copies, each beside a
  *                       peer in the same run (a hand-written kernel, the
- *                       contiguous case, clEnqueueCopyBuffer)
+ *                       contiguous case, clEnqueueCopyBuffer); --plot draws
+ *                       GB/s against size as SVG (bench_plot.c)
+ *   kernel              build the user's .cl file and time one of its kernels
+ *                       over buffers made from argument specs: device time
+ *                       from profiling events, wall time, GB/s and the share
+ *                       of the device's read bandwidth (bench_kernel.c)
  */
 #include <ctype.h>
 #include <errno.h>
@@ -38,22 +43,31 @@
 #include <clgpu/clgpu.h>
 
 #include "bench_boost.h"
+#include "bench_common.h"
+#include "bench_kernel.h"
+#include "bench_plot.h"
 
 static const char usage_text[] =
     "usage: clgpu-bench [SUBCOMMAND] [OPTIONS]\n"
+    "       clgpu-bench [RUN OPTIONS]   (the same as clgpu-bench run [RUN OPTIONS])\n"
     "\n"
     "Subcommands:\n"
-    "  selfcheck            (the default) list devices, run one kernel on the\n"
-    "                       default device, check it against the host, and time\n"
-    "                       its first call with a cold and a warm disk cache\n"
-    "  devices              list OpenCL platforms and devices\n"
-    "  first-call           time the first call of one kernel in this process\n"
-    "  run                  time reduce, count_if, scan, findall, copies and sorts\n"
-    "                       (radix_sort, sort_by_key, merge_sort, argsort) per type\n"
-    "                       and size beside the device's read and copy bandwidth,\n"
+    "  run                  (the default) time reduce, count_if, scan, findall,\n"
+    "                       copies and sorts (radix_sort, sort_by_key, merge_sort,\n"
+    "                       argsort) per type and size beside the device's read\n"
+    "                       and copy bandwidth,\n"
     "                       a CPU baseline and Boost.Compute; results checked;\n"
     "                       and elementwise kernels and strided copies beside a\n"
-    "                       hand-written kernel and clEnqueueCopyBuffer\n"
+    "                       hand-written kernel and clEnqueueCopyBuffer;\n"
+    "                       --plot FILE.svg draws GB/s against size\n"
+    "  kernel               build FILE.cl and time one of its kernels over buffers\n"
+    "                       made from argument specs (device and wall time, GB/s,\n"
+    "                       share of the device's read bandwidth)\n"
+    "  selfcheck            list devices, run one kernel on the default device,\n"
+    "                       check it against the host, and time its first call\n"
+    "                       with a cold and a warm disk cache\n"
+    "  devices              list OpenCL platforms and devices\n"
+    "  first-call           time the first call of one kernel in this process\n"
     "\n"
     "The device is chosen by CLGPU_DEVICE (\"P:D\", a flat index, or part of a\n"
     "platform or device name), else the first GPU, accelerator or CPU.\n"
@@ -66,19 +80,19 @@ static int usage_error(const char *format, const char *argument) {
   return 2;
 }
 
-static double now_ms(void) {
+double bench_now_ms(void) {
   struct timespec now;
   clock_gettime(CLOCK_MONOTONIC, &now);
   return (double)now.tv_sec * 1e3 + (double)now.tv_nsec * 1e-6;
 }
 
-static int report_failure(const char *what, clgpu_status status) {
+int bench_report_failure(const char *what, clgpu_status status) {
   fprintf(stderr, "clgpu-bench: %s: %s (%d): %s\n%s\n", what, clgpu_status_name(status),
           (int)status, clgpu_status_string(status), clgpu_last_error());
   return 1;
 }
 
-static const char *type_name(cl_device_type type) {
+const char *bench_device_type_name(cl_device_type type) {
   if (type & CL_DEVICE_TYPE_GPU) return "GPU";
   if (type & CL_DEVICE_TYPE_ACCELERATOR) return "accelerator";
   if (type & CL_DEVICE_TYPE_CPU) return "CPU";
@@ -86,7 +100,8 @@ static const char *type_name(cl_device_type type) {
 }
 
 static void print_device(const clgpu_device_info *info) {
-  printf("device:     %s / %s (%s)\n", info->platform_name, info->name, type_name(info->type));
+  printf("device:     %s / %s (%s)\n", info->platform_name, info->name,
+         bench_device_type_name(info->type));
   printf("            %s; %s; driver %s\n", info->device_version, info->opencl_c_version,
          info->driver_version);
   printf(
@@ -113,7 +128,7 @@ static int command_devices(int argc, char **argv) {
   }
   size_t needed = 0;
   clgpu_status status = clgpu_device_list(NULL, 0, &needed);
-  if (status != CLGPU_SUCCESS) return report_failure("listing devices", status);
+  if (status != CLGPU_SUCCESS) return bench_report_failure("listing devices", status);
   char *listing = malloc(needed);
   if (!listing) return 1;
   clgpu_device_list(listing, needed, NULL);
@@ -121,7 +136,7 @@ static int command_devices(int argc, char **argv) {
   free(listing);
   clgpu_context *context = NULL;
   status = clgpu_context_create(NULL, &context);
-  if (status != CLGPU_SUCCESS) return report_failure("choosing the default device", status);
+  if (status != CLGPU_SUCCESS) return bench_report_failure("choosing the default device", status);
   printf("chosen (CLGPU_DEVICE=%s):\n", getenv("CLGPU_DEVICE") ? getenv("CLGPU_DEVICE") : "");
   print_device(clgpu_context_device_info(context));
   clgpu_context_destroy(context);
@@ -132,20 +147,20 @@ static int command_devices(int argc, char **argv) {
  * time from asking for the program to having checked data is the first-call
  * time when the program was not in memory. */
 static int run_iota(clgpu_context *context, size_t n, double *elapsed_ms) {
-  double start = now_ms();
+  double start = bench_now_ms();
   clgpu_define defines[] = {{"CLGPU_T", "uint"}};
   clgpu_program *program = NULL;
   clgpu_status status = clgpu_program_get_named(context, "fill", defines, 1, NULL, &program);
-  if (status != CLGPU_SUCCESS) return report_failure("building fill.cl", status);
+  if (status != CLGPU_SUCCESS) return bench_report_failure("building fill.cl", status);
   cl_kernel kernel = NULL;
   status = clgpu_kernel_acquire(program, "clgpu_iota", &kernel);
-  if (status != CLGPU_SUCCESS) return report_failure("creating clgpu_iota", status);
+  if (status != CLGPU_SUCCESS) return bench_report_failure("creating clgpu_iota", status);
   cl_int err = CL_SUCCESS;
   cl_mem buffer = clCreateBuffer(clgpu_context_cl_context(context), CL_MEM_READ_WRITE,
                                  n * sizeof(cl_uint), NULL, &err);
   if (err != CL_SUCCESS) {
     clgpu_kernel_release(program, kernel);
-    return report_failure("clCreateBuffer", (clgpu_status)err);
+    return bench_report_failure("clCreateBuffer", (clgpu_status)err);
   }
   cl_ulong offset = 0, count = n;
   cl_uint first = 7, step = 3;
@@ -163,11 +178,11 @@ static int run_iota(clgpu_context *context, size_t n, double *elapsed_ms) {
     err = clEnqueueReadBuffer(queue, buffer, CL_TRUE, 0, n * sizeof *host, host, 0, NULL, NULL);
   }
   clReleaseMemObject(buffer);
-  *elapsed_ms = now_ms() - start;
+  *elapsed_ms = bench_now_ms() - start;
   if (!host || err != CL_SUCCESS) {
     free(host);
-    return report_failure("running clgpu_iota",
-                          err != CL_SUCCESS ? (clgpu_status)err : CLGPU_CL_OUT_OF_HOST_MEMORY);
+    return bench_report_failure(
+        "running clgpu_iota", err != CL_SUCCESS ? (clgpu_status)err : CLGPU_CL_OUT_OF_HOST_MEMORY);
   }
   size_t bad = n;
   for (size_t i = 0; i < n && bad == n; i++) {
@@ -214,11 +229,11 @@ static int command_first_call(int argc, char **argv) {
       return usage_error("first-call: unknown option '%s'", argv[i]);
     }
   }
-  double start = now_ms();
+  double start = bench_now_ms();
   clgpu_context *context = NULL;
   clgpu_status status = clgpu_context_create(&options, &context);
-  if (status != CLGPU_SUCCESS) return report_failure("creating a context", status);
-  double context_ms = now_ms() - start;
+  if (status != CLGPU_SUCCESS) return bench_report_failure("creating a context", status);
+  double context_ms = bench_now_ms() - start;
   double call_ms = 0;
   int failed = run_iota(context, (size_t)1 << 20, &call_ms);
   if (!failed) {
@@ -228,12 +243,12 @@ static int command_first_call(int argc, char **argv) {
     enum { HITS = 100000 };
     clgpu_define defines[] = {{"CLGPU_T", "uint"}};
     clgpu_program *program = NULL;
-    double hit_start = now_ms();
+    double hit_start = bench_now_ms();
     for (int i = 0; i < HITS && !failed; i++) {
       failed = clgpu_program_get_named(context, "fill", defines, 1, NULL, &program) != 0;
     }
     printf("memory hit: %.2f us per clgpu_program_get_named (%d calls)\n",
-           (now_ms() - hit_start) * 1e3 / HITS, HITS);
+           (bench_now_ms() - hit_start) * 1e3 / HITS, HITS);
   }
   clgpu_context_destroy(context);
   return failed;
@@ -243,7 +258,7 @@ static int command_selfcheck(int argc, char **argv) {
   for (int i = 0; i < argc; i++) {
     if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
       printf(
-          "usage: clgpu-bench [selfcheck]\n\n"
+          "usage: clgpu-bench selfcheck\n\n"
           "List the devices, run fill.cl's iota kernel over 1M uints on the default\n"
           "device (or CLGPU_DEVICE's), check every element against the host, and time\n"
           "the first call with a cold and then a warm disk cache (a temporary folder,\n"
@@ -269,7 +284,7 @@ static int command_selfcheck(int argc, char **argv) {
     clgpu_context *context = NULL;
     clgpu_status status = clgpu_context_create(&options, &context);
     if (status != CLGPU_SUCCESS) {
-      failed = report_failure("creating a context", status);
+      failed = bench_report_failure("creating a context", status);
       break;
     }
     double ms = 0;
@@ -451,7 +466,7 @@ typedef struct host_type {
 
 enum { KIND_UNSIGNED, KIND_SIGNED, KIND_FLOAT };
 
-static uint64_t splitmix64(uint64_t *state) {
+uint64_t bench_splitmix64(uint64_t *state) {
   uint64_t z = (*state += 0x9E3779B97F4A7C15ull);
   z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
   z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
@@ -781,19 +796,19 @@ SORT_TYPE_FUNCTIONS(double, double)
  * floats in [0, 1). */
 static void generate_32(void *data, size_t n, uint64_t seed) {
   uint32_t *x = data;
-  for (size_t i = 0; i < n; i++) x[i] = (uint32_t)(splitmix64(&seed) >> 32);
+  for (size_t i = 0; i < n; i++) x[i] = (uint32_t)(bench_splitmix64(&seed) >> 32);
 }
 static void generate_64(void *data, size_t n, uint64_t seed) {
   uint64_t *x = data;
-  for (size_t i = 0; i < n; i++) x[i] = splitmix64(&seed);
+  for (size_t i = 0; i < n; i++) x[i] = bench_splitmix64(&seed);
 }
 static void generate_float(void *data, size_t n, uint64_t seed) {
   float *x = data;
-  for (size_t i = 0; i < n; i++) x[i] = (float)(splitmix64(&seed) >> 40) * 0x1p-24f;
+  for (size_t i = 0; i < n; i++) x[i] = (float)(bench_splitmix64(&seed) >> 40) * 0x1p-24f;
 }
 static void generate_double(void *data, size_t n, uint64_t seed) {
   double *x = data;
-  for (size_t i = 0; i < n; i++) x[i] = (double)(splitmix64(&seed) >> 11) * 0x1p-53;
+  for (size_t i = 0; i < n; i++) x[i] = (double)(bench_splitmix64(&seed) >> 11) * 0x1p-53;
 }
 
 #define HOST_TYPE_ENTRY(S, CLTYPE, SIZE, IS_FLOAT, PREDICATE, KEY, GENERATE, KIND)               \
@@ -1140,6 +1155,7 @@ typedef struct run_options {
   int quiet;
   int no_boost;
   int no_cpu;
+  const char *plot; /* --plot: the SVG file to write, or NULL */
   /* Given on the command line: otherwise each operation runs at its own
    * default types and sizes (op_info), and sorts at SORT_LARGE elements and
    * more run fewer calls. */
@@ -1150,10 +1166,12 @@ static const char run_usage_text[] =
     "usage: clgpu-bench run [--ops LIST] [--types LIST] [--sizes LIST] [--repeat N]\n"
     "                       [--warmup N] [--algorithm auto|chunked|tiled]\n"
     "                       [--format table|csv|json] [--quiet] [--no-boost] [--no-cpu]\n"
-    "                       [--reference-shape auto|cpu|gpu]\n"
+    "                       [--reference-shape auto|cpu|gpu] [--plot FILE.svg]\n"
     "\n"
     "Time clgpu's operations on the default device (or CLGPU_DEVICE's) beside the\n"
     "device's own read and copy bandwidth, a CPU baseline and Boost.Compute.\n"
+    "'clgpu-bench' alone runs this with its defaults (about 40 s on a 2-core CPU\n"
+    "device); 'clgpu-bench OPTIONS' is 'clgpu-bench run OPTIONS'.\n"
     "\n"
     "  --ops LIST        comma-separated, default all:\n"
     "                      reduce        SUM over the whole array\n"
@@ -1199,7 +1217,10 @@ static const char run_usage_more[] =
     "                    that kernel run right before each of its calls, whatever --ops.\n"
     "                    The sorts sort a fresh copy of the data on every call (copied on\n"
     "                    the device before the call, not timed), with a workspace made\n"
-    "                    once per type and size.\n"
+    "                    once per type and size.\n";
+
+/* And the rest of the options. */
+static const char run_usage_end[] =
     "  --types LIST      uint32, float, int32, uint64, double (default uint32,float;\n"
     "                    sort_by_key and argsort uint32, merge_sort float, the strided\n"
     "                    and transposed elementwise ops and copies float)\n"
@@ -1209,7 +1230,7 @@ static const char run_usage_more[] =
     "                    strided_copy_transposed) a size n means an s x s array with\n"
     "                    s = floor(sqrt(n)): 16000000 is 4000x4000.\n"
     "  --repeat N        timed calls per figure (default 10; sorts of 4M elements or\n"
-    "                    more 3, and their qsort baseline 1)\n"
+    "                    more 3, and their qsort and Boost.Compute baselines 1)\n"
     "  --warmup N        untimed calls first (default 2; sorts of 4M elements or more 1;\n"
     "                    Boost.Compute gets at least 1, so that its kernel builds are\n"
     "                    never timed)\n"
@@ -1222,6 +1243,11 @@ static const char run_usage_more[] =
     "  --no-cpu          skip the CPU baseline\n"
     "  --reference-shape the shape of the read and copy kernels: auto (CPU shape on\n"
     "                    CPU devices, GPU shape elsewhere), cpu or gpu\n"
+    "  --plot FILE.svg   also draw GB/s (the table's: bytes moved over the median wall\n"
+    "                    time) against n, log-log, one line with markers per operation\n"
+    "                    and type (markers only where a series has one size), as an\n"
+    "                    SVG 1.1 file; written after the table; a file that cannot be\n"
+    "                    written ends the run with exit status 1\n"
     "\n"
     "Each call is timed by the wall clock from the call to the end of clFinish\n"
     "(the primary figure) and by the profiling event it returns, which covers only\n"
@@ -1257,7 +1283,7 @@ static int split_list(const char *text, char *copy, size_t copy_size, char **ite
 }
 
 /* "16M" -> 16777216; 0 on success, -1 when malformed, zero or too large. */
-static int parse_size(const char *text, size_t *out) {
+int bench_parse_size(const char *text, size_t *out) {
   if (!isdigit((unsigned char)text[0])) return -1;
   errno = 0;
   char *end = NULL;
@@ -1279,7 +1305,7 @@ static int parse_size(const char *text, size_t *out) {
   return 0;
 }
 
-static int parse_count(const char *text, int minimum, int *out) {
+int bench_parse_count(const char *text, int minimum, int *out) {
   if (!isdigit((unsigned char)text[0])) return -1;
   errno = 0;
   char *end = NULL;
@@ -1301,6 +1327,7 @@ static int parse_run_options(int argc, char **argv, run_options *options) {
     if (strcmp(arg, "--help") == 0 || strcmp(arg, "-h") == 0) {
       fputs(run_usage_text, stdout);
       fputs(run_usage_more, stdout);
+      fputs(run_usage_end, stdout);
       return -1;
     }
     if (strcmp(arg, "--quiet") == 0 || strcmp(arg, "-q") == 0) {
@@ -1315,9 +1342,9 @@ static int parse_run_options(int argc, char **argv, run_options *options) {
       options->no_cpu = 1;
       continue;
     }
-    static const char *const valued[] = {"--ops",    "--types",          "--sizes",
-                                         "--repeat", "--warmup",         "--algorithm",
-                                         "--format", "--reference-shape"};
+    static const char *const valued[] = {"--ops",    "--types",           "--sizes",
+                                         "--repeat", "--warmup",          "--algorithm",
+                                         "--format", "--reference-shape", "--plot"};
     size_t which = sizeof valued / sizeof valued[0];
     const char *value = NULL;
     for (size_t v = 0; v < sizeof valued / sizeof valued[0]; v++) {
@@ -1377,7 +1404,7 @@ static int parse_run_options(int argc, char **argv, run_options *options) {
         options->sizes_given = 1;
         for (size_t k = 0; k < count; k++) {
           size_t n = 0;
-          if (parse_size(items[k], &n) != 0) {
+          if (bench_parse_size(items[k], &n) != 0) {
             return run_usage_error(
                 "--sizes: '%s' is not an element count from 1 to 4G-1 (suffixes K, M, G)",
                 items[k]);
@@ -1388,13 +1415,13 @@ static int parse_run_options(int argc, char **argv, run_options *options) {
         }
         break;
       case 3:
-        if (parse_count(value, 1, &options->repeat) != 0) {
+        if (bench_parse_count(value, 1, &options->repeat) != 0) {
           return run_usage_error("--repeat: '%s' is not a count from 1 to 1000000", value);
         }
         options->repeat_given = 1;
         break;
       case 4:
-        if (parse_count(value, 0, &options->warmup) != 0) {
+        if (bench_parse_count(value, 0, &options->warmup) != 0) {
           return run_usage_error("--warmup: '%s' is not a count from 0 to 1000000", value);
         }
         options->warmup_given = 1;
@@ -1421,7 +1448,7 @@ static int parse_run_options(int argc, char **argv, run_options *options) {
           return run_usage_error("--format: '%s' is not table, csv or json", value);
         }
         break;
-      default:
+      case 7:
         if (strcmp(value, "auto") == 0) {
           options->shape = SHAPE_AUTO;
         } else if (strcmp(value, "cpu") == 0) {
@@ -1431,6 +1458,10 @@ static int parse_run_options(int argc, char **argv, run_options *options) {
         } else {
           return run_usage_error("--reference-shape: '%s' is not auto, cpu or gpu", value);
         }
+        break;
+      default: /* --plot */
+        if (value[0] == '\0') return run_usage_error("--plot needs a file name%s", "");
+        options->plot = value;
         break;
     }
   }
@@ -1493,17 +1524,15 @@ static void op_calls(const run_options *o, int op, size_t n, int *repeat, int *w
 
 /* ---- figures ---- */
 
-typedef struct timing {
-  int valid;
-  double median, min, max; /* ms */
-} timing;
+/* A median with min and max, in ms (bench_common.h). */
+typedef bench_timing timing;
 
 static int compare_doubles(const void *a, const void *b) {
   double x = *(const double *)a, y = *(const double *)b;
   return (x > y) - (x < y);
 }
 
-static timing summarize(double *values, int count) {
+bench_timing bench_summarize(double *values, int count) {
   timing t = {0, NAN, NAN, NAN};
   if (count <= 0) return t;
   for (int k = 0; k < count; k++) {
@@ -1616,10 +1645,10 @@ typedef struct bench_case {
 /* The host baselines of the sorts (bench_case.baseline). */
 enum { BASE_RADIX_KEYS, BASE_RADIX_PAIRS, BASE_QSORT_KEYS, BASE_QSORT_PAIRS };
 
-static int progress_enabled;
+int bench_progress_enabled;
 
-static void progress(const char *format, ...) {
-  if (!progress_enabled) return;
+void bench_progress(const char *format, ...) {
+  if (!bench_progress_enabled) return;
   va_list arguments;
   va_start(arguments, format);
   fputs("\r\033[K", stderr);
@@ -1628,8 +1657,8 @@ static void progress(const char *format, ...) {
   fflush(stderr);
 }
 
-static void progress_clear(void) {
-  if (progress_enabled) fputs("\r\033[K", stderr);
+void bench_progress_clear(void) {
+  if (bench_progress_enabled) fputs("\r\033[K", stderr);
 }
 
 static const char *size_label(size_t n, char *buffer, size_t size) {
@@ -1644,7 +1673,7 @@ static const char *size_label(size_t n, char *buffer, size_t size) {
 }
 
 static int op_failure(const bench_case *c, int op, const char *what, clgpu_status status) {
-  progress_clear();
+  bench_progress_clear();
   char n_label[32];
   fprintf(stderr, "clgpu-bench run: %s %s %s: %s: %s (%d): %s\n%s\n", op_table[op].name,
           c->type->name, size_label(c->n, n_label, sizeof n_label), what, clgpu_status_name(status),
@@ -1654,7 +1683,7 @@ static int op_failure(const bench_case *c, int op, const char *what, clgpu_statu
 
 static int wrong_result(const bench_case *c, int op, const char *who,
                         const check_message *message) {
-  progress_clear();
+  bench_progress_clear();
   char n_label[32];
   fprintf(stderr, "clgpu-bench run: WRONG RESULT from %s %s over %s %s: %s\n", who,
           op_table[op].name, size_label(c->n, n_label, sizeof n_label), c->type->name,
@@ -1721,6 +1750,67 @@ static clgpu_status enqueue_reference(bench_case *c, int copy, cl_event *event) 
   }
   clgpu_kernel_release(program, kernel);
   return (clgpu_status)err;
+}
+
+/* The read kernel on its own, for the other subcommands (bench_common.h):
+ * a case of uint32 zeros, which the GPU shape's key (all ones) never
+ * matches, so it reads and does not write. */
+int bench_measure_read(clgpu_context *context, size_t bytes, int repeat, int warmup,
+                       bench_timing *event, bench_timing *wall, size_t *measured_bytes) {
+  bench_case c;
+  memset(&c, 0, sizeof c);
+  c.context = context;
+  c.queue = clgpu_context_queue(context);
+  c.device = clgpu_context_device_info(context);
+  c.type = &host_types[0]; /* uint32 */
+  c.cpu_shape = (c.device->type & CL_DEVICE_TYPE_CPU) != 0;
+  cl_ulong largest = c.device->max_mem_alloc_size;
+  c.n = (bytes + 3) / 4;
+  if (c.n == 0) c.n = 1;
+  if ((cl_ulong)c.n * 4 > largest) c.n = (size_t)(largest / 4);
+  *measured_bytes = c.n * 4;
+  size_t groups = 0;
+  reference_chunk(&c, &groups);
+  size_t group = reference_group(&c);
+  size_t outputs = (c.n + group - 1) / group;
+  if (groups > outputs) outputs = groups;
+  double *samples = malloc(sizeof(double) * (size_t)repeat);
+  double *events = malloc(sizeof(double) * (size_t)repeat);
+  cl_int err = samples && events ? CL_SUCCESS : CL_OUT_OF_HOST_MEMORY;
+  cl_context cl = clgpu_context_cl_context(context);
+  if (err == CL_SUCCESS) c.d_in = clCreateBuffer(cl, CL_MEM_READ_ONLY, c.n * 4, NULL, &err);
+  if (err == CL_SUCCESS) c.d_out = clCreateBuffer(cl, CL_MEM_READ_WRITE, outputs * 4, NULL, &err);
+  if (err == CL_SUCCESS) {
+    cl_uint zero = 0;
+    err = clEnqueueFillBuffer(c.queue, c.d_in, &zero, sizeof zero, 0, c.n * 4, 0, NULL, NULL);
+  }
+  if (err == CL_SUCCESS) err = clFinish(c.queue);
+  clgpu_status status = (clgpu_status)err;
+  for (int call = 0; call < warmup + repeat && status == CLGPU_SUCCESS; call++) {
+    cl_event done = NULL;
+    double start = bench_now_ms();
+    status = enqueue_reference(&c, 0, &done);
+    if (status == CLGPU_SUCCESS) status = (clgpu_status)clFinish(c.queue);
+    double ms = bench_now_ms() - start;
+    if (status == CLGPU_SUCCESS && call >= warmup) {
+      samples[call - warmup] = ms;
+      events[call - warmup] = bench_event_ms(done);
+    }
+    if (done) clReleaseEvent(done);
+  }
+  if (status == CLGPU_SUCCESS) {
+    *wall = bench_summarize(samples, repeat);
+    *event = bench_summarize(events, repeat);
+  }
+  if (c.d_in) clReleaseMemObject(c.d_in);
+  if (c.d_out) clReleaseMemObject(c.d_out);
+  free(samples);
+  free(events);
+  if (status != CLGPU_SUCCESS) {
+    bench_progress_clear();
+    return bench_report_failure("timing the read kernel", status);
+  }
+  return 0;
 }
 
 static const clgpu_reduce_op sum_op = {CLGPU_REDUCE_SUM, NULL, (clgpu_type)0, NULL, NULL, NULL};
@@ -1832,7 +1922,7 @@ static int prepare_peer_ops(bench_case *c, int op) {
   c->host_z = malloc(bytes);
   c->host_peer = malloc(bytes);
   if (!c->host_z || !c->host_peer) {
-    progress_clear();
+    bench_progress_clear();
     fprintf(stderr, "clgpu-bench run: out of host memory for %zu elements of %s\n", c->n, t->name);
     return 1;
   }
@@ -1892,7 +1982,7 @@ static clgpu_status build_hand_kernel(bench_case *c, char *launch, size_t launch
   if (err != CL_SUCCESS) {
     char log[4096] = "";
     clGetProgramBuildInfo(c->hand_program, device, CL_PROGRAM_BUILD_LOG, sizeof log - 1, log, NULL);
-    progress_clear();
+    bench_progress_clear();
     fprintf(stderr, "clgpu-bench run: the hand-written kernel (%s) failed to build:\n%s\n", options,
             log);
     return (clgpu_status)err;
@@ -2276,17 +2366,17 @@ static timing time_cpu(bench_case *c, int op, double *samples) {
   const run_options *o = c->options;
   int warmup = o->warmup < 1 ? 1 : o->warmup; /* at least one: page in the output */
   for (int call = 0; call < warmup + o->repeat; call++) {
-    double start = now_ms();
+    double start = bench_now_ms();
     cpu_run(c, op);
-    double ms = now_ms() - start;
+    double ms = bench_now_ms() - start;
     if (call >= warmup) samples[call - warmup] = ms;
   }
-  return summarize(samples, o->repeat);
+  return bench_summarize(samples, o->repeat);
 }
 
 /* ---- one operation ---- */
 
-static double event_ms(cl_event event) {
+double bench_event_ms(cl_event event) {
   cl_ulong start = 0, end = 0;
   if (clGetEventProfilingInfo(event, CL_PROFILING_COMMAND_START, sizeof start, &start, NULL) !=
           CL_SUCCESS ||
@@ -2343,7 +2433,7 @@ static int prepare_sorts(bench_case *c, int op) {
   c->pairs = malloc(n * t->pair_size);
   if (!c->perm || !c->host_values || !c->iota || !c->scratch || !c->sort_keys ||
       !c->sort_tmp_keys || !c->sort_values || !c->sort_tmp_values || !c->pairs) {
-    progress_clear();
+    bench_progress_clear();
     fprintf(stderr, "clgpu-bench run: out of host memory for sorting %zu elements of %s\n", n,
             t->name);
     return 1;
@@ -2436,7 +2526,7 @@ static double cpu_sort_once(bench_case *c, int base) {
   memcpy(c->sort_keys, c->host_in, c->n * t->size);
   if (base == BASE_RADIX_PAIRS) memcpy(c->sort_values, c->iota, c->n * sizeof(uint32_t));
   if (base == BASE_QSORT_PAIRS) t->make_pairs(c->host_in, c->iota, c->pairs, c->n);
-  double start = now_ms();
+  double start = bench_now_ms();
   switch (base) {
     case BASE_RADIX_KEYS:
       radix_sort_host(t, c->sort_keys, NULL, c->sort_tmp_keys, NULL, c->n);
@@ -2451,7 +2541,7 @@ static double cpu_sort_once(bench_case *c, int base) {
       qsort(c->pairs, c->n, t->pair_size, t->compare_pair);
       break;
   }
-  double ms = now_ms() - start;
+  double ms = bench_now_ms() - start;
   cpu_sink = element_bits(t, base == BASE_QSORT_PAIRS ? c->pairs : c->sort_keys, 0);
   return ms;
 }
@@ -2460,7 +2550,7 @@ static double cpu_sort_once(bench_case *c, int base) {
 static timing time_cpu_sort(bench_case *c, int base, int repeat, double *samples) {
   if (!c->baseline_done[base]) {
     for (int k = 0; k < repeat; k++) samples[k] = cpu_sort_once(c, base);
-    c->baseline[base] = summarize(samples, repeat);
+    c->baseline[base] = bench_summarize(samples, repeat);
     c->baseline_done[base] = 1;
   }
   return c->baseline[base];
@@ -2474,12 +2564,12 @@ typedef struct sample_buffers {
 /* One timed call of an op's peer: wall clock to clFinish, and its event. */
 static clgpu_status time_peer(bench_case *c, int op, double *wall, double *device) {
   cl_event event = NULL;
-  double start = now_ms();
+  double start = bench_now_ms();
   clgpu_status status = enqueue_peer(c, op, &event);
   if (status != CLGPU_SUCCESS) return status;
   cl_int err = clFinish(c->queue);
-  *wall = now_ms() - start;
-  *device = event ? event_ms(event) : NAN;
+  *wall = bench_now_ms() - start;
+  *device = event ? bench_event_ms(event) : NAN;
   if (event) clReleaseEvent(event);
   return (clgpu_status)err;
 }
@@ -2565,14 +2655,14 @@ static int measure_op_body(bench_case *c, int op, result *row, const sample_buff
     }
   }
 
-  progress("%s %s: clgpu", progress_prefix, op_table[op].name);
+  bench_progress("%s %s: clgpu", progress_prefix, op_table[op].name);
   int failed = 0;
   int reference = op_table[op].reference;
   for (int call_index = 0; call_index < warmup + repeat && !failed; call_index++) {
     if (reference >= 0) {
       /* The reference kernel right before each call: both see the same
        * machine, which matters where other work comes and goes. */
-      double start = now_ms();
+      double start = bench_now_ms();
       status = enqueue_reference(c, reference == OP_COPY_KERNEL, NULL);
       cl_int err = status == CLGPU_SUCCESS ? clFinish(c->queue) : CL_SUCCESS;
       if (status != CLGPU_SUCCESS || err != CL_SUCCESS) {
@@ -2580,7 +2670,7 @@ static int measure_op_body(bench_case *c, int op, result *row, const sample_buff
                             status != CLGPU_SUCCESS ? status : (clgpu_status)err);
         break;
       }
-      if (call_index >= warmup) reference_samples[call_index - warmup] = now_ms() - start;
+      if (call_index >= warmup) reference_samples[call_index - warmup] = bench_now_ms() - start;
     }
     cl_event marker = NULL;
     if (is_sort) {
@@ -2607,7 +2697,7 @@ static int measure_op_body(bench_case *c, int op, result *row, const sample_buff
     memset(&cache_before, 0, sizeof cache_before);
     if (has_peer) clgpu_context_cache_stats(c->context, &cache_before);
     cl_event event = NULL;
-    double start = now_ms();
+    double start = bench_now_ms();
     status = enqueue_op(c, op, &call, &sort_call, &event);
     if (status != CLGPU_SUCCESS) {
       if (marker) clReleaseEvent(marker);
@@ -2615,14 +2705,14 @@ static int measure_op_body(bench_case *c, int op, result *row, const sample_buff
       break;
     }
     cl_int err = clFinish(c->queue);
-    double wall = now_ms() - start;
+    double wall = bench_now_ms() - start;
     if (err != CL_SUCCESS) {
       failed = op_failure(c, op, "clFinish", (clgpu_status)err);
     } else if (call_index >= warmup) {
       samples[call_index - warmup] = wall;
       events[call_index - warmup] = !event   ? NAN
                                     : marker ? span_ms(marker, event)
-                                             : event_ms(event);
+                                             : bench_event_ms(event);
     }
     if (event) clReleaseEvent(event);
     if (marker) clReleaseEvent(marker);
@@ -2637,15 +2727,15 @@ static int measure_op_body(bench_case *c, int op, result *row, const sample_buff
   }
   clgpu_workspace_destroy(workspace);
   if (failed) return 1;
-  row->wall = summarize(samples, repeat);
-  row->event = summarize(events, repeat);
+  row->wall = bench_summarize(samples, repeat);
+  row->event = bench_summarize(events, repeat);
   if (reference >= 0) {
-    row->reference = summarize(reference_samples, repeat);
+    row->reference = bench_summarize(reference_samples, repeat);
     row->reference_gbps = gbps(op_bytes(c, reference), &row->reference);
   }
   if (has_peer) {
-    row->peer_wall = summarize(buffers->peer_wall, repeat);
-    row->peer_event = summarize(buffers->peer_events, repeat);
+    row->peer_wall = bench_summarize(buffers->peer_wall, repeat);
+    row->peer_event = bench_summarize(buffers->peer_events, repeat);
   }
   if (c->kernel) {
     clgpu_elementwise_get_stats(c->kernel, &row->kernel_stats);
@@ -2671,14 +2761,14 @@ static int measure_op_body(bench_case *c, int op, result *row, const sample_buff
 
   if (!o->no_cpu && is_sort) {
     int pairs = op == OP_SORT_BY_KEY || op == OP_ARGSORT;
-    progress("%s %s: CPU baseline (LSD radix)", progress_prefix, op_table[op].name);
+    bench_progress("%s %s: CPU baseline (LSD radix)", progress_prefix, op_table[op].name);
     row->cpu = time_cpu_sort(c, pairs ? BASE_RADIX_PAIRS : BASE_RADIX_KEYS, repeat, samples);
-    progress("%s %s: CPU baseline (qsort)", progress_prefix, op_table[op].name);
+    bench_progress("%s %s: CPU baseline (qsort)", progress_prefix, op_table[op].name);
     row->qsort =
         time_cpu_sort(c, pairs ? BASE_QSORT_PAIRS : BASE_QSORT_KEYS, qsort_repeat, samples);
     row->qsort_calls = qsort_repeat;
   } else if (!o->no_cpu) {
-    progress("%s %s: CPU baseline", progress_prefix, op_table[op].name);
+    bench_progress("%s %s: CPU baseline", progress_prefix, op_table[op].name);
     row->cpu = time_cpu(c, op, samples);
   }
 
@@ -2688,20 +2778,23 @@ static int measure_op_body(bench_case *c, int op, result *row, const sample_buff
                                                   : "not built (boost_compute feature)");
 #ifdef CLGPU_BENCH_BOOST
   if (op_table[op].boost != BENCH_BOOST_NONE && !o->no_boost) {
-    progress("%s %s: Boost.Compute", progress_prefix, op_table[op].name);
+    bench_progress("%s %s: Boost.Compute", progress_prefix, op_table[op].name);
     char error[512] = "";
     uint64_t count = 0;
     int boost_warmup = warmup < 1 ? 1 : warmup; /* Boost's kernel builds are never timed */
+    /* Boost's sorts on a CPU device take seconds a call at 16M: one timed
+     * call there, as the qsort baseline, unless --repeat says otherwise. */
+    int boost_repeat = is_sort && qsort_repeat == 1 && !o->repeat_given ? 1 : repeat;
     row->boost_note[0] = '\0';
     int boost_failed =
         is_sort ? bench_boost_sort(c->queue, op_table[op].boost, c->type->type, c->d_in, c->d_out,
-                                   c->d_iota, c->d_indices, c->n, boost_warmup, repeat, samples,
+                                   c->d_iota, c->d_indices, c->n, boost_warmup, boost_repeat, samples,
                                    error, sizeof error)
                 : bench_boost_run(c->queue, op_table[op].boost, c->type->type, c->type->predicate,
                                   c->d_in, c->d_out, c->n, boost_warmup, repeat, samples, &count,
                                   error, sizeof error);
     if (boost_failed) {
-      progress_clear();
+      bench_progress_clear();
       fprintf(stderr, "clgpu-bench run: Boost.Compute %s %s failed: %s\n", op_table[op].name,
               c->type->name, error);
       snprintf(row->boost_note, sizeof row->boost_note, "failed: %s", error);
@@ -2714,7 +2807,7 @@ static int measure_op_body(bench_case *c, int op, result *row, const sample_buff
         wrong_result(c, op, "Boost.Compute", &message);
         snprintf(row->boost_note, sizeof row->boost_note, "wrong result: %s", message.text);
       } else {
-        row->boost = summarize(samples, repeat);
+        row->boost = bench_summarize(samples, is_sort ? boost_repeat : repeat);
         if (is_sort) {
           snprintf(row->boost_note, sizeof row->boost_note, "%s",
                    bench_boost_sort_algorithm(op_table[op].boost, c->device->type));
@@ -2744,7 +2837,7 @@ typedef struct run_report {
   const char *boost_version;
 } run_report;
 
-static void json_string(FILE *out, const char *text) {
+void bench_json_string(FILE *out, const char *text) {
   fputc('"', out);
   for (const unsigned char *p = (const unsigned char *)text; *p; p++) {
     if (*p == '"' || *p == '\\') {
@@ -2758,7 +2851,7 @@ static void json_string(FILE *out, const char *text) {
   fputc('"', out);
 }
 
-static void json_number(FILE *out, double value) {
+void bench_json_number(FILE *out, double value) {
   if (isfinite(value)) {
     fprintf(out, "%.6g", value);
   } else {
@@ -2766,11 +2859,11 @@ static void json_number(FILE *out, double value) {
   }
 }
 
-static void csv_number(FILE *out, double value) {
+void bench_csv_number(FILE *out, double value) {
   if (isfinite(value)) fprintf(out, "%.6g", value);
 }
 
-static void csv_string(FILE *out, const char *text) {
+void bench_csv_string(FILE *out, const char *text) {
   fputc('"', out);
   for (const char *p = text; *p; p++) {
     if (*p == '"') fputc('"', out);
@@ -2899,7 +2992,7 @@ static void print_table(const run_report *report) {
   const clgpu_device_info *d = report->device;
   const run_options *o = report->options;
   printf("clgpu %s on %s / %s (%s, %u compute units)\n", clgpu_version(), d->platform_name, d->name,
-         type_name(d->type), d->compute_units);
+         bench_device_type_name(d->type), d->compute_units);
   printf("algorithm %s; %d timed calls after %d warm-up calls", clgpu_algorithm_name(o->algorithm),
          o->repeat, o->warmup);
   int sorts = 0;
@@ -3046,14 +3139,14 @@ static void print_csv(const run_report *report) {
   for (size_t k = 0; k < report->num_rows; k++) {
     const result *r = &report->rows[k];
     row_figures f = figures_of(r);
-    csv_string(stdout, clgpu_version());
+    bench_csv_string(stdout, clgpu_version());
     putchar(',');
-    csv_string(stdout, d->platform_name);
+    bench_csv_string(stdout, d->platform_name);
     putchar(',');
-    csv_string(stdout, d->name);
-    printf(",%s,%u,%s,%s,%zu,%.0f,%llu,%s,%d,%d,", type_name(d->type), d->compute_units,
-           op_table[r->op].name, r->type->name, r->n, r->bytes, (unsigned long long)r->selected,
-           r->algorithm, r->repeat, r->warmup);
+    bench_csv_string(stdout, d->name);
+    printf(",%s,%u,%s,%s,%zu,%.0f,%llu,%s,%d,%d,", bench_device_type_name(d->type),
+           d->compute_units, op_table[r->op].name, r->type->name, r->n, r->bytes,
+           (unsigned long long)r->selected, r->algorithm, r->repeat, r->warmup);
     const double numbers1[] = {r->wall.median,
                                r->wall.min,
                                r->wall.max,
@@ -3064,7 +3157,7 @@ static void print_csv(const run_report *report) {
                                r->event.valid ? r->event.max : NAN,
                                f.event_gbps};
     for (size_t i = 0; i < sizeof numbers1 / sizeof numbers1[0]; i++) {
-      csv_number(stdout, numbers1[i]);
+      bench_csv_number(stdout, numbers1[i]);
       putchar(',');
     }
     printf("%s,", op_table[r->op].reference >= 0 ? op_table[op_table[r->op].reference].name : "");
@@ -3077,7 +3170,7 @@ static void print_csv(const run_report *report) {
                                f.cpu_gbps,
                                f.vs_cpu};
     for (size_t i = 0; i < sizeof numbers2 / sizeof numbers2[0]; i++) {
-      csv_number(stdout, numbers2[i]);
+      bench_csv_number(stdout, numbers2[i]);
       putchar(',');
     }
     printf("%s,", report->boost_built ? report->boost_version : "");
@@ -3085,28 +3178,28 @@ static void print_csv(const run_report *report) {
                                r->boost.valid ? r->boost.min : NAN,
                                r->boost.valid ? r->boost.max : NAN, f.boost_gbps, f.vs_boost};
     for (size_t i = 0; i < sizeof numbers3 / sizeof numbers3[0]; i++) {
-      csv_number(stdout, numbers3[i]);
+      bench_csv_number(stdout, numbers3[i]);
       putchar(',');
     }
-    csv_string(stdout, r->boost_note);
+    bench_csv_string(stdout, r->boost_note);
     printf(",%s,", event_covers(r));
-    csv_string(stdout, cpu_label_of(report, r));
+    bench_csv_string(stdout, cpu_label_of(report, r));
     printf(",%d", r->qsort_calls);
     const double numbers4[] = {r->qsort.valid ? r->qsort.median : NAN,
                                r->qsort.valid ? r->qsort.min : NAN,
                                r->qsort.valid ? r->qsort.max : NAN, f.qsort_gbps, f.vs_qsort};
     for (size_t i = 0; i < sizeof numbers4 / sizeof numbers4[0]; i++) {
       putchar(',');
-      csv_number(stdout, numbers4[i]);
+      bench_csv_number(stdout, numbers4[i]);
     }
     printf(",%zu,", r->elements);
-    csv_string(stdout, r->shape);
+    bench_csv_string(stdout, r->shape);
     putchar(',');
-    csv_string(stdout, r->layout);
+    bench_csv_string(stdout, r->layout);
     putchar(',');
-    csv_string(stdout, op_table[r->op].peer ? op_table[r->op].peer : "");
+    bench_csv_string(stdout, op_table[r->op].peer ? op_table[r->op].peer : "");
     putchar(',');
-    csv_string(stdout, r->peer_launch);
+    bench_csv_string(stdout, r->peer_launch);
     const double numbers5[] = {r->peer_wall.valid ? r->peer_wall.median : NAN,
                                r->peer_wall.valid ? r->peer_wall.min : NAN,
                                r->peer_wall.valid ? r->peer_wall.max : NAN,
@@ -3116,7 +3209,7 @@ static void print_csv(const run_report *report) {
                                f.vs_peer};
     for (size_t i = 0; i < sizeof numbers5 / sizeof numbers5[0]; i++) {
       putchar(',');
-      csv_number(stdout, numbers5[i]);
+      bench_csv_number(stdout, numbers5[i]);
     }
     if (r->has_elementwise) {
       const clgpu_elementwise_stats *st = &r->kernel_stats;
@@ -3138,19 +3231,39 @@ static void print_csv(const run_report *report) {
   }
 }
 
-static void json_timing(FILE *out, const char *name, const timing *t) {
+void bench_json_timing(FILE *out, const char *name, const bench_timing *t) {
   fprintf(out, "\"%s\": ", name);
   if (!t->valid) {
     fputs("null", out);
     return;
   }
   fputs("{\"median\": ", out);
-  json_number(out, t->median);
+  bench_json_number(out, t->median);
   fputs(", \"min\": ", out);
-  json_number(out, t->min);
+  bench_json_number(out, t->min);
   fputs(", \"max\": ", out);
-  json_number(out, t->max);
+  bench_json_number(out, t->max);
   fputc('}', out);
+}
+
+void bench_json_device(FILE *out, const clgpu_device_info *d) {
+  fputs("{\"platform\": ", out);
+  bench_json_string(out, d->platform_name);
+  fputs(", \"platform_version\": ", out);
+  bench_json_string(out, d->platform_version);
+  fputs(", \"name\": ", out);
+  bench_json_string(out, d->name);
+  fputs(", \"vendor\": ", out);
+  bench_json_string(out, d->vendor);
+  fputs(", \"version\": ", out);
+  bench_json_string(out, d->device_version);
+  fputs(", \"driver\": ", out);
+  bench_json_string(out, d->driver_version);
+  fprintf(out,
+          ", \"type\": \"%s\", \"compute_units\": %u, \"max_clock_mhz\": %u, "
+          "\"global_mem_bytes\": %llu, \"max_alloc_bytes\": %llu}",
+          bench_device_type_name(d->type), d->compute_units, d->max_clock_mhz,
+          (unsigned long long)d->global_mem_size, (unsigned long long)d->max_mem_alloc_size);
 }
 
 static void print_json(const run_report *report) {
@@ -3158,30 +3271,16 @@ static void print_json(const run_report *report) {
   const run_options *o = report->options;
   FILE *out = stdout;
   fputs("{\n  \"tool\": \"clgpu-bench run\",\n  \"library_version\": ", out);
-  json_string(out, clgpu_version());
-  fputs(",\n  \"device\": {\"platform\": ", out);
-  json_string(out, d->platform_name);
-  fputs(", \"platform_version\": ", out);
-  json_string(out, d->platform_version);
-  fputs(", \"name\": ", out);
-  json_string(out, d->name);
-  fputs(", \"vendor\": ", out);
-  json_string(out, d->vendor);
-  fputs(", \"version\": ", out);
-  json_string(out, d->device_version);
-  fputs(", \"driver\": ", out);
-  json_string(out, d->driver_version);
-  fprintf(out,
-          ", \"type\": \"%s\", \"compute_units\": %u, \"max_clock_mhz\": %u, "
-          "\"global_mem_bytes\": %llu, \"max_alloc_bytes\": %llu},\n",
-          type_name(d->type), d->compute_units, d->max_clock_mhz,
-          (unsigned long long)d->global_mem_size, (unsigned long long)d->max_mem_alloc_size);
+  bench_json_string(out, clgpu_version());
+  fputs(",\n  \"device\": ", out);
+  bench_json_device(out, d);
+  fputs(",\n", out);
   fprintf(out,
           "  \"algorithm\": \"%s\",\n  \"repeat\": %d,\n  \"warmup\": %d,\n"
           "  \"cpu_threads\": %d,\n  \"boost_compute\": ",
           clgpu_algorithm_name(o->algorithm), o->repeat, o->warmup, cpu_threads());
   if (report->boost_built) {
-    json_string(out, report->boost_version);
+    bench_json_string(out, report->boost_version);
   } else {
     fputs("null", out);
   }
@@ -3194,72 +3293,72 @@ static void print_json(const run_report *report) {
     fprintf(out, "%s\n    {\"op\": \"%s\", \"type\": \"%s\", \"n\": %zu, \"bytes\": %.0f, ",
             k ? "," : "", op_table[r->op].name, r->type->name, r->n, r->bytes);
     fprintf(out, "\"selected\": %llu, \"algorithm\": ", (unsigned long long)r->selected);
-    json_string(out, r->algorithm);
+    bench_json_string(out, r->algorithm);
     fprintf(out, ", \"repeat\": %d, \"warmup\": %d, \"event_covers\": \"%s\",\n     ", r->repeat,
             r->warmup, event_covers(r));
-    json_timing(out, "wall_ms", &r->wall);
+    bench_json_timing(out, "wall_ms", &r->wall);
     fputs(", \"melem_per_s\": ", out);
-    json_number(out, f.melems);
+    bench_json_number(out, f.melems);
     fputs(", \"gb_per_s\": ", out);
-    json_number(out, f.wall_gbps);
+    bench_json_number(out, f.wall_gbps);
     fputs(",\n     ", out);
-    json_timing(out, "event_ms", &r->event);
+    bench_json_timing(out, "event_ms", &r->event);
     fputs(", \"event_gb_per_s\": ", out);
-    json_number(out, f.event_gbps);
+    bench_json_number(out, f.event_gbps);
     fputs(",\n     \"reference_op\": ", out);
     if (op_table[r->op].reference >= 0) {
-      json_string(out, op_table[op_table[r->op].reference].name);
+      bench_json_string(out, op_table[op_table[r->op].reference].name);
     } else {
       fputs("null", out);
     }
     fputs(", ", out);
-    json_timing(out, "reference_ms", &r->reference);
+    bench_json_timing(out, "reference_ms", &r->reference);
     fputs(", \"reference_gb_per_s\": ", out);
-    json_number(out, r->reference_gbps);
+    bench_json_number(out, r->reference_gbps);
     fputs(", \"share_of_reference\": ", out);
-    json_number(out, f.share);
+    bench_json_number(out, f.share);
     fputs(",\n     \"cpu\": {\"baseline\": ", out);
-    json_string(out, cpu_label_of(report, r));
+    bench_json_string(out, cpu_label_of(report, r));
     fputs(", ", out);
-    json_timing(out, "ms", &r->cpu);
+    bench_json_timing(out, "ms", &r->cpu);
     fputs(", \"gb_per_s\": ", out);
-    json_number(out, f.cpu_gbps);
+    bench_json_number(out, f.cpu_gbps);
     fputs(", \"clgpu_over_cpu\": ", out);
-    json_number(out, f.vs_cpu);
+    bench_json_number(out, f.vs_cpu);
     fputs("},\n     \"qsort\": {", out);
-    json_timing(out, "ms", &r->qsort);
+    bench_json_timing(out, "ms", &r->qsort);
     fprintf(out, ", \"calls\": %d, \"gb_per_s\": ", r->qsort_calls);
-    json_number(out, f.qsort_gbps);
+    bench_json_number(out, f.qsort_gbps);
     fputs(", \"clgpu_over_qsort\": ", out);
-    json_number(out, f.vs_qsort);
+    bench_json_number(out, f.vs_qsort);
     fputs("},\n     \"boost\": {", out);
-    json_timing(out, "ms", &r->boost);
+    bench_json_timing(out, "ms", &r->boost);
     fputs(", \"gb_per_s\": ", out);
-    json_number(out, f.boost_gbps);
+    bench_json_number(out, f.boost_gbps);
     fputs(", \"clgpu_over_boost\": ", out);
-    json_number(out, f.vs_boost);
+    bench_json_number(out, f.vs_boost);
     fputs(", \"note\": ", out);
-    json_string(out, r->boost_note);
+    bench_json_string(out, r->boost_note);
     fprintf(out, "},\n     \"elements\": %zu, \"shape\": ", r->elements);
-    json_string(out, r->shape);
+    bench_json_string(out, r->shape);
     fputs(", \"peer\": ", out);
     if (r->has_peer) {
       fputs("{\"name\": ", out);
-      json_string(out, op_table[r->op].peer);
+      bench_json_string(out, op_table[r->op].peer);
       fputs(", \"launch\": ", out);
-      json_string(out, r->peer_launch);
+      bench_json_string(out, r->peer_launch);
       fputs(", \"layout\": ", out);
-      json_string(out, r->layout);
+      bench_json_string(out, r->layout);
       fputs(", ", out);
-      json_timing(out, "wall_ms", &r->peer_wall);
+      bench_json_timing(out, "wall_ms", &r->peer_wall);
       fputs(", ", out);
-      json_timing(out, "event_ms", &r->peer_event);
+      bench_json_timing(out, "event_ms", &r->peer_event);
       fputs(", \"gb_per_s\": ", out);
-      json_number(out, f.peer_gbps);
+      bench_json_number(out, f.peer_gbps);
       fputs(", \"time_ratio\": ", out);
-      json_number(out, f.time_ratio);
+      bench_json_number(out, f.time_ratio);
       fputs(", \"throughput_relative\": ", out);
-      json_number(out, f.vs_peer);
+      bench_json_number(out, f.vs_peer);
       fputc('}', out);
     } else {
       fputs("null", out);
@@ -3312,6 +3411,73 @@ static void print_report(const run_report *report) {
   fflush(stdout);
 }
 
+/* --plot: one series per (operation, type) in the rows' order, GB/s over n;
+ * colour by operation, line and marker style by type. 0, or 1 after a
+ * failure (printed). */
+static int write_plot(const run_report *report, const char *path) {
+  size_t rows = report->num_rows ? report->num_rows : 1;
+  bench_plot_series *series = calloc(rows, sizeof *series);
+  double *xs = malloc(sizeof(double) * rows);
+  double *ys = malloc(sizeof(double) * rows);
+  char(*labels)[64] = malloc(sizeof *labels * rows);
+  if (!series || !xs || !ys || !labels) {
+    free(series);
+    free(xs);
+    free(ys);
+    free(labels);
+    fprintf(stderr, "clgpu-bench run: out of host memory for the plot\n");
+    return 1;
+  }
+  /* Each series' points are consecutive in xs and ys, in the rows' order. */
+  size_t num_series = 0, used = 0;
+  for (size_t k = 0; k < report->num_rows; k++) {
+    const result *r = &report->rows[k];
+    int seen = 0;
+    for (size_t j = 0; j < k && !seen; j++) {
+      seen = report->rows[j].op == r->op && report->rows[j].type == r->type;
+    }
+    if (seen) continue;
+    bench_plot_series *line = &series[num_series];
+    snprintf(labels[num_series], sizeof labels[num_series], "%s %s", op_table[r->op].name,
+             r->type->name);
+    line->label = labels[num_series];
+    line->x = xs + used;
+    line->y = ys + used;
+    line->color = r->op;
+    line->style = (int)(r->type - host_types);
+    for (size_t j = k; j < report->num_rows; j++) {
+      const result *p = &report->rows[j];
+      if (p->op != r->op || p->type != r->type) continue;
+      xs[used] = (double)p->n;
+      ys[used] = figures_of(p).wall_gbps;
+      used++;
+      line->count++;
+    }
+    num_series++;
+  }
+  const clgpu_device_info *d = report->device;
+  char title[640];
+  snprintf(title, sizeof title, "clgpu %s on %s / %s (%s, %u compute units)", clgpu_version(),
+           d->platform_name, d->name, bench_device_type_name(d->type), d->compute_units);
+  bench_plot plot = {0};
+  plot.title = title;
+  plot.subtitle = "clgpu-bench run: the table's GB/s, bytes moved over the median wall time";
+  plot.x_label = "n (elements)";
+  plot.y_label = "GB/s";
+  plot.x_binary = 1;
+  plot.series = series;
+  plot.num_series = num_series;
+  int failed = bench_plot_write_svg(path, &plot);
+  if (failed) {
+    fprintf(stderr, "clgpu-bench run: cannot write the plot to '%s': %s\n", path, strerror(errno));
+  }
+  free(series);
+  free(xs);
+  free(ys);
+  free(labels);
+  return failed ? 1 : 0;
+}
+
 /* ---- the driver ---- */
 
 static void release_case(bench_case *c) {
@@ -3339,7 +3505,7 @@ static int prepare_case(bench_case *c) {
   c->cpu_out = malloc(bytes);
   c->cpu_index = malloc(c->n * sizeof(uint32_t));
   if (!c->host_in || !c->host_out || !c->cpu_out || !c->cpu_index) {
-    progress_clear();
+    bench_progress_clear();
     fprintf(stderr, "clgpu-bench run: out of host memory for %zu elements of %s\n", c->n, t->name);
     return 1;
   }
@@ -3394,7 +3560,7 @@ static int command_run(int argc, char **argv) {
 
   clgpu_context *context = NULL;
   clgpu_status status = clgpu_context_create(NULL, &context);
-  if (status != CLGPU_SUCCESS) return report_failure("creating a context", status);
+  if (status != CLGPU_SUCCESS) return bench_report_failure("creating a context", status);
   const clgpu_device_info *device = clgpu_context_device_info(context);
 
   /* What cannot run on this device is a usage error, found before any work. */
@@ -3426,7 +3592,7 @@ static int command_run(int argc, char **argv) {
     }
   }
 
-  progress_enabled = !options.quiet && isatty(STDERR_FILENO);
+  bench_progress_enabled = !options.quiet && isatty(STDERR_FILENO);
   size_t total = 0;
   for (size_t t = 0; t < options.num_types; t++) {
     for (size_t s = 0; s < options.num_sizes; s++) {
@@ -3468,7 +3634,7 @@ static int command_run(int argc, char **argv) {
       char n_label[32], prefix[96];
       snprintf(prefix, sizeof prefix, "clgpu-bench: [%zu/%zu] %s %s", report.num_rows + 1, total,
                c.type->name, size_label(c.n, n_label, sizeof n_label));
-      progress("%s: preparing data", prefix);
+      bench_progress("%s: preparing data", prefix);
       failed = prepare_case(&c);
       for (int op = 0; op < NUM_OPS && !failed; op++) {
         if (!op_runs(&options, op, options.types[t], c.n)) continue;
@@ -3482,8 +3648,10 @@ static int command_run(int argc, char **argv) {
       release_case(&c);
     }
   }
-  progress_clear();
+  bench_progress_clear();
   if (report.num_rows > 0) print_report(&report);
+  /* After the table: a plot that cannot be written fails the run (status 1). */
+  int plot_failed = options.plot && write_plot(&report, options.plot);
   free(rows);
   free(samples);
   free(events);
@@ -3492,11 +3660,11 @@ static int command_run(int argc, char **argv) {
   free(peer_events);
   clgpu_context_destroy(context);
   if (failed) fprintf(stderr, "clgpu-bench run: FAILED (see above)\n");
-  return failed;
+  return failed || plot_failed;
 }
 
 int main(int argc, char **argv) {
-  if (argc < 2) return command_selfcheck(0, NULL);
+  if (argc < 2) return command_run(0, NULL);
   const char *command = argv[1];
   if (strcmp(command, "--help") == 0 || strcmp(command, "-h") == 0 ||
       strcmp(command, "help") == 0) {
@@ -3511,5 +3679,8 @@ int main(int argc, char **argv) {
   if (strcmp(command, "devices") == 0) return command_devices(argc - 2, argv + 2);
   if (strcmp(command, "first-call") == 0) return command_first_call(argc - 2, argv + 2);
   if (strcmp(command, "run") == 0) return command_run(argc - 2, argv + 2);
+  if (strcmp(command, "kernel") == 0) return bench_command_kernel(argc - 2, argv + 2);
+  /* Options without a subcommand are run's: `clgpu-bench --plot x.svg`. */
+  if (command[0] == '-') return command_run(argc - 1, argv + 1);
   return usage_error("unknown subcommand '%s'", command);
 }

@@ -1,0 +1,367 @@
+#!/usr/bin/env python3
+"""Tests of the clgpu-bench tool: its subcommands run on the default device
+(CLGPU_DEVICE selects another) and their output is checked, not just their
+exit status.
+
+    test_bench.py CLGPU_BENCH TESTS_SOURCE_DIR [unittest options]
+
+CLGPU_BENCH is the built tool, TESTS_SOURCE_DIR the folder holding
+bench_kernel_ok.cl and bench_kernel_broken.cl. Temporary files go under
+CLGPU_TEST_TMPDIR when it is set. Only the standard library is used.
+"""
+import csv
+import io
+import json
+import math
+import os
+import re
+import subprocess
+import sys
+import tempfile
+import unittest
+import xml.etree.ElementTree as ElementTree
+
+BENCH = None
+SOURCE = None
+TMP = None
+SVG = "{http://www.w3.org/2000/svg}"
+
+# A kernel call with every kind of argument spec: out, a, k, n, stage.
+OK_ARGS = [
+    "--kernel", "scale_add", "--global", "4K", "--local", "64",
+    "--arg", "float[4K]=zeros", "--arg", "float[4K]", "--arg", "float=2.5",
+    "--arg", "uint=4096", "--arg", "local:256", "--define", "OFFSET=1.0f",
+    "--repeat", "3", "--warmup", "1",
+]
+
+
+def bench(*args, timeout=300):
+    """Run clgpu-bench with args; the CompletedProcess (text)."""
+    return subprocess.run([BENCH, *args], capture_output=True, text=True, timeout=timeout)
+
+
+def ok_kernel():
+    return os.path.join(SOURCE, "bench_kernel_ok.cl")
+
+
+def broken_kernel():
+    return os.path.join(SOURCE, "bench_kernel_broken.cl")
+
+
+def describe(result):
+    return (f"\n$ {' '.join(result.args)}\nexit status {result.returncode}\n"
+            f"--- stdout\n{result.stdout}--- stderr\n{result.stderr}")
+
+
+class BenchTestCase(unittest.TestCase):
+    def assert_exit(self, result, status):
+        self.assertEqual(result.returncode, status, describe(result))
+
+    def assert_timing(self, timing, where):
+        """A {median, min, max} object of positive, ordered figures."""
+        self.assertIsInstance(timing, dict, where)
+        for key in ("median", "min", "max"):
+            self.assertIsInstance(timing.get(key), (int, float), f"{where}: {key}")
+        self.assertGreater(timing["min"], 0, where)
+        self.assertLessEqual(timing["min"], timing["median"], where)
+        self.assertLessEqual(timing["median"], timing["max"], where)
+
+
+class Devices(BenchTestCase):
+    def test_lists_devices_and_the_chosen_one(self):
+        result = bench("devices")
+        self.assert_exit(result, 0)
+        lines = result.stdout.splitlines()
+        self.assertEqual(lines[0], "devices (P:D  platform / device):", describe(result))
+        listed = [line for line in lines if re.match(r"^  \d+:\d+  \S.* / \S", line)]
+        self.assertTrue(listed, describe(result))
+        self.assertTrue(any(line.startswith("chosen (CLGPU_DEVICE=") for line in lines),
+                        describe(result))
+        chosen = [line for line in lines if line.startswith("device:     ")]
+        self.assertEqual(len(chosen), 1, describe(result))
+        if not os.environ.get("CLGPU_DEVICE"):
+            # The default choice on the machines without a GPU: POCL.
+            if any("Portable Computing Language" in line for line in listed) and not any(
+                    "(GPU)" in line or "(accelerator)" in line for line in listed):
+                self.assertIn("Portable Computing Language", chosen[0], describe(result))
+
+
+class Run(BenchTestCase):
+    def test_json_holds_every_requested_figure(self):
+        result = bench("run", "--ops", "reduce,scan", "--types", "uint32", "--sizes", "64K",
+                       "--repeat", "2", "--warmup", "1", "--format", "json", "--no-boost")
+        self.assert_exit(result, 0)
+        report = json.loads(result.stdout)
+        self.assertEqual(report["tool"], "clgpu-bench run")
+        version = bench("--version")
+        self.assert_exit(version, 0)
+        self.assertEqual(version.stdout.strip(), "clgpu-bench " + report["library_version"])
+        device = report["device"]
+        for key in ("platform", "name", "vendor", "version", "driver", "type", "compute_units"):
+            self.assertIn(key, device)
+        self.assertTrue(device["name"])
+        self.assertEqual((report["repeat"], report["warmup"]), (2, 1))
+        rows = report["results"]
+        self.assertEqual(sorted((r["op"], r["type"], r["n"]) for r in rows),
+                         [("reduce", "uint32", 65536), ("scan", "uint32", 65536)])
+        for row in rows:
+            where = f"{row['op']} {row['type']} {row['n']}"
+            self.assert_timing(row["wall_ms"], where + " wall_ms")
+            # Profiling events of a few microseconds may read 0 on some
+            # devices: present and ordered, not necessarily above 0.
+            event = row["event_ms"]
+            self.assertLessEqual(event["min"], event["median"], where)
+            self.assertLessEqual(event["median"], event["max"], where)
+            self.assertGreater(row["gb_per_s"], 0, where)
+            self.assertGreater(row["melem_per_s"], 0, where)
+            self.assertIn(row["reference_op"], ("read", "copy_kernel"), where)
+            self.assert_timing(row["reference_ms"], where + " reference_ms")
+            self.assertGreater(row["share_of_reference"], 0, where)
+            self.assertEqual(row["boost"]["note"], "--no-boost", where)
+            self.assertEqual(row["bytes"], 65536 * 4 * (1 if row["op"] == "reduce" else 2))
+
+    def test_options_without_a_subcommand_are_run_options(self):
+        result = bench("--ops", "reduce", "--types", "uint32", "--sizes", "4K", "--repeat", "1",
+                       "--warmup", "0", "--no-boost", "--no-cpu")
+        self.assert_exit(result, 0)
+        self.assertTrue(result.stdout.startswith("clgpu "), describe(result))
+        rows = [line for line in result.stdout.splitlines() if re.match(r"^reduce\s+uint32\s+4K ",
+                                                                       line)]
+        self.assertEqual(len(rows), 1, describe(result))
+
+    def test_help_names_run_the_default(self):
+        result = bench("--help")
+        self.assert_exit(result, 0)
+        self.assertRegex(result.stdout, r"run\s+\(the default\)")
+        self.assertIn("kernel", result.stdout)
+        self.assertIn("selfcheck", result.stdout)
+        run_help = bench("run", "--help")
+        self.assert_exit(run_help, 0)
+        self.assertIn("--plot FILE.svg", run_help.stdout)
+
+
+class Plot(BenchTestCase):
+    def plot(self, name, *run_args):
+        path = os.path.join(TMP, name)
+        if os.path.exists(path):
+            os.remove(path)
+        result = bench("run", "--repeat", "1", "--warmup", "0", "--no-boost", "--no-cpu",
+                       "--plot", path, *run_args)
+        self.assert_exit(result, 0)
+        self.assertIn("GB/s", result.stdout, describe(result))  # the table came too
+        root = ElementTree.parse(path).getroot()
+        self.assertEqual(root.tag, SVG + "svg")
+        self.assertEqual(root.get("version"), "1.1")
+        return root
+
+    @staticmethod
+    def series(root):
+        return [g for g in root.iter(SVG + "g") if g.get("class") == "series"]
+
+    @staticmethod
+    def markers(group):
+        return [e for e in group.iter() if e.get("class") == "marker"]
+
+    def test_a_line_with_markers_per_operation_and_type(self):
+        root = self.plot("two_sizes.svg", "--ops", "reduce,scan", "--types", "uint32,float",
+                         "--sizes", "4K,16K")
+        groups = self.series(root)
+        titles = sorted(g.find(SVG + "title").text for g in groups)
+        self.assertEqual(titles, ["reduce float", "reduce uint32", "scan float", "scan uint32"])
+        for group in groups:
+            lines = group.findall(SVG + "polyline")
+            self.assertEqual(len(lines), 1)
+            self.assertEqual(len(lines[0].get("points").split()), 2)
+            self.assertEqual(len(self.markers(group)), 2)
+        legend = [g for g in root.iter(SVG + "g") if g.get("class") == "legend"]
+        self.assertEqual(len(legend), 1)
+        self.assertEqual(sorted(t.text for t in legend[0].iter(SVG + "text")), titles)
+        texts = " ".join(t.text or "" for t in root.iter(SVG + "text"))
+        self.assertIn("GB/s", texts)
+        self.assertIn("n (elements)", texts)
+        self.assertIn("4K", texts)
+
+    def test_one_size_gives_markers_only(self):
+        root = self.plot("one_size.svg", "--ops", "reduce", "--types", "uint32", "--sizes", "4K")
+        groups = self.series(root)
+        self.assertEqual(len(groups), 1)
+        self.assertEqual(groups[0].findall(SVG + "polyline"), [])
+        self.assertEqual(len(self.markers(groups[0])), 1)
+        self.assertTrue(list(groups[0].iter(SVG + "circle")))
+
+    def test_an_unwritable_file_fails_after_the_table(self):
+        path = os.path.join(TMP, "no-such-folder", "plot.svg")
+        result = bench("run", "--ops", "reduce", "--types", "uint32", "--sizes", "4K",
+                       "--repeat", "1", "--warmup", "0", "--no-boost", "--no-cpu", "--plot", path)
+        self.assert_exit(result, 1)
+        self.assertRegex(result.stdout, r"(?m)^reduce\s+uint32", describe(result))
+        self.assertIn(path, result.stderr)
+        self.assertFalse(os.path.exists(path))
+
+
+class Kernel(BenchTestCase):
+    def test_table_has_a_timing_row(self):
+        result = bench("kernel", ok_kernel(), *OK_ARGS)
+        self.assert_exit(result, 0)
+        row = [line for line in result.stdout.splitlines() if line.startswith("scale_add ")]
+        self.assertEqual(len(row), 1, describe(result))
+        # device ms: median (min-max), wall ms: median (min-max), GB/s, read GB/s, %read
+        figures = re.match(r"^scale_add\s+([\d.]+) \(([\d.]+)-([\d.]+)\)\s+([\d.]+) "
+                           r"\(([\d.]+)-([\d.]+)\)\s+([\d.]+)\s+([\d.]+)\s+(\d+)%$", row[0])
+        self.assertIsNotNone(figures, describe(result))
+        self.assertGreater(float(figures.group(1)), 0)
+        self.assertGreater(float(figures.group(7)), 0)
+        self.assertIn("-D OFFSET=1.0f", result.stdout)
+        self.assertRegex(result.stdout, r"arg 4\s+local:256\s+__local, 256 bytes")
+
+    def test_json_timing(self):
+        result = bench("kernel", ok_kernel(), *OK_ARGS, "--format", "json")
+        self.assert_exit(result, 0)
+        report = json.loads(result.stdout)
+        self.assertEqual(report["tool"], "clgpu-bench kernel")
+        self.assertEqual(report["kernel"], "scale_add")
+        self.assertEqual(report["global"], [4096])
+        self.assertEqual(report["local"], [64])
+        self.assertEqual(report["defines"], ["OFFSET=1.0f"])
+        self.assertIn("-D OFFSET=1.0f", report["build_options"])
+        self.assertEqual((report["repeat"], report["warmup"]), (3, 1))
+        self.assertTrue(report["device"]["name"])
+        self.assertTrue(report["library_version"])
+        self.assertGreater(report["event_ms"]["median"], 0)
+        self.assert_timing(report["event_ms"], "event_ms")
+        self.assert_timing(report["wall_ms"], "wall_ms")
+        self.assertEqual(report["bytes"], 2 * 4096 * 4)
+        self.assertAlmostEqual(report["gb_per_s"],
+                               report["bytes"] / (report["event_ms"]["median"] * 1e-3) / 1e9,
+                               delta=report["gb_per_s"] * 1e-3)
+        self.assertEqual(report["reference_op"], "read")
+        self.assertEqual(report["reference_bytes"], report["bytes"])
+        self.assert_timing(report["reference_event_ms"], "reference_event_ms")
+        self.assertAlmostEqual(report["share_of_reference"],
+                               report["gb_per_s"] / report["reference_gb_per_s"],
+                               delta=report["share_of_reference"] * 1e-3)
+        kinds = [(a["kind"], a.get("type"), a.get("fill"), a["bytes"])
+                 for a in report["arguments"]]
+        self.assertEqual(kinds, [("buffer", "float", "zeros", 16384),
+                                 ("buffer", "float", "random", 16384),
+                                 ("scalar", "float", None, 4), ("scalar", "uint", None, 4),
+                                 ("local", None, None, 256)])
+
+    def test_csv_is_one_row_under_its_header(self):
+        result = bench("kernel", ok_kernel(), "--kernel", "fill_index", "--global", "64,4",
+                       "--arg", "uint32[256]", "--repeat", "2", "--warmup", "0",
+                       "--no-reference", "--format", "csv")
+        self.assert_exit(result, 0)
+        rows = list(csv.DictReader(io.StringIO(result.stdout)))
+        self.assertEqual(len(rows), 1, describe(result))
+        row = rows[0]
+        self.assertEqual(row["kernel"], "fill_index")
+        self.assertEqual(row["global"], "64x4")
+        self.assertEqual(row["bytes"], "1024")
+        self.assertGreater(float(row["wall_ms_median"]), 0)
+        self.assertEqual(row["reference_op"], "")  # --no-reference
+        self.assertEqual(row["share_of_reference"], "")
+
+    def test_a_build_failure_prints_the_compiler_log(self):
+        result = bench("kernel", broken_kernel(), "--kernel", "broken", "--global", "64",
+                       "--arg", "float[64]")
+        self.assertNotEqual(result.returncode, 0, describe(result))
+        self.assertEqual(result.returncode, 1, describe(result))
+        self.assertEqual(result.stdout, "")
+        self.assertIn("building " + broken_kernel() + " failed", result.stderr)
+        self.assertIn("error", result.stderr.lower())
+        self.assertIn("undeclared_name", result.stderr)
+
+    def test_a_kernel_not_in_the_program(self):
+        result = bench("kernel", ok_kernel(), "--kernel", "no_such_kernel", "--global", "64")
+        self.assert_exit(result, 1)
+        self.assertIn("no kernel 'no_such_kernel'", result.stderr)
+        self.assertIn("scale_add", result.stderr)
+        self.assertIn("fill_index", result.stderr)
+
+    def test_help_documents_the_spec_grammar(self):
+        result = bench("kernel", "--help")
+        self.assert_exit(result, 0)
+        for text in ("TYPE[COUNT]", "TYPE[COUNT]=zeros", "TYPE[COUNT]=VALUE", "TYPE=VALUE",
+                     "local:BYTES", "--define", "--global", "--local"):
+            self.assertIn(text, result.stdout)
+
+
+class UsageErrors(BenchTestCase):
+    """Each misuse: exit status 2, one line on stderr that says what was
+    wrong, nothing on stdout."""
+
+    def cases(self):
+        ok = ok_kernel()
+        one_buffer = ["--kernel", "fill_index", "--global", "64"]
+        return [
+            (["frobnicate"], "unknown subcommand 'frobnicate'"),
+            (["--frobnicate"], "unknown option '--frobnicate'"),
+            (["run", "--frobnicate"], "unknown option '--frobnicate'"),
+            (["run", "--sizes", "12Q"], "'12Q' is not an element count"),
+            (["run", "--sizes", "0"], "'0' is not an element count"),
+            (["run", "--types", "int7"], "unknown type 'int7'"),
+            (["run", "--ops", "sorting"], "unknown operation 'sorting'"),
+            (["run", "--plot"], "--plot needs a value"),
+            (["kernel"], "no kernel file given"),
+            (["kernel", os.path.join(TMP, "missing.cl"), *one_buffer], "cannot read"),
+            (["kernel", TMP, *one_buffer], "cannot read"),
+            (["kernel", ok, "--global", "64"], "--kernel NAME is missing"),
+            (["kernel", ok, "--kernel", "fill_index"], "--global N[,N[,N]] is missing"),
+            (["kernel", ok, "--kernel", "fill_index", "--global", "1x"], "--global: '1x'"),
+            (["kernel", ok, "--kernel", "fill_index", "--global", "1,2,3,4"], "--global"),
+            (["kernel", ok, *one_buffer, "--local", "3"], "does not divide"),
+            (["kernel", ok, *one_buffer, "--frobnicate"], "unknown option '--frobnicate'"),
+            (["kernel", ok, *one_buffer, "--arg", "int7[64]"], "unknown type 'int7'"),
+            (["kernel", ok, *one_buffer, "--arg", "uint[64"], "'uint[64'"),
+            (["kernel", ok, *one_buffer, "--arg", "uint[0]"], "'0' is not an element count"),
+            (["kernel", ok, *one_buffer, "--arg", "uint"], "'uint'"),
+            (["kernel", ok, *one_buffer, "--arg", "uchar=256"], "'256' is not a uchar value"),
+            (["kernel", ok, *one_buffer, "--arg", "float[4]=one"], "'one' is not a float value"),
+            (["kernel", ok, *one_buffer, "--arg", "local:"], "local:BYTES"),
+            (["kernel", ok, *one_buffer, "--define", "A B"], "--define: 'A B'"),
+            (["kernel", ok, *one_buffer, "--repeat", "0"], "--repeat: '0'"),
+            (["kernel", ok, *one_buffer, "--format", "xml"], "--format: 'xml'"),
+            # Counted against CL_KERNEL_NUM_ARGS once the program is built.
+            (["kernel", ok, *one_buffer], "takes 1 argument (out); 0 --arg specs were given"),
+            (["kernel", ok, *one_buffer, "--arg", "uint[64]", "--arg", "uint=1"],
+             "takes 1 argument (out); 2 --arg specs were given"),
+            (["kernel", ok, "--kernel", "scale_add", "--global", "64", "--arg", "float[64]",
+              "--arg", "float[64]", "--arg", "float=1", "--arg", "uint=64"],
+             "takes 5 arguments (out, a, k, n, stage); 4 --arg specs were given"),
+            # Checked against the parameters the device reports.
+            (["kernel", ok, *one_buffer, "--arg", "uint=3"], "takes a buffer"),
+            (["kernel", ok, "--kernel", "scale_add", "--global", "64", "--arg", "float[64]",
+              "--arg", "float[64]", "--arg", "uint=1", "--arg", "uint=64", "--arg", "local:256"],
+             "is a float, not a uint"),
+        ]
+
+    def test_each_misuse_exits_2_with_one_line(self):
+        for args, message in self.cases():
+            with self.subTest(args=args):
+                result = bench(*args)
+                self.assert_exit(result, 2)
+                self.assertEqual(result.stdout, "", describe(result))
+                self.assertEqual(result.stderr.count("\n"), 1, describe(result))
+                self.assertTrue(result.stderr.startswith("clgpu-bench"), describe(result))
+                self.assertIn(message, result.stderr, describe(result))
+
+
+def main():
+    global BENCH, SOURCE, TMP
+    if len(sys.argv) < 3:
+        print(__doc__.strip(), file=sys.stderr)
+        return 2
+    BENCH = os.path.abspath(sys.argv[1])
+    SOURCE = os.path.abspath(sys.argv[2])
+    base = os.environ.get("CLGPU_TEST_TMPDIR")
+    if base:
+        os.makedirs(base, exist_ok=True)
+    with tempfile.TemporaryDirectory(prefix="clgpu-bench-test-", dir=base) as folder:
+        TMP = folder
+        program = unittest.main(argv=[sys.argv[0], *sys.argv[3:]], exit=False, verbosity=2)
+        return 0 if program.result.wasSuccessful() else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

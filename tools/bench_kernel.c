@@ -1,0 +1,1181 @@
+/* clgpu-bench kernel (bench_kernel.h): the user's OpenCL C file, built on the
+ * tool's device with -D defines, one kernel of it timed by profiling events
+ * over buffers, scalars and __local memory made from argument specs, beside
+ * the device's read bandwidth over as many bytes (run's read kernel). */
+#include "bench_kernel.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <float.h>
+#include <limits.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <clgpu/clgpu.h>
+
+#include "bench_common.h"
+
+static const char kernel_usage_text[] =
+    "usage: clgpu-bench kernel FILE.cl --kernel NAME --global N[,N[,N]]\n"
+    "                          [--local M[,M[,M]]] [--arg SPEC ...] [--define NAME[=VALUE] ...]\n"
+    "                          [--repeat N] [--warmup N] [--format table|csv|json]\n"
+    "                          [--no-reference] [--quiet]\n"
+    "\n"
+    "Build FILE.cl on the default device (or CLGPU_DEVICE's) and time its kernel\n"
+    "NAME: --warmup untimed calls, then --repeat timed ones, each enqueued alone and\n"
+    "waited for with clFinish. Every buffer is made and filled once; the calls run\n"
+    "one after another over the same buffers.\n"
+    "\n"
+    "  --kernel NAME     the kernel to time\n"
+    "  --global N,...    the global work size, 1 to 3 dimensions (suffixes K, M, G)\n"
+    "  --local M,...     the work-group size, as many dimensions as --global, each\n"
+    "                    dividing its --global; default: the implementation's choice\n"
+    "                    (a NULL local size)\n"
+    "  --arg SPEC        one per kernel parameter, in the parameters' order:\n"
+    "                      TYPE[COUNT]          a buffer of COUNT elements, random\n"
+    "                      TYPE[COUNT]=random   the same\n"
+    "                      TYPE[COUNT]=zeros    a buffer of zeros\n"
+    "                      TYPE[COUNT]=VALUE    a buffer with every element VALUE\n"
+    "                      TYPE=VALUE           a scalar\n"
+    "                      local:BYTES          a __local pointer of BYTES bytes\n"
+    "                    TYPE: char, uchar, short, ushort, int, uint, long, ulong,\n"
+    "                    float, double (also int8, uint8, int16, uint16, int32,\n"
+    "                    uint32, int64, uint64, float32, float64). COUNT and BYTES\n"
+    "                    take the suffixes K (1024), M and G. VALUE: a decimal or 0x\n"
+    "                    hexadecimal integer in the type's range, or for float and\n"
+    "                    double any strtod number (1.5, 1e-3, inf, nan). Random data:\n"
+    "                    integers uniform over all their bits, float and double\n"
+    "                    uniform in [0, 1), from a fixed seed per argument, so runs\n"
+    "                    repeat. Buffers are CL_MEM_READ_WRITE. The count of specs\n"
+    "                    must be the kernel's parameter count; where the device\n"
+    "                    reports its parameters (-cl-kernel-arg-info), a buffer spec\n"
+    "                    must meet a __global or __constant pointer, local: a\n"
+    "                    __local one, and a scalar a scalar of its type\n"
+    "  --define N[=V]    passed to the compiler as -D N[=V] (V without white space\n"
+    "                    or quotes); repeatable\n"
+    "  --repeat N        timed calls (default 10)\n"
+    "  --warmup N        untimed calls first (default 2)\n"
+    "  --format F        table (default), csv or json (every figure, the arguments,\n"
+    "                    the device and the library version)\n"
+    "  --no-reference    skip the read-bandwidth reference (then no %read)\n"
+    "  --quiet           no progress line on stderr (it is shown only on a terminal)\n"
+    "\n"
+    "Figures: the median (min-max) over the timed calls of the device time (the\n"
+    "call's profiling event, CL_PROFILING_COMMAND_START to _END) and of the wall time\n"
+    "(from clEnqueueNDRangeKernel to the end of clFinish). GB/s: the bytes of all\n"
+    "buffer arguments, each counted once whatever the kernel reads or writes, over\n"
+    "the median device time. %read: that GB/s as a share of the device's read\n"
+    "bandwidth, measured in the same run by 'clgpu-bench run''s read kernel over as\n"
+    "many bytes of uint32 (its median device time).\n"
+    "\n"
+    "Exit status: 0 when timed; 1 when FILE.cl does not build (the compiler's log\n"
+    "goes to stderr), has no kernel NAME, or OpenCL fails; 2 for a usage error (bad\n"
+    "option, size, type or spec, an unreadable file, a spec count that is not the\n"
+    "kernel's parameter count), with one line on stderr.\n"
+    "\n"
+    "Example: clgpu-bench kernel saxpy.cl --kernel saxpy --global 1M --local 256 \\\n"
+    "           --arg float[1M]=zeros --arg float[1M] --arg float=2.5 --define TILE=4\n";
+
+#if defined(__GNUC__)
+__attribute__((format(printf, 1, 2)))
+#endif
+static int
+kernel_usage_error(const char *format, ...) {
+  bench_progress_clear();
+  va_list arguments;
+  va_start(arguments, format);
+  fputs("clgpu-bench kernel: ", stderr);
+  vfprintf(stderr, format, arguments);
+  va_end(arguments);
+  fputs(" (see clgpu-bench kernel --help)\n", stderr);
+  return 2;
+}
+
+static int cl_failure(const char *what, cl_int err) {
+  bench_progress_clear();
+  fprintf(stderr, "clgpu-bench kernel: %s: %s (%d): %s\n", what, clgpu_status_name(err), (int)err,
+          clgpu_status_string(err));
+  return 1;
+}
+
+/* ---- argument specs ---- */
+
+enum { KIND_UNSIGNED, KIND_SIGNED, KIND_FLOAT };
+
+typedef struct arg_type {
+  const char *name;  /* OpenCL C's name, as CL_KERNEL_ARG_TYPE_NAME gives it */
+  const char *alias; /* the fixed-width name */
+  const char *alias2;
+  size_t size;
+  int kind;
+} arg_type;
+
+static const arg_type arg_types[] = {
+    {"char", "int8", NULL, 1, KIND_SIGNED},    {"uchar", "uint8", NULL, 1, KIND_UNSIGNED},
+    {"short", "int16", NULL, 2, KIND_SIGNED},  {"ushort", "uint16", NULL, 2, KIND_UNSIGNED},
+    {"int", "int32", NULL, 4, KIND_SIGNED},    {"uint", "uint32", NULL, 4, KIND_UNSIGNED},
+    {"long", "int64", NULL, 8, KIND_SIGNED},   {"ulong", "uint64", NULL, 8, KIND_UNSIGNED},
+    {"float", "float32", NULL, 4, KIND_FLOAT}, {"double", "float64", NULL, 8, KIND_FLOAT},
+};
+#define NUM_ARG_TYPES (sizeof arg_types / sizeof arg_types[0])
+
+static const arg_type *find_type(const char *name, size_t length) {
+  for (size_t t = 0; t < NUM_ARG_TYPES; t++) {
+    const char *names[] = {arg_types[t].name, arg_types[t].alias, arg_types[t].alias2};
+    for (size_t k = 0; k < 3; k++) {
+      if (names[k] && strlen(names[k]) == length && strncmp(names[k], name, length) == 0) {
+        return &arg_types[t];
+      }
+    }
+  }
+  return NULL;
+}
+
+enum { ARG_BUFFER, ARG_SCALAR, ARG_LOCAL };
+enum { FILL_RANDOM, FILL_ZEROS, FILL_VALUE };
+
+typedef struct arg_spec {
+  const char *text; /* as given */
+  int kind;
+  const arg_type *type; /* buffers and scalars */
+  size_t count;         /* buffers: elements */
+  size_t bytes;         /* buffers and local: bytes; scalars: the type's size */
+  int fill;             /* buffers */
+  const char *value_text;
+  unsigned char value[8]; /* scalars and constant buffers: the value's bytes */
+} arg_spec;
+
+/* VALUE of `type` into out (its bytes, host order): 0, or -1 when it is not a
+ * number of the type or out of its range. */
+static int parse_value(const arg_type *type, const char *text, unsigned char out[8]) {
+  if (!*text || isspace((unsigned char)text[0])) return -1;
+  char *end = NULL;
+  errno = 0;
+  if (type->kind == KIND_FLOAT) {
+    double v = strtod(text, &end);
+    if (*end != '\0' || (errno == ERANGE && isinf(v))) return -1;
+    if (type->size == 4) {
+      if (isfinite(v) && fabs(v) > FLT_MAX) return -1;
+      float f = (float)v;
+      memcpy(out, &f, sizeof f);
+    } else {
+      memcpy(out, &v, sizeof v);
+    }
+    return 0;
+  }
+  int hex = (text[0] == '0' && (text[1] == 'x' || text[1] == 'X')) ||
+            (text[0] == '-' && text[1] == '0' && (text[2] == 'x' || text[2] == 'X'));
+  if (type->kind == KIND_UNSIGNED) {
+    if (text[0] == '-' || text[0] == '+') return -1;
+    unsigned long long v = strtoull(text, &end, hex ? 16 : 10);
+    if (*end != '\0' || end == text || errno == ERANGE) return -1;
+    unsigned long long max = type->size == 8 ? ULLONG_MAX : (1ull << (8 * type->size)) - 1;
+    if (v > max) return -1;
+    uint8_t u8 = (uint8_t)v;
+    uint16_t u16 = (uint16_t)v;
+    uint32_t u32 = (uint32_t)v;
+    uint64_t u64 = (uint64_t)v;
+    memcpy(out,
+           type->size == 1   ? (void *)&u8
+           : type->size == 2 ? (void *)&u16
+           : type->size == 4 ? (void *)&u32
+                             : (void *)&u64,
+           type->size);
+    return 0;
+  }
+  long long v = strtoll(text, &end, hex ? 16 : 10);
+  if (*end != '\0' || end == text || errno == ERANGE) return -1;
+  long long max = type->size == 8 ? LLONG_MAX : (1ll << (8 * type->size - 1)) - 1;
+  long long min = type->size == 8 ? LLONG_MIN : -max - 1;
+  if (v < min || v > max) return -1;
+  int8_t i8 = (int8_t)v;
+  int16_t i16 = (int16_t)v;
+  int32_t i32 = (int32_t)v;
+  int64_t i64 = (int64_t)v;
+  memcpy(out,
+         type->size == 1   ? (void *)&i8
+         : type->size == 2 ? (void *)&i16
+         : type->size == 4 ? (void *)&i32
+                           : (void *)&i64,
+         type->size);
+  return 0;
+}
+
+static void list_types(char *buffer, size_t size) {
+  buffer[0] = '\0';
+  for (size_t t = 0; t < NUM_ARG_TYPES; t++) {
+    size_t used = strlen(buffer);
+    snprintf(buffer + used, size - used, "%s%s", t ? ", " : "", arg_types[t].name);
+  }
+}
+
+/* One --arg: 0, or 2 after a usage error (printed). */
+static int parse_spec(const char *text, size_t index, arg_spec *spec) {
+  memset(spec, 0, sizeof *spec);
+  spec->text = text;
+  if (strncmp(text, "local:", 6) == 0) {
+    spec->kind = ARG_LOCAL;
+    if (bench_parse_size(text + 6, &spec->bytes) != 0) {
+      return kernel_usage_error(
+          "--arg %zu '%s': local:BYTES needs a byte count from 1 to 4G-1 (suffixes K, M, G)", index,
+          text);
+    }
+    return 0;
+  }
+  size_t length = strcspn(text, "[=");
+  spec->type = find_type(text, length);
+  if (!spec->type) {
+    char types[160];
+    list_types(types, sizeof types);
+    return kernel_usage_error("--arg %zu '%s': unknown type '%.*s' (types: %s, or local:BYTES)",
+                              index, text, (int)length, text, types);
+  }
+  const char *rest = text + length;
+  if (*rest == '\0') {
+    return kernel_usage_error(
+        "--arg %zu '%s': a buffer needs a count (%s[COUNT]) and a scalar a value (%s=VALUE)", index,
+        text, spec->type->name, spec->type->name);
+  }
+  if (*rest == '=') {
+    spec->kind = ARG_SCALAR;
+    spec->bytes = spec->type->size;
+    spec->value_text = rest + 1;
+    if (parse_value(spec->type, rest + 1, spec->value) != 0) {
+      return kernel_usage_error("--arg %zu '%s': '%s' is not a %s value", index, text, rest + 1,
+                                spec->type->name);
+    }
+    return 0;
+  }
+  /* TYPE[COUNT]... */
+  const char *close = strchr(rest, ']');
+  char count_text[32];
+  size_t count_length = close ? (size_t)(close - rest - 1) : 0;
+  if (!close || count_length == 0 || count_length >= sizeof count_text) {
+    return kernel_usage_error("--arg %zu '%s': expected %s[COUNT] with a count in brackets", index,
+                              text, spec->type->name);
+  }
+  memcpy(count_text, rest + 1, count_length);
+  count_text[count_length] = '\0';
+  spec->kind = ARG_BUFFER;
+  if (bench_parse_size(count_text, &spec->count) != 0) {
+    return kernel_usage_error(
+        "--arg %zu '%s': '%s' is not an element count from 1 to 4G-1 (suffixes K, M, G)", index,
+        text, count_text);
+  }
+  spec->bytes = spec->count * spec->type->size;
+  const char *after = close + 1;
+  if (*after == '\0' || strcmp(after, "=random") == 0) {
+    spec->fill = FILL_RANDOM;
+  } else if (strcmp(after, "=zeros") == 0) {
+    spec->fill = FILL_ZEROS;
+  } else if (*after == '=') {
+    spec->fill = FILL_VALUE;
+    spec->value_text = after + 1;
+    if (parse_value(spec->type, after + 1, spec->value) != 0) {
+      return kernel_usage_error("--arg %zu '%s': '%s' is not a %s value (nor random or zeros)",
+                                index, text, after + 1, spec->type->name);
+    }
+  } else {
+    return kernel_usage_error("--arg %zu '%s': unexpected '%s' after the count", index, text,
+                              after);
+  }
+  return 0;
+}
+
+/* ---- options ---- */
+
+enum { OUT_TABLE, OUT_CSV, OUT_JSON };
+
+typedef struct kernel_options {
+  const char *file;
+  const char *kernel;
+  cl_uint dims, local_dims; /* local_dims 0: no --local */
+  size_t global[3], local[3];
+  arg_spec *args; /* argc entries at most */
+  size_t num_args;
+  const char **defines; /* NAME or NAME=VALUE, argc entries at most */
+  size_t num_defines;
+  int repeat, warmup;
+  int format;
+  int quiet;
+  int no_reference;
+} kernel_options;
+
+/* "N[,N[,N]]" into sizes: 0, or -1. */
+static int parse_dims(const char *text, size_t sizes[3], cl_uint *dims) {
+  *dims = 0;
+  const char *start = text;
+  for (;;) {
+    const char *comma = strchr(start, ',');
+    size_t length = comma ? (size_t)(comma - start) : strlen(start);
+    char item[32];
+    if (*dims == 3 || length == 0 || length >= sizeof item) return -1;
+    memcpy(item, start, length);
+    item[length] = '\0';
+    if (bench_parse_size(item, &sizes[*dims]) != 0) return -1;
+    (*dims)++;
+    if (!comma) return 0;
+    start = comma + 1;
+  }
+}
+
+/* NAME or NAME=VALUE: NAME a C identifier, VALUE without white space or
+ * quotes (OpenCL's build options are one string split at spaces). */
+static int valid_define(const char *text) {
+  if (!(isalpha((unsigned char)text[0]) || text[0] == '_')) return 0;
+  const char *p = text;
+  while (isalnum((unsigned char)*p) || *p == '_') p++;
+  if (*p == '\0') return 1;
+  if (*p != '=') return 0;
+  for (p++; *p; p++) {
+    if (isspace((unsigned char)*p) || *p == '"' || *p == '\'' || *p == '\\') return 0;
+  }
+  return 1;
+}
+
+/* 0, 2 after a usage error (printed), or -1 after --help (printed). */
+static int parse_kernel_options(int argc, char **argv, kernel_options *o) {
+  o->repeat = 10;
+  o->warmup = 2;
+  for (int i = 0; i < argc; i++) {
+    const char *arg = argv[i];
+    if (strcmp(arg, "--help") == 0 || strcmp(arg, "-h") == 0) {
+      fputs(kernel_usage_text, stdout);
+      return -1;
+    }
+    if (strcmp(arg, "--quiet") == 0 || strcmp(arg, "-q") == 0) {
+      o->quiet = 1;
+      continue;
+    }
+    if (strcmp(arg, "--no-reference") == 0) {
+      o->no_reference = 1;
+      continue;
+    }
+    if (arg[0] != '-' || arg[1] == '\0') {
+      if (o->file) return kernel_usage_error("a second file '%s' (one FILE.cl only)", arg);
+      o->file = arg;
+      continue;
+    }
+    static const char *const valued[] = {"--kernel", "--global", "--local",  "--arg",
+                                         "--define", "--repeat", "--warmup", "--format"};
+    size_t which = sizeof valued / sizeof valued[0];
+    const char *value = NULL;
+    for (size_t v = 0; v < sizeof valued / sizeof valued[0] && !value; v++) {
+      size_t length = strlen(valued[v]);
+      if (strncmp(arg, valued[v], length) == 0 && arg[length] == '=') {
+        which = v;
+        value = arg + length + 1;
+      } else if (strcmp(arg, valued[v]) == 0) {
+        if (i + 1 >= argc) return kernel_usage_error("%s needs a value", arg);
+        which = v;
+        value = argv[++i];
+      }
+    }
+    if (!value) return kernel_usage_error("unknown option '%s'", arg);
+    switch (which) {
+      case 0:
+        if (!*value) return kernel_usage_error("--kernel needs a name");
+        o->kernel = value;
+        break;
+      case 1:
+      case 2: {
+        size_t *sizes = which == 1 ? o->global : o->local;
+        cl_uint *dims = which == 1 ? &o->dims : &o->local_dims;
+        if (parse_dims(value, sizes, dims) != 0) {
+          return kernel_usage_error(
+              "%s: '%s' is not 1 to 3 comma-separated sizes from 1 to 4G-1 (suffixes K, M, G)",
+              valued[which], value);
+        }
+        break;
+      }
+      case 3: {
+        int failed = parse_spec(value, o->num_args, &o->args[o->num_args]);
+        if (failed) return failed;
+        o->num_args++;
+        break;
+      }
+      case 4:
+        if (!valid_define(value)) {
+          return kernel_usage_error(
+              "--define: '%s' is not NAME or NAME=VALUE (NAME an identifier, VALUE without "
+              "white space or quotes)",
+              value);
+        }
+        o->defines[o->num_defines++] = value;
+        break;
+      case 5:
+        if (bench_parse_count(value, 1, &o->repeat) != 0) {
+          return kernel_usage_error("--repeat: '%s' is not a count from 1 to 1000000", value);
+        }
+        break;
+      case 6:
+        if (bench_parse_count(value, 0, &o->warmup) != 0) {
+          return kernel_usage_error("--warmup: '%s' is not a count from 0 to 1000000", value);
+        }
+        break;
+      default:
+        if (strcmp(value, "table") == 0) {
+          o->format = OUT_TABLE;
+        } else if (strcmp(value, "csv") == 0) {
+          o->format = OUT_CSV;
+        } else if (strcmp(value, "json") == 0) {
+          o->format = OUT_JSON;
+        } else {
+          return kernel_usage_error("--format: '%s' is not table, csv or json", value);
+        }
+        break;
+    }
+  }
+  if (!o->file) return kernel_usage_error("no kernel file given (clgpu-bench kernel FILE.cl ...)");
+  if (!o->kernel) return kernel_usage_error("--kernel NAME is missing");
+  if (o->dims == 0) return kernel_usage_error("--global N[,N[,N]] is missing");
+  if (o->local_dims) {
+    if (o->local_dims != o->dims) {
+      return kernel_usage_error("--local gives %u size%s for the %u dimension%s of --global",
+                                o->local_dims, o->local_dims == 1 ? "" : "s", o->dims,
+                                o->dims == 1 ? "" : "s");
+    }
+    for (cl_uint d = 0; d < o->dims; d++) {
+      if (o->global[d] % o->local[d] != 0) {
+        return kernel_usage_error("--local %zu does not divide --global %zu (dimension %u)",
+                                  o->local[d], o->global[d], d);
+      }
+    }
+  }
+  return 0;
+}
+
+/* The whole of `path` with a terminating NUL: 0, or 2 after a usage error
+ * (printed). */
+static int read_file(const char *path, char **text, size_t *length) {
+  FILE *in = fopen(path, "rb");
+  if (!in) return kernel_usage_error("cannot read '%s': %s", path, strerror(errno));
+  size_t size = 0, capacity = 4096;
+  char *buffer = malloc(capacity);
+  int error = 0;
+  while (buffer) {
+    if (size + 1 >= capacity) {
+      char *grown = realloc(buffer, capacity * 2);
+      if (!grown) {
+        free(buffer);
+        buffer = NULL;
+        break;
+      }
+      buffer = grown;
+      capacity *= 2;
+    }
+    size_t got = fread(buffer + size, 1, capacity - 1 - size, in);
+    size += got;
+    if (got == 0) {
+      if (ferror(in)) error = errno ? errno : EIO;
+      break;
+    }
+  }
+  fclose(in);
+  if (!buffer) return kernel_usage_error("cannot read '%s': out of host memory", path);
+  if (error) {
+    free(buffer);
+    return kernel_usage_error("cannot read '%s': %s", path, strerror(error));
+  }
+  buffer[size] = '\0';
+  *text = buffer;
+  *length = size;
+  return 0;
+}
+
+/* ---- the run ---- */
+
+typedef struct kernel_run {
+  const kernel_options *options;
+  clgpu_context *context;
+  const clgpu_device_info *device;
+  cl_command_queue queue;
+  cl_program program;
+  cl_kernel kernel;
+  cl_mem *buffers; /* per argument; NULL but for buffers */
+  char *build_options;
+  double build_ms;
+  size_t buffer_bytes; /* all buffer arguments */
+  bench_timing event, wall;
+  int has_reference;
+  bench_timing reference_event, reference_wall;
+  size_t reference_bytes;
+} kernel_run;
+
+static void release_run(kernel_run *r) {
+  for (size_t k = 0; r->buffers && k < r->options->num_args; k++) {
+    if (r->buffers[k]) clReleaseMemObject(r->buffers[k]);
+  }
+  free(r->buffers);
+  if (r->kernel) clReleaseKernel(r->kernel);
+  if (r->program) clReleaseProgram(r->program);
+  free(r->build_options);
+  clgpu_context_destroy(r->context);
+}
+
+/* -cl-kernel-arg-info (for the parameter checks) and the defines. */
+static char *make_build_options(const kernel_options *o) {
+  static const char base[] = "-cl-kernel-arg-info";
+  size_t length = sizeof base;
+  for (size_t k = 0; k < o->num_defines; k++) length += 4 + strlen(o->defines[k]);
+  char *text = malloc(length);
+  if (!text) return NULL;
+  memcpy(text, base, sizeof base);
+  for (size_t k = 0; k < o->num_defines; k++) {
+    strcat(text, " -D ");
+    strcat(text, o->defines[k]);
+  }
+  return text;
+}
+
+/* What the device allows, checked before anything is built: 0, or 2. */
+static int check_against_device(const kernel_run *r) {
+  const kernel_options *o = r->options;
+  const clgpu_device_info *d = r->device;
+  size_t local_bytes = 0;
+  for (size_t k = 0; k < o->num_args; k++) {
+    const arg_spec *a = &o->args[k];
+    if (a->kind == ARG_BUFFER && (cl_ulong)a->bytes > d->max_mem_alloc_size) {
+      return kernel_usage_error(
+          "--arg %zu '%s': %zu bytes exceed the device's largest buffer "
+          "(%llu bytes)",
+          k, a->text, a->bytes, (unsigned long long)d->max_mem_alloc_size);
+    }
+    if (a->kind == ARG_SCALAR && a->type->size == 8 && a->type->kind == KIND_FLOAT &&
+        !d->has_fp64) {
+      return kernel_usage_error("--arg %zu '%s': double needs cl_khr_fp64, which %s lacks", k,
+                                a->text, d->name);
+    }
+    if (a->kind == ARG_LOCAL) local_bytes += a->bytes;
+  }
+  if ((cl_ulong)local_bytes > d->local_mem_size) {
+    return kernel_usage_error("the local: arguments take %zu bytes; the device has %llu",
+                              local_bytes, (unsigned long long)d->local_mem_size);
+  }
+  if (o->local_dims) {
+    size_t items = 1;
+    for (cl_uint k = 0; k < o->dims; k++) {
+      if (o->local[k] > d->max_work_item_sizes[k]) {
+        return kernel_usage_error("--local %zu exceeds the device's %zu in dimension %u",
+                                  o->local[k], d->max_work_item_sizes[k], k);
+      }
+      items *= o->local[k];
+    }
+    if (items > d->max_work_group_size) {
+      return kernel_usage_error("--local: %zu work-items per group exceed the device's %zu", items,
+                                d->max_work_group_size);
+    }
+  }
+  return 0;
+}
+
+/* Build the file: 0, or 1 with the compiler's log on stderr. */
+static int build_program(kernel_run *r, const char *source, size_t length) {
+  cl_device_id device = clgpu_context_device(r->context);
+  cl_int err = CL_SUCCESS;
+  r->program =
+      clCreateProgramWithSource(clgpu_context_cl_context(r->context), 1, &source, &length, &err);
+  if (err != CL_SUCCESS) {
+    r->program = NULL;
+    return cl_failure("clCreateProgramWithSource", err);
+  }
+  double start = bench_now_ms();
+  err = clBuildProgram(r->program, 1, &device, r->build_options, NULL, NULL);
+  r->build_ms = bench_now_ms() - start;
+  size_t log_size = 0;
+  char *log = NULL;
+  if (clGetProgramBuildInfo(r->program, device, CL_PROGRAM_BUILD_LOG, 0, NULL, &log_size) ==
+          CL_SUCCESS &&
+      log_size > 0) {
+    log = malloc(log_size + 1);
+    if (log && clGetProgramBuildInfo(r->program, device, CL_PROGRAM_BUILD_LOG, log_size, log,
+                                     NULL) != CL_SUCCESS) {
+      log[0] = '\0';
+    }
+    if (log) log[log_size] = '\0';
+  }
+  int blank = 1;
+  for (const char *p = log; p && *p && blank; p++) blank = isspace((unsigned char)*p) != 0;
+  bench_progress_clear();
+  if (err != CL_SUCCESS) {
+    fprintf(stderr, "clgpu-bench kernel: building %s failed: %s (%d), options \"%s\"; ",
+            r->options->file, clgpu_status_name(err), (int)err, r->build_options);
+    if (blank) {
+      fprintf(stderr, "the compiler's log is empty\n");
+    } else {
+      size_t end = strlen(log);
+      fprintf(stderr, "the compiler's log:\n%s%s", log, end && log[end - 1] == '\n' ? "" : "\n");
+    }
+    free(log);
+    return 1;
+  }
+  if (!blank) {
+    /* Warnings: worth seeing, and no reason to stop. */
+    size_t end = strlen(log);
+    fprintf(stderr, "clgpu-bench kernel: the compiler's log for %s:\n%s%s", r->options->file, log,
+            end && log[end - 1] == '\n' ? "" : "\n");
+  }
+  free(log);
+  return 0;
+}
+
+/* The kernel, or exit status 1 with the program's kernel names. */
+static int create_kernel(kernel_run *r) {
+  cl_int err = CL_SUCCESS;
+  r->kernel = clCreateKernel(r->program, r->options->kernel, &err);
+  if (err == CL_SUCCESS) return 0;
+  r->kernel = NULL;
+  if (err != CL_INVALID_KERNEL_NAME) return cl_failure("clCreateKernel", err);
+  /* CL_PROGRAM_KERNEL_NAMES: "a;b;c", shown as "a, b, c". */
+  size_t size = 0;
+  char *names = NULL, *shown = NULL;
+  if (clGetProgramInfo(r->program, CL_PROGRAM_KERNEL_NAMES, 0, NULL, &size) == CL_SUCCESS &&
+      size > 0 && (names = calloc(size + 1, 1)) != NULL && (shown = calloc(2 * size + 1, 1)) &&
+      clGetProgramInfo(r->program, CL_PROGRAM_KERNEL_NAMES, size, names, NULL) == CL_SUCCESS) {
+    char *to = shown;
+    for (const char *p = names; *p; p++) {
+      if (*p == ';') {
+        *to++ = ',';
+        *to++ = ' ';
+      } else {
+        *to++ = *p;
+      }
+    }
+  }
+  bench_progress_clear();
+  fprintf(stderr, "clgpu-bench kernel: %s has no kernel '%s' (its kernels: %s)\n", r->options->file,
+          r->options->kernel, shown && shown[0] ? shown : "none");
+  free(shown);
+  free(names);
+  return 1;
+}
+
+/* "unsigned int" -> "uint", "float*" -> "float": the name to compare specs
+ * with, in buffer (at least 32 bytes). */
+static const char *base_type_name(const char *type_name, char *buffer, size_t size) {
+  static const char *const unsigned_names[][2] = {
+      {"unsigned char", "uchar"}, {"unsigned short", "ushort"}, {"unsigned int", "uint"},
+      {"unsigned long", "ulong"}, {"signed char", "char"},
+  };
+  snprintf(buffer, size, "%s", type_name);
+  size_t length = strlen(buffer);
+  while (length > 0 && (buffer[length - 1] == '*' || isspace((unsigned char)buffer[length - 1]))) {
+    buffer[--length] = '\0';
+  }
+  for (size_t k = 0; k < sizeof unsigned_names / sizeof unsigned_names[0]; k++) {
+    if (strcmp(buffer, unsigned_names[k][0]) == 0)
+      snprintf(buffer, size, "%s", unsigned_names[k][1]);
+  }
+  return buffer;
+}
+
+/* The spec count against CL_KERNEL_NUM_ARGS, and, where the device reports
+ * parameters, each spec's kind against its parameter's: 0, or 2. */
+static int check_parameters(const kernel_run *r) {
+  const kernel_options *o = r->options;
+  cl_uint count = 0;
+  cl_int err = clGetKernelInfo(r->kernel, CL_KERNEL_NUM_ARGS, sizeof count, &count, NULL);
+  if (err != CL_SUCCESS) return cl_failure("clGetKernelInfo(CL_KERNEL_NUM_ARGS)", err);
+  char names[512] = "";
+  for (cl_uint k = 0; k < count; k++) {
+    char name[128] = "";
+    if (clGetKernelArgInfo(r->kernel, k, CL_KERNEL_ARG_NAME, sizeof name, name, NULL) !=
+        CL_SUCCESS) {
+      names[0] = '\0';
+      break;
+    }
+    size_t used = strlen(names);
+    snprintf(names + used, sizeof names - used, "%s%s", k ? ", " : "", name);
+  }
+  if (count != o->num_args) {
+    return kernel_usage_error("kernel '%s' takes %u argument%s%s%s%s; %zu --arg spec%s given",
+                              o->kernel, count, count == 1 ? "" : "s", names[0] ? " (" : "", names,
+                              names[0] ? ")" : "", o->num_args,
+                              o->num_args == 1 ? " was" : "s were");
+  }
+  for (cl_uint k = 0; k < count; k++) {
+    const arg_spec *a = &o->args[k];
+    cl_kernel_arg_address_qualifier address = 0;
+    char type_name[128] = "", name[128] = "", base[128];
+    if (clGetKernelArgInfo(r->kernel, k, CL_KERNEL_ARG_ADDRESS_QUALIFIER, sizeof address, &address,
+                           NULL) != CL_SUCCESS ||
+        clGetKernelArgInfo(r->kernel, k, CL_KERNEL_ARG_TYPE_NAME, sizeof type_name, type_name,
+                           NULL) != CL_SUCCESS) {
+      return 0; /* not reported: clSetKernelArg checks what it can */
+    }
+    clGetKernelArgInfo(r->kernel, k, CL_KERNEL_ARG_NAME, sizeof name, name, NULL);
+    base_type_name(type_name, base, sizeof base);
+    int pointer = strchr(type_name, '*') != NULL;
+    const char *wanted = NULL;
+    if (address == CL_KERNEL_ARG_ADDRESS_LOCAL) {
+      if (a->kind != ARG_LOCAL) wanted = "local:BYTES";
+    } else if (address == CL_KERNEL_ARG_ADDRESS_GLOBAL ||
+               address == CL_KERNEL_ARG_ADDRESS_CONSTANT) {
+      if (a->kind != ARG_BUFFER) wanted = "a buffer, TYPE[COUNT]";
+    } else if (pointer || a->kind != ARG_SCALAR) {
+      wanted = "a scalar, TYPE=VALUE";
+    }
+    if (wanted) {
+      return kernel_usage_error("--arg %u '%s': parameter %u '%s' of %s is %s%s, so it takes %s", k,
+                                a->text, k, name, o->kernel,
+                                address == CL_KERNEL_ARG_ADDRESS_LOCAL      ? "__local "
+                                : address == CL_KERNEL_ARG_ADDRESS_GLOBAL   ? "__global "
+                                : address == CL_KERNEL_ARG_ADDRESS_CONSTANT ? "__constant "
+                                                                            : "",
+                                type_name, wanted);
+    }
+    const arg_type *known = find_type(base, strlen(base));
+    if (known && a->type && known != a->type) {
+      if (a->kind == ARG_SCALAR) {
+        return kernel_usage_error("--arg %u '%s': parameter %u '%s' of %s is a %s, not a %s", k,
+                                  a->text, k, name, o->kernel, type_name, a->type->name);
+      }
+      bench_progress_clear();
+      fprintf(stderr,
+              "clgpu-bench kernel: note: --arg %u '%s' is %s data for parameter '%s' (%s)\n", k,
+              a->text, a->type->name, name, type_name);
+    }
+  }
+  return 0;
+}
+
+/* Random data (bench_kernel's fixed seeds), zeros or a constant. */
+static void fill(const arg_spec *a, size_t index, void *data) {
+  unsigned char *bytes = data;
+  if (a->fill == FILL_ZEROS) {
+    memset(bytes, 0, a->bytes);
+  } else if (a->fill == FILL_VALUE) {
+    for (size_t i = 0; i < a->count; i++)
+      memcpy(bytes + i * a->type->size, a->value, a->type->size);
+  } else if (a->type->kind == KIND_FLOAT && a->type->size == 4) {
+    uint64_t seed = 0x6b65726e656c0000ull + index;
+    float *x = data;
+    for (size_t i = 0; i < a->count; i++) x[i] = (float)(bench_splitmix64(&seed) >> 40) * 0x1p-24f;
+  } else if (a->type->kind == KIND_FLOAT) {
+    uint64_t seed = 0x6b65726e656c0000ull + index;
+    double *x = data;
+    for (size_t i = 0; i < a->count; i++) x[i] = (double)(bench_splitmix64(&seed) >> 11) * 0x1p-53;
+  } else {
+    uint64_t seed = 0x6b65726e656c0000ull + index;
+    size_t i = 0;
+    for (; i + 8 <= a->bytes; i += 8) {
+      uint64_t word = bench_splitmix64(&seed);
+      memcpy(bytes + i, &word, 8);
+    }
+    if (i < a->bytes) {
+      uint64_t word = bench_splitmix64(&seed);
+      memcpy(bytes + i, &word, a->bytes - i);
+    }
+  }
+}
+
+/* Buffers made and filled, every argument set: 0, 1 (OpenCL failed) or 2
+ * (OpenCL refused an argument: a spec that does not fit its parameter). */
+static int set_arguments(kernel_run *r) {
+  const kernel_options *o = r->options;
+  r->buffers = calloc(o->num_args ? o->num_args : 1, sizeof *r->buffers);
+  if (!r->buffers) return cl_failure("making buffers", CL_OUT_OF_HOST_MEMORY);
+  cl_context cl = clgpu_context_cl_context(r->context);
+  for (size_t k = 0; k < o->num_args; k++) {
+    const arg_spec *a = &o->args[k];
+    cl_int err = CL_SUCCESS;
+    if (a->kind == ARG_BUFFER) {
+      void *host = malloc(a->bytes);
+      if (!host) return cl_failure("filling a buffer", CL_OUT_OF_HOST_MEMORY);
+      fill(a, k, host);
+      r->buffers[k] =
+          clCreateBuffer(cl, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, a->bytes, host, &err);
+      free(host);
+      if (err != CL_SUCCESS) {
+        r->buffers[k] = NULL;
+        char what[96];
+        snprintf(what, sizeof what, "clCreateBuffer for --arg %zu (%zu bytes)", k, a->bytes);
+        return cl_failure(what, err);
+      }
+      r->buffer_bytes += a->bytes;
+      err = clSetKernelArg(r->kernel, (cl_uint)k, sizeof(cl_mem), &r->buffers[k]);
+    } else if (a->kind == ARG_LOCAL) {
+      err = clSetKernelArg(r->kernel, (cl_uint)k, a->bytes, NULL);
+    } else {
+      err = clSetKernelArg(r->kernel, (cl_uint)k, a->type->size, a->value);
+    }
+    if (err != CL_SUCCESS) {
+      return kernel_usage_error("--arg %zu '%s': clSetKernelArg refused it: %s (%d)%s", k, a->text,
+                                clgpu_status_name(err), (int)err,
+                                err == CL_INVALID_ARG_SIZE ? ": not the parameter's size" : "");
+    }
+  }
+  return 0;
+}
+
+/* --warmup untimed calls, then --repeat timed ones: 0, or 1. */
+static int time_kernel(kernel_run *r) {
+  const kernel_options *o = r->options;
+  double *wall = malloc(sizeof(double) * (size_t)o->repeat);
+  double *device = malloc(sizeof(double) * (size_t)o->repeat);
+  if (!wall || !device) {
+    free(wall);
+    free(device);
+    return cl_failure("timing", CL_OUT_OF_HOST_MEMORY);
+  }
+  const size_t *local = o->local_dims ? o->local : NULL;
+  int failed = 0;
+  for (int call = 0; call < o->warmup + o->repeat && !failed; call++) {
+    bench_progress("clgpu-bench kernel: %s: %s call %d of %d", o->kernel,
+                   call < o->warmup ? "warm-up" : "timed",
+                   call < o->warmup ? call + 1 : call - o->warmup + 1,
+                   call < o->warmup ? o->warmup : o->repeat);
+    cl_event event = NULL;
+    double start = bench_now_ms();
+    cl_int err = clEnqueueNDRangeKernel(r->queue, r->kernel, o->dims, NULL, o->global, local, 0,
+                                        NULL, &event);
+    if (err == CL_SUCCESS) err = clFinish(r->queue);
+    double ms = bench_now_ms() - start;
+    if (err != CL_SUCCESS) {
+      failed = cl_failure(
+          call < o->warmup ? "running the kernel (a warm-up call)" : "running the kernel", err);
+    } else if (call >= o->warmup) {
+      wall[call - o->warmup] = ms;
+      device[call - o->warmup] = bench_event_ms(event);
+    }
+    if (event) clReleaseEvent(event);
+  }
+  if (!failed) {
+    r->wall = bench_summarize(wall, o->repeat);
+    r->event = bench_summarize(device, o->repeat);
+  }
+  free(wall);
+  free(device);
+  return failed;
+}
+
+/* ---- output ---- */
+
+static double gb_per_s(double bytes, const bench_timing *t) {
+  return bytes > 0 && t->valid && t->median > 0 ? bytes / (t->median * 1e-3) / 1e9 : NAN;
+}
+
+typedef struct kernel_figures {
+  double gbps, wall_gbps, reference_gbps, share;
+} kernel_figures;
+
+static kernel_figures figures(const kernel_run *r) {
+  kernel_figures f;
+  f.gbps = gb_per_s((double)r->buffer_bytes, &r->event);
+  f.wall_gbps = gb_per_s((double)r->buffer_bytes, &r->wall);
+  f.reference_gbps =
+      r->has_reference ? gb_per_s((double)r->reference_bytes, &r->reference_event) : NAN;
+  f.share = f.gbps / f.reference_gbps;
+  return f;
+}
+
+/* "65536" or "64x64x4". */
+static const char *dims_text(const size_t *sizes, cl_uint dims, char *buffer, size_t size) {
+  buffer[0] = '\0';
+  for (cl_uint d = 0; d < dims; d++) {
+    size_t used = strlen(buffer);
+    snprintf(buffer + used, size - used, "%s%zu", d ? "x" : "", sizes[d]);
+  }
+  return buffer;
+}
+
+static const char *fill_name(const arg_spec *a) {
+  return a->fill == FILL_ZEROS ? "zeros" : a->fill == FILL_VALUE ? "value" : "random";
+}
+
+static const char *kind_name(const arg_spec *a) {
+  return a->kind == ARG_BUFFER ? "buffer" : a->kind == ARG_LOCAL ? "local" : "scalar";
+}
+
+static const char *bytes_text(double bytes, char *buffer, size_t size) {
+  if (bytes >= 1024.0 * 1024 * 1024) {
+    snprintf(buffer, size, "%.1f GiB", bytes / (1024.0 * 1024 * 1024));
+  } else if (bytes >= 1024.0 * 1024) {
+    snprintf(buffer, size, "%.1f MiB", bytes / (1024.0 * 1024));
+  } else if (bytes >= 1024.0) {
+    snprintf(buffer, size, "%.1f KiB", bytes / 1024.0);
+  } else {
+    snprintf(buffer, size, "%.0f bytes", bytes);
+  }
+  return buffer;
+}
+
+static const char *or_na(char *buffer, size_t size, const char *format, double value) {
+  if (isfinite(value)) {
+    snprintf(buffer, size, format, value);
+  } else {
+    snprintf(buffer, size, "n/a");
+  }
+  return buffer;
+}
+
+static const char *timing_text(const bench_timing *t, char *buffer, size_t size) {
+  if (!t->valid) {
+    snprintf(buffer, size, "n/a");
+    return buffer;
+  }
+  int digits = t->max >= 100 ? 1 : t->max >= 10 ? 2 : 3;
+  snprintf(buffer, size, "%.*f (%.*f-%.*f)", digits, t->median, digits, t->min, digits, t->max);
+  return buffer;
+}
+
+static void print_table(const kernel_run *r) {
+  const kernel_options *o = r->options;
+  const clgpu_device_info *d = r->device;
+  kernel_figures f = figures(r);
+  char global[96], local[96], bytes[32];
+  printf("clgpu %s on %s / %s (%s, %u compute units)\n", clgpu_version(), d->platform_name, d->name,
+         bench_device_type_name(d->type), d->compute_units);
+  printf("kernel %s from %s, built in %.1f ms with \"%s\"\n", o->kernel, o->file, r->build_ms,
+         r->build_options);
+  printf("global %s, local %s; %d timed calls after %d warm-up calls\n",
+         dims_text(o->global, o->dims, global, sizeof global),
+         o->local_dims ? dims_text(o->local, o->dims, local, sizeof local)
+                       : "NULL (the implementation's choice)",
+         o->repeat, o->warmup);
+  for (size_t k = 0; k < o->num_args; k++) {
+    const arg_spec *a = &o->args[k];
+    if (a->kind == ARG_BUFFER) {
+      printf("  arg %zu  %-24s buffer of %zu %s, %s, %s%s\n", k, a->text, a->count, a->type->name,
+             bytes_text((double)a->bytes, bytes, sizeof bytes), fill_name(a),
+             a->fill == FILL_RANDOM && a->type->kind == KIND_FLOAT ? " in [0, 1)" : "");
+    } else if (a->kind == ARG_LOCAL) {
+      printf("  arg %zu  %-24s __local, %zu bytes\n", k, a->text, a->bytes);
+    } else {
+      printf("  arg %zu  %-24s scalar %s %s\n", k, a->text, a->type->name, a->value_text);
+    }
+  }
+  char event[64], wall[64], gbps[24], reference[24], share[16];
+  int name_width = (int)strlen(o->kernel) > 12 ? (int)strlen(o->kernel) : 12;
+  printf("\n%-*s %28s %28s %9s %10s %6s\n", name_width, "kernel", "device ms: median (min-max)",
+         "wall ms: median (min-max)", "GB/s", "read GB/s", "%read");
+  printf("%-*s %28s %28s %9s %10s %6s\n", name_width, o->kernel,
+         timing_text(&r->event, event, sizeof event), timing_text(&r->wall, wall, sizeof wall),
+         or_na(gbps, sizeof gbps, "%.2f", f.gbps),
+         or_na(reference, sizeof reference, "%.2f", f.reference_gbps),
+         or_na(share, sizeof share, "%.0f%%", 100 * f.share));
+  printf(
+      "\nGB/s: the bytes of all buffer arguments (%s), each counted once, over the median\n"
+      "device time (the calls' profiling events).\n",
+      bytes_text((double)r->buffer_bytes, bytes, sizeof bytes));
+  if (r->has_reference) {
+    printf(
+        "read GB/s: the read kernel of 'clgpu-bench run' over as many bytes (%s of uint32),\n"
+        "its median device time over as many calls; %%read: GB/s over read GB/s.\n",
+        bytes_text((double)r->reference_bytes, bytes, sizeof bytes));
+  } else {
+    printf("No read-bandwidth reference (%s).\n",
+           o->no_reference ? "--no-reference" : "no buffer arguments");
+  }
+}
+
+static void print_csv(const kernel_run *r) {
+  const kernel_options *o = r->options;
+  const clgpu_device_info *d = r->device;
+  kernel_figures f = figures(r);
+  char global[96], local[96];
+  printf(
+      "library_version,platform,device,device_type,compute_units,file,kernel,global,local,"
+      "build_options,build_ms,repeat,warmup,arguments,bytes,event_ms_median,event_ms_min,"
+      "event_ms_max,wall_ms_median,wall_ms_min,wall_ms_max,gb_per_s,wall_gb_per_s,reference_op,"
+      "reference_bytes,reference_event_ms_median,reference_gb_per_s,share_of_reference\n");
+  bench_csv_string(stdout, clgpu_version());
+  putchar(',');
+  bench_csv_string(stdout, d->platform_name);
+  putchar(',');
+  bench_csv_string(stdout, d->name);
+  printf(",%s,%u,", bench_device_type_name(d->type), d->compute_units);
+  bench_csv_string(stdout, o->file);
+  putchar(',');
+  bench_csv_string(stdout, o->kernel);
+  printf(",%s,%s,", dims_text(o->global, o->dims, global, sizeof global),
+         o->local_dims ? dims_text(o->local, o->dims, local, sizeof local) : "");
+  bench_csv_string(stdout, r->build_options);
+  putchar(',');
+  bench_csv_number(stdout, r->build_ms);
+  printf(",%d,%d,\"", o->repeat, o->warmup);
+  for (size_t k = 0; k < o->num_args; k++) {
+    printf("%s", k ? " " : "");
+    for (const char *p = o->args[k].text; *p; p++) {
+      if (*p == '"') putchar('"');
+      putchar(*p);
+    }
+  }
+  printf("\",%zu,", r->buffer_bytes);
+  const bench_timing *timings[] = {&r->event, &r->wall};
+  for (size_t t = 0; t < 2; t++) {
+    bench_csv_number(stdout, timings[t]->valid ? timings[t]->median : NAN);
+    putchar(',');
+    bench_csv_number(stdout, timings[t]->valid ? timings[t]->min : NAN);
+    putchar(',');
+    bench_csv_number(stdout, timings[t]->valid ? timings[t]->max : NAN);
+    putchar(',');
+  }
+  bench_csv_number(stdout, f.gbps);
+  putchar(',');
+  bench_csv_number(stdout, f.wall_gbps);
+  if (r->has_reference) {
+    printf(",read,%zu,", r->reference_bytes);
+    bench_csv_number(stdout, r->reference_event.valid ? r->reference_event.median : NAN);
+  } else {
+    printf(",,,");
+  }
+  putchar(',');
+  bench_csv_number(stdout, f.reference_gbps);
+  putchar(',');
+  bench_csv_number(stdout, f.share);
+  putchar('\n');
+}
+
+static void print_json(const kernel_run *r) {
+  const kernel_options *o = r->options;
+  kernel_figures f = figures(r);
+  FILE *out = stdout;
+  fputs("{\n  \"tool\": \"clgpu-bench kernel\",\n  \"library_version\": ", out);
+  bench_json_string(out, clgpu_version());
+  fputs(",\n  \"device\": ", out);
+  bench_json_device(out, r->device);
+  fputs(",\n  \"file\": ", out);
+  bench_json_string(out, o->file);
+  fputs(",\n  \"kernel\": ", out);
+  bench_json_string(out, o->kernel);
+  fputs(",\n  \"global\": [", out);
+  for (cl_uint d = 0; d < o->dims; d++) fprintf(out, "%s%zu", d ? ", " : "", o->global[d]);
+  fputs("],\n  \"local\": ", out);
+  if (o->local_dims) {
+    fputc('[', out);
+    for (cl_uint d = 0; d < o->dims; d++) fprintf(out, "%s%zu", d ? ", " : "", o->local[d]);
+    fputc(']', out);
+  } else {
+    fputs("null", out);
+  }
+  fputs(",\n  \"defines\": [", out);
+  for (size_t k = 0; k < o->num_defines; k++) {
+    if (k) fputs(", ", out);
+    bench_json_string(out, o->defines[k]);
+  }
+  fputs("],\n  \"build_options\": ", out);
+  bench_json_string(out, r->build_options);
+  fputs(",\n  \"build_ms\": ", out);
+  bench_json_number(out, r->build_ms);
+  fprintf(out, ",\n  \"repeat\": %d,\n  \"warmup\": %d,\n  \"arguments\": [", o->repeat, o->warmup);
+  for (size_t k = 0; k < o->num_args; k++) {
+    const arg_spec *a = &o->args[k];
+    fprintf(out, "%s\n    {\"index\": %zu, \"spec\": ", k ? "," : "", k);
+    bench_json_string(out, a->text);
+    fprintf(out, ", \"kind\": \"%s\"", kind_name(a));
+    if (a->type) fprintf(out, ", \"type\": \"%s\"", a->type->name);
+    if (a->kind == ARG_BUFFER) {
+      fprintf(out, ", \"count\": %zu, \"fill\": \"%s\"", a->count, fill_name(a));
+    }
+    if (a->value_text) {
+      fputs(", \"value\": ", out);
+      bench_json_string(out, a->value_text);
+    }
+    fprintf(out, ", \"bytes\": %zu}", a->bytes);
+  }
+  fprintf(out, "%s],\n  \"bytes\": %zu,\n", o->num_args ? "\n  " : "", r->buffer_bytes);
+  fputs("  \"units\": {\"time\": \"ms\", \"throughput\": \"GB/s (1e9 bytes)\"},\n  ", out);
+  bench_json_timing(out, "event_ms", &r->event);
+  fputs(",\n  ", out);
+  bench_json_timing(out, "wall_ms", &r->wall);
+  fputs(",\n  \"gb_per_s\": ", out);
+  bench_json_number(out, f.gbps);
+  fputs(",\n  \"wall_gb_per_s\": ", out);
+  bench_json_number(out, f.wall_gbps);
+  fputs(",\n  \"reference_op\": ", out);
+  fputs(r->has_reference ? "\"read\"" : "null", out);
+  fputs(",\n  \"reference_bytes\": ", out);
+  if (r->has_reference) {
+    fprintf(out, "%zu", r->reference_bytes);
+  } else {
+    fputs("null", out);
+  }
+  fputs(",\n  ", out);
+  bench_json_timing(out, "reference_event_ms", &r->reference_event);
+  fputs(",\n  ", out);
+  bench_json_timing(out, "reference_wall_ms", &r->reference_wall);
+  fputs(",\n  \"reference_gb_per_s\": ", out);
+  bench_json_number(out, f.reference_gbps);
+  fputs(",\n  \"share_of_reference\": ", out);
+  bench_json_number(out, f.share);
+  fputs("\n}\n", out);
+}
+
+/* ---- the subcommand ---- */
+
+int bench_command_kernel(int argc, char **argv) {
+  kernel_options o;
+  memset(&o, 0, sizeof o);
+  o.args = calloc((size_t)(argc > 0 ? argc : 1), sizeof *o.args);
+  o.defines = calloc((size_t)(argc > 0 ? argc : 1), sizeof *o.defines);
+  if (!o.args || !o.defines) {
+    free(o.args);
+    free(o.defines);
+    return cl_failure("parsing options", CL_OUT_OF_HOST_MEMORY);
+  }
+  int status = parse_kernel_options(argc, argv, &o);
+  char *source = NULL;
+  size_t length = 0;
+  if (status == 0) status = read_file(o.file, &source, &length);
+  if (status != 0) {
+    free(o.args);
+    free(o.defines);
+    return status < 0 ? 0 : status;
+  }
+  bench_progress_enabled = !o.quiet && isatty(STDERR_FILENO);
+
+  kernel_run r;
+  memset(&r, 0, sizeof r);
+  r.options = &o;
+  clgpu_status created = clgpu_context_create(NULL, &r.context);
+  if (created != CLGPU_SUCCESS) {
+    status = bench_report_failure("creating a context", created);
+  } else {
+    r.device = clgpu_context_device_info(r.context);
+    r.queue = clgpu_context_queue(r.context);
+    status = check_against_device(&r);
+  }
+  if (status == 0) {
+    r.build_options = make_build_options(&o);
+    if (!r.build_options) status = cl_failure("build options", CL_OUT_OF_HOST_MEMORY);
+  }
+  if (status == 0) {
+    bench_progress("clgpu-bench kernel: building %s", o.file);
+    status = build_program(&r, source, length);
+  }
+  if (status == 0) status = create_kernel(&r);
+  if (status == 0) status = check_parameters(&r);
+  if (status == 0) {
+    bench_progress("clgpu-bench kernel: making and filling %zu arguments", o.num_args);
+    status = set_arguments(&r);
+  }
+  if (status == 0) status = time_kernel(&r);
+  if (status == 0 && !o.no_reference && r.buffer_bytes > 0) {
+    bench_progress("clgpu-bench kernel: timing the read kernel over %zu bytes", r.buffer_bytes);
+    status = bench_measure_read(r.context, r.buffer_bytes, o.repeat, o.warmup, &r.reference_event,
+                                &r.reference_wall, &r.reference_bytes);
+    r.has_reference = status == 0;
+  }
+  bench_progress_clear();
+  if (status == 0) {
+    if (o.format == OUT_JSON) {
+      print_json(&r);
+    } else if (o.format == OUT_CSV) {
+      print_csv(&r);
+    } else {
+      print_table(&r);
+    }
+    fflush(stdout);
+  }
+  release_run(&r);
+  free(source);
+  free(o.args);
+  free(o.defines);
+  return status;
+}

@@ -727,6 +727,61 @@ static void test_moves_follow_events(void **state) {
   free(expected);
 }
 
+/* On an out-of-order queue the buffer orders its own commands (each waits
+ * for its previous one) and the caller orders a kernel with the events. */
+static void test_out_of_order_queue(void **state) {
+  fixture *f = *state;
+  cl_device_id device = clgpu_context_device(f->context);
+  cl_command_queue_properties supported = 0;
+  assert_int_equal(
+      clGetDeviceInfo(device, CL_DEVICE_QUEUE_PROPERTIES, sizeof supported, &supported, NULL),
+      CL_SUCCESS);
+  if (!(supported & CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE)) skip();
+  cl_int err = CL_SUCCESS;
+  cl_command_queue queue = clCreateCommandQueue(clgpu_context_cl_context(f->context), device,
+                                                CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE, &err);
+  assert_int_equal(err, CL_SUCCESS);
+  clgpu_context *context = NULL;
+  assert_status(clgpu_context_wrap(clgpu_context_cl_context(f->context), device, queue, NULL,
+                                   &context),
+                CLGPU_SUCCESS);
+  assert_status(clgpu_context_set_move_report(context, NULL, NULL), CLGPU_SUCCESS);
+  clgpu_elementwise_arg arg = {"x", CLGPU_INOUT, CLGPU_UINT32};
+  clgpu_elementwise *triple = NULL;
+  assert_status(clgpu_elementwise_create(context, 1, &arg, "x = x * 3u + 1u;", NULL, &triple),
+                CLGPU_SUCCESS);
+  size_t n = f->oclgrind ? 3000 : 300000;
+  uint32_t *expected = malloc(n * sizeof *expected);
+  assert_non_null(expected);
+  fill_pattern(expected, n, 99);
+  clgpu_membuf *buffer = NULL;
+  assert_status(clgpu_membuf_create(context, CLGPU_UINT32, n, CLGPU_SPACE_HOST, NULL, &buffer),
+                CLGPU_SUCCESS);
+  memcpy(clgpu_membuf_host_pointer(buffer), expected, n * sizeof *expected);
+  /* Write, grow on the device (a copy), then the kernel after the view's
+   * event, then the read after the kernel's. */
+  assert_status(clgpu_membuf_move(buffer, CLGPU_SPACE_DEVICE, CLGPU_READ_WRITE, 0, NULL, NULL),
+                CLGPU_SUCCESS);
+  assert_status(clgpu_membuf_reallocate(buffer, n, CLGPU_SPACE_DEVICE, 2 * n), CLGPU_SUCCESS);
+  clgpu_array view;
+  cl_event ready = NULL, ran = NULL;
+  assert_status(clgpu_membuf_device_array(buffer, CLGPU_READ_WRITE, 0, NULL, &ready, &view),
+                CLGPU_SUCCESS);
+  clgpu_elementwise_value value = {&view, NULL};
+  assert_status(clgpu_elementwise_run(triple, &value, 1, &ready, &ran), CLGPU_SUCCESS);
+  assert_status(clgpu_membuf_move(buffer, CLGPU_SPACE_HOST, CLGPU_READ_ONLY, 1, &ran, NULL),
+                CLGPU_SUCCESS);
+  for (size_t i = 0; i < n; i++) expected[i] = expected[i] * 3u + 1u;
+  assert_memory_equal(clgpu_membuf_host_pointer(buffer), expected, n * sizeof *expected);
+  clReleaseEvent(ready);
+  clReleaseEvent(ran);
+  clgpu_membuf_free(buffer);
+  clgpu_elementwise_destroy(triple);
+  clgpu_context_destroy(context);
+  clReleaseCommandQueue(queue);
+  free(expected);
+}
+
 static int compare_uint(const void *a, const void *b) {
   uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
   return (x > y) - (x < y);
@@ -833,6 +888,7 @@ int main(void) {
       cmocka_unit_test(test_move_report_format),
       cmocka_unit_test_setup_teardown(test_default_report_prints_to_stderr, setup, teardown),
       cmocka_unit_test_setup_teardown(test_moves_follow_events, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_out_of_order_queue, setup, teardown),
       cmocka_unit_test_setup_teardown(test_device_view_for_operations, setup, teardown),
       cmocka_unit_test_setup_teardown(test_bad_arguments_change_nothing, setup, teardown),
   };

@@ -601,6 +601,9 @@ clgpu_status clgpu_membuf_reallocate(clgpu_membuf *buffer, size_t size, clgpu_sp
                            who, describe(buffer, text, sizeof text), buffer->capacity, capacity);
     if (!buffer->current[side] && keep > 0) {
       CLGPU__FORWARD_IF_ERROR(move(buffer, space, CLGPU_READ_WRITE, 0, NULL, NULL, who));
+    } else {
+      /* Nothing to keep, but the side that becomes current must exist. */
+      CLGPU__FORWARD_IF_ERROR(ensure_side(buffer, side, who));
     }
     buffer->size = size;
     buffer->current[side] = 1;

@@ -10,7 +10,8 @@
  * The input format, so that corpus files can be written by hand: a sequence
  * of operations, each an opcode byte (taken modulo OP_COUNT, see the enum
  * below; the byte 0xfe instead escapes to the array, copy and allocation
- * operations, whose sub-opcode byte follows) followed by the bytes its
+ * operations and the byte 0xfd to the operations on buffers across memory
+ * spaces, each escape's sub-opcode byte following) followed by the bytes its
  * arguments take, in the order each op_* function reads them. Running out
  * of bytes reads zeros. A string argument starts with a byte B: 0 is NULL, 1
  * to 127 is B - 1 raw bytes (at most 64) that follow, and 128 and up is entry
@@ -33,6 +34,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <clgpu/clgpu.h>
@@ -682,8 +684,10 @@ static void make_sub_device(cl_device_id device) {
 }
 
 static void arrays_teardown(void);
+static void membuf_teardown(void);
 
 static void fuzz_teardown(void) {
+  membuf_teardown();
   arrays_teardown();
   clgpu_context_destroy(world.context);
   clgpu_context_destroy(world.other);
@@ -731,6 +735,7 @@ static void make_scratch(void) {
 static const int crash_signals[] = {SIGABRT, SIGSEGV, SIGBUS, SIGILL};
 
 static void arrays_setup(void);
+static void membuf_setup(void);
 
 static void fuzz_setup(void) {
   if (world.ready) return;
@@ -783,6 +788,7 @@ static void fuzz_setup(void) {
     setup_failed("clgpu_context_cache_stats", 0);
   }
   arrays_setup();
+  membuf_setup();
   for (size_t i = 0; i < COUNT_OF(crash_signals); i++) {
     sigaction(crash_signals[i], &crash_handlers[i], NULL);
   }
@@ -2744,6 +2750,1461 @@ static void op_escape(fuzz_run *run, array_run *pool) {
   }
 }
 
+/* ---- buffers across memory spaces ----
+ *
+ * These operations are reached through a second escape: the opcode byte 0xfd
+ * (OP_MEMBUF_BYTE) followed by a sub-opcode byte (modulo MEMBUF_OP_COUNT). No
+ * input written before they existed has 0xfd where an opcode is read, so
+ * those inputs keep their meaning. They work on a per-input pool of up to
+ * MEMBUF_SLOTS buffers of the three kinds, of at most MEMBUF_MAX_COUNT
+ * elements each (larger requests are made only where the header promises a
+ * refusal before anything is allocated), all freed when the input ends. A
+ * fixed buffer's storage is the fuzzer's, one block per slot, with canary
+ * bytes around the capacity it was given.
+ *
+ * For each buffer the fuzzer keeps a shadow of its contents: the leading
+ * `known` elements, which it wrote through the host pointer (or which a fixed
+ * buffer's storage held when it was made). Moves, reallocations and
+ * assignments carry the shadow along as the header says they carry the data,
+ * and after every call each side that is current is compared with it (the
+ * host side in place, the device side read back with clEnqueueReadBuffer).
+ * After every call each buffer is also held to clgpu_membuf_get_info's
+ * invariants and its move counts to the move reports, which go to a callback
+ * of the fuzzer's (never to stderr); after a refusal, nothing about the
+ * buffer may change. Once a buffer is freed, the fuzzer's own reference must
+ * be the last to every cl_mem it showed: LeakSanitizer cannot see an OpenCL
+ * object the library forgets to release. */
+
+enum {
+  MOP_CREATE_HOST,
+  MOP_CREATE,
+  MOP_CREATE_FIXED,
+  MOP_FREE,
+  MOP_MOVE,
+  MOP_TOUCH,
+  MOP_REALLOCATE,
+  MOP_ASSIGN,
+  MOP_HOST,
+  MOP_DEVICE_ARRAY,
+  MOP_INFO,
+  MOP_NAME,
+  MOP_REPORT_SET,
+  MOP_REPORT_FORMAT,
+  MEMBUF_OP_COUNT
+};
+
+#define OP_MEMBUF_BYTE 0xfd
+#define MEMBUF_SLOTS 4
+#define MEMBUF_MAX_COUNT 4096
+#define MEMBUF_MAX_BYTES (MEMBUF_MAX_COUNT * 8)
+#define FIXED_SLACK 16 /* storage past the largest capacity: canaries, a misaligned start */
+#define CANARY 0xa5
+#define FORMAT_ROOM (2 * HUGE_LENGTH + 256)
+#define FORMAT_GUARD 16
+#define SEEN_MEMORIES 16
+
+#define STALE_MEMBUF ((clgpu_membuf *)(void *)&not_a_handle)
+#define STALE_EVENT ((cl_event)(void *)&not_a_handle)
+#define STALE_DATA ((void *)&not_a_handle)
+
+typedef struct membuf_slot {
+  clgpu_membuf *buffer; /* NULL: the slot is free (and its handle a zeroed one) */
+  clgpu_membuf_kind kind;
+  clgpu_context *context; /* NULL: host only */
+  clgpu_type type;
+  size_t element_size;
+  uint8_t *storage; /* a fixed buffer's storage, inside fixed_storage[slot] */
+  size_t fixed_capacity;
+  size_t known;      /* leading elements whose contents the shadow holds */
+  int named_type;    /* a type name was given; otherwise the element type's */
+  uint64_t moves[2]; /* the counts as last seen: [0] to the host, [1] to the device */
+  uint64_t bytes[2];
+  uint64_t reported_moves[2]; /* reports since then */
+  uint64_t reported_bytes[2];
+  /* Every cl_mem the buffer has shown, retained by the fuzzer: once the
+   * buffer has let go of one, the fuzzer's must be its only reference. */
+  cl_mem seen[SEEN_MEMORIES];
+  size_t seen_count;
+} membuf_slot;
+
+static membuf_slot membufs[MEMBUF_SLOTS];
+static uint8_t membuf_shadow[MEMBUF_SLOTS][MEMBUF_MAX_BYTES];
+static char membuf_names[MEMBUF_SLOTS][HUGE_LENGTH + 1];
+static char membuf_type_names[MEMBUF_SLOTS][HUGE_LENGTH + 1];
+static _Alignas(16) uint8_t fixed_storage[MEMBUF_SLOTS][MEMBUF_MAX_BYTES + FIXED_SLACK];
+static uint8_t fixed_before[MEMBUF_MAX_BYTES + FIXED_SLACK];
+static uint8_t device_copy[MEMBUF_MAX_BYTES];
+static char format_text[FORMAT_ROOM + FORMAT_GUARD];
+static char format_full[FORMAT_ROOM];
+static char format_expected[FORMAT_ROOM];
+
+/* Where each context's move reports go: the fuzzer's callback, with the
+ * address of its entry as the user pointer, or nowhere. */
+typedef struct report_target {
+  clgpu_context *context;
+  int on;
+} report_target;
+
+static report_target report_targets[2];
+static cl_event done_on_other; /* a completed user event on the second context */
+
+static const clgpu_status membuf_create_statuses[] = {CLGPU_SUCCESS, CLGPU_INVALID_ARGUMENT,
+                                                      CLGPU_CL_OUT_OF_HOST_MEMORY};
+static const clgpu_status membuf_create_device_statuses[] = {CLGPU_SUCCESS, CLGPU_INVALID_ARGUMENT,
+                                                             CLGPU_CL_OUT_OF_HOST_MEMORY,
+                                                             CLGPU_CL_INVALID_BUFFER_SIZE};
+static const clgpu_status membuf_move_statuses[] = {CLGPU_SUCCESS, CLGPU_INVALID_ARGUMENT,
+                                                    CLGPU_WRONG_SPACE};
+static const clgpu_status membuf_touch_statuses[] = {CLGPU_SUCCESS, CLGPU_INVALID_ARGUMENT,
+                                                     CLGPU_WRONG_SPACE};
+static const clgpu_status membuf_reallocate_statuses[] = {
+    CLGPU_SUCCESS, CLGPU_INVALID_ARGUMENT, CLGPU_WRONG_SPACE, CLGPU_CAPACITY_EXCEEDED,
+    CLGPU_CL_OUT_OF_HOST_MEMORY};
+static const clgpu_status membuf_assign_statuses[] = {CLGPU_SUCCESS, CLGPU_INVALID_ARGUMENT,
+                                                      CLGPU_TYPE_MISMATCH, CLGPU_CAPACITY_EXCEEDED};
+static const clgpu_status membuf_plain_statuses[] = {CLGPU_SUCCESS, CLGPU_INVALID_ARGUMENT};
+static const clgpu_status membuf_name_statuses[] = {CLGPU_SUCCESS, CLGPU_INVALID_ARGUMENT,
+                                                    CLGPU_CL_OUT_OF_HOST_MEMORY};
+
+/* The refusals a call's arguments call for; any one of them may be the one
+ * given when several apply, and none means the call must succeed. */
+enum {
+  REFUSE_INVALID = 1,
+  REFUSE_WRONG_SPACE = 2,
+  REFUSE_CAPACITY = 4,
+  REFUSE_TYPE = 8,
+  REFUSE_BUFFER_SIZE = 16
+};
+
+static void expect_refusals(const char *call, clgpu_status status, unsigned refusals) {
+  static const struct {
+    unsigned bit;
+    clgpu_status status;
+  } codes[] = {
+      {REFUSE_INVALID, CLGPU_INVALID_ARGUMENT},           {REFUSE_WRONG_SPACE, CLGPU_WRONG_SPACE},
+      {REFUSE_CAPACITY, CLGPU_CAPACITY_EXCEEDED},         {REFUSE_TYPE, CLGPU_TYPE_MISMATCH},
+      {REFUSE_BUFFER_SIZE, CLGPU_CL_INVALID_BUFFER_SIZE},
+  };
+  if (!refusals) {
+    expect_status(call, status, CLGPU_SUCCESS, "every argument is valid");
+    return;
+  }
+  char expected[160] = "";
+  size_t used = 0;
+  for (size_t i = 0; i < COUNT_OF(codes); i++) {
+    if (!(refusals & codes[i].bit)) continue;
+    if (status == codes[i].status) return;
+    used += (size_t)snprintf(expected + used, sizeof expected - used, "%s%s", used ? " or " : "",
+                             clgpu_status_name(codes[i].status));
+    if (used >= sizeof expected) used = sizeof expected - 1;
+  }
+  violation(call, "returned %s, expected %s", clgpu_status_name(status), expected);
+}
+
+/* ---- decoding membuf arguments ---- */
+
+static const char *const membuf_name_words[] = {
+    "", "keys", "values", "a b", "%s%n%x", "\n", "\xff\xfe", "Moved ", long_identifier, huge_text,
+};
+
+static const char *const membuf_type_name_words[] = {
+    "int", "uint", "float4", "", "my_type", "%n%n", "\t", long_identifier, huge_text,
+};
+
+static int valid_space(clgpu_space space) {
+  return space == CLGPU_SPACE_HOST || space == CLGPU_SPACE_DEVICE;
+}
+
+static int valid_access(clgpu_access access) {
+  return access == CLGPU_READ_WRITE || access == CLGPU_READ_ONLY || access == CLGPU_WRITE_ONLY;
+}
+
+/* Mostly the two spaces; 0 (not a space), 3, -1 and any int. */
+static clgpu_space take_space(byte_reader *in) {
+  static const int spaces[] = {
+      CLGPU_SPACE_HOST, CLGPU_SPACE_DEVICE, CLGPU_SPACE_HOST, CLGPU_SPACE_DEVICE, 0, 3, -1};
+  uint8_t choice = take_byte(in) % (COUNT_OF(spaces) + 1);
+  return (clgpu_space)(choice == COUNT_OF(spaces) ? take_int(in) : spaces[choice]);
+}
+
+static clgpu_access take_access(byte_reader *in) {
+  static const int accesses[] = {CLGPU_READ_WRITE,
+                                 CLGPU_READ_ONLY,
+                                 CLGPU_WRITE_ONLY,
+                                 CLGPU_READ_WRITE,
+                                 CLGPU_READ_ONLY,
+                                 CLGPU_WRITE_ONLY,
+                                 3,
+                                 -1};
+  uint8_t choice = take_byte(in) % (COUNT_OF(accesses) + 1);
+  return (clgpu_access)(choice == COUNT_OF(accesses) ? take_int(in) : accesses[choice]);
+}
+
+/* Every element type, and 0, 12, 99 and -1, which are none. */
+static clgpu_type take_membuf_type(byte_reader *in) {
+  static const int odd[] = {0, 12, 99, -1, CLGPU_UINT32};
+  uint8_t choice = take_byte(in) % (CLGPU_DOUBLE + COUNT_OF(odd));
+  return (clgpu_type)(choice < CLGPU_DOUBLE ? choice + 1 : odd[choice - CLGPU_DOUBLE]);
+}
+
+/* An element count: small ones, the edges around `reference` (a capacity or
+ * a size), and huge ones. */
+static size_t take_membuf_count(byte_reader *in, size_t reference) {
+  switch (take_byte(in) % 10) {
+    case 0:
+      return 0;
+    case 1:
+      return 1 + take_byte(in) % 16;
+    case 2:
+      return take_byte(in);
+    case 3: {
+      size_t low = take_byte(in);
+      return (low | (size_t)take_byte(in) << 8) % (MEMBUF_MAX_COUNT + 1);
+    }
+    case 4:
+      return MEMBUF_MAX_COUNT;
+    case 5:
+      return reference;
+    case 6:
+      return reference + 1;
+    case 7:
+      return reference ? reference - 1 : 0;
+    case 8:
+      return SIZE_MAX / 3;
+    default:
+      return take_count(in);
+  }
+}
+
+static int overflows(clgpu_type type, size_t count) {
+  size_t size = clgpu_type_size(type);
+  return size && count > SIZE_MAX / size;
+}
+
+/* Whether `count` elements are refused by the device's largest allocation:
+ * a byte count OpenCL is never asked for. */
+static int beyond_device(clgpu_type type, size_t count) {
+  size_t size = clgpu_type_size(type);
+  return size && !overflows(type, count) && count * size > arrays.max_alloc;
+}
+
+/* The slot an argument names, or -1 for a NULL handle. */
+static int take_slot(byte_reader *in) {
+  uint8_t choice = take_byte(in) % (MEMBUF_SLOTS + 1);
+  return choice == MEMBUF_SLOTS ? -1 : choice;
+}
+
+static clgpu_membuf *handle_of(int index) { return index < 0 ? NULL : membufs[index].buffer; }
+
+static int host_only(int index) { return membufs[index].context == NULL; }
+
+static const char *slot_word(int index, char text[48]) {
+  if (index < 0 || !membufs[index].buffer) {
+    snprintf(text, 48, "NULL");
+  } else {
+    static const char *const kinds[] = {"?", "host", "host+device", "fixed"};
+    const membuf_slot *slot = &membufs[index];
+    snprintf(text, 48, "#%d (%s%s, %s)", index, kinds[slot->kind % 4],
+             slot->kind == CLGPU_MEMBUF_FIXED && !slot->context ? " host-only" : "",
+             clgpu_type_cl_name(slot->type));
+  }
+  return text;
+}
+
+typedef struct wait_args {
+  cl_uint count;
+  const cl_event *list;
+  int bad;     /* a count without a list, or a list without a count */
+  int foreign; /* an event of the other context, which OpenCL may refuse */
+  cl_event events[2];
+} wait_args;
+
+/* A wait list of completed events of the buffer's context, one of another
+ * context, or a mismatched one (never a count longer than the list). */
+static void take_wait(byte_reader *in, clgpu_context *context, wait_args *wait) {
+  cl_event done = context == world.other ? done_on_other : arrays.done;
+  wait->events[0] = wait->events[1] = done;
+  wait->count = 0;
+  wait->list = NULL;
+  wait->bad = 0;
+  wait->foreign = 0;
+  switch (take_byte(in) % 8) {
+    case 2:
+      wait->events[0] = context == world.other ? arrays.done : done_on_other;
+      wait->count = 1;
+      wait->list = wait->events;
+      wait->foreign = 1;
+      break;
+    case 3:
+      wait->count = 1;
+      wait->list = wait->events;
+      break;
+    case 4:
+      wait->count = 2;
+      wait->list = wait->events;
+      break;
+    case 5:
+      wait->count = 1;
+      wait->bad = 1;
+      break;
+    case 6:
+      wait->list = wait->events;
+      wait->bad = 1;
+      break;
+    case 7:
+      wait->count = UINT32_MAX - take_byte(in);
+      wait->bad = 1;
+      break;
+    default:
+      break;
+  }
+}
+
+static const char *membuf_options_word(const clgpu_membuf_options *options, char text[300]) {
+  char name[128], type_name[128];
+  if (!options) return "NULL";
+  snprintf(text, 300, "{name %s, type_name %s}", quoted(options->name, name),
+           quoted(options->type_name, type_name));
+  return text;
+}
+
+static const clgpu_membuf_options *take_membuf_options(byte_reader *in,
+                                                       clgpu_membuf_options *options,
+                                                       char name[MAX_TEXT + 1],
+                                                       char type_name[MAX_TEXT + 1]) {
+  uint8_t mode = take_byte(in) % 4;
+  memset(options, 0, sizeof *options);
+  if (mode == 0) return NULL;
+  if (mode == 1) return options;
+  options->name = TAKE_TEXT(in, membuf_name_words, name);
+  if (mode == 3) options->type_name = TAKE_TEXT(in, membuf_type_name_words, type_name);
+  return options;
+}
+
+static void copy_text(char *destination, const char *text) {
+  size_t length = text ? strlen(text) : 0;
+  if (length > HUGE_LENGTH) length = HUGE_LENGTH;
+  if (length) memcpy(destination, text, length);
+  destination[length] = '\0';
+}
+
+static const char *expected_type_name(int index) {
+  return membufs[index].named_type ? membuf_type_names[index]
+                                   : clgpu_type_cl_name(membufs[index].type);
+}
+
+static void write_pattern(uint8_t *data, size_t bytes, uint8_t seed, int index) {
+  for (size_t i = 0; i < bytes; i++) {
+    data[i] = (uint8_t)(seed + i * 13u + (size_t)index * 29u + (i >> 8));
+  }
+}
+
+/* ---- the move reports ---- */
+
+static void membuf_report(void *user, const clgpu_move_report *report) {
+  const char *call = "the move report callback";
+  report_target *target = user;
+  if (target != &report_targets[0] && target != &report_targets[1]) {
+    violation(call, "got a user pointer it was not given");
+  }
+  if (!target->on) violation(call, "was called while its context's reports were off");
+  if (!report) violation(call, "got a NULL report");
+  int index = -1;
+  for (int i = 0; i < MEMBUF_SLOTS; i++) {
+    if (membufs[i].buffer && membufs[i].buffer == report->buffer) index = i;
+  }
+  if (index < 0) violation(call, "got a report for a buffer the fuzzer does not hold");
+  membuf_slot *slot = &membufs[index];
+  if (slot->context != target->context) {
+    violation(call, "got a report of buffer #%d on the callback of another context", index);
+  }
+  if (!valid_space(report->to)) violation(call, "got a report to space %d", (int)report->to);
+  if (!report->line || !report->type_name || !report->name) {
+    violation(call, "got a report with a NULL line, type name or name");
+  }
+  size_t length = strlen(report->line);
+  if (strncmp(report->line, "Moved ", 6) != 0) {
+    char shown[128];
+    violation(call, "got the line %s, which does not start with \"Moved \"",
+              quoted(report->line, shown));
+  }
+  if (strcmp(report->name, membuf_names[index]) != 0 ||
+      strcmp(report->type_name, expected_type_name(index)) != 0) {
+    violation(call, "buffer #%d is reported by another name or type name", index);
+  }
+  /* The line is what clgpu_move_report_format makes of the report, or the
+   * start of it when that is long. */
+  size_t needed =
+      clgpu_move_report_format(report->bytes, report->to, report->type_name, report->name, NULL, 0);
+  if (needed < sizeof format_full) {
+    clgpu_move_report_format(report->bytes, report->to, report->type_name, report->name,
+                             format_full, sizeof format_full);
+    if (length > needed || strncmp(format_full, report->line, length) != 0 ||
+        (length < needed && length < 255)) {
+      char shown[128];
+      violation(call, "the line %s is not what clgpu_move_report_format gives",
+                quoted(report->line, shown));
+    }
+  }
+  if (report->bytes == 0 || report->bytes % slot->element_size != 0 ||
+      report->bytes > (uint64_t)MEMBUF_MAX_COUNT * slot->element_size) {
+    violation(call, "reported %llu bytes for buffer #%d of %s", (unsigned long long)report->bytes,
+              index, clgpu_type_cl_name(slot->type));
+  }
+  int to = report->to == CLGPU_SPACE_HOST ? 0 : 1;
+  slot->reported_moves[to]++;
+  slot->reported_bytes[to] += report->bytes;
+}
+
+static report_target *target_of(const clgpu_context *context) {
+  for (size_t i = 0; i < COUNT_OF(report_targets); i++) {
+    if (report_targets[i].context == context) return &report_targets[i];
+  }
+  return NULL;
+}
+
+/* Reports on for both contexts, so that no report is ever printed. */
+static void membuf_reports_on(void) {
+  for (size_t i = 0; i < COUNT_OF(report_targets); i++) {
+    report_targets[i].on = 1;
+    if (clgpu_context_set_move_report(report_targets[i].context, membuf_report,
+                                      &report_targets[i]) != CLGPU_SUCCESS) {
+      setup_failed("clgpu_context_set_move_report", 0);
+    }
+  }
+}
+
+static void membuf_setup(void) {
+  report_targets[0].context = world.context;
+  report_targets[1].context = world.other;
+  membuf_reports_on();
+  cl_int err = CL_SUCCESS;
+  done_on_other = clCreateUserEvent(clgpu_context_cl_context(world.other), &err);
+  if (err != CL_SUCCESS || clSetUserEventStatus(done_on_other, CL_COMPLETE) != CL_SUCCESS) {
+    setup_failed("clCreateUserEvent on the second context", 0);
+  }
+}
+
+static void membuf_teardown(void) {
+  if (done_on_other) clReleaseEvent(done_on_other);
+  done_on_other = NULL;
+}
+
+/* ---- what every buffer must satisfy after every call ---- */
+
+static clgpu_membuf_info membuf_info(const char *call, int index) {
+  clgpu_membuf_info info;
+  memset(&info, 0, sizeof info);
+  clgpu_status status = clgpu_membuf_get_info(membufs[index].buffer, &info);
+  if (status != CLGPU_SUCCESS) {
+    violation(call, "afterwards clgpu_membuf_get_info of buffer #%d failed with %s", index,
+              clgpu_status_name(status));
+  }
+  return info;
+}
+
+static void check_canaries(const char *call, int index) {
+  const membuf_slot *slot = &membufs[index];
+  const uint8_t *base = fixed_storage[index];
+  size_t start = (size_t)(slot->storage - base);
+  size_t end = start + slot->fixed_capacity * slot->element_size;
+  for (size_t i = 0; i < sizeof fixed_storage[0]; i++) {
+    if ((i < start || i >= end) && base[i] != CANARY) {
+      violation(call,
+                "wrote byte %zu of fixed buffer #%d's storage, outside its %zu elements "
+                "at byte %zu",
+                i, index, slot->fixed_capacity, start);
+    }
+  }
+}
+
+static void check_device_contents(const char *call, int index, const clgpu_membuf_info *info) {
+  const membuf_slot *slot = &membufs[index];
+  cl_mem memory = clgpu_membuf_device_memory(slot->buffer);
+  size_t real_size = 0;
+  if (clGetMemObjectInfo(memory, CL_MEM_SIZE, sizeof real_size, &real_size, NULL) != CL_SUCCESS ||
+      real_size < (info->capacity ? info->capacity : 1) * slot->element_size) {
+    violation(call, "buffer #%d's cl_mem has %zu bytes, less than its capacity of %zu elements",
+              index, real_size, info->capacity);
+  }
+  if (!info->device_current || slot->known == 0) return;
+  cl_command_queue queue = clgpu_context_queue(slot->context);
+  size_t bytes = slot->known * slot->element_size;
+  if (clFinish(queue) != CL_SUCCESS ||
+      clEnqueueReadBuffer(queue, memory, CL_TRUE, 0, bytes, device_copy, 0, NULL, NULL) !=
+          CL_SUCCESS) {
+    violation(call, "buffer #%d's cl_mem could not be read", index);
+  }
+  for (size_t i = 0; i < bytes; i++) {
+    if (device_copy[i] != membuf_shadow[index][i]) {
+      violation(call, "buffer #%d's device side is current but byte %zu is %u, expected %u", index,
+                i, device_copy[i], membuf_shadow[index][i]);
+    }
+  }
+}
+
+static cl_uint memory_references(cl_mem memory) {
+  cl_uint count = 0;
+  clGetMemObjectInfo(memory, CL_MEM_REFERENCE_COUNT, sizeof count, &count, NULL);
+  return count;
+}
+
+/* Once a buffer is freed and its commands are done, the fuzzer's reference
+ * is the last one to every cl_mem the buffer has shown. POCL drops a
+ * command's references to its buffers on its own thread, around the moment
+ * the command completes, so a reference may linger for a moment after
+ * clFinish returns: a count above 1 is given a second (a leak stays). */
+static void check_released(const char *call, int index) {
+  membuf_slot *slot = &membufs[index];
+  if (slot->seen_count == 0) return;
+  if (clFinish(clgpu_context_queue(slot->context)) != CL_SUCCESS) {
+    violation(call, "the queue of buffer #%d could not be finished", index);
+  }
+  for (size_t i = 0; i < slot->seen_count; i++) {
+    cl_uint count = memory_references(slot->seen[i]);
+    for (int tries = 0; count != 1 && tries < 1000; tries++) {
+      struct timespec pause = {0, 1000000};
+      nanosleep(&pause, NULL);
+      count = memory_references(slot->seen[i]);
+    }
+    if (count != 1) {
+      violation(call, "a cl_mem of freed buffer #%d still has %u references besides the fuzzer's",
+                index, count - 1);
+    }
+    clReleaseMemObject(slot->seen[i]);
+  }
+  slot->seen_count = 0;
+}
+
+static void remember_memory(int index, cl_mem memory) {
+  membuf_slot *slot = &membufs[index];
+  for (size_t i = 0; i < slot->seen_count; i++) {
+    if (slot->seen[i] == memory) return;
+  }
+  /* Only a freed buffer has surely dropped the commands that may still hold
+   * an old cl_mem, so the oldest goes unchecked when there are too many. */
+  if (slot->seen_count == SEEN_MEMORIES) {
+    clReleaseMemObject(slot->seen[0]);
+    memmove(&slot->seen[0], &slot->seen[1], (SEEN_MEMORIES - 1) * sizeof slot->seen[0]);
+    slot->seen_count--;
+  }
+  clRetainMemObject(memory);
+  slot->seen[slot->seen_count++] = memory;
+}
+
+static void check_membuf(const char *call, int index) {
+  membuf_slot *slot = &membufs[index];
+  clgpu_membuf_info info = membuf_info(call, index);
+  if (info.kind != slot->kind || info.type != slot->type) {
+    violation(call, "buffer #%d is now of kind %d and type %d, made as %d and %d", index,
+              (int)info.kind, (int)info.type, (int)slot->kind, (int)slot->type);
+  }
+  if (info.size > info.capacity) {
+    violation(call, "buffer #%d has size %zu above its capacity %zu", index, info.size,
+              info.capacity);
+  }
+  if (info.capacity > MEMBUF_MAX_COUNT) {
+    violation(call, "buffer #%d has capacity %zu, more than any request that was granted", index,
+              info.capacity);
+  }
+  if (!info.host_current && !info.device_current) {
+    violation(call, "buffer #%d has no current side", index);
+  }
+  if ((info.host_current && !info.host_allocated) ||
+      (info.device_current && !info.device_allocated)) {
+    violation(call,
+              "buffer #%d has a current side without an allocation (host %d/%d, device "
+              "%d/%d current/allocated)",
+              index, info.host_current, info.host_allocated, info.device_current,
+              info.device_allocated);
+  }
+  void *host = clgpu_membuf_host_pointer(slot->buffer);
+  cl_mem device = clgpu_membuf_device_memory(slot->buffer);
+  if (!info.host_allocated != !host || !info.device_allocated != !device) {
+    violation(call, "buffer #%d's allocations and its raw sides disagree", index);
+  }
+  if (host_only(index) && (info.device_allocated || info.device_current)) {
+    violation(call, "host-only buffer #%d has a device side", index);
+  }
+  if (slot->kind == CLGPU_MEMBUF_FIXED) {
+    if (info.capacity != slot->fixed_capacity || host != slot->storage) {
+      violation(call, "fixed buffer #%d left its storage or its capacity (%zu, made with %zu)",
+                index, info.capacity, slot->fixed_capacity);
+    }
+    check_canaries(call, index);
+  }
+  if (!info.name || !info.type_name || strcmp(info.name, membuf_names[index]) != 0 ||
+      strcmp(info.type_name, expected_type_name(index)) != 0) {
+    char name[128], type_name[128];
+    violation(call, "buffer #%d is named %s with type name %s, not as it was named", index,
+              quoted(info.name, name), quoted(info.type_name, type_name));
+  }
+  const uint64_t moves[2] = {info.moves_to_host, info.moves_to_device};
+  const uint64_t bytes[2] = {info.bytes_to_host, info.bytes_to_device};
+  int reporting = target_of(slot->context) && target_of(slot->context)->on;
+  for (int to = 0; to < 2; to++) {
+    if (moves[to] < slot->moves[to] || bytes[to] < slot->bytes[to]) {
+      violation(call, "buffer #%d's move counts went down", index);
+    }
+    if (reporting && (moves[to] - slot->moves[to] != slot->reported_moves[to] ||
+                      bytes[to] - slot->bytes[to] != slot->reported_bytes[to])) {
+      violation(call,
+                "buffer #%d counted %llu moves (%llu bytes) to the %s, its reports %llu "
+                "(%llu bytes)",
+                index, (unsigned long long)(moves[to] - slot->moves[to]),
+                (unsigned long long)(bytes[to] - slot->bytes[to]), to ? "device" : "host",
+                (unsigned long long)slot->reported_moves[to],
+                (unsigned long long)slot->reported_bytes[to]);
+    }
+    slot->moves[to] = moves[to];
+    slot->bytes[to] = bytes[to];
+    slot->reported_moves[to] = 0;
+    slot->reported_bytes[to] = 0;
+  }
+  if (info.host_current && slot->known) {
+    const uint8_t *data = host;
+    for (size_t i = 0; i < slot->known * slot->element_size; i++) {
+      if (data[i] != membuf_shadow[index][i]) {
+        violation(call, "buffer #%d's host side is current but byte %zu is %u, expected %u", index,
+                  i, data[i], membuf_shadow[index][i]);
+      }
+    }
+  }
+  if (info.device_allocated) {
+    remember_memory(index, device);
+    check_device_contents(call, index, &info);
+  }
+}
+
+static void check_membufs(const char *call) {
+  for (int i = 0; i < MEMBUF_SLOTS; i++) {
+    if (membufs[i].buffer) check_membuf(call, i);
+  }
+}
+
+/* A refused call changes nothing about the buffer. */
+static void check_unchanged(const char *call, clgpu_status status, int index,
+                            const clgpu_membuf_info *before) {
+  if (index < 0 || !membufs[index].buffer) return;
+  clgpu_membuf_info after = membuf_info(call, index);
+  if (after.size != before->size || after.capacity != before->capacity ||
+      after.host_current != before->host_current ||
+      after.device_current != before->device_current ||
+      after.host_allocated != before->host_allocated ||
+      after.device_allocated != before->device_allocated ||
+      after.moves_to_host != before->moves_to_host ||
+      after.moves_to_device != before->moves_to_device) {
+    violation(call,
+              "failed with %s but changed buffer #%d: size %zu -> %zu, capacity %zu -> %zu, "
+              "current host %d -> %d, device %d -> %d, allocated host %d -> %d, device %d -> %d, "
+              "moves %llu -> %llu",
+              clgpu_status_name(status), index, before->size, after.size, before->capacity,
+              after.capacity, before->host_current, after.host_current, before->device_current,
+              after.device_current, before->host_allocated, after.host_allocated,
+              before->device_allocated, after.device_allocated,
+              (unsigned long long)(before->moves_to_host + before->moves_to_device),
+              (unsigned long long)(after.moves_to_host + after.moves_to_device));
+  }
+}
+
+static clgpu_membuf_info info_before(int index) {
+  clgpu_membuf_info info;
+  memset(&info, 0, sizeof info);
+  if (index >= 0 && membufs[index].buffer) info = membuf_info("before a call", index);
+  return info;
+}
+
+/* The move counts a successful call added to one buffer: `expected[to]`
+ * copies in each direction (0 to the host, 1 to the device). */
+static void check_moves_added(const char *call, int index, const clgpu_membuf_info *before,
+                              const int expected[2]) {
+  clgpu_membuf_info after = membuf_info(call, index);
+  uint64_t host = after.moves_to_host - before->moves_to_host;
+  uint64_t device = after.moves_to_device - before->moves_to_device;
+  if (host != (uint64_t)expected[0] || device != (uint64_t)expected[1]) {
+    violation(call,
+              "buffer #%d made %llu copies to the host and %llu to the device, expected "
+              "%d and %d",
+              index, (unsigned long long)host, (unsigned long long)device, expected[0],
+              expected[1]);
+  }
+}
+
+/* The record of which side is current after a successful move to `to` (0
+ * the host, 1 the device) for `access`, and the copy it made. */
+static void check_moved(const char *call, int index, const clgpu_membuf_info *before, int to,
+                        clgpu_access access) {
+  clgpu_membuf_info after = membuf_info(call, index);
+  const int current_before[2] = {before->host_current, before->device_current};
+  const int current_after[2] = {after.host_current, after.device_current};
+  int expected_moves[2] = {0, 0};
+  if (host_only(index)) {
+    if (current_after[0] != current_before[0] || current_after[1] != current_before[1]) {
+      violation(call, "changed which side of host-only buffer #%d is current", index);
+    }
+  } else {
+    int other = current_before[1 - to] && access == CLGPU_READ_ONLY;
+    if (!current_after[to] || current_after[1 - to] != other) {
+      violation(call, "left buffer #%d current on the host %d and the device %d", index,
+                current_after[0], current_after[1]);
+    }
+    if (access != CLGPU_WRITE_ONLY && !current_before[to] && before->size > 0) {
+      expected_moves[to] = 1;
+    }
+  }
+  if (after.size != before->size || after.capacity != before->capacity) {
+    violation(call, "a move changed buffer #%d's size or capacity", index);
+  }
+  check_moves_added(call, index, before, expected_moves);
+  uint64_t bytes = to ? after.bytes_to_device - before->bytes_to_device
+                      : after.bytes_to_host - before->bytes_to_host;
+  if (bytes != (uint64_t)expected_moves[to] * before->size * membufs[index].element_size) {
+    violation(call, "buffer #%d counted %llu bytes for a move of %zu elements", index,
+              (unsigned long long)bytes, before->size);
+  }
+  if (access == CLGPU_WRITE_ONLY) membufs[index].known = 0;
+}
+
+/* An event a successful move gave: waited for and released. */
+static void finish_event(const char *call, int wanted, cl_event event, int index) {
+  if (!wanted) return;
+  if (event == STALE_EVENT) violation(call, "succeeded without setting *event");
+  if (host_only(index)) {
+    if (event) violation(call, "gave an event for host-only buffer #%d", index);
+    return;
+  }
+  if (!event) violation(call, "succeeded without an event");
+  if (clWaitForEvents(1, &event) != CL_SUCCESS) violation(call, "its event did not complete");
+  clReleaseEvent(event);
+}
+
+static void check_no_event(const char *call, clgpu_status status, cl_event event) {
+  if (event != STALE_EVENT && event != NULL) {
+    violation(call, "failed with %s but gave an event", clgpu_status_name(status));
+  }
+}
+
+/* ---- making and freeing ---- */
+
+static void free_slot(int index) {
+  membuf_slot *slot = &membufs[index];
+  prime_last_error();
+  clgpu_membuf_free(slot->buffer);
+  check_message_untouched("clgpu_membuf_free");
+  check_released("clgpu_membuf_free", index);
+  memset(slot, 0, sizeof *slot);
+}
+
+/* What every create function's outcome must be; a success fills the slot. */
+static void finish_create(const char *call, clgpu_status status, int index, clgpu_membuf *made,
+                          int out_given, clgpu_membuf_kind kind, clgpu_context *context,
+                          clgpu_type type, size_t count, size_t capacity, clgpu_space space,
+                          const clgpu_membuf_options *options, uint8_t *storage) {
+  if (status != CLGPU_SUCCESS) {
+    if (out_given && made) violation(call, "failed but left *out non-NULL");
+    return;
+  }
+  if (!made || made == STALE_MEMBUF) violation(call, "succeeded without a buffer");
+  membuf_slot *slot = &membufs[index];
+  memset(slot, 0, sizeof *slot);
+  slot->buffer = made;
+  slot->kind = kind;
+  slot->context = context;
+  slot->type = type;
+  slot->element_size = clgpu_type_size(type);
+  slot->storage = storage;
+  slot->fixed_capacity = kind == CLGPU_MEMBUF_FIXED ? capacity : 0;
+  copy_text(membuf_names[index], options ? options->name : NULL);
+  slot->named_type = options && options->type_name;
+  copy_text(membuf_type_names[index], options ? options->type_name : NULL);
+  if (storage) {
+    memcpy(membuf_shadow[index], storage, count * slot->element_size);
+    slot->known = count;
+  }
+  clgpu_membuf_info info = membuf_info(call, index);
+  int on_host = space == CLGPU_SPACE_HOST;
+  if (info.size != count || info.capacity != capacity) {
+    violation(call, "made a buffer of size %zu and capacity %zu, asked %zu and %zu", info.size,
+              info.capacity, count, capacity);
+  }
+  if (info.host_current != on_host || info.device_current != !on_host ||
+      info.host_allocated != on_host || info.device_allocated != !on_host) {
+    violation(call, "made a buffer current and allocated on the %s %d/%d, the device %d/%d", "host",
+              info.host_current, info.host_allocated, info.device_current, info.device_allocated);
+  }
+  if (info.moves_to_host || info.moves_to_device || info.bytes_to_host || info.bytes_to_device) {
+    violation(call, "made a buffer that has moves already");
+  }
+}
+
+static void op_membuf_create_host(byte_reader *in) {
+  int index = take_byte(in) % MEMBUF_SLOTS;
+  clgpu_type type = take_membuf_type(in);
+  size_t count = take_membuf_count(in, 16);
+  char name[MAX_TEXT + 1], type_name[MAX_TEXT + 1], shown[300];
+  clgpu_membuf_options storage;
+  const clgpu_membuf_options *options = take_membuf_options(in, &storage, name, type_name);
+  int out_given = take_byte(in) % 8 != 0;
+  unsigned refusals = 0;
+  if (!out_given || !clgpu_type_size(type) || overflows(type, count)) refusals |= REFUSE_INVALID;
+  /* A large request that can be granted would allocate for real. */
+  if (!refusals && count > MEMBUF_MAX_COUNT) return;
+  free_slot(index);
+  char call[512];
+  snprintf(call, sizeof call, "clgpu_membuf_create_host(type %d, count %zu, options %s, %s)",
+           (int)type, count, membuf_options_word(options, shown), out_given ? "&out" : "NULL");
+  clgpu_membuf *made = STALE_MEMBUF;
+  prime_last_error();
+  clgpu_status status = clgpu_membuf_create_host(type, count, options, out_given ? &made : NULL);
+  check_call(call, status, STATUS_SET(membuf_create_statuses, 0), 0);
+  expect_refusals(call, status, refusals);
+  finish_create(call, status, index, made, out_given, CLGPU_MEMBUF_HOST, NULL, type, count, count,
+                CLGPU_SPACE_HOST, options, NULL);
+  check_membufs(call);
+}
+
+static clgpu_context *take_membuf_context(byte_reader *in) {
+  clgpu_context *contexts[] = {world.context, world.context, world.other, NULL};
+  return contexts[take_byte(in) % COUNT_OF(contexts)];
+}
+
+static void op_membuf_create(byte_reader *in) {
+  int index = take_byte(in) % MEMBUF_SLOTS;
+  clgpu_context *context = take_membuf_context(in);
+  clgpu_type type = take_membuf_type(in);
+  size_t count = take_membuf_count(in, 16);
+  clgpu_space space = take_space(in);
+  char name[MAX_TEXT + 1], type_name[MAX_TEXT + 1], shown[300];
+  clgpu_membuf_options storage;
+  const clgpu_membuf_options *options = take_membuf_options(in, &storage, name, type_name);
+  int out_given = take_byte(in) % 8 != 0;
+  unsigned refusals = 0;
+  if (!out_given || !context || !valid_space(space) || !clgpu_type_size(type) ||
+      overflows(type, count)) {
+    refusals |= REFUSE_INVALID;
+  }
+  if (!refusals && count > MEMBUF_MAX_COUNT) {
+    if (space != CLGPU_SPACE_DEVICE || !beyond_device(type, count)) return;
+    refusals |= REFUSE_BUFFER_SIZE;
+  }
+  free_slot(index);
+  char call[512];
+  snprintf(call, sizeof call,
+           "clgpu_membuf_create(%s, type %d, count %zu, space %d, options %s, %s)",
+           !context                 ? "NULL"
+           : context == world.other ? "other ctx"
+                                    : "ctx",
+           (int)type, count, (int)space, membuf_options_word(options, shown),
+           out_given ? "&out" : "NULL");
+  clgpu_membuf *made = STALE_MEMBUF;
+  prime_last_error();
+  clgpu_status status =
+      clgpu_membuf_create(context, type, count, space, options, out_given ? &made : NULL);
+  check_call(call, status, STATUS_SET(membuf_create_device_statuses, 1), 0);
+  expect_refusals(call, status, refusals);
+  finish_create(call, status, index, made, out_given, CLGPU_MEMBUF_HOST_DEVICE, context, type,
+                count, count, space, options, NULL);
+  check_membufs(call);
+}
+
+static void op_membuf_create_fixed(byte_reader *in) {
+  int index = take_byte(in) % MEMBUF_SLOTS;
+  clgpu_context *contexts[] = {world.context, world.context, NULL, world.other};
+  clgpu_context *context = contexts[take_byte(in) % COUNT_OF(contexts)];
+  clgpu_type type = take_membuf_type(in);
+  uint8_t storage_mode = take_byte(in) % 8;
+  size_t size = clgpu_type_size(type);
+  size_t offset = storage_mode == 1 ? 1 : 0;
+  size_t room = size ? (sizeof fixed_storage[0] - offset) / size : MEMBUF_MAX_COUNT;
+  if (room > MEMBUF_MAX_COUNT) room = MEMBUF_MAX_COUNT;
+  size_t capacity;
+  switch (take_byte(in) % 8) {
+    case 0:
+      capacity = room;
+      break;
+    case 1:
+      capacity = 1 + take_byte(in) % room;
+      break;
+    case 2:
+      capacity = take_byte(in) % 33;
+      break;
+    case 3:
+      capacity = 0;
+      break;
+    case 4:
+      capacity = room + 1 + take_byte(in);
+      break;
+    case 5:
+      capacity = SIZE_MAX / 3;
+      break;
+    case 6:
+      capacity = SIZE_MAX;
+      break;
+    default:
+      capacity = take_count(in);
+      break;
+  }
+  size_t count = take_membuf_count(in, capacity);
+  char name[MAX_TEXT + 1], type_name[MAX_TEXT + 1], shown[300];
+  clgpu_membuf_options options_storage;
+  const clgpu_membuf_options *options = take_membuf_options(in, &options_storage, name, type_name);
+  int out_given = take_byte(in) % 8 != 0;
+  uint8_t seed = take_byte(in);
+  uint8_t *storage = storage_mode == 0 ? NULL : fixed_storage[index] + offset;
+  unsigned refusals = 0;
+  if (!out_given || !storage || !size || overflows(type, capacity) || capacity == 0 ||
+      count > capacity || (size && offset % size != 0)) {
+    refusals |= REFUSE_INVALID;
+  }
+  /* A capacity past the storage would be the caller's error. */
+  if (!refusals && capacity > room) return;
+  free_slot(index);
+  memset(fixed_storage[index], CANARY, sizeof fixed_storage[0]);
+  size_t filled = (capacity < room ? capacity : room) * (size ? size : 1);
+  write_pattern(fixed_storage[index] + offset, filled, seed, index);
+  memcpy(fixed_before, fixed_storage[index], sizeof fixed_before);
+  char call[512];
+  snprintf(call, sizeof call,
+           "clgpu_membuf_create_fixed(%s, type %d, storage %s, capacity %zu, count %zu, options "
+           "%s, %s)",
+           !context                 ? "NULL"
+           : context == world.other ? "other ctx"
+                                    : "ctx",
+           (int)type,
+           !storage ? "NULL"
+           : offset ? "misaligned by 1"
+                    : "aligned",
+           capacity, count, membuf_options_word(options, shown), out_given ? "&out" : "NULL");
+  clgpu_membuf *made = STALE_MEMBUF;
+  prime_last_error();
+  clgpu_status status = clgpu_membuf_create_fixed(context, type, storage, capacity, count, options,
+                                                  out_given ? &made : NULL);
+  check_call(call, status, STATUS_SET(membuf_create_statuses, 0), 0);
+  expect_refusals(call, status, refusals);
+  if (memcmp(fixed_before, fixed_storage[index], sizeof fixed_before) != 0) {
+    violation(call, "wrote to the storage it was given");
+  }
+  finish_create(call, status, index, made, out_given, CLGPU_MEMBUF_FIXED, context, type, count,
+                capacity, CLGPU_SPACE_HOST, options, storage);
+  check_membufs(call);
+}
+
+static void op_membuf_free(byte_reader *in) {
+  int index = take_slot(in);
+  if (index < 0) {
+    prime_last_error();
+    clgpu_membuf_free(NULL);
+    check_message_untouched("clgpu_membuf_free(NULL)");
+  } else {
+    free_slot(index);
+  }
+  check_membufs("clgpu_membuf_free");
+}
+
+/* ---- moving ---- */
+
+static void op_membuf_move(byte_reader *in) {
+  int index = take_slot(in);
+  clgpu_membuf *buffer = handle_of(index);
+  clgpu_space space = take_space(in);
+  clgpu_access access = take_access(in);
+  wait_args wait;
+  take_wait(in, buffer ? membufs[index].context : world.context, &wait);
+  int want_event = take_byte(in) % 2;
+  unsigned refusals = 0;
+  if (!buffer || !valid_space(space) || !valid_access(access) || wait.bad) {
+    refusals |= REFUSE_INVALID;
+  }
+  if (buffer && space == CLGPU_SPACE_DEVICE && host_only(index)) refusals |= REFUSE_WRONG_SPACE;
+  clgpu_membuf_info before = info_before(index);
+  char call[256], shown[48];
+  snprintf(call, sizeof call, "clgpu_membuf_move(%s, space %d, access %d, %u, %s, %s)",
+           slot_word(index, shown), (int)space, (int)access, wait.count,
+           wait.foreign ? "other context's list"
+           : wait.list  ? "list"
+                        : "NULL",
+           want_event ? "&event" : "NULL");
+  cl_event event = STALE_EVENT;
+  prime_last_error();
+  clgpu_status status =
+      clgpu_membuf_move(buffer, space, access, wait.count, wait.list, want_event ? &event : NULL);
+  check_call(call, status, STATUS_SET(membuf_move_statuses, 1), 0);
+  if (!(wait.foreign && !refusals && is_opencl_code(status))) {
+    expect_refusals(call, status, refusals);
+  }
+  if (status != CLGPU_SUCCESS) {
+    check_no_event(call, status, event);
+    check_unchanged(call, status, index, &before);
+  } else {
+    finish_event(call, want_event, event, index);
+    check_moved(call, index, &before, space == CLGPU_SPACE_DEVICE, access);
+  }
+  check_membufs(call);
+}
+
+static void op_membuf_touch(byte_reader *in) {
+  int index = take_slot(in);
+  clgpu_membuf *buffer = handle_of(index);
+  clgpu_space space = take_space(in);
+  clgpu_membuf_info before = info_before(index);
+  int side = space == CLGPU_SPACE_DEVICE;
+  unsigned refusals = 0;
+  if (!buffer || !valid_space(space)) refusals |= REFUSE_INVALID;
+  if (buffer && valid_space(space) &&
+      ((side && host_only(index)) || !(side ? before.device_allocated : before.host_allocated))) {
+    refusals |= REFUSE_WRONG_SPACE;
+  }
+  char call[128], shown[48];
+  snprintf(call, sizeof call, "clgpu_membuf_touch(%s, space %d)", slot_word(index, shown),
+           (int)space);
+  prime_last_error();
+  clgpu_status status = clgpu_membuf_touch(buffer, space);
+  check_call(call, status, STATUS_SET(membuf_touch_statuses, 0), 0);
+  expect_refusals(call, status, refusals);
+  if (status != CLGPU_SUCCESS) {
+    check_unchanged(call, status, index, &before);
+  } else {
+    clgpu_membuf_info after = membuf_info(call, index);
+    if ((side ? !after.device_current || after.host_current
+              : !after.host_current || after.device_current) ||
+        after.size != before.size || after.capacity != before.capacity) {
+      violation(call, "did not make the %s the only current side of buffer #%d",
+                side ? "device" : "host", index);
+    }
+    const int none[2] = {0, 0};
+    check_moves_added(call, index, &before, none);
+    /* The other side's data becomes the buffer's, and the fuzzer never
+     * wrote it there. */
+    if (!(side ? before.device_current : before.host_current)) membufs[index].known = 0;
+  }
+  check_membufs(call);
+}
+
+/* ---- reallocation and assignment ---- */
+
+static void op_membuf_reallocate(byte_reader *in) {
+  int index = take_slot(in);
+  clgpu_membuf *buffer = handle_of(index);
+  clgpu_space space = take_space(in);
+  clgpu_membuf_info before = info_before(index);
+  size_t capacity = take_membuf_count(in, buffer ? before.capacity : 16);
+  size_t size = take_membuf_count(in, capacity);
+  int side = space == CLGPU_SPACE_DEVICE;
+  int fixed = buffer && membufs[index].kind == CLGPU_MEMBUF_FIXED;
+  clgpu_type type = buffer ? membufs[index].type : CLGPU_UINT8;
+  unsigned refusals = 0;
+  if (!buffer || !valid_space(space) || capacity == 0 || size > capacity) {
+    refusals |= REFUSE_INVALID;
+  }
+  if (buffer && side && host_only(index)) refusals |= REFUSE_WRONG_SPACE;
+  if (fixed && capacity > membufs[index].fixed_capacity) refusals |= REFUSE_CAPACITY;
+  if (buffer && !fixed && overflows(type, capacity)) refusals |= REFUSE_INVALID;
+  if (!refusals && !fixed && capacity > MEMBUF_MAX_COUNT) {
+    if (!side || !beyond_device(type, capacity)) return;
+    refusals |= REFUSE_BUFFER_SIZE;
+  }
+  char call[192], shown[48];
+  snprintf(call, sizeof call, "clgpu_membuf_reallocate(%s, size %zu, space %d, capacity %zu)",
+           slot_word(index, shown), size, (int)space, capacity);
+  prime_last_error();
+  clgpu_status status = clgpu_membuf_reallocate(buffer, size, space, capacity);
+  check_call(call, status, STATUS_SET(membuf_reallocate_statuses, 1), 0);
+  expect_refusals(call, status, refusals);
+  if (status != CLGPU_SUCCESS) {
+    check_unchanged(call, status, index, &before);
+    check_membufs(call);
+    return;
+  }
+  clgpu_membuf_info after = membuf_info(call, index);
+  size_t expected_capacity = fixed ? membufs[index].fixed_capacity : capacity;
+  if (after.size != size || after.capacity != expected_capacity) {
+    violation(call, "left size %zu and capacity %zu, expected %zu and %zu", after.size,
+              after.capacity, size, expected_capacity);
+  }
+  if ((side ? !after.device_current || after.host_current
+            : !after.host_current || after.device_current)) {
+    violation(call, "did not leave the %s the only current side", side ? "device" : "host");
+  }
+  if (!fixed && (side ? after.host_allocated : after.device_allocated)) {
+    violation(call, "kept the other side's allocation");
+  }
+  size_t keep = size < before.size ? size : before.size;
+  int expected_moves[2] = {0, 0};
+  if (keep > 0 && !(side ? before.device_current : before.host_current)) expected_moves[side] = 1;
+  check_moves_added(call, index, &before, expected_moves);
+  if (membufs[index].known > keep) membufs[index].known = keep;
+  check_membufs(call);
+}
+
+static void op_membuf_assign(byte_reader *in) {
+  int to = take_slot(in);
+  int from = take_slot(in);
+  if (take_byte(in) % 4 == 0) from = to;
+  clgpu_membuf *destination = handle_of(to);
+  clgpu_membuf *source = handle_of(from);
+  clgpu_membuf_info before_to = info_before(to), before_from = info_before(from);
+  unsigned refusals = 0;
+  if (!destination || !source || destination == source) {
+    refusals |= REFUSE_INVALID;
+  } else {
+    if (membufs[to].type != membufs[from].type) refusals |= REFUSE_TYPE;
+    if (membufs[to].kind == CLGPU_MEMBUF_FIXED && before_from.size > membufs[to].fixed_capacity) {
+      refusals |= REFUSE_CAPACITY;
+    }
+  }
+  char call[160], shown_to[48], shown_from[48];
+  snprintf(call, sizeof call, "clgpu_membuf_assign(%s, %s)", slot_word(to, shown_to),
+           slot_word(from, shown_from));
+  prime_last_error();
+  clgpu_status status = clgpu_membuf_assign(destination, source);
+  check_call(call, status, STATUS_SET(membuf_assign_statuses, 1), 0);
+  expect_refusals(call, status, refusals);
+  if (status != CLGPU_SUCCESS) {
+    check_unchanged(call, status, to, &before_to);
+    check_unchanged(call, status, from, &before_from);
+    check_membufs(call);
+    return;
+  }
+  clgpu_membuf_info after_to = membuf_info(call, to), after_from = membuf_info(call, from);
+  size_t expected_capacity = membufs[to].kind == CLGPU_MEMBUF_FIXED  ? membufs[to].fixed_capacity
+                             : before_from.size > before_to.capacity ? before_from.size
+                                                                     : before_to.capacity;
+  if (after_to.size != before_from.size || after_to.capacity != expected_capacity ||
+      !after_to.host_current || after_to.device_current) {
+    violation(call,
+              "left the destination of size %zu, capacity %zu, current host %d device %d; "
+              "expected size %zu, capacity %zu, the host only",
+              after_to.size, after_to.capacity, after_to.host_current, after_to.device_current,
+              before_from.size, expected_capacity);
+  }
+  if (after_from.size != before_from.size || after_from.capacity != before_from.capacity ||
+      after_from.host_current != before_from.host_current ||
+      after_from.device_current != before_from.device_current ||
+      after_from.host_allocated != before_from.host_allocated ||
+      after_from.device_allocated != before_from.device_allocated) {
+    violation(call, "changed the source's record");
+  }
+  const int none[2] = {0, 0};
+  const int read_back[2] = {before_from.size > 0 && !before_from.host_current, 0};
+  check_moves_added(call, to, &before_to, none);
+  check_moves_added(call, from, &before_from, read_back);
+  size_t known = membufs[from].known;
+  memcpy(membuf_shadow[to], membuf_shadow[from], known * membufs[from].element_size);
+  membufs[to].known = known;
+  check_membufs(call);
+}
+
+/* ---- the data ---- */
+
+static void op_membuf_host(byte_reader *in) {
+  int index = take_slot(in);
+  clgpu_membuf *buffer = handle_of(index);
+  clgpu_access access = take_access(in);
+  int data_given = take_byte(in) % 8 != 0;
+  uint8_t seed = take_byte(in);
+  unsigned refusals = 0;
+  if (!buffer || !valid_access(access) || !data_given) refusals |= REFUSE_INVALID;
+  clgpu_membuf_info before = info_before(index);
+  char call[160], shown[48];
+  snprintf(call, sizeof call, "clgpu_membuf_host(%s, access %d, %s)", slot_word(index, shown),
+           (int)access, data_given ? "&data" : "NULL");
+  void *data = STALE_DATA;
+  prime_last_error();
+  clgpu_status status = clgpu_membuf_host(buffer, access, data_given ? &data : NULL);
+  check_call(call, status, STATUS_SET(membuf_move_statuses, 1), 0);
+  expect_refusals(call, status, refusals);
+  if (status != CLGPU_SUCCESS) {
+    if (data != STALE_DATA && data != NULL) violation(call, "failed but gave a pointer");
+    check_unchanged(call, status, index, &before);
+    check_membufs(call);
+    return;
+  }
+  membuf_slot *slot = &membufs[index];
+  if (!data || data == STALE_DATA || data != clgpu_membuf_host_pointer(buffer)) {
+    violation(call, "gave a pointer that is not the buffer's host side");
+  }
+  check_moved(call, index, &before, 0, access);
+  /* check_moved forgot the contents of a WRITE_ONLY move; the others must
+   * have brought back what was written, through the device and back too. */
+  check_membufs(call);
+  if (access != CLGPU_READ_ONLY) {
+    size_t bytes = before.size * slot->element_size;
+    write_pattern(data, bytes, seed, index);
+    memcpy(membuf_shadow[index], data, bytes);
+    slot->known = before.size;
+  }
+}
+
+static void op_membuf_device_array(byte_reader *in) {
+  int index = take_slot(in);
+  clgpu_membuf *buffer = handle_of(index);
+  clgpu_access access = take_access(in);
+  wait_args wait;
+  take_wait(in, buffer ? membufs[index].context : world.context, &wait);
+  uint8_t flags = take_byte(in);
+  int want_event = flags & 1;
+  int out_given = (flags & 6) != 6;
+  unsigned refusals = 0;
+  if (!buffer || !valid_access(access) || wait.bad || !out_given) refusals |= REFUSE_INVALID;
+  if (buffer && host_only(index)) refusals |= REFUSE_WRONG_SPACE;
+  clgpu_membuf_info before = info_before(index);
+  char call[256], shown[48];
+  snprintf(call, sizeof call, "clgpu_membuf_device_array(%s, access %d, %u, %s, %s, %s)",
+           slot_word(index, shown), (int)access, wait.count,
+           wait.foreign ? "other context's list"
+           : wait.list  ? "list"
+                        : "NULL",
+           want_event ? "&event" : "NULL", out_given ? "&out" : "NULL");
+  clgpu_array view;
+  fill_sentinel(&view);
+  cl_event event = STALE_EVENT;
+  prime_last_error();
+  clgpu_status status = clgpu_membuf_device_array(
+      buffer, access, wait.count, wait.list, want_event ? &event : NULL, out_given ? &view : NULL);
+  check_call(call, status, STATUS_SET(membuf_move_statuses, 1), 0);
+  if (!(wait.foreign && !refusals && is_opencl_code(status))) {
+    expect_refusals(call, status, refusals);
+  }
+  if (status != CLGPU_SUCCESS) {
+    check_no_event(call, status, event);
+    if (!still_sentinel(&view)) violation(call, "failed but wrote *out");
+    check_unchanged(call, status, index, &before);
+    check_membufs(call);
+    return;
+  }
+  finish_event(call, want_event, event, index);
+  cl_mem memory = clgpu_membuf_device_memory(buffer);
+  if (!memory || view.buffer != memory || view.type != membufs[index].type || view.rank != 1 ||
+      view.shape[0] != before.size || view.offset != 0 || !clgpu_array_is_contiguous(&view)) {
+    violation(call, "gave a view that is not the buffer's %zu elements", before.size);
+  }
+  clgpu_status checked = clgpu_array_check(&view);
+  if (checked != CLGPU_SUCCESS) {
+    violation(call, "gave a view that clgpu_array_check refuses with %s",
+              clgpu_status_name(checked));
+  }
+  check_moved(call, index, &before, 1, access);
+  check_membufs(call);
+}
+
+/* ---- what a buffer is: info, raw sides, names ---- */
+
+static void op_membuf_info(byte_reader *in) {
+  int index = take_slot(in);
+  clgpu_membuf *buffer = handle_of(index);
+  int out_given = take_byte(in) % 4 != 0;
+  clgpu_membuf_info info, untouched;
+  memset(&info, 0x5a, sizeof info);
+  untouched = info;
+  char call[128], shown[48];
+  snprintf(call, sizeof call, "clgpu_membuf_get_info(%s, %s)", slot_word(index, shown),
+           out_given ? "&out" : "NULL");
+  prime_last_error();
+  clgpu_status status = clgpu_membuf_get_info(buffer, out_given ? &info : NULL);
+  check_call(call, status, STATUS_SET(membuf_plain_statuses, 0), 0);
+  expect_refusals(call, status, !buffer || !out_given ? REFUSE_INVALID : 0);
+  if (status != CLGPU_SUCCESS && memcmp(&info, &untouched, sizeof info) != 0) {
+    violation(call, "failed but wrote *out");
+  }
+  prime_last_error();
+  if (!buffer && (clgpu_membuf_host_pointer(NULL) || clgpu_membuf_device_memory(NULL))) {
+    violation("clgpu_membuf_host_pointer/clgpu_membuf_device_memory", "gave non-NULL for NULL");
+  }
+  if (buffer) {
+    (void)clgpu_membuf_host_pointer(buffer);
+    (void)clgpu_membuf_device_memory(buffer);
+  }
+  check_message_untouched("clgpu_membuf_host_pointer/clgpu_membuf_device_memory");
+  check_membufs(call);
+}
+
+static void op_membuf_name(byte_reader *in) {
+  int index = take_slot(in);
+  clgpu_membuf *buffer = handle_of(index);
+  int type_name = take_byte(in) % 2;
+  char raw[MAX_TEXT + 1];
+  const char *text = type_name ? TAKE_TEXT(in, membuf_type_name_words, raw)
+                               : TAKE_TEXT(in, membuf_name_words, raw);
+  char call[256], shown[48], text_shown[128];
+  snprintf(call, sizeof call, "%s(%s, %s)",
+           type_name ? "clgpu_membuf_set_type_name" : "clgpu_membuf_set_name",
+           slot_word(index, shown), quoted(text, text_shown));
+  prime_last_error();
+  clgpu_status status =
+      type_name ? clgpu_membuf_set_type_name(buffer, text) : clgpu_membuf_set_name(buffer, text);
+  check_call(call, status, STATUS_SET(membuf_name_statuses, 0), 0);
+  expect_refusals(call, status, buffer ? 0 : REFUSE_INVALID);
+  if (status == CLGPU_SUCCESS) {
+    if (type_name) {
+      membufs[index].named_type = text != NULL;
+      copy_text(membuf_type_names[index], text);
+    } else {
+      copy_text(membuf_names[index], text);
+    }
+  }
+  check_membufs(call);
+}
+
+/* ---- move reports ---- */
+
+static void op_membuf_report_set(byte_reader *in) {
+  clgpu_context *contexts[] = {world.context, world.other, NULL};
+  clgpu_context *context = contexts[take_byte(in) % COUNT_OF(contexts)];
+  uint8_t mode = take_byte(in) % 3;
+  report_target *target = target_of(context);
+  clgpu_move_report_fn callback = mode == 0 ? membuf_report : NULL;
+  void *user = mode == 1 ? NULL : (void *)(target ? target : &report_targets[0]);
+  char call[160];
+  snprintf(call, sizeof call, "clgpu_context_set_move_report(%s, %s, %s)",
+           !context                 ? "NULL"
+           : context == world.other ? "other ctx"
+                                    : "ctx",
+           callback ? "callback" : "NULL", user ? "&target" : "NULL");
+  prime_last_error();
+  clgpu_status status = clgpu_context_set_move_report(context, callback, user);
+  check_call(call, status, STATUS_SET(membuf_plain_statuses, 0), 0);
+  expect_refusals(call, status, context ? 0 : REFUSE_INVALID);
+  if (status == CLGPU_SUCCESS) target->on = callback != NULL;
+  check_membufs(call);
+}
+
+/* The line the header describes, built from its words. */
+static void expected_line(uint64_t bytes, clgpu_space to, const char *type_name, const char *name,
+                          char *out, size_t size) {
+  static const char *const units[] = {"B", "KB", "MB", "GB"};
+  double value = (double)bytes;
+  unsigned unit = 0;
+  for (; unit < 3 && value >= 1024.0; unit++) value /= 1024.0;
+  size_t used = (size_t)snprintf(out, size, "Moved %6.1f %s to the %s: %s", value, units[unit],
+                                 to == CLGPU_SPACE_HOST ? "HOST" : "DEVICE", type_name);
+  if (name && *name && used < size) snprintf(out + used, size - used, " %s", name);
+}
+
+static void op_membuf_report_format(byte_reader *in) {
+  uint64_t bytes;
+  switch (take_byte(in) % 8) {
+    case 0:
+      bytes = take_byte(in);
+      break;
+    case 1:
+      bytes = 1023 + take_byte(in) % 3;
+      break;
+    case 2:
+      bytes = (uint64_t)1 << (take_byte(in) % 64);
+      break;
+    case 3:
+      bytes = UINT64_MAX - take_byte(in);
+      break;
+    case 4:
+      bytes = take_u64(in);
+      break;
+    case 5:
+      bytes = ((uint64_t)1 << 20) * take_byte(in) - take_byte(in) % 2;
+      break;
+    case 6:
+      bytes = 0;
+      break;
+    default:
+      bytes = ((uint64_t)1 << 30) * take_byte(in);
+      break;
+  }
+  clgpu_space to = take_space(in);
+  char raw_type[MAX_TEXT + 1], raw_name[MAX_TEXT + 1];
+  const char *type_name = TAKE_TEXT(in, membuf_type_name_words, raw_type);
+  const char *name = TAKE_TEXT(in, membuf_name_words, raw_name);
+  uint8_t size_mode = take_byte(in) % 4;
+  size_t size = size_mode == 2 ? take_byte(in) % 80 : size_mode == 3 ? FORMAT_ROOM : 0;
+  char *text = size_mode == 0 ? NULL : format_text;
+  memset(format_text, CANARY, sizeof format_text);
+  char call[320], type_shown[128], name_shown[128];
+  snprintf(call, sizeof call, "clgpu_move_report_format(%llu, %d, %s, %s, %s, %zu)",
+           (unsigned long long)bytes, (int)to, quoted(type_name, type_shown),
+           quoted(name, name_shown), text ? "text" : "NULL", size);
+  prime_last_error();
+  size_t needed = clgpu_move_report_format(bytes, to, type_name, name, text, size);
+  size_t full =
+      clgpu_move_report_format(bytes, to, type_name, name, format_full, sizeof format_full);
+  check_message_untouched(call);
+  if (needed != full || full >= sizeof format_full || strlen(format_full) != full) {
+    violation(call, "needs %zu bytes one time and %zu another", needed, full);
+  }
+  if (strncmp(format_full, "Moved ", 6) != 0) violation(call, "does not start with \"Moved \"");
+  if (valid_space(to) && type_name) {
+    expected_line(bytes, to, type_name, name, format_expected, sizeof format_expected);
+    if (strcmp(format_full, format_expected) != 0) {
+      char shown[128], expected[128];
+      violation(call, "gave %s, the header describes %s", quoted(format_full, shown),
+                quoted(format_expected, expected));
+    }
+  }
+  size_t written = text ? size : 0;
+  for (size_t i = written; i < sizeof format_text; i++) {
+    if ((unsigned char)format_text[i] != CANARY)
+      violation(call, "wrote byte %zu, past the size", i);
+  }
+  if (written == 0) return;
+  size_t kept = full < size - 1 ? full : size - 1;
+  if (memchr(format_text, '\0', size) != format_text + kept ||
+      memcmp(format_text, format_full, kept) != 0) {
+    violation(call, "did not cut the line to its first %zu bytes and a NUL", kept);
+  }
+}
+
+static void op_membuf(byte_reader *in) {
+  switch (take_byte(in) % MEMBUF_OP_COUNT) {
+    case MOP_CREATE_HOST:
+      op_membuf_create_host(in);
+      break;
+    case MOP_CREATE:
+      op_membuf_create(in);
+      break;
+    case MOP_CREATE_FIXED:
+      op_membuf_create_fixed(in);
+      break;
+    case MOP_FREE:
+      op_membuf_free(in);
+      break;
+    case MOP_MOVE:
+      op_membuf_move(in);
+      break;
+    case MOP_TOUCH:
+      op_membuf_touch(in);
+      break;
+    case MOP_REALLOCATE:
+      op_membuf_reallocate(in);
+      break;
+    case MOP_ASSIGN:
+      op_membuf_assign(in);
+      break;
+    case MOP_HOST:
+      op_membuf_host(in);
+      break;
+    case MOP_DEVICE_ARRAY:
+      op_membuf_device_array(in);
+      break;
+    case MOP_INFO:
+      op_membuf_info(in);
+      break;
+    case MOP_NAME:
+      op_membuf_name(in);
+      break;
+    case MOP_REPORT_SET:
+      op_membuf_report_set(in);
+      break;
+    default:
+      op_membuf_report_format(in);
+      break;
+  }
+}
+
+/* Every buffer an input made is freed, and reports go to the fuzzer again. */
+static void finish_membufs(void) {
+  for (int i = 0; i < MEMBUF_SLOTS; i++) {
+    if (membufs[i].buffer) free_slot(i);
+  }
+  membuf_reports_on();
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   fuzz_setup();
   fuzz_run run;
@@ -2755,6 +4216,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   seed_views(&pool);
   for (int count = 0; run.in.used < run.in.size && count < MAX_OPS; count++) {
     uint8_t opcode = take_byte(&run.in);
+    if (opcode == OP_MEMBUF_BYTE) {
+      op_membuf(&run.in);
+      continue;
+    }
     if (opcode == OP_ESCAPE_BYTE) {
       op_escape(&run, &pool);
       continue;
@@ -2803,5 +4268,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   }
   release_all_leases(&run);
   finish_arrays(&pool);
+  finish_membufs();
   return 0;
 }

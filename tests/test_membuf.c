@@ -461,6 +461,23 @@ static void test_fixed_capacity(void **state) {
   assert_int_equal(info_of(fixed).size, 64);
   assert_memory_equal(storage, expected, sizeof storage);
 
+  /* Emptied on the device before it has a device side: the side is made,
+   * so the record never calls a missing side current (found by the fuzzer). */
+  clgpu_membuf *empty = NULL;
+  uint32_t small[8] = {1, 2, 3, 4, 5, 6, 7, 8};
+  assert_status(clgpu_membuf_create_fixed(f->context, CLGPU_UINT32, small, 8, 4, NULL, &empty),
+                CLGPU_SUCCESS);
+  assert_status(clgpu_membuf_reallocate(empty, 0, CLGPU_SPACE_DEVICE, 8), CLGPU_SUCCESS);
+  info = info_of(empty);
+  assert_true(info.device_current);
+  assert_true(info.device_allocated);
+  assert_false(info.host_current);
+  assert_status(clgpu_membuf_reallocate(empty, 3, CLGPU_SPACE_DEVICE, 8), CLGPU_SUCCESS);
+  uint32_t *back = NULL;
+  assert_status(clgpu_membuf_host(empty, CLGPU_READ_WRITE, (void **)&back), CLGPU_SUCCESS);
+  assert_ptr_equal(back, small);
+  clgpu_membuf_free(empty);
+
   /* It moves like a host+device buffer: the kernel's result lands in the
    * caller's storage. */
   triple_on_device(f, fixed, CLGPU_READ_WRITE);

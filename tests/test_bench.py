@@ -35,9 +35,23 @@ OK_ARGS = [
 ]
 
 
-def bench(*args, timeout=300):
-    """Run clgpu-bench with args; the CompletedProcess (text)."""
-    return subprocess.run([BENCH, *args], capture_output=True, text=True, timeout=timeout)
+def bench(*args, timeout=300, env=None):
+    """Run clgpu-bench with args (and `env` added to the environment); the
+    CompletedProcess (text)."""
+    environment = None
+    if env:
+        environment = dict(os.environ)
+        environment.update(env)
+    return subprocess.run([BENCH, *args], capture_output=True, text=True, timeout=timeout,
+                          env=environment)
+
+
+def first_call_folder(name):
+    """An empty folder under TMP for a run's TMPDIR, where its first calls
+    make (and must remove) their own folders."""
+    folder = os.path.join(TMP, name)
+    os.makedirs(folder, exist_ok=True)
+    return folder
 
 
 def ok_kernel():
@@ -88,8 +102,10 @@ class Devices(BenchTestCase):
 
 class Run(BenchTestCase):
     def test_json_holds_every_requested_figure(self):
+        folder = first_call_folder("json_run")
         result = bench("run", "--ops", "reduce,scan", "--types", "uint32", "--sizes", "64K",
-                       "--repeat", "2", "--warmup", "1", "--format", "json", "--no-boost")
+                       "--repeat", "2", "--warmup", "1", "--format", "json", "--no-boost",
+                       env={"TMPDIR": folder})
         self.assert_exit(result, 0)
         report = json.loads(result.stdout)
         self.assertEqual(report["tool"], "clgpu-bench run")
@@ -119,15 +135,76 @@ class Run(BenchTestCase):
             self.assertGreater(row["share_of_reference"], 0, where)
             self.assertEqual(row["boost"]["note"], "--no-boost", where)
             self.assertEqual(row["bytes"], 65536 * 4 * (1 if row["op"] == "reduce" else 2))
+            # --types given: every (operation, type) gets its first calls,
+            # at 64K; the cold one built its programs, the warm one loaded
+            # them from the disk cache the cold one left.
+            first = row["first_call"]
+            self.assertIsInstance(first, dict, where)
+            self.assertEqual((first["n"], first["shape"]), (65536, "64K"), where)
+            for key in ("cold_ms", "cold_build_ms", "warm_ms", "warm_load_ms"):
+                self.assertGreater(first[key], 0, f"{where}: first_call {key}")
+            self.assertGreater(first["cold_builds"], 0, where)
+            self.assertGreater(first["cold_disk_writes"], 0, where)
+            self.assertEqual(first["cold_disk_hits"], 0, where)
+            self.assertGreater(first["warm_disk_hits"], 0, where)
+            self.assertEqual(first["warm_builds"], 0, where)
+            self.assert_timing(first["steady_ms"], where + " first_call steady_ms")
+            self.assertEqual((first["steady_calls"], first["steady_warmup"]), (2, 1), where)
+            self.assertAlmostEqual(first["cold_over_steady"],
+                                   first["cold_ms"] / first["steady_ms"]["median"],
+                                   delta=first["cold_over_steady"] * 1e-3)
+        self.assertEqual(report["first_calls"]["selection"], "all")
+        self.assertEqual(os.listdir(folder), [], "the first calls' folders were left behind")
+
+    def test_first_calls_default_to_each_operations_first_type(self):
+        folder = first_call_folder("first_type")
+        result = bench("run", "--ops", "reduce", "--sizes", "4K", "--repeat", "1", "--warmup",
+                       "0", "--format", "csv", "--no-boost", "--no-cpu", env={"TMPDIR": folder})
+        self.assert_exit(result, 0)
+        rows = {row["type"]: row for row in csv.DictReader(io.StringIO(result.stdout))}
+        self.assertEqual(sorted(rows), ["float", "uint32"], describe(result))
+        # Without --types, only the first type: at the run's size, under 64K.
+        self.assertEqual((rows["uint32"]["first_call_n"], rows["uint32"]["first_call_shape"]),
+                         ("4096", "4K"), describe(result))
+        self.assertGreater(int(rows["uint32"]["first_call_cold_builds"]), 0)
+        self.assertGreater(int(rows["uint32"]["first_call_warm_disk_hits"]), 0)
+        self.assertGreater(float(rows["uint32"]["first_call_steady_ms_median"]), 0)
+        self.assertEqual(rows["float"]["first_call_n"], "")
+        self.assertEqual(rows["float"]["first_call_cold_ms"], "")
+        self.assertEqual(os.listdir(folder), [], "the first calls' folders were left behind")
+
+    def test_no_first_call_leaves_them_out(self):
+        result = bench("run", "--ops", "reduce", "--types", "uint32", "--sizes", "4K",
+                       "--repeat", "1", "--warmup", "0", "--format", "json", "--no-boost",
+                       "--no-cpu", "--no-first-call")
+        self.assert_exit(result, 0)
+        report = json.loads(result.stdout)
+        self.assertEqual(report["first_calls"]["selection"], "off")
+        self.assertEqual([row["first_call"] for row in report["results"]], [None])
+        table = bench("run", "--ops", "reduce", "--types", "uint32", "--sizes", "4K",
+                      "--repeat", "1", "--warmup", "0", "--no-boost", "--no-cpu",
+                      "--no-first-call")
+        self.assert_exit(table, 0)
+        self.assertNotIn("First calls", table.stdout)
 
     def test_options_without_a_subcommand_are_run_options(self):
         result = bench("--ops", "reduce", "--types", "uint32", "--sizes", "4K", "--repeat", "1",
                        "--warmup", "0", "--no-boost", "--no-cpu")
         self.assert_exit(result, 0)
         self.assertTrue(result.stdout.startswith("clgpu "), describe(result))
-        rows = [line for line in result.stdout.splitlines() if re.match(r"^reduce\s+uint32\s+4K ",
-                                                                       line)]
+        main, _, first_calls = result.stdout.partition("\nFirst calls (")
+        rows = [line for line in main.splitlines() if re.match(r"^reduce\s+uint32\s+4K ", line)]
         self.assertEqual(len(rows), 1, describe(result))
+        # The table's last section: cold ms (builds, build ms), warm ms (disk
+        # hits, load ms), steady ms (min-max), cold/steady, warm/steady.
+        rows = [line for line in first_calls.splitlines() if line.startswith("reduce ")]
+        self.assertEqual(len(rows), 1, describe(result))
+        figures = re.match(r"^reduce\s+uint32\s+4K\s+([\d.]+) \((\d+), [\d.]+\)\s+([\d.]+) "
+                           r"\((\d+), [\d.]+\)\s+[\d.]+ \([\d.]+-[\d.]+\)\s+\d+x\s+[\d.]+x$",
+                           rows[0])
+        self.assertIsNotNone(figures, describe(result))
+        self.assertGreater(int(figures.group(2)), 0, describe(result))  # cold: builds
+        self.assertGreater(int(figures.group(4)), 0, describe(result))  # warm: disk hits
 
     def test_help_names_run_the_default(self):
         result = bench("--help")
@@ -138,6 +215,9 @@ class Run(BenchTestCase):
         run_help = bench("run", "--help")
         self.assert_exit(run_help, 0)
         self.assertIn("--plot FILE.svg", run_help.stdout)
+        self.assertIn("--first-call first|all", run_help.stdout)
+        self.assertIn("--no-first-call", run_help.stdout)
+        self.assertIn("POCL_CACHE_DIR", run_help.stdout)
 
 
 class Plot(BenchTestCase):
@@ -146,7 +226,7 @@ class Plot(BenchTestCase):
         if os.path.exists(path):
             os.remove(path)
         result = bench("run", "--repeat", "1", "--warmup", "0", "--no-boost", "--no-cpu",
-                       "--plot", path, *run_args)
+                       "--no-first-call", "--plot", path, *run_args)
         self.assert_exit(result, 0)
         self.assertIn("GB/s", result.stdout, describe(result))  # the table came too
         root = ElementTree.parse(path).getroot()
@@ -192,7 +272,8 @@ class Plot(BenchTestCase):
     def test_an_unwritable_file_fails_after_the_table(self):
         path = os.path.join(TMP, "no-such-folder", "plot.svg")
         result = bench("run", "--ops", "reduce", "--types", "uint32", "--sizes", "4K",
-                       "--repeat", "1", "--warmup", "0", "--no-boost", "--no-cpu", "--plot", path)
+                       "--repeat", "1", "--warmup", "0", "--no-boost", "--no-cpu",
+                       "--no-first-call", "--plot", path)
         self.assert_exit(result, 1)
         self.assertRegex(result.stdout, r"(?m)^reduce\s+uint32", describe(result))
         self.assertIn(path, result.stderr)
@@ -303,6 +384,7 @@ class UsageErrors(BenchTestCase):
             (["run", "--types", "int7"], "unknown type 'int7'"),
             (["run", "--ops", "sorting"], "unknown operation 'sorting'"),
             (["run", "--plot"], "--plot needs a value"),
+            (["run", "--first-call", "some"], "--first-call: 'some' is not first or all"),
             (["kernel"], "no kernel file given"),
             (["kernel", os.path.join(TMP, "missing.cl"), *one_buffer], "cannot read"),
             (["kernel", TMP, *one_buffer], "cannot read"),

@@ -20,7 +20,10 @@
  *                       and elementwise kernels (contiguous,
  *                       strided, transposed) and strided copies, each beside a
  *                       peer in the same run (a hand-written kernel, the
- *                       contiguous case, clEnqueueCopyBuffer); --plot draws
+ *                       contiguous case, clEnqueueCopyBuffer); each
+ *                       operation's first call with a cold and a warm
+ *                       program cache, each in a process of its own (the
+ *                       internal subcommand run-first-call); --plot draws
  *                       GB/s against size as SVG (bench_plot.c)
  *   kernel              build the user's .cl file and time one of its kernels
  *                       over buffers made from argument specs: device time
@@ -28,15 +31,19 @@
  *                       of the device's read bandwidth (bench_kernel.c)
  */
 #include <ctype.h>
+#include <dirent.h>
 #include <errno.h>
 #include <float.h>
 #include <math.h>
 #include <pthread.h>
+#include <spawn.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -59,6 +66,8 @@ static const char usage_text[] =
     "                       a CPU baseline and Boost.Compute; results checked;\n"
     "                       and elementwise kernels and strided copies beside a\n"
     "                       hand-written kernel and clEnqueueCopyBuffer;\n"
+    "                       each operation's first call with a cold and a warm\n"
+    "                       program cache, each in a new process;\n"
     "                       --plot FILE.svg draws GB/s against size\n"
     "  kernel               build FILE.cl and time one of its kernels over buffers\n"
     "                       made from argument specs (device and wall time, GB/s,\n"
@@ -1138,6 +1147,15 @@ static const char reference_kernels[] =
 
 typedef enum output_format { FORMAT_TABLE, FORMAT_CSV, FORMAT_JSON } output_format;
 typedef enum reference_shape { SHAPE_AUTO, SHAPE_CPU, SHAPE_GPU } reference_shape;
+/* Which (operation, type) pairs get their first calls timed: each operation
+ * at the first of its types in the run (the default without --types), at
+ * every type (--first-call all; the default with --types), or none. */
+typedef enum first_call_mode {
+  FIRST_CALL_DEFAULT,
+  FIRST_CALL_FIRST,
+  FIRST_CALL_ALL,
+  FIRST_CALL_OFF
+} first_call_mode;
 
 #define MAX_LIST 32
 
@@ -1155,7 +1173,8 @@ typedef struct run_options {
   int quiet;
   int no_boost;
   int no_cpu;
-  const char *plot; /* --plot: the SVG file to write, or NULL */
+  const char *plot;           /* --plot: the SVG file to write, or NULL */
+  first_call_mode first_call; /* resolved by parse_run_options: never DEFAULT */
   /* Given on the command line: otherwise each operation runs at its own
    * default types and sizes (op_info), and sorts at SORT_LARGE elements and
    * more run fewer calls. */
@@ -1167,11 +1186,13 @@ static const char run_usage_text[] =
     "                       [--warmup N] [--algorithm auto|chunked|tiled]\n"
     "                       [--format table|csv|json] [--quiet] [--no-boost] [--no-cpu]\n"
     "                       [--reference-shape auto|cpu|gpu] [--plot FILE.svg]\n"
+    "                       [--first-call first|all] [--no-first-call]\n"
     "\n"
     "Time clgpu's operations on the default device (or CLGPU_DEVICE's) beside the\n"
     "device's own read and copy bandwidth, a CPU baseline and Boost.Compute.\n"
-    "'clgpu-bench' alone runs this with its defaults (about 40 s on a 2-core CPU\n"
-    "device); 'clgpu-bench OPTIONS' is 'clgpu-bench run OPTIONS'.\n"
+    "'clgpu-bench' alone runs this with its defaults (about 70 s on a 2-core CPU\n"
+    "device, 20 s of them the first calls); 'clgpu-bench OPTIONS' is 'clgpu-bench run\n"
+    "OPTIONS'.\n"
     "\n"
     "  --ops LIST        comma-separated, default all:\n"
     "                      reduce        SUM over the whole array\n"
@@ -1248,6 +1269,12 @@ static const char run_usage_end[] =
     "                    and type (markers only where a series has one size), as an\n"
     "                    SVG 1.1 file; written after the table; a file that cannot be\n"
     "                    written ends the run with exit status 1\n"
+    "  --first-call WHICH time operations' first calls with a cold and a warm\n"
+    "                    program cache (the table's last section; see below) at\n"
+    "                    first: each operation at the first of its types in the run\n"
+    "                    (the default without --types), or all: at every type (the\n"
+    "                    default with --types)\n"
+    "  --no-first-call   skip the first calls\n"
     "\n"
     "Each call is timed by the wall clock from the call to the end of clFinish\n"
     "(the primary figure) and by the profiling event it returns, which covers only\n"
@@ -1256,6 +1283,26 @@ static const char run_usage_end[] =
     "repetitions, with min and max. Every result is checked once against the host\n"
     "(the sorts: in order, and the keys and values of a stable sort); a wrong one\n"
     "ends the run with exit status 1.\n";
+
+/* The first calls' footnote. */
+static const char run_usage_first_call[] =
+    "\n"
+    "First calls (the table's last section): each operation's first call (read and\n"
+    "copy_kernel aside: they are not clgpu's) at n = 64K, or the operation's smallest\n"
+    "size in the run where that is smaller (the 2-D ops: 256x256 from 64K), timed by\n"
+    "the wall clock from the call to the end of clFinish, without a workspace (the\n"
+    "call allocates what it needs; for the elementwise ops clgpu_elementwise_create\n"
+    "is inside the time too). cold: in a new process (this tool, started again), a\n"
+    "fresh context whose disk cache is an empty folder, so that its programs are\n"
+    "built from source; warm: in a second new process, a fresh context over the same\n"
+    "folder, so that they load from it; steady: the median of --repeat later calls in\n"
+    "the warm process, after --warmup untimed (at least one). The two processes'\n"
+    "POCL_CACHE_DIR is an empty folder too: POCL's own kernel cache, which can make a\n"
+    "build from source many times faster, holds only what the cold process put there,\n"
+    "as on a program's first and second run on a new machine; other platforms' own\n"
+    "compiler caches are as they are. Every first call and the last later call are\n"
+    "checked against the host; the folders are removed afterwards. About 20 s of the\n"
+    "default run on a 2-core CPU device (with --first-call all, 30 s).\n";
 
 static int run_usage_error(const char *format, const char *argument) {
   fprintf(stderr, "clgpu-bench run: ");
@@ -1328,6 +1375,7 @@ static int parse_run_options(int argc, char **argv, run_options *options) {
       fputs(run_usage_text, stdout);
       fputs(run_usage_more, stdout);
       fputs(run_usage_end, stdout);
+      fputs(run_usage_first_call, stdout);
       return -1;
     }
     if (strcmp(arg, "--quiet") == 0 || strcmp(arg, "-q") == 0) {
@@ -1342,9 +1390,13 @@ static int parse_run_options(int argc, char **argv, run_options *options) {
       options->no_cpu = 1;
       continue;
     }
-    static const char *const valued[] = {"--ops",    "--types",           "--sizes",
-                                         "--repeat", "--warmup",          "--algorithm",
-                                         "--format", "--reference-shape", "--plot"};
+    if (strcmp(arg, "--no-first-call") == 0) {
+      options->first_call = FIRST_CALL_OFF;
+      continue;
+    }
+    static const char *const valued[] = {"--ops",    "--types",     "--sizes",  "--repeat",
+                                         "--warmup", "--algorithm", "--format", "--reference-shape",
+                                         "--plot",   "--first-call"};
     size_t which = sizeof valued / sizeof valued[0];
     const char *value = NULL;
     for (size_t v = 0; v < sizeof valued / sizeof valued[0]; v++) {
@@ -1459,11 +1511,23 @@ static int parse_run_options(int argc, char **argv, run_options *options) {
           return run_usage_error("--reference-shape: '%s' is not auto, cpu or gpu", value);
         }
         break;
-      default: /* --plot */
+      case 8:
         if (value[0] == '\0') return run_usage_error("--plot needs a file name%s", "");
         options->plot = value;
         break;
+      default: /* --first-call */
+        if (strcmp(value, "first") == 0) {
+          options->first_call = FIRST_CALL_FIRST;
+        } else if (strcmp(value, "all") == 0) {
+          options->first_call = FIRST_CALL_ALL;
+        } else {
+          return run_usage_error("--first-call: '%s' is not first or all", value);
+        }
+        break;
     }
+  }
+  if (options->first_call == FIRST_CALL_DEFAULT) {
+    options->first_call = options->types_given ? FIRST_CALL_ALL : FIRST_CALL_FIRST;
   }
   /* Not given: the types and sizes that the requested operations default to,
    * in host_types' order and in increasing size. */
@@ -1584,6 +1648,33 @@ typedef struct result {
   uint64_t cache_builds, cache_memory_hits, cache_disk_hits;
   double cache_build_ms;
 } result;
+
+/* The first calls' size: this many elements at most (the 2-D ops: 256x256). */
+#define FIRST_CALL_N ((size_t)64 << 10)
+
+/* One side of an operation's first calls (cold or warm), measured in a
+ * child process of its own: the first call in a fresh context, what the
+ * context's program cache did over it, and the later calls. */
+typedef struct first_call_side {
+  double ms;
+  clgpu_cache_stats stats;
+  timing steady;
+  int steady_calls, steady_warmup;
+  /* Programs the later calls (warm-up calls included) built from source and
+   * loaded from the disk cache (a layout that specialises at its second
+   * call, say), and how many of them came in the timed calls. */
+  uint64_t steady_builds, steady_disk_hits, timed_programs;
+} first_call_side;
+
+/* The first calls of an operation at one type (measure_first_call): cold
+ * with an empty disk cache, then warm over what the cold side left. */
+typedef struct first_call {
+  int op;
+  const host_type *type;
+  size_t n;
+  char shape[32];
+  first_call_side cold, warm;
+} first_call;
 
 static double gbps(double bytes, const timing *t) {
   return t->valid && t->median > 0 ? bytes / (t->median * 1e-3) / 1e9 : NAN;
@@ -1994,9 +2085,9 @@ static clgpu_status build_hand_kernel(bench_case *c, char *launch, size_t launch
   return CLGPU_SUCCESS;
 }
 
-/* The views of an op with a peer, its kernel object (or hand kernel), and
- * the words that describe them in the row. */
-static clgpu_status setup_peer_op(bench_case *c, int op, result *row) {
+/* The views of an op with a peer and the words that describe them in the
+ * row (its kernel object comes from create_op_kernel). */
+static clgpu_status setup_peer_views(bench_case *c, int op, result *row) {
   const host_type *t = c->type;
   clgpu_status status = CLGPU_SUCCESS;
   size_t s = square_side(c->n);
@@ -2060,24 +2151,41 @@ static clgpu_status setup_peer_op(bench_case *c, int op, result *row) {
   }
   row->elements = c->count;
   row->has_peer = 1;
+  return CLGPU_SUCCESS;
+}
 
+/* The kernel object of an elementwise op (c->kernel); nothing for the
+ * copies. It builds nothing: its programs come at its first run. */
+static clgpu_status create_op_kernel(bench_case *c, int op) {
+  const host_type *t = c->type;
   if (op == OP_ELEMENTWISE) {
     const clgpu_elementwise_arg args[] = {{"y", CLGPU_OUT, t->type},
                                           {"a", CLGPU_SCALAR, t->type},
                                           {"x", CLGPU_IN, t->type},
                                           {"z", CLGPU_IN, t->type}};
-    status = clgpu_elementwise_create(c->context, 4, args, "y = a * x + z", NULL, &c->kernel);
-    if (status == CLGPU_SUCCESS) {
-      status = build_hand_kernel(c, row->peer_launch, sizeof row->peer_launch);
-    }
-  } else if (op == OP_ELEMENTWISE_STRIDED || op == OP_ELEMENTWISE_TRANSPOSED) {
+    return clgpu_elementwise_create(c->context, 4, args, "y = a * x + z", NULL, &c->kernel);
+  }
+  if (op == OP_ELEMENTWISE_STRIDED || op == OP_ELEMENTWISE_TRANSPOSED) {
     const clgpu_elementwise_arg args[] = {{"y", CLGPU_OUT, t->type}, {"x", CLGPU_IN, t->type}};
-    status = clgpu_elementwise_create(c->context, 2, args, "y = x * x", NULL, &c->kernel);
+    return clgpu_elementwise_create(c->context, 2, args, "y = x * x", NULL, &c->kernel);
+  }
+  return CLGPU_SUCCESS;
+}
+
+/* The views of an op with a peer, its kernel object (or hand kernel), and
+ * the words that describe them in the row. */
+static clgpu_status setup_peer_op(bench_case *c, int op, result *row) {
+  clgpu_status status = setup_peer_views(c, op, row);
+  if (status == CLGPU_SUCCESS) status = create_op_kernel(c, op);
+  if (status != CLGPU_SUCCESS) return status;
+  if (op == OP_ELEMENTWISE) {
+    status = build_hand_kernel(c, row->peer_launch, sizeof row->peer_launch);
+  } else if (op == OP_ELEMENTWISE_STRIDED || op == OP_ELEMENTWISE_TRANSPOSED) {
     snprintf(row->peer_launch, sizeof row->peer_launch,
              "the same kernel object over contiguous 1-D views of %zu", c->count);
   } else {
     snprintf(row->peer_launch, sizeof row->peer_launch, "clEnqueueCopyBuffer of %zu bytes",
-             c->count * t->size);
+             c->count * c->type->size);
   }
   row->has_elementwise = c->kernel != NULL;
   return status;
@@ -2835,6 +2943,8 @@ typedef struct run_report {
   size_t num_rows;
   int boost_built;
   const char *boost_version;
+  first_call *first_calls; /* measured, in op_table's order */
+  size_t num_first_calls;
 } run_report;
 
 void bench_json_string(FILE *out, const char *text) {
@@ -2988,6 +3098,86 @@ static void print_peer_table(const run_report *report, int name_width, int n_wid
       "%%ref in the table above: of the copy kernel's GB/s, for all of these.\n");
 }
 
+/* The first calls of a row's operation and type, or NULL. */
+static const first_call *first_call_of(const run_report *report, const result *r) {
+  for (size_t k = 0; k < report->num_first_calls; k++) {
+    const first_call *fc = &report->first_calls[k];
+    if (fc->op == r->op && fc->type == r->type) return fc;
+  }
+  return NULL;
+}
+
+/* A first call's time over the steady calls' median; NaN when missing. */
+static double over_steady(const first_call *fc, double ms) {
+  return fc->warm.steady.valid && fc->warm.steady.median > 0 ? ms / fc->warm.steady.median : NAN;
+}
+
+/* The first calls, cold and warm, beside the later calls. */
+static void print_first_call_table(const run_report *report, int name_width) {
+  if (report->num_first_calls == 0) return;
+  const run_options *o = report->options;
+  printf(
+      "\nFirst calls (each operation's first call in a new process: with a cold program cache,\n"
+      "built from source; with a warm one, loaded from the disk cache; wall time from the call\n"
+      "to the end of clFinish):\n");
+  int n_width = 7;
+  printf("%-*s %-6s %*s %26s %28s %24s %11s %11s\n", name_width, "op", "type", n_width, "n",
+         "cold ms (builds, build ms)", "warm ms (disk hits, load ms)", "steady ms (min-max)",
+         "cold/steady", "warm/steady");
+  for (size_t k = 0; k < report->num_first_calls; k++) {
+    const first_call *fc = &report->first_calls[k];
+    char cold[64], warm[64], steady[64], cold_ratio[24], warm_ratio[24];
+    int digits = fc->cold.ms >= 100 ? 0 : fc->cold.ms >= 10 ? 1 : 2;
+    snprintf(cold, sizeof cold, "%.*f (%llu, %.*f)", digits, fc->cold.ms,
+             (unsigned long long)fc->cold.stats.builds, digits, fc->cold.stats.build_ms);
+    digits = fc->warm.ms >= 100 ? 0 : fc->warm.ms >= 10 ? 1 : 2;
+    snprintf(warm, sizeof warm, "%.*f (%llu, %.*f)", digits, fc->warm.ms,
+             (unsigned long long)fc->warm.stats.disk_hits, digits, fc->warm.stats.disk_load_ms);
+    if (fc->warm.steady.valid) {
+      digits = fc->warm.steady.max >= 100 ? 1 : fc->warm.steady.max >= 10 ? 2 : 3;
+      snprintf(steady, sizeof steady, "%.*f (%.*f-%.*f)", digits, fc->warm.steady.median, digits,
+               fc->warm.steady.min, digits, fc->warm.steady.max);
+    } else {
+      snprintf(steady, sizeof steady, "n/a");
+    }
+    format_or_na(cold_ratio, sizeof cold_ratio, "%.0fx", over_steady(fc, fc->cold.ms));
+    format_or_na(warm_ratio, sizeof warm_ratio, "%.1fx", over_steady(fc, fc->warm.ms));
+    printf("%-*s %-6s %*s %26s %28s %24s %11s %11s\n", name_width, op_table[fc->op].name,
+           fc->type->name, n_width, fc->shape, cold, warm, steady, cold_ratio, warm_ratio);
+    /* What would make a row read otherwise: said under it. */
+    if (fc->cold.stats.disk_hits || fc->warm.stats.builds) {
+      printf(
+          "    note: the cold call loaded %llu programs from the disk cache; the warm call "
+          "built %llu from source\n",
+          (unsigned long long)fc->cold.stats.disk_hits, (unsigned long long)fc->warm.stats.builds);
+    }
+    if (fc->warm.steady_builds || fc->warm.steady_disk_hits) {
+      printf(
+          "    the warm process's later calls: programs built from source %llu, loaded %llu; "
+          "in the timed calls %llu (after %d untimed)\n",
+          (unsigned long long)fc->warm.steady_builds, (unsigned long long)fc->warm.steady_disk_hits,
+          (unsigned long long)fc->warm.timed_programs, fc->warm.steady_warmup);
+    }
+  }
+  printf(
+      "cold: the first call in a new process and a fresh context whose disk cache is an empty\n"
+      "folder; builds, build ms: the programs its program cache built from source in the call\n"
+      "and the time they took (the rest of the call includes creating kernels, the run, and\n"
+      "writing the programs to the disk cache, which the cache's counters do not time). warm:\n"
+      "the first call in a second new process, a fresh context over the same folder; disk\n"
+      "hits, load ms: the programs it loaded from there. steady: the median of %d later calls\n"
+      "in the warm process after %d untimed (the cold one makes them too, so that the folder\n"
+      "holds what a first run leaves). cold/steady, warm/steady: the first call over that\n"
+      "median. n: 64K, or the operation's smallest size in the run where that is smaller; no\n"
+      "workspace (the calls allocate what they need). The two processes share an empty\n"
+      "POCL_CACHE_DIR, so that POCL's own kernel cache holds only what the cold one put\n"
+      "there. Every first call and the last later call checked against the host.\n%s\n",
+      o->repeat, o->warmup < 1 ? 1 : o->warmup,
+      o->first_call == FIRST_CALL_ALL
+          ? "Every type of the run (--first-call all, or --types given)."
+          : "Each operation at the first of its types in the run (--first-call all: at each).");
+}
+
 static void print_table(const run_report *report) {
   const clgpu_device_info *d = report->device;
   const run_options *o = report->options;
@@ -3113,6 +3303,7 @@ static void print_table(const run_report *report) {
     }
   }
   print_peer_table(report, name_width, n_width);
+  print_first_call_table(report, name_width);
 }
 
 /* The row's CPU baseline, or why it has none. */
@@ -3135,7 +3326,11 @@ static void print_csv(const run_report *report) {
       "time_ratio_over_peer,throughput_relative_to_peer,kernel_programs,kernel_specialisations,"
       "kernel_variants_held,kernel_contiguous_runs,kernel_specialised_runs,kernel_generic_runs,"
       "op_contiguous_runs,op_specialised_runs,op_generic_runs,cache_builds,cache_build_ms,"
-      "cache_disk_hits,cache_memory_hits\n");
+      "cache_disk_hits,cache_memory_hits,first_call_n,first_call_shape,first_call_cold_ms,"
+      "first_call_cold_builds,first_call_cold_build_ms,first_call_warm_ms,"
+      "first_call_warm_disk_hits,first_call_warm_load_ms,first_call_warm_builds,"
+      "first_call_steady_ms_median,first_call_steady_calls,first_call_cold_over_steady,"
+      "first_call_warm_over_steady\n");
   for (size_t k = 0; k < report->num_rows; k++) {
     const result *r = &report->rows[k];
     row_figures f = figures_of(r);
@@ -3227,6 +3422,22 @@ static void print_csv(const run_report *report) {
     } else {
       printf(",,,,");
     }
+    const first_call *fc = first_call_of(report, r);
+    if (fc) {
+      printf(",%zu,", fc->n);
+      bench_csv_string(stdout, fc->shape);
+      printf(",%.6g,%llu,%.6g,%.6g,%llu,%.6g,%llu,", fc->cold.ms,
+             (unsigned long long)fc->cold.stats.builds, fc->cold.stats.build_ms, fc->warm.ms,
+             (unsigned long long)fc->warm.stats.disk_hits, fc->warm.stats.disk_load_ms,
+             (unsigned long long)fc->warm.stats.builds);
+      bench_csv_number(stdout, fc->warm.steady.valid ? fc->warm.steady.median : NAN);
+      printf(",%d,", fc->warm.steady_calls);
+      bench_csv_number(stdout, over_steady(fc, fc->cold.ms));
+      putchar(',');
+      bench_csv_number(stdout, over_steady(fc, fc->warm.ms));
+    } else {
+      printf(",,,,,,,,,,,,,");
+    }
     putchar('\n');
   }
 }
@@ -3286,6 +3497,14 @@ static void print_json(const run_report *report) {
   }
   fputs(",\n  \"units\": {\"time\": \"ms\", \"throughput\": \"GB/s (1e9 bytes) and Melem/s\"},\n",
         out);
+  fprintf(out,
+          "  \"first_calls\": {\"selection\": \"%s\", \"max_n\": %zu, \"steady_calls\": %d, "
+          "\"steady_warmup\": %d,\n    \"processes\": \"cold, then warm: a new process each, "
+          "sharing an empty disk-cache folder and an empty POCL_CACHE_DIR\"},\n",
+          o->first_call == FIRST_CALL_OFF   ? "off"
+          : o->first_call == FIRST_CALL_ALL ? "all"
+                                            : "first",
+          FIRST_CALL_N, o->repeat, o->warmup < 1 ? 1 : o->warmup);
   fputs("  \"results\": [", out);
   for (size_t k = 0; k < report->num_rows; k++) {
     const result *r = &report->rows[k];
@@ -3388,6 +3607,40 @@ static void print_json(const run_report *report) {
               "\"memory_hits\": %llu}",
               (unsigned long long)r->cache_builds, r->cache_build_ms,
               (unsigned long long)r->cache_disk_hits, (unsigned long long)r->cache_memory_hits);
+    } else {
+      fputs("null", out);
+    }
+    fputs(",\n     \"first_call\": ", out);
+    const first_call *fc = first_call_of(report, r);
+    if (fc) {
+      fprintf(out, "{\"n\": %zu, \"shape\": ", fc->n);
+      bench_json_string(out, fc->shape);
+      fputs(", \"cold_ms\": ", out);
+      bench_json_number(out, fc->cold.ms);
+      fprintf(out, ", \"cold_builds\": %llu, \"cold_build_ms\": ",
+              (unsigned long long)fc->cold.stats.builds);
+      bench_json_number(out, fc->cold.stats.build_ms);
+      fprintf(out, ", \"cold_disk_hits\": %llu, \"cold_disk_writes\": %llu,\n      \"warm_ms\": ",
+              (unsigned long long)fc->cold.stats.disk_hits,
+              (unsigned long long)fc->cold.stats.disk_writes);
+      bench_json_number(out, fc->warm.ms);
+      fprintf(out, ", \"warm_disk_hits\": %llu, \"warm_load_ms\": ",
+              (unsigned long long)fc->warm.stats.disk_hits);
+      bench_json_number(out, fc->warm.stats.disk_load_ms);
+      fprintf(out, ", \"warm_builds\": %llu,\n      ", (unsigned long long)fc->warm.stats.builds);
+      bench_json_timing(out, "steady_ms", &fc->warm.steady);
+      fprintf(out,
+              ", \"steady_calls\": %d, \"steady_warmup\": %d, \"steady_builds\": %llu, "
+              "\"steady_disk_hits\": %llu, \"steady_timed_programs\": %llu, "
+              "\"cold_over_steady\": ",
+              fc->warm.steady_calls, fc->warm.steady_warmup,
+              (unsigned long long)fc->warm.steady_builds,
+              (unsigned long long)fc->warm.steady_disk_hits,
+              (unsigned long long)fc->warm.timed_programs);
+      bench_json_number(out, over_steady(fc, fc->cold.ms));
+      fputs(", \"warm_over_steady\": ", out);
+      bench_json_number(out, over_steady(fc, fc->warm.ms));
+      fputc('}', out);
     } else {
       fputs("null", out);
     }
@@ -3552,6 +3805,458 @@ static int prepare_case(bench_case *c) {
   return 0;
 }
 
+/* ---- first calls: a cold and a warm program cache, in child processes ---- */
+
+/* The internal subcommand that `run` starts twice per (operation, type). */
+#define FIRST_CALL_CHILD "run-first-call"
+
+/* The tool itself, for the child processes (main sets it). */
+static const char *bench_self;
+
+/* What a context's program cache did from `before` to `after`. */
+static clgpu_cache_stats cache_delta(const clgpu_cache_stats *before,
+                                     const clgpu_cache_stats *after) {
+  clgpu_cache_stats d;
+  d.memory_hits = after->memory_hits - before->memory_hits;
+  d.disk_hits = after->disk_hits - before->disk_hits;
+  d.builds = after->builds - before->builds;
+  d.build_ms = after->build_ms - before->build_ms;
+  d.disk_load_ms = after->disk_load_ms - before->disk_load_ms;
+  d.disk_writes = after->disk_writes - before->disk_writes;
+  d.disk_rejects = after->disk_rejects - before->disk_rejects;
+  d.kernels_created = after->kernels_created - before->kernels_created;
+  return d;
+}
+
+/* One call of `op`, timed from the call to the end of clFinish (a sort's
+ * input refilled first, not timed). With `create`, the elementwise ops'
+ * kernel object is made inside the time: a user's first call makes it.
+ * No workspace: the call allocates what it needs. 0, or 1 after a failure
+ * (printed). */
+static int first_call_once(bench_case *c, int op, int create, double *ms) {
+  const run_options *o = c->options;
+  clgpu_call_options call = {o->algorithm, NULL};
+  clgpu_sort_options sort_call = {
+      op == OP_MERGE_SORT ? CLGPU_ALGORITHM_MERGE : CLGPU_ALGORITHM_RADIX, o->algorithm, NULL};
+  clgpu_status status = CLGPU_SUCCESS;
+  if (op_table[op].sort) {
+    cl_event marker = NULL;
+    status = refill_sort(c, op, &marker);
+    if (marker) clReleaseEvent(marker);
+    if (status != CLGPU_SUCCESS) return op_failure(c, op, "refilling the input", status);
+  }
+  double start = bench_now_ms();
+  if (create) status = create_op_kernel(c, op);
+  if (status == CLGPU_SUCCESS) status = enqueue_op(c, op, &call, &sort_call, NULL);
+  if (status == CLGPU_SUCCESS) status = (clgpu_status)clFinish(c->queue);
+  *ms = bench_now_ms() - start;
+  if (status != CLGPU_SUCCESS)
+    return op_failure(c, op, create ? "first call" : "later call", status);
+  return 0;
+}
+
+/* The result of the last call against the host. 0, or 1 (printed). */
+static int first_call_check(bench_case *c, int op, const char *which, const char *label) {
+  char who[96];
+  snprintf(who, sizeof who, "clgpu's %s (%s program cache)", which, label);
+  check_message message = {{0}};
+  clgpu_status status = CLGPU_SUCCESS;
+  int verdict = check_output(c, op, 0, 0, &message, &status);
+  if (verdict < 0) return op_failure(c, op, "reading the result back", status);
+  if (verdict > 0) return wrong_result(c, op, who, &message);
+  return 0;
+}
+
+/* In a fresh context over the disk-cache `folder`: the first call of `op`
+ * (its time and what the program cache did over it), then later calls:
+ * --warmup untimed (at least one) and --repeat timed (into `samples`).
+ * The cold side makes them too, so that the disk cache holds what a
+ * program's first run leaves there (a layout that specialises at its second
+ * call, say). `label`: "cold" or "warm", for messages. 0, or 1 after a
+ * failure (printed). */
+static int measure_first_call_side(const run_options *o, int op, const host_type *t, size_t n,
+                                   const char *folder, const char *label, first_call_side *out,
+                                   double *samples) {
+  clgpu_context_options options = {0};
+  options.cache_dir = folder;
+  options.disk_cache = CLGPU_DISK_CACHE_ON;
+  clgpu_context *context = NULL;
+  clgpu_status status = clgpu_context_create(&options, &context);
+  if (status != CLGPU_SUCCESS) return bench_report_failure("creating a context", status);
+  bench_case c;
+  memset(&c, 0, sizeof c);
+  c.context = context;
+  c.queue = clgpu_context_queue(context);
+  c.device = clgpu_context_device_info(context);
+  c.options = o;
+  c.type = t;
+  c.n = n;
+  c.cpu_shape = (c.device->type & CL_DEVICE_TYPE_CPU) != 0;
+  result scratch; /* setup_peer_views describes the views in a row */
+  memset(&scratch, 0, sizeof scratch);
+  int failed = prepare_case(&c);
+  if (!failed && op_table[op].sort) failed = prepare_sorts(&c, op);
+  if (!failed && op_table[op].peer) {
+    failed = prepare_peer_ops(&c, op);
+    status = failed ? CLGPU_SUCCESS : setup_peer_views(&c, op, &scratch);
+    if (status != CLGPU_SUCCESS) failed = op_failure(&c, op, "setting up views", status);
+  }
+  clgpu_cache_stats before, after;
+  memset(&before, 0, sizeof before);
+  memset(&after, 0, sizeof after);
+  if (!failed) {
+    clgpu_context_cache_stats(context, &before);
+    failed = first_call_once(&c, op, 1, &out->ms);
+  }
+  if (!failed) {
+    clgpu_context_cache_stats(context, &after);
+    out->stats = cache_delta(&before, &after);
+    failed = first_call_check(&c, op, "first call", label);
+  }
+  if (!failed) {
+    int warmup = o->warmup < 1 ? 1 : o->warmup;
+    clgpu_cache_stats warmed = after, end;
+    for (int k = 0; k < warmup + o->repeat && !failed; k++) {
+      if (k == warmup) clgpu_context_cache_stats(context, &warmed);
+      double ignored = 0;
+      failed = first_call_once(&c, op, 0, k < warmup ? &ignored : &samples[k - warmup]);
+    }
+    if (!failed && clgpu_context_cache_stats(context, &end) == CLGPU_SUCCESS) {
+      out->steady = bench_summarize(samples, o->repeat);
+      out->steady_calls = o->repeat;
+      out->steady_warmup = warmup;
+      out->steady_builds = end.builds - after.builds;
+      out->steady_disk_hits = end.disk_hits - after.disk_hits;
+      out->timed_programs = (end.builds + end.disk_hits) - (warmed.builds + warmed.disk_hits);
+    }
+    if (!failed) failed = first_call_check(&c, op, "later calls", label);
+  }
+  release_case(&c);
+  clgpu_context_destroy(context);
+  return failed;
+}
+
+/* The child process of `run`'s first calls (an internal subcommand, left out
+ * of the help): clgpu-bench run-first-call OP TYPE N REPEAT WARMUP ALGORITHM
+ * FOLDER LABEL [PROGRESS], LABEL cold or warm (for messages) and PROGRESS
+ * the prefix of the progress line. Prints one line of key=value figures on
+ * stdout; exit status 0, 1 after a failure or a wrong result (printed on
+ * stderr), 2 after a usage error. */
+static int command_first_call_child(int argc, char **argv) {
+  if (argc < 8 || argc > 9) {
+    return usage_error("%s: internal; takes 8 or 9 arguments", FIRST_CALL_CHILD);
+  }
+  int op = 0;
+  while (op < NUM_OPS && strcmp(argv[0], op_table[op].name) != 0) op++;
+  size_t t = 0;
+  while (t < NUM_HOST_TYPES && strcmp(argv[1], host_types[t].name) != 0) t++;
+  run_options o;
+  memset(&o, 0, sizeof o);
+  size_t n = 0;
+  if (op == NUM_OPS || op_table[op].reference < 0 || t == NUM_HOST_TYPES ||
+      bench_parse_size(argv[2], &n) != 0 || bench_parse_count(argv[3], 1, &o.repeat) != 0 ||
+      bench_parse_count(argv[4], 0, &o.warmup) != 0) {
+    return usage_error("%s: internal; malformed arguments", FIRST_CALL_CHILD);
+  }
+  static const clgpu_algorithm algorithms[] = {CLGPU_ALGORITHM_AUTO, CLGPU_ALGORITHM_CHUNKED,
+                                               CLGPU_ALGORITHM_TILED};
+  size_t a = 0;
+  while (a < 3 && strcmp(argv[5], clgpu_algorithm_name(algorithms[a])) != 0) a++;
+  if (a == 3) return usage_error(FIRST_CALL_CHILD ": internal; unknown algorithm '%s'", argv[5]);
+  o.algorithm = algorithms[a];
+  const char *folder = argv[6], *label = argv[7];
+  /* The progress line goes over the parent's, with its prefix. */
+  const char *progress = argc == 9 ? argv[8] : "";
+  bench_progress_enabled = argc == 9 && isatty(STDERR_FILENO);
+
+  first_call_side out;
+  memset(&out, 0, sizeof out);
+  double *samples = malloc(sizeof(double) * (size_t)o.repeat);
+  if (!samples) {
+    fprintf(stderr, "clgpu-bench run: out of host memory\n");
+    return 1;
+  }
+  bench_progress("%s %s %s: %s program cache", progress, op_table[op].name, host_types[t].name,
+                 label);
+  int failed = measure_first_call_side(&o, op, &host_types[t], n, folder, label, &out, samples);
+  free(samples);
+  bench_progress_clear();
+  if (failed) return 1;
+  printf(
+      "ms=%.17g builds=%llu build_ms=%.17g disk_hits=%llu load_ms=%.17g disk_writes=%llu "
+      "kernels=%llu steady_median=%.17g steady_min=%.17g steady_max=%.17g steady_calls=%d "
+      "steady_warmup=%d steady_builds=%llu steady_disk_hits=%llu timed_programs=%llu\n",
+      out.ms, (unsigned long long)out.stats.builds, out.stats.build_ms,
+      (unsigned long long)out.stats.disk_hits, out.stats.disk_load_ms,
+      (unsigned long long)out.stats.disk_writes, (unsigned long long)out.stats.kernels_created,
+      out.steady.median, out.steady.min, out.steady.max, out.steady_calls, out.steady_warmup,
+      (unsigned long long)out.steady_builds, (unsigned long long)out.steady_disk_hits,
+      (unsigned long long)out.timed_programs);
+  return fflush(stdout) == 0 ? 0 : 1;
+}
+
+/* Remove `path` and everything under it (a folder this run made), without
+ * following links. */
+static void remove_tree(const char *path) {
+  struct stat st;
+  if (lstat(path, &st) != 0) return;
+  if (!S_ISDIR(st.st_mode)) {
+    unlink(path);
+    return;
+  }
+  DIR *dir = opendir(path);
+  if (dir) {
+    struct dirent *entry;
+    while ((entry = readdir(dir)) != NULL) {
+      if (strcmp(entry->d_name, ".") == 0 || strcmp(entry->d_name, "..") == 0) continue;
+      size_t size = strlen(path) + strlen(entry->d_name) + 2;
+      char *inner = malloc(size);
+      if (!inner) continue;
+      snprintf(inner, size, "%s/%s", path, entry->d_name);
+      remove_tree(inner);
+      free(inner);
+    }
+    closedir(dir);
+  }
+  rmdir(path);
+}
+
+/* The child's line of key=value figures into *side: 0, or -1 when one is
+ * missing or malformed. */
+static int parse_first_call_side(char *line, first_call_side *side) {
+  static const char *const keys[] = {
+      "ms",           "builds",        "build_ms",      "disk_hits",        "load_ms",
+      "disk_writes",  "kernels",       "steady_median", "steady_min",       "steady_max",
+      "steady_calls", "steady_warmup", "steady_builds", "steady_disk_hits", "timed_programs"};
+  enum { NUM_KEYS = sizeof keys / sizeof keys[0] };
+  double values[NUM_KEYS];
+  int seen[NUM_KEYS] = {0};
+  char *save = NULL;
+  for (char *item = strtok_r(line, " \n", &save); item; item = strtok_r(NULL, " \n", &save)) {
+    char *equals = strchr(item, '=');
+    if (!equals) return -1;
+    *equals = '\0';
+    for (size_t k = 0; k < NUM_KEYS; k++) {
+      if (strcmp(item, keys[k]) != 0) continue;
+      char *end = NULL;
+      values[k] = strtod(equals + 1, &end);
+      if (end == equals + 1 || *end != '\0') return -1;
+      seen[k] = 1;
+    }
+  }
+  for (size_t k = 0; k < NUM_KEYS; k++) {
+    if (!seen[k]) return -1;
+  }
+  memset(side, 0, sizeof *side);
+  side->ms = values[0];
+  side->stats.builds = (uint64_t)values[1];
+  side->stats.build_ms = values[2];
+  side->stats.disk_hits = (uint64_t)values[3];
+  side->stats.disk_load_ms = values[4];
+  side->stats.disk_writes = (uint64_t)values[5];
+  side->stats.kernels_created = (uint64_t)values[6];
+  side->steady.median = values[7];
+  side->steady.min = values[8];
+  side->steady.max = values[9];
+  side->steady_calls = (int)values[10];
+  side->steady_warmup = (int)values[11];
+  side->steady_builds = (uint64_t)values[12];
+  side->steady_disk_hits = (uint64_t)values[13];
+  side->timed_programs = (uint64_t)values[14];
+  side->steady.valid = side->steady_calls > 0 && side->steady.median >= 0;
+  return 0;
+}
+
+extern char **environ;
+
+/* Run one child process for *fc (`label`: cold or warm) with clgpu's disk
+ * cache in `clgpu_dir` and POCL_CACHE_DIR set to `pocl_dir` (the rest of the
+ * environment as it is), and read its figures into *side. 0, or 1 after a
+ * failure (printed). */
+static int spawn_first_call(const run_options *o, const first_call *fc, const char *label,
+                            first_call_side *side, const char *clgpu_dir, const char *pocl_dir,
+                            const char *progress) {
+  static const char pocl_variable[] = "POCL_CACHE_DIR=";
+  const size_t variable_length = sizeof pocl_variable - 1;
+  char n_text[32], repeat_text[24], warmup_text[24];
+  snprintf(n_text, sizeof n_text, "%zu", fc->n);
+  snprintf(repeat_text, sizeof repeat_text, "%d", o->repeat);
+  snprintf(warmup_text, sizeof warmup_text, "%d", o->warmup);
+  /* The running executable itself where /proc has it, else argv[0]. */
+  const char *self = access("/proc/self/exe", X_OK) == 0 ? "/proc/self/exe" : bench_self;
+  char *argv[] = {(char *)bench_self,
+                  FIRST_CALL_CHILD,
+                  (char *)op_table[fc->op].name,
+                  (char *)fc->type->name,
+                  n_text,
+                  repeat_text,
+                  warmup_text,
+                  (char *)clgpu_algorithm_name(o->algorithm),
+                  (char *)clgpu_dir,
+                  (char *)label,
+                  (char *)progress,
+                  NULL};
+  size_t count = 0;
+  while (environ[count]) count++;
+  char **env = malloc((count + 2) * sizeof *env);
+  size_t pocl_size = variable_length + strlen(pocl_dir) + 1;
+  char *pocl_env = malloc(pocl_size);
+  if (!env || !pocl_env) {
+    free(env);
+    free(pocl_env);
+    fprintf(stderr, "clgpu-bench run: out of host memory\n");
+    return 1;
+  }
+  snprintf(pocl_env, pocl_size, "%s%s", pocl_variable, pocl_dir);
+  size_t used = 0;
+  for (size_t k = 0; k < count; k++) {
+    if (strncmp(environ[k], pocl_variable, variable_length) != 0) env[used++] = environ[k];
+  }
+  env[used++] = pocl_env;
+  env[used] = NULL;
+
+  int fds[2];
+  int spawned = pipe(fds) == 0 ? 0 : errno;
+  pid_t pid = 0;
+  if (spawned == 0) {
+    posix_spawn_file_actions_t actions;
+    spawned = posix_spawn_file_actions_init(&actions);
+    if (spawned == 0) {
+      spawned = posix_spawn_file_actions_adddup2(&actions, fds[1], STDOUT_FILENO);
+      if (spawned == 0) spawned = posix_spawn_file_actions_addclose(&actions, fds[0]);
+      if (spawned == 0) spawned = posix_spawn_file_actions_addclose(&actions, fds[1]);
+      if (spawned == 0) {
+        spawned = strchr(self, '/') ? posix_spawn(&pid, self, &actions, NULL, argv, env)
+                                    : posix_spawnp(&pid, self, &actions, NULL, argv, env);
+      }
+      posix_spawn_file_actions_destroy(&actions);
+    }
+    close(fds[1]);
+    if (spawned != 0) close(fds[0]);
+  }
+  free(env);
+  free(pocl_env);
+  if (spawned != 0) {
+    bench_progress_clear();
+    fprintf(stderr, "clgpu-bench run: cannot start %s for the first calls: %s\n", self,
+            strerror(spawned));
+    return 1;
+  }
+  char output[4096];
+  size_t length = 0;
+  for (;;) {
+    char chunk[512];
+    ssize_t got = read(fds[0], chunk, sizeof chunk);
+    if (got < 0 && errno == EINTR) continue;
+    if (got <= 0) break;
+    size_t room = sizeof output - 1 - length;
+    size_t take = (size_t)got < room ? (size_t)got : room;
+    memcpy(output + length, chunk, take);
+    length += take;
+  }
+  output[length] = '\0';
+  close(fds[0]);
+  int wait_status = 0;
+  while (waitpid(pid, &wait_status, 0) < 0 && errno == EINTR) {
+  }
+  if (!WIFEXITED(wait_status) || WEXITSTATUS(wait_status) != 0) {
+    bench_progress_clear();
+    fprintf(stderr,
+            "clgpu-bench run: the first call of %s %s with a %s program cache failed (the "
+            "child process %s %d)\n",
+            op_table[fc->op].name, fc->type->name, label,
+            WIFEXITED(wait_status) ? "exited with status" : "was killed by signal",
+            WIFEXITED(wait_status) ? WEXITSTATUS(wait_status) : WTERMSIG(wait_status));
+    return 1;
+  }
+  if (parse_first_call_side(output, side) != 0) {
+    bench_progress_clear();
+    fprintf(stderr, "clgpu-bench run: the first call of %s %s: unreadable figures '%s'\n",
+            op_table[fc->op].name, fc->type->name, output);
+    return 1;
+  }
+  return 0;
+}
+
+/* The first calls of *fc, cold and then warm, each in a child process of its
+ * own, in a new temporary folder (under TMPDIR, else /tmp) that holds the
+ * clgpu disk cache they share and their POCL_CACHE_DIR, removed afterwards.
+ * 0, or 1 after a failure (printed). */
+static int measure_first_call(const run_options *o, first_call *fc, const char *progress) {
+  const char *base = getenv("TMPDIR");
+  if (!base || !*base) base = "/tmp";
+  size_t size = strlen(base) + 64;
+  char *folder = malloc(size), *clgpu_dir = malloc(size), *pocl_dir = malloc(size);
+  int failed = !folder || !clgpu_dir || !pocl_dir;
+  if (failed) fprintf(stderr, "clgpu-bench run: out of host memory\n");
+  int made = 0;
+  if (!failed) {
+    snprintf(folder, size, "%s/clgpu-bench-first-call-XXXXXX", base);
+    snprintf(clgpu_dir, size, "%s", folder);
+    made = mkdtemp(folder) != NULL;
+    if (made) {
+      snprintf(clgpu_dir, size, "%s/clgpu", folder);
+      snprintf(pocl_dir, size, "%s/pocl", folder);
+    }
+    if (!made || mkdir(clgpu_dir, 0700) != 0 || mkdir(pocl_dir, 0700) != 0) {
+      bench_progress_clear();
+      fprintf(stderr, "clgpu-bench run: cannot make a temporary folder in %s: %s\n", base,
+              strerror(errno));
+      failed = 1;
+    }
+  }
+  if (!failed) failed = spawn_first_call(o, fc, "cold", &fc->cold, clgpu_dir, pocl_dir, progress);
+  if (!failed) failed = spawn_first_call(o, fc, "warm", &fc->warm, clgpu_dir, pocl_dir, progress);
+  if (made) {
+    clgpu_disk_cache_clear(clgpu_dir, NULL);
+    rmdir(clgpu_dir);
+    remove_tree(pocl_dir);
+    if (rmdir(folder) != 0) {
+      bench_progress_clear();
+      fprintf(stderr, "clgpu-bench run: note: cannot remove %s: %s\n", folder, strerror(errno));
+    }
+  }
+  free(folder);
+  free(clgpu_dir);
+  free(pocl_dir);
+  return failed;
+}
+
+/* The first calls a run makes, into `out` (NUM_OPS * NUM_HOST_TYPES
+ * entries), in op_table's order and then the run's types: every operation
+ * but the references (read, copy_kernel), at the first of its types in the
+ * run (FIRST_CALL_FIRST) or at each, at FIRST_CALL_N elements or its
+ * smallest size in the run where that is smaller. Returns their number. */
+static size_t plan_first_calls(const run_options *o, first_call *out) {
+  size_t count = 0;
+  if (o->first_call == FIRST_CALL_OFF) return 0;
+  for (int op = 0; op < NUM_OPS; op++) {
+    if (op_table[op].reference < 0) continue;
+    for (size_t t = 0; t < o->num_types; t++) {
+      size_t smallest = 0;
+      for (size_t s = 0; s < o->num_sizes; s++) {
+        if (op_runs(o, op, o->types[t], o->sizes[s]) && (smallest == 0 || o->sizes[s] < smallest)) {
+          smallest = o->sizes[s];
+        }
+      }
+      if (smallest == 0) continue;
+      first_call *fc = &out[count++];
+      memset(fc, 0, sizeof *fc);
+      fc->op = op;
+      fc->type = &host_types[o->types[t]];
+      fc->n = smallest < FIRST_CALL_N ? smallest : FIRST_CALL_N;
+      if (op_table[op].two_d) {
+        size_t side = square_side(fc->n);
+        snprintf(fc->shape, sizeof fc->shape, "%zux%zu", side, side);
+      } else {
+        size_label(fc->n, fc->shape, sizeof fc->shape);
+      }
+      if (o->first_call == FIRST_CALL_FIRST) break;
+    }
+  }
+  return count;
+}
+
 static int command_run(int argc, char **argv) {
   run_options options;
   int parsed = parse_run_options(argc, argv, &options);
@@ -3608,7 +4313,7 @@ static int command_run(int argc, char **argv) {
   double *peer_samples = malloc(sizeof(double) * (size_t)options.repeat);
   double *peer_events = malloc(sizeof(double) * (size_t)options.repeat);
   sample_buffers buffers = {samples, events, reference_samples, peer_samples, peer_events};
-  run_report report = {&options, device, rows, 0, 0, NULL};
+  run_report report = {&options, device, rows, 0, 0, NULL, NULL, 0};
 #ifdef CLGPU_BENCH_BOOST
   report.boost_built = 1;
   report.boost_version = bench_boost_version();
@@ -3648,6 +4353,25 @@ static int command_run(int argc, char **argv) {
       release_case(&c);
     }
   }
+  /* Then the first calls, each in a child process of its own. */
+  first_call *first_calls = NULL;
+  if (!failed && options.first_call != FIRST_CALL_OFF) {
+    first_calls = calloc(NUM_OPS * NUM_HOST_TYPES, sizeof *first_calls);
+    if (!first_calls) {
+      fprintf(stderr, "clgpu-bench run: out of host memory\n");
+      failed = 1;
+    }
+    size_t planned = first_calls ? plan_first_calls(&options, first_calls) : 0;
+    for (size_t k = 0; k < planned && !failed; k++) {
+      char progress[96];
+      snprintf(progress, sizeof progress, "clgpu-bench: first calls [%zu/%zu]", k + 1, planned);
+      bench_progress("%s %s %s", progress, op_table[first_calls[k].op].name,
+                     first_calls[k].type->name);
+      failed = measure_first_call(&options, &first_calls[k], progress);
+      if (!failed) report.num_first_calls++;
+    }
+    report.first_calls = first_calls;
+  }
   bench_progress_clear();
   if (report.num_rows > 0) print_report(&report);
   /* After the table: a plot that cannot be written fails the run (status 1). */
@@ -3658,12 +4382,14 @@ static int command_run(int argc, char **argv) {
   free(reference_samples);
   free(peer_samples);
   free(peer_events);
+  free(first_calls);
   clgpu_context_destroy(context);
   if (failed) fprintf(stderr, "clgpu-bench run: FAILED (see above)\n");
   return failed || plot_failed;
 }
 
 int main(int argc, char **argv) {
+  bench_self = argc > 0 && argv[0] ? argv[0] : "clgpu-bench";
   if (argc < 2) return command_run(0, NULL);
   const char *command = argv[1];
   if (strcmp(command, "--help") == 0 || strcmp(command, "-h") == 0 ||
@@ -3680,6 +4406,7 @@ int main(int argc, char **argv) {
   if (strcmp(command, "first-call") == 0) return command_first_call(argc - 2, argv + 2);
   if (strcmp(command, "run") == 0) return command_run(argc - 2, argv + 2);
   if (strcmp(command, "kernel") == 0) return bench_command_kernel(argc - 2, argv + 2);
+  if (strcmp(command, FIRST_CALL_CHILD) == 0) return command_first_call_child(argc - 2, argv + 2);
   /* Options without a subcommand are run's: `clgpu-bench --plot x.svg`. */
   if (command[0] == '-') return command_run(argc - 1, argv + 1);
   return usage_error("unknown subcommand '%s'", command);

@@ -25,8 +25,21 @@ def extract(readme, output):
         f.write(match.group(1))
 
 
+# Under the asan setup, LeakSanitizer's tracer sometimes crashes at exit
+# ("Tracer caught signal 11 ... LeakSanitizer has encountered a fatal
+# error"): an intermittent fault of the sanitizer runtime while threads (here
+# POCL's) come and go (google/sanitizers#1353), not a leak; the leak check
+# did not run at all. Such a run is repeated, twice at most. A leak report
+# ("detected memory leaks") is never repeated.
+LSAN_TRACER_CRASH = "LeakSanitizer has encountered a fatal error"
+
+
 def run(executable):
-    result = subprocess.run([executable], capture_output=True, text=True, timeout=600)
+    for attempt in range(3):
+        result = subprocess.run([executable], capture_output=True, text=True, timeout=600)
+        if LSAN_TRACER_CRASH not in result.stderr:
+            break
+        print(f"README example: LeakSanitizer's tracer crashed at exit (not a leak); run {attempt + 2}")
     failures = []
     if result.returncode != 0:
         failures.append(f"exit status {result.returncode}")

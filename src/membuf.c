@@ -105,6 +105,13 @@ void clgpu__report_move(clgpu_context *context, const clgpu_membuf *buffer, uint
   callback(user, &report);
 }
 
+/* An OpenCL failure of `who` at `what`, as clgpu__fail_cl words it. */
+static clgpu_status fail_cl_in(cl_int err, const char *who, const char *what) {
+  char text[200];
+  snprintf(text, sizeof text, "%s: %s", who, what);
+  return clgpu__fail_cl(err, text);
+}
+
 /* ---- events ---- */
 
 static void set_last(clgpu_membuf *buffer, cl_event event, int touches_host) {
@@ -124,9 +131,7 @@ static clgpu_status settle_host(clgpu_membuf *buffer, const char *who) {
   clReleaseEvent(buffer->host_pending);
   buffer->host_pending = NULL;
   if (err != CL_SUCCESS) {
-    char what[160];
-    snprintf(what, sizeof what, "%s: waiting for the transfer on the host memory", who);
-    return clgpu__fail_cl(err, what);
+    return fail_cl_in(err, who, "waiting for the transfer on the host memory");
   }
   return CLGPU_SUCCESS;
 }
@@ -227,6 +232,20 @@ static clgpu_status new_buffer(clgpu_membuf_kind kind, clgpu_context *context, c
   return CLGPU_SUCCESS;
 }
 
+/* Allocate a new buffer's first side, which holds its data, and give it
+ * out; on failure free it. */
+static clgpu_status finish_buffer(clgpu_membuf *buffer, int side, clgpu_membuf **out,
+                                  const char *who) {
+  clgpu_status status = ensure_side(buffer, side, who);
+  if (status != CLGPU_SUCCESS) {
+    clgpu_membuf_free(buffer);
+    return status;
+  }
+  buffer->current[side] = 1;
+  *out = buffer;
+  return CLGPU_SUCCESS;
+}
+
 clgpu_status clgpu_membuf_create_host(clgpu_type type, size_t count,
                                       const clgpu_membuf_options *options, clgpu_membuf **out) {
   static const char who[] = "clgpu_membuf_create_host";
@@ -236,14 +255,7 @@ clgpu_status clgpu_membuf_create_host(clgpu_type type, size_t count,
   CLGPU__FORWARD_IF_ERROR(byte_size(type, count, &bytes, who));
   clgpu_membuf *buffer = NULL;
   CLGPU__FORWARD_IF_ERROR(new_buffer(CLGPU_MEMBUF_HOST, NULL, type, count, options, &buffer));
-  clgpu_status status = ensure_side(buffer, HOST, who);
-  if (status != CLGPU_SUCCESS) {
-    clgpu_membuf_free(buffer);
-    return status;
-  }
-  buffer->current[HOST] = 1;
-  *out = buffer;
-  return CLGPU_SUCCESS;
+  return finish_buffer(buffer, HOST, out, who);
 }
 
 clgpu_status clgpu_membuf_create(clgpu_context *context, clgpu_type type, size_t count,
@@ -265,15 +277,7 @@ clgpu_status clgpu_membuf_create(clgpu_context *context, clgpu_type type, size_t
   clgpu_membuf *buffer = NULL;
   CLGPU__FORWARD_IF_ERROR(
       new_buffer(CLGPU_MEMBUF_HOST_DEVICE, context, type, count, options, &buffer));
-  int side = space == CLGPU_SPACE_HOST ? HOST : DEVICE;
-  clgpu_status status = ensure_side(buffer, side, who);
-  if (status != CLGPU_SUCCESS) {
-    clgpu_membuf_free(buffer);
-    return status;
-  }
-  buffer->current[side] = 1;
-  *out = buffer;
-  return CLGPU_SUCCESS;
+  return finish_buffer(buffer, space == CLGPU_SPACE_HOST ? HOST : DEVICE, out, who);
 }
 
 clgpu_status clgpu_membuf_create_fixed(clgpu_context *context, clgpu_type type, void *storage,
@@ -397,9 +401,7 @@ static clgpu_status enqueue_marker(clgpu_membuf *buffer, cl_uint num_events,
                                                  wait_set_list(&set), &marker);
   wait_set_free(&set);
   if (err != CL_SUCCESS) {
-    char what[160];
-    snprintf(what, sizeof what, "%s: clEnqueueMarkerWithWaitList", who);
-    return clgpu__fail_cl(err, what);
+    return fail_cl_in(err, who, "clEnqueueMarkerWithWaitList");
   }
   set_last(buffer, marker, 0);
   return CLGPU_SUCCESS;
@@ -419,9 +421,7 @@ static clgpu_status move(clgpu_membuf *buffer, clgpu_space space, clgpu_access a
     if (num_events > 0) {
       cl_int err = clWaitForEvents(num_events, wait_list);
       if (err != CL_SUCCESS) {
-        char what[160];
-        snprintf(what, sizeof what, "%s: waiting for the wait list", who);
-        return clgpu__fail_cl(err, what);
+        return fail_cl_in(err, who, "waiting for the wait list");
       }
     }
     return CLGPU_SUCCESS;
@@ -445,9 +445,7 @@ static clgpu_status move(clgpu_membuf *buffer, clgpu_space space, clgpu_access a
     if (status == CLGPU_SUCCESS && set.count > 0) {
       cl_int err = clWaitForEvents(set.count, set.list);
       if (err != CL_SUCCESS) {
-        char what[160];
-        snprintf(what, sizeof what, "%s: waiting for the wait list", who);
-        status = clgpu__fail_cl(err, what);
+        status = fail_cl_in(err, who, "waiting for the wait list");
       }
     }
     if (set.list) wait_set_free(&set);
@@ -556,9 +554,7 @@ static clgpu_status reallocate_device(clgpu_membuf *buffer, size_t size, size_t 
       if (err == CL_SUCCESS) {
         set_last(buffer, done, 0);
       } else {
-        char what[160];
-        snprintf(what, sizeof what, "%s: clEnqueueCopyBuffer", who);
-        status = clgpu__fail_cl(err, what);
+        status = fail_cl_in(err, who, "clEnqueueCopyBuffer");
       }
     }
   } else if (from_host) {

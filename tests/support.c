@@ -136,3 +136,17 @@ cl_int test_event_status(cl_event event) {
       CL_SUCCESS);
   return status;
 }
+
+cl_command_queue test_out_of_order_queue(const clgpu_context *context) {
+  cl_device_id device = clgpu_context_device(context);
+  cl_command_queue_properties supported = 0;
+  assert_int_equal(
+      clGetDeviceInfo(device, CL_DEVICE_QUEUE_PROPERTIES, sizeof supported, &supported, NULL),
+      CL_SUCCESS);
+  if (!(supported & CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE)) return NULL;
+  cl_int err = CL_SUCCESS;
+  cl_command_queue queue = clCreateCommandQueue(clgpu_context_cl_context(context), device,
+                                                CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE, &err);
+  assert_int_equal(err, CL_SUCCESS);
+  return queue;
+}

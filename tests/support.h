@@ -39,6 +39,11 @@ void test_check_iota(clgpu_context *context, clgpu_program *program, size_t n);
  * query does). */
 cl_int test_event_status(cl_event event);
 
+/* A new out-of-order queue on the context's cl_context and device, or NULL
+ * when the device cannot make one (the caller skips); the caller releases
+ * it. */
+cl_command_queue test_out_of_order_queue(const clgpu_context *context);
+
 /* Assert a clgpu status, printing both names and the detail message. */
 #define assert_status(actual, expected) \
   test_assert_status((actual), (expected), #actual, __FILE__, __LINE__)

@@ -1960,15 +1960,8 @@ static void events(void **state) {
 static void out_of_order_queue(void **state) {
   (void)state;
   cl_device_id device = clgpu_context_device(shared_context);
-  cl_command_queue_properties supported = 0;
-  assert_int_equal(
-      clGetDeviceInfo(device, CL_DEVICE_QUEUE_PROPERTIES, sizeof supported, &supported, NULL),
-      CL_SUCCESS);
-  if (!(supported & CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE)) skip();
-  cl_int err = CL_SUCCESS;
-  cl_command_queue queue = clCreateCommandQueue(clgpu_context_cl_context(shared_context), device,
-                                                CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE, &err);
-  assert_int_equal(err, CL_SUCCESS);
+  cl_command_queue queue = test_out_of_order_queue(shared_context);
+  if (!queue) skip();
   clgpu_context *in_order = shared_context, *context = NULL;
   assert_status(
       clgpu_context_wrap(clgpu_context_cl_context(in_order), device, queue, NULL, &context),

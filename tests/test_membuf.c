@@ -746,18 +746,11 @@ static void test_moves_follow_events(void **state) {
 
 /* On an out-of-order queue the buffer orders its own commands (each waits
  * for its previous one) and the caller orders a kernel with the events. */
-static void test_out_of_order_queue(void **state) {
+static void test_moves_on_an_out_of_order_queue(void **state) {
   fixture *f = *state;
   cl_device_id device = clgpu_context_device(f->context);
-  cl_command_queue_properties supported = 0;
-  assert_int_equal(
-      clGetDeviceInfo(device, CL_DEVICE_QUEUE_PROPERTIES, sizeof supported, &supported, NULL),
-      CL_SUCCESS);
-  if (!(supported & CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE)) skip();
-  cl_int err = CL_SUCCESS;
-  cl_command_queue queue = clCreateCommandQueue(clgpu_context_cl_context(f->context), device,
-                                                CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE, &err);
-  assert_int_equal(err, CL_SUCCESS);
+  cl_command_queue queue = test_out_of_order_queue(f->context);
+  if (!queue) skip();
   clgpu_context *context = NULL;
   assert_status(clgpu_context_wrap(clgpu_context_cl_context(f->context), device, queue, NULL,
                                    &context),
@@ -905,7 +898,7 @@ int main(void) {
       cmocka_unit_test(test_move_report_format),
       cmocka_unit_test_setup_teardown(test_default_report_prints_to_stderr, setup, teardown),
       cmocka_unit_test_setup_teardown(test_moves_follow_events, setup, teardown),
-      cmocka_unit_test_setup_teardown(test_out_of_order_queue, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_moves_on_an_out_of_order_queue, setup, teardown),
       cmocka_unit_test_setup_teardown(test_device_view_for_operations, setup, teardown),
       cmocka_unit_test_setup_teardown(test_bad_arguments_change_nothing, setup, teardown),
   };

@@ -113,7 +113,7 @@ static clgpu_status check_arguments(const clgpu_context *context, const clgpu_ar
   CLGPU__RETURN_ERROR_IF(!context, CLGPU_INVALID_ARGUMENT, "clgpu_copy: context is NULL");
   CLGPU__RETURN_ERROR_IF(!destination, CLGPU_INVALID_ARGUMENT, "clgpu_copy: destination is NULL");
   CLGPU__RETURN_ERROR_IF(!source, CLGPU_INVALID_ARGUMENT, "clgpu_copy: source is NULL");
-  CLGPU__FORWARD_IF_ERROR(clgpu__check_wait_list(num_events, wait_list, "clgpu_copy"));
+  CLGPU__FORWARD_IF_ERROR(clgpu__check_wait_list(context, num_events, wait_list, "clgpu_copy"));
   CLGPU__FORWARD_IF_ERROR(check_view(destination, "destination"));
   CLGPU__FORWARD_IF_ERROR(check_view(source, "source"));
   int same_shape = destination->rank == source->rank;

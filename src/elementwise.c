@@ -897,7 +897,7 @@ static clgpu_status check_values(clgpu_elementwise *kernel, const clgpu_elementw
                                  cl_uint num_events, const cl_event *wait_list) {
   CLGPU__RETURN_ERROR_IF(!kernel, CLGPU_INVALID_ARGUMENT, "%s: kernel is NULL", run_name);
   CLGPU__RETURN_ERROR_IF(!values, CLGPU_INVALID_ARGUMENT, "%s: values is NULL", run_name);
-  CLGPU__FORWARD_IF_ERROR(clgpu__check_wait_list(num_events, wait_list, run_name));
+  CLGPU__FORWARD_IF_ERROR(clgpu__check_wait_list(kernel->context, num_events, wait_list, run_name));
   const clgpu_array *first = NULL;
   const char *first_name = NULL;
   for (size_t a = 0; a < kernel->num_args; a++) {

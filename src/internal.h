@@ -160,8 +160,12 @@ typedef struct clgpu__chain {
   int started;
 } clgpu__chain;
 
-/* A wait list must match its count: CLGPU_INVALID_ARGUMENT naming `who`. */
-clgpu_status clgpu__check_wait_list(cl_uint num_events, const cl_event *wait_list, const char *who);
+/* A wait list must match its count (CLGPU_INVALID_ARGUMENT), hold no NULL
+ * entry (CLGPU_CL_INVALID_EVENT_WAIT_LIST) and, when `context` is given,
+ * only events of the context's cl_context (CLGPU_CL_INVALID_CONTEXT); the
+ * message names `who` and the entry. The one check of every entry point. */
+clgpu_status clgpu__check_wait_list(const clgpu_context *context, cl_uint num_events,
+                                    const cl_event *wait_list, const char *who);
 
 void clgpu__chain_begin(clgpu__chain *chain, cl_uint num_events, const cl_event *wait_list);
 /* What the next command waits for. */

@@ -413,7 +413,7 @@ static clgpu_status move(clgpu_membuf *buffer, clgpu_space space, clgpu_access a
   if (event) *event = NULL;
   CLGPU__FORWARD_IF_ERROR(check_space(buffer, space, who));
   CLGPU__FORWARD_IF_ERROR(check_access(access, who));
-  CLGPU__FORWARD_IF_ERROR(clgpu__check_wait_list(num_events, wait_list, who));
+  CLGPU__FORWARD_IF_ERROR(clgpu__check_wait_list(buffer->context, num_events, wait_list, who));
   int to = space == CLGPU_SPACE_HOST ? HOST : DEVICE;
   int from = 1 - to;
   if (!buffer->context) {
@@ -681,7 +681,7 @@ clgpu_status clgpu_membuf_device_array(clgpu_membuf *buffer, clgpu_access access
    * nothing: the device side exists after the move, so make it first. */
   CLGPU__FORWARD_IF_ERROR(check_space(buffer, CLGPU_SPACE_DEVICE, who));
   CLGPU__FORWARD_IF_ERROR(check_access(access, who));
-  CLGPU__FORWARD_IF_ERROR(clgpu__check_wait_list(num_events, wait_list, who));
+  CLGPU__FORWARD_IF_ERROR(clgpu__check_wait_list(buffer->context, num_events, wait_list, who));
   int had_device = buffer->device != NULL;
   CLGPU__FORWARD_IF_ERROR(ensure_side(buffer, DEVICE, who));
   clgpu_array view;

@@ -914,7 +914,7 @@ static clgpu_status reduce_entry(clgpu_context *context, const clgpu_reduce_op *
     CLGPU__RETURN_ERROR_IF(!context, CLGPU_INVALID_ARGUMENT, "%s: context is NULL", who);
     CLGPU__FORWARD_IF_ERROR(check_view(input, who, "input"));
   }
-  CLGPU__FORWARD_IF_ERROR(clgpu__check_wait_list(num_events, wait_list, who));
+  CLGPU__FORWARD_IF_ERROR(clgpu__check_wait_list(context, num_events, wait_list, who));
   spec s;
   if (op) {
     CLGPU__FORWARD_IF_ERROR(reduce_spec(op, input->type, who, &s));
@@ -1238,7 +1238,7 @@ static clgpu_status scan_entry(clgpu_context *context, const clgpu_scan_op *op,
   CLGPU__RETURN_ERROR_IF(!op, CLGPU_INVALID_ARGUMENT, "%s: op is NULL", who);
   CLGPU__FORWARD_IF_ERROR(check_view(input, who, "input"));
   CLGPU__RETURN_ERROR_IF(!output, CLGPU_INVALID_ARGUMENT, "%s: output is NULL", who);
-  CLGPU__FORWARD_IF_ERROR(clgpu__check_wait_list(num_events, wait_list, who));
+  CLGPU__FORWARD_IF_ERROR(clgpu__check_wait_list(context, num_events, wait_list, who));
   spec s;
   CLGPU__FORWARD_IF_ERROR(scan_spec(op, input->type, who, &s));
   scan_plan plan;
@@ -1502,7 +1502,7 @@ static clgpu_status findall_entry(clgpu_context *context, const clgpu_array *inp
   CLGPU__RETURN_ERROR_IF(!context, CLGPU_INVALID_ARGUMENT, "%s: context is NULL", who);
   CLGPU__FORWARD_IF_ERROR(check_view(input, who, "input"));
   CLGPU__RETURN_ERROR_IF(!indices, CLGPU_INVALID_ARGUMENT, "%s: indices is NULL", who);
-  CLGPU__FORWARD_IF_ERROR(clgpu__check_wait_list(num_events, wait_list, who));
+  CLGPU__FORWARD_IF_ERROR(clgpu__check_wait_list(context, num_events, wait_list, who));
   findall_plan plan;
   CLGPU__FORWARD_IF_ERROR(
       plan_findall(context, input, predicate, indices, count, options, who, &plan));

@@ -740,7 +740,7 @@ static clgpu_status sort_entry(clgpu_context *context, const clgpu_sort_spec *sp
   CLGPU__RETURN_ERROR_IF(!context, CLGPU_INVALID_ARGUMENT, "%s: context is NULL", who);
   CLGPU__FORWARD_IF_ERROR(check_view(keys, who, "keys"));
   if (values) CLGPU__FORWARD_IF_ERROR(check_view(values, who, "values"));
-  CLGPU__FORWARD_IF_ERROR(clgpu__check_wait_list(num_events, wait_list, who));
+  CLGPU__FORWARD_IF_ERROR(clgpu__check_wait_list(context, num_events, wait_list, who));
   sort_plan plan;
   memset(&plan, 0, sizeof plan);
   CLGPU__FORWARD_IF_ERROR(
@@ -802,7 +802,7 @@ static clgpu_status permutation_entry(clgpu_context *context, const clgpu_sort_s
   CLGPU__RETURN_ERROR_IF(!context, CLGPU_INVALID_ARGUMENT, "%s: context is NULL", who);
   CLGPU__FORWARD_IF_ERROR(check_view(keys, who, "keys"));
   CLGPU__FORWARD_IF_ERROR(check_view(permutation, who, "permutation"));
-  CLGPU__FORWARD_IF_ERROR(clgpu__check_wait_list(num_events, wait_list, who));
+  CLGPU__FORWARD_IF_ERROR(clgpu__check_wait_list(context, num_events, wait_list, who));
   sort_plan plan;
   memset(&plan, 0, sizeof plan);
   plan.permutation = 1;
@@ -887,7 +887,7 @@ clgpu_status clgpu_gather(clgpu_context *context, const clgpu_array *permutation
   CLGPU__FORWARD_IF_ERROR(check_view(permutation, who, "permutation"));
   CLGPU__FORWARD_IF_ERROR(check_view(source, who, "source"));
   CLGPU__FORWARD_IF_ERROR(check_view(destination, who, "destination"));
-  CLGPU__FORWARD_IF_ERROR(clgpu__check_wait_list(num_events, wait_list, who));
+  CLGPU__FORWARD_IF_ERROR(clgpu__check_wait_list(context, num_events, wait_list, who));
   CLGPU__RETURN_ERROR_IF(
       permutation->type != CLGPU_UINT32 && permutation->type != CLGPU_UINT64, CLGPU_TYPE_MISMATCH,
       "%s: the permutation must be uint (CLGPU_UINT32) or ulong (CLGPU_UINT64), not %s", who,

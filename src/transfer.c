@@ -73,7 +73,7 @@ static clgpu_status check_transfer(clgpu_context *context, const clgpu_array *vi
                                    const cl_event *wait_list, const char *who, int write) {
   CLGPU__RETURN_ERROR_IF(!context, CLGPU_INVALID_ARGUMENT, "%s: context is NULL", who);
   CLGPU__RETURN_ERROR_IF(!view, CLGPU_INVALID_ARGUMENT, "%s: the view is NULL", who);
-  CLGPU__FORWARD_IF_ERROR(clgpu__check_wait_list(num_events, wait_list, who));
+  CLGPU__FORWARD_IF_ERROR(clgpu__check_wait_list(context, num_events, wait_list, who));
   clgpu_status status = clgpu_array_check(view);
   if (status != CLGPU_SUCCESS) {
     clgpu__append_error(" (%s: the view)", who);

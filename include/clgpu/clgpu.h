@@ -1,5 +1,16 @@
 /* clgpu: vendor-neutral OpenCL sort, scan, reduction and stream compaction.
- * Including this header includes every public header of the library. */
+ * Including this header includes every public header of the library.
+ *
+ * Rules shared by every call that takes an event wait list
+ * (`num_events`, `wait_list`): `wait_list` is NULL exactly when
+ * `num_events` is 0 (CLGPU_INVALID_ARGUMENT otherwise); no entry may be
+ * NULL (CLGPU_CL_INVALID_EVENT_WAIT_LIST); every entry must be an event of
+ * the context's own cl_context (CLGPU_CL_INVALID_CONTEXT), since a
+ * dependency OpenCL would drop or refuse later is a race. Each entry is
+ * checked before anything is enqueued, with a message naming the entry's
+ * index; the library neither retains nor releases the caller's events. An
+ * entry that is not an event at all (a dangling or made-up handle) cannot
+ * be detected reliably and is undefined behaviour, as in OpenCL. */
 #ifndef CLGPU_H
 #define CLGPU_H
 

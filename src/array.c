@@ -154,6 +154,16 @@ clgpu_status clgpu_array_check(const clgpu_array *array) {
   reach extent;
   CLGPU__RETURN_ERROR_IF(!compute_reach(array, &extent), CLGPU_VIEW_OUT_OF_BOUNDS,
                          "%s: its extent overflows", describe(array, text, sizeof text));
+  /* Every operation sizes host copies, temporaries and kernel indices as
+   * count * element size: a view whose elements would fill more than
+   * CLGPU_MAX_VIEW_BYTES (a broadcast view can, while reaching few bytes)
+   * would wrap that product, so no such view is valid anywhere. */
+  uint64_t elements = clgpu_array_count(array), bytes = 0;
+  CLGPU__RETURN_ERROR_IF(!multiply(elements, element, &bytes) || bytes > CLGPU_MAX_VIEW_BYTES,
+                         CLGPU_VIEW_OUT_OF_BOUNDS,
+                         "%s: its %llu elements of %zu bytes would fill more than 2^63 - 1 "
+                         "bytes (CLGPU_MAX_VIEW_BYTES)",
+                         describe(array, text, sizeof text), (unsigned long long)elements, element);
   size_t size = 0;
   CLGPU__FORWARD_IF_ERROR(buffer_size(array->buffer, &size));
   CLGPU__RETURN_ERROR_IF(extent.below > array->offset, CLGPU_VIEW_OUT_OF_BOUNDS,

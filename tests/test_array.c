@@ -594,6 +594,76 @@ static void type_facts(void **state) {
   assert_string_equal(clgpu_type_cl_name((clgpu_type)42), "invalid");
 }
 
+/* ---- views whose elements would fill more than CLGPU_MAX_VIEW_BYTES ---- */
+
+/* A broadcast of 2^62 uint32 elements reaches 4 bytes of its buffer but
+ * stands for 2^64 bytes: count * size wraps to 0. Refused when made and by
+ * every operation's view check, before any program work, with the message
+ * naming the caller's argument; a read into 16 host bytes used to return
+ * SUCCESS and read nothing. */
+static void views_past_the_byte_bound_are_refused(void **state) {
+  (void)state;
+  clgpu_context *context = test_context(NULL);
+  cl_mem buffer = make_buffer(context, 64);
+  clgpu_array one;
+  assert_status(clgpu_array_1d(buffer, 0, CLGPU_UINT32, 1, &one), CLGPU_SUCCESS);
+  size_t huge[] = {(size_t)1 << 62};
+  clgpu_array made = one;
+  made.offset = 12345; /* unchanged by a refused call */
+  assert_status(clgpu_array_broadcast(&one, 1, huge, &made), CLGPU_VIEW_OUT_OF_BOUNDS);
+  assert_non_null(strstr(clgpu_last_error(), "would fill more than 2^63 - 1 bytes"));
+  assert_int_equal(made.offset, 12345);
+  /* The largest broadcasts that stay within the bound are views. */
+  size_t largest[] = {((size_t)1 << 61) - 1};
+  assert_status(clgpu_array_broadcast(&one, 1, largest, &made), CLGPU_SUCCESS);
+  assert_status(clgpu_array_check(&made), CLGPU_SUCCESS);
+
+  /* The same view written by hand: every entry point refuses it. */
+  clgpu_array forged = one;
+  forged.shape[0] = (size_t)1 << 62;
+  forged.strides[0] = 0;
+  assert_status(clgpu_array_check(&forged), CLGPU_VIEW_OUT_OF_BOUNDS);
+  clgpu_array count_view;
+  assert_status(clgpu_array_1d(buffer, 8, CLGPU_UINT64, 1, &count_view), CLGPU_SUCCESS);
+  clgpu_cache_stats before, after;
+  assert_status(clgpu_context_cache_stats(context, &before), CLGPU_SUCCESS);
+  unsigned char host[16 + 16];
+  memset(host, 0xC3, sizeof host);
+  assert_status(clgpu_array_read(context, &forged, host, 16, CL_TRUE, 0, NULL, NULL),
+                CLGPU_VIEW_OUT_OF_BOUNDS);
+  assert_non_null(strstr(clgpu_last_error(), "clgpu_array_read"));
+  for (size_t i = 0; i < sizeof host; i++) assert_int_equal(host[i], 0xC3);
+  assert_status(clgpu_array_write(context, &one, host, 16, CL_TRUE, 0, NULL, NULL),
+                CLGPU_SUCCESS);
+  clgpu_reduce_op sum = {.kind = CLGPU_REDUCE_SUM};
+  assert_status(clgpu_reduce(context, &sum, &forged, CLGPU_ALL_AXES, &one, NULL, 0, NULL, NULL),
+                CLGPU_VIEW_OUT_OF_BOUNDS);
+  assert_non_null(strstr(clgpu_last_error(), "(clgpu_reduce: the input)"));
+  clgpu_array count_out;
+  assert_status(clgpu_array_1d(buffer, 16, CLGPU_UINT64, 1, &count_out), CLGPU_SUCCESS);
+  assert_status(clgpu_count_if(context, &forged, "x > 1", &count_out, NULL, 0, NULL, NULL),
+                CLGPU_VIEW_OUT_OF_BOUNDS);
+  assert_non_null(strstr(clgpu_last_error(), "(clgpu_count_if: the input)"));
+  assert_status(clgpu_findall(context, &forged, "x > 1", &one, &count_view, NULL, 0, NULL, NULL),
+                CLGPU_VIEW_OUT_OF_BOUNDS);
+  assert_non_null(strstr(clgpu_last_error(), "(clgpu_findall: the input)"));
+  clgpu_workspace_size size;
+  assert_status(clgpu_reduce_workspace_size(context, &sum, &forged, CLGPU_ALL_AXES, &one, NULL,
+                                            &size),
+                CLGPU_VIEW_OUT_OF_BOUNDS);
+  clgpu_scan_op scan = {.kind = CLGPU_SCAN_SUM};
+  assert_status(clgpu_scan(context, &scan, &forged, CLGPU_ALL_AXES, &one, NULL, 0, NULL, NULL),
+                CLGPU_VIEW_OUT_OF_BOUNDS);
+  assert_status(clgpu_copy(context, &one, &forged, 0, NULL, NULL), CLGPU_VIEW_OUT_OF_BOUNDS);
+  assert_status(clgpu_sort_permutation(context, NULL, &forged, &one, NULL, 0, NULL, NULL),
+                CLGPU_VIEW_OUT_OF_BOUNDS);
+  assert_status(clgpu_context_cache_stats(context, &after), CLGPU_SUCCESS);
+  assert_int_equal(after.builds + after.memory_hits + after.disk_hits,
+                   before.builds + before.memory_hits + before.disk_hits);
+  clReleaseMemObject(buffer);
+  clgpu_context_destroy(context);
+}
+
 int main(void) {
   test_seed();
   const struct CMUnitTest tests[] = {
@@ -606,6 +676,7 @@ int main(void) {
       cmocka_unit_test(extents_at_the_buffer_boundary),
       cmocka_unit_test(location_resolves_sub_buffers),
       cmocka_unit_test(aliasing_truth_table),
+      cmocka_unit_test(views_past_the_byte_bound_are_refused),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -154,8 +154,17 @@ CLGPU_API clgpu_status clgpu_array_broadcast(const clgpu_array *in, unsigned ran
 
 /* ---- facts ---- */
 
-/* Check a view as operations do: known type, rank, offset alignment, and
- * every reachable byte inside CL_MEM_SIZE (overflow-checked). Does not block.
+/* The most bytes a view's elements may fill (element count times element
+ * size, whatever the strides): 2^63 - 1. A broadcast view reaching a few
+ * bytes of its buffer may stand for more elements than memory could hold;
+ * every operation sizes host copies, temporaries and indices by count times
+ * size, so a view past this bound is refused everywhere, including by the
+ * constructors. */
+#define CLGPU_MAX_VIEW_BYTES ((uint64_t)INT64_MAX)
+
+/* Check a view as operations do: known type, rank, offset alignment, every
+ * reachable byte inside CL_MEM_SIZE (overflow-checked), and at most
+ * CLGPU_MAX_VIEW_BYTES in its elements. Does not block.
  * Errors: CLGPU_INVALID_ARGUMENT, CLGPU_MISALIGNED_VIEW,
  * CLGPU_VIEW_OUT_OF_BOUNDS, OpenCL's codes from querying the buffer. */
 CLGPU_API clgpu_status clgpu_array_check(const clgpu_array *array);

@@ -7,21 +7,16 @@
 
 /* Fill in everything but the OpenCL handles, which the caller has set. On
  * failure the caller destroys the half-made context. */
-/* A positive decimal from the environment variable `name`, or 0. */
-static cl_ulong environment_number(const char *name) {
-  const char *text = getenv(name);
-  if (!text || !*text) return 0;
-  char *end = NULL;
-  unsigned long long value = strtoull(text, &end, 10);
-  return end && *end == '\0' ? (cl_ulong)value : 0;
-}
-
-static clgpu_status finish_context(clgpu_context *ctx, const clgpu_context_options *options) {
-  CLGPU__FORWARD_IF_ERROR(
-      clgpu__read_device_info(ctx->platform, ctx->device, &ctx->info, &ctx->extensions));
+static clgpu_status finish_context(clgpu_context *ctx, const clgpu_context_options *options,
+                                   const clgpu__environment *environment) {
+  clgpu__platform_lock();
+  clgpu_status status =
+      clgpu__read_device_info(ctx->platform, ctx->device, &ctx->info, &ctx->extensions);
+  clgpu__platform_unlock();
+  CLGPU__FORWARD_IF_ERROR(status);
   clgpu__quirks_for(&ctx->info, &ctx->quirks);
-  ctx->copy_chunk = environment_number("CLGPU_COPY_CHUNK");
-  ctx->copy_group = environment_number("CLGPU_COPY_GROUP");
+  ctx->copy_chunk = environment->copy_chunk;
+  ctx->copy_group = environment->copy_group;
   ctx->move_report = clgpu_move_report_stderr;
   ctx->move_report_user = NULL;
   if (!ctx->queue) {
@@ -46,6 +41,8 @@ clgpu_status clgpu_context_create(const clgpu_context_options *options, clgpu_co
   CLGPU__RETURN_ERROR_IF(!out, CLGPU_INVALID_ARGUMENT,
                          "clgpu_context_create: out must not be NULL");
   *out = NULL;
+  clgpu__environment environment;
+  CLGPU__FORWARD_IF_ERROR(clgpu__read_environment(&environment, "clgpu_context_create"));
   const char *selector = options ? options->device : NULL;
   if (!selector) selector = getenv("CLGPU_DEVICE");
   cl_platform_id platform = NULL;
@@ -60,15 +57,17 @@ clgpu_status clgpu_context_create(const clgpu_context_options *options, clgpu_co
   ctx->device = device;
   cl_context_properties properties[] = {CL_CONTEXT_PLATFORM, (cl_context_properties)platform, 0};
   cl_int err = CL_SUCCESS;
+  clgpu__platform_lock();
   ctx->cl_context = clgpu__fault_hit(CLGPU__FAULT_CREATE)
                         ? (err = CLGPU__INJECTED_STATUS, (cl_context)NULL)
                         : clCreateContext(properties, 1, &device, NULL, NULL, &err);
+  clgpu__platform_unlock();
   if (err != CL_SUCCESS) {
     ctx->cl_context = NULL;
     clgpu_context_destroy(ctx);
     return clgpu__fail_cl(err, "clCreateContext");
   }
-  clgpu_status status = finish_context(ctx, options);
+  clgpu_status status = finish_context(ctx, options, &environment);
   if (status != CLGPU_SUCCESS) {
     clgpu_context_destroy(ctx);
     return status;
@@ -122,6 +121,8 @@ clgpu_status clgpu_context_wrap(cl_context context, cl_device_id device, cl_comm
                          "clgpu_context_wrap: context must not be NULL");
   CLGPU__RETURN_ERROR_IF(!device, CLGPU_INVALID_ARGUMENT,
                          "clgpu_context_wrap: device must not be NULL");
+  clgpu__environment environment;
+  CLGPU__FORWARD_IF_ERROR(clgpu__read_environment(&environment, "clgpu_context_wrap"));
   cl_platform_id platform = NULL;
   CLGPU__FORWARD_IF_ERROR(check_wrapped(context, device, queue, &platform));
 
@@ -139,7 +140,7 @@ clgpu_status clgpu_context_wrap(cl_context context, cl_device_id device, cl_comm
     ctx->queue = queue;
   }
   ctx->platform = platform;
-  clgpu_status status = finish_context(ctx, options);
+  clgpu_status status = finish_context(ctx, options, &environment);
   if (status != CLGPU_SUCCESS) {
     clgpu_context_destroy(ctx);
     return status;

@@ -73,8 +73,30 @@ static void free_table(device_table *table) {
   table->count = 0;
 }
 
+/* Platform and device enumeration, the queries of a device's facts and
+ * context creation run under one process-wide lock: ICD loaders and
+ * implementations initialise themselves on the first of these calls, and
+ * eight threads making their first contexts at once crashed inside the
+ * platform's device queries (with plain OpenCL calls too). The library is
+ * safe where the platform is not; the cost is that context creation is
+ * serialised. */
+static pthread_mutex_t platform_lock = PTHREAD_MUTEX_INITIALIZER;
+
+void clgpu__platform_lock(void) { pthread_mutex_lock(&platform_lock); }
+
+void clgpu__platform_unlock(void) { pthread_mutex_unlock(&platform_lock); }
+
+static clgpu_status enumerate_locked(device_table *table);
+
 /* Every device of every platform, in platform order then device order. */
 static clgpu_status enumerate(device_table *table) {
+  clgpu__platform_lock();
+  clgpu_status status = enumerate_locked(table);
+  clgpu__platform_unlock();
+  return status;
+}
+
+static clgpu_status enumerate_locked(device_table *table) {
   table->entries = NULL;
   table->count = 0;
   cl_uint num_platforms = 0;

@@ -74,12 +74,11 @@ static int make_folder(const char *folder) {
          access(folder, W_OK | X_OK) == 0;
 }
 
+/* CLGPU_DISK_CACHE: 1 on, 0 off, -1 unset (a context refuses other values
+ * before it gets here). */
 static int mode_from_environment(void) {
-  const char *value = getenv("CLGPU_DISK_CACHE");
-  if (!value) return -1;
-  if (strcmp(value, "on") == 0 || strcmp(value, "1") == 0) return 1;
-  if (strcmp(value, "off") == 0 || strcmp(value, "0") == 0) return 0;
-  return -1;
+  int value = clgpu__environment_switch("CLGPU_DISK_CACHE");
+  return value >= 0 ? value : -1;
 }
 
 char *clgpu__disk_cache_folder(const char *option, clgpu_disk_cache_mode mode,

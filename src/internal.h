@@ -62,6 +62,29 @@ long clgpu__fault_points_seen(void);
 /* At a fault point: 1 when this call must fail. */
 int clgpu__fault_hit(unsigned kind);
 
+/* ---- environment variables (environment.c) ---- */
+
+/* The largest CLGPU_COPY_CHUNK (elements per work-item) and
+ * CLGPU_COPY_GROUP (work-items per group, then lowered to what the kernel
+ * allows) that are accepted. */
+#define CLGPU__COPY_CHUNK_MAX ((cl_ulong)1 << 31)
+#define CLGPU__COPY_GROUP_MAX ((cl_ulong)1 << 16)
+
+typedef struct clgpu__environment {
+  cl_ulong copy_chunk; /* 0: the device's choice */
+  cl_ulong copy_group; /* 0: the device's choice */
+  int disk_cache;      /* CLGPU_DISK_CACHE: -1 unset, 0 off, 1 on */
+} clgpu__environment;
+
+/* Read and check every variable a context uses; CLGPU_INVALID_ARGUMENT
+ * naming `who`, the variable and its value when one is set to a value it
+ * does not take. */
+clgpu_status clgpu__read_environment(clgpu__environment *out, const char *who);
+
+/* An on/off variable: 1 for "on" or "1", 0 for "off" or "0", -1 when unset
+ * or empty, -2 for anything else. */
+int clgpu__environment_switch(const char *name);
+
 /* ---- hashing (sha256.c) ---- */
 
 typedef struct clgpu__sha256 {
@@ -92,6 +115,11 @@ void clgpu__quirks_for(const clgpu_device_info *info, clgpu__quirks *quirks);
 
 clgpu_status clgpu__read_device_info(cl_platform_id platform, cl_device_id device,
                                      clgpu_device_info *info, char **extensions);
+
+/* The process-wide lock around platform and device enumeration, device
+ * queries and context creation (device.c says why). Not recursive. */
+void clgpu__platform_lock(void);
+void clgpu__platform_unlock(void);
 
 /* ---- program cache (program_cache.c) ---- */
 

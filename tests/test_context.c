@@ -7,9 +7,14 @@
  * clGetDeviceInfo, the reference counts), never from clgpu itself. */
 #include "support.h"
 
+#include <pthread.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
 
 /* ---- what OpenCL says, asked directly ---- */
 
@@ -761,7 +766,189 @@ static void wrapped_context_runs_a_kernel_on_the_callers_queue(void **state) {
   release_caller_objects(&own);
 }
 
-int main(void) {
+/* ---- environment variables: parsed strictly when a context is made ---- */
+
+typedef struct environment_row {
+  const char *name;
+  const char *value;
+  int accepted;
+} environment_row;
+
+static void environment_variables_are_parsed_strictly(void **state) {
+  (void)state;
+  static const environment_row rows[] = {
+      /* CLGPU_COPY_CHUNK=-1 used to wrap to 2^64 - 1 and made every strided
+       * copy succeed while copying nothing. */
+      {"CLGPU_COPY_CHUNK", "-1", 0},
+      {"CLGPU_COPY_CHUNK", "18446744073709551615", 0},
+      {"CLGPU_COPY_CHUNK", "18446744073709551616", 0},
+      {"CLGPU_COPY_CHUNK", "2147483649", 0},
+      {"CLGPU_COPY_CHUNK", "7x", 0},
+      {"CLGPU_COPY_CHUNK", " 7", 0},
+      {"CLGPU_COPY_CHUNK", "+7", 0},
+      {"CLGPU_COPY_CHUNK", "0x10", 0},
+      {"CLGPU_COPY_GROUP", "65537", 0},
+      {"CLGPU_COPY_GROUP", "-64", 0},
+      {"CLGPU_COPY_GROUP", "sixty", 0},
+      {"CLGPU_DISK_CACHE", "yes", 0},
+      {"CLGPU_DISK_CACHE", "ON", 0},
+      {"CLGPU_COPY_CHUNK", "", 1},
+      {"CLGPU_COPY_CHUNK", "0", 1},
+      {"CLGPU_COPY_CHUNK", "2147483648", 1},
+      {"CLGPU_COPY_GROUP", "65536", 1},
+      {"CLGPU_COPY_GROUP", "3", 1},
+      {"CLGPU_DISK_CACHE", "off", 1},
+      {"CLGPU_DISK_CACHE", "", 1},
+  };
+  caller_objects own = make_caller_objects();
+  for (size_t r = 0; r < sizeof rows / sizeof rows[0]; r++) {
+    const environment_row *row = &rows[r];
+    assert_int_equal(setenv(row->name, row->value, 1), 0);
+    clgpu_context *made = NOT_WRITTEN, *wrapped = NOT_WRITTEN;
+    clgpu_status created = clgpu_context_create(NULL, &made);
+    char message[512];
+    snprintf(message, sizeof message, "%s", clgpu_last_error());
+    clgpu_status wrap = clgpu_context_wrap(own.context, own.device, own.queue, NULL, &wrapped);
+    unsetenv(row->name);
+    if (row->accepted) {
+      if (created != CLGPU_SUCCESS || wrap != CLGPU_SUCCESS) {
+        fail_msg("%s=\"%s\" was refused: %s", row->name, row->value, message);
+      }
+      clgpu_context_destroy(made);
+      clgpu_context_destroy(wrapped);
+      continue;
+    }
+    if (created != CLGPU_INVALID_ARGUMENT || wrap != CLGPU_INVALID_ARGUMENT) {
+      fail_msg("%s=\"%s\": create gave %s, wrap %s", row->name, row->value,
+               clgpu_status_name(created), clgpu_status_name(wrap));
+    }
+    assert_null(made);
+    assert_null(wrapped);
+    char quoted[64];
+    snprintf(quoted, sizeof quoted, "\"%s\"", row->value);
+    if (!strstr(message, "clgpu_context_create") || !strstr(message, row->name) ||
+        !strstr(message, quoted)) {
+      fail_msg("%s=\"%s\": the message \"%s\" does not name the variable and its value",
+               row->name, row->value, message);
+    }
+  }
+  /* The caller's objects gained no reference from the refused wraps. */
+  release_caller_objects(&own);
+}
+
+/* The largest accepted chunk still copies every element of a strided view:
+ * the launch shape is one work-item. */
+static void the_largest_copy_chunk_copies_everything(void **state) {
+  (void)state;
+  assert_int_equal(setenv("CLGPU_COPY_CHUNK", "2147483648", 1), 0);
+  clgpu_context *context = test_context(NULL);
+  unsetenv("CLGPU_COPY_CHUNK");
+  enum { N = 1000 };
+  cl_int err = CL_SUCCESS;
+  cl_mem source = clCreateBuffer(clgpu_context_cl_context(context), CL_MEM_READ_WRITE,
+                                 2 * N * sizeof(cl_uint), NULL, &err);
+  assert_int_equal(err, CL_SUCCESS);
+  cl_mem destination = clCreateBuffer(clgpu_context_cl_context(context), CL_MEM_READ_WRITE,
+                                      N * sizeof(cl_uint), NULL, &err);
+  assert_int_equal(err, CL_SUCCESS);
+  static cl_uint host[2 * N], out[N];
+  for (cl_uint i = 0; i < 2 * N; i++) host[i] = i * 2654435761u;
+  clgpu_array all, every_other, packed;
+  assert_status(clgpu_array_1d(source, 0, CLGPU_UINT32, 2 * N, &all), CLGPU_SUCCESS);
+  assert_status(clgpu_array_strided(source, 0, CLGPU_UINT32, 1, (size_t[]){N}, (ptrdiff_t[]){2},
+                                    &every_other),
+                CLGPU_SUCCESS);
+  assert_status(clgpu_array_1d(destination, 0, CLGPU_UINT32, N, &packed), CLGPU_SUCCESS);
+  assert_status(clgpu_array_write(context, &all, host, sizeof host, CL_TRUE, 0, NULL, NULL),
+                CLGPU_SUCCESS);
+  assert_status(clgpu_copy(context, &packed, &every_other, 0, NULL, NULL), CLGPU_SUCCESS);
+  assert_status(clgpu_array_read(context, &packed, out, sizeof out, CL_TRUE, 0, NULL, NULL),
+                CLGPU_SUCCESS);
+  for (cl_uint i = 0; i < N; i++) assert_int_equal(out[i], host[2 * i]);
+  clReleaseMemObject(source);
+  clReleaseMemObject(destination);
+  clgpu_context_destroy(context);
+}
+
+/* ---- first contexts made by many threads at once ---- */
+
+enum { RACE_THREADS = 8 };
+
+typedef struct race {
+  pthread_barrier_t start;
+  clgpu_status status[RACE_THREADS];
+} race;
+
+typedef struct racer {
+  race *shared;
+  int index;
+} racer;
+
+static void *make_first_context(void *argument) {
+  racer *me = argument;
+  pthread_barrier_wait(&me->shared->start);
+  clgpu_context *context = NULL;
+  me->shared->status[me->index] = clgpu_context_create(NULL, &context);
+  clgpu_context_destroy(context);
+  return NULL;
+}
+
+/* Run in a fresh process (the first OpenCL calls of the process): eight
+ * threads create their first contexts at the same moment. Exit 0 when all
+ * succeeded. */
+static int first_contexts_race(void) {
+  race shared;
+  racer racers[RACE_THREADS];
+  pthread_t threads[RACE_THREADS];
+  pthread_barrier_init(&shared.start, NULL, RACE_THREADS);
+  for (int t = 0; t < RACE_THREADS; t++) {
+    racers[t] = (racer){&shared, t};
+    if (pthread_create(&threads[t], NULL, make_first_context, &racers[t]) != 0) return 2;
+  }
+  int failed = 0;
+  for (int t = 0; t < RACE_THREADS; t++) {
+    pthread_join(threads[t], NULL);
+    if (shared.status[t] != CLGPU_SUCCESS) {
+      printf("# thread %d: %s\n", t, clgpu_status_name(shared.status[t]));
+      failed = 1;
+    }
+  }
+  pthread_barrier_destroy(&shared.start);
+  return failed;
+}
+
+static const char race_flag[] = "--first-contexts-race";
+
+/* Each run is a new process started from this test's own executable, with
+ * a time limit: a crash or a hang fails the test instead of the suite. */
+static void first_contexts_from_eight_threads_at_once(void **state) {
+  (void)state;
+  for (int run = 0; run < 4; run++) {
+    pid_t child = fork();
+    assert_true(child >= 0);
+    if (child == 0) {
+      execl("/proc/self/exe", "test_context", race_flag, (char *)NULL);
+      _exit(127);
+    }
+    int status = 0;
+    time_t deadline = time(NULL) + 120;
+    pid_t done = 0;
+    while ((done = waitpid(child, &status, WNOHANG)) == 0 && time(NULL) < deadline) {
+      nanosleep(&(struct timespec){0, 20000000}, NULL);
+    }
+    if (done == 0) {
+      kill(child, SIGKILL);
+      waitpid(child, &status, 0);
+      fail_msg("run %d: eight first contexts did not finish within 120 s", run);
+    }
+    if (WIFSIGNALED(status)) fail_msg("run %d: killed by signal %d", run, WTERMSIG(status));
+    assert_true(WIFEXITED(status));
+    assert_int_equal(WEXITSTATUS(status), 0);
+  }
+}
+
+int main(int argc, char **argv) {
+  if (argc == 2 && strcmp(argv[1], race_flag) == 0) return first_contexts_race();
   /* Print the device first, whichever tests a filter leaves to run. */
   clgpu_context_destroy(test_context(NULL));
   const struct CMUnitTest tests[] = {
@@ -789,6 +976,9 @@ int main(void) {
       cmocka_unit_test(create_refuses_a_missing_out),
       cmocka_unit_test(context_runs_a_kernel),
       cmocka_unit_test(wrapped_context_runs_a_kernel_on_the_callers_queue),
+      cmocka_unit_test(environment_variables_are_parsed_strictly),
+      cmocka_unit_test(the_largest_copy_chunk_copies_everything),
+      cmocka_unit_test(first_contexts_from_eight_threads_at_once),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -100,7 +100,17 @@ typedef struct clgpu_device_info {
  * Errors: CLGPU_INVALID_ARGUMENT (out is NULL), CLGPU_NO_PLATFORM (no
  * platform is installed: the message says how to install one),
  * CLGPU_NO_DEVICE or CLGPU_INVALID_DEVICE_SELECTOR (the message lists the
- * devices), and OpenCL's codes from creating the context or queue. */
+ * devices), and OpenCL's codes from creating the context or queue.
+ * CLGPU_INVALID_ARGUMENT also when an environment variable the library
+ * reads (CLGPU_COPY_CHUNK, CLGPU_COPY_GROUP, CLGPU_DISK_CACHE; README's
+ * table) holds a value it does not take: the message names the variable and
+ * the value, which is never read as something else.
+ *
+ * Thread safety: contexts may be created from many threads at once. The
+ * platform and device enumeration, device queries and clCreateContext of
+ * every context creation run under one process-wide lock, because OpenCL
+ * implementations have crashed when first initialised from several threads
+ * at once. */
 CLGPU_API clgpu_status clgpu_context_create(const clgpu_context_options *options,
                                             clgpu_context **out);
 
@@ -113,9 +123,11 @@ CLGPU_API clgpu_status clgpu_context_create(const clgpu_context_options *options
  * Ownership: clgpu retains `context`, `device` and `queue` with clRetain*
  * and releases them in clgpu_context_destroy; the caller keeps its own
  * references and releases them as before.
- * Errors: CLGPU_INVALID_ARGUMENT, CLGPU_MISMATCHED_OBJECTS (the device is not
- * in the context, or the queue belongs to another context or device), and
- * OpenCL's codes from the queries. On failure nothing is retained. */
+ * Errors: CLGPU_INVALID_ARGUMENT (also for an environment variable holding a
+ * value it does not take, as clgpu_context_create), CLGPU_MISMATCHED_OBJECTS
+ * (the device is not in the context, or the queue belongs to another context
+ * or device), and OpenCL's codes from the queries. On failure nothing is
+ * retained. */
 CLGPU_API clgpu_status clgpu_context_wrap(cl_context context, cl_device_id device,
                                           cl_command_queue queue,
                                           const clgpu_context_options *options,

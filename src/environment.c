@@ -1,0 +1,62 @@
+/* The environment variables the library reads, parsed in one place and
+ * strictly: a value that is set but not one the variable accepts is refused
+ * when a context is made (the message names the variable and the value),
+ * never read as something else. strtoull alone would read "-1" as
+ * 2^64 - 1 and " 7" or "7x" as 7. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "internal.h"
+
+/* A decimal of digits only, within [low, high]; 0 when it is not. */
+static int parse_decimal(const char *text, cl_ulong low, cl_ulong high, cl_ulong *out) {
+  cl_ulong value = 0;
+  if (!*text) return 0;
+  for (const char *c = text; *c; c++) {
+    if (*c < '0' || *c > '9') return 0;
+    unsigned digit = (unsigned)(*c - '0');
+    if (value > (high - digit) / 10) return 0; /* past high, and never wraps */
+    value = value * 10 + digit;
+  }
+  if (value < low) return 0;
+  *out = value;
+  return 1;
+}
+
+static clgpu_status read_launch_number(const char *name, cl_ulong high, const char *who,
+                                       cl_ulong *out) {
+  *out = 0;
+  const char *text = getenv(name);
+  if (!text || !*text) return CLGPU_SUCCESS;
+  CLGPU__RETURN_ERROR_IF(!parse_decimal(text, 0, high, out), CLGPU_INVALID_ARGUMENT,
+                         "%s: the environment variable %s is \"%.40s\"%s: it takes a decimal "
+                         "number from 0 (the device's choice) to %llu, or nothing",
+                         who, name, text, strlen(text) > 40 ? "..." : "",
+                         (unsigned long long)high);
+  return CLGPU_SUCCESS;
+}
+
+int clgpu__environment_switch(const char *name) {
+  const char *value = getenv(name);
+  if (!value || !*value) return -1;
+  if (strcmp(value, "on") == 0 || strcmp(value, "1") == 0) return 1;
+  if (strcmp(value, "off") == 0 || strcmp(value, "0") == 0) return 0;
+  return -2;
+}
+
+clgpu_status clgpu__read_environment(clgpu__environment *out, const char *who) {
+  memset(out, 0, sizeof *out);
+  CLGPU__FORWARD_IF_ERROR(
+      read_launch_number("CLGPU_COPY_CHUNK", CLGPU__COPY_CHUNK_MAX, who, &out->copy_chunk));
+  CLGPU__FORWARD_IF_ERROR(
+      read_launch_number("CLGPU_COPY_GROUP", CLGPU__COPY_GROUP_MAX, who, &out->copy_group));
+  out->disk_cache = clgpu__environment_switch("CLGPU_DISK_CACHE");
+  if (out->disk_cache == -2) {
+    const char *text = getenv("CLGPU_DISK_CACHE");
+    return clgpu__fail(CLGPU_INVALID_ARGUMENT,
+                       "%s: the environment variable CLGPU_DISK_CACHE is \"%.40s\"%s: it takes "
+                       "on, off, 1, 0 or nothing",
+                       who, text, strlen(text) > 40 ? "..." : "");
+  }
+  return CLGPU_SUCCESS;
+}

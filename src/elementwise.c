@@ -1130,13 +1130,6 @@ static clgpu_status set_arguments(const clgpu_elementwise *kernel, cl_kernel cl,
 
 /* A cached kernel keeps no caller's buffer alive: its buffer arguments go
  * back to NULL before it returns to the cache. */
-static void clear_buffers(const clgpu_elementwise *kernel, cl_kernel cl) {
-  cl_mem none = NULL;
-  for (unsigned k = 0; k < kernel->num_arrays; k++) {
-    clSetKernelArg(cl, 2 * k, sizeof none, &none);
-  }
-}
-
 clgpu_status clgpu_elementwise_run(clgpu_elementwise *kernel,
                                    const clgpu_elementwise_value *values, cl_uint num_events,
                                    const cl_event *wait_list, cl_event *event) {
@@ -1223,7 +1216,6 @@ clgpu_status clgpu_elementwise_run(clgpu_elementwise *kernel,
     clgpu__chain_abandon(&chain);
   }
   if (cl) {
-    clear_buffers(kernel, cl);
     clgpu_kernel_release(program, cl);
   }
   for (unsigned k = 0; k < kernel->num_arrays; k++) {

@@ -233,6 +233,27 @@ const char *clgpu__unsigned_type(size_t size);
  * work-group size and its first work-item dimension. */
 size_t clgpu__work_group_limit(const clgpu_context *context, size_t cap);
 
+/* ---- kernel leases (lease.c) ---- */
+
+/* Reset every pointer-sized argument of a kernel to zeros (buffers to
+ * NULL); clgpu_kernel_release calls it, so no cached kernel keeps a
+ * caller's cl_mem as an argument. */
+void clgpu__kernel_clear_arguments(cl_kernel kernel);
+
+/* The kernels one call leases, given back together. */
+#define CLGPU__MAX_LEASES 8
+typedef struct clgpu__leases {
+  clgpu_program *programs[CLGPU__MAX_LEASES];
+  cl_kernel kernels[CLGPU__MAX_LEASES];
+  unsigned count;
+} clgpu__leases;
+
+/* Lease kernel `name` of `program` into `held`. */
+clgpu_status clgpu__lease(clgpu__leases *held, clgpu_program *program, const char *name,
+                          cl_kernel *out);
+/* Give back every kernel of `held` (their arguments cleared). */
+void clgpu__leases_give_back(clgpu__leases *held);
+
 /* ---- workspaces (workspace.c) ---- */
 
 void clgpu__report_init(clgpu_workspace_size *report);

@@ -559,6 +559,8 @@ void clgpu_kernel_release(clgpu_program *program, cl_kernel kernel) {
   pthread_mutex_lock(&program->kernel_lock);
   for (size_t i = 0; i < program->kernel_count; i++) {
     if (program->kernels[i].kernel == kernel) {
+      /* Still the caller's until unmarked: clear what it holds first. */
+      if (program->kernels[i].leased) clgpu__kernel_clear_arguments(kernel);
       program->kernels[i].leased = 0;
       break;
     }

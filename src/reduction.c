@@ -484,30 +484,6 @@ static clgpu_status get_program(clgpu_context *context, const spec *s, const ker
 
 /* ---- kernels ---- */
 
-/* The kernels one call leases, released together. */
-typedef struct leases {
-  clgpu_program *programs[4];
-  cl_kernel kernels[4];
-  unsigned count;
-} leases;
-
-static clgpu_status lease(leases *held, clgpu_program *program, const char *name, cl_kernel *out) {
-  cl_kernel kernel = NULL;
-  CLGPU__FORWARD_IF_ERROR(clgpu_kernel_acquire(program, name, &kernel));
-  held->programs[held->count] = program;
-  held->kernels[held->count] = kernel;
-  held->count++;
-  *out = kernel;
-  return CLGPU_SUCCESS;
-}
-
-static void release_leases(leases *held) {
-  for (unsigned i = 0; i < held->count; i++) {
-    clgpu_kernel_release(held->programs[i], held->kernels[i]);
-  }
-  held->count = 0;
-}
-
 #define ARG(x) CLGPU__ARG(x)
 
 /* A place on the device: a buffer and an element offset into it. */
@@ -565,13 +541,13 @@ static clgpu_status read_back(clgpu_context *context, const clgpu__chain *chain,
 /* The end of every call: the caller's event (or the chain dropped after a
  * failure), the kernels back to their programs, the scratch given back. */
 static clgpu_status finish_call(clgpu_context *context, clgpu_status status, clgpu__chain *chain,
-                                cl_event *event, leases *held, clgpu__scratch *scratch) {
+                                cl_event *event, clgpu__leases *held, clgpu__scratch *scratch) {
   if (status == CLGPU_SUCCESS) {
     status = clgpu__chain_end(context, chain, event);
   } else {
     clgpu__chain_abandon(chain);
   }
-  release_leases(held);
+  clgpu__leases_give_back(held);
   clgpu__scratch_release(context, scratch);
   return status;
 }
@@ -786,14 +762,14 @@ static clgpu_status run_reduce(clgpu_context *context, reduce_plan *plan, const 
   clgpu__scratch scratch;
   CLGPU__FORWARD_IF_ERROR(clgpu__scratch_acquire(
       context, &plan->report, options ? options->workspace : NULL, arguments, 2, who, &scratch));
-  leases held = {{0}, {0}, 0};
+  clgpu__leases held = {{0}, {0}, 0};
   cl_kernel ranges = NULL, partials = NULL;
   clgpu_program *program = NULL;
   int multi = !plan->rows_mode && plan->split.reserved > 0;
   clgpu_status status = get_program(context, &plan->spec, &plan->shape, &program);
-  if (status == CLGPU_SUCCESS) status = lease(&held, program, "clgpu_reduce_ranges", &ranges);
+  if (status == CLGPU_SUCCESS) status = clgpu__lease(&held, program, "clgpu_reduce_ranges", &ranges);
   if (status == CLGPU_SUCCESS && multi) {
-    status = lease(&held, program, "clgpu_reduce_partials", &partials);
+    status = clgpu__lease(&held, program, "clgpu_reduce_partials", &partials);
   }
 
   place in = {0}, out = {0};
@@ -1129,12 +1105,12 @@ typedef struct scan_kernels {
   cl_kernel ranges, carries, scan;
 } scan_kernels;
 
-static clgpu_status lease_scan(leases *held, clgpu_program *program, int multi, scan_kernels *out) {
+static clgpu_status lease_scan(clgpu__leases *held, clgpu_program *program, int multi, scan_kernels *out) {
   if (multi) {
-    CLGPU__FORWARD_IF_ERROR(lease(held, program, "clgpu_scan_totals", &out->ranges));
-    CLGPU__FORWARD_IF_ERROR(lease(held, program, "clgpu_scan_carries", &out->carries));
+    CLGPU__FORWARD_IF_ERROR(clgpu__lease(held, program, "clgpu_scan_totals", &out->ranges));
+    CLGPU__FORWARD_IF_ERROR(clgpu__lease(held, program, "clgpu_scan_carries", &out->carries));
   }
-  return lease(held, program, "clgpu_scan_ranges", &out->scan);
+  return clgpu__lease(held, program, "clgpu_scan_ranges", &out->scan);
 }
 
 /* Scan n contiguous elements from `in` to `out` (which may be the same
@@ -1185,7 +1161,7 @@ static clgpu_status run_scan(clgpu_context *context, scan_plan *plan, const clgp
   clgpu__scratch scratch;
   CLGPU__FORWARD_IF_ERROR(clgpu__scratch_acquire(
       context, &plan->report, options ? options->workspace : NULL, arguments, 2, who, &scratch));
-  leases held = {{0}, {0}, 0};
+  clgpu__leases held = {{0}, {0}, 0};
   scan_kernels kernels = {NULL, NULL, NULL};
   clgpu_program *program = NULL;
   int multi = !plan->rows_mode && plan->split.reserved > 0;
@@ -1406,7 +1382,7 @@ static clgpu_status run_findall(clgpu_context *context, findall_plan *plan,
   clgpu__scratch scratch;
   CLGPU__FORWARD_IF_ERROR(clgpu__scratch_acquire(
       context, &plan->report, options ? options->workspace : NULL, arguments, 3, who, &scratch));
-  leases held = {{0}, {0}, 0};
+  clgpu__leases held = {{0}, {0}, 0};
   int compact = findall_compacts(plan);
   cl_kernel ranges = NULL, write = NULL;
   scan_kernels nested = {NULL, NULL, NULL};
@@ -1416,10 +1392,10 @@ static clgpu_status run_findall(clgpu_context *context, findall_plan *plan,
   clgpu_status status = get_program(context, &plan->predicate, &plan->shape, &program);
   if (status == CLGPU_SUCCESS) {
     status =
-        lease(&held, program, compact ? "clgpu_findall_compact" : "clgpu_reduce_ranges", &ranges);
+        clgpu__lease(&held, program, compact ? "clgpu_findall_compact" : "clgpu_reduce_ranges", &ranges);
   }
   if (status == CLGPU_SUCCESS) {
-    status = lease(&held, program, compact ? "clgpu_findall_move" : "clgpu_findall_write", &write);
+    status = clgpu__lease(&held, program, compact ? "clgpu_findall_move" : "clgpu_findall_write", &write);
   }
   if (status == CLGPU_SUCCESS && scan_needed) {
     status = get_program(context, &plan->sum, &plan->shape, &sum_program);

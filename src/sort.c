@@ -366,46 +366,6 @@ static clgpu_status check_values(clgpu_context *context, const clgpu_array *keys
 
 /* ---- programs and kernels ---- */
 
-/* The kernels one call leases, given back together. Their buffer
- * arguments are set to NULL first, so that a kernel object kept in the
- * cache does not keep a caller's buffer alive on implementations that
- * retain the memory objects of kernel arguments. */
-typedef struct held_kernels {
-  clgpu_program *programs[6];
-  cl_kernel kernels[6];
-  const unsigned char *buffer_args[6]; /* indices, ended by 255 */
-  unsigned count;
-} held_kernels;
-
-static const unsigned char places_buffers[] = {0, 2, 4, 6, 255};
-static const unsigned char pass_buffers[] = {0, 2, 4, 6, 8, 15, 255};
-static const unsigned char finish_buffers[] = {0, 2, 4, 6, 8, 255};
-static const unsigned char scan_buffers[] = {0, 4, 255};
-static const unsigned char gather_buffers[] = {0, 4, 8, 255};
-
-static clgpu_status take_kernel(held_kernels *held, clgpu_program *program, const char *name,
-                                const unsigned char *buffer_args, cl_kernel *out) {
-  cl_kernel kernel = NULL;
-  CLGPU__FORWARD_IF_ERROR(clgpu_kernel_acquire(program, name, &kernel));
-  held->programs[held->count] = program;
-  held->kernels[held->count] = kernel;
-  held->buffer_args[held->count] = buffer_args;
-  held->count++;
-  *out = kernel;
-  return CLGPU_SUCCESS;
-}
-
-static void give_back_kernels(held_kernels *held) {
-  cl_mem none = NULL;
-  for (unsigned i = 0; i < held->count; i++) {
-    for (const unsigned char *arg = held->buffer_args[i]; *arg != 255; arg++) {
-      clSetKernelArg(held->kernels[i], *arg, sizeof none, &none);
-    }
-    clgpu_kernel_release(held->programs[i], held->kernels[i]);
-  }
-  held->count = 0;
-}
-
 static clgpu_status sort_program(clgpu_context *context, const sort_plan *plan,
                                  clgpu_program **out) {
   char group[24], items[24], value_bytes[24], kind[8], digit[8], block[24];
@@ -507,7 +467,7 @@ typedef struct places {
 /* ---- enqueueing a sort over places ---- */
 
 static clgpu_status run_radix(clgpu_context *context, const sort_plan *plan, clgpu_program *program,
-                              held_kernels *held, clgpu__chain *chain, const places *at,
+                              clgpu__leases *held, clgpu__chain *chain, const places *at,
                               const clgpu__scratch *scratch) {
   cl_ulong n = plan->n;
   size_t group = plan->group;
@@ -518,7 +478,7 @@ static clgpu_status run_radix(clgpu_context *context, const sort_plan *plan, clg
   if (plan->single) {
     cl_kernel single = NULL;
     CLGPU__FORWARD_IF_ERROR(
-        take_kernel(held, program, "clgpu_radix_single", places_buffers, &single));
+        clgpu__lease(held, program, "clgpu_radix_single", &single));
     cl_uint begin = plan->begin_bit, end = plan->end_bit;
     clgpu__kernel_arg rest[] = {ARG(n), ARG(begin), ARG(end)};
     CLGPU__FORWARD_IF_ERROR(clgpu__set_args(single, 0, where, 8, "clgpu_radix_single"));
@@ -528,12 +488,12 @@ static clgpu_status run_radix(clgpu_context *context, const sort_plan *plan, clg
   }
   cl_kernel histogram = NULL, scan = NULL, scatter = NULL, finish = NULL;
   CLGPU__FORWARD_IF_ERROR(
-      take_kernel(held, program, "clgpu_radix_histogram", pass_buffers, &histogram));
-  CLGPU__FORWARD_IF_ERROR(take_kernel(held, program, "clgpu_radix_scan", scan_buffers, &scan));
+      clgpu__lease(held, program, "clgpu_radix_histogram", &histogram));
+  CLGPU__FORWARD_IF_ERROR(clgpu__lease(held, program, "clgpu_radix_scan", &scan));
   CLGPU__FORWARD_IF_ERROR(
-      take_kernel(held, program, "clgpu_radix_scatter", pass_buffers, &scatter));
+      clgpu__lease(held, program, "clgpu_radix_scatter", &scatter));
   CLGPU__FORWARD_IF_ERROR(
-      take_kernel(held, program, "clgpu_radix_finish", finish_buffers, &finish));
+      clgpu__lease(held, program, "clgpu_radix_finish", &finish));
   place counts = slot(scratch, SORT_COUNTS, at->keys[0].buffer);
   place state = slot(scratch, SORT_PASS_STATE, at->keys[0].buffer);
   cl_ulong chunk = plan->chunk, groups = plan->groups;
@@ -573,15 +533,15 @@ static clgpu_status run_radix(clgpu_context *context, const sort_plan *plan, clg
 }
 
 static clgpu_status run_merge(clgpu_context *context, const sort_plan *plan, clgpu_program *program,
-                              held_kernels *held, clgpu__chain *chain, const places *at) {
+                              clgpu__leases *held, clgpu__chain *chain, const places *at) {
   cl_ulong n = plan->n;
   size_t group = plan->group;
   cl_kernel blocks = NULL, pass_kernel = NULL;
   CLGPU__FORWARD_IF_ERROR(
-      take_kernel(held, program, "clgpu_merge_blocks", places_buffers, &blocks));
+      clgpu__lease(held, program, "clgpu_merge_blocks", &blocks));
   if (plan->merge_passes > 0) {
     CLGPU__FORWARD_IF_ERROR(
-        take_kernel(held, program, "clgpu_merge_pass", places_buffers, &pass_kernel));
+        clgpu__lease(held, program, "clgpu_merge_pass", &pass_kernel));
   }
   clgpu__kernel_arg where[] = {ARG(at->keys[0].buffer),   ARG(at->keys[0].at),
                                ARG(at->keys[1].buffer),   ARG(at->keys[1].at),
@@ -640,7 +600,7 @@ static clgpu_status run_sort(clgpu_context *context, const sort_plan *plan, cons
   clgpu__scratch scratch;
   CLGPU__FORWARD_IF_ERROR(clgpu__scratch_acquire(
       context, &plan->report, options ? options->workspace : NULL, arguments, 2, who, &scratch));
-  held_kernels held;
+  clgpu__leases held;
   memset(&held, 0, sizeof held);
   clgpu__chain chain;
   clgpu__chain_begin(&chain, num_events, wait_list);
@@ -725,7 +685,7 @@ static clgpu_status run_sort(clgpu_context *context, const sort_plan *plan, cons
   } else {
     clgpu__chain_abandon(&chain);
   }
-  give_back_kernels(&held);
+  clgpu__leases_give_back(&held);
   clgpu__scratch_release(context, &scratch);
   return status;
 }
@@ -941,10 +901,6 @@ clgpu_status clgpu_gather(clgpu_context *context, const clgpu_array *permutation
     status = clgpu__chain_end(context, &chain, event);
   } else {
     clgpu__chain_abandon(&chain);
-  }
-  cl_mem none = NULL;
-  for (const unsigned char *arg = gather_buffers; *arg != 255; arg++) {
-    clSetKernelArg(kernel, *arg, sizeof none, &none);
   }
   clgpu_kernel_release(program, kernel);
   return status;

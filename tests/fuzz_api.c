@@ -4803,23 +4803,24 @@ static int breaks_expression_rules(const char *text) {
 /* A hostile expression: 1 to 3 fragments, or raw bytes. Once the build
  * budget is spent, NULL (the caller then uses a fixed expression). */
 static const char *take_hostile(byte_reader *in, char buffer[3 * (LONG_LENGTH + 2) + MAX_TEXT]) {
+  /* The same bytes are read whether or not the budget is spent, so that an
+   * input means the same in a fresh process. */
   uint8_t mode = take_byte(in);
-  if (algo.builds >= ALGO_BUILD_BUDGET) return NULL;
   if (mode % 4 == 0) {
     char raw[MAX_TEXT + 1];
     static const char *const none[] = {""};
     const char *text = TAKE_TEXT(in, none, raw);
     snprintf(buffer, MAX_TEXT + 1, "%s", text ? text : "");
-    return buffer;
+  } else {
+    size_t used = 0, count = 1 + mode % 3;
+    buffer[0] = '\0';
+    for (size_t i = 0; i < count; i++) {
+      const char *fragment = nasty_fragments[take_byte(in) % COUNT_OF(nasty_fragments)];
+      used += (size_t)snprintf(buffer + used, 3 * (LONG_LENGTH + 2) + MAX_TEXT - used, "%s",
+                               fragment);
+    }
   }
-  size_t used = 0, count = 1 + mode % 3;
-  buffer[0] = '\0';
-  for (size_t i = 0; i < count; i++) {
-    const char *fragment = nasty_fragments[take_byte(in) % COUNT_OF(nasty_fragments)];
-    used += (size_t)snprintf(buffer + used, 3 * (LONG_LENGTH + 2) + MAX_TEXT - used, "%s",
-                             fragment);
-  }
-  return buffer;
+  return algo.builds >= ALGO_BUILD_BUDGET ? NULL : buffer;
 }
 
 typedef struct expression {
@@ -5686,7 +5687,7 @@ static const custom_key custom_keys[] = {
 /* Key types and declarations that never compile, whatever key_size says. */
 static const char *const broken_key_types[] = {
     "", " ", "fuzz_missing", "struct fuzz_nothing", "int int", "void", "int)", "a;b",
-    "int2 /*", "#error fuzz", long_identifier,
+    "#error fuzz", long_identifier,
 };
 static const char *const broken_declarations[] = {
     "typedef struct {", "}", "#error fuzz\n", "int x = ;", "typedef int int2;", "/*",
@@ -5822,17 +5823,24 @@ static void take_sort_request(byte_reader *in, sort_request *request, clgpu_type
     order->kind = 2;
     order->custom = custom;
     order->key_size = spec->key_size;
-    if (algo.builds < ALGO_BUILD_BUDGET && size_choice == 2) {
+    int budget_left = algo.builds < ALGO_BUILD_BUDGET;
+    if (size_choice == 2) {
       char buffer[MAX_TEXT + 1];
       const char *type = TAKE_TEXT(in, broken_key_types, buffer);
-      snprintf(request->key_type_text, sizeof request->key_type_text, "%s", type ? type : "");
-      spec->key_type = type ? request->key_type_text : NULL;
-      spec->key_size = take_byte(in) % 20;
-      request->orderable = 0;
-      request->key_size_wrong = 0;
-    } else if (algo.builds < ALGO_BUILD_BUDGET && size_choice == 3) {
-      spec->declarations = broken_declarations[take_byte(in) % COUNT_OF(broken_declarations)];
-      request->orderable = 0;
+      size_t size = take_byte(in) % 20;
+      if (budget_left) {
+        snprintf(request->key_type_text, sizeof request->key_type_text, "%s", type ? type : "");
+        spec->key_type = type ? request->key_type_text : NULL;
+        spec->key_size = size;
+        request->orderable = 0;
+        request->key_size_wrong = 0;
+      }
+    } else if (size_choice == 3) {
+      const char *declarations = broken_declarations[take_byte(in) % COUNT_OF(broken_declarations)];
+      if (budget_left) {
+        spec->declarations = declarations;
+        request->orderable = 0;
+      }
     } else if (size_choice == 4) {
       take_expression(in, comparators, COUNT_OF(comparators), &request->compare);
       if (request->compare.fixed < 0) {
@@ -5903,7 +5911,7 @@ static void op_algo_sort(byte_reader *in, const array_run *pool, int permutation
   }
   take_algo_view(in, pool, wish, &keys);
   uint8_t data = take_byte(in);
-  write_values(&keys, data, !custom && data % 3 == 0);
+  write_values(&keys, data, request.order.kind == 0 && data % 3 == 0);
   size_t key_count = keys.made ? keys.count : 0;
   size_t key_size = request.order.key_size;
   if (custom && keys.made) {
@@ -6151,10 +6159,13 @@ static void op_algo_elementwise_create(byte_reader *in) {
     size_t which = take_byte(in) % num_args;
     names[which] = shadowing_names[take_byte(in) % COUNT_OF(shadowing_names)];
     shadowing = 1;
-  } else if (hostility % 8 == 4 && algo.builds < ALGO_BUILD_BUDGET) {
+  } else if (hostility % 8 == 4) {
     size_t which = take_byte(in) % num_args;
-    names[which] = TAKE_TEXT(in, refused_names, raw);
-    checkable = 0;
+    const char *name = TAKE_TEXT(in, refused_names, raw);
+    if (algo.builds < ALGO_BUILD_BUDGET) {
+      names[which] = name;
+      checkable = 0;
+    }
   }
   for (size_t a = 0; a < num_args; a++) {
     args[a].name = names[a];
@@ -6298,7 +6309,7 @@ static void op_algo_elementwise_run(byte_reader *in, const array_run *pool) {
                 (uint64_t)(take_byte(in) % 7) - 3);
       values[a].scalar = swap == 2 ? NULL : scalars[a];
       if (swap == 2) call.must_fail = 1;
-      if (swap == 1) call.checkable = 0;
+      if (swap == 1 && made->kernel) call.must_fail = 1;
     } else {
       /* Outputs in B and C, inputs in A, or anywhere. */
       view_wish own = wish;
@@ -6307,7 +6318,7 @@ static void op_algo_elementwise_run(byte_reader *in, const array_run *pool) {
       take_algo_view(in, pool, own, &views[a]);
       write_values(&views[a], take_byte(in), 0);
       values[a].array = views[a].pointer;
-      if (!views[a].pointer) call.must_fail = 1;
+      if (!views[a].pointer || (swap == 1 && made->kernel)) call.must_fail = 1;
       if (arg && arg->kind != CLGPU_IN && broadcast_output(&views[a])) call.must_fail = 1;
       add_view(&call, &views[a]);
       if (swap == 3) {
@@ -6456,8 +6467,21 @@ static void op_algo_builtin(byte_reader *in, const array_run *pool) {
     const uint8_t *py =
         which == 1 || which == 2 ? &algo_before[y.buffer][element_offset(&y.view, k)] : NULL;
     if (which == 0) {
-      if (is_real(x.view.type)) store_real(target, t, element_real(px, x.view.type));
-      else store_int(target, t, (uint64_t)element_int(px, x.view.type));
+      if (is_real(x.view.type) && !is_real(t)) {
+        /* Toward zero, saturated to the target's range. */
+        double value = element_real(px, x.view.type);
+        size_t bits = 8 * clgpu_type_size(t);
+        double low = is_signed_type(t) ? -(double)((uint64_t)1 << (bits - 1)) : 0;
+        if (value < low) value = low;
+        if (bits < 64 && value > (double)(((uint64_t)1 << (bits - (is_signed_type(t) ? 1 : 0))) - 1)) {
+          value = (double)(((uint64_t)1 << (bits - (is_signed_type(t) ? 1 : 0))) - 1);
+        }
+        store_int(target, t, (uint64_t)(int64_t)value);
+      } else if (is_real(x.view.type)) {
+        store_real(target, t, element_real(px, x.view.type));
+      } else {
+        store_int(target, t, (uint64_t)element_int(px, x.view.type));
+      }
     } else if (which == 1) {
       if (is_real(t)) {
         store_real(target, t, element_real(alpha, scalar_type) * element_real(px, t) +
@@ -6940,7 +6964,7 @@ static void op_algo_workspace(byte_reader *in) {
          (report.alignment && offset % report.alignment))) {
       violation(call, "wrapped a region that does not fit, is too small or misaligned");
     }
-    if (status != CLGPU_SUCCESS && target && memory_references(target) != references) {
+    if (status != CLGPU_SUCCESS && target && memory_references(target) > references) {
       violation(call, "failed but kept a reference to the buffer");
     }
   }

@@ -11,7 +11,8 @@
  * of operations, each an opcode byte (taken modulo OP_COUNT, see the enum
  * below; the byte 0xfe instead escapes to the array, copy and allocation
  * operations and the byte 0xfd to the operations on buffers across memory
- * spaces, each escape's sub-opcode byte following) followed by the bytes its
+ * spaces, and the byte 0xfc to the algorithms, elementwise kernels and
+ * workspaces, each escape's sub-opcode byte following) followed by the bytes its
  * arguments take, in the order each op_* function reads them. Running out
  * of bytes reads zeros. A string argument starts with a byte B: 0 is NULL, 1
  * to 127 is B - 1 raw bytes (at most 64) that follow, and 128 and up is entry
@@ -685,8 +686,10 @@ static void make_sub_device(cl_device_id device) {
 
 static void arrays_teardown(void);
 static void membuf_teardown(void);
+static void algo_teardown(void);
 
 static void fuzz_teardown(void) {
+  algo_teardown();
   membuf_teardown();
   arrays_teardown();
   clgpu_context_destroy(world.context);
@@ -736,6 +739,7 @@ static const int crash_signals[] = {SIGABRT, SIGSEGV, SIGBUS, SIGILL};
 
 static void arrays_setup(void);
 static void membuf_setup(void);
+static void algo_setup(void);
 
 static void fuzz_setup(void) {
   if (world.ready) return;
@@ -789,6 +793,7 @@ static void fuzz_setup(void) {
   }
   arrays_setup();
   membuf_setup();
+  algo_setup();
   for (size_t i = 0; i < COUNT_OF(crash_signals); i++) {
     sigaction(crash_signals[i], &crash_handlers[i], NULL);
   }
@@ -2666,8 +2671,13 @@ static void op_buffer_create(byte_reader *in, array_run *pool) {
 
 /* Close the innermost scope as the fuzzer expects it to close; the blocks
  * it handed out and that are still held went back to the cache with it. */
+static void algo_release_workspaces(void);
+
 static void end_scope(array_run *pool, clgpu_context *context) {
   const char *call = "clgpu_alloc_scope_end";
+  /* A workspace made in the scope must be destroyed before it ends
+   * (workspace.h); the fuzzer destroys all of its workspaces. */
+  algo_release_workspaces();
   prime_last_error();
   clgpu_status status = clgpu_alloc_scope_end(context);
   check_call(call, status, STATUS_SET(scope_end_statuses, 0), 0);
@@ -4205,6 +4215,2912 @@ static void finish_membufs(void) {
   membuf_reports_on();
 }
 
+/* ---- algorithms: reduce, scan, findall, sort, gather, elementwise, workspaces ----
+ *
+ * These operations are reached through a third escape: the opcode byte 0xfc
+ * (OP_ALGORITHM_BYTE) followed by a sub-opcode byte (modulo ALGO_OP_COUNT).
+ * No input written before they existed has 0xfc where an opcode is read, so
+ * those inputs keep their meaning. They run on three mirrored buffers of the
+ * main context (and a small CL_MEM_WRITE_ONLY one), whose bytes are written
+ * from a seed before every call and read back after it, and on the views of
+ * the array pool (which include invalid, foreign, read-only and broadcast
+ * views) for hostile arguments.
+ *
+ * Every call is held to its header: a documented status, a detail message on
+ * failure, no event and no changed byte anywhere after a refusal. A success
+ * over views the fuzzer made itself, with built-in operations or with the
+ * expressions of a fixed table whose meaning it knows, is compared byte for
+ * byte with a host model of every mirrored buffer (outputs hold the host
+ * reference, every other byte is unchanged). Hostile expressions, drawn from
+ * fragments (unbalanced delimiters, comments, '#', ';', OpenCL keywords,
+ * long identifiers) and raw bytes, count against a build budget: each may
+ * reach POCL's compiler, which takes about a second, so once
+ * ALGO_BUILD_BUDGET builds have been spent only fixed expressions are used,
+ * and those build once.
+ *
+ * Temporary guards. Some bugs of issue 15 are being fixed on other branches;
+ * until those fixes are merged the generator stays away from them, each
+ * guard naming its item. The checks behind each guard are already written:
+ * set the guard to 0 after the fix is merged and they apply. */
+#define GUARD_ISSUE15_ITEM1_KEY_SIZE 1     /* key_size that differs from sizeof(key_type) */
+#define GUARD_ISSUE15_ITEM3_NAMES 1        /* elementwise names like min, max, int, kernel */
+#define GUARD_ISSUE15_ITEM6_HUGE_QUERIES 1 /* _upto queries with max_n near 2^64 */
+#define GUARD_ISSUE15_ITEM7_WAIT_ENTRIES 1 /* NULL and foreign-context wait-list entries */
+#define GUARD_ISSUE15_ITEM8_HUGE_READ 1    /* clgpu_array_read of a view past SIZE_MAX bytes */
+#define GUARD_ISSUE15_ITEM9_EXPRESSIONS 1  /* comments, '#', unbalanced delimiters */
+#define GUARD_ISSUE15_ITEM12_KERNEL_ARGS 1 /* reduce-family kernels keep caller cl_mem args */
+
+enum {
+  GOP_REDUCE,
+  GOP_COUNT_IF,
+  GOP_SCAN,
+  GOP_FINDALL,
+  GOP_SORT,
+  GOP_PERMUTATION,
+  GOP_GATHER,
+  GOP_ELEMENTWISE_CREATE,
+  GOP_ELEMENTWISE_RUN,
+  GOP_BUILTIN,
+  GOP_TRANSFER,
+  GOP_QUERY_UPTO,
+  GOP_WORKSPACE,
+  GOP_WORKSPACE_DESTROY,
+  GOP_NAMES,
+  ALGO_OP_COUNT
+};
+
+#define OP_ALGORITHM_BYTE 0xfc
+#define ALGO_BYTES 4096
+#define ALGO_SPACE_BYTES 65536
+#define ALGO_MAX_N 300
+#define ALGO_BUILD_BUDGET 40
+#define ALGO_WORKSPACES 4
+#define ALGO_KERNELS 2
+
+/* The mirrored buffers: A, B and C of ALGO_BYTES, and a write-only one. */
+enum { ALG_A, ALG_B, ALG_C, ALG_WRITE_ONLY, ALG_COUNT };
+
+typedef struct algo_world {
+  cl_mem buffers[ALG_COUNT];
+  size_t sizes[ALG_COUNT];
+  cl_mem space; /* where workspaces are wrapped; not mirrored */
+  unsigned builds;
+  int fp64;
+  int fp16;
+} algo_world;
+
+static algo_world algo;
+static uint8_t algo_before[ALG_COUNT][ALGO_BYTES];
+static uint8_t algo_after[ALG_COUNT][ALGO_BYTES];
+static uint8_t algo_model[ALG_COUNT][ALGO_BYTES];
+
+/* A workspace an input made, and an elementwise kernel object. */
+typedef struct algo_workspace {
+  clgpu_workspace *workspace;
+  clgpu_context *context;
+  cl_mem buffer; /* the region's buffer, as clgpu_workspace_region gives it */
+  size_t offset;
+  size_t size;
+} algo_workspace;
+
+typedef struct algo_kernel {
+  clgpu_elementwise *kernel;
+  clgpu_context *context;
+  int config; /* a fixed configuration, or -1 */
+  clgpu_type type;
+  size_t num_args;
+  clgpu_elementwise_arg args[CLGPU_ELEMENTWISE_MAX_ARGS + 2];
+  int checkable; /* fixed names, operation and options: the model knows the result */
+} algo_kernel;
+
+static algo_workspace algo_workspaces[ALGO_WORKSPACES];
+static algo_kernel algo_kernels[ALGO_KERNELS];
+
+static const clgpu_status algo_statuses[] = {CLGPU_SUCCESS,
+                                             CLGPU_INVALID_ARGUMENT,
+                                             CLGPU_TYPE_MISMATCH,
+                                             CLGPU_SHAPE_MISMATCH,
+                                             CLGPU_INVALID_OUTPUT,
+                                             CLGPU_UNSUPPORTED_FEATURE,
+                                             CLGPU_MISMATCHED_OBJECTS,
+                                             CLGPU_MISALIGNED_VIEW,
+                                             CLGPU_VIEW_OUT_OF_BOUNDS,
+                                             CLGPU_WORKSPACE_WRONG_DEVICE,
+                                             CLGPU_WORKSPACE_WRONG_OPERATION,
+                                             CLGPU_WORKSPACE_WRONG_ALGORITHM,
+                                             CLGPU_WORKSPACE_TOO_SMALL,
+                                             CLGPU_WORKSPACE_ALIASES_ARGUMENT,
+                                             CLGPU_CL_BUILD_PROGRAM_FAILURE};
+static const clgpu_status elementwise_create_statuses[] = {
+    CLGPU_SUCCESS, CLGPU_INVALID_ARGUMENT, CLGPU_UNSUPPORTED_FEATURE, CLGPU_CL_OUT_OF_HOST_MEMORY};
+static const clgpu_status workspace_create_statuses[] = {
+    CLGPU_SUCCESS, CLGPU_INVALID_ARGUMENT, CLGPU_CL_INVALID_BUFFER_SIZE,
+    CLGPU_CL_MEM_OBJECT_ALLOCATION_FAILURE, CLGPU_CL_OUT_OF_RESOURCES, CLGPU_CL_OUT_OF_HOST_MEMORY};
+static const clgpu_status workspace_wrap_statuses[] = {
+    CLGPU_SUCCESS, CLGPU_INVALID_ARGUMENT, CLGPU_MISMATCHED_OBJECTS, CLGPU_WORKSPACE_MISALIGNED,
+    CLGPU_WORKSPACE_TOO_SMALL};
+static const clgpu_status plain_statuses[] = {CLGPU_SUCCESS, CLGPU_INVALID_ARGUMENT};
+
+static void algo_setup(void) {
+  cl_context context = clgpu_context_cl_context(world.context);
+  const size_t sizes[ALG_COUNT] = {ALGO_BYTES, ALGO_BYTES, ALGO_BYTES, 256};
+  for (int i = 0; i < ALG_COUNT; i++) {
+    algo.sizes[i] = sizes[i];
+    algo.buffers[i] =
+        make_buffer(context, i == ALG_WRITE_ONLY ? CL_MEM_WRITE_ONLY : CL_MEM_READ_WRITE, sizes[i]);
+  }
+  algo.space = make_buffer(context, CL_MEM_READ_WRITE, ALGO_SPACE_BYTES);
+  const clgpu_device_info *info = clgpu_context_device_info(world.context);
+  algo.fp64 = strstr(info->extensions, "cl_khr_fp64") != NULL;
+  algo.fp16 = strstr(info->extensions, "cl_khr_fp16") != NULL;
+}
+
+static void algo_teardown(void) {
+  for (int i = 0; i < ALG_COUNT; i++) {
+    if (algo.buffers[i]) clReleaseMemObject(algo.buffers[i]);
+  }
+  if (algo.space) clReleaseMemObject(algo.space);
+  memset(&algo, 0, sizeof algo);
+}
+
+/* ---- elements on the host ---- */
+
+static int is_real(clgpu_type type) {
+  return type == CLGPU_HALF || type == CLGPU_FLOAT || type == CLGPU_DOUBLE;
+}
+
+static int is_signed_type(clgpu_type type) {
+  return type == CLGPU_INT8 || type == CLGPU_INT16 || type == CLGPU_INT32 || type == CLGPU_INT64;
+}
+
+static uint64_t load_bits(const uint8_t *p, size_t size) {
+  uint64_t bits = 0;
+  for (size_t i = 0; i < size; i++) bits |= (uint64_t)p[i] << (8 * i);
+  return bits;
+}
+
+static void store_bits(uint8_t *p, size_t size, uint64_t bits) {
+  for (size_t i = 0; i < size; i++) p[i] = (uint8_t)(bits >> (8 * i));
+}
+
+/* Half precision, without libm: exact for the small integers the fuzzer
+ * writes, and read back exactly. */
+static uint16_t half_from(double value) {
+  if (value == 0) return 0;
+  uint16_t sign = value < 0 ? 0x8000 : 0;
+  double magnitude = value < 0 ? -value : value;
+  int exponent = 0;
+  while (magnitude >= 2) {
+    magnitude /= 2;
+    exponent++;
+  }
+  while (magnitude < 1) {
+    magnitude *= 2;
+    exponent--;
+  }
+  if (exponent > 15) return sign | 0x7c00;
+  return (uint16_t)(sign | (uint16_t)((exponent + 15) << 10) |
+                    (uint16_t)((magnitude - 1) * 1024 + 0.5));
+}
+
+static double half_value(uint16_t bits) {
+  int exponent = (bits >> 10) & 31;
+  double value = bits & 1023;
+  if (exponent == 0) {
+    value /= 1024;
+    exponent = -14;
+  } else {
+    value = 1 + value / 1024;
+    exponent -= 15;
+  }
+  for (; exponent > 0; exponent--) value *= 2;
+  for (; exponent < 0; exponent++) value /= 2;
+  return bits & 0x8000 ? -value : value;
+}
+
+/* An element as an integer (sign- or zero-extended) or as a real. */
+static int64_t element_int(const uint8_t *p, clgpu_type type) {
+  size_t size = clgpu_type_size(type);
+  uint64_t bits = load_bits(p, size);
+  if (is_signed_type(type) && size < 8 && (bits >> (8 * size - 1)) & 1) {
+    bits |= ~(uint64_t)0 << (8 * size);
+  }
+  return (int64_t)bits;
+}
+
+static double element_real(const uint8_t *p, clgpu_type type) {
+  if (type == CLGPU_HALF) return half_value((uint16_t)load_bits(p, 2));
+  if (type == CLGPU_FLOAT) {
+    float value;
+    memcpy(&value, p, sizeof value);
+    return value;
+  }
+  if (type == CLGPU_DOUBLE) {
+    double value;
+    memcpy(&value, p, sizeof value);
+    return value;
+  }
+  if (type == CLGPU_UINT64) return (double)(uint64_t)element_int(p, type);
+  return (double)element_int(p, type);
+}
+
+/* Store a value computed on the host: integers keep their low bits, reals
+ * are converted (exactly, for the values the models compute). */
+static void store_int(uint8_t *p, clgpu_type type, uint64_t value) {
+  if (is_real(type)) {
+    double real = (double)(int64_t)value;
+    if (type == CLGPU_HALF) {
+      store_bits(p, 2, half_from(real));
+    } else if (type == CLGPU_FLOAT) {
+      float narrow = (float)real;
+      memcpy(p, &narrow, sizeof narrow);
+    } else {
+      memcpy(p, &real, sizeof real);
+    }
+    return;
+  }
+  store_bits(p, clgpu_type_size(type), value);
+}
+
+static void store_real(uint8_t *p, clgpu_type type, double value) {
+  if (!is_real(type)) {
+    store_int(p, type, (uint64_t)(int64_t)value);
+    return;
+  }
+  if (type == CLGPU_HALF) {
+    store_bits(p, 2, half_from(value));
+  } else if (type == CLGPU_FLOAT) {
+    float narrow = (float)value;
+    memcpy(p, &narrow, sizeof narrow);
+  } else {
+    memcpy(p, &value, sizeof value);
+  }
+}
+
+/* The order of sort.h, as an unsigned image of the bits: integers by
+ * value, floats -inf < ... < -0 < +0 < ... < +inf < NaN (NaNs by their bits
+ * with the sign cleared). */
+static uint64_t order_image(const uint8_t *p, clgpu_type type) {
+  size_t size = clgpu_type_size(type);
+  uint64_t bits = load_bits(p, size);
+  uint64_t sign = (uint64_t)1 << (8 * size - 1);
+  uint64_t mask = size == 8 ? ~(uint64_t)0 : ((uint64_t)1 << (8 * size)) - 1;
+  if (!is_real(type)) return is_signed_type(type) ? bits ^ sign : bits;
+  uint64_t infinity = type == CLGPU_HALF    ? 0x7c00
+                      : type == CLGPU_FLOAT ? 0x7f800000
+                                            : 0x7ff0000000000000ull;
+  if ((bits & ~sign) > infinity) bits &= ~sign;
+  return bits & sign ? ~bits & mask : bits | sign;
+}
+
+/* ---- views over the mirrored buffers ---- */
+
+/* The byte offset of the element with row-major index k. */
+static size_t element_offset(const clgpu_array *view, size_t k) {
+  int64_t offset = (int64_t)view->offset;
+  int64_t size = (int64_t)clgpu_type_size(view->type);
+  for (unsigned d = view->rank; d-- > 0;) {
+    int64_t index = (int64_t)(k % view->shape[d]);
+    k /= view->shape[d];
+    offset += index * (int64_t)view->strides[d] * size;
+  }
+  return (size_t)offset;
+}
+
+/* What a view taken for a call is: one the fuzzer made over a mirrored
+ * buffer (valid, its elements known), or something else. */
+typedef struct algo_view {
+  clgpu_array view;
+  const clgpu_array *pointer; /* what the call gets: &view, a pool view, or NULL */
+  int made;
+  int buffer; /* ALG_* when made */
+  size_t count;
+} algo_view;
+
+/* What a call would like a view to be: a type, a rank and a shape, and the
+ * buffer it would best be in. The bytes may ignore any of it. */
+typedef struct view_wish {
+  clgpu_type type;
+  unsigned rank;
+  size_t shape[2];
+  int buffer;
+} view_wish;
+
+static view_wish wish_1d(clgpu_type type, size_t n, int buffer) {
+  view_wish wish = {type, 1, {n, 1}, buffer};
+  return wish;
+}
+
+static clgpu_type take_algo_type(byte_reader *in) {
+  return (clgpu_type)(1 + take_byte(in) % CLGPU_DOUBLE);
+}
+
+/* A view for a call. Mode 0 is NULL, mode 1 a view of the array pool (any
+ * of its hostile views), the rest a view the fuzzer makes over a mirrored
+ * buffer: the wish, or another type, length or buffer, with a stride of 1,
+ * 2, 3, -1 or 0 along each dimension and an aligned offset. The view is
+ * shortened until it fits its buffer. */
+static void take_algo_view(byte_reader *in, const array_run *pool, view_wish wish,
+                           algo_view *out) {
+  memset(out, 0, sizeof *out);
+  uint8_t mode = take_byte(in);
+  if (mode % 16 == 15) return;
+  if (mode % 16 == 14) {
+    out->pointer = take_view(in, pool);
+    return;
+  }
+  uint8_t changes = take_byte(in);
+  clgpu_type type = changes & 1 ? take_algo_type(in) : wish.type;
+  unsigned rank = changes & 2 ? 1u + take_byte(in) % 2u : wish.rank;
+  size_t shape[2] = {wish.shape[0], rank == 2 ? wish.shape[1] : 1};
+  if (rank != wish.rank) {
+    shape[0] = wish.rank == 2 ? wish.shape[0] * wish.shape[1] : wish.shape[0];
+    shape[1] = 1;
+  }
+  if (changes & 4) {
+    shape[0] = take_byte(in) % (rank == 2 ? 12 : ALGO_MAX_N + 1);
+    if (rank == 2) shape[1] = take_byte(in) % 40;
+  }
+  int buffer = changes & 8 ? take_byte(in) % ALG_COUNT : wish.buffer;
+  static const ptrdiff_t steps[] = {1, 1, 1, 2, -1, 3, 0, -2};
+  ptrdiff_t step[2] = {steps[(mode >> 4) % 8], 1};
+  if (rank == 2) {
+    uint8_t layout = take_byte(in) % 4;
+    /* Row-major, column-major, rows reversed, or a stepped row. */
+    if (layout == 0) {
+      step[0] = (ptrdiff_t)shape[1];
+      step[1] = 1;
+    } else if (layout == 1) {
+      step[0] = 1;
+      step[1] = (ptrdiff_t)shape[0];
+    } else if (layout == 2) {
+      step[0] = -(ptrdiff_t)shape[1];
+      step[1] = 1;
+    } else {
+      step[0] = 2 * (ptrdiff_t)shape[1];
+      step[1] = 2;
+    }
+  }
+  size_t size = clgpu_type_size(type);
+  size_t base = (take_byte(in) % 16) * size;
+  for (;;) {
+    /* The lowest and highest element, in elements from element 0. */
+    int64_t low = 0, high = 0;
+    int empty = shape[0] == 0 || (rank == 2 && shape[1] == 0);
+    for (unsigned d = 0; d < rank && !empty; d++) {
+      int64_t span = (int64_t)(shape[d] - 1) * step[d];
+      if (span < 0) low += span;
+      else high += span;
+    }
+    size_t offset = base + (size_t)(-low) * size;
+    if (empty || offset + (size_t)(high + 1) * size <= algo.sizes[buffer]) {
+      if (empty) offset = base;
+      size_t count = shape[0] * (rank == 2 ? shape[1] : 1);
+      clgpu_status status =
+          clgpu_array_strided(algo.buffers[buffer], offset, type, rank, shape, step, &out->view);
+      if (status != CLGPU_SUCCESS) {
+        violation("clgpu_array_strided", "refused a view inside its buffer: %s (%s)",
+                  clgpu_status_name(status), clgpu_last_error());
+      }
+      out->pointer = &out->view;
+      out->made = 1;
+      out->buffer = buffer;
+      out->count = count;
+      return;
+    }
+    if (base > 0) {
+      base = 0;
+    } else if (rank == 2 && shape[1] > 1) {
+      shape[1] /= 2;
+    } else {
+      shape[0] /= 2;
+    }
+  }
+}
+
+/* Small values that every type holds and every model computes exactly
+ * (sums of a few hundred stay integers below 2^11 for half, 2^24 for
+ * float), or any bits at all where only the bits matter. */
+static void write_values(const algo_view *view, uint8_t seed, int any_bits) {
+  if (!view->made) return;
+  clgpu_type type = view->view.type;
+  size_t size = clgpu_type_size(type);
+  uint32_t state = 0x9e3779b9u * (seed + 1u);
+  int spread = seed % 4; /* few values, many, all equal, or two */
+  for (size_t k = 0; k < view->count; k++) {
+    state = state * 1103515245u + 12345u;
+    uint8_t *p = &algo_before[view->buffer][element_offset(&view->view, k)];
+    if (any_bits) {
+      for (size_t b = 0; b < size; b++) p[b] = (uint8_t)(state >> (8 * (b % 3) + 5) ^ (b * 77));
+      continue;
+    }
+    int value = spread == 2 ? 5 : spread == 3 ? (int)(state >> 16) % 2 : (int)(state >> 16) % 16;
+    if (spread == 1) value = (int)(state >> 16) % 16 - 8;
+    if (type == CLGPU_HALF) value = value % 4 - 2 + (value < 0);
+    if (!is_signed_type(type) && !is_real(type) && value < 0) value = -value;
+    store_int(p, type, (uint64_t)(int64_t)value);
+  }
+}
+
+/* Before a call: the pattern into every mirrored buffer and every array
+ * root, so that a refused call is seen to change nothing anywhere. */
+static void algo_write_buffers(uint8_t seed) {
+  for (int b = 0; b < ALG_COUNT; b++) {
+    for (size_t i = 0; i < algo.sizes[b]; i++) {
+      algo_before[b][i] = (uint8_t)(seed * 7u + i * 13u + (size_t)b * 101u + (i >> 7));
+    }
+  }
+  write_roots(seed);
+}
+
+static void algo_upload(void) {
+  cl_command_queue queue = clgpu_context_queue(world.context);
+  for (int b = 0; b < ALG_COUNT; b++) {
+    if (clEnqueueWriteBuffer(queue, algo.buffers[b], CL_TRUE, 0, algo.sizes[b], algo_before[b], 0,
+                             NULL, NULL) != CL_SUCCESS) {
+      setup_failed("clEnqueueWriteBuffer of an algorithm buffer", 0);
+    }
+  }
+  memcpy(algo_model, algo_before, sizeof algo_model);
+}
+
+static void algo_read_buffers(void) {
+  read_roots();
+  cl_command_queue queue = clgpu_context_queue(world.context);
+  for (int b = 0; b < ALG_COUNT; b++) {
+    if (clEnqueueReadBuffer(queue, algo.buffers[b], CL_TRUE, 0, algo.sizes[b], algo_after[b], 0,
+                            NULL, NULL) != CL_SUCCESS) {
+      setup_failed("clEnqueueReadBuffer of an algorithm buffer", 0);
+    }
+  }
+}
+
+/* ---- wait lists, events, options ---- */
+
+typedef struct algo_wait {
+  cl_uint count;
+  const cl_event *list;
+  int bad;     /* a count without a list or a list without a count */
+  int hostile; /* a NULL entry or an event of another context */
+  cl_event events[2];
+  char word[48];
+} algo_wait;
+
+static void take_algo_wait(byte_reader *in, algo_wait *wait) {
+  memset(wait, 0, sizeof *wait);
+  wait->events[0] = wait->events[1] = arrays.done;
+  uint8_t choice = take_byte(in) % 10;
+  if (GUARD_ISSUE15_ITEM7_WAIT_ENTRIES && choice >= 7) choice = 1;
+  switch (choice) {
+    case 1:
+      wait->count = 1;
+      break;
+    case 2:
+      wait->count = 2;
+      break;
+    case 3:
+      wait->count = 1;
+      wait->bad = 1;
+      snprintf(wait->word, sizeof wait->word, "count 1, list NULL");
+      return;
+    case 4:
+      wait->list = wait->events;
+      wait->bad = 1;
+      snprintf(wait->word, sizeof wait->word, "count 0, list given");
+      return;
+    case 5:
+      wait->count = UINT32_MAX - take_byte(in);
+      wait->bad = 1;
+      snprintf(wait->word, sizeof wait->word, "count %u, list NULL", wait->count);
+      return;
+    case 7:
+      wait->events[0] = NULL;
+      wait->count = 1;
+      wait->hostile = 1;
+      break;
+    case 8:
+      wait->events[0] = done_on_other;
+      wait->count = 1;
+      wait->hostile = 1;
+      break;
+    case 9:
+      wait->events[1] = NULL;
+      wait->count = 2;
+      wait->hostile = 1;
+      break;
+    default:
+      break;
+  }
+  if (wait->count) wait->list = wait->events;
+  snprintf(wait->word, sizeof wait->word, "%u events%s", wait->count,
+           wait->hostile ? " (a NULL or foreign one)" : "");
+}
+
+static clgpu_context *take_algo_context(byte_reader *in) {
+  uint8_t choice = take_byte(in) % 16;
+  return choice == 15 ? NULL : choice == 14 ? world.other : world.context;
+}
+
+static clgpu_workspace *take_algo_workspace(byte_reader *in, int *slot) {
+  uint8_t choice = take_byte(in) % (2 * ALGO_WORKSPACES);
+  *slot = -1;
+  if (choice >= ALGO_WORKSPACES || !algo_workspaces[choice].workspace) return NULL;
+  *slot = choice;
+  return algo_workspaces[choice].workspace;
+}
+
+static clgpu_algorithm take_algorithm(byte_reader *in) {
+  static const int algorithms[] = {
+      CLGPU_ALGORITHM_AUTO,  CLGPU_ALGORITHM_AUTO,  CLGPU_ALGORITHM_CHUNKED,
+      CLGPU_ALGORITHM_TILED, CLGPU_ALGORITHM_RADIX, CLGPU_ALGORITHM_MERGE,
+      5,                     -1};
+  return (clgpu_algorithm)algorithms[take_byte(in) % COUNT_OF(algorithms)];
+}
+
+/* A call's options: NULL, or an algorithm and maybe a workspace of the
+ * input's. */
+static const clgpu_call_options *take_call_options(byte_reader *in, clgpu_call_options *storage,
+                                                   int *slot) {
+  *slot = -1;
+  uint8_t mode = take_byte(in) % 4;
+  if (mode == 0) return NULL;
+  storage->algorithm = take_algorithm(in);
+  storage->workspace = mode == 3 ? take_algo_workspace(in, slot) : NULL;
+  return storage;
+}
+
+/* ---- expressions ---- */
+
+/* Fragments of hostile expressions. */
+static const char *const nasty_fragments[] = {
+    "(", ")", "((", "))", "[", "]", "{", "}", "/*", "*/", "//", "#", "#define x 1\n", ";",
+    "\n", "\\\n", "\"", "'", "a", "b", "x", "i", "+", "0", "1", ",", "?", ":", "__kernel",
+    "return", "void", "int", "struct", "typedef", "__global", "barrier(0)", "get_global_id(0)",
+    "0); return (A)(x", "x > 1000) + (1", "a // c\n + b", "a < b /* open", "#pragma", "?\?=",
+    "\\", "@", "$", "`", "\t", "\xff", "clgpu_", "CLGPU_T", long_identifier, "1e999", "0x",
+    "sizeof", "(void)0", "a + b", "x != 0", ".x", "->", "&", "*", "ulong", "half", "double",
+};
+
+/* Whether an expression breaks a rule that issue 15 item 9 makes the
+ * library enforce for every expression-taking call: comments, preprocessor
+ * lines and unbalanced delimiters. */
+static int breaks_expression_rules(const char *text) {
+  if (!text) return 0;
+  if (strstr(text, "//") || strstr(text, "/*") || strchr(text, '#')) return 1;
+  int depth[3] = {0, 0, 0};
+  for (const char *p = text; *p; p++) {
+    int kind = *p == '(' || *p == ')' ? 0 : *p == '[' || *p == ']' ? 1 : *p == '{' || *p == '}' ? 2 : -1;
+    if (kind < 0) continue;
+    if (*p == '(' || *p == '[' || *p == '{') {
+      depth[kind]++;
+    } else if (--depth[kind] < 0) {
+      return 1;
+    }
+  }
+  return depth[0] || depth[1] || depth[2];
+}
+
+/* A hostile expression: 1 to 3 fragments, or raw bytes. Once the build
+ * budget is spent, NULL (the caller then uses a fixed expression). */
+static const char *take_hostile(byte_reader *in, char buffer[3 * (LONG_LENGTH + 2) + MAX_TEXT]) {
+  /* The same bytes are read whether or not the budget is spent, so that an
+   * input means the same in a fresh process. */
+  uint8_t mode = take_byte(in);
+  if (mode % 4 == 0) {
+    char raw[MAX_TEXT + 1];
+    static const char *const none[] = {""};
+    const char *text = TAKE_TEXT(in, none, raw);
+    snprintf(buffer, MAX_TEXT + 1, "%s", text ? text : "");
+  } else {
+    size_t used = 0, count = 1 + mode % 3;
+    buffer[0] = '\0';
+    for (size_t i = 0; i < count; i++) {
+      const char *fragment = nasty_fragments[take_byte(in) % COUNT_OF(nasty_fragments)];
+      used += (size_t)snprintf(buffer + used, 3 * (LONG_LENGTH + 2) + MAX_TEXT - used, "%s",
+                               fragment);
+    }
+  }
+  return algo.builds >= ALGO_BUILD_BUDGET ? NULL : buffer;
+}
+
+typedef struct expression {
+  const char *text;
+  int fixed; /* the index in the fixed table, or -1 for a hostile one */
+  char buffer[3 * (LONG_LENGTH + 2) + MAX_TEXT];
+} expression;
+
+/* A fixed expression of `table` (`count` entries), or a hostile one. */
+static void take_expression(byte_reader *in, const char *const *table, size_t count,
+                            expression *out) {
+  uint8_t choice = take_byte(in);
+  out->fixed = choice % (count + 2);
+  if ((size_t)out->fixed >= count) {
+    out->text = take_hostile(in, out->buffer);
+    if (out->text) {
+      out->fixed = -1;
+      return;
+    }
+    out->fixed = 0;
+  }
+  out->text = table[out->fixed];
+}
+
+/* ---- the shared ending of every algorithm call ---- */
+
+typedef struct algo_call {
+  char text[384];
+  const algo_view *views[6];
+  size_t view_count;
+  int checkable; /* the model in algo_model is the exact expected result */
+  int must_fail; /* the arguments break a rule the header states */
+  int reduce_family;
+  const expression *expressions[4];
+  size_t expression_count;
+  algo_wait wait;
+  int want_event;
+  cl_event event;
+  int workspace_slot;
+  clgpu_cache_stats stats;
+} algo_call;
+
+static void algo_call_init(algo_call *call) {
+  memset(call, 0, sizeof *call);
+  call->checkable = 1;
+  call->event = STALE_EVENT;
+  call->workspace_slot = -1;
+}
+
+/* An output that repeats an element: a stride of 0 along a dimension of
+ * more than one element. Every output of these calls refuses it. */
+static int broadcast_output(const algo_view *view) {
+  if (!view->made || !view->pointer) return 0;
+  for (unsigned d = 0; d < view->view.rank; d++) {
+    if (view->view.shape[d] > 1 && view->view.strides[d] == 0) return 1;
+  }
+  return 0;
+}
+
+static void begin_algo_call(algo_call *call, byte_reader *in) {
+  take_algo_wait(in, &call->wait);
+  call->want_event = take_byte(in) % 3 == 2;
+  call->event = STALE_EVENT;
+  call->stats = current_stats();
+  prime_last_error();
+}
+
+static void add_view(algo_call *call, const algo_view *view) {
+  call->views[call->view_count++] = view;
+  if (!view->made) call->checkable = 0;
+}
+
+static void add_expression(algo_call *call, const expression *taken) {
+  call->expressions[call->expression_count++] = taken;
+  if (taken->fixed < 0) call->checkable = 0;
+}
+
+/* Whether a made view and a byte range of a buffer share a byte. */
+static int view_touches(const algo_view *view, cl_mem buffer, size_t first, size_t end) {
+  clgpu_location where;
+  if (!view->pointer || clgpu_array_check(view->pointer) != CLGPU_SUCCESS) return 0;
+  if (clgpu_array_location(view->pointer, &where) != CLGPU_SUCCESS) return 0;
+  if (where.base != buffer || where.first == where.end) return 0;
+  return where.first < end && first < where.end;
+}
+
+/* Once a call's commands are done, the fuzzer's reference is the last one
+ * to its buffers (see check_released for the lingering references). */
+static void check_algo_references(const char *call) {
+  for (int b = 0; b < ALG_COUNT; b++) {
+    cl_uint count = memory_references(algo.buffers[b]);
+    for (int tries = 0; count != 1 && tries < 1000; tries++) {
+      struct timespec pause = {0, 1000000};
+      nanosleep(&pause, NULL);
+      count = memory_references(algo.buffers[b]);
+    }
+    if (count != 1) {
+      violation(call, "mirrored buffer %d still has %u references besides the fuzzer's", b,
+                count - 1);
+    }
+  }
+}
+
+static void finish_algo_call(algo_call *call, clgpu_status status, status_set set) {
+  const char *text = call->text;
+  /* FUZZ_API_TRACE=1 lists every algorithm call, to see what an input
+   * reaches. */
+  static int trace = -1;
+  if (trace < 0) trace = getenv("FUZZ_API_TRACE") != NULL;
+  if (trace) {
+    fprintf(stderr, "  %s -> %s%s\n", text, clgpu_status_name(status),
+            status == CLGPU_SUCCESS && call->checkable ? " (checked against the model)" : "");
+  }
+  check_call(text, status, set, 0);
+  clgpu_cache_stats stats = current_stats();
+  algo.builds += (unsigned)(stats.builds - call->stats.builds);
+  if (call->wait.bad && status == CLGPU_SUCCESS) {
+    violation(text, "accepted a wait list that does not match its count (%s)", call->wait.word);
+  }
+  if (call->wait.hostile && status == CLGPU_SUCCESS) {
+    violation(text, "accepted a wait list with a NULL or foreign event (%s)", call->wait.word);
+  }
+  if (call->must_fail && status == CLGPU_SUCCESS) {
+    violation(text, "accepted arguments its header refuses");
+  }
+  if (!GUARD_ISSUE15_ITEM9_EXPRESSIONS && status == CLGPU_SUCCESS) {
+    for (size_t i = 0; i < call->expression_count; i++) {
+      char shown[128];
+      if (breaks_expression_rules(call->expressions[i]->text)) {
+        violation(text, "accepted the expression %s", quoted(call->expressions[i]->text, shown));
+      }
+    }
+  }
+  if (status != CLGPU_SUCCESS) {
+    check_no_event(text, status, call->event);
+    algo_read_buffers();
+    compare_roots(text, &before_copy, "failed but changed an array buffer");
+    for (int b = 0; b < ALG_COUNT; b++) {
+      for (size_t i = 0; i < algo.sizes[b]; i++) {
+        if (algo_after[b][i] != algo_before[b][i]) {
+          violation(text, "failed with %s but changed byte %zu of mirrored buffer %d",
+                    clgpu_status_name(status), i, b);
+        }
+      }
+    }
+    return;
+  }
+  if (call->want_event) {
+    if (call->event == STALE_EVENT || !call->event) violation(text, "succeeded without an event");
+    if (clWaitForEvents(1, &call->event) != CL_SUCCESS) violation(text, "its event failed");
+    clReleaseEvent(call->event);
+  } else if (call->event != STALE_EVENT) {
+    violation(text, "wrote *event though none was asked for");
+  }
+  /* A workspace wrapped over bytes of an argument must have been refused. */
+  const algo_workspace *space =
+      call->workspace_slot >= 0 ? &algo_workspaces[call->workspace_slot] : NULL;
+  if (space && space->buffer) {
+    for (size_t i = 0; i < call->view_count; i++) {
+      if (view_touches(call->views[i], space->buffer, space->offset, space->offset + space->size)) {
+        violation(text, "used a workspace whose bytes overlap argument %zu", i);
+      }
+    }
+  }
+  algo_read_buffers();
+  if (!GUARD_ISSUE15_ITEM12_KERNEL_ARGS || !call->reduce_family) check_algo_references(text);
+  if (!call->checkable) return;
+  for (int b = 0; b < ALG_COUNT; b++) {
+    for (size_t i = 0; i < algo.sizes[b]; i++) {
+      if (space && space->buffer == algo.buffers[b] && i >= space->offset &&
+          i < space->offset + space->size) {
+        continue;
+      }
+      if (algo_after[b][i] != algo_model[b][i]) {
+        violation(text, "mirrored buffer %d byte %zu is %u, the host model says %u (before %u)", b,
+                  i, algo_after[b][i], algo_model[b][i], algo_before[b][i]);
+      }
+    }
+  }
+}
+
+static void describe_views(algo_call *call, const char *name) {
+  size_t used = (size_t)snprintf(call->text, sizeof call->text, "%s(", name);
+  for (size_t i = 0; i < call->view_count && used < sizeof call->text; i++) {
+    const algo_view *view = call->views[i];
+    if (!view->pointer) {
+      used += (size_t)snprintf(call->text + used, sizeof call->text - used, "%sNULL",
+                               i ? ", " : "");
+    } else if (!view->made) {
+      used += (size_t)snprintf(call->text + used, sizeof call->text - used, "%spool view",
+                               i ? ", " : "");
+    } else {
+      const clgpu_array *v = &view->view;
+      if (v->rank == 2) {
+        used += (size_t)snprintf(call->text + used, sizeof call->text - used,
+                                 "%s%s[%zux%zu] @%d+%zu step %td,%td", i ? ", " : "",
+                                 clgpu_type_cl_name(v->type), v->shape[0], v->shape[1],
+                                 view->buffer, v->offset, v->strides[0], v->strides[1]);
+      } else {
+        used += (size_t)snprintf(call->text + used, sizeof call->text - used,
+                                 "%s%s[%zu] @%d+%zu step %td", i ? ", " : "",
+                                 clgpu_type_cl_name(v->type), v->shape[0], view->buffer, v->offset,
+                                 v->strides[0]);
+      }
+    }
+  }
+  for (size_t i = 0; i < call->expression_count && used < sizeof call->text; i++) {
+    char shown[128];
+    used += (size_t)snprintf(call->text + used, sizeof call->text - used, ", %s",
+                             quoted(call->expressions[i]->text, shown));
+  }
+  if (used < sizeof call->text) {
+    snprintf(call->text + used, sizeof call->text - used, ", wait %s%s)", call->wait.word,
+             call->want_event ? ", &event" : "");
+  }
+}
+
+/* ---- reduce and count_if ---- */
+
+/* Fixed custom reductions: a sum in the input's type, and a count of the
+ * elements above 3 into a ulong. */
+static const char *const custom_maps[] = {"x", "(x > 3) ? 1 : 0"};
+static const char *const custom_reduces[] = {"a + b", "a + b"};
+static const char *const custom_neutrals[] = {"0", "0"};
+static const char *const initial_values[] = {"3", "0"};
+static const char *const predicates[] = {"x > 3", "(i & 1) == 0", "x == 0"};
+
+static int predicate_holds(int fixed, int null_predicate, const uint8_t *p, clgpu_type type,
+                           size_t index) {
+  double x = element_real(p, type);
+  if (null_predicate) return x != 0 || x != x;
+  if (fixed == 0) return x > 3;
+  if (fixed == 1) return (index & 1) == 0;
+  return x == 0;
+}
+
+/* The host's reduction of the elements of `view` listed by `offsets`, for
+ * the built-in kinds and the fixed custom ones; 0 when it cannot say. */
+static int host_reduce(const clgpu_reduce_op *op, int custom, int initial, const algo_view *view,
+                       const size_t *offsets, size_t n, clgpu_type result_type, uint8_t *out) {
+  clgpu_type type = view->view.type;
+  const uint8_t *base = algo_before[view->buffer];
+  int real = is_real(type);
+  uint64_t sum = 0, product = 1, count = 0;
+  double real_sum = 0;
+  size_t best_min = SIZE_MAX, best_max = SIZE_MAX;
+  for (size_t k = 0; k < n; k++) {
+    const uint8_t *p = base + offsets[k];
+    sum += (uint64_t)element_int(p, type);
+    product *= (uint64_t)element_int(p, type);
+    real_sum += element_real(p, type);
+    double x = element_real(p, type);
+    if (x != 0) count++;
+    if (best_min == SIZE_MAX || order_image(p, type) < order_image(base + offsets[best_min], type)) {
+      best_min = k;
+    }
+    if (best_max == SIZE_MAX || order_image(p, type) > order_image(base + offsets[best_max], type)) {
+      best_max = k;
+    }
+  }
+  int init = initial == 0 ? 3 : 0; /* initial_values[0] is "3", [1] is "0" */
+  int has_initial = initial >= 0;
+  switch (op->kind) {
+    case CLGPU_REDUCE_SUM:
+      if (real) store_real(out, type, real_sum + (has_initial ? init : 0));
+      else store_int(out, type, sum + (uint64_t)(has_initial ? init : 0));
+      return 1;
+    case CLGPU_REDUCE_PRODUCT:
+      if (real) return 0;
+      store_int(out, type, product * (uint64_t)(has_initial ? init : 1));
+      return 1;
+    case CLGPU_REDUCE_MIN:
+    case CLGPU_REDUCE_MAX: {
+      size_t best = op->kind == CLGPU_REDUCE_MIN ? best_min : best_max;
+      if (has_initial) return 0;
+      if (best == SIZE_MAX) {
+        if (real) return 0;
+        /* The type's largest value for MIN, its lowest for MAX. */
+        size_t bits = 8 * clgpu_type_size(type);
+        uint64_t top = bits == 64 ? ~(uint64_t)0 : ((uint64_t)1 << bits) - 1;
+        uint64_t low = is_signed_type(type) ? (uint64_t)1 << (bits - 1) : 0;
+        uint64_t high = is_signed_type(type) ? top >> 1 : top;
+        store_int(out, type, op->kind == CLGPU_REDUCE_MIN ? high : low);
+        return 1;
+      }
+      memcpy(out, base + offsets[best], clgpu_type_size(type));
+      return 1;
+    }
+    case CLGPU_REDUCE_ARGMIN:
+    case CLGPU_REDUCE_ARGMAX: {
+      size_t best = op->kind == CLGPU_REDUCE_ARGMIN ? best_min : best_max;
+      store_int(out, CLGPU_UINT64, best == SIZE_MAX ? UINT64_MAX : best);
+      return 1;
+    }
+    case CLGPU_REDUCE_COUNT:
+      store_int(out, CLGPU_UINT64, count + (uint64_t)(has_initial ? init : 0));
+      return 1;
+    case CLGPU_REDUCE_ANY:
+    case CLGPU_REDUCE_ALL:
+      if (has_initial) return 0;
+      store_int(out, CLGPU_INT32, op->kind == CLGPU_REDUCE_ANY ? count > 0 : count == n);
+      return 1;
+    case CLGPU_REDUCE_CUSTOM:
+      if (custom == 0 && result_type == type) {
+        if (real) store_real(out, type, real_sum + (has_initial ? init : 0));
+        else store_int(out, type, sum + (uint64_t)(has_initial ? init : 0));
+        return 1;
+      }
+      if (custom == 1 && !is_real(result_type)) {
+        uint64_t above = 0;
+        for (size_t k = 0; k < n; k++) above += element_real(base + offsets[k], type) > 3;
+        store_int(out, result_type, above + (uint64_t)(has_initial ? init : 0));
+        return 1;
+      }
+      return 0;
+    default:
+      return 0;
+  }
+}
+
+/* The lines of a reduction or scan along `axis` (or the whole view): for
+ * line l, the row-major indices of its elements. */
+typedef struct lines {
+  size_t count;  /* lines */
+  size_t length; /* elements per line */
+  size_t rows, columns;
+  int axis;
+} lines;
+
+static lines lines_of(const clgpu_array *view, size_t count, int axis) {
+  lines result = {1, count, 1, count, axis};
+  if (axis < 0 || view->rank != 2) return result;
+  result.rows = view->shape[0];
+  result.columns = view->shape[1];
+  result.count = axis == 0 ? view->shape[1] : view->shape[0];
+  result.length = axis == 0 ? view->shape[0] : view->shape[1];
+  return result;
+}
+
+static size_t line_element(const lines *l, size_t line, size_t k) {
+  if (l->axis < 0 || l->rows == 1) return l->axis < 0 ? k : line * l->length + k;
+  return l->axis == 0 ? k * l->columns + line : line * l->columns + k;
+}
+
+static void take_reduce_op(byte_reader *in, clgpu_reduce_op *op, expression expressions[4],
+                           int *custom, int *initial, clgpu_type input_type) {
+  memset(op, 0, sizeof *op);
+  /* 1 to 10 are the kinds, 0 and 11 none. */
+  uint8_t kind = take_byte(in) % 12;
+  op->kind = (clgpu_reduce_kind)(kind < 10 ? kind + 1 : kind == 10 ? 0 : 11);
+  *custom = -1;
+  *initial = -1;
+  uint8_t initial_choice = take_byte(in) % 4;
+  if (initial_choice == 1 || initial_choice == 2) {
+    take_expression(in, initial_values, COUNT_OF(initial_values), &expressions[3]);
+    op->initial = expressions[3].text;
+    *initial = expressions[3].fixed;
+  }
+  if (op->kind != CLGPU_REDUCE_CUSTOM) return;
+  *custom = take_byte(in) % 2;
+  op->result_type = *custom == 0 ? input_type : CLGPU_UINT64;
+  if (take_byte(in) % 8 == 7) op->result_type = take_type(in);
+  take_expression(in, custom_maps, COUNT_OF(custom_maps), &expressions[0]);
+  take_expression(in, custom_reduces, COUNT_OF(custom_reduces), &expressions[1]);
+  take_expression(in, custom_neutrals, COUNT_OF(custom_neutrals), &expressions[2]);
+  op->map = take_byte(in) % 8 == 7 ? NULL : expressions[0].text;
+  op->reduce = take_byte(in) % 16 == 15 ? NULL : expressions[1].text;
+  op->neutral = take_byte(in) % 16 == 15 ? NULL : expressions[2].text;
+  /* A custom reduction the table knows: every piece from the same row. */
+  if (expressions[0].fixed != *custom || expressions[1].fixed != *custom ||
+      expressions[2].fixed != *custom || !op->map || !op->reduce || !op->neutral) {
+    *custom = -2;
+  }
+}
+
+/* Whether an output view is one whose model can be written: made, and not
+ * sharing a byte with the input (such a call is refused). */
+static void model_reduce(algo_call *call, const clgpu_reduce_op *op, int custom, int initial,
+                         const algo_view *input, int axis, const algo_view *output,
+                         clgpu_type result_type) {
+  if (!call->checkable || custom == -2) {
+    call->checkable = 0;
+    return;
+  }
+  lines l = lines_of(&input->view, input->count, axis);
+  if (output->count != (axis < 0 ? 1 : l.count) || output->view.type != result_type) {
+    call->checkable = 0;
+    return;
+  }
+  static size_t offsets[ALGO_BYTES];
+  for (size_t line = 0; line < (axis < 0 ? 1 : l.count); line++) {
+    for (size_t k = 0; k < l.length; k++) {
+      offsets[k] = element_offset(&input->view, line_element(&l, line, k));
+    }
+    uint8_t *out = &algo_model[output->buffer][element_offset(&output->view, line)];
+    if (!host_reduce(op, custom, initial, input, offsets, l.length, result_type, out)) {
+      call->checkable = 0;
+      return;
+    }
+  }
+}
+
+static void op_algo_reduce(byte_reader *in, const array_run *pool) {
+  algo_call call;
+  algo_call_init(&call);
+  call.reduce_family = 1;
+  clgpu_context *context = take_algo_context(in);
+  uint8_t form = take_byte(in) % 4; /* reduce, reduce_read, the query, reduce again */
+  algo_write_buffers(take_byte(in));
+  uint8_t shape_choice = take_byte(in);
+  view_wish wish = wish_1d(take_algo_type(in), take_byte(in) % (ALGO_MAX_N + 1), ALG_A);
+  if (shape_choice % 3 == 0) {
+    wish.rank = 2;
+    wish.shape[0] = 1 + take_byte(in) % 9;
+    wish.shape[1] = take_byte(in) % 33;
+  }
+  algo_view input, output;
+  take_algo_view(in, pool, wish, &input);
+  write_values(&input, take_byte(in), 0);
+  int axis = CLGPU_ALL_AXES;
+  uint8_t axis_choice = take_byte(in) % 6;
+  if (axis_choice == 1 || axis_choice == 2) axis = axis_choice - 1;
+  if (axis_choice == 3) axis = take_int(in);
+  clgpu_reduce_op op;
+  expression expressions[4];
+  int custom, initial;
+  clgpu_type in_type = input.made ? input.view.type : wish.type;
+  take_reduce_op(in, &op, expressions, &custom, &initial, in_type);
+  clgpu_type result_type = clgpu_reduce_result_type(&op, in_type);
+  size_t out_n = 1;
+  if (axis >= 0 && input.made && (unsigned)axis < input.view.rank && input.view.rank == 2) {
+    out_n = input.view.shape[axis == 0 ? 1 : 0];
+  } else if (axis >= 0 && input.made && input.view.rank == 1 && axis == 0) {
+    out_n = 1;
+  }
+  take_algo_view(in, pool, wish_1d(result_type ? result_type : CLGPU_UINT64, out_n, ALG_B),
+                 &output);
+  clgpu_call_options options_storage;
+  int slot;
+  const clgpu_call_options *options = take_call_options(in, &options_storage, &slot);
+  call.workspace_slot = slot;
+  add_view(&call, &input);
+  add_view(&call, &output);
+  for (int e = 0; e < 4; e++) {
+    if ((e < 3 && op.kind == CLGPU_REDUCE_CUSTOM) || (e == 3 && op.initial)) {
+      add_expression(&call, &expressions[e]);
+    }
+  }
+  if (form == 2) {
+    clgpu_workspace_size report;
+    memset(&report, 0x5a, sizeof report);
+    clgpu_workspace_size before = report;
+    int out_null = take_byte(in) % 8 == 7;
+    describe_views(&call, "clgpu_reduce_workspace_size");
+    prime_last_error();
+    clgpu_status status = clgpu_reduce_workspace_size(context, &op, input.pointer, axis,
+                                                      output.pointer, options,
+                                                      out_null ? NULL : &report);
+    check_call(call.text, status, STATUS_SET(algo_statuses, 1), 0);
+    if (out_null && status == CLGPU_SUCCESS) violation(call.text, "succeeded with out NULL");
+    if (status != CLGPU_SUCCESS && memcmp(&report, &before, sizeof report) != 0) {
+      violation(call.text, "failed but wrote the report");
+    }
+    return;
+  }
+  if (form == 1) {
+    /* clgpu_reduce_read: whole array, into host memory of result_size. */
+    uint8_t result[32];
+    memset(result, 0xa5, sizeof result);
+    size_t result_size = clgpu_type_size(result_type);
+    uint8_t size_choice = take_byte(in) % 6;
+    if (size_choice == 1) result_size += 1;
+    if (size_choice == 2) result_size = result_size ? result_size - 1 : 0;
+    if (size_choice == 3) result_size = 16;
+    int result_null = size_choice == 4;
+    algo_upload();
+    describe_views(&call, "clgpu_reduce_read");
+    call.wait.bad = call.wait.hostile = 0;
+    call.stats = current_stats();
+    prime_last_error();
+    clgpu_status status = clgpu_reduce_read(context, &op, input.pointer, options,
+                                            result_null ? NULL : result, result_size);
+    if (status == CLGPU_SUCCESS &&
+        (result_null || result_size != clgpu_type_size(result_type) || !result_type)) {
+      violation(call.text, "succeeded with result %s of %zu bytes for a %zu-byte result",
+                result_null ? "NULL" : "given", result_size, clgpu_type_size(result_type));
+    }
+    uint8_t expected[16];
+    if (status == CLGPU_SUCCESS && call.checkable && custom != -2 && context == world.context) {
+      static size_t offsets[ALGO_BYTES];
+      for (size_t k = 0; k < input.count; k++) offsets[k] = element_offset(&input.view, k);
+      if (host_reduce(&op, custom, initial, &input, offsets, input.count, result_type, expected) &&
+          memcmp(expected, result, result_size) != 0) {
+        violation(call.text, "read a result that differs from the host's (first byte %u, %u)",
+                  result[0], expected[0]);
+      }
+    }
+    for (size_t i = result_size; i < sizeof result; i++) {
+      if (!result_null && result[i] != 0xa5) violation(call.text, "wrote past result_size");
+    }
+    if (status != CLGPU_SUCCESS) {
+      for (size_t i = 0; i < sizeof result; i++) {
+        if (result[i] != 0xa5) violation(call.text, "failed but wrote the result");
+      }
+    }
+    call.checkable = 0; /* the buffers' bytes: only that nothing outside changed */
+    call.want_event = 0;
+    finish_algo_call(&call, status, STATUS_SET(algo_statuses, 1));
+    return;
+  }
+  if (context != world.context) call.checkable = 0;
+  if (output.made && input.made && clgpu_may_alias(output.pointer, input.pointer)) {
+    call.checkable = 0;
+  }
+  algo_upload();
+  model_reduce(&call, &op, custom, initial, &input, axis, &output, result_type);
+  if (broadcast_output(&output)) call.must_fail = 1;
+  if (op.kind == CLGPU_REDUCE_CUSTOM && (!op.reduce || !op.neutral)) call.must_fail = 1;
+  if ((op.kind == CLGPU_REDUCE_ARGMIN || op.kind == CLGPU_REDUCE_ARGMAX) && op.initial) {
+    call.must_fail = 1;
+  }
+  if (op.kind < CLGPU_REDUCE_SUM || op.kind > CLGPU_REDUCE_CUSTOM) call.must_fail = 1;
+  begin_algo_call(&call, in);
+  describe_views(&call, "clgpu_reduce");
+  clgpu_status status =
+      clgpu_reduce(context, &op, input.pointer, axis, output.pointer, options, call.wait.count,
+                   call.wait.list, call.want_event ? &call.event : NULL);
+  finish_algo_call(&call, status, STATUS_SET(algo_statuses, 1));
+}
+
+static void op_algo_count_if(byte_reader *in, const array_run *pool) {
+  algo_call call;
+  algo_call_init(&call);
+  call.reduce_family = 1;
+  clgpu_context *context = take_algo_context(in);
+  uint8_t form = take_byte(in) % 3;
+  algo_write_buffers(take_byte(in));
+  algo_view input, output;
+  take_algo_view(in, pool, wish_1d(take_algo_type(in), take_byte(in) % (ALGO_MAX_N + 1), ALG_A),
+                 &input);
+  write_values(&input, take_byte(in), 0);
+  take_algo_view(in, pool, wish_1d(CLGPU_UINT64, 1, ALG_B), &output);
+  expression predicate;
+  take_expression(in, predicates, COUNT_OF(predicates), &predicate);
+  int null_predicate = take_byte(in) % 4 == 3;
+  clgpu_call_options options_storage;
+  int slot;
+  const clgpu_call_options *options = take_call_options(in, &options_storage, &slot);
+  call.workspace_slot = slot;
+  add_view(&call, &input);
+  add_view(&call, &output);
+  if (!null_predicate) add_expression(&call, &predicate);
+  const char *text = null_predicate ? NULL : predicate.text;
+  if (form == 2) {
+    clgpu_workspace_size report;
+    describe_views(&call, "clgpu_count_if_workspace_size");
+    prime_last_error();
+    clgpu_status status = clgpu_count_if_workspace_size(context, input.pointer, text,
+                                                        output.pointer, options, &report);
+    check_call(call.text, status, STATUS_SET(algo_statuses, 1), 0);
+    return;
+  }
+  if (context != world.context || output.view.type != CLGPU_UINT64 || output.count != 1 ||
+      (input.made && output.made && clgpu_may_alias(input.pointer, output.pointer))) {
+    call.checkable = 0;
+  }
+  algo_upload();
+  if (call.checkable) {
+    uint64_t count = 0;
+    for (size_t k = 0; k < input.count; k++) {
+      count += (uint64_t)predicate_holds(predicate.fixed, null_predicate,
+                                         &algo_before[input.buffer][element_offset(&input.view, k)],
+                                         input.view.type, k);
+    }
+    store_int(&algo_model[output.buffer][output.view.offset], CLGPU_UINT64, count);
+  }
+  begin_algo_call(&call, in);
+  describe_views(&call, "clgpu_count_if");
+  clgpu_status status = clgpu_count_if(context, input.pointer, text, output.pointer, options,
+                                       call.wait.count, call.wait.list,
+                                       call.want_event ? &call.event : NULL);
+  finish_algo_call(&call, status, STATUS_SET(algo_statuses, 1));
+}
+
+/* ---- scan ---- */
+
+static const char *const scan_combines[] = {"a + b", "a * b"};
+static const char *const scan_neutrals[] = {"0", "1"};
+
+/* The host's scan of one line into the model; 0 when it cannot say. */
+static int host_scan(const clgpu_scan_op *op, int custom, const algo_view *input,
+                     const algo_view *output, const lines *l, size_t line) {
+  clgpu_type type = input->view.type;
+  size_t size = clgpu_type_size(type);
+  int real = is_real(type);
+  uint8_t carry[8], next[8];
+  int have = 0;
+  if (op->kind == CLGPU_SCAN_CUSTOM && (custom < 0 || (custom == 1 && real))) return 0;
+  if (op->exclusive) {
+    /* The neutral element. */
+    if (op->kind == CLGPU_SCAN_SUM || (op->kind == CLGPU_SCAN_CUSTOM && custom == 0)) {
+      store_int(carry, type, 0);
+    } else if (op->kind == CLGPU_SCAN_CUSTOM) {
+      store_int(carry, type, 1);
+    } else if (type == CLGPU_FLOAT) {
+      store_bits(carry, 4, op->kind == CLGPU_SCAN_MIN ? 0x7fffffff : 0xffffffff);
+    } else if (real) {
+      return 0;
+    } else {
+      size_t bits = 8 * size;
+      uint64_t top = bits == 64 ? ~(uint64_t)0 : ((uint64_t)1 << bits) - 1;
+      uint64_t low = is_signed_type(type) ? (uint64_t)1 << (bits - 1) : 0;
+      uint64_t high = is_signed_type(type) ? top >> 1 : top;
+      store_int(carry, type, op->kind == CLGPU_SCAN_MIN ? high : low);
+    }
+  }
+  for (size_t k = 0; k < l->length; k++) {
+    size_t index = line_element(l, line, k);
+    const uint8_t *x = &algo_before[input->buffer][element_offset(&input->view, index)];
+    /* next = carry op x, or x for the first inclusive element. */
+    if (!have && !op->exclusive) {
+      memcpy(next, x, size);
+    } else if (op->kind == CLGPU_SCAN_SUM || (op->kind == CLGPU_SCAN_CUSTOM && custom == 0)) {
+      if (real) store_real(next, type, element_real(carry, type) + element_real(x, type));
+      else store_int(next, type, (uint64_t)element_int(carry, type) + (uint64_t)element_int(x, type));
+    } else if (op->kind == CLGPU_SCAN_CUSTOM) {
+      store_int(next, type, (uint64_t)element_int(carry, type) * (uint64_t)element_int(x, type));
+    } else {
+      uint64_t a = order_image(carry, type), b = order_image(x, type);
+      int carry_nan = real && element_real(carry, type) != element_real(carry, type);
+      int take_x = carry_nan || (op->kind == CLGPU_SCAN_MIN ? b < a : b > a);
+      memcpy(next, take_x ? x : carry, size);
+    }
+    uint8_t *out = &algo_model[output->buffer][element_offset(&output->view, index)];
+    memcpy(out, op->exclusive ? carry : next, size);
+    memcpy(carry, next, size);
+    have = 1;
+  }
+  return 1;
+}
+
+static void op_algo_scan(byte_reader *in, const array_run *pool) {
+  algo_call call;
+  algo_call_init(&call);
+  call.reduce_family = 1;
+  clgpu_context *context = take_algo_context(in);
+  uint8_t form = take_byte(in) % 4;
+  algo_write_buffers(take_byte(in));
+  uint8_t shape_choice = take_byte(in);
+  view_wish wish = wish_1d(take_algo_type(in), take_byte(in) % (ALGO_MAX_N + 1), ALG_A);
+  if (shape_choice % 3 == 0) {
+    wish.rank = 2;
+    wish.shape[0] = 1 + take_byte(in) % 9;
+    wish.shape[1] = take_byte(in) % 33;
+  }
+  algo_view input, output_storage;
+  const algo_view *output = &output_storage;
+  take_algo_view(in, pool, wish, &input);
+  write_values(&input, take_byte(in), 0);
+  uint8_t place = take_byte(in) % 4;
+  if (place == 0 && input.pointer) {
+    output = &input; /* exactly in place */
+  } else {
+    view_wish out_wish = wish;
+    if (input.made) {
+      out_wish.type = input.view.type;
+      out_wish.rank = input.view.rank;
+      out_wish.shape[0] = input.view.shape[0];
+      out_wish.shape[1] = input.view.rank == 2 ? input.view.shape[1] : 1;
+    }
+    out_wish.buffer = place == 1 ? ALG_A : ALG_B; /* place 1: may overlap the input */
+    take_algo_view(in, pool, out_wish, &output_storage);
+  }
+  int axis = CLGPU_ALL_AXES;
+  uint8_t axis_choice = take_byte(in) % 6;
+  if (axis_choice == 1 || axis_choice == 2) axis = axis_choice - 1;
+  if (axis_choice == 3) axis = take_int(in);
+  clgpu_scan_op op;
+  memset(&op, 0, sizeof op);
+  uint8_t kind = take_byte(in) % 6;
+  op.kind = (clgpu_scan_kind)(kind < 4 ? kind + 1 : kind == 4 ? 0 : 5);
+  op.exclusive = take_byte(in) % 2 ? 0 : take_int(in);
+  expression combine, neutral;
+  take_expression(in, scan_combines, COUNT_OF(scan_combines), &combine);
+  take_expression(in, scan_neutrals, COUNT_OF(scan_neutrals), &neutral);
+  int custom = -1;
+  if (op.kind == CLGPU_SCAN_CUSTOM) {
+    op.combine = take_byte(in) % 16 == 15 ? NULL : combine.text;
+    op.neutral = take_byte(in) % 16 == 15 ? NULL : neutral.text;
+    add_expression(&call, &combine);
+    add_expression(&call, &neutral);
+    if (!op.combine || !op.neutral) call.must_fail = 1;
+    custom = combine.fixed == neutral.fixed && op.combine && op.neutral ? combine.fixed : -1;
+  }
+  if (op.kind < CLGPU_SCAN_SUM || op.kind > CLGPU_SCAN_CUSTOM) call.must_fail = 1;
+  clgpu_call_options options_storage;
+  int slot;
+  const clgpu_call_options *options = take_call_options(in, &options_storage, &slot);
+  call.workspace_slot = slot;
+  add_view(&call, &input);
+  add_view(&call, output);
+  if (form == 2 || form == 3) {
+    clgpu_workspace_size report;
+    describe_views(&call, "clgpu_scan_workspace_size");
+    prime_last_error();
+    clgpu_status status = clgpu_scan_workspace_size(context, &op, input.pointer, axis,
+                                                    output->pointer, options,
+                                                    form == 3 ? NULL : &report);
+    check_call(call.text, status, STATUS_SET(algo_statuses, 1), 0);
+    if (form == 3) expect_status(call.text, status, CLGPU_INVALID_ARGUMENT, "out is NULL");
+    return;
+  }
+  algo_upload();
+  if (broadcast_output(output)) call.must_fail = 1;
+  if (context != world.context || !input.made || !output->made ||
+      output->view.type != input.view.type || output->count != input.count ||
+      output->view.rank != input.view.rank || output->view.shape[0] != input.view.shape[0]) {
+    call.checkable = 0;
+  }
+  if (call.checkable) {
+    lines l = lines_of(&input.view, input.count, axis);
+    for (size_t line = 0; line < l.count && call.checkable; line++) {
+      if (!host_scan(&op, custom, &input, output, &l, line)) call.checkable = 0;
+    }
+  }
+  begin_algo_call(&call, in);
+  describe_views(&call, "clgpu_scan");
+  clgpu_status status =
+      clgpu_scan(context, &op, input.pointer, axis, output->pointer, options, call.wait.count,
+                 call.wait.list, call.want_event ? &call.event : NULL);
+  finish_algo_call(&call, status, STATUS_SET(algo_statuses, 1));
+}
+
+/* ---- findall ---- */
+
+static void op_algo_findall(byte_reader *in, const array_run *pool) {
+  algo_call call;
+  algo_call_init(&call);
+  call.reduce_family = 1;
+  clgpu_context *context = take_algo_context(in);
+  uint8_t form = take_byte(in) % 4; /* findall, findall_read, the query, findall */
+  algo_write_buffers(take_byte(in));
+  uint8_t shape_choice = take_byte(in);
+  view_wish wish = wish_1d(take_algo_type(in), take_byte(in) % (ALGO_MAX_N + 1), ALG_A);
+  if (shape_choice % 4 == 0) {
+    wish.rank = 2;
+    wish.shape[0] = 1 + take_byte(in) % 9;
+    wish.shape[1] = take_byte(in) % 33;
+  }
+  algo_view input, indices, count;
+  take_algo_view(in, pool, wish, &input);
+  uint8_t data = take_byte(in);
+  write_values(&input, data, data % 5 == 0);
+  clgpu_type index_type = take_byte(in) % 2 ? CLGPU_UINT32 : CLGPU_UINT64;
+  size_t capacity = input.count;
+  uint8_t capacity_choice = take_byte(in) % 4;
+  if (capacity_choice == 1) capacity = take_byte(in) % 8;
+  if (capacity_choice == 2) capacity = input.count / 2;
+  take_algo_view(in, pool, wish_1d(index_type, capacity, ALG_B), &indices);
+  int count_null = take_byte(in) % 6 == 5;
+  take_algo_view(in, pool, wish_1d(CLGPU_UINT64, 1, ALG_C), &count);
+  if (count_null) count.pointer = NULL, count.made = 1;
+  expression predicate;
+  take_expression(in, predicates, COUNT_OF(predicates), &predicate);
+  int null_predicate = take_byte(in) % 3 == 0;
+  clgpu_call_options options_storage;
+  int slot;
+  const clgpu_call_options *options = take_call_options(in, &options_storage, &slot);
+  call.workspace_slot = slot;
+  add_view(&call, &input);
+  add_view(&call, &indices);
+  add_view(&call, &count);
+  if (!null_predicate) add_expression(&call, &predicate);
+  const char *text = null_predicate ? NULL : predicate.text;
+  if (form == 2) {
+    clgpu_workspace_size report;
+    describe_views(&call, "clgpu_findall_workspace_size");
+    prime_last_error();
+    clgpu_status status = clgpu_findall_workspace_size(context, input.pointer, text,
+                                                       indices.pointer, count.pointer, options,
+                                                       &report);
+    check_call(call.text, status, STATUS_SET(algo_statuses, 1), 0);
+    return;
+  }
+  algo_upload();
+  if (broadcast_output(&indices)) call.must_fail = 1;
+  uint64_t matches = 0;
+  if (context != world.context || !indices.made || !input.made ||
+      (indices.pointer && indices.view.rank != 1) ||
+      (indices.pointer && indices.view.type != CLGPU_UINT32 &&
+       indices.view.type != CLGPU_UINT64) ||
+      (count.pointer && (count.view.type != CLGPU_UINT64 || count.count != 1))) {
+    call.checkable = 0;
+  }
+  if (call.checkable) {
+    for (size_t k = 0; k < input.count; k++) {
+      if (!predicate_holds(predicate.fixed, null_predicate,
+                           &algo_before[input.buffer][element_offset(&input.view, k)],
+                           input.view.type, k)) {
+        continue;
+      }
+      if (matches < indices.count) {
+        store_int(&algo_model[indices.buffer][element_offset(&indices.view, matches)],
+                  indices.view.type, k);
+      }
+      matches++;
+    }
+    if (count.pointer) {
+      store_int(&algo_model[count.buffer][count.view.offset], CLGPU_UINT64, matches);
+    }
+  }
+  if (form == 1) {
+    uint64_t read = 0x5a5a5a5a5a5a5a5aull;
+    int read_null = take_byte(in) % 8 == 7;
+    describe_views(&call, "clgpu_findall_read");
+    call.stats = current_stats();
+    prime_last_error();
+    clgpu_status status = clgpu_findall_read(context, input.pointer, text, indices.pointer,
+                                             count.pointer, options, read_null ? NULL : &read);
+    if (read_null && status == CLGPU_SUCCESS) violation(call.text, "succeeded with count NULL");
+    if (status != CLGPU_SUCCESS && read != 0x5a5a5a5a5a5a5a5aull) {
+      violation(call.text, "failed but wrote *count");
+    }
+    if (status == CLGPU_SUCCESS && call.checkable && !read_null && read != matches) {
+      violation(call.text, "read a count of %llu, the host counts %llu", (unsigned long long)read,
+                (unsigned long long)matches);
+    }
+    finish_algo_call(&call, status, STATUS_SET(algo_statuses, 1));
+    return;
+  }
+  begin_algo_call(&call, in);
+  describe_views(&call, "clgpu_findall");
+  clgpu_status status = clgpu_findall(context, input.pointer, text, indices.pointer, count.pointer,
+                                      options, call.wait.count, call.wait.list,
+                                      call.want_event ? &call.event : NULL);
+  if (!count.pointer && status == CLGPU_SUCCESS) violation(call.text, "succeeded with count NULL");
+  finish_algo_call(&call, status, STATUS_SET(algo_statuses, 1));
+}
+
+/* ---- sort, sort permutation, gather ---- */
+
+/* Fixed comparators over built-in keys, with the rank the host sorts by. */
+static const char *const comparators[] = {"a < b", "a > b", "(a & 7) < (b & 7)"};
+
+/* Custom key types: the name, its declarations, its size on the device,
+ * the comparator, and where the int or float it sorts by lies. */
+typedef struct custom_key {
+  const char *type;
+  const char *declarations;
+  size_t size;
+  const char *compare;
+  int real; /* the sort field is a float, else an int */
+} custom_key;
+
+static const custom_key custom_keys[] = {
+    {"int2", NULL, 8, "a.x < b.x", 0},
+    {"fuzz_pair", "typedef struct { int k; int pad; } fuzz_pair;", 8, "a.k < b.k", 0},
+    {"float4", NULL, 16, "a.x < b.x", 1},
+    {"int", NULL, 4, "b < a", 0},
+    {"float3", NULL, 16, "a.x < b.x", 1},
+    {"fuzz_wide", "typedef struct { long k; } fuzz_wide;", 8, "a.k < b.k", 0},
+};
+
+/* Key types and declarations that never compile, whatever key_size says. */
+static const char *const broken_key_types[] = {
+    "", " ", "fuzz_missing", "struct fuzz_nothing", "int int", "void", "int)", "a;b",
+    "#error fuzz", long_identifier,
+};
+static const char *const broken_declarations[] = {
+    "typedef struct {", "}", "#error fuzz\n", "int x = ;", "typedef int int2;", "/*",
+    "__kernel void fuzz(void) {}", long_identifier,
+};
+
+/* A sort's order on the host: a signed or unsigned rank per key. */
+typedef struct host_order {
+  int kind; /* 0 the image of sort.h, 1 a comparator rank, 2 a custom key field */
+  int comparator;
+  int descending;
+  unsigned begin_bit, end_bit;
+  const custom_key *custom;
+  clgpu_type type;
+  size_t key_size;
+} host_order;
+
+static int64_t key_rank(const host_order *order, const uint8_t *key, int *unsigned_rank,
+                        uint64_t *image) {
+  *unsigned_rank = 0;
+  if (order->kind == 0) {
+    uint64_t bits = order_image(key, order->type);
+    if (order->begin_bit || order->end_bit) {
+      bits >>= order->begin_bit;
+      unsigned width = order->end_bit - order->begin_bit;
+      if (width < 64) bits &= ((uint64_t)1 << width) - 1;
+    }
+    *unsigned_rank = 1;
+    *image = bits;
+    return 0;
+  }
+  if (order->kind == 1) {
+    int64_t value = element_int(key, order->type);
+    if (order->comparator == 0) return value;
+    if (order->comparator == 1) return -value;
+    return value & 7;
+  }
+  if (order->custom->real) return (int64_t)element_real(key, CLGPU_FLOAT);
+  int64_t value = order->custom->size == 8 && strcmp(order->custom->type, "fuzz_wide") == 0
+                      ? element_int(key, CLGPU_INT64)
+                      : element_int(key, CLGPU_INT32);
+  return order->custom->compare[0] == 'b' ? -value : value;
+}
+
+/* Whether key a sorts strictly before key b. */
+static int sorts_before(const host_order *order, const uint8_t *a, const uint8_t *b) {
+  int unsigned_a, unsigned_b;
+  uint64_t image_a = 0, image_b = 0;
+  int64_t rank_a = key_rank(order, a, &unsigned_a, &image_a);
+  int64_t rank_b = key_rank(order, b, &unsigned_b, &image_b);
+  if (unsigned_a) return order->descending ? image_b < image_a : image_a < image_b;
+  return order->descending ? rank_b < rank_a : rank_a < rank_b;
+}
+
+/* The stable order of n keys of key_size bytes (gathered into `keys`):
+ * permutation[0..n) by insertion sort, which is stable. */
+static void host_sort(const host_order *order, const uint8_t *keys, size_t n, uint32_t *perm) {
+  for (size_t i = 0; i < n; i++) {
+    size_t j = i;
+    uint32_t moving = (uint32_t)i;
+    while (j > 0 && sorts_before(order, keys + moving * order->key_size,
+                                 keys + perm[j - 1] * order->key_size)) {
+      perm[j] = perm[j - 1];
+      j--;
+    }
+    perm[j] = moving;
+  }
+}
+
+/* Gather the bytes of a made 1-D view (n keys of key_size bytes, over its
+ * elements in order) into `out`. */
+static void gather_view(const algo_view *view, uint8_t *out) {
+  size_t size = clgpu_type_size(view->view.type);
+  for (size_t k = 0; k < view->count; k++) {
+    memcpy(out + k * size, &algo_before[view->buffer][element_offset(&view->view, k)], size);
+  }
+}
+
+static void scatter_view(const algo_view *view, const uint8_t *in) {
+  size_t size = clgpu_type_size(view->view.type);
+  for (size_t k = 0; k < view->count; k++) {
+    memcpy(&algo_model[view->buffer][element_offset(&view->view, k)], in + k * size, size);
+  }
+}
+
+typedef struct sort_request {
+  clgpu_sort_spec spec;
+  const clgpu_sort_spec *spec_pointer;
+  clgpu_sort_options options;
+  const clgpu_sort_options *options_pointer;
+  host_order order;
+  int orderable; /* the host knows the order */
+  int key_size_wrong;
+  expression compare;
+  char key_type_text[MAX_TEXT + 1];
+} sort_request;
+
+static void take_sort_request(byte_reader *in, sort_request *request, clgpu_type key_type,
+                              algo_call *call, int *slot) {
+  memset(request, 0, sizeof *request);
+  clgpu_sort_spec *spec = &request->spec;
+  host_order *order = &request->order;
+  order->type = key_type;
+  order->key_size = clgpu_type_size(key_type);
+  request->orderable = 1;
+  uint8_t mode = take_byte(in) % 8;
+  request->spec_pointer = mode == 0 ? NULL : spec;
+  spec->descending = take_byte(in) % 3 == 2 ? take_int(in) : 0;
+  order->descending = request->spec_pointer && spec->descending != 0;
+  if (mode == 2 || mode == 3) {
+    /* A comparator over built-in keys. */
+    take_expression(in, comparators, COUNT_OF(comparators), &request->compare);
+    spec->compare = request->compare.text;
+    add_expression(call, &request->compare);
+    order->kind = 1;
+    order->comparator = request->compare.fixed;
+    if (is_real(key_type) || request->compare.fixed < 0) request->orderable = 0;
+  } else if (mode == 4 || mode == 5) {
+    /* A custom key type: one of the table, or one that never compiles. */
+    uint8_t which = take_byte(in);
+    const custom_key *custom = &custom_keys[which % COUNT_OF(custom_keys)];
+    spec->key_type = custom->type;
+    spec->declarations = custom->declarations;
+    spec->compare = custom->compare;
+    spec->key_size = custom->size;
+    uint8_t size_choice = take_byte(in) % 8;
+    if (size_choice == 1) spec->key_size = 0;
+    if (!GUARD_ISSUE15_ITEM1_KEY_SIZE && size_choice >= 6) {
+      static const size_t sizes[] = {4, 8, 12, 16, 32};
+      spec->key_size = sizes[take_byte(in) % COUNT_OF(sizes)];
+    }
+    request->key_size_wrong = spec->key_size != custom->size;
+    order->kind = 2;
+    order->custom = custom;
+    order->key_size = spec->key_size;
+    int budget_left = algo.builds < ALGO_BUILD_BUDGET;
+    if (size_choice == 2) {
+      char buffer[MAX_TEXT + 1];
+      const char *type = TAKE_TEXT(in, broken_key_types, buffer);
+      size_t size = take_byte(in) % 20;
+      if (budget_left) {
+        snprintf(request->key_type_text, sizeof request->key_type_text, "%s", type ? type : "");
+        spec->key_type = type ? request->key_type_text : NULL;
+        spec->key_size = size;
+        request->orderable = 0;
+        request->key_size_wrong = 0;
+      }
+    } else if (size_choice == 3) {
+      const char *declarations = broken_declarations[take_byte(in) % COUNT_OF(broken_declarations)];
+      if (budget_left) {
+        spec->declarations = declarations;
+        request->orderable = 0;
+      }
+    } else if (size_choice == 4) {
+      take_expression(in, comparators, COUNT_OF(comparators), &request->compare);
+      if (request->compare.fixed < 0) {
+        spec->compare = request->compare.text;
+        add_expression(call, &request->compare);
+        request->orderable = 0;
+      }
+    }
+    if (!spec->key_size) request->orderable = 0;
+  }
+  if (mode == 6) {
+    spec->begin_bit = take_byte(in) % 70;
+    spec->end_bit = take_byte(in) % 70;
+    order->begin_bit = spec->begin_bit;
+    order->end_bit = spec->end_bit;
+    if ((spec->begin_bit || spec->end_bit) &&
+        (spec->begin_bit >= spec->end_bit || spec->end_bit > 8 * clgpu_type_size(key_type))) {
+      request->orderable = 0;
+    }
+  }
+  request->options_pointer = NULL;
+  uint8_t options_mode = take_byte(in) % 4;
+  *slot = -1;
+  if (options_mode) {
+    request->options.algorithm = take_algorithm(in);
+    request->options.shape = take_algorithm(in);
+    if (options_mode == 3) request->options.workspace = take_algo_workspace(in, slot);
+    request->options_pointer = &request->options;
+  }
+  if (!request->spec_pointer) {
+    memset(order, 0, sizeof *order);
+    order->type = key_type;
+    order->key_size = clgpu_type_size(key_type);
+    request->orderable = 1;
+    return;
+  }
+  if (request->key_size_wrong) call->must_fail = 1;
+  if (spec->key_type && !spec->key_size) call->must_fail = 1;
+  int radix = request->options_pointer && request->options.algorithm == CLGPU_ALGORITHM_RADIX;
+  if (radix && (spec->compare || spec->key_type)) call->must_fail = 1;
+  /* A bit range is for radix sorts: what a merge sort makes of it is not
+   * modelled. */
+  if ((spec->begin_bit || spec->end_bit) && !radix) request->orderable = 0;
+}
+
+static void op_algo_sort(byte_reader *in, const array_run *pool, int permutation) {
+  algo_call call;
+  algo_call_init(&call);
+  clgpu_context *context = take_algo_context(in);
+  uint8_t form = take_byte(in) % 4; /* the call, the query, the call, the call */
+  algo_write_buffers(take_byte(in));
+  clgpu_type key_type = take_algo_type(in);
+  size_t n = take_byte(in) % (ALGO_MAX_N + 1);
+  sort_request request;
+  int slot;
+  take_sort_request(in, &request, key_type, &call, &slot);
+  call.workspace_slot = slot;
+  /* Custom keys: a view of 32-bit (or 64-bit) elements, key_size bytes per
+   * key; built-in keys: a view of key_type. */
+  algo_view keys, values;
+  const custom_key *custom = request.order.kind == 2 ? request.order.custom : NULL;
+  view_wish wish = wish_1d(key_type, n, ALG_A);
+  if (custom) {
+    wish.type = custom->real ? CLGPU_FLOAT
+                : strcmp(custom->type, "fuzz_wide") == 0 ? CLGPU_INT64
+                                                          : CLGPU_INT32;
+    wish.shape[0] = n * (custom->size / clgpu_type_size(wish.type));
+  }
+  take_algo_view(in, pool, wish, &keys);
+  uint8_t data = take_byte(in);
+  write_values(&keys, data, request.order.kind == 0 && data % 3 == 0);
+  size_t key_count = keys.made ? keys.count : 0;
+  size_t key_size = request.order.key_size;
+  if (custom && keys.made) {
+    size_t bytes = keys.count * clgpu_type_size(keys.view.type);
+    key_count = key_size ? bytes / key_size : 0;
+    if (!key_size || bytes % key_size != 0 || keys.view.type != wish.type) request.orderable = 0;
+  } else if (keys.made && keys.view.type != key_type) {
+    request.order.type = keys.view.type;
+    request.order.key_size = key_size = clgpu_type_size(keys.view.type);
+    if (request.order.kind == 1 && is_real(keys.view.type)) request.orderable = 0;
+  }
+  /* Values: none, or indices 0, 1, ... of 4 bytes (or other widths) in B. */
+  uint8_t values_mode = take_byte(in) % 4;
+  clgpu_type value_type = values_mode == 3 ? take_algo_type(in) : CLGPU_UINT32;
+  if (permutation) value_type = take_byte(in) % 2 ? CLGPU_UINT32 : CLGPU_UINT64;
+  if (values_mode == 0 && !permutation) {
+    memset(&values, 0, sizeof values);
+    values.made = 1;
+  } else {
+    take_algo_view(in, pool, wish_1d(value_type, key_count, ALG_B), &values);
+    if (values.made && !permutation) {
+      for (size_t k = 0; k < values.count; k++) {
+        store_int(&algo_before[values.buffer][element_offset(&values.view, k)], values.view.type,
+                  k);
+      }
+    }
+  }
+  add_view(&call, &keys);
+  if (values.pointer || permutation) add_view(&call, &values);
+  if ((!permutation && broadcast_output(&keys)) || broadcast_output(&values)) call.must_fail = 1;
+  algo_upload();
+  if (!request.orderable || context != world.context || !keys.made || !values.made ||
+      (keys.made && keys.view.rank != 1) || (values.pointer && values.view.rank != 1)) {
+    call.checkable = 0;
+  }
+  if (call.checkable && request.spec_pointer == NULL) request.order.descending = 0;
+  if (call.checkable) {
+    static uint8_t gathered[ALGO_BYTES], sorted[ALGO_BYTES], moved[ALGO_BYTES];
+    static uint32_t order[ALGO_BYTES];
+    gather_view(&keys, gathered);
+    host_sort(&request.order, gathered, key_count, order);
+    if (permutation) {
+      if (values.count != key_count) call.checkable = 0;
+      for (size_t k = 0; k < key_count && call.checkable; k++) {
+        store_int(&algo_model[values.buffer][element_offset(&values.view, k)], values.view.type,
+                  order[k]);
+      }
+    } else {
+      for (size_t k = 0; k < key_count; k++) {
+        memcpy(sorted + k * key_size, gathered + order[k] * key_size, key_size);
+      }
+      scatter_view(&keys, sorted);
+      if (values.pointer) {
+        size_t bytes = values.count * clgpu_type_size(values.view.type);
+        size_t per_key = key_count ? bytes / key_count : 0;
+        /* Values go by bytes per key; only the simple layouts are modelled. */
+        if (!key_count || bytes % key_count ||
+            (values.view.strides[0] != 1 && per_key != clgpu_type_size(values.view.type))) {
+          call.checkable = 0;
+        } else {
+          gather_view(&values, gathered);
+          for (size_t k = 0; k < key_count; k++) {
+            memcpy(moved + k * per_key, gathered + order[k] * per_key, per_key);
+          }
+          scatter_view(&values, moved);
+        }
+      }
+    }
+  }
+  if (form == 1) {
+    clgpu_workspace_size report;
+    memset(&report, 0x5a, sizeof report);
+    clgpu_workspace_size before = report;
+    describe_views(&call, permutation ? "clgpu_sort_permutation_workspace_size"
+                                      : "clgpu_sort_workspace_size");
+    prime_last_error();
+    clgpu_status status =
+        permutation ? clgpu_sort_permutation_workspace_size(context, request.spec_pointer,
+                                                            keys.pointer, values.pointer,
+                                                            request.options_pointer, &report)
+                    : clgpu_sort_workspace_size(context, request.spec_pointer, keys.pointer,
+                                                values.pointer, request.options_pointer, &report);
+    check_call(call.text, status, STATUS_SET(algo_statuses, 1), 0);
+    if (status != CLGPU_SUCCESS && memcmp(&report, &before, sizeof report) != 0) {
+      violation(call.text, "failed but wrote the report");
+    }
+    if (status == CLGPU_SUCCESS && request.key_size_wrong) {
+      violation(call.text, "accepted a key_size that is not the key type's");
+    }
+    return;
+  }
+  begin_algo_call(&call, in);
+  char name[64];
+  snprintf(name, sizeof name, "%s[%s%s%s]", permutation ? "clgpu_sort_permutation" : "clgpu_sort",
+           request.spec.key_type ? request.spec.key_type : "",
+           request.spec.key_type ? " " : "", request.spec.descending ? "desc" : "asc");
+  describe_views(&call, name);
+  clgpu_status status =
+      permutation
+          ? clgpu_sort_permutation(context, request.spec_pointer, keys.pointer, values.pointer,
+                                   request.options_pointer, call.wait.count, call.wait.list,
+                                   call.want_event ? &call.event : NULL)
+          : clgpu_sort(context, request.spec_pointer, keys.pointer, values.pointer,
+                       request.options_pointer, call.wait.count, call.wait.list,
+                       call.want_event ? &call.event : NULL);
+  finish_algo_call(&call, status, STATUS_SET(algo_statuses, 1));
+}
+
+static void op_algo_gather(byte_reader *in, const array_run *pool) {
+  algo_call call;
+  algo_call_init(&call);
+  clgpu_context *context = take_algo_context(in);
+  algo_write_buffers(take_byte(in));
+  size_t n = take_byte(in) % (ALGO_MAX_N + 1);
+  size_t source_n = take_byte(in) % (ALGO_MAX_N + 1);
+  clgpu_type type = take_algo_type(in);
+  algo_view permutation, source, destination;
+  take_algo_view(in, pool, wish_1d(take_byte(in) % 2 ? CLGPU_UINT32 : CLGPU_UINT64, n, ALG_A),
+                 &permutation);
+  take_algo_view(in, pool, wish_1d(type, source_n, ALG_B), &source);
+  take_algo_view(in, pool, wish_1d(type, n, take_byte(in) % 4 ? ALG_C : ALG_B), &destination);
+  write_values(&source, take_byte(in), 1);
+  uint8_t spread = take_byte(in);
+  if (permutation.made && (permutation.view.type == CLGPU_UINT32 ||
+                           permutation.view.type == CLGPU_UINT64)) {
+    uint32_t state = spread * 2654435761u + 1;
+    for (size_t k = 0; k < permutation.count; k++) {
+      state = state * 1103515245u + 12345u;
+      /* Mostly inside the source, sometimes just past it, now and then huge. */
+      uint64_t index = (state >> 8) % (source.count + 3);
+      if ((state >> 4) % 64 == 0) index = ~(uint64_t)0 - (state % 5);
+      store_int(&algo_before[permutation.buffer][element_offset(&permutation.view, k)],
+                permutation.view.type, index);
+    }
+  } else {
+    write_values(&permutation, spread, 1);
+  }
+  add_view(&call, &permutation);
+  add_view(&call, &source);
+  add_view(&call, &destination);
+  if (broadcast_output(&destination)) call.must_fail = 1;
+  algo_upload();
+  if (context != world.context || !call.checkable || permutation.view.rank != 1 ||
+      source.view.rank != 1 || destination.view.rank != 1 ||
+      (permutation.view.type != CLGPU_UINT32 && permutation.view.type != CLGPU_UINT64) ||
+      clgpu_type_size(source.view.type) != clgpu_type_size(destination.view.type) ||
+      destination.count != permutation.count) {
+    call.checkable = 0;
+  }
+  if (call.checkable) {
+    size_t size = clgpu_type_size(source.view.type);
+    for (size_t k = 0; k < permutation.count; k++) {
+      uint64_t index = (uint64_t)element_int(
+          &algo_before[permutation.buffer][element_offset(&permutation.view, k)],
+          permutation.view.type);
+      if (permutation.view.type == CLGPU_UINT32) index &= 0xffffffffu;
+      if (index >= source.count) continue;
+      memcpy(&algo_model[destination.buffer][element_offset(&destination.view, k)],
+             &algo_before[source.buffer][element_offset(&source.view, (size_t)index)], size);
+    }
+  }
+  begin_algo_call(&call, in);
+  describe_views(&call, "clgpu_gather");
+  clgpu_status status = clgpu_gather(context, permutation.pointer, source.pointer,
+                                     destination.pointer, call.wait.count, call.wait.list,
+                                     call.want_event ? &call.event : NULL);
+  finish_algo_call(&call, status, STATUS_SET(algo_statuses, 1));
+}
+
+/* ---- elementwise kernels ---- */
+
+/* The fixed configurations: argument kinds, the names, and the operation as
+ * a format over the names (each used in order, %1$s style by position). */
+typedef struct elementwise_config {
+  size_t num_args;
+  clgpu_elementwise_kind kinds[3];
+  const char *names[3];
+} elementwise_config;
+
+static const elementwise_config elementwise_configs[] = {
+    {3, {CLGPU_OUT, CLGPU_IN, CLGPU_SCALAR}, {"y", "x", "a"}},
+    {2, {CLGPU_INOUT, CLGPU_IN, 0}, {"z", "w", NULL}},
+    {1, {CLGPU_OUT, 0, 0}, {"y", NULL, NULL}},
+};
+
+/* Names the header refuses, and names that shadow what OpenCL C or the
+ * generated kernel uses (issue 15 item 3: refused at create, or working). */
+static const char *const refused_names[] = {
+    "i", "clgpu_x", "CLGPU_T", "1x", "", "x y", "x-y", "\xce\xa9", long_identifier, "y\n",
+};
+static const char *const shadowing_names[] = {
+    "min", "max", "int", "kernel", "global", "get_global_id", "float", "if", "return", "clamp",
+};
+
+static const char *const preambles[] = {
+    "float fuzz_helper(float v) { return v; }\n", "}", "#error fuzz\n", "/*", "#define y 0\n",
+    "__kernel void fuzz_other(void) {}\n", "typedef int int;", huge_text,
+};
+
+/* The operation of a configuration over its names. */
+static void elementwise_operation(int config, const char *const names[3], char *out,
+                                  size_t size) {
+  if (config == 0) {
+    snprintf(out, size, "%s = %s * %s + %s", names[0], names[2], names[1], names[1]);
+  } else if (config == 1) {
+    snprintf(out, size, "%s = %s - %s; /* a comment */\n", names[0], names[0], names[1]);
+  } else {
+    snprintf(out, size, "%s = i", names[0]);
+  }
+}
+
+static void destroy_kernel(int slot) {
+  if (!algo_kernels[slot].kernel) return;
+  prime_last_error();
+  clgpu_elementwise_destroy(algo_kernels[slot].kernel);
+  check_message_untouched("clgpu_elementwise_destroy");
+  memset(&algo_kernels[slot], 0, sizeof algo_kernels[slot]);
+}
+
+static void op_algo_elementwise_create(byte_reader *in) {
+  int slot = take_byte(in) % ALGO_KERNELS;
+  destroy_kernel(slot);
+  algo_kernel *made = &algo_kernels[slot];
+  clgpu_context *context = take_algo_context(in);
+  int config = take_byte(in) % COUNT_OF(elementwise_configs);
+  const elementwise_config *fixed = &elementwise_configs[config];
+  static const clgpu_type types[] = {CLGPU_INT32, CLGPU_FLOAT, CLGPU_UINT8, CLGPU_INT64,
+                                     CLGPU_HALF,  CLGPU_UINT16};
+  clgpu_type type = types[take_byte(in) % COUNT_OF(types)];
+  clgpu_elementwise_arg args[CLGPU_ELEMENTWISE_MAX_ARGS + 2];
+  const char *names[3] = {fixed->names[0], fixed->names[1], fixed->names[2]};
+  size_t num_args = fixed->num_args;
+  int checkable = 1, must_fail = 0, shadowing = 0;
+  uint8_t hostility = take_byte(in);
+  char raw[MAX_TEXT + 1];
+  if (hostility % 8 == 1) {
+    /* A name the header refuses. */
+    size_t which = take_byte(in) % num_args;
+    names[which] = refused_names[take_byte(in) % COUNT_OF(refused_names)];
+    must_fail = 1;
+  } else if (hostility % 8 == 2 && num_args > 1) {
+    names[1] = names[0]; /* repeated */
+    must_fail = 1;
+  } else if (hostility % 8 == 3 && !GUARD_ISSUE15_ITEM3_NAMES) {
+    size_t which = take_byte(in) % num_args;
+    names[which] = shadowing_names[take_byte(in) % COUNT_OF(shadowing_names)];
+    shadowing = 1;
+  } else if (hostility % 8 == 4) {
+    size_t which = take_byte(in) % num_args;
+    const char *name = TAKE_TEXT(in, refused_names, raw);
+    if (algo.builds < ALGO_BUILD_BUDGET) {
+      names[which] = name;
+      checkable = 0;
+    }
+  }
+  for (size_t a = 0; a < num_args; a++) {
+    args[a].name = names[a];
+    args[a].kind = fixed->kinds[a];
+    args[a].type = type;
+  }
+  if (type == CLGPU_HALF && config == 0) {
+    args[2].type = CLGPU_FLOAT; /* half scalars are declared float */
+  }
+  uint8_t argument_change = take_byte(in) % 10;
+  if (argument_change == 1) {
+    args[0].kind = (clgpu_elementwise_kind)(take_byte(in) % 7);
+    checkable = 0;
+    if (args[0].kind < CLGPU_IN || args[0].kind > CLGPU_SCALAR) must_fail = 1;
+  } else if (argument_change == 2) {
+    args[take_byte(in) % num_args].type = take_type(in);
+    checkable = 0;
+  } else if (argument_change == 3) {
+    args[0].kind = CLGPU_IN; /* no output left */
+    if (num_args == 1 || fixed->kinds[1] != CLGPU_OUT) must_fail = 1;
+    checkable = 0;
+  } else if (argument_change == 4) {
+    num_args = 0;
+    must_fail = 1;
+  } else if (argument_change == 5) {
+    /* Too many arguments: 17 scalars after the output. */
+    for (size_t a = num_args; a < CLGPU_ELEMENTWISE_MAX_ARGS + 2; a++) {
+      static char extra[CLGPU_ELEMENTWISE_MAX_ARGS + 2][8];
+      snprintf(extra[a], sizeof extra[a], "s%zu", a);
+      args[a].name = extra[a];
+      args[a].kind = CLGPU_SCALAR;
+      args[a].type = CLGPU_INT32;
+    }
+    num_args = CLGPU_ELEMENTWISE_MAX_ARGS + 2;
+    must_fail = 1;
+  } else if (argument_change == 6 && type != CLGPU_HALF && config == 0) {
+    args[2].type = CLGPU_HALF; /* a half scalar */
+    must_fail = 1;
+  }
+  char operation[3 * (LONG_LENGTH + 2) + MAX_TEXT + 256];
+  elementwise_operation(config, names, operation, sizeof operation);
+  const char *operation_pointer = operation;
+  uint8_t operation_change = take_byte(in) % 8;
+  expression hostile;
+  if (operation_change == 1) {
+    operation_pointer = take_byte(in) % 2 ? NULL : "";
+    must_fail = 1;
+  } else if (operation_change == 2) {
+    take_expression(in, (const char *const[]){"y = x"}, 1, &hostile);
+    if (hostile.fixed < 0) {
+      operation_pointer = hostile.text;
+      checkable = 0;
+    }
+  }
+  clgpu_elementwise_options options;
+  memset(&options, 0, sizeof options);
+  const clgpu_elementwise_options *options_pointer = NULL;
+  uint8_t options_mode = take_byte(in) % 6;
+  if (options_mode >= 3) {
+    options_pointer = &options;
+    options.specialise_after = take_byte(in) % 4;
+    options.promote_after = take_byte(in) % 4;
+    options.variant_cap = options_mode == 5 ? 257 + take_byte(in) : take_byte(in) % 3;
+    if (options_mode == 5) must_fail = 1;
+    if (options_mode == 4) {
+      uint8_t preamble = take_byte(in) % COUNT_OF(preambles);
+      if (preamble == 0 || algo.builds < ALGO_BUILD_BUDGET) {
+        options.preamble = preambles[preamble];
+        if (preamble != 0) checkable = 0;
+      }
+    }
+  }
+  clgpu_elementwise *kernel = (clgpu_elementwise *)STALE_DATA;
+  int out_null = take_byte(in) % 16 == 15;
+  int args_null = take_byte(in) % 16 == 15;
+  char shown[128], call[384];
+  snprintf(call, sizeof call,
+           "clgpu_elementwise_create(%s, %zu args (config %d, %s, first named %s), %s, "
+           "preamble %s, cap %u)",
+           context == world.context ? "ctx" : context ? "other ctx" : "NULL", num_args, config,
+           clgpu_type_cl_name(type), num_args ? quoted(args[0].name, shown) : "-",
+           operation_pointer ? "an operation" : "NULL",
+           options.preamble ? "given" : "none", options.variant_cap);
+  prime_last_error();
+  clgpu_status status =
+      clgpu_elementwise_create(context, num_args, args_null ? NULL : args, operation_pointer,
+                               options_pointer, out_null ? NULL : &kernel);
+  check_call(call, status, STATUS_SET(elementwise_create_statuses, 0), 0);
+  if ((must_fail || out_null || args_null || !context) && status == CLGPU_SUCCESS) {
+    violation(call, "accepted arguments its header refuses");
+  }
+  if (out_null) return;
+  if (status != CLGPU_SUCCESS) {
+    if (kernel) violation(call, "failed but left *out non-NULL");
+    return;
+  }
+  if (!kernel || kernel == (clgpu_elementwise *)STALE_DATA) violation(call, "made no kernel");
+  clgpu_elementwise_stats stats;
+  memset(&stats, 0xff, sizeof stats);
+  if (clgpu_elementwise_get_stats(kernel, &stats) != CLGPU_SUCCESS || stats.contiguous_runs ||
+      stats.specialised_runs || stats.generic_runs || stats.empty_runs || stats.variants_held) {
+    violation(call, "a new kernel object's statistics are not zero");
+  }
+  made->kernel = kernel;
+  made->context = context;
+  made->config = config;
+  made->type = type;
+  made->num_args = num_args;
+  memcpy(made->args, args, num_args * sizeof args[0]);
+  /* A shadowing name that create accepted must work (item 3). */
+  made->checkable = (checkable || shadowing) && config >= 0;
+}
+
+static void op_algo_elementwise_run(byte_reader *in, const array_run *pool) {
+  int slot = take_byte(in) % ALGO_KERNELS;
+  algo_kernel *made = &algo_kernels[slot];
+  algo_call call;
+  algo_call_init(&call);
+  algo_write_buffers(take_byte(in));
+  uint8_t shape_choice = take_byte(in);
+  clgpu_type type = made->kernel ? made->type : CLGPU_INT32;
+  view_wish wish = wish_1d(type, take_byte(in) % (ALGO_MAX_N + 1), ALG_A);
+  if (shape_choice % 2 == 0) {
+    wish.rank = 2;
+    wish.shape[0] = 1 + take_byte(in) % 9;
+    wish.shape[1] = take_byte(in) % 33;
+  }
+  static algo_view views[CLGPU_ELEMENTWISE_MAX_ARGS + 2];
+  clgpu_elementwise_value values[CLGPU_ELEMENTWISE_MAX_ARGS + 2];
+  static uint8_t scalars[CLGPU_ELEMENTWISE_MAX_ARGS + 2][8];
+  size_t num_args = made->kernel ? made->num_args : 1;
+  memset(values, 0, sizeof values);
+  for (size_t a = 0; a < num_args; a++) {
+    const clgpu_elementwise_arg *arg = made->kernel ? &made->args[a] : NULL;
+    int scalar = arg && arg->kind == CLGPU_SCALAR;
+    uint8_t swap = take_byte(in) % 16;
+    memset(&views[a], 0, sizeof views[a]);
+    views[a].made = 1;
+    if (scalar != (swap == 1)) {
+      store_int(scalars[a], arg && arg->type ? arg->type : CLGPU_INT32,
+                (uint64_t)(take_byte(in) % 7) - 3);
+      values[a].scalar = swap == 2 ? NULL : scalars[a];
+      if (swap == 2) call.must_fail = 1;
+      if (swap == 1 && made->kernel) call.must_fail = 1;
+    } else {
+      /* Outputs in B and C, inputs in A, or anywhere. */
+      view_wish own = wish;
+      own.buffer = arg && arg->kind != CLGPU_IN ? ALG_B + (int)(a % 2) : ALG_A;
+      if (arg) own.type = arg->type;
+      take_algo_view(in, pool, own, &views[a]);
+      write_values(&views[a], take_byte(in), 0);
+      values[a].array = views[a].pointer;
+      if (!views[a].pointer || (swap == 1 && made->kernel)) call.must_fail = 1;
+      if (arg && arg->kind != CLGPU_IN && broadcast_output(&views[a])) call.must_fail = 1;
+      add_view(&call, &views[a]);
+      if (swap == 3) {
+        values[a].scalar = scalars[a]; /* both given */
+        call.checkable = 0;
+      }
+    }
+  }
+  int values_null = take_byte(in) % 16 == 15;
+  if (values_null || !made->kernel) call.must_fail = 1;
+  algo_upload();
+  /* The model: every output element from the inputs' elements before. */
+  if (!made->kernel || !made->checkable || made->context != world.context) call.checkable = 0;
+  size_t count = 0;
+  for (size_t a = 0; a < num_args && call.checkable; a++) {
+    if (made->args[a].kind == CLGPU_SCALAR) continue;
+    if (!views[a].made || !views[a].pointer) {
+      call.checkable = 0;
+      break;
+    }
+    const clgpu_array *v = &views[a].view;
+    if (v->type != made->args[a].type || v->rank != wish.rank || v->shape[0] != wish.shape[0] ||
+        (wish.rank == 2 && v->shape[1] != wish.shape[1])) {
+      call.checkable = 0;
+    }
+    count = views[a].count;
+  }
+  if (call.checkable) {
+    for (size_t k = 0; k < count; k++) {
+      const algo_view *out = &views[0];
+      uint8_t *target = &algo_model[out->buffer][element_offset(&out->view, k)];
+      if (made->config == 0) {
+        double x = element_real(&algo_before[views[1].buffer][element_offset(&views[1].view, k)],
+                                type);
+        double a = made->args[2].type == CLGPU_FLOAT && type != CLGPU_FLOAT
+                       ? 0
+                       : element_real(scalars[2], made->args[2].type);
+        if (made->args[2].type == CLGPU_FLOAT) {
+          float f;
+          memcpy(&f, scalars[2], sizeof f);
+          a = f;
+        }
+        if (is_real(type)) {
+          store_real(target, type, a * x + x);
+        } else {
+          int64_t xi = element_int(&algo_before[views[1].buffer][element_offset(&views[1].view, k)],
+                                   type);
+          store_int(target, type, (uint64_t)element_int(scalars[2], type) * (uint64_t)xi +
+                                      (uint64_t)xi);
+        }
+      } else if (made->config == 1) {
+        const uint8_t *z = &algo_before[out->buffer][element_offset(&out->view, k)];
+        const uint8_t *w = &algo_before[views[1].buffer][element_offset(&views[1].view, k)];
+        if (is_real(type)) store_real(target, type, element_real(z, type) - element_real(w, type));
+        else store_int(target, type, (uint64_t)element_int(z, type) - (uint64_t)element_int(w, type));
+      } else {
+        store_int(target, type, k);
+      }
+    }
+  }
+  begin_algo_call(&call, in);
+  describe_views(&call, "clgpu_elementwise_run");
+  clgpu_status status =
+      clgpu_elementwise_run(made->kernel, values_null ? NULL : values, call.wait.count,
+                            call.wait.list, call.want_event ? &call.event : NULL);
+  finish_algo_call(&call, status, STATUS_SET(algo_statuses, 1));
+  if (made->kernel) {
+    clgpu_elementwise_stats stats;
+    prime_last_error();
+    clgpu_status stats_status = clgpu_elementwise_get_stats(made->kernel, &stats);
+    check_call("clgpu_elementwise_get_stats", stats_status, STATUS_SET(plain_statuses, 0), 0);
+    if (stats.variants_held > 256) violation("clgpu_elementwise_get_stats", "holds > 256");
+  }
+  prime_last_error();
+  clgpu_status null_status = clgpu_elementwise_get_stats(NULL, NULL);
+  check_call("clgpu_elementwise_get_stats(NULL)", null_status, STATUS_SET(plain_statuses, 0), 0);
+  expect_status("clgpu_elementwise_get_stats(NULL)", null_status, CLGPU_INVALID_ARGUMENT, "NULL");
+}
+
+/* ---- the built-in elementwise operations and transfers ---- */
+
+static void op_algo_builtin(byte_reader *in, const array_run *pool) {
+  algo_call call;
+  algo_call_init(&call);
+  clgpu_context *context = take_algo_context(in);
+  uint8_t which = take_byte(in) % 5; /* convert, axpby, compare, iota, fill */
+  algo_write_buffers(take_byte(in));
+  clgpu_type type = take_algo_type(in);
+  view_wish wish = wish_1d(type, take_byte(in) % (ALGO_MAX_N + 1), ALG_B);
+  if (take_byte(in) % 3 == 0) {
+    wish.rank = 2;
+    wish.shape[0] = 1 + take_byte(in) % 9;
+    wish.shape[1] = take_byte(in) % 33;
+  }
+  algo_view out, x, y;
+  view_wish out_wish = wish;
+  if (which == 2) out_wish.type = CLGPU_UINT8;
+  if (which == 0) out_wish.type = take_algo_type(in);
+  take_algo_view(in, pool, out_wish, &out);
+  view_wish in_wish = wish;
+  in_wish.buffer = ALG_A;
+  take_algo_view(in, pool, in_wish, &x);
+  in_wish.buffer = take_byte(in) % 2 ? ALG_C : ALG_A;
+  take_algo_view(in, pool, in_wish, &y);
+  write_values(&x, take_byte(in), 0);
+  write_values(&y, take_byte(in), 0);
+  add_view(&call, &out);
+  if (which <= 2) add_view(&call, &x);
+  if (which == 1 || which == 2) add_view(&call, &y);
+  if (broadcast_output(&out)) call.must_fail = 1;
+  uint8_t alpha[8], beta[8];
+  clgpu_type scalar_type = type == CLGPU_HALF ? CLGPU_FLOAT : type;
+  if (which == 3 && out.made) scalar_type = out.view.type == CLGPU_HALF ? CLGPU_FLOAT : out.view.type;
+  if (which == 4 && out.made) scalar_type = out.view.type;
+  int alpha_value = take_byte(in) % 7 - 3, beta_value = take_byte(in) % 7 - 3;
+  if (!is_signed_type(scalar_type) && !is_real(scalar_type)) {
+    alpha_value = alpha_value < 0 ? -alpha_value : alpha_value;
+    beta_value = beta_value < 0 ? -beta_value : beta_value;
+  }
+  store_int(alpha, scalar_type, (uint64_t)(int64_t)alpha_value);
+  store_int(beta, scalar_type, (uint64_t)(int64_t)beta_value);
+  int scalar_null = take_byte(in) % 16 == 15;
+  clgpu_comparison comparison = (clgpu_comparison)(take_byte(in) % 8);
+  if (scalar_null && which != 0 && which != 2) call.must_fail = 1;
+  algo_upload();
+  if (context != world.context || !out.made) call.checkable = 0;
+  /* Shapes and types that a call refuses are not modelled. */
+  const algo_view *inputs[2] = {which <= 2 ? &x : NULL, which == 1 || which == 2 ? &y : NULL};
+  for (int i = 0; i < 2 && call.checkable; i++) {
+    if (!inputs[i]) continue;
+    if (!inputs[i]->made || inputs[i]->view.rank != out.view.rank ||
+        inputs[i]->count != out.count || inputs[i]->view.shape[0] != out.view.shape[0] ||
+        (which != 0 && inputs[i]->view.type != (which == 2 ? x.view.type : out.view.type))) {
+      call.checkable = 0;
+    }
+  }
+  if (which == 2 && out.view.type != CLGPU_UINT8) call.checkable = 0;
+  if (which == 2 && (comparison < CLGPU_LESS || comparison > CLGPU_GREATER_EQUAL)) {
+    call.checkable = 0;
+    call.must_fail = 1;
+  }
+  for (size_t k = 0; k < out.count && call.checkable; k++) {
+    uint8_t *target = &algo_model[out.buffer][element_offset(&out.view, k)];
+    clgpu_type t = out.view.type;
+    const uint8_t *px = which <= 2 ? &algo_before[x.buffer][element_offset(&x.view, k)] : NULL;
+    const uint8_t *py =
+        which == 1 || which == 2 ? &algo_before[y.buffer][element_offset(&y.view, k)] : NULL;
+    if (which == 0) {
+      if (is_real(x.view.type) && !is_real(t)) {
+        /* Toward zero, saturated to the target's range. */
+        double value = element_real(px, x.view.type);
+        size_t bits = 8 * clgpu_type_size(t);
+        double low = is_signed_type(t) ? -(double)((uint64_t)1 << (bits - 1)) : 0;
+        if (value < low) value = low;
+        if (bits < 64 && value > (double)(((uint64_t)1 << (bits - (is_signed_type(t) ? 1 : 0))) - 1)) {
+          value = (double)(((uint64_t)1 << (bits - (is_signed_type(t) ? 1 : 0))) - 1);
+        }
+        store_int(target, t, (uint64_t)(int64_t)value);
+      } else if (is_real(x.view.type)) {
+        store_real(target, t, element_real(px, x.view.type));
+      } else {
+        store_int(target, t, (uint64_t)element_int(px, x.view.type));
+      }
+    } else if (which == 1) {
+      if (is_real(t)) {
+        store_real(target, t, element_real(alpha, scalar_type) * element_real(px, t) +
+                                  element_real(beta, scalar_type) * element_real(py, t));
+      } else {
+        store_int(target, t, (uint64_t)element_int(alpha, t) * (uint64_t)element_int(px, t) +
+                                 (uint64_t)element_int(beta, t) * (uint64_t)element_int(py, t));
+      }
+    } else if (which == 2) {
+      double a = element_real(px, x.view.type), b = element_real(py, x.view.type);
+      int result = comparison == CLGPU_LESS            ? a < b
+                   : comparison == CLGPU_LESS_EQUAL    ? a <= b
+                   : comparison == CLGPU_EQUAL         ? a == b
+                   : comparison == CLGPU_NOT_EQUAL     ? a != b
+                   : comparison == CLGPU_GREATER       ? a > b
+                                                       : a >= b;
+      store_int(target, CLGPU_UINT8, (uint64_t)result);
+    } else if (which == 3) {
+      if (is_real(t)) {
+        store_real(target, t, element_real(alpha, scalar_type) +
+                                  (double)k * element_real(beta, scalar_type));
+        if (k * 4 > 2048 && t == CLGPU_HALF) call.checkable = 0;
+      } else {
+        store_int(target, t, (uint64_t)element_int(alpha, t) + k * (uint64_t)element_int(beta, t));
+      }
+    } else {
+      memcpy(target, alpha, clgpu_type_size(t));
+    }
+  }
+  begin_algo_call(&call, in);
+  static const char *const names[] = {"clgpu_convert", "clgpu_axpby", "clgpu_compare",
+                                      "clgpu_iota", "clgpu_fill"};
+  describe_views(&call, names[which]);
+  cl_event *event = call.want_event ? &call.event : NULL;
+  const void *a = scalar_null ? NULL : alpha, *b = scalar_null ? NULL : beta;
+  clgpu_status status;
+  switch (which) {
+    case 0:
+      status = clgpu_convert(context, out.pointer, x.pointer, call.wait.count, call.wait.list,
+                             event);
+      break;
+    case 1:
+      status = clgpu_axpby(context, out.pointer, a, x.pointer, b, y.pointer, call.wait.count,
+                           call.wait.list, event);
+      break;
+    case 2:
+      status = clgpu_compare(context, out.pointer, x.pointer, comparison, y.pointer,
+                             call.wait.count, call.wait.list, event);
+      break;
+    case 3:
+      status = clgpu_iota(context, out.pointer, a, b, call.wait.count, call.wait.list, event);
+      break;
+    default:
+      status = clgpu_fill(context, out.pointer, a, call.wait.count, call.wait.list, event);
+      break;
+  }
+  finish_algo_call(&call, status, STATUS_SET(algo_statuses, 1));
+}
+
+/* clgpu_array_read and clgpu_array_write with a host block of guard bytes
+ * around the room the call is given. */
+static void op_algo_transfer(byte_reader *in, const array_run *pool) {
+  algo_call call;
+  algo_call_init(&call);
+  clgpu_context *context = take_algo_context(in);
+  int write = take_byte(in) % 2;
+  algo_write_buffers(take_byte(in));
+  view_wish wish = wish_1d(take_algo_type(in), take_byte(in) % (ALGO_MAX_N + 1), ALG_A);
+  if (take_byte(in) % 3 == 0) {
+    wish.rank = 2;
+    wish.shape[0] = 1 + take_byte(in) % 9;
+    wish.shape[1] = take_byte(in) % 33;
+  }
+  algo_view view;
+  take_algo_view(in, pool, wish, &view);
+  enum { GUARD_BYTES = 32 };
+  static uint8_t host[ALGO_BYTES + 2 * GUARD_BYTES], host_before[ALGO_BYTES + 2 * GUARD_BYTES];
+  for (size_t i = 0; i < sizeof host; i++) host[i] = (uint8_t)(i * 29u + 3);
+  size_t needed = 0;
+  if (view.pointer && clgpu_array_check(view.pointer) == CLGPU_SUCCESS) {
+    size_t count = clgpu_array_count(view.pointer);
+    size_t size = clgpu_type_size(view.pointer->type);
+    needed = count > SIZE_MAX / size ? SIZE_MAX : count * size;
+  }
+  /* Item 8: a view of more than SIZE_MAX bytes (a broadcast one) is read as
+   * if it had few. */
+  if (GUARD_ISSUE15_ITEM8_HUGE_READ && needed == SIZE_MAX) return;
+  size_t host_size = needed;
+  uint8_t size_choice = take_byte(in) % 6;
+  if (size_choice == 1) host_size = needed ? needed - 1 : 0;
+  if (size_choice == 2) host_size = needed + 1;
+  if (size_choice == 3) host_size = 16;
+  if (host_size > ALGO_BYTES) host_size = ALGO_BYTES;
+  int host_null = take_byte(in) % 16 == 15;
+  if (!host_null && needed > host_size) call.must_fail = 1;
+  if (host_null && needed > 0) call.must_fail = 1;
+  cl_bool blocking = take_byte(in) % 2 ? CL_TRUE : CL_FALSE;
+  add_view(&call, &view);
+  if (write && broadcast_output(&view)) call.must_fail = 1;
+  algo_upload();
+  memcpy(host_before, host, sizeof host);
+  if (context != world.context) call.checkable = 0;
+  if (write && call.checkable && view.made) {
+    size_t size = clgpu_type_size(view.view.type);
+    for (size_t k = 0; k < view.count; k++) {
+      memcpy(&algo_model[view.buffer][element_offset(&view.view, k)],
+             host + GUARD_BYTES + k * size, size);
+    }
+  }
+  begin_algo_call(&call, in);
+  if (!blocking) call.want_event = 1; /* a non-blocking read is waited for through its event */
+  describe_views(&call, write ? "clgpu_array_write" : "clgpu_array_read");
+  clgpu_status status =
+      write ? clgpu_array_write(context, view.pointer, host_null ? NULL : host + GUARD_BYTES,
+                                host_size, blocking, call.wait.count, call.wait.list,
+                                call.want_event ? &call.event : NULL)
+            : clgpu_array_read(context, view.pointer, host_null ? NULL : host + GUARD_BYTES,
+                               host_size, blocking, call.wait.count, call.wait.list,
+                               call.want_event ? &call.event : NULL);
+  finish_algo_call(&call, status, STATUS_SET(algo_statuses, 1));
+  size_t written = status == CLGPU_SUCCESS && !write ? needed : 0;
+  for (size_t i = 0; i < sizeof host; i++) {
+    if (i >= GUARD_BYTES && i < GUARD_BYTES + written) continue;
+    if (host[i] != host_before[i]) {
+      violation(call.text, "changed host byte %zu outside the %zu bytes it %s", i, written,
+                status == CLGPU_SUCCESS ? "reads" : "may touch (it failed)");
+    }
+  }
+  if (status == CLGPU_SUCCESS && !write && view.made && context == world.context) {
+    size_t size = clgpu_type_size(view.view.type);
+    for (size_t k = 0; k < view.count; k++) {
+      if (memcmp(host + GUARD_BYTES + k * size,
+                 &algo_before[view.buffer][element_offset(&view.view, k)], size) != 0) {
+        violation(call.text, "read element %zu wrong", k);
+      }
+    }
+  }
+}
+
+/* ---- size queries up to n ---- */
+
+static uint64_t take_max_n(byte_reader *in) {
+  uint8_t choice = take_byte(in) % 8;
+  uint64_t n;
+  switch (choice) {
+    case 0:
+      n = 0;
+      break;
+    case 1:
+      n = take_byte(in);
+      break;
+    case 2:
+      n = (uint64_t)take_u32(in);
+      break;
+    case 3:
+      n = (uint64_t)1 << (take_byte(in) % 64);
+      break;
+    case 4:
+      n = UINT64_MAX - take_byte(in);
+      break;
+    case 5:
+      n = ((uint64_t)1 << 63) + take_byte(in);
+      break;
+    default:
+      n = take_u64(in);
+      break;
+  }
+  /* Item 6: past 2^40 the queries' arithmetic wraps, divides by zero or
+   * never ends. */
+  if (GUARD_ISSUE15_ITEM6_HUGE_QUERIES && n > ((uint64_t)1 << 40)) n >>= 24;
+  return n;
+}
+
+/* A report a query gave: consistent, as workspace.h describes it. */
+static void check_report(const char *call, const clgpu_workspace_size *report, uint64_t max_n,
+                         clgpu_type type) {
+  if (report->num_parts == 0 || report->num_parts > CLGPU_WORKSPACE_MAX_PARTS ||
+      report->num_buffers > CLGPU_WORKSPACE_MAX_BUFFERS || report->alignment < 16 ||
+      (report->alignment & (report->alignment - 1))) {
+    violation(call, "gave a malformed report (%u parts, %u buffers, alignment %llu)",
+              report->num_parts, report->num_buffers, (unsigned long long)report->alignment);
+  }
+  uint64_t end = 0;
+  for (unsigned b = 0; b < report->num_buffers; b++) {
+    const clgpu_workspace_buffer *buffer = &report->buffers[b];
+    size_t size = clgpu_type_size(buffer->type);
+    if (!buffer->name || buffer->part >= report->num_parts || !size ||
+        buffer->offset % report->alignment || (buffer->count && buffer->count > UINT64_MAX / size) ||
+        buffer->bytes != buffer->count * size) {
+      violation(call, "gave a report with a malformed buffer %u", b);
+    }
+    if (buffer->count && buffer->offset + buffer->bytes > end) end = buffer->offset + buffer->bytes;
+    if (buffer->count && buffer->offset + buffer->bytes < buffer->offset) {
+      violation(call, "gave a buffer whose end wraps past 2^64");
+    }
+  }
+  if (report->total_bytes != end) {
+    violation(call, "total_bytes is %llu, the buffers end at %llu",
+              (unsigned long long)report->total_bytes, (unsigned long long)end);
+  }
+  (void)max_n;
+  (void)type;
+}
+
+static void op_algo_query_upto(byte_reader *in) {
+  clgpu_context *context = take_algo_context(in);
+  uint8_t which = take_byte(in) % 5;
+  clgpu_type type = take_type(in);
+  uint64_t max_n = take_max_n(in);
+  clgpu_call_options call_options = {take_algorithm(in), NULL};
+  clgpu_sort_options sort_options = {take_algorithm(in), take_algorithm(in), NULL};
+  int options_null = take_byte(in) % 4 == 3;
+  clgpu_reduce_op reduce_op = {(clgpu_reduce_kind)(1 + take_byte(in) % 9), NULL, 0, NULL, NULL,
+                               NULL};
+  clgpu_scan_op scan_op = {(clgpu_scan_kind)(1 + take_byte(in) % 3), take_byte(in) % 2, NULL,
+                           NULL};
+  clgpu_sort_spec spec;
+  memset(&spec, 0, sizeof spec);
+  if (take_byte(in) % 4 == 0) {
+    const custom_key *custom = &custom_keys[take_byte(in) % COUNT_OF(custom_keys)];
+    spec.key_type = custom->type;
+    spec.declarations = custom->declarations;
+    spec.compare = custom->compare;
+    spec.key_size = take_byte(in) % 3 ? custom->size : take_count(in);
+    if (GUARD_ISSUE15_ITEM6_HUGE_QUERIES && spec.key_size > 4096) spec.key_size = custom->size;
+  }
+  size_t value_size = take_byte(in) % 4 ? (size_t)1 << (take_byte(in) % 5) : take_count(in);
+  if (GUARD_ISSUE15_ITEM6_HUGE_QUERIES && value_size > 4096) value_size = 16;
+  clgpu_type permutation_type = take_byte(in) % 4 ? CLGPU_UINT32 : take_type(in);
+  clgpu_workspace_size report;
+  memset(&report, 0x5a, sizeof report);
+  clgpu_workspace_size before = report;
+  int out_null = take_byte(in) % 16 == 15;
+  clgpu_workspace_size *out = out_null ? NULL : &report;
+  static const char *const names[] = {
+      "clgpu_reduce_workspace_size_upto", "clgpu_scan_workspace_size_upto",
+      "clgpu_findall_workspace_size_upto", "clgpu_sort_workspace_size_upto",
+      "clgpu_sort_permutation_workspace_size_upto"};
+  char call[256];
+  snprintf(call, sizeof call, "%s(type %d, max_n %llu)", names[which], (int)type,
+           (unsigned long long)max_n);
+  prime_last_error();
+  clgpu_status status;
+  const clgpu_call_options *options = options_null ? NULL : &call_options;
+  const clgpu_sort_options *sorting = options_null ? NULL : &sort_options;
+  switch (which) {
+    case 0:
+      status = clgpu_reduce_workspace_size_upto(context, &reduce_op, type, max_n, options, out);
+      break;
+    case 1:
+      status = clgpu_scan_workspace_size_upto(context, &scan_op, type, max_n, options, out);
+      break;
+    case 2:
+      status = clgpu_findall_workspace_size_upto(context, type, max_n, options, out);
+      break;
+    case 3:
+      status = clgpu_sort_workspace_size_upto(context, &spec, type, value_size, max_n, sorting,
+                                              out);
+      break;
+    default:
+      status = clgpu_sort_permutation_workspace_size_upto(context, &spec, type, permutation_type,
+                                                          max_n, sorting, out);
+      break;
+  }
+  check_call(call, status, STATUS_SET(algo_statuses, 1), 0);
+  if ((out_null || !context) && status == CLGPU_SUCCESS) {
+    violation(call, "succeeded with a NULL argument");
+  }
+  if (status != CLGPU_SUCCESS) {
+    if (memcmp(&report, &before, sizeof report) != 0) violation(call, "failed but wrote *out");
+    return;
+  }
+  check_report(call, &report, max_n, type);
+  /* The query is the call's at max_n: a larger n never needs less. */
+  if (max_n > 0 && max_n < ((uint64_t)1 << 40)) {
+    clgpu_workspace_size smaller;
+    clgpu_status again;
+    switch (which) {
+      case 0:
+        again = clgpu_reduce_workspace_size_upto(context, &reduce_op, type, max_n - 1, options,
+                                                 &smaller);
+        break;
+      case 1:
+        again = clgpu_scan_workspace_size_upto(context, &scan_op, type, max_n - 1, options,
+                                               &smaller);
+        break;
+      case 2:
+        again = clgpu_findall_workspace_size_upto(context, type, max_n - 1, options, &smaller);
+        break;
+      case 3:
+        again = clgpu_sort_workspace_size_upto(context, &spec, type, value_size, max_n - 1,
+                                               sorting, &smaller);
+        break;
+      default:
+        again = clgpu_sort_permutation_workspace_size_upto(context, &spec, type, permutation_type,
+                                                           max_n - 1, sorting, &smaller);
+        break;
+    }
+    if (again != CLGPU_SUCCESS) violation(call, "works at n but not at n - 1");
+    for (unsigned b = 0; b < report.num_buffers && b < smaller.num_buffers; b++) {
+      if (smaller.buffers[b].count > report.buffers[b].count) {
+        violation(call, "buffer \"%s\" needs %llu at n - 1 but %llu at n", report.buffers[b].name,
+                  (unsigned long long)smaller.buffers[b].count,
+                  (unsigned long long)report.buffers[b].count);
+      }
+    }
+  }
+}
+
+/* ---- workspaces ---- */
+
+static void destroy_workspace(int slot) {
+  if (!algo_workspaces[slot].workspace) return;
+  prime_last_error();
+  clgpu_workspace_destroy(algo_workspaces[slot].workspace);
+  check_message_untouched("clgpu_workspace_destroy");
+  memset(&algo_workspaces[slot], 0, sizeof algo_workspaces[slot]);
+}
+
+/* Every workspace an input holds, before an allocation scope closes (its
+ * block goes back with the scope) and when the input ends. */
+static void algo_release_workspaces(void) {
+  for (int i = 0; i < ALGO_WORKSPACES; i++) destroy_workspace(i);
+}
+
+static void op_algo_workspace(byte_reader *in) {
+  int slot = take_byte(in) % ALGO_WORKSPACES;
+  destroy_workspace(slot);
+  clgpu_context *context = take_algo_context(in);
+  /* A report from a query: a small whole-array call of some operation. */
+  uint8_t which = take_byte(in) % 5;
+  clgpu_type type = (clgpu_type)(1 + take_byte(in) % CLGPU_FLOAT);
+  uint64_t n = take_byte(in) % (ALGO_MAX_N + 1);
+  clgpu_call_options call_options = {take_algorithm(in), NULL};
+  clgpu_sort_options sort_options = {take_algorithm(in), take_algorithm(in), NULL};
+  clgpu_reduce_op reduce_op = {CLGPU_REDUCE_SUM, NULL, 0, NULL, NULL, NULL};
+  clgpu_scan_op scan_op = {CLGPU_SCAN_SUM, 0, NULL, NULL};
+  clgpu_workspace_size report;
+  memset(&report, 0, sizeof report);
+  clgpu_status status;
+  switch (which) {
+    case 0:
+      status = clgpu_reduce_workspace_size_upto(world.context, &reduce_op, type, n, &call_options,
+                                                &report);
+      break;
+    case 1:
+      status = clgpu_scan_workspace_size_upto(world.context, &scan_op, type, n, &call_options,
+                                              &report);
+      break;
+    case 2:
+      status = clgpu_findall_workspace_size_upto(world.context, type, n, &call_options, &report);
+      break;
+    case 3:
+      status = clgpu_sort_workspace_size_upto(world.context, NULL, type, take_byte(in) % 2 ? 4 : 0,
+                                              n, &sort_options, &report);
+      break;
+    default:
+      status = clgpu_sort_permutation_workspace_size_upto(world.context, NULL, type, CLGPU_UINT32,
+                                                          n, &sort_options, &report);
+      break;
+  }
+  if (status != CLGPU_SUCCESS) return;
+  check_report("a workspace query", &report, n, type);
+  /* Hostile edits of the report: some make it inconsistent (refused), some
+   * keep it consistent but smaller than the calls need. */
+  int inconsistent = 0;
+  uint8_t edit = take_byte(in) % 10;
+  unsigned b = report.num_buffers ? take_byte(in) % report.num_buffers : 0;
+  clgpu_workspace_buffer *buffer = &report.buffers[b];
+  switch (edit) {
+    case 1:
+      report.num_parts = CLGPU_WORKSPACE_MAX_PARTS + 1 + take_byte(in) % 4;
+      inconsistent = 1;
+      break;
+    case 2:
+      report.num_buffers = CLGPU_WORKSPACE_MAX_BUFFERS + 1 + take_byte(in);
+      inconsistent = 1;
+      break;
+    case 3:
+      if (report.num_buffers && buffer->count) {
+        buffer->bytes += 1;
+        inconsistent = 1;
+      }
+      break;
+    case 4:
+      if (report.num_buffers && buffer->count) {
+        buffer->offset += 1;
+        inconsistent = 1;
+      }
+      break;
+    case 5:
+      if (report.total_bytes) {
+        report.total_bytes -= 1;
+        inconsistent = 1;
+      }
+      break;
+    case 6:
+      /* Consistently smaller: one buffer loses an element. */
+      if (report.num_buffers && buffer->count) {
+        buffer->count -= 1;
+        buffer->bytes -= clgpu_type_size(buffer->type);
+        uint64_t end = 0;
+        for (unsigned i = 0; i < report.num_buffers; i++) {
+          const clgpu_workspace_buffer *other = &report.buffers[i];
+          if (other->count && other->offset + other->bytes > end) {
+            end = other->offset + other->bytes;
+          }
+        }
+        report.total_bytes = end;
+      }
+      break;
+    case 7:
+      report.parts[0].operation = (clgpu_operation)(take_byte(in) % 7);
+      if (report.parts[0].operation < CLGPU_OPERATION_REDUCE ||
+          report.parts[0].operation > CLGPU_OPERATION_SORT) {
+        inconsistent = 1;
+      }
+      break;
+    case 8:
+      report.parts[0].algorithm = take_algorithm(in);
+      if (report.parts[0].algorithm == CLGPU_ALGORITHM_AUTO ||
+          (int)report.parts[0].algorithm > CLGPU_ALGORITHM_MERGE ||
+          (int)report.parts[0].algorithm < 0) {
+        inconsistent = 1;
+      }
+      break;
+    case 9:
+      report.alignment = take_byte(in) % 2 ? 3 : 0;
+      inconsistent = 1;
+      break;
+    default:
+      break;
+  }
+  uint8_t how = take_byte(in) % 4; /* create, create, wrap, wrap over an argument buffer */
+  clgpu_workspace *made = (clgpu_workspace *)STALE_DATA;
+  int out_null = take_byte(in) % 16 == 15;
+  int report_null = take_byte(in) % 16 == 15;
+  cl_mem target = NULL;
+  size_t offset = 0, size = 0;
+  char call[256];
+  prime_last_error();
+  if (how < 2) {
+    snprintf(call, sizeof call, "clgpu_workspace_create(%s, report of op %u edited %u)",
+             context == world.context ? "ctx" : context ? "other" : "NULL", which, edit);
+    status = clgpu_workspace_create(context, report_null ? NULL : &report,
+                                    out_null ? NULL : &made);
+    check_call(call, status, STATUS_SET(workspace_create_statuses, 1), 0);
+  } else {
+    static const cl_mem *const none = NULL;
+    (void)none;
+    uint8_t where = take_byte(in) % 6;
+    target = where == 0   ? arrays.buffers[BUF_FOREIGN]
+             : where == 1 ? NULL
+             : how == 3   ? algo.buffers[take_byte(in) % 3]
+                          : algo.space;
+    size_t target_size = target == algo.space            ? ALGO_SPACE_BYTES
+                         : target == arrays.buffers[BUF_FOREIGN] ? arrays.sizes[BUF_FOREIGN]
+                                                                 : ALGO_BYTES;
+    uint8_t offset_choice = take_byte(in) % 4;
+    offset = offset_choice == 0   ? 0
+             : offset_choice == 1 ? (size_t)report.alignment * (take_byte(in) % 4)
+             : offset_choice == 2 ? 1u + take_byte(in) % 15u
+                                  : take_count(in);
+    uint8_t size_choice = take_byte(in) % 4;
+    size = size_choice == 0   ? (size_t)report.total_bytes
+           : size_choice == 1 ? (size_t)report.total_bytes + take_byte(in)
+           : size_choice == 2 ? (report.total_bytes ? (size_t)report.total_bytes - 1 : 0)
+                              : take_count(in);
+    snprintf(call, sizeof call,
+             "clgpu_workspace_wrap(%s, report of op %u edited %u, buffer %s, offset %zu, size %zu)",
+             context == world.context ? "ctx" : context ? "other" : "NULL", which, edit,
+             target == algo.space ? "space" : target ? "other buffer" : "NULL", offset, size);
+    cl_uint references = target ? memory_references(target) : 0;
+    status = clgpu_workspace_wrap(context, report_null ? NULL : &report, target, offset, size,
+                                  out_null ? NULL : &made);
+    check_call(call, status, STATUS_SET(workspace_wrap_statuses, 1), 0);
+    int fits = target && (offset <= target_size && size <= target_size - offset);
+    if (status == CLGPU_SUCCESS &&
+        (!fits || size < report.total_bytes ||
+         (report.alignment && offset % report.alignment))) {
+      violation(call, "wrapped a region that does not fit, is too small or misaligned");
+    }
+    if (status != CLGPU_SUCCESS && target && memory_references(target) > references) {
+      violation(call, "failed but kept a reference to the buffer");
+    }
+  }
+  if ((out_null || report_null || !context || inconsistent) && status == CLGPU_SUCCESS) {
+    violation(call, "accepted %s", inconsistent ? "an inconsistent report" : "a NULL argument");
+  }
+  if (out_null) return;
+  if (status != CLGPU_SUCCESS) {
+    if (made) violation(call, "failed but left *out non-NULL");
+    return;
+  }
+  if (!made || made == (clgpu_workspace *)STALE_DATA) violation(call, "made no workspace");
+  clgpu_workspace_size described;
+  if (clgpu_workspace_describe(made, &described) != CLGPU_SUCCESS ||
+      described.total_bytes != report.total_bytes || described.num_buffers != report.num_buffers ||
+      described.num_parts != report.num_parts) {
+    violation(call, "describes another report than the one it was made from");
+  }
+  for (unsigned i = 0; i < report.num_buffers; i++) {
+    if (described.buffers[i].count != report.buffers[i].count ||
+        described.buffers[i].offset != report.buffers[i].offset) {
+      violation(call, "describes buffer %u otherwise", i);
+    }
+  }
+  cl_mem region = STALE_DATA;
+  size_t region_offset = 1, region_size = 1;
+  if (clgpu_workspace_region(made, &region, &region_offset, &region_size) != CLGPU_SUCCESS) {
+    violation(call, "has no region");
+  }
+  if (how >= 2 && (region != target || region_offset != offset || region_size != size)) {
+    violation(call, "gives a region other than the one it was wrapped over");
+  }
+  if (how < 2 && (report.total_bytes ? !region || region_size < report.total_bytes : 0)) {
+    violation(call, "made a region smaller than the report's total");
+  }
+  algo_workspaces[slot].workspace = made;
+  algo_workspaces[slot].context = context;
+  algo_workspaces[slot].buffer = region;
+  algo_workspaces[slot].offset = region_offset;
+  algo_workspaces[slot].size = region_size;
+}
+
+static void op_algo_workspace_destroy(byte_reader *in) {
+  uint8_t choice = take_byte(in) % (ALGO_WORKSPACES + 2);
+  if (choice < ALGO_WORKSPACES) {
+    destroy_workspace(choice);
+    return;
+  }
+  prime_last_error();
+  clgpu_workspace_destroy(NULL);
+  check_message_untouched("clgpu_workspace_destroy(NULL)");
+  clgpu_workspace_size report;
+  clgpu_status status = clgpu_workspace_describe(NULL, &report);
+  check_call("clgpu_workspace_describe(NULL)", status, STATUS_SET(plain_statuses, 0), 0);
+  expect_status("clgpu_workspace_describe(NULL)", status, CLGPU_INVALID_ARGUMENT, "NULL");
+  prime_last_error();
+  cl_mem buffer;
+  size_t offset, size;
+  status = clgpu_workspace_region(NULL, &buffer, &offset, &size);
+  check_call("clgpu_workspace_region(NULL)", status, STATUS_SET(plain_statuses, 0), 0);
+  expect_status("clgpu_workspace_region(NULL)", status, CLGPU_INVALID_ARGUMENT, "NULL");
+}
+
+/* ---- names and small queries ---- */
+
+static void op_algo_names(byte_reader *in) {
+  int value = take_int(in);
+  prime_last_error();
+  const char *operation = clgpu_operation_name((clgpu_operation)value);
+  const char *algorithm = clgpu_algorithm_name((clgpu_algorithm)value);
+  if (!operation || !algorithm || !*operation || !*algorithm) {
+    violation("clgpu_operation_name/clgpu_algorithm_name", "gave NULL or empty for %d", value);
+  }
+  if ((value < CLGPU_OPERATION_REDUCE || value > CLGPU_OPERATION_SORT) !=
+      (strcmp(operation, "invalid") == 0)) {
+    violation("clgpu_operation_name", "is wrong about %d: %s", value, operation);
+  }
+  if ((value < CLGPU_ALGORITHM_AUTO || value > CLGPU_ALGORITHM_MERGE) !=
+      (strcmp(algorithm, "invalid") == 0)) {
+    violation("clgpu_algorithm_name", "is wrong about %d: %s", value, algorithm);
+  }
+  clgpu_reduce_op op = {(clgpu_reduce_kind)take_int(in), NULL, take_type(in), NULL, NULL, NULL};
+  if (take_byte(in) % 2) op.kind = (clgpu_reduce_kind)(1 + take_byte(in) % 10);
+  clgpu_type input = take_type(in);
+  clgpu_type result = clgpu_reduce_result_type(take_byte(in) % 8 ? &op : NULL, input);
+  if (result && !clgpu_type_size(result)) violation("clgpu_reduce_result_type", "gave a non-type");
+  if (result && !clgpu_type_size(input)) violation("clgpu_reduce_result_type", "took a non-type");
+  clgpu_alloc_stats stats;
+  clgpu_alloc_cache *cache = take_byte(in) % 4 ? arrays.cache : NULL;
+  prime_last_error();
+  clgpu_status status = clgpu_alloc_cache_stats(cache, &stats);
+  check_call("clgpu_alloc_cache_stats", status, STATUS_SET(plain_statuses, 0), 0);
+  if (!cache) expect_status("clgpu_alloc_cache_stats", status, CLGPU_INVALID_ARGUMENT, "NULL");
+  size_t released = 0;
+  prime_last_error();
+  status = clgpu_alloc_cache_trim(cache, take_count(in), take_byte(in) % 2 ? &released : NULL);
+  check_call("clgpu_alloc_cache_trim", status, STATUS_SET(plain_statuses, 0), 0);
+  if (!cache) expect_status("clgpu_alloc_cache_trim", status, CLGPU_INVALID_ARGUMENT, "NULL");
+}
+
+static void op_algorithm(byte_reader *in, const array_run *pool) {
+  switch (take_byte(in) % ALGO_OP_COUNT) {
+    case GOP_REDUCE:
+      op_algo_reduce(in, pool);
+      break;
+    case GOP_COUNT_IF:
+      op_algo_count_if(in, pool);
+      break;
+    case GOP_SCAN:
+      op_algo_scan(in, pool);
+      break;
+    case GOP_FINDALL:
+      op_algo_findall(in, pool);
+      break;
+    case GOP_SORT:
+      op_algo_sort(in, pool, 0);
+      break;
+    case GOP_PERMUTATION:
+      op_algo_sort(in, pool, 1);
+      break;
+    case GOP_GATHER:
+      op_algo_gather(in, pool);
+      break;
+    case GOP_ELEMENTWISE_CREATE:
+      op_algo_elementwise_create(in);
+      break;
+    case GOP_ELEMENTWISE_RUN:
+      op_algo_elementwise_run(in, pool);
+      break;
+    case GOP_BUILTIN:
+      op_algo_builtin(in, pool);
+      break;
+    case GOP_TRANSFER:
+      op_algo_transfer(in, pool);
+      break;
+    case GOP_QUERY_UPTO:
+      op_algo_query_upto(in);
+      break;
+    case GOP_WORKSPACE:
+      op_algo_workspace(in);
+      break;
+    case GOP_WORKSPACE_DESTROY:
+      op_algo_workspace_destroy(in);
+      break;
+    default:
+      op_algo_names(in);
+      break;
+  }
+}
+
+/* Every workspace and kernel object an input made is destroyed. */
+static void finish_algorithms(void) {
+  algo_release_workspaces();
+  for (int i = 0; i < ALGO_KERNELS; i++) destroy_kernel(i);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   fuzz_setup();
   fuzz_run run;
@@ -4222,6 +7138,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     }
     if (opcode == OP_ESCAPE_BYTE) {
       op_escape(&run, &pool);
+      continue;
+    }
+    if (opcode == OP_ALGORITHM_BYTE) {
+      op_algorithm(&run.in, &pool);
       continue;
     }
     switch (opcode % OP_COUNT) {
@@ -4267,6 +7187,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     }
   }
   release_all_leases(&run);
+  finish_algorithms();
   finish_arrays(&pool);
   finish_membufs();
   return 0;

@@ -7,8 +7,9 @@
 #include "internal.h"
 
 /* A workspace keeps no pointer to its context: it must stay safe to destroy
- * after the context (see workspace.h), and the buffer it holds keeps its
- * OpenCL context alive, so the handles below cannot be taken by another. */
+ * after the context (see workspace.h). The buffer it holds keeps its OpenCL
+ * context alive, so no other can take that handle while the workspace could
+ * lend its memory to a call; one without a buffer lends nothing. */
 struct clgpu_workspace {
   cl_context cl_context;
   cl_device_id device;

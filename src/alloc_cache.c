@@ -78,6 +78,9 @@ struct clgpu_alloc_cache {
    * is, since its blocks are handed out through them. */
   size_t open_scopes;
   clgpu_alloc_stats stats;
+  /* Every live cache, under the registry's lock, so that a context's last
+   * reference can give its free blocks back from all of them. */
+  clgpu_alloc_cache *older_cache, *newer_cache;
 };
 
 /* The innermost scope of the calling thread. */
@@ -96,6 +99,8 @@ static alloc_block *registry_first[REGISTRY_FIRST_BUCKETS];
 static alloc_block **registry_buckets = registry_first;
 static size_t registry_bucket_count = REGISTRY_FIRST_BUCKETS;
 static size_t registry_count;
+/* The most recently made live cache: the head of the list of all caches. */
+static clgpu_alloc_cache *newest_cache;
 
 static size_t registry_bucket(cl_mem buffer, size_t bucket_count) {
   /* Handles are pointers with zero low bits: mix the high bits down. */
@@ -480,6 +485,11 @@ clgpu_status clgpu_alloc_cache_create(clgpu_alloc_cache **out) {
     free(cache);
     return clgpu__fail(CLGPU_INTERNAL_ERROR, "pthread_mutex_init failed");
   }
+  pthread_mutex_lock(&registry_lock);
+  cache->older_cache = newest_cache;
+  if (newest_cache) newest_cache->newer_cache = cache;
+  newest_cache = cache;
+  pthread_mutex_unlock(&registry_lock);
   *out = cache;
   return CLGPU_SUCCESS;
 }
@@ -492,7 +502,15 @@ clgpu_status clgpu_alloc_cache_destroy(clgpu_alloc_cache *cache) {
   alloc_block *taken = NULL;
   /* With no scope open no block is in use (every scope returns what it
    * handed out when it ends), so the free blocks are all there is. */
-  if (open_scopes == 0) take_free_blocks(cache, NULL, 0, &taken);
+  if (open_scopes == 0) {
+    take_free_blocks(cache, NULL, 0, &taken);
+    if (cache->older_cache) cache->older_cache->newer_cache = cache->newer_cache;
+    if (cache->newer_cache) {
+      cache->newer_cache->older_cache = cache->older_cache;
+    } else {
+      newest_cache = cache->older_cache;
+    }
+  }
   pthread_mutex_unlock(&cache->lock);
   pthread_mutex_unlock(&registry_lock);
   CLGPU__RETURN_ERROR_IF(open_scopes > 0, CLGPU_ALLOC_SCOPE_OPEN,
@@ -530,11 +548,27 @@ clgpu_status clgpu_alloc_cache_trim(clgpu_alloc_cache *cache, size_t keep_bytes,
   return CLGPU_SUCCESS;
 }
 
+void clgpu__alloc_drop_context(cl_context cl_context) {
+  alloc_block *taken = NULL;
+  pthread_mutex_lock(&registry_lock);
+  for (clgpu_alloc_cache *cache = newest_cache; cache; cache = cache->older_cache) {
+    pthread_mutex_lock(&cache->lock);
+    take_free_blocks(cache, cl_context, 0, &taken);
+    pthread_mutex_unlock(&cache->lock);
+  }
+  pthread_mutex_unlock(&registry_lock);
+  destroy_blocks(taken);
+}
+
 /* ---- scopes ---- */
 
 static clgpu_status push_scope(clgpu_context *context, clgpu_alloc_cache *cache) {
   scope_frame *frame = calloc(1, sizeof *frame);
   CLGPU__RETURN_ERROR_IF(!frame, CLGPU_CL_OUT_OF_HOST_MEMORY, "out of host memory");
+  /* The scope holds a reference to its context, so that the context lives
+   * (and no other lands at its address) until the scope is closed, even if
+   * the caller destroys it first: the scope's end needs its queue. */
+  clgpu__context_retain(context);
   frame->context = context;
   frame->cache = cache;
   frame->outer = innermost_scope;
@@ -578,6 +612,9 @@ clgpu_status clgpu_alloc_scope_end(clgpu_context *context) {
     pthread_mutex_unlock(&frame->cache->lock);
   }
   free(frame);
+  /* Last, with no lock held: it may be the context's last reference, whose
+   * release gives the context's free blocks back from every cache. */
+  clgpu__context_release(context);
   return CLGPU_SUCCESS;
 }
 

@@ -149,8 +149,13 @@ clgpu_status clgpu_context_wrap(cl_context context, cl_device_id device, cl_comm
   return CLGPU_SUCCESS;
 }
 
-void clgpu_context_destroy(clgpu_context *ctx) {
-  if (!ctx) return;
+/* Free a context once its last reference has gone. */
+static void free_context(clgpu_context *ctx) {
+  /* No scope is open on the context any more, so every block handed out
+   * through it is back in its cache's pool: give those back to the device
+   * now rather than leave them to a trim, so that a destroyed context never
+   * holds device memory through a cache. */
+  if (ctx->cl_context) clgpu__alloc_drop_context(ctx->cl_context);
   clgpu__builtins_destroy(ctx);
   if (ctx->builtins_lock_ready) pthread_mutex_destroy(&ctx->builtins_lock);
   clgpu__program_cache_destroy(ctx->programs);
@@ -161,6 +166,24 @@ void clgpu_context_destroy(clgpu_context *ctx) {
   free(ctx->extensions);
   free(ctx->cache_folder);
   free(ctx);
+}
+
+void clgpu__context_retain(clgpu_context *ctx) {
+  atomic_fetch_add_explicit(&ctx->extra_references, 1, memory_order_relaxed);
+}
+
+void clgpu__context_release(clgpu_context *ctx) {
+  /* The count holds the references beyond the first: 0 before the
+   * subtraction means this was the last one. Acquire-release so that the
+   * thread that frees sees every other holder's writes. */
+  if (atomic_fetch_sub_explicit(&ctx->extra_references, 1, memory_order_acq_rel) == 0) {
+    free_context(ctx);
+  }
+}
+
+void clgpu_context_destroy(clgpu_context *ctx) {
+  if (!ctx) return;
+  clgpu__context_release(ctx);
 }
 
 cl_context clgpu_context_cl_context(const clgpu_context *ctx) {

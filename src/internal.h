@@ -4,6 +4,7 @@
 
 #include <pthread.h>
 #include <stdarg.h>
+#include <stdatomic.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -320,7 +321,22 @@ struct clgpu_context {
    * default, NULL for off); builtins_lock guards it too. */
   clgpu_move_report_fn move_report;
   void *move_report_user;
+  /* References beyond the first, which is the caller's and needs no count
+   * (so a context fresh from calloc holds exactly one): each open allocation
+   * scope holds one. The last clgpu__context_release frees the context. */
+  atomic_size_t extra_references;
 };
+
+/* Take or drop a reference to a context (context.c). Dropping the last one
+ * frees the context; never call it with a cache's or the registry's lock
+ * held, since freeing gives the context's free blocks back to every cache. */
+void clgpu__context_retain(clgpu_context *context);
+void clgpu__context_release(clgpu_context *context);
+
+/* Release the free blocks of `cl_context` from every allocation cache
+ * (alloc_cache.c), when the last clgpu_context on it that a cache can know
+ * of goes. Blocks still handed out are left alone. */
+void clgpu__alloc_drop_context(cl_context cl_context);
 
 /* Call the context's move report for one copy of a buffer (membuf.c). */
 void clgpu__report_move(clgpu_context *context, const clgpu_membuf *buffer, uint64_t bytes,

@@ -6,8 +6,11 @@
 
 #include "internal.h"
 
+/* A workspace keeps no pointer to its context: it must stay safe to destroy
+ * after the context (see workspace.h). The buffer it holds keeps its OpenCL
+ * context alive, so no other can take that handle while the workspace could
+ * lend its memory to a call; one without a buffer lends nothing. */
 struct clgpu_workspace {
-  clgpu_context *context;
   cl_context cl_context;
   cl_device_id device;
   clgpu_workspace_size report;
@@ -153,7 +156,6 @@ static clgpu_status new_workspace(clgpu_context *context, const clgpu_workspace_
                                   clgpu_workspace **out) {
   clgpu_workspace *workspace = calloc(1, sizeof *workspace);
   if (!workspace) return clgpu__fail(CLGPU_CL_OUT_OF_HOST_MEMORY, "clgpu_workspace: out of memory");
-  workspace->context = context;
   workspace->cl_context = context->cl_context;
   workspace->device = context->device;
   workspace->report = *report;
@@ -243,7 +245,9 @@ void clgpu_workspace_destroy(clgpu_workspace *workspace) {
   if (!workspace) return;
   if (workspace->buffer) {
     if (workspace->owned) {
-      clgpu_buffer_release(workspace->context, workspace->buffer);
+      /* Given back through the queue the block was handed out on (NULL
+       * context): the workspace's context may be gone by now. */
+      clgpu_buffer_release(NULL, workspace->buffer);
     } else {
       clReleaseMemObject(workspace->buffer);
     }

@@ -1,8 +1,9 @@
 /* The caching allocator: the steady state of a loop makes no device
  * allocation, size classes and the pool key, nested and uncached scopes,
  * allocation outside any scope, the misuse table, two threads on one cache,
- * reuse across queues only after the releasing queue's work completed, and
- * trimming. OpenCL objects the cache should have released are checked
+ * reuse across queues only after the releasing queue's work completed,
+ * trimming, and every order of tearing down contexts, workspaces, scopes and
+ * caches (run under AddressSanitizer too). OpenCL objects the cache should have released are checked
  * through their reference counts, which LeakSanitizer cannot see. */
 #include <pthread.h>
 #include <stdio.h>
@@ -800,6 +801,298 @@ static void trim_releases_free_blocks(void **state) {
   clgpu_context_destroy(context);
 }
 
+/* ---- lifetimes: a context destroyed before what was made in its scopes ---- */
+
+/* Sum 1..n (uint64) on the device with clgpu_reduce_read, through
+ * `workspace` (NULL: the call allocates), and compare with n(n+1)/2. The
+ * input is a plain buffer, so that it never comes from a cache. */
+static void check_sum(clgpu_context *context, clgpu_workspace *workspace, size_t n) {
+  uint64_t *values = malloc(n * sizeof *values);
+  assert_non_null(values);
+  for (size_t i = 0; i < n; i++) values[i] = i + 1;
+  cl_int err = CL_SUCCESS;
+  cl_mem input_buffer = clCreateBuffer(clgpu_context_cl_context(context),
+                                       CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR,
+                                       n * sizeof *values, values, &err);
+  assert_int_equal(err, CL_SUCCESS);
+  free(values);
+  clgpu_array input;
+  assert_status(clgpu_array_1d(input_buffer, 0, CLGPU_UINT64, n, &input), CLGPU_SUCCESS);
+  clgpu_reduce_op sum = {CLGPU_REDUCE_SUM, NULL, 0, NULL, NULL, NULL};
+  clgpu_call_options options = {CLGPU_ALGORITHM_AUTO, workspace};
+  uint64_t result = 0;
+  assert_status(clgpu_reduce_read(context, &sum, &input, &options, &result, sizeof result),
+                CLGPU_SUCCESS);
+  assert_int_equal(result, (uint64_t)n * (n + 1) / 2);
+  clReleaseMemObject(input_buffer);
+}
+
+/* A workspace for any sum of up to `max_n` uint64. */
+static clgpu_workspace *sum_workspace(clgpu_context *context, uint64_t max_n) {
+  clgpu_reduce_op sum = {CLGPU_REDUCE_SUM, NULL, 0, NULL, NULL, NULL};
+  clgpu_workspace_size report;
+  assert_status(clgpu_reduce_workspace_size_upto(context, &sum, CLGPU_UINT64, max_n, NULL, &report),
+                CLGPU_SUCCESS);
+  clgpu_workspace *workspace = NULL;
+  assert_status(clgpu_workspace_create(context, &report, &workspace), CLGPU_SUCCESS);
+  assert_non_null(workspace);
+  return workspace;
+}
+
+static cl_mem retained_region(const clgpu_workspace *workspace) {
+  cl_mem buffer = NULL;
+  assert_status(clgpu_workspace_region(workspace, &buffer, NULL, NULL), CLGPU_SUCCESS);
+  assert_non_null(buffer);
+  clRetainMemObject(buffer);
+  return buffer;
+}
+
+/* A workspace made in a scope and destroyed after its context, then the
+ * scope closed: the workspace's block goes back to the pool, the scope keeps
+ * the context's queue until it ends, and the context's last reference gives
+ * its blocks back to the device. A workspace made outside any scope (a plain
+ * buffer) outlives its context too. */
+static void context_destroyed_before_its_workspace(void **state) {
+  (void)state;
+  enum { N = 5000 };
+  clgpu_context *context = quiet_context();
+  clgpu_alloc_cache *cache = new_cache();
+  cl_command_queue queue = clgpu_context_queue(context);
+  clRetainCommandQueue(queue);
+  clgpu_workspace *plain = sum_workspace(context, N);
+  assert_int_equal(stats_of(cache).misses, 0);
+
+  assert_status(clgpu_alloc_scope_begin(context, cache), CLGPU_SUCCESS);
+  clgpu_workspace *scoped = sum_workspace(context, N);
+  cl_mem block = retained_region(scoped);
+  clgpu_alloc_stats stats = stats_of(cache);
+  assert_int_equal(stats.misses, 1);
+  assert_int_equal(stats.bytes_in_use, size_of(block));
+  check_sum(context, scoped, N);
+  check_sum(context, plain, N);
+  assert_int_equal(clFinish(queue), CL_SUCCESS);
+
+  clgpu_context_destroy(context);
+  /* The open scope still holds the context, and so its queue. */
+  assert_true(queue_references(queue) >= 2);
+  clgpu_workspace_destroy(scoped);
+  clgpu_workspace_destroy(plain);
+  stats = stats_of(cache);
+  assert_int_equal(stats.bytes_in_use, 0);
+  assert_int_equal(stats.bytes_held, size_of(block));
+
+  assert_status(clgpu_alloc_scope_end(context), CLGPU_SUCCESS);
+  /* The context is gone now: its block left the pool and the device, and
+   * the queue is held by this test alone. */
+  stats = stats_of(cache);
+  assert_int_equal(stats.bytes_held, 0);
+  assert_int_equal(stats.bytes_in_use, 0);
+  assert_int_equal(settled_references(buffer_references, block, 1), 1);
+  /* POCL's buffers hold their last command's event, and so its queue. */
+  clReleaseMemObject(block);
+  assert_int_equal(settled_references(queue_references, queue, 1), 1);
+  clReleaseCommandQueue(queue);
+  assert_status(clgpu_alloc_cache_destroy(cache), CLGPU_SUCCESS);
+}
+
+/* A context destroyed with a scope open: the cache refuses to go while the
+ * scope is open, a context made meanwhile is another one (never the old
+ * address, never served by the old scope), the scope closes with the
+ * destroyed context's handle, and then the cache goes. */
+static void context_destroyed_with_a_scope_open(void **state) {
+  (void)state;
+  enum { SIZE = 64 * KIB };
+  clgpu_context *context = quiet_context();
+  clgpu_alloc_cache *cache = new_cache();
+  cl_command_queue queue = clgpu_context_queue(context);
+  assert_status(clgpu_alloc_scope_begin(context, cache), CLGPU_SUCCESS);
+  cl_mem block = create(context, CL_MEM_READ_WRITE, SIZE);
+  clRetainMemObject(block);
+  fill_words(queue, block, 0, 0x5EED, 0, NULL);
+  clgpu_context_destroy(context);
+  /* Work enqueued before the destroy completes, on the queue the scope
+   * keeps. */
+  check_words(queue, block, 0, 0x5EED);
+
+  assert_status(clgpu_alloc_cache_destroy(cache), CLGPU_ALLOC_SCOPE_OPEN);
+  assert_non_null(strstr(clgpu_last_error(), "1 scope(s) are still open"));
+
+  clgpu_context *later = quiet_context();
+  assert_ptr_not_equal(later, context);
+  clgpu_alloc_stats before = stats_of(cache);
+  cl_mem plain = create(later, CL_MEM_READ_WRITE, SIZE);
+  assert_ptr_not_equal(plain, block);
+  /* The old scope is on another context: the request was not the cache's. */
+  assert_stats_equal(stats_of(cache), before);
+  clgpu_buffer_release(later, plain);
+  assert_status(clgpu_alloc_scope_end(later), CLGPU_ALLOC_SCOPE_MISMATCH);
+  assert_non_null(strstr(clgpu_last_error(), "another context"));
+
+  assert_status(clgpu_alloc_scope_end(context), CLGPU_SUCCESS);
+  clgpu_alloc_stats stats = stats_of(cache);
+  assert_int_equal(stats.bytes_in_use, 0);
+  assert_int_equal(stats.bytes_held, 0);
+  assert_int_equal(settled_references(buffer_references, block, 1), 1);
+  clReleaseMemObject(block);
+  assert_status(clgpu_alloc_cache_destroy(cache), CLGPU_SUCCESS);
+  clgpu_context_destroy(later);
+}
+
+static cl_context context_of(cl_mem buffer) {
+  cl_context owner = NULL;
+  assert_int_equal(clGetMemObjectInfo(buffer, CL_MEM_CONTEXT, sizeof owner, &owner, NULL),
+                   CL_SUCCESS);
+  return owner;
+}
+
+/* The free blocks of a destroyed context leave the cache with it: a context
+ * made afterwards allocates its own, of its own OpenCL context, even when
+ * it lands at the old one's address. */
+static void second_context_gets_none_of_the_first_ones_blocks(void **state) {
+  (void)state;
+  static const size_t sizes[] = {256, 8 * KIB, 1 * MIB};
+  const size_t total = 256 + 8 * KIB + 1 * MIB;
+  clgpu_alloc_cache *cache = new_cache();
+  clgpu_context *first = quiet_context();
+  cl_mem old_blocks[3];
+  assert_status(clgpu_alloc_scope_begin(first, cache), CLGPU_SUCCESS);
+  for (int i = 0; i < 3; i++) {
+    old_blocks[i] = create(first, CL_MEM_READ_WRITE, sizes[i]);
+    clRetainMemObject(old_blocks[i]);
+  }
+  assert_status(clgpu_alloc_scope_end(first), CLGPU_SUCCESS);
+  assert_int_equal(stats_of(cache).bytes_held, total);
+  clgpu_context_destroy(first);
+  clgpu_alloc_stats stats = stats_of(cache);
+  assert_int_equal(stats.bytes_held, 0);
+  for (int i = 0; i < 3; i++) {
+    assert_int_equal(settled_references(buffer_references, old_blocks[i], 1), 1);
+  }
+
+  clgpu_context *second = quiet_context();
+  assert_status(clgpu_alloc_scope_begin(second, cache), CLGPU_SUCCESS);
+  for (int i = 0; i < 3; i++) {
+    cl_mem block = create(second, CL_MEM_READ_WRITE, sizes[i]);
+    assert_ptr_not_equal(block, old_blocks[i]);
+    assert_ptr_equal(context_of(block), clgpu_context_cl_context(second));
+  }
+  stats = stats_of(cache);
+  assert_int_equal(stats.hits, 0);
+  assert_int_equal(stats.device_allocations, 6);
+  assert_int_equal(stats.bytes_in_use, total);
+  check_sum(second, NULL, 1000);
+  assert_status(clgpu_alloc_scope_end(second), CLGPU_SUCCESS);
+  for (int i = 0; i < 3; i++) clReleaseMemObject(old_blocks[i]);
+  assert_status(clgpu_alloc_cache_destroy(cache), CLGPU_SUCCESS);
+  clgpu_context_destroy(second);
+}
+
+/* Two contexts on one cache with their scopes nested on one thread; the
+ * outer one's context is destroyed first, the inner one keeps working
+ * (blocks and a workspace served, a kernel run through it), and each
+ * context's blocks leave the cache when its last reference goes. */
+static void interleaved_contexts_share_one_cache(void **state) {
+  (void)state;
+  enum { N = 3000 };
+  clgpu_alloc_cache *cache = new_cache();
+  clgpu_context *a = quiet_context();
+  clgpu_context *b = quiet_context();
+  assert_status(clgpu_alloc_scope_begin(a, cache), CLGPU_SUCCESS);
+  cl_mem on_a = create(a, CL_MEM_READ_WRITE, 8 * KIB);
+  assert_status(clgpu_alloc_scope_begin(b, cache), CLGPU_SUCCESS);
+  cl_mem on_b = create(b, CL_MEM_READ_WRITE, 8 * KIB);
+  assert_ptr_not_equal(on_a, on_b);
+  clgpu_context_destroy(a);
+
+  clgpu_workspace *workspace = sum_workspace(b, N);
+  cl_mem workspace_block = retained_region(workspace);
+  size_t workspace_bytes = size_of(workspace_block);
+  check_sum(b, workspace, N);
+  clgpu_workspace_destroy(workspace);
+  clgpu_buffer_release(b, on_b);
+  /* Served again from the pool, on B's own OpenCL context. */
+  cl_mem again = create(b, CL_MEM_READ_WRITE, 8 * KIB);
+  assert_ptr_equal(again, on_b);
+  assert_status(clgpu_alloc_scope_end(a), CLGPU_ALLOC_SCOPE_MISMATCH);
+  assert_status(clgpu_alloc_scope_end(b), CLGPU_SUCCESS);
+  clgpu_alloc_stats stats = stats_of(cache);
+  assert_int_equal(stats.bytes_in_use, 8 * KIB);
+  assert_int_equal(stats.bytes_held, 8 * KIB + workspace_bytes);
+
+  /* A's scope is the innermost now; its end frees A and A's block. */
+  assert_status(clgpu_alloc_scope_end(a), CLGPU_SUCCESS);
+  stats = stats_of(cache);
+  assert_int_equal(stats.bytes_in_use, 0);
+  assert_int_equal(stats.bytes_held, 8 * KIB + workspace_bytes);
+  clgpu_context_destroy(b);
+  assert_int_equal(stats_of(cache).bytes_held, 0);
+  assert_int_equal(settled_references(buffer_references, workspace_block, 1), 1);
+  clReleaseMemObject(workspace_block);
+  assert_status(clgpu_alloc_cache_destroy(cache), CLGPU_SUCCESS);
+}
+
+/* A scope open on another thread when its context is destroyed here: that
+ * thread keeps allocating through the scope, closes it, and its end is the
+ * context's last reference. */
+typedef struct late_scope {
+  clgpu_context *context;
+  clgpu_alloc_cache *cache;
+  pthread_barrier_t *opened;
+  pthread_barrier_t *destroyed;
+  const char *failure;
+} late_scope;
+
+static void *close_a_scope_late(void *argument) {
+  late_scope *self = argument;
+  clgpu_status begun = clgpu_alloc_scope_begin(self->context, self->cache);
+  cl_mem first = NULL, second = NULL;
+  if (begun != CLGPU_SUCCESS ||
+      clgpu_buffer_create(self->context, CL_MEM_READ_WRITE, 4 * KIB, &first) != CLGPU_SUCCESS) {
+    self->failure = "scope_begin or the first buffer_create failed";
+  }
+  pthread_barrier_wait(self->opened);
+  pthread_barrier_wait(self->destroyed);
+  if (!self->failure) {
+    clgpu_buffer_release(self->context, first);
+    /* The same in-order queue: the block is taken again at once. */
+    if (clgpu_buffer_create(self->context, CL_MEM_READ_WRITE, 4 * KIB, &second) != CLGPU_SUCCESS ||
+        second != first) {
+      self->failure = "the scope did not serve the block again after the destroy";
+    }
+  }
+  if (begun == CLGPU_SUCCESS && clgpu_alloc_scope_end(self->context) != CLGPU_SUCCESS &&
+      !self->failure) {
+    self->failure = "clgpu_alloc_scope_end failed";
+  }
+  return NULL;
+}
+
+static void context_destroyed_while_another_thread_has_a_scope(void **state) {
+  (void)state;
+  clgpu_alloc_cache *cache = new_cache();
+  pthread_barrier_t opened, destroyed;
+  pthread_barrier_init(&opened, NULL, 2);
+  pthread_barrier_init(&destroyed, NULL, 2);
+  late_scope scope = {quiet_context(), cache, &opened, &destroyed, NULL};
+  pthread_t thread;
+  assert_int_equal(pthread_create(&thread, NULL, close_a_scope_late, &scope), 0);
+  pthread_barrier_wait(&opened);
+  clgpu_context_destroy(scope.context);
+  clgpu_status refused = clgpu_alloc_cache_destroy(cache);
+  pthread_barrier_wait(&destroyed);
+  pthread_join(thread, NULL);
+  pthread_barrier_destroy(&opened);
+  pthread_barrier_destroy(&destroyed);
+  if (scope.failure) fail_msg("the thread with the scope: %s", scope.failure);
+  assert_status(refused, CLGPU_ALLOC_SCOPE_OPEN);
+  clgpu_alloc_stats stats = stats_of(cache);
+  assert_int_equal(stats.hits, 1);
+  assert_int_equal(stats.misses, 1);
+  assert_int_equal(stats.bytes_in_use, 0);
+  assert_int_equal(stats.bytes_held, 0);
+  assert_status(clgpu_alloc_cache_destroy(cache), CLGPU_SUCCESS);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(loop_with_a_scope_per_iteration),
@@ -813,6 +1106,11 @@ int main(void) {
       cmocka_unit_test(reuse_across_queues_waits_for_the_marker),
       cmocka_unit_test(out_of_order_queue_waits_for_the_marker),
       cmocka_unit_test(trim_releases_free_blocks),
+      cmocka_unit_test(context_destroyed_before_its_workspace),
+      cmocka_unit_test(context_destroyed_with_a_scope_open),
+      cmocka_unit_test(second_context_gets_none_of_the_first_ones_blocks),
+      cmocka_unit_test(interleaved_contexts_share_one_cache),
+      cmocka_unit_test(context_destroyed_while_another_thread_has_a_scope),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -19,7 +19,21 @@
  * Scopes nest and are per thread: each thread opens its own, possibly on the
  * same cache (the cache is locked). An "uncached" scope inside a cached one
  * opts out: what is allocated in it is made and released plainly and may
- * outlive every scope. */
+ * outlive every scope.
+ *
+ * Lifetimes. A scope (cached or not) holds a reference to its context: the
+ * context may be destroyed with clgpu_context_destroy while the scope is
+ * open, and then lives until the scope is closed, which is still done with
+ * clgpu_alloc_scope_end(context) on the scope's thread. A cache holds no
+ * context: its blocks are keyed by OpenCL context and keep that alive
+ * themselves (an OpenCL context lives while its buffers do), and when a
+ * clgpu context is freed its OpenCL context's free blocks leave every
+ * cache, so a context made later never receives them. So a context may go
+ * before or after the workspaces made on it, the scopes opened on it and
+ * the caches that served it; what stays is that every scope is closed on
+ * its thread, that a workspace made in a scope is destroyed before that
+ * scope ends (the scope takes its block back), and that a cache refuses to
+ * be destroyed while a scope is open on it. */
 #ifndef CLGPU_ALLOC_H
 #define CLGPU_ALLOC_H
 
@@ -42,8 +56,9 @@ CLGPU_API clgpu_status clgpu_alloc_cache_create(clgpu_alloc_cache **out);
 
 /* Release every block the cache holds and the cache. NULL is allowed.
  * Unlike other destroy functions this one can refuse: while any thread has
- * a scope open on the cache it returns CLGPU_ALLOC_SCOPE_OPEN and frees
- * nothing. (With no scope open no block is handed out: a scope's end takes
+ * a scope open on the cache (on a context destroyed since or not) it
+ * returns CLGPU_ALLOC_SCOPE_OPEN, the message giving the number of open
+ * scopes, and frees nothing. (With no scope open no block is handed out: a scope's end takes
  * back what it handed out.) A thread that exits with a scope open leaves it
  * open for good: close every scope you open. */
 CLGPU_API clgpu_status clgpu_alloc_cache_destroy(clgpu_alloc_cache *cache);
@@ -51,18 +66,24 @@ CLGPU_API clgpu_status clgpu_alloc_cache_destroy(clgpu_alloc_cache *cache);
 /* Open a cached scope on the calling thread for allocations on `context`,
  * served by `cache`. Scopes nest (a later begin on the same thread pushes a
  * new scope, on any cache); only the innermost scope serves requests, and
- * only those on its own context (others get plain buffers). Errors:
+ * only those on its own context (others get plain buffers). The scope holds
+ * a reference to `context` until it is closed (see "Lifetimes" above).
+ * Errors:
  * CLGPU_INVALID_ARGUMENT, CLGPU_CL_OUT_OF_HOST_MEMORY. */
 CLGPU_API clgpu_status clgpu_alloc_scope_begin(clgpu_context *context, clgpu_alloc_cache *cache);
 
 /* Open an uncached scope on the calling thread: allocations in it bypass
- * every cache until the matching end. Errors: CLGPU_INVALID_ARGUMENT,
+ * every cache until the matching end. It holds a reference to `context` as
+ * a cached scope does. Errors: CLGPU_INVALID_ARGUMENT,
  * CLGPU_CL_OUT_OF_HOST_MEMORY. */
 CLGPU_API clgpu_status clgpu_alloc_uncached_begin(clgpu_context *context);
 
 /* Close the innermost scope of the calling thread, which must have been
- * opened on `context`. A cached scope returns its outstanding blocks to the
- * pool. Errors: CLGPU_ALLOC_SCOPE_MISMATCH (no scope open on this thread, or
+ * opened on `context` (a context destroyed since is still the handle to
+ * pass: the scope kept it alive). A cached scope returns its outstanding
+ * blocks to the pool. The scope drops its reference to the context last;
+ * when that was the context's last one the context is freed here, and its
+ * free blocks leave every cache. Errors: CLGPU_ALLOC_SCOPE_MISMATCH (no scope open on this thread, or
  * the innermost one is on another context; nothing changes),
  * CLGPU_INVALID_ARGUMENT (context is NULL). */
 CLGPU_API clgpu_status clgpu_alloc_scope_end(clgpu_context *context);
@@ -83,7 +104,10 @@ CLGPU_API clgpu_status clgpu_buffer_create(clgpu_context *context, cl_mem_flags 
 /* Give back a buffer from clgpu_buffer_create. A cached block returns to its
  * cache's pool (reusable on the same in-order queue at once, elsewhere once
  * the work enqueued before this call has completed); any other buffer is
- * released. NULL does nothing. */
+ * released. NULL does nothing. `context` names the queue whose work the
+ * release follows besides the queue the block was handed out on; it may be
+ * NULL (that queue alone, which is what a workspace's destroy does), and
+ * must not be a context destroyed with no scope left open on it. */
 CLGPU_API void clgpu_buffer_release(clgpu_context *context, cl_mem buffer);
 
 /* Counters of a cache since it was made. */

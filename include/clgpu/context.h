@@ -135,7 +135,20 @@ CLGPU_API clgpu_status clgpu_context_wrap(cl_context context, cl_device_id devic
 
 /* Release the program cache, the kernels and the OpenCL objects the context
  * holds references to. NULL is allowed and does nothing. Does not wait for
- * the queue: work already enqueued completes normally. */
+ * the queue: work already enqueued completes normally.
+ *
+ * Lifetimes. After this call the caller uses the context for one thing
+ * only: closing the allocation scopes still open on it (alloc.h). Each open
+ * scope holds a reference of its own, so the context (its queue, its
+ * OpenCL context, its address) lives on until the last of them is closed
+ * with clgpu_alloc_scope_end(context) on its thread, and only then is
+ * freed; a new context never gets the address of one that a scope still
+ * holds. Workspaces (workspace.h) hold no reference: one may be destroyed
+ * before or after its context. When the context is freed, the free blocks
+ * of its OpenCL context are released from every allocation cache, so no
+ * cache keeps device memory for a destroyed context (another clgpu context
+ * wrapping the same cl_context then makes new blocks: slower, never
+ * wrong). */
 CLGPU_API void clgpu_context_destroy(clgpu_context *context);
 
 /* The OpenCL objects of a context. The context keeps its references; a

@@ -140,7 +140,9 @@ typedef struct clgpu_call_options {
  * without a buffer. The report is copied. Errors: CLGPU_INVALID_ARGUMENT (NULL
  * arguments, a report that is not one the queries make: parts, buffers or
  * offsets inconsistent), and those of clgpu_buffer_create. On failure *out is
- * NULL. */
+ * NULL. The workspace holds no reference to `context` (see
+ * clgpu_workspace_destroy); calls with it take a live context of the same
+ * OpenCL context and device. */
 CLGPU_API clgpu_status clgpu_workspace_create(clgpu_context *context,
                                               const clgpu_workspace_size *report,
                                               clgpu_workspace **out);
@@ -157,8 +159,13 @@ CLGPU_API clgpu_status clgpu_workspace_wrap(clgpu_context *context,
                                             size_t offset, size_t size, clgpu_workspace **out);
 
 /* Free a workspace: a buffer the library made is given back through
- * clgpu_buffer_release, a wrapped one is released. NULL does nothing. Work
- * already enqueued with it is unaffected (OpenCL keeps the memory). */
+ * clgpu_buffer_release (behind the work enqueued on the queue it was handed
+ * out on), a wrapped one is released. NULL does nothing. Work already
+ * enqueued with it is unaffected (OpenCL keeps the memory). Safe before or
+ * after clgpu_context_destroy of the workspace's context: it never touches
+ * the context (a scope still open on that context keeps it, and the
+ * workspace's own buffer keeps its OpenCL context). Made in a cache scope,
+ * it must still be destroyed before that scope ends. */
 CLGPU_API void clgpu_workspace_destroy(clgpu_workspace *workspace);
 
 /* The report a workspace was made from, with the algorithm and sizes it

@@ -28,6 +28,11 @@ extern char **environ;
 /* The file format of src/disk_cache.c: magic, version, key length and binary
  * length, then the key text and the binary. */
 #define HEADER_SIZE 24u
+/* The largest cache file src/disk_cache.c reads. */
+#define MAX_FILE_SIZE ((size_t)64 << 20)
+/* Seconds a child process may take: a cold build of fill.cl on a loaded
+ * machine takes a few. */
+#define CHILD_TIME_LIMIT_S 120u
 
 /* ---- shared helpers ---- */
 
@@ -38,6 +43,7 @@ struct corruption;
  * the row a corruption test runs. */
 typedef struct fixture {
   const struct corruption *row;
+  const struct plant *plant;
   clgpu_context *contexts[4];
   char *folders[4];
   char *saved_disk_cache;
@@ -276,6 +282,9 @@ static const char *child_check_iota(clgpu_context *context, clgpu_program *progr
 /* "--child <folder> <salt>": get the salted program with the disk cache on in
  * <folder>, check it runs, and print the counters on stdout. */
 static int child_main(const char *folder, const char *salt) {
+  /* A child that hangs (on a FIFO planted in the folder, say) is killed by
+   * the alarm, and the parent fails the test instead of waiting forever. */
+  alarm(CHILD_TIME_LIMIT_S);
   clgpu_context_options options = {0};
   options.disk_cache = CLGPU_DISK_CACHE_ON;
   options.cache_dir = folder;
@@ -589,6 +598,119 @@ CORRUPTION_SETUP(5)
 CORRUPTION_SETUP(6)
 CORRUPTION_SETUP(7)
 
+/* ---- what is not a regular file at a cache file's name ---- */
+
+/* Anyone who can write the folder can put these there; none may hang the
+ * process, make it read without bound, or stop the cache from working. */
+typedef enum plant_kind {
+  PLANT_FIFO,
+  PLANT_LINK_TO_FIFO,
+  PLANT_LINK_TO_DEV_ZERO,
+  PLANT_OVERSIZE,
+} plant_kind;
+
+typedef struct plant {
+  plant_kind kind;
+  const char *name; /* also the salt's stem */
+} plant;
+
+static plant plants[] = {
+    {PLANT_FIFO, "fifo"},
+    {PLANT_LINK_TO_FIFO, "link_to_fifo"},
+    {PLANT_LINK_TO_DEV_ZERO, "link_to_dev_zero"},
+    {PLANT_OVERSIZE, "oversize"},
+};
+
+/* Replace the cache file at `path` (in `folder`) by what `row` says. */
+static void plant_at(const plant *row, const char *folder, const char *path) {
+  assert_int_equal(unlink(path), 0);
+  char fifo[512];
+  snprintf(fifo, sizeof fifo, "%s/pipe", folder);
+  switch (row->kind) {
+    case PLANT_FIFO:
+      if (mkfifo(path, 0644) != 0) fail_msg("mkfifo(%s): %s", path, strerror(errno));
+      break;
+    case PLANT_LINK_TO_FIFO:
+      if (mkfifo(fifo, 0644) != 0) fail_msg("mkfifo(%s): %s", fifo, strerror(errno));
+      assert_int_equal(symlink(fifo, path), 0);
+      break;
+    case PLANT_LINK_TO_DEV_ZERO:
+      assert_int_equal(symlink("/dev/zero", path), 0);
+      break;
+    case PLANT_OVERSIZE:
+      /* A sparse file one byte above the limit: nothing of it is worth
+       * reading. */
+      write_file(path, "CLGPUBIN", 8);
+      assert_int_equal(truncate(path, (off_t)MAX_FILE_SIZE + 1), 0);
+      break;
+  }
+}
+
+/* A later process finds what was planted, treats it as an unusable file,
+ * builds from source within the time limit, and puts a regular file in its
+ * place, which the process after it loads. */
+static void test_planted_file_ignored_and_replaced(void **state) {
+  fixture *f = *state;
+  const plant *row = f->plant;
+  const char *folder = new_folder(f, row->name);
+  char salt[128];
+  make_salt(salt, sizeof salt, row->name);
+
+  clgpu_context *first = open_in(f, folder);
+  (void)fill(first, salt);
+  assert_int_equal(stats_of(first).disk_writes, 1);
+  close_context(f, first);
+  char *path = only_cache_file(folder);
+  plant_at(row, folder, path);
+
+  child_counts counts = run_child(folder, salt);
+  assert_int_equal(counts.builds, 1);
+  assert_int_equal(counts.disk_hits, 0);
+  assert_int_equal(counts.disk_rejects, 1);
+  assert_int_equal(counts.disk_writes, 1);
+
+  /* The name holds a regular file of clgpu's now, and a FIFO a link pointed
+   * to is left as it was. */
+  struct stat info;
+  assert_int_equal(lstat(path, &info), 0);
+  assert_true(S_ISREG(info.st_mode));
+  assert_true((uint64_t)info.st_size < MAX_FILE_SIZE);
+  char *replaced = NULL;
+  assert_int_equal(count_files(folder, SUFFIX, &replaced), 1);
+  assert_string_equal(replaced, path);
+  free(replaced);
+  if (row->kind == PLANT_LINK_TO_FIFO) {
+    char fifo[512];
+    snprintf(fifo, sizeof fifo, "%s/pipe", folder);
+    assert_int_equal(lstat(fifo, &info), 0);
+    assert_true(S_ISFIFO(info.st_mode));
+    assert_int_equal(count_files(folder, "", NULL), 2);
+  } else {
+    assert_int_equal(count_files(folder, "", NULL), 1);
+  }
+  free(path);
+
+  counts = run_child(folder, salt);
+  assert_int_equal(counts.builds, 0);
+  assert_int_equal(counts.disk_hits, 1);
+  assert_int_equal(counts.disk_rejects, 0);
+  assert_int_equal(counts.disk_writes, 0);
+}
+
+static int setup_plant(void **state, size_t index) {
+  if (setup(state) != 0) return -1;
+  fixture *f = *state;
+  f->plant = &plants[index];
+  return 0;
+}
+
+#define PLANT_SETUP(index) \
+  static int setup_plant_##index(void **state) { return setup_plant(state, index); }
+PLANT_SETUP(0)
+PLANT_SETUP(1)
+PLANT_SETUP(2)
+PLANT_SETUP(3)
+
 /* ---- folders that cannot be used ---- */
 
 /* Tests run as root, where permissions stop nothing, so the folders here are
@@ -824,6 +946,14 @@ int main(int argc, char **argv) {
        teardown, NULL},
       {"corrupt file recovered: lengths that wrap around", test_corrupt_file_recovered,
        setup_corruption_7, teardown, NULL},
+      {"planted at the name: a FIFO", test_planted_file_ignored_and_replaced, setup_plant_0,
+       teardown, NULL},
+      {"planted at the name: a link to a FIFO", test_planted_file_ignored_and_replaced,
+       setup_plant_1, teardown, NULL},
+      {"planted at the name: a link to /dev/zero", test_planted_file_ignored_and_replaced,
+       setup_plant_2, teardown, NULL},
+      {"planted at the name: a file above the size limit", test_planted_file_ignored_and_replaced,
+       setup_plant_3, teardown, NULL},
       cmocka_unit_test_setup_teardown(test_unusable_folder_means_no_disk_cache, setup, teardown),
       cmocka_unit_test_setup_teardown(test_off_in_every_spelling, setup, teardown),
       cmocka_unit_test_setup_teardown(test_clear_removes_only_clgpu_files, setup, teardown),

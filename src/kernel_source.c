@@ -51,7 +51,7 @@ static clgpu_status read_from_folder(const char *folder, const char *name, char 
     case CLGPU__FILE_TOO_LARGE:
       status = clgpu__fail(CLGPU_IO_ERROR,
                            "kernel source \"%s\" (CLGPU_KERNEL_DIR): \"%s\" has %s, more than "
-                           "the %zu a kernel source may have",
+                           "the limit of %zu bytes for a kernel source",
                            name, path, reason, KERNEL_SOURCE_LIMIT);
       break;
     case CLGPU__FILE_UNREADABLE:

@@ -137,12 +137,11 @@ static const char *file_kind(mode_t mode) {
   return "a special file";
 }
 
-static clgpu__file_result file_failure(clgpu__file_result result, char *reason,
-                                       size_t reason_size, const char *format, ...)
-    CLGPU__PRINTF(4, 5);
+static clgpu__file_result file_failure(clgpu__file_result result, char *reason, size_t reason_size,
+                                       const char *format, ...) CLGPU__PRINTF(4, 5);
 
-static clgpu__file_result file_failure(clgpu__file_result result, char *reason,
-                                       size_t reason_size, const char *format, ...) {
+static clgpu__file_result file_failure(clgpu__file_result result, char *reason, size_t reason_size,
+                                       const char *format, ...) {
   if (reason && reason_size > 0) {
     va_list args;
     va_start(args, format);
@@ -166,24 +165,23 @@ clgpu__file_result clgpu__read_regular_file(const char *path, size_t limit, int 
   struct stat info;
   if ((follow_links ? stat(path, &info) : lstat(path, &info)) != 0) {
     int error = errno;
-    return file_failure(error == ENOENT || error == ENOTDIR ? CLGPU__FILE_MISSING
-                                                            : CLGPU__FILE_UNREADABLE,
-                        reason, reason_size, "%s", strerror(error));
+    return file_failure(
+        error == ENOENT || error == ENOTDIR ? CLGPU__FILE_MISSING : CLGPU__FILE_UNREADABLE, reason,
+        reason_size, "%s", strerror(error));
   }
   if (!S_ISREG(info.st_mode)) {
     return file_failure(CLGPU__FILE_NOT_REGULAR, reason, reason_size, "%s",
                         file_kind(info.st_mode));
   }
-  int descriptor =
-      open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | (follow_links ? 0 : O_NOFOLLOW));
+  int descriptor = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | (follow_links ? 0 : O_NOFOLLOW));
   if (descriptor < 0) {
     int error = errno;
     if (error == ELOOP && !follow_links) {
       return file_failure(CLGPU__FILE_NOT_REGULAR, reason, reason_size, "a symbolic link");
     }
-    return file_failure(error == ENOENT || error == ENOTDIR ? CLGPU__FILE_MISSING
-                                                            : CLGPU__FILE_UNREADABLE,
-                        reason, reason_size, "%s", strerror(error));
+    return file_failure(
+        error == ENOENT || error == ENOTDIR ? CLGPU__FILE_MISSING : CLGPU__FILE_UNREADABLE, reason,
+        reason_size, "%s", strerror(error));
   }
   /* The path may have been swapped since it was looked at: what counts is
    * what was opened. */
@@ -193,8 +191,8 @@ clgpu__file_result clgpu__read_regular_file(const char *path, size_t limit, int 
   if (fstat(descriptor, &info) != 0) {
     result = file_failure(CLGPU__FILE_UNREADABLE, reason, reason_size, "%s", strerror(errno));
   } else if (!S_ISREG(info.st_mode)) {
-    result = file_failure(CLGPU__FILE_NOT_REGULAR, reason, reason_size, "%s",
-                          file_kind(info.st_mode));
+    result =
+        file_failure(CLGPU__FILE_NOT_REGULAR, reason, reason_size, "%s", file_kind(info.st_mode));
   } else if (info.st_size < 0 || (uint64_t)info.st_size > limit) {
     result = file_failure(CLGPU__FILE_TOO_LARGE, reason, reason_size, "%lld bytes",
                           (long long)info.st_size);

@@ -31,8 +31,8 @@ static clgpu_status read_from_folder(const char *folder, const char *name, char 
   unsigned char *text = NULL;
   size_t used = 0;
   char reason[128];
-  clgpu__file_result result = clgpu__read_regular_file(path, KERNEL_SOURCE_LIMIT, 1, &text,
-                                                       &used, reason, sizeof reason);
+  clgpu__file_result result =
+      clgpu__read_regular_file(path, KERNEL_SOURCE_LIMIT, 1, &text, &used, reason, sizeof reason);
   clgpu_status status = CLGPU_SUCCESS;
   switch (result) {
     case CLGPU__FILE_READ:

@@ -463,8 +463,7 @@ static child_report kernel_source_in_child(const char *name) {
              WTERMSIG(wait_status) == SIGALRM ? " (the time limit: it hung)" : "");
   }
   if (used != sizeof report || !WIFEXITED(wait_status) || WEXITSTATUS(wait_status) != 0) {
-    fail_msg("the child reading kernel source \"%s\" failed (wait status 0x%x)", name,
-             wait_status);
+    fail_msg("the child reading kernel source \"%s\" failed (wait status 0x%x)", name, wait_status);
   }
   return report;
 }

@@ -646,6 +646,7 @@ clgpu_status clgpu_kernel_acquire(clgpu_program *program, const char *kernel_nam
     slot->name = name;
     slot->kernel = created;
     slot->leased = 1;
+    slot->retired = 0;
     *kernel = created;
   }
   pthread_mutex_unlock(&program->kernel_lock);

@@ -1,13 +1,16 @@
 /* The on-disk cache of program binaries: a second process and a second
  * context load what the first built, a damaged or foreign file is rebuilt and
- * replaced, a folder that cannot be used means no disk cache and no error,
- * "off" in every spelling writes nothing, clgpu_disk_cache_clear removes only
- * clgpu's files, and a memory hit touches no file.
+ * replaced, another program's binary under the right key is rebuilt and
+ * replaced, a FIFO, a link or an oversize file at a file's name neither hangs
+ * nor stops the cache, a folder that cannot be used means no disk cache and
+ * no error, "off" in every spelling writes nothing, clgpu_disk_cache_clear
+ * removes only clgpu's files, and a memory hit touches no file.
  *
  * Every test works in folders of its own and asks for programs with a salt
- * define of its own, so that no test can be served by another's binary. The
- * first test re-executes this binary with "--child", which main() handles
- * before cmocka starts. */
+ * define of its own, so that no test can be served by another's binary.
+ * Tests that need a later process re-execute this binary with "--child",
+ * which main() handles before cmocka starts; the child sets an alarm, so a
+ * hang fails the test. */
 #include "support.h"
 
 #include <dirent.h>

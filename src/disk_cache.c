@@ -13,6 +13,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -24,7 +25,9 @@
 #define FORMAT_VERSION 1u
 #define HEADER_SIZE 24u
 #define SUFFIX ".clgpubin"
-#define MAX_FILE_SIZE ((size_t)1 << 31)
+/* The largest cache file read or written: far above any binary of clgpu's
+ * kernels, and small enough that a planted file cannot exhaust memory. */
+#define MAX_FILE_SIZE ((size_t)64 << 20)
 
 static char *copy_string(const char *text) {
   size_t length = strlen(text);
@@ -121,24 +124,105 @@ static uint64_t get_le(const unsigned char *in, int bytes) {
   return value;
 }
 
-static unsigned char *read_whole_file(const char *path, size_t *size) {
-  FILE *file = fopen(path, "rb");
-  if (!file) return NULL;
-  struct stat info;
-  unsigned char *data = NULL;
-  if (fstat(fileno(file), &info) == 0 && info.st_size >= 0 &&
-      (uint64_t)info.st_size <= MAX_FILE_SIZE) {
-    size_t length = (size_t)info.st_size;
-    data = malloc(length ? length : 1);
-    if (data && fread(data, 1, length, file) != length) {
-      free(data);
-      data = NULL;
-    }
-    *size = length;
-  }
-  fclose(file);
-  return data;
+/* ---- reading files from folders that others may write ---- */
+
+static const char *file_kind(mode_t mode) {
+  if (S_ISDIR(mode)) return "a folder";
+  if (S_ISFIFO(mode)) return "a FIFO";
+  if (S_ISCHR(mode)) return "a character device";
+  if (S_ISBLK(mode)) return "a block device";
+  if (S_ISLNK(mode)) return "a symbolic link";
+  if (S_ISSOCK(mode)) return "a socket";
+  return "a special file";
 }
+
+static clgpu__file_result file_failure(clgpu__file_result result, char *reason, size_t reason_size,
+                                       const char *format, ...) CLGPU__PRINTF(4, 5);
+
+static clgpu__file_result file_failure(clgpu__file_result result, char *reason, size_t reason_size,
+                                       const char *format, ...) {
+  if (reason && reason_size > 0) {
+    va_list args;
+    va_start(args, format);
+    vsnprintf(reason, reason_size, format, args);
+    va_end(args);
+  }
+  return result;
+}
+
+/* Whatever sits at the path, nothing here blocks or reads without bound: the
+ * path is looked at before it is opened (opening a device can have effects
+ * of its own), opened without blocking (a FIFO with no writer would block an
+ * ordinary open forever), and what was opened is what is checked and read,
+ * at most `limit` bytes. */
+clgpu__file_result clgpu__read_regular_file(const char *path, size_t limit, int follow_links,
+                                            unsigned char **data, size_t *size, char *reason,
+                                            size_t reason_size) {
+  *data = NULL;
+  *size = 0;
+  if (reason && reason_size > 0) reason[0] = '\0';
+  struct stat info;
+  if ((follow_links ? stat(path, &info) : lstat(path, &info)) != 0) {
+    int error = errno;
+    return file_failure(
+        error == ENOENT || error == ENOTDIR ? CLGPU__FILE_MISSING : CLGPU__FILE_UNREADABLE, reason,
+        reason_size, "%s", strerror(error));
+  }
+  if (!S_ISREG(info.st_mode)) {
+    return file_failure(CLGPU__FILE_NOT_REGULAR, reason, reason_size, "%s",
+                        file_kind(info.st_mode));
+  }
+  int descriptor = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | (follow_links ? 0 : O_NOFOLLOW));
+  if (descriptor < 0) {
+    int error = errno;
+    if (error == ELOOP && !follow_links) {
+      return file_failure(CLGPU__FILE_NOT_REGULAR, reason, reason_size, "a symbolic link");
+    }
+    return file_failure(
+        error == ENOENT || error == ENOTDIR ? CLGPU__FILE_MISSING : CLGPU__FILE_UNREADABLE, reason,
+        reason_size, "%s", strerror(error));
+  }
+  /* The path may have been swapped since it was looked at: what counts is
+   * what was opened. */
+  clgpu__file_result result = CLGPU__FILE_READ;
+  unsigned char *buffer = NULL;
+  size_t used = 0;
+  if (fstat(descriptor, &info) != 0) {
+    result = file_failure(CLGPU__FILE_UNREADABLE, reason, reason_size, "%s", strerror(errno));
+  } else if (!S_ISREG(info.st_mode)) {
+    result =
+        file_failure(CLGPU__FILE_NOT_REGULAR, reason, reason_size, "%s", file_kind(info.st_mode));
+  } else if (info.st_size < 0 || (uint64_t)info.st_size > limit) {
+    result = file_failure(CLGPU__FILE_TOO_LARGE, reason, reason_size, "%lld bytes",
+                          (long long)info.st_size);
+  } else {
+    /* A file that grows while it is read is read up to the size it had. */
+    size_t length = (size_t)info.st_size;
+    buffer = malloc(length + 1);
+    if (!buffer) result = file_failure(CLGPU__FILE_NO_MEMORY, reason, reason_size, "out of memory");
+    while (buffer && used < length) {
+      ssize_t got = read(descriptor, buffer + used, length - used);
+      if (got < 0 && errno == EINTR) continue;
+      if (got < 0) {
+        result = file_failure(CLGPU__FILE_UNREADABLE, reason, reason_size, "%s", strerror(errno));
+        break;
+      }
+      if (got == 0) break;
+      used += (size_t)got;
+    }
+  }
+  close(descriptor);
+  if (result != CLGPU__FILE_READ) {
+    free(buffer);
+    return result;
+  }
+  buffer[used] = '\0';
+  *data = buffer;
+  *size = used;
+  return CLGPU__FILE_READ;
+}
+
+/* ---- the cache files ---- */
 
 int clgpu__disk_cache_load(const char *folder, const char *key, unsigned char **binary,
                            size_t *size) {
@@ -146,15 +230,15 @@ int clgpu__disk_cache_load(const char *folder, const char *key, unsigned char **
   *size = 0;
   char *path = file_path(folder, key);
   if (!path) return 0;
-  struct stat info;
-  if (stat(path, &info) != 0) {
-    free(path);
-    return 0;
-  }
+  /* clgpu writes regular files only, never links: anything else at the name
+   * is unusable (and replaced by the next store, which renames over it). */
+  unsigned char *data = NULL;
   size_t file_size = 0;
-  unsigned char *data = read_whole_file(path, &file_size);
+  clgpu__file_result result =
+      clgpu__read_regular_file(path, MAX_FILE_SIZE, 0, &data, &file_size, NULL, 0);
   free(path);
-  if (!data) return -1;
+  if (result == CLGPU__FILE_MISSING || result == CLGPU__FILE_NO_MEMORY) return 0;
+  if (result != CLGPU__FILE_READ) return -1;
   size_t key_length = strlen(key);
   /* Every length is checked against the file's size before it is used, so
    * a damaged header cannot make a read run past the data. */
@@ -203,6 +287,12 @@ static int write_all(int descriptor, const void *data, size_t size) {
 
 int clgpu__disk_cache_store(const char *folder, const char *key, const unsigned char *binary,
                             size_t size) {
+  size_t key_length = strlen(key);
+  /* A file the loader would refuse is not worth writing. */
+  if (key_length > MAX_FILE_SIZE - HEADER_SIZE - 32 ||
+      size > MAX_FILE_SIZE - HEADER_SIZE - 32 - key_length) {
+    return 0;
+  }
   char *path = file_path(folder, key);
   if (!path) return 0;
   static _Atomic unsigned counter;
@@ -215,7 +305,6 @@ int clgpu__disk_cache_store(const char *folder, const char *key, const unsigned 
   }
   snprintf(temporary, temporary_size, "%s.%ld.%u.tmp", path, (long)getpid(), serial);
 
-  size_t key_length = strlen(key);
   unsigned char header[HEADER_SIZE];
   memcpy(header, "CLGPUBIN", 8);
   put_le(header + 8, FORMAT_VERSION, 4);

@@ -147,6 +147,26 @@ int clgpu__disk_cache_load(const char *folder, const char *key, unsigned char **
 int clgpu__disk_cache_store(const char *folder, const char *key, const unsigned char *binary,
                             size_t size);
 
+/* What reading a file in a folder others may write found. */
+typedef enum clgpu__file_result {
+  CLGPU__FILE_READ = 0,
+  CLGPU__FILE_MISSING,     /* no such file (or a path through a non-folder) */
+  CLGPU__FILE_NOT_REGULAR, /* a folder, FIFO, device, socket; a link when links are refused */
+  CLGPU__FILE_TOO_LARGE,   /* more than the limit */
+  CLGPU__FILE_UNREADABLE,  /* opening or reading failed */
+  CLGPU__FILE_NO_MEMORY,
+} clgpu__file_result;
+
+/* Read a regular file whole, never blocking on what sits at `path` (a FIFO)
+ * and never reading more than `limit` bytes (a link to /dev/zero is refused,
+ * a file above the limit too). `follow_links` 0 refuses a symbolic link at
+ * the path itself. On CLGPU__FILE_READ, *data is malloc'd, NUL-terminated
+ * after its *size bytes; otherwise *data is NULL and `reason` (if not NULL)
+ * says what was found ("a FIFO", "70000000 bytes", strerror's text). */
+clgpu__file_result clgpu__read_regular_file(const char *path, size_t limit, int follow_links,
+                                            unsigned char **data, size_t *size, char *reason,
+                                            size_t reason_size);
+
 /* ---- kernel sources (kernel_source.c and the generated table) ---- */
 
 typedef struct clgpu__embedded_source {

@@ -1,6 +1,5 @@
 /* Kernel sources: embedded at build time from the files in cl/, or read from
  * CLGPU_KERNEL_DIR for people working on kernels. */
-#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,52 +16,56 @@ static int is_valid_name(const char *name) {
   return 1;
 }
 
+/* The largest kernel source read from CLGPU_KERNEL_DIR: clgpu's own are
+ * below 32 KiB. */
+#define KERNEL_SOURCE_LIMIT ((size_t)4 << 20)
+
 static clgpu_status read_from_folder(const char *folder, const char *name, char **source,
                                      size_t *length) {
   size_t size = strlen(folder) + strlen(name) + 5;
   char *path = malloc(size);
   CLGPU__RETURN_ERROR_IF(!path, CLGPU_CL_OUT_OF_HOST_MEMORY, "out of host memory");
   snprintf(path, size, "%s/%s.cl", folder, name);
-  FILE *file = fopen(path, "rb");
-  if (!file) {
-    clgpu_status status = clgpu__fail(CLGPU_KERNEL_SOURCE_NOT_FOUND,
-                                      "kernel source \"%s\" (CLGPU_KERNEL_DIR): cannot open "
-                                      "\"%s\": %s",
-                                      name, path, strerror(errno));
-    free(path);
-    return status;
-  }
-  char *text = NULL;
-  size_t used = 0, capacity = 0;
+  /* Links are followed (a kernel folder of links into a source tree is
+   * fine), but only to a regular file of bounded size. */
+  unsigned char *text = NULL;
+  size_t used = 0;
+  char reason[128];
+  clgpu__file_result result =
+      clgpu__read_regular_file(path, KERNEL_SOURCE_LIMIT, 1, &text, &used, reason, sizeof reason);
   clgpu_status status = CLGPU_SUCCESS;
-  for (;;) {
-    if (capacity - used < 4096) {
-      capacity = capacity ? 2 * capacity : 16384;
-      char *grown = realloc(text, capacity + 1);
-      if (!grown) {
-        status = clgpu__fail(CLGPU_CL_OUT_OF_HOST_MEMORY, "out of host memory");
-        break;
-      }
-      text = grown;
-    }
-    size_t got = fread(text + used, 1, capacity - used, file);
-    used += got;
-    if (got == 0) {
-      if (ferror(file)) {
-        status =
-            clgpu__fail(CLGPU_IO_ERROR, "kernel source \"%s\": reading \"%s\" failed", name, path);
-      }
+  switch (result) {
+    case CLGPU__FILE_READ:
       break;
-    }
+    case CLGPU__FILE_MISSING:
+      status = clgpu__fail(CLGPU_KERNEL_SOURCE_NOT_FOUND,
+                           "kernel source \"%s\" (CLGPU_KERNEL_DIR): cannot open \"%s\": %s", name,
+                           path, reason);
+      break;
+    case CLGPU__FILE_NOT_REGULAR:
+      status = clgpu__fail(CLGPU_IO_ERROR,
+                           "kernel source \"%s\" (CLGPU_KERNEL_DIR): \"%s\" is %s, not a regular "
+                           "file",
+                           name, path, reason);
+      break;
+    case CLGPU__FILE_TOO_LARGE:
+      status = clgpu__fail(CLGPU_IO_ERROR,
+                           "kernel source \"%s\" (CLGPU_KERNEL_DIR): \"%s\" has %s, more than "
+                           "the limit of %zu bytes for a kernel source",
+                           name, path, reason, KERNEL_SOURCE_LIMIT);
+      break;
+    case CLGPU__FILE_UNREADABLE:
+      status = clgpu__fail(CLGPU_IO_ERROR,
+                           "kernel source \"%s\" (CLGPU_KERNEL_DIR): reading \"%s\" failed: %s",
+                           name, path, reason);
+      break;
+    case CLGPU__FILE_NO_MEMORY:
+      status = clgpu__fail(CLGPU_CL_OUT_OF_HOST_MEMORY, "out of host memory");
+      break;
   }
-  fclose(file);
   free(path);
-  if (status != CLGPU_SUCCESS) {
-    free(text);
-    return status;
-  }
-  text[used] = '\0';
-  *source = text;
+  if (status != CLGPU_SUCCESS) return status;
+  *source = (char *)text;
   if (length) *length = used;
   return CLGPU_SUCCESS;
 }

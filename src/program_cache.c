@@ -12,6 +12,9 @@ typedef struct kernel_slot {
   char *name;
   cl_kernel kernel;
   int leased;
+  /* Made from a binary that was replaced (see rebuild_from_source): never
+   * leased again, released when its lease ends. */
+  int retired;
 } kernel_slot;
 
 typedef enum program_state { PROGRAM_BUILDING, PROGRAM_READY } program_state;
@@ -21,6 +24,17 @@ struct clgpu_program {
   program_state state;
   cl_program program;
   clgpu__program_cache *cache;
+  /* Set while the program is a binary from the disk cache that no kernel
+   * creation has found wanting: what rebuilding it from source takes. */
+  clgpu_context *context;
+  char *source;
+  size_t source_length;
+  char *options;
+  /* The binary's program after a rebuild, kept until the context is
+   * destroyed because clgpu_program_cl_program may have handed it out. */
+  cl_program replaced;
+  /* Guards the kernels, and `program`, `source`, `options` and `replaced`
+   * once the program is ready. */
   pthread_mutex_t kernel_lock;
   kernel_slot *kernels;
   size_t kernel_count;
@@ -58,6 +72,9 @@ static void free_program(clgpu_program *program) {
   }
   free(program->kernels);
   if (program->program) clReleaseProgram(program->program);
+  if (program->replaced) clReleaseProgram(program->replaced);
+  free(program->source);
+  free(program->options);
   pthread_mutex_destroy(&program->kernel_lock);
   free(program);
 }
@@ -314,14 +331,8 @@ static void store_to_disk(clgpu_context *ctx, const char *key, cl_program progra
   free(binary);
 }
 
-static clgpu_status build_program(clgpu_context *ctx, const char *source, size_t length,
-                                  const unsigned char program_key[32], const char *options,
-                                  cl_program *out) {
-  char *key = ctx->cache_folder ? describe_key(ctx, program_key, options) : NULL;
-  if (key && load_from_disk(ctx, key, options, out)) {
-    free(key);
-    return CLGPU_SUCCESS;
-  }
+static clgpu_status build_from_source(clgpu_context *ctx, const char *source, size_t length,
+                                      const char *options, cl_program *out) {
   double start = clgpu__now_ms();
   cl_int err = CL_SUCCESS;
   cl_program program = clgpu__fault_hit(CLGPU__FAULT_CREATE)
@@ -342,13 +353,28 @@ static clgpu_status build_program(clgpu_context *ctx, const char *source, size_t
   pthread_mutex_unlock(&ctx->programs->lock);
   if (status != CLGPU_SUCCESS) {
     if (program) clReleaseProgram(program);
-    free(key);
     return status;
   }
-  if (key) store_to_disk(ctx, key, program);
-  free(key);
   *out = program;
   return CLGPU_SUCCESS;
+}
+
+/* From the disk cache when a usable file is there (*loaded 1), else built
+ * from source and stored (*loaded 0). */
+static clgpu_status build_program(clgpu_context *ctx, const char *source, size_t length,
+                                  const unsigned char program_key[32], const char *options,
+                                  cl_program *out, int *loaded) {
+  *loaded = 0;
+  char *key = ctx->cache_folder ? describe_key(ctx, program_key, options) : NULL;
+  if (key && load_from_disk(ctx, key, options, out)) {
+    free(key);
+    *loaded = 1;
+    return CLGPU_SUCCESS;
+  }
+  clgpu_status status = build_from_source(ctx, source, length, options, out);
+  if (key && status == CLGPU_SUCCESS) store_to_disk(ctx, key, *out);
+  free(key);
+  return status;
 }
 
 static clgpu_program *find_program(clgpu__program_cache *cache, const unsigned char key[32]) {
@@ -429,9 +455,22 @@ static clgpu_status get_program(clgpu_context *ctx, const char *source,
 
   cl_program program = NULL;
   size_t length = 0;
+  int loaded = 0;
   char *full = assemble_source(source, defines, num_defines, &length);
-  clgpu_status status = full ? build_program(ctx, full, length, key, options, &program)
+  clgpu_status status = full ? build_program(ctx, full, length, key, options, &program, &loaded)
                              : clgpu__fail(CLGPU_CL_OUT_OF_HOST_MEMORY, "out of host memory");
+  /* A binary from disk is trusted only until a kernel its request names
+   * cannot be made from it: keep what building it from source takes. */
+  char *kept_options = loaded && options ? strdup(options) : NULL;
+  if (status == CLGPU_SUCCESS && loaded && (!options || kept_options)) {
+    entry->context = ctx;
+    entry->source = full;
+    entry->source_length = length;
+    entry->options = kept_options;
+    full = NULL;
+  } else {
+    free(kept_options);
+  }
   free(full);
 
   pthread_mutex_lock(&cache->lock);
@@ -494,7 +533,63 @@ clgpu_status clgpu_program_get_named(clgpu_context *ctx, const char *name,
 }
 
 cl_program clgpu_program_cl_program(const clgpu_program *program) {
-  return program ? program->program : NULL;
+  if (!program) return NULL;
+  /* A rebuild may replace the program while another thread asks; the lock
+   * is not part of the program's value, so taking it through a const
+   * pointer changes nothing the caller can see. */
+  clgpu_program *guarded = (clgpu_program *)program;
+  pthread_mutex_lock(&guarded->kernel_lock);
+  cl_program result = guarded->program;
+  pthread_mutex_unlock(&guarded->kernel_lock);
+  return result;
+}
+
+/* A binary from the disk cache that cannot make a kernel of the caller's is
+ * not the program its file's key names: the folder is shared, and anyone who
+ * can write it can put another program's binary under any name. Build from
+ * source, replace the file, and retire what the binary gave: kernels not
+ * leased are released now, leased ones stay valid until their lease ends,
+ * and the binary's cl_program until the context is destroyed (the caller of
+ * clgpu_program_cl_program may hold it). Called with kernel_lock held, so
+ * that no lease is handed out from the binary meanwhile. */
+static clgpu_status rebuild_from_source(clgpu_program *program) {
+  clgpu_context *ctx = program->context;
+  cl_program fresh = NULL;
+  CLGPU__FORWARD_IF_ERROR(
+      build_from_source(ctx, program->source, program->source_length, program->options, &fresh));
+  pthread_mutex_lock(&program->cache->lock);
+  program->cache->stats.disk_rejects++;
+  pthread_mutex_unlock(&program->cache->lock);
+  char *key = ctx->cache_folder ? describe_key(ctx, program->key, program->options) : NULL;
+  if (key) store_to_disk(ctx, key, fresh);
+  free(key);
+  size_t kept = 0;
+  for (size_t i = 0; i < program->kernel_count; i++) {
+    kernel_slot slot = program->kernels[i];
+    if (!slot.leased) {
+      clReleaseKernel(slot.kernel);
+      free(slot.name);
+      continue;
+    }
+    slot.retired = 1;
+    program->kernels[kept++] = slot;
+  }
+  program->kernel_count = kept;
+  program->replaced = program->program;
+  program->program = fresh;
+  free(program->source);
+  free(program->options);
+  program->source = NULL;
+  program->options = NULL;
+  program->context = NULL;
+  return CLGPU_SUCCESS;
+}
+
+/* clCreateKernel's errors that say the program lacks the kernel, rather than
+ * that the implementation ran out of something. */
+static int lacks_kernel(cl_int err) {
+  return err == CL_INVALID_KERNEL_NAME || err == CL_INVALID_KERNEL_DEFINITION ||
+         err == CL_INVALID_PROGRAM_EXECUTABLE;
 }
 
 /* ---- kernel leases ---- */
@@ -509,7 +604,7 @@ clgpu_status clgpu_kernel_acquire(clgpu_program *program, const char *kernel_nam
   pthread_mutex_lock(&program->kernel_lock);
   for (size_t i = 0; i < program->kernel_count; i++) {
     kernel_slot *slot = &program->kernels[i];
-    if (!slot->leased && strcmp(slot->name, kernel_name) == 0) {
+    if (!slot->leased && !slot->retired && strcmp(slot->name, kernel_name) == 0) {
       slot->leased = 1;
       *kernel = slot->kernel;
       pthread_mutex_unlock(&program->kernel_lock);
@@ -531,6 +626,14 @@ clgpu_status clgpu_kernel_acquire(clgpu_program *program, const char *kernel_nam
   cl_kernel created = clgpu__fault_hit(CLGPU__FAULT_CREATE)
                           ? (err = CLGPU__INJECTED_STATUS, (cl_kernel)NULL)
                           : clCreateKernel(program->program, kernel_name, &err);
+  if (lacks_kernel(err) && program->source) {
+    status = rebuild_from_source(program);
+    if (status != CLGPU_SUCCESS) {
+      pthread_mutex_unlock(&program->kernel_lock);
+      return status;
+    }
+    created = clCreateKernel(program->program, kernel_name, &err);
+  }
   char *name = err == CL_SUCCESS ? strdup(kernel_name) : NULL;
   if (err != CL_SUCCESS) {
     status = clgpu__fail((clgpu_status)err, "clCreateKernel(\"%s\") failed: %s (%d)", kernel_name,
@@ -543,6 +646,7 @@ clgpu_status clgpu_kernel_acquire(clgpu_program *program, const char *kernel_nam
     slot->name = name;
     slot->kernel = created;
     slot->leased = 1;
+    slot->retired = 0;
     *kernel = created;
   }
   pthread_mutex_unlock(&program->kernel_lock);
@@ -558,12 +662,17 @@ void clgpu_kernel_release(clgpu_program *program, cl_kernel kernel) {
   if (!program || !kernel) return;
   pthread_mutex_lock(&program->kernel_lock);
   for (size_t i = 0; i < program->kernel_count; i++) {
-    if (program->kernels[i].kernel == kernel) {
-      /* Still the caller's until unmarked: clear what it holds first. */
-      if (program->kernels[i].leased) clgpu__kernel_clear_arguments(kernel);
-      program->kernels[i].leased = 0;
-      break;
+    kernel_slot *slot = &program->kernels[i];
+    if (slot->kernel != kernel) continue;
+    /* Still the caller's until unmarked: clear what it holds first. */
+    if (slot->leased) clgpu__kernel_clear_arguments(kernel);
+    slot->leased = 0;
+    if (slot->retired) {
+      clReleaseKernel(slot->kernel);
+      free(slot->name);
+      *slot = program->kernels[--program->kernel_count];
     }
+    break;
   }
   pthread_mutex_unlock(&program->kernel_lock);
 }

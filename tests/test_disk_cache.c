@@ -1,13 +1,16 @@
 /* The on-disk cache of program binaries: a second process and a second
  * context load what the first built, a damaged or foreign file is rebuilt and
- * replaced, a folder that cannot be used means no disk cache and no error,
- * "off" in every spelling writes nothing, clgpu_disk_cache_clear removes only
- * clgpu's files, and a memory hit touches no file.
+ * replaced, another program's binary under the right key is rebuilt and
+ * replaced, a FIFO, a link or an oversize file at a file's name neither hangs
+ * nor stops the cache, a folder that cannot be used means no disk cache and
+ * no error, "off" in every spelling writes nothing, clgpu_disk_cache_clear
+ * removes only clgpu's files, and a memory hit touches no file.
  *
  * Every test works in folders of its own and asks for programs with a salt
- * define of its own, so that no test can be served by another's binary. The
- * first test re-executes this binary with "--child", which main() handles
- * before cmocka starts. */
+ * define of its own, so that no test can be served by another's binary.
+ * Tests that need a later process re-execute this binary with "--child",
+ * which main() handles before cmocka starts; the child sets an alarm, so a
+ * hang fails the test. */
 #include "support.h"
 
 #include <dirent.h>
@@ -28,6 +31,11 @@ extern char **environ;
 /* The file format of src/disk_cache.c: magic, version, key length and binary
  * length, then the key text and the binary. */
 #define HEADER_SIZE 24u
+/* The largest cache file src/disk_cache.c reads. */
+#define MAX_FILE_SIZE ((size_t)64 << 20)
+/* Seconds a child process may take: a cold build of fill.cl on a loaded
+ * machine takes a few. */
+#define CHILD_TIME_LIMIT_S 60u
 
 /* ---- shared helpers ---- */
 
@@ -38,6 +46,7 @@ struct corruption;
  * the row a corruption test runs. */
 typedef struct fixture {
   const struct corruption *row;
+  const struct plant *plant;
   clgpu_context *contexts[4];
   char *folders[4];
   char *saved_disk_cache;
@@ -276,6 +285,9 @@ static const char *child_check_iota(clgpu_context *context, clgpu_program *progr
 /* "--child <folder> <salt>": get the salted program with the disk cache on in
  * <folder>, check it runs, and print the counters on stdout. */
 static int child_main(const char *folder, const char *salt) {
+  /* A child that hangs (on a FIFO planted in the folder, say) is killed by
+   * the alarm, and the parent fails the test instead of waiting forever. */
+  alarm(CHILD_TIME_LIMIT_S);
   clgpu_context_options options = {0};
   options.disk_cache = CLGPU_DISK_CACHE_ON;
   options.cache_dir = folder;
@@ -589,6 +601,312 @@ CORRUPTION_SETUP(5)
 CORRUPTION_SETUP(6)
 CORRUPTION_SETUP(7)
 
+/* ---- SHA-256 (FIPS 180-4), to forge files whose digest checks out ---- */
+
+static uint32_t rotate_right(uint32_t x, unsigned n) { return (x >> n) | (x << (32 - n)); }
+
+static void sha256_block(uint32_t state[8], const unsigned char block[64]) {
+  static const uint32_t round_constants[64] = {
+      0x428a2f98, 0x71374491, 0xb5c0fbcf, 0xe9b5dba5, 0x3956c25b, 0x59f111f1, 0x923f82a4,
+      0xab1c5ed5, 0xd807aa98, 0x12835b01, 0x243185be, 0x550c7dc3, 0x72be5d74, 0x80deb1fe,
+      0x9bdc06a7, 0xc19bf174, 0xe49b69c1, 0xefbe4786, 0x0fc19dc6, 0x240ca1cc, 0x2de92c6f,
+      0x4a7484aa, 0x5cb0a9dc, 0x76f988da, 0x983e5152, 0xa831c66d, 0xb00327c8, 0xbf597fc7,
+      0xc6e00bf3, 0xd5a79147, 0x06ca6351, 0x14292967, 0x27b70a85, 0x2e1b2138, 0x4d2c6dfc,
+      0x53380d13, 0x650a7354, 0x766a0abb, 0x81c2c92e, 0x92722c85, 0xa2bfe8a1, 0xa81a664b,
+      0xc24b8b70, 0xc76c51a3, 0xd192e819, 0xd6990624, 0xf40e3585, 0x106aa070, 0x19a4c116,
+      0x1e376c08, 0x2748774c, 0x34b0bcb5, 0x391c0cb3, 0x4ed8aa4a, 0x5b9cca4f, 0x682e6ff3,
+      0x748f82ee, 0x78a5636f, 0x84c87814, 0x8cc70208, 0x90befffa, 0xa4506ceb, 0xbef9a3f7,
+      0xc67178f2,
+  };
+  uint32_t w[64];
+  for (int i = 0; i < 16; i++) {
+    w[i] = (uint32_t)block[4 * i] << 24 | (uint32_t)block[4 * i + 1] << 16 |
+           (uint32_t)block[4 * i + 2] << 8 | (uint32_t)block[4 * i + 3];
+  }
+  for (int i = 16; i < 64; i++) {
+    uint32_t s0 = rotate_right(w[i - 15], 7) ^ rotate_right(w[i - 15], 18) ^ (w[i - 15] >> 3);
+    uint32_t s1 = rotate_right(w[i - 2], 17) ^ rotate_right(w[i - 2], 19) ^ (w[i - 2] >> 10);
+    w[i] = w[i - 16] + s0 + w[i - 7] + s1;
+  }
+  uint32_t v[8];
+  memcpy(v, state, sizeof v);
+  for (int i = 0; i < 64; i++) {
+    uint32_t e = v[4], a = v[0];
+    uint32_t t1 = v[7] + (rotate_right(e, 6) ^ rotate_right(e, 11) ^ rotate_right(e, 25)) +
+                  ((e & v[5]) ^ (~e & v[6])) + round_constants[i] + w[i];
+    uint32_t t2 = (rotate_right(a, 2) ^ rotate_right(a, 13) ^ rotate_right(a, 22)) +
+                  ((a & v[1]) ^ (a & v[2]) ^ (v[1] & v[2]));
+    memmove(v + 1, v, 7 * sizeof v[0]);
+    v[4] += t1;
+    v[0] = t1 + t2;
+  }
+  for (int i = 0; i < 8; i++) state[i] += v[i];
+}
+
+static void sha256(const unsigned char *data, size_t size, unsigned char digest[32]) {
+  uint32_t state[8] = {0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a,
+                       0x510e527f, 0x9b05688c, 0x1f83d9ab, 0x5be0cd19};
+  size_t whole = size / 64 * 64;
+  for (size_t i = 0; i < whole; i += 64) sha256_block(state, data + i);
+  /* The rest, a 1 bit, zeros, and the length in bits: one or two blocks. */
+  unsigned char tail[128];
+  memset(tail, 0, sizeof tail);
+  size_t rest = size - whole;
+  memcpy(tail, data + whole, rest);
+  tail[rest] = 0x80;
+  size_t tail_size = rest + 1 + 8 <= 64 ? 64 : 128;
+  uint64_t bits = (uint64_t)size * 8;
+  for (int i = 0; i < 8; i++) tail[tail_size - 1 - (size_t)i] = (unsigned char)(bits >> (8 * i));
+  for (size_t i = 0; i < tail_size; i += 64) sha256_block(state, tail + i);
+  for (int i = 0; i < 8; i++) {
+    for (int j = 0; j < 4; j++) digest[4 * i + j] = (unsigned char)(state[i] >> (24 - 8 * j));
+  }
+}
+
+/* ---- a binary of another program under the right key ---- */
+
+/* Another program with one kernel of fill.cl's names and not the other:
+ * from its binary, clgpu_fill can be made and clgpu_iota cannot. */
+static const char foreign_source[] =
+    "kernel void clgpu_fill(global uint *out) { out[get_global_id(0)] = 12345u; }\n"
+    "kernel void foreign_only(global uint *out) { out[0] = 1u; }\n";
+
+static cl_program program_of(cl_kernel kernel) {
+  cl_program program = NULL;
+  assert_int_equal(clGetKernelInfo(kernel, CL_KERNEL_PROGRAM, sizeof program, &program, NULL),
+                   CL_SUCCESS);
+  return program;
+}
+
+/* A file in the right format, with the right key and a digest that checks
+ * out, carrying another program's binary (what anyone who can write the
+ * folder can make): the first kernel it cannot make sends the program back
+ * to its source, the results are right, and the file is replaced by one a
+ * later process loads without building. */
+static void test_binary_of_another_program_rebuilt_and_replaced(void **state) {
+  fixture *f = *state;
+  const char *folder = new_folder(f, "another-binary");
+  char salt[96];
+  make_salt(salt, sizeof salt, "another_binary");
+
+  clgpu_context *first = open_in(f, folder);
+  (void)fill(first, salt);
+  assert_int_equal(stats_of(first).disk_writes, 1);
+  close_context(f, first);
+  char *path = only_cache_file(folder);
+  size_t size = 0;
+  unsigned char *data = read_file(path, &size);
+  /* The test's SHA-256 agrees with the library's on the file it wrote. */
+  unsigned char digest[32];
+  sha256(data, size - 32, digest);
+  assert_memory_equal(digest, data + size - 32, 32);
+  size_t key_length = (size_t)get_le(data + 12, 4);
+
+  /* The other program's binary, from a file of its own. */
+  const char *other_folder = new_folder(f, "another-binary-source");
+  clgpu_context *other = open_in(f, other_folder);
+  clgpu_program *other_program = NULL;
+  const clgpu_define salt_define[] = {{"CLGPU_TEST_SALT", salt}};
+  assert_status(clgpu_program_get(other, foreign_source, salt_define, 1, NULL, &other_program),
+                CLGPU_SUCCESS);
+  assert_int_equal(stats_of(other).disk_writes, 1);
+  close_context(f, other);
+  char *other_path = only_cache_file(other_folder);
+  size_t other_size = 0;
+  unsigned char *other_data = read_file(other_path, &other_size);
+  free(other_path);
+  size_t other_key_length = (size_t)get_le(other_data + 12, 4);
+  size_t binary_length = (size_t)get_le(other_data + 16, 8);
+  assert_int_equal(HEADER_SIZE + other_key_length + binary_length + 32, other_size);
+  const unsigned char *binary = other_data + HEADER_SIZE + other_key_length;
+
+  /* This program's header and key, the other's binary, a fresh digest. */
+  size_t forged_size = HEADER_SIZE + key_length + binary_length + 32;
+  unsigned char *forged = malloc(forged_size);
+  assert_non_null(forged);
+  memcpy(forged, data, HEADER_SIZE + key_length);
+  for (int i = 0; i < 8; i++) forged[16 + i] = (unsigned char)((uint64_t)binary_length >> (8 * i));
+  memcpy(forged + HEADER_SIZE + key_length, binary, binary_length);
+  sha256(forged, forged_size - 32, forged + forged_size - 32);
+  write_file(path, forged, forged_size);
+  free(forged);
+  free(data);
+
+  /* Nothing in the file tells it apart: it loads. */
+  clgpu_context *second = open_in(f, folder);
+  clgpu_program *program = fill(second, salt);
+  clgpu_cache_stats stats = stats_of(second);
+  assert_int_equal(stats.disk_hits, 1);
+  assert_int_equal(stats.builds, 0);
+  assert_int_equal(stats.disk_rejects, 0);
+  cl_program loaded = clgpu_program_cl_program(program);
+  assert_non_null(loaded);
+  /* A kernel name the other program shares is made from its binary (what
+   * the folder is trusted with), and its lease outlives the repair. */
+  cl_kernel borrowed = NULL;
+  assert_status(clgpu_kernel_acquire(program, "clgpu_fill", &borrowed), CLGPU_SUCCESS);
+  assert_ptr_equal(program_of(borrowed), loaded);
+
+  /* clgpu_iota is not in the binary: the program is rebuilt from source,
+   * and the kernel computes what the host does. */
+  test_check_iota(second, program, 1000);
+  stats = stats_of(second);
+  assert_int_equal(stats.disk_hits, 1);
+  assert_int_equal(stats.builds, 1);
+  assert_int_equal(stats.disk_rejects, 1);
+  assert_int_equal(stats.disk_writes, 1);
+  cl_program rebuilt = clgpu_program_cl_program(program);
+  assert_non_null(rebuilt);
+  assert_ptr_not_equal(rebuilt, loaded);
+  assert_ptr_equal(program_of(borrowed), loaded);
+  clgpu_kernel_release(program, borrowed);
+  /* From now on every kernel comes from the rebuilt program. */
+  cl_kernel again = NULL;
+  assert_status(clgpu_kernel_acquire(program, "clgpu_fill", &again), CLGPU_SUCCESS);
+  assert_ptr_equal(program_of(again), rebuilt);
+  clgpu_kernel_release(program, again);
+  cl_kernel missing = (cl_kernel)&missing;
+  assert_status(clgpu_kernel_acquire(program, "foreign_only", &missing),
+                CLGPU_CL_INVALID_KERNEL_NAME);
+  assert_null(missing);
+  assert_int_equal(stats_of(second).builds, 1);
+  test_check_iota(second, program, 333);
+  close_context(f, second);
+
+  /* The file was replaced: alone under its name, without the other binary. */
+  char *replaced = only_cache_file(folder);
+  assert_string_equal(replaced, path);
+  free(replaced);
+  data = read_file(path, &size);
+  assert_int_equal(get_le(data + 12, 4), key_length);
+  uint64_t stored_length = get_le(data + 16, 8);
+  assert_true(stored_length != binary_length ||
+              memcmp(data + HEADER_SIZE + key_length, binary, binary_length) != 0);
+  free(data);
+  free(other_data);
+  free(path);
+
+  /* A later process loads the replacement and builds nothing. */
+  child_counts counts = run_child(folder, salt);
+  assert_int_equal(counts.builds, 0);
+  assert_int_equal(counts.disk_hits, 1);
+  assert_int_equal(counts.disk_rejects, 0);
+  assert_int_equal(counts.disk_writes, 0);
+}
+
+/* ---- what is not a regular file at a cache file's name ---- */
+
+/* Anyone who can write the folder can put these there; none may hang the
+ * process, make it read without bound, or stop the cache from working. */
+typedef enum plant_kind {
+  PLANT_FIFO,
+  PLANT_LINK_TO_FIFO,
+  PLANT_LINK_TO_DEV_ZERO,
+  PLANT_OVERSIZE,
+} plant_kind;
+
+typedef struct plant {
+  plant_kind kind;
+  const char *name; /* also the salt's stem */
+} plant;
+
+static plant plants[] = {
+    {PLANT_FIFO, "fifo"},
+    {PLANT_LINK_TO_FIFO, "link_to_fifo"},
+    {PLANT_LINK_TO_DEV_ZERO, "link_to_dev_zero"},
+    {PLANT_OVERSIZE, "oversize"},
+};
+
+/* Replace the cache file at `path` (in `folder`) by what `row` says. */
+static void plant_at(const plant *row, const char *folder, const char *path) {
+  assert_int_equal(unlink(path), 0);
+  char fifo[512];
+  snprintf(fifo, sizeof fifo, "%s/pipe", folder);
+  switch (row->kind) {
+    case PLANT_FIFO:
+      if (mkfifo(path, 0644) != 0) fail_msg("mkfifo(%s): %s", path, strerror(errno));
+      break;
+    case PLANT_LINK_TO_FIFO:
+      if (mkfifo(fifo, 0644) != 0) fail_msg("mkfifo(%s): %s", fifo, strerror(errno));
+      assert_int_equal(symlink(fifo, path), 0);
+      break;
+    case PLANT_LINK_TO_DEV_ZERO:
+      assert_int_equal(symlink("/dev/zero", path), 0);
+      break;
+    case PLANT_OVERSIZE:
+      /* A sparse file one byte above the limit: nothing of it is worth
+       * reading. */
+      write_file(path, "CLGPUBIN", 8);
+      assert_int_equal(truncate(path, (off_t)MAX_FILE_SIZE + 1), 0);
+      break;
+  }
+}
+
+/* A later process finds what was planted, treats it as an unusable file,
+ * builds from source within the time limit, and puts a regular file in its
+ * place, which the process after it loads. */
+static void test_planted_file_ignored_and_replaced(void **state) {
+  fixture *f = *state;
+  const plant *row = f->plant;
+  const char *folder = new_folder(f, row->name);
+  char salt[128];
+  make_salt(salt, sizeof salt, row->name);
+
+  clgpu_context *first = open_in(f, folder);
+  (void)fill(first, salt);
+  assert_int_equal(stats_of(first).disk_writes, 1);
+  close_context(f, first);
+  char *path = only_cache_file(folder);
+  plant_at(row, folder, path);
+
+  child_counts counts = run_child(folder, salt);
+  assert_int_equal(counts.builds, 1);
+  assert_int_equal(counts.disk_hits, 0);
+  assert_int_equal(counts.disk_rejects, 1);
+  assert_int_equal(counts.disk_writes, 1);
+
+  /* The name holds a regular file of clgpu's now, and a FIFO a link pointed
+   * to is left as it was. */
+  struct stat info;
+  assert_int_equal(lstat(path, &info), 0);
+  assert_true(S_ISREG(info.st_mode));
+  assert_true((uint64_t)info.st_size < MAX_FILE_SIZE);
+  char *replaced = NULL;
+  assert_int_equal(count_files(folder, SUFFIX, &replaced), 1);
+  assert_string_equal(replaced, path);
+  free(replaced);
+  if (row->kind == PLANT_LINK_TO_FIFO) {
+    char fifo[512];
+    snprintf(fifo, sizeof fifo, "%s/pipe", folder);
+    assert_int_equal(lstat(fifo, &info), 0);
+    assert_true(S_ISFIFO(info.st_mode));
+    assert_int_equal(count_files(folder, "", NULL), 2);
+  } else {
+    assert_int_equal(count_files(folder, "", NULL), 1);
+  }
+  free(path);
+
+  counts = run_child(folder, salt);
+  assert_int_equal(counts.builds, 0);
+  assert_int_equal(counts.disk_hits, 1);
+  assert_int_equal(counts.disk_rejects, 0);
+  assert_int_equal(counts.disk_writes, 0);
+}
+
+static int setup_plant(void **state, size_t index) {
+  if (setup(state) != 0) return -1;
+  fixture *f = *state;
+  f->plant = &plants[index];
+  return 0;
+}
+
+#define PLANT_SETUP(index) \
+  static int setup_plant_##index(void **state) { return setup_plant(state, index); }
+PLANT_SETUP(0)
+PLANT_SETUP(1)
+PLANT_SETUP(2)
+PLANT_SETUP(3)
+
 /* ---- folders that cannot be used ---- */
 
 /* Tests run as root, where permissions stop nothing, so the folders here are
@@ -824,6 +1142,16 @@ int main(int argc, char **argv) {
        teardown, NULL},
       {"corrupt file recovered: lengths that wrap around", test_corrupt_file_recovered,
        setup_corruption_7, teardown, NULL},
+      cmocka_unit_test_setup_teardown(test_binary_of_another_program_rebuilt_and_replaced, setup,
+                                      teardown),
+      {"planted at the name: a FIFO", test_planted_file_ignored_and_replaced, setup_plant_0,
+       teardown, NULL},
+      {"planted at the name: a link to a FIFO", test_planted_file_ignored_and_replaced,
+       setup_plant_1, teardown, NULL},
+      {"planted at the name: a link to /dev/zero", test_planted_file_ignored_and_replaced,
+       setup_plant_2, teardown, NULL},
+      {"planted at the name: a file above the size limit", test_planted_file_ignored_and_replaced,
+       setup_plant_3, teardown, NULL},
       cmocka_unit_test_setup_teardown(test_unusable_folder_means_no_disk_cache, setup, teardown),
       cmocka_unit_test_setup_teardown(test_off_in_every_spelling, setup, teardown),
       cmocka_unit_test_setup_teardown(test_clear_removes_only_clgpu_files, setup, teardown),

@@ -1,10 +1,17 @@
 /* The program cache: hits and misses, kernel leases, threads racing for one
  * program, build failures with their log, the build-option allow-list, the
  * prelude of defines, and kernel sources (embedded and CLGPU_KERNEL_DIR). */
+#include <errno.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/types.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include "support.h"
 
@@ -383,6 +390,197 @@ static void kernel_dir_overrides_embedded(void **state) {
   test_remove_folder(folder);
 }
 
+/* ---- CLGPU_KERNEL_DIR entries that are not regular files ---- */
+
+/* The largest kernel source src/kernel_source.c reads. */
+#define KERNEL_SOURCE_LIMIT ((size_t)4 << 20)
+/* Seconds the child of kernel_source_in_child may take: reading a source
+ * takes microseconds, so only a hang comes near this. */
+#define CHILD_TIME_LIMIT_S 30u
+
+typedef struct child_report {
+  clgpu_status status;
+  int source_is_null;
+  size_t length;
+  char message[1024];
+} child_report;
+
+/* Cap the child's address space at what it uses now plus 256 MiB, so that a
+ * reader without a bound fails fast instead of eating the machine's memory. */
+static void cap_address_space(void) {
+  FILE *file = fopen("/proc/self/statm", "r");
+  if (!file) return;
+  unsigned long pages = 0;
+  int read_ok = fscanf(file, "%lu", &pages) == 1;
+  fclose(file);
+  long page_size = sysconf(_SC_PAGESIZE);
+  if (!read_ok || page_size <= 0) return;
+  struct rlimit limit;
+  limit.rlim_cur = limit.rlim_max = (rlim_t)pages * (rlim_t)page_size + ((rlim_t)256 << 20);
+  setrlimit(RLIMIT_AS, &limit);
+}
+
+/* clgpu_kernel_source(name) in a forked child that an alarm kills after
+ * CHILD_TIME_LIMIT_S; fails the test when the child does not report back
+ * (it hung, or died). The child touches no OpenCL object. */
+static child_report kernel_source_in_child(const char *name) {
+  int pipe_ends[2];
+  assert_int_equal(pipe(pipe_ends), 0);
+  fflush(NULL);
+  pid_t child = fork();
+  assert_true(child >= 0);
+  if (child == 0) {
+    close(pipe_ends[0]);
+    alarm(CHILD_TIME_LIMIT_S);
+    cap_address_space();
+    child_report report;
+    memset(&report, 0, sizeof report);
+    char *source = (char *)&report;
+    report.length = 99;
+    report.status = clgpu_kernel_source(name, &source, &report.length);
+    report.source_is_null = source == NULL;
+    snprintf(report.message, sizeof report.message, "%s", clgpu_last_error());
+    ssize_t written = write(pipe_ends[1], &report, sizeof report);
+    _exit(written == (ssize_t)sizeof report ? 0 : 1);
+  }
+  close(pipe_ends[1]);
+  child_report report;
+  size_t used = 0;
+  while (used < sizeof report) {
+    ssize_t got = read(pipe_ends[0], (char *)&report + used, sizeof report - used);
+    if (got < 0 && errno == EINTR) continue;
+    if (got <= 0) break;
+    used += (size_t)got;
+  }
+  close(pipe_ends[0]);
+  int wait_status = 0;
+  while (waitpid(child, &wait_status, 0) < 0) {
+    if (errno != EINTR) fail_msg("waitpid: %s", strerror(errno));
+  }
+  if (WIFSIGNALED(wait_status)) {
+    fail_msg("clgpu_kernel_source(\"%s\") did not return: the child was killed by signal %d%s",
+             name, WTERMSIG(wait_status),
+             WTERMSIG(wait_status) == SIGALRM ? " (the time limit: it hung)" : "");
+  }
+  if (used != sizeof report || !WIFEXITED(wait_status) || WEXITSTATUS(wait_status) != 0) {
+    fail_msg("the child reading kernel source \"%s\" failed (wait status 0x%x)", name, wait_status);
+  }
+  return report;
+}
+
+typedef enum kernel_dir_plant {
+  KERNEL_DIR_FIFO,
+  KERNEL_DIR_LINK_TO_FIFO,
+  KERNEL_DIR_LINK_TO_DEV_ZERO,
+  KERNEL_DIR_FOLDER,
+  KERNEL_DIR_OVERSIZE,
+} kernel_dir_plant;
+
+static const struct {
+  kernel_dir_plant kind;
+  const char *label;
+  const char *expected; /* words the message must hold besides the path */
+} kernel_dir_plants[] = {
+    {KERNEL_DIR_FIFO, "a FIFO", "is a FIFO, not a regular file"},
+    {KERNEL_DIR_LINK_TO_FIFO, "a link to a FIFO", "is a FIFO, not a regular file"},
+    {KERNEL_DIR_LINK_TO_DEV_ZERO, "a link to /dev/zero",
+     "is a character device, not a regular file"},
+    {KERNEL_DIR_FOLDER, "a folder", "is a folder, not a regular file"},
+    {KERNEL_DIR_OVERSIZE, "a file above the limit", "more than the limit of 4194304 bytes"},
+};
+
+/* A FIFO, a device, a folder or an oversize file as CLGPU_KERNEL_DIR/fill.cl
+ * gives CLGPU_IO_ERROR promptly with a message naming the file and what it
+ * is, for clgpu_kernel_source and clgpu_program_get_named alike; a link to a
+ * regular file is followed. */
+static void kernel_dir_refuses_what_is_not_a_regular_file(void **state) {
+  (void)state;
+  char *folder = test_make_folder("kernel-dir-plants");
+  char path[512], fifo[512], elsewhere[512];
+  snprintf(path, sizeof path, "%s/fill.cl", folder);
+  snprintf(fifo, sizeof fifo, "%s/pipe", folder);
+  snprintf(elsewhere, sizeof elsewhere, "%s/elsewhere.txt", folder);
+  assert_int_equal(setenv("CLGPU_KERNEL_DIR", folder, 1), 0);
+  clgpu_context *context = memory_only_context();
+
+  for (size_t i = 0; i < sizeof kernel_dir_plants / sizeof kernel_dir_plants[0]; i++) {
+    printf("# fill.cl is %s\n", kernel_dir_plants[i].label);
+    switch (kernel_dir_plants[i].kind) {
+      case KERNEL_DIR_FIFO:
+        if (mkfifo(path, 0644) != 0) fail_msg("mkfifo(%s): %s", path, strerror(errno));
+        break;
+      case KERNEL_DIR_LINK_TO_FIFO:
+        if (mkfifo(fifo, 0644) != 0) fail_msg("mkfifo(%s): %s", fifo, strerror(errno));
+        assert_int_equal(symlink(fifo, path), 0);
+        break;
+      case KERNEL_DIR_LINK_TO_DEV_ZERO:
+        assert_int_equal(symlink("/dev/zero", path), 0);
+        break;
+      case KERNEL_DIR_FOLDER:
+        assert_int_equal(mkdir(path, 0755), 0);
+        break;
+      case KERNEL_DIR_OVERSIZE: {
+        /* Sparse, and valid OpenCL C as far as it goes: only its size is
+         * wrong. */
+        FILE *file = fopen(path, "wb");
+        assert_non_null(file);
+        fputs("/* padding */\n", file);
+        assert_int_equal(fclose(file), 0);
+        assert_int_equal(truncate(path, (off_t)KERNEL_SOURCE_LIMIT + 1), 0);
+        break;
+      }
+    }
+    child_report report = kernel_source_in_child("fill");
+    printf("# %s: %s\n", clgpu_status_name(report.status), report.message);
+    assert_status(report.status, CLGPU_IO_ERROR);
+    assert_true(report.source_is_null);
+    assert_int_equal(report.length, 0);
+    assert_non_null(strstr(report.message, path));
+    assert_non_null(strstr(report.message, "CLGPU_KERNEL_DIR"));
+    assert_non_null(strstr(report.message, kernel_dir_plants[i].expected));
+
+    /* The child showed the read returns, so the same through the program
+     * cache cannot hang this process: the same status, nothing built. */
+    clgpu_program *program = (clgpu_program *)&program;
+    uint64_t builds = stats_of(context).builds;
+    assert_status(clgpu_program_get_named(context, "fill", uint_define, 1, NULL, &program),
+                  CLGPU_IO_ERROR);
+    assert_null(program);
+    assert_non_null(strstr(clgpu_last_error(), path));
+    assert_non_null(strstr(clgpu_last_error(), kernel_dir_plants[i].expected));
+    assert_int_equal(stats_of(context).builds, builds);
+
+    if (kernel_dir_plants[i].kind == KERNEL_DIR_FOLDER) {
+      assert_int_equal(rmdir(path), 0);
+    } else {
+      assert_int_equal(unlink(path), 0);
+    }
+    unlink(fifo);
+  }
+
+  /* A link to a regular file is followed: kernel folders of links into a
+   * source tree work. */
+  size_t length = 0;
+  char *original = read_file(CLGPU_SOURCE_ROOT "/cl/fill.cl", &length);
+  FILE *file = fopen(elsewhere, "wb");
+  assert_non_null(file);
+  assert_int_equal(fwrite(original, 1, length, file), length);
+  assert_int_equal(fclose(file), 0);
+  assert_int_equal(symlink(elsewhere, path), 0);
+  child_report report = kernel_source_in_child("fill");
+  assert_status(report.status, CLGPU_SUCCESS);
+  assert_int_equal(report.length, length);
+  clgpu_program *program = NULL;
+  assert_status(clgpu_program_get_named(context, "fill", uint_define, 1, NULL, &program),
+                CLGPU_SUCCESS);
+  test_check_iota(context, program, 100);
+  free(original);
+
+  unsetenv("CLGPU_KERNEL_DIR");
+  clgpu_context_destroy(context);
+  test_remove_folder(folder);
+}
+
 int main(void) {
   test_seed();
   const struct CMUnitTest tests[] = {
@@ -396,6 +594,7 @@ int main(void) {
       cmocka_unit_test(embedded_sources_match_files),
       cmocka_unit_test(same_text_is_one_program_however_given),
       cmocka_unit_test(kernel_dir_overrides_embedded),
+      cmocka_unit_test(kernel_dir_refuses_what_is_not_a_regular_file),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

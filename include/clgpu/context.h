@@ -50,7 +50,12 @@ typedef struct clgpu_context_options {
   int disable_profiling;
   /* Folder of the on-disk binary cache. NULL (or "") means CLGPU_CACHE_DIR from the
    * environment, else $XDG_CACHE_HOME/clgpu, else $HOME/.cache/clgpu. The
-   * string "off" disables the disk cache. The string is copied. */
+   * string "off" disables the disk cache. The string is copied.
+   *
+   * The folder is trusted: the binaries in it run on the device as they are,
+   * so anyone who can write the folder can make every process that uses it
+   * run code of their choosing there. Share a folder only among users who
+   * trust one another; see clgpu/program.h for what is checked. */
   const char *cache_dir;
   /* Whether the disk cache is used at all; see clgpu_disk_cache_mode. */
   clgpu_disk_cache_mode disk_cache;

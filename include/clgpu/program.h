@@ -16,7 +16,21 @@
  * Files are written atomically (a temporary file, then rename). A truncated,
  * corrupt or foreign file is ignored, the program is built from source and
  * the file replaced. A folder that cannot be created or written means no disk
- * cache, never an error. */
+ * cache, never an error.
+ *
+ * What the disk-cache folder is trusted with. A file's magic, version, key
+ * text, lengths and SHA-256 are checked, but the digest is no signature: it
+ * catches damage, not intent. A binary is run as it is, so anyone who can
+ * write the folder can make the library run code of their choosing on the
+ * device, or give a kernel other code under its own name. What such a writer
+ * cannot do is hang the process, make it read without bound, or stop the
+ * cache from working: at a file's name, anything but a regular file (a FIFO,
+ * a device, a folder, a symbolic link; links are not followed) and any file
+ * above 64 MiB is ignored unread and replaced, like a corrupt file (binaries
+ * above that size are not stored); and a binary from which a kernel that a
+ * clgpu_kernel_acquire names cannot be made (another program's binary under
+ * the right key) is rebuilt from source once and its file replaced, so later
+ * calls and later processes work. */
 #ifndef CLGPU_PROGRAM_H
 #define CLGPU_PROGRAM_H
 
@@ -47,11 +61,17 @@ typedef struct clgpu_define {
  * cl/fill.cl). When CLGPU_KERNEL_DIR is set, the file <dir>/<name>.cl is read
  * instead (for people working on kernels), at every call.
  *
+ * CLGPU_KERNEL_DIR is trusted like code: its sources are compiled and run on
+ * the device. The file must be a regular file of at most 4 MiB; a symbolic
+ * link is followed, but only to such a file. A FIFO, a device (a link to
+ * /dev/zero, say), a folder or a larger file is refused at once, unread.
+ *
  * *source receives a NUL-terminated copy the caller frees with free();
- * *length (if not NULL) its length. Errors: CLGPU_INVALID_ARGUMENT,
- * CLGPU_KERNEL_SOURCE_NOT_FOUND (unknown name, or no such file in
- * CLGPU_KERNEL_DIR), CLGPU_IO_ERROR (the file cannot be read, e.g. it is a
- * folder), CLGPU_CL_OUT_OF_HOST_MEMORY. */
+ * *length (if not NULL) its length. On failure *source is NULL and *length
+ * 0. Errors: CLGPU_INVALID_ARGUMENT, CLGPU_KERNEL_SOURCE_NOT_FOUND (unknown
+ * name, or no such file in CLGPU_KERNEL_DIR), CLGPU_IO_ERROR (the file is not
+ * a regular file, is larger than 4 MiB, or cannot be read; the message names
+ * the file and what it is), CLGPU_CL_OUT_OF_HOST_MEMORY. */
 CLGPU_API clgpu_status clgpu_kernel_source(const char *name, char **source, size_t *length);
 
 /* Get the program built from `source` with the given defines and options,
@@ -82,7 +102,10 @@ CLGPU_API clgpu_status clgpu_program_get_named(clgpu_context *context, const cha
                                                const clgpu_define *defines, size_t num_defines,
                                                const char *options, clgpu_program **out);
 
-/* The OpenCL program; owned by the cache (retain it to keep it longer). */
+/* The OpenCL program; owned by the cache (retain it to keep it longer). After
+ * a rebuild (see clgpu_kernel_acquire) later calls return the rebuilt
+ * program; the one returned before stays valid until the context is
+ * destroyed. */
 CLGPU_API cl_program clgpu_program_cl_program(const clgpu_program *program);
 
 /* Lease a kernel object of `program` by kernel name. The kernel is the
@@ -90,7 +113,14 @@ CLGPU_API cl_program clgpu_program_cl_program(const clgpu_program *program);
  * release it (OpenCL captures the arguments at enqueue, so releasing right
  * after enqueueing is safe). Leases reuse kernel objects; a new one is
  * created only when every kernel of that name is leased.
- * Errors: CLGPU_INVALID_ARGUMENT, CLGPU_CL_INVALID_KERNEL_NAME. */
+ *
+ * When the program was loaded from the disk cache and the kernel cannot be
+ * made from its binary, the program is first rebuilt from source (once per
+ * program) and its file replaced; kernels leased from the binary stay valid
+ * until released, and the binary's cl_program until the context is
+ * destroyed. Such a call takes as long as a build and can fail as one does.
+ * Errors: CLGPU_INVALID_ARGUMENT, CLGPU_CL_INVALID_KERNEL_NAME, and those of
+ * clgpu_program_get for the rebuild. */
 CLGPU_API clgpu_status clgpu_kernel_acquire(clgpu_program *program, const char *kernel_name,
                                             cl_kernel *kernel);
 
@@ -110,7 +140,9 @@ typedef struct clgpu_cache_stats {
   double build_ms;          /* wall time spent building from source */
   double disk_load_ms;      /* wall time spent loading binaries from disk */
   uint64_t disk_writes;     /* binaries written to the disk cache */
-  uint64_t disk_rejects;    /* disk-cache files found but not usable */
+  uint64_t disk_rejects;    /* disk-cache files found but not usable (a loaded
+                               binary that lacked a kernel counts here too,
+                               after its disk hit) */
   uint64_t kernels_created; /* kernel objects created */
 } clgpu_cache_stats;
 

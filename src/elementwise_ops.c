@@ -140,9 +140,9 @@ static void convert_operation(clgpu_type to, clgpu_type from, char *text, size_t
        * that to half then rounds as a direct rounding would (round to odd
        * keeps the sticky information for the 11-bit rounding after it). */
       snprintf(text, size,
-               "float clgpu_f = convert_float_rtz(s);"
-               " if ((double)clgpu_f != s && !isnan(s)) clgpu_f = as_float(as_uint(clgpu_f) | 1u);"
-               " d = clgpu_f");
+               "float rounded = convert_float_rtz(s);"
+               " if ((double)rounded != s && !isnan(s)) rounded = as_float(as_uint(rounded) | 1u);"
+               " d = rounded");
     } else {
       snprintf(text, size, "d = convert_float_rte(s)");
     }

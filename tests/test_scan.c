@@ -1542,7 +1542,7 @@ static void edit_custom_without_neutral(misuse_fixture *f, misuse_call *call) {
 static void edit_custom_bad_combine(misuse_fixture *f, misuse_call *call) {
   (void)f;
   call->op_value.kind = CLGPU_SCAN_CUSTOM;
-  call->op_value.combine = "(a) +* (b";
+  call->op_value.combine = "(a) +* (b)";
   call->op_value.neutral = "0";
 }
 static void edit_custom_bad_neutral(misuse_fixture *f, misuse_call *call) {

@@ -58,15 +58,15 @@ static int is_library_name(const char *text, size_t length) {
 static const char *kind_name(clgpu__text_kind kind) {
   switch (kind) {
     case CLGPU__TEXT_EXPRESSION:
-      return "expression";
+      return "an expression";
     case CLGPU__TEXT_STATEMENTS:
-      return "operation";
+      return "an operation";
     case CLGPU__TEXT_DECLARATIONS:
-      return "declaration text";
+      return "declarations";
     case CLGPU__TEXT_TYPE_NAME:
-      return "type name";
+      return "a type name";
   }
-  return "text";
+  return "a text";
 }
 
 size_t clgpu__user_text_limit(clgpu__text_kind kind) {
@@ -103,15 +103,14 @@ typedef struct scanner {
 static clgpu_status refuse(const scanner *s, size_t at, const char *format, ...)
     CLGPU__PRINTF(3, 4);
 
-/* CLGPU_INVALID_ARGUMENT: "who: name: <what> at byte <at> of the <kind>". */
+/* CLGPU_INVALID_ARGUMENT: "who: name, byte <at>: <what>". */
 static clgpu_status refuse(const scanner *s, size_t at, const char *format, ...) {
   char what[256];
   va_list args;
   va_start(args, format);
   vsnprintf(what, sizeof what, format, args);
   va_end(args);
-  return clgpu__fail(CLGPU_INVALID_ARGUMENT, "%s: %s: %s at byte %zu of the %s", s->who, s->name,
-                     what, at, kind_name(s->kind));
+  return clgpu__fail(CLGPU_INVALID_ARGUMENT, "%s: %s, byte %zu: %s", s->who, s->name, at, what);
 }
 
 /* A backslash that joins lines: followed by blanks (clang accepts them
@@ -164,7 +163,7 @@ static clgpu_status scan_literal(const scanner *s, size_t start, size_t *end) {
 static clgpu_status check_directive(const scanner *s, size_t hash) {
   const char *text = s->text;
   if (s->kind == CLGPU__TEXT_EXPRESSION || s->kind == CLGPU__TEXT_TYPE_NAME) {
-    return refuse(s, hash, "'#' (a preprocessor token) is not allowed in an %s",
+    return refuse(s, hash, "'#' (a preprocessor token) is not allowed in %s",
                   kind_name(s->kind));
   }
   size_t at = hash + 1;
@@ -196,15 +195,16 @@ static clgpu_status scan(scanner *s) {
     int was_line_start = line_start;
     line_start = 0;
     if (c == '"' || c == '\'') {
-      CLGPU__RETURN_ERROR_IF(s->kind == CLGPU__TEXT_TYPE_NAME, CLGPU_INVALID_ARGUMENT,
-                             "%s: %s: a quote at byte %zu of the type name", s->who, s->name, at);
+      if (s->kind == CLGPU__TEXT_TYPE_NAME) {
+        return refuse(s, at, "a quote is not allowed in a type name");
+      }
       CLGPU__FORWARD_IF_ERROR(scan_literal(s, at, &at));
       continue;
     }
     if (c == '/' && (text[at + 1] == '/' || text[at + 1] == '*')) {
       if (s->kind == CLGPU__TEXT_EXPRESSION || s->kind == CLGPU__TEXT_TYPE_NAME) {
         return refuse(s, at,
-                      "\"%c%c\" starts a comment, which is not allowed in an %s (it would hide "
+                      "\"%c%c\" starts a comment, which is not allowed in %s (it would hide "
                       "what follows on the line the library puts it on)",
                       c, text[at + 1], kind_name(s->kind));
       }
@@ -312,7 +312,7 @@ clgpu_status clgpu__check_user_text(const char *text, clgpu__text_kind kind, con
   size_t limit = clgpu__user_text_limit(kind);
   size_t length = strnlen(text, limit + 1);
   CLGPU__RETURN_ERROR_IF(length > limit, CLGPU_EXPRESSION_TOO_LONG,
-                         "%s: %s is longer than the %zu bytes a %s may have", who, name, limit,
+                         "%s: %s is longer than %zu bytes, the cap for %s", who, name, limit,
                          kind_name(kind));
   int blank = 1;
   for (size_t at = 0; at < length && blank; at++) {

@@ -406,15 +406,107 @@ static void give_back_kernels(held_kernels *held) {
   held->count = 0;
 }
 
-static clgpu_status sort_program(clgpu_context *context, const sort_plan *plan,
+/* The sort program for these defines: cl/sort.cl as it is, or, with
+ * custom keys' declarations, those before the kernels' text (after the
+ * fp64 pragma they may need). */
+static clgpu_status sort_source_program(clgpu_context *context, const clgpu_sort_spec *spec,
+                                        const clgpu_define *defines, size_t count,
+                                        clgpu_program **out) {
+  if (!spec->declarations) {
+    return clgpu_program_get_named(context, "sort", defines, count, NULL, out);
+  }
+  char *text = NULL;
+  size_t length = 0;
+  CLGPU__FORWARD_IF_ERROR(clgpu_kernel_source("sort", &text, &length));
+  const char *pragma =
+      context->info.has_fp64 ? "#pragma OPENCL EXTENSION cl_khr_fp64 : enable\n" : "";
+  size_t size = strlen(pragma) + strlen(spec->declarations) + length + 32;
+  char *source = malloc(size);
+  if (!source) {
+    free(text);
+    return clgpu__fail(CLGPU_CL_OUT_OF_HOST_MEMORY, "clgpu_sort: out of host memory");
+  }
+  snprintf(source, size, "%s%s\n#line 1\n%s", pragma, spec->declarations, text);
+  free(text);
+  clgpu_status status = clgpu_program_get(context, source, defines, count, NULL, out);
+  free(source);
+  return status;
+}
+
+/* sizeof(spec->key_type) on the device, measured by cl/sort.cl's probe
+ * kernel built with the same declarations. It runs on a queue of its own
+ * and is waited for, so that nothing the caller enqueued (an event the
+ * sort would have waited for) can hold it up, and nothing lands on the
+ * context's queue. Used on an error path only. */
+static clgpu_status device_key_size(clgpu_context *context, const clgpu_sort_spec *spec,
+                                    cl_ulong *size) {
+  clgpu_define defines[4];
+  size_t count = 0;
+  defines[count++] = (clgpu_define){"CLGPU_KEY_T", spec->key_type};
+  defines[count++] = (clgpu_define){"CLGPU_KEY_SIZE_PROBE", NULL};
+  if (context->info.has_fp64) defines[count++] = (clgpu_define){"CLGPU_NEEDS_FP64", NULL};
+  if (context->info.has_fp16) defines[count++] = (clgpu_define){"CLGPU_NEEDS_FP16", NULL};
+  clgpu_program *program = NULL;
+  CLGPU__FORWARD_IF_ERROR(sort_source_program(context, spec, defines, count, &program));
+  cl_kernel kernel = NULL;
+  CLGPU__FORWARD_IF_ERROR(clgpu_kernel_acquire(program, "clgpu_key_size_probe", &kernel));
+  cl_int err = CL_SUCCESS;
+  cl_command_queue queue = clCreateCommandQueue(context->cl_context, context->device, 0, &err);
+  cl_mem buffer = NULL;
+  if (err == CL_SUCCESS) {
+    buffer = clCreateBuffer(context->cl_context, CL_MEM_WRITE_ONLY, sizeof *size, NULL, &err);
+  }
+  if (err == CL_SUCCESS) err = clSetKernelArg(kernel, 0, sizeof buffer, &buffer);
+  size_t one = 1;
+  if (err == CL_SUCCESS) {
+    err = clEnqueueNDRangeKernel(queue, kernel, 1, NULL, &one, &one, 0, NULL, NULL);
+  }
+  if (err == CL_SUCCESS) {
+    err = clEnqueueReadBuffer(queue, buffer, CL_TRUE, 0, sizeof *size, size, 0, NULL, NULL);
+  }
+  cl_mem none = NULL;
+  clSetKernelArg(kernel, 0, sizeof none, &none);
+  clgpu_kernel_release(program, kernel);
+  if (buffer) clReleaseMemObject(buffer);
+  if (queue) clReleaseCommandQueue(queue);
+  return err == CL_SUCCESS ? CLGPU_SUCCESS : clgpu__fail_cl(err, "measuring sizeof(key_type)");
+}
+
+/* The program of custom keys failed to build. cl/sort.cl refuses to build
+ * when sizeof(key_type) is not spec->key_size, so measure the device's size:
+ * when it differs, that is the caller's error and the message gives both
+ * sizes; otherwise the build failure (its log) stands as it was. */
+static clgpu_status explain_custom_build_failure(clgpu_context *context, const sort_plan *plan,
+                                                 clgpu_status failure, const char *who) {
+  char *log = malloc(strlen(clgpu_last_error()) + 1);
+  if (!log) return failure;
+  strcpy(log, clgpu_last_error());
+  cl_ulong device_size = 0;
+  clgpu_status status = device_key_size(context, plan->spec, &device_size);
+  if (status == CLGPU_SUCCESS && device_size != plan->key_bytes) {
+    status = clgpu__fail(CLGPU_INVALID_ARGUMENT,
+                         "%s: spec->key_size is %zu but sizeof(%s) on this device is %llu "
+                         "(spec->key_size must be the device's sizeof of spec->key_type; a "
+                         "3-element vector such as float3 takes the space of 4 on the device)",
+                         who, plan->key_bytes, plan->spec->key_type,
+                         (unsigned long long)device_size);
+  } else {
+    status = clgpu__fail(failure, "%s", log);
+  }
+  free(log);
+  return status;
+}
+
+static clgpu_status sort_program(clgpu_context *context, const sort_plan *plan, const char *who,
                                  clgpu_program **out) {
-  char group[24], items[24], value_bytes[24], kind[8], digit[8], block[24];
+  char group[24], items[24], value_bytes[24], kind[8], digit[8], block[24], key_size[24];
   snprintf(group, sizeof group, "%zu", plan->group);
   snprintf(items, sizeof items, "%d", RADIX_ITEMS);
   snprintf(value_bytes, sizeof value_bytes, "%zu", plan->value_bytes);
   snprintf(kind, sizeof kind, "%d", plan->key_kind);
   snprintf(digit, sizeof digit, "%u", plan->digit_bits);
   snprintf(block, sizeof block, "%d", MERGE_BLOCK);
+  snprintf(key_size, sizeof key_size, "%zu", plan->key_bytes);
   clgpu_define defines[16];
   size_t count = 0;
   defines[count++] = (clgpu_define){"CLGPU_SORT_GROUP", group};
@@ -426,6 +518,9 @@ static clgpu_status sort_program(clgpu_context *context, const sort_plan *plan,
     defines[count++] = (clgpu_define){
         "CLGPU_KEY_T", plan->builtin ? clgpu_type_cl_name(plan->key_type) : spec->key_type};
     defines[count++] = (clgpu_define){"CLGPU_COMPARE_EXPR", spec->compare};
+    /* Custom keys: the program builds only where sizeof(key_type) is the
+     * caller's key_size (cl/sort.cl checks it at compile time). */
+    if (!plan->builtin) defines[count++] = (clgpu_define){"CLGPU_KEY_SIZE", key_size};
     if (context->info.has_fp64) defines[count++] = (clgpu_define){"CLGPU_NEEDS_FP64", NULL};
     if (context->info.has_fp16) defines[count++] = (clgpu_define){"CLGPU_NEEDS_FP16", NULL};
   } else {
@@ -443,26 +538,12 @@ static clgpu_status sort_program(clgpu_context *context, const sort_plan *plan,
     defines[count++] = (clgpu_define){"CLGPU_MERGE", NULL};
     defines[count++] = (clgpu_define){"CLGPU_MERGE_BLOCK", block};
   }
-  if (!custom || !spec->declarations) {
-    return clgpu_program_get_named(context, "sort", defines, count, NULL, out);
+  if (!custom) return clgpu_program_get_named(context, "sort", defines, count, NULL, out);
+  clgpu_status status = sort_source_program(context, spec, defines, count, out);
+  if (!plan->builtin && (status == CLGPU_CL_BUILD_PROGRAM_FAILURE ||
+                         status == CLGPU_CL_COMPILE_PROGRAM_FAILURE)) {
+    status = explain_custom_build_failure(context, plan, status, who);
   }
-  /* Declarations come before the kernels' text, after the fp64 pragma
-   * they may need. */
-  char *text = NULL;
-  size_t length = 0;
-  CLGPU__FORWARD_IF_ERROR(clgpu_kernel_source("sort", &text, &length));
-  const char *pragma =
-      context->info.has_fp64 ? "#pragma OPENCL EXTENSION cl_khr_fp64 : enable\n" : "";
-  size_t size = strlen(pragma) + strlen(spec->declarations) + length + 32;
-  char *source = malloc(size);
-  if (!source) {
-    free(text);
-    return clgpu__fail(CLGPU_CL_OUT_OF_HOST_MEMORY, "clgpu_sort: out of host memory");
-  }
-  snprintf(source, size, "%s%s\n#line 1\n%s", pragma, spec->declarations, text);
-  free(text);
-  clgpu_status status = clgpu_program_get(context, source, defines, count, NULL, out);
-  free(source);
   return status;
 }
 
@@ -646,7 +727,12 @@ static clgpu_status run_sort(clgpu_context *context, const sort_plan *plan, cons
   clgpu__chain_begin(&chain, num_events, wait_list);
   clgpu_status status = CLGPU_SUCCESS;
   clgpu_program *program = NULL;
-  if (plan->n > 1 || plan->permutation) status = sort_program(context, plan, &program);
+  /* Custom keys build their program whatever n, so that a key_size that
+   * is not the device's sizeof is refused by every call, not only by those
+   * with keys to move. */
+  if (plan->n > 1 || plan->permutation || !plan->builtin) {
+    status = sort_program(context, plan, who, &program);
+  }
 
   places at;
   memset(&at, 0, sizeof at);

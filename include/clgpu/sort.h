@@ -51,7 +51,19 @@
  * `declarations` may declare (a struct typedef, helper functions), and
  * `key_size` gives its size in bytes on the device (sizeof). The keys view
  * may then be of any element type: it is read as byte_length / key_size
- * keys, and byte_length must be a multiple of key_size. `compare` is an
+ * keys, and byte_length must be a multiple of key_size. key_size must be
+ * the device's sizeof(key_type), which can differ from the host's: a
+ * 3-element vector (float3, int3) takes the space of 4 on the device (16
+ * bytes for float3, not 12), and structs are padded by OpenCL C's rules.
+ * Every call with custom keys checks it, whatever the number of keys, and
+ * refuses a mismatch with CLGPU_INVALID_ARGUMENT before anything is
+ * enqueued, the message giving both sizes ("key_size is 12 but
+ * sizeof(float3) on this device is 16"). The check is part of building the
+ * sort's program, so the first call with a new spec pays for it; finding
+ * the device's size after a mismatch builds and runs one more small
+ * program (on a queue of its own, waited for, so the caller's queue and
+ * wait list are untouched). The size queries do not build programs and do
+ * not check key_size. `compare` is an
  * OpenCL C expression over two keys `a` and `b` of that type, true when `a`
  * must come before `b` (a strict weak order, like C++'s operator<); with a
  * built-in key type and no comparator the order above is used. The
@@ -103,7 +115,7 @@ typedef struct clgpu_sort_spec {
   const char *compare;      /* OpenCL C expression over a and b: a sorts before b */
   const char *key_type;     /* OpenCL C type of custom keys, or NULL */
   const char *declarations; /* OpenCL C text declaring key_type and helpers, or NULL */
-  size_t key_size;          /* bytes of one custom key; required with key_type */
+  size_t key_size;          /* the device's sizeof(key_type); required with key_type */
   /* Radix sort only: sort by bits [begin_bit, end_bit) of the ordered image
    * of the key (bit 0 the lowest); 0 and 0 mean every bit. Keys equal in
    * those bits keep their order. */
@@ -123,7 +135,8 @@ typedef struct clgpu_sort_options {
  * CLGPU_INVALID_ARGUMENT (NULL context or keys, an unknown algorithm or
  * shape, a bit range outside the key, a comparator or custom key type with
  * RADIX, key_type without key_size, a wait list that does not match its
- * count), CLGPU_SHAPE_MISMATCH (a view that is not 1-D, values whose byte
+ * count, a spec->key_size that is not the device's sizeof(spec->key_type)
+ * as above), CLGPU_SHAPE_MISMATCH (a view that is not 1-D, values whose byte
  * length is not n times 1, 2, 4, 8 or 16, custom keys whose byte length is
  * not a multiple of key_size), CLGPU_INVALID_OUTPUT (keys with stride 0,
  * keys and values that may overlap), CLGPU_MISMATCHED_OBJECTS (a buffer of

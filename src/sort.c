@@ -107,7 +107,7 @@ static const char *infinity_bits(clgpu_type type) {
   }
 }
 
-static uint64_t ceil_div(uint64_t a, uint64_t b) { return a / b + (a % b != 0); }
+static uint64_t ceil_div(uint64_t a, uint64_t b) { return clgpu__ceil_div_u64(a, b); }
 
 /* The largest power of two the device allows up to TILED_GROUP_CAP. */
 static size_t device_group(const clgpu_context *context) {
@@ -230,8 +230,9 @@ static clgpu_status resolve(clgpu_context *context, const clgpu_sort_spec *spec,
 }
 
 /* Digit widths, passes, ranges and the report, from n and the resolved
- * choices. */
-static void lay_out(const clgpu_context *context, sort_plan *plan) {
+ * choices. CLGPU_SIZE_OVERFLOW when a count, a merge width or a byte count
+ * of the plan does not fit in 64 bits. */
+static clgpu_status lay_out(const clgpu_context *context, sort_plan *plan, const char *who) {
   uint64_t n = plan->n;
   uint64_t units = context->info.compute_units > 0 ? context->info.compute_units : 1;
   unsigned bits = plan->end_bit - plan->begin_bit;
@@ -268,6 +269,7 @@ static void lay_out(const clgpu_context *context, sort_plan *plan) {
       plan->inner = 0;
       plan->merge_chunk = MERGE_BLOCK;
       while (plan->merge_chunk < target) {
+        /* target <= ceil(n / 4) here, so doubling stays far below 2^64. */
         plan->merge_chunk *= 2;
         plan->inner++;
       }
@@ -279,8 +281,16 @@ static void lay_out(const clgpu_context *context, sort_plan *plan) {
     }
     if (plan->per_item == 0) plan->per_item = 1;
     plan->merge_groups = ceil_div(n, plan->merge_chunk);
+    /* Runs of `width` keys double each pass until one run holds all n; the
+     * kernels compute 2 * width, so a width whose double does not fit (n
+     * above 2^63) cannot be sorted. */
     plan->merge_passes = 0;
-    for (uint64_t width = plan->merge_chunk; width < n; width *= 2) plan->merge_passes++;
+    for (uint64_t width = plan->merge_chunk; width < n; plan->merge_passes++) {
+      CLGPU__RETURN_ERROR_IF(!clgpu__mul_u64(width, 2, &width), CLGPU_SIZE_OVERFLOW,
+                             "%s: merge sort of %llu keys needs runs of more than 2^63 keys, "
+                             "whose offsets do not fit in 64 bits",
+                             who, (unsigned long long)n);
+    }
     unsigned writes = 1 + plan->inner + plan->merge_passes;
     plan->first_to = writes % 2 == 0 ? 1 : 0;
   }
@@ -290,19 +300,30 @@ static void lay_out(const clgpu_context *context, sort_plan *plan) {
   unsigned part = clgpu__report_part(report, CLGPU_OPERATION_SORT, plan->algorithm, -1);
   clgpu__report_part(report, CLGPU_OPERATION_SORT, plan->shape, (int)part);
   clgpu_type key_type = plan->builtin ? plan->key_type : CLGPU_UINT8;
-  uint64_t key_count = plan->builtin ? n : n * plan->key_bytes;
+  uint64_t key_count = n, value_count = 0, counts = 0;
+  CLGPU__RETURN_ERROR_IF(!plan->builtin && !clgpu__mul_u64(n, plan->key_bytes, &key_count),
+                         CLGPU_SIZE_OVERFLOW,
+                         "%s: %llu keys of %zu bytes (spec->key_size) are more bytes than 64 "
+                         "bits can count",
+                         who, (unsigned long long)n, plan->key_bytes);
+  CLGPU__RETURN_ERROR_IF(!clgpu__mul_u64(n, plan->value_bytes, &value_count), CLGPU_SIZE_OVERFLOW,
+                         "%s: %llu keys with %zu bytes of values each are more bytes than 64 "
+                         "bits can count",
+                         who, (unsigned long long)n, plan->value_bytes);
+  int moves = n > 1;
+  int multi = moves && plan->algorithm == CLGPU_ALGORITHM_RADIX && !plan->single;
+  CLGPU__RETURN_ERROR_IF(
+      multi && !clgpu__mul_u64((uint64_t)1 << plan->digit_bits, plan->groups, &counts),
+      CLGPU_SIZE_OVERFLOW, "%s: the digit counts of %llu groups do not fit in 64 bits", who,
+      (unsigned long long)plan->groups);
   clgpu__report_buffer(report, part, "staged_keys", key_type, plan->stage_keys ? key_count : 0);
   clgpu__report_buffer(report, part, "staged_values", CLGPU_UINT8,
-                       plan->stage_values ? n * plan->value_bytes : 0);
-  int moves = n > 1;
+                       plan->stage_values ? value_count : 0);
   clgpu__report_buffer(report, part, "keys_alternate", key_type, moves ? key_count : 0);
-  clgpu__report_buffer(report, part, "values_alternate", CLGPU_UINT8,
-                       moves ? n * plan->value_bytes : 0);
-  int multi = moves && plan->algorithm == CLGPU_ALGORITHM_RADIX && !plan->single;
-  clgpu__report_buffer(report, part, "counts", CLGPU_UINT64,
-                       multi ? ((uint64_t)1 << plan->digit_bits) * plan->groups : 0);
+  clgpu__report_buffer(report, part, "values_alternate", CLGPU_UINT8, moves ? value_count : 0);
+  clgpu__report_buffer(report, part, "counts", CLGPU_UINT64, counts);
   clgpu__report_buffer(report, part, "pass_state", CLGPU_UINT32, multi ? plan->passes + 1 : 0);
-  clgpu__report_finish(report, context);
+  return clgpu__report_finish(report, context, who);
 }
 
 /* Keys: a 1-D view of a built-in type or of custom keys. */
@@ -833,7 +854,7 @@ static clgpu_status sort_entry(clgpu_context *context, const clgpu_sort_spec *sp
       resolve(context, spec ? spec : &default_spec, options, keys->type, who, &plan));
   CLGPU__FORWARD_IF_ERROR(check_keys(context, keys, 1, who, &plan));
   if (values) CLGPU__FORWARD_IF_ERROR(check_values(context, keys, values, who, &plan));
-  lay_out(context, &plan);
+  CLGPU__FORWARD_IF_ERROR(lay_out(context, &plan, who));
   if (query) {
     *query = plan.report;
     return CLGPU_SUCCESS;
@@ -875,7 +896,11 @@ clgpu_status clgpu_sort_workspace_size_upto(clgpu_context *context, const clgpu_
   CLGPU__FORWARD_IF_ERROR(resolve(context, spec, options, key_type, who, &plan));
   plan.n = max_n;
   plan.value_bytes = value_size;
-  lay_out(context, &plan);
+  clgpu_status status = lay_out(context, &plan, who);
+  if (status != CLGPU_SUCCESS) {
+    clgpu__append_error(" (max_n %llu is too large for this query)", (unsigned long long)max_n);
+    return status;
+  }
   *out = plan.report;
   return CLGPU_SUCCESS;
 }
@@ -913,7 +938,7 @@ static clgpu_status permutation_entry(clgpu_context *context, const clgpu_sort_s
   plan.permutation_type = permutation->type;
   plan.value_bytes = clgpu_type_size(permutation->type);
   plan.stage_values = !clgpu_array_is_contiguous(permutation);
-  lay_out(context, &plan);
+  CLGPU__FORWARD_IF_ERROR(lay_out(context, &plan, who));
   if (query) {
     *query = plan.report;
     return CLGPU_SUCCESS;
@@ -958,7 +983,11 @@ clgpu_status clgpu_sort_permutation_workspace_size_upto(clgpu_context *context,
   plan.stage_keys = 1;
   plan.permutation_type = permutation_type;
   plan.value_bytes = clgpu_type_size(permutation_type);
-  lay_out(context, &plan);
+  clgpu_status status = lay_out(context, &plan, who);
+  if (status != CLGPU_SUCCESS) {
+    clgpu__append_error(" (max_n %llu is too large for this query)", (unsigned long long)max_n);
+    return status;
+  }
   *out = plan.report;
   return CLGPU_SUCCESS;
 }

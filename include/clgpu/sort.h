@@ -155,7 +155,8 @@ CLGPU_API clgpu_status clgpu_sort(clgpu_context *context, const clgpu_sort_spec 
                                   const cl_event *wait_list, cl_event *event);
 
 /* The workspace clgpu_sort needs for these arguments (nothing is enqueued).
- * Errors as clgpu_sort's argument checks. */
+ * Errors as clgpu_sort's argument checks, and CLGPU_SIZE_OVERFLOW as
+ * below. */
 CLGPU_API clgpu_status clgpu_sort_workspace_size(clgpu_context *context,
                                                  const clgpu_sort_spec *spec,
                                                  const clgpu_array *keys,
@@ -165,7 +166,13 @@ CLGPU_API clgpu_status clgpu_sort_workspace_size(clgpu_context *context,
 
 /* Any sort of up to max_n contiguous keys of `key_type` (ignored with a
  * custom spec->key_type: spec->key_size counts) with value_size bytes of
- * values per key (0: keys only). */
+ * values per key (0: keys only). Errors: CLGPU_INVALID_ARGUMENT (NULL
+ * context or out, a value_size other than 0, 1, 2, 4, 8 or 16, and the
+ * spec and options checks of clgpu_sort), CLGPU_UNSUPPORTED_FEATURE,
+ * CLGPU_SIZE_OVERFLOW (a report that cannot be represented, workspace.h:
+ * max_n keys and values whose bytes, or digit counts, pass 2^64 - 1, or a
+ * merge sort of more than 2^63 keys, whose runs 64-bit offsets cannot
+ * address). */
 CLGPU_API clgpu_status clgpu_sort_workspace_size_upto(clgpu_context *context,
                                                       const clgpu_sort_spec *spec,
                                                       clgpu_type key_type, size_t value_size,
@@ -194,7 +201,9 @@ CLGPU_API clgpu_status clgpu_sort_permutation_workspace_size(
     const clgpu_array *permutation, const clgpu_sort_options *options, clgpu_workspace_size *out);
 
 /* Any permutation of up to max_n keys of `key_type` (or custom keys) into a
- * permutation of `permutation_type` (CLGPU_UINT32 or CLGPU_UINT64). */
+ * permutation of `permutation_type` (CLGPU_UINT32 or CLGPU_UINT64). Errors
+ * as clgpu_sort_workspace_size_upto's (the keys are staged, so their bytes
+ * count twice), and CLGPU_TYPE_MISMATCH for another permutation type. */
 CLGPU_API clgpu_status clgpu_sort_permutation_workspace_size_upto(
     clgpu_context *context, const clgpu_sort_spec *spec, clgpu_type key_type,
     clgpu_type permutation_type, uint64_t max_n, const clgpu_sort_options *options,

@@ -17,6 +17,9 @@
  *                       expression over a and b (key_t) true when a sorts
  *                       before b; without it the natural order
  *   CLGPU_GATHER        the gather kernel; CLGPU_ELEMENT_T its element type
+ *   CLGPU_KEY_SIZE      custom keys: the caller's key_size; the program does
+ *                       not build unless sizeof(CLGPU_KEY_T) equals it
+ *   CLGPU_KEY_SIZE_PROBE only the kernel that writes sizeof(CLGPU_KEY_T)
  *
  * Buffers are (buffer, byte offset) pairs (PORTABILITY.md rule 13). The
  * keys of a sort live in two places, 0 (where the caller's keys are) and 1
@@ -472,6 +475,14 @@ __attribute__((reqd_work_group_size(GROUP, 1, 1))) __kernel void clgpu_radix_sin
 #ifdef CLGPU_MERGE
 #ifdef CLGPU_COMPARE_EXPR
 typedef CLGPU_KEY_T key_t;
+#ifdef CLGPU_KEY_SIZE
+/* Custom keys are addressed as key_t here and as key_size-byte records by
+ * the host (the view's length, the workspace). If the two disagree the
+ * kernels would read and write past the caller's keys, so the program must
+ * not build: an array of negative size when they differ. src/sort.c then
+ * measures sizeof with clgpu_key_size_probe to say so. */
+typedef char clgpu_key_size_is_not_sizeof_key_type[sizeof(key_t) == CLGPU_KEY_SIZE ? 1 : -1];
+#endif
 inline int user_precedes(key_t a, key_t b) { return (CLGPU_COMPARE_EXPR) ? 1 : 0; }
 #ifdef CLGPU_DESCENDING
 #define PRECEDES(a, b) user_precedes((b), (a))
@@ -665,4 +676,10 @@ __kernel void clgpu_gather(__global const uchar *permutation, ulong permutation_
   AT(element_t, destination, destination_at)[(long)i * destination_stride] =
       AT(const element_t, source, source_at)[(long)index * source_stride];
 }
+#endif
+
+/* ==== the device's size of a custom key type ==== */
+
+#ifdef CLGPU_KEY_SIZE_PROBE
+__kernel void clgpu_key_size_probe(__global ulong *size) { size[0] = sizeof(CLGPU_KEY_T); }
 #endif

@@ -284,8 +284,12 @@ unsigned clgpu__report_part(clgpu_workspace_size *report, clgpu_operation operat
 /* Add a buffer to a part; returns its index. */
 unsigned clgpu__report_buffer(clgpu_workspace_size *report, unsigned part, const char *name,
                               clgpu_type type, uint64_t count);
-/* Lay the buffers out, each at a multiple of the device's alignment. */
-void clgpu__report_finish(clgpu_workspace_size *report, const clgpu_context *context);
+/* Lay the buffers out, each at a multiple of the device's alignment.
+ * CLGPU_SIZE_OVERFLOW, naming `who` and the buffer, when a buffer's bytes,
+ * its offset or the total do not fit in 64 bits (the report is then not to
+ * be used). */
+clgpu_status clgpu__report_finish(clgpu_workspace_size *report, const clgpu_context *context,
+                                  const char *who);
 
 /* The scratch memory of one call: the caller's workspace, checked against
  * what the call needs, or a temporary buffer. */
@@ -433,5 +437,39 @@ int clgpu__is_identifier(const char *name);
  * `what` and the name). */
 clgpu_status clgpu__check_user_name(const char *name, size_t limit, const char *who,
                                     const char *what);
+
+/* ---- overflow-checked size arithmetic ---- */
+
+/* Every size, count and byte computation of a plan or a workspace report
+ * goes through these, so that a size that cannot be represented becomes
+ * CLGPU_SIZE_OVERFLOW instead of a wrapped number. Each returns 1 and
+ * writes *out, or returns 0 and leaves *out alone when the result does not
+ * fit in 64 bits. */
+static inline int clgpu__add_u64(uint64_t a, uint64_t b, uint64_t *out) {
+  if (a > UINT64_MAX - b) return 0;
+  *out = a + b;
+  return 1;
+}
+
+static inline int clgpu__mul_u64(uint64_t a, uint64_t b, uint64_t *out) {
+  if (b != 0 && a > UINT64_MAX / b) return 0;
+  *out = a * b;
+  return 1;
+}
+
+/* a rounded up to a multiple of `multiple` (nonzero). */
+static inline int clgpu__round_up_u64(uint64_t a, uint64_t multiple, uint64_t *out) {
+  uint64_t remainder = a % multiple;
+  if (remainder == 0) {
+    *out = a;
+    return 1;
+  }
+  return clgpu__add_u64(a, multiple - remainder, out);
+}
+
+/* The ceiling of a / b (b nonzero); never wraps, unlike (a + b - 1) / b. */
+static inline uint64_t clgpu__ceil_div_u64(uint64_t a, uint64_t b) {
+  return a / b + (a % b != 0);
+}
 
 #endif

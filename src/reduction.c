@@ -57,6 +57,11 @@ static clgpu_status resolve_shape(const clgpu_context *context, const clgpu_call
   return CLGPU_SUCCESS;
 }
 
+/* After CLGPU_SIZE_OVERFLOW from an "_upto" query: name the argument. */
+static void append_max_n(uint64_t max_n) {
+  clgpu__append_error(" (max_n %llu is too large for this query)", (unsigned long long)max_n);
+}
+
 typedef struct split {
   uint64_t groups;   /* groups that run */
   uint64_t chunk;    /* elements per group */
@@ -79,11 +84,14 @@ static range_split split_range(const clgpu_context *context, const kernel_shape 
   if (most < 2) most = 2;
   range_split result = {1, n, 0};
   if (n <= minimum) return result;
-  uint64_t pieces = (n + minimum - 1) / minimum;
+  /* Ceilings that cannot wrap, whatever n. n > minimum makes pieces at
+   * least 2, so chunk is at most ceil(n / 2) <= 2^63 and rounding it up to
+   * a multiple of the unit (a few thousand at most) cannot wrap either. */
+  uint64_t pieces = clgpu__ceil_div_u64(n, minimum);
   if (pieces > most) pieces = most;
-  uint64_t chunk = (n + pieces - 1) / pieces;
-  chunk = (chunk + unit - 1) / unit * unit;
-  result.groups = (n + chunk - 1) / chunk;
+  uint64_t chunk = clgpu__ceil_div_u64(n, pieces);
+  chunk = clgpu__ceil_div_u64(chunk, unit) * unit;
+  result.groups = clgpu__ceil_div_u64(n, chunk);
   result.chunk = chunk;
   result.reserved = pieces;
   return result;
@@ -620,7 +628,8 @@ enum {
   REDUCE_RESULT
 };
 
-static void reduce_report(const clgpu_context *context, reduce_plan *plan) {
+static clgpu_status reduce_report(const clgpu_context *context, reduce_plan *plan,
+                                  const char *who) {
   clgpu_workspace_size *report = &plan->report;
   clgpu__report_init(report);
   unsigned part = clgpu__report_part(report, CLGPU_OPERATION_REDUCE, plan->shape.algorithm, -1);
@@ -635,7 +644,7 @@ static void reduce_report(const clgpu_context *context, reduce_plan *plan) {
   /* One element for clgpu_reduce_read, in every report, so that any reduce
    * workspace serves it. */
   clgpu__report_buffer(report, part, "result", plan->spec.result, 1);
-  clgpu__report_finish(report, context);
+  return clgpu__report_finish(report, context, who);
 }
 
 /* Checks and plan of clgpu_reduce (and its queries). `output` may be NULL
@@ -749,8 +758,12 @@ static clgpu_status plan_reduce(clgpu_context *context, spec *taken, const clgpu
   plan->pack_output =
       output && plan->rows_mode && plan->rows > 0 && !clgpu_array_is_contiguous(&plan->output);
   if (!plan->rows_mode) plan->split = split_range(context, &plan->shape, plan->n);
-  reduce_report(context, plan);
-  return CLGPU_SUCCESS;
+  status = reduce_report(context, plan, who);
+  if (status != CLGPU_SUCCESS) {
+    clgpu__append_error(" (the input holds %llu elements)", (unsigned long long)plan->n);
+    spec_free(&plan->spec);
+  }
+  return status;
 }
 
 /* Enqueue a planned reduction into `result` (one element or the lines'
@@ -973,8 +986,12 @@ static clgpu_status upto_plan_reduce(clgpu_context *context, spec *s, uint64_t m
     plan.n = max_n;
     plan.rows = 1;
     plan.split = split_range(context, &plan.shape, max_n);
-    reduce_report(context, &plan);
-    *out = plan.report;
+    status = reduce_report(context, &plan, who);
+    if (status == CLGPU_SUCCESS) {
+      *out = plan.report;
+    } else {
+      append_max_n(max_n);
+    }
   }
   spec_free(&plan.spec);
   return status;
@@ -1039,11 +1056,11 @@ static unsigned scan_buffers(clgpu_workspace_size *report, int parent, const ker
   return first;
 }
 
-static void scan_report(const clgpu_context *context, scan_plan *plan) {
+static clgpu_status scan_report(const clgpu_context *context, scan_plan *plan, const char *who) {
   clgpu__report_init(&plan->report);
   scan_buffers(&plan->report, -1, &plan->shape, &plan->spec, plan->stage_input ? plan->n : 0,
                plan->pack_output ? plan->n : 0, plan->rows_mode ? 0 : plan->split.reserved);
-  clgpu__report_finish(&plan->report, context);
+  return clgpu__report_finish(&plan->report, context, who);
 }
 
 static clgpu_status plan_scan(clgpu_context *context, spec *taken, const clgpu_array *input,
@@ -1103,8 +1120,12 @@ static clgpu_status plan_scan(clgpu_context *context, spec *taken, const clgpu_a
                                       (!same && clgpu_may_alias(input, output)));
   plan->pack_output = plan->n > 0 && !clgpu_array_is_contiguous(&plan->output);
   if (!plan->rows_mode) plan->split = split_range(context, &plan->shape, plan->n);
-  scan_report(context, plan);
-  return CLGPU_SUCCESS;
+  status = scan_report(context, plan, who);
+  if (status != CLGPU_SUCCESS) {
+    clgpu__append_error(" (the input holds %llu elements)", (unsigned long long)plan->n);
+    spec_free(&plan->spec);
+  }
+  return status;
 }
 
 /* The kernels of a scan program. */
@@ -1269,8 +1290,12 @@ clgpu_status clgpu_scan_workspace_size_upto(clgpu_context *context, const clgpu_
   if (status == CLGPU_SUCCESS) {
     plan.n = max_n;
     plan.split = split_range(context, &plan.shape, max_n);
-    scan_report(context, &plan);
-    *out = plan.report;
+    status = scan_report(context, &plan, who);
+    if (status == CLGPU_SUCCESS) {
+      *out = plan.report;
+    } else {
+      append_max_n(max_n);
+    }
   }
   spec_free(&plan.spec);
   return status;
@@ -1302,7 +1327,8 @@ static int findall_compacts(const findall_plan *plan) {
   return plan->shape.algorithm == CLGPU_ALGORITHM_CHUNKED && plan->split.chunk <= UINT32_MAX;
 }
 
-static void findall_report(const clgpu_context *context, findall_plan *plan) {
+static clgpu_status findall_report(const clgpu_context *context, findall_plan *plan,
+                                   const char *who) {
   clgpu_workspace_size *report = &plan->report;
   clgpu__report_init(report);
   unsigned part = clgpu__report_part(report, CLGPU_OPERATION_FINDALL, plan->shape.algorithm, -1);
@@ -1315,7 +1341,7 @@ static void findall_report(const clgpu_context *context, findall_plan *plan) {
                        plan->shape.algorithm == CLGPU_ALGORITHM_CHUNKED ? plan->n : 0);
   plan->counts_split = split_range(context, &plan->shape, chunks);
   scan_buffers(report, (int)part, &plan->shape, &plan->sum, 0, 0, plan->counts_split.reserved);
-  clgpu__report_finish(report, context);
+  return clgpu__report_finish(report, context, who);
 }
 
 static clgpu_status findall_specs(clgpu_type type, const char *predicate, const char *who,
@@ -1376,8 +1402,12 @@ static clgpu_status plan_findall(clgpu_context *context, const clgpu_array *inpu
   plan->wide = indices->type == CLGPU_UINT64;
   plan->pack_input = n > 0 && !clgpu_array_is_contiguous(input);
   plan->split = split_range(context, &plan->shape, n);
-  findall_report(context, plan);
-  return CLGPU_SUCCESS;
+  clgpu_status status = findall_report(context, plan, who);
+  if (status != CLGPU_SUCCESS) {
+    clgpu__append_error(" (the input holds %llu elements)", (unsigned long long)n);
+    findall_free(plan);
+  }
+  return status;
 }
 
 static clgpu_status run_findall(clgpu_context *context, findall_plan *plan,
@@ -1536,10 +1566,14 @@ clgpu_status clgpu_findall_workspace_size_upto(clgpu_context *context, clgpu_typ
   CLGPU__FORWARD_IF_ERROR(findall_specs(type, NULL, who, &plan));
   plan.n = max_n;
   plan.split = split_range(context, &plan.shape, max_n);
-  findall_report(context, &plan);
-  *out = plan.report;
+  clgpu_status status = findall_report(context, &plan, who);
+  if (status == CLGPU_SUCCESS) {
+    *out = plan.report;
+  } else {
+    append_max_n(max_n);
+  }
   findall_free(&plan);
-  return CLGPU_SUCCESS;
+  return status;
 }
 
 clgpu_status clgpu_findall_read(clgpu_context *context, const clgpu_array *input,

@@ -107,7 +107,7 @@ static const char *infinity_bits(clgpu_type type) {
   }
 }
 
-static uint64_t ceil_div(uint64_t a, uint64_t b) { return a / b + (a % b != 0); }
+static uint64_t ceil_div(uint64_t a, uint64_t b) { return clgpu__ceil_div_u64(a, b); }
 
 /* The largest power of two the device allows up to TILED_GROUP_CAP. */
 static size_t device_group(const clgpu_context *context) {
@@ -242,8 +242,9 @@ static clgpu_status resolve(clgpu_context *context, const clgpu_sort_spec *spec,
 }
 
 /* Digit widths, passes, ranges and the report, from n and the resolved
- * choices. */
-static void lay_out(const clgpu_context *context, sort_plan *plan) {
+ * choices. CLGPU_SIZE_OVERFLOW when a count, a merge width or a byte count
+ * of the plan does not fit in 64 bits. */
+static clgpu_status lay_out(const clgpu_context *context, sort_plan *plan, const char *who) {
   uint64_t n = plan->n;
   uint64_t units = context->info.compute_units > 0 ? context->info.compute_units : 1;
   unsigned bits = plan->end_bit - plan->begin_bit;
@@ -280,6 +281,7 @@ static void lay_out(const clgpu_context *context, sort_plan *plan) {
       plan->inner = 0;
       plan->merge_chunk = MERGE_BLOCK;
       while (plan->merge_chunk < target) {
+        /* target <= ceil(n / 4) here, so doubling stays far below 2^64. */
         plan->merge_chunk *= 2;
         plan->inner++;
       }
@@ -291,8 +293,16 @@ static void lay_out(const clgpu_context *context, sort_plan *plan) {
     }
     if (plan->per_item == 0) plan->per_item = 1;
     plan->merge_groups = ceil_div(n, plan->merge_chunk);
+    /* Runs of `width` keys double each pass until one run holds all n; the
+     * kernels compute 2 * width, so a width whose double does not fit (n
+     * above 2^63) cannot be sorted. */
     plan->merge_passes = 0;
-    for (uint64_t width = plan->merge_chunk; width < n; width *= 2) plan->merge_passes++;
+    for (uint64_t width = plan->merge_chunk; width < n; plan->merge_passes++) {
+      CLGPU__RETURN_ERROR_IF(!clgpu__mul_u64(width, 2, &width), CLGPU_SIZE_OVERFLOW,
+                             "%s: merge sort of %llu keys needs runs of more than 2^63 keys, "
+                             "whose offsets do not fit in 64 bits",
+                             who, (unsigned long long)n);
+    }
     unsigned writes = 1 + plan->inner + plan->merge_passes;
     plan->first_to = writes % 2 == 0 ? 1 : 0;
   }
@@ -302,19 +312,30 @@ static void lay_out(const clgpu_context *context, sort_plan *plan) {
   unsigned part = clgpu__report_part(report, CLGPU_OPERATION_SORT, plan->algorithm, -1);
   clgpu__report_part(report, CLGPU_OPERATION_SORT, plan->shape, (int)part);
   clgpu_type key_type = plan->builtin ? plan->key_type : CLGPU_UINT8;
-  uint64_t key_count = plan->builtin ? n : n * plan->key_bytes;
+  uint64_t key_count = n, value_count = 0, counts = 0;
+  CLGPU__RETURN_ERROR_IF(!plan->builtin && !clgpu__mul_u64(n, plan->key_bytes, &key_count),
+                         CLGPU_SIZE_OVERFLOW,
+                         "%s: %llu keys of %zu bytes (spec->key_size) are more bytes than 64 "
+                         "bits can count",
+                         who, (unsigned long long)n, plan->key_bytes);
+  CLGPU__RETURN_ERROR_IF(!clgpu__mul_u64(n, plan->value_bytes, &value_count), CLGPU_SIZE_OVERFLOW,
+                         "%s: %llu keys with %zu bytes of values each are more bytes than 64 "
+                         "bits can count",
+                         who, (unsigned long long)n, plan->value_bytes);
+  int moves = n > 1;
+  int multi = moves && plan->algorithm == CLGPU_ALGORITHM_RADIX && !plan->single;
+  CLGPU__RETURN_ERROR_IF(
+      multi && !clgpu__mul_u64((uint64_t)1 << plan->digit_bits, plan->groups, &counts),
+      CLGPU_SIZE_OVERFLOW, "%s: the digit counts of %llu groups do not fit in 64 bits", who,
+      (unsigned long long)plan->groups);
   clgpu__report_buffer(report, part, "staged_keys", key_type, plan->stage_keys ? key_count : 0);
   clgpu__report_buffer(report, part, "staged_values", CLGPU_UINT8,
-                       plan->stage_values ? n * plan->value_bytes : 0);
-  int moves = n > 1;
+                       plan->stage_values ? value_count : 0);
   clgpu__report_buffer(report, part, "keys_alternate", key_type, moves ? key_count : 0);
-  clgpu__report_buffer(report, part, "values_alternate", CLGPU_UINT8,
-                       moves ? n * plan->value_bytes : 0);
-  int multi = moves && plan->algorithm == CLGPU_ALGORITHM_RADIX && !plan->single;
-  clgpu__report_buffer(report, part, "counts", CLGPU_UINT64,
-                       multi ? ((uint64_t)1 << plan->digit_bits) * plan->groups : 0);
+  clgpu__report_buffer(report, part, "values_alternate", CLGPU_UINT8, moves ? value_count : 0);
+  clgpu__report_buffer(report, part, "counts", CLGPU_UINT64, counts);
   clgpu__report_buffer(report, part, "pass_state", CLGPU_UINT32, multi ? plan->passes + 1 : 0);
-  clgpu__report_finish(report, context);
+  return clgpu__report_finish(report, context, who);
 }
 
 /* Keys: a 1-D view of a built-in type or of custom keys. */
@@ -378,15 +399,105 @@ static clgpu_status check_values(clgpu_context *context, const clgpu_array *keys
 
 /* ---- programs and kernels ---- */
 
-static clgpu_status sort_program(clgpu_context *context, const sort_plan *plan,
+/* The sort program for these defines: cl/sort.cl as it is, or, with
+ * custom keys' declarations, those before the kernels' text (after the
+ * fp64 pragma they may need). */
+static clgpu_status sort_source_program(clgpu_context *context, const clgpu_sort_spec *spec,
+                                        const clgpu_define *defines, size_t count,
+                                        clgpu_program **out) {
+  if (!spec->declarations) {
+    return clgpu_program_get_named(context, "sort", defines, count, NULL, out);
+  }
+  char *text = NULL;
+  size_t length = 0;
+  CLGPU__FORWARD_IF_ERROR(clgpu_kernel_source("sort", &text, &length));
+  const char *pragma =
+      context->info.has_fp64 ? "#pragma OPENCL EXTENSION cl_khr_fp64 : enable\n" : "";
+  size_t size = strlen(pragma) + strlen(spec->declarations) + length + 32;
+  char *source = malloc(size);
+  if (!source) {
+    free(text);
+    return clgpu__fail(CLGPU_CL_OUT_OF_HOST_MEMORY, "clgpu_sort: out of host memory");
+  }
+  snprintf(source, size, "%s%s\n#line 1\n%s", pragma, spec->declarations, text);
+  free(text);
+  clgpu_status status = clgpu_program_get(context, source, defines, count, NULL, out);
+  free(source);
+  return status;
+}
+
+/* sizeof(spec->key_type) on the device, measured by cl/sort.cl's probe
+ * kernel built with the same declarations. It runs on a queue of its own
+ * and is waited for, so that nothing the caller enqueued (an event the
+ * sort would have waited for) can hold it up, and nothing lands on the
+ * context's queue. Used on an error path only. */
+static clgpu_status device_key_size(clgpu_context *context, const clgpu_sort_spec *spec,
+                                    cl_ulong *size) {
+  clgpu_define defines[4];
+  size_t count = 0;
+  defines[count++] = (clgpu_define){"CLGPU_KEY_T", spec->key_type};
+  defines[count++] = (clgpu_define){"CLGPU_KEY_SIZE_PROBE", NULL};
+  if (context->info.has_fp64) defines[count++] = (clgpu_define){"CLGPU_NEEDS_FP64", NULL};
+  if (context->info.has_fp16) defines[count++] = (clgpu_define){"CLGPU_NEEDS_FP16", NULL};
+  clgpu_program *program = NULL;
+  CLGPU__FORWARD_IF_ERROR(sort_source_program(context, spec, defines, count, &program));
+  cl_kernel kernel = NULL;
+  CLGPU__FORWARD_IF_ERROR(clgpu_kernel_acquire(program, "clgpu_key_size_probe", &kernel));
+  cl_int err = CL_SUCCESS;
+  cl_command_queue queue = clCreateCommandQueue(context->cl_context, context->device, 0, &err);
+  cl_mem buffer = NULL;
+  if (err == CL_SUCCESS) {
+    buffer = clCreateBuffer(context->cl_context, CL_MEM_WRITE_ONLY, sizeof *size, NULL, &err);
+  }
+  if (err == CL_SUCCESS) err = clSetKernelArg(kernel, 0, sizeof buffer, &buffer);
+  size_t one = 1;
+  if (err == CL_SUCCESS) {
+    err = clEnqueueNDRangeKernel(queue, kernel, 1, NULL, &one, &one, 0, NULL, NULL);
+  }
+  if (err == CL_SUCCESS) {
+    err = clEnqueueReadBuffer(queue, buffer, CL_TRUE, 0, sizeof *size, size, 0, NULL, NULL);
+  }
+  clgpu_kernel_release(program, kernel);
+  if (buffer) clReleaseMemObject(buffer);
+  if (queue) clReleaseCommandQueue(queue);
+  return err == CL_SUCCESS ? CLGPU_SUCCESS : clgpu__fail_cl(err, "measuring sizeof(key_type)");
+}
+
+/* The program of custom keys failed to build. cl/sort.cl refuses to build
+ * when sizeof(key_type) is not spec->key_size, so measure the device's size:
+ * when it differs, that is the caller's error and the message gives both
+ * sizes; otherwise the build failure (its log) stands as it was. */
+static clgpu_status explain_custom_build_failure(clgpu_context *context, const sort_plan *plan,
+                                                 clgpu_status failure, const char *who) {
+  char *log = malloc(strlen(clgpu_last_error()) + 1);
+  if (!log) return failure;
+  strcpy(log, clgpu_last_error());
+  cl_ulong device_size = 0;
+  clgpu_status status = device_key_size(context, plan->spec, &device_size);
+  if (status == CLGPU_SUCCESS && device_size != plan->key_bytes) {
+    status = clgpu__fail(CLGPU_INVALID_ARGUMENT,
+                         "%s: spec->key_size is %zu but sizeof(%s) on this device is %llu "
+                         "(spec->key_size must be the device's sizeof of spec->key_type; a "
+                         "3-element vector such as float3 takes the space of 4 on the device)",
+                         who, plan->key_bytes, plan->spec->key_type,
+                         (unsigned long long)device_size);
+  } else {
+    status = clgpu__fail(failure, "%s", log);
+  }
+  free(log);
+  return status;
+}
+
+static clgpu_status sort_program(clgpu_context *context, const sort_plan *plan, const char *who,
                                  clgpu_program **out) {
-  char group[24], items[24], value_bytes[24], kind[8], digit[8], block[24];
+  char group[24], items[24], value_bytes[24], kind[8], digit[8], block[24], key_size[24];
   snprintf(group, sizeof group, "%zu", plan->group);
   snprintf(items, sizeof items, "%d", RADIX_ITEMS);
   snprintf(value_bytes, sizeof value_bytes, "%zu", plan->value_bytes);
   snprintf(kind, sizeof kind, "%d", plan->key_kind);
   snprintf(digit, sizeof digit, "%u", plan->digit_bits);
   snprintf(block, sizeof block, "%d", MERGE_BLOCK);
+  snprintf(key_size, sizeof key_size, "%zu", plan->key_bytes);
   clgpu_define defines[16];
   size_t count = 0;
   defines[count++] = (clgpu_define){"CLGPU_SORT_GROUP", group};
@@ -402,6 +513,9 @@ static clgpu_status sort_program(clgpu_context *context, const sort_plan *plan,
     defines[count++] = (clgpu_define){
         "CLGPU_KEY_T", plan->builtin ? clgpu_type_cl_name(plan->key_type) : spec->key_type};
     defines[count++] = (clgpu_define){"CLGPU_COMPARE_EXPR", compare};
+    /* Custom keys: the program builds only where sizeof(key_type) is the
+     * caller's key_size (cl/sort.cl checks it at compile time). */
+    if (!plan->builtin) defines[count++] = (clgpu_define){"CLGPU_KEY_SIZE", key_size};
     if (context->info.has_fp64) defines[count++] = (clgpu_define){"CLGPU_NEEDS_FP64", NULL};
     if (context->info.has_fp16) defines[count++] = (clgpu_define){"CLGPU_NEEDS_FP16", NULL};
   } else {
@@ -419,33 +533,16 @@ static clgpu_status sort_program(clgpu_context *context, const sort_plan *plan,
     defines[count++] = (clgpu_define){"CLGPU_MERGE", NULL};
     defines[count++] = (clgpu_define){"CLGPU_MERGE_BLOCK", block};
   }
-  if (!custom || !spec->declarations) {
-    clgpu_status status = clgpu_program_get_named(context, "sort", defines, count, NULL, out);
-    free(compare);
-    return status;
+  clgpu_status status = CLGPU_SUCCESS;
+  if (!custom) {
+    status = clgpu_program_get_named(context, "sort", defines, count, NULL, out);
+  } else {
+    status = sort_source_program(context, spec, defines, count, out);
+    if (!plan->builtin && (status == CLGPU_CL_BUILD_PROGRAM_FAILURE ||
+                           status == CLGPU_CL_COMPILE_PROGRAM_FAILURE)) {
+      status = explain_custom_build_failure(context, plan, status, who);
+    }
   }
-  /* Declarations come before the kernels' text, after the fp64 pragma
-   * they may need. */
-  char *text = NULL;
-  size_t length = 0;
-  clgpu_status status = clgpu_kernel_source("sort", &text, &length);
-  if (status != CLGPU_SUCCESS) {
-    free(compare);
-    return status;
-  }
-  const char *pragma =
-      context->info.has_fp64 ? "#pragma OPENCL EXTENSION cl_khr_fp64 : enable\n" : "";
-  size_t size = strlen(pragma) + strlen(spec->declarations) + length + 32;
-  char *source = malloc(size);
-  if (!source) {
-    free(text);
-    free(compare);
-    return clgpu__fail(CLGPU_CL_OUT_OF_HOST_MEMORY, "clgpu_sort: out of host memory");
-  }
-  snprintf(source, size, "%s%s\n#line 1\n%s", pragma, spec->declarations, text);
-  free(text);
-  status = clgpu_program_get(context, source, defines, count, NULL, out);
-  free(source);
   free(compare);
   return status;
 }
@@ -630,7 +727,12 @@ static clgpu_status run_sort(clgpu_context *context, const sort_plan *plan, cons
   clgpu__chain_begin(&chain, num_events, wait_list);
   clgpu_status status = CLGPU_SUCCESS;
   clgpu_program *program = NULL;
-  if (plan->n > 1 || plan->permutation) status = sort_program(context, plan, &program);
+  /* Custom keys build their program whatever n, so that a key_size that
+   * is not the device's sizeof is refused by every call, not only by those
+   * with keys to move. */
+  if (plan->n > 1 || plan->permutation || !plan->builtin) {
+    status = sort_program(context, plan, who, &program);
+  }
 
   places at;
   memset(&at, 0, sizeof at);
@@ -731,7 +833,7 @@ static clgpu_status sort_entry(clgpu_context *context, const clgpu_sort_spec *sp
       resolve(context, spec ? spec : &default_spec, options, keys->type, who, &plan));
   CLGPU__FORWARD_IF_ERROR(check_keys(context, keys, 1, who, &plan));
   if (values) CLGPU__FORWARD_IF_ERROR(check_values(context, keys, values, who, &plan));
-  lay_out(context, &plan);
+  CLGPU__FORWARD_IF_ERROR(lay_out(context, &plan, who));
   if (query) {
     *query = plan.report;
     return CLGPU_SUCCESS;
@@ -773,7 +875,11 @@ clgpu_status clgpu_sort_workspace_size_upto(clgpu_context *context, const clgpu_
   CLGPU__FORWARD_IF_ERROR(resolve(context, spec, options, key_type, who, &plan));
   plan.n = max_n;
   plan.value_bytes = value_size;
-  lay_out(context, &plan);
+  clgpu_status status = lay_out(context, &plan, who);
+  if (status != CLGPU_SUCCESS) {
+    clgpu__append_error(" (max_n %llu is too large for this query)", (unsigned long long)max_n);
+    return status;
+  }
   *out = plan.report;
   return CLGPU_SUCCESS;
 }
@@ -811,7 +917,7 @@ static clgpu_status permutation_entry(clgpu_context *context, const clgpu_sort_s
   plan.permutation_type = permutation->type;
   plan.value_bytes = clgpu_type_size(permutation->type);
   plan.stage_values = !clgpu_array_is_contiguous(permutation);
-  lay_out(context, &plan);
+  CLGPU__FORWARD_IF_ERROR(lay_out(context, &plan, who));
   if (query) {
     *query = plan.report;
     return CLGPU_SUCCESS;
@@ -856,7 +962,11 @@ clgpu_status clgpu_sort_permutation_workspace_size_upto(clgpu_context *context,
   plan.stage_keys = 1;
   plan.permutation_type = permutation_type;
   plan.value_bytes = clgpu_type_size(permutation_type);
-  lay_out(context, &plan);
+  clgpu_status status = lay_out(context, &plan, who);
+  if (status != CLGPU_SUCCESS) {
+    clgpu__append_error(" (max_n %llu is too large for this query)", (unsigned long long)max_n);
+    return status;
+  }
   *out = plan.report;
   return CLGPU_SUCCESS;
 }

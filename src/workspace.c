@@ -71,7 +71,9 @@ unsigned clgpu__report_buffer(clgpu_workspace_size *report, unsigned part, const
   buffer->part = part;
   buffer->type = type;
   buffer->count = count;
-  buffer->bytes = count * clgpu_type_size(type);
+  /* A product that does not fit is left at UINT64_MAX here and refused by
+   * clgpu__report_finish, which checks every buffer once. */
+  if (!clgpu__mul_u64(count, clgpu_type_size(type), &buffer->bytes)) buffer->bytes = UINT64_MAX;
   return index;
 }
 
@@ -80,22 +82,32 @@ static uint64_t device_alignment(const clgpu_context *context) {
   return alignment < 16 ? 16 : alignment;
 }
 
-void clgpu__report_finish(clgpu_workspace_size *report, const clgpu_context *context) {
+clgpu_status clgpu__report_finish(clgpu_workspace_size *report, const clgpu_context *context,
+                                  const char *who) {
   uint64_t alignment = device_alignment(context);
-  uint64_t at = 0;
+  uint64_t at = 0, total = 0;
   for (unsigned i = 0; i < report->num_buffers; i++) {
     clgpu_workspace_buffer *buffer = &report->buffers[i];
+    size_t size = clgpu_type_size(buffer->type);
+    CLGPU__RETURN_ERROR_IF(!clgpu__mul_u64(buffer->count, size, &buffer->bytes),
+                           CLGPU_SIZE_OVERFLOW,
+                           "%s: the workspace buffer \"%s\" would hold %llu elements of %zu bytes, "
+                           "more bytes than 64 bits can count",
+                           who, buffer->name, (unsigned long long)buffer->count, size);
     buffer->offset = at;
-    if (buffer->bytes > 0) at = (at + buffer->bytes + alignment - 1) / alignment * alignment;
-  }
-  /* The end of the last buffer that has bytes, not the padding after it. */
-  uint64_t total = 0;
-  for (unsigned i = 0; i < report->num_buffers; i++) {
-    const clgpu_workspace_buffer *buffer = &report->buffers[i];
-    if (buffer->bytes > 0) total = buffer->offset + buffer->bytes;
+    if (buffer->bytes == 0) continue;
+    /* The end of the last buffer that has bytes, not the padding after it. */
+    CLGPU__RETURN_ERROR_IF(!clgpu__add_u64(at, buffer->bytes, &total) ||
+                               !clgpu__round_up_u64(total, alignment, &at),
+                           CLGPU_SIZE_OVERFLOW,
+                           "%s: the workspace buffer \"%s\" of %llu bytes at byte %llu would end "
+                           "past what 64 bits can count",
+                           who, buffer->name, (unsigned long long)buffer->bytes,
+                           (unsigned long long)buffer->offset);
   }
   report->alignment = alignment;
   report->total_bytes = total;
+  return CLGPU_SUCCESS;
 }
 
 /* A report as the queries make them: parts and buffers within bounds, known

@@ -2815,6 +2815,248 @@ static void auto_algorithm(void **state) {
   }
 }
 
+/* ---- custom keys whose key_size is not the device's sizeof ---- */
+
+/* A key_size that differs from the device's sizeof(key_type) would make
+ * the kernels address key_type records over a view measured in key_size
+ * records: past the caller's keys and scratch. Every call must refuse it
+ * whatever n, before anything is enqueued, with a message giving both
+ * sizes; and a correct size must still sort. */
+typedef struct key_size_row {
+  const char *key_type;
+  const char *declarations;
+  size_t key_size;
+  const char *compare;
+  size_t device_size; /* what the device's sizeof must be */
+} key_size_row;
+
+static const key_size_row wrong_key_sizes[] = {
+    {"float4", NULL, 4, "a.x < b.x", 16},
+    {"int", NULL, 8, "a < b", 4},
+    {"float3", NULL, 12, "a.x < b.x", 16},
+    {"tagged", "typedef struct { float x; uchar tag; } tagged;", 5, "a.x < b.x", 8},
+};
+
+/* Sort (keys alone, and keys with 4-byte values) and sort permutation of
+ * `n` keys of row->key_size bytes: CLGPU_INVALID_ARGUMENT, both sizes in
+ * the message, no event, keys, values and permutation unchanged, guards
+ * intact. */
+static void expect_key_size_refused(const key_size_row *row, size_t n, uint64_t seed) {
+  size_t bytes = n * row->key_size;
+  unsigned char *keys = random_bytes(bytes, seed);
+  unsigned char *values = random_bytes(n * 4, seed + 1);
+  unsigned char *permutation = random_bytes(n * 4, seed + 2);
+  test_guarded key_region = test_guarded_create(shared_context, bytes, keys);
+  test_guarded value_region = test_guarded_create(shared_context, n * 4, values);
+  test_guarded permutation_region = test_guarded_create(shared_context, n * 4, permutation);
+  clgpu_array key_view, value_view, permutation_view;
+  assert_status(
+      clgpu_array_1d(key_region.buffer, key_region.offset, CLGPU_UINT8, bytes, &key_view),
+      CLGPU_SUCCESS);
+  assert_status(
+      clgpu_array_1d(value_region.buffer, value_region.offset, CLGPU_UINT32, n, &value_view),
+      CLGPU_SUCCESS);
+  assert_status(clgpu_array_1d(permutation_region.buffer, permutation_region.offset, CLGPU_UINT32,
+                               n, &permutation_view),
+                CLGPU_SUCCESS);
+  clgpu_sort_spec spec;
+  memset(&spec, 0, sizeof spec);
+  spec.key_type = row->key_type;
+  spec.declarations = row->declarations;
+  spec.key_size = row->key_size;
+  spec.compare = row->compare;
+  char key_size_words[64], sizeof_words[96];
+  snprintf(key_size_words, sizeof key_size_words, "key_size is %zu", row->key_size);
+  snprintf(sizeof_words, sizeof sizeof_words, "sizeof(%s) on this device is %zu", row->key_type,
+           row->device_size);
+  for (int call = 0; call < 3; call++) {
+    for (size_t h = 0; h < 2; h++) {
+      static const char *const calls[] = {"clgpu_sort", "clgpu_sort with values",
+                                          "clgpu_sort_permutation"};
+      char label[300];
+      snprintf(label, sizeof label, "%s, %s keys with key_size %zu, n=%zu, %s", calls[call],
+               row->key_type, row->key_size, n, algorithm_text(both_shapes[h]));
+      clgpu_sort_options options = {CLGPU_ALGORITHM_MERGE, both_shapes[h], NULL};
+      cl_event event = NULL;
+      clgpu_status status =
+          call == 2 ? clgpu_sort_permutation(shared_context, &spec, &key_view, &permutation_view,
+                                             &options, 0, NULL, &event)
+                    : clgpu_sort(shared_context, &spec, &key_view, call == 1 ? &value_view : NULL,
+                                 &options, 0, NULL, &event);
+      const char *detail = clgpu_last_error();
+      if (status != CLGPU_INVALID_ARGUMENT) {
+        fail_msg("%s: %s (%d), expected CLGPU_INVALID_ARGUMENT; detail: %s", label,
+                 clgpu_status_name(status), (int)status, detail);
+      }
+      const char *who = call == 2 ? "clgpu_sort_permutation:" : "clgpu_sort:";
+      if (strncmp(detail, who, strlen(who)) != 0 || !strstr(detail, key_size_words) ||
+          !strstr(detail, sizeof_words)) {
+        fail_msg("%s: the message does not say \"%s ... %s ... %s\": %s", label, who,
+                 key_size_words, sizeof_words, detail);
+      }
+      if (event != NULL) fail_msg("%s: an event was made", label);
+      assert_int_equal(clFinish(clgpu_context_queue(shared_context)), CL_SUCCESS);
+      expect_region_unchanged(&key_region, keys, "keys", label);
+      expect_region_unchanged(&value_region, values, "values", label);
+      expect_region_unchanged(&permutation_region, permutation, "permutation", label);
+    }
+  }
+  test_guarded_release(&permutation_region);
+  test_guarded_release(&value_region);
+  test_guarded_release(&key_region);
+  free(permutation);
+  free(values);
+  free(keys);
+}
+
+static void custom_key_size_must_be_the_devices(void **state) {
+  (void)state;
+  /* Oclgrind's --check-api reports every failed build as an error. */
+  if (oclgrind) {
+    print_message("# refusals by a failed build: not run on Oclgrind\n");
+    return;
+  }
+  uint64_t seed = test_case_seed("custom key_size");
+  for (size_t r = 0; r < sizeof wrong_key_sizes / sizeof wrong_key_sizes[0]; r++) {
+    /* 16 keys as in the report (64 bytes of float4 keys of key_size 4),
+     * and a single key: refused too, though no key would move. */
+    expect_key_size_refused(&wrong_key_sizes[r], 16, seed + 10 * r);
+    expect_key_size_refused(&wrong_key_sizes[r], 1, seed + 10 * r + 5);
+  }
+
+  /* The refusal measures the device's size without waiting for anything
+   * the caller enqueued: a marker held by a user event stays queued ahead
+   * of it on the context's queue, and the call still returns. */
+  unsigned char keys[64];
+  test_generate(keys, sizeof keys, TEST_UINT8, TEST_UNIFORM, seed + 99, 0);
+  test_guarded key_region = test_guarded_create(shared_context, sizeof keys, keys);
+  clgpu_array key_view;
+  assert_status(
+      clgpu_array_1d(key_region.buffer, key_region.offset, CLGPU_UINT8, sizeof keys, &key_view),
+      CLGPU_SUCCESS);
+  cl_int err = CL_SUCCESS;
+  cl_event gate = clCreateUserEvent(clgpu_context_cl_context(shared_context), &err);
+  assert_int_equal(err, CL_SUCCESS);
+  cl_event marker = NULL;
+  assert_int_equal(
+      clEnqueueMarkerWithWaitList(clgpu_context_queue(shared_context), 1, &gate, &marker),
+      CL_SUCCESS);
+  clFlush(clgpu_context_queue(shared_context));
+  clgpu_sort_spec spec;
+  memset(&spec, 0, sizeof spec);
+  spec.key_type = "float4";
+  spec.key_size = 4;
+  spec.compare = "a.x < b.x";
+  assert_status(clgpu_sort(shared_context, &spec, &key_view, NULL, NULL, 1, &gate, NULL),
+                CLGPU_INVALID_ARGUMENT);
+  assert_non_null(strstr(clgpu_last_error(), "sizeof(float4) on this device is 16"));
+  assert_int_equal(test_event_status(marker) == CL_COMPLETE, 0);
+  assert_int_equal(clSetUserEventStatus(gate, CL_COMPLETE), CL_SUCCESS);
+  assert_int_equal(clWaitForEvents(1, &marker), CL_SUCCESS);
+  clReleaseEvent(marker);
+  clReleaseEvent(gate);
+  expect_region_unchanged(&key_region, keys, "keys", "float4 keys behind a held marker");
+
+  /* A type that does not compile at all is still a build failure with the
+   * compiler's log, not a size complaint. */
+  spec.key_type = "no_such_key_type";
+  spec.key_size = 4;
+  spec.compare = "a < b";
+  assert_status(clgpu_sort(shared_context, &spec, &key_view, NULL, NULL, 0, NULL, NULL),
+                CLGPU_CL_BUILD_PROGRAM_FAILURE);
+  assert_non_null(strstr(clgpu_last_error(), "no_such_key_type"));
+  assert_null(strstr(clgpu_last_error(), "on this device is"));
+  expect_region_unchanged(&key_region, keys, "keys", "keys of an undeclared type");
+  test_guarded_release(&key_region);
+}
+
+/* The host's picture of a key record: x at byte 0, and `payload` bytes
+ * after it that travel with it (y and z of a float3, the tag of a struct). */
+typedef struct record_reference {
+  const unsigned char *records;
+  size_t size;
+} record_reference;
+
+static int record_precedes(const void *context, size_t a, size_t b) {
+  const record_reference *r = context;
+  float xa, xb;
+  memcpy(&xa, r->records + a * r->size, 4);
+  memcpy(&xb, r->records + b * r->size, 4);
+  return xa < xb;
+}
+
+/* With the device's sizes the same keys sort: float3 with key_size 16 and
+ * a padded struct from declarations with key_size 8, against the host's
+ * stable sort by x. Only the bytes the type defines are compared (x, y, z
+ * of a float3; x and the tag of the struct): padding is not the sort's. */
+static void custom_key_size_right_sorts(void **state) {
+  (void)state;
+  static const struct {
+    const char *key_type;
+    const char *declarations;
+    size_t key_size, defined;
+  } rows[] = {
+      {"float3", NULL, 16, 12},
+      {"tagged", "typedef struct { float x; uchar tag; } tagged;", 8, 5},
+  };
+  size_t n = 250;
+  for (size_t r = 0; r < sizeof rows / sizeof rows[0]; r++) {
+    for (size_t h = 0; h < 2; h++) {
+      char label[200];
+      snprintf(label, sizeof label, "%s keys with key_size %zu, n=%zu, %s", rows[r].key_type,
+               rows[r].key_size, n, algorithm_text(both_shapes[h]));
+      uint64_t seed = test_case_seed(label);
+      size_t size = rows[r].key_size;
+      unsigned char *records = random_bytes(n * size, seed);
+      float *x = malloc(n * sizeof *x);
+      uint32_t *permutation = malloc(n * sizeof *permutation);
+      unsigned char *expected = malloc(n * size);
+      unsigned char *after = malloc(n * size);
+      assert_non_null(x);
+      assert_non_null(permutation);
+      assert_non_null(expected);
+      assert_non_null(after);
+      finite_floats(TEST_FEW_UNIQUE, 16, n, seed + 1, x);
+      for (size_t i = 0; i < n; i++) {
+        memcpy(records + i * size, &x[i], 4);
+        /* The tag (or y): the index, so that ties show the order kept. */
+        records[i * size + 4] = (unsigned char)i;
+      }
+      record_reference reference = {records, size};
+      stable_permutation(n, record_precedes, &reference, permutation);
+      apply_permutation(records, permutation, n, size, expected);
+      test_guarded region = test_guarded_create(shared_context, n * size, records);
+      clgpu_array view;
+      assert_status(clgpu_array_1d(region.buffer, region.offset, CLGPU_UINT8, n * size, &view),
+                    CLGPU_SUCCESS);
+      clgpu_sort_spec spec;
+      memset(&spec, 0, sizeof spec);
+      spec.key_type = rows[r].key_type;
+      spec.declarations = rows[r].declarations;
+      spec.key_size = size;
+      spec.compare = "a.x < b.x";
+      clgpu_sort_options options = {CLGPU_ALGORITHM_MERGE, both_shapes[h], NULL};
+      expect_success(clgpu_sort(shared_context, &spec, &view, NULL, &options, 0, NULL, NULL),
+                     label);
+      assert_int_equal(clFinish(clgpu_context_queue(shared_context)), CL_SUCCESS);
+      test_guarded_read(shared_context, &region, after);
+      test_guarded_check(shared_context, &region, label);
+      for (size_t i = 0; i < n; i++) {
+        if (memcmp(after + i * size, expected + i * size, rows[r].defined) != 0) {
+          fail_msg("%s: key %zu differs from the host's stable sort (its x and payload)", label,
+                   i);
+        }
+      }
+      test_guarded_release(&region);
+      free(after);
+      free(expected);
+      free(permutation);
+      free(x);
+      free(records);
+    }
+  }
+}
+
 #define KEY_TEST(function, index) \
   { #function "(" #index ")", function, NULL, NULL, (void *)&key_states[index] }
 
@@ -2853,6 +3095,8 @@ int main(void) {
       cmocka_unit_test(empty_and_single),
       cmocka_unit_test(unaligned_values),
       cmocka_unit_test(auto_algorithm),
+      cmocka_unit_test(custom_key_size_must_be_the_devices),
+      cmocka_unit_test(custom_key_size_right_sorts),
   };
   return cmocka_run_group_tests(tests, group_setup, group_teardown);
 }

@@ -41,6 +41,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "data.h"
 #include "guard.h"
@@ -2371,6 +2372,229 @@ static void names(void **state) {
   assert_string_equal(clgpu_algorithm_name((clgpu_algorithm)-1), "invalid");
 }
 
+/* ---- 11. size queries that cannot be represented ---- */
+
+/* Every "_upto" query (and the exact queries over views whose element
+ * count is only bounded by size_t, i.e. broadcasts) at sizes near 2^64:
+ * a report whose counts, bytes, offsets or total would not fit in 64 bits
+ * is refused promptly with CLGPU_SIZE_OVERFLOW and a message naming max_n
+ * (or the input's count); sizes that fit give a report whose numbers are
+ * exact (bytes = count * size without wrapping, buffers in order within
+ * the total), and grow with n. Before the fix these hung (merge sort's
+ * width loop), divided by zero (the ranges of reduce, scan, findall) or
+ * returned wrapped byte counts (findall, radix sort, permutation). */
+
+enum { QUERY_REDUCE, QUERY_SCAN, QUERY_FINDALL, QUERY_SORT, QUERY_PERMUTATION };
+enum { MUST_FIT, MUST_OVERFLOW };
+
+typedef struct size_row {
+  const char *name;
+  int query;
+  clgpu_type type;           /* input type, or the sort's key type */
+  clgpu_algorithm algorithm; /* sorts: RADIX or MERGE */
+  size_t key_size;           /* sorts: custom float4 keys of this size, or 0 */
+  size_t value_size;         /* sorts: bytes of values; permutations: index bytes */
+  uint64_t max_n;
+  int expected[2]; /* with CHUNKED, with TILED */
+} size_row;
+
+#define TWO_TO(p) ((uint64_t)1 << (p))
+#define BOTH_FIT \
+  { MUST_FIT, MUST_FIT }
+#define BOTH_OVERFLOW \
+  { MUST_OVERFLOW, MUST_OVERFLOW }
+#define CHUNKED_OVERFLOWS \
+  { MUST_OVERFLOW, MUST_FIT }
+
+static const size_row size_rows[] = {
+    /* Reduce and scan need a few partials whatever n: every size fits
+     * (near 2^64 these divided by zero in the range split). */
+    {"reduce sum int", QUERY_REDUCE, CLGPU_INT32, 0, 0, 0, TWO_TO(63) + 1, BOTH_FIT},
+    {"reduce sum int", QUERY_REDUCE, CLGPU_INT32, 0, 0, 0, UINT64_MAX, BOTH_FIT},
+    {"reduce sum float", QUERY_REDUCE, CLGPU_FLOAT, 0, 0, 0, UINT64_MAX - 1, BOTH_FIT},
+    {"reduce sum long", QUERY_REDUCE, CLGPU_INT64, 0, 0, 0, SIZE_MAX / 8 + 1, BOTH_FIT},
+    {"scan sum int", QUERY_SCAN, CLGPU_INT32, 0, 0, 0, TWO_TO(63) + 1, BOTH_FIT},
+    {"scan sum int", QUERY_SCAN, CLGPU_INT32, 0, 0, 0, UINT64_MAX, BOTH_FIT},
+    {"scan sum uchar", QUERY_SCAN, CLGPU_UINT8, 0, 0, 0, UINT64_MAX - 1, BOTH_FIT},
+    /* Findall: CHUNKED keeps n uint positions (4n bytes), TILED none. */
+    {"findall int", QUERY_FINDALL, CLGPU_INT32, 0, 0, 0, TWO_TO(61), BOTH_FIT},
+    {"findall int", QUERY_FINDALL, CLGPU_INT32, 0, 0, 0, SIZE_MAX / 4 + 1, CHUNKED_OVERFLOWS},
+    {"findall int", QUERY_FINDALL, CLGPU_INT32, 0, 0, 0, TWO_TO(63) + 1, CHUNKED_OVERFLOWS},
+    {"findall int", QUERY_FINDALL, CLGPU_INT32, 0, 0, 0, UINT64_MAX, CHUNKED_OVERFLOWS},
+    /* Radix sort: n keys (and values) in the alternate buffer. */
+    {"radix sort uchar", QUERY_SORT, CLGPU_UINT8, CLGPU_ALGORITHM_RADIX, 0, 0, TWO_TO(63) + 1,
+     BOTH_FIT},
+    {"radix sort uchar", QUERY_SORT, CLGPU_UINT8, CLGPU_ALGORITHM_RADIX, 0, 0, UINT64_MAX,
+     BOTH_OVERFLOW},
+    {"radix sort uint", QUERY_SORT, CLGPU_UINT32, CLGPU_ALGORITHM_RADIX, 0, 0, TWO_TO(61),
+     BOTH_FIT},
+    {"radix sort uint", QUERY_SORT, CLGPU_UINT32, CLGPU_ALGORITHM_RADIX, 0, 0, SIZE_MAX / 4 + 1,
+     BOTH_OVERFLOW},
+    {"radix sort uint with 16-byte values", QUERY_SORT, CLGPU_UINT32, CLGPU_ALGORITHM_RADIX, 0,
+     16, TWO_TO(58), BOTH_FIT},
+    {"radix sort uint with 16-byte values", QUERY_SORT, CLGPU_UINT32, CLGPU_ALGORITHM_RADIX, 0,
+     16, SIZE_MAX / 16 + 1, BOTH_OVERFLOW},
+    /* Merge sort: runs double until one holds n, which cannot pass 2^63
+     * (the width loop wrapped to 0 and never ended). */
+    {"merge sort uchar", QUERY_SORT, CLGPU_UINT8, CLGPU_ALGORITHM_MERGE, 0, 0, TWO_TO(63),
+     BOTH_FIT},
+    {"merge sort uchar", QUERY_SORT, CLGPU_UINT8, CLGPU_ALGORITHM_MERGE, 0, 0, TWO_TO(63) + 1,
+     BOTH_OVERFLOW},
+    {"merge sort uchar", QUERY_SORT, CLGPU_UINT8, CLGPU_ALGORITHM_MERGE, 0, 0, UINT64_MAX,
+     BOTH_OVERFLOW},
+    {"merge sort of 16-byte custom keys", QUERY_SORT, CLGPU_UINT8, CLGPU_ALGORITHM_MERGE, 16, 0,
+     TWO_TO(59), BOTH_FIT},
+    {"merge sort of 16-byte custom keys", QUERY_SORT, CLGPU_UINT8, CLGPU_ALGORITHM_MERGE, 16, 0,
+     SIZE_MAX / 16 + 1, BOTH_OVERFLOW},
+    /* Sort permutations: staged keys, alternate keys and indices. */
+    {"radix permutation of uint keys, ulong", QUERY_PERMUTATION, CLGPU_UINT32,
+     CLGPU_ALGORITHM_RADIX, 0, 8, TWO_TO(59), BOTH_FIT},
+    {"radix permutation of uint keys, ulong", QUERY_PERMUTATION, CLGPU_UINT32,
+     CLGPU_ALGORITHM_RADIX, 0, 8, SIZE_MAX / 8 + 1, BOTH_OVERFLOW},
+    {"radix permutation of uint keys, ulong", QUERY_PERMUTATION, CLGPU_UINT32,
+     CLGPU_ALGORITHM_RADIX, 0, 8, UINT64_MAX, BOTH_OVERFLOW},
+    {"merge permutation of uchar keys, ulong", QUERY_PERMUTATION, CLGPU_UINT8,
+     CLGPU_ALGORITHM_MERGE, 0, 8, TWO_TO(63) + 1, BOTH_OVERFLOW},
+};
+
+static clgpu_status size_row_query(const size_row *row, clgpu_algorithm shape, uint64_t max_n,
+                                   clgpu_workspace_size *report) {
+  clgpu_context *context = shared_context;
+  clgpu_call_options options = {shape, NULL};
+  clgpu_sort_options sort_options = {row->algorithm, shape, NULL};
+  clgpu_sort_spec spec;
+  memset(&spec, 0, sizeof spec);
+  if (row->key_size) {
+    spec.key_type = "float4";
+    spec.key_size = row->key_size;
+    spec.compare = "a.x < b.x";
+  }
+  switch (row->query) {
+    case QUERY_REDUCE:
+    case QUERY_SCAN:
+    case QUERY_FINDALL:
+      return query_upto(context,
+                        row->query == QUERY_REDUCE  ? CLGPU_OPERATION_REDUCE
+                        : row->query == QUERY_SCAN ? CLGPU_OPERATION_SCAN
+                                                    : CLGPU_OPERATION_FINDALL,
+                        row->type, max_n, &options, report);
+    case QUERY_SORT:
+      return clgpu_sort_workspace_size_upto(context, &spec, row->type, row->value_size, max_n,
+                                            &sort_options, report);
+    case QUERY_PERMUTATION:
+      return clgpu_sort_permutation_workspace_size_upto(
+          context, &spec, row->type, row->value_size == 8 ? CLGPU_UINT64 : CLGPU_UINT32, max_n,
+          &sort_options, report);
+  }
+  fail_msg("unknown query %d", row->query);
+  return CLGPU_INVALID_ARGUMENT;
+}
+
+/* The numbers of a report that fits, checked without trusting its
+ * arithmetic: no byte count wrapped, buffers lie in order inside the
+ * total. */
+static void expect_exact_report(const clgpu_workspace_size *report, const char *what) {
+  uint64_t end = 0;
+  for (unsigned b = 0; b < report->num_buffers; b++) {
+    const clgpu_workspace_buffer *buffer = &report->buffers[b];
+    uint64_t size = clgpu_type_size(buffer->type);
+    if (size == 0 || buffer->count > UINT64_MAX / size || buffer->bytes != buffer->count * size) {
+      REPORT_FAIL(report, what, "buffer \"%s\" has %llu bytes for %llu elements (wrapped)", what,
+                  buffer->name, (unsigned long long)buffer->bytes,
+                  (unsigned long long)buffer->count);
+    }
+    if (buffer->bytes == 0) continue;
+    if (buffer->offset < end || buffer->offset > UINT64_MAX - buffer->bytes ||
+        buffer->offset + buffer->bytes > report->total_bytes) {
+      REPORT_FAIL(report, what, "buffer \"%s\" at %llu does not lie in order inside the total",
+                  what, buffer->name, (unsigned long long)buffer->offset);
+    }
+    end = buffer->offset + buffer->bytes;
+  }
+  if (report->total_bytes != end) {
+    REPORT_FAIL(report, what, "total_bytes %llu is not the end of the last buffer, %llu", what,
+                (unsigned long long)report->total_bytes, (unsigned long long)end);
+  }
+}
+
+static void unrepresentable_sizes_are_refused(void **state) {
+  (void)state;
+  for (size_t r = 0; r < sizeof size_rows / sizeof size_rows[0]; r++) {
+    const size_row *row = &size_rows[r];
+    for (size_t a = 0; a < 2; a++) {
+      char what[300];
+      snprintf(what, sizeof what, "%s, %s, max_n %llu", row->name,
+               algorithm_text(forced_algorithms[a]), (unsigned long long)row->max_n);
+      clgpu_workspace_size report, smaller;
+      memset(&report, 0xA5, sizeof report);
+      clgpu_workspace_size untouched = report;
+      /* The merge-width loop used to wrap and never return for max_n above
+       * 2^63: a hang here is caught by the test's time limit (meson's), not
+       * by timing the call, which a shared machine makes noisy. */
+      clgpu_status status = size_row_query(row, forced_algorithms[a], row->max_n, &report);
+      if (row->expected[a] == MUST_OVERFLOW) {
+        if (status != CLGPU_SIZE_OVERFLOW) {
+          if (status == CLGPU_SUCCESS) print_report(what, &report);
+          fail_msg("%s: %s, expected CLGPU_SIZE_OVERFLOW; detail: %s", what,
+                   clgpu_status_name(status), clgpu_last_error());
+        }
+        char value[64];
+        snprintf(value, sizeof value, "max_n %llu", (unsigned long long)row->max_n);
+        const char *detail = clgpu_last_error();
+        if (!strstr(detail, value) || !strstr(detail, "64 bits") || !strstr(detail, "_upto")) {
+          fail_msg("%s: the message does not name the query, \"%s\" and \"64 bits\": %s", what,
+                   value, detail);
+        }
+        if (memcmp(&report, &untouched, sizeof report) != 0) {
+          fail_msg("%s: a refused query wrote its out argument", what);
+        }
+        continue;
+      }
+      if (status != CLGPU_SUCCESS) {
+        fail_msg("%s: %s, expected a report; detail: %s", what, clgpu_status_name(status),
+                 clgpu_last_error());
+      }
+      expect_exact_report(&report, what);
+      /* Monotone: the query at a smaller n needs no more in any buffer. */
+      assert_status(size_row_query(row, forced_algorithms[a], row->max_n / 3, &smaller),
+                    CLGPU_SUCCESS);
+      assert_covers(&report, &smaller, what);
+    }
+  }
+
+  /* Exact queries over a broadcast view, whose count only size_t bounds:
+   * reduce and findall must pack 2^62 longs (2^65 bytes). */
+  cl_int err = CL_SUCCESS;
+  cl_mem buffer =
+      clCreateBuffer(clgpu_context_cl_context(shared_context), CL_MEM_READ_WRITE, 64, NULL, &err);
+  assert_int_equal(err, CL_SUCCESS);
+  size_t shape[1] = {(size_t)TWO_TO(62)};
+  ptrdiff_t strides[1] = {0};
+  clgpu_array input, output, indices;
+  assert_status(clgpu_array_strided(buffer, 0, CLGPU_INT64, 1, shape, strides, &input),
+                CLGPU_SUCCESS);
+  assert_status(clgpu_array_1d(buffer, 8, CLGPU_INT64, 1, &output), CLGPU_SUCCESS);
+  assert_status(clgpu_array_1d(buffer, 16, CLGPU_UINT64, 4, &indices), CLGPU_SUCCESS);
+  for (size_t a = 0; a < 2; a++) {
+    clgpu_call_options options = {forced_algorithms[a], NULL};
+    clgpu_reduce_op op;
+    memset(&op, 0, sizeof op);
+    op.kind = CLGPU_REDUCE_SUM;
+    clgpu_workspace_size report;
+    assert_status(clgpu_reduce_workspace_size(shared_context, &op, &input, CLGPU_ALL_AXES, &output,
+                                              &options, &report),
+                  CLGPU_SIZE_OVERFLOW);
+    assert_non_null(strstr(clgpu_last_error(), "clgpu_reduce_workspace_size"));
+    assert_non_null(strstr(clgpu_last_error(), "the input holds 4611686018427387904 elements"));
+    assert_status(clgpu_findall_workspace_size(shared_context, &input, NULL, &indices, NULL,
+                                               &options, &report),
+                  CLGPU_SIZE_OVERFLOW);
+    assert_non_null(strstr(clgpu_last_error(), "clgpu_findall_workspace_size"));
+    assert_non_null(strstr(clgpu_last_error(), "the input holds 4611686018427387904 elements"));
+  }
+  clReleaseMemObject(buffer);
+}
+
 int main(void) {
   test_seed();
   const struct CMUnitTest tests[] = {
@@ -2387,6 +2611,7 @@ int main(void) {
       cmocka_unit_test(describe_and_region),
       cmocka_unit_test(create_with_nothing),
       cmocka_unit_test(invalid_reports),
+      cmocka_unit_test(unrepresentable_sizes_are_refused),
   };
   return cmocka_run_group_tests(tests, group_setup, group_teardown);
 }

@@ -44,7 +44,9 @@ extern "C" {
  * CLGPU_SHAPE_MISMATCH (indices not 1-D, count not one element),
  * CLGPU_INVALID_OUTPUT (an output that is broadcast, overlaps the input or
  * the other output), CLGPU_UNSUPPORTED_FEATURE, CLGPU_MISMATCHED_OBJECTS,
- * the workspace statuses, the errors of clgpu_array_check, build failures. */
+ * the workspace statuses, CLGPU_SIZE_OVERFLOW (scratch for more bytes than
+ * 64 bits count, such as packing a broadcast view of 2^62 elements), the
+ * errors of clgpu_array_check, build failures. */
 CLGPU_API clgpu_status clgpu_findall(clgpu_context *context, const clgpu_array *input,
                                      const char *predicate, const clgpu_array *indices,
                                      const clgpu_array *count, const clgpu_call_options *options,
@@ -62,7 +64,11 @@ CLGPU_API clgpu_status clgpu_findall_workspace_size(clgpu_context *context,
                                                     const clgpu_call_options *options,
                                                     clgpu_workspace_size *out);
 
-/* Any findall over a contiguous input of up to max_n elements of `type`. */
+/* Any findall over a contiguous input of up to max_n elements of `type`.
+ * Errors: CLGPU_INVALID_ARGUMENT (NULL arguments, an unknown type or
+ * algorithm), CLGPU_UNSUPPORTED_FEATURE, CLGPU_SIZE_OVERFLOW (a report that
+ * cannot be represented, workspace.h: CHUNKED keeps a 4-byte position per
+ * element, so max_n above (2^64 - 1) / 4 does not fit). */
 CLGPU_API clgpu_status clgpu_findall_workspace_size_upto(clgpu_context *context, clgpu_type type,
                                                          uint64_t max_n,
                                                          const clgpu_call_options *options,

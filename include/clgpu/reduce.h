@@ -136,8 +136,9 @@ CLGPU_API clgpu_type clgpu_reduce_result_type(const clgpu_reduce_op *op, clgpu_t
  * CLGPU_SHAPE_MISMATCH, CLGPU_INVALID_OUTPUT (an output that is broadcast or
  * may overlap the input), CLGPU_UNSUPPORTED_FEATURE (double without
  * cl_khr_fp64, half without cl_khr_fp16), CLGPU_MISMATCHED_OBJECTS, the
- * workspace statuses of workspace.h, the errors of clgpu_array_check, and
- * build failures. OpenCL's codes from enqueueing: the commands enqueued
+ * workspace statuses of workspace.h, CLGPU_SIZE_OVERFLOW (scratch for more
+ * bytes than 64 bits count, such as packing a broadcast view of 2^62
+ * elements), the errors of clgpu_array_check, and build failures. OpenCL's codes from enqueueing: the commands enqueued
  * before the one that failed stay enqueued, but they write only scratch
  * memory (every operation of this family writes its outputs in its last
  * command), so the outputs are unchanged; no event is returned. */
@@ -155,7 +156,11 @@ CLGPU_API clgpu_status clgpu_reduce_workspace_size(clgpu_context *context,
                                                    clgpu_workspace_size *out);
 
 /* The workspace any whole-array reduction of a contiguous input of up to
- * `max_n` elements of `input_type` needs. */
+ * `max_n` elements of `input_type` needs. Errors: CLGPU_INVALID_ARGUMENT
+ * (NULL arguments, an unknown type, kind or algorithm),
+ * CLGPU_UNSUPPORTED_FEATURE, CLGPU_SIZE_OVERFLOW (a report that cannot be
+ * represented, workspace.h; any max_n up to 2^64 - 1 fits today, as the
+ * report holds per-chunk partials only). */
 CLGPU_API clgpu_status clgpu_reduce_workspace_size_upto(clgpu_context *context,
                                                         const clgpu_reduce_op *op,
                                                         clgpu_type input_type, uint64_t max_n,

@@ -64,8 +64,9 @@ typedef struct clgpu_scan_op {
  * axis: CLGPU_ALL_AXES for the whole array in row-major order, or d for
  * independent scans along dimension d. Errors as clgpu_reduce's (an
  * expression that breaks the rules of reduce.h is CLGPU_INVALID_ARGUMENT,
- * one over 65536 bytes CLGPU_EXPRESSION_TOO_LONG), and CLGPU_INVALID_OUTPUT
- * for an output that is broadcast or overlaps itself. */
+ * one over 65536 bytes CLGPU_EXPRESSION_TOO_LONG; sizes past 64 bits
+ * CLGPU_SIZE_OVERFLOW), and CLGPU_INVALID_OUTPUT for an output that is
+ * broadcast or overlaps itself. */
 CLGPU_API clgpu_status clgpu_scan(clgpu_context *context, const clgpu_scan_op *op,
                                   const clgpu_array *input, int axis, const clgpu_array *output,
                                   const clgpu_call_options *options, cl_uint num_events,
@@ -78,7 +79,8 @@ CLGPU_API clgpu_status clgpu_scan_workspace_size(clgpu_context *context, const c
                                                  clgpu_workspace_size *out);
 
 /* Any whole-array scan of up to max_n elements, input and output contiguous
- * and either the same view or not overlapping. */
+ * and either the same view or not overlapping. Errors as
+ * clgpu_reduce_workspace_size_upto's, CLGPU_SIZE_OVERFLOW included. */
 CLGPU_API clgpu_status clgpu_scan_workspace_size_upto(clgpu_context *context,
                                                       const clgpu_scan_op *op, clgpu_type type,
                                                       uint64_t max_n,

@@ -51,7 +51,19 @@
  * `declarations` may declare (a struct typedef, helper functions), and
  * `key_size` gives its size in bytes on the device (sizeof). The keys view
  * may then be of any element type: it is read as byte_length / key_size
- * keys, and byte_length must be a multiple of key_size. `compare` is an
+ * keys, and byte_length must be a multiple of key_size. key_size must be
+ * the device's sizeof(key_type), which can differ from the host's: a
+ * 3-element vector (float3, int3) takes the space of 4 on the device (16
+ * bytes for float3, not 12), and structs are padded by OpenCL C's rules.
+ * Every call with custom keys checks it, whatever the number of keys, and
+ * refuses a mismatch with CLGPU_INVALID_ARGUMENT before anything is
+ * enqueued, the message giving both sizes ("key_size is 12 but
+ * sizeof(float3) on this device is 16"). The check is part of building the
+ * sort's program, so the first call with a new spec pays for it; finding
+ * the device's size after a mismatch builds and runs one more small
+ * program (on a queue of its own, waited for, so the caller's queue and
+ * wait list are untouched). The size queries do not build programs and do
+ * not check key_size. `compare` is an
  * OpenCL C expression over two keys `a` and `b` of that type, true when `a`
  * must come before `b` (a strict weak order, like C++'s operator<); with a
  * built-in key type and no comparator the order above is used.
@@ -115,7 +127,7 @@ typedef struct clgpu_sort_spec {
   const char *compare;      /* OpenCL C expression over a and b: a sorts before b */
   const char *key_type;     /* OpenCL C type of custom keys, or NULL */
   const char *declarations; /* OpenCL C text declaring key_type and helpers, or NULL */
-  size_t key_size;          /* bytes of one custom key; required with key_type */
+  size_t key_size;          /* the device's sizeof(key_type); required with key_type */
   /* Radix sort only: sort by bits [begin_bit, end_bit) of the ordered image
    * of the key (bit 0 the lowest); 0 and 0 mean every bit. Keys equal in
    * those bits keep their order. */
@@ -136,7 +148,8 @@ typedef struct clgpu_sort_options {
  * shape, a bit range outside the key, a comparator or custom key type with
  * RADIX, key_type without key_size, a compare, key_type or declarations
  * text that breaks the rules above, a wait list that does not match its
- * count), CLGPU_EXPRESSION_TOO_LONG (a text over its length cap),
+ * count, a spec->key_size that is not the device's sizeof(spec->key_type)
+ * as above), CLGPU_EXPRESSION_TOO_LONG (a text over its length cap),
  * CLGPU_SHAPE_MISMATCH (a view that is not 1-D, values whose byte
  * length is not n times 1, 2, 4, 8 or 16, custom keys whose byte length is
  * not a multiple of key_size), CLGPU_INVALID_OUTPUT (keys with stride 0,
@@ -156,7 +169,8 @@ CLGPU_API clgpu_status clgpu_sort(clgpu_context *context, const clgpu_sort_spec 
                                   const cl_event *wait_list, cl_event *event);
 
 /* The workspace clgpu_sort needs for these arguments (nothing is enqueued).
- * Errors as clgpu_sort's argument checks. */
+ * Errors as clgpu_sort's argument checks, and CLGPU_SIZE_OVERFLOW as
+ * below. */
 CLGPU_API clgpu_status clgpu_sort_workspace_size(clgpu_context *context,
                                                  const clgpu_sort_spec *spec,
                                                  const clgpu_array *keys,
@@ -166,7 +180,13 @@ CLGPU_API clgpu_status clgpu_sort_workspace_size(clgpu_context *context,
 
 /* Any sort of up to max_n contiguous keys of `key_type` (ignored with a
  * custom spec->key_type: spec->key_size counts) with value_size bytes of
- * values per key (0: keys only). */
+ * values per key (0: keys only). Errors: CLGPU_INVALID_ARGUMENT (NULL
+ * context or out, a value_size other than 0, 1, 2, 4, 8 or 16, and the
+ * spec and options checks of clgpu_sort), CLGPU_UNSUPPORTED_FEATURE,
+ * CLGPU_SIZE_OVERFLOW (a report that cannot be represented, workspace.h:
+ * max_n keys and values whose bytes, or digit counts, pass 2^64 - 1, or a
+ * merge sort of more than 2^63 keys, whose runs 64-bit offsets cannot
+ * address). */
 CLGPU_API clgpu_status clgpu_sort_workspace_size_upto(clgpu_context *context,
                                                       const clgpu_sort_spec *spec,
                                                       clgpu_type key_type, size_t value_size,
@@ -195,7 +215,9 @@ CLGPU_API clgpu_status clgpu_sort_permutation_workspace_size(
     const clgpu_array *permutation, const clgpu_sort_options *options, clgpu_workspace_size *out);
 
 /* Any permutation of up to max_n keys of `key_type` (or custom keys) into a
- * permutation of `permutation_type` (CLGPU_UINT32 or CLGPU_UINT64). */
+ * permutation of `permutation_type` (CLGPU_UINT32 or CLGPU_UINT64). Errors
+ * as clgpu_sort_workspace_size_upto's (the keys are staged, so their bytes
+ * count twice), and CLGPU_TYPE_MISMATCH for another permutation type. */
 CLGPU_API clgpu_status clgpu_sort_permutation_workspace_size_upto(
     clgpu_context *context, const clgpu_sort_spec *spec, clgpu_type key_type,
     clgpu_type permutation_type, uint64_t max_n, const clgpu_sort_options *options,

@@ -20,6 +20,17 @@
  *    clgpu_reduce_read reads back, and findall's "count", which
  *    clgpu_findall_read uses when given no count view; so every reduce and
  *    findall report needs some bytes.)
+ *    Every number of a report is exact: a query whose report cannot be
+ *    represented (an element count, a byte count, an offset or the total
+ *    past 2^64 - 1, or a plan that cannot address its data with 64-bit
+ *    offsets, such as a merge sort of more than 2^63 keys) returns
+ *    CLGPU_SIZE_OVERFLOW instead of wrapped numbers, promptly, with *out
+ *    unchanged and a message naming the buffer and max_n (or the input's
+ *    element count). So does the call itself for such arguments (a
+ *    broadcast view of 2^62 elements that must be packed), before anything
+ *    is enqueued. Reports that do fit may still be more than a device can
+ *    allocate; clgpu_workspace_create then fails as clgpu_buffer_create
+ *    does.
  * 2. A workspace is made from a report (clgpu_workspace_create allocates one
  *    buffer through clgpu_buffer_create, so an open cache scope serves it) or
  *    laid over a region of the caller's cl_mem (clgpu_workspace_wrap). It

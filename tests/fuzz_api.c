@@ -4237,18 +4237,7 @@ static void finish_membufs(void) {
  * reach POCL's compiler, which takes about a second, so once
  * ALGO_BUILD_BUDGET builds have been spent only fixed expressions are used,
  * and those build once.
- *
- * Temporary guards. Some bugs of issue 15 are being fixed on other branches;
- * until those fixes are merged the generator stays away from them, each
- * guard naming its item. The checks behind each guard are already written:
- * set the guard to 0 after the fix is merged and they apply. */
-#define GUARD_ISSUE15_ITEM1_KEY_SIZE 1     /* key_size that differs from sizeof(key_type) */
-#define GUARD_ISSUE15_ITEM3_NAMES 0        /* elementwise names like min, max, int, kernel */
-#define GUARD_ISSUE15_ITEM6_HUGE_QUERIES 1 /* _upto queries with max_n near 2^64 */
-#define GUARD_ISSUE15_ITEM7_WAIT_ENTRIES 0 /* NULL and foreign-context wait-list entries */
-#define GUARD_ISSUE15_ITEM8_HUGE_READ 0    /* clgpu_array_read of a view past SIZE_MAX bytes */
-#define GUARD_ISSUE15_ITEM9_EXPRESSIONS 0  /* comments, '#', unbalanced delimiters */
-#define GUARD_ISSUE15_ITEM12_KERNEL_ARGS 0 /* reduce-family kernels keep caller cl_mem args */
+ */
 
 enum {
   GOP_REDUCE,
@@ -4690,7 +4679,6 @@ static void take_algo_wait(byte_reader *in, algo_wait *wait) {
   memset(wait, 0, sizeof *wait);
   wait->events[0] = wait->events[1] = arrays.done;
   uint8_t choice = take_byte(in) % 10;
-  if (GUARD_ISSUE15_ITEM7_WAIT_ENTRIES && choice >= 7) choice = 1;
   switch (choice) {
     case 1:
       wait->count = 1;
@@ -4853,7 +4841,6 @@ typedef struct algo_call {
   size_t view_count;
   int checkable; /* the model in algo_model is the exact expected result */
   int must_fail; /* the arguments break a rule the header states */
-  int reduce_family;
   const expression *expressions[4];
   size_t expression_count;
   algo_wait wait;
@@ -4946,7 +4933,7 @@ static void finish_algo_call(algo_call *call, clgpu_status status, status_set se
   if (call->must_fail && status == CLGPU_SUCCESS) {
     violation(text, "accepted arguments its header refuses");
   }
-  if (!GUARD_ISSUE15_ITEM9_EXPRESSIONS && status == CLGPU_SUCCESS) {
+  if (status == CLGPU_SUCCESS) {
     for (size_t i = 0; i < call->expression_count; i++) {
       char shown[128];
       if (breaks_expression_rules(call->expressions[i]->text)) {
@@ -4986,7 +4973,7 @@ static void finish_algo_call(algo_call *call, clgpu_status status, status_set se
     }
   }
   algo_read_buffers();
-  if (!GUARD_ISSUE15_ITEM12_KERNEL_ARGS || !call->reduce_family) check_algo_references(text);
+  check_algo_references(text);
   if (!call->checkable) return;
   for (int b = 0; b < ALG_COUNT; b++) {
     for (size_t i = 0; i < algo.sizes[b]; i++) {
@@ -5226,7 +5213,6 @@ static void model_reduce(algo_call *call, const clgpu_reduce_op *op, int custom,
 static void op_algo_reduce(byte_reader *in, const array_run *pool) {
   algo_call call;
   algo_call_init(&call);
-  call.reduce_family = 1;
   clgpu_context *context = take_algo_context(in);
   uint8_t form = take_byte(in) % 4; /* reduce, reduce_read, the query, reduce again */
   algo_write_buffers(take_byte(in));
@@ -5354,7 +5340,6 @@ static void op_algo_reduce(byte_reader *in, const array_run *pool) {
 static void op_algo_count_if(byte_reader *in, const array_run *pool) {
   algo_call call;
   algo_call_init(&call);
-  call.reduce_family = 1;
   clgpu_context *context = take_algo_context(in);
   uint8_t form = take_byte(in) % 3;
   algo_write_buffers(take_byte(in));
@@ -5465,7 +5450,6 @@ static int host_scan(const clgpu_scan_op *op, int custom, const algo_view *input
 static void op_algo_scan(byte_reader *in, const array_run *pool) {
   algo_call call;
   algo_call_init(&call);
-  call.reduce_family = 1;
   clgpu_context *context = take_algo_context(in);
   uint8_t form = take_byte(in) % 4;
   algo_write_buffers(take_byte(in));
@@ -5559,7 +5543,6 @@ static void op_algo_scan(byte_reader *in, const array_run *pool) {
 static void op_algo_findall(byte_reader *in, const array_run *pool) {
   algo_call call;
   algo_call_init(&call);
-  call.reduce_family = 1;
   clgpu_context *context = take_algo_context(in);
   uint8_t form = take_byte(in) % 4; /* findall, findall_read, the query, findall */
   algo_write_buffers(take_byte(in));
@@ -5815,7 +5798,7 @@ static void take_sort_request(byte_reader *in, sort_request *request, clgpu_type
     spec->key_size = custom->size;
     uint8_t size_choice = take_byte(in) % 8;
     if (size_choice == 1) spec->key_size = 0;
-    if (!GUARD_ISSUE15_ITEM1_KEY_SIZE && size_choice >= 6) {
+    if (size_choice >= 6) {
       static const size_t sizes[] = {4, 8, 12, 16, 32};
       spec->key_size = sizes[take_byte(in) % COUNT_OF(sizes)];
     }
@@ -6155,7 +6138,7 @@ static void op_algo_elementwise_create(byte_reader *in) {
   } else if (hostility % 8 == 2 && num_args > 1) {
     names[1] = names[0]; /* repeated */
     must_fail = 1;
-  } else if (hostility % 8 == 3 && !GUARD_ISSUE15_ITEM3_NAMES) {
+  } else if (hostility % 8 == 3) {
     size_t which = take_byte(in) % num_args;
     names[which] = shadowing_names[take_byte(in) % COUNT_OF(shadowing_names)];
     shadowing = 1;
@@ -6566,9 +6549,8 @@ static void op_algo_transfer(byte_reader *in, const array_run *pool) {
     size_t size = clgpu_type_size(view.pointer->type);
     needed = count > SIZE_MAX / size ? SIZE_MAX : count * size;
   }
-  /* Item 8: a view of more than SIZE_MAX bytes (a broadcast one) is read as
-   * if it had few. */
-  if (GUARD_ISSUE15_ITEM8_HUGE_READ && needed == SIZE_MAX) return;
+  /* A view of more than SIZE_MAX bytes (a broadcast one) used to be read
+   * as if it had few; such views are refused now (issue 15, item 8). */
   size_t host_size = needed;
   uint8_t size_choice = take_byte(in) % 6;
   if (size_choice == 1) host_size = needed ? needed - 1 : 0;
@@ -6651,7 +6633,6 @@ static uint64_t take_max_n(byte_reader *in) {
   }
   /* Item 6: past 2^40 the queries' arithmetic wraps, divides by zero or
    * never ends. */
-  if (GUARD_ISSUE15_ITEM6_HUGE_QUERIES && n > ((uint64_t)1 << 40)) n >>= 24;
   return n;
 }
 
@@ -6706,10 +6687,8 @@ static void op_algo_query_upto(byte_reader *in) {
     spec.declarations = custom->declarations;
     spec.compare = custom->compare;
     spec.key_size = take_byte(in) % 3 ? custom->size : take_count(in);
-    if (GUARD_ISSUE15_ITEM6_HUGE_QUERIES && spec.key_size > 4096) spec.key_size = custom->size;
   }
   size_t value_size = take_byte(in) % 4 ? (size_t)1 << (take_byte(in) % 5) : take_count(in);
-  if (GUARD_ISSUE15_ITEM6_HUGE_QUERIES && value_size > 4096) value_size = 16;
   clgpu_type permutation_type = take_byte(in) % 4 ? CLGPU_UINT32 : take_type(in);
   clgpu_workspace_size report;
   memset(&report, 0x5a, sizeof report);

@@ -5,6 +5,39 @@
 
 #include "internal.h"
 
+/* The contexts fully made and not yet freed. A context half made by a
+ * failing create or wrap is never on it: it handed out no block, and its
+ * failure must change nothing, so it gives back no other context's blocks. */
+static pthread_mutex_t live_lock = PTHREAD_MUTEX_INITIALIZER;
+static clgpu_context *live_contexts;
+
+static void add_live(clgpu_context *ctx) {
+  pthread_mutex_lock(&live_lock);
+  ctx->next_live = live_contexts;
+  live_contexts = ctx;
+  ctx->live = 1;
+  pthread_mutex_unlock(&live_lock);
+}
+
+/* Take the context off the list; 1 when it was the last live context over
+ * its cl_context. */
+static int remove_live(clgpu_context *ctx) {
+  if (!ctx->live) return 0;
+  pthread_mutex_lock(&live_lock);
+  int others = 0;
+  for (clgpu_context **at = &live_contexts; *at;) {
+    if (*at == ctx) {
+      *at = ctx->next_live;
+      continue;
+    }
+    others |= (*at)->cl_context == ctx->cl_context;
+    at = &(*at)->next_live;
+  }
+  pthread_mutex_unlock(&live_lock);
+  ctx->live = 0;
+  return !others;
+}
+
 /* Fill in everything but the OpenCL handles, which the caller has set. On
  * failure the caller destroys the half-made context. */
 static clgpu_status finish_context(clgpu_context *ctx, const clgpu_context_options *options,
@@ -72,6 +105,7 @@ clgpu_status clgpu_context_create(const clgpu_context_options *options, clgpu_co
     clgpu_context_destroy(ctx);
     return status;
   }
+  add_live(ctx);
   *out = ctx;
   return CLGPU_SUCCESS;
 }
@@ -145,6 +179,7 @@ clgpu_status clgpu_context_wrap(cl_context context, cl_device_id device, cl_comm
     clgpu_context_destroy(ctx);
     return status;
   }
+  add_live(ctx);
   *out = ctx;
   return CLGPU_SUCCESS;
 }
@@ -152,10 +187,12 @@ clgpu_status clgpu_context_wrap(cl_context context, cl_device_id device, cl_comm
 /* Free a context once its last reference has gone. */
 static void free_context(clgpu_context *ctx) {
   /* No scope is open on the context any more, so every block handed out
-   * through it is back in its cache's pool: give those back to the device
-   * now rather than leave them to a trim, so that a destroyed context never
-   * holds device memory through a cache. */
-  if (ctx->cl_context) clgpu__alloc_drop_context(ctx->cl_context);
+   * through it is back in its cache's pool. When no other clgpu context
+   * wraps the same cl_context, give those blocks back to the device now
+   * rather than leave them to a trim, so that no cache holds device memory
+   * for an OpenCL context nobody uses through clgpu; other wrappers keep
+   * theirs (destroying one context does not change another's state). */
+  if (remove_live(ctx) && ctx->cl_context) clgpu__alloc_drop_context(ctx->cl_context);
   clgpu__builtins_destroy(ctx);
   if (ctx->builtins_lock_ready) pthread_mutex_destroy(&ctx->builtins_lock);
   clgpu__program_cache_destroy(ctx->programs);

@@ -98,16 +98,6 @@ struct clgpu_elementwise {
 
 /* ---- the kernel object ---- */
 
-static int is_identifier(const char *name) {
-  if (!name || !*name) return 0;
-  for (const char *c = name; *c; c++) {
-    int letter = (*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z') || *c == '_';
-    int digit = *c >= '0' && *c <= '9';
-    if (!letter && !(digit && c != name)) return 0;
-  }
-  return 1;
-}
-
 static int is_identifier_char(char c) {
   return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
 }
@@ -160,20 +150,11 @@ static clgpu_status check_declaration(const clgpu_context *context, size_t num_a
   for (size_t a = 0; a < num_args; a++) {
     const char *name = args[a].name;
     CLGPU__RETURN_ERROR_IF(!name, CLGPU_INVALID_ARGUMENT, "%s: argument %zu has no name", who, a);
-    CLGPU__RETURN_ERROR_IF(!is_identifier(name), CLGPU_INVALID_ARGUMENT,
-                           "%s: argument %zu's name \"%s\" is not an OpenCL C identifier", who, a,
-                           name);
-    CLGPU__RETURN_ERROR_IF(strlen(name) >= NAME_LIMIT, CLGPU_INVALID_ARGUMENT,
-                           "%s: argument %zu's name is longer than %d characters", who, a,
-                           NAME_LIMIT - 1);
+    char what[48];
+    snprintf(what, sizeof what, "args[%zu].name", a);
+    CLGPU__FORWARD_IF_ERROR(clgpu__check_user_name(name, NAME_LIMIT - 1, who, what));
     CLGPU__RETURN_ERROR_IF(strcmp(name, "i") == 0, CLGPU_INVALID_ARGUMENT,
-                           "%s: argument %zu is named \"i\", which is the element's index", who,
-                           a);
-    CLGPU__RETURN_ERROR_IF(strncmp(name, "clgpu_", 6) == 0 || strncmp(name, "CLGPU_", 6) == 0,
-                           CLGPU_INVALID_ARGUMENT,
-                           "%s: argument %zu's name \"%s\" starts with clgpu_ or CLGPU_, which "
-                           "are the library's",
-                           who, a, name);
+                           "%s: %s is \"i\", which is the element's index", who, what);
     for (size_t b = 0; b < a; b++) {
       CLGPU__RETURN_ERROR_IF(strcmp(args[b].name, name) == 0, CLGPU_INVALID_ARGUMENT,
                              "%s: arguments %zu and %zu are both named \"%s\"", who, b, a, name);
@@ -203,6 +184,12 @@ static clgpu_status check_declaration(const clgpu_context *context, size_t num_a
                          MAX_ARRAYS);
   CLGPU__RETURN_ERROR_IF(options && options->variant_cap > MAX_CAP, CLGPU_INVALID_ARGUMENT,
                          "%s: variant_cap %u is above %d", who, options->variant_cap, MAX_CAP);
+  CLGPU__FORWARD_IF_ERROR(
+      clgpu__check_user_text(operation, CLGPU__TEXT_STATEMENTS, who, "operation"));
+  if (options && options->preamble) {
+    CLGPU__FORWARD_IF_ERROR(clgpu__check_user_text(options->preamble, CLGPU__TEXT_DECLARATIONS,
+                                                   who, "options->preamble"));
+  }
   return CLGPU_SUCCESS;
 }
 
@@ -370,8 +357,11 @@ static void add_body(text *t, const clgpu_elementwise *kernel, const char *posit
       add(t, "    %s %s = clgpu_a%u[%s];\n", type, arg->name, arg->slot, position);
     }
   }
-  add(t, "    {\n#line 1 \"operation\"\n%s\n;\n", kernel->operation);
-  add(t, "#line %u \"elementwise\"\n    }\n", next_line(t) + 1);
+  /* In a loop of its own, so that a `break` or `continue` of the
+   * operation ends this element on every layout (the strided kernels run
+   * the body inside their loops, the contiguous one does not). */
+  add(t, "    do {\n#line 1 \"operation\"\n%s\n;\n", kernel->operation);
+  add(t, "#line %u \"elementwise\"\n    } while (0);\n", next_line(t) + 1);
   for (size_t a = 0; a < kernel->num_args; a++) {
     const ew_arg *arg = &kernel->args[a];
     if (!is_output_kind(arg->kind)) continue;

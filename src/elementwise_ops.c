@@ -141,9 +141,9 @@ static void convert_operation(clgpu_type to, clgpu_type from, char *text, size_t
        * that to half then rounds as a direct rounding would (round to odd
        * keeps the sticky information for the 11-bit rounding after it). */
       snprintf(text, size,
-               "float clgpu_f = convert_float_rtz(s);"
-               " if ((double)clgpu_f != s && !isnan(s)) clgpu_f = as_float(as_uint(clgpu_f) | 1u);"
-               " d = clgpu_f");
+               "float rounded = convert_float_rtz(s);"
+               " if ((double)rounded != s && !isnan(s)) rounded = as_float(as_uint(rounded) | 1u);"
+               " d = rounded");
     } else {
       snprintf(text, size, "d = convert_float_rte(s)");
     }
@@ -284,15 +284,17 @@ clgpu_status clgpu_iota(clgpu_context *context, const clgpu_array *out, const vo
   snprintf(key, sizeof key, "iota:%s", clgpu_type_cl_name(type));
   if (is_float(type)) {
     const char *arithmetic = clgpu_type_cl_name(scalar_type(type));
-    snprintf(operation, sizeof operation, "r = start + (%s)i * step", arithmetic);
+    snprintf(operation, sizeof operation, "r = first + (%s)i * increment", arithmetic);
   } else {
     const char *w = wrapping_type(type);
-    snprintf(operation, sizeof operation, "r = (%s)((%s)start + (%s)i * (%s)step)",
+    snprintf(operation, sizeof operation, "r = (%s)((%s)first + (%s)i * (%s)increment)",
              clgpu_type_cl_name(type), w, w, w);
   }
+  /* Not "step": that is an OpenCL C built-in, which argument names may
+   * not take (clgpu__check_user_name). */
   const clgpu_elementwise_arg args[] = {{"r", CLGPU_OUT, type},
-                                        {"start", CLGPU_SCALAR, scalar_type(type)},
-                                        {"step", CLGPU_SCALAR, scalar_type(type)}};
+                                        {"first", CLGPU_SCALAR, scalar_type(type)},
+                                        {"increment", CLGPU_SCALAR, scalar_type(type)}};
   clgpu_elementwise *kernel = NULL;
   CLGPU__FORWARD_IF_ERROR(builtin(context, key, 3, args, operation, &kernel));
   const clgpu_elementwise_value values[] = {{out, NULL}, {NULL, start}, {NULL, step}};

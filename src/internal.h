@@ -345,6 +345,10 @@ struct clgpu_context {
    * (so a context fresh from calloc holds exactly one): each open allocation
    * scope holds one. The last clgpu__context_release frees the context. */
   atomic_size_t extra_references;
+  /* The process's list of fully made contexts (context.c), so that the
+   * last one over a cl_context can be told from the others. */
+  struct clgpu_context *next_live;
+  int live;
 };
 
 /* Take or drop a reference to a context (context.c). Dropping the last one
@@ -397,5 +401,52 @@ void clgpu__buffer_pin(cl_mem buffer);
  * which the context's built-in kernels must not hold (the context frees
  * them; a reference from them would keep it alive for ever). */
 void clgpu__elementwise_owned_by_context(clgpu_elementwise *kernel);
+
+/* ---- user text and user names (expression.c) ---- */
+
+/* What a piece of the caller's OpenCL C text is; it decides the rules. */
+typedef enum clgpu__text_kind {
+  /* One expression, pasted as a #define value inside the library's
+   * parentheses: reduce, scan, findall and count_if expressions, sort
+   * comparators. No comments, no ';', no '#'. */
+  CLGPU__TEXT_EXPRESSION,
+  /* Statements inside a block of the kernel (elementwise operations):
+   * ';' and closed comments allowed, #pragma lines only, no "return". */
+  CLGPU__TEXT_STATEMENTS,
+  /* File-scope declarations (elementwise preambles, sort declarations):
+   * as statements, and "return" allowed; may be blank. */
+  CLGPU__TEXT_DECLARATIONS,
+  /* A type name (sort key_type): words of letters, digits and '_'. */
+  CLGPU__TEXT_TYPE_NAME,
+} clgpu__text_kind;
+
+/* The length caps, in bytes, documented in the public headers. */
+#define CLGPU__EXPRESSION_LIMIT 65536
+#define CLGPU__DECLARATIONS_LIMIT 1048576
+size_t clgpu__user_text_limit(clgpu__text_kind kind);
+
+/* Check text of `kind` that the caller passed as `name` to `who`: at most
+ * the kind's length cap (CLGPU_EXPRESSION_TOO_LONG), then brackets
+ * balanced and in order, literals closed on their line, no trigraph,
+ * digraph or line-splicing backslash, no identifier starting with clgpu_
+ * or CLGPU_, and the kind's rules above (CLGPU_INVALID_ARGUMENT, the
+ * message naming `name`, the byte offset and what is there). */
+clgpu_status clgpu__check_user_text(const char *text, clgpu__text_kind kind, const char *who,
+                                    const char *name);
+
+/* A checked expression as one line for a #define value, in parentheses,
+ * line breaks and tabs made spaces; malloc'd, NULL when out of memory. */
+char *clgpu__expression_line(const char *text);
+
+/* Whether `name` is a C identifier. */
+int clgpu__is_identifier(const char *name);
+
+/* A name the caller chooses for something the library declares in a
+ * kernel (an elementwise argument): an identifier of at most `limit`
+ * characters that no OpenCL C keyword, type, built-in function or macro,
+ * reserved prefix or library name takes (CLGPU_INVALID_ARGUMENT naming
+ * `what` and the name). */
+clgpu_status clgpu__check_user_name(const char *name, size_t limit, const char *who,
+                                    const char *what);
 
 #endif

@@ -94,19 +94,11 @@ void clgpu__program_cache_destroy(clgpu__program_cache *cache) {
 
 /* ---- arguments ---- */
 
-static int is_identifier(const char *name) {
-  if (!name || !(isalpha((unsigned char)name[0]) || name[0] == '_')) return 0;
-  for (const char *c = name; *c; c++) {
-    if (!isalnum((unsigned char)*c) && *c != '_') return 0;
-  }
-  return 1;
-}
-
 static clgpu_status check_defines(const clgpu_define *defines, size_t count) {
   CLGPU__RETURN_ERROR_IF(count > 0 && !defines, CLGPU_INVALID_ARGUMENT,
                          "defines is NULL but num_defines is %zu", count);
   for (size_t i = 0; i < count; i++) {
-    CLGPU__RETURN_ERROR_IF(!is_identifier(defines[i].name), CLGPU_INVALID_ARGUMENT,
+    CLGPU__RETURN_ERROR_IF(!clgpu__is_identifier(defines[i].name), CLGPU_INVALID_ARGUMENT,
                            "define %zu: name \"%s\" is not an identifier", i,
                            defines[i].name ? defines[i].name : "(null)");
     const char *value = defines[i].value;

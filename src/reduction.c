@@ -113,20 +113,12 @@ static void spec_free(spec *s) {
   memset(s, 0, sizeof *s);
 }
 
-/* A copy of `text` with line breaks turned into spaces (defines are one
- * line). */
-static char *one_line(const char *text) {
-  size_t length = strlen(text);
-  char *copy = malloc(length + 1);
-  if (!copy) return NULL;
-  for (size_t i = 0; i <= length; i++) {
-    copy[i] = (text[i] == '\n' || text[i] == '\r') ? ' ' : text[i];
-  }
-  /* A trailing backslash would join the next line of the prelude. */
-  while (length > 0 && (copy[length - 1] == '\\' || copy[length - 1] == ' ')) {
-    copy[--length] = '\0';
-  }
-  return copy;
+/* An expression of the caller's, checked by the one validator of
+ * expression.c, named as the caller wrote the argument. NULL and empty
+ * strings are left to the callers' own messages. */
+static clgpu_status check_expression(const char *text, const char *who, const char *name) {
+  if (!text || !text[0]) return CLGPU_SUCCESS;
+  return clgpu__check_user_text(text, CLGPU__TEXT_EXPRESSION, who, name);
 }
 
 static char *format_text(const char *format, ...) CLGPU__PRINTF(1, 2);
@@ -270,6 +262,15 @@ static void order_spec(clgpu_type type, int order, spec *s) {
 static clgpu_status reduce_spec(const clgpu_reduce_op *op, clgpu_type type, const char *who,
                                 spec *s) {
   memset(s, 0, sizeof *s);
+  if (op->kind == CLGPU_REDUCE_CUSTOM) {
+    CLGPU__FORWARD_IF_ERROR(check_expression(op->map, who, "op->map"));
+    CLGPU__FORWARD_IF_ERROR(check_expression(op->reduce, who, "op->reduce"));
+    CLGPU__FORWARD_IF_ERROR(check_expression(op->neutral, who, "op->neutral"));
+  }
+  if (op->initial) {
+    CLGPU__FORWARD_IF_ERROR(
+        clgpu__check_user_text(op->initial, CLGPU__TEXT_EXPRESSION, who, "op->initial"));
+  }
   switch (op->kind) {
     case CLGPU_REDUCE_SUM:
     case CLGPU_REDUCE_PRODUCT:
@@ -317,11 +318,11 @@ static clgpu_status reduce_spec(const clgpu_reduce_op *op, clgpu_type type, cons
                              "%s: a CUSTOM reduction needs a neutral element", who);
       s->input = type;
       s->accumulator = s->result = op->result_type;
-      s->map = one_line(op->map && op->map[0] ? op->map : "x");
-      s->reduce = one_line(op->reduce);
-      s->neutral = one_line(op->neutral);
+      s->map = clgpu__expression_line(op->map && op->map[0] ? op->map : "x");
+      s->reduce = clgpu__expression_line(op->reduce);
+      s->neutral = clgpu__expression_line(op->neutral);
       s->store = format_text("(a)");
-      s->empty = one_line(op->neutral);
+      s->empty = clgpu__expression_line(op->neutral);
       break;
     default:
       return clgpu__fail(CLGPU_INVALID_ARGUMENT, "%s: unknown reduction kind %d", who,
@@ -333,7 +334,7 @@ static clgpu_status reduce_spec(const clgpu_reduce_op *op, clgpu_type type, cons
       return clgpu__fail(CLGPU_INVALID_ARGUMENT,
                          "%s: ARGMIN and ARGMAX take no initial value (an index has none)", who);
     }
-    s->initial = one_line(op->initial);
+    s->initial = clgpu__expression_line(op->initial);
     if (!s->initial) {
       spec_free(s);
       return out_of_memory(who);
@@ -351,7 +352,11 @@ static clgpu_status reduce_spec(const clgpu_reduce_op *op, clgpu_type type, cons
 static clgpu_status predicate_spec(clgpu_type type, const char *predicate, const char *who,
                                    spec *s) {
   memset(s, 0, sizeof *s);
-  char *line = one_line(predicate ? predicate : "x != 0");
+  if (predicate) {
+    CLGPU__FORWARD_IF_ERROR(
+        clgpu__check_user_text(predicate, CLGPU__TEXT_EXPRESSION, who, "predicate"));
+  }
+  char *line = clgpu__expression_line(predicate ? predicate : "x != 0");
   if (!line) return out_of_memory(who);
   s->input = type;
   s->accumulator = s->result = CLGPU_UINT64;
@@ -394,12 +399,14 @@ static clgpu_status scan_spec(const clgpu_scan_op *op, clgpu_type type, const ch
                              "%s: a CUSTOM scan needs a combine expression", who);
       CLGPU__RETURN_ERROR_IF(!op->neutral || !op->neutral[0], CLGPU_INVALID_ARGUMENT,
                              "%s: a CUSTOM scan needs a neutral element", who);
+      CLGPU__FORWARD_IF_ERROR(check_expression(op->combine, who, "op->combine"));
+      CLGPU__FORWARD_IF_ERROR(check_expression(op->neutral, who, "op->neutral"));
       s->input = s->accumulator = s->result = type;
       s->map = format_text("x");
-      s->reduce = one_line(op->combine);
-      s->neutral = one_line(op->neutral);
+      s->reduce = clgpu__expression_line(op->combine);
+      s->neutral = clgpu__expression_line(op->neutral);
       s->store = format_text("(a)");
-      s->empty = one_line(op->neutral);
+      s->empty = clgpu__expression_line(op->neutral);
       break;
     default:
       return clgpu__fail(CLGPU_INVALID_ARGUMENT, "%s: unknown scan kind %d", who, (int)op->kind);

@@ -163,6 +163,18 @@ static clgpu_status resolve(clgpu_context *context, const clgpu_sort_spec *spec,
   CLGPU__RETURN_ERROR_IF(spec->key_type && !spec->compare, CLGPU_INVALID_ARGUMENT,
                          "%s: custom keys (spec->key_type \"%s\") need spec->compare", who,
                          spec->key_type);
+  if (spec->compare) {
+    CLGPU__FORWARD_IF_ERROR(
+        clgpu__check_user_text(spec->compare, CLGPU__TEXT_EXPRESSION, who, "spec->compare"));
+  }
+  if (spec->key_type) {
+    CLGPU__FORWARD_IF_ERROR(
+        clgpu__check_user_text(spec->key_type, CLGPU__TEXT_TYPE_NAME, who, "spec->key_type"));
+  }
+  if (spec->declarations) {
+    CLGPU__FORWARD_IF_ERROR(clgpu__check_user_text(spec->declarations, CLGPU__TEXT_DECLARATIONS,
+                                                   who, "spec->declarations"));
+  }
   plan->builtin = spec->key_type == NULL;
   if (plan->builtin) {
     CLGPU__RETURN_ERROR_IF(clgpu_type_size(key_type) == 0, CLGPU_INVALID_ARGUMENT,
@@ -382,10 +394,14 @@ static clgpu_status sort_program(clgpu_context *context, const sort_plan *plan,
   defines[count++] = (clgpu_define){"CLGPU_VALUE_BYTES", value_bytes};
   const clgpu_sort_spec *spec = plan->spec;
   int custom = plan->algorithm == CLGPU_ALGORITHM_MERGE && spec->compare;
+  /* The comparator on one line, in parentheses (expression.c). */
+  char *compare = custom ? clgpu__expression_line(spec->compare) : NULL;
+  CLGPU__RETURN_ERROR_IF(custom && !compare, CLGPU_CL_OUT_OF_HOST_MEMORY,
+                         "clgpu_sort: out of host memory");
   if (custom) {
     defines[count++] = (clgpu_define){
         "CLGPU_KEY_T", plan->builtin ? clgpu_type_cl_name(plan->key_type) : spec->key_type};
-    defines[count++] = (clgpu_define){"CLGPU_COMPARE_EXPR", spec->compare};
+    defines[count++] = (clgpu_define){"CLGPU_COMPARE_EXPR", compare};
     if (context->info.has_fp64) defines[count++] = (clgpu_define){"CLGPU_NEEDS_FP64", NULL};
     if (context->info.has_fp16) defines[count++] = (clgpu_define){"CLGPU_NEEDS_FP16", NULL};
   } else {
@@ -404,25 +420,33 @@ static clgpu_status sort_program(clgpu_context *context, const sort_plan *plan,
     defines[count++] = (clgpu_define){"CLGPU_MERGE_BLOCK", block};
   }
   if (!custom || !spec->declarations) {
-    return clgpu_program_get_named(context, "sort", defines, count, NULL, out);
+    clgpu_status status = clgpu_program_get_named(context, "sort", defines, count, NULL, out);
+    free(compare);
+    return status;
   }
   /* Declarations come before the kernels' text, after the fp64 pragma
    * they may need. */
   char *text = NULL;
   size_t length = 0;
-  CLGPU__FORWARD_IF_ERROR(clgpu_kernel_source("sort", &text, &length));
+  clgpu_status status = clgpu_kernel_source("sort", &text, &length);
+  if (status != CLGPU_SUCCESS) {
+    free(compare);
+    return status;
+  }
   const char *pragma =
       context->info.has_fp64 ? "#pragma OPENCL EXTENSION cl_khr_fp64 : enable\n" : "";
   size_t size = strlen(pragma) + strlen(spec->declarations) + length + 32;
   char *source = malloc(size);
   if (!source) {
     free(text);
+    free(compare);
     return clgpu__fail(CLGPU_CL_OUT_OF_HOST_MEMORY, "clgpu_sort: out of host memory");
   }
   snprintf(source, size, "%s%s\n#line 1\n%s", pragma, spec->declarations, text);
   free(text);
-  clgpu_status status = clgpu_program_get(context, source, defines, count, NULL, out);
+  status = clgpu_program_get(context, source, defines, count, NULL, out);
   free(source);
+  free(compare);
   return status;
 }
 

@@ -4244,11 +4244,11 @@ static void finish_membufs(void) {
  * guard naming its item. The checks behind each guard are already written:
  * set the guard to 0 after the fix is merged and they apply. */
 #define GUARD_ISSUE15_ITEM1_KEY_SIZE 1     /* key_size that differs from sizeof(key_type) */
-#define GUARD_ISSUE15_ITEM3_NAMES 1        /* elementwise names like min, max, int, kernel */
+#define GUARD_ISSUE15_ITEM3_NAMES 0        /* elementwise names like min, max, int, kernel */
 #define GUARD_ISSUE15_ITEM6_HUGE_QUERIES 1 /* _upto queries with max_n near 2^64 */
 #define GUARD_ISSUE15_ITEM7_WAIT_ENTRIES 0 /* NULL and foreign-context wait-list entries */
 #define GUARD_ISSUE15_ITEM8_HUGE_READ 0    /* clgpu_array_read of a view past SIZE_MAX bytes */
-#define GUARD_ISSUE15_ITEM9_EXPRESSIONS 1  /* comments, '#', unbalanced delimiters */
+#define GUARD_ISSUE15_ITEM9_EXPRESSIONS 0  /* comments, '#', unbalanced delimiters */
 #define GUARD_ISSUE15_ITEM12_KERNEL_ARGS 0 /* reduce-family kernels keep caller cl_mem args */
 
 enum {

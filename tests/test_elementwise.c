@@ -1893,6 +1893,212 @@ static void build_failures(void **state) {
   expect_build_failure("y = x", "this is not OpenCL C;", "preamble");
 }
 
+/* ---- names and texts refused at create (issue 15, items 3 and 9) ---- */
+
+/* A name the kernel needs (a built-in the generator or an operation
+ * calls, a keyword, a type) once ran on contiguous views and failed to
+ * build on strided ones, or failed at every run: every such name is
+ * refused at create, with a message naming the argument and the name. */
+static const char *const reserved_names[] = {
+    "min",        "max",           "clamp",      "int",       "kernel",     "global",
+    "get_global_id", "float4",     "convert_int", "uchar16",  "double8",    "half",
+    "size_t",     "local",         "constant",   "private",   "vload4",     "vstore_half_rte",
+    "as_float",   "select",        "barrier",    "printf",    "fabs",       "mad",
+    "isnan",      "ulong",         "bool",       "image2d_t", "atomic_add", "native_sin",
+    "float4x4",   "FLT_MAX",       "M_PI",       "INFINITY",  "NAN",        "__x",
+    "_Reserved",  "clgpu_y",       "CLGPU_Y",    "return",    "sizeof",     "struct",
+    "work_group_reduce_add",       "sub_group_broadcast",     "get_image_width",
+    "read_imagef", "CLK_LOCAL_MEM_FENCE",
+};
+
+static void reserved_argument_names(void **state) {
+  (void)state;
+  for (size_t r = 0; r < sizeof reserved_names / sizeof reserved_names[0]; r++) {
+    const char *name = reserved_names[r];
+    const clgpu_elementwise_arg args[2] = {ARG_Y, {name, CLGPU_IN, CLGPU_UINT32}};
+    static int sentinel;
+    clgpu_elementwise *kernel = (clgpu_elementwise *)&sentinel;
+    clgpu_status status = clgpu_elementwise_create(shared_context, 2, args, "y = 1u", NULL, &kernel);
+    if (status != CLGPU_INVALID_ARGUMENT) {
+      fail_msg("argument name \"%s\": %s, expected CLGPU_INVALID_ARGUMENT; detail: %s", name,
+               clgpu_status_name(status), clgpu_last_error());
+    }
+    if (kernel != NULL) fail_msg("argument name \"%s\": *out is not NULL after a failure", name);
+    char quoted[80];
+    snprintf(quoted, sizeof quoted, "\"%s\"", name);
+    if (!strstr(clgpu_last_error(), "args[1].name") || !strstr(clgpu_last_error(), quoted)) {
+      fail_msg("argument name \"%s\": the message names neither args[1].name nor the name: %s",
+               name, clgpu_last_error());
+    }
+  }
+  print_message("# %zu reserved names refused; the last: %s\n",
+                sizeof reserved_names / sizeof reserved_names[0], clgpu_last_error());
+}
+
+/* Names close to reserved ones work, on contiguous and strided views
+ * alike, and the operation still calls the built-ins (min, clamp) they
+ * resemble. The operation spans lines, has comments, a ternary, casts and
+ * nested calls, and a `break`, which ends the element (its output stored)
+ * on every layout: it used to fail to build on contiguous views and to end
+ * the whole run of elements on strided ones. */
+static void model_near_reserved(uint64_t i, void *const *v) {
+  (void)i;
+  uint32_t minimum = get_u32(v, 1), kernel2 = get_u32(v, 2);
+  uint32_t low = kernel2 >> 1, high = (kernel2 >> 1) + 0x40000000u;
+  uint32_t clamped = minimum < low ? low : minimum > high ? high : minimum;
+  uint32_t x_max = clamped - (minimum < kernel2 ? minimum : kernel2);
+  if (!(minimum > kernel2)) x_max = (uint32_t)((uint64_t)x_max * 3u);
+  set_u32(v, 0, x_max);
+}
+static const kernel_def near_reserved_kernel = {
+    3,
+    {{"x_max", CLGPU_OUT, CLGPU_UINT32},
+     {"minimum", CLGPU_IN, CLGPU_UINT32},
+     {"kernel2", CLGPU_IN, CLGPU_UINT32}},
+    "/* names close to reserved ones */\n"
+    "x_max = clamp(minimum, kernel2 >> 1,\n"
+    "              (kernel2 >> 1) + 0x40000000u)\n"
+    "        - min(minimum, (uint)(kernel2));\n"
+    "if (minimum > kernel2) break; // the element ends here; x_max is stored\n"
+    "x_max = (minimum > kernel2) ? 0u : (uint)((ulong)x_max * 3u);\n",
+    model_near_reserved,
+    {0}};
+
+static void near_reserved_names(void **state) {
+  (void)state;
+  clgpu_elementwise *kernel = make_kernel(&near_reserved_kernel, NULL, 0, 0);
+  ew_case c;
+  case_init(&c, kernel, &near_reserved_kernel, "near-reserved names: 1000 contiguous");
+  for (size_t k = 0; k < 3; k++) put(&c, k, line(0, 1000, 1), 1);
+  run_case(&c);
+  case_init(&c, kernel, &near_reserved_kernel, "near-reserved names: 1000, x[::2]");
+  for (size_t k = 0; k < 3; k++) put(&c, k, line(0, 1000, 2), 1);
+  run_case(&c);
+  case_init(&c, kernel, &near_reserved_kernel, "near-reserved names: 5x7, mixed layouts");
+  put(&c, 0, column_major(2, SHAPE(5, 7)), 1);
+  put(&c, 1, dense(2, SHAPE(5, 7), NULL, NULL), 1);
+  put(&c, 2, dense(2, SHAPE(5, 7), NULL, NULL), 1)->how = DERIVE_REVERSE;
+  run_case(&c);
+  clgpu_elementwise_destroy(kernel);
+}
+
+/* Operations and preambles that could escape their place in the kernel
+ * (close its block, hide its code in a comment or a preprocessor
+ * conditional, splice lines, leave the loop over elements, reach the
+ * library's variables) are refused at create, each with its status and
+ * the words that say why; the message names the argument. */
+typedef struct text_row {
+  const char *name;
+  const char *operation;
+  const char *preamble;
+  clgpu_status expected;
+  const char *words; /* in the message, besides the argument's name */
+} text_row;
+
+static const text_row text_rows[] = {
+    {"operation closing the kernel's block", "y = x; } if (1) { y = 0u", NULL,
+     CLGPU_INVALID_ARGUMENT, "'}' closes a bracket that was never opened"},
+    {"operation with an open bracket", "y = (x", NULL, CLGPU_INVALID_ARGUMENT, "never closed"},
+    {"operation with crossed brackets", "y = (x]", NULL, CLGPU_INVALID_ARGUMENT,
+     "does not match"},
+    {"operation with an open comment", "y = x; /* the rest", NULL, CLGPU_INVALID_ARGUMENT,
+     "comment opened here is not closed"},
+    {"operation with #define", "y = x;\n#define x 0", NULL, CLGPU_INVALID_ARGUMENT, "#define"},
+    {"operation with #if", "#if 0\ny = x;", NULL, CLGPU_INVALID_ARGUMENT, "#if"},
+    {"operation with # inside a line", "y = x; #pragma unroll", NULL, CLGPU_INVALID_ARGUMENT,
+     "'#'"},
+    {"operation that returns", "if (x) return; y = x", NULL, CLGPU_INVALID_ARGUMENT, "return"},
+    {"operation naming the library's variable", "y = clgpu_a1[0]", NULL, CLGPU_INVALID_ARGUMENT,
+     "clgpu_a1"},
+    {"operation with a spliced line", "y = x; // note \\\ny = 0u", NULL, CLGPU_INVALID_ARGUMENT,
+     "backslash"},
+    {"operation with a trigraph", "y = x ?\?/\n+ 1u", NULL, CLGPU_INVALID_ARGUMENT, "trigraph"},
+    {"operation with a digraph", "if (x) <% y = x; %>", NULL, CLGPU_INVALID_ARGUMENT,
+     "digraph"},
+    {"operation with an open literal", "y = 'a", NULL, CLGPU_INVALID_ARGUMENT,
+     "character literal"},
+    {"operation with a stray backslash", "y = x \\ 1u", NULL, CLGPU_INVALID_ARGUMENT, "'\\'"},
+    {"preamble with #include", "y = x", "#include \"/etc/passwd\"\n", CLGPU_INVALID_ARGUMENT,
+     "#include"},
+    {"preamble with a stray brace", "y = x", "uint f(uint v) { return v; } }",
+     CLGPU_INVALID_ARGUMENT, "'}'"},
+    {"preamble with an open comment", "y = x", "/* helper", CLGPU_INVALID_ARGUMENT,
+     "not closed"},
+    {"preamble redefining a library name", "y = x", "#define CLGPU_SHAPE_1 1\n",
+     CLGPU_INVALID_ARGUMENT, "#define"},
+    {"preamble naming a library name", "y = x", "uint clgpu_helper(uint v) { return v; }",
+     CLGPU_INVALID_ARGUMENT, "clgpu_helper"},
+};
+
+static void expect_text_refused(const char *name, const char *operation, const char *preamble,
+                                clgpu_status expected, const char *words) {
+  const clgpu_elementwise_arg args[2] = {ARG_Y, ARG_X};
+  clgpu_elementwise_options options = {preamble, 0, 0, 0};
+  static int sentinel;
+  clgpu_elementwise *kernel = (clgpu_elementwise *)&sentinel;
+  uint64_t builds = builds_so_far();
+  clgpu_status status = clgpu_elementwise_create(shared_context, 2, args, operation, &options, &kernel);
+  if (status != expected) {
+    fail_msg("\"%s\": %s, expected %s; detail: %s", name, clgpu_status_name(status),
+             clgpu_status_name(expected), clgpu_last_error());
+  }
+  if (kernel != NULL) fail_msg("\"%s\": *out is not NULL after a failure", name);
+  const char *detail = clgpu_last_error();
+  print_message("# %s: %s\n", name, detail);
+  const char *argument = preamble ? "options->preamble" : "operation";
+  if (!strstr(detail, argument) || !strstr(detail, words)) {
+    fail_msg("\"%s\": the message lacks \"%s\" or \"%s\": %s", name, argument, words, detail);
+  }
+  assert_int_equal(builds_so_far(), builds);
+}
+
+static void refused_texts(void **state) {
+  (void)state;
+  for (size_t r = 0; r < sizeof text_rows / sizeof text_rows[0]; r++) {
+    const text_row *row = &text_rows[r];
+    expect_text_refused(row->name, row->operation, row->preamble, row->expected, row->words);
+  }
+  /* The length caps: 65536 bytes of operation and 1 MiB of preamble pass
+   * the length check (and build nothing at create); one more byte is
+   * CLGPU_EXPRESSION_TOO_LONG. */
+  size_t big = 1048576;
+  char *text = malloc(big + 2);
+  assert_non_null(text);
+  memset(text, ' ', big + 1);
+  memcpy(text, "y = x", 5);
+  text[65536] = '\0';
+  const clgpu_elementwise_arg args[2] = {ARG_Y, ARG_X};
+  clgpu_elementwise *kernel = NULL;
+  assert_status(clgpu_elementwise_create(shared_context, 2, args, text, NULL, &kernel),
+                CLGPU_SUCCESS);
+  clgpu_elementwise_destroy(kernel);
+  text[65536] = ' ';
+  text[65537] = '\0';
+  expect_text_refused("operation of 65537 bytes", text, NULL, CLGPU_EXPRESSION_TOO_LONG, "65536");
+  memset(text, ' ', big + 1);
+  text[big] = '\0';
+  clgpu_elementwise_options options = {text, 0, 0, 0};
+  kernel = NULL;
+  assert_status(clgpu_elementwise_create(shared_context, 2, args, "y = x", &options, &kernel),
+                CLGPU_SUCCESS);
+  clgpu_elementwise_destroy(kernel);
+  text[big] = ' ';
+  text[big + 1] = '\0';
+  expect_text_refused("preamble of 1048577 bytes", "y = x", text, CLGPU_EXPRESSION_TOO_LONG,
+                      "1048576");
+  free(text);
+  /* What the rules allow: closed comments, #pragma lines, literals holding
+   * what is refused outside them. */
+  options.preamble = "#pragma OPENCL EXTENSION all : disable\n/* a helper */\n"
+                     "constant char note[] = \"// not a comment; {\";\n";
+  kernel = NULL;
+  assert_status(clgpu_elementwise_create(shared_context, 2, args,
+                                         "// copy\ny = x + (uint)(';' - ';') /* none */", &options,
+                                         &kernel),
+                CLGPU_SUCCESS);
+  clgpu_elementwise_destroy(kernel);
+}
+
 /* ---- empty shapes and events ---- */
 
 /* An extent 0 enqueues nothing and succeeds; an event asked for completes
@@ -2430,6 +2636,9 @@ int main(void) {
       cmocka_unit_test(run_refusals),
       cmocka_unit_test(create_refusals),
       cmocka_unit_test(build_failures),
+      cmocka_unit_test(reserved_argument_names),
+      cmocka_unit_test(near_reserved_names),
+      cmocka_unit_test(refused_texts),
       cmocka_unit_test(empty_shapes),
       cmocka_unit_test(events),
       cmocka_unit_test_teardown(out_of_order_queue, restore_context),

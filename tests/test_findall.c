@@ -1546,6 +1546,120 @@ static void host_model(void **state) {
 #define TYPE_TEST(function, label, index) \
   { label, function, NULL, NULL, (void *)&type_states[index] }
 
+/* ---- predicates that could change meaning (issue 15, item 9) ---- */
+
+/* A predicate that could escape the library's parentheses (once counting
+ * every element), hide part of itself in a comment, or is over the length
+ * cap is refused before anything is built, by clgpu_findall and its size
+ * query: its status, a message naming the call, "predicate" and why, no
+ * event, indices and count unchanged. Then a predicate over lines, with
+ * nested calls, a ternary and casts, matches the host. */
+static const struct {
+  const char *text;
+  const char *words;
+} findall_predicate_rows[] = {
+    {"x > 1000) + (1", "never opened"},
+    {"x > 0 // all", "comment"},
+    {"x > 0 /* open", "comment"},
+    {"x > 0; }", "';'"},
+    {"(x > 0", "never closed"},
+    {"x > 0\n#if 0", "'#'"},
+    {"clgpu_map(x, i)", "clgpu_map"},
+    {"x > '0", "character literal"},
+    {"x > 0 ?\?!?\?! 1", "trigraph"},
+    {"", "empty"},
+};
+
+static void hostile_predicates(void **state) {
+  (void)state;
+  const size_t n = 64;
+  uint64_t seed = test_case_seed("findall predicates");
+  unsigned char *input_initial = random_bytes(n * 4, seed);
+  unsigned char *indices_initial = random_bytes(n * 4, seed + 1);
+  unsigned char *count_initial = random_bytes(8, seed + 2);
+  test_guarded input = test_guarded_create(shared_context, n * 4, input_initial);
+  test_guarded indices = test_guarded_create(shared_context, n * 4, indices_initial);
+  test_guarded count = test_guarded_create(shared_context, 8, count_initial);
+  clgpu_array input_view, indices_view, count_view;
+  assert_status(clgpu_array_1d(input.buffer, input.offset, CLGPU_INT32, n, &input_view),
+                CLGPU_SUCCESS);
+  assert_status(clgpu_array_1d(indices.buffer, indices.offset, CLGPU_UINT32, n, &indices_view),
+                CLGPU_SUCCESS);
+  assert_status(clgpu_array_1d(count.buffer, count.offset, CLGPU_UINT64, 1, &count_view),
+                CLGPU_SUCCESS);
+  unsigned char after[64 * 4];
+  char *long_text = malloc(65538);
+  assert_non_null(long_text);
+  memset(long_text, ' ', 65537);
+  memcpy(long_text, "x > 0", 5);
+  long_text[65537] = '\0';
+  size_t rows = sizeof findall_predicate_rows / sizeof findall_predicate_rows[0];
+  for (size_t r = 0; r <= rows; r++) {
+    const char *text = r < rows ? findall_predicate_rows[r].text : long_text;
+    const char *words = r < rows ? findall_predicate_rows[r].words : "longer than 65536 bytes";
+    clgpu_status expected = r < rows ? CLGPU_INVALID_ARGUMENT : CLGPU_EXPRESSION_TOO_LONG;
+    char label[80];
+    snprintf(label, sizeof label, "predicate \"%.40s\"", text);
+    cl_event event = NULL;
+    clgpu_status status = clgpu_findall(shared_context, &input_view, text, &indices_view,
+                                        &count_view, NULL, 0, NULL, &event);
+    const char *detail = clgpu_last_error();
+    if (status != expected) {
+      fail_msg("%s: %s, expected %s; detail: %s", label, clgpu_status_name(status),
+               clgpu_status_name(expected), detail);
+    }
+    print_message("# %s: %s\n", label, detail);
+    if (!strstr(detail, "clgpu_findall") || !strstr(detail, "predicate") ||
+        !strstr(detail, words)) {
+      fail_msg("%s: the message lacks clgpu_findall, predicate or \"%s\": %s", label, words,
+               detail);
+    }
+    if (event != NULL) fail_msg("%s: an event was made", label);
+    clgpu_workspace_size report;
+    status = clgpu_findall_workspace_size(shared_context, &input_view, text, &indices_view,
+                                          &count_view, NULL, &report);
+    if (status != expected) {
+      fail_msg("%s: the size query gave %s: %s", label, clgpu_status_name(status),
+               clgpu_last_error());
+    }
+    assert_int_equal(clFinish(clgpu_context_queue(shared_context)), CL_SUCCESS);
+    test_guarded_read(shared_context, &indices, after);
+    if (memcmp(after, indices_initial, n * 4) != 0) fail_msg("%s: the indices changed", label);
+    test_guarded_read(shared_context, &count, after);
+    if (memcmp(after, count_initial, 8) != 0) fail_msg("%s: the count changed", label);
+    test_guarded_check(shared_context, &indices, label);
+    test_guarded_check(shared_context, &count, label);
+  }
+  free(long_text);
+
+  /* A benign predicate over lines. */
+  int32_t x[64];
+  memcpy(x, input_initial, sizeof x);
+  uint32_t expected[64];
+  uint64_t matches = 0;
+  for (size_t k = 0; k < n; k++) {
+    int32_t clamped = x[k] < -1000 ? -1000 : x[k] > 1000 ? 1000 : x[k];
+    int keep = (x[k] & 4) ? (clamped != 1000) : ((uint32_t)x[k] % 3u == 0u || k % 5 == 1);
+    if (keep) expected[matches++] = (uint32_t)k;
+  }
+  uint64_t found = 0;
+  assert_status(clgpu_findall_read(shared_context, &input_view,
+                                   "(x & 4)\n  ? (clamp(x, -1000, 1000) != 1000)\n"
+                                   "  : ((uint)x % 3u == 0u || (int)(i % 5) == 1)",
+                                   &indices_view, &count_view, NULL, &found),
+                CLGPU_SUCCESS);
+  assert_int_equal(found, matches);
+  test_guarded_read(shared_context, &indices, after);
+  assert_memory_equal(after, expected, matches * 4);
+  test_guarded_check(shared_context, &indices, "benign predicate");
+  free(count_initial);
+  free(indices_initial);
+  free(input_initial);
+  test_guarded_release(&count);
+  test_guarded_release(&indices);
+  test_guarded_release(&input);
+}
+
 int main(void) {
   test_seed();
   const struct CMUnitTest tests[] = {
@@ -1571,6 +1685,7 @@ int main(void) {
       cmocka_unit_test(auto_algorithm),
       cmocka_unit_test(with_a_workspace),
       cmocka_unit_test(misuse_is_refused),
+      cmocka_unit_test(hostile_predicates),
   };
   return cmocka_run_group_tests(tests, group_setup, group_teardown);
 }

@@ -2629,7 +2629,7 @@ static void edit_custom_without_neutral(misuse_fixture *f, misuse_call *call) {
 static void edit_custom_reduce_syntax(misuse_fixture *f, misuse_call *call) {
   (void)f;
   set_custom(call);
-  call->op_value.reduce = "a +* b)";
+  call->op_value.reduce = "a +* b";
 }
 static void edit_custom_map_syntax(misuse_fixture *f, misuse_call *call) {
   (void)f;
@@ -2832,7 +2832,7 @@ static const misuse_row reduce_misuse_rows[] = {
     {"output in another cl_context", CLGPU_MISMATCHED_OBJECTS, edit_foreign_output, NULL, 0},
     {"double without cl_khr_fp64", CLGPU_UNSUPPORTED_FEATURE, edit_double_input, lacks_fp64, 0},
     {"half without cl_khr_fp16", CLGPU_UNSUPPORTED_FEATURE, edit_half_input, lacks_fp16, 0},
-    {"CUSTOM reduce \"a +* b)\"", CLGPU_CL_BUILD_PROGRAM_FAILURE, edit_custom_reduce_syntax, NULL,
+    {"CUSTOM reduce \"a +* b\"", CLGPU_CL_BUILD_PROGRAM_FAILURE, edit_custom_reduce_syntax, NULL,
      1},
     {"CUSTOM map \"x +\"", CLGPU_CL_BUILD_PROGRAM_FAILURE, edit_custom_map_syntax, NULL, 1},
     {"CUSTOM neutral naming no identifier", CLGPU_CL_BUILD_PROGRAM_FAILURE,
@@ -3012,7 +3012,7 @@ static const misuse_row read_misuse_rows[] = {
     {"input past the buffer's end", CLGPU_VIEW_OUT_OF_BOUNDS, edit_input_past_end, NULL, 0},
     {"input in another cl_context", CLGPU_MISMATCHED_OBJECTS, edit_foreign_input, NULL, 0},
     {"double without cl_khr_fp64", CLGPU_UNSUPPORTED_FEATURE, edit_double_input, lacks_fp64, 0},
-    {"CUSTOM reduce \"a +* b)\"", CLGPU_CL_BUILD_PROGRAM_FAILURE, edit_custom_reduce_syntax, NULL,
+    {"CUSTOM reduce \"a +* b\"", CLGPU_CL_BUILD_PROGRAM_FAILURE, edit_custom_reduce_syntax, NULL,
      1},
 };
 
@@ -3152,6 +3152,172 @@ static void count_if_misuse(void **state) {
   }
 }
 
+/* ---- expressions that could change meaning (issue 15, item 9) ---- */
+
+/* Each expression would once have escaped the library's parentheses or
+ * statement, hidden part of itself in a comment, or kept the compiler busy
+ * for minutes; each is now refused before anything is built, with its
+ * status, the argument's name and the words that say why, and nothing
+ * written. The rows of count_if give the predicate. */
+typedef struct expression_row {
+  const char *field; /* "op->map", "op->reduce", "op->neutral", "op->initial", "predicate" */
+  const char *text;
+  clgpu_status expected;
+  const char *words;
+} expression_row;
+
+static const expression_row expression_rows[] = {
+    {"op->reduce", "0); return (A)(x", CLGPU_INVALID_ARGUMENT, "never opened"},
+    {"op->reduce", "a // c\n + b", CLGPU_INVALID_ARGUMENT, "comment"},
+    {"op->reduce", "a /* c */ + b", CLGPU_INVALID_ARGUMENT, "comment"},
+    {"op->reduce", "a + b; a", CLGPU_INVALID_ARGUMENT, "';'"},
+    {"op->reduce", "a +* b)", CLGPU_INVALID_ARGUMENT, "never opened"},
+    {"op->reduce", "(a + b", CLGPU_INVALID_ARGUMENT, "never closed"},
+    {"op->reduce", "max(a, b]", CLGPU_INVALID_ARGUMENT, "does not match"},
+    {"op->map", "clgpu_map(x, i)", CLGPU_INVALID_ARGUMENT, "clgpu_map"},
+    {"op->map", "x ?\?) + 1", CLGPU_INVALID_ARGUMENT, "trigraph"},
+    {"op->map", "x <:0:>", CLGPU_INVALID_ARGUMENT, "digraph"},
+    {"op->map", " \n\t ", CLGPU_INVALID_ARGUMENT, "empty"},
+    {"op->neutral", "'0", CLGPU_INVALID_ARGUMENT, "character literal"},
+    {"op->neutral", "0\n#define a 1", CLGPU_INVALID_ARGUMENT, "'#'"},
+    {"op->initial", "1 \\\n + 2", CLGPU_INVALID_ARGUMENT, "backslash"},
+    {"op->initial", "\"1", CLGPU_INVALID_ARGUMENT, "string literal"},
+    {"predicate", "x > 1000) + (1", CLGPU_INVALID_ARGUMENT, "never opened"},
+    {"predicate", "x > 0 // all", CLGPU_INVALID_ARGUMENT, "comment"},
+    {"predicate", "x > 0; }", CLGPU_INVALID_ARGUMENT, "';'"},
+    {"predicate", "x > 0 /* open", CLGPU_INVALID_ARGUMENT, "comment"},
+};
+
+/* A text of `length` bytes: `head`, then `fill` bytes. malloc'd. */
+static char *long_text(const char *head, char fill, size_t length) {
+  char *text = malloc(length + 1);
+  assert_non_null(text);
+  memset(text, fill, length);
+  memcpy(text, head, strlen(head));
+  text[length] = '\0';
+  return text;
+}
+
+/* Call clgpu_reduce (CUSTOM over int32, whole array) or clgpu_count_if with
+ * `text` as `field`, and check the refusal, then the size query's. */
+static void expect_expression_refused(misuse_fixture *f, const char *field, const char *text,
+                                      clgpu_status expected, const char *words,
+                                      const unsigned char *input_before) {
+  misuse_call call;
+  misuse_default(f, &call);
+  edit_count_output(f, &call);
+  char label[160];
+  snprintf(label, sizeof label, "%s \"%.60s\"", field, text);
+  misuse_row row = {label, expected, NULL, NULL, 0};
+  int predicate = strcmp(field, "predicate") == 0;
+  clgpu_status status, query;
+  clgpu_workspace_size report;
+  cl_event event = NULL;
+  if (predicate) {
+    call.predicate = text;
+    status = clgpu_count_if(call.context, call.input, call.predicate, call.output, NULL, 0, NULL,
+                            &event);
+    query = clgpu_count_if_workspace_size(call.context, call.input, call.predicate, call.output,
+                                          NULL, &report);
+  } else {
+    set_custom(&call);
+    call.op_value.result_type = CLGPU_UINT64;
+    if (strcmp(field, "op->map") == 0) call.op_value.map = text;
+    if (strcmp(field, "op->reduce") == 0) call.op_value.reduce = text;
+    if (strcmp(field, "op->neutral") == 0) call.op_value.neutral = text;
+    if (strcmp(field, "op->initial") == 0) call.op_value.initial = text;
+    status = clgpu_reduce(call.context, call.op, call.input, CLGPU_ALL_AXES, call.output, NULL, 0,
+                          NULL, &event);
+    query = clgpu_reduce_workspace_size(call.context, call.op, call.input, CLGPU_ALL_AXES,
+                                        call.output, NULL, &report);
+  }
+  const char *entry = predicate ? "clgpu_count_if" : "clgpu_reduce";
+  if (status == expected) {
+    const char *detail = clgpu_last_error();
+    if (!strstr(detail, entry) || !strstr(detail, field) || !strstr(detail, words)) {
+      fail_msg("%s: the message lacks \"%s\", \"%s\" or \"%s\": %s", label, entry, field, words,
+               detail);
+    }
+  }
+  check_refused(f, &row, status, event, input_before, entry);
+  if (query != expected) {
+    fail_msg("%s: the size query gave %s, expected %s: %s", label, clgpu_status_name(query),
+             clgpu_status_name(expected), clgpu_last_error());
+  }
+}
+
+static void hostile_expressions(void **state) {
+  misuse_fixture *f = *state;
+  unsigned char input_before[20 * sizeof(cl_int)];
+  test_guarded_read(f->context, &f->input, input_before);
+  clgpu_cache_stats stats;
+  assert_status(clgpu_context_cache_stats(f->context, &stats), CLGPU_SUCCESS);
+  uint64_t builds = stats.builds;
+  for (size_t r = 0; r < sizeof expression_rows / sizeof expression_rows[0]; r++) {
+    const expression_row *row = &expression_rows[r];
+    expect_expression_refused(f, row->field, row->text, row->expected, row->words, input_before);
+  }
+  /* The length cap: a 1 MB undeclared identifier (which kept the compiler
+   * busy for minutes) and 65537 bytes are CLGPU_EXPRESSION_TOO_LONG; 65536
+   * bytes pass the checks (the size query builds nothing). */
+  char *text = long_text("x", 'y', 1000000);
+  expect_expression_refused(f, "predicate", text, CLGPU_EXPRESSION_TOO_LONG, "65536",
+                            input_before);
+  free(text);
+  text = long_text("a + b", ' ', 65537);
+  expect_expression_refused(f, "op->reduce", text, CLGPU_EXPRESSION_TOO_LONG, "65536",
+                            input_before);
+  text[65536] = '\0';
+  misuse_call call;
+  misuse_default(f, &call);
+  set_custom(&call);
+  call.op_value.reduce = text;
+  clgpu_workspace_size report;
+  assert_status(clgpu_reduce_workspace_size(f->context, call.op, call.input, 0, call.output, NULL,
+                                            &report),
+                CLGPU_SUCCESS);
+  free(text);
+  assert_status(clgpu_context_cache_stats(f->context, &stats), CLGPU_SUCCESS);
+  assert_int_equal(stats.builds, builds);
+
+  /* Benign expressions: parentheses, nested calls, ternaries, casts and
+   * line breaks, against the host. */
+  int32_t x[20];
+  memcpy(x, input_before, sizeof x);
+  clgpu_reduce_op op = {CLGPU_REDUCE_CUSTOM, NULL, CLGPU_INT64,
+                        "(long)(\n  (x & 1) ? (x >> 1) : -(x >> 2)\n)\n"
+                        "  + max((long)clamp(x, -100, 100), (long)0)",
+                        "((a) > (b)\r\n ? a : b)", "(long)(-0x7fffffffffffffffL - 1)"};
+  int64_t expected = INT64_MIN;
+  for (int k = 0; k < 20; k++) {
+    int64_t v = (int64_t)((x[k] & 1) ? (x[k] >> 1) : -(x[k] >> 2));
+    int64_t clamped = x[k] < -100 ? -100 : x[k] > 100 ? 100 : x[k];
+    v += clamped > 0 ? clamped : 0;
+    if (v > expected) expected = v;
+  }
+  misuse_default(f, &call);
+  int64_t result = 0;
+  assert_status(clgpu_reduce_read(f->context, &op, call.input, NULL, &result, sizeof result),
+                CLGPU_SUCCESS);
+  assert_int_equal(result, expected);
+  op.initial = "(long)max(\n  (int)0x7fffffff,\n  0)";
+  assert_status(clgpu_reduce_read(f->context, &op, call.input, NULL, &result, sizeof result),
+                CLGPU_SUCCESS);
+  assert_int_equal(result, expected > INT32_MAX ? expected : INT32_MAX);
+  /* count_if: the predicate over lines, its count read back. */
+  edit_count_output(f, &call);
+  uint64_t count = 0, host = 0;
+  for (int k = 0; k < 20; k++) host += (x[k] > 0 && (x[k] % 3 == 1 || x[k] < -1000)) ? 1 : 0;
+  assert_status(clgpu_count_if(f->context, call.input, "(x > 0) &&\n  (x % 3 == 1 || x < -1000)",
+                               call.output, NULL, 0, NULL, NULL),
+                CLGPU_SUCCESS);
+  assert_int_equal(clFinish(clgpu_context_queue(f->context)), CL_SUCCESS);
+  unsigned char output_after[64];
+  test_guarded_read(f->context, &f->output, output_after);
+  memcpy(&count, output_after, sizeof count);
+  assert_int_equal(count, host);
+}
+
 int main(void) {
   if (getenv("CLGPU_TEST_FILTER")) cmocka_set_test_filter(getenv("CLGPU_TEST_FILTER"));
   const struct CMUnitTest tests[] = {
@@ -3174,6 +3340,8 @@ int main(void) {
       cmocka_unit_test_setup_teardown(reduce_read_misuse, misuse_fixture_setup,
                                       misuse_fixture_teardown),
       cmocka_unit_test_setup_teardown(count_if_misuse, misuse_fixture_setup,
+                                      misuse_fixture_teardown),
+      cmocka_unit_test_setup_teardown(hostile_expressions, misuse_fixture_setup,
                                       misuse_fixture_teardown),
   };
   return cmocka_run_group_tests(tests, group_setup, group_teardown);

@@ -1542,7 +1542,7 @@ static void edit_custom_without_neutral(misuse_fixture *f, misuse_call *call) {
 static void edit_custom_bad_combine(misuse_fixture *f, misuse_call *call) {
   (void)f;
   call->op_value.kind = CLGPU_SCAN_CUSTOM;
-  call->op_value.combine = "(a) +* (b";
+  call->op_value.combine = "(a) +* (b)";
   call->op_value.neutral = "0";
 }
 static void edit_custom_bad_neutral(misuse_fixture *f, misuse_call *call) {
@@ -1889,6 +1889,118 @@ static void host_models(void **state) {
 #define TYPE_TEST(function, label, index) \
   { label, function, NULL, NULL, (void *)&type_states[index] }
 
+/* ---- expressions that could change meaning (issue 15, item 9) ---- */
+
+/* A combine or neutral element that could escape the library's
+ * parentheses or statement, hide part of itself in a comment, or is over
+ * the length cap is refused before anything is built: its status, a
+ * message naming clgpu_scan, the field and why, no event, and input and
+ * output unchanged. Then a CUSTOM scan whose expressions span lines, with
+ * a ternary and casts, matches the host. */
+static const struct {
+  const char *field; /* "op->combine" or "op->neutral" */
+  const char *text;
+  const char *words;
+} scan_expression_rows[] = {
+    {"op->combine", "0); return (a + b", "never opened"},
+    {"op->combine", "a // c\n + b", "comment"},
+    {"op->combine", "a + b /* open", "comment"},
+    {"op->combine", "a + b; b", "';'"},
+    {"op->combine", "(a) +* (b", "never closed"},
+    {"op->combine", "a + b\n#undef a", "'#'"},
+    {"op->combine", "clgpu_combine(a, b)", "clgpu_combine"},
+    {"op->neutral", "0 \\\n + 1", "backslash"},
+    {"op->neutral", "{0]", "does not match"},
+    {"op->neutral", "\t\n", "empty"},
+};
+
+static void hostile_expressions(void **state) {
+  (void)state;
+  const size_t n = 20, bytes = n * sizeof(cl_int);
+  uint64_t seed = test_case_seed("scan expressions");
+  unsigned char *input_initial = random_bytes(bytes, seed);
+  unsigned char *output_initial = random_bytes(bytes, seed + 1);
+  test_guarded input = test_guarded_create(shared_context, bytes, input_initial);
+  test_guarded output = test_guarded_create(shared_context, bytes, output_initial);
+  clgpu_array input_view, output_view;
+  assert_status(clgpu_array_1d(input.buffer, input.offset, CLGPU_INT32, n, &input_view),
+                CLGPU_SUCCESS);
+  assert_status(clgpu_array_1d(output.buffer, output.offset, CLGPU_INT32, n, &output_view),
+                CLGPU_SUCCESS);
+  unsigned char *after = malloc(bytes);
+  assert_non_null(after);
+  char *long_text = malloc(65538);
+  assert_non_null(long_text);
+  memset(long_text, ' ', 65537);
+  memcpy(long_text, "a + b", 5);
+  long_text[65537] = '\0';
+  size_t rows = sizeof scan_expression_rows / sizeof scan_expression_rows[0];
+  for (size_t r = 0; r <= rows; r++) {
+    const char *field = r < rows ? scan_expression_rows[r].field : "op->combine";
+    const char *text = r < rows ? scan_expression_rows[r].text : long_text;
+    const char *words = r < rows ? scan_expression_rows[r].words : "longer than 65536 bytes";
+    clgpu_status expected = r < rows ? CLGPU_INVALID_ARGUMENT : CLGPU_EXPRESSION_TOO_LONG;
+    clgpu_scan_op op = {CLGPU_SCAN_CUSTOM, 0, "a + b", "0"};
+    if (strcmp(field, "op->combine") == 0) op.combine = text;
+    if (strcmp(field, "op->neutral") == 0) op.neutral = text;
+    char label[120];
+    snprintf(label, sizeof label, "%s \"%.40s\"", field, text);
+    cl_event event = NULL;
+    clgpu_status status = clgpu_scan(shared_context, &op, &input_view, CLGPU_ALL_AXES,
+                                     &output_view, NULL, 0, NULL, &event);
+    const char *detail = clgpu_last_error();
+    if (status != expected) {
+      fail_msg("%s: %s, expected %s; detail: %s", label, clgpu_status_name(status),
+               clgpu_status_name(expected), detail);
+    }
+    print_message("# %s: %s\n", label, detail);
+    if (!strstr(detail, "clgpu_scan") || !strstr(detail, field) || !strstr(detail, words)) {
+      fail_msg("%s: the message lacks clgpu_scan, \"%s\" or \"%s\": %s", label, field, words,
+               detail);
+    }
+    if (event != NULL) fail_msg("%s: an event was made", label);
+    clgpu_workspace_size report;
+    status = clgpu_scan_workspace_size(shared_context, &op, &input_view, CLGPU_ALL_AXES,
+                                       &output_view, NULL, &report);
+    if (status != expected) {
+      fail_msg("%s: the size query gave %s: %s", label, clgpu_status_name(status),
+               clgpu_last_error());
+    }
+    assert_int_equal(clFinish(clgpu_context_queue(shared_context)), CL_SUCCESS);
+    test_guarded_read(shared_context, &output, after);
+    if (memcmp(after, output_initial, bytes) != 0) fail_msg("%s: the output changed", label);
+    test_guarded_read(shared_context, &input, after);
+    if (memcmp(after, input_initial, bytes) != 0) fail_msg("%s: the input changed", label);
+    test_guarded_check(shared_context, &output, label);
+    test_guarded_check(shared_context, &input, label);
+  }
+  free(long_text);
+
+  /* A running maximum over lines, with a ternary and casts. */
+  clgpu_scan_op op = {CLGPU_SCAN_CUSTOM, 0, "(a > b)\n  ? a\r\n  : (int)(b)",
+                      "(int)(-2147483647 - 1)"};
+  assert_status(clgpu_scan(shared_context, &op, &input_view, CLGPU_ALL_AXES, &output_view, NULL, 0,
+                           NULL, NULL),
+                CLGPU_SUCCESS);
+  assert_int_equal(clFinish(clgpu_context_queue(shared_context)), CL_SUCCESS);
+  int32_t x[20], expected[20], result[20];
+  memcpy(x, input_initial, bytes);
+  for (size_t k = 0; k < n; k++) expected[k] = k == 0 || x[k] > expected[k - 1] ? x[k] : expected[k - 1];
+  test_guarded_read(shared_context, &output, after);
+  memcpy(result, after, bytes);
+  for (size_t k = 0; k < n; k++) {
+    if (result[k] != expected[k]) {
+      fail_msg("running maximum: element %zu is %d, expected %d", k, result[k], expected[k]);
+    }
+  }
+  test_guarded_check(shared_context, &output, "running maximum");
+  free(after);
+  free(output_initial);
+  free(input_initial);
+  test_guarded_release(&output);
+  test_guarded_release(&input);
+}
+
 int main(void) {
   test_seed();
   const struct CMUnitTest tests[] = {
@@ -1916,6 +2028,7 @@ int main(void) {
       cmocka_unit_test(without_an_event),
       cmocka_unit_test(with_a_workspace),
       cmocka_unit_test(misuse_is_refused),
+      cmocka_unit_test(hostile_expressions),
   };
   return cmocka_run_group_tests(tests, group_setup, group_teardown);
 }

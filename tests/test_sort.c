@@ -2261,6 +2261,72 @@ static void edit_half_comparator(const misuse_fixture *f, misuse_call *call) {
 static int lacks_fp64(void) { return !clgpu_context_device_info(shared_context)->has_fp64; }
 static int lacks_fp16(void) { return !clgpu_context_device_info(shared_context)->has_fp16; }
 
+/* Texts that could escape their place in the sort kernels (issue 15, item
+ * 9): refused before anything is built. */
+static void edit_comparator_open_comment(const misuse_fixture *f, misuse_call *call) {
+  UNUSED_FIXTURE;
+  call->spec.compare = "a < b /* open";
+  merge_options(call);
+}
+static void edit_comparator_escaping(const misuse_fixture *f, misuse_call *call) {
+  UNUSED_FIXTURE;
+  call->spec.compare = "a < b) ? 1 : 0; } kernel void k(void) { if (1";
+  merge_options(call);
+}
+static void edit_comparator_semicolon(const misuse_fixture *f, misuse_call *call) {
+  UNUSED_FIXTURE;
+  call->spec.compare = "a < b;";
+  merge_options(call);
+}
+static void edit_comparator_line_comment(const misuse_fixture *f, misuse_call *call) {
+  UNUSED_FIXTURE;
+  call->spec.compare = "a > b // descending\n || 0";
+  merge_options(call);
+}
+static void edit_comparator_too_long(const misuse_fixture *f, misuse_call *call) {
+  UNUSED_FIXTURE;
+  static char text[65538];
+  memset(text, ' ', 65537);
+  memcpy(text, "a < b", 5);
+  text[65537] = '\0';
+  call->spec.compare = text;
+  merge_options(call);
+}
+static void edit_key_type_injected(const misuse_fixture *f, misuse_call *call) {
+  edit_custom_keys_with_radix(f, call);
+  call->spec.key_type = "point; kernel void k(void) {}";
+  merge_options(call);
+}
+static void edit_key_type_bracket(const misuse_fixture *f, misuse_call *call) {
+  edit_custom_keys_with_radix(f, call);
+  call->spec.key_type = "point)";
+  merge_options(call);
+}
+static void edit_declarations_include(const misuse_fixture *f, misuse_call *call) {
+  edit_custom_keys_with_radix(f, call);
+  call->spec.declarations = "#include \"/etc/passwd\"\ntypedef struct { float x; int id; } point;";
+  merge_options(call);
+}
+static void edit_declarations_stray_brace(const misuse_fixture *f, misuse_call *call) {
+  edit_custom_keys_with_radix(f, call);
+  call->spec.declarations = "typedef struct { float x; int id; } point; }";
+  merge_options(call);
+}
+static void edit_declarations_open_comment(const misuse_fixture *f, misuse_call *call) {
+  edit_custom_keys_with_radix(f, call);
+  call->spec.declarations = "typedef struct { float x; int id; } point; /* the rest";
+  merge_options(call);
+}
+static void edit_declarations_too_long(const misuse_fixture *f, misuse_call *call) {
+  edit_custom_keys_with_radix(f, call);
+  static char text[1048578];
+  memset(text, ' ', 1048577);
+  memcpy(text, point_declarations, strlen(point_declarations));
+  text[1048577] = '\0';
+  call->spec.declarations = text;
+  merge_options(call);
+}
+
 static const misuse_row misuse_rows[] = {
     {"NULL context", CLGPU_INVALID_ARGUMENT, edit_null_context, BOTH_CALLS, NULL},
     {"NULL keys", CLGPU_INVALID_ARGUMENT, edit_null_keys, BOTH_CALLS, NULL},
@@ -2328,6 +2394,36 @@ static const misuse_row misuse_rows[] = {
      edit_half_comparator, SORT_ONLY, lacks_fp16},
 };
 
+/* Rows of misused texts, with words their message must hold besides the
+ * entry point's name. */
+static const struct {
+  misuse_row row;
+  const char *words;
+} text_misuse_rows[] = {
+    {{"a comparator with an open comment", CLGPU_INVALID_ARGUMENT, edit_comparator_open_comment,
+     BOTH_CALLS, NULL}, "spec->compare, byte 6: \"/*\" starts a comment"},
+    {{"a comparator closing the kernel's parenthesis", CLGPU_INVALID_ARGUMENT,
+     edit_comparator_escaping, BOTH_CALLS, NULL}, "spec->compare, byte 5: ')' closes"},
+    {{"a comparator with ';'", CLGPU_INVALID_ARGUMENT, edit_comparator_semicolon, BOTH_CALLS, NULL},
+     "spec->compare, byte 5: ';'"},
+    {{"a comparator with a line comment", CLGPU_INVALID_ARGUMENT, edit_comparator_line_comment,
+     BOTH_CALLS, NULL}, "spec->compare, byte 6: \"//\""},
+    {{"a comparator of 65537 bytes", CLGPU_EXPRESSION_TOO_LONG, edit_comparator_too_long,
+     BOTH_CALLS, NULL}, "spec->compare is longer than 65536 bytes"},
+    {{"a key type with ';'", CLGPU_INVALID_ARGUMENT, edit_key_type_injected, BOTH_CALLS, NULL},
+     "spec->key_type, byte 5: ';'"},
+    {{"a key type with ')'", CLGPU_INVALID_ARGUMENT, edit_key_type_bracket, BOTH_CALLS, NULL},
+     "spec->key_type, byte 5: ')'"},
+    {{"declarations with #include", CLGPU_INVALID_ARGUMENT, edit_declarations_include, BOTH_CALLS,
+     NULL}, "spec->declarations, byte 0: the preprocessor directive \"#include\""},
+    {{"declarations with a stray brace", CLGPU_INVALID_ARGUMENT, edit_declarations_stray_brace,
+     BOTH_CALLS, NULL}, "spec->declarations, byte 43: '}'"},
+    {{"declarations with an open comment", CLGPU_INVALID_ARGUMENT, edit_declarations_open_comment,
+     BOTH_CALLS, NULL}, "spec->declarations, byte 43: the comment"},
+    {{"declarations of 1048577 bytes", CLGPU_EXPRESSION_TOO_LONG, edit_declarations_too_long,
+     BOTH_CALLS, NULL}, "spec->declarations is longer than 1048576 bytes"},
+};
+
 static void reset_call(const misuse_fixture *f, misuse_call *call) {
   memset(call, 0, sizeof *call);
   call->context = shared_context;
@@ -2359,6 +2455,55 @@ static void expect_region_unchanged(const test_guarded *region, const unsigned c
   free(after);
 }
 
+/* Run one misuse row (both entry points where it applies) and check the
+ * refusal: its status, a message (holding `words` when not NULL), no event,
+ * every region unchanged. */
+static void check_misuse_row(const misuse_fixture *f, const misuse_row *row, const char *words) {
+  if (row->applies && !row->applies()) {
+    print_message("# %s: does not apply to this device\n", row->name);
+    return;
+  }
+  /* Oclgrind's --check-api reports every failed build as an error (the
+   * reason its setup leaves the 'api' suite out). */
+  if (oclgrind && row->expected == CLGPU_CL_BUILD_PROGRAM_FAILURE) {
+    print_message("# %s: not run on Oclgrind\n", row->name);
+    return;
+  }
+  for (int permutation_call = 0; permutation_call < 2; permutation_call++) {
+    if ((permutation_call && row->calls == SORT_ONLY) ||
+        (!permutation_call && row->calls == PERMUTATION_ONLY)) {
+      continue;
+    }
+    const char *who = permutation_call ? "clgpu_sort_permutation" : "clgpu_sort";
+    char label[200];
+    snprintf(label, sizeof label, "%s misuse \"%s\"", who, row->name);
+    misuse_call call;
+    reset_call(f, &call);
+    row->edit(f, &call);
+    cl_event event = NULL;
+    clgpu_status status = misuse_invoke(&call, permutation_call, &event);
+    if (status != row->expected) {
+      fail_msg("%s: %s (%d), expected %s; detail: %s", label, clgpu_status_name(status),
+               (int)status, clgpu_status_name(row->expected), clgpu_last_error());
+    }
+    const char *detail = clgpu_last_error();
+    if (detail == NULL || detail[0] == '\0') fail_msg("%s: no detail message", label);
+    if (words && (!strstr(detail, who) || !strstr(detail, words))) {
+      fail_msg("%s: the message lacks \"%s\" or \"%s\": %s", label, who, words, detail);
+    }
+    /* A build failure carries the compiler's log, which says "error". */
+    if (row->expected == CLGPU_CL_BUILD_PROGRAM_FAILURE && strstr(detail, "error") == NULL) {
+      fail_msg("%s: the message has no compiler log: %s", label, detail);
+    }
+    print_message("# %s: %.200s\n", label, detail);
+    if (event != NULL) fail_msg("%s: an event was made", label);
+    assert_int_equal(clFinish(clgpu_context_queue(shared_context)), CL_SUCCESS);
+    expect_region_unchanged(&f->keys, f->keys_initial, "keys", label);
+    expect_region_unchanged(&f->values, f->values_initial, "values", label);
+    expect_region_unchanged(&f->permutation, f->permutation_initial, "permutation", label);
+  }
+}
+
 /* Every documented misuse of clgpu_sort and clgpu_sort_permutation gives
  * its status, makes no event and changes nothing; the unedited calls
  * then work. */
@@ -2384,47 +2529,10 @@ static void misuse_is_refused(void **state) {
   assert_int_equal(err, CL_SUCCESS);
 
   for (size_t r = 0; r < sizeof misuse_rows / sizeof misuse_rows[0]; r++) {
-    const misuse_row *row = &misuse_rows[r];
-    if (row->applies && !row->applies()) {
-      print_message("# %s: does not apply to this device\n", row->name);
-      continue;
-    }
-    /* Oclgrind's --check-api reports every failed build as an error (the
-     * reason its setup leaves the 'api' suite out). */
-    if (oclgrind && row->expected == CLGPU_CL_BUILD_PROGRAM_FAILURE) {
-      print_message("# %s: not run on Oclgrind\n", row->name);
-      continue;
-    }
-    for (int permutation_call = 0; permutation_call < 2; permutation_call++) {
-      if ((permutation_call && row->calls == SORT_ONLY) ||
-          (!permutation_call && row->calls == PERMUTATION_ONLY)) {
-        continue;
-      }
-      const char *who = permutation_call ? "clgpu_sort_permutation" : "clgpu_sort";
-      char label[200];
-      snprintf(label, sizeof label, "%s misuse \"%s\"", who, row->name);
-      misuse_call call;
-      reset_call(&f, &call);
-      row->edit(&f, &call);
-      cl_event event = NULL;
-      clgpu_status status = misuse_invoke(&call, permutation_call, &event);
-      if (status != row->expected) {
-        fail_msg("%s: %s (%d), expected %s; detail: %s", label, clgpu_status_name(status),
-                 (int)status, clgpu_status_name(row->expected), clgpu_last_error());
-      }
-      const char *detail = clgpu_last_error();
-      if (detail == NULL || detail[0] == '\0') fail_msg("%s: no detail message", label);
-      /* A build failure carries the compiler's log, which says "error". */
-      if (row->expected == CLGPU_CL_BUILD_PROGRAM_FAILURE && strstr(detail, "error") == NULL) {
-        fail_msg("%s: the message has no compiler log: %s", label, detail);
-      }
-      print_message("# %s: %.200s\n", label, detail);
-      if (event != NULL) fail_msg("%s: an event was made", label);
-      assert_int_equal(clFinish(clgpu_context_queue(shared_context)), CL_SUCCESS);
-      expect_region_unchanged(&f.keys, f.keys_initial, "keys", label);
-      expect_region_unchanged(&f.values, f.values_initial, "values", label);
-      expect_region_unchanged(&f.permutation, f.permutation_initial, "permutation", label);
-    }
+    check_misuse_row(&f, &misuse_rows[r], NULL);
+  }
+  for (size_t r = 0; r < sizeof text_misuse_rows / sizeof text_misuse_rows[0]; r++) {
+    check_misuse_row(&f, &text_misuse_rows[r].row, text_misuse_rows[r].words);
   }
 
   /* The unedited calls work: the rows failed for their own reason. */
@@ -2446,6 +2554,22 @@ static void misuse_is_refused(void **state) {
   test_guarded_read(shared_context, &f.values, after);
   apply_permutation(f.values_initial, permutation, MISUSE_N, 4, expected);
   expect_elements(after, expected, MISUSE_N, 4, permutation, "values", "the unedited clgpu_sort");
+
+  /* A comparator over several lines, with casts and a ternary, sorts the
+   * sorted keys again, largest first. */
+  unsigned char ascending[MISUSE_N * 4];
+  test_guarded_read(shared_context, &f.keys, after);
+  memcpy(ascending, after, sizeof ascending);
+  reference_permutation(&key_types[KEY_UINT32], ascending, MISUSE_N, 1, 0, 0, permutation);
+  reset_call(&f, &call);
+  call.spec.compare = "((uint)a > (uint)b)\n  ? 1\r\n  : 0";
+  merge_options(&call);
+  call.values = NULL;
+  expect_success(misuse_invoke(&call, 0, NULL), "a comparator over lines");
+  assert_int_equal(clFinish(clgpu_context_queue(shared_context)), CL_SUCCESS);
+  test_guarded_read(shared_context, &f.keys, after);
+  apply_permutation(ascending, permutation, MISUSE_N, 4, expected);
+  expect_elements(after, expected, MISUSE_N, 4, permutation, "keys", "a comparator over lines");
 
   assert_int_equal(clSetUserEventStatus(f.user_event, CL_COMPLETE), CL_SUCCESS);
   clReleaseEvent(f.user_event);

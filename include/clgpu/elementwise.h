@@ -15,7 +15,7 @@
  *   clgpu_elementwise_run(k, values, 0, NULL, NULL);
  *
  * The operation. OpenCL C statements (one or several, comments and line
- * breaks allowed) run once per element. Each array argument is a local
+ * breaks allowed; see the rules for the text below) run once per element. Each array argument is a local
  * variable named as declared, holding the current element: an input's
  * variable holds its element, an output's starts at 0 and is stored after
  * the operation, an in-out's holds its element and is stored back. The
@@ -23,9 +23,22 @@
  * written with vstore_half_rte, so half arrays need no cl_khr_fp16). Scalars
  * are variables of their type. `i` (ulong) is the element's index in
  * row-major order over the call's shape, so "y = (float)i" writes 0, 1, 2,
- * ... whatever the layout of y. Identifiers that start with clgpu_ or
- * CLGPU_ are the library's. A preamble (clgpu_elementwise_options) goes
- * before the kernel: helper functions, types, pragmas.
+ * ... whatever the layout of y. A preamble (clgpu_elementwise_options)
+ * goes before the kernel: helper functions, types, pragmas.
+ *
+ * Rules for the text, checked at create so that a kernel object works on
+ * every layout or on none: in the operation and the preamble, brackets (),
+ * [] and {} are balanced and properly nested (at most 256 deep), comments
+ * and character and string literals are closed, the only preprocessor
+ * lines are #pragma lines (no #include, #define or #if), there is no
+ * trigraph, no digraph and no backslash at the end of a line, and no
+ * identifier starts with clgpu_ or CLGPU_ (the library's). The operation
+ * may not use `return` (on some layouts it runs inside the kernel's loop
+ * over elements, where return would end more than one element); `break`
+ * and `continue` outside a loop of its own end the operation for the
+ * element, whose outputs are still stored. Line breaks are whitespace. The
+ * operation may be at most 65536 bytes, the preamble 1048576 bytes
+ * (CLGPU_EXPRESSION_TOO_LONG above that).
  *
  * Layouts. Every array argument of a call has the same shape (broadcast
  * with clgpu_array_broadcast first: a stride-0 input is fine); each may have
@@ -120,9 +133,20 @@ typedef enum clgpu_elementwise_kind {
 #define CLGPU_ELEMENTWISE_MAX_ARGS 16
 #define CLGPU_ELEMENTWISE_MAX_ARRAYS 10
 
-/* One argument: an OpenCL C identifier (not `i`, not starting with clgpu_
- * or CLGPU_, at most 63 characters), its kind and its element type. Half
- * scalars are refused (declare them float); double needs cl_khr_fp64. */
+/* One argument: its name, its kind and its element type. The name becomes
+ * a variable of the kernel, so it must be an OpenCL C identifier of at most
+ * 63 characters that no name the kernel needs takes: not `i`; not an
+ * OpenCL C keyword, qualifier or scalar, vector or opaque type name (int,
+ * kernel, global, half, float4, uchar16, double8, size_t, image2d_t, ...);
+ * not a built-in function (min, max, clamp, fabs, dot, select,
+ * get_global_id, barrier, printf, ..., and the families convert_*, as_*,
+ * vload*, vstore*, native_*, half_*, atomic_*, atom_*, work_group_*,
+ * sub_group_*, read_image*, write_image*, get_image_*) or a macro of the
+ * OpenCL C specification (INT_MAX, MAXFLOAT, INFINITY, NAN, and the
+ * prefixes FLT_, DBL_, HALF_, M_, CL_, CLK_); not starting with "__", with
+ * '_' and a capital letter, or with clgpu_ or CLGPU_. Names close to these
+ * (minimum, x_max, kernel2) are fine. Half scalars are refused (declare
+ * them float); double needs cl_khr_fp64. */
 typedef struct clgpu_elementwise_arg {
   const char *name;
   clgpu_elementwise_kind kind;
@@ -147,11 +171,15 @@ typedef struct clgpu_elementwise clgpu_elementwise;
  * clgpu_last_error(); errors in the operation are reported at lines of
  * "operation", errors in the preamble at lines of "preamble").
  * Errors: CLGPU_INVALID_ARGUMENT (NULL arguments, no output, too many
- * arguments or arrays, a name that is not an identifier, reserved or
- * repeated, an unknown kind or type, a half scalar, an empty operation, a
- * variant_cap above 256), CLGPU_UNSUPPORTED_FEATURE (a double argument on
- * a device without cl_khr_fp64), CLGPU_CL_OUT_OF_HOST_MEMORY. On failure
- * *out is NULL. */
+ * arguments or arrays, a name that is not an identifier, reserved (see
+ * clgpu_elementwise_arg) or repeated, an unknown kind or type, a half
+ * scalar, an empty operation, an operation or preamble that breaks the
+ * rules for the text above, a variant_cap above 256; the message names the
+ * argument, and for a text the byte offset and what is there),
+ * CLGPU_EXPRESSION_TOO_LONG (an operation over 65536 bytes or a preamble
+ * over 1048576), CLGPU_UNSUPPORTED_FEATURE (a double argument on a device
+ * without cl_khr_fp64), CLGPU_CL_OUT_OF_HOST_MEMORY. On failure *out is
+ * NULL. */
 CLGPU_API clgpu_status clgpu_elementwise_create(clgpu_context *context, size_t num_args,
                                                 const clgpu_elementwise_arg *args,
                                                 const char *operation,

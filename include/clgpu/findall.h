@@ -3,8 +3,10 @@
  *
  * The predicate is an OpenCL C expression over `x` (the element, of the
  * input's OpenCL C type) and `i` (its ulong row-major index), true when not
- * 0; NULL means `x != 0`, which makes the input a mask. Like reduce.h's
- * expressions it becomes a preprocessor definition (no "//" comments).
+ * 0; NULL means `x != 0`, which makes the input a mask. It follows the
+ * rules of "Expressions" in reduce.h (one expression, brackets balanced, no
+ * ';', comment or '#', at most 65536 bytes), checked before anything is
+ * built.
  *
  * Indices are written to `indices`, a 1-D view of CLGPU_UINT32 or
  * CLGPU_UINT64 of any stride (UINT32 is refused when the input has more than
@@ -36,7 +38,8 @@ extern "C" {
 
 /* Errors, with nothing enqueued and the outputs unchanged:
  * CLGPU_INVALID_ARGUMENT (NULL context, input, indices or count; a wait list
- * that does not match), CLGPU_TYPE_MISMATCH (indices not UINT32/UINT64,
+ * that does not match; a predicate that breaks the rules of reduce.h),
+ * CLGPU_EXPRESSION_TOO_LONG (a predicate over 65536 bytes), CLGPU_TYPE_MISMATCH (indices not UINT32/UINT64,
  * count not UINT64, UINT32 for more than 2^32 - 1 elements),
  * CLGPU_SHAPE_MISMATCH (indices not 1-D, count not one element),
  * CLGPU_INVALID_OUTPUT (an output that is broadcast, overlaps the input or

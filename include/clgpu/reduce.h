@@ -40,9 +40,8 @@
  * results of the chunks are then combined in the same way by one group. No
  * floating-point atomics are used anywhere.
  *
- * User-defined (CUSTOM) reductions are OpenCL C expressions, put into the
- * kernel as preprocessor definitions (so they may not contain "//" comments;
- * line breaks are turned into spaces):
+ * User-defined (CUSTOM) reductions are OpenCL C expressions, checked by the
+ * rules under "Expressions" below:
  *   map      over `x` (the element, of the input's OpenCL C type) and `i`
  *            (its ulong index: row-major over the whole array, or along the
  *            axis), giving a value of result_type; NULL means `x`.
@@ -53,9 +52,29 @@
  *   initial  optional (NULL: none): combined once with the whole result,
  *            reduce(initial, result), and the result of an empty reduction.
  * `initial` is also accepted by SUM, PRODUCT, MIN, MAX, COUNT, ANY and ALL,
- * as an expression of the result type; ARGMIN and ARGMAX refuse it. A
- * malformed expression fails the build: CLGPU_CL_BUILD_PROGRAM_FAILURE with
- * the compiler's log in clgpu_last_error(). */
+ * as an expression of the result type; ARGMIN and ARGMAX refuse it.
+ *
+ * Expressions. Every OpenCL C expression a caller passes to the library
+ * (map, reduce, neutral and initial here, count_if's predicate, scan.h's
+ * combine and neutral, findall.h's predicate, sort.h's comparator) follows
+ * one set of rules, checked before anything is built or enqueued, so that
+ * it can only ever mean what it says on its own:
+ * - it is one expression: no ';', no comment of either kind, no '#', no
+ *   backslash outside a character or string literal, no trigraph ("??="
+ *   and its kin) and no digraph ("<%", "%>", "<:", ":>", "%:");
+ * - its brackets (), [] and {} are balanced and properly nested, at most
+ *   256 deep, and every character or string literal closes on its line;
+ * - it names no identifier that starts with clgpu_ or CLGPU_ (the
+ *   library's own);
+ * - line breaks and tabs are whitespace: the library joins the lines and
+ *   puts the whole expression in parentheses;
+ * - it is not blank, and at most 65536 bytes long.
+ * An expression over the length cap gives CLGPU_EXPRESSION_TOO_LONG; any
+ * other break of the rules gives CLGPU_INVALID_ARGUMENT, with a message
+ * naming the argument (op->reduce, predicate, ...), the byte offset and what
+ * is there. An expression that follows the rules and still does not compile
+ * fails the build: CLGPU_CL_BUILD_PROGRAM_FAILURE with the compiler's log in
+ * clgpu_last_error(). */
 #ifndef CLGPU_REDUCE_H
 #define CLGPU_REDUCE_H
 
@@ -109,8 +128,10 @@ CLGPU_API clgpu_type clgpu_reduce_result_type(const clgpu_reduce_op *op, clgpu_t
  * reduction of each line along d.
  * Errors, with nothing enqueued and the output unchanged:
  * CLGPU_INVALID_ARGUMENT (NULL context, op or arrays; unknown kind; CUSTOM
- * without reduce or neutral; initial with ARGMIN/ARGMAX; an axis out of
- * range; a wait list that does not match num_events; an unknown algorithm),
+ * without reduce or neutral; initial with ARGMIN/ARGMAX; an expression that
+ * breaks the rules above; an axis out of range; a wait list that does not
+ * match num_events; an unknown algorithm), CLGPU_EXPRESSION_TOO_LONG (an
+ * expression over 65536 bytes),
  * CLGPU_TYPE_MISMATCH (the output's type is not the result type),
  * CLGPU_SHAPE_MISMATCH, CLGPU_INVALID_OUTPUT (an output that is broadcast or
  * may overlap the input), CLGPU_UNSUPPORTED_FEATURE (double without
@@ -150,7 +171,8 @@ CLGPU_API clgpu_status clgpu_reduce_read(clgpu_context *context, const clgpu_red
                                          size_t result_size);
 
 /* Count the elements for which `predicate` holds: an OpenCL C expression
- * over `x` and `i` as in findall.h (NULL: x != 0). `output` is one
+ * over `x` and `i` as in findall.h (NULL: x != 0), under the rules of
+ * "Expressions" above. `output` is one
  * CLGPU_UINT64 element. A REDUCE operation for workspaces; the size query is
  * clgpu_count_if_workspace_size. Errors as clgpu_reduce. */
 CLGPU_API clgpu_status clgpu_count_if(clgpu_context *context, const clgpu_array *input,

@@ -15,8 +15,10 @@
  * Elements are combined from left to right (the carry of earlier elements is
  * always the left operand), so a CUSTOM operator must be associative but
  * need not be commutative. CUSTOM gives `combine`, an OpenCL C expression
- * over `a` and `b` of the element type, and `neutral`; like reduce.h's
- * expressions they become preprocessor definitions (no "//" comments).
+ * over `a` and `b` of the element type, and `neutral`; both follow the
+ * rules of "Expressions" in reduce.h (one expression each, brackets
+ * balanced, no ';', comment or '#', at most 65536 bytes), checked before
+ * anything is built.
  * Float sums are deterministic for a given n, algorithm and device; the
  * order is that of reduce.h (chunks, then within a chunk from left to right,
  * in TILED by tiles of 8 elements per work-item whose totals are scanned in
@@ -60,8 +62,10 @@ typedef struct clgpu_scan_op {
 
 /* Scan `input` into `output` (same shape and type; may be the same view).
  * axis: CLGPU_ALL_AXES for the whole array in row-major order, or d for
- * independent scans along dimension d. Errors as clgpu_reduce's, and
- * CLGPU_INVALID_OUTPUT for an output that is broadcast or overlaps itself. */
+ * independent scans along dimension d. Errors as clgpu_reduce's (an
+ * expression that breaks the rules of reduce.h is CLGPU_INVALID_ARGUMENT,
+ * one over 65536 bytes CLGPU_EXPRESSION_TOO_LONG), and CLGPU_INVALID_OUTPUT
+ * for an output that is broadcast or overlaps itself. */
 CLGPU_API clgpu_status clgpu_scan(clgpu_context *context, const clgpu_scan_op *op,
                                   const clgpu_array *input, int axis, const clgpu_array *output,
                                   const clgpu_call_options *options, cl_uint num_events,

@@ -54,10 +54,22 @@
  * keys, and byte_length must be a multiple of key_size. `compare` is an
  * OpenCL C expression over two keys `a` and `b` of that type, true when `a`
  * must come before `b` (a strict weak order, like C++'s operator<); with a
- * built-in key type and no comparator the order above is used. The
- * expressions become preprocessor definitions: no "//" comments, no
- * unbalanced quotes. A comparator that does not compile gives
- * CL_BUILD_PROGRAM_FAILURE with the compiler's log in clgpu_last_error().
+ * built-in key type and no comparator the order above is used.
+ *
+ * The texts are checked before anything is built. `compare` follows the
+ * rules of "Expressions" in reduce.h (one expression, brackets balanced, no
+ * ';', comment or '#', no identifier starting with clgpu_ or CLGPU_, line
+ * breaks as whitespace, at most 65536 bytes). `key_type` is a type name:
+ * words of letters, digits and '_' separated by blanks ("point", "float4",
+ * "unsigned int"), at most 65536 bytes. `declarations` is file-scope OpenCL
+ * C: brackets balanced, literals and comments closed, ';' allowed, no
+ * preprocessor line but #pragma (no #include, #define or #if), no trigraph,
+ * digraph or backslash at the end of a line, no identifier starting with
+ * clgpu_ or CLGPU_, at most 1048576 bytes. A text over its cap gives
+ * CLGPU_EXPRESSION_TOO_LONG, any other break CLGPU_INVALID_ARGUMENT naming
+ * the field, the byte offset and what is there. A comparator that passes
+ * and does not compile gives CL_BUILD_PROGRAM_FAILURE with the compiler's
+ * log in clgpu_last_error().
  *
  * Workspaces follow workspace.h. A sort's report has two parts: part 0 is
  * (CLGPU_OPERATION_SORT, RADIX or MERGE), part 1 is (CLGPU_OPERATION_SORT,
@@ -122,8 +134,10 @@ typedef struct clgpu_sort_options {
  * along. spec NULL means ascending in the natural order. Errors:
  * CLGPU_INVALID_ARGUMENT (NULL context or keys, an unknown algorithm or
  * shape, a bit range outside the key, a comparator or custom key type with
- * RADIX, key_type without key_size, a wait list that does not match its
- * count), CLGPU_SHAPE_MISMATCH (a view that is not 1-D, values whose byte
+ * RADIX, key_type without key_size, a compare, key_type or declarations
+ * text that breaks the rules above, a wait list that does not match its
+ * count), CLGPU_EXPRESSION_TOO_LONG (a text over its length cap),
+ * CLGPU_SHAPE_MISMATCH (a view that is not 1-D, values whose byte
  * length is not n times 1, 2, 4, 8 or 16, custom keys whose byte length is
  * not a multiple of key_size), CLGPU_INVALID_OUTPUT (keys with stride 0,
  * keys and values that may overlap), CLGPU_MISMATCHED_OBJECTS (a buffer of

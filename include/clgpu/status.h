@@ -115,7 +115,8 @@ extern "C" {
   X(WORKSPACE_ALIASES_ARGUMENT, -2025, "the workspace overlaps an argument of the call")        \
   X(WORKSPACE_MISALIGNED, -2026, "the workspace region is not aligned for the device")       \
   X(WRONG_SPACE, -2027, "the buffer has no side in that memory space")                          \
-  X(CAPACITY_EXCEEDED, -2028, "the buffer's fixed capacity cannot grow")
+  X(CAPACITY_EXCEEDED, -2028, "the buffer's fixed capacity cannot grow")                       \
+  X(EXPRESSION_TOO_LONG, -2029, "an OpenCL C text argument is longer than the library accepts")
 
 typedef enum clgpu_status {
 #define CLGPU__STATUS_ENUM(suffix, value, text) CLGPU_##suffix = value,

@@ -1245,10 +1245,11 @@ static void workspace_outlives_its_cache(void **state) {
 }
 
 /* A workspace made in a scope, the scope ended, then its context destroyed
- * (the last reference): the block is detached from the cache with the
- * context's free blocks, and the workspace's destroy releases it. With a
- * second clgpu context wrapping the same OpenCL objects, the workspace
- * still runs after the first context is gone. */
+ * while a second clgpu context wraps the same OpenCL objects: the block
+ * stays the workspace's and the cache's, and the workspace runs on the
+ * second context. When that one, the last over the OpenCL context, is
+ * destroyed too, the block is detached from the cache with the free blocks,
+ * and the workspace's destroy releases it. */
 static void workspace_outlives_its_scope_and_context(void **state) {
   (void)state;
   enum { N = 9000 };
@@ -1264,23 +1265,30 @@ static void workspace_outlives_its_scope_and_context(void **state) {
   clgpu_workspace *workspace = sum_workspace(context, N);
   assert_status(clgpu_alloc_scope_end(context), CLGPU_SUCCESS);
   cl_mem block = retained_region(workspace);
+  const size_t block_size = size_of(block);
   clgpu_context_destroy(context);
   clgpu_alloc_stats stats = stats_of(cache);
+  assert_int_equal(stats.bytes_in_use, block_size);
+  assert_int_equal(stats.bytes_held, 0);
+  check_sum(twin, workspace, N);
+  /* A scope of the twin does not get the workspace's block. */
+  assert_status(clgpu_alloc_scope_begin(twin, cache), CLGPU_SUCCESS);
+  cl_mem other = create(twin, CL_MEM_READ_WRITE, block_size);
+  assert_ptr_not_equal(other, block);
+  assert_status(clgpu_alloc_scope_end(twin), CLGPU_SUCCESS);
+
+  clgpu_context_destroy(twin);
+  stats = stats_of(cache);
   assert_int_equal(stats.bytes_in_use, 0);
   assert_int_equal(stats.bytes_held, 0);
   assert_int_equal(settled_references(buffer_references, block, 2), 2);
-  check_sum(twin, workspace, N);
-  /* Destroyed on a thread with a scope open on the cache: the detached
-   * block is not the cache's and does not enter its pool. */
-  assert_status(clgpu_alloc_scope_begin(twin, cache), CLGPU_SUCCESS);
   clgpu_workspace_destroy(workspace);
-  stats = stats_of(cache);
-  assert_int_equal(stats.bytes_held, 0);
-  assert_status(clgpu_alloc_scope_end(twin), CLGPU_SUCCESS);
   assert_int_equal(settled_references(buffer_references, block, 1), 1);
   clReleaseMemObject(block);
+  stats = stats_of(cache);
+  assert_int_equal(stats.bytes_held, 0);
+  assert_int_equal(stats.bytes_in_use, 0);
   assert_status(clgpu_alloc_cache_destroy(cache), CLGPU_SUCCESS);
-  clgpu_context_destroy(twin);
 }
 
 int main(void) {

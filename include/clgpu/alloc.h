@@ -30,16 +30,17 @@
  * closed, which is still done with clgpu_alloc_scope_end(context) on the
  * scope's thread. A cache holds no context: its blocks are keyed by OpenCL
  * context and keep that alive themselves (an OpenCL context lives while its
- * buffers do), and when a clgpu context is freed its OpenCL context's free
- * blocks leave every cache, so a context made later never receives them.
+ * buffers do), and when the last live clgpu context over an OpenCL context
+ * is freed, that OpenCL context's free blocks leave every cache, so a
+ * context made later never receives them.
  *
  * A workspace made in a cached scope (workspace.h) may outlive the scope
  * and the cache, in any order: its block is pinned, the workspace's alone
  * until clgpu_workspace_destroy. The scope's end leaves it out of the pool,
  * so no later request gets that memory while the workspace lives. Destroyed,
  * the workspace gives the block back to its cache's pool; if the cache was
- * destroyed first, or the last clgpu context on the block's OpenCL context
- * was freed, the block was detached from the cache then (it left the
+ * destroyed first, or the last live clgpu context over the block's OpenCL
+ * context was freed, the block was detached from the cache then (it left the
  * cache's counters) and is released as a plain buffer. A workspace made and
  * destroyed in one scope still reuses one block: a loop of them makes one
  * device allocation. A buffer that the caller takes from
@@ -97,7 +98,8 @@ CLGPU_API clgpu_status clgpu_alloc_uncached_begin(clgpu_context *context);
  * pass: the scope kept it alive). A cached scope returns its outstanding
  * blocks to the pool. The scope drops its reference to the context last;
  * when that was the context's last one the context is freed here, and its
- * free blocks leave every cache. Errors: CLGPU_ALLOC_SCOPE_MISMATCH (no scope open on this thread, or
+ * free blocks leave every cache (unless another live context wraps its
+ * OpenCL context). Errors: CLGPU_ALLOC_SCOPE_MISMATCH (no scope open on this thread, or
  * the innermost one is on another context; nothing changes),
  * CLGPU_INVALID_ARGUMENT (context is NULL). */
 CLGPU_API clgpu_status clgpu_alloc_scope_end(clgpu_context *context);

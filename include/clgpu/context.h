@@ -155,12 +155,12 @@ CLGPU_API clgpu_status clgpu_context_wrap(cl_context context, cl_device_id devic
  * may be destroyed before or after its context, inside or outside the
  * scope it was made in. After this call the caller passes the context
  * itself to one function only: clgpu_alloc_scope_end, to close the scopes
- * still open on it, each on its own thread. When the context is freed,
- * the free blocks of its OpenCL context are released from every allocation
- * cache and the blocks of live workspaces are detached from them, so no
- * cache keeps device memory for a destroyed context (another clgpu context
- * wrapping the same cl_context then makes new blocks: slower, never
- * wrong). Programs and kernels leased from the context's program cache
+ * still open on it, each on its own thread. When the context is freed and
+ * no other live clgpu context wraps its OpenCL context, the free blocks of
+ * that OpenCL context are released from every allocation cache and the
+ * blocks of live workspaces are detached from them, so no cache keeps
+ * device memory for an OpenCL context nobody uses through clgpu; while
+ * another clgpu context wraps it, that context keeps them. Programs and kernels leased from the context's program cache
  * (program.h) belong to the context and last until it is freed. */
 CLGPU_API void clgpu_context_destroy(clgpu_context *context);
 

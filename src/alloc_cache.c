@@ -487,8 +487,7 @@ static size_t take_free_blocks(clgpu_alloc_cache *cache, cl_context cl_context, 
  * holders, whose release then frees them as plain buffers. Under the
  * registry's and the cache's locks; the caller passes the list (chained
  * through pool_newer) to free_detached after unlocking. */
-static void detach_pinned(clgpu_alloc_cache *cache, cl_context cl_context,
-                          alloc_block **detached) {
+static void detach_pinned(clgpu_alloc_cache *cache, cl_context cl_context, alloc_block **detached) {
   alloc_block *block = cache->pinned;
   while (block) {
     alloc_block *next = block->frame_next;

@@ -4,8 +4,9 @@
  * reuse across queues only after the releasing queue's work completed,
  * trimming, and every order of tearing down contexts, workspaces, scopes and
  * caches, a workspace used and destroyed after its scope, its cache and its
- * context included (run under AddressSanitizer too). OpenCL objects the cache should have released are checked
- * through their reference counts, which LeakSanitizer cannot see. */
+ * context included (run under AddressSanitizer too). OpenCL objects the
+ * cache should have released are checked through their reference counts,
+ * which LeakSanitizer cannot see. */
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>

@@ -2581,12 +2581,12 @@ static void used_and_destroyed_after_context_destroy(void **state) {
   assert_status(clgpu_array_1d(x_buffer, 0, CLGPU_INT32, N, &x), CLGPU_SUCCESS);
   assert_status(clgpu_array_1d(y_buffer, 0, CLGPU_INT32, N, &y), CLGPU_SUCCESS);
   assert_status(clgpu_array_1d(x_buffer, 0, CLGPU_INT32, N - 1, &head), CLGPU_SUCCESS);
-  assert_status(clgpu_array_1d(x_buffer, sizeof(cl_int), CLGPU_INT32, N - 1, &tail),
-                CLGPU_SUCCESS);
+  assert_status(clgpu_array_1d(x_buffer, sizeof(cl_int), CLGPU_INT32, N - 1, &tail), CLGPU_SUCCESS);
   const cl_int start = -2000, step = 3;
   assert_status(clgpu_iota(context, &x, &start, &step, 0, NULL, NULL), CLGPU_SUCCESS);
-  const clgpu_elementwise_arg args[] = {
-      {"y", CLGPU_OUT, CLGPU_INT32}, {"a", CLGPU_SCALAR, CLGPU_INT32}, {"x", CLGPU_IN, CLGPU_INT32}};
+  const clgpu_elementwise_arg args[] = {{"y", CLGPU_OUT, CLGPU_INT32},
+                                        {"a", CLGPU_SCALAR, CLGPU_INT32},
+                                        {"x", CLGPU_IN, CLGPU_INT32}};
   clgpu_elementwise *kernel = NULL;
   assert_status(clgpu_elementwise_create(context, 3, args, "y = a * x + 7;", NULL, &kernel),
                 CLGPU_SUCCESS);

@@ -895,8 +895,9 @@ static void test_used_and_freed_after_context_destroy(void **state) {
   own.context = test_context(NULL);
   size_t n = test_on_oclgrind(own.context) ? 1007 : 10007;
   clgpu_elementwise_arg arg = {"x", CLGPU_INOUT, CLGPU_UINT32};
-  assert_status(clgpu_elementwise_create(own.context, 1, &arg, "x = x * 3u + 1u;", NULL, &own.triple),
-                CLGPU_SUCCESS);
+  assert_status(
+      clgpu_elementwise_create(own.context, 1, &arg, "x = x * 3u + 1u;", NULL, &own.triple),
+      CLGPU_SUCCESS);
   assert_status(clgpu_context_set_move_report(own.context, capture, &own.seen), CLGPU_SUCCESS);
   cl_command_queue queue = clgpu_context_queue(own.context);
   clRetainCommandQueue(queue);

@@ -160,8 +160,9 @@ CLGPU_API clgpu_status clgpu_context_wrap(cl_context context, cl_device_id devic
  * that OpenCL context are released from every allocation cache and the
  * blocks of live workspaces are detached from them, so no cache keeps
  * device memory for an OpenCL context nobody uses through clgpu; while
- * another clgpu context wraps it, that context keeps them. Programs and kernels leased from the context's program cache
- * (program.h) belong to the context and last until it is freed. */
+ * another clgpu context wraps it, that context keeps them. Programs and
+ * kernels leased from the context's program cache (program.h) belong to
+ * the context and last until it is freed. */
 CLGPU_API void clgpu_context_destroy(clgpu_context *context);
 
 /* The OpenCL objects of a context. The context keeps its references; a

@@ -3,6 +3,15 @@
  * of allocation scopes, and the registry through which clgpu_buffer_release
  * finds the cache a buffer came from.
  *
+ * A block handed out in a scope is the scope's until the scope ends, unless
+ * a long-lived holder (a workspace) pins it: a pinned block is the holder's
+ * until the holder releases it, whatever happens to the scope, and the
+ * scope's end leaves it out of the pool. Its release puts it in the pool of
+ * its cache; when the cache is destroyed first, or the last clgpu context
+ * of its OpenCL context is freed, the block is detached instead: it leaves
+ * the cache and the registry, and its buffer becomes a plain one that the
+ * holder's release frees.
+ *
  * Locks: the registry's lock is always taken before a cache's lock, never
  * while one is held, because a release finds the cache through the registry
  * while a miss, a trim or a destroy change the registry with the cache
@@ -39,7 +48,8 @@ typedef struct alloc_block {
    * complete), and whether that work is known to have completed. */
   cl_event marker;
   int settled;
-  /* While in use: the scope it was handed out in, and that scope's list. */
+  /* While in use: the scope it was handed out in and that scope's list, or
+   * (frame NULL) the cache's list of pinned blocks. */
   scope_frame *frame;
   struct alloc_block *frame_prev, *frame_next;
   /* While free: its bin's list, newest first, and the cache's list of free
@@ -77,6 +87,8 @@ struct clgpu_alloc_cache {
   /* Scopes open on the cache over all threads: destroy refuses while any
    * is, since its blocks are handed out through them. */
   size_t open_scopes;
+  /* Blocks in use that their holders pinned: no scope takes them back. */
+  alloc_block *pinned;
   clgpu_alloc_stats stats;
   /* Every live cache, under the registry's lock, so that a context's last
    * reference can give its free blocks back from all of them. */
@@ -294,11 +306,14 @@ static void pool_remove(clgpu_alloc_cache *cache, alloc_block *block) {
   cache->stats.bytes_held -= block->size;
 }
 
+/* Take a block in use off the list it is on: its scope's outstanding
+ * blocks, or its cache's pinned ones. */
 static void frame_unlink(alloc_block *block) {
+  alloc_block **head = block->frame ? &block->frame->outstanding : &block->cache->pinned;
   if (block->frame_prev) {
     block->frame_prev->frame_next = block->frame_next;
   } else {
-    block->frame->outstanding = block->frame_next;
+    *head = block->frame_next;
   }
   if (block->frame_next) block->frame_next->frame_prev = block->frame_prev;
   block->frame = NULL;
@@ -427,6 +442,23 @@ static void return_released(clgpu_alloc_cache *cache, alloc_block *block,
   pool_insert(cache, block);
 }
 
+/* Take a block out of the registry and out of its bin, which goes when it
+ * was the bin's last block. Under the registry's and the cache's locks. */
+static void forget_block(clgpu_alloc_cache *cache, alloc_block *block) {
+  registry_remove(block);
+  size_bin *bin = block->bin;
+  if (--bin->blocks == 0) {
+    for (size_bin **link = &cache->bins; *link; link = &(*link)->next) {
+      if (*link == bin) {
+        *link = bin->next;
+        break;
+      }
+    }
+    free(bin);
+  }
+  block->bin = NULL;
+}
+
 /* Take free blocks out of the cache and the registry, oldest first, until
  * at most `keep_bytes` are held, skipping blocks of other OpenCL contexts
  * when `cl_context` is not NULL. Under the registry's and the cache's locks;
@@ -440,18 +472,7 @@ static size_t take_free_blocks(clgpu_alloc_cache *cache, cl_context cl_context, 
     alloc_block *newer = block->pool_newer;
     if (!cl_context || block->bin->cl_context == cl_context) {
       pool_remove(cache, block);
-      registry_remove(block);
-      size_bin *bin = block->bin;
-      if (--bin->blocks == 0) {
-        for (size_bin **link = &cache->bins; *link; link = &(*link)->next) {
-          if (*link == bin) {
-            *link = bin->next;
-            break;
-          }
-        }
-        free(bin);
-      }
-      block->bin = NULL;
+      forget_block(cache, block);
       block->pool_newer = *taken;
       *taken = block;
       bytes += block->size;
@@ -461,18 +482,45 @@ static size_t take_free_blocks(clgpu_alloc_cache *cache, cl_context cl_context, 
   return bytes;
 }
 
-static void destroy_blocks(alloc_block *block) {
+/* Detach the pinned blocks of `cl_context` (every one when NULL) from the
+ * cache: out of the registry and the stats, their buffers left to their
+ * holders, whose release then frees them as plain buffers. Under the
+ * registry's and the cache's locks; the caller passes the list (chained
+ * through pool_newer) to free_detached after unlocking. */
+static void detach_pinned(clgpu_alloc_cache *cache, cl_context cl_context, alloc_block **detached) {
+  alloc_block *block = cache->pinned;
+  while (block) {
+    alloc_block *next = block->frame_next;
+    if (!cl_context || block->bin->cl_context == cl_context) {
+      frame_unlink(block);
+      cache->stats.bytes_in_use -= block->size;
+      forget_block(cache, block);
+      block->pool_newer = *detached;
+      *detached = block;
+    }
+    block = next;
+  }
+}
+
+/* Let go of what the cache kept for each block of a list; the buffers too
+ * unless `keep_buffers` (detached blocks, whose buffers are their
+ * holders'). */
+static void free_blocks(alloc_block *block, int keep_buffers) {
   while (block) {
     alloc_block *next = block->pool_newer;
     if (block->marker) clReleaseEvent(block->marker);
     if (block->queue) clReleaseCommandQueue(block->queue);
     /* OpenCL frees the memory once the commands that use it have finished,
      * so a block whose work is still running is released safely. */
-    clReleaseMemObject(block->buffer);
+    if (!keep_buffers) clReleaseMemObject(block->buffer);
     free(block);
     block = next;
   }
 }
+
+static void destroy_blocks(alloc_block *block) { free_blocks(block, 0); }
+
+static void free_detached(alloc_block *block) { free_blocks(block, 1); }
 
 /* ---- the cache ---- */
 
@@ -499,11 +547,13 @@ clgpu_status clgpu_alloc_cache_destroy(clgpu_alloc_cache *cache) {
   pthread_mutex_lock(&registry_lock);
   pthread_mutex_lock(&cache->lock);
   size_t open_scopes = cache->open_scopes;
-  alloc_block *taken = NULL;
-  /* With no scope open no block is in use (every scope returns what it
-   * handed out when it ends), so the free blocks are all there is. */
+  alloc_block *taken = NULL, *detached = NULL;
+  /* With no scope open the only blocks in use are pinned ones (every scope
+   * returns what else it handed out when it ends): they are detached, left
+   * to their holders as plain buffers, and the free blocks released. */
   if (open_scopes == 0) {
     take_free_blocks(cache, NULL, 0, &taken);
+    detach_pinned(cache, NULL, &detached);
     if (cache->older_cache) cache->older_cache->newer_cache = cache->newer_cache;
     if (cache->newer_cache) {
       cache->newer_cache->older_cache = cache->older_cache;
@@ -517,6 +567,7 @@ clgpu_status clgpu_alloc_cache_destroy(clgpu_alloc_cache *cache) {
                          "clgpu_alloc_cache_destroy: %zu scope(s) are still open on the cache",
                          open_scopes);
   destroy_blocks(taken);
+  free_detached(detached);
   pthread_mutex_destroy(&cache->lock);
   free(cache);
   return CLGPU_SUCCESS;
@@ -549,15 +600,19 @@ clgpu_status clgpu_alloc_cache_trim(clgpu_alloc_cache *cache, size_t keep_bytes,
 }
 
 void clgpu__alloc_drop_context(cl_context cl_context) {
-  alloc_block *taken = NULL;
+  alloc_block *taken = NULL, *detached = NULL;
   pthread_mutex_lock(&registry_lock);
   for (clgpu_alloc_cache *cache = newest_cache; cache; cache = cache->older_cache) {
     pthread_mutex_lock(&cache->lock);
     take_free_blocks(cache, cl_context, 0, &taken);
+    /* Pinned blocks would come back to the pool after their context: they
+     * leave now, as their holders' plain buffers. */
+    detach_pinned(cache, cl_context, &detached);
     pthread_mutex_unlock(&cache->lock);
   }
   pthread_mutex_unlock(&registry_lock);
   destroy_blocks(taken);
+  free_detached(detached);
 }
 
 /* ---- scopes ---- */
@@ -738,5 +793,26 @@ void clgpu_buffer_release(clgpu_context *context, cl_mem buffer) {
    * release) and the caller no longer holds it: releasing it again changes
    * nothing. */
   if (block->state == BLOCK_IN_USE) return_released(cache, block, context);
+  pthread_mutex_unlock(&cache->lock);
+}
+
+void clgpu__buffer_pin(cl_mem buffer) {
+  if (!buffer) return;
+  pthread_mutex_lock(&registry_lock);
+  alloc_block *block = registry_find(buffer);
+  if (!block) {
+    pthread_mutex_unlock(&registry_lock);
+    return;
+  }
+  clgpu_alloc_cache *cache = block->cache;
+  pthread_mutex_lock(&cache->lock);
+  pthread_mutex_unlock(&registry_lock);
+  if (block->state == BLOCK_IN_USE && block->frame) {
+    frame_unlink(block);
+    block->frame_prev = NULL;
+    block->frame_next = cache->pinned;
+    if (cache->pinned) cache->pinned->frame_prev = block;
+    cache->pinned = block;
+  }
   pthread_mutex_unlock(&cache->lock);
 }

@@ -68,7 +68,10 @@ typedef struct candidate {
 } candidate;
 
 struct clgpu_elementwise {
+  /* A reference of the kernel's own while holds_context (see
+   * clgpu__elementwise_owned_by_context). */
   clgpu_context *context;
+  int holds_context;
   size_t num_args;
   ew_arg args[CLGPU_ELEMENTWISE_MAX_ARGS];
   unsigned num_arrays;
@@ -237,8 +240,19 @@ clgpu_status clgpu_elementwise_create(clgpu_context *context, size_t num_args,
     free(kernel);
     return clgpu__fail(CLGPU_CL_OUT_OF_HOST_MEMORY, "clgpu_elementwise_create: out of host memory");
   }
+  /* The kernel keeps its context (and so the programs of the context's
+   * cache it holds) alive until it is destroyed. */
+  clgpu__context_retain(context);
+  kernel->holds_context = 1;
   *out = kernel;
   return CLGPU_SUCCESS;
+}
+
+void clgpu__elementwise_owned_by_context(clgpu_elementwise *kernel) {
+  /* Not the context's last reference: the context is being used to make
+   * the kernel, so its caller holds one. */
+  if (kernel->holds_context) clgpu__context_release(kernel->context);
+  kernel->holds_context = 0;
 }
 
 void clgpu_elementwise_destroy(clgpu_elementwise *kernel) {
@@ -248,7 +262,10 @@ void clgpu_elementwise_destroy(clgpu_elementwise *kernel) {
   free(kernel->preamble);
   free(kernel->variants);
   free(kernel->candidates);
+  clgpu_context *context = kernel->holds_context ? kernel->context : NULL;
   free(kernel);
+  /* Last: it may be the context's last reference, which frees it. */
+  if (context) clgpu__context_release(context);
 }
 
 clgpu_status clgpu_elementwise_get_stats(clgpu_elementwise *kernel,

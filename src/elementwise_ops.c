@@ -49,6 +49,7 @@ static clgpu_status builtin(clgpu_context *context, const char *key, size_t num_
       status =
           clgpu_elementwise_create(context, num_args, args, operation, &options, &entry->kernel);
       if (status == CLGPU_SUCCESS) {
+        clgpu__elementwise_owned_by_context(entry->kernel);
         snprintf(entry->key, sizeof entry->key, "%s", key);
         entry->next = context->builtins;
         context->builtins = entry;

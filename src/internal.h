@@ -391,6 +391,21 @@ clgpu_status clgpu__fill_strided(clgpu_context *context, const clgpu_array *dest
 /* Milliseconds from a monotonic clock. */
 double clgpu__now_ms(void);
 
+/* Pin a block that clgpu_buffer_create handed out in a cached scope
+ * (alloc_cache.c), for a holder that outlives scopes (a workspace): the
+ * scope's end no longer takes it back, and it stays the holder's until
+ * clgpu_buffer_release. If its cache is destroyed, or the last clgpu
+ * context on its OpenCL context is freed, before that release, the block is
+ * detached from the cache and its buffer becomes a plain one that the
+ * release frees. Any other buffer is left as it is. */
+void clgpu__buffer_pin(cl_mem buffer);
+
+/* Make a kernel of clgpu_elementwise_create the context's own
+ * (elementwise.c): it drops the reference to the context it took at create,
+ * which the context's built-in kernels must not hold (the context frees
+ * them; a reference from them would keep it alive for ever). */
+void clgpu__elementwise_owned_by_context(clgpu_elementwise *kernel);
+
 /* ---- user text and user names (expression.c) ---- */
 
 /* What a piece of the caller's OpenCL C text is; it decides the rules. */

@@ -12,7 +12,9 @@ enum { HOST = 0, DEVICE = 1 };
 
 struct clgpu_membuf {
   clgpu_membuf_kind kind;
-  clgpu_context *context; /* NULL: host only */
+  /* NULL: host only. A reference of the buffer's own, dropped by
+   * clgpu_membuf_free, so that the caller may destroy the context first. */
+  clgpu_context *context;
   clgpu_type type;
   size_t element_size;
   size_t size;     /* elements in use */
@@ -216,6 +218,7 @@ static clgpu_status new_buffer(clgpu_membuf_kind kind, clgpu_context *context, c
   clgpu_membuf *buffer = calloc(1, sizeof *buffer);
   CLGPU__RETURN_ERROR_IF(!buffer, CLGPU_CL_OUT_OF_HOST_MEMORY, "out of host memory");
   buffer->kind = kind;
+  if (context) clgpu__context_retain(context);
   buffer->context = context;
   buffer->type = type;
   buffer->element_size = clgpu_type_size(type);
@@ -316,7 +319,10 @@ void clgpu_membuf_free(clgpu_membuf *buffer) {
   if (buffer->kind != CLGPU_MEMBUF_FIXED) free(buffer->host);
   free(buffer->name);
   free(buffer->type_name);
+  clgpu_context *context = buffer->context;
   free(buffer);
+  /* Last: it may be the context's last reference, which frees it. */
+  if (context) clgpu__context_release(context);
 }
 
 /* ---- argument checks ---- */

@@ -201,6 +201,10 @@ clgpu_status clgpu_workspace_create(clgpu_context *context, const clgpu_workspac
     clgpu_buffer_release(context, buffer);
     return status;
   }
+  /* A workspace lives as long as its caller wants, not as long as the
+   * scope that served it: its block is kept out of the pool until
+   * clgpu_workspace_destroy, whatever happens to the scope or the cache. */
+  clgpu__buffer_pin(buffer);
   workspace->buffer = buffer;
   workspace->size = (size_t)report->total_bytes;
   workspace->owned = 1;

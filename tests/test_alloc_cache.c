@@ -3,8 +3,10 @@
  * allocation outside any scope, the misuse table, two threads on one cache,
  * reuse across queues only after the releasing queue's work completed,
  * trimming, and every order of tearing down contexts, workspaces, scopes and
- * caches (run under AddressSanitizer too). OpenCL objects the cache should have released are checked
- * through their reference counts, which LeakSanitizer cannot see. */
+ * caches, a workspace used and destroyed after its scope, its cache and its
+ * context included (run under AddressSanitizer too). OpenCL objects the
+ * cache should have released are checked through their reference counts,
+ * which LeakSanitizer cannot see. */
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -1093,6 +1095,203 @@ static void context_destroyed_while_another_thread_has_a_scope(void **state) {
   assert_status(clgpu_alloc_cache_destroy(cache), CLGPU_SUCCESS);
 }
 
+/* ---- lifetimes: a workspace made in a scope outlives the scope ---- */
+
+/* Write `words` words of `value` over the start of a buffer, blocking. */
+static void write_pattern(cl_command_queue queue, cl_mem buffer, size_t words, cl_uint value) {
+  cl_uint *data = malloc(words * sizeof *data);
+  assert_non_null(data);
+  for (size_t i = 0; i < words; i++) data[i] = value ^ (cl_uint)i;
+  assert_int_equal(
+      clEnqueueWriteBuffer(queue, buffer, CL_TRUE, 0, words * sizeof *data, data, 0, NULL, NULL),
+      CL_SUCCESS);
+  free(data);
+}
+
+/* Whether the first `words` words of a buffer still hold write_pattern's
+ * `value`; prints the first that does not. */
+static int pattern_intact(cl_command_queue queue, cl_mem buffer, size_t words, cl_uint value) {
+  cl_uint *data = malloc(words * sizeof *data);
+  assert_non_null(data);
+  assert_int_equal(
+      clEnqueueReadBuffer(queue, buffer, CL_TRUE, 0, words * sizeof *data, data, 0, NULL, NULL),
+      CL_SUCCESS);
+  int intact = 1;
+  for (size_t i = 0; i < words && intact; i++) {
+    if (data[i] != (value ^ (cl_uint)i)) {
+      print_message("# word %zu is %#x, expected %#x\n", i, data[i], value ^ (cl_uint)i);
+      intact = 0;
+    }
+  }
+  free(data);
+  return intact;
+}
+
+/* A workspace made in a scope and used after the scope ended: its block
+ * stays out of the pool, so a request of the same size class in a later
+ * scope gets another block, and the workspace's scratch writes never reach
+ * what the caller keeps in that other block; the sums stay right. Then the
+ * workspace is destroyed after the scope (its block, and no other, goes
+ * back to the pool), and the loop of workspaces made and destroyed inside
+ * one scope still makes a single device allocation. */
+static void workspace_outlives_its_scope(void **state) {
+  (void)state;
+  enum { N = 50000, LOOPS = 200 };
+  clgpu_context *context = quiet_context();
+  cl_command_queue queue = clgpu_context_queue(context);
+  clgpu_alloc_cache *cache = new_cache();
+  assert_status(clgpu_alloc_scope_begin(context, cache), CLGPU_SUCCESS);
+  clgpu_workspace *workspace = sum_workspace(context, N);
+  cl_mem block = NULL;
+  assert_status(clgpu_workspace_region(workspace, &block, NULL, NULL), CLGPU_SUCCESS);
+  const size_t block_size = size_of(block);
+  check_sum(context, workspace, N);
+  assert_status(clgpu_alloc_scope_end(context), CLGPU_SUCCESS);
+
+  /* (a) A later scope asks for the same size class; the caller's data in
+   * what it gets survives sums run with the workspace, since it is another
+   * block: the scope's end left the workspace's out of the pool. */
+  assert_status(clgpu_alloc_scope_begin(context, cache), CLGPU_SUCCESS);
+  cl_mem other = create(context, CL_MEM_READ_WRITE, block_size);
+  const size_t words = block_size / sizeof(cl_uint);
+  write_pattern(queue, other, words, 0xA11CEu);
+  for (size_t n = 1; n <= N; n = n * 7 + 3) check_sum(context, workspace, n);
+  check_sum(context, workspace, N);
+  if (!pattern_intact(queue, other, words, 0xA11CEu)) {
+    fail_msg("sums run with the workspace overwrote another scope's buffer");
+  }
+  assert_ptr_not_equal(other, block);
+  clgpu_alloc_stats stats = stats_of(cache);
+  assert_int_equal(stats.bytes_held, 0);
+  assert_int_equal(stats.bytes_in_use, block_size + size_of(other));
+
+  /* (b) Destroyed after its scope, the workspace gives back its own block,
+   * not the other scope's: the next request of that class gets the
+   * workspace's block, and the other buffer is still the caller's. */
+  clgpu_workspace_destroy(workspace);
+  stats = stats_of(cache);
+  assert_int_equal(stats.bytes_in_use, size_of(other));
+  assert_int_equal(stats.bytes_held, block_size);
+  cl_mem again = create(context, CL_MEM_READ_WRITE, block_size);
+  assert_ptr_equal(again, block);
+  assert_ptr_not_equal(again, other);
+  fill_words(queue, again, 0, 0xFFFFFFFFu, 0, NULL);
+  if (!pattern_intact(queue, other, words, 0xA11CEu)) {
+    fail_msg("the workspace's destroy gave another scope's buffer to a new request");
+  }
+  clgpu_buffer_release(context, again);
+  clgpu_buffer_release(context, other);
+
+  /* The steady state of workspaces made and destroyed in one scope. */
+  const uint64_t allocations = stats_of(cache).device_allocations;
+  for (int i = 0; i < LOOPS; i++) {
+    clgpu_workspace *looped = sum_workspace(context, N);
+    if (i % 50 == 0) check_sum(context, looped, N - (size_t)i);
+    clgpu_workspace_destroy(looped);
+  }
+  assert_int_equal(stats_of(cache).device_allocations, allocations);
+  assert_status(clgpu_alloc_scope_end(context), CLGPU_SUCCESS);
+  stats = stats_of(cache);
+  assert_int_equal(stats.bytes_in_use, 0);
+  assert_int_equal(stats.bytes_held, 2 * block_size);
+  assert_status(clgpu_alloc_cache_destroy(cache), CLGPU_SUCCESS);
+  clgpu_context_destroy(context);
+}
+
+/* (c) A workspace made in a scope outlives the scope and then the cache:
+ * the cache's destroy succeeds and leaves the block to the workspace (its
+ * buffer is not released), the workspace keeps working, and its destroy
+ * releases the buffer. Reference counts show who holds the buffer, since
+ * LeakSanitizer cannot see OpenCL's objects. */
+static void workspace_outlives_its_cache(void **state) {
+  (void)state;
+  enum { N = 20000 };
+  clgpu_context *context = quiet_context();
+  clgpu_alloc_cache *cache = new_cache();
+  assert_status(clgpu_alloc_scope_begin(context, cache), CLGPU_SUCCESS);
+  clgpu_workspace *workspace = sum_workspace(context, N);
+  /* A second workspace made and destroyed in the scope: a free block for
+   * the cache's destroy to release. */
+  clgpu_workspace *short_lived = sum_workspace(context, 2 * N);
+  cl_mem freed = retained_region(short_lived);
+  clgpu_workspace_destroy(short_lived);
+  assert_status(clgpu_alloc_scope_end(context), CLGPU_SUCCESS);
+  cl_mem block = retained_region(workspace);
+  assert_int_equal(settled_references(buffer_references, block, 2), 2);
+
+  assert_status(clgpu_alloc_cache_destroy(cache), CLGPU_SUCCESS);
+  /* The free block went with the cache; the workspace's stayed its own. */
+  assert_int_equal(settled_references(buffer_references, freed, 1), 1);
+  clReleaseMemObject(freed);
+  assert_int_equal(settled_references(buffer_references, block, 2), 2);
+  check_sum(context, workspace, N);
+  check_sum(context, workspace, 777);
+
+  /* A new cache and scope do not know the old block. */
+  cache = new_cache();
+  assert_status(clgpu_alloc_scope_begin(context, cache), CLGPU_SUCCESS);
+  cl_mem other = create(context, CL_MEM_READ_WRITE, size_of(block));
+  assert_ptr_not_equal(other, block);
+  assert_status(clgpu_alloc_scope_end(context), CLGPU_SUCCESS);
+
+  clgpu_workspace_destroy(workspace);
+  assert_int_equal(settled_references(buffer_references, block, 1), 1);
+  clReleaseMemObject(block);
+  /* The old block never entered the new cache. */
+  clgpu_alloc_stats stats = stats_of(cache);
+  assert_int_equal(stats.bytes_in_use, 0);
+  assert_int_equal(stats.bytes_held, size_of(other));
+  assert_status(clgpu_alloc_cache_destroy(cache), CLGPU_SUCCESS);
+  clgpu_context_destroy(context);
+}
+
+/* A workspace made in a scope, the scope ended, then its context destroyed
+ * while a second clgpu context wraps the same OpenCL objects: the block
+ * stays the workspace's and the cache's, and the workspace runs on the
+ * second context. When that one, the last over the OpenCL context, is
+ * destroyed too, the block is detached from the cache with the free blocks,
+ * and the workspace's destroy releases it. */
+static void workspace_outlives_its_scope_and_context(void **state) {
+  (void)state;
+  enum { N = 9000 };
+  clgpu_context *context = quiet_context();
+  clgpu_context *twin = NULL;
+  clgpu_context_options options = {0};
+  options.disk_cache = CLGPU_DISK_CACHE_OFF;
+  assert_status(clgpu_context_wrap(clgpu_context_cl_context(context), clgpu_context_device(context),
+                                   clgpu_context_queue(context), &options, &twin),
+                CLGPU_SUCCESS);
+  clgpu_alloc_cache *cache = new_cache();
+  assert_status(clgpu_alloc_scope_begin(context, cache), CLGPU_SUCCESS);
+  clgpu_workspace *workspace = sum_workspace(context, N);
+  assert_status(clgpu_alloc_scope_end(context), CLGPU_SUCCESS);
+  cl_mem block = retained_region(workspace);
+  const size_t block_size = size_of(block);
+  clgpu_context_destroy(context);
+  clgpu_alloc_stats stats = stats_of(cache);
+  assert_int_equal(stats.bytes_in_use, block_size);
+  assert_int_equal(stats.bytes_held, 0);
+  check_sum(twin, workspace, N);
+  /* A scope of the twin does not get the workspace's block. */
+  assert_status(clgpu_alloc_scope_begin(twin, cache), CLGPU_SUCCESS);
+  cl_mem other = create(twin, CL_MEM_READ_WRITE, block_size);
+  assert_ptr_not_equal(other, block);
+  assert_status(clgpu_alloc_scope_end(twin), CLGPU_SUCCESS);
+
+  clgpu_context_destroy(twin);
+  stats = stats_of(cache);
+  assert_int_equal(stats.bytes_in_use, 0);
+  assert_int_equal(stats.bytes_held, 0);
+  assert_int_equal(settled_references(buffer_references, block, 2), 2);
+  clgpu_workspace_destroy(workspace);
+  assert_int_equal(settled_references(buffer_references, block, 1), 1);
+  clReleaseMemObject(block);
+  stats = stats_of(cache);
+  assert_int_equal(stats.bytes_held, 0);
+  assert_int_equal(stats.bytes_in_use, 0);
+  assert_status(clgpu_alloc_cache_destroy(cache), CLGPU_SUCCESS);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(loop_with_a_scope_per_iteration),
@@ -1111,6 +1310,9 @@ int main(void) {
       cmocka_unit_test(second_context_gets_none_of_the_first_ones_blocks),
       cmocka_unit_test(interleaved_contexts_share_one_cache),
       cmocka_unit_test(context_destroyed_while_another_thread_has_a_scope),
+      cmocka_unit_test(workspace_outlives_its_scope),
+      cmocka_unit_test(workspace_outlives_its_cache),
+      cmocka_unit_test(workspace_outlives_its_scope_and_context),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -27,7 +27,8 @@
  * out-of-order queue; forced launch shapes (chunks of 1, 3 and 5 elements);
  * two threads on one kernel; a preamble and a multi-line operation; every
  * integer width; the most arguments (16, 10 of them arrays); half, float
- * and double. The index, integer and half cases run on the generic kernel
+ * and double; a kernel object run and destroyed after its context's
+ * destroy. The index, integer and half cases run on the generic kernel
  * too (make_generic_kernel).
  *
  * Run time: every distinct layout builds a program (0.1 to 0.3 s on POCL),
@@ -2551,6 +2552,77 @@ static void double_when_available(void **state) {
   clgpu_elementwise_destroy(kernel);
 }
 
+/* ---- lifetimes ---- */
+
+/* A kernel object made on a context that is destroyed before the kernel is
+ * run: it holds a reference of its own, so it runs (once plainly, once with
+ * an overlap that stages through a temporary allocated on the context) and
+ * the results match the host; its destroy frees the context, which by
+ * then holds a built-in kernel of its own (made by clgpu_iota), so a
+ * reference cycle would show as a leak under LeakSanitizer and a context
+ * freed too early as a use after free under AddressSanitizer. */
+static void used_and_destroyed_after_context_destroy(void **state) {
+  (void)state;
+  enum { N = 4099 };
+  clgpu_context_options options;
+  memset(&options, 0, sizeof options);
+  options.disk_cache = CLGPU_DISK_CACHE_OFF;
+  clgpu_context *context = test_context(&options);
+  cl_command_queue queue = clgpu_context_queue(context);
+  clRetainCommandQueue(queue);
+  cl_int err = CL_SUCCESS;
+  cl_mem x_buffer = clCreateBuffer(clgpu_context_cl_context(context), CL_MEM_READ_WRITE,
+                                   N * sizeof(cl_int), NULL, &err);
+  assert_int_equal(err, CL_SUCCESS);
+  cl_mem y_buffer = clCreateBuffer(clgpu_context_cl_context(context), CL_MEM_READ_WRITE,
+                                   N * sizeof(cl_int), NULL, &err);
+  assert_int_equal(err, CL_SUCCESS);
+  clgpu_array x, y, head, tail;
+  assert_status(clgpu_array_1d(x_buffer, 0, CLGPU_INT32, N, &x), CLGPU_SUCCESS);
+  assert_status(clgpu_array_1d(y_buffer, 0, CLGPU_INT32, N, &y), CLGPU_SUCCESS);
+  assert_status(clgpu_array_1d(x_buffer, 0, CLGPU_INT32, N - 1, &head), CLGPU_SUCCESS);
+  assert_status(clgpu_array_1d(x_buffer, sizeof(cl_int), CLGPU_INT32, N - 1, &tail), CLGPU_SUCCESS);
+  const cl_int start = -2000, step = 3;
+  assert_status(clgpu_iota(context, &x, &start, &step, 0, NULL, NULL), CLGPU_SUCCESS);
+  const clgpu_elementwise_arg args[] = {{"y", CLGPU_OUT, CLGPU_INT32},
+                                        {"a", CLGPU_SCALAR, CLGPU_INT32},
+                                        {"x", CLGPU_IN, CLGPU_INT32}};
+  clgpu_elementwise *kernel = NULL;
+  assert_status(clgpu_elementwise_create(context, 3, args, "y = a * x + 7;", NULL, &kernel),
+                CLGPU_SUCCESS);
+
+  clgpu_context_destroy(context);
+
+  const cl_int five = 5, one = 1;
+  clgpu_elementwise_value plain[] = {{&y, NULL}, {NULL, &five}, {&x, NULL}};
+  assert_status(clgpu_elementwise_run(kernel, plain, 0, NULL, NULL), CLGPU_SUCCESS);
+  /* x[1:] = x[:-1] + 7, read as if from a fresh buffer. */
+  clgpu_elementwise_value shifted[] = {{&tail, NULL}, {NULL, &one}, {&head, NULL}};
+  assert_status(clgpu_elementwise_run(kernel, shifted, 0, NULL, NULL), CLGPU_SUCCESS);
+  cl_int *x_host = malloc(N * sizeof *x_host);
+  cl_int *y_host = malloc(N * sizeof *y_host);
+  assert_non_null(x_host);
+  assert_non_null(y_host);
+  assert_int_equal(
+      clEnqueueReadBuffer(queue, x_buffer, CL_TRUE, 0, N * sizeof *x_host, x_host, 0, NULL, NULL),
+      CL_SUCCESS);
+  assert_int_equal(
+      clEnqueueReadBuffer(queue, y_buffer, CL_TRUE, 0, N * sizeof *y_host, y_host, 0, NULL, NULL),
+      CL_SUCCESS);
+  for (cl_int i = 0; i < N; i++) {
+    cl_int original = start + step * i;
+    assert_int_equal(y_host[i], 5 * original + 7);
+    assert_int_equal(x_host[i], i == 0 ? start : start + step * (i - 1) + 7);
+  }
+  free(x_host);
+  free(y_host);
+
+  clgpu_elementwise_destroy(kernel);
+  clReleaseMemObject(x_buffer);
+  clReleaseMemObject(y_buffer);
+  clReleaseCommandQueue(queue);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(fixed_layouts),
@@ -2578,6 +2650,7 @@ int main(void) {
       cmocka_unit_test(half_storage),
       cmocka_unit_test(float_within_bound),
       cmocka_unit_test(double_when_available),
+      cmocka_unit_test(used_and_destroyed_after_context_destroy),
   };
   return cmocka_run_group_tests(tests, group_setup, group_teardown);
 }

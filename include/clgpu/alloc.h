@@ -11,7 +11,8 @@
  * keyed by byte size class (sizes rounded up to one of four steps per power
  * of two), never by shape. When the scope ends, the blocks allocated in it
  * that are still outstanding go back to the pool: the caller promises not to
- * use them after the scope (as with GPUArrays' @cached). A block released or
+ * use them after the scope (as with GPUArrays' @cached). A workspace's block
+ * is the exception (see "Lifetimes" below). A block released or
  * returned is reusable at once on the same in-order queue (later commands
  * run after earlier ones); on another queue, or an out-of-order one, only
  * after a marker enqueued at its release has completed, never earlier.
@@ -21,19 +22,30 @@
  * opts out: what is allocated in it is made and released plainly and may
  * outlive every scope.
  *
- * Lifetimes. A scope (cached or not) holds a reference to its context: the
- * context may be destroyed with clgpu_context_destroy while the scope is
- * open, and then lives until the scope is closed, which is still done with
- * clgpu_alloc_scope_end(context) on the scope's thread. A cache holds no
- * context: its blocks are keyed by OpenCL context and keep that alive
- * themselves (an OpenCL context lives while its buffers do), and when a
- * clgpu context is freed its OpenCL context's free blocks leave every
- * cache, so a context made later never receives them. So a context may go
- * before or after the workspaces made on it, the scopes opened on it and
- * the caches that served it; what stays is that every scope is closed on
- * its thread, that a workspace made in a scope is destroyed before that
- * scope ends (the scope takes its block back), and that a cache refuses to
- * be destroyed while a scope is open on it. */
+ * Lifetimes. The rule of context.h: what you make from a context keeps it
+ * alive until you free it, and may be used and freed in any order with
+ * clgpu_context_destroy; only allocation scopes must still be closed. A
+ * scope (cached or not) holds a reference to its context: the context may
+ * be destroyed while the scope is open, and then lives until the scope is
+ * closed, which is still done with clgpu_alloc_scope_end(context) on the
+ * scope's thread. A cache holds no context: its blocks are keyed by OpenCL
+ * context and keep that alive themselves (an OpenCL context lives while its
+ * buffers do), and when the last live clgpu context over an OpenCL context
+ * is freed, that OpenCL context's free blocks leave every cache, so a
+ * context made later never receives them.
+ *
+ * A workspace made in a cached scope (workspace.h) may outlive the scope
+ * and the cache, in any order: its block is pinned, the workspace's alone
+ * until clgpu_workspace_destroy. The scope's end leaves it out of the pool,
+ * so no later request gets that memory while the workspace lives. Destroyed,
+ * the workspace gives the block back to its cache's pool; if the cache was
+ * destroyed first, or the last live clgpu context over the block's OpenCL
+ * context was freed, the block was detached from the cache then (it left the
+ * cache's counters) and is released as a plain buffer. A workspace made and
+ * destroyed in one scope still reuses one block: a loop of them makes one
+ * device allocation. A buffer that the caller takes from
+ * clgpu_buffer_create in a scope is not pinned: it is the scope's, and not
+ * to be used after the scope ends. */
 #ifndef CLGPU_ALLOC_H
 #define CLGPU_ALLOC_H
 
@@ -54,13 +66,16 @@ typedef struct clgpu_alloc_cache clgpu_alloc_cache;
  * CLGPU_CL_OUT_OF_HOST_MEMORY. */
 CLGPU_API clgpu_status clgpu_alloc_cache_create(clgpu_alloc_cache **out);
 
-/* Release every block the cache holds and the cache. NULL is allowed.
- * Unlike other destroy functions this one can refuse: while any thread has
- * a scope open on the cache (on a context destroyed since or not) it
- * returns CLGPU_ALLOC_SCOPE_OPEN, the message giving the number of open
- * scopes, and frees nothing. (With no scope open no block is handed out: a scope's end takes
- * back what it handed out.) A thread that exits with a scope open leaves it
- * open for good: close every scope you open. */
+/* Release every free block the cache holds and the cache. NULL is
+ * allowed. Unlike other destroy functions this one can refuse: while any
+ * thread has a scope open on the cache (on a context destroyed since or
+ * not) it returns CLGPU_ALLOC_SCOPE_OPEN, the message giving the number of
+ * open scopes, and frees nothing. With no scope open the only blocks handed
+ * out are those of live workspaces (a scope's end takes back the rest):
+ * they are detached, each left to its workspace as a plain buffer that
+ * clgpu_workspace_destroy releases, and the destroy succeeds. A thread that
+ * exits with a scope open leaves it open for good: close every scope you
+ * open. */
 CLGPU_API clgpu_status clgpu_alloc_cache_destroy(clgpu_alloc_cache *cache);
 
 /* Open a cached scope on the calling thread for allocations on `context`,
@@ -83,7 +98,8 @@ CLGPU_API clgpu_status clgpu_alloc_uncached_begin(clgpu_context *context);
  * pass: the scope kept it alive). A cached scope returns its outstanding
  * blocks to the pool. The scope drops its reference to the context last;
  * when that was the context's last one the context is freed here, and its
- * free blocks leave every cache. Errors: CLGPU_ALLOC_SCOPE_MISMATCH (no scope open on this thread, or
+ * free blocks leave every cache (unless another live context wraps its
+ * OpenCL context). Errors: CLGPU_ALLOC_SCOPE_MISMATCH (no scope open on this thread, or
  * the innermost one is on another context; nothing changes),
  * CLGPU_INVALID_ARGUMENT (context is NULL). */
 CLGPU_API clgpu_status clgpu_alloc_scope_end(clgpu_context *context);
@@ -116,7 +132,8 @@ typedef struct clgpu_alloc_stats {
   uint64_t misses;             /* requests that made a new block */
   uint64_t device_allocations; /* clCreateBuffer calls the cache made */
   uint64_t bytes_held;         /* bytes of blocks in the pool, free */
-  uint64_t bytes_in_use;       /* bytes of blocks handed out */
+  uint64_t bytes_in_use;       /* bytes of blocks handed out, live workspaces'
+                                  included (a detached block leaves it) */
   uint64_t peak_bytes;         /* largest bytes_held + bytes_in_use seen */
 } clgpu_alloc_stats;
 

@@ -142,18 +142,27 @@ CLGPU_API clgpu_status clgpu_context_wrap(cl_context context, cl_device_id devic
  * holds references to. NULL is allowed and does nothing. Does not wait for
  * the queue: work already enqueued completes normally.
  *
- * Lifetimes. After this call the caller uses the context for one thing
- * only: closing the allocation scopes still open on it (alloc.h). Each open
- * scope holds a reference of its own, so the context (its queue, its
- * OpenCL context, its address) lives on until the last of them is closed
- * with clgpu_alloc_scope_end(context) on its thread, and only then is
- * freed; a new context never gets the address of one that a scope still
- * holds. Workspaces (workspace.h) hold no reference: one may be destroyed
- * before or after its context. When the context is freed, the free blocks
- * of its OpenCL context are released from every allocation cache, so no
- * cache keeps device memory for a destroyed context (another clgpu context
- * wrapping the same cl_context then makes new blocks: slower, never
- * wrong). */
+ * Lifetimes. One rule: what you make from a context keeps it alive until
+ * you free it; only allocation scopes must still be closed. This call drops
+ * the caller's reference. Each open allocation scope (alloc.h), each
+ * clgpu_membuf with a context (membuf.h) and each clgpu_elementwise kernel
+ * (elementwise.h) holds a reference of its own, so the context (its queue,
+ * its OpenCL context, its address) lives on until the last of them is
+ * closed or freed, and only then is freed; a new context never gets the
+ * address of one still held. Membufs and elementwise kernels keep working
+ * after this call and are freed as usual. Workspaces (workspace.h) need
+ * the context for nothing after they are made and hold no reference: one
+ * may be destroyed before or after its context, inside or outside the
+ * scope it was made in. After this call the caller passes the context
+ * itself to one function only: clgpu_alloc_scope_end, to close the scopes
+ * still open on it, each on its own thread. When the context is freed and
+ * no other live clgpu context wraps its OpenCL context, the free blocks of
+ * that OpenCL context are released from every allocation cache and the
+ * blocks of live workspaces are detached from them, so no cache keeps
+ * device memory for an OpenCL context nobody uses through clgpu; while
+ * another clgpu context wraps it, that context keeps them. Programs and
+ * kernels leased from the context's program cache (program.h) belong to
+ * the context and last until it is freed. */
 CLGPU_API void clgpu_context_destroy(clgpu_context *context);
 
 /* The OpenCL objects of a context. The context keeps its references; a

@@ -101,8 +101,9 @@
  *
  * Threads: a kernel object may be run from several threads at once (its
  * variant table is locked); it must not be destroyed while a run is in
- * progress. It holds no OpenCL object of its own and must be destroyed
- * before its context. */
+ * progress. It holds no OpenCL object of its own. It holds a reference to
+ * its context until it is destroyed, so the context may be destroyed first
+ * (context.h, "Lifetimes"): the kernel object keeps running on it. */
 #ifndef CLGPU_ELEMENTWISE_H
 #define CLGPU_ELEMENTWISE_H
 
@@ -185,8 +186,9 @@ CLGPU_API clgpu_status clgpu_elementwise_create(clgpu_context *context, size_t n
                                                 const clgpu_elementwise_options *options,
                                                 clgpu_elementwise **out);
 
-/* Free a kernel object (NULL does nothing). Its programs stay in the
- * context's program cache. */
+/* Free a kernel object (NULL does nothing) and drop its reference to its
+ * context (which frees a context destroyed before). Its programs stay in
+ * the context's program cache while the context lives. */
 CLGPU_API void clgpu_elementwise_destroy(clgpu_elementwise *kernel);
 
 /* The value of one argument at a run: `array` for an array argument (and

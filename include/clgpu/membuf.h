@@ -114,10 +114,12 @@ CLGPU_API clgpu_status clgpu_membuf_create_host(clgpu_type type, size_t count,
 
 /* A host+device buffer of `count` elements (capacity `count`) on `context`,
  * allocated in `space`, which holds the current (uninitialised) data; the
- * other side is made by the first move there. The context must outlive the
- * buffer. Errors: as clgpu_membuf_create_host, CLGPU_INVALID_ARGUMENT (NULL
- * context, unknown space), CLGPU_CL_INVALID_BUFFER_SIZE (more than the
- * device's largest allocation) and OpenCL's codes from clCreateBuffer. */
+ * other side is made by the first move there. The buffer holds a reference
+ * to the context until clgpu_membuf_free, so the context may be destroyed
+ * first (context.h, "Lifetimes"): the buffer keeps working. Errors: as
+ * clgpu_membuf_create_host, CLGPU_INVALID_ARGUMENT (NULL context, unknown
+ * space), CLGPU_CL_INVALID_BUFFER_SIZE (more than the device's largest
+ * allocation) and OpenCL's codes from clCreateBuffer. */
 CLGPU_API clgpu_status clgpu_membuf_create(clgpu_context *context, clgpu_type type, size_t count,
                                            clgpu_space space,
                                            const clgpu_membuf_options *options,
@@ -126,18 +128,21 @@ CLGPU_API clgpu_status clgpu_membuf_create(clgpu_context *context, clgpu_type ty
 /* A fixed-capacity buffer over `storage` (capacity elements of `type`,
  * suitably aligned for it; the first `count` in use, their current contents
  * taken as the data). With a context, a cl_mem of `capacity` elements is
- * made by the first move to the device; with NULL, the buffer is host-only
- * (device requests get CLGPU_WRONG_SPACE). Errors: CLGPU_INVALID_ARGUMENT
- * (NULL storage or out, count > capacity, capacity 0, storage not aligned
- * to the element size, unknown type), CLGPU_CL_OUT_OF_HOST_MEMORY. */
+ * made by the first move to the device, and the buffer holds a reference to
+ * the context as clgpu_membuf_create's do; with NULL, the buffer is
+ * host-only (device requests get CLGPU_WRONG_SPACE). Errors:
+ * CLGPU_INVALID_ARGUMENT (NULL storage or out, count > capacity, capacity
+ * 0, storage not aligned to the element size, unknown type),
+ * CLGPU_CL_OUT_OF_HOST_MEMORY. */
 CLGPU_API clgpu_status clgpu_membuf_create_fixed(clgpu_context *context, clgpu_type type,
                                                  void *storage, size_t capacity, size_t count,
                                                  const clgpu_membuf_options *options,
                                                  clgpu_membuf **out);
 
 /* Free the buffer's allocations (never a fixed buffer's storage), after any
- * pending command that reads its host memory has completed. Every handle
- * copied from this one dangles afterwards. NULL does nothing. */
+ * pending command that reads its host memory has completed, and drop its
+ * reference to its context (which frees a context destroyed before).
+ * Every handle copied from this one dangles afterwards. NULL does nothing. */
 CLGPU_API void clgpu_membuf_free(clgpu_membuf *buffer);
 
 /* ---- moving ---- */

@@ -146,8 +146,9 @@ typedef struct clgpu_call_options {
 
 /* Make a workspace for a report: one buffer of report->total_bytes
  * (CL_MEM_READ_WRITE) through clgpu_buffer_create, so an open cache scope
- * serves it and takes the block back when the scope ends (destroy the
- * workspace before that). A report with total_bytes 0 makes a workspace
+ * serves it. The block is the workspace's until it is destroyed, even past
+ * the end of that scope or of its cache (alloc.h, "Lifetimes"): no other
+ * request is given that memory meanwhile. A report with total_bytes 0 makes a workspace
  * without a buffer. The report is copied. Errors: CLGPU_INVALID_ARGUMENT (NULL
  * arguments, a report that is not one the queries make: parts, buffers or
  * offsets inconsistent), and those of clgpu_buffer_create. On failure *out is
@@ -176,7 +177,9 @@ CLGPU_API clgpu_status clgpu_workspace_wrap(clgpu_context *context,
  * after clgpu_context_destroy of the workspace's context: it never touches
  * the context (a scope still open on that context keeps it, and the
  * workspace's own buffer keeps its OpenCL context). Made in a cache scope,
- * it must still be destroyed before that scope ends. */
+ * it may be used and destroyed after that scope has ended and after its
+ * cache has been destroyed: its block goes back to the cache's pool, or,
+ * with the cache gone, is released. */
 CLGPU_API void clgpu_workspace_destroy(clgpu_workspace *workspace);
 
 /* The report a workspace was made from, with the algorithm and sizes it

@@ -5,37 +5,66 @@
 
 #include "internal.h"
 
-/* The contexts fully made and not yet freed. A context half made by a
- * failing create or wrap is never on it: it handed out no block, and its
- * failure must change nothing, so it gives back no other context's blocks. */
+/* How many fully made, not yet freed contexts there are over each
+ * cl_context, so that the last one can be told from the others. A context
+ * half made by a failing create or wrap is never counted: it handed out no
+ * block, and its failure must change nothing, so it gives back no other
+ * context's blocks. The table holds cl_context handles only, never the
+ * contexts themselves, so that a context the caller never destroys stays a
+ * leak LeakSanitizer can see. */
+typedef struct live_count {
+  cl_context cl_context;
+  size_t contexts;
+} live_count;
+
 static pthread_mutex_t live_lock = PTHREAD_MUTEX_INITIALIZER;
-static clgpu_context *live_contexts;
+static live_count *live_table;
+static size_t live_used, live_capacity;
 
 static void add_live(clgpu_context *ctx) {
   pthread_mutex_lock(&live_lock);
-  ctx->next_live = live_contexts;
-  live_contexts = ctx;
+  size_t at = 0;
+  while (at < live_used && live_table[at].cl_context != ctx->cl_context) at++;
+  if (at == live_used && live_used == live_capacity) {
+    size_t capacity = live_capacity ? 2 * live_capacity : 8;
+    live_count *grown = realloc(live_table, capacity * sizeof *grown);
+    if (!grown) {
+      /* Uncounted: the context then never gives blocks back when freed;
+       * a cache trim or destroy still does. */
+      pthread_mutex_unlock(&live_lock);
+      return;
+    }
+    live_table = grown;
+    live_capacity = capacity;
+  }
+  if (at == live_used) live_table[live_used++] = (live_count){ctx->cl_context, 0};
+  live_table[at].contexts++;
   ctx->live = 1;
   pthread_mutex_unlock(&live_lock);
 }
 
-/* Take the context off the list; 1 when it was the last live context over
- * its cl_context. */
+/* Uncount the context; 1 when it was the last counted context over its
+ * cl_context. */
 static int remove_live(clgpu_context *ctx) {
   if (!ctx->live) return 0;
+  ctx->live = 0;
   pthread_mutex_lock(&live_lock);
-  int others = 0;
-  for (clgpu_context **at = &live_contexts; *at;) {
-    if (*at == ctx) {
-      *at = ctx->next_live;
-      continue;
+  int last = 0;
+  for (size_t at = 0; at < live_used; at++) {
+    if (live_table[at].cl_context != ctx->cl_context) continue;
+    if (--live_table[at].contexts == 0) {
+      live_table[at] = live_table[--live_used];
+      last = 1;
     }
-    others |= (*at)->cl_context == ctx->cl_context;
-    at = &(*at)->next_live;
+    break;
+  }
+  if (live_used == 0) {
+    free(live_table);
+    live_table = NULL;
+    live_capacity = 0;
   }
   pthread_mutex_unlock(&live_lock);
-  ctx->live = 0;
-  return !others;
+  return last;
 }
 
 /* Fill in everything but the OpenCL handles, which the caller has set. On

@@ -349,9 +349,7 @@ struct clgpu_context {
    * (so a context fresh from calloc holds exactly one): each open allocation
    * scope holds one. The last clgpu__context_release frees the context. */
   atomic_size_t extra_references;
-  /* The process's list of fully made contexts (context.c), so that the
-   * last one over a cl_context can be told from the others. */
-  struct clgpu_context *next_live;
+  /* Counted among the live contexts over its cl_context (context.c). */
   int live;
 };
 

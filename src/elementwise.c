@@ -1223,6 +1223,10 @@ clgpu_status clgpu_elementwise_run(clgpu_elementwise *kernel,
     clgpu__chain_abandon(&chain);
   }
   if (cl) {
+    /* The arrays are arguments 0, 2, 4, ... (each followed by its offset). */
+    uint64_t buffer_args = 0;
+    for (unsigned k = 0; k < kernel->num_arrays; k++) buffer_args |= CLGPU__BUFFER_ARG(2 * k);
+    clgpu__kernel_clear_buffers(cl, buffer_args);
     clgpu_kernel_release(program, cl);
   }
   for (unsigned k = 0; k < kernel->num_arrays; k++) {

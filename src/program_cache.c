@@ -656,8 +656,6 @@ void clgpu_kernel_release(clgpu_program *program, cl_kernel kernel) {
   for (size_t i = 0; i < program->kernel_count; i++) {
     kernel_slot *slot = &program->kernels[i];
     if (slot->kernel != kernel) continue;
-    /* Still the caller's until unmarked: clear what it holds first. */
-    if (slot->leased) clgpu__kernel_clear_arguments(kernel);
     slot->leased = 0;
     if (slot->retired) {
       clReleaseKernel(slot->kernel);

@@ -499,6 +499,19 @@ static clgpu_status get_program(clgpu_context *context, const spec *s, const ker
 
 /* ---- kernels ---- */
 
+/* The buffer arguments of cl/reduce.cl's kernels, cleared when a call
+ * gives them back (clgpu__leases_give_back). The argmin/argmax variants of
+ * the range kernels take the partial indices as well. */
+#define ARG_RANGES (CLGPU__BUFFER_ARG(0) | CLGPU__BUFFER_ARG(6) | CLGPU__BUFFER_ARG(8))
+#define ARG_RANGES_INDEXED (CLGPU__BUFFER_ARG(0) | CLGPU__BUFFER_ARG(6) | CLGPU__BUFFER_ARG(8) | CLGPU__BUFFER_ARG(10))
+#define ARG_PARTIALS (CLGPU__BUFFER_ARG(0) | CLGPU__BUFFER_ARG(3))
+#define ARG_PARTIALS_INDEXED (CLGPU__BUFFER_ARG(0) | CLGPU__BUFFER_ARG(2) | CLGPU__BUFFER_ARG(5))
+#define ARG_SCAN_RANGES (CLGPU__BUFFER_ARG(0) | CLGPU__BUFFER_ARG(4) | CLGPU__BUFFER_ARG(8))
+#define ARG_SCAN_TOTALS (CLGPU__BUFFER_ARG(0) | CLGPU__BUFFER_ARG(4))
+#define ARG_SCAN_CARRIES (CLGPU__BUFFER_ARG(0))
+#define ARG_FINDALL_WRITE (CLGPU__BUFFER_ARG(0) | CLGPU__BUFFER_ARG(4) | CLGPU__BUFFER_ARG(8) | CLGPU__BUFFER_ARG(9) | CLGPU__BUFFER_ARG(13)) /* clgpu_findall_write and clgpu_findall_move */
+#define ARG_FINDALL_COMPACT (CLGPU__BUFFER_ARG(0) | CLGPU__BUFFER_ARG(4) | CLGPU__BUFFER_ARG(6))
+
 #define ARG(x) CLGPU__ARG(x)
 
 /* A place on the device: a buffer and an element offset into it. */
@@ -782,14 +795,14 @@ static clgpu_status run_reduce(clgpu_context *context, reduce_plan *plan, const 
   clgpu__scratch scratch;
   CLGPU__FORWARD_IF_ERROR(clgpu__scratch_acquire(
       context, &plan->report, options ? options->workspace : NULL, arguments, 2, who, &scratch));
-  clgpu__leases held = {{0}, {0}, 0};
+  clgpu__leases held = {{0}, {0}, {0}, 0};
   cl_kernel ranges = NULL, partials = NULL;
   clgpu_program *program = NULL;
   int multi = !plan->rows_mode && plan->split.reserved > 0;
   clgpu_status status = get_program(context, &plan->spec, &plan->shape, &program);
-  if (status == CLGPU_SUCCESS) status = clgpu__lease(&held, program, "clgpu_reduce_ranges", &ranges);
+  if (status == CLGPU_SUCCESS) status = clgpu__lease(&held, program, "clgpu_reduce_ranges", plan->spec.arg ? ARG_RANGES_INDEXED : ARG_RANGES, &ranges);
   if (status == CLGPU_SUCCESS && multi) {
-    status = clgpu__lease(&held, program, "clgpu_reduce_partials", &partials);
+    status = clgpu__lease(&held, program, "clgpu_reduce_partials", plan->spec.arg ? ARG_PARTIALS_INDEXED : ARG_PARTIALS, &partials);
   }
 
   place in = {0}, out = {0};
@@ -1135,10 +1148,10 @@ typedef struct scan_kernels {
 
 static clgpu_status lease_scan(clgpu__leases *held, clgpu_program *program, int multi, scan_kernels *out) {
   if (multi) {
-    CLGPU__FORWARD_IF_ERROR(clgpu__lease(held, program, "clgpu_scan_totals", &out->ranges));
-    CLGPU__FORWARD_IF_ERROR(clgpu__lease(held, program, "clgpu_scan_carries", &out->carries));
+    CLGPU__FORWARD_IF_ERROR(clgpu__lease(held, program, "clgpu_scan_totals", ARG_SCAN_TOTALS, &out->ranges));
+    CLGPU__FORWARD_IF_ERROR(clgpu__lease(held, program, "clgpu_scan_carries", ARG_SCAN_CARRIES, &out->carries));
   }
-  return clgpu__lease(held, program, "clgpu_scan_ranges", &out->scan);
+  return clgpu__lease(held, program, "clgpu_scan_ranges", ARG_SCAN_RANGES, &out->scan);
 }
 
 /* Scan n contiguous elements from `in` to `out` (which may be the same
@@ -1189,7 +1202,7 @@ static clgpu_status run_scan(clgpu_context *context, scan_plan *plan, const clgp
   clgpu__scratch scratch;
   CLGPU__FORWARD_IF_ERROR(clgpu__scratch_acquire(
       context, &plan->report, options ? options->workspace : NULL, arguments, 2, who, &scratch));
-  clgpu__leases held = {{0}, {0}, 0};
+  clgpu__leases held = {{0}, {0}, {0}, 0};
   scan_kernels kernels = {NULL, NULL, NULL};
   clgpu_program *program = NULL;
   int multi = !plan->rows_mode && plan->split.reserved > 0;
@@ -1419,7 +1432,7 @@ static clgpu_status run_findall(clgpu_context *context, findall_plan *plan,
   clgpu__scratch scratch;
   CLGPU__FORWARD_IF_ERROR(clgpu__scratch_acquire(
       context, &plan->report, options ? options->workspace : NULL, arguments, 3, who, &scratch));
-  clgpu__leases held = {{0}, {0}, 0};
+  clgpu__leases held = {{0}, {0}, {0}, 0};
   int compact = findall_compacts(plan);
   cl_kernel ranges = NULL, write = NULL;
   scan_kernels nested = {NULL, NULL, NULL};
@@ -1429,10 +1442,12 @@ static clgpu_status run_findall(clgpu_context *context, findall_plan *plan,
   clgpu_status status = get_program(context, &plan->predicate, &plan->shape, &program);
   if (status == CLGPU_SUCCESS) {
     status =
-        clgpu__lease(&held, program, compact ? "clgpu_findall_compact" : "clgpu_reduce_ranges", &ranges);
+        clgpu__lease(&held, program, compact ? "clgpu_findall_compact" : "clgpu_reduce_ranges",
+                     compact ? ARG_FINDALL_COMPACT : ARG_RANGES, &ranges);
   }
   if (status == CLGPU_SUCCESS) {
-    status = clgpu__lease(&held, program, compact ? "clgpu_findall_move" : "clgpu_findall_write", &write);
+    status = clgpu__lease(&held, program, compact ? "clgpu_findall_move" : "clgpu_findall_write",
+                          ARG_FINDALL_WRITE, &write);
   }
   if (status == CLGPU_SUCCESS && scan_needed) {
     status = get_program(context, &plan->sum, &plan->shape, &sum_program);

@@ -457,6 +457,7 @@ static clgpu_status device_key_size(clgpu_context *context, const clgpu_sort_spe
   if (err == CL_SUCCESS) {
     err = clEnqueueReadBuffer(queue, buffer, CL_TRUE, 0, sizeof *size, size, 0, NULL, NULL);
   }
+  clgpu__kernel_clear_buffers(kernel, CLGPU__BUFFER_ARG(0));
   clgpu_kernel_release(program, kernel);
   if (buffer) clReleaseMemObject(buffer);
   if (queue) clReleaseCommandQueue(queue);
@@ -599,7 +600,7 @@ static clgpu_status run_radix(clgpu_context *context, const sort_plan *plan, clg
   if (plan->single) {
     cl_kernel single = NULL;
     CLGPU__FORWARD_IF_ERROR(
-        clgpu__lease(held, program, "clgpu_radix_single", &single));
+        clgpu__lease(held, program, "clgpu_radix_single", CLGPU__BUFFER_ARG(0) | CLGPU__BUFFER_ARG(2) | CLGPU__BUFFER_ARG(4) | CLGPU__BUFFER_ARG(6), &single));
     cl_uint begin = plan->begin_bit, end = plan->end_bit;
     clgpu__kernel_arg rest[] = {ARG(n), ARG(begin), ARG(end)};
     CLGPU__FORWARD_IF_ERROR(clgpu__set_args(single, 0, where, 8, "clgpu_radix_single"));
@@ -609,12 +610,12 @@ static clgpu_status run_radix(clgpu_context *context, const sort_plan *plan, clg
   }
   cl_kernel histogram = NULL, scan = NULL, scatter = NULL, finish = NULL;
   CLGPU__FORWARD_IF_ERROR(
-      clgpu__lease(held, program, "clgpu_radix_histogram", &histogram));
-  CLGPU__FORWARD_IF_ERROR(clgpu__lease(held, program, "clgpu_radix_scan", &scan));
+      clgpu__lease(held, program, "clgpu_radix_histogram", CLGPU__BUFFER_ARG(0) | CLGPU__BUFFER_ARG(2) | CLGPU__BUFFER_ARG(4) | CLGPU__BUFFER_ARG(6) | CLGPU__BUFFER_ARG(8) | CLGPU__BUFFER_ARG(15), &histogram));
+  CLGPU__FORWARD_IF_ERROR(clgpu__lease(held, program, "clgpu_radix_scan", CLGPU__BUFFER_ARG(0) | CLGPU__BUFFER_ARG(4), &scan));
   CLGPU__FORWARD_IF_ERROR(
-      clgpu__lease(held, program, "clgpu_radix_scatter", &scatter));
+      clgpu__lease(held, program, "clgpu_radix_scatter", CLGPU__BUFFER_ARG(0) | CLGPU__BUFFER_ARG(2) | CLGPU__BUFFER_ARG(4) | CLGPU__BUFFER_ARG(6) | CLGPU__BUFFER_ARG(8) | CLGPU__BUFFER_ARG(15), &scatter));
   CLGPU__FORWARD_IF_ERROR(
-      clgpu__lease(held, program, "clgpu_radix_finish", &finish));
+      clgpu__lease(held, program, "clgpu_radix_finish", CLGPU__BUFFER_ARG(0) | CLGPU__BUFFER_ARG(2) | CLGPU__BUFFER_ARG(4) | CLGPU__BUFFER_ARG(6) | CLGPU__BUFFER_ARG(8), &finish));
   place counts = slot(scratch, SORT_COUNTS, at->keys[0].buffer);
   place state = slot(scratch, SORT_PASS_STATE, at->keys[0].buffer);
   cl_ulong chunk = plan->chunk, groups = plan->groups;
@@ -659,10 +660,10 @@ static clgpu_status run_merge(clgpu_context *context, const sort_plan *plan, clg
   size_t group = plan->group;
   cl_kernel blocks = NULL, pass_kernel = NULL;
   CLGPU__FORWARD_IF_ERROR(
-      clgpu__lease(held, program, "clgpu_merge_blocks", &blocks));
+      clgpu__lease(held, program, "clgpu_merge_blocks", CLGPU__BUFFER_ARG(0) | CLGPU__BUFFER_ARG(2) | CLGPU__BUFFER_ARG(4) | CLGPU__BUFFER_ARG(6), &blocks));
   if (plan->merge_passes > 0) {
     CLGPU__FORWARD_IF_ERROR(
-        clgpu__lease(held, program, "clgpu_merge_pass", &pass_kernel));
+        clgpu__lease(held, program, "clgpu_merge_pass", CLGPU__BUFFER_ARG(0) | CLGPU__BUFFER_ARG(2) | CLGPU__BUFFER_ARG(4) | CLGPU__BUFFER_ARG(6), &pass_kernel));
   }
   clgpu__kernel_arg where[] = {ARG(at->keys[0].buffer),   ARG(at->keys[0].at),
                                ARG(at->keys[1].buffer),   ARG(at->keys[1].at),
@@ -1036,6 +1037,7 @@ clgpu_status clgpu_gather(clgpu_context *context, const clgpu_array *permutation
   } else {
     clgpu__chain_abandon(&chain);
   }
+  clgpu__kernel_clear_buffers(kernel, CLGPU__BUFFER_ARG(0) | CLGPU__BUFFER_ARG(4) | CLGPU__BUFFER_ARG(8));
   clgpu_kernel_release(program, kernel);
   return status;
 }

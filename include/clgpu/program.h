@@ -124,12 +124,12 @@ CLGPU_API cl_program clgpu_program_cl_program(const clgpu_program *program);
 CLGPU_API clgpu_status clgpu_kernel_acquire(clgpu_program *program, const char *kernel_name,
                                             cl_kernel *kernel);
 
-/* Return a leased kernel. Every argument of it that takes a pointer-sized
- * value is reset to zeros first (buffer arguments to NULL), so that a kernel
- * kept in the cache holds no caller's cl_mem on implementations that retain
- * the memory objects of kernel arguments; set every argument again after
- * the next acquire. NULL program or kernel does nothing; a kernel not
- * leased from this program is ignored (its arguments untouched). */
+/* Return a leased kernel. Its arguments stay as the caller set them: a
+ * caller whose implementation retains the memory objects of kernel
+ * arguments, and who wants its buffers freed while the cache lives, sets
+ * buffer arguments to NULL first (the library does so for its own calls).
+ * NULL program or kernel does nothing; a kernel not leased from this
+ * program is ignored. */
 CLGPU_API void clgpu_kernel_release(clgpu_program *program, cl_kernel kernel);
 
 /* Counters of a context's program cache, since the context was made. */

@@ -95,7 +95,7 @@ static clgpu_status finish_context(clgpu_context *ctx, const clgpu_context_optio
   }
   ctx->cache_folder = clgpu__disk_cache_folder(
       options ? options->cache_dir : NULL, options ? options->disk_cache : CLGPU_DISK_CACHE_DEFAULT,
-      &ctx->quirks);
+      environment->disk_cache, &ctx->quirks);
   return clgpu__program_cache_create(&ctx->programs);
 }
 

@@ -77,18 +77,10 @@ static int make_folder(const char *folder) {
          access(folder, W_OK | X_OK) == 0;
 }
 
-/* CLGPU_DISK_CACHE: 1 on, 0 off, -1 unset (a context refuses other values
- * before it gets here). */
-static int mode_from_environment(void) {
-  int value = clgpu__environment_switch("CLGPU_DISK_CACHE");
-  return value >= 0 ? value : -1;
-}
-
 char *clgpu__disk_cache_folder(const char *option, clgpu_disk_cache_mode mode,
-                               const clgpu__quirks *quirks) {
+                               int from_environment, const clgpu__quirks *quirks) {
   if (mode == CLGPU_DISK_CACHE_OFF) return NULL;
   if (mode == CLGPU_DISK_CACHE_DEFAULT) {
-    int from_environment = mode_from_environment();
     int on = from_environment >= 0 ? from_environment : quirks->disk_cache_by_default;
     if (!on) return NULL;
   }

@@ -36,7 +36,9 @@ static clgpu_status read_launch_number(const char *name, cl_ulong high, const ch
   return CLGPU_SUCCESS;
 }
 
-int clgpu__environment_switch(const char *name) {
+/* An on/off variable: 1 for "on" or "1", 0 for "off" or "0", -1 when unset
+ * or empty, -2 for anything else. */
+static int environment_switch(const char *name) {
   const char *value = getenv(name);
   if (!value || !*value) return -1;
   if (strcmp(value, "on") == 0 || strcmp(value, "1") == 0) return 1;
@@ -50,7 +52,7 @@ clgpu_status clgpu__read_environment(clgpu__environment *out, const char *who) {
       read_launch_number("CLGPU_COPY_CHUNK", CLGPU__COPY_CHUNK_MAX, who, &out->copy_chunk));
   CLGPU__FORWARD_IF_ERROR(
       read_launch_number("CLGPU_COPY_GROUP", CLGPU__COPY_GROUP_MAX, who, &out->copy_group));
-  out->disk_cache = clgpu__environment_switch("CLGPU_DISK_CACHE");
+  out->disk_cache = environment_switch("CLGPU_DISK_CACHE");
   if (out->disk_cache == -2) {
     const char *text = getenv("CLGPU_DISK_CACHE");
     return clgpu__fail(CLGPU_INVALID_ARGUMENT,

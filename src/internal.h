@@ -82,9 +82,6 @@ typedef struct clgpu__environment {
  * does not take. */
 clgpu_status clgpu__read_environment(clgpu__environment *out, const char *who);
 
-/* An on/off variable: 1 for "on" or "1", 0 for "off" or "0", -1 when unset
- * or empty, -2 for anything else. */
-int clgpu__environment_switch(const char *name);
 
 /* ---- hashing (sha256.c) ---- */
 
@@ -131,10 +128,11 @@ void clgpu__program_cache_destroy(clgpu__program_cache *cache);
 
 /* ---- disk cache (disk_cache.c) ---- */
 
-/* Resolve the folder a context uses: NULL when off. Creates the folder (and
+/* Resolve the folder a context uses: NULL when off. `from_environment` is
+ * CLGPU_DISK_CACHE as clgpu__read_environment parsed it. Creates the folder (and
  * its parents); NULL when that fails. The result is malloc'd. */
 char *clgpu__disk_cache_folder(const char *option, clgpu_disk_cache_mode mode,
-                               const clgpu__quirks *quirks);
+                               int from_environment, const clgpu__quirks *quirks);
 
 /* Load a binary for `key` from `folder`. Returns 1 and a malloc'd binary when
  * a valid file is there, 0 when there is none, -1 when a file is there but

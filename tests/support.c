@@ -9,6 +9,13 @@
 #include <time.h>
 #include <unistd.h>
 
+/* CLGPU_TEST_FILTER=PATTERN runs only the cases whose names match (cmocka's
+ * wildcards * and ?), to replay one failing case without its whole program. */
+__attribute__((constructor)) static void test_filter_from_environment(void) {
+  const char *pattern = getenv("CLGPU_TEST_FILTER");
+  if (pattern && *pattern) cmocka_set_test_filter(pattern);
+}
+
 void test_print_device(const clgpu_context *context) {
   const clgpu_device_info *info = clgpu_context_device_info(context);
   printf("# device: %s / %s (driver %s)\n", info->platform_name, info->name, info->driver_version);

@@ -237,21 +237,21 @@ static size_t block_size_for(size_t size, cl_ulong max_allocation) {
 
 /* ---- blocks, bins and the pool (under the cache's lock) ---- */
 
-static size_bin *find_bin(clgpu_alloc_cache *cache, cl_context cl_context, cl_mem_flags flags,
+static size_bin *find_bin(clgpu_alloc_cache *cache, cl_context owner, cl_mem_flags flags,
                           size_t size) {
   for (size_bin *bin = cache->bins; bin; bin = bin->next) {
-    if (bin->cl_context == cl_context && bin->flags == flags && bin->size == size) return bin;
+    if (bin->cl_context == owner && bin->flags == flags && bin->size == size) return bin;
   }
   return NULL;
 }
 
-static size_bin *find_or_add_bin(clgpu_alloc_cache *cache, cl_context cl_context,
+static size_bin *find_or_add_bin(clgpu_alloc_cache *cache, cl_context owner,
                                  cl_mem_flags flags, size_t size) {
-  size_bin *bin = find_bin(cache, cl_context, flags, size);
+  size_bin *bin = find_bin(cache, owner, flags, size);
   if (bin) return bin;
   bin = calloc(1, sizeof *bin);
   if (!bin) return NULL;
-  bin->cl_context = cl_context;
+  bin->cl_context = owner;
   bin->flags = flags;
   bin->size = size;
   bin->next = cache->bins;
@@ -464,13 +464,13 @@ static void forget_block(clgpu_alloc_cache *cache, alloc_block *block) {
  * when `cl_context` is not NULL. Under the registry's and the cache's locks;
  * the caller destroys the list (chained through pool_newer) after unlocking.
  * Returns the bytes taken. */
-static size_t take_free_blocks(clgpu_alloc_cache *cache, cl_context cl_context, size_t keep_bytes,
+static size_t take_free_blocks(clgpu_alloc_cache *cache, cl_context owner, size_t keep_bytes,
                                alloc_block **taken) {
   size_t bytes = 0;
   alloc_block *block = cache->oldest_free;
   while (block && cache->stats.bytes_held > keep_bytes) {
     alloc_block *newer = block->pool_newer;
-    if (!cl_context || block->bin->cl_context == cl_context) {
+    if (!owner || block->bin->cl_context == owner) {
       pool_remove(cache, block);
       forget_block(cache, block);
       block->pool_newer = *taken;
@@ -482,16 +482,16 @@ static size_t take_free_blocks(clgpu_alloc_cache *cache, cl_context cl_context, 
   return bytes;
 }
 
-/* Detach the pinned blocks of `cl_context` (every one when NULL) from the
+/* Detach the pinned blocks of `owner` (every one when NULL) from the
  * cache: out of the registry and the stats, their buffers left to their
  * holders, whose release then frees them as plain buffers. Under the
  * registry's and the cache's locks; the caller passes the list (chained
  * through pool_newer) to free_detached after unlocking. */
-static void detach_pinned(clgpu_alloc_cache *cache, cl_context cl_context, alloc_block **detached) {
+static void detach_pinned(clgpu_alloc_cache *cache, cl_context owner, alloc_block **detached) {
   alloc_block *block = cache->pinned;
   while (block) {
     alloc_block *next = block->frame_next;
-    if (!cl_context || block->bin->cl_context == cl_context) {
+    if (!owner || block->bin->cl_context == owner) {
       frame_unlink(block);
       cache->stats.bytes_in_use -= block->size;
       forget_block(cache, block);
@@ -599,15 +599,15 @@ clgpu_status clgpu_alloc_cache_trim(clgpu_alloc_cache *cache, size_t keep_bytes,
   return CLGPU_SUCCESS;
 }
 
-void clgpu__alloc_drop_context(cl_context cl_context) {
+void clgpu__alloc_drop_context(cl_context owner) {
   alloc_block *taken = NULL, *detached = NULL;
   pthread_mutex_lock(&registry_lock);
   for (clgpu_alloc_cache *cache = newest_cache; cache; cache = cache->older_cache) {
     pthread_mutex_lock(&cache->lock);
-    take_free_blocks(cache, cl_context, 0, &taken);
+    take_free_blocks(cache, owner, 0, &taken);
     /* Pinned blocks would come back to the pool after their context: they
      * leave now, as their holders' plain buffers. */
-    detach_pinned(cache, cl_context, &detached);
+    detach_pinned(cache, owner, &detached);
     pthread_mutex_unlock(&cache->lock);
   }
   pthread_mutex_unlock(&registry_lock);

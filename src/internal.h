@@ -364,7 +364,7 @@ void clgpu__context_release(clgpu_context *context);
 /* Release the free blocks of `cl_context` from every allocation cache
  * (alloc_cache.c), when the last clgpu_context on it that a cache can know
  * of goes. Blocks still handed out are left alone. */
-void clgpu__alloc_drop_context(cl_context cl_context);
+void clgpu__alloc_drop_context(cl_context owner);
 
 /* Call the context's move report for one copy of a buffer (membuf.c). */
 void clgpu__report_move(clgpu_context *context, const clgpu_membuf *buffer, uint64_t bytes,

@@ -95,12 +95,12 @@ typedef struct cell {
 } cell;
 
 typedef struct device_column {
-  char index[16];       /* "P:D" */
-  char listing[512];    /* "platform / device (CPU)", as clgpu_device_list writes it */
-  cell *cells;          /* one per plan entry */
-  cell first_call;      /* gbps unused; wall_ms: the first call, reference_gbps unused */
-  double context_ms;    /* the first-call child's context creation */
-  double seconds;       /* the wall time of all its children */
+  char index[16];    /* "P:D" */
+  char listing[512]; /* "platform / device (CPU)", as clgpu_device_list writes it */
+  cell *cells;       /* one per plan entry */
+  cell first_call;   /* gbps unused; wall_ms: the first call, reference_gbps unused */
+  double context_ms; /* the first-call child's context creation */
+  double seconds;    /* the wall time of all its children */
   int children, timeouts;
 } device_column;
 
@@ -136,7 +136,7 @@ typedef struct child_stream {
 
 typedef struct child_result {
   child_stream out, err;
-  int started;   /* 0: it could not be started (start_error) */
+  int started; /* 0: it could not be started (start_error) */
   int start_error;
   int timed_out; /* killed after the timeout */
   int exited, exit_status, signal;
@@ -251,8 +251,8 @@ static void run_child(const char *self, char **argv, const char *device, const c
         failed = posix_spawnattr_setflags(&attributes, POSIX_SPAWN_SETPGROUP);
         if (!failed) failed = posix_spawnattr_setpgroup(&attributes, 0);
         if (!failed) {
-          failed = posix_spawn_file_actions_addopen(&actions, STDIN_FILENO, "/dev/null",
-                                                    O_RDONLY, 0);
+          failed =
+              posix_spawn_file_actions_addopen(&actions, STDIN_FILENO, "/dev/null", O_RDONLY, 0);
         }
         if (!failed) failed = posix_spawn_file_actions_adddup2(&actions, out[1], STDOUT_FILENO);
         if (!failed) failed = posix_spawn_file_actions_adddup2(&actions, err[1], STDERR_FILENO);
@@ -332,23 +332,23 @@ static int child_succeeded(const child_result *r) {
 /* Why a child failed, in one line: what happened, then the first line of its
  * stderr that this tool wrote (a WRONG RESULT, a status), with the detail
  * line after it, else its last line. */
-static void describe_failure(const child_result *r, const char *what, double timeout_s,
-                             char *out, size_t size) {
+static void describe_failure(const child_result *r, const char *what, double timeout_s, char *out,
+                             size_t size) {
   if (!r->started) {
     snprintf(out, size, "%s: cannot start clgpu-bench: %s", what, strerror(r->start_error));
     return;
   }
   if (r->timed_out) {
-    snprintf(out, size, "%s: no result within the timeout of %g s (its process group killed)",
-             what, timeout_s);
+    snprintf(out, size, "%s: no result within the timeout of %g s (its process group killed)", what,
+             timeout_s);
     return;
   }
   int length;
   if (r->exited) {
     length = snprintf(out, size, "%s: exit status %d", what, r->exit_status);
   } else {
-    length = snprintf(out, size, "%s: killed by signal %d (%s)", what, r->signal,
-                      strsignal(r->signal));
+    length =
+        snprintf(out, size, "%s: killed by signal %d (%s)", what, r->signal, strsignal(r->signal));
   }
   if (length < 0 || (size_t)length >= size || !r->err.text) return;
   /* Copy stderr to pick lines from it. */
@@ -434,9 +434,16 @@ enum {
   COL_SHARE,
   NUM_COLS
 };
-static const char *const csv_columns[NUM_COLS] = {
-    "op",     "type",     "n",           "algorithm",          "wall_ms_median",
-    "melem_per_s", "gb_per_s", "reference_op", "reference_gb_per_s", "share_of_reference"};
+static const char *const csv_columns[NUM_COLS] = {"op",
+                                                  "type",
+                                                  "n",
+                                                  "algorithm",
+                                                  "wall_ms_median",
+                                                  "melem_per_s",
+                                                  "gb_per_s",
+                                                  "reference_op",
+                                                  "reference_gb_per_s",
+                                                  "share_of_reference"};
 
 /* Fill the pending cells of `entries` (indices into plan) that run's CSV in
  * `text` reports. Returns how many it filled; -1 when the header lacks a
@@ -514,8 +521,8 @@ static void measure_entries(const compare_run *run, device_column *col, const si
   if (col->timeouts >= MAX_TIMEOUTS) {
     char message[160];
     snprintf(message, sizeof message,
-             "not measured: the device's children timed out %d times (--timeout %g)",
-             col->timeouts, o->timeout_s);
+             "not measured: the device's children timed out %d times (--timeout %g)", col->timeouts,
+             o->timeout_s);
     for (size_t k = 0; k < count; k++) mark(&col->cells[entries[k]], CELL_SKIPPED, message);
     return;
   }
@@ -545,9 +552,9 @@ static void measure_entries(const compare_run *run, device_column *col, const si
     snprintf(n_text, sizeof n_text, "%zu", plan[entries[0]].n);
     sizes_value = n_text;
   }
-  const char *pairs[][2] = {{"--ops", ops_value},         {"--types", types_value},
-                            {"--sizes", sizes_value},     {"--repeat", o->repeat},
-                            {"--warmup", o->warmup},      {"--algorithm", o->algorithm}};
+  const char *pairs[][2] = {{"--ops", ops_value},     {"--types", types_value},
+                            {"--sizes", sizes_value}, {"--repeat", o->repeat},
+                            {"--warmup", o->warmup},  {"--algorithm", o->algorithm}};
   for (size_t k = 0; k < sizeof pairs / sizeof pairs[0]; k++) {
     if (!pairs[k][1]) continue;
     argv[argc++] = (char *)pairs[k][0];
@@ -560,8 +567,7 @@ static void measure_entries(const compare_run *run, device_column *col, const si
                    run->device_count, col->index, count);
   } else {
     bench_progress("clgpu-bench compare: [%zu/%zu] %s: run %s %s %s", run->device_number,
-                   run->device_count, col->index, ops_value, types_value,
-                   plan[entries[0]].shape);
+                   run->device_count, col->index, ops_value, types_value, plan[entries[0]].shape);
   }
   child_result r;
   run_child(run->self, argv, col->index, NULL, o->timeout_s, &r);
@@ -571,7 +577,8 @@ static void measure_entries(const compare_run *run, device_column *col, const si
     if (read_run_csv(r.out.text, plan, entries, count, col->cells) < 0) {
       for (size_t k = 0; k < count; k++) {
         cell *c = &col->cells[entries[k]];
-        if (c->state == CELL_PENDING) mark(c, CELL_FAILED, "run's CSV lacks a column compare reads");
+        if (c->state == CELL_PENDING)
+          mark(c, CELL_FAILED, "run's CSV lacks a column compare reads");
       }
     }
   }
@@ -589,8 +596,7 @@ static void measure_entries(const compare_run *run, device_column *col, const si
     char message[600];
     if (child_succeeded(&r)) {
       for (size_t k = 0; k < num_pending; k++) {
-        mark(&col->cells[pending[k]], CELL_FAILED,
-             "run exited with status 0 without reporting it");
+        mark(&col->cells[pending[k]], CELL_FAILED, "run exited with status 0 without reporting it");
       }
     } else if (r.timed_out) {
       col->timeouts++;
@@ -678,8 +684,7 @@ static void measure_first_call(const compare_run *run, device_column *col) {
     snprintf(pocl_dir, size, "%s/pocl", folder);
     if (mkdir(clgpu_dir, 0700) != 0 || mkdir(pocl_dir, 0700) != 0) {
       char message[300];
-      snprintf(message, sizeof message, "cannot make a folder in %s: %s", folder,
-               strerror(errno));
+      snprintf(message, sizeof message, "cannot make a folder in %s: %s", folder, strerror(errno));
       mark(c, CELL_FAILED, message);
     } else {
       bench_progress("clgpu-bench compare: [%zu/%zu] %s: first call", run->device_number,
@@ -691,8 +696,8 @@ static void measure_first_call(const compare_run *run, device_column *col) {
       col->seconds += r.seconds;
       double context_ms = NAN, call_ms = NAN;
       if (child_succeeded(&r) && r.out.text &&
-          sscanf(r.out.text, "context creation %lf ms; first call %lf ms", &context_ms,
-                 &call_ms) == 2) {
+          sscanf(r.out.text, "context creation %lf ms; first call %lf ms", &context_ms, &call_ms) ==
+              2) {
         c->state = CELL_OK;
         c->wall_ms = call_ms;
         col->context_ms = context_ms;
@@ -912,8 +917,10 @@ static void print_json(const compare_report *report) {
   bench_json_string(out, clgpu_version());
   fputs(",\n  \"run_options\": {\"sizes\": ", out);
   bench_json_string(out, o->sizes ? o->sizes : COMPARE_DEFAULT_SIZES);
-  const char *named[][2] = {{"ops", o->ops},         {"types", o->types},
-                            {"repeat", o->repeat},   {"warmup", o->warmup},
+  const char *named[][2] = {{"ops", o->ops},
+                            {"types", o->types},
+                            {"repeat", o->repeat},
+                            {"warmup", o->warmup},
                             {"algorithm", o->algorithm}};
   for (size_t k = 0; k < sizeof named / sizeof named[0]; k++) {
     fprintf(out, ", \"%s\": ", named[k][0]);
@@ -930,8 +937,7 @@ static void print_json(const compare_report *report) {
     const device_column *col = &report->columns[d];
     size_t verified = 0;
     for (size_t k = 0; k < report->plan_count; k++) verified += col->cells[k].state == CELL_OK;
-    int ok = verified == report->plan_count &&
-             (!o->first_call || col->first_call.state == CELL_OK);
+    int ok = verified == report->plan_count && (!o->first_call || col->first_call.state == CELL_OK);
     fprintf(out, "%s\n    {\"index\": ", d ? "," : "");
     bench_json_string(out, col->index);
     fputs(", \"listing\": ", out);
@@ -1060,9 +1066,9 @@ static int parse_compare_options(int argc, char **argv, compare_options *o) {
   memset(o, 0, sizeof *o);
   o->timeout_s = COMPARE_DEFAULT_TIMEOUT;
   o->first_call = 1;
-  static const char *const valued[] = {"--ops",       "--types",   "--sizes",
-                                       "--repeat",    "--warmup",  "--algorithm",
-                                       "--devices",   "--timeout", "--format"};
+  static const char *const valued[] = {"--ops",     "--types",   "--sizes",
+                                       "--repeat",  "--warmup",  "--algorithm",
+                                       "--devices", "--timeout", "--format"};
   enum { NUM_VALUED = sizeof valued / sizeof valued[0] };
   for (int i = 0; i < argc; i++) {
     const char *arg = argv[i];
@@ -1122,9 +1128,10 @@ static int parse_compare_options(int argc, char **argv, compare_options *o) {
         char *end = NULL;
         double seconds = strtod(value, &end);
         if (end == value || *end != '\0' || !(seconds > 0) || seconds > 86400) {
-          return compare_usage_error("--timeout: '%s' is not a number of seconds above 0 and up "
-                                     "to 86400",
-                                     value);
+          return compare_usage_error(
+              "--timeout: '%s' is not a number of seconds above 0 and up "
+              "to 86400",
+              value);
         }
         o->timeout_s = seconds;
         break;

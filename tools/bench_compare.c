@@ -74,8 +74,11 @@ static const char compare_usage_text[] =
     "\n"
     "The first call runs in its own child process with clgpu's disk cache in an\n"
     "empty folder and POCL_CACHE_DIR another (removed afterwards), as\n"
-    "`clgpu-bench first-call --cache-dir DIR`: context creation, then building,\n"
-    "running and checking iota. Exit status: 0 when every cell was measured and\n"
+    "`clgpu-bench first-call --cache-dir DIR`: context creation (which includes\n"
+    "the ICD loader loading every implementation), then building, running and\n"
+    "checking iota. Implementations' own compiler caches (Mesa's, for rusticl) are\n"
+    "as they are. CLGPU_DEVICE is ignored here: --devices picks the columns.\n"
+    "Exit status: 0 when every cell was measured and\n"
     "checked; 1 when one failed (the table is printed all the same); 2 after a\n"
     "usage error.\n";
 
@@ -878,6 +881,11 @@ static void print_table(compare_report *report) {
       "GB/s (reduce, count_if, findall) or the copy kernel's (the others) on the same\n"
       "device, type and size, timed right before each call. Every result is checked\n"
       "against the host by run (read's value aside: it only keeps the reads alive).\n");
+  if (o->first_call) {
+    printf(
+        "First call: iota over 1M uints in a new process with empty clgpu and POCL caches;\n"
+        "context creation there includes the ICD loader loading every implementation.\n");
+  }
   printf("%zu of %zu cells measured and checked.\n", verified, total);
   /* The notes, in order. */
   for (int note = 1; note < next_note; note++) {

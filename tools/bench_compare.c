@@ -22,6 +22,7 @@
 #include <sys/stat.h>
 #include <sys/types.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <clgpu/clgpu.h>
@@ -143,6 +144,7 @@ typedef struct child_result {
   int start_error;
   int timed_out; /* killed after the timeout */
   int exited, exit_status, signal;
+  int lost; /* waitpid failed: how it ended is unknown */
   double seconds;
 } child_result;
 
@@ -316,15 +318,30 @@ static void run_child(const char *self, char **argv, const char *device, const c
   for (int k = 0; k < 2; k++) {
     if (polled[k].fd >= 0) close(polled[k].fd);
   }
-  int status = 0;
-  while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+  /* A child that closed its output but has not ended (a hang at exit) is
+   * held to the same deadline. */
+  int status = 0, reaped = 0, wait_error = 0;
+  for (;;) {
+    pid_t ended = waitpid(pid, &status, r->timed_out ? 0 : WNOHANG);
+    reaped = ended == pid;
+    wait_error = ended < 0 ? errno : 0;
+    if (reaped || (ended < 0 && wait_error != EINTR)) break;
+    if (ended == 0 && bench_now_ms() >= deadline) {
+      r->timed_out = 1;
+      kill(-pid, SIGKILL);
+    } else if (ended == 0) {
+      struct timespec pause = {0, 10 * 1000 * 1000};
+      nanosleep(&pause, NULL);
+    }
   }
   /* What the child started in its group (none that run makes here) goes too. */
   kill(-pid, SIGKILL);
   running_group = 0;
-  r->exited = WIFEXITED(status);
+  r->exited = reaped && WIFEXITED(status);
   r->exit_status = r->exited ? WEXITSTATUS(status) : 0;
-  r->signal = WIFSIGNALED(status) ? WTERMSIG(status) : 0;
+  r->signal = reaped && WIFSIGNALED(status) ? WTERMSIG(status) : 0;
+  r->lost = !reaped;
+  if (r->lost) r->start_error = wait_error;
   r->seconds = (bench_now_ms() - start) / 1e3;
 }
 
@@ -344,6 +361,11 @@ static void describe_failure(const child_result *r, const char *what, double tim
   if (r->timed_out) {
     snprintf(out, size, "%s: no result within the timeout of %g s (its process group killed)", what,
              timeout_s);
+    return;
+  }
+  if (r->lost) {
+    snprintf(out, size, "%s: waiting for the child process failed: %s", what,
+             strerror(r->start_error));
     return;
   }
   int length;

@@ -227,6 +227,12 @@ class Run(BenchTestCase):
         self.assertRegex(result.stdout, r"run\s+\(the default\)")
         self.assertIn("kernel", result.stdout)
         self.assertIn("selfcheck", result.stdout)
+        self.assertRegex(result.stdout, r"compare\s+run's operations on every device")
+        compare_help = bench("compare", "--help")
+        self.assert_exit(compare_help, 0)
+        for option in ("--sizes LIST", "--devices LIST", "--timeout S", "--no-first-call",
+                       "--format F", "CLGPU_DEVICE"):
+            self.assertIn(option, compare_help.stdout)
         run_help = bench("run", "--help")
         self.assert_exit(run_help, 0)
         self.assertIn("--plot FILE.svg", run_help.stdout)
@@ -293,6 +299,131 @@ class Plot(BenchTestCase):
         self.assertRegex(result.stdout, r"(?m)^reduce\s+uint32", describe(result))
         self.assertIn(path, result.stderr)
         self.assertFalse(os.path.exists(path))
+
+
+class Compare(BenchTestCase):
+    """clgpu-bench compare on every device the ICD loader shows (at least
+    one): a column per device, each measured in child processes of its own."""
+
+    @staticmethod
+    def listed_devices():
+        """[(index "P:D", "platform / device (type)")] as `devices` lists them."""
+        result = bench("devices")
+        return [(m.group(1), m.group(2)) for m in
+                (re.match(r"^  (\d+:\d+)  (\S.*)$", line) for line in result.stdout.splitlines())
+                if m]
+
+    def test_json_has_a_checked_cell_per_device_and_operation(self):
+        devices = self.listed_devices()
+        self.assertTrue(devices, "no device listed")
+        folder = first_call_folder("compare")
+        result = bench("compare", "--ops", "reduce,scan", "--types", "uint32", "--sizes", "64K",
+                       "--repeat", "2", "--warmup", "1", "--format", "json",
+                       env={"TMPDIR": folder}, timeout=600 * len(devices))
+        self.assert_exit(result, 0)
+        report = json.loads(result.stdout)
+        self.assertEqual(report["tool"], "clgpu-bench compare")
+        self.assertEqual(report["run_options"]["sizes"], "64K")
+        # One column per listed device, in the listing's order.
+        self.assertEqual([(d["index"], d["listing"]) for d in report["devices"]], devices)
+        results = report["results"]
+        # read and copy_kernel come with any --ops: the device's bandwidth.
+        self.assertEqual([(r["op"], r["type"], r["n"]) for r in results],
+                         [("read", "uint32", 65536), ("copy_kernel", "uint32", 65536),
+                          ("reduce", "uint32", 65536), ("scan", "uint32", 65536)])
+        for device in report["devices"]:
+            where = device["index"]
+            self.assertEqual(device["status"], "ok", where)
+            self.assertEqual((device["verified"], device["cells"]), (4, 4), where)
+            self.assertEqual(device["timeouts"], 0, where)
+            self.assertGreaterEqual(device["children"], 2, where)  # the first call, the run
+            self.assertGreater(device["seconds"], 0, where)
+            first = device["first_call"]
+            self.assertEqual(first["state"], "verified", where)
+            self.assertIsNone(first["message"], where)
+            self.assertGreater(first["ms"], 0, where)
+            self.assertGreater(first["context_ms"], 0, where)
+        for row in results:
+            self.assertEqual(row["bandwidth_reference"], row["op"] in ("read", "copy_kernel"))
+            self.assertEqual(row["unit"], "GB/s")
+            self.assertEqual([cell["index"] for cell in row["devices"]],
+                             [index for index, _ in devices])
+            for cell in row["devices"]:
+                where = f"{row['op']} on {cell['index']}"
+                self.assertEqual(cell["state"], "verified", where)
+                self.assertIsNone(cell["message"], where)
+                # run checks every result against the host but read's, whose
+                # value only keeps the reads alive.
+                self.assertEqual(cell["checked_on_host"], row["op"] != "read", where)
+                self.assertGreater(cell["gb_per_s"], 0, where)
+                self.assertGreater(cell["melem_per_s"], 0, where)
+                self.assertGreater(cell["wall_ms_median"], 0, where)
+                if row["bandwidth_reference"]:
+                    self.assertIsNone(cell["reference_op"], where)
+                    continue
+                self.assertEqual(cell["reference_op"],
+                                 "read" if row["op"] == "reduce" else "copy_kernel", where)
+                self.assertGreater(cell["reference_gb_per_s"], 0, where)
+                self.assertAlmostEqual(cell["share_of_reference"],
+                                       cell["gb_per_s"] / cell["reference_gb_per_s"],
+                                       delta=cell["share_of_reference"] * 1e-3, msg=where)
+        self.assertEqual(os.listdir(folder), [], "the first call's folders were left behind")
+
+    def test_table_has_a_column_per_device(self):
+        devices = self.listed_devices()
+        result = bench("compare", "--ops", "reduce", "--types", "float", "--sizes", "16K",
+                       "--repeat", "1", "--warmup", "0", "--no-first-call",
+                       timeout=600 * len(devices))
+        self.assert_exit(result, 0)
+        lines = result.stdout.splitlines()
+        self.assertTrue(lines[0].startswith("clgpu "), describe(result))
+        for index, listing in devices:
+            self.assertIn(f"  {index:<5} {listing}", lines, describe(result))
+        # The columns' first header line: the indices alone, in order.
+        self.assertIn([index for index, _ in devices], [line.split() for line in lines],
+                      describe(result))
+        self.assertNotIn("first call", result.stdout)
+        for label, figure in (("read float 16K GB/s", r"[\d.]+"),
+                              ("copy_kernel float 16K GB/s", r"[\d.]+"),
+                              ("reduce float 16K GB/s", r"[\d.]+ \(\d+%\)")):
+            rows = [line for line in lines if line.startswith(label + " ")]
+            self.assertEqual(len(rows), 1, describe(result))
+            cells = re.findall(figure, rows[0][len(label):])
+            self.assertEqual(len(cells), len(devices), describe(result))
+        self.assertIn(f"{3 * len(devices)} of {3 * len(devices)} cells measured and checked.",
+                      lines, describe(result))
+
+    def test_a_child_past_the_timeout_fails_its_cell(self):
+        # 16M elements read a million times: no device finishes in 2 s. Each
+        # device's run times out, then its first operation alone does (the
+        # second timeout), and the rest are not measured.
+        devices = self.listed_devices()
+        result = bench("compare", "--ops", "reduce", "--types", "uint32", "--sizes", "16M",
+                       "--repeat", "1000000", "--timeout", "2", "--no-first-call",
+                       "--format", "json", timeout=120 * len(devices))
+        self.assert_exit(result, 1)
+        report = json.loads(result.stdout)
+        for device in report["devices"]:
+            self.assertEqual(device["status"], "failed", device["index"])
+            self.assertEqual((device["verified"], device["timeouts"], device["children"]),
+                             (0, 2, 2), device["index"])
+            self.assertLess(device["seconds"], 60, device["index"])
+        states = [[cell["state"] for cell in row["devices"]] for row in report["results"]]
+        self.assertEqual(states, [["timeout"] * len(devices)] + [["skipped"] * len(devices)] * 2)
+        for row in report["results"]:
+            for cell in row["devices"]:
+                self.assertIsNone(cell["gb_per_s"])
+                self.assertIn("timeout of 2 s" if cell["state"] == "timeout" else "timed out 2 times",
+                              cell["message"])
+        table = bench("compare", "--ops", "reduce", "--types", "uint32", "--sizes", "16M",
+                      "--repeat", "1000000", "--timeout", "1", "--no-first-call",
+                      "--devices", devices[0][0], timeout=120)
+        self.assert_exit(table, 1)
+        self.assertRegex(table.stdout, r"(?m)^read uint32 16M GB/s\s+TIMEOUT \[1\]$")
+        self.assertRegex(table.stdout, r"(?m)^reduce uint32 16M GB/s\s+skipped \[2\]$")
+        self.assertRegex(table.stdout, rf"(?m)^\[1\] {devices[0][0]} read uint32 16M: run: no "
+                         r"result within the timeout of 1 s")
+        self.assertIn("0 of 3 cells measured and checked.", table.stdout)
 
 
 class Kernel(BenchTestCase):
@@ -400,6 +531,12 @@ class UsageErrors(BenchTestCase):
             (["run", "--ops", "sorting"], "unknown operation 'sorting'"),
             (["run", "--plot"], "--plot needs a value"),
             (["run", "--first-call", "some"], "--first-call: 'some' is not first or all"),
+            (["compare", "--frobnicate"], "unknown option '--frobnicate'"),
+            (["compare", "--timeout", "0"], "--timeout: '0' is not a number of seconds"),
+            (["compare", "--format", "csv"], "--format: 'csv' is not table or json"),
+            (["compare", "--devices", "99:99"], "--devices: no device '99:99'"),
+            (["compare", "--sizes", "0"], "'0' is not an element count"),
+            (["compare", "--ops", "sorting"], "unknown operation 'sorting'"),
             (["kernel"], "no kernel file given"),
             (["kernel", os.path.join(TMP, "missing.cl"), *one_buffer], "cannot read"),
             (["kernel", TMP, *one_buffer], "cannot read"),

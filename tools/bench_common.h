@@ -76,4 +76,23 @@ void bench_progress_clear(void);
 int bench_measure_read(clgpu_context *context, size_t bytes, int repeat, int warmup,
                        bench_timing *event, bench_timing *wall, size_t *measured_bytes);
 
+/* What `clgpu-bench run` with these options (run's own, as it takes them
+ * after "run") would measure, without opening a device: one entry per
+ * (operation, type, size), in the order run measures them (by type, then
+ * size, then operation). */
+typedef struct bench_plan_entry {
+  const char *op;   /* run's name of the operation, as --ops takes it */
+  const char *type; /* as --types takes it */
+  size_t n;         /* elements, as --sizes takes it */
+  char shape[32];   /* run's "shape" column: "1M", or "1024x1024" for the 2-D ops */
+  int op_index;     /* the operation's place in run's table (its order of rows) */
+  int reference;    /* a bandwidth reference of run (read, copy_kernel), not clgpu's */
+  int sort;         /* a sort: Melem/s are keys sorted per second */
+} bench_plan_entry;
+
+/* 0 with *entries (malloc'ed; free it) and *count; -1 after --help (run's
+ * help printed); 2 after a usage error (printed on stderr); 1 when out of
+ * host memory (printed). */
+int bench_run_plan(int argc, char **argv, bench_plan_entry **entries, size_t *count);
+
 #endif

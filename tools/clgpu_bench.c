@@ -25,6 +25,10 @@
  *                       program cache, each in a process of its own (the
  *                       internal subcommand run-first-call); --plot draws
  *                       GB/s against size as SVG (bench_plot.c)
+ *   compare             run's operations on every device present, each device
+ *                       measured by `run` in child processes of its own
+ *                       (CLGPU_DEVICE=P:D, a timeout), as one table with a
+ *                       column per device (bench_compare.c)
  *   kernel              build the user's .cl file and time one of its kernels
  *                       over buffers made from argument specs: device time
  *                       from profiling events, wall time, GB/s and the share
@@ -51,6 +55,7 @@
 
 #include "bench_boost.h"
 #include "bench_common.h"
+#include "bench_compare.h"
 #include "bench_kernel.h"
 #include "bench_plot.h"
 
@@ -72,6 +77,11 @@ static const char usage_text[] =
     "  kernel               build FILE.cl and time one of its kernels over buffers\n"
     "                       made from argument specs (device and wall time, GB/s,\n"
     "                       share of the device's read bandwidth)\n"
+    "  compare              run's operations on every device present, each in child\n"
+    "                       processes of its own (a crash or hang fails only its\n"
+    "                       column): one table, a column per device, of GB/s and\n"
+    "                       share of that device's read or copy bandwidth, its\n"
+    "                       bandwidth and first-call time; results checked\n"
     "  selfcheck            list devices, run one kernel on the default device,\n"
     "                       check it against the host, and time its first call\n"
     "                       with a cold and a warm disk cache\n"
@@ -4257,6 +4267,52 @@ static size_t plan_first_calls(const run_options *o, first_call *out) {
   return count;
 }
 
+int bench_run_plan(int argc, char **argv, bench_plan_entry **entries, size_t *count) {
+  *entries = NULL;
+  *count = 0;
+  run_options options;
+  int parsed = parse_run_options(argc, argv, &options);
+  if (parsed != 0) return parsed;
+  size_t total = 0;
+  for (size_t t = 0; t < options.num_types; t++) {
+    for (size_t s = 0; s < options.num_sizes; s++) {
+      for (int op = 0; op < NUM_OPS; op++) {
+        total += (size_t)op_runs(&options, op, options.types[t], options.sizes[s]);
+      }
+    }
+  }
+  bench_plan_entry *out = calloc(total ? total : 1, sizeof *out);
+  if (!out) {
+    fprintf(stderr, "clgpu-bench: out of host memory\n");
+    return 1;
+  }
+  size_t used = 0;
+  for (size_t t = 0; t < options.num_types; t++) {
+    for (size_t s = 0; s < options.num_sizes; s++) {
+      for (int op = 0; op < NUM_OPS; op++) {
+        size_t n = options.sizes[s];
+        if (!op_runs(&options, op, options.types[t], n)) continue;
+        bench_plan_entry *e = &out[used++];
+        e->op = op_table[op].name;
+        e->type = host_types[options.types[t]].name;
+        e->n = n;
+        e->op_index = op;
+        e->reference = op_table[op].reference < 0;
+        e->sort = op_table[op].sort;
+        if (op_table[op].two_d) {
+          size_t side = square_side(n);
+          snprintf(e->shape, sizeof e->shape, "%zux%zu", side, side);
+        } else {
+          size_label(n, e->shape, sizeof e->shape);
+        }
+      }
+    }
+  }
+  *entries = out;
+  *count = used;
+  return 0;
+}
+
 static int command_run(int argc, char **argv) {
   run_options options;
   int parsed = parse_run_options(argc, argv, &options);
@@ -4406,6 +4462,7 @@ int main(int argc, char **argv) {
   if (strcmp(command, "first-call") == 0) return command_first_call(argc - 2, argv + 2);
   if (strcmp(command, "run") == 0) return command_run(argc - 2, argv + 2);
   if (strcmp(command, "kernel") == 0) return bench_command_kernel(argc - 2, argv + 2);
+  if (strcmp(command, "compare") == 0) return bench_command_compare(bench_self, argc - 2, argv + 2);
   if (strcmp(command, FIRST_CALL_CHILD) == 0) return command_first_call_child(argc - 2, argv + 2);
   /* Options without a subcommand are run's: `clgpu-bench --plot x.svg`. */
   if (command[0] == '-') return command_run(argc - 1, argv + 1);

@@ -1,0 +1,1302 @@
+/* clgpu-bench compare (bench_compare.h): `run`'s operations on every device
+ * present, one column per device. Each device is measured by `clgpu-bench
+ * run --format csv` started again as a child process with CLGPU_DEVICE set
+ * to the device's "P:D" index, in a process group of its own that is killed
+ * when it outlives --timeout, so that one implementation's crash, hang or
+ * wrong result shows as failed cells of its column and the other columns are
+ * still measured. After a child fails, what it left unmeasured is measured
+ * again in new children, so that a failed cell is the operation that failed.
+ * The parent opens no device: it only lists them (clgpu_device_list). */
+#include "bench_compare.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <math.h>
+#include <poll.h>
+#include <signal.h>
+#include <spawn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/types.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <clgpu/clgpu.h>
+
+#include "bench_common.h"
+
+extern char **environ;
+
+static const char compare_usage_text[] =
+    "usage: clgpu-bench compare [--sizes LIST] [--ops LIST] [--types LIST] [--repeat N]\n"
+    "                           [--warmup N] [--algorithm A] [--devices LIST]\n"
+    "                           [--timeout SECONDS] [--no-first-call]\n"
+    "                           [--format table|json] [--quiet]\n"
+    "\n"
+    "Time run's operations on every OpenCL device present (every implementation\n"
+    "the ICD loader sees) and print one table with a column per device: for each\n"
+    "operation, type and size its throughput (GB/s; the sorts: Melem/s, keys sorted\n"
+    "per second) and its share of that device's own read or copy bandwidth; and per\n"
+    "device its read and copy bandwidth, the first call of one kernel (fill.cl's\n"
+    "iota over 1M uints) with an empty program cache, and the time its measurement\n"
+    "took.\n"
+    "\n"
+    "Each device is measured in child processes of its own: this tool started\n"
+    "again as `clgpu-bench run --format csv --quiet --no-cpu --no-boost\n"
+    "--no-first-call` with CLGPU_DEVICE set to the device's index \"P:D\" (see\n"
+    "clgpu-bench devices), so that a crash, a hang or a wrong result of one\n"
+    "implementation fails only its own column. Every result is checked against the\n"
+    "host by that run; a cell the run could not measure or check says FAILED,\n"
+    "TIMEOUT or skipped, with a note under the table saying why. After a child\n"
+    "fails, the operations it had not measured are measured again in new\n"
+    "children (after an exit: the first operation it had not reported is the one\n"
+    "that failed; after a timeout: one child per operation), so that each failed\n"
+    "cell is an operation that failed. A device whose children time out twice is\n"
+    "not measured further.\n"
+    "\n"
+    "  --sizes LIST      element counts (suffixes K, M, G); default 1M, about three\n"
+    "                    minutes for POCL, Intel's CPU runtime and rusticl together\n"
+    "                    on a 2-core machine; every operation runs at every size\n"
+    "  --ops LIST        run's operations (default: run's default set)\n"
+    "  --types LIST      run's types (default: each operation's default types)\n"
+    "  --repeat N, --warmup N, --algorithm A\n"
+    "                    as run takes them (see clgpu-bench run --help)\n"
+    "  --devices LIST    the devices to compare, by \"P:D\" index (default: all)\n"
+    "  --timeout S       the most seconds one child process may run before its\n"
+    "                    process group is killed (default 600; a decimal number)\n"
+    "  --no-first-call   skip the first-call row\n"
+    "  --format F        table (default) or json (every figure and every cell's\n"
+    "                    state and message)\n"
+    "  --quiet           no progress line on stderr (it is shown only on a terminal)\n"
+    "\n"
+    "The first call runs in its own child process with clgpu's disk cache in an\n"
+    "empty folder and POCL_CACHE_DIR another (removed afterwards), as\n"
+    "`clgpu-bench first-call --cache-dir DIR`: context creation (which includes\n"
+    "the ICD loader loading every implementation), then building, running and\n"
+    "checking iota. Implementations' own compiler caches (Mesa's, for rusticl) are\n"
+    "as they are. CLGPU_DEVICE is ignored here: --devices picks the columns.\n"
+    "Exit status: 0 when every cell was measured and\n"
+    "checked; 1 when one failed (the table is printed all the same); 2 after a\n"
+    "usage error.\n";
+
+/* A cell of the table: one plan entry on one device. */
+enum { CELL_PENDING, CELL_OK, CELL_FAILED, CELL_TIMEOUT, CELL_SKIPPED };
+
+static const char *const cell_state_names[] = {"pending", "verified", "failed", "timeout",
+                                               "skipped"};
+
+typedef struct cell {
+  int state;
+  double melems, gbps, share, reference_gbps, wall_ms;
+  char algorithm[32];
+  char reference_op[16];
+  char message[600]; /* why it failed (CELL_FAILED, CELL_TIMEOUT, CELL_SKIPPED) */
+  int note;          /* its note under the table; 0: none */
+} cell;
+
+typedef struct device_column {
+  char index[16];    /* "P:D" */
+  char listing[512]; /* "platform / device (CPU)", as clgpu_device_list writes it */
+  cell *cells;       /* one per plan entry */
+  cell first_call;   /* gbps unused; wall_ms: the first call, reference_gbps unused */
+  double context_ms; /* the first-call child's context creation */
+  double seconds;    /* the wall time of all its children */
+  int children, timeouts;
+} device_column;
+
+typedef struct compare_options {
+  /* Passed on to run; NULL when not given (sizes: compare's default). */
+  const char *ops, *types, *sizes, *repeat, *warmup, *algorithm;
+  const char *devices;
+  double timeout_s;
+  int first_call;
+  int json;
+  int quiet;
+} compare_options;
+
+#define COMPARE_DEFAULT_SIZES "1M"
+#define COMPARE_DEFAULT_TIMEOUT 600.0
+/* A device whose children time out this many times is not measured further. */
+#define MAX_TIMEOUTS 2
+
+static int compare_usage_error(const char *format, const char *argument) {
+  fprintf(stderr, "clgpu-bench compare: ");
+  fprintf(stderr, format, argument);
+  fprintf(stderr, " (see clgpu-bench compare --help)\n");
+  return 2;
+}
+
+/* ---- child processes ---- */
+
+/* What a child wrote on one stream, NUL-terminated, kept up to `limit`. */
+typedef struct child_stream {
+  char *text;
+  size_t length, capacity, limit;
+} child_stream;
+
+typedef struct child_result {
+  child_stream out, err;
+  int started; /* 0: it could not be started (start_error) */
+  int start_error;
+  int timed_out; /* killed after the timeout */
+  int exited, exit_status, signal;
+  int lost; /* waitpid failed: how it ended is unknown */
+  double seconds;
+} child_result;
+
+static void stream_append(child_stream *s, const char *data, size_t n) {
+  if (s->length + n > s->limit) n = s->limit - s->length;
+  if (n == 0) return;
+  if (s->length + n + 1 > s->capacity) {
+    size_t capacity = s->capacity ? s->capacity : 4096;
+    while (capacity < s->length + n + 1) capacity *= 2;
+    char *grown = realloc(s->text, capacity);
+    if (!grown) return; /* what does not fit is lost; the figures then read as missing */
+    s->text = grown;
+    s->capacity = capacity;
+  }
+  memcpy(s->text + s->length, data, n);
+  s->length += n;
+  s->text[s->length] = '\0';
+}
+
+static void child_result_free(child_result *r) {
+  free(r->out.text);
+  free(r->err.text);
+  memset(r, 0, sizeof *r);
+}
+
+/* The process group of the child running now (0: none), killed when this
+ * process is interrupted, so that no child outlives it. */
+static volatile sig_atomic_t running_group;
+
+static void kill_child_and_die(int sig) {
+  pid_t group = (pid_t)running_group;
+  if (group > 0) kill(-group, SIGKILL);
+  signal(sig, SIG_DFL);
+  raise(sig);
+}
+
+static void install_signal_handlers(void) {
+  static const int signals[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT};
+  struct sigaction action;
+  memset(&action, 0, sizeof action);
+  action.sa_handler = kill_child_and_die;
+  sigemptyset(&action.sa_mask);
+  for (size_t k = 0; k < sizeof signals / sizeof signals[0]; k++) {
+    sigaction(signals[k], &action, NULL);
+  }
+}
+
+/* The environment of a child: this one with CLGPU_DEVICE=device and, when
+ * pocl_dir is not NULL, POCL_CACHE_DIR=pocl_dir. NULL when out of memory;
+ * free the array and its first one or two entries (*owned of them). */
+static char **child_environment(const char *device, const char *pocl_dir, size_t *owned) {
+  static const char device_variable[] = "CLGPU_DEVICE=";
+  static const char pocl_variable[] = "POCL_CACHE_DIR=";
+  size_t count = 0;
+  while (environ[count]) count++;
+  char **env = malloc((count + 3) * sizeof *env);
+  size_t device_size = sizeof device_variable + strlen(device);
+  size_t pocl_size = sizeof pocl_variable + (pocl_dir ? strlen(pocl_dir) : 0);
+  char *device_env = malloc(device_size), *pocl_env = pocl_dir ? malloc(pocl_size) : NULL;
+  if (!env || !device_env || (pocl_dir && !pocl_env)) {
+    free(env);
+    free(device_env);
+    free(pocl_env);
+    return NULL;
+  }
+  snprintf(device_env, device_size, "%s%s", device_variable, device);
+  env[0] = device_env;
+  size_t used = 1;
+  if (pocl_env) {
+    snprintf(pocl_env, pocl_size, "%s%s", pocl_variable, pocl_dir);
+    env[used++] = pocl_env;
+  }
+  *owned = used;
+  for (size_t k = 0; k < count; k++) {
+    if (strncmp(environ[k], device_variable, sizeof device_variable - 1) == 0) continue;
+    if (pocl_dir && strncmp(environ[k], pocl_variable, sizeof pocl_variable - 1) == 0) continue;
+    env[used++] = environ[k];
+  }
+  env[used] = NULL;
+  return env;
+}
+
+/* Run this tool again with argv (argv[0] included) on `device`, stdin from
+ * /dev/null, stdout and stderr collected, in a new process group that is
+ * killed (SIGKILL) when it runs longer than timeout_s. */
+static void run_child(const char *self, char **argv, const char *device, const char *pocl_dir,
+                      double timeout_s, child_result *r) {
+  memset(r, 0, sizeof *r);
+  r->out.limit = (size_t)16 << 20;
+  r->err.limit = (size_t)256 << 10;
+  double start = bench_now_ms();
+  const char *path = access("/proc/self/exe", X_OK) == 0 ? "/proc/self/exe" : self;
+  size_t owned = 0;
+  char **env = child_environment(device, pocl_dir, &owned);
+  if (!env) {
+    r->start_error = ENOMEM;
+    return;
+  }
+  int out[2] = {-1, -1}, err[2] = {-1, -1};
+  int failed = pipe(out) != 0 || pipe(err) != 0 ? errno : 0;
+  pid_t pid = 0;
+  if (!failed) {
+    posix_spawn_file_actions_t actions;
+    posix_spawnattr_t attributes;
+    failed = posix_spawn_file_actions_init(&actions);
+    if (!failed) {
+      failed = posix_spawnattr_init(&attributes);
+      if (!failed) {
+        failed = posix_spawnattr_setflags(&attributes, POSIX_SPAWN_SETPGROUP);
+        if (!failed) failed = posix_spawnattr_setpgroup(&attributes, 0);
+        if (!failed) {
+          failed =
+              posix_spawn_file_actions_addopen(&actions, STDIN_FILENO, "/dev/null", O_RDONLY, 0);
+        }
+        if (!failed) failed = posix_spawn_file_actions_adddup2(&actions, out[1], STDOUT_FILENO);
+        if (!failed) failed = posix_spawn_file_actions_adddup2(&actions, err[1], STDERR_FILENO);
+        int fds[] = {out[0], out[1], err[0], err[1]};
+        for (size_t k = 0; k < 4 && !failed; k++) {
+          failed = posix_spawn_file_actions_addclose(&actions, fds[k]);
+        }
+        if (!failed) {
+          failed = strchr(path, '/') ? posix_spawn(&pid, path, &actions, &attributes, argv, env)
+                                     : posix_spawnp(&pid, path, &actions, &attributes, argv, env);
+        }
+        posix_spawnattr_destroy(&attributes);
+      }
+      posix_spawn_file_actions_destroy(&actions);
+    }
+  }
+  for (size_t k = 0; k < owned; k++) free(env[k]);
+  free(env);
+  if (out[1] >= 0) close(out[1]);
+  if (err[1] >= 0) close(err[1]);
+  if (failed) {
+    if (out[0] >= 0) close(out[0]);
+    if (err[0] >= 0) close(err[0]);
+    r->start_error = failed;
+    return;
+  }
+  r->started = 1;
+  running_group = (sig_atomic_t)pid;
+
+  struct pollfd polled[2] = {{out[0], POLLIN, 0}, {err[0], POLLIN, 0}};
+  child_stream *streams[2] = {&r->out, &r->err};
+  int open_streams = 2;
+  double deadline = start + timeout_s * 1e3;
+  while (open_streams > 0) {
+    double left = deadline - bench_now_ms();
+    if (left <= 0) {
+      r->timed_out = 1;
+      break;
+    }
+    int ready = poll(polled, 2, left > 1e6 ? 1000000 : (int)ceil(left));
+    if (ready < 0 && errno == EINTR) continue;
+    if (ready < 0) break;
+    for (int k = 0; k < 2; k++) {
+      if (polled[k].fd < 0 || !(polled[k].revents & (POLLIN | POLLHUP | POLLERR))) continue;
+      char chunk[4096];
+      ssize_t got = read(polled[k].fd, chunk, sizeof chunk);
+      if (got < 0 && errno == EINTR) continue;
+      if (got <= 0) {
+        close(polled[k].fd);
+        polled[k].fd = -1;
+        open_streams--;
+      } else {
+        stream_append(streams[k], chunk, (size_t)got);
+      }
+    }
+  }
+  if (r->timed_out) kill(-pid, SIGKILL);
+  for (int k = 0; k < 2; k++) {
+    if (polled[k].fd >= 0) close(polled[k].fd);
+  }
+  /* A child that closed its output but has not ended (a hang at exit) is
+   * held to the same deadline. */
+  int status = 0, reaped = 0, wait_error = 0;
+  for (;;) {
+    pid_t ended = waitpid(pid, &status, r->timed_out ? 0 : WNOHANG);
+    reaped = ended == pid;
+    wait_error = ended < 0 ? errno : 0;
+    if (reaped || (ended < 0 && wait_error != EINTR)) break;
+    if (ended == 0 && bench_now_ms() >= deadline) {
+      r->timed_out = 1;
+      kill(-pid, SIGKILL);
+    } else if (ended == 0) {
+      struct timespec pause = {0, 10 * 1000 * 1000};
+      nanosleep(&pause, NULL);
+    }
+  }
+  /* What the child started in its group (none that run makes here) goes too. */
+  kill(-pid, SIGKILL);
+  running_group = 0;
+  r->exited = reaped && WIFEXITED(status);
+  r->exit_status = r->exited ? WEXITSTATUS(status) : 0;
+  r->signal = reaped && WIFSIGNALED(status) ? WTERMSIG(status) : 0;
+  r->lost = !reaped;
+  if (r->lost) r->start_error = wait_error;
+  r->seconds = (bench_now_ms() - start) / 1e3;
+}
+
+static int child_succeeded(const child_result *r) {
+  return r->started && !r->timed_out && r->exited && r->exit_status == 0;
+}
+
+/* Why a child failed, in one line: what happened, then the first line of its
+ * stderr that this tool wrote (a WRONG RESULT, a status), with the detail
+ * line after it, else its last line. */
+static void describe_failure(const child_result *r, const char *what, double timeout_s, char *out,
+                             size_t size) {
+  if (!r->started) {
+    snprintf(out, size, "%s: cannot start clgpu-bench: %s", what, strerror(r->start_error));
+    return;
+  }
+  if (r->timed_out) {
+    snprintf(out, size, "%s: no result within the timeout of %g s (its process group killed)", what,
+             timeout_s);
+    return;
+  }
+  if (r->lost) {
+    snprintf(out, size, "%s: waiting for the child process failed: %s", what,
+             strerror(r->start_error));
+    return;
+  }
+  int length;
+  if (r->exited) {
+    length = snprintf(out, size, "%s: exit status %d", what, r->exit_status);
+  } else {
+    length =
+        snprintf(out, size, "%s: killed by signal %d (%s)", what, r->signal, strsignal(r->signal));
+  }
+  if (length < 0 || (size_t)length >= size || !r->err.text) return;
+  /* Copy stderr to pick lines from it. */
+  char *text = strdup(r->err.text);
+  if (!text) return;
+  char *lines[2] = {NULL, NULL}, *last = NULL;
+  char *save = NULL;
+  for (char *line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+    while (*line == '\r' || *line == ' ') line++;
+    if (!*line) continue;
+    last = line;
+    if (lines[0] && !lines[1]) {
+      if (strncmp(line, "clgpu-bench", 11) != 0) lines[1] = line;
+      break;
+    }
+    if (!lines[0] && strncmp(line, "clgpu-bench", 11) == 0 && !strstr(line, "FAILED (see above)") &&
+        !strstr(line, ": note: ")) {
+      lines[0] = line;
+    }
+  }
+  if (lines[0]) {
+    snprintf(out + length, size - (size_t)length, ": %s%s%s", lines[0], lines[1] ? " -- " : "",
+             lines[1] ? lines[1] : "");
+  } else if (last) {
+    snprintf(out + length, size - (size_t)length, ": %s", last);
+  }
+  free(text);
+}
+
+/* ---- run's CSV ---- */
+
+/* Split a CSV line in place into fields (quotes removed, "" unescaped). */
+static size_t split_csv(char *line, char **fields, size_t max) {
+  size_t count = 0;
+  char *p = line;
+  for (;;) {
+    if (count == max) return count;
+    char *field = p, *w = p;
+    if (*p == '"') {
+      p++;
+      for (;;) {
+        if (*p == '\0') break;
+        if (*p == '"' && p[1] == '"') {
+          *w++ = '"';
+          p += 2;
+        } else if (*p == '"') {
+          p++;
+          break;
+        } else {
+          *w++ = *p++;
+        }
+      }
+      while (*p && *p != ',') p++;
+    } else {
+      while (*p && *p != ',') *w++ = *p++;
+    }
+    char end = *p;
+    *w = '\0';
+    fields[count++] = field;
+    if (end != ',') return count;
+    p++;
+  }
+}
+
+static double csv_number(const char *text) {
+  if (!text || !*text) return NAN;
+  char *end = NULL;
+  double value = strtod(text, &end);
+  return end && *end == '\0' ? value : NAN;
+}
+
+/* The columns compare reads from run's CSV. */
+enum {
+  COL_OP,
+  COL_TYPE,
+  COL_N,
+  COL_ALGORITHM,
+  COL_WALL,
+  COL_MELEMS,
+  COL_GBPS,
+  COL_REFERENCE_OP,
+  COL_REFERENCE_GBPS,
+  COL_SHARE,
+  NUM_COLS
+};
+static const char *const csv_columns[NUM_COLS] = {"op",
+                                                  "type",
+                                                  "n",
+                                                  "algorithm",
+                                                  "wall_ms_median",
+                                                  "melem_per_s",
+                                                  "gb_per_s",
+                                                  "reference_op",
+                                                  "reference_gb_per_s",
+                                                  "share_of_reference"};
+
+/* Fill the pending cells of `entries` (indices into plan) that run's CSV in
+ * `text` reports. Returns how many it filled; -1 when the header lacks a
+ * column. */
+static int read_run_csv(char *text, const bench_plan_entry *plan, const size_t *entries,
+                        size_t count, cell *cells) {
+  if (!text) return 0;
+  enum { MAX_FIELDS = 160 };
+  char *fields[MAX_FIELDS];
+  int where[NUM_COLS];
+  char *save = NULL;
+  char *line = strtok_r(text, "\n", &save);
+  if (!line) return 0;
+  size_t header = split_csv(line, fields, MAX_FIELDS);
+  for (int c = 0; c < NUM_COLS; c++) {
+    where[c] = -1;
+    for (size_t f = 0; f < header; f++) {
+      if (strcmp(fields[f], csv_columns[c]) == 0) where[c] = (int)f;
+    }
+    if (where[c] < 0) return -1;
+  }
+  int filled = 0;
+  while ((line = strtok_r(NULL, "\n", &save)) != NULL) {
+    size_t got = split_csv(line, fields, MAX_FIELDS);
+    if (got != header) continue;
+    char *end = NULL;
+    unsigned long long n = strtoull(fields[where[COL_N]], &end, 10);
+    if (!end || *end) continue;
+    for (size_t k = 0; k < count; k++) {
+      const bench_plan_entry *e = &plan[entries[k]];
+      cell *c = &cells[entries[k]];
+      if (c->state != CELL_PENDING || e->n != n || strcmp(e->op, fields[where[COL_OP]]) != 0 ||
+          strcmp(e->type, fields[where[COL_TYPE]]) != 0) {
+        continue;
+      }
+      c->state = CELL_OK;
+      c->wall_ms = csv_number(fields[where[COL_WALL]]);
+      c->melems = csv_number(fields[where[COL_MELEMS]]);
+      c->gbps = csv_number(fields[where[COL_GBPS]]);
+      c->reference_gbps = csv_number(fields[where[COL_REFERENCE_GBPS]]);
+      c->share = csv_number(fields[where[COL_SHARE]]);
+      snprintf(c->algorithm, sizeof c->algorithm, "%s", fields[where[COL_ALGORITHM]]);
+      snprintf(c->reference_op, sizeof c->reference_op, "%s", fields[where[COL_REFERENCE_OP]]);
+      filled++;
+      break;
+    }
+  }
+  return filled;
+}
+
+/* ---- measuring one device ---- */
+
+typedef struct compare_run {
+  const compare_options *options;
+  const char *self;
+  const bench_plan_entry *plan;
+  size_t plan_count;
+  size_t device_number, device_count; /* for the progress line */
+} compare_run;
+
+static void mark(cell *c, int state, const char *message) {
+  c->state = state;
+  snprintf(c->message, sizeof c->message, "%s", message);
+}
+
+/* Measure `entries` (plan indices in run's order) on the device in one
+ * child: all of them with the options as given (`whole`), else the ones of
+ * one type and size with --ops, --types and --sizes naming them. What the
+ * child leaves unmeasured is measured again in new children (see the help). */
+static void measure_entries(const compare_run *run, device_column *col, const size_t *entries,
+                            size_t count, int whole) {
+  const compare_options *o = run->options;
+  const bench_plan_entry *plan = run->plan;
+  if (count == 0) return;
+  if (col->timeouts >= MAX_TIMEOUTS) {
+    char message[160];
+    snprintf(message, sizeof message,
+             "not measured: the device's children timed out %d times (--timeout %g)", col->timeouts,
+             o->timeout_s);
+    for (size_t k = 0; k < count; k++) mark(&col->cells[entries[k]], CELL_SKIPPED, message);
+    return;
+  }
+  /* The arguments: at most 6 pairs of options plus the fixed ones. */
+  char ops[1024] = "";
+  char *argv[32];
+  int argc = 0;
+  argv[argc++] = (char *)run->self;
+  argv[argc++] = "run";
+  argv[argc++] = "--format";
+  argv[argc++] = "csv";
+  argv[argc++] = "--quiet";
+  argv[argc++] = "--no-cpu";
+  argv[argc++] = "--no-boost";
+  argv[argc++] = "--no-first-call";
+  const char *ops_value = o->ops, *types_value = o->types;
+  const char *sizes_value = o->sizes ? o->sizes : COMPARE_DEFAULT_SIZES;
+  char n_text[32];
+  if (!whole) {
+    size_t used = 0;
+    for (size_t k = 0; k < count; k++) {
+      int w = snprintf(ops + used, sizeof ops - used, "%s%s", k ? "," : "", plan[entries[k]].op);
+      if (w > 0 && (size_t)w < sizeof ops - used) used += (size_t)w;
+    }
+    ops_value = ops;
+    types_value = plan[entries[0]].type;
+    snprintf(n_text, sizeof n_text, "%zu", plan[entries[0]].n);
+    sizes_value = n_text;
+  }
+  const char *pairs[][2] = {{"--ops", ops_value},     {"--types", types_value},
+                            {"--sizes", sizes_value}, {"--repeat", o->repeat},
+                            {"--warmup", o->warmup},  {"--algorithm", o->algorithm}};
+  for (size_t k = 0; k < sizeof pairs / sizeof pairs[0]; k++) {
+    if (!pairs[k][1]) continue;
+    argv[argc++] = (char *)pairs[k][0];
+    argv[argc++] = (char *)pairs[k][1];
+  }
+  argv[argc] = NULL;
+
+  if (whole) {
+    bench_progress("clgpu-bench compare: [%zu/%zu] %s: run (%zu operations)", run->device_number,
+                   run->device_count, col->index, count);
+  } else {
+    bench_progress("clgpu-bench compare: [%zu/%zu] %s: run %s %s %s", run->device_number,
+                   run->device_count, col->index, ops_value, types_value, plan[entries[0]].shape);
+  }
+  child_result r;
+  run_child(run->self, argv, col->index, NULL, o->timeout_s, &r);
+  col->children++;
+  col->seconds += r.seconds;
+  if (r.started && !r.timed_out) {
+    if (read_run_csv(r.out.text, plan, entries, count, col->cells) < 0) {
+      for (size_t k = 0; k < count; k++) {
+        cell *c = &col->cells[entries[k]];
+        if (c->state == CELL_PENDING)
+          mark(c, CELL_FAILED, "run's CSV lacks a column compare reads");
+      }
+    }
+  }
+  size_t *pending = malloc(count * sizeof *pending);
+  size_t num_pending = 0;
+  for (size_t k = 0; k < count && pending; k++) {
+    if (col->cells[entries[k]].state == CELL_PENDING) pending[num_pending++] = entries[k];
+  }
+  if (!pending) {
+    for (size_t k = 0; k < count; k++) {
+      cell *c = &col->cells[entries[k]];
+      if (c->state == CELL_PENDING) mark(c, CELL_FAILED, "out of host memory");
+    }
+  } else if (num_pending > 0) {
+    char message[600];
+    if (child_succeeded(&r)) {
+      for (size_t k = 0; k < num_pending; k++) {
+        mark(&col->cells[pending[k]], CELL_FAILED, "run exited with status 0 without reporting it");
+      }
+    } else if (r.timed_out) {
+      col->timeouts++;
+      describe_failure(&r, "run", o->timeout_s, message, sizeof message);
+      if (num_pending == 1) {
+        mark(&col->cells[pending[0]], CELL_TIMEOUT, message);
+      } else {
+        /* Nothing says which one hung: one child each. */
+        for (size_t k = 0; k < num_pending; k++) {
+          measure_entries(run, col, &pending[k], 1, 0);
+        }
+      }
+    } else {
+      /* run measures in plan order and stops at the first failure: the
+       * first one it did not report failed; the rest go again, by type and
+       * size. */
+      describe_failure(&r, "run", o->timeout_s, message, sizeof message);
+      mark(&col->cells[pending[0]], CELL_FAILED, message);
+      size_t k = 1;
+      while (k < num_pending) {
+        size_t j = k;
+        while (j < num_pending && plan[pending[j]].n == plan[pending[k]].n &&
+               strcmp(plan[pending[j]].type, plan[pending[k]].type) == 0) {
+          j++;
+        }
+        measure_entries(run, col, &pending[k], j - k, 0);
+        k = j;
+      }
+    }
+  }
+  free(pending);
+  child_result_free(&r);
+}
+
+/* Remove `path` and what is under it (a folder this subcommand made),
+ * without following links. */
+static void remove_folder(const char *path) {
+  struct stat st;
+  if (lstat(path, &st) != 0) return;
+  if (!S_ISDIR(st.st_mode)) {
+    unlink(path);
+    return;
+  }
+  DIR *dir = opendir(path);
+  if (dir) {
+    struct dirent *entry;
+    while ((entry = readdir(dir)) != NULL) {
+      if (strcmp(entry->d_name, ".") == 0 || strcmp(entry->d_name, "..") == 0) continue;
+      size_t size = strlen(path) + strlen(entry->d_name) + 2;
+      char *inner = malloc(size);
+      if (!inner) continue;
+      snprintf(inner, size, "%s/%s", path, entry->d_name);
+      remove_folder(inner);
+      free(inner);
+    }
+    closedir(dir);
+  }
+  rmdir(path);
+}
+
+/* The first call of fill.cl's iota on the device: `clgpu-bench first-call`
+ * in a child, with clgpu's disk cache and POCL_CACHE_DIR in empty folders. */
+static void measure_first_call(const compare_run *run, device_column *col) {
+  const compare_options *o = run->options;
+  cell *c = &col->first_call;
+  const char *base = getenv("TMPDIR");
+  if (!base || !*base) base = "/tmp";
+  size_t size = strlen(base) + 64;
+  char *folder = malloc(size), *clgpu_dir = malloc(size), *pocl_dir = malloc(size);
+  if (!folder || !clgpu_dir || !pocl_dir) {
+    mark(c, CELL_FAILED, "out of host memory");
+    free(folder);
+    free(clgpu_dir);
+    free(pocl_dir);
+    return;
+  }
+  snprintf(folder, size, "%s/clgpu-bench-compare-XXXXXX", base);
+  if (!mkdtemp(folder)) {
+    char message[300];
+    snprintf(message, sizeof message, "cannot make a temporary folder in %s: %s", base,
+             strerror(errno));
+    mark(c, CELL_FAILED, message);
+  } else {
+    snprintf(clgpu_dir, size, "%s/clgpu", folder);
+    snprintf(pocl_dir, size, "%s/pocl", folder);
+    if (mkdir(clgpu_dir, 0700) != 0 || mkdir(pocl_dir, 0700) != 0) {
+      char message[300];
+      snprintf(message, sizeof message, "cannot make a folder in %s: %s", folder, strerror(errno));
+      mark(c, CELL_FAILED, message);
+    } else {
+      bench_progress("clgpu-bench compare: [%zu/%zu] %s: first call", run->device_number,
+                     run->device_count, col->index);
+      char *argv[] = {(char *)run->self, "first-call", "--cache-dir", clgpu_dir, NULL};
+      child_result r;
+      run_child(run->self, argv, col->index, pocl_dir, o->timeout_s, &r);
+      col->children++;
+      col->seconds += r.seconds;
+      double context_ms = NAN, call_ms = NAN;
+      if (child_succeeded(&r) && r.out.text &&
+          sscanf(r.out.text, "context creation %lf ms; first call %lf ms", &context_ms, &call_ms) ==
+              2) {
+        c->state = CELL_OK;
+        c->wall_ms = call_ms;
+        col->context_ms = context_ms;
+      } else {
+        char message[600];
+        if (child_succeeded(&r)) {
+          snprintf(message, sizeof message, "first-call: unreadable output '%.200s'",
+                   r.out.text ? r.out.text : "");
+        } else {
+          describe_failure(&r, "first-call", o->timeout_s, message, sizeof message);
+        }
+        mark(c, r.timed_out ? CELL_TIMEOUT : CELL_FAILED, message);
+        if (r.timed_out) col->timeouts++;
+      }
+      child_result_free(&r);
+    }
+    remove_folder(folder);
+  }
+  free(folder);
+  free(clgpu_dir);
+  free(pocl_dir);
+}
+
+/* ---- output ---- */
+
+typedef struct compare_report {
+  const compare_options *options;
+  const bench_plan_entry *plan;
+  size_t plan_count;
+  const size_t *order; /* the table's order of the plan: by operation, then run's */
+  device_column *columns;
+  size_t num_columns;
+} compare_report;
+
+static const char *unit_of(const bench_plan_entry *e) { return e->sort ? "Melem/s" : "GB/s"; }
+
+static double figure_of(const bench_plan_entry *e, const cell *c) {
+  return e->sort ? c->melems : c->gbps;
+}
+
+static void format_cell(const bench_plan_entry *e, const cell *c, int with_share, char *out,
+                        size_t size) {
+  if (c->state == CELL_OK) {
+    double value = e ? figure_of(e, c) : c->wall_ms;
+    const char *format = value >= 100 ? "%.0f" : value >= 10 ? "%.1f" : "%.2f";
+    int length = snprintf(out, size, format, value);
+    if (with_share && length > 0 && (size_t)length < size) {
+      if (isfinite(c->share)) {
+        snprintf(out + length, size - (size_t)length, " (%.0f%%)", 100 * c->share);
+      } else {
+        snprintf(out + length, size - (size_t)length, " (n/a)");
+      }
+    }
+    return;
+  }
+  const char *word = c->state == CELL_TIMEOUT   ? "TIMEOUT"
+                     : c->state == CELL_SKIPPED ? "skipped"
+                     : c->state == CELL_FAILED  ? "FAILED"
+                                                : "?";
+  if (c->note) {
+    snprintf(out, size, "%s [%d]", word, c->note);
+  } else {
+    snprintf(out, size, "%s", word);
+  }
+}
+
+static void print_table(compare_report *report) {
+  const compare_options *o = report->options;
+  const bench_plan_entry *plan = report->plan;
+  size_t columns = report->num_columns;
+  /* Notes: numbered in the table's order, one per distinct message of a
+   * column (the first call's first). */
+  int next_note = 1;
+  for (size_t d = 0; d < columns; d++) {
+    device_column *col = &report->columns[d];
+    int first_note_of_column = next_note;
+    for (size_t k = 0; k <= report->plan_count; k++) {
+      cell *c = k == 0 ? &col->first_call : &col->cells[report->order[k - 1]];
+      if (c->state == CELL_OK || c->state == CELL_PENDING) continue;
+      for (size_t j = 0; j < k && !c->note; j++) {
+        const cell *p = j == 0 ? &col->first_call : &col->cells[report->order[j - 1]];
+        if (p->note >= first_note_of_column && strcmp(p->message, c->message) == 0) {
+          c->note = p->note;
+        }
+      }
+      if (!c->note) c->note = next_note++;
+    }
+  }
+
+  printf("clgpu %s: clgpu-bench compare, %zu device%s, each measured by clgpu-bench run in\n",
+         clgpu_version(), columns, columns == 1 ? "" : "s");
+  printf("child processes of its own (--sizes %s%s%s%s%s; timeout %g s per child)\n",
+         o->sizes ? o->sizes : COMPARE_DEFAULT_SIZES, o->ops ? " --ops " : "", o->ops ? o->ops : "",
+         o->types ? " --types " : "", o->types ? o->types : "", o->timeout_s);
+  for (size_t d = 0; d < columns; d++) {
+    printf("  %-5s %s\n", report->columns[d].index, report->columns[d].listing);
+  }
+
+  int label_width = 24;
+  char label[160];
+  for (size_t k = 0; k < report->plan_count; k++) {
+    const bench_plan_entry *e = &plan[k];
+    int length = snprintf(label, sizeof label, "%s %s %s %s", e->op, e->type, e->shape, unit_of(e));
+    if (length > label_width) label_width = length;
+  }
+  const int width = 22;
+  printf("\n%-*s", label_width, "");
+  for (size_t d = 0; d < columns; d++) printf(" %*s", width, report->columns[d].index);
+  printf("\n%-*s", label_width, "");
+  for (size_t d = 0; d < columns; d++) {
+    /* The platform's name, cut to the column. */
+    char name[64];
+    snprintf(name, sizeof name, "%.*s", width, report->columns[d].listing);
+    char *slash = strstr(name, " / ");
+    if (slash) *slash = '\0';
+    printf(" %*s", width, name);
+  }
+  printf("\n\ndevice\n");
+  char text[96];
+  for (size_t k = 0; k < report->plan_count; k++) {
+    const bench_plan_entry *e = &plan[report->order[k]];
+    if (!e->reference) continue;
+    snprintf(label, sizeof label, "%s %s %s %s", e->op, e->type, e->shape, unit_of(e));
+    printf("%-*s", label_width, label);
+    for (size_t d = 0; d < columns; d++) {
+      format_cell(e, &report->columns[d].cells[report->order[k]], 0, text, sizeof text);
+      printf(" %*s", width, text);
+    }
+    putchar('\n');
+  }
+  if (o->first_call) {
+    printf("%-*s", label_width, "first call ms (iota 1M)");
+    for (size_t d = 0; d < columns; d++) {
+      format_cell(NULL, &report->columns[d].first_call, 0, text, sizeof text);
+      printf(" %*s", width, text);
+    }
+    printf("\n%-*s", label_width, "context creation ms");
+    for (size_t d = 0; d < columns; d++) {
+      const device_column *col = &report->columns[d];
+      if (col->first_call.state == CELL_OK) {
+        snprintf(text, sizeof text, "%.1f", col->context_ms);
+      } else {
+        snprintf(text, sizeof text, "-");
+      }
+      printf(" %*s", width, text);
+    }
+    putchar('\n');
+  }
+  printf("%-*s", label_width, "measured in s (children)");
+  for (size_t d = 0; d < columns; d++) {
+    snprintf(text, sizeof text, "%.1f (%d)", report->columns[d].seconds,
+             report->columns[d].children);
+    printf(" %*s", width, text);
+  }
+  printf("\n\noperations (share of the device's read or copy bandwidth)\n");
+  for (size_t k = 0; k < report->plan_count; k++) {
+    const bench_plan_entry *e = &plan[report->order[k]];
+    if (e->reference) continue;
+    snprintf(label, sizeof label, "%s %s %s %s", e->op, e->type, e->shape, unit_of(e));
+    printf("%-*s", label_width, label);
+    for (size_t d = 0; d < columns; d++) {
+      format_cell(e, &report->columns[d].cells[report->order[k]], 1, text, sizeof text);
+      printf(" %*s", width, text);
+    }
+    putchar('\n');
+  }
+  size_t verified = 0, total = 0;
+  for (size_t d = 0; d < columns; d++) {
+    const device_column *col = &report->columns[d];
+    for (size_t k = 0; k < report->plan_count; k++) {
+      total++;
+      verified += col->cells[k].state == CELL_OK;
+    }
+  }
+  printf(
+      "\nGB/s: the bytes an operation must move over its median wall time, as run reports\n"
+      "it; Melem/s (sorts): keys sorted per second. (%%): the share of the read kernel's\n"
+      "GB/s (reduce, count_if, findall) or the copy kernel's (the others) on the same\n"
+      "device, type and size, timed right before each call. Every result is checked\n"
+      "against the host by run (read's value aside: it only keeps the reads alive).\n");
+  if (o->first_call) {
+    printf(
+        "First call: iota over 1M uints in a new process with empty clgpu and POCL caches;\n"
+        "context creation there includes the ICD loader loading every implementation.\n");
+  }
+  printf("%zu of %zu cells measured and checked.\n", verified, total);
+  /* The notes, in order. */
+  for (int note = 1; note < next_note; note++) {
+    int printed = 0;
+    for (size_t d = 0; d < columns && !printed; d++) {
+      const device_column *col = &report->columns[d];
+      const cell *c = NULL;
+      const char *what = NULL;
+      if (col->first_call.note == note) {
+        c = &col->first_call;
+        what = "first call";
+      }
+      for (size_t k = 0; k < report->plan_count && !c; k++) {
+        if (col->cells[report->order[k]].note == note) {
+          c = &col->cells[report->order[k]];
+          const bench_plan_entry *e = &plan[report->order[k]];
+          snprintf(label, sizeof label, "%s %s %s", e->op, e->type, e->shape);
+          what = label;
+        }
+      }
+      if (!c) continue;
+      printf("[%d] %s %s%s: %s\n", note, col->index, what, "", c->message);
+      printed = 1;
+    }
+  }
+}
+
+static void json_cell_number(FILE *out, const char *name, double value) {
+  fprintf(out, "\"%s\": ", name);
+  bench_json_number(out, value);
+}
+
+static void print_json(const compare_report *report) {
+  const compare_options *o = report->options;
+  FILE *out = stdout;
+  fputs("{\n  \"tool\": \"clgpu-bench compare\",\n  \"library_version\": ", out);
+  bench_json_string(out, clgpu_version());
+  fputs(",\n  \"run_options\": {\"sizes\": ", out);
+  bench_json_string(out, o->sizes ? o->sizes : COMPARE_DEFAULT_SIZES);
+  const char *named[][2] = {{"ops", o->ops},
+                            {"types", o->types},
+                            {"repeat", o->repeat},
+                            {"warmup", o->warmup},
+                            {"algorithm", o->algorithm}};
+  for (size_t k = 0; k < sizeof named / sizeof named[0]; k++) {
+    fprintf(out, ", \"%s\": ", named[k][0]);
+    if (named[k][1]) {
+      bench_json_string(out, named[k][1]);
+    } else {
+      fputs("null", out);
+    }
+  }
+  fputs("},\n  ", out);
+  json_cell_number(out, "timeout_s", o->timeout_s);
+  fputs(",\n  \"devices\": [", out);
+  for (size_t d = 0; d < report->num_columns; d++) {
+    const device_column *col = &report->columns[d];
+    size_t verified = 0;
+    for (size_t k = 0; k < report->plan_count; k++) verified += col->cells[k].state == CELL_OK;
+    int ok = verified == report->plan_count && (!o->first_call || col->first_call.state == CELL_OK);
+    fprintf(out, "%s\n    {\"index\": ", d ? "," : "");
+    bench_json_string(out, col->index);
+    fputs(", \"listing\": ", out);
+    bench_json_string(out, col->listing);
+    fprintf(out, ", \"status\": \"%s\", \"verified\": %zu, \"cells\": %zu,\n     ",
+            ok ? "ok" : "failed", verified, report->plan_count);
+    fprintf(out, "\"children\": %d, \"timeouts\": %d, ", col->children, col->timeouts);
+    json_cell_number(out, "seconds", col->seconds);
+    fputs(",\n     \"first_call\": ", out);
+    if (!o->first_call) {
+      fputs("null", out);
+    } else {
+      fprintf(out, "{\"state\": \"%s\", ", cell_state_names[col->first_call.state]);
+      json_cell_number(out, "ms", col->first_call.state == CELL_OK ? col->first_call.wall_ms : NAN);
+      fputs(", ", out);
+      json_cell_number(out, "context_ms", col->first_call.state == CELL_OK ? col->context_ms : NAN);
+      fputs(", \"message\": ", out);
+      if (col->first_call.state == CELL_OK) {
+        fputs("null", out);
+      } else {
+        bench_json_string(out, col->first_call.message);
+      }
+      fputc('}', out);
+    }
+    fputc('}', out);
+  }
+  fputs("\n  ],\n  \"results\": [", out);
+  for (size_t k = 0; k < report->plan_count; k++) {
+    size_t index = report->order[k];
+    const bench_plan_entry *e = &report->plan[index];
+    fprintf(out, "%s\n    {\"op\": \"%s\", \"type\": \"%s\", \"n\": %zu, \"shape\": ", k ? "," : "",
+            e->op, e->type, e->n);
+    bench_json_string(out, e->shape);
+    fprintf(out, ", \"bandwidth_reference\": %s, \"unit\": \"%s\", \"devices\": [",
+            e->reference ? "true" : "false", unit_of(e));
+    for (size_t d = 0; d < report->num_columns; d++) {
+      const device_column *col = &report->columns[d];
+      const cell *c = &col->cells[index];
+      int ok = c->state == CELL_OK;
+      fprintf(out, "%s\n      {\"index\": ", d ? "," : "");
+      bench_json_string(out, col->index);
+      fprintf(out, ", \"state\": \"%s\", \"checked_on_host\": %s, ", cell_state_names[c->state],
+              ok && strcmp(e->op, "read") != 0 ? "true" : "false");
+      json_cell_number(out, "gb_per_s", ok ? c->gbps : NAN);
+      fputs(", ", out);
+      json_cell_number(out, "melem_per_s", ok ? c->melems : NAN);
+      fputs(", ", out);
+      json_cell_number(out, "share_of_reference", ok ? c->share : NAN);
+      fputs(", \"reference_op\": ", out);
+      if (ok && c->reference_op[0]) {
+        bench_json_string(out, c->reference_op);
+      } else {
+        fputs("null", out);
+      }
+      fputs(", ", out);
+      json_cell_number(out, "reference_gb_per_s", ok ? c->reference_gbps : NAN);
+      fputs(", ", out);
+      json_cell_number(out, "wall_ms_median", ok ? c->wall_ms : NAN);
+      fputs(", \"algorithm\": ", out);
+      if (ok) {
+        bench_json_string(out, c->algorithm);
+      } else {
+        fputs("null", out);
+      }
+      fputs(", \"message\": ", out);
+      if (ok) {
+        fputs("null", out);
+      } else {
+        bench_json_string(out, c->message);
+      }
+      fputc('}', out);
+    }
+    fputs("]}", out);
+  }
+  fputs("\n  ]\n}\n", out);
+}
+
+/* ---- the subcommand ---- */
+
+/* Parse the listing of clgpu_device_list ("  P:D  platform / device (CPU)"
+ * per line) into columns, keeping those `selection` names (NULL: all).
+ * Returns the count, or (size_t)-1 with *unknown set to a selection item
+ * that names no device. */
+static size_t parse_listing(char *listing, const char *selection, device_column *columns,
+                            size_t max, char *unknown, size_t unknown_size) {
+  size_t count = 0;
+  char *save = NULL;
+  for (char *line = strtok_r(listing, "\n", &save); line && count < max;
+       line = strtok_r(NULL, "\n", &save)) {
+    unsigned platform = 0, device = 0;
+    int consumed = 0;
+    if (sscanf(line, " %u:%u%n", &platform, &device, &consumed) != 2) continue;
+    device_column *col = &columns[count];
+    memset(col, 0, sizeof *col);
+    snprintf(col->index, sizeof col->index, "%u:%u", platform, device);
+    const char *rest = line + consumed;
+    while (*rest == ' ') rest++;
+    snprintf(col->listing, sizeof col->listing, "%s", rest);
+    count++;
+  }
+  if (!selection) return count;
+  /* Keep the selected ones, in the selection's order. */
+  char copy[512];
+  snprintf(copy, sizeof copy, "%s", selection);
+  device_column *kept = calloc(count ? count : 1, sizeof *kept);
+  if (!kept) return 0;
+  size_t num_kept = 0;
+  for (char *item = strtok_r(copy, ",", &save); item; item = strtok_r(NULL, ",", &save)) {
+    size_t k = 0;
+    while (k < count && strcmp(columns[k].index, item) != 0) k++;
+    if (k == count) {
+      snprintf(unknown, unknown_size, "%s", item);
+      free(kept);
+      return (size_t)-1;
+    }
+    int seen = 0;
+    for (size_t j = 0; j < num_kept; j++) seen |= strcmp(kept[j].index, item) == 0;
+    if (!seen) kept[num_kept++] = columns[k];
+  }
+  memcpy(columns, kept, num_kept * sizeof *kept);
+  free(kept);
+  return num_kept;
+}
+
+static int parse_compare_options(int argc, char **argv, compare_options *o) {
+  memset(o, 0, sizeof *o);
+  o->timeout_s = COMPARE_DEFAULT_TIMEOUT;
+  o->first_call = 1;
+  static const char *const valued[] = {"--ops",     "--types",   "--sizes",
+                                       "--repeat",  "--warmup",  "--algorithm",
+                                       "--devices", "--timeout", "--format"};
+  enum { NUM_VALUED = sizeof valued / sizeof valued[0] };
+  for (int i = 0; i < argc; i++) {
+    const char *arg = argv[i];
+    if (strcmp(arg, "--help") == 0 || strcmp(arg, "-h") == 0) {
+      fputs(compare_usage_text, stdout);
+      return -1;
+    }
+    if (strcmp(arg, "--quiet") == 0 || strcmp(arg, "-q") == 0) {
+      o->quiet = 1;
+      continue;
+    }
+    if (strcmp(arg, "--no-first-call") == 0) {
+      o->first_call = 0;
+      continue;
+    }
+    size_t which = NUM_VALUED;
+    const char *value = NULL;
+    for (size_t v = 0; v < NUM_VALUED && !value; v++) {
+      size_t length = strlen(valued[v]);
+      if (strncmp(arg, valued[v], length) == 0 && arg[length] == '=') {
+        which = v;
+        value = arg + length + 1;
+      } else if (strcmp(arg, valued[v]) == 0) {
+        if (i + 1 >= argc) return compare_usage_error("%s needs a value", arg);
+        which = v;
+        value = argv[++i];
+      }
+    }
+    if (!value) return compare_usage_error("unknown option '%s'", arg);
+    if (which <= 5 && value[0] == '\0') return compare_usage_error("%s needs a value", arg);
+    switch (which) {
+      case 0:
+        o->ops = value;
+        break;
+      case 1:
+        o->types = value;
+        break;
+      case 2:
+        o->sizes = value;
+        break;
+      case 3:
+        o->repeat = value;
+        break;
+      case 4:
+        o->warmup = value;
+        break;
+      case 5:
+        o->algorithm = value;
+        break;
+      case 6:
+        if (!value[0] || strlen(value) >= 512) {
+          return compare_usage_error("--devices: malformed list '%s'", value);
+        }
+        o->devices = value;
+        break;
+      case 7: {
+        char *end = NULL;
+        double seconds = strtod(value, &end);
+        if (end == value || *end != '\0' || !(seconds > 0) || seconds > 86400) {
+          return compare_usage_error(
+              "--timeout: '%s' is not a number of seconds above 0 and up "
+              "to 86400",
+              value);
+        }
+        o->timeout_s = seconds;
+        break;
+      }
+      default:
+        if (strcmp(value, "table") == 0) {
+          o->json = 0;
+        } else if (strcmp(value, "json") == 0) {
+          o->json = 1;
+        } else {
+          return compare_usage_error("--format: '%s' is not table or json", value);
+        }
+        break;
+    }
+  }
+  return 0;
+}
+
+int bench_command_compare(const char *self, int argc, char **argv) {
+  compare_options options;
+  int parsed = parse_compare_options(argc, argv, &options);
+  if (parsed < 0) return 0;
+  if (parsed > 0) return parsed;
+
+  /* The device rows need read and copy_kernel: --ops gets them added. */
+  char ops_with_references[1100];
+  if (options.ops && strcmp(options.ops, "all") != 0) {
+    if (strlen(options.ops) > 1024) return compare_usage_error("--ops: too long a list%s", "");
+    snprintf(ops_with_references, sizeof ops_with_references, "read,copy_kernel,%s", options.ops);
+    options.ops = ops_with_references;
+  }
+  /* What run would measure with these options, checked as run checks them
+   * (its usage errors are compare's). */
+  char *run_argv[16];
+  int run_argc = 0;
+  const char *pairs[][2] = {{"--ops", options.ops},
+                            {"--types", options.types},
+                            {"--sizes", options.sizes ? options.sizes : COMPARE_DEFAULT_SIZES},
+                            {"--repeat", options.repeat},
+                            {"--warmup", options.warmup},
+                            {"--algorithm", options.algorithm}};
+  for (size_t k = 0; k < sizeof pairs / sizeof pairs[0]; k++) {
+    if (!pairs[k][1]) continue;
+    run_argv[run_argc++] = (char *)pairs[k][0];
+    run_argv[run_argc++] = (char *)pairs[k][1];
+  }
+  run_argv[run_argc] = NULL;
+  bench_plan_entry *plan = NULL;
+  size_t plan_count = 0;
+  int planned = bench_run_plan(run_argc, run_argv, &plan, &plan_count);
+  if (planned != 0) return planned < 0 ? 0 : planned;
+  if (plan_count == 0) {
+    free(plan);
+    return compare_usage_error("nothing to measure: no operation runs at these types and sizes%s",
+                               "");
+  }
+
+  size_t needed = 0;
+  clgpu_status status = clgpu_device_list(NULL, 0, &needed);
+  if (status != CLGPU_SUCCESS) {
+    free(plan);
+    return bench_report_failure("listing devices", status);
+  }
+  char *listing = malloc(needed);
+  size_t max_columns = needed / 8 + 1;
+  device_column *columns = calloc(max_columns, sizeof *columns);
+  size_t *order = malloc(plan_count * sizeof *order);
+  if (!listing || !columns || !order) {
+    free(listing);
+    free(columns);
+    free(order);
+    free(plan);
+    fprintf(stderr, "clgpu-bench compare: out of host memory\n");
+    return 1;
+  }
+  clgpu_device_list(listing, needed, NULL);
+  char unknown[64] = "";
+  size_t num_columns =
+      parse_listing(listing, options.devices, columns, max_columns, unknown, sizeof unknown);
+  free(listing);
+  if (num_columns == (size_t)-1 || num_columns == 0) {
+    free(columns);
+    free(order);
+    free(plan);
+    if (num_columns == 0) {
+      fprintf(stderr, "clgpu-bench compare: no device to compare\n");
+      return 1;
+    }
+    return compare_usage_error("--devices: no device '%s' (see clgpu-bench devices)", unknown);
+  }
+  int failed = 0;
+  for (size_t d = 0; d < num_columns && !failed; d++) {
+    columns[d].cells = calloc(plan_count, sizeof *columns[d].cells);
+    failed = !columns[d].cells;
+  }
+  /* The table's order: by operation (run's order of rows), then by type and
+   * size as run measures them. */
+  for (size_t k = 0; k < plan_count; k++) {
+    size_t j = k;
+    while (j > 0 && plan[order[j - 1]].op_index > plan[k].op_index) {
+      order[j] = order[j - 1];
+      j--;
+    }
+    order[j] = k;
+  }
+  size_t *all = malloc(plan_count * sizeof *all);
+  failed |= !all;
+  if (failed) {
+    fprintf(stderr, "clgpu-bench compare: out of host memory\n");
+  } else {
+    for (size_t k = 0; k < plan_count; k++) all[k] = k;
+    install_signal_handlers();
+    bench_progress_enabled = !options.quiet && isatty(STDERR_FILENO);
+    for (size_t d = 0; d < num_columns; d++) {
+      compare_run run = {&options, self, plan, plan_count, d + 1, num_columns};
+      if (options.first_call) measure_first_call(&run, &columns[d]);
+      measure_entries(&run, &columns[d], all, plan_count, 1);
+    }
+    bench_progress_clear();
+    compare_report report = {&options, plan, plan_count, order, columns, num_columns};
+    if (options.json) {
+      print_json(&report);
+    } else {
+      print_table(&report);
+    }
+    fflush(stdout);
+    for (size_t d = 0; d < num_columns; d++) {
+      for (size_t k = 0; k < plan_count; k++) failed |= columns[d].cells[k].state != CELL_OK;
+      if (options.first_call) failed |= columns[d].first_call.state != CELL_OK;
+    }
+  }
+  for (size_t d = 0; d < num_columns; d++) free(columns[d].cells);
+  free(columns);
+  free(order);
+  free(all);
+  free(plan);
+  return failed ? 1 : 0;
+}

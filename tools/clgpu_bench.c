@@ -3472,9 +3472,10 @@ void bench_json_device(FILE *out, const clgpu_device_info *d) {
   bench_json_string(out, d->driver_version);
   fprintf(out,
           ", \"type\": \"%s\", \"compute_units\": %u, \"max_clock_mhz\": %u, "
-          "\"global_mem_bytes\": %llu, \"max_alloc_bytes\": %llu}",
+          "\"global_mem_bytes\": %llu, \"max_alloc_bytes\": %llu, \"timer_resolution_ns\": %zu}",
           bench_device_type_name(d->type), d->compute_units, d->max_clock_mhz,
-          (unsigned long long)d->global_mem_size, (unsigned long long)d->max_mem_alloc_size);
+          (unsigned long long)d->global_mem_size, (unsigned long long)d->max_mem_alloc_size,
+          d->profiling_timer_resolution_ns);
 }
 
 static void print_json(const run_report *report) {

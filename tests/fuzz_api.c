@@ -44,6 +44,7 @@
 int LLVMFuzzerInitialize(int *argc, char ***argv);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 const clgpu_device_info *fuzz_api_device_info(void);
+void fuzz_api_teardown(void);
 
 enum {
   OP_STATUS_NAMES,
@@ -703,6 +704,7 @@ static void membuf_teardown(void);
 static void algo_teardown(void);
 
 static void fuzz_teardown(void) {
+  if (!world.ready) return; /* never set up, or already torn down */
   algo_teardown();
   membuf_teardown();
   arrays_teardown();
@@ -813,6 +815,12 @@ static void fuzz_setup(void) {
   }
   atexit(fuzz_teardown);
 }
+
+/* Release everything setup made, now rather than at exit: an OpenCL runtime
+ * may have torn down its own state by the time atexit handlers registered
+ * before its lazily made statics run. The atexit handler then finds nothing
+ * left to do. */
+void fuzz_api_teardown(void) { fuzz_teardown(); }
 
 /* The device every input runs on, for the replay driver's first line. */
 const clgpu_device_info *fuzz_api_device_info(void) {

@@ -105,6 +105,10 @@ typedef struct clgpu__quirks {
   int disk_cache_by_default;
   /* Upper bound on the work-group size clgpu's kernels use on this device. */
   size_t work_group_cap;
+  /* Whether the compiler crashes on some build options the allow-list
+   * passes: then a "-D" reaches it joined to the name after it ("-D X" as
+   * "-DX"), and options holding a double quote are refused. */
+  int fragile_build_options;
 } clgpu__quirks;
 
 void clgpu__quirks_for(const clgpu_device_info *info, clgpu__quirks *quirks);

@@ -262,6 +262,37 @@ static clgpu_status report_build_failure(const clgpu_context *ctx, cl_program pr
   return (clgpu_status)err;
 }
 
+/* clBuildProgram of `program` for the context's device with `options`, as
+ * the device's quirks want them: with fragile_build_options, each "-D"
+ * followed by blanks reaches the compiler joined to the word after it. */
+static cl_int build_for_device(const clgpu_context *ctx, cl_program program, const char *options) {
+  if (!options || !ctx->quirks.fragile_build_options || !strstr(options, "-D")) {
+    return clBuildProgram(program, 1, &ctx->device, options, NULL, NULL);
+  }
+  size_t length = strlen(options);
+  char *joined = malloc(length + 1);
+  if (!joined) return CL_OUT_OF_HOST_MEMORY;
+  size_t at = 0;
+  for (size_t i = 0; i < length;) {
+    int word_start = i == 0 || isspace((unsigned char)options[i - 1]);
+    if (word_start && options[i] == '-' && options[i + 1] == 'D' &&
+        isspace((unsigned char)options[i + 2])) {
+      size_t next = i + 2;
+      while (next < length && isspace((unsigned char)options[next])) next++;
+      joined[at++] = '-';
+      joined[at++] = 'D';
+      /* "-D" last, with only blanks after it, stays as it was. */
+      i = next < length ? next : i + 2;
+      continue;
+    }
+    joined[at++] = options[i++];
+  }
+  joined[at] = '\0';
+  cl_int err = clBuildProgram(program, 1, &ctx->device, joined, NULL, NULL);
+  free(joined);
+  return err;
+}
+
 /* Try the disk cache: 1 and a built program on a hit, 0 otherwise (a
  * rejected file is counted). */
 static int load_from_disk(clgpu_context *ctx, const char *key, const char *options,
@@ -281,7 +312,7 @@ static int load_from_disk(clgpu_context *ctx, const char *key, const char *optio
     if (err == CL_SUCCESS && binary_status == CL_SUCCESS) {
       err = clgpu__fault_hit(CLGPU__FAULT_BUILD)
                 ? CLGPU__INJECTED_STATUS
-                : clBuildProgram(program, 1, &ctx->device, options, NULL, NULL);
+                : build_for_device(ctx, program, options);
       if (err == CL_SUCCESS) {
         free(binary);
         pthread_mutex_lock(&cache->lock);
@@ -336,7 +367,7 @@ static clgpu_status build_from_source(clgpu_context *ctx, const char *source, si
   } else {
     err = clgpu__fault_hit(CLGPU__FAULT_BUILD)
               ? CLGPU__INJECTED_STATUS
-              : clBuildProgram(program, 1, &ctx->device, options, NULL, NULL);
+              : build_for_device(ctx, program, options);
     if (err != CL_SUCCESS) status = report_build_failure(ctx, program, err, options);
   }
   pthread_mutex_lock(&ctx->programs->lock);
@@ -486,7 +517,15 @@ static clgpu_status check_request(const clgpu_context *ctx, const clgpu_define *
                                   size_t num_defines, const char *options) {
   CLGPU__RETURN_ERROR_IF(!ctx, CLGPU_INVALID_ARGUMENT, "context is NULL");
   CLGPU__FORWARD_IF_ERROR(check_defines(defines, num_defines));
-  return check_options(options);
+  CLGPU__FORWARD_IF_ERROR(check_options(options));
+  CLGPU__RETURN_ERROR_IF(
+      options && ctx->quirks.fragile_build_options && strchr(options, '"'),
+      CLGPU_FORBIDDEN_BUILD_OPTION,
+      "build options holding a double quote are refused on %s (driver %s): its compiler "
+      "crashes the process on them (clang::SourceManager::~SourceManager); pass such a value "
+      "through a clgpu_define instead",
+      ctx->info.platform_name, ctx->info.driver_version);
+  return CLGPU_SUCCESS;
 }
 
 clgpu_status clgpu_program_get(clgpu_context *ctx, const char *source, const clgpu_define *defines,
@@ -593,6 +632,14 @@ clgpu_status clgpu_kernel_acquire(clgpu_program *program, const char *kernel_nam
   CLGPU__RETURN_ERROR_IF(!program, CLGPU_INVALID_ARGUMENT, "clgpu_kernel_acquire: program is NULL");
   CLGPU__RETURN_ERROR_IF(!kernel_name, CLGPU_INVALID_ARGUMENT,
                          "clgpu_kernel_acquire: kernel_name is NULL");
+  /* No kernel has a name that is not an identifier, and such a name never
+   * reaches clCreateKernel: rusticl (Mesa 22.3) aborts the process on a
+   * name that is not UTF-8 (a Rust panic in c_string_to_string) instead of
+   * returning CL_INVALID_KERNEL_NAME. */
+  CLGPU__RETURN_ERROR_IF(!clgpu__is_identifier(kernel_name), CLGPU_CL_INVALID_KERNEL_NAME,
+                         "clgpu_kernel_acquire: kernel_name is not an OpenCL C identifier "
+                         "(letters, digits and '_', not starting with a digit), so no kernel "
+                         "has that name");
   pthread_mutex_lock(&program->kernel_lock);
   for (size_t i = 0; i < program->kernel_count; i++) {
     kernel_slot *slot = &program->kernels[i];

@@ -10,6 +10,7 @@
 typedef enum quirk_kind {
   QUIRK_DISK_CACHE_OFF_BY_DEFAULT,
   QUIRK_WORK_GROUP_CAP,
+  QUIRK_FRAGILE_BUILD_OPTIONS,
 } quirk_kind;
 
 typedef struct quirk_row {
@@ -37,6 +38,13 @@ static const quirk_row quirk_table[] = {
      "POCL reports 4096 work-items per group but runs a group as a loop on one "
      "thread; wide groups only add compile time and local-memory footprint",
      "PORTABILITY.md, quirks known before we start"},
+    {"rusticl", NULL, "22.3.", QUIRK_FRAGILE_BUILD_OPTIONS, 1,
+     "rusticl of Mesa 22.3 ends the process inside clBuildProgram on two kinds of options: a "
+     "word of one character (\"-D X\": a Rust panic, range end index 2 out of range for slice "
+     "of length 1, in SPIRVBin::from_clc; \"-DX\" builds) and any double quote (\"-DX=\\\"a\\\"\": "
+     "SIGSEGV in clang::SourceManager::~SourceManager)",
+     "measured on Mesa 22.3.6 llvmpipe; tests/test_program_cache.c "
+     "options_the_compiler_cannot_take"},
 };
 
 static int matches(const char *pattern, const char *text) {
@@ -46,6 +54,7 @@ static int matches(const char *pattern, const char *text) {
 void clgpu__quirks_for(const clgpu_device_info *info, clgpu__quirks *quirks) {
   quirks->disk_cache_by_default = 1;
   quirks->work_group_cap = 1024;
+  quirks->fragile_build_options = 0;
   for (size_t i = 0; i < sizeof quirk_table / sizeof quirk_table[0]; i++) {
     const quirk_row *row = &quirk_table[i];
     if (!matches(row->platform, info->platform_name) || !matches(row->device, info->name) ||
@@ -58,6 +67,9 @@ void clgpu__quirks_for(const clgpu_device_info *info, clgpu__quirks *quirks) {
         break;
       case QUIRK_WORK_GROUP_CAP:
         quirks->work_group_cap = row->value;
+        break;
+      case QUIRK_FRAGILE_BUILD_OPTIONS:
+        quirks->fragile_build_options = row->value != 0;
         break;
     }
   }

@@ -44,6 +44,7 @@
 int LLVMFuzzerInitialize(int *argc, char ***argv);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 const clgpu_device_info *fuzz_api_device_info(void);
+void fuzz_api_teardown(void);
 
 enum {
   OP_STATUS_NAMES,
@@ -641,6 +642,20 @@ static void add_to_pool(clgpu_program *program) {
  * cannot be partitioned leaves them NULL, and the mismatches are then made
  * with the second context only. */
 static void make_sub_device(cl_device_id device) {
+  /* Only a device that lists CL_DEVICE_PARTITION_EQUALLY is asked to
+   * partition: rusticl (Mesa 22.3) lists no partition type, and its
+   * clCreateSubDevices is a null entry that the ICD loader jumps to. */
+  cl_device_partition_property listed_types[8] = {0};
+  size_t listed_size = 0;
+  if (clGetDeviceInfo(device, CL_DEVICE_PARTITION_PROPERTIES, sizeof listed_types, listed_types,
+                      &listed_size) != CL_SUCCESS) {
+    return;
+  }
+  int equal_parts = 0;
+  for (size_t i = 0; i < listed_size / sizeof listed_types[0] && listed_types[i]; i++) {
+    equal_parts |= listed_types[i] == CL_DEVICE_PARTITION_EQUALLY;
+  }
+  if (!equal_parts) return;
   cl_device_partition_property equally[] = {CL_DEVICE_PARTITION_EQUALLY, 1, 0};
   cl_uint count = 0;
   if (clCreateSubDevices(device, equally, 0, NULL, &count) != CL_SUCCESS || count == 0) return;
@@ -689,6 +704,7 @@ static void membuf_teardown(void);
 static void algo_teardown(void);
 
 static void fuzz_teardown(void) {
+  if (!world.ready) return; /* never set up, or already torn down */
   algo_teardown();
   membuf_teardown();
   arrays_teardown();
@@ -799,6 +815,12 @@ static void fuzz_setup(void) {
   }
   atexit(fuzz_teardown);
 }
+
+/* Release everything setup made, now rather than at exit: an OpenCL runtime
+ * may have torn down its own state by the time atexit handlers registered
+ * before its lazily made statics run. The atexit handler then finds nothing
+ * left to do. */
+void fuzz_api_teardown(void) { fuzz_teardown(); }
 
 /* The device every input runs on, for the replay driver's first line. */
 const clgpu_device_info *fuzz_api_device_info(void) {

@@ -18,6 +18,7 @@
 int LLVMFuzzerInitialize(int *argc, char ***argv);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 const clgpu_device_info *fuzz_api_device_info(void);
+void fuzz_api_teardown(void);
 
 static int compare_names(const void *a, const void *b) {
   return strcmp(*(char *const *)a, *(char *const *)b);
@@ -126,6 +127,9 @@ int main(int argc, char **argv) {
     free(names[i]);
   }
   free(names);
+  /* Everything released before main returns, while the OpenCL runtime is
+   * whole (not from the atexit handler). */
+  fuzz_api_teardown();
   /* An input that cannot be read was not replayed: no summary claims it. */
   if (unreadable) return 1;
   /* A violation aborts inside the target, so every input counted here passed. */

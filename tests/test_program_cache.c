@@ -259,6 +259,93 @@ static void build_option_allow_list(void **state) {
   clgpu_context_destroy(context);
 }
 
+/* Run the one-work-item kernel "value" of `program` and return what it
+ * stored. */
+static cl_int run_value_kernel(clgpu_context *context, clgpu_program *program) {
+  cl_kernel kernel = NULL;
+  assert_status(clgpu_kernel_acquire(program, "value", &kernel), CLGPU_SUCCESS);
+  cl_int err = CL_SUCCESS;
+  cl_mem buffer =
+      clCreateBuffer(clgpu_context_cl_context(context), CL_MEM_READ_WRITE, sizeof(cl_int), NULL, &err);
+  assert_int_equal(err, CL_SUCCESS);
+  assert_int_equal(clSetKernelArg(kernel, 0, sizeof buffer, &buffer), CL_SUCCESS);
+  size_t one = 1;
+  cl_command_queue queue = clgpu_context_queue(context);
+  assert_int_equal(clEnqueueNDRangeKernel(queue, kernel, 1, NULL, &one, NULL, 0, NULL, NULL),
+                   CL_SUCCESS);
+  clgpu_kernel_release(program, kernel);
+  cl_int host = -1;
+  assert_int_equal(clEnqueueReadBuffer(queue, buffer, CL_TRUE, 0, sizeof host, &host, 0, NULL, NULL),
+                   CL_SUCCESS);
+  clReleaseMemObject(buffer);
+  return host;
+}
+
+/* Options on the allow-list that rusticl of Mesa 22.3 crashed the process
+ * on: "-D X" (a one-character word: a Rust panic in clBuildProgram), which
+ * the quirks table's fragile_build_options row joins into "-DX", and a
+ * double quote in a value (SIGSEGV in its clang), refused there and built
+ * everywhere else. */
+static void options_the_compiler_cannot_take(void **state) {
+  (void)state;
+  clgpu_context *context = memory_only_context();
+  static const char source[] =
+      "__kernel void value(__global int *out) { out[0] = X * 100 + Y * 10 + (int)sizeof(Q); }\n";
+  clgpu_program *program = NULL;
+  assert_status(clgpu_program_get(context, source, NULL, 0, "-D X -D  Y=4 -DQ='a'", &program),
+                CLGPU_SUCCESS);
+  /* X defined bare is 1; 'a' is a character constant, of type int in C. */
+  assert_int_equal(run_value_kernel(context, program), 1 * 100 + 4 * 10 + (int)sizeof(int));
+
+  const clgpu_device_info *info = clgpu_context_device_info(context);
+  int fragile = strstr(info->platform_name, "rusticl") && strstr(info->driver_version, "22.3.");
+  uint64_t builds_before = stats_of(context).builds;
+  program = (clgpu_program *)&program;
+  clgpu_status status =
+      clgpu_program_get(context, source, NULL, 0, "-DX=2 -DY=0 -DQ=\"int\"", &program);
+  if (fragile) {
+    print_message("# %s %s: a double quote in the options is refused: %s\n", info->platform_name,
+                  info->driver_version, clgpu_last_error());
+    assert_status(status, CLGPU_FORBIDDEN_BUILD_OPTION);
+    assert_null(program);
+    assert_non_null(strstr(clgpu_last_error(), "double quote"));
+    assert_int_equal(stats_of(context).builds, builds_before);
+  } else {
+    assert_status(status, CLGPU_SUCCESS);
+    /* POCL and Intel's runtime take the quotes away (Q is int); kept, Q
+     * would be the literal "int": both are 4 bytes. */
+    assert_int_equal(run_value_kernel(context, program), 2 * 100 + 0 * 10 + 4);
+  }
+  clgpu_context_destroy(context);
+}
+
+/* A kernel name that is not an identifier names no kernel, and is refused
+ * before OpenCL sees it (rusticl of Mesa 22.3 ended the process on one that
+ * is not UTF-8). */
+static void kernel_name_not_an_identifier_is_refused(void **state) {
+  (void)state;
+  clgpu_context *context = memory_only_context();
+  clgpu_program *program = NULL;
+  assert_status(clgpu_program_get_named(context, "fill", uint_define, 1, NULL, &program),
+                CLGPU_SUCCESS);
+  static const char *const names[] = {"", "\x81\x81LG", "clgpu fill", "9fill", "fill()",
+                                      "fill\xc3\xa9"};
+  for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
+    cl_kernel kernel = (cl_kernel)&kernel;
+    assert_status(clgpu_kernel_acquire(program, names[i], &kernel), CLGPU_CL_INVALID_KERNEL_NAME);
+    assert_null(kernel);
+    assert_non_null(strstr(clgpu_last_error(), "not an OpenCL C identifier"));
+  }
+  /* A name that is an identifier but no kernel of the program still reaches
+   * OpenCL, which says so. */
+  cl_kernel kernel = (cl_kernel)&kernel;
+  assert_status(clgpu_kernel_acquire(program, "no_such_kernel", &kernel),
+                CLGPU_CL_INVALID_KERNEL_NAME);
+  assert_null(kernel);
+  test_check_iota(context, program, 17);
+  clgpu_context_destroy(context);
+}
+
 static void bad_defines_are_refused(void **state) {
   (void)state;
   clgpu_context *context = memory_only_context();
@@ -590,6 +677,8 @@ int main(void) {
       cmocka_unit_test(syntax_error_gives_log),
       cmocka_unit_test(defines_reach_the_kernel),
       cmocka_unit_test(build_option_allow_list),
+      cmocka_unit_test(options_the_compiler_cannot_take),
+      cmocka_unit_test(kernel_name_not_an_identifier_is_refused),
       cmocka_unit_test(bad_defines_are_refused),
       cmocka_unit_test(embedded_sources_match_files),
       cmocka_unit_test(same_text_is_one_program_however_given),

@@ -40,7 +40,8 @@ uint64_t bench_splitmix64(uint64_t *state);
 bench_timing bench_summarize(double *values, int count);
 
 /* A profiling event's time from CL_PROFILING_COMMAND_START to _END in ms,
- * NaN when the event has no profiling information. */
+ * NaN when the event has no profiling information or its device no
+ * profiling timer (CL_DEVICE_PROFILING_TIMER_RESOLUTION 0). */
 double bench_event_ms(cl_event event);
 
 /* JSON and CSV output: a string, quoted and escaped; a number, or null (JSON)

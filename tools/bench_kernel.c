@@ -76,7 +76,8 @@ static const char kernel_usage_text[] =
     "Exit status: 0 when timed; 1 when FILE.cl does not build (the compiler's log\n"
     "goes to stderr), has no kernel NAME, or OpenCL fails; 2 for a usage error (bad\n"
     "option, size, type or spec, an unreadable file, a spec count that is not the\n"
-    "kernel's parameter count), with one line on stderr.\n"
+    "kernel's parameter count), with one line on stderr (a successful build's log,\n"
+    "warnings or remarks, goes to stderr otherwise).\n"
     "\n"
     "Example: clgpu-bench kernel saxpy.cl --kernel saxpy --global 1M --local 256 \\\n"
     "           --arg float[1M]=zeros --arg float[1M] --arg float=2.5 --define TILE=4\n";
@@ -499,6 +500,7 @@ typedef struct kernel_run {
   cl_kernel kernel;
   cl_mem *buffers; /* per argument; NULL but for buffers */
   char *build_options;
+  char *build_log; /* a successful build's log (warnings), shown unless a usage error follows */
   double build_ms;
   size_t buffer_bytes; /* all buffer arguments */
   bench_timing event, wall;
@@ -515,6 +517,7 @@ static void release_run(kernel_run *r) {
   if (r->kernel) clReleaseKernel(r->kernel);
   if (r->program) clReleaseProgram(r->program);
   free(r->build_options);
+  free(r->build_log);
   clgpu_context_destroy(r->context);
 }
 
@@ -614,14 +617,23 @@ static int build_program(kernel_run *r, const char *source, size_t length) {
     free(log);
     return 1;
   }
+  /* Warnings (or, from Intel's CPU runtime, remarks on every build): worth
+   * seeing, and no reason to stop; shown once the arguments are known to
+   * fit the kernel, so that a usage error stays one line. */
   if (!blank) {
-    /* Warnings: worth seeing, and no reason to stop. */
-    size_t end = strlen(log);
-    fprintf(stderr, "clgpu-bench kernel: the compiler's log for %s:\n%s%s", r->options->file, log,
-            end && log[end - 1] == '\n' ? "" : "\n");
+    r->build_log = log;
+  } else {
+    free(log);
   }
-  free(log);
   return 0;
+}
+
+static void show_build_log(const kernel_run *r) {
+  if (!r->build_log) return;
+  size_t end = strlen(r->build_log);
+  bench_progress_clear();
+  fprintf(stderr, "clgpu-bench kernel: the compiler's log for %s:\n%s%s", r->options->file,
+          r->build_log, end && r->build_log[end - 1] == '\n' ? "" : "\n");
 }
 
 /* The kernel, or exit status 1 with the program's kernel names. */
@@ -813,6 +825,10 @@ static int set_arguments(kernel_run *r) {
   return 0;
 }
 
+static int device_has_timer(const kernel_run *r) {
+  return r->device->profiling_timer_resolution_ns > 0;
+}
+
 /* --warmup untimed calls, then --repeat timed ones: 0, or 1. */
 static int time_kernel(kernel_run *r) {
   const kernel_options *o = r->options;
@@ -847,7 +863,10 @@ static int time_kernel(kernel_run *r) {
   }
   if (!failed) {
     r->wall = bench_summarize(wall, o->repeat);
-    r->event = bench_summarize(device, o->repeat);
+    /* A device without a profiling timer (resolution 0 ns: rusticl of Mesa
+     * 22.3 gives every command the times 0, 1, 2 and 3 ns) has no device
+     * times, so none are shown rather than 1 ns. */
+    if (device_has_timer(r)) r->event = bench_summarize(device, o->repeat);
   }
   free(wall);
   free(device);
@@ -963,7 +982,10 @@ static void print_table(const kernel_run *r) {
       "\nGB/s: the bytes of all buffer arguments (%s), each counted once, over the median\n"
       "device time (the calls' profiling events).\n",
       bytes_text((double)r->buffer_bytes, bytes, sizeof bytes));
-  if (r->has_reference) {
+  if (!device_has_timer(r)) {
+    printf("No device times: the device's profiling timer resolution is 0 ns (no timer), so\n"
+           "device ms, GB/s and the read-bandwidth reference are n/a.\n");
+  } else if (r->has_reference) {
     printf(
         "read GB/s: the read kernel of 'clgpu-bench run' over as many bytes (%s of uint32),\n"
         "its median device time over as many calls; %%read: GB/s over read GB/s.\n",
@@ -1155,8 +1177,9 @@ int bench_command_kernel(int argc, char **argv) {
     bench_progress("clgpu-bench kernel: making and filling %zu arguments", o.num_args);
     status = set_arguments(&r);
   }
+  if (status != 2) show_build_log(&r);
   if (status == 0) status = time_kernel(&r);
-  if (status == 0 && !o.no_reference && r.buffer_bytes > 0) {
+  if (status == 0 && !o.no_reference && r.buffer_bytes > 0 && device_has_timer(&r)) {
     bench_progress("clgpu-bench kernel: timing the read kernel over %zu bytes", r.buffer_bytes);
     status = bench_measure_read(r.context, r.buffer_bytes, o.repeat, o.warmup, &r.reference_event,
                                 &r.reference_wall, &r.reference_bytes);

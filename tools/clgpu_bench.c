@@ -2494,9 +2494,27 @@ static timing time_cpu(bench_case *c, int op, double *samples) {
 
 /* ---- one operation ---- */
 
+/* Whether the device of the event's queue has a profiling timer: one whose
+ * resolution is 0 ns has none (rusticl of Mesa 22.3 stamps every command
+ * 0, 1, 2 and 3 ns), and its events' times are not device times. */
+static int event_has_device_times(cl_event event) {
+  cl_command_queue queue = NULL;
+  cl_device_id device = NULL;
+  size_t resolution = 0;
+  return clGetEventInfo(event, CL_EVENT_COMMAND_QUEUE, sizeof queue, &queue, NULL) ==
+             CL_SUCCESS &&
+         queue &&
+         clGetCommandQueueInfo(queue, CL_QUEUE_DEVICE, sizeof device, &device, NULL) ==
+             CL_SUCCESS &&
+         clGetDeviceInfo(device, CL_DEVICE_PROFILING_TIMER_RESOLUTION, sizeof resolution,
+                         &resolution, NULL) == CL_SUCCESS &&
+         resolution > 0;
+}
+
 double bench_event_ms(cl_event event) {
   cl_ulong start = 0, end = 0;
-  if (clGetEventProfilingInfo(event, CL_PROFILING_COMMAND_START, sizeof start, &start, NULL) !=
+  if (!event_has_device_times(event) ||
+      clGetEventProfilingInfo(event, CL_PROFILING_COMMAND_START, sizeof start, &start, NULL) !=
           CL_SUCCESS ||
       clGetEventProfilingInfo(event, CL_PROFILING_COMMAND_END, sizeof end, &end, NULL) !=
           CL_SUCCESS ||
@@ -2628,7 +2646,8 @@ static clgpu_status refill_sort(bench_case *c, int op, cl_event *marker) {
 /* The device's time from the end of `from` to the end of `to`. */
 static double span_ms(cl_event from, cl_event to) {
   cl_ulong start = 0, end = 0;
-  if (clGetEventProfilingInfo(from, CL_PROFILING_COMMAND_END, sizeof start, &start, NULL) !=
+  if (!event_has_device_times(to) ||
+      clGetEventProfilingInfo(from, CL_PROFILING_COMMAND_END, sizeof start, &start, NULL) !=
           CL_SUCCESS ||
       clGetEventProfilingInfo(to, CL_PROFILING_COMMAND_END, sizeof end, &end, NULL) != CL_SUCCESS ||
       end < start) {
@@ -3482,9 +3501,10 @@ void bench_json_device(FILE *out, const clgpu_device_info *d) {
   bench_json_string(out, d->driver_version);
   fprintf(out,
           ", \"type\": \"%s\", \"compute_units\": %u, \"max_clock_mhz\": %u, "
-          "\"global_mem_bytes\": %llu, \"max_alloc_bytes\": %llu}",
+          "\"global_mem_bytes\": %llu, \"max_alloc_bytes\": %llu, \"timer_resolution_ns\": %zu}",
           bench_device_type_name(d->type), d->compute_units, d->max_clock_mhz,
-          (unsigned long long)d->global_mem_size, (unsigned long long)d->max_mem_alloc_size);
+          (unsigned long long)d->global_mem_size, (unsigned long long)d->max_mem_alloc_size,
+          d->profiling_timer_resolution_ns);
 }
 
 static void print_json(const run_report *report) {

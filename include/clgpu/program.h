@@ -82,7 +82,9 @@ CLGPU_API clgpu_status clgpu_kernel_source(const char *name, char **source, size
  * -cl-single-precision-constant. Options that change float semantics
  * (-cl-fast-relaxed-math, -cl-finite-math-only, -cl-no-signed-zeros,
  * -cl-unsafe-math-optimizations, -cl-denorms-are-zero) and -cl-std are
- * refused with CLGPU_FORBIDDEN_BUILD_OPTION.
+ * refused with CLGPU_FORBIDDEN_BUILD_OPTION. So are options holding a double
+ * quote on an implementation whose compiler crashes on them (rusticl of Mesa
+ * 22.3; pass such a value through a clgpu_define there).
  *
  * Options are separated by spaces (no tabs or line breaks).
  *
@@ -119,8 +121,9 @@ CLGPU_API cl_program clgpu_program_cl_program(const clgpu_program *program);
  * program) and its file replaced; kernels leased from the binary stay valid
  * until released, and the binary's cl_program until the context is
  * destroyed. Such a call takes as long as a build and can fail as one does.
- * Errors: CLGPU_INVALID_ARGUMENT, CLGPU_CL_INVALID_KERNEL_NAME, and those of
- * clgpu_program_get for the rebuild. */
+ * Errors: CLGPU_INVALID_ARGUMENT, CLGPU_CL_INVALID_KERNEL_NAME (also for a
+ * name that is not an identifier, refused before OpenCL sees it), and those
+ * of clgpu_program_get for the rebuild. */
 CLGPU_API clgpu_status clgpu_kernel_acquire(clgpu_program *program, const char *kernel_name,
                                             cl_kernel *kernel);
 

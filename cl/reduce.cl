@@ -387,7 +387,16 @@ __kernel __attribute__((reqd_work_group_size(CLGPU_GROUP, 1, 1))) void clgpu_sca
     ulong carries_offset, int use_carries, int exclusive, __global R *out, ulong out_offset) {
   ulong begin, end;
   clgpu_range(n, chunk, &begin, &end);
-  A carry = use_carries ? carries[carries_offset + get_group_id(0)] : (A)(CLGPU_NEUTRAL);
+  /* Every choice between a loaded element and the neutral element is an
+   * assignment under `if`, never `c ? load : neutral`: with A char, C's
+   * promotion makes that an int chosen between a sign-extended char loaded
+   * from global memory and a constant, and rusticl 22.3 (llvmpipe, LLVM 15)
+   * gives 0 instead of the constant (minimal: `int v = flag ? in[0] : 77;`
+   * stores 0 for flag 0; uchar, short and int loads are right), so int8 MIN
+   * and MAX scans started from 0; in the TILED loop and in
+   * clgpu_scan_carries the same shape crashed LLVM instead. */
+  A carry = CLGPU_NEUTRAL;
+  if (use_carries) carry = carries[carries_offset + get_group_id(0)];
   in += in_offset;
   out += out_offset;
 #if CLGPU_GROUP == 1
@@ -439,7 +448,8 @@ __kernel __attribute__((reqd_work_group_size(CLGPU_GROUP, 1, 1))) void clgpu_sca
     A run = CLGPU_NEUTRAL;
     for (int j = 0; j < CLGPU_ITEMS; j++) {
       ulong k = first + j;
-      v[j] = k < end ? clgpu_map(in[k], k) : (A)(CLGPU_NEUTRAL);
+      v[j] = CLGPU_NEUTRAL;
+      if (k < end) v[j] = clgpu_map(in[k], k);
       run = clgpu_combine(run, v[j]);
     }
     A total;
@@ -508,7 +518,8 @@ __kernel __attribute__((reqd_work_group_size(CLGPU_GROUP, 1, 1))) void clgpu_sca
   __local A scratch[CLGPU_GROUP];
   for (ulong base = 0; base < count; base += CLGPU_GROUP) {
     ulong k = base + get_local_id(0);
-    A v = k < count ? totals[k] : (A)(CLGPU_NEUTRAL);
+    A v = CLGPU_NEUTRAL; /* not `k < count ? totals[k] : neutral`: clgpu_scan_ranges says why */
+    if (k < count) v = totals[k];
     A total;
     (void)clgpu_group_scan(v, scratch, &total);
     A before = get_local_id(0) > 0 ? clgpu_combine(carry, scratch[get_local_id(0) - 1]) : carry;

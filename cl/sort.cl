@@ -6,6 +6,8 @@
  * Defines:
  *   CLGPU_SORT_GROUP    work-items per group: 1 (CHUNKED) or a power of two
  *   CLGPU_SORT_ITEMS    keys per work-item in a tile (TILED radix)
+ *   CLGPU_SCAN_GROUP    optional: work-items of clgpu_radix_scan, when not
+ *                       CLGPU_SORT_GROUP (a power of two)
  *   CLGPU_VALUE_BYTES   bytes carried with each key: 0, 1, 2, 4, 8 or 16
  *   CLGPU_KEY_T         the key's type (radix and natural merge: the
  *                       unsigned integer of the key's size)
@@ -118,6 +120,12 @@ inline uint place_before(__global const uint *state, uint pass) {
       __global uchar *values0, ulong values0_at, __global uchar *values1,           \
       ulong values1_at
 
+#ifdef CLGPU_SCAN_GROUP
+#define SCAN_GROUP CLGPU_SCAN_GROUP
+#else
+#define SCAN_GROUP GROUP
+#endif
+
 /* The exclusive scan of the digit counts of a pass, counts[d * groups + g]
  * (digit-major, so the scan gives every group its start for each digit),
  * by one group; then whether one digit holds every key (the pass is
@@ -126,11 +134,11 @@ __kernel void clgpu_radix_scan(__global uint *state_buffer, ulong state_at, uint
                                __global ulong *counts_buffer, ulong counts_at, ulong groups) {
   __global uint *state = AT(uint, state_buffer, state_at);
   __global ulong *counts = AT(ulong, counts_buffer, counts_at);
-  __local ulong partial[GROUP];
+  __local ulong partial[SCAN_GROUP];
   __local int skip;
   uint lid = get_local_id(0);
   ulong entries = (ulong)RADIX * groups;
-  ulong per = (entries + GROUP - 1) / GROUP;
+  ulong per = (entries + SCAN_GROUP - 1) / SCAN_GROUP;
   ulong begin = min(entries, (ulong)lid * per);
   ulong end = min(entries, begin + per);
   ulong sum = 0;
@@ -140,7 +148,7 @@ __kernel void clgpu_radix_scan(__global uint *state_buffer, ulong state_at, uint
   barrier(CLK_LOCAL_MEM_FENCE);
   if (lid == 0) {
     ulong run = 0;
-    for (uint j = 0; j < GROUP; j++) {
+    for (uint j = 0; j < SCAN_GROUP; j++) {
       ulong t = partial[j];
       partial[j] = run;
       run += t;
@@ -154,7 +162,7 @@ __kernel void clgpu_radix_scan(__global uint *state_buffer, ulong state_at, uint
     run += t;
   }
   barrier(CLK_GLOBAL_MEM_FENCE | CLK_LOCAL_MEM_FENCE);
-  for (uint d = lid; d < RADIX; d += GROUP) {
+  for (uint d = lid; d < RADIX; d += SCAN_GROUP) {
     ulong start = counts[(ulong)d * groups];
     ulong stop = d + 1 < RADIX ? counts[(ulong)(d + 1) * groups] : n;
     if (stop - start == n) skip = 1; /* at most one digit can hold all n keys */

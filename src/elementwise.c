@@ -828,6 +828,14 @@ static program_kind choose(clgpu_elementwise *kernel, const layout_key *key, uns
   return KIND_SPECIALISED;
 }
 
+/* The most loop iterations one work-item of a blocked kernel runs
+ * (add_blocked) when the last dimension is `length` long: the column
+ * blocks, a row loop in each, and up to BLOCK rows of `length` elements. */
+static cl_ulong blocked_iterations(cl_ulong length) {
+  cl_ulong blocks = (length + BLOCK - 1) / BLOCK;
+  return blocks * (1 + BLOCK) + (cl_ulong)BLOCK * length;
+}
+
 /* Whether the plan runs blocked on this device (add_blocked): 0 for no,
  * else 1 + the dimension to block with the fastest one. CPU devices only
  * (on GPUs neighbouring work-items already share cache lines), rank 2 and
@@ -837,6 +845,14 @@ static unsigned blocking_of(const clgpu_elementwise *kernel, const plan *p) {
   if (!(kernel->context->info.type & CL_DEVICE_TYPE_CPU)) return 0;
   if (p->rank < 2 || p->count < BLOCKING_FLOOR) return 0;
   unsigned inner = p->rank - 1;
+  /* A band walks up to BLOCK rows of the whole last dimension in one
+   * work-item: its loops run about (BLOCK + 1) iterations per element of a
+   * row's length. On a device that leaves loops after a count of
+   * iterations (quirk loop_iteration_cap: llvmpipe) a band past that would
+   * stop early, so such layouts take the strided kernel, whose chunks
+   * strided_launch_shape bounds. */
+  cl_ulong cap = kernel->context->quirks.loop_iteration_cap;
+  if (cap && blocked_iterations(p->shape[inner]) > cap) return 0;
   for (unsigned k = 0; k < kernel->num_arrays; k++) {
     unsigned fastest = inner;
     for (unsigned d = 0; d < inner; d++) {
@@ -1071,6 +1087,12 @@ static clgpu_status strided_launch_shape(const clgpu_context *context, cl_kernel
     if (*chunk > 8) *chunk = 8;
     if (*chunk < 1) *chunk = 1;
   }
+  /* A chunk's loops run at most two iterations per element (a run of one
+   * element each, at worst) and a few more: on a device that leaves loops
+   * after a count of iterations (quirk loop_iteration_cap: llvmpipe) the
+   * chunk stays below half of it. */
+  cl_ulong cap = context->quirks.loop_iteration_cap;
+  if (cap > 128 && *chunk > (cap - 64) / 2) *chunk = (cap - 64) / 2;
   if (forced_chunk) *chunk = forced_chunk;
   cl_ulong items = (count + *chunk - 1) / *chunk;
   *global = (size_t)((items + *local - 1) / *local * *local);

@@ -150,9 +150,14 @@ static void convert_operation(clgpu_type to, clgpu_type from, char *text, size_t
   } else if (is_float(to)) {
     snprintf(text, size, "d = convert_%s_rte(s)", target);
   } else if (is_float(from)) {
-    /* NaN is tested first: saturating conversions should give 0 for it,
-     * and Oclgrind's give the target's minimum. */
-    snprintf(text, size, "d = isnan(s) ? (%s)0 : convert_%s_sat_rtz(s)", target, target);
+    /* NaN becomes 0 before the conversion: saturating conversions should
+     * give 0 for it, and Oclgrind's give the target's minimum. The choice is
+     * made on the float, not on the converted value: rusticl's LLVM 15
+     * (llvmpipe) crashed compiling a select between char values under a
+     * float comparison (`x != x ? (char)0 : (char)x`); test_transfer's convert_pairs runs
+     * float and half to char. */
+    const char *source_type = from == CLGPU_HALF ? "float" : clgpu_type_cl_name(from);
+    snprintf(text, size, "d = convert_%s_sat_rtz(isnan(s) ? (%s)0 : s)", target, source_type);
   } else if (is_signed_integer(to)) {
     /* Through the unsigned type of the target's size: modular, then the
      * same bits as the signed type. */

@@ -109,6 +109,12 @@ typedef struct clgpu__quirks {
    * passes: then a "-D" reaches it joined to the name after it ("-D X" as
    * "-DX"), and options holding a double quote are refused. */
   int fragile_build_options;
+  /* 0, or the most loop iterations one work-item may run in one kernel,
+   * summed over every loop of the kernel (an inner loop's iterations
+   * counted each time): past it the device leaves its loops early and the
+   * results are wrong. Kernels whose work per item grows with n (the
+   * CHUNKED sorts) size that work to stay below it. */
+  uint64_t loop_iteration_cap;
 } clgpu__quirks;
 
 void clgpu__quirks_for(const clgpu_device_info *info, clgpu__quirks *quirks);

@@ -11,6 +11,7 @@ typedef enum quirk_kind {
   QUIRK_DISK_CACHE_OFF_BY_DEFAULT,
   QUIRK_WORK_GROUP_CAP,
   QUIRK_FRAGILE_BUILD_OPTIONS,
+  QUIRK_LOOP_ITERATION_CAP,
 } quirk_kind;
 
 typedef struct quirk_row {
@@ -45,6 +46,13 @@ static const quirk_row quirk_table[] = {
      "SIGSEGV in clang::SourceManager::~SourceManager)",
      "measured on Mesa 22.3.6 llvmpipe; tests/test_program_cache.c "
      "options_the_compiler_cannot_take"},
+    {NULL, "llvmpipe", NULL, QUIRK_LOOP_ITERATION_CAP, 65535,
+     "Mesa's llvmpipe (gallivm) counts the loop iterations of a work-item in one counter "
+     "for the whole kernel, every loop and every pass of an inner loop included, and leaves "
+     "every loop once it has counted 65535 (LP_MAX_TGSI_LOOP_ITERATIONS), silently: one "
+     "work-item copying 65536 elements in a loop leaves the last one unwritten (rusticl, "
+     "Mesa 22.3.6, LLVM 15)",
+     "tests/test_sort.c loop_iteration_cap; docs/quirks.md"},
 };
 
 static int matches(const char *pattern, const char *text) {
@@ -55,6 +63,7 @@ void clgpu__quirks_for(const clgpu_device_info *info, clgpu__quirks *quirks) {
   quirks->disk_cache_by_default = 1;
   quirks->work_group_cap = 1024;
   quirks->fragile_build_options = 0;
+  quirks->loop_iteration_cap = 0;
   for (size_t i = 0; i < sizeof quirk_table / sizeof quirk_table[0]; i++) {
     const quirk_row *row = &quirk_table[i];
     if (!matches(row->platform, info->platform_name) || !matches(row->device, info->name) ||
@@ -70,6 +79,9 @@ void clgpu__quirks_for(const clgpu_device_info *info, clgpu__quirks *quirks) {
         break;
       case QUIRK_FRAGILE_BUILD_OPTIONS:
         quirks->fragile_build_options = row->value != 0;
+        break;
+      case QUIRK_LOOP_ITERATION_CAP:
+        quirks->loop_iteration_cap = row->value;
         break;
     }
   }

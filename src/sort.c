@@ -70,6 +70,7 @@ typedef struct sort_plan {
   unsigned digit_bits, passes;
   int single;
   uint64_t groups, chunk;
+  size_t scan_group; /* work-items of the one-group scan of digit counts */
   /* merge */
   unsigned inner, merge_passes, first_to;
   uint64_t merge_chunk, merge_groups, per_item;
@@ -122,6 +123,96 @@ static size_t device_group(const clgpu_context *context) {
 static uint64_t tiled_radix_local(size_t group, unsigned bits) {
   uint64_t radix = (uint64_t)1 << bits;
   return radix * group * 4 + group * 8 + radix * 16 + 64;
+}
+
+/* ---- loop iterations per work-item ----
+ *
+ * Upper bounds on the loop iterations one work-item runs in each kernel of
+ * cl/sort.cl, every loop of the kernel summed, an inner loop counted each
+ * time it runs, and one more per loop entered (the test that ends it). They
+ * matter on a device with a loop_iteration_cap (quirks.c): past the cap its
+ * loops end early and the sort comes out wrong, so the plan keeps every
+ * kernel below it. The bounds follow the kernels' loops; a change of a loop
+ * in cl/sort.c must be made here too. */
+
+/* rank_tile: zero the counts, read ITEMS keys, sum a row, the scan steps,
+ * the row's scan. */
+static uint64_t rank_tile_loops(uint64_t radix, uint64_t group) {
+  uint64_t steps = 0;
+  while (((uint64_t)1 << steps) < group) steps++;
+  return 3 * (radix + 1) + RADIX_ITEMS + 1 + steps + 1;
+}
+
+/* clgpu_radix_scan: two walks over an item's share of the counts, the
+ * serial scan of the partial sums by item 0, the skip test over digits. */
+static uint64_t radix_scan_loops(uint64_t radix, uint64_t groups, uint64_t scan_group) {
+  uint64_t per = ceil_div(radix * groups, scan_group);
+  return 2 * (per + 1) + scan_group + 1 + ceil_div(radix, scan_group) + 1;
+}
+
+/* merge_part over `count` outputs: the merge-path search (at most 64 steps
+ * over 64-bit indices), at most two rounds of the branch-free loop and the
+ * tail, which together take `count` steps. */
+#define MERGE_PART_LOOPS 80
+
+/* merge_range over `length` outputs of runs of `width`: one merge_part per
+ * pair of runs it overlaps. */
+static uint64_t merge_range_loops(uint64_t length, uint64_t width) {
+  uint64_t parts = length / (2 * width) + 2;
+  return length + parts * (MERGE_PART_LOOPS + 1) + 1;
+}
+
+/* clgpu_merge_blocks over a chunk: insertion sort of each block (at most
+ * BLOCK (BLOCK + 1) / 2 steps of the inner loop), then `inner` merge passes
+ * over the chunk, widths from MERGE_BLOCK up. */
+static uint64_t merge_blocks_loops(uint64_t chunk, unsigned inner) {
+  uint64_t block = MERGE_BLOCK;
+  uint64_t per_block = 2 * (block + 1) + block * (block + 1) / 2 + 1;
+  uint64_t loops = ceil_div(chunk, block) * per_block + 1 + inner + 1;
+  for (unsigned p = 0; p < inner; p++) loops += merge_range_loops(chunk, block << p);
+  return loops;
+}
+
+/* The most loop iterations a work-item of any kernel of the plan runs. */
+static uint64_t plan_loops(const sort_plan *plan) {
+  uint64_t n = plan->n, most = 0;
+  if (plan->algorithm == CLGPU_ALGORITHM_RADIX) {
+    uint64_t radix = (uint64_t)1 << plan->digit_bits;
+    uint64_t passes = plan->passes;
+    if (plan->shape == CLGPU_ALGORITHM_CHUNKED) {
+      if (plan->single) {
+        /* Per pass: zero, count, scan, scatter; then the copy back. */
+        return passes * (3 * (radix + 1) + 2 * (n + 1) + 1) + 1 + n + 1;
+      }
+      uint64_t histogram = 2 * (radix + 1) + plan->chunk + 2;
+      uint64_t scatter = radix + 1 + plan->chunk + 1;
+      uint64_t finish = plan->chunk + 1;
+      most = histogram > scatter ? histogram : scatter;
+      if (finish > most) most = finish;
+    } else {
+      uint64_t group = plan->group;
+      uint64_t rank = rank_tile_loops(radix, group);
+      uint64_t spread = ceil_div(radix, group) + 1;
+      if (plan->single) {
+        uint64_t tiles = ceil_div(n, group * RADIX_ITEMS);
+        uint64_t pass = spread + tiles * (rank + spread) + 1 + radix + 1 +
+                        tiles * (rank + spread + RADIX_ITEMS + 1) + 1;
+        return passes * pass + 1 + ceil_div(n, group) + 1;
+      }
+      uint64_t finish_groups = plan->groups < 1024 ? plan->groups : 1024;
+      uint64_t finish = ceil_div(n, finish_groups * group) + 1;
+      most = rank + spread + RADIX_ITEMS + 1;
+      if (finish > most) most = finish;
+    }
+    uint64_t scan = radix_scan_loops(radix, plan->groups, plan->scan_group);
+    return scan > most ? scan : most;
+  }
+  most = merge_blocks_loops(plan->merge_chunk, plan->inner);
+  if (plan->merge_passes > 0) {
+    uint64_t pass = merge_range_loops(plan->per_item, plan->merge_chunk);
+    if (pass > most) most = pass;
+  }
+  return most;
 }
 
 /* ---- checks ---- */
@@ -248,6 +339,8 @@ static clgpu_status lay_out(const clgpu_context *context, sort_plan *plan, const
   uint64_t n = plan->n;
   uint64_t units = context->info.compute_units > 0 ? context->info.compute_units : 1;
   unsigned bits = plan->end_bit - plan->begin_bit;
+  uint64_t cap = context->quirks.loop_iteration_cap;
+  plan->scan_group = plan->group;
   if (plan->algorithm == CLGPU_ALGORITHM_RADIX) {
     unsigned widest = CHUNKED_DIGIT_MAX;
     if (plan->shape == CLGPU_ALGORITHM_TILED) {
@@ -259,9 +352,18 @@ static clgpu_status lay_out(const clgpu_context *context, sort_plan *plan, const
     plan->digit_bits = (bits + plan->passes - 1) / plan->passes;
     if (plan->shape == CLGPU_ALGORITHM_CHUNKED) {
       plan->single = n <= SINGLE_CHUNK;
+      if (plan->single && cap && plan_loops(plan) > cap) plan->single = 0;
       uint64_t pieces = ceil_div(n, CHUNK_MINIMUM);
       if (pieces > 4 * units) pieces = 4 * units;
       if (pieces < ceil_div(n, (uint64_t)1 << 31)) pieces = ceil_div(n, (uint64_t)1 << 31);
+      /* A loop cap bounds the keys one work-item walks (the histogram
+       * kernel's loops, the longest: two over the digits, one over its
+       * chunk), and the digit counts' scan gets a group of its own. */
+      uint64_t radix = (uint64_t)1 << plan->digit_bits;
+      if (cap && cap > 2 * radix + 1024 && pieces < ceil_div(n, cap - 2 * radix - 4)) {
+        pieces = ceil_div(n, cap - 2 * radix - 4);
+      }
+      if (cap) plan->scan_group = device_group(context);
       if (pieces < 1) pieces = 1;
       plan->chunk = ceil_div(n, pieces);
       if (plan->chunk == 0) plan->chunk = 1;
@@ -286,6 +388,17 @@ static clgpu_status lay_out(const clgpu_context *context, sort_plan *plan, const
         plan->inner++;
       }
       plan->per_item = ceil_div(n, pieces);
+      /* A loop cap: chunks no longer than the blocks kernel can sort and
+       * merge below it, and no more outputs per item of a merge pass than
+       * it allows; more passes and work-items do the rest. */
+      while (cap && plan->inner > 0 && merge_blocks_loops(plan->merge_chunk, plan->inner) > cap) {
+        plan->merge_chunk /= 2;
+        plan->inner--;
+      }
+      while (cap && plan->per_item > MERGE_BLOCK &&
+             merge_range_loops(plan->per_item, plan->merge_chunk) > cap) {
+        plan->per_item = ceil_div(plan->per_item, 2);
+      }
     } else {
       plan->inner = 0;
       plan->merge_chunk = MERGE_BLOCK;
@@ -306,6 +419,15 @@ static clgpu_status lay_out(const clgpu_context *context, sort_plan *plan, const
     unsigned writes = 1 + plan->inner + plan->merge_passes;
     plan->first_to = writes % 2 == 0 ? 1 : 0;
   }
+  CLGPU__RETURN_ERROR_IF(cap && n > 1 && plan_loops(plan) > cap, CLGPU_UNSUPPORTED_FEATURE,
+                         "%s: sorting %llu keys (%s, %s) needs a work-item to run %llu loop "
+                         "iterations, and %s leaves a work-item's loops after %llu (the "
+                         "quirks table's loop_iteration_cap), which would give wrong keys",
+                         who, (unsigned long long)n,
+                         plan->algorithm == CLGPU_ALGORITHM_RADIX ? "radix" : "merge",
+                         plan->shape == CLGPU_ALGORITHM_TILED ? "tiled" : "chunked",
+                         (unsigned long long)plan_loops(plan), context->info.name,
+                         (unsigned long long)cap);
 
   clgpu_workspace_size *report = &plan->report;
   clgpu__report_init(report);
@@ -492,8 +614,10 @@ static clgpu_status explain_custom_build_failure(clgpu_context *context, const s
 static clgpu_status sort_program(clgpu_context *context, const sort_plan *plan, const char *who,
                                  clgpu_program **out) {
   char group[24], items[24], value_bytes[24], kind[8], digit[8], block[24], key_size[24];
+  char scan_group[24];
   snprintf(group, sizeof group, "%zu", plan->group);
   snprintf(items, sizeof items, "%d", RADIX_ITEMS);
+  snprintf(scan_group, sizeof scan_group, "%zu", plan->scan_group);
   snprintf(value_bytes, sizeof value_bytes, "%zu", plan->value_bytes);
   snprintf(kind, sizeof kind, "%d", plan->key_kind);
   snprintf(digit, sizeof digit, "%u", plan->digit_bits);
@@ -503,6 +627,9 @@ static clgpu_status sort_program(clgpu_context *context, const sort_plan *plan, 
   size_t count = 0;
   defines[count++] = (clgpu_define){"CLGPU_SORT_GROUP", group};
   defines[count++] = (clgpu_define){"CLGPU_SORT_ITEMS", items};
+  if (plan->algorithm == CLGPU_ALGORITHM_RADIX && plan->scan_group != plan->group) {
+    defines[count++] = (clgpu_define){"CLGPU_SCAN_GROUP", scan_group};
+  }
   defines[count++] = (clgpu_define){"CLGPU_VALUE_BYTES", value_bytes};
   const clgpu_sort_spec *spec = plan->spec;
   int custom = plan->algorithm == CLGPU_ALGORITHM_MERGE && spec->compare;
@@ -638,7 +765,8 @@ static clgpu_status run_radix(clgpu_context *context, const sort_plan *plan, clg
     CLGPU__FORWARD_IF_ERROR(clgpu__set_args(scan, 0, scan_args, 7, "clgpu_radix_scan"));
     CLGPU__FORWARD_IF_ERROR(clgpu__chain_kernel(context, chain, histogram, wide, group,
                                                 "clEnqueueNDRangeKernel(clgpu_radix_histogram)"));
-    CLGPU__FORWARD_IF_ERROR(clgpu__chain_kernel(context, chain, scan, group, group,
+    CLGPU__FORWARD_IF_ERROR(clgpu__chain_kernel(context, chain, scan, plan->scan_group,
+                                                plan->scan_group,
                                                 "clEnqueueNDRangeKernel(clgpu_radix_scan)"));
     CLGPU__FORWARD_IF_ERROR(clgpu__chain_kernel(context, chain, scatter, wide, group,
                                                 "clEnqueueNDRangeKernel(clgpu_radix_scatter)"));
@@ -649,7 +777,11 @@ static clgpu_status run_radix(clgpu_context *context, const sort_plan *plan, clg
                                      ARG(per_item)};
   CLGPU__FORWARD_IF_ERROR(clgpu__set_args(finish, 0, where, 8, "clgpu_radix_finish"));
   CLGPU__FORWARD_IF_ERROR(clgpu__set_args(finish, 8, finish_args, 5, "clgpu_radix_finish"));
-  size_t finish_global = (size_t)(groups < 1024 ? groups : 1024) * group;
+  /* CHUNKED: one work-item per chunk (each copies its chunk); TILED: at
+   * most 1024 groups striding over the keys. */
+  size_t finish_global = plan->shape == CLGPU_ALGORITHM_CHUNKED
+                             ? (size_t)groups
+                             : (size_t)(groups < 1024 ? groups : 1024) * group;
   return clgpu__chain_kernel(context, chain, finish, finish_global, group,
                              "clEnqueueNDRangeKernel(clgpu_radix_finish)");
 }

@@ -386,6 +386,30 @@ static view_spec grid(size_t offset, size_t rows, size_t columns, ptrdiff_t row_
   return spec;
 }
 
+/* Copies whose work per work-item is long: a transpose whose rows are 2114
+ * long (a CPU device walks it in bands of 64 rows, one work-item each, about
+ * 137000 loop iterations) and a stride-2 copy of 2^21 + 5 elements (CPU
+ * chunks of n / (4 x compute units)). llvmpipe leaves a work-item's loops
+ * after 65535 iterations (quirk loop_iteration_cap): the transpose of a
+ * scan along axis 0 of a (2114, 31) matrix left its last elements
+ * uncopied. */
+static void long_work_per_item(void **state) {
+  (void)state;
+  clgpu_context *context = test_context(NULL);
+  const size_t shape[2] = {31, 2114};
+  const ptrdiff_t row_major[2] = {2114, 1}, pitched_column_major[2] = {1, 34};
+  copy_case c = separate_case("long rows, transposed", CLGPU_FLOAT, 2, shape, row_major,
+                              pitched_column_major);
+  /* Five times: a layout may run generic until it has been seen a few
+   * times (clgpu_elementwise_options.promote_after), then blocked. */
+  for (int k = 0; k < 5; k++) run_case(context, &c);
+  const size_t n = ((size_t)1 << 21) + 5;
+  const ptrdiff_t one = 1, two = 2;
+  c = separate_case("long chunks, stride 2", CLGPU_UINT8, 1, &n, &one, &two);
+  run_case(context, &c);
+  clgpu_context_destroy(context);
+}
+
 static void overlapping_views(void **state) {
   (void)state;
   clgpu_context *context = test_context(NULL);
@@ -1023,6 +1047,7 @@ int main(void) {
       cmocka_unit_test(one_dimensional),
       cmocka_unit_test(n_dimensional),
       cmocka_unit_test(overlapping_views),
+      cmocka_unit_test(long_work_per_item),
       cmocka_unit_test(sub_buffers_of_one_buffer),
       cmocka_unit_test(misuse_is_refused),
       cmocka_unit_test(events),

@@ -31,6 +31,7 @@
 typedef struct shape {
   clgpu_algorithm algorithm;
   size_t group;
+  int automatic; /* the caller asked for CLGPU_ALGORITHM_AUTO */
 } kernel_shape;
 
 static clgpu_status resolve_shape(const clgpu_context *context, const clgpu_call_options *options,
@@ -54,8 +55,55 @@ static clgpu_status resolve_shape(const clgpu_context *context, const clgpu_call
   }
   out->algorithm = algorithm;
   out->group = group;
+  out->automatic = requested == CLGPU_ALGORITHM_AUTO;
   return CLGPU_SUCCESS;
 }
+
+/* Elements one work-item may walk in one kernel on a device that leaves its
+ * loops after loop_iteration_cap iterations (quirks.c: llvmpipe): a quarter
+ * of the cap, so that a kernel's other loops (a tail, a carry, a vector
+ * loop's remainder) stay below it too. 0 where the device has no cap. */
+static uint64_t loop_limit(const clgpu_context *context) {
+  return context->quirks.loop_iteration_cap / 4;
+}
+
+/* Elements one work-item walks when `length` elements are one group's range
+ * (a line along an axis, or the second pass over partials). */
+static uint64_t per_item(const kernel_shape *shape, uint64_t length) {
+  return shape->algorithm == CLGPU_ALGORITHM_CHUNKED ? length
+                                                     : clgpu__ceil_div_u64(length, shape->group);
+}
+
+/* A line of `length` elements is one group's range (reductions and scans
+ * along an axis). On a device with a loop cap, a line too long for one
+ * CHUNKED work-item makes an automatic choice TILED (the workspace does not
+ * depend on the shape along an axis); a line too long for the shape asked
+ * for is refused rather than computed wrong. */
+static clgpu_status fit_line(const clgpu_context *context, const char *who, uint64_t length,
+                             kernel_shape *shape) {
+  uint64_t limit = loop_limit(context);
+  if (!limit || per_item(shape, length) <= limit) return CLGPU_SUCCESS;
+  if (shape->automatic && shape->algorithm == CLGPU_ALGORITHM_CHUNKED) {
+    clgpu_call_options tiled = {0};
+    tiled.algorithm = CLGPU_ALGORITHM_TILED;
+    CLGPU__FORWARD_IF_ERROR(resolve_shape(context, &tiled, who, shape));
+    shape->automatic = 1;
+    if (per_item(shape, length) <= limit) return CLGPU_SUCCESS;
+  }
+  return clgpu__fail(CLGPU_UNSUPPORTED_FEATURE,
+                     "%s: a line of %llu elements along the axis would take one work-item %llu "
+                     "loop iterations with the %s shape, and this device (%s) silently leaves "
+                     "a work-item's loops after %llu (the quirks table's loop_iteration_cap)%s",
+                     who, (unsigned long long)length,
+                     (unsigned long long)per_item(shape, length),
+                     shape->algorithm == CLGPU_ALGORITHM_CHUNKED ? "CHUNKED" : "TILED",
+                     context->info.name,
+                     (unsigned long long)context->quirks.loop_iteration_cap,
+                     shape->algorithm == CLGPU_ALGORITHM_CHUNKED
+                         ? "; CLGPU_ALGORITHM_TILED or AUTO splits the line among a group"
+                         : "");
+}
+
 
 /* After CLGPU_SIZE_OVERFLOW from an "_upto" query: name the argument. */
 static void append_max_n(uint64_t max_n) {
@@ -82,6 +130,17 @@ static range_split split_range(const clgpu_context *context, const kernel_shape 
     most = 8 * units < TILED_CHUNKS_CAP ? 8 * units : TILED_CHUNKS_CAP;
   }
   if (most < 2) most = 2;
+  /* Under a loop cap, no work-item walks more than loop_limit elements:
+   * smaller and more pieces (the same for the size query and the call). */
+  uint64_t limit = loop_limit(context);
+  if (limit) {
+    uint64_t items = shape->algorithm == CLGPU_ALGORITHM_CHUNKED ? 1 : shape->group;
+    uint64_t per_group = limit * items / unit * unit;
+    if (per_group < unit) per_group = unit;
+    if (minimum > per_group) minimum = per_group;
+    uint64_t needed = clgpu__ceil_div_u64(n, per_group);
+    if (most < needed) most = needed;
+  }
   range_split result = {1, n, 0};
   if (n <= minimum) return result;
   /* Ceilings that cannot wrap, whatever n. n > minimum makes pieces at
@@ -95,6 +154,23 @@ static range_split split_range(const clgpu_context *context, const kernel_shape 
   result.chunk = chunk;
   result.reserved = pieces;
   return result;
+}
+
+/* A cut range's second pass walks its partials in one group. */
+static clgpu_status fit_partials(const clgpu_context *context, const char *who, uint64_t n,
+                                 const kernel_shape *shape, const range_split *split) {
+  uint64_t limit = loop_limit(context);
+  if (!limit || per_item(shape, split->reserved) <= limit) return CLGPU_SUCCESS;
+  return clgpu__fail(CLGPU_UNSUPPORTED_FEATURE,
+                     "%s: %llu elements cut into %llu ranges would take the second pass's "
+                     "work-items past %llu loop iterations, after which this device (%s) "
+                     "silently leaves a work-item's loops (the quirks table's "
+                     "loop_iteration_cap)%s",
+                     who, (unsigned long long)n, (unsigned long long)split->reserved,
+                     (unsigned long long)context->quirks.loop_iteration_cap, context->info.name,
+                     shape->algorithm == CLGPU_ALGORITHM_CHUNKED
+                         ? "; CLGPU_ALGORITHM_TILED takes more elements per range"
+                         : "");
 }
 
 /* ---- operators ---- */
@@ -750,6 +826,11 @@ static clgpu_status plan_reduce(clgpu_context *context, spec *taken, const clgpu
     plan->n = count;
     plan->rows_mode = plan->rows != 1;
     if (output) plan->output = lines;
+    if (plan->rows_mode) status = fit_line(context, who, plan->length, &plan->shape);
+    if (status != CLGPU_SUCCESS) {
+      spec_free(&plan->spec);
+      return status;
+    }
   }
   if (output) {
     status = clgpu__check_output_layout(output, who, "output");
@@ -770,7 +851,14 @@ static clgpu_status plan_reduce(clgpu_context *context, spec *taken, const clgpu
   plan->pack_input = plan->n > 0 && !clgpu_array_is_contiguous(&plan->input);
   plan->pack_output =
       output && plan->rows_mode && plan->rows > 0 && !clgpu_array_is_contiguous(&plan->output);
-  if (!plan->rows_mode) plan->split = split_range(context, &plan->shape, plan->n);
+  if (!plan->rows_mode) {
+    plan->split = split_range(context, &plan->shape, plan->n);
+    status = fit_partials(context, who, plan->n, &plan->shape, &plan->split);
+    if (status != CLGPU_SUCCESS) {
+      spec_free(&plan->spec);
+      return status;
+    }
+  }
   status = reduce_report(context, plan, who);
   if (status != CLGPU_SUCCESS) {
     clgpu__append_error(" (the input holds %llu elements)", (unsigned long long)plan->n);
@@ -1132,7 +1220,16 @@ static clgpu_status plan_scan(clgpu_context *context, spec *taken, const clgpu_a
   plan->stage_input = plan->n > 0 && (!clgpu_array_is_contiguous(&plan->input) ||
                                       (!same && clgpu_may_alias(input, output)));
   plan->pack_output = plan->n > 0 && !clgpu_array_is_contiguous(&plan->output);
-  if (!plan->rows_mode) plan->split = split_range(context, &plan->shape, plan->n);
+  if (plan->rows_mode) {
+    status = fit_line(context, who, plan->length, &plan->shape);
+  } else {
+    plan->split = split_range(context, &plan->shape, plan->n);
+    status = fit_partials(context, who, plan->n, &plan->shape, &plan->split);
+  }
+  if (status != CLGPU_SUCCESS) {
+    spec_free(&plan->spec);
+    return status;
+  }
   status = scan_report(context, plan, who);
   if (status != CLGPU_SUCCESS) {
     clgpu__append_error(" (the input holds %llu elements)", (unsigned long long)plan->n);
@@ -1415,6 +1512,7 @@ static clgpu_status plan_findall(clgpu_context *context, const clgpu_array *inpu
   plan->wide = indices->type == CLGPU_UINT64;
   plan->pack_input = n > 0 && !clgpu_array_is_contiguous(input);
   plan->split = split_range(context, &plan->shape, n);
+  CLGPU__FORWARD_IF_ERROR(fit_partials(context, who, n, &plan->shape, &plan->split));
   clgpu_status status = findall_report(context, plan, who);
   if (status != CLGPU_SUCCESS) {
     clgpu__append_error(" (the input holds %llu elements)", (unsigned long long)n);

@@ -1906,6 +1906,51 @@ static void run_axis_type(clgpu_context *context, clgpu_type type) {
   }
 }
 
+/* Whole arrays long enough that a CPU-shaped chunk per work-item would pass
+ * 65535 loop iterations on a device with a loop cap (llvmpipe: 32 chunks of
+ * 2.4M / 32 elements), in every shape: count_if over uint8 against the
+ * host's count. On Oclgrind (no cap, and slow) a 100003-element array. */
+int test_on_oclgrind(const clgpu_context *context); /* views.h, whose other names clash here */
+
+static void long_ranges_in_every_shape(void **state) {
+  (void)state;
+  clgpu_context *context = shared_context;
+  const size_t n = test_on_oclgrind(context) ? 100003 : 2400017;
+  uint8_t *values = malloc(n);
+  assert_non_null(values);
+  test_generate(values, n, TEST_UINT8, TEST_UNIFORM, test_case_seed("long ranges"), 0);
+  uint64_t expected = 0;
+  for (size_t i = 0; i < n; i++) expected += values[i] < 100;
+  test_guarded input = test_guarded_create(context, n, values);
+  test_guarded output = test_guarded_create(context, sizeof(uint64_t), NULL);
+  clgpu_array input_view, output_view;
+  assert_status(clgpu_array_1d(input.buffer, input.offset, CLGPU_UINT8, n, &input_view),
+                CLGPU_SUCCESS);
+  assert_status(clgpu_array_1d(output.buffer, output.offset, CLGPU_UINT64, 1, &output_view),
+                CLGPU_SUCCESS);
+  const clgpu_algorithm shapes[] = {CLGPU_ALGORITHM_AUTO, CLGPU_ALGORITHM_TILED,
+                                    CLGPU_ALGORITHM_CHUNKED};
+  for (size_t s = 0; s < 3; s++) {
+    clgpu_call_options options = {shapes[s], NULL};
+    clgpu_status status =
+        clgpu_count_if(context, &input_view, "x < 100", &output_view, &options, 0, NULL, NULL);
+    if (status != CLGPU_SUCCESS) {
+      fail_msg("count_if over %zu uint8, algorithm %d: %s: %s", n, (int)shapes[s],
+               clgpu_status_name(status), clgpu_last_error());
+    }
+    uint64_t actual = 0;
+    test_guarded_read(context, &output, &actual);
+    if (actual != expected) {
+      fail_msg("count_if over %zu uint8, algorithm %d: %llu, the host counts %llu", n,
+               (int)shapes[s], (unsigned long long)actual, (unsigned long long)expected);
+    }
+  }
+  test_guarded_check(context, &output, "count_if over a long range");
+  test_guarded_release(&output);
+  test_guarded_release(&input);
+  free(values);
+}
+
 static void along_an_axis(void **state) {
   (void)state;
   clgpu_context *context = open_context();
@@ -3336,6 +3381,7 @@ int main(void) {
       cmocka_unit_test(float_sums_are_deterministic),
       cmocka_unit_test(auto_algorithm),
       cmocka_unit_test(along_an_axis),
+      cmocka_unit_test(long_ranges_in_every_shape),
       cmocka_unit_test(initial_is_combined_once),
       cmocka_unit_test(reduce_read_results),
       cmocka_unit_test(count_if_results),

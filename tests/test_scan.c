@@ -1368,6 +1368,62 @@ static void waits_for_its_wait_list(void **state) {
 
 /* Without an event out the scan still runs; with one, the event completes
  * (call_scan checks it for every other case). */
+/* Lines longer than 65535 elements along an axis, in every shape: a device
+ * that silently leaves a work-item's loops after so many iterations (Mesa's
+ * llvmpipe, docs/quirks.md) once lost everything past element 65535 of a
+ * CHUNKED line. AUTO and TILED must be right everywhere; CHUNKED is right,
+ * or refused with CLGPU_UNSUPPORTED_FEATURE naming the cap and changing
+ * nothing. MIN of a descending sequence: every output is its own input. */
+static void long_lines_along_an_axis(void **state) {
+  (void)state;
+  clgpu_context *context = shared_context;
+  const size_t rows = 2, length = 70001, n = rows * length;
+  int32_t *values = test_allocate(n, TEST_INT32);
+  for (size_t i = 0; i < n; i++) values[i] = (int32_t)(1000000 - (int64_t)i);
+  const clgpu_algorithm shapes[] = {CLGPU_ALGORITHM_AUTO, CLGPU_ALGORITHM_TILED,
+                                    CLGPU_ALGORITHM_CHUNKED};
+  const char *names[] = {"AUTO", "TILED", "CHUNKED"};
+  for (size_t s = 0; s < 3; s++) {
+    test_guarded input = test_guarded_create(context, n * sizeof(int32_t), values);
+    test_guarded output = test_guarded_create(context, n * sizeof(int32_t), NULL);
+    int32_t *before = test_allocate(n, TEST_INT32), *actual = test_allocate(n, TEST_INT32);
+    test_guarded_read(context, &output, before);
+    size_t shape[2] = {rows, length};
+    clgpu_array input_view, output_view;
+    assert_status(clgpu_array_nd(input.buffer, input.offset, CLGPU_INT32, 2, shape,
+                                 CLGPU_ROW_MAJOR, &input_view),
+                  CLGPU_SUCCESS);
+    assert_status(clgpu_array_nd(output.buffer, output.offset, CLGPU_INT32, 2, shape,
+                                 CLGPU_ROW_MAJOR, &output_view),
+                  CLGPU_SUCCESS);
+    clgpu_scan_op op = scan_op(OP_MIN, 0);
+    clgpu_call_options options = {shapes[s], NULL};
+    clgpu_status status =
+        clgpu_scan(context, &op, &input_view, 1, &output_view, &options, 0, NULL, NULL);
+    assert_int_equal(clFinish(clgpu_context_queue(context)), CL_SUCCESS);
+    test_guarded_read(context, &output, actual);
+    char what[96];
+    snprintf(what, sizeof what, "scan MIN along lines of %zu, %s", length, names[s]);
+    if (status == CLGPU_UNSUPPORTED_FEATURE && shapes[s] == CLGPU_ALGORITHM_CHUNKED) {
+      printf("# %s refused: %s\n", what, clgpu_last_error());
+      assert_non_null(strstr(clgpu_last_error(), "loop_iteration_cap"));
+      assert_memory_equal(actual, before, n * sizeof(int32_t));
+    } else {
+      if (status != CLGPU_SUCCESS) {
+        fail_msg("%s: %s: %s", what, clgpu_status_name(status), clgpu_last_error());
+      }
+      test_case tc = test_make_case(what, n, TEST_INT32, TEST_UNIFORM, 0);
+      assert_same(actual, values, n, TEST_INT32, 0, &tc);
+    }
+    test_guarded_check(context, &output, what);
+    free(actual);
+    free(before);
+    test_guarded_release(&output);
+    test_guarded_release(&input);
+  }
+  free(values);
+}
+
 static void without_an_event(void **state) {
   (void)state;
   clgpu_context *context = shared_context;
@@ -2026,6 +2082,7 @@ int main(void) {
       cmocka_unit_test(auto_algorithm),
       cmocka_unit_test(waits_for_its_wait_list),
       cmocka_unit_test(without_an_event),
+      cmocka_unit_test(long_lines_along_an_axis),
       cmocka_unit_test(with_a_workspace),
       cmocka_unit_test(misuse_is_refused),
       cmocka_unit_test(hostile_expressions),

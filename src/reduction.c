@@ -81,7 +81,12 @@ static uint64_t per_item(const kernel_shape *shape, uint64_t length) {
  * for is refused rather than computed wrong. */
 static clgpu_status fit_line(const clgpu_context *context, const char *who, uint64_t length,
                              kernel_shape *shape) {
-  uint64_t limit = loop_limit(context);
+  /* Half the cap: a line is walked by one loop (an element per iteration,
+   * fewer where 16-wide vectors apply), so it needs less margin than the
+   * ranges, whose plan can simply be cut finer. Lines of 16411 elements
+   * run right in every shape on llvmpipe (test_scan along_axes); 70000 did
+   * not. */
+  uint64_t limit = context->quirks.loop_iteration_cap / 2;
   if (!limit || per_item(shape, length) <= limit) return CLGPU_SUCCESS;
   if (shape->automatic && shape->algorithm == CLGPU_ALGORITHM_CHUNKED) {
     clgpu_call_options tiled = {0};

@@ -17,6 +17,12 @@
  * the scatter), and one kernel at the end moves the keys back when they
  * ended in the alternate buffer.
  *
+ * A device whose loops stop after a number of iterations per work-item
+ * (quirks.c's loop_iteration_cap: llvmpipe) gets plans that stay below it
+ * (plan_loops bounds each kernel): shorter CHUNKED chunks and merge runs,
+ * more work-items, the digit-count scan in a group of its own; a sort that
+ * cannot is refused with CLGPU_UNSUPPORTED_FEATURE.
+ *
  * Merge sort. Blocks of MERGE_BLOCK keys are sorted by insertion, then runs
  * are merged in pairs, each work-item producing an equal share of the
  * output found by a merge-path search. CHUNKED: each work-item first merges
@@ -340,7 +346,6 @@ static clgpu_status lay_out(const clgpu_context *context, sort_plan *plan, const
   uint64_t units = context->info.compute_units > 0 ? context->info.compute_units : 1;
   unsigned bits = plan->end_bit - plan->begin_bit;
   uint64_t cap = context->quirks.loop_iteration_cap;
-  plan->scan_group = plan->group;
   if (plan->algorithm == CLGPU_ALGORITHM_RADIX) {
     unsigned widest = CHUNKED_DIGIT_MAX;
     if (plan->shape == CLGPU_ALGORITHM_TILED) {
@@ -348,6 +353,7 @@ static clgpu_status lay_out(const clgpu_context *context, sort_plan *plan, const
       while (plan->group > 32 && tiled_radix_local(plan->group, 4) > local) plan->group /= 2;
       widest = tiled_radix_local(plan->group, 5) <= local ? 5 : 4;
     }
+    plan->scan_group = plan->group;
     plan->passes = (bits + widest - 1) / widest;
     plan->digit_bits = (bits + plan->passes - 1) / plan->passes;
     if (plan->shape == CLGPU_ALGORITHM_CHUNKED) {
@@ -419,15 +425,14 @@ static clgpu_status lay_out(const clgpu_context *context, sort_plan *plan, const
     unsigned writes = 1 + plan->inner + plan->merge_passes;
     plan->first_to = writes % 2 == 0 ? 1 : 0;
   }
-  CLGPU__RETURN_ERROR_IF(cap && n > 1 && plan_loops(plan) > cap, CLGPU_UNSUPPORTED_FEATURE,
-                         "%s: sorting %llu keys (%s, %s) needs a work-item to run %llu loop "
-                         "iterations, and %s leaves a work-item's loops after %llu (the "
-                         "quirks table's loop_iteration_cap), which would give wrong keys",
-                         who, (unsigned long long)n,
-                         plan->algorithm == CLGPU_ALGORITHM_RADIX ? "radix" : "merge",
-                         plan->shape == CLGPU_ALGORITHM_TILED ? "tiled" : "chunked",
-                         (unsigned long long)plan_loops(plan), context->info.name,
-                         (unsigned long long)cap);
+  CLGPU__RETURN_ERROR_IF(
+      cap && n > 1 && plan_loops(plan) > cap, CLGPU_UNSUPPORTED_FEATURE,
+      "%s: sorting %llu keys (%s, %s) needs a work-item to run %llu loop "
+      "iterations, and %s leaves a work-item's loops after %llu (the "
+      "quirks table's loop_iteration_cap), which would give wrong keys",
+      who, (unsigned long long)n, plan->algorithm == CLGPU_ALGORITHM_RADIX ? "radix" : "merge",
+      plan->shape == CLGPU_ALGORITHM_TILED ? "tiled" : "chunked",
+      (unsigned long long)plan_loops(plan), context->info.name, (unsigned long long)cap);
 
   clgpu_workspace_size *report = &plan->report;
   clgpu__report_init(report);

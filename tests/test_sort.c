@@ -29,7 +29,8 @@
  * permutation; gather; workspaces (reports, the buffers sort.h lists, exact
  * and wrapped ones with no allocation, every refusal, _upto); misuse tables
  * for the sorts and for gather; events and user events; n = 0 and 1;
- * unaligned values; AUTO.
+ * unaligned values; AUTO; a work-item's loop iteration cap (llvmpipe's, a
+ * one-item copy kernel against the host, then sorts past it).
  *
  * Coverage is rotated rather than multiplied out: each key type meets
  * every distribution, spread over the combinations of algorithm (RADIX,
@@ -2985,6 +2986,114 @@ static int record_precedes(const void *context, size_t a, size_t b) {
   return xa < xb;
 }
 
+/* ---- a work-item's loop iterations ---- */
+
+/* Mesa's llvmpipe counts the loop iterations of a work-item in one counter
+ * for the whole kernel and leaves every loop once it reaches 65535
+ * (gallivm's LP_MAX_TGSI_LOOP_ITERATIONS), silently; the CHUNKED sorts walk
+ * up to n keys in one work-item, so there they came out wrong (quirks.c's
+ * QUIRK_LOOP_ITERATION_CAP row, which src/sort.c plans around). The kernel
+ * below is the minimal case: one work-item copies n elements in one loop. */
+#define LOOP_CAP_LLVMPIPE 65535u
+
+static const char loop_source[] =
+    "__kernel void copy_in_one_loop(__global const uint *in, __global uint *out, ulong n) {\n"
+    "  for (ulong i = 0; i < n; i++) out[i] = in[i];\n"
+    "}\n";
+
+/* How many leading elements one work-item copied of n (n when all). */
+static size_t one_item_copies(size_t n) {
+  clgpu_program *program = NULL;
+  assert_status(clgpu_program_get(shared_context, loop_source, NULL, 0, NULL, &program),
+                CLGPU_SUCCESS);
+  cl_kernel kernel = NULL;
+  assert_status(clgpu_kernel_acquire(program, "copy_in_one_loop", &kernel), CLGPU_SUCCESS);
+  cl_context cl = clgpu_context_cl_context(shared_context);
+  cl_command_queue queue = clgpu_context_queue(shared_context);
+  uint32_t *in = malloc(n * sizeof *in), *out = malloc(n * sizeof *out);
+  assert_non_null(in);
+  assert_non_null(out);
+  for (size_t i = 0; i < n; i++) {
+    in[i] = (uint32_t)(i * 2654435761u) | 1u;
+    out[i] = 0;
+  }
+  cl_int err = CL_SUCCESS;
+  cl_mem source = clCreateBuffer(cl, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, n * 4, in, &err);
+  assert_int_equal(err, CL_SUCCESS);
+  cl_mem destination =
+      clCreateBuffer(cl, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, n * 4, out, &err);
+  assert_int_equal(err, CL_SUCCESS);
+  cl_ulong count = n;
+  assert_int_equal(clSetKernelArg(kernel, 0, sizeof source, &source), CL_SUCCESS);
+  assert_int_equal(clSetKernelArg(kernel, 1, sizeof destination, &destination), CL_SUCCESS);
+  assert_int_equal(clSetKernelArg(kernel, 2, sizeof count, &count), CL_SUCCESS);
+  size_t one = 1;
+  assert_int_equal(clEnqueueNDRangeKernel(queue, kernel, 1, NULL, &one, &one, 0, NULL, NULL),
+                   CL_SUCCESS);
+  assert_int_equal(clEnqueueReadBuffer(queue, destination, CL_TRUE, 0, n * 4, out, 0, NULL, NULL),
+                   CL_SUCCESS);
+  cl_mem none = NULL;
+  clSetKernelArg(kernel, 0, sizeof none, &none);
+  clSetKernelArg(kernel, 1, sizeof none, &none);
+  clgpu_kernel_release(program, kernel);
+  clReleaseMemObject(source);
+  clReleaseMemObject(destination);
+  size_t copied = 0;
+  while (copied < n && out[copied] == in[copied]) copied++;
+  /* What was not copied is as it was (0: every in[i] is odd). */
+  for (size_t i = copied; i < n; i++) {
+    if (out[i] != 0) {
+      fail_msg(
+          "one work-item's copy of %zu elements: element %zu was written (%08x, expected "
+          "%08x) after element %zu was not",
+          n, i, (unsigned)out[i], (unsigned)in[i], copied);
+    }
+  }
+  free(in);
+  free(out);
+  return copied;
+}
+
+static void loop_iteration_cap(void **state) {
+  (void)state;
+  if (oclgrind) {
+    /* Oclgrind would take minutes over the 2^17 iterations and is no
+     * device with a cap; every other device runs this. */
+    printf("# loop iteration cap: not run on Oclgrind (2^17 iterations of one work-item)\n");
+    return;
+  }
+  const clgpu_device_info *info = clgpu_context_device_info(shared_context);
+  size_t n = 2 * 65536 + 5;
+  size_t copied = one_item_copies(n);
+  int llvmpipe = strstr(info->name, "llvmpipe") != NULL;
+  if (copied == n) {
+    printf("# one work-item ran %zu loop iterations: no loop cap on %s\n", n, info->name);
+    /* The quirks table's row matches llvmpipe: it would be a stale row. */
+    if (llvmpipe) fail_msg("%s has no loop cap: quirks.c's llvmpipe row is stale", info->name);
+  } else {
+    printf("# one work-item's loop of %zu iterations stopped after %zu on %s\n", n, copied,
+           info->name);
+    if (copied != LOOP_CAP_LLVMPIPE || !llvmpipe) {
+      fail_msg(
+          "%s leaves a work-item's loops after %zu iterations; quirks.c's "
+          "QUIRK_LOOP_ITERATION_CAP rows cover llvmpipe's %u only",
+          info->name, copied, LOOP_CAP_LLVMPIPE);
+    }
+  }
+  /* Sorts whose CHUNKED plans walked more keys per work-item than that:
+   * the single-item radix sort at its largest n (all passes and the copy
+   * back in one item), and both algorithms at n past 2^17 in both shapes. */
+  sort_case c = base_case(KEY_UINT32, 16384, CLGPU_ALGORITHM_RADIX, CLGPU_ALGORITHM_CHUNKED);
+  c.what = "loop cap";
+  run_sort_case(&c);
+  for (size_t m = 0; m < 4; m++) {
+    c = base_case(KEY_UINT32, n, both_algorithms[m % 2], both_shapes[m / 2]);
+    c.what = "loop cap";
+    c.index_values = 1;
+    run_sort_case(&c);
+  }
+}
+
 /* With the device's sizes the same keys sort: float3 with key_size 16 and
  * a padded struct from declarations with key_size 8, against the host's
  * stable sort by x. Only the bytes the type defines are compared (x, y, z
@@ -3114,6 +3223,7 @@ int main(void) {
       cmocka_unit_test(auto_algorithm),
       cmocka_unit_test(custom_key_size_must_be_the_devices),
       cmocka_unit_test(custom_key_size_right_sorts),
+      cmocka_unit_test(loop_iteration_cap),
   };
   return cmocka_run_group_tests(tests, group_setup, group_teardown);
 }

@@ -425,15 +425,6 @@ static clgpu_status lay_out(const clgpu_context *context, sort_plan *plan, const
     unsigned writes = 1 + plan->inner + plan->merge_passes;
     plan->first_to = writes % 2 == 0 ? 1 : 0;
   }
-  CLGPU__RETURN_ERROR_IF(
-      cap && n > 1 && plan_loops(plan) > cap, CLGPU_UNSUPPORTED_FEATURE,
-      "%s: sorting %llu keys (%s, %s) needs a work-item to run %llu loop "
-      "iterations, and %s leaves a work-item's loops after %llu (the "
-      "quirks table's loop_iteration_cap), which would give wrong keys",
-      who, (unsigned long long)n, plan->algorithm == CLGPU_ALGORITHM_RADIX ? "radix" : "merge",
-      plan->shape == CLGPU_ALGORITHM_TILED ? "tiled" : "chunked",
-      (unsigned long long)plan_loops(plan), context->info.name, (unsigned long long)cap);
-
   clgpu_workspace_size *report = &plan->report;
   clgpu__report_init(report);
   unsigned part = clgpu__report_part(report, CLGPU_OPERATION_SORT, plan->algorithm, -1);
@@ -462,7 +453,18 @@ static clgpu_status lay_out(const clgpu_context *context, sort_plan *plan, const
   clgpu__report_buffer(report, part, "values_alternate", CLGPU_UINT8, moves ? value_count : 0);
   clgpu__report_buffer(report, part, "counts", CLGPU_UINT64, counts);
   clgpu__report_buffer(report, part, "pass_state", CLGPU_UINT32, multi ? plan->passes + 1 : 0);
-  return clgpu__report_finish(report, context, who);
+  /* Sizes first: a count 64 bits cannot hold is CLGPU_SIZE_OVERFLOW on
+   * every device; then the device's loop cap. */
+  CLGPU__FORWARD_IF_ERROR(clgpu__report_finish(report, context, who));
+  CLGPU__RETURN_ERROR_IF(
+      cap && n > 1 && plan_loops(plan) > cap, CLGPU_UNSUPPORTED_FEATURE,
+      "%s: sorting %llu keys (%s, %s) needs a work-item to run %llu loop "
+      "iterations, and %s leaves a work-item's loops after %llu (the "
+      "quirks table's loop_iteration_cap), which would give wrong keys",
+      who, (unsigned long long)n, plan->algorithm == CLGPU_ALGORITHM_RADIX ? "radix" : "merge",
+      plan->shape == CLGPU_ALGORITHM_TILED ? "tiled" : "chunked",
+      (unsigned long long)plan_loops(plan), context->info.name, (unsigned long long)cap);
+  return CLGPU_SUCCESS;
 }
 
 /* Keys: a 1-D view of a built-in type or of custom keys. */

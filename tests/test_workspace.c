@@ -2550,6 +2550,17 @@ static void unrepresentable_sizes_are_refused(void **state) {
         }
         continue;
       }
+      if (status == CLGPU_UNSUPPORTED_FEATURE &&
+          strstr(clgpu_last_error(), "loop_iteration_cap") != NULL) {
+        /* A device that leaves a work-item's loops after a fixed count
+         * (llvmpipe, docs/quirks.md) cannot sort this many keys in this
+         * shape: the query refuses as the call would, and writes nothing. */
+        printf("# %s: refused on this device: %s\n", what, clgpu_last_error());
+        if (memcmp(&report, &untouched, sizeof report) != 0) {
+          fail_msg("%s: a refused query wrote its out argument", what);
+        }
+        continue;
+      }
       if (status != CLGPU_SUCCESS) {
         fail_msg("%s: %s, expected a report; detail: %s", what, clgpu_status_name(status),
                  clgpu_last_error());
@@ -2586,9 +2597,17 @@ static void unrepresentable_sizes_are_refused(void **state) {
     memset(&op, 0, sizeof op);
     op.kind = CLGPU_REDUCE_SUM;
     clgpu_workspace_size report;
-    assert_status(clgpu_reduce_workspace_size(shared_context, &op, &input, CLGPU_ALL_AXES, &output,
-                                              &options, &report),
-                  CLGPU_SUCCESS);
+    clgpu_status status = clgpu_reduce_workspace_size(shared_context, &op, &input, CLGPU_ALL_AXES,
+                                                      &output, &options, &report);
+    if (status == CLGPU_UNSUPPORTED_FEATURE &&
+        strstr(clgpu_last_error(), "loop_iteration_cap") != NULL) {
+      /* A device with a loop cap (llvmpipe, docs/quirks.md): 2^60 elements
+       * need more ranges than one second-pass work-item may walk. */
+      printf("# reduce over 2^60 - 1 broadcast longs refused on this device: %s\n",
+             clgpu_last_error());
+      continue;
+    }
+    assert_status(status, CLGPU_SUCCESS);
     expect_exact_report(&report, "reduce over 2^60 - 1 broadcast longs");
     assert_true(report.total_bytes >= (TWO_TO(60) - 1) * 8);
     assert_status(clgpu_findall_workspace_size(shared_context, &input, NULL, &indices, NULL,

@@ -96,4 +96,8 @@ typedef struct bench_plan_entry {
  * host memory (printed). */
 int bench_run_plan(int argc, char **argv, bench_plan_entry **entries, size_t *count);
 
+/* Remove `path` and everything under it (a folder clgpu-bench made), without
+ * following links (clgpu_bench.c). */
+void bench_remove_tree(const char *path);
+
 #endif

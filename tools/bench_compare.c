@@ -656,32 +656,6 @@ static void measure_entries(const compare_run *run, device_column *col, const si
   child_result_free(&r);
 }
 
-/* Remove `path` and what is under it (a folder this subcommand made),
- * without following links. */
-static void remove_folder(const char *path) {
-  struct stat st;
-  if (lstat(path, &st) != 0) return;
-  if (!S_ISDIR(st.st_mode)) {
-    unlink(path);
-    return;
-  }
-  DIR *dir = opendir(path);
-  if (dir) {
-    struct dirent *entry;
-    while ((entry = readdir(dir)) != NULL) {
-      if (strcmp(entry->d_name, ".") == 0 || strcmp(entry->d_name, "..") == 0) continue;
-      size_t size = strlen(path) + strlen(entry->d_name) + 2;
-      char *inner = malloc(size);
-      if (!inner) continue;
-      snprintf(inner, size, "%s/%s", path, entry->d_name);
-      remove_folder(inner);
-      free(inner);
-    }
-    closedir(dir);
-  }
-  rmdir(path);
-}
-
 /* The first call of fill.cl's iota on the device: `clgpu-bench first-call`
  * in a child, with clgpu's disk cache and POCL_CACHE_DIR in empty folders. */
 static void measure_first_call(const compare_run *run, device_column *col) {
@@ -739,7 +713,7 @@ static void measure_first_call(const compare_run *run, device_column *col) {
       }
       child_result_free(&r);
     }
-    remove_folder(folder);
+    bench_remove_tree(folder);
   }
   free(folder);
   free(clgpu_dir);

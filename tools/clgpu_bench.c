@@ -4027,7 +4027,7 @@ static int command_first_call_child(int argc, char **argv) {
 
 /* Remove `path` and everything under it (a folder this run made), without
  * following links. */
-static void remove_tree(const char *path) {
+void bench_remove_tree(const char *path) {
   struct stat st;
   if (lstat(path, &st) != 0) return;
   if (!S_ISDIR(st.st_mode)) {
@@ -4043,7 +4043,7 @@ static void remove_tree(const char *path) {
       char *inner = malloc(size);
       if (!inner) continue;
       snprintf(inner, size, "%s/%s", path, entry->d_name);
-      remove_tree(inner);
+      bench_remove_tree(inner);
       free(inner);
     }
     closedir(dir);
@@ -4240,7 +4240,7 @@ static int measure_first_call(const run_options *o, first_call *fc, const char *
   if (made) {
     clgpu_disk_cache_clear(clgpu_dir, NULL);
     rmdir(clgpu_dir);
-    remove_tree(pocl_dir);
+    bench_remove_tree(pocl_dir);
     if (rmdir(folder) != 0) {
       bench_progress_clear();
       fprintf(stderr, "clgpu-bench run: note: cannot remove %s: %s\n", folder, strerror(errno));

@@ -93,7 +93,12 @@ CLGPU_API clgpu_status clgpu_kernel_source(const char *name, char **source, size
  * separated by other whitespace than spaces), CLGPU_FORBIDDEN_BUILD_OPTION,
  * CLGPU_CL_BUILD_PROGRAM_FAILURE (clgpu_last_error() holds the options and the
  * compiler's log), and OpenCL's codes. A failed build is not cached: the next
- * request builds again. */
+ * request builds again.
+ *
+ * Your own kernels run as the device runs them: on Mesa's llvmpipe (rusticl)
+ * a work-item silently leaves every loop once it has run 65535 iterations in
+ * all, so keep each work-item's loops below that there (docs/quirks.md).
+ * clgpu's own kernels plan around it. */
 CLGPU_API clgpu_status clgpu_program_get(clgpu_context *context, const char *source,
                                          const clgpu_define *defines, size_t num_defines,
                                          const char *options, clgpu_program **out);

@@ -1091,9 +1091,11 @@ static clgpu_status strided_launch_shape(const clgpu_context *context, cl_kernel
    * element each, at worst) and a few more: on a device that leaves loops
    * after a count of iterations (quirk loop_iteration_cap: llvmpipe) the
    * chunk stays below half of it. */
+  if (forced_chunk) *chunk = forced_chunk;
+  /* After CLGPU_COPY_CHUNK too: a forced chunk past the cap would stop
+   * early and leave elements unwritten. */
   cl_ulong cap = context->quirks.loop_iteration_cap;
   if (cap > 128 && *chunk > (cap - 64) / 2) *chunk = (cap - 64) / 2;
-  if (forced_chunk) *chunk = forced_chunk;
   cl_ulong items = (count + *chunk - 1) / *chunk;
   *global = (size_t)((items + *local - 1) / *local * *local);
   return CLGPU_SUCCESS;

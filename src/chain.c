@@ -65,16 +65,6 @@ clgpu_status clgpu__chain_kernel(clgpu_context *context, clgpu__chain *chain, cl
   return CLGPU_SUCCESS;
 }
 
-clgpu_status clgpu__chain_copy(clgpu_context *context, clgpu__chain *chain,
-                               const clgpu_array *destination, const clgpu_array *source) {
-  cl_event made = NULL;
-  clgpu_status status = clgpu_copy(context, destination, source, clgpu__chain_wait_count(chain),
-                                   clgpu__chain_wait_list(chain), &made);
-  if (status != CLGPU_SUCCESS) return status;
-  clgpu__chain_push(chain, made);
-  return CLGPU_SUCCESS;
-}
-
 clgpu_status clgpu__chain_end(clgpu_context *context, clgpu__chain *chain, cl_event *event) {
   if (!event) {
     clgpu__chain_abandon(chain);

@@ -149,17 +149,19 @@ static clgpu_status enqueue_nothing(clgpu_context *context, cl_uint num_events,
   return clgpu__chain_end(context, &chain, event);
 }
 
-clgpu_status clgpu_copy(clgpu_context *context, const clgpu_array *destination,
-                        const clgpu_array *source, cl_uint num_events, const cl_event *wait_list,
-                        cl_event *event) {
-  CLGPU__FORWARD_IF_ERROR(check_arguments(context, destination, source, num_events, wait_list));
+/* The copy of views known to be good (checked by clgpu_copy, or made by the
+ * operation that stages them): nothing, one buffer copy, or the built-in
+ * elementwise copy. `who` names the operation in a failure's message. */
+static clgpu_status copy_views(clgpu_context *context, const clgpu_array *destination,
+                               const clgpu_array *source, cl_uint num_events,
+                               const cl_event *wait_list, cl_event *event, const char *who) {
   size_t count = clgpu_array_count(destination);
   if (count == 0 || clgpu_array_same(destination, source)) {
     return enqueue_nothing(context, num_events, wait_list, event);
   }
   if (!clgpu_array_is_contiguous(destination) || !clgpu_array_is_contiguous(source) ||
       clgpu_may_alias(destination, source)) {
-    return clgpu__copy_elementwise(context, destination, source, num_events, wait_list, event);
+    return clgpu__copy_elementwise(context, destination, source, num_events, wait_list, event, who);
   }
   size_t element_size = clgpu_type_size(destination->type);
   cl_mem destination_root = NULL, source_root = NULL;
@@ -167,18 +169,41 @@ clgpu_status clgpu_copy(clgpu_context *context, const clgpu_array *destination,
   clgpu_status status = clgpu__array_root(destination, &destination_root, &destination_offset);
   if (status == CLGPU_SUCCESS) status = clgpu__array_root(source, &source_root, &source_offset);
   if (status != CLGPU_SUCCESS) {
-    clgpu__append_error(" (clgpu_copy)");
+    clgpu__append_error(" (%s)", who);
     return status;
   }
   cl_event made = NULL;
-  cl_int err = clgpu__fault_hit(CLGPU__FAULT_ENQUEUE)
-                   ? CLGPU__INJECTED_STATUS
-                   : clEnqueueCopyBuffer(context->queue, source_root, destination_root,
-                                         (size_t)source_offset * element_size,
-                                         (size_t)destination_offset * element_size,
-                                         count * element_size, num_events, wait_list,
-                                         event ? &made : NULL);
-  if (err != CL_SUCCESS) return clgpu__fail_cl(err, "clEnqueueCopyBuffer (in clgpu_copy)");
+  cl_int err =
+      clgpu__fault_hit(CLGPU__FAULT_ENQUEUE)
+          ? CLGPU__INJECTED_STATUS
+          : clEnqueueCopyBuffer(context->queue, source_root, destination_root,
+                                (size_t)source_offset * element_size,
+                                (size_t)destination_offset * element_size, count * element_size,
+                                num_events, wait_list, event ? &made : NULL);
+  if (err != CL_SUCCESS) {
+    char what[96];
+    snprintf(what, sizeof what, "clEnqueueCopyBuffer (in %s)", who);
+    return clgpu__fail_cl(err, what);
+  }
   if (event) *event = made;
+  return CLGPU_SUCCESS;
+}
+
+clgpu_status clgpu_copy(clgpu_context *context, const clgpu_array *destination,
+                        const clgpu_array *source, cl_uint num_events, const cl_event *wait_list,
+                        cl_event *event) {
+  CLGPU__FORWARD_IF_ERROR(check_arguments(context, destination, source, num_events, wait_list));
+  return copy_views(context, destination, source, num_events, wait_list, event, "clgpu_copy");
+}
+
+clgpu_status clgpu__chain_copy(clgpu_context *context, clgpu__chain *chain,
+                               const clgpu_array *destination, const clgpu_array *source,
+                               const char *who) {
+  cl_event made = NULL;
+  CLGPU__FORWARD_IF_ERROR(copy_views(context, destination, source, clgpu__chain_wait_count(chain),
+                                     clgpu__chain_wait_list(chain), &made, who));
+  /* A copy of nothing leaves no event (copy_views makes a marker only when
+   * asked for one, which the chain always does). */
+  clgpu__chain_push(chain, made);
   return CLGPU_SUCCESS;
 }

@@ -1235,7 +1235,7 @@ clgpu_status clgpu_elementwise_run(clgpu_elementwise *kernel,
   clgpu__chain chain;
   clgpu__chain_begin(&chain, num_events, wait_list);
   for (unsigned k = 0; k < kernel->num_arrays && status == CLGPU_SUCCESS; k++) {
-    if (temporaries[k]) status = clgpu__chain_copy(context, &chain, &staged[k], views[k]);
+    if (temporaries[k]) status = clgpu__chain_copy(context, &chain, &staged[k], views[k], run_name);
   }
   if (status == CLGPU_SUCCESS) {
     status = clgpu__chain_kernel(context, &chain, cl, global, local,

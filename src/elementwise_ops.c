@@ -116,7 +116,8 @@ clgpu_status clgpu__fill_strided(clgpu_context *context, const clgpu_array *dest
 
 clgpu_status clgpu__copy_elementwise(clgpu_context *context, const clgpu_array *destination,
                                      const clgpu_array *source, cl_uint num_events,
-                                     const cl_event *wait_list, cl_event *event) {
+                                     const cl_event *wait_list, cl_event *event,
+                                     const char *who) {
   clgpu_type bits = unsigned_of(clgpu_type_size(destination->type));
   clgpu_array to, from;
   CLGPU__FORWARD_IF_ERROR(clgpu_array_reinterpret(destination, bits, &to));
@@ -127,7 +128,7 @@ clgpu_status clgpu__copy_elementwise(clgpu_context *context, const clgpu_array *
   clgpu_elementwise *kernel = NULL;
   CLGPU__FORWARD_IF_ERROR(builtin(context, key, 2, args, "y = x", &kernel));
   const clgpu_elementwise_value values[] = {{&to, NULL}, {&from, NULL}};
-  return run_builtin(kernel, values, num_events, wait_list, event, "clgpu_copy");
+  return run_builtin(kernel, values, num_events, wait_list, event, who);
 }
 
 /* ---- convert ---- */

@@ -233,9 +233,6 @@ void clgpu__chain_push(clgpu__chain *chain, cl_event event);
 /* Enqueue a kernel as the chain's next command (a fault point). */
 clgpu_status clgpu__chain_kernel(clgpu_context *context, clgpu__chain *chain, cl_kernel kernel,
                                  size_t global, size_t local, const char *what);
-/* Copy views as the chain's next command. */
-clgpu_status clgpu__chain_copy(clgpu_context *context, clgpu__chain *chain,
-                               const clgpu_array *destination, const clgpu_array *source);
 /* Hand the last event to the caller (a marker when nothing was enqueued
  * and an event is wanted), or release it. */
 clgpu_status clgpu__chain_end(clgpu_context *context, clgpu__chain *chain, cl_event *event);
@@ -389,7 +386,15 @@ void clgpu__builtins_destroy(clgpu_context *context);
  * arguments. */
 clgpu_status clgpu__copy_elementwise(clgpu_context *context, const clgpu_array *destination,
                                      const clgpu_array *source, cl_uint num_events,
-                                     const cl_event *wait_list, cl_event *event);
+                                     const cl_event *wait_list, cl_event *event,
+                                     const char *who);
+
+/* Copy views as the chain's next command (copy.c): an operation's own
+ * staging, over views it made or checked, so no argument is checked again;
+ * a failure names `who`, the operation that staged. */
+clgpu_status clgpu__chain_copy(clgpu_context *context, clgpu__chain *chain,
+                               const clgpu_array *destination, const clgpu_array *source,
+                               const char *who);
 
 /* clgpu_fill over a layout clEnqueueFillBuffer cannot express: the
  * context's built-in fill kernel over the view seen as unsigned integers of

@@ -888,7 +888,8 @@ static clgpu_status run_sort(clgpu_context *context, const sort_plan *plan, cons
       clgpu_array from = *keys;
       if (!plan->builtin)
         status = clgpu_array_1d(keys->buffer, keys->offset, CLGPU_UINT8, (size_t)key_count, &from);
-      if (status == CLGPU_SUCCESS) status = clgpu__chain_copy(context, &chain, &staged_keys, &from);
+      if (status == CLGPU_SUCCESS)
+        status = clgpu__chain_copy(context, &chain, &staged_keys, &from, who);
     }
   } else if (status == CLGPU_SUCCESS) {
     status = place_of(keys, &at.keys[0]);
@@ -912,7 +913,7 @@ static clgpu_status run_sort(clgpu_context *context, const sort_plan *plan, cons
               clgpu_array_1d(values->buffer, values->offset, CLGPU_UINT8, (size_t)count, &from);
         }
         if (status == CLGPU_SUCCESS) {
-          status = clgpu__chain_copy(context, &chain, &staged_values, &from);
+          status = clgpu__chain_copy(context, &chain, &staged_values, &from, who);
         }
       }
     } else {
@@ -936,7 +937,7 @@ static clgpu_status run_sort(clgpu_context *context, const sort_plan *plan, cons
     }
   }
   if (status == CLGPU_SUCCESS && keys_staged && !plan->permutation) {
-    status = clgpu__chain_copy(context, &chain, keys, &staged_keys);
+    status = clgpu__chain_copy(context, &chain, keys, &staged_keys, who);
   }
   if (status == CLGPU_SUCCESS && values_staged) {
     clgpu_array to = *values;
@@ -944,7 +945,7 @@ static clgpu_status run_sort(clgpu_context *context, const sort_plan *plan, cons
       status = clgpu_array_1d(values->buffer, values->offset, CLGPU_UINT8,
                               clgpu_array_count(&staged_values), &to);
     }
-    if (status == CLGPU_SUCCESS) status = clgpu__chain_copy(context, &chain, &to, &staged_values);
+    if (status == CLGPU_SUCCESS) status = clgpu__chain_copy(context, &chain, &to, &staged_values, who);
   }
   if (status == CLGPU_SUCCESS) {
     status = clgpu__chain_end(context, &chain, event);

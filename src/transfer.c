@@ -131,7 +131,8 @@ static clgpu_status transfer(clgpu_context *context, const clgpu_array *view, vo
     CLGPU__FORWARD_IF_ERROR(make_temporary(context, view, who, &temporary, &packed));
   }
   clgpu_status status = CLGPU_SUCCESS;
-  if (path == PATH_PACKED && !write) status = clgpu__chain_copy(context, &chain, &packed, view);
+  if (path == PATH_PACKED && !write)
+    status = clgpu__chain_copy(context, &chain, &packed, view, who);
   if (status == CLGPU_SUCCESS) {
     cl_event made = NULL;
     cl_int err = CL_SUCCESS;
@@ -169,7 +170,7 @@ static clgpu_status transfer(clgpu_context *context, const clgpu_array *view, vo
     }
   }
   if (status == CLGPU_SUCCESS && path == PATH_PACKED && write) {
-    status = clgpu__chain_copy(context, &chain, view, &packed);
+    status = clgpu__chain_copy(context, &chain, view, &packed, who);
   }
   if (status == CLGPU_SUCCESS) {
     status = clgpu__chain_end(context, &chain, event);

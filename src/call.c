@@ -1,0 +1,84 @@
+/* What every operation's call does around its kernels (call.h). */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "call.h"
+
+clgpu__place clgpu__scratch_place(const clgpu__scratch *scratch, unsigned index) {
+  cl_mem buffer = NULL;
+  size_t byte_offset = 0;
+  clgpu__scratch_slot(scratch, index, &buffer, &byte_offset);
+  size_t size = clgpu_type_size(scratch->layout.buffers[index].type);
+  return (clgpu__place){buffer, (cl_ulong)(byte_offset / size)};
+}
+
+/* A contiguous row-major view over a workspace buffer. */
+clgpu_status clgpu__scratch_view(const clgpu__scratch *scratch, unsigned index, clgpu_type type,
+                                 unsigned rank, const size_t *shape, clgpu_array *out) {
+  cl_mem buffer = NULL;
+  size_t byte_offset = 0;
+  clgpu__scratch_slot(scratch, index, &buffer, &byte_offset);
+  return clgpu_array_nd(buffer, byte_offset, type, rank, shape, CLGPU_ROW_MAJOR, out);
+}
+
+clgpu_status clgpu__place_of(const clgpu_array *array, clgpu__place *out) {
+  return clgpu__array_root(array, &out->buffer, &out->offset);
+}
+
+/* Where a kernel reads `view` from: the view itself when contiguous, else
+ * the workspace buffer `index`, into which the view is copied first (the
+ * chain's next command). */
+clgpu_status clgpu__input_place(clgpu_context *context, clgpu__chain *chain,
+                                const clgpu__scratch *scratch, unsigned index, int pack,
+                                const clgpu_array *view, clgpu__place *out, const char *who) {
+  if (!pack) return clgpu__place_of(view, out);
+  clgpu_array packed;
+  CLGPU__FORWARD_IF_ERROR(
+      clgpu__scratch_view(scratch, index, view->type, view->rank, view->shape, &packed));
+  CLGPU__FORWARD_IF_ERROR(clgpu__chain_copy(context, chain, &packed, view, who));
+  return clgpu__place_of(&packed, out);
+}
+
+/* Read `size` bytes at `from` into host memory, blocking, after the chain. */
+clgpu_status clgpu__read_back(clgpu_context *context, const clgpu__chain *chain, clgpu__place from,
+                              size_t size, void *host, const char *what) {
+  cl_int err = clgpu__fault_hit(CLGPU__FAULT_ENQUEUE)
+                   ? CLGPU__INJECTED_STATUS
+                   : clEnqueueReadBuffer(
+                         context->queue, from.buffer, CL_TRUE, (size_t)from.offset * size, size,
+                         host, clgpu__chain_wait_count(chain), clgpu__chain_wait_list(chain), NULL);
+  return err == CL_SUCCESS ? CLGPU_SUCCESS : clgpu__fail_cl(err, what);
+}
+
+/* The end of every call: the caller's event (or the chain dropped after a
+ * failure), the kernels back to their programs, the scratch given back. */
+clgpu_status clgpu__finish_call(clgpu_context *context, clgpu_status status, clgpu__chain *chain,
+                                cl_event *event, clgpu__leases *held, clgpu__scratch *scratch) {
+  if (status == CLGPU_SUCCESS) {
+    status = clgpu__chain_end(context, chain, event);
+  } else {
+    clgpu__chain_abandon(chain);
+  }
+  clgpu__leases_give_back(held);
+  clgpu__scratch_release(context, scratch);
+  return status;
+}
+
+clgpu_status clgpu__check_view(const clgpu_array *array, const char *who, const char *name) {
+  CLGPU__RETURN_ERROR_IF(!array, CLGPU_INVALID_ARGUMENT, "%s: %s is NULL", who, name);
+  clgpu_status status = clgpu_array_check(array);
+  if (status != CLGPU_SUCCESS) clgpu__append_error(" (%s: the %s)", who, name);
+  return status;
+}
+
+/* The view with dimension `axis` moved last. */
+clgpu_status clgpu__axis_last(const clgpu_array *array, unsigned axis, clgpu_array *out) {
+  unsigned axes[CLGPU_MAX_RANK];
+  unsigned at = 0;
+  for (unsigned d = 0; d < array->rank; d++) {
+    if (d != axis) axes[at++] = d;
+  }
+  axes[at] = axis;
+  return clgpu_array_permute(array, axes, out);
+}

@@ -1,0 +1,53 @@
+/* What every operation's call does around its kernels: where its data is
+ * (places in buffers, slots of its workspace), staging a strided input,
+ * reading a result back, and the end of the call. */
+#ifndef CLGPU_CALL_H
+#define CLGPU_CALL_H
+
+#include "internal.h"
+
+/* A place on the device: a buffer and an element offset into it. */
+typedef struct clgpu__place {
+  cl_mem buffer;
+  cl_ulong offset;
+} clgpu__place;
+
+/* Slot `index` of a call's workspace as a place, in elements of its type. */
+clgpu__place clgpu__scratch_place(const clgpu__scratch *scratch, unsigned index);
+
+/* A contiguous row-major view over workspace slot `index`. */
+clgpu_status clgpu__scratch_view(const clgpu__scratch *scratch, unsigned index, clgpu_type type,
+                                 unsigned rank, const size_t *shape, clgpu_array *out);
+
+/* The root buffer and element offset of a view. */
+clgpu_status clgpu__place_of(const clgpu_array *array, clgpu__place *out);
+
+/* Where a kernel reads `view` from: the view itself (pack 0), or workspace
+ * slot `index`, into which the chain's next command copies it. */
+clgpu_status clgpu__input_place(clgpu_context *context, clgpu__chain *chain,
+                                const clgpu__scratch *scratch, unsigned index, int pack,
+                                const clgpu_array *view, clgpu__place *out, const char *who);
+
+/* Reads `size` bytes at `from` into host memory after the chain, blocking. */
+clgpu_status clgpu__read_back(clgpu_context *context, const clgpu__chain *chain, clgpu__place from,
+                              size_t size, void *host, const char *what);
+
+/* The end of every call: the caller's event (or the chain dropped after a
+ * failure), the kernels back to their programs, the scratch given back.
+ * Returns `status`, or the first failure of ending the chain. */
+clgpu_status clgpu__finish_call(clgpu_context *context, clgpu_status status, clgpu__chain *chain,
+                                cl_event *event, clgpu__leases *held, clgpu__scratch *scratch);
+
+/* The global size of `groups` groups of `group` work-items. */
+static inline size_t clgpu__global_size(uint64_t groups, size_t group) {
+  return (size_t)groups * group;
+}
+
+/* A view argument: CLGPU_INVALID_ARGUMENT when NULL, else clgpu_array_check's
+ * status with the argument's name appended. */
+clgpu_status clgpu__check_view(const clgpu_array *array, const char *who, const char *name);
+
+/* The view with dimension `axis` moved last. */
+clgpu_status clgpu__axis_last(const clgpu_array *array, unsigned axis, clgpu_array *out);
+
+#endif

@@ -1,0 +1,297 @@
+/* findall (findall.h): checks, plan, enqueueing. Its counts are scanned by
+ * the scan kernels of reduce_program.c. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "reduce_program.h"
+
+#define ARG(x) CLGPU__ARG(x)
+
+typedef struct findall_plan {
+  clgpu__shape shape;
+  clgpu__op_spec predicate; /* counts matches per chunk */
+  clgpu__op_spec sum;       /* the nested scan of the counts */
+  uint64_t n;
+  int pack_input;
+  clgpu__split split;        /* of the input */
+  clgpu__split counts_split; /* of the counts, for the nested scan */
+  clgpu_array input;
+  int wide; /* 64-bit indices */
+  clgpu_workspace_size report;
+} findall_plan;
+
+enum { FINDALL_PACKED_INPUT, FINDALL_COUNTS, FINDALL_COUNT, FINDALL_POSITIONS, FINDALL_SCAN_FIRST };
+
+/* CHUNKED findall reads its input once: each chunk compacts the positions
+ * of its matches into "positions" (n uint), then they are moved to the
+ * output. Positions count from the chunk's start, so they fit in a uint
+ * while chunks are shorter than 2^32 elements; longer ones (over 2^34
+ * elements in all) take the two-pass path of TILED. */
+static int findall_compacts(const findall_plan *plan) {
+  return plan->shape.algorithm == CLGPU_ALGORITHM_CHUNKED && plan->split.chunk <= UINT32_MAX;
+}
+
+static clgpu_status findall_report(const clgpu_context *context, findall_plan *plan,
+                                   const char *who) {
+  clgpu_workspace_size *report = &plan->report;
+  clgpu__report_init(report);
+  unsigned part = clgpu__report_part(report, CLGPU_OPERATION_FINDALL, plan->shape.algorithm, -1);
+  clgpu__report_buffer(report, part, "packed_input", plan->predicate.input,
+                       plan->pack_input ? plan->n : 0);
+  uint64_t chunks = plan->split.reserved > 0 ? plan->split.reserved : 1;
+  clgpu__report_buffer(report, part, "counts", CLGPU_UINT64, chunks);
+  clgpu__report_buffer(report, part, "count", CLGPU_UINT64, 1);
+  clgpu__report_buffer(report, part, "positions", CLGPU_UINT32,
+                       plan->shape.algorithm == CLGPU_ALGORITHM_CHUNKED ? plan->n : 0);
+  plan->counts_split = clgpu__split_range(context, &plan->shape, chunks);
+  clgpu__scan_buffers(report, (int)part, &plan->shape, &plan->sum, 0, 0,
+                      plan->counts_split.reserved);
+  return clgpu__report_finish(report, context, who);
+}
+
+static clgpu_status findall_specs(clgpu_type type, const char *predicate, const char *who,
+                                  findall_plan *plan) {
+  CLGPU__FORWARD_IF_ERROR(clgpu__predicate_spec(type, predicate, who, &plan->predicate));
+  clgpu_scan_op sum = {CLGPU_SCAN_SUM, 0, NULL, NULL};
+  clgpu_status status = clgpu__scan_spec(&sum, CLGPU_UINT64, who, &plan->sum);
+  if (status != CLGPU_SUCCESS) clgpu__spec_free(&plan->predicate);
+  return status;
+}
+
+static void findall_free(findall_plan *plan) {
+  clgpu__spec_free(&plan->predicate);
+  clgpu__spec_free(&plan->sum);
+}
+
+static clgpu_status plan_findall(clgpu_context *context, const clgpu_array *input,
+                                 const char *predicate, const clgpu_array *indices,
+                                 const clgpu_array *count, const clgpu_call_options *options,
+                                 const char *who, findall_plan *plan) {
+  memset(plan, 0, sizeof *plan);
+  CLGPU__FORWARD_IF_ERROR(clgpu__shape_resolve(context, options, who, &plan->shape));
+  CLGPU__FORWARD_IF_ERROR(clgpu__check_type_support(context, input->type, who));
+  CLGPU__FORWARD_IF_ERROR(clgpu__check_view(indices, who, "indices"));
+  CLGPU__RETURN_ERROR_IF(indices->type != CLGPU_UINT32 && indices->type != CLGPU_UINT64,
+                         CLGPU_TYPE_MISMATCH,
+                         "%s: the indices must be uint (CLGPU_UINT32) or ulong (CLGPU_UINT64), "
+                         "not %s",
+                         who, clgpu_type_cl_name(indices->type));
+  CLGPU__RETURN_ERROR_IF(indices->rank != 1, CLGPU_SHAPE_MISMATCH,
+                         "%s: the indices must be a 1-D view, not rank %u", who, indices->rank);
+  uint64_t n = clgpu_array_count(input);
+  CLGPU__RETURN_ERROR_IF(indices->type == CLGPU_UINT32 && n > UINT32_MAX, CLGPU_TYPE_MISMATCH,
+                         "%s: %llu elements need 64-bit indices (CLGPU_UINT64)", who,
+                         (unsigned long long)n);
+  CLGPU__FORWARD_IF_ERROR(clgpu__check_output_layout(indices, who, "indices"));
+  CLGPU__RETURN_ERROR_IF(clgpu_may_alias(input, indices), CLGPU_INVALID_OUTPUT,
+                         "%s: the indices may overlap the input", who);
+  CLGPU__FORWARD_IF_ERROR(clgpu__check_buffer(context, indices->buffer, who, "indices", 1));
+  if (count) {
+    CLGPU__FORWARD_IF_ERROR(clgpu__check_view(count, who, "count"));
+    CLGPU__RETURN_ERROR_IF(count->type != CLGPU_UINT64, CLGPU_TYPE_MISMATCH,
+                           "%s: the count must be a ulong (CLGPU_UINT64), not %s", who,
+                           clgpu_type_cl_name(count->type));
+    CLGPU__RETURN_ERROR_IF(clgpu_array_count(count) != 1, CLGPU_SHAPE_MISMATCH,
+                           "%s: the count must be one element, not %zu", who,
+                           clgpu_array_count(count));
+    CLGPU__RETURN_ERROR_IF(clgpu_may_alias(input, count), CLGPU_INVALID_OUTPUT,
+                           "%s: the count may overlap the input", who);
+    CLGPU__RETURN_ERROR_IF(clgpu_may_alias(indices, count), CLGPU_INVALID_OUTPUT,
+                           "%s: the count may overlap the indices", who);
+    CLGPU__FORWARD_IF_ERROR(clgpu__check_buffer(context, count->buffer, who, "count", 1));
+  }
+  CLGPU__FORWARD_IF_ERROR(clgpu__check_buffer(context, input->buffer, who, "input", 0));
+  CLGPU__FORWARD_IF_ERROR(findall_specs(input->type, predicate, who, plan));
+  plan->n = n;
+  plan->input = *input;
+  plan->wide = indices->type == CLGPU_UINT64;
+  plan->pack_input = n > 0 && !clgpu_array_is_contiguous(input);
+  plan->split = clgpu__split_range(context, &plan->shape, n);
+  CLGPU__FORWARD_IF_ERROR(clgpu__fit_partials(context, who, n, &plan->shape, &plan->split));
+  clgpu_status status = findall_report(context, plan, who);
+  if (status != CLGPU_SUCCESS) {
+    clgpu__append_error(" (the input holds %llu elements)", (unsigned long long)n);
+    findall_free(plan);
+  }
+  return status;
+}
+
+static clgpu_status run_findall(clgpu_context *context, findall_plan *plan,
+                                const clgpu_array *indices, const clgpu_array *count,
+                                const clgpu_call_options *options, cl_uint num_events,
+                                const cl_event *wait_list, cl_event *event, uint64_t *host,
+                                const char *who) {
+  clgpu__argument arguments[] = {{&plan->input, "input"}, {indices, "indices"}, {count, "count"}};
+  clgpu__scratch scratch;
+  CLGPU__FORWARD_IF_ERROR(clgpu__scratch_acquire(
+      context, &plan->report, options ? options->workspace : NULL, arguments, 3, who, &scratch));
+  clgpu__leases held = {{0}, {0}, {0}, 0};
+  int compact = findall_compacts(plan);
+  cl_kernel ranges = NULL, write = NULL;
+  clgpu__scan_kernels nested = {NULL, NULL, NULL};
+  clgpu_program *program = NULL, *sum_program = NULL;
+  uint64_t groups = plan->split.groups;
+  int scan_needed = groups > 1;
+  clgpu_status status = clgpu__spec_program(context, &plan->predicate, &plan->shape, &program);
+  if (status == CLGPU_SUCCESS) {
+    status = clgpu__lease(&held, program, compact ? "clgpu_findall_compact" : "clgpu_reduce_ranges",
+                          compact ? CLGPU__ARG_FINDALL_COMPACT : CLGPU__ARG_RANGES, &ranges);
+  }
+  if (status == CLGPU_SUCCESS) {
+    status = clgpu__lease(&held, program, compact ? "clgpu_findall_move" : "clgpu_findall_write",
+                          CLGPU__ARG_FINDALL_WRITE, &write);
+  }
+  if (status == CLGPU_SUCCESS && scan_needed) {
+    status = clgpu__spec_program(context, &plan->sum, &plan->shape, &sum_program);
+    if (status == CLGPU_SUCCESS) {
+      status = clgpu__lease_scan(&held, sum_program, plan->counts_split.reserved > 0, &nested);
+    }
+  }
+
+  clgpu__chain chain;
+  clgpu__chain_begin(&chain, num_events, wait_list);
+  clgpu__place in = {0}, counted = {0}, total = {0}, out = {0};
+  if (status == CLGPU_SUCCESS) {
+    status = clgpu__input_place(context, &chain, &scratch, FINDALL_PACKED_INPUT, plan->pack_input,
+                                &plan->input, &in, who);
+  }
+  if (status == CLGPU_SUCCESS) {
+    counted = clgpu__scratch_place(&scratch, FINDALL_COUNTS);
+    if (count) {
+      status = clgpu__place_of(count, &total);
+    } else {
+      total = clgpu__scratch_place(&scratch, FINDALL_COUNT);
+    }
+  }
+  if (status == CLGPU_SUCCESS) status = clgpu__place_of(indices, &out);
+  cl_ulong n = plan->n;
+  cl_ulong chunk = plan->split.reserved > 0 ? plan->split.chunk : plan->n;
+  clgpu__place positions = clgpu__scratch_place(&scratch, FINDALL_POSITIONS);
+  if (status == CLGPU_SUCCESS && compact) {
+    clgpu__kernel_arg args[] = {ARG(in.buffer),      ARG(in.offset),        ARG(n),
+                                ARG(chunk),          ARG(positions.buffer), ARG(positions.offset),
+                                ARG(counted.buffer), ARG(counted.offset)};
+    status = clgpu__set_args(ranges, 0, args, 8, "clgpu_findall_compact");
+    if (status == CLGPU_SUCCESS) {
+      status = clgpu__chain_kernel(context, &chain, ranges, clgpu__global_size(groups, 1), 1,
+                                   "clEnqueueNDRangeKernel(clgpu_findall_compact)");
+    }
+  } else if (status == CLGPU_SUCCESS) {
+    status = clgpu__enqueue_ranges(context, &chain, ranges, &plan->shape, in, n, chunk, groups, 0,
+                                   0, counted, counted);
+  }
+  if (status == CLGPU_SUCCESS && scan_needed) {
+    clgpu__place totals =
+        plan->counts_split.reserved > 0
+            ? clgpu__scratch_place(&scratch, FINDALL_SCAN_FIRST + CLGPU__SCAN_TOTALS)
+            : counted;
+    status = clgpu__enqueue_scan_contiguous(context, &chain, &nested, &plan->shape, counted,
+                                            counted, groups, &plan->counts_split, 0, totals);
+  }
+  if (status == CLGPU_SUCCESS) {
+    cl_ulong groups_arg = groups;
+    cl_int wide = plan->wide;
+    cl_long stride = indices->rank == 1 ? (cl_long)indices->strides[0] : 1;
+    cl_ulong capacity = clgpu_array_count(indices);
+    clgpu__place source = compact ? positions : in;
+    clgpu__kernel_arg args[] = {ARG(source.buffer), ARG(source.offset),  ARG(n),
+                                ARG(chunk),         ARG(counted.buffer), ARG(counted.offset),
+                                ARG(groups_arg),    ARG(wide),           ARG(out.buffer),
+                                ARG(out.buffer),    ARG(out.offset),     ARG(stride),
+                                ARG(capacity),      ARG(total.buffer),   ARG(total.offset)};
+    status =
+        clgpu__set_args(write, 0, args, 15, compact ? "clgpu_findall_move" : "clgpu_findall_write");
+    if (status == CLGPU_SUCCESS) {
+      status =
+          clgpu__chain_kernel(context, &chain, write, clgpu__global_size(groups, plan->shape.group),
+                              plan->shape.group, "clEnqueueNDRangeKernel(findall's writes)");
+    }
+  }
+  if (status == CLGPU_SUCCESS && host) {
+    cl_ulong value = 0;
+    status = clgpu__read_back(context, &chain, total, sizeof value, &value,
+                              "clEnqueueReadBuffer(the count)");
+    if (status == CLGPU_SUCCESS) *host = value;
+  }
+  return clgpu__finish_call(context, status, &chain, event, &held, &scratch);
+}
+
+static clgpu_status findall_entry(clgpu_context *context, const clgpu_array *input,
+                                  const char *predicate, const clgpu_array *indices,
+                                  const clgpu_array *count, const clgpu_call_options *options,
+                                  cl_uint num_events, const cl_event *wait_list, cl_event *event,
+                                  clgpu_workspace_size *query, uint64_t *host, const char *who) {
+  CLGPU__RETURN_ERROR_IF(!context, CLGPU_INVALID_ARGUMENT, "%s: context is NULL", who);
+  CLGPU__FORWARD_IF_ERROR(clgpu__check_view(input, who, "input"));
+  CLGPU__RETURN_ERROR_IF(!indices, CLGPU_INVALID_ARGUMENT, "%s: indices is NULL", who);
+  CLGPU__FORWARD_IF_ERROR(clgpu__check_wait_list(context, num_events, wait_list, who));
+  findall_plan plan;
+  CLGPU__FORWARD_IF_ERROR(
+      plan_findall(context, input, predicate, indices, count, options, who, &plan));
+  clgpu_status status = CLGPU_SUCCESS;
+  if (query) {
+    *query = plan.report;
+  } else {
+    status = run_findall(context, &plan, indices, count, options, num_events, wait_list, event,
+                         host, who);
+  }
+  findall_free(&plan);
+  return status;
+}
+
+clgpu_status clgpu_findall(clgpu_context *context, const clgpu_array *input, const char *predicate,
+                           const clgpu_array *indices, const clgpu_array *count,
+                           const clgpu_call_options *options, cl_uint num_events,
+                           const cl_event *wait_list, cl_event *event) {
+  const char *who = "clgpu_findall";
+  CLGPU__RETURN_ERROR_IF(!count, CLGPU_INVALID_ARGUMENT,
+                         "%s: count is NULL (clgpu_findall_read takes none)", who);
+  return findall_entry(context, input, predicate, indices, count, options, num_events, wait_list,
+                       event, NULL, NULL, who);
+}
+
+clgpu_status clgpu_findall_workspace_size(clgpu_context *context, const clgpu_array *input,
+                                          const char *predicate, const clgpu_array *indices,
+                                          const clgpu_array *count,
+                                          const clgpu_call_options *options,
+                                          clgpu_workspace_size *out) {
+  const char *who = "clgpu_findall_workspace_size";
+  CLGPU__RETURN_ERROR_IF(!out, CLGPU_INVALID_ARGUMENT, "%s: out is NULL", who);
+  return findall_entry(context, input, predicate, indices, count, options, 0, NULL, NULL, out, NULL,
+                       who);
+}
+
+clgpu_status clgpu_findall_workspace_size_upto(clgpu_context *context, clgpu_type type,
+                                               uint64_t max_n, const clgpu_call_options *options,
+                                               clgpu_workspace_size *out) {
+  const char *who = "clgpu_findall_workspace_size_upto";
+  CLGPU__RETURN_ERROR_IF(!context || !out, CLGPU_INVALID_ARGUMENT, "%s: NULL argument", who);
+  CLGPU__RETURN_ERROR_IF(clgpu_type_size(type) == 0, CLGPU_INVALID_ARGUMENT, "%s: unknown type %d",
+                         who, (int)type);
+  findall_plan plan;
+  memset(&plan, 0, sizeof plan);
+  CLGPU__FORWARD_IF_ERROR(clgpu__shape_resolve(context, options, who, &plan.shape));
+  CLGPU__FORWARD_IF_ERROR(clgpu__check_type_support(context, type, who));
+  CLGPU__FORWARD_IF_ERROR(findall_specs(type, NULL, who, &plan));
+  plan.n = max_n;
+  plan.split = clgpu__split_range(context, &plan.shape, max_n);
+  clgpu_status status = findall_report(context, &plan, who);
+  if (status == CLGPU_SUCCESS) {
+    *out = plan.report;
+  } else {
+    clgpu__append_max_n(max_n);
+  }
+  findall_free(&plan);
+  return status;
+}
+
+clgpu_status clgpu_findall_read(clgpu_context *context, const clgpu_array *input,
+                                const char *predicate, const clgpu_array *indices,
+                                const clgpu_array *count_view, const clgpu_call_options *options,
+                                uint64_t *count) {
+  const char *who = "clgpu_findall_read";
+  CLGPU__RETURN_ERROR_IF(!count, CLGPU_INVALID_ARGUMENT, "%s: count is NULL", who);
+  return findall_entry(context, input, predicate, indices, count_view, options, 0, NULL, NULL, NULL,
+                       count, who);
+}

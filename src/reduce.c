@@ -1,0 +1,449 @@
+/* Reductions and count_if (reduce.h): checks, plan, enqueueing. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "reduce_program.h"
+
+#define ARG(x) CLGPU__ARG(x)
+
+typedef struct reduce_plan {
+  clgpu__shape shape;
+  clgpu__op_spec spec;
+  int rows_mode;      /* one group per line along the axis */
+  uint64_t rows;      /* lines (rows mode) */
+  uint64_t length;    /* elements per line (rows mode) */
+  uint64_t n;         /* elements read */
+  int pack_input;     /* the input is copied to packed_input first */
+  int pack_output;    /* the lines' results go through packed_output */
+  clgpu__split split; /* whole-array mode */
+  clgpu_array input;  /* the elements in the order they are reduced */
+  clgpu_array output; /* one element, or the lines' results in row order */
+  clgpu_workspace_size report;
+} reduce_plan;
+
+enum {
+  REDUCE_PACKED_INPUT,
+  REDUCE_PARTIALS,
+  REDUCE_PARTIAL_INDICES,
+  REDUCE_PACKED_OUTPUT,
+  REDUCE_RESULT
+};
+
+static clgpu_status reduce_report(const clgpu_context *context, reduce_plan *plan,
+                                  const char *who) {
+  clgpu_workspace_size *report = &plan->report;
+  clgpu__report_init(report);
+  unsigned part = clgpu__report_part(report, CLGPU_OPERATION_REDUCE, plan->shape.algorithm, -1);
+  uint64_t reserved = plan->rows_mode ? 0 : plan->split.reserved;
+  clgpu__report_buffer(report, part, "packed_input", plan->spec.input,
+                       plan->pack_input ? plan->n : 0);
+  clgpu__report_buffer(report, part, "partials", plan->spec.accumulator, reserved);
+  clgpu__report_buffer(report, part, "partial_indices", CLGPU_UINT64,
+                       plan->spec.arg ? reserved : 0);
+  clgpu__report_buffer(report, part, "packed_output", plan->spec.result,
+                       plan->pack_output ? plan->rows : 0);
+  /* One element for clgpu_reduce_read, in every report, so that any reduce
+   * workspace serves it. */
+  clgpu__report_buffer(report, part, "result", plan->spec.result, 1);
+  return clgpu__report_finish(report, context, who);
+}
+
+/* Checks and plan of clgpu_reduce (and its queries). `output` may be NULL
+ * for clgpu_reduce_read. On success the caller frees plan->spec. */
+static clgpu_status plan_reduce(clgpu_context *context, clgpu__op_spec *taken,
+                                const clgpu_array *input, int axis, const clgpu_array *output,
+                                const clgpu_call_options *options, const char *who,
+                                reduce_plan *plan) {
+  memset(plan, 0, sizeof *plan);
+  plan->spec = *taken;
+  memset(taken, 0, sizeof *taken);
+  clgpu_status status = clgpu__shape_resolve(context, options, who, &plan->shape);
+  if (status == CLGPU_SUCCESS) status = clgpu__check_spec_support(context, &plan->spec, who);
+  if (status == CLGPU_SUCCESS && output) {
+    status = clgpu__check_view(output, who, "output");
+    if (status == CLGPU_SUCCESS && output->type != plan->spec.result) {
+      status =
+          clgpu__fail(CLGPU_TYPE_MISMATCH, "%s: the output holds %s, the reduction gives %s", who,
+                      clgpu_type_cl_name(output->type), clgpu_type_cl_name(plan->spec.result));
+    }
+  }
+  if (status == CLGPU_SUCCESS && (axis < CLGPU_ALL_AXES || axis >= (int)input->rank)) {
+    status =
+        clgpu__fail(CLGPU_INVALID_ARGUMENT, "%s: axis %d is out of range for an input of rank %u",
+                    who, axis, input->rank);
+  }
+  if (status != CLGPU_SUCCESS) {
+    clgpu__spec_free(&plan->spec);
+    return status;
+  }
+
+  uint64_t count = clgpu_array_count(input);
+  if (axis == CLGPU_ALL_AXES) {
+    plan->input = *input;
+    plan->n = count;
+    plan->rows = 1;
+    if (output && clgpu_array_count(output) != 1) {
+      char text[200];
+      clgpu__describe_shape(output, text, sizeof text);
+      clgpu__spec_free(&plan->spec);
+      return clgpu__fail(CLGPU_SHAPE_MISMATCH,
+                         "%s: a reduction of the whole array writes one element, the output "
+                         "has shape %s",
+                         who, text);
+    }
+    if (output) plan->output = *output;
+  } else {
+    unsigned a = (unsigned)axis;
+    status = clgpu__axis_last(input, a, &plan->input);
+    /* The output: the input's shape without the axis, or with extent 1 there. */
+    clgpu_array lines = {0};
+    if (status == CLGPU_SUCCESS && output) {
+      int fits = 0;
+      lines = *output;
+      if (output->rank + 1 == input->rank) {
+        fits = 1;
+        for (unsigned d = 0, o = 0; d < input->rank; d++) {
+          if (d == a) continue;
+          fits &= output->shape[o++] == input->shape[d];
+        }
+      } else if (output->rank == input->rank && output->shape[a] == 1) {
+        fits = 1;
+        for (unsigned d = 0; d < input->rank; d++)
+          fits &= d == a || output->shape[d] == input->shape[d];
+        for (unsigned d = a; d + 1 < output->rank; d++) {
+          lines.shape[d] = output->shape[d + 1];
+          lines.strides[d] = output->strides[d + 1];
+        }
+        lines.rank--;
+      }
+      if (!fits) {
+        char in_text[200], out_text[200];
+        clgpu__describe_shape(input, in_text, sizeof in_text);
+        clgpu__describe_shape(output, out_text, sizeof out_text);
+        status = clgpu__fail(CLGPU_SHAPE_MISMATCH,
+                             "%s: reducing shape %s along axis %d needs an output of that shape "
+                             "without the axis (or with extent 1 there); it has shape %s",
+                             who, in_text, axis, out_text);
+      }
+    }
+    if (status != CLGPU_SUCCESS) {
+      clgpu__spec_free(&plan->spec);
+      return status;
+    }
+    plan->length = input->shape[a];
+    plan->rows = 1;
+    for (unsigned d = 0; d < input->rank; d++) {
+      if (d != a) plan->rows *= input->shape[d];
+    }
+    plan->n = count;
+    plan->rows_mode = plan->rows != 1;
+    if (output) plan->output = lines;
+    if (plan->rows_mode) status = clgpu__fit_line(context, who, plan->length, &plan->shape);
+    if (status != CLGPU_SUCCESS) {
+      clgpu__spec_free(&plan->spec);
+      return status;
+    }
+  }
+  if (output) {
+    status = clgpu__check_output_layout(output, who, "output");
+    if (status == CLGPU_SUCCESS && clgpu_may_alias(input, output)) {
+      status = clgpu__fail(CLGPU_INVALID_OUTPUT, "%s: the output may overlap the input", who);
+    }
+    if (status == CLGPU_SUCCESS) {
+      status = clgpu__check_buffer(context, output->buffer, who, "output", 1);
+    }
+  }
+  if (status == CLGPU_SUCCESS) {
+    status = clgpu__check_buffer(context, input->buffer, who, "input", 0);
+  }
+  if (status != CLGPU_SUCCESS) {
+    clgpu__spec_free(&plan->spec);
+    return status;
+  }
+  plan->pack_input = plan->n > 0 && !clgpu_array_is_contiguous(&plan->input);
+  plan->pack_output =
+      output && plan->rows_mode && plan->rows > 0 && !clgpu_array_is_contiguous(&plan->output);
+  if (!plan->rows_mode) {
+    plan->split = clgpu__split_range(context, &plan->shape, plan->n);
+    status = clgpu__fit_partials(context, who, plan->n, &plan->shape, &plan->split);
+    if (status != CLGPU_SUCCESS) {
+      clgpu__spec_free(&plan->spec);
+      return status;
+    }
+  }
+  status = reduce_report(context, plan, who);
+  if (status != CLGPU_SUCCESS) {
+    clgpu__append_error(" (the input holds %llu elements)", (unsigned long long)plan->n);
+    clgpu__spec_free(&plan->spec);
+  }
+  return status;
+}
+
+/* Enqueue a planned reduction into `result` (one element or the lines'
+ * results), or into the workspace's "result" when `result` is NULL. When
+ * `host` is not NULL, read the result there, blocking, before the scratch is
+ * given back. */
+static clgpu_status run_reduce(clgpu_context *context, reduce_plan *plan, const clgpu_array *input,
+                               const clgpu_array *output, const clgpu_call_options *options,
+                               cl_uint num_events, const cl_event *wait_list, cl_event *event,
+                               void *host, const char *who) {
+  clgpu__chain chain;
+  clgpu__chain_begin(&chain, num_events, wait_list);
+  if (plan->rows == 0) return clgpu__chain_end(context, &chain, event);
+
+  clgpu__argument arguments[] = {{input, "input"}, {output, "output"}};
+  clgpu__scratch scratch;
+  CLGPU__FORWARD_IF_ERROR(clgpu__scratch_acquire(
+      context, &plan->report, options ? options->workspace : NULL, arguments, 2, who, &scratch));
+  clgpu__leases held = {{0}, {0}, {0}, 0};
+  cl_kernel ranges = NULL, partials = NULL;
+  clgpu_program *program = NULL;
+  int multi = !plan->rows_mode && plan->split.reserved > 0;
+  clgpu_status status = clgpu__spec_program(context, &plan->spec, &plan->shape, &program);
+  if (status == CLGPU_SUCCESS)
+    status = clgpu__lease(&held, program, "clgpu_reduce_ranges",
+                          plan->spec.arg ? CLGPU__ARG_RANGES_INDEXED : CLGPU__ARG_RANGES, &ranges);
+  if (status == CLGPU_SUCCESS && multi) {
+    status =
+        clgpu__lease(&held, program, "clgpu_reduce_partials",
+                     plan->spec.arg ? CLGPU__ARG_PARTIALS_INDEXED : CLGPU__ARG_PARTIALS, &partials);
+  }
+
+  clgpu__place in = {0}, out = {0};
+  clgpu_array packed_out;
+  if (status == CLGPU_SUCCESS) {
+    status = clgpu__input_place(context, &chain, &scratch, REDUCE_PACKED_INPUT, plan->pack_input,
+                                &plan->input, &in, who);
+  }
+  if (status == CLGPU_SUCCESS) {
+    if (!output) {
+      out = clgpu__scratch_place(&scratch, REDUCE_RESULT);
+    } else if (plan->pack_output) {
+      status = clgpu__scratch_view(&scratch, REDUCE_PACKED_OUTPUT, plan->spec.result,
+                                   plan->output.rank, plan->output.shape, &packed_out);
+      if (status == CLGPU_SUCCESS) status = clgpu__place_of(&packed_out, &out);
+    } else {
+      status = clgpu__place_of(&plan->output, &out);
+    }
+  }
+
+  if (status == CLGPU_SUCCESS) {
+    clgpu__place slots = multi ? clgpu__scratch_place(&scratch, REDUCE_PARTIALS) : out;
+    clgpu__place index_slots =
+        multi && plan->spec.arg ? clgpu__scratch_place(&scratch, REDUCE_PARTIAL_INDICES) : out;
+    cl_ulong n = plan->n;
+    cl_ulong chunk = plan->rows_mode ? plan->length : (multi ? plan->split.chunk : plan->n);
+    uint64_t groups = plan->rows_mode ? plan->rows : plan->split.groups;
+    cl_int final = !multi;
+    cl_int row_indices = plan->rows_mode;
+    if (!plan->spec.arg) {
+      status = clgpu__enqueue_ranges(context, &chain, ranges, &plan->shape, in, n, chunk, groups,
+                                     final, row_indices, slots, out);
+    } else {
+      clgpu__kernel_arg args[] = {ARG(in.buffer),
+                                  ARG(in.offset),
+                                  ARG(n),
+                                  ARG(chunk),
+                                  ARG(final),
+                                  ARG(row_indices),
+                                  ARG(slots.buffer),
+                                  ARG(slots.offset),
+                                  ARG(index_slots.buffer),
+                                  ARG(index_slots.offset),
+                                  ARG(out.buffer),
+                                  ARG(out.offset)};
+      status = clgpu__set_args(ranges, 0, args, 12, "clgpu_reduce_ranges");
+      if (status == CLGPU_SUCCESS) {
+        status = clgpu__chain_kernel(
+            context, &chain, ranges, clgpu__global_size(groups, plan->shape.group),
+            plan->shape.group, "clEnqueueNDRangeKernel(clgpu_reduce_ranges)");
+      }
+    }
+    if (status == CLGPU_SUCCESS && multi) {
+      cl_ulong count = plan->split.groups;
+      if (!plan->spec.arg) {
+        clgpu__kernel_arg args[] = {ARG(slots.buffer), ARG(slots.offset), ARG(count),
+                                    ARG(out.buffer), ARG(out.offset)};
+        status = clgpu__set_args(partials, 0, args, 5, "clgpu_reduce_partials");
+      } else {
+        clgpu__kernel_arg args[] = {
+            ARG(slots.buffer), ARG(slots.offset), ARG(index_slots.buffer), ARG(index_slots.offset),
+            ARG(count),        ARG(out.buffer),   ARG(out.offset)};
+        status = clgpu__set_args(partials, 0, args, 7, "clgpu_reduce_partials");
+      }
+      if (status == CLGPU_SUCCESS) {
+        status =
+            clgpu__chain_kernel(context, &chain, partials, plan->shape.group, plan->shape.group,
+                                "clEnqueueNDRangeKernel(clgpu_reduce_partials)");
+      }
+    }
+  }
+  if (status == CLGPU_SUCCESS && output && plan->pack_output) {
+    status = clgpu__chain_copy(context, &chain, &plan->output, &packed_out, who);
+  }
+  if (status == CLGPU_SUCCESS && host) {
+    status = clgpu__read_back(context, &chain, out, clgpu_type_size(plan->spec.result), host,
+                              "clEnqueueReadBuffer(the result)");
+  }
+  return clgpu__finish_call(context, status, &chain, event, &held, &scratch);
+}
+
+static clgpu_status check_reduce_entry(const clgpu_context *context, const clgpu_reduce_op *op,
+                                       const clgpu_array *input, const char *who) {
+  CLGPU__RETURN_ERROR_IF(!context, CLGPU_INVALID_ARGUMENT, "%s: context is NULL", who);
+  CLGPU__RETURN_ERROR_IF(!op, CLGPU_INVALID_ARGUMENT, "%s: op is NULL", who);
+  return clgpu__check_view(input, who, "input");
+}
+
+clgpu_type clgpu_reduce_result_type(const clgpu_reduce_op *op, clgpu_type input_type) {
+  if (!op || clgpu_type_size(input_type) == 0) return (clgpu_type)0;
+  switch (op->kind) {
+    case CLGPU_REDUCE_SUM:
+    case CLGPU_REDUCE_PRODUCT:
+    case CLGPU_REDUCE_MIN:
+    case CLGPU_REDUCE_MAX:
+      return input_type;
+    case CLGPU_REDUCE_ARGMIN:
+    case CLGPU_REDUCE_ARGMAX:
+    case CLGPU_REDUCE_COUNT:
+      return CLGPU_UINT64;
+    case CLGPU_REDUCE_ANY:
+    case CLGPU_REDUCE_ALL:
+      return CLGPU_INT32;
+    case CLGPU_REDUCE_CUSTOM:
+      return clgpu_type_size(op->result_type) ? op->result_type : (clgpu_type)0;
+  }
+  return (clgpu_type)0;
+}
+
+static clgpu_status reduce_entry(clgpu_context *context, const clgpu_reduce_op *op,
+                                 const char *predicate, const clgpu_array *input, int axis,
+                                 const clgpu_array *output, const clgpu_call_options *options,
+                                 cl_uint num_events, const cl_event *wait_list, cl_event *event,
+                                 clgpu_workspace_size *query, void *host, const char *who) {
+  if (op) {
+    CLGPU__FORWARD_IF_ERROR(check_reduce_entry(context, op, input, who));
+  } else {
+    CLGPU__RETURN_ERROR_IF(!context, CLGPU_INVALID_ARGUMENT, "%s: context is NULL", who);
+    CLGPU__FORWARD_IF_ERROR(clgpu__check_view(input, who, "input"));
+  }
+  CLGPU__FORWARD_IF_ERROR(clgpu__check_wait_list(context, num_events, wait_list, who));
+  clgpu__op_spec s;
+  if (op) {
+    CLGPU__FORWARD_IF_ERROR(clgpu__reduce_spec(op, input->type, who, &s));
+  } else {
+    CLGPU__FORWARD_IF_ERROR(clgpu__predicate_spec(input->type, predicate, who, &s));
+  }
+  reduce_plan plan;
+  CLGPU__FORWARD_IF_ERROR(plan_reduce(context, &s, input, axis, output, options, who, &plan));
+  clgpu_status status = CLGPU_SUCCESS;
+  if (query) {
+    *query = plan.report;
+  } else {
+    status =
+        run_reduce(context, &plan, input, output, options, num_events, wait_list, event, host, who);
+  }
+  clgpu__spec_free(&plan.spec);
+  return status;
+}
+
+clgpu_status clgpu_reduce(clgpu_context *context, const clgpu_reduce_op *op,
+                          const clgpu_array *input, int axis, const clgpu_array *output,
+                          const clgpu_call_options *options, cl_uint num_events,
+                          const cl_event *wait_list, cl_event *event) {
+  const char *who = "clgpu_reduce";
+  CLGPU__RETURN_ERROR_IF(!context, CLGPU_INVALID_ARGUMENT, "%s: context is NULL", who);
+  CLGPU__RETURN_ERROR_IF(!op, CLGPU_INVALID_ARGUMENT, "%s: op is NULL", who);
+  CLGPU__RETURN_ERROR_IF(!output, CLGPU_INVALID_ARGUMENT, "%s: output is NULL", who);
+  return reduce_entry(context, op, NULL, input, axis, output, options, num_events, wait_list, event,
+                      NULL, NULL, who);
+}
+
+clgpu_status clgpu_reduce_workspace_size(clgpu_context *context, const clgpu_reduce_op *op,
+                                         const clgpu_array *input, int axis,
+                                         const clgpu_array *output,
+                                         const clgpu_call_options *options,
+                                         clgpu_workspace_size *out) {
+  const char *who = "clgpu_reduce_workspace_size";
+  CLGPU__RETURN_ERROR_IF(!out, CLGPU_INVALID_ARGUMENT, "%s: out is NULL", who);
+  CLGPU__RETURN_ERROR_IF(!context, CLGPU_INVALID_ARGUMENT, "%s: context is NULL", who);
+  CLGPU__RETURN_ERROR_IF(!op, CLGPU_INVALID_ARGUMENT, "%s: op is NULL", who);
+  CLGPU__RETURN_ERROR_IF(!output, CLGPU_INVALID_ARGUMENT, "%s: output is NULL", who);
+  return reduce_entry(context, op, NULL, input, axis, output, options, 0, NULL, NULL, out, NULL,
+                      who);
+}
+
+clgpu_status clgpu_reduce_read(clgpu_context *context, const clgpu_reduce_op *op,
+                               const clgpu_array *input, const clgpu_call_options *options,
+                               void *result, size_t result_size) {
+  const char *who = "clgpu_reduce_read";
+  CLGPU__RETURN_ERROR_IF(!op, CLGPU_INVALID_ARGUMENT, "%s: op is NULL", who);
+  CLGPU__RETURN_ERROR_IF(!result, CLGPU_INVALID_ARGUMENT, "%s: result is NULL", who);
+  CLGPU__FORWARD_IF_ERROR(check_reduce_entry(context, op, input, who));
+  clgpu_type type = clgpu_reduce_result_type(op, input->type);
+  CLGPU__RETURN_ERROR_IF(type && result_size != clgpu_type_size(type), CLGPU_INVALID_ARGUMENT,
+                         "%s: result_size is %zu, the result is a %s of %zu bytes", who,
+                         result_size, clgpu_type_cl_name(type), clgpu_type_size(type));
+  return reduce_entry(context, op, NULL, input, CLGPU_ALL_AXES, NULL, options, 0, NULL, NULL, NULL,
+                      result, who);
+}
+
+/* A contiguous 1-D view of n elements over no buffer, for the "up to" queries:
+ * only its type, shape and layout matter to the plan. */
+static clgpu_status upto_plan_reduce(clgpu_context *context, clgpu__op_spec *s, uint64_t max_n,
+                                     const clgpu_call_options *options, const char *who,
+                                     clgpu_workspace_size *out) {
+  reduce_plan plan;
+  memset(&plan, 0, sizeof plan);
+  plan.spec = *s;
+  memset(s, 0, sizeof *s);
+  clgpu_status status = clgpu__shape_resolve(context, options, who, &plan.shape);
+  if (status == CLGPU_SUCCESS) status = clgpu__check_spec_support(context, &plan.spec, who);
+  if (status == CLGPU_SUCCESS) {
+    plan.n = max_n;
+    plan.rows = 1;
+    plan.split = clgpu__split_range(context, &plan.shape, max_n);
+    status = reduce_report(context, &plan, who);
+    if (status == CLGPU_SUCCESS) {
+      *out = plan.report;
+    } else {
+      clgpu__append_max_n(max_n);
+    }
+  }
+  clgpu__spec_free(&plan.spec);
+  return status;
+}
+
+clgpu_status clgpu_reduce_workspace_size_upto(clgpu_context *context, const clgpu_reduce_op *op,
+                                              clgpu_type input_type, uint64_t max_n,
+                                              const clgpu_call_options *options,
+                                              clgpu_workspace_size *out) {
+  const char *who = "clgpu_reduce_workspace_size_upto";
+  CLGPU__RETURN_ERROR_IF(!context || !op || !out, CLGPU_INVALID_ARGUMENT, "%s: NULL argument", who);
+  CLGPU__RETURN_ERROR_IF(clgpu_type_size(input_type) == 0, CLGPU_INVALID_ARGUMENT,
+                         "%s: unknown input type %d", who, (int)input_type);
+  clgpu__op_spec s;
+  CLGPU__FORWARD_IF_ERROR(clgpu__reduce_spec(op, input_type, who, &s));
+  return upto_plan_reduce(context, &s, max_n, options, who, out);
+}
+
+clgpu_status clgpu_count_if(clgpu_context *context, const clgpu_array *input, const char *predicate,
+                            const clgpu_array *output, const clgpu_call_options *options,
+                            cl_uint num_events, const cl_event *wait_list, cl_event *event) {
+  const char *who = "clgpu_count_if";
+  CLGPU__RETURN_ERROR_IF(!output, CLGPU_INVALID_ARGUMENT, "%s: output is NULL", who);
+  return reduce_entry(context, NULL, predicate, input, CLGPU_ALL_AXES, output, options, num_events,
+                      wait_list, event, NULL, NULL, who);
+}
+
+clgpu_status clgpu_count_if_workspace_size(clgpu_context *context, const clgpu_array *input,
+                                           const char *predicate, const clgpu_array *output,
+                                           const clgpu_call_options *options,
+                                           clgpu_workspace_size *out) {
+  const char *who = "clgpu_count_if_workspace_size";
+  CLGPU__RETURN_ERROR_IF(!out, CLGPU_INVALID_ARGUMENT, "%s: out is NULL", who);
+  CLGPU__RETURN_ERROR_IF(!output, CLGPU_INVALID_ARGUMENT, "%s: output is NULL", who);
+  return reduce_entry(context, NULL, predicate, input, CLGPU_ALL_AXES, output, options, 0, NULL,
+                      NULL, out, NULL, who);
+}

@@ -1,0 +1,474 @@
+/* The program of cl/reduce.cl for an operator (reduce_program.h). */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "reduce_program.h"
+
+void clgpu__spec_free(clgpu__op_spec *s) {
+  free(s->map);
+  free(s->reduce);
+  free(s->neutral);
+  free(s->store);
+  free(s->empty);
+  free(s->initial);
+  free(s->vector_store);
+  memset(s, 0, sizeof *s);
+}
+
+/* An expression of the caller's, checked by the one validator of
+ * expression.c, named as the caller wrote the argument. NULL and empty
+ * strings are left to the callers' own messages. */
+static clgpu_status check_expression(const char *text, const char *who, const char *name) {
+  if (!text || !text[0]) return CLGPU_SUCCESS;
+  return clgpu__check_user_text(text, CLGPU__TEXT_EXPRESSION, who, name);
+}
+
+static char *format_text(const char *format, ...) CLGPU__PRINTF(1, 2);
+static char *format_text(const char *format, ...) {
+  va_list args;
+  va_start(args, format);
+  int length = vsnprintf(NULL, 0, format, args);
+  va_end(args);
+  if (length < 0) return NULL;
+  char *text = malloc((size_t)length + 1);
+  if (!text) return NULL;
+  va_start(args, format);
+  vsnprintf(text, (size_t)length + 1, format, args);
+  va_end(args);
+  return text;
+}
+
+static int is_float_type(clgpu_type type) {
+  return type == CLGPU_HALF || type == CLGPU_FLOAT || type == CLGPU_DOUBLE;
+}
+
+static int is_signed_integer(clgpu_type type) {
+  return type == CLGPU_INT8 || type == CLGPU_INT16 || type == CLGPU_INT32 || type == CLGPU_INT64;
+}
+
+/* The largest and lowest value of an integer type, in OpenCL C. */
+static const char *integer_limit(clgpu_type type, int largest) {
+  switch (type) {
+    case CLGPU_INT8:
+      return largest ? "CHAR_MAX" : "CHAR_MIN";
+    case CLGPU_UINT8:
+      return largest ? "UCHAR_MAX" : "0";
+    case CLGPU_INT16:
+      return largest ? "SHRT_MAX" : "SHRT_MIN";
+    case CLGPU_UINT16:
+      return largest ? "USHRT_MAX" : "0";
+    case CLGPU_INT32:
+      return largest ? "INT_MAX" : "INT_MIN";
+    case CLGPU_UINT32:
+      return largest ? "UINT_MAX" : "0u";
+    case CLGPU_INT64:
+      return largest ? "LONG_MAX" : "LONG_MIN";
+    default:
+      return largest ? "ULONG_MAX" : "0UL";
+  }
+}
+
+/* The neutral element of MIN (order 1) or MAX (order 2): for integers the
+ * largest (lowest) value; for floats the NaN that ranks last in that order,
+ * all bits set but the sign (all bits set). */
+static char *order_neutral(clgpu_type type, int order) {
+  const char *name = clgpu_type_cl_name(type);
+  switch (type) {
+    case CLGPU_HALF:
+      return format_text("as_half((ushort)%s)", order == 1 ? "0x7fffu" : "0xffffu");
+    case CLGPU_FLOAT:
+      return format_text("as_float(%s)", order == 1 ? "0x7fffffffu" : "0xffffffffu");
+    case CLGPU_DOUBLE:
+      return format_text("as_double(%s)",
+                         order == 1 ? "0x7fffffffffffffffUL" : "0xffffffffffffffffUL");
+    default:
+      return format_text("((%s)%s)", name, integer_limit(type, order == 1));
+  }
+}
+
+/* The result of an empty MIN (MAX): the type's largest (lowest) value, an
+ * infinity for floats. */
+static char *order_empty(clgpu_type type, int order) {
+  if (is_float_type(type)) return format_text("%sINFINITY", order == 1 ? "" : "-");
+  return format_text("%s", integer_limit(type, order == 1));
+}
+
+/* How a wrapping integer accumulator becomes the element type: through the
+ * unsigned type of the element's size, then its bits. */
+static char *integer_store(clgpu_type type) {
+  size_t size = clgpu_type_size(type);
+  if (is_signed_integer(type)) {
+    return format_text("as_%s((%s)(a))", clgpu_type_cl_name(type), clgpu__unsigned_type(size));
+  }
+  return format_text("((%s)(a))", clgpu_type_cl_name(type));
+}
+
+/* How a 16-vector of wrapping accumulators `r` becomes 16 elements. */
+static char *vector_store(clgpu_type type, clgpu_type accumulator) {
+  const char *name = clgpu_type_cl_name(type);
+  size_t size = clgpu_type_size(type);
+  if (is_float_type(type)) return format_text("(r)");
+  const char *bits = clgpu__unsigned_type(size);
+  if (size == clgpu_type_size(accumulator)) {
+    return is_signed_integer(type) ? format_text("as_%s16(r)", name) : format_text("(r)");
+  }
+  if (is_signed_integer(type)) return format_text("as_%s16(convert_%s16(r))", name, bits);
+  return format_text("convert_%s16(r)", name);
+}
+
+/* Integer sums and products accumulate in uint (ulong for 64-bit types),
+ * where wrapping is defined; floats in their own type. */
+static clgpu_type wrapping_accumulator(clgpu_type type) {
+  if (is_float_type(type)) return type;
+  return clgpu_type_size(type) == 8 ? CLGPU_UINT64 : CLGPU_UINT32;
+}
+
+static clgpu_status out_of_memory(const char *who) {
+  return clgpu__fail(CLGPU_CL_OUT_OF_HOST_MEMORY, "%s: out of host memory", who);
+}
+
+static int spec_complete(const clgpu__op_spec *s) {
+  return s->map && s->reduce && s->neutral && s->store && s->empty;
+}
+
+/* SUM or PRODUCT over `type`. */
+static void arithmetic_spec(clgpu_type type, int product, clgpu__op_spec *s) {
+  s->input = type;
+  s->accumulator = wrapping_accumulator(type);
+  s->result = type;
+  s->map = format_text("x");
+  s->reduce = format_text(product ? "a * b" : "a + b");
+  /* -0.0 is the neutral element of float addition (+0.0 is not: -0 + +0
+   * gives +0); for integers -(A)0 is 0. */
+  s->neutral = format_text(product ? "((A)1)" : "(-(A)0)");
+  s->store = is_float_type(type) ? format_text("(a)") : integer_store(type);
+  s->empty = format_text(product ? "1" : "0");
+  s->vector_op = type == CLGPU_HALF ? 0 : (product ? 2 : 1);
+}
+
+/* MIN (order 1) or MAX (order 2) over `type`. */
+static void order_spec(clgpu_type type, int order, clgpu__op_spec *s) {
+  s->input = type;
+  s->accumulator = type;
+  s->result = type;
+  s->map = format_text("x");
+  s->reduce = format_text("clgpu_pick(a, b)");
+  s->neutral = order_neutral(type, order);
+  s->store = format_text("(a)");
+  s->empty = order_empty(type, order);
+  s->order = order;
+  s->vector_op = is_float_type(type) ? 0 : (order == 1 ? 3 : 4);
+}
+
+/* The spec of a reduction. */
+clgpu_status clgpu__reduce_spec(const clgpu_reduce_op *op, clgpu_type type, const char *who,
+                                clgpu__op_spec *s) {
+  memset(s, 0, sizeof *s);
+  if (op->kind == CLGPU_REDUCE_CUSTOM) {
+    CLGPU__FORWARD_IF_ERROR(check_expression(op->map, who, "op->map"));
+    CLGPU__FORWARD_IF_ERROR(check_expression(op->reduce, who, "op->reduce"));
+    CLGPU__FORWARD_IF_ERROR(check_expression(op->neutral, who, "op->neutral"));
+  }
+  if (op->initial) {
+    CLGPU__FORWARD_IF_ERROR(
+        clgpu__check_user_text(op->initial, CLGPU__TEXT_EXPRESSION, who, "op->initial"));
+  }
+  switch (op->kind) {
+    case CLGPU_REDUCE_SUM:
+    case CLGPU_REDUCE_PRODUCT:
+      arithmetic_spec(type, op->kind == CLGPU_REDUCE_PRODUCT, s);
+      break;
+    case CLGPU_REDUCE_MIN:
+    case CLGPU_REDUCE_MAX:
+      order_spec(type, op->kind == CLGPU_REDUCE_MIN ? 1 : 2, s);
+      break;
+    case CLGPU_REDUCE_ARGMIN:
+    case CLGPU_REDUCE_ARGMAX:
+      order_spec(type, op->kind == CLGPU_REDUCE_ARGMIN ? 1 : 2, s);
+      s->result = CLGPU_UINT64;
+      s->vector_op = 0;
+      s->arg = 1;
+      free(s->store);
+      s->store = format_text("((R)0)");
+      break;
+    case CLGPU_REDUCE_COUNT:
+      s->input = type;
+      s->accumulator = s->result = CLGPU_UINT64;
+      s->map = format_text("((x) != 0 ? 1UL : 0UL)");
+      s->reduce = format_text("a + b");
+      s->neutral = format_text("0UL");
+      s->store = format_text("(a)");
+      s->empty = format_text("0");
+      break;
+    case CLGPU_REDUCE_ANY:
+    case CLGPU_REDUCE_ALL:
+      s->input = type;
+      s->accumulator = CLGPU_UINT32;
+      s->result = CLGPU_INT32;
+      s->map = format_text("((x) != 0 ? 1u : 0u)");
+      s->reduce = format_text(op->kind == CLGPU_REDUCE_ANY ? "a | b" : "a & b");
+      s->neutral = format_text(op->kind == CLGPU_REDUCE_ANY ? "0u" : "1u");
+      s->store = format_text("((int)(a))");
+      s->empty = format_text(op->kind == CLGPU_REDUCE_ANY ? "0" : "1");
+      break;
+    case CLGPU_REDUCE_CUSTOM:
+      CLGPU__RETURN_ERROR_IF(clgpu_type_size(op->result_type) == 0, CLGPU_INVALID_ARGUMENT,
+                             "%s: a CUSTOM reduction needs a valid result_type", who);
+      CLGPU__RETURN_ERROR_IF(!op->reduce || !op->reduce[0], CLGPU_INVALID_ARGUMENT,
+                             "%s: a CUSTOM reduction needs a reduce expression", who);
+      CLGPU__RETURN_ERROR_IF(!op->neutral || !op->neutral[0], CLGPU_INVALID_ARGUMENT,
+                             "%s: a CUSTOM reduction needs a neutral element", who);
+      s->input = type;
+      s->accumulator = s->result = op->result_type;
+      s->map = clgpu__expression_line(op->map && op->map[0] ? op->map : "x");
+      s->reduce = clgpu__expression_line(op->reduce);
+      s->neutral = clgpu__expression_line(op->neutral);
+      s->store = format_text("(a)");
+      s->empty = clgpu__expression_line(op->neutral);
+      break;
+    default:
+      return clgpu__fail(CLGPU_INVALID_ARGUMENT, "%s: unknown reduction kind %d", who,
+                         (int)op->kind);
+  }
+  if (op->initial) {
+    if (s->arg) {
+      clgpu__spec_free(s);
+      return clgpu__fail(CLGPU_INVALID_ARGUMENT,
+                         "%s: ARGMIN and ARGMAX take no initial value (an index has none)", who);
+    }
+    s->initial = clgpu__expression_line(op->initial);
+    if (!s->initial) {
+      clgpu__spec_free(s);
+      return out_of_memory(who);
+    }
+  }
+  if (!spec_complete(s)) {
+    clgpu__spec_free(s);
+    return out_of_memory(who);
+  }
+  return CLGPU_SUCCESS;
+}
+
+/* The spec of count_if and of findall's counting: 1 for each element where
+ * the predicate holds, summed in ulong. */
+clgpu_status clgpu__predicate_spec(clgpu_type type, const char *predicate, const char *who,
+                                   clgpu__op_spec *s) {
+  memset(s, 0, sizeof *s);
+  if (predicate) {
+    CLGPU__FORWARD_IF_ERROR(
+        clgpu__check_user_text(predicate, CLGPU__TEXT_EXPRESSION, who, "predicate"));
+  }
+  char *line = clgpu__expression_line(predicate ? predicate : "x != 0");
+  if (!line) return out_of_memory(who);
+  s->input = type;
+  s->accumulator = s->result = CLGPU_UINT64;
+  s->map = format_text("((%s) ? 1UL : 0UL)", line);
+  free(line);
+  s->reduce = format_text("a + b");
+  s->neutral = format_text("0UL");
+  s->store = format_text("(a)");
+  s->empty = format_text("0");
+  if (!spec_complete(s)) {
+    clgpu__spec_free(s);
+    return out_of_memory(who);
+  }
+  return CLGPU_SUCCESS;
+}
+
+clgpu_status clgpu__scan_spec(const clgpu_scan_op *op, clgpu_type type, const char *who,
+                              clgpu__op_spec *s) {
+  memset(s, 0, sizeof *s);
+  switch (op->kind) {
+    case CLGPU_SCAN_SUM:
+      arithmetic_spec(type, 0, s);
+      /* An exclusive sum starts at +0. */
+      free(s->neutral);
+      s->neutral = format_text("((A)0)");
+      if (s->vector_op) {
+        s->vector_store = vector_store(type, s->accumulator);
+        if (!s->vector_store) {
+          clgpu__spec_free(s);
+          return out_of_memory(who);
+        }
+      }
+      break;
+    case CLGPU_SCAN_MIN:
+    case CLGPU_SCAN_MAX:
+      order_spec(type, op->kind == CLGPU_SCAN_MIN ? 1 : 2, s);
+      s->vector_op = 0;
+      break;
+    case CLGPU_SCAN_CUSTOM:
+      CLGPU__RETURN_ERROR_IF(!op->combine || !op->combine[0], CLGPU_INVALID_ARGUMENT,
+                             "%s: a CUSTOM scan needs a combine expression", who);
+      CLGPU__RETURN_ERROR_IF(!op->neutral || !op->neutral[0], CLGPU_INVALID_ARGUMENT,
+                             "%s: a CUSTOM scan needs a neutral element", who);
+      CLGPU__FORWARD_IF_ERROR(check_expression(op->combine, who, "op->combine"));
+      CLGPU__FORWARD_IF_ERROR(check_expression(op->neutral, who, "op->neutral"));
+      s->input = s->accumulator = s->result = type;
+      s->map = format_text("x");
+      s->reduce = clgpu__expression_line(op->combine);
+      s->neutral = clgpu__expression_line(op->neutral);
+      s->store = format_text("(a)");
+      s->empty = clgpu__expression_line(op->neutral);
+      break;
+    default:
+      return clgpu__fail(CLGPU_INVALID_ARGUMENT, "%s: unknown scan kind %d", who, (int)op->kind);
+  }
+  if (!spec_complete(s)) {
+    clgpu__spec_free(s);
+    return out_of_memory(who);
+  }
+  return CLGPU_SUCCESS;
+}
+
+clgpu_status clgpu__check_type_support(const clgpu_context *context, clgpu_type type,
+                                       const char *who) {
+  CLGPU__RETURN_ERROR_IF(type == CLGPU_DOUBLE && !context->info.has_fp64, CLGPU_UNSUPPORTED_FEATURE,
+                         "%s: double needs cl_khr_fp64, which %s does not report", who,
+                         context->info.name);
+  CLGPU__RETURN_ERROR_IF(type == CLGPU_HALF && !context->info.has_fp16, CLGPU_UNSUPPORTED_FEATURE,
+                         "%s: arithmetic on half needs cl_khr_fp16, which %s does not report", who,
+                         context->info.name);
+  return CLGPU_SUCCESS;
+}
+
+clgpu_status clgpu__check_spec_support(const clgpu_context *context, const clgpu__op_spec *s,
+                                       const char *who) {
+  CLGPU__FORWARD_IF_ERROR(clgpu__check_type_support(context, s->input, who));
+  CLGPU__FORWARD_IF_ERROR(clgpu__check_type_support(context, s->accumulator, who));
+  return clgpu__check_type_support(context, s->result, who);
+}
+
+/* The program of a spec in a shape. */
+clgpu_status clgpu__spec_program(clgpu_context *context, const clgpu__op_spec *s,
+                                 const clgpu__shape *shape, clgpu_program **out) {
+  char group[32], items[32], order[8], vector_op[8], key_top[8];
+  snprintf(group, sizeof group, "%zu", shape->group);
+  snprintf(items, sizeof items, "%d", CLGPU__TILE_ITEMS);
+  snprintf(order, sizeof order, "%d", s->order);
+  snprintf(vector_op, sizeof vector_op, "%d", s->vector_op);
+  clgpu_define defines[24];
+  size_t count = 0;
+  defines[count++] = (clgpu_define){"CLGPU_T", clgpu_type_cl_name(s->input)};
+  defines[count++] = (clgpu_define){"CLGPU_A", clgpu_type_cl_name(s->accumulator)};
+  defines[count++] = (clgpu_define){"CLGPU_R", clgpu_type_cl_name(s->result)};
+  defines[count++] = (clgpu_define){"CLGPU_MAP_EXPR", s->map};
+  defines[count++] = (clgpu_define){"CLGPU_REDUCE_EXPR", s->reduce};
+  defines[count++] = (clgpu_define){"CLGPU_NEUTRAL", s->neutral};
+  defines[count++] = (clgpu_define){"CLGPU_STORE_EXPR", s->store};
+  defines[count++] = (clgpu_define){"CLGPU_EMPTY", s->empty};
+  if (s->initial) defines[count++] = (clgpu_define){"CLGPU_INITIAL", s->initial};
+  if (s->arg) defines[count++] = (clgpu_define){"CLGPU_ARG", NULL};
+  if (s->order) {
+    defines[count++] = (clgpu_define){"CLGPU_ORDER", order};
+    if (is_float_type(s->accumulator)) {
+      size_t size = clgpu_type_size(s->accumulator);
+      snprintf(key_top, sizeof key_top, "%zu", size * 8 - 1);
+      defines[count++] = (clgpu_define){"CLGPU_KEY_T", clgpu__unsigned_type(size)};
+      defines[count++] = (clgpu_define){"CLGPU_KEY_AS", size == 2   ? "as_ushort"
+                                                        : size == 4 ? "as_uint"
+                                                                    : "as_ulong"};
+      defines[count++] = (clgpu_define){"CLGPU_KEY_TOP", key_top};
+    }
+  }
+  if (s->vector_op && shape->algorithm == CLGPU_ALGORITHM_CHUNKED) {
+    defines[count++] = (clgpu_define){"CLGPU_VECTOR_OP", vector_op};
+    if (s->vector_store) {
+      defines[count++] = (clgpu_define){"CLGPU_VSTORE_EXPR", s->vector_store};
+      defines[count++] =
+          (clgpu_define){"CLGPU_VMASK", clgpu__unsigned_type(clgpu_type_size(s->accumulator))};
+    }
+  }
+  defines[count++] = (clgpu_define){"CLGPU_GROUP", group};
+  defines[count++] = (clgpu_define){"CLGPU_ITEMS", items};
+  clgpu_type types[3] = {s->input, s->accumulator, s->result};
+  int fp64 = 0, fp16 = 0;
+  for (int i = 0; i < 3; i++) {
+    fp64 |= types[i] == CLGPU_DOUBLE;
+    fp16 |= types[i] == CLGPU_HALF;
+  }
+  if (fp64) defines[count++] = (clgpu_define){"CLGPU_NEEDS_FP64", NULL};
+  if (fp16) defines[count++] = (clgpu_define){"CLGPU_NEEDS_FP16", NULL};
+  return clgpu_program_get_named(context, "reduce", defines, count, NULL, out);
+}
+
+/* clgpu_reduce_ranges of a non-ARG program. */
+clgpu_status clgpu__enqueue_ranges(clgpu_context *context, clgpu__chain *chain, cl_kernel kernel,
+                                   const clgpu__shape *shape, clgpu__place in, cl_ulong n,
+                                   cl_ulong chunk, uint64_t groups, cl_int final,
+                                   cl_int row_indices, clgpu__place partials, clgpu__place result) {
+  clgpu__kernel_arg args[] = {
+      CLGPU__ARG(in.buffer),       CLGPU__ARG(in.offset),       CLGPU__ARG(n),
+      CLGPU__ARG(chunk),           CLGPU__ARG(final),           CLGPU__ARG(row_indices),
+      CLGPU__ARG(partials.buffer), CLGPU__ARG(partials.offset), CLGPU__ARG(result.buffer),
+      CLGPU__ARG(result.offset)};
+  CLGPU__FORWARD_IF_ERROR(clgpu__set_args(kernel, 0, args, 10, "clgpu_reduce_ranges"));
+  return clgpu__chain_kernel(context, chain, kernel, clgpu__global_size(groups, shape->group),
+                             shape->group, "clEnqueueNDRangeKernel(clgpu_reduce_ranges)");
+}
+
+/* The buffers of a scan, as a part of `report` (findall nests one). Returns
+ * the index of the first. */
+unsigned clgpu__scan_buffers(clgpu_workspace_size *report, int parent, const clgpu__shape *shape,
+                             const clgpu__op_spec *s, uint64_t staged, uint64_t packed,
+                             uint64_t totals) {
+  unsigned part = clgpu__report_part(report, CLGPU_OPERATION_SCAN, shape->algorithm, parent);
+  unsigned first = clgpu__report_buffer(report, part, "staged_input", s->input, staged);
+  clgpu__report_buffer(report, part, "packed_output", s->result, packed);
+  clgpu__report_buffer(report, part, "totals", s->accumulator, totals);
+  return first;
+}
+
+clgpu_status clgpu__lease_scan(clgpu__leases *held, clgpu_program *program, int multi,
+                               clgpu__scan_kernels *out) {
+  if (multi) {
+    CLGPU__FORWARD_IF_ERROR(
+        clgpu__lease(held, program, "clgpu_scan_totals", CLGPU__ARG_SCAN_TOTALS, &out->ranges));
+    CLGPU__FORWARD_IF_ERROR(
+        clgpu__lease(held, program, "clgpu_scan_carries", CLGPU__ARG_SCAN_CARRIES, &out->carries));
+  }
+  return clgpu__lease(held, program, "clgpu_scan_ranges", CLGPU__ARG_SCAN_RANGES, &out->scan);
+}
+
+/* Scan n contiguous elements from `in` to `out` (which may be the same
+ * place). A cut range reduces its chunks into `totals`, scans those into
+ * carries, then scans each chunk from its carry. */
+clgpu_status clgpu__enqueue_scan_contiguous(clgpu_context *context, clgpu__chain *chain,
+                                            const clgpu__scan_kernels *kernels,
+                                            const clgpu__shape *shape, clgpu__place in,
+                                            clgpu__place out, cl_ulong n, const clgpu__split *split,
+                                            cl_int exclusive, clgpu__place totals) {
+  int multi = split->reserved > 0;
+  cl_ulong chunk = multi ? split->chunk : n;
+  uint64_t groups = multi ? split->groups : 1;
+  if (multi) {
+    clgpu__kernel_arg totals_args[] = {
+        CLGPU__ARG(in.buffer), CLGPU__ARG(in.offset),     CLGPU__ARG(n),
+        CLGPU__ARG(chunk),     CLGPU__ARG(totals.buffer), CLGPU__ARG(totals.offset)};
+    CLGPU__FORWARD_IF_ERROR(
+        clgpu__set_args(kernels->ranges, 0, totals_args, 6, "clgpu_scan_totals"));
+    CLGPU__FORWARD_IF_ERROR(clgpu__chain_kernel(
+        context, chain, kernels->ranges, clgpu__global_size(groups, shape->group), shape->group,
+        "clEnqueueNDRangeKernel(clgpu_scan_totals)"));
+    cl_ulong count = groups;
+    clgpu__kernel_arg args[] = {CLGPU__ARG(totals.buffer), CLGPU__ARG(totals.offset),
+                                CLGPU__ARG(count)};
+    CLGPU__FORWARD_IF_ERROR(clgpu__set_args(kernels->carries, 0, args, 3, "clgpu_scan_carries"));
+    CLGPU__FORWARD_IF_ERROR(clgpu__chain_kernel(context, chain, kernels->carries, shape->group,
+                                                shape->group,
+                                                "clEnqueueNDRangeKernel(clgpu_scan_carries)"));
+  }
+  cl_int use_carries = multi;
+  clgpu__place carries = multi ? totals : out;
+  clgpu__kernel_arg args[] = {
+      CLGPU__ARG(in.buffer),   CLGPU__ARG(in.offset),      CLGPU__ARG(n),
+      CLGPU__ARG(chunk),       CLGPU__ARG(carries.buffer), CLGPU__ARG(carries.offset),
+      CLGPU__ARG(use_carries), CLGPU__ARG(exclusive),      CLGPU__ARG(out.buffer),
+      CLGPU__ARG(out.offset)};
+  CLGPU__FORWARD_IF_ERROR(clgpu__set_args(kernels->scan, 0, args, 10, "clgpu_scan_ranges"));
+  return clgpu__chain_kernel(context, chain, kernels->scan,
+                             clgpu__global_size(groups, shape->group), shape->group,
+                             "clEnqueueNDRangeKernel(clgpu_scan_ranges)");
+}

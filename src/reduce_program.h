@@ -1,0 +1,99 @@
+/* The program of cl/reduce.cl for an operator: the specs (the text of each
+ * define) of reductions, count_if's predicate and scans, the program of a
+ * spec in a shape, and the buffer arguments of its kernels. Shared by
+ * reduce.c, scan.c and findall.c. */
+#ifndef CLGPU_REDUCE_PROGRAM_H
+#define CLGPU_REDUCE_PROGRAM_H
+
+#include "call.h"
+#include "shape.h"
+
+/* The text of one program: every define of cl/reduce.cl except the shape's.
+ * Strings are malloc'd. */
+typedef struct clgpu__op_spec {
+  clgpu_type input, accumulator, result;
+  char *map, *reduce, *neutral, *store, *empty, *initial;
+  char *vector_store; /* scans: r (A16) as the output's 16-vector, or NULL */
+  int order;          /* 0, 1 (min order) or 2 (max order) */
+  int arg;            /* argmin / argmax */
+  int vector_op;      /* 0, or 1 sum, 2 product, 3 min, 4 max (CHUNKED only) */
+} clgpu__op_spec;
+
+void clgpu__spec_free(clgpu__op_spec *s);
+
+/* The spec of a reduction, of count_if's predicate (1 per match, summed in
+ * ulong; NULL means "x != 0"), and of a scan. The caller's text is checked;
+ * on success the caller frees the spec. */
+clgpu_status clgpu__reduce_spec(const clgpu_reduce_op *op, clgpu_type type, const char *who,
+                                clgpu__op_spec *s);
+clgpu_status clgpu__predicate_spec(clgpu_type type, const char *predicate, const char *who,
+                                   clgpu__op_spec *s);
+clgpu_status clgpu__scan_spec(const clgpu_scan_op *op, clgpu_type type, const char *who,
+                              clgpu__op_spec *s);
+
+/* CLGPU_UNSUPPORTED_FEATURE when `type` needs fp64 or fp16 that the device
+ * lacks. */
+clgpu_status clgpu__check_type_support(const clgpu_context *context, clgpu_type type,
+                                       const char *who);
+
+/* CLGPU_UNSUPPORTED_FEATURE when a type of the spec needs fp64 or fp16 that
+ * the device lacks. */
+clgpu_status clgpu__check_spec_support(const clgpu_context *context, const clgpu__op_spec *s,
+                                       const char *who);
+
+/* The program of a spec in a shape. */
+clgpu_status clgpu__spec_program(clgpu_context *context, const clgpu__op_spec *s,
+                                 const clgpu__shape *shape, clgpu_program **out);
+
+/* The buffer arguments of cl/reduce.cl's kernels, cleared when a call
+ * gives them back (clgpu__leases_give_back). The argmin/argmax variants of
+ * the range kernels take the partial indices as well. */
+#define CLGPU__ARG_RANGES (CLGPU__BUFFER_ARG(0) | CLGPU__BUFFER_ARG(6) | CLGPU__BUFFER_ARG(8))
+#define CLGPU__ARG_RANGES_INDEXED \
+  (CLGPU__BUFFER_ARG(0) | CLGPU__BUFFER_ARG(6) | CLGPU__BUFFER_ARG(8) | CLGPU__BUFFER_ARG(10))
+#define CLGPU__ARG_PARTIALS (CLGPU__BUFFER_ARG(0) | CLGPU__BUFFER_ARG(3))
+#define CLGPU__ARG_PARTIALS_INDEXED \
+  (CLGPU__BUFFER_ARG(0) | CLGPU__BUFFER_ARG(2) | CLGPU__BUFFER_ARG(5))
+#define CLGPU__ARG_SCAN_RANGES (CLGPU__BUFFER_ARG(0) | CLGPU__BUFFER_ARG(4) | CLGPU__BUFFER_ARG(8))
+#define CLGPU__ARG_SCAN_TOTALS (CLGPU__BUFFER_ARG(0) | CLGPU__BUFFER_ARG(4))
+#define CLGPU__ARG_SCAN_CARRIES (CLGPU__BUFFER_ARG(0))
+#define CLGPU__ARG_FINDALL_WRITE                                                               \
+  (CLGPU__BUFFER_ARG(0) | CLGPU__BUFFER_ARG(4) | CLGPU__BUFFER_ARG(8) | CLGPU__BUFFER_ARG(9) | \
+   CLGPU__BUFFER_ARG(13)) /* clgpu_findall_write and clgpu_findall_move */
+#define CLGPU__ARG_FINDALL_COMPACT \
+  (CLGPU__BUFFER_ARG(0) | CLGPU__BUFFER_ARG(4) | CLGPU__BUFFER_ARG(6))
+
+/* Enqueues clgpu_reduce_ranges of a program without CLGPU_ARG. */
+clgpu_status clgpu__enqueue_ranges(clgpu_context *context, clgpu__chain *chain, cl_kernel kernel,
+                                   const clgpu__shape *shape, clgpu__place in, cl_ulong n,
+                                   cl_ulong chunk, uint64_t groups, cl_int final,
+                                   cl_int row_indices, clgpu__place partials, clgpu__place result);
+
+/* The workspace slots of a scan, in the order clgpu__scan_buffers adds them. */
+enum { CLGPU__SCAN_STAGED_INPUT, CLGPU__SCAN_PACKED_OUTPUT, CLGPU__SCAN_TOTALS };
+
+/* The kernels of a scan program. */
+typedef struct clgpu__scan_kernels {
+  cl_kernel ranges, carries, scan;
+} clgpu__scan_kernels;
+
+/* The buffers of a scan, as a part of `report` (findall nests one). Returns
+ * the index of the first. */
+unsigned clgpu__scan_buffers(clgpu_workspace_size *report, int parent, const clgpu__shape *shape,
+                             const clgpu__op_spec *s, uint64_t staged, uint64_t packed,
+                             uint64_t totals);
+
+/* Leases the kernels of a scan program (`multi`: the two of a cut range too). */
+clgpu_status clgpu__lease_scan(clgpu__leases *held, clgpu_program *program, int multi,
+                               clgpu__scan_kernels *out);
+
+/* Scans n contiguous elements from `in` to `out` (which may be the same
+ * place). A cut range reduces its chunks into `totals`, scans those into
+ * carries, then scans each chunk from its carry. */
+clgpu_status clgpu__enqueue_scan_contiguous(clgpu_context *context, clgpu__chain *chain,
+                                            const clgpu__scan_kernels *kernels,
+                                            const clgpu__shape *shape, clgpu__place in,
+                                            clgpu__place out, cl_ulong n, const clgpu__split *split,
+                                            cl_int exclusive, clgpu__place totals);
+
+#endif

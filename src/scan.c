@@ -1,0 +1,224 @@
+/* Scans (scan.h): checks, plan, enqueueing. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "reduce_program.h"
+
+#define ARG(x) CLGPU__ARG(x)
+
+typedef struct scan_plan {
+  clgpu__shape shape;
+  clgpu__op_spec spec;
+  int rows_mode;
+  uint64_t rows, length, n;
+  int stage_input, pack_output;
+  clgpu__split split;
+  clgpu_array input, output; /* axis last */
+  clgpu_workspace_size report;
+} scan_plan;
+
+static clgpu_status scan_report(const clgpu_context *context, scan_plan *plan, const char *who) {
+  clgpu__report_init(&plan->report);
+  clgpu__scan_buffers(&plan->report, -1, &plan->shape, &plan->spec, plan->stage_input ? plan->n : 0,
+                      plan->pack_output ? plan->n : 0, plan->rows_mode ? 0 : plan->split.reserved);
+  return clgpu__report_finish(&plan->report, context, who);
+}
+
+static clgpu_status plan_scan(clgpu_context *context, clgpu__op_spec *taken,
+                              const clgpu_array *input, int axis, const clgpu_array *output,
+                              const clgpu_call_options *options, const char *who, scan_plan *plan) {
+  memset(plan, 0, sizeof *plan);
+  plan->spec = *taken;
+  memset(taken, 0, sizeof *taken);
+  clgpu_status status = clgpu__shape_resolve(context, options, who, &plan->shape);
+  if (status == CLGPU_SUCCESS) status = clgpu__check_spec_support(context, &plan->spec, who);
+  if (status == CLGPU_SUCCESS) status = clgpu__check_view(output, who, "output");
+  if (status == CLGPU_SUCCESS && output->type != input->type) {
+    status = clgpu__fail(CLGPU_TYPE_MISMATCH, "%s: the output holds %s and the input %s", who,
+                         clgpu_type_cl_name(output->type), clgpu_type_cl_name(input->type));
+  }
+  if (status == CLGPU_SUCCESS) {
+    int same = output->rank == input->rank;
+    for (unsigned d = 0; same && d < input->rank; d++) same = output->shape[d] == input->shape[d];
+    if (!same) {
+      char in_text[200], out_text[200];
+      clgpu__describe_shape(input, in_text, sizeof in_text);
+      clgpu__describe_shape(output, out_text, sizeof out_text);
+      status =
+          clgpu__fail(CLGPU_SHAPE_MISMATCH, "%s: the output's shape %s differs from the input's %s",
+                      who, out_text, in_text);
+    }
+  }
+  if (status == CLGPU_SUCCESS && (axis < CLGPU_ALL_AXES || axis >= (int)input->rank)) {
+    status =
+        clgpu__fail(CLGPU_INVALID_ARGUMENT, "%s: axis %d is out of range for an input of rank %u",
+                    who, axis, input->rank);
+  }
+  if (status == CLGPU_SUCCESS) status = clgpu__check_output_layout(output, who, "output");
+  if (status == CLGPU_SUCCESS)
+    status = clgpu__check_buffer(context, output->buffer, who, "output", 1);
+  if (status == CLGPU_SUCCESS)
+    status = clgpu__check_buffer(context, input->buffer, who, "input", 0);
+  if (status == CLGPU_SUCCESS && axis != CLGPU_ALL_AXES) {
+    status = clgpu__axis_last(input, (unsigned)axis, &plan->input);
+    if (status == CLGPU_SUCCESS) status = clgpu__axis_last(output, (unsigned)axis, &plan->output);
+  } else {
+    plan->input = *input;
+    plan->output = *output;
+  }
+  if (status != CLGPU_SUCCESS) {
+    clgpu__spec_free(&plan->spec);
+    return status;
+  }
+  plan->n = clgpu_array_count(input);
+  if (axis != CLGPU_ALL_AXES) {
+    plan->length = input->shape[axis];
+    plan->rows = plan->length ? plan->n / plan->length : 0;
+    plan->rows_mode = plan->rows > 1;
+  }
+  int same = clgpu_array_same(input, output);
+  plan->stage_input = plan->n > 0 && (!clgpu_array_is_contiguous(&plan->input) ||
+                                      (!same && clgpu_may_alias(input, output)));
+  plan->pack_output = plan->n > 0 && !clgpu_array_is_contiguous(&plan->output);
+  if (plan->rows_mode) {
+    status = clgpu__fit_line(context, who, plan->length, &plan->shape);
+  } else {
+    plan->split = clgpu__split_range(context, &plan->shape, plan->n);
+    status = clgpu__fit_partials(context, who, plan->n, &plan->shape, &plan->split);
+  }
+  if (status != CLGPU_SUCCESS) {
+    clgpu__spec_free(&plan->spec);
+    return status;
+  }
+  status = scan_report(context, plan, who);
+  if (status != CLGPU_SUCCESS) {
+    clgpu__append_error(" (the input holds %llu elements)", (unsigned long long)plan->n);
+    clgpu__spec_free(&plan->spec);
+  }
+  return status;
+}
+
+static clgpu_status run_scan(clgpu_context *context, scan_plan *plan, const clgpu_scan_op *op,
+                             const clgpu_array *input, const clgpu_array *output,
+                             const clgpu_call_options *options, cl_uint num_events,
+                             const cl_event *wait_list, cl_event *event, const char *who) {
+  clgpu__chain chain;
+  clgpu__chain_begin(&chain, num_events, wait_list);
+  if (plan->n == 0) return clgpu__chain_end(context, &chain, event);
+
+  clgpu__argument arguments[] = {{input, "input"}, {output, "output"}};
+  clgpu__scratch scratch;
+  CLGPU__FORWARD_IF_ERROR(clgpu__scratch_acquire(
+      context, &plan->report, options ? options->workspace : NULL, arguments, 2, who, &scratch));
+  clgpu__leases held = {{0}, {0}, {0}, 0};
+  clgpu__scan_kernels kernels = {NULL, NULL, NULL};
+  clgpu_program *program = NULL;
+  int multi = !plan->rows_mode && plan->split.reserved > 0;
+  clgpu_status status = clgpu__spec_program(context, &plan->spec, &plan->shape, &program);
+  if (status == CLGPU_SUCCESS) status = clgpu__lease_scan(&held, program, multi, &kernels);
+
+  clgpu__place in = {0}, out = {0};
+  clgpu_array packed;
+  if (status == CLGPU_SUCCESS) {
+    status = clgpu__input_place(context, &chain, &scratch, CLGPU__SCAN_STAGED_INPUT,
+                                plan->stage_input, &plan->input, &in, who);
+  }
+  if (status == CLGPU_SUCCESS && plan->pack_output) {
+    status = clgpu__scratch_view(&scratch, CLGPU__SCAN_PACKED_OUTPUT, plan->spec.result,
+                                 plan->output.rank, plan->output.shape, &packed);
+    if (status == CLGPU_SUCCESS) status = clgpu__place_of(&packed, &out);
+  } else if (status == CLGPU_SUCCESS) {
+    status = clgpu__place_of(&plan->output, &out);
+  }
+  cl_int exclusive = op->exclusive != 0;
+  if (status == CLGPU_SUCCESS && plan->rows_mode) {
+    cl_ulong n = plan->n, chunk = plan->length;
+    cl_int use_carries = 0;
+    clgpu__kernel_arg args[] = {ARG(in.buffer),  ARG(in.offset),  ARG(n),           ARG(chunk),
+                                ARG(out.buffer), ARG(out.offset), ARG(use_carries), ARG(exclusive),
+                                ARG(out.buffer), ARG(out.offset)};
+    status = clgpu__set_args(kernels.scan, 0, args, 10, "clgpu_scan_ranges");
+    if (status == CLGPU_SUCCESS) {
+      status = clgpu__chain_kernel(context, &chain, kernels.scan,
+                                   clgpu__global_size(plan->rows, plan->shape.group),
+                                   plan->shape.group, "clEnqueueNDRangeKernel(clgpu_scan_ranges)");
+    }
+  } else if (status == CLGPU_SUCCESS) {
+    clgpu__place totals = multi ? clgpu__scratch_place(&scratch, CLGPU__SCAN_TOTALS) : out;
+    status = clgpu__enqueue_scan_contiguous(context, &chain, &kernels, &plan->shape, in, out,
+                                            plan->n, &plan->split, exclusive, totals);
+  }
+  if (status == CLGPU_SUCCESS && plan->pack_output) {
+    status = clgpu__chain_copy(context, &chain, &plan->output, &packed, who);
+  }
+  return clgpu__finish_call(context, status, &chain, event, &held, &scratch);
+}
+
+static clgpu_status scan_entry(clgpu_context *context, const clgpu_scan_op *op,
+                               const clgpu_array *input, int axis, const clgpu_array *output,
+                               const clgpu_call_options *options, cl_uint num_events,
+                               const cl_event *wait_list, cl_event *event,
+                               clgpu_workspace_size *query, const char *who) {
+  CLGPU__RETURN_ERROR_IF(!context, CLGPU_INVALID_ARGUMENT, "%s: context is NULL", who);
+  CLGPU__RETURN_ERROR_IF(!op, CLGPU_INVALID_ARGUMENT, "%s: op is NULL", who);
+  CLGPU__FORWARD_IF_ERROR(clgpu__check_view(input, who, "input"));
+  CLGPU__RETURN_ERROR_IF(!output, CLGPU_INVALID_ARGUMENT, "%s: output is NULL", who);
+  CLGPU__FORWARD_IF_ERROR(clgpu__check_wait_list(context, num_events, wait_list, who));
+  clgpu__op_spec s;
+  CLGPU__FORWARD_IF_ERROR(clgpu__scan_spec(op, input->type, who, &s));
+  scan_plan plan;
+  CLGPU__FORWARD_IF_ERROR(plan_scan(context, &s, input, axis, output, options, who, &plan));
+  clgpu_status status = CLGPU_SUCCESS;
+  if (query) {
+    *query = plan.report;
+  } else {
+    status =
+        run_scan(context, &plan, op, input, output, options, num_events, wait_list, event, who);
+  }
+  clgpu__spec_free(&plan.spec);
+  return status;
+}
+
+clgpu_status clgpu_scan(clgpu_context *context, const clgpu_scan_op *op, const clgpu_array *input,
+                        int axis, const clgpu_array *output, const clgpu_call_options *options,
+                        cl_uint num_events, const cl_event *wait_list, cl_event *event) {
+  return scan_entry(context, op, input, axis, output, options, num_events, wait_list, event, NULL,
+                    "clgpu_scan");
+}
+
+clgpu_status clgpu_scan_workspace_size(clgpu_context *context, const clgpu_scan_op *op,
+                                       const clgpu_array *input, int axis,
+                                       const clgpu_array *output, const clgpu_call_options *options,
+                                       clgpu_workspace_size *out) {
+  const char *who = "clgpu_scan_workspace_size";
+  CLGPU__RETURN_ERROR_IF(!out, CLGPU_INVALID_ARGUMENT, "%s: out is NULL", who);
+  return scan_entry(context, op, input, axis, output, options, 0, NULL, NULL, out, who);
+}
+
+clgpu_status clgpu_scan_workspace_size_upto(clgpu_context *context, const clgpu_scan_op *op,
+                                            clgpu_type type, uint64_t max_n,
+                                            const clgpu_call_options *options,
+                                            clgpu_workspace_size *out) {
+  const char *who = "clgpu_scan_workspace_size_upto";
+  CLGPU__RETURN_ERROR_IF(!context || !op || !out, CLGPU_INVALID_ARGUMENT, "%s: NULL argument", who);
+  CLGPU__RETURN_ERROR_IF(clgpu_type_size(type) == 0, CLGPU_INVALID_ARGUMENT, "%s: unknown type %d",
+                         who, (int)type);
+  scan_plan plan;
+  memset(&plan, 0, sizeof plan);
+  CLGPU__FORWARD_IF_ERROR(clgpu__scan_spec(op, type, who, &plan.spec));
+  clgpu_status status = clgpu__shape_resolve(context, options, who, &plan.shape);
+  if (status == CLGPU_SUCCESS) status = clgpu__check_spec_support(context, &plan.spec, who);
+  if (status == CLGPU_SUCCESS) {
+    plan.n = max_n;
+    plan.split = clgpu__split_range(context, &plan.shape, max_n);
+    status = scan_report(context, &plan, who);
+    if (status == CLGPU_SUCCESS) {
+      *out = plan.report;
+    } else {
+      clgpu__append_max_n(max_n);
+    }
+  }
+  clgpu__spec_free(&plan.spec);
+  return status;
+}

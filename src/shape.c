@@ -1,0 +1,146 @@
+/* Kernel shapes and ranges (shape.h). */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "shape.h"
+
+#define CHUNK_UNIT 64
+#define CHUNK_MINIMUM 16384
+#define TILED_GROUP_CAP 256
+#define TILED_CHUNKS_CAP 1024
+
+clgpu_status clgpu__shape_resolve(const clgpu_context *context, const clgpu_call_options *options,
+                                  const char *who, clgpu__shape *out) {
+  clgpu_algorithm requested = options ? options->algorithm : CLGPU_ALGORITHM_AUTO;
+  CLGPU__RETURN_ERROR_IF(requested != CLGPU_ALGORITHM_AUTO &&
+                             requested != CLGPU_ALGORITHM_CHUNKED &&
+                             requested != CLGPU_ALGORITHM_TILED,
+                         CLGPU_INVALID_ARGUMENT, "%s: unknown algorithm %d", who, (int)requested);
+  clgpu_algorithm algorithm = requested;
+  if (algorithm == CLGPU_ALGORITHM_AUTO) {
+    algorithm =
+        (context->info.type & CL_DEVICE_TYPE_CPU) ? CLGPU_ALGORITHM_CHUNKED : CLGPU_ALGORITHM_TILED;
+  }
+  size_t group = 1;
+  if (algorithm == CLGPU_ALGORITHM_TILED) {
+    size_t limit = clgpu__work_group_limit(context, TILED_GROUP_CAP);
+    /* Local memory: two arrays of `group` 8-byte values at most. */
+    while (limit > 1 && (cl_ulong)limit * 16 > context->info.local_mem_size) limit /= 2;
+    while (group * 2 <= limit) group *= 2;
+  }
+  out->algorithm = algorithm;
+  out->group = group;
+  out->automatic = requested == CLGPU_ALGORITHM_AUTO;
+  return CLGPU_SUCCESS;
+}
+
+/* Elements one work-item may walk in one kernel on a device that leaves its
+ * loops after loop_iteration_cap iterations (quirks.c: llvmpipe): a quarter
+ * of the cap, so that a kernel's other loops (a tail, a carry, a vector
+ * loop's remainder) stay below it too. 0 where the device has no cap. */
+static uint64_t loop_limit(const clgpu_context *context) {
+  return context->quirks.loop_iteration_cap / 4;
+}
+
+/* Elements one work-item walks when `length` elements are one group's range
+ * (a line along an axis, or the second pass over partials). */
+static uint64_t per_item(const clgpu__shape *shape, uint64_t length) {
+  return shape->algorithm == CLGPU_ALGORITHM_CHUNKED ? length
+                                                     : clgpu__ceil_div_u64(length, shape->group);
+}
+
+/* A line of `length` elements is one group's range (reductions and scans
+ * along an axis). On a device with a loop cap, a line too long for one
+ * CHUNKED work-item makes an automatic choice TILED (the workspace does not
+ * depend on the shape along an axis); a line too long for the shape asked
+ * for is refused rather than computed wrong. */
+clgpu_status clgpu__fit_line(const clgpu_context *context, const char *who, uint64_t length,
+                             clgpu__shape *shape) {
+  /* Half the cap: a line is walked by one loop (an element per iteration,
+   * fewer where 16-wide vectors apply), so it needs less margin than the
+   * ranges, whose plan can simply be cut finer. Lines of 16411 elements
+   * run right in every shape on llvmpipe (test_scan along_axes); 70000 did
+   * not. */
+  uint64_t limit = context->quirks.loop_iteration_cap / 2;
+  if (!limit || per_item(shape, length) <= limit) return CLGPU_SUCCESS;
+  if (shape->automatic && shape->algorithm == CLGPU_ALGORITHM_CHUNKED) {
+    clgpu_call_options tiled = {0};
+    tiled.algorithm = CLGPU_ALGORITHM_TILED;
+    CLGPU__FORWARD_IF_ERROR(clgpu__shape_resolve(context, &tiled, who, shape));
+    shape->automatic = 1;
+    if (per_item(shape, length) <= limit) return CLGPU_SUCCESS;
+  }
+  return clgpu__fail(CLGPU_UNSUPPORTED_FEATURE,
+                     "%s: a line of %llu elements along the axis would take one work-item %llu "
+                     "loop iterations with the %s shape, and this device (%s) silently leaves "
+                     "a work-item's loops after %llu (the quirks table's loop_iteration_cap)%s",
+                     who, (unsigned long long)length, (unsigned long long)per_item(shape, length),
+                     shape->algorithm == CLGPU_ALGORITHM_CHUNKED ? "CHUNKED" : "TILED",
+                     context->info.name, (unsigned long long)context->quirks.loop_iteration_cap,
+                     shape->algorithm == CLGPU_ALGORITHM_CHUNKED
+                         ? "; CLGPU_ALGORITHM_TILED or AUTO splits the line among a group"
+                         : "");
+}
+
+/* After CLGPU_SIZE_OVERFLOW from an "_upto" query: name the argument. */
+void clgpu__append_max_n(uint64_t max_n) {
+  clgpu__append_error(" (max_n %llu is too large for this query)", (unsigned long long)max_n);
+}
+
+clgpu__split clgpu__split_range(const clgpu_context *context, const clgpu__shape *shape,
+                                uint64_t n) {
+  uint64_t units = context->info.compute_units > 0 ? context->info.compute_units : 1;
+  uint64_t unit, minimum, most;
+  if (shape->algorithm == CLGPU_ALGORITHM_CHUNKED) {
+    unit = CHUNK_UNIT;
+    minimum = CHUNK_MINIMUM;
+    most = 4 * units;
+  } else {
+    unit = (uint64_t)shape->group * CLGPU__TILE_ITEMS;
+    minimum = 4 * unit;
+    most = 8 * units < TILED_CHUNKS_CAP ? 8 * units : TILED_CHUNKS_CAP;
+  }
+  if (most < 2) most = 2;
+  /* Under a loop cap, no work-item walks more than clgpu__loop_limit elements:
+   * smaller and more pieces (the same for the size query and the call). */
+  uint64_t limit = loop_limit(context);
+  if (limit) {
+    uint64_t items = shape->algorithm == CLGPU_ALGORITHM_CHUNKED ? 1 : shape->group;
+    uint64_t per_group = limit * items / unit * unit;
+    if (per_group < unit) per_group = unit;
+    if (minimum > per_group) minimum = per_group;
+    uint64_t needed = clgpu__ceil_div_u64(n, per_group);
+    if (most < needed) most = needed;
+  }
+  clgpu__split result = {1, n, 0};
+  if (n <= minimum) return result;
+  /* Ceilings that cannot wrap, whatever n. n > minimum makes pieces at
+   * least 2, so chunk is at most ceil(n / 2) <= 2^63 and rounding it up to
+   * a multiple of the unit (a few thousand at most) cannot wrap either. */
+  uint64_t pieces = clgpu__ceil_div_u64(n, minimum);
+  if (pieces > most) pieces = most;
+  uint64_t chunk = clgpu__ceil_div_u64(n, pieces);
+  chunk = clgpu__ceil_div_u64(chunk, unit) * unit;
+  result.groups = clgpu__ceil_div_u64(n, chunk);
+  result.chunk = chunk;
+  result.reserved = pieces;
+  return result;
+}
+
+/* A cut range's second pass walks its partials in one group. */
+clgpu_status clgpu__fit_partials(const clgpu_context *context, const char *who, uint64_t n,
+                                 const clgpu__shape *shape, const clgpu__split *split) {
+  uint64_t limit = loop_limit(context);
+  if (!limit || per_item(shape, split->reserved) <= limit) return CLGPU_SUCCESS;
+  return clgpu__fail(CLGPU_UNSUPPORTED_FEATURE,
+                     "%s: %llu elements cut into %llu ranges would take the second pass's "
+                     "work-items past %llu loop iterations, after which this device (%s) "
+                     "silently leaves a work-item's loops (the quirks table's "
+                     "loop_iteration_cap)%s",
+                     who, (unsigned long long)n, (unsigned long long)split->reserved,
+                     (unsigned long long)context->quirks.loop_iteration_cap, context->info.name,
+                     shape->algorithm == CLGPU_ALGORITHM_CHUNKED
+                         ? "; CLGPU_ALGORITHM_TILED takes more elements per range"
+                         : "");
+}

@@ -1,0 +1,59 @@
+/* Kernel shapes and ranges, for every operation built on cl/reduce.cl.
+ *
+ * A shape is CHUNKED (the CPU shape: groups of one work-item, each walking a
+ * long range) or TILED (the GPU shape: groups of up to 256 work-items that
+ * cooperate through local memory); AUTO picks by device type.
+ *
+ * Ranges. An array of n elements is cut into chunks, one per work-group.
+ * CHUNKED: nothing is cut below 16384 elements, above it into at most four
+ * chunks per compute unit, each a multiple of 64 elements (the vector
+ * loop's step). TILED: tiles of group * CLGPU__TILE_ITEMS elements, nothing
+ * cut below four tiles, at most 8 chunks per compute unit and 1024 in all.
+ * A cut range needs a second pass (partials, or carries for a scan); an
+ * uncut one runs in one group. Along an axis every line is one group's
+ * range. On a device with a loop cap (quirks.c) every figure is bounded so
+ * that no work-item's loop passes it. */
+#ifndef CLGPU_SHAPE_H
+#define CLGPU_SHAPE_H
+
+#include "internal.h"
+
+/* Elements per work-item of a TILED tile (cl/reduce.cl's CLGPU_ITEMS). */
+#define CLGPU__TILE_ITEMS 8
+
+typedef struct clgpu__shape {
+  clgpu_algorithm algorithm;
+  size_t group;
+  int automatic; /* the caller asked for CLGPU_ALGORITHM_AUTO */
+} clgpu__shape;
+
+typedef struct clgpu__split {
+  uint64_t groups;   /* groups that run */
+  uint64_t chunk;    /* elements per group */
+  uint64_t reserved; /* second-pass slots: 0 for an uncut range */
+} clgpu__split;
+
+/* The shape `options` asks for (NULL: AUTO), with its group size on this
+ * device. CLGPU_INVALID_ARGUMENT for an unknown algorithm. */
+clgpu_status clgpu__shape_resolve(const clgpu_context *context, const clgpu_call_options *options,
+                                  const char *who, clgpu__shape *out);
+
+/* Fits a line of `length` elements (one group's range) to the device's loop
+ * cap: an AUTO CHUNKED shape may become TILED; otherwise
+ * CLGPU_UNSUPPORTED_FEATURE. */
+clgpu_status clgpu__fit_line(const clgpu_context *context, const char *who, uint64_t length,
+                             clgpu__shape *shape);
+
+/* How n elements are cut into ranges in `shape`. */
+clgpu__split clgpu__split_range(const clgpu_context *context, const clgpu__shape *shape,
+                                uint64_t n);
+
+/* CLGPU_UNSUPPORTED_FEATURE when the second pass over a split's partials
+ * would pass the device's loop cap. */
+clgpu_status clgpu__fit_partials(const clgpu_context *context, const char *who, uint64_t n,
+                                 const clgpu__shape *shape, const clgpu__split *split);
+
+/* After CLGPU_SIZE_OVERFLOW from an "_upto" query: names the argument. */
+void clgpu__append_max_n(uint64_t max_n);
+
+#endif

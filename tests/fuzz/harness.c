@@ -1,9 +1,14 @@
+/* The harness of the public API's fuzz target (harness.h describes the
+ * target): the input reader, the long-lived context and program, the checks
+ * every call is held to, setup and teardown, the buffers views are made
+ * over, and the opcode dispatch that calls the families' operations. */
 #include "harness.h"
 
 static void remove_tree_at(int parent, const char *name, int depth);
 static void arrays_setup(void);
 static void arrays_teardown(void);
 
+/* The most operations one input runs, to keep it cheap. */
 #define MAX_OPS 64
 
 fuzz_world world;
@@ -19,6 +24,8 @@ char long_define_option[LONG_LENGTH + 3];
  * call so that a failed call that leaves them alone is seen. Never passed to
  * OpenCL. */
 char not_a_handle;
+
+/* ---- reading the input ---- */
 
 uint8_t take_byte(byte_reader *in) { return in->used < in->size ? in->data[in->used++] : 0; }
 
@@ -85,7 +92,7 @@ int take_int(byte_reader *in) {
 
 /* A string argument: NULL, raw bytes into `buffer`, or a dictionary entry. */
 const char *take_text(byte_reader *in, const char *const *dictionary, size_t count,
-                             char buffer[MAX_TEXT + 1]) {
+                      char buffer[MAX_TEXT + 1]) {
   uint8_t head = take_byte(in);
   if (head == 0) return NULL;
   if (head >= 0x80) return dictionary[(size_t)(head - 0x80) % count];
@@ -157,6 +164,9 @@ int is_opencl_code(clgpu_status status) {
          status == CLGPU_CL_PLATFORM_NOT_FOUND_KHR;
 }
 
+/* The statuses of a call that can only refuse its arguments. */
+const clgpu_status plain_statuses[] = {CLGPU_SUCCESS, CLGPU_INVALID_ARGUMENT};
+
 static int documented(clgpu_status status, status_set set) {
   for (size_t i = 0; i < set.count; i++) {
     if (set.codes[i] == status) return 1;
@@ -199,8 +209,7 @@ void check_call(const char *call, clgpu_status status, status_set set, int may_r
   }
 }
 
-void expect_status(const char *call, clgpu_status status, clgpu_status expected,
-                          const char *why) {
+void expect_status(const char *call, clgpu_status status, clgpu_status expected, const char *why) {
   if (status != expected) {
     violation(call, "returned %s, expected %s (%s)", clgpu_status_name(status),
               clgpu_status_name(expected), why);
@@ -671,7 +680,7 @@ view_facts facts_of(const clgpu_array *view) {
 /* Calls the element visitor with the byte address (in root coordinates) of
  * every element of a view the model found valid, in row-major order. */
 void for_each_element(const clgpu_array *view, const view_facts *facts,
-                             void (*visit)(int64_t address, void *state), void *state) {
+                      void (*visit)(int64_t address, void *state), void *state) {
   if (facts->empty) return;
   size_t index[CLGPU_MAX_RANK] = {0};
   int64_t size = (int64_t)clgpu_type_size(view->type);

@@ -341,17 +341,17 @@ uint64_t take_u64(byte_reader *in);
 size_t take_count(byte_reader *in);
 int take_int(byte_reader *in);
 const char *take_text(byte_reader *in, const char *const *dictionary, size_t count,
-                             char buffer[MAX_TEXT + 1]);
+                      char buffer[MAX_TEXT + 1]);
 extern const char fixed_source[];
 const char *quoted(const char *text, char out[128]);
 void violation(const char *call, const char *format, ...);
 void setup_failed(const char *what, clgpu_status status);
 int is_opencl_code(clgpu_status status);
 extern const char sentinel_name[];
+extern const clgpu_status plain_statuses[2];
 void prime_last_error(void);
 void check_call(const char *call, clgpu_status status, status_set set, int may_repeat);
-void expect_status(const char *call, clgpu_status status, clgpu_status expected,
-                          const char *why);
+void expect_status(const char *call, clgpu_status status, clgpu_status expected, const char *why);
 void check_message_untouched(const char *call);
 char *join_path(const char *folder, const char *name);
 char *scratch_path(const char *tail);
@@ -366,7 +366,7 @@ cl_mem make_buffer(cl_context context, cl_mem_flags flags, size_t size);
 clgpu_type take_type(byte_reader *in);
 view_facts facts_of(const clgpu_array *view);
 void for_each_element(const clgpu_array *view, const view_facts *facts,
-                             void (*visit)(int64_t address, void *state), void *state);
+                      void (*visit)(int64_t address, void *state), void *state);
 void keep_view(array_run *pool, const clgpu_array *view);
 const clgpu_array *take_view(byte_reader *in, const array_run *pool);
 void fill_sentinel(clgpu_array *view);
@@ -383,7 +383,6 @@ extern uint8_t algo_model[ALG_COUNT][ALGO_BYTES];
 extern algo_workspace algo_workspaces[ALGO_WORKSPACES];
 extern algo_kernel algo_kernels[ALGO_KERNELS];
 extern const clgpu_status algo_statuses[15];
-extern const clgpu_status plain_statuses[2];
 void algo_setup(void);
 void algo_teardown(void);
 int is_real(clgpu_type type);
@@ -397,16 +396,14 @@ uint64_t order_image(const uint8_t *p, clgpu_type type);
 size_t element_offset(const clgpu_array *view, size_t k);
 view_wish wish_1d(clgpu_type type, size_t n, int buffer);
 clgpu_type take_algo_type(byte_reader *in);
-void take_algo_view(byte_reader *in, const array_run *pool, view_wish wish,
-                           algo_view *out);
+void take_algo_view(byte_reader *in, const array_run *pool, view_wish wish, algo_view *out);
 void write_values(const algo_view *view, uint8_t seed, int any_bits);
 void algo_write_buffers(uint8_t seed);
 void algo_upload(void);
 clgpu_context *take_algo_context(byte_reader *in);
 clgpu_workspace *take_algo_workspace(byte_reader *in, int *slot);
 clgpu_algorithm take_algorithm(byte_reader *in);
-void take_expression(byte_reader *in, const char *const *table, size_t count,
-                            expression *out);
+void take_expression(byte_reader *in, const char *const *table, size_t count, expression *out);
 void algo_call_init(algo_call *call);
 int broadcast_output(const algo_view *view);
 void begin_algo_call(algo_call *call, byte_reader *in);
@@ -438,12 +435,12 @@ clgpu_membuf_info membuf_info(const char *call, int index);
 cl_uint memory_references(cl_mem memory);
 void check_membufs(const char *call);
 void check_unchanged(const char *call, clgpu_status status, int index,
-                            const clgpu_membuf_info *before);
+                     const clgpu_membuf_info *before);
 clgpu_membuf_info info_before(int index);
 void check_moves_added(const char *call, int index, const clgpu_membuf_info *before,
-                              const int expected[2]);
+                       const int expected[2]);
 void check_moved(const char *call, int index, const clgpu_membuf_info *before, int to,
-                        clgpu_access access);
+                 clgpu_access access);
 void finish_event(const char *call, int wanted, cl_event event, int index);
 void check_no_event(const char *call, clgpu_status status, cl_event event);
 void free_slot(int index);

@@ -1,15 +1,13 @@
-#include "harness.h"
-
 /* What the algorithm operations share (reduce, scan, findall, sort, gather,
  * elementwise, transfer and workspaces; the operations are in the ops_*.c
  * files): the mirrored buffers, their views, wait lists, expressions and the
  * checks that end every call.
  *
- * The operations run on three mirrored buffers of the
- * main context (and a small CL_MEM_WRITE_ONLY one), whose bytes are written
- * from a seed before every call and read back after it, and on the views of
- * the array pool (which include invalid, foreign, read-only and broadcast
- * views) for hostile arguments.
+ * The operations run on three mirrored buffers of the main context (and a
+ * small CL_MEM_WRITE_ONLY one), whose bytes are written from a seed before
+ * every call and read back after it, and on the views of the array pool
+ * (which include invalid, foreign, read-only and broadcast views) for hostile
+ * arguments.
  *
  * Every call is held to its header: a documented status, a detail message on
  * failure, no event and no changed byte anywhere after a refusal. A success
@@ -21,8 +19,8 @@
  * long identifiers) and raw bytes, count against a build budget: each may
  * reach POCL's compiler, which takes about a second, so once
  * ALGO_BUILD_BUDGET builds have been spent only fixed expressions are used,
- * and those build once.
- */
+ * and those build once. */
+#include "harness.h"
 
 algo_world algo;
 uint8_t algo_before[ALG_COUNT][ALGO_BYTES];
@@ -33,21 +31,20 @@ algo_workspace algo_workspaces[ALGO_WORKSPACES];
 algo_kernel algo_kernels[ALGO_KERNELS];
 
 const clgpu_status algo_statuses[] = {CLGPU_SUCCESS,
-                                             CLGPU_INVALID_ARGUMENT,
-                                             CLGPU_TYPE_MISMATCH,
-                                             CLGPU_SHAPE_MISMATCH,
-                                             CLGPU_INVALID_OUTPUT,
-                                             CLGPU_UNSUPPORTED_FEATURE,
-                                             CLGPU_MISMATCHED_OBJECTS,
-                                             CLGPU_MISALIGNED_VIEW,
-                                             CLGPU_VIEW_OUT_OF_BOUNDS,
-                                             CLGPU_WORKSPACE_WRONG_DEVICE,
-                                             CLGPU_WORKSPACE_WRONG_OPERATION,
-                                             CLGPU_WORKSPACE_WRONG_ALGORITHM,
-                                             CLGPU_WORKSPACE_TOO_SMALL,
-                                             CLGPU_WORKSPACE_ALIASES_ARGUMENT,
-                                             CLGPU_CL_BUILD_PROGRAM_FAILURE};
-const clgpu_status plain_statuses[] = {CLGPU_SUCCESS, CLGPU_INVALID_ARGUMENT};
+                                      CLGPU_INVALID_ARGUMENT,
+                                      CLGPU_TYPE_MISMATCH,
+                                      CLGPU_SHAPE_MISMATCH,
+                                      CLGPU_INVALID_OUTPUT,
+                                      CLGPU_UNSUPPORTED_FEATURE,
+                                      CLGPU_MISMATCHED_OBJECTS,
+                                      CLGPU_MISALIGNED_VIEW,
+                                      CLGPU_VIEW_OUT_OF_BOUNDS,
+                                      CLGPU_WORKSPACE_WRONG_DEVICE,
+                                      CLGPU_WORKSPACE_WRONG_OPERATION,
+                                      CLGPU_WORKSPACE_WRONG_ALGORITHM,
+                                      CLGPU_WORKSPACE_TOO_SMALL,
+                                      CLGPU_WORKSPACE_ALIASES_ARGUMENT,
+                                      CLGPU_CL_BUILD_PROGRAM_FAILURE};
 
 void algo_setup(void) {
   cl_context context = clgpu_context_cl_context(world.context);
@@ -229,8 +226,7 @@ clgpu_type take_algo_type(byte_reader *in) {
  * buffer: the wish, or another type, length or buffer, with a stride of 1,
  * 2, 3, -1 or 0 along each dimension and an aligned offset. The view is
  * shortened until it fits its buffer. */
-void take_algo_view(byte_reader *in, const array_run *pool, view_wish wish,
-                           algo_view *out) {
+void take_algo_view(byte_reader *in, const array_run *pool, view_wish wish, algo_view *out) {
   memset(out, 0, sizeof *out);
   uint8_t mode = take_byte(in);
   if (mode % 16 == 15) return;
@@ -489,8 +485,7 @@ static const char *take_hostile(byte_reader *in, char buffer[3 * (LONG_LENGTH + 
 }
 
 /* A fixed expression of `table` (`count` entries), or a hostile one. */
-void take_expression(byte_reader *in, const char *const *table, size_t count,
-                            expression *out) {
+void take_expression(byte_reader *in, const char *const *table, size_t count, expression *out) {
   uint8_t choice = take_byte(in);
   out->fixed = choice % (count + 2);
   if ((size_t)out->fixed >= count) {

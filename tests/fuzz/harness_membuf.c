@@ -1,14 +1,12 @@
-#include "harness.h"
-
 /* The model the buffers across memory spaces are checked against (the
  * operations are in ops_membuf.c).
  *
- * The operations work on a per-input pool of up to
- * MEMBUF_SLOTS buffers of the three kinds, of at most MEMBUF_MAX_COUNT
- * elements each (larger requests are made only where the header promises a
- * refusal before anything is allocated), all freed when the input ends. A
- * fixed buffer's storage is the fuzzer's, one block per slot, with canary
- * bytes around the capacity it was given.
+ * The operations work on a per-input pool of up to MEMBUF_SLOTS buffers of
+ * the three kinds, of at most MEMBUF_MAX_COUNT elements each (larger requests
+ * are made only where the header promises a refusal before anything is
+ * allocated), all freed when the input ends. A fixed buffer's storage is the
+ * fuzzer's, one block per slot, with canary bytes around the capacity it was
+ * given.
  *
  * For each buffer the fuzzer keeps a shadow of its contents: the leading
  * `known` elements, which it wrote through the host pointer (or which a fixed
@@ -22,6 +20,7 @@
  * buffer may change. Once a buffer is freed, the fuzzer's own reference must
  * be the last to every cl_mem it showed: LeakSanitizer cannot see an OpenCL
  * object the library forgets to release. */
+#include "harness.h"
 
 membuf_slot membufs[MEMBUF_SLOTS];
 uint8_t membuf_shadow[MEMBUF_SLOTS][MEMBUF_MAX_BYTES];
@@ -330,7 +329,7 @@ void check_membufs(const char *call) {
 
 /* A refused call changes nothing about the buffer. */
 void check_unchanged(const char *call, clgpu_status status, int index,
-                            const clgpu_membuf_info *before) {
+                     const clgpu_membuf_info *before) {
   if (index < 0 || !membufs[index].buffer) return;
   clgpu_membuf_info after = membuf_info(call, index);
   if (after.size != before->size || after.capacity != before->capacity ||
@@ -363,7 +362,7 @@ clgpu_membuf_info info_before(int index) {
 /* The move counts a successful call added to one buffer: `expected[to]`
  * copies in each direction (0 to the host, 1 to the device). */
 void check_moves_added(const char *call, int index, const clgpu_membuf_info *before,
-                              const int expected[2]) {
+                       const int expected[2]) {
   clgpu_membuf_info after = membuf_info(call, index);
   uint64_t host = after.moves_to_host - before->moves_to_host;
   uint64_t device = after.moves_to_device - before->moves_to_device;
@@ -379,7 +378,7 @@ void check_moves_added(const char *call, int index, const clgpu_membuf_info *bef
 /* The record of which side is current after a successful move to `to` (0
  * the host, 1 the device) for `access`, and the copy it made. */
 void check_moved(const char *call, int index, const clgpu_membuf_info *before, int to,
-                        clgpu_access access) {
+                 clgpu_access access) {
   clgpu_membuf_info after = membuf_info(call, index);
   const int current_before[2] = {before->host_current, before->device_current};
   const int current_after[2] = {after.host_current, after.device_current};

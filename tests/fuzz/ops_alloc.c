@@ -1,3 +1,6 @@
+/* Fuzz operations on allocation: clgpu_buffer_create, allocation scopes and
+ * the allocation cache's statistics, with the operation and algorithm names
+ * and clgpu_reduce_result_type. */
 #include "harness.h"
 
 static const clgpu_status buffer_statuses[] = {CLGPU_SUCCESS, CLGPU_INVALID_ARGUMENT,

@@ -1,3 +1,5 @@
+/* Fuzz operations on status names, the context accessors, the device
+ * listing and selector, and making and wrapping contexts. */
 #include "harness.h"
 
 #define CREATES_PER_INPUT 2

@@ -1,3 +1,6 @@
+/* Fuzz operations that move the elements of views: clgpu_copy, checked
+ * byte for byte against a host model of every root buffer, and the
+ * transfers between a view and host memory. */
 #include "harness.h"
 
 static const clgpu_status copy_statuses[] = {

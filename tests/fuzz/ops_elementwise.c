@@ -1,3 +1,6 @@
+/* Fuzz operations on elementwise kernels (clgpu_elementwise_create and
+ * _run, with fixed and hostile names, operations and preambles) and the
+ * built-in elementwise operations. */
 #include "harness.h"
 
 static const clgpu_status elementwise_create_statuses[] = {

@@ -1,3 +1,5 @@
+/* Fuzz operations on buffers across memory spaces (clgpu_membuf_*), checked
+ * against the model in harness_membuf.c after every call. */
 #include "harness.h"
 
 #define FORMAT_GUARD 16
@@ -21,7 +23,6 @@ static const clgpu_status membuf_reallocate_statuses[] = {
     CLGPU_CL_OUT_OF_HOST_MEMORY};
 static const clgpu_status membuf_assign_statuses[] = {CLGPU_SUCCESS, CLGPU_INVALID_ARGUMENT,
                                                       CLGPU_TYPE_MISMATCH, CLGPU_CAPACITY_EXCEEDED};
-static const clgpu_status membuf_plain_statuses[] = {CLGPU_SUCCESS, CLGPU_INVALID_ARGUMENT};
 static const clgpu_status membuf_name_statuses[] = {CLGPU_SUCCESS, CLGPU_INVALID_ARGUMENT,
                                                     CLGPU_CL_OUT_OF_HOST_MEMORY};
 
@@ -764,7 +765,7 @@ void op_membuf_info(fuzz_run *run) {
            out_given ? "&out" : "NULL");
   prime_last_error();
   clgpu_status status = clgpu_membuf_get_info(buffer, out_given ? &info : NULL);
-  check_call(call, status, STATUS_SET(membuf_plain_statuses, 0), 0);
+  check_call(call, status, STATUS_SET(plain_statuses, 0), 0);
   expect_refusals(call, status, !buffer || !out_given ? REFUSE_INVALID : 0);
   if (status != CLGPU_SUCCESS && memcmp(&info, &untouched, sizeof info) != 0) {
     violation(call, "failed but wrote *out");
@@ -827,7 +828,7 @@ void op_membuf_report_set(fuzz_run *run) {
            callback ? "callback" : "NULL", user ? "&target" : "NULL");
   prime_last_error();
   clgpu_status status = clgpu_context_set_move_report(context, callback, user);
-  check_call(call, status, STATUS_SET(membuf_plain_statuses, 0), 0);
+  check_call(call, status, STATUS_SET(plain_statuses, 0), 0);
   expect_refusals(call, status, context ? 0 : REFUSE_INVALID);
   if (status == CLGPU_SUCCESS) target->on = callback != NULL;
   check_membufs(call);

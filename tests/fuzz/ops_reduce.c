@@ -1,3 +1,5 @@
+/* Fuzz operations on reduce, count_if, scan and findall, each compared
+ * with a host model when its arguments are ones the fuzzer knows. */
 #include "harness.h"
 
 /* A call's options: NULL, or an algorithm and maybe a workspace of the
@@ -234,9 +236,8 @@ void op_algo_reduce(fuzz_run *run) {
   take_algo_view(in, pool, wish_1d(result_type ? result_type : CLGPU_UINT64, out_n, ALG_B),
                  &output);
   clgpu_call_options options_storage;
-  int slot;
-  const clgpu_call_options *options = take_call_options(in, &options_storage, &slot);
-  call.workspace_slot = slot;
+  const clgpu_call_options *options =
+      take_call_options(in, &options_storage, &call.workspace_slot);
   add_view(&call, &input);
   add_view(&call, &output);
   for (int e = 0; e < 4; e++) {
@@ -343,9 +344,8 @@ void op_algo_count_if(fuzz_run *run) {
   take_expression(in, predicates, COUNT_OF(predicates), &predicate);
   int null_predicate = take_byte(in) % 4 == 3;
   clgpu_call_options options_storage;
-  int slot;
-  const clgpu_call_options *options = take_call_options(in, &options_storage, &slot);
-  call.workspace_slot = slot;
+  const clgpu_call_options *options =
+      take_call_options(in, &options_storage, &call.workspace_slot);
   add_view(&call, &input);
   add_view(&call, &output);
   if (!null_predicate) add_expression(&call, &predicate);
@@ -494,9 +494,8 @@ void op_algo_scan(fuzz_run *run) {
   }
   if (op.kind < CLGPU_SCAN_SUM || op.kind > CLGPU_SCAN_CUSTOM) call.must_fail = 1;
   clgpu_call_options options_storage;
-  int slot;
-  const clgpu_call_options *options = take_call_options(in, &options_storage, &slot);
-  call.workspace_slot = slot;
+  const clgpu_call_options *options =
+      take_call_options(in, &options_storage, &call.workspace_slot);
   add_view(&call, &input);
   add_view(&call, output);
   if (form == 2 || form == 3) {
@@ -565,9 +564,8 @@ void op_algo_findall(fuzz_run *run) {
   take_expression(in, predicates, COUNT_OF(predicates), &predicate);
   int null_predicate = take_byte(in) % 3 == 0;
   clgpu_call_options options_storage;
-  int slot;
-  const clgpu_call_options *options = take_call_options(in, &options_storage, &slot);
-  call.workspace_slot = slot;
+  const clgpu_call_options *options =
+      take_call_options(in, &options_storage, &call.workspace_slot);
   add_view(&call, &input);
   add_view(&call, &indices);
   add_view(&call, &count);

@@ -1,3 +1,5 @@
+/* Fuzz operations on sort, sort permutation and gather, with built-in and
+ * custom keys, compared with a host sort when the order is known. */
 #include "harness.h"
 
 /* ---- sort, sort permutation, gather ---- */

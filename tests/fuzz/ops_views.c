@@ -1,3 +1,6 @@
+/* Fuzz operations on views: constructors and derivations checked against
+ * the harness's independent model of a view, hand-corrupted views, and
+ * clgpu_array_alias. */
 #include "harness.h"
 
 #define MAX_RANK_TAKEN 10

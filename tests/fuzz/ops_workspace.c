@@ -1,3 +1,5 @@
+/* Fuzz operations on workspaces: the size queries up to n, making,
+ * wrapping, describing and destroying workspaces. */
 #include "harness.h"
 
 static const clgpu_status workspace_create_statuses[] = {

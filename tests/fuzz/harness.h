@@ -329,12 +329,16 @@ typedef struct custom_key {
   int real; /* the sort field is a float, else an int */
 } custom_key;
 
-/* harness.c */
+/* ---- harness.c ---- */
+
+/* The long-lived state and the long arguments, filled in at setup. */
 extern fuzz_world world;
 extern char long_identifier[LONG_LENGTH + 1];
 extern char huge_text[HUGE_LENGTH + 1];
 extern char long_define_option[LONG_LENGTH + 3];
 extern char not_a_handle;
+
+/* Reading the input: running out of bytes reads zeros. */
 uint8_t take_byte(byte_reader *in);
 uint32_t take_u32(byte_reader *in);
 uint64_t take_u64(byte_reader *in);
@@ -343,6 +347,8 @@ int take_int(byte_reader *in);
 const char *take_text(byte_reader *in, const char *const *dictionary, size_t count,
                       char buffer[MAX_TEXT + 1]);
 extern const char fixed_source[];
+
+/* Reporting, and the contract every call is held to. */
 const char *quoted(const char *text, char out[128]);
 void violation(const char *call, const char *format, ...);
 void setup_failed(const char *what, clgpu_status status);
@@ -353,14 +359,21 @@ void prime_last_error(void);
 void check_call(const char *call, clgpu_status status, status_set set, int may_repeat);
 void expect_status(const char *call, clgpu_status status, clgpu_status expected, const char *why);
 void check_message_untouched(const char *call);
+
+/* Files and folders under the private temporary folder. */
 char *join_path(const char *folder, const char *name);
 char *scratch_path(const char *tail);
 void write_file(const char *path);
 int is_folder(const char *path);
+
+/* Programs and kernel leases. */
 void add_to_pool(clgpu_program *program);
 void release_lease(fuzz_run *run, size_t index);
 void release_all_leases(fuzz_run *run);
 clgpu_cache_stats current_stats(void);
+
+/* The buffers views are made over, the model of a view, the view pool, and
+ * the host mirrors of the root buffers. */
 extern array_world arrays;
 cl_mem make_buffer(cl_context context, cl_mem_flags flags, size_t size);
 clgpu_type take_type(byte_reader *in);
@@ -376,7 +389,8 @@ void write_roots(uint8_t seed);
 void read_roots(void);
 void compare_roots(const char *call, const mirrors *expected, const char *what);
 
-/* harness_algo.c */
+/* ---- harness_algo.c: what the algorithm operations share ---- */
+
 extern algo_world algo;
 extern uint8_t algo_before[ALG_COUNT][ALGO_BYTES];
 extern uint8_t algo_model[ALG_COUNT][ALGO_BYTES];
@@ -416,7 +430,8 @@ void destroy_kernel(int slot);
 void destroy_workspace(int slot);
 void algo_release_workspaces(void);
 
-/* harness_membuf.c */
+/* ---- harness_membuf.c: the model of buffers across memory spaces ---- */
+
 extern membuf_slot membufs[MEMBUF_SLOTS];
 extern uint8_t membuf_shadow[MEMBUF_SLOTS][MEMBUF_MAX_BYTES];
 extern uint8_t fixed_storage[MEMBUF_SLOTS][MEMBUF_MAX_BYTES + FIXED_SLACK];

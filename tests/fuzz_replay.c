@@ -1,4 +1,4 @@
-/* Replays a corpus folder through the fuzz target of tests/fuzz_api.c, so
+/* Replays a corpus folder through the fuzz target of tests/fuzz/, so
  * that the checked-in corpus runs as an ordinary test with gcc and without
  * libFuzzer. Every regular file is one input, run in name order so that a
  * run is reproducible. The target aborts on any violation, so a run that
@@ -14,7 +14,7 @@
 
 #include <clgpu/clgpu.h>
 
-/* Defined in tests/fuzz_api.c. */
+/* Defined in tests/fuzz/harness.c. */
 int LLVMFuzzerInitialize(int *argc, char ***argv);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 const clgpu_device_info *fuzz_api_device_info(void);

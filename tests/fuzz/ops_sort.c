@@ -1,0 +1,413 @@
+/* Fuzz operations on sort, sort permutation and gather, with built-in and
+ * custom keys, compared with a host sort when the order is known. */
+#include "harness.h"
+
+/* ---- sort, sort permutation, gather ---- */
+
+/* Fixed comparators over built-in keys, with the rank the host sorts by. */
+static const char *const comparators[] = {"a < b", "a > b", "(a & 7) < (b & 7)"};
+
+/* Key types and declarations that never compile, whatever key_size says. */
+static const char *const broken_key_types[] = {
+    "", " ", "fuzz_missing", "struct fuzz_nothing", "int int", "void", "int)", "a;b",
+    "#error fuzz", long_identifier,
+};
+static const char *const broken_declarations[] = {
+    "typedef struct {", "}", "#error fuzz\n", "int x = ;", "typedef int int2;", "/*",
+    "__kernel void fuzz(void) {}", long_identifier,
+};
+
+/* A sort's order on the host: a signed or unsigned rank per key. */
+typedef struct host_order {
+  int kind; /* 0 the image of sort.h, 1 a comparator rank, 2 a custom key field */
+  int comparator;
+  int descending;
+  unsigned begin_bit, end_bit;
+  const custom_key *custom;
+  clgpu_type type;
+  size_t key_size;
+} host_order;
+
+static int64_t key_rank(const host_order *order, const uint8_t *key, int *unsigned_rank,
+                        uint64_t *image) {
+  *unsigned_rank = 0;
+  if (order->kind == 0) {
+    uint64_t bits = order_image(key, order->type);
+    if (order->begin_bit || order->end_bit) {
+      bits >>= order->begin_bit;
+      unsigned width = order->end_bit - order->begin_bit;
+      if (width < 64) bits &= ((uint64_t)1 << width) - 1;
+    }
+    *unsigned_rank = 1;
+    *image = bits;
+    return 0;
+  }
+  if (order->kind == 1) {
+    int64_t value = element_int(key, order->type);
+    if (order->comparator == 0) return value;
+    if (order->comparator == 1) return -value;
+    return value & 7;
+  }
+  if (order->custom->real) return (int64_t)element_real(key, CLGPU_FLOAT);
+  int64_t value = order->custom->size == 8 && strcmp(order->custom->type, "fuzz_wide") == 0
+                      ? element_int(key, CLGPU_INT64)
+                      : element_int(key, CLGPU_INT32);
+  return order->custom->compare[0] == 'b' ? -value : value;
+}
+
+/* Whether key a sorts strictly before key b. */
+static int sorts_before(const host_order *order, const uint8_t *a, const uint8_t *b) {
+  int unsigned_a, unsigned_b;
+  uint64_t image_a = 0, image_b = 0;
+  int64_t rank_a = key_rank(order, a, &unsigned_a, &image_a);
+  int64_t rank_b = key_rank(order, b, &unsigned_b, &image_b);
+  if (unsigned_a) return order->descending ? image_b < image_a : image_a < image_b;
+  return order->descending ? rank_b < rank_a : rank_a < rank_b;
+}
+
+/* The stable order of n keys of key_size bytes (gathered into `keys`):
+ * permutation[0..n) by insertion sort, which is stable. */
+static void host_sort(const host_order *order, const uint8_t *keys, size_t n, uint32_t *perm) {
+  for (size_t i = 0; i < n; i++) {
+    size_t j = i;
+    uint32_t moving = (uint32_t)i;
+    while (j > 0 && sorts_before(order, keys + moving * order->key_size,
+                                 keys + perm[j - 1] * order->key_size)) {
+      perm[j] = perm[j - 1];
+      j--;
+    }
+    perm[j] = moving;
+  }
+}
+
+/* Gather the bytes of a made 1-D view (n keys of key_size bytes, over its
+ * elements in order) into `out`. */
+static void gather_view(const algo_view *view, uint8_t *out) {
+  size_t size = clgpu_type_size(view->view.type);
+  for (size_t k = 0; k < view->count; k++) {
+    memcpy(out + k * size, &algo_before[view->buffer][element_offset(&view->view, k)], size);
+  }
+}
+
+static void scatter_view(const algo_view *view, const uint8_t *in) {
+  size_t size = clgpu_type_size(view->view.type);
+  for (size_t k = 0; k < view->count; k++) {
+    memcpy(&algo_model[view->buffer][element_offset(&view->view, k)], in + k * size, size);
+  }
+}
+
+typedef struct sort_request {
+  clgpu_sort_spec spec;
+  const clgpu_sort_spec *spec_pointer;
+  clgpu_sort_options options;
+  const clgpu_sort_options *options_pointer;
+  host_order order;
+  int orderable; /* the host knows the order */
+  int key_size_wrong;
+  expression compare;
+  char key_type_text[MAX_TEXT + 1];
+} sort_request;
+
+static void take_sort_request(byte_reader *in, sort_request *request, clgpu_type key_type,
+                              algo_call *call, int *slot) {
+  memset(request, 0, sizeof *request);
+  clgpu_sort_spec *spec = &request->spec;
+  host_order *order = &request->order;
+  order->type = key_type;
+  order->key_size = clgpu_type_size(key_type);
+  request->orderable = 1;
+  uint8_t mode = take_byte(in) % 8;
+  request->spec_pointer = mode == 0 ? NULL : spec;
+  spec->descending = take_byte(in) % 3 == 2 ? take_int(in) : 0;
+  order->descending = request->spec_pointer && spec->descending != 0;
+  if (mode == 2 || mode == 3) {
+    /* A comparator over built-in keys. */
+    take_expression(in, comparators, COUNT_OF(comparators), &request->compare);
+    spec->compare = request->compare.text;
+    add_expression(call, &request->compare);
+    order->kind = 1;
+    order->comparator = request->compare.fixed;
+    if (is_real(key_type) || request->compare.fixed < 0) request->orderable = 0;
+  } else if (mode == 4 || mode == 5) {
+    /* A custom key type: one of the table, or one that never compiles. */
+    uint8_t which = take_byte(in);
+    const custom_key *custom = &custom_keys[which % COUNT_OF(custom_keys)];
+    spec->key_type = custom->type;
+    spec->declarations = custom->declarations;
+    spec->compare = custom->compare;
+    spec->key_size = custom->size;
+    uint8_t size_choice = take_byte(in) % 8;
+    if (size_choice == 1) spec->key_size = 0;
+    if (size_choice >= 6) {
+      static const size_t sizes[] = {4, 8, 12, 16, 32};
+      spec->key_size = sizes[take_byte(in) % COUNT_OF(sizes)];
+    }
+    request->key_size_wrong = spec->key_size != custom->size;
+    order->kind = 2;
+    order->custom = custom;
+    order->key_size = spec->key_size;
+    int budget_left = algo.builds < ALGO_BUILD_BUDGET;
+    if (size_choice == 2) {
+      char buffer[MAX_TEXT + 1];
+      const char *type = TAKE_TEXT(in, broken_key_types, buffer);
+      size_t size = take_byte(in) % 20;
+      if (budget_left) {
+        snprintf(request->key_type_text, sizeof request->key_type_text, "%s", type ? type : "");
+        spec->key_type = type ? request->key_type_text : NULL;
+        spec->key_size = size;
+        request->orderable = 0;
+        request->key_size_wrong = 0;
+      }
+    } else if (size_choice == 3) {
+      const char *declarations = broken_declarations[take_byte(in) % COUNT_OF(broken_declarations)];
+      if (budget_left) {
+        spec->declarations = declarations;
+        request->orderable = 0;
+      }
+    } else if (size_choice == 4) {
+      take_expression(in, comparators, COUNT_OF(comparators), &request->compare);
+      if (request->compare.fixed < 0) {
+        spec->compare = request->compare.text;
+        add_expression(call, &request->compare);
+        request->orderable = 0;
+      }
+    }
+    if (!spec->key_size) request->orderable = 0;
+  }
+  if (mode == 6) {
+    spec->begin_bit = take_byte(in) % 70;
+    spec->end_bit = take_byte(in) % 70;
+    order->begin_bit = spec->begin_bit;
+    order->end_bit = spec->end_bit;
+    if ((spec->begin_bit || spec->end_bit) &&
+        (spec->begin_bit >= spec->end_bit || spec->end_bit > 8 * clgpu_type_size(key_type))) {
+      request->orderable = 0;
+    }
+  }
+  request->options_pointer = NULL;
+  uint8_t options_mode = take_byte(in) % 4;
+  *slot = -1;
+  if (options_mode) {
+    request->options.algorithm = take_algorithm(in);
+    request->options.shape = take_algorithm(in);
+    if (options_mode == 3) request->options.workspace = take_algo_workspace(in, slot);
+    request->options_pointer = &request->options;
+  }
+  if (!request->spec_pointer) {
+    memset(order, 0, sizeof *order);
+    order->type = key_type;
+    order->key_size = clgpu_type_size(key_type);
+    request->orderable = 1;
+    return;
+  }
+  if (request->key_size_wrong) call->must_fail = 1;
+  if (spec->key_type && !spec->key_size) call->must_fail = 1;
+  int radix = request->options_pointer && request->options.algorithm == CLGPU_ALGORITHM_RADIX;
+  if (radix && (spec->compare || spec->key_type)) call->must_fail = 1;
+  /* A bit range is for radix sorts: what a merge sort makes of it is not
+   * modelled. */
+  if ((spec->begin_bit || spec->end_bit) && !radix) request->orderable = 0;
+}
+
+static void algo_sort(fuzz_run *run, int permutation) {
+  byte_reader *in = &run->in;
+  const array_run *pool = &run->pool;
+  algo_call call;
+  algo_call_init(&call);
+  clgpu_context *context = take_algo_context(in);
+  uint8_t form = take_byte(in) % 4; /* the call, the query, the call, the call */
+  algo_write_buffers(take_byte(in));
+  clgpu_type key_type = take_algo_type(in);
+  size_t n = take_byte(in) % (ALGO_MAX_N + 1);
+  sort_request request;
+  int slot;
+  take_sort_request(in, &request, key_type, &call, &slot);
+  call.workspace_slot = slot;
+  /* Custom keys: a view of 32-bit (or 64-bit) elements, key_size bytes per
+   * key; built-in keys: a view of key_type. */
+  algo_view keys, values;
+  const custom_key *custom = request.order.kind == 2 ? request.order.custom : NULL;
+  view_wish wish = wish_1d(key_type, n, ALG_A);
+  if (custom) {
+    wish.type = custom->real ? CLGPU_FLOAT
+                : strcmp(custom->type, "fuzz_wide") == 0 ? CLGPU_INT64
+                                                          : CLGPU_INT32;
+    wish.shape[0] = n * (custom->size / clgpu_type_size(wish.type));
+  }
+  take_algo_view(in, pool, wish, &keys);
+  uint8_t data = take_byte(in);
+  write_values(&keys, data, request.order.kind == 0 && data % 3 == 0);
+  size_t key_count = keys.made ? keys.count : 0;
+  size_t key_size = request.order.key_size;
+  if (custom && keys.made) {
+    size_t bytes = keys.count * clgpu_type_size(keys.view.type);
+    key_count = key_size ? bytes / key_size : 0;
+    if (!key_size || bytes % key_size != 0 || keys.view.type != wish.type) request.orderable = 0;
+  } else if (keys.made && keys.view.type != key_type) {
+    request.order.type = keys.view.type;
+    request.order.key_size = key_size = clgpu_type_size(keys.view.type);
+    if (request.order.kind == 1 && is_real(keys.view.type)) request.orderable = 0;
+  }
+  /* Values: none, or indices 0, 1, ... of 4 bytes (or other widths) in B. */
+  uint8_t values_mode = take_byte(in) % 4;
+  clgpu_type value_type = values_mode == 3 ? take_algo_type(in) : CLGPU_UINT32;
+  if (permutation) value_type = take_byte(in) % 2 ? CLGPU_UINT32 : CLGPU_UINT64;
+  if (values_mode == 0 && !permutation) {
+    memset(&values, 0, sizeof values);
+    values.made = 1;
+  } else {
+    take_algo_view(in, pool, wish_1d(value_type, key_count, ALG_B), &values);
+    if (values.made && !permutation) {
+      for (size_t k = 0; k < values.count; k++) {
+        store_int(&algo_before[values.buffer][element_offset(&values.view, k)], values.view.type,
+                  k);
+      }
+    }
+  }
+  add_view(&call, &keys);
+  if (values.pointer || permutation) add_view(&call, &values);
+  if ((!permutation && broadcast_output(&keys)) || broadcast_output(&values)) call.must_fail = 1;
+  algo_upload();
+  if (!request.orderable || context != world.context || !keys.made || !values.made ||
+      (keys.made && keys.view.rank != 1) || (values.pointer && values.view.rank != 1)) {
+    call.checkable = 0;
+  }
+  if (call.checkable && request.spec_pointer == NULL) request.order.descending = 0;
+  if (call.checkable) {
+    static uint8_t gathered[ALGO_BYTES], sorted[ALGO_BYTES], moved[ALGO_BYTES];
+    static uint32_t order[ALGO_BYTES];
+    gather_view(&keys, gathered);
+    host_sort(&request.order, gathered, key_count, order);
+    if (permutation) {
+      if (values.count != key_count) call.checkable = 0;
+      for (size_t k = 0; k < key_count && call.checkable; k++) {
+        store_int(&algo_model[values.buffer][element_offset(&values.view, k)], values.view.type,
+                  order[k]);
+      }
+    } else {
+      for (size_t k = 0; k < key_count; k++) {
+        memcpy(sorted + k * key_size, gathered + order[k] * key_size, key_size);
+      }
+      scatter_view(&keys, sorted);
+      if (values.pointer) {
+        size_t bytes = values.count * clgpu_type_size(values.view.type);
+        size_t per_key = key_count ? bytes / key_count : 0;
+        /* Values go by bytes per key; only the simple layouts are modelled. */
+        if (!key_count || bytes % key_count ||
+            (values.view.strides[0] != 1 && per_key != clgpu_type_size(values.view.type))) {
+          call.checkable = 0;
+        } else {
+          gather_view(&values, gathered);
+          for (size_t k = 0; k < key_count; k++) {
+            memcpy(moved + k * per_key, gathered + order[k] * per_key, per_key);
+          }
+          scatter_view(&values, moved);
+        }
+      }
+    }
+  }
+  if (form == 1) {
+    clgpu_workspace_size report;
+    memset(&report, 0x5a, sizeof report);
+    clgpu_workspace_size before = report;
+    describe_views(&call, permutation ? "clgpu_sort_permutation_workspace_size"
+                                      : "clgpu_sort_workspace_size");
+    prime_last_error();
+    clgpu_status status =
+        permutation ? clgpu_sort_permutation_workspace_size(context, request.spec_pointer,
+                                                            keys.pointer, values.pointer,
+                                                            request.options_pointer, &report)
+                    : clgpu_sort_workspace_size(context, request.spec_pointer, keys.pointer,
+                                                values.pointer, request.options_pointer, &report);
+    check_call(call.text, status, STATUS_SET(algo_statuses, 1), 0);
+    if (status != CLGPU_SUCCESS && memcmp(&report, &before, sizeof report) != 0) {
+      violation(call.text, "failed but wrote the report");
+    }
+    if (status == CLGPU_SUCCESS && request.key_size_wrong) {
+      violation(call.text, "accepted a key_size that is not the key type's");
+    }
+    return;
+  }
+  begin_algo_call(&call, in);
+  char name[64];
+  snprintf(name, sizeof name, "%s[%s%s%s]", permutation ? "clgpu_sort_permutation" : "clgpu_sort",
+           request.spec.key_type ? request.spec.key_type : "",
+           request.spec.key_type ? " " : "", request.spec.descending ? "desc" : "asc");
+  describe_views(&call, name);
+  clgpu_status status =
+      permutation
+          ? clgpu_sort_permutation(context, request.spec_pointer, keys.pointer, values.pointer,
+                                   request.options_pointer, call.wait.count, call.wait.list,
+                                   call.want_event ? &call.event : NULL)
+          : clgpu_sort(context, request.spec_pointer, keys.pointer, values.pointer,
+                       request.options_pointer, call.wait.count, call.wait.list,
+                       call.want_event ? &call.event : NULL);
+  finish_algo_call(&call, status, STATUS_SET(algo_statuses, 1));
+}
+
+void op_algo_sort(fuzz_run *run) { algo_sort(run, 0); }
+
+void op_algo_permutation(fuzz_run *run) { algo_sort(run, 1); }
+
+void op_algo_gather(fuzz_run *run) {
+  byte_reader *in = &run->in;
+  const array_run *pool = &run->pool;
+  algo_call call;
+  algo_call_init(&call);
+  clgpu_context *context = take_algo_context(in);
+  algo_write_buffers(take_byte(in));
+  size_t n = take_byte(in) % (ALGO_MAX_N + 1);
+  size_t source_n = take_byte(in) % (ALGO_MAX_N + 1);
+  clgpu_type type = take_algo_type(in);
+  algo_view permutation, source, destination;
+  take_algo_view(in, pool, wish_1d(take_byte(in) % 2 ? CLGPU_UINT32 : CLGPU_UINT64, n, ALG_A),
+                 &permutation);
+  take_algo_view(in, pool, wish_1d(type, source_n, ALG_B), &source);
+  take_algo_view(in, pool, wish_1d(type, n, take_byte(in) % 4 ? ALG_C : ALG_B), &destination);
+  write_values(&source, take_byte(in), 1);
+  uint8_t spread = take_byte(in);
+  if (permutation.made && (permutation.view.type == CLGPU_UINT32 ||
+                           permutation.view.type == CLGPU_UINT64)) {
+    uint32_t state = spread * 2654435761u + 1;
+    for (size_t k = 0; k < permutation.count; k++) {
+      state = state * 1103515245u + 12345u;
+      /* Mostly inside the source, sometimes just past it, now and then huge. */
+      uint64_t index = (state >> 8) % (source.count + 3);
+      if ((state >> 4) % 64 == 0) index = ~(uint64_t)0 - (state % 5);
+      store_int(&algo_before[permutation.buffer][element_offset(&permutation.view, k)],
+                permutation.view.type, index);
+    }
+  } else {
+    write_values(&permutation, spread, 1);
+  }
+  add_view(&call, &permutation);
+  add_view(&call, &source);
+  add_view(&call, &destination);
+  if (broadcast_output(&destination)) call.must_fail = 1;
+  algo_upload();
+  if (context != world.context || !call.checkable || permutation.view.rank != 1 ||
+      source.view.rank != 1 || destination.view.rank != 1 ||
+      (permutation.view.type != CLGPU_UINT32 && permutation.view.type != CLGPU_UINT64) ||
+      clgpu_type_size(source.view.type) != clgpu_type_size(destination.view.type) ||
+      destination.count != permutation.count) {
+    call.checkable = 0;
+  }
+  if (call.checkable) {
+    size_t size = clgpu_type_size(source.view.type);
+    for (size_t k = 0; k < permutation.count; k++) {
+      uint64_t index = (uint64_t)element_int(
+          &algo_before[permutation.buffer][element_offset(&permutation.view, k)],
+          permutation.view.type);
+      if (permutation.view.type == CLGPU_UINT32) index &= 0xffffffffu;
+      if (index >= source.count) continue;
+      memcpy(&algo_model[destination.buffer][element_offset(&destination.view, k)],
+             &algo_before[source.buffer][element_offset(&source.view, (size_t)index)], size);
+    }
+  }
+  begin_algo_call(&call, in);
+  describe_views(&call, "clgpu_gather");
+  clgpu_status status = clgpu_gather(context, permutation.pointer, source.pointer,
+                                     destination.pointer, call.wait.count, call.wait.list,
+                                     call.want_event ? &call.event : NULL);
+  finish_algo_call(&call, status, STATUS_SET(algo_statuses, 1));
+}

@@ -65,14 +65,17 @@ clgpu_status clgpu__finish_call(clgpu_context *context, clgpu_status status, clg
   return status;
 }
 
-clgpu_status clgpu__check_view(const clgpu_array *array, const char *who, const char *name) {
-  CLGPU__RETURN_ERROR_IF(!array, CLGPU_INVALID_ARGUMENT, "%s: %s is NULL", who, name);
-  clgpu_status status = clgpu_array_check(array);
-  if (status != CLGPU_SUCCESS) clgpu__append_error(" (%s: the %s)", who, name);
-  return status;
+/* The view with dimension `axis` moved last. */
+clgpu_array clgpu__upto_view(clgpu_type type, uint64_t max_n) {
+  clgpu_array view;
+  memset(&view, 0, sizeof view);
+  view.type = type;
+  view.rank = 1;
+  view.shape[0] = (size_t)max_n;
+  view.strides[0] = 1;
+  return view;
 }
 
-/* The view with dimension `axis` moved last. */
 clgpu_status clgpu__axis_last(const clgpu_array *array, unsigned axis, clgpu_array *out) {
   unsigned axes[CLGPU_MAX_RANK];
   unsigned at = 0;

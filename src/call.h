@@ -4,7 +4,7 @@
 #ifndef CLGPU_CALL_H
 #define CLGPU_CALL_H
 
-#include "internal.h"
+#include "check.h"
 
 /* A place on the device: a buffer and an element offset into it. */
 typedef struct clgpu__place {
@@ -43,9 +43,12 @@ static inline size_t clgpu__global_size(uint64_t groups, size_t group) {
   return (size_t)groups * group;
 }
 
-/* A view argument: CLGPU_INVALID_ARGUMENT when NULL, else clgpu_array_check's
- * status with the argument's name appended. */
-clgpu_status clgpu__check_view(const clgpu_array *array, const char *who, const char *name);
+/* The view an "_upto" workspace query plans for: a contiguous 1-D view of
+ * max_n elements of `type` over no buffer. The query runs the plan function
+ * of the call over it, so the query and a call cannot disagree; the plan
+ * functions skip what needs a buffer when the view has none (a caller's
+ * view always has one: clgpu_array_check refuses NULL). */
+clgpu_array clgpu__upto_view(clgpu_type type, uint64_t max_n);
 
 /* The view with dimension `axis` moved last. */
 clgpu_status clgpu__axis_last(const clgpu_array *array, unsigned axis, clgpu_array *out);

@@ -3,34 +3,6 @@
  * caller's wait list at the front and the caller's event at the end. */
 #include "internal.h"
 
-clgpu_status clgpu__check_wait_list(const clgpu_context *context, cl_uint num_events,
-                                    const cl_event *wait_list, const char *who) {
-  CLGPU__RETURN_ERROR_IF(num_events > 0 && !wait_list, CLGPU_INVALID_ARGUMENT,
-                         "%s: wait_list is NULL but num_events is %u", who, num_events);
-  CLGPU__RETURN_ERROR_IF(num_events == 0 && wait_list, CLGPU_INVALID_ARGUMENT,
-                         "%s: wait_list is not NULL but num_events is 0", who);
-  for (cl_uint e = 0; e < num_events; e++) {
-    CLGPU__RETURN_ERROR_IF(!wait_list[e], CLGPU_CL_INVALID_EVENT_WAIT_LIST,
-                           "%s: wait_list[%u] is NULL", who, e);
-    if (!context) continue;
-    /* OpenCL refuses a wait list whose events belong to another context
-     * only at enqueue, and some implementations not at all: a command that
-     * silently ignores a dependency is a race, so every entry is checked
-     * here, before anything is enqueued. */
-    cl_context owner = NULL;
-    cl_int err = clGetEventInfo(wait_list[e], CL_EVENT_CONTEXT, sizeof owner, &owner, NULL);
-    if (err != CL_SUCCESS) {
-      return clgpu__fail(CLGPU_CL_INVALID_EVENT_WAIT_LIST,
-                         "%s: wait_list[%u] is not a valid event: clGetEventInfo(CL_EVENT_CONTEXT) "
-                         "failed with %s (%d)",
-                         who, e, clgpu_status_name(err), (int)err);
-    }
-    CLGPU__RETURN_ERROR_IF(owner != context->cl_context, CLGPU_CL_INVALID_CONTEXT,
-                           "%s: wait_list[%u] is an event of another OpenCL context", who, e);
-  }
-  return CLGPU_SUCCESS;
-}
-
 void clgpu__chain_begin(clgpu__chain *chain, cl_uint num_events, const cl_event *wait_list) {
   chain->num_events = num_events;
   chain->wait_list = wait_list;

@@ -13,99 +13,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "internal.h"
+#include "check.h"
 
 /* ---- argument checks ---- */
-
-/* clgpu_array_check with the argument's name added to its message. */
-static clgpu_status check_view(const clgpu_array *array, const char *name) {
-  clgpu_status status = clgpu_array_check(array);
-  if (status != CLGPU_SUCCESS) clgpu__append_error(" (clgpu_copy: the %s)", name);
-  return status;
-}
-
-static size_t magnitude(ptrdiff_t stride) {
-  return stride < 0 ? (size_t)0 - (size_t)stride : (size_t)stride;
-}
-
-/* Whether two indices of the destination can land on one element. A stride
- * of 0 on a dimension longer than 1 is the plain case. Otherwise the test is
- * sufficient, not exact: with the dimensions longer than 1 sorted by the
- * size of their strides, each stride must step past everything the smaller
- * dimensions reach. Every contiguous layout passes, and so does every view
- * sliced, permuted, reshaped or reinterpreted from one; some exotic layouts
- * whose elements never meet are refused too (strides 2 and 3 over extents 3
- * and 2 reach the elements 0, 2, 4, 3, 5 and 7). Dimensions of extent 0 or 1
- * are ignored, so the layout is judged the same whether or not another
- * dimension is empty. The sums cannot overflow: the view was checked to lie
- * inside its buffer. */
-clgpu_status clgpu__check_output_layout(const clgpu_array *destination, const char *who,
-                                        const char *name) {
-  size_t extents[CLGPU_MAX_RANK];
-  size_t strides[CLGPU_MAX_RANK];
-  unsigned dims[CLGPU_MAX_RANK];
-  unsigned count = 0;
-  for (unsigned d = 0; d < destination->rank; d++) {
-    if (destination->shape[d] <= 1) continue;
-    CLGPU__RETURN_ERROR_IF(destination->strides[d] == 0, CLGPU_INVALID_OUTPUT,
-                           "%s: the %s has stride 0 on dimension %u of extent "
-                           "%zu, so several elements would be written to one place",
-                           who, name, d, destination->shape[d]);
-    /* Insertion sort by stride size: at most eight entries. */
-    unsigned at = count++;
-    while (at > 0 && strides[at - 1] > magnitude(destination->strides[d])) {
-      extents[at] = extents[at - 1];
-      strides[at] = strides[at - 1];
-      dims[at] = dims[at - 1];
-      at--;
-    }
-    extents[at] = destination->shape[d];
-    strides[at] = magnitude(destination->strides[d]);
-    dims[at] = d;
-  }
-  size_t reach = 0; /* the farthest element the smaller dimensions reach */
-  for (unsigned k = 0; k < count; k++) {
-    CLGPU__RETURN_ERROR_IF(strides[k] <= reach, CLGPU_INVALID_OUTPUT,
-                           "%s: the %s's elements may overlap each other: "
-                           "dimension %u has stride %td, but the dimensions with smaller "
-                           "strides reach %zu elements from their start (clgpu only "
-                           "writes layouts where each stride steps past that)",
-                           who, name, dims[k], destination->strides[dims[k]], reach);
-    reach += (extents[k] - 1) * strides[k];
-  }
-  return CLGPU_SUCCESS;
-}
-
-/* The buffer of a view must belong to the context, and must allow what the
- * copy does to it: writing the destination to a CL_MEM_READ_ONLY buffer, or
- * reading the source from a CL_MEM_WRITE_ONLY one, is undefined in a
- * kernel, so both are refused whichever way the copy would run. */
-clgpu_status clgpu__check_buffer(const clgpu_context *context, cl_mem buffer, const char *who,
-                                 const char *name, int written) {
-  cl_context owner = NULL;
-  cl_int err = clGetMemObjectInfo(buffer, CL_MEM_CONTEXT, sizeof owner, &owner, NULL);
-  if (err != CL_SUCCESS) {
-    clgpu__fail_cl(err, "clGetMemObjectInfo(CL_MEM_CONTEXT)");
-    clgpu__append_error(" (%s: the %s's buffer)", who, name);
-    return (clgpu_status)err;
-  }
-  CLGPU__RETURN_ERROR_IF(owner != context->cl_context, CLGPU_MISMATCHED_OBJECTS,
-                         "%s: the %s's buffer belongs to another cl_context than the "
-                         "clgpu context's",
-                         who, name);
-  cl_mem_flags flags = 0;
-  err = clGetMemObjectInfo(buffer, CL_MEM_FLAGS, sizeof flags, &flags, NULL);
-  if (err != CL_SUCCESS) {
-    clgpu__fail_cl(err, "clGetMemObjectInfo(CL_MEM_FLAGS)");
-    clgpu__append_error(" (%s: the %s's buffer)", who, name);
-    return (clgpu_status)err;
-  }
-  CLGPU__RETURN_ERROR_IF(written && (flags & CL_MEM_READ_ONLY), CLGPU_INVALID_OUTPUT,
-                         "%s: the %s's buffer is CL_MEM_READ_ONLY", who, name);
-  CLGPU__RETURN_ERROR_IF(!written && (flags & CL_MEM_WRITE_ONLY), CLGPU_INVALID_ARGUMENT,
-                         "%s: the %s's buffer is CL_MEM_WRITE_ONLY", who, name);
-  return CLGPU_SUCCESS;
-}
 
 static clgpu_status check_arguments(const clgpu_context *context, const clgpu_array *destination,
                                     const clgpu_array *source, cl_uint num_events,
@@ -114,8 +24,8 @@ static clgpu_status check_arguments(const clgpu_context *context, const clgpu_ar
   CLGPU__RETURN_ERROR_IF(!destination, CLGPU_INVALID_ARGUMENT, "clgpu_copy: destination is NULL");
   CLGPU__RETURN_ERROR_IF(!source, CLGPU_INVALID_ARGUMENT, "clgpu_copy: source is NULL");
   CLGPU__FORWARD_IF_ERROR(clgpu__check_wait_list(context, num_events, wait_list, "clgpu_copy"));
-  CLGPU__FORWARD_IF_ERROR(check_view(destination, "destination"));
-  CLGPU__FORWARD_IF_ERROR(check_view(source, "source"));
+  CLGPU__FORWARD_IF_ERROR(clgpu__check_view(destination, "clgpu_copy", "destination"));
+  CLGPU__FORWARD_IF_ERROR(clgpu__check_view(source, "clgpu_copy", "source"));
   int same_shape = destination->rank == source->rank;
   for (unsigned d = 0; same_shape && d < destination->rank; d++) {
     same_shape = destination->shape[d] == source->shape[d];

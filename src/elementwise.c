@@ -25,6 +25,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "check.h"
 #include "internal.h"
 
 #define MAX_ARRAYS CLGPU_ELEMENTWISE_MAX_ARRAYS

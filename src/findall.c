@@ -64,13 +64,10 @@ static void findall_free(findall_plan *plan) {
   clgpu__spec_free(&plan->sum);
 }
 
-static clgpu_status plan_findall(clgpu_context *context, const clgpu_array *input,
-                                 const char *predicate, const clgpu_array *indices,
-                                 const clgpu_array *count, const clgpu_call_options *options,
-                                 const char *who, findall_plan *plan) {
-  memset(plan, 0, sizeof *plan);
-  CLGPU__FORWARD_IF_ERROR(clgpu__shape_resolve(context, options, who, &plan->shape));
-  CLGPU__FORWARD_IF_ERROR(clgpu__check_type_support(context, input->type, who));
+/* The checks of findall's outputs (and its input's buffer). */
+static clgpu_status check_outputs(const clgpu_context *context, const clgpu_array *input,
+                                  const clgpu_array *indices, const clgpu_array *count,
+                                  const char *who) {
   CLGPU__FORWARD_IF_ERROR(clgpu__check_view(indices, who, "indices"));
   CLGPU__RETURN_ERROR_IF(indices->type != CLGPU_UINT32 && indices->type != CLGPU_UINT64,
                          CLGPU_TYPE_MISMATCH,
@@ -102,18 +99,33 @@ static clgpu_status plan_findall(clgpu_context *context, const clgpu_array *inpu
     CLGPU__FORWARD_IF_ERROR(clgpu__check_buffer(context, count->buffer, who, "count", 1));
   }
   CLGPU__FORWARD_IF_ERROR(clgpu__check_buffer(context, input->buffer, who, "input", 0));
+  return CLGPU_SUCCESS;
+}
+
+static clgpu_status plan_findall(clgpu_context *context, const clgpu_array *input,
+                                 const char *predicate, const clgpu_array *indices,
+                                 const clgpu_array *count, const clgpu_call_options *options,
+                                 const char *who, findall_plan *plan) {
+  memset(plan, 0, sizeof *plan);
+  CLGPU__FORWARD_IF_ERROR(clgpu__shape_resolve(context, options, who, &plan->shape));
+  CLGPU__FORWARD_IF_ERROR(clgpu__check_type_support(context, input->type, who));
+  /* An "_upto" query plans for a view with no buffer and no outputs. */
+  if (indices) CLGPU__FORWARD_IF_ERROR(check_outputs(context, input, indices, count, who));
   CLGPU__FORWARD_IF_ERROR(findall_specs(input->type, predicate, who, plan));
+  uint64_t n = clgpu_array_count(input);
   plan->n = n;
   plan->input = *input;
-  plan->wide = indices->type == CLGPU_UINT64;
+  plan->wide = !indices || indices->type == CLGPU_UINT64;
   plan->pack_input = n > 0 && !clgpu_array_is_contiguous(input);
   plan->split = clgpu__split_range(context, &plan->shape, n);
-  CLGPU__FORWARD_IF_ERROR(clgpu__fit_partials(context, who, n, &plan->shape, &plan->split));
-  clgpu_status status = findall_report(context, plan, who);
-  if (status != CLGPU_SUCCESS) {
-    clgpu__append_error(" (the input holds %llu elements)", (unsigned long long)n);
-    findall_free(plan);
+  clgpu_status status = clgpu__fit_partials(context, who, n, &plan->shape, &plan->split);
+  if (status == CLGPU_SUCCESS) {
+    status = findall_report(context, plan, who);
+    if (status != CLGPU_SUCCESS) {
+      clgpu__append_error(" (the input holds %llu elements)", (unsigned long long)n);
+    }
   }
+  if (status != CLGPU_SUCCESS) findall_free(plan);
   return status;
 }
 
@@ -269,21 +281,16 @@ clgpu_status clgpu_findall_workspace_size_upto(clgpu_context *context, clgpu_typ
   CLGPU__RETURN_ERROR_IF(!context || !out, CLGPU_INVALID_ARGUMENT, "%s: NULL argument", who);
   CLGPU__RETURN_ERROR_IF(clgpu_type_size(type) == 0, CLGPU_INVALID_ARGUMENT, "%s: unknown type %d",
                          who, (int)type);
+  clgpu_array largest = clgpu__upto_view(type, max_n);
   findall_plan plan;
-  memset(&plan, 0, sizeof plan);
-  CLGPU__FORWARD_IF_ERROR(clgpu__shape_resolve(context, options, who, &plan.shape));
-  CLGPU__FORWARD_IF_ERROR(clgpu__check_type_support(context, type, who));
-  CLGPU__FORWARD_IF_ERROR(findall_specs(type, NULL, who, &plan));
-  plan.n = max_n;
-  plan.split = clgpu__split_range(context, &plan.shape, max_n);
-  clgpu_status status = findall_report(context, &plan, who);
-  if (status == CLGPU_SUCCESS) {
-    *out = plan.report;
-  } else {
+  clgpu_status status = plan_findall(context, &largest, NULL, NULL, NULL, options, who, &plan);
+  if (status != CLGPU_SUCCESS) {
     clgpu__append_max_n(max_n);
+    return status;
   }
+  *out = plan.report;
   findall_free(&plan);
-  return status;
+  return CLGPU_SUCCESS;
 }
 
 clgpu_status clgpu_findall_read(clgpu_context *context, const clgpu_array *input,

@@ -192,19 +192,6 @@ extern const size_t clgpu__embedded_source_count;
  * CLGPU_INVALID_ARGUMENT (not a valid stem), CLGPU_KERNEL_SOURCE_NOT_FOUND. */
 clgpu_status clgpu__find_embedded_source(const char *name, const clgpu__embedded_source **found);
 
-/* ---- shared argument checks (copy.c) ---- */
-
-/* Refuse an output view whose elements may land on one another (a stride 0
- * on a dimension longer than 1, or strides that do not step past each
- * other): CLGPU_INVALID_OUTPUT, the message naming `who` and `name`. */
-clgpu_status clgpu__check_output_layout(const clgpu_array *array, const char *who,
-                                        const char *name);
-
-/* The buffer must belong to the context's cl_context, and allow writing
- * (`written`) or reading. */
-clgpu_status clgpu__check_buffer(const clgpu_context *context, cl_mem buffer, const char *who,
-                                 const char *name, int written);
-
 /* ---- event chains (chain.c) ---- */
 
 /* A sequence of commands each waiting for the one before: the first waits
@@ -216,13 +203,6 @@ typedef struct clgpu__chain {
   cl_event last; /* NULL before the first command */
   int started;
 } clgpu__chain;
-
-/* A wait list must match its count (CLGPU_INVALID_ARGUMENT), hold no NULL
- * entry (CLGPU_CL_INVALID_EVENT_WAIT_LIST) and, when `context` is given,
- * only events of the context's cl_context (CLGPU_CL_INVALID_CONTEXT); the
- * message names `who` and the entry. The one check of every entry point. */
-clgpu_status clgpu__check_wait_list(const clgpu_context *context, cl_uint num_events,
-                                    const cl_event *wait_list, const char *who);
 
 void clgpu__chain_begin(clgpu__chain *chain, cl_uint num_events, const cl_event *wait_list);
 /* What the next command waits for. */
@@ -315,6 +295,10 @@ typedef struct clgpu__argument {
   const char *name;
 } clgpu__argument;
 
+/* The report the last call on this thread planned (recorded when it reached
+ * its workspace), or NULL after clgpu__forget_last_call_report; for tests. */
+const clgpu_workspace_size *clgpu__last_call_report(void);
+void clgpu__forget_last_call_report(void);
 clgpu_status clgpu__scratch_acquire(clgpu_context *context, const clgpu_workspace_size *needed,
                                     clgpu_workspace *workspace, const clgpu__argument *arguments,
                                     size_t num_arguments, const char *who, clgpu__scratch *out);

@@ -154,7 +154,7 @@ static clgpu_status plan_reduce(clgpu_context *context, clgpu__op_spec *taken,
       status = clgpu__check_buffer(context, output->buffer, who, "output", 1);
     }
   }
-  if (status == CLGPU_SUCCESS) {
+  if (status == CLGPU_SUCCESS && input->buffer) {
     status = clgpu__check_buffer(context, input->buffer, who, "input", 0);
   }
   if (status != CLGPU_SUCCESS) {
@@ -389,32 +389,6 @@ clgpu_status clgpu_reduce_read(clgpu_context *context, const clgpu_reduce_op *op
                       result, who);
 }
 
-/* A contiguous 1-D view of n elements over no buffer, for the "up to" queries:
- * only its type, shape and layout matter to the plan. */
-static clgpu_status upto_plan_reduce(clgpu_context *context, clgpu__op_spec *s, uint64_t max_n,
-                                     const clgpu_call_options *options, const char *who,
-                                     clgpu_workspace_size *out) {
-  reduce_plan plan;
-  memset(&plan, 0, sizeof plan);
-  plan.spec = *s;
-  memset(s, 0, sizeof *s);
-  clgpu_status status = clgpu__shape_resolve(context, options, who, &plan.shape);
-  if (status == CLGPU_SUCCESS) status = clgpu__check_spec_support(context, &plan.spec, who);
-  if (status == CLGPU_SUCCESS) {
-    plan.n = max_n;
-    plan.rows = 1;
-    plan.split = clgpu__split_range(context, &plan.shape, max_n);
-    status = reduce_report(context, &plan, who);
-    if (status == CLGPU_SUCCESS) {
-      *out = plan.report;
-    } else {
-      clgpu__append_max_n(max_n);
-    }
-  }
-  clgpu__spec_free(&plan.spec);
-  return status;
-}
-
 clgpu_status clgpu_reduce_workspace_size_upto(clgpu_context *context, const clgpu_reduce_op *op,
                                               clgpu_type input_type, uint64_t max_n,
                                               const clgpu_call_options *options,
@@ -425,7 +399,17 @@ clgpu_status clgpu_reduce_workspace_size_upto(clgpu_context *context, const clgp
                          "%s: unknown input type %d", who, (int)input_type);
   clgpu__op_spec s;
   CLGPU__FORWARD_IF_ERROR(clgpu__reduce_spec(op, input_type, who, &s));
-  return upto_plan_reduce(context, &s, max_n, options, who, out);
+  clgpu_array largest = clgpu__upto_view(input_type, max_n);
+  reduce_plan plan;
+  clgpu_status status =
+      plan_reduce(context, &s, &largest, CLGPU_ALL_AXES, NULL, options, who, &plan);
+  if (status != CLGPU_SUCCESS) {
+    clgpu__append_max_n(max_n);
+    return status;
+  }
+  *out = plan.report;
+  clgpu__spec_free(&plan.spec);
+  return CLGPU_SUCCESS;
 }
 
 clgpu_status clgpu_count_if(clgpu_context *context, const clgpu_array *input, const char *predicate,

@@ -33,7 +33,9 @@ static clgpu_status plan_scan(clgpu_context *context, clgpu__op_spec *taken,
   memset(taken, 0, sizeof *taken);
   clgpu_status status = clgpu__shape_resolve(context, options, who, &plan->shape);
   if (status == CLGPU_SUCCESS) status = clgpu__check_spec_support(context, &plan->spec, who);
-  if (status == CLGPU_SUCCESS) status = clgpu__check_view(output, who, "output");
+  if (status == CLGPU_SUCCESS && output->buffer) {
+    status = clgpu__check_view(output, who, "output");
+  }
   if (status == CLGPU_SUCCESS && output->type != input->type) {
     status = clgpu__fail(CLGPU_TYPE_MISMATCH, "%s: the output holds %s and the input %s", who,
                          clgpu_type_cl_name(output->type), clgpu_type_cl_name(input->type));
@@ -56,9 +58,9 @@ static clgpu_status plan_scan(clgpu_context *context, clgpu__op_spec *taken,
                     who, axis, input->rank);
   }
   if (status == CLGPU_SUCCESS) status = clgpu__check_output_layout(output, who, "output");
-  if (status == CLGPU_SUCCESS)
+  if (status == CLGPU_SUCCESS && output->buffer)
     status = clgpu__check_buffer(context, output->buffer, who, "output", 1);
-  if (status == CLGPU_SUCCESS)
+  if (status == CLGPU_SUCCESS && input->buffer)
     status = clgpu__check_buffer(context, input->buffer, who, "input", 0);
   if (status == CLGPU_SUCCESS && axis != CLGPU_ALL_AXES) {
     status = clgpu__axis_last(input, (unsigned)axis, &plan->input);
@@ -77,7 +79,9 @@ static clgpu_status plan_scan(clgpu_context *context, clgpu__op_spec *taken,
     plan->rows = plan->length ? plan->n / plan->length : 0;
     plan->rows_mode = plan->rows > 1;
   }
-  int same = clgpu_array_same(input, output);
+  /* One pointer for both: an in-place call, or the view of an "_upto" query
+   * (which has no buffer for clgpu_array_same to compare). */
+  int same = input == output || clgpu_array_same(input, output);
   plan->stage_input = plan->n > 0 && (!clgpu_array_is_contiguous(&plan->input) ||
                                       (!same && clgpu_may_alias(input, output)));
   plan->pack_output = plan->n > 0 && !clgpu_array_is_contiguous(&plan->output);
@@ -204,21 +208,18 @@ clgpu_status clgpu_scan_workspace_size_upto(clgpu_context *context, const clgpu_
   CLGPU__RETURN_ERROR_IF(!context || !op || !out, CLGPU_INVALID_ARGUMENT, "%s: NULL argument", who);
   CLGPU__RETURN_ERROR_IF(clgpu_type_size(type) == 0, CLGPU_INVALID_ARGUMENT, "%s: unknown type %d",
                          who, (int)type);
+  clgpu__op_spec s;
+  CLGPU__FORWARD_IF_ERROR(clgpu__scan_spec(op, type, who, &s));
+  /* In place: the largest call's input and output are one view. */
+  clgpu_array largest = clgpu__upto_view(type, max_n);
   scan_plan plan;
-  memset(&plan, 0, sizeof plan);
-  CLGPU__FORWARD_IF_ERROR(clgpu__scan_spec(op, type, who, &plan.spec));
-  clgpu_status status = clgpu__shape_resolve(context, options, who, &plan.shape);
-  if (status == CLGPU_SUCCESS) status = clgpu__check_spec_support(context, &plan.spec, who);
-  if (status == CLGPU_SUCCESS) {
-    plan.n = max_n;
-    plan.split = clgpu__split_range(context, &plan.shape, max_n);
-    status = scan_report(context, &plan, who);
-    if (status == CLGPU_SUCCESS) {
-      *out = plan.report;
-    } else {
-      clgpu__append_max_n(max_n);
-    }
+  clgpu_status status =
+      plan_scan(context, &s, &largest, CLGPU_ALL_AXES, &largest, options, who, &plan);
+  if (status != CLGPU_SUCCESS) {
+    clgpu__append_max_n(max_n);
+    return status;
   }
+  *out = plan.report;
   clgpu__spec_free(&plan.spec);
-  return status;
+  return CLGPU_SUCCESS;
 }

@@ -34,6 +34,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "check.h"
 #include "internal.h"
 
 #define SINGLE_CHUNK 16384
@@ -223,13 +224,9 @@ static uint64_t plan_loops(const sort_plan *plan) {
 
 /* ---- checks ---- */
 
+/* A view argument, which a sort takes 1-D. */
 static clgpu_status check_view(const clgpu_array *array, const char *who, const char *name) {
-  CLGPU__RETURN_ERROR_IF(!array, CLGPU_INVALID_ARGUMENT, "%s: %s is NULL", who, name);
-  clgpu_status status = clgpu_array_check(array);
-  if (status != CLGPU_SUCCESS) {
-    clgpu__append_error(" (%s: %s)", who, name);
-    return status;
-  }
+  CLGPU__FORWARD_IF_ERROR(clgpu__check_view(array, who, name));
   CLGPU__RETURN_ERROR_IF(array->rank != 1, CLGPU_SHAPE_MISMATCH,
                          "%s: %s must be a 1-D view, not rank %u (reshape it first)", who, name,
                          array->rank);

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "check.h"
 #include "internal.h"
 
 /* A view's layout reduced for a transfer: dimensions of extent 1 dropped and

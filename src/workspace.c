@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "check.h"
 #include "internal.h"
 
 /* A workspace keeps no pointer to its context: it must stay safe to destroy
@@ -97,13 +98,12 @@ clgpu_status clgpu__report_finish(clgpu_workspace_size *report, const clgpu_cont
     buffer->offset = at;
     if (buffer->bytes == 0) continue;
     /* The end of the last buffer that has bytes, not the padding after it. */
-    CLGPU__RETURN_ERROR_IF(!clgpu__add_u64(at, buffer->bytes, &total) ||
-                               !clgpu__round_up_u64(total, alignment, &at),
-                           CLGPU_SIZE_OVERFLOW,
-                           "%s: the workspace buffer \"%s\" of %llu bytes at byte %llu would end "
-                           "past what 64 bits can count",
-                           who, buffer->name, (unsigned long long)buffer->bytes,
-                           (unsigned long long)buffer->offset);
+    CLGPU__RETURN_ERROR_IF(
+        !clgpu__add_u64(at, buffer->bytes, &total) || !clgpu__round_up_u64(total, alignment, &at),
+        CLGPU_SIZE_OVERFLOW,
+        "%s: the workspace buffer \"%s\" of %llu bytes at byte %llu would end "
+        "past what 64 bits can count",
+        who, buffer->name, (unsigned long long)buffer->bytes, (unsigned long long)buffer->offset);
   }
   report->alignment = alignment;
   report->total_bytes = total;
@@ -352,10 +352,23 @@ static clgpu_status check_workspace(clgpu_context *context, const clgpu_workspac
   return CLGPU_SUCCESS;
 }
 
+/* The report of the last call on this thread that reached its workspace:
+ * tests/test_plan_agreement.c holds every size query to it. */
+static _Thread_local clgpu_workspace_size last_call_report;
+static _Thread_local int has_last_call_report;
+
+const clgpu_workspace_size *clgpu__last_call_report(void) {
+  return has_last_call_report ? &last_call_report : NULL;
+}
+
+void clgpu__forget_last_call_report(void) { has_last_call_report = 0; }
+
 clgpu_status clgpu__scratch_acquire(clgpu_context *context, const clgpu_workspace_size *needed,
                                     clgpu_workspace *workspace, const clgpu__argument *arguments,
                                     size_t num_arguments, const char *who, clgpu__scratch *out) {
   memset(out, 0, sizeof *out);
+  last_call_report = *needed;
+  has_last_call_report = 1;
   if (workspace) {
     CLGPU__FORWARD_IF_ERROR(
         check_workspace(context, needed, workspace, arguments, num_arguments, who));

@@ -210,7 +210,7 @@ static cl_mem create_buffer(const clgpu_context *context, cl_mem_flags flags, si
 static clgpu_status fail_create(cl_int err, size_t size, size_t requested) {
   return clgpu__fail((clgpu_status)err,
                      "clCreateBuffer of %zu bytes (for a request of %zu) failed: %s (%d)", size,
-                     requested, clgpu_status_name(err), (int)err);
+                     requested, clgpu__status_name(err), (int)err);
 }
 
 /* ---- size classes ---- */
@@ -245,8 +245,8 @@ static size_bin *find_bin(clgpu_alloc_cache *cache, cl_context owner, cl_mem_fla
   return NULL;
 }
 
-static size_bin *find_or_add_bin(clgpu_alloc_cache *cache, cl_context owner,
-                                 cl_mem_flags flags, size_t size) {
+static size_bin *find_or_add_bin(clgpu_alloc_cache *cache, cl_context owner, cl_mem_flags flags,
+                                 size_t size) {
   size_bin *bin = find_bin(cache, owner, flags, size);
   if (bin) return bin;
   bin = calloc(1, sizeof *bin);
@@ -743,8 +743,8 @@ static clgpu_status create_cached(scope_frame *frame, cl_mem_flags flags, size_t
   return CLGPU_SUCCESS;
 }
 
-clgpu_status clgpu_buffer_create(clgpu_context *context, cl_mem_flags flags, size_t size,
-                                 cl_mem *out) {
+clgpu_status clgpu__buffer_create(clgpu_context *context, cl_mem_flags flags, size_t size,
+                                  cl_mem *out) {
   CLGPU__RETURN_ERROR_IF(!out, CLGPU_INVALID_ARGUMENT, "clgpu_buffer_create: out is NULL");
   *out = NULL;
   CLGPU__RETURN_ERROR_IF(!context, CLGPU_INVALID_ARGUMENT, "clgpu_buffer_create: context is NULL");
@@ -775,7 +775,12 @@ clgpu_status clgpu_buffer_create(clgpu_context *context, cl_mem_flags flags, siz
   return CLGPU_SUCCESS;
 }
 
-void clgpu_buffer_release(clgpu_context *context, cl_mem buffer) {
+clgpu_status clgpu_buffer_create(clgpu_context *context, cl_mem_flags flags, size_t size,
+                                 cl_mem *out) {
+  return clgpu__buffer_create(context, flags, size, out);
+}
+
+void clgpu__buffer_release(clgpu_context *context, cl_mem buffer) {
   if (!buffer) return;
   pthread_mutex_lock(&registry_lock);
   alloc_block *block = registry_find(buffer);
@@ -794,6 +799,10 @@ void clgpu_buffer_release(clgpu_context *context, cl_mem buffer) {
    * nothing. */
   if (block->state == BLOCK_IN_USE) return_released(cache, block, context);
   pthread_mutex_unlock(&cache->lock);
+}
+
+void clgpu_buffer_release(clgpu_context *context, cl_mem buffer) {
+  clgpu__buffer_release(context, buffer);
 }
 
 void clgpu__buffer_pin(cl_mem buffer) {

@@ -7,7 +7,7 @@
 
 #include "internal.h"
 
-size_t clgpu_type_size(clgpu_type type) {
+size_t clgpu__type_size(clgpu_type type) {
   switch (type) {
     case CLGPU_INT8:
     case CLGPU_UINT8:
@@ -28,7 +28,9 @@ size_t clgpu_type_size(clgpu_type type) {
   return 0;
 }
 
-const char *clgpu_type_cl_name(clgpu_type type) {
+size_t clgpu_type_size(clgpu_type type) { return clgpu__type_size(type); }
+
+const char *clgpu__type_cl_name(clgpu_type type) {
   switch (type) {
     case CLGPU_INT8:
       return "char";
@@ -55,6 +57,8 @@ const char *clgpu_type_cl_name(clgpu_type type) {
   }
   return "invalid";
 }
+
+const char *clgpu_type_cl_name(clgpu_type type) { return clgpu__type_cl_name(type); }
 
 /* ---- overflow-checked arithmetic ---- */
 
@@ -139,7 +143,7 @@ static const char *describe(const clgpu_array *array, char *text, size_t size) {
   return text;
 }
 
-clgpu_status clgpu_array_check(const clgpu_array *array) {
+clgpu_status clgpu__array_check(const clgpu_array *array) {
   CLGPU__RETURN_ERROR_IF(!array, CLGPU_INVALID_ARGUMENT, "array is NULL");
   CLGPU__RETURN_ERROR_IF(!array->buffer, CLGPU_INVALID_ARGUMENT, "array has a NULL buffer");
   size_t element = clgpu_type_size(array->type);
@@ -179,6 +183,8 @@ clgpu_status clgpu_array_check(const clgpu_array *array) {
   return CLGPU_SUCCESS;
 }
 
+clgpu_status clgpu_array_check(const clgpu_array *array) { return clgpu__array_check(array); }
+
 /* ---- constructors ---- */
 
 clgpu_status clgpu_array_strided(cl_mem buffer, size_t offset, clgpu_type type, unsigned rank,
@@ -216,8 +222,8 @@ static int contiguous_strides(unsigned rank, const size_t *shape, clgpu_order or
   return 1;
 }
 
-clgpu_status clgpu_array_nd(cl_mem buffer, size_t offset, clgpu_type type, unsigned rank,
-                            const size_t *shape, clgpu_order order, clgpu_array *out) {
+clgpu_status clgpu__array_nd(cl_mem buffer, size_t offset, clgpu_type type, unsigned rank,
+                             const size_t *shape, clgpu_order order, clgpu_array *out) {
   CLGPU__RETURN_ERROR_IF(rank > CLGPU_MAX_RANK, CLGPU_INVALID_ARGUMENT, "rank %u is above %d", rank,
                          CLGPU_MAX_RANK);
   CLGPU__RETURN_ERROR_IF(rank > 0 && !shape, CLGPU_INVALID_ARGUMENT, "shape is NULL");
@@ -229,9 +235,19 @@ clgpu_status clgpu_array_nd(cl_mem buffer, size_t offset, clgpu_type type, unsig
   return clgpu_array_strided(buffer, offset, type, rank, shape, strides, out);
 }
 
+clgpu_status clgpu_array_nd(cl_mem buffer, size_t offset, clgpu_type type, unsigned rank,
+                            const size_t *shape, clgpu_order order, clgpu_array *out) {
+  return clgpu__array_nd(buffer, offset, type, rank, shape, order, out);
+}
+
+clgpu_status clgpu__array_1d(cl_mem buffer, size_t offset, clgpu_type type, size_t n,
+                             clgpu_array *out) {
+  return clgpu_array_nd(buffer, offset, type, 1, &n, CLGPU_ROW_MAJOR, out);
+}
+
 clgpu_status clgpu_array_1d(cl_mem buffer, size_t offset, clgpu_type type, size_t n,
                             clgpu_array *out) {
-  return clgpu_array_nd(buffer, offset, type, 1, &n, CLGPU_ROW_MAJOR, out);
+  return clgpu__array_1d(buffer, offset, type, n, out);
 }
 
 /* ---- derivations ---- */
@@ -403,7 +419,7 @@ clgpu_status clgpu_array_reshape(const clgpu_array *in, unsigned rank, const siz
   return CLGPU_SUCCESS;
 }
 
-clgpu_status clgpu_array_permute(const clgpu_array *in, const unsigned *axes, clgpu_array *out) {
+clgpu_status clgpu__array_permute(const clgpu_array *in, const unsigned *axes, clgpu_array *out) {
   CLGPU__RETURN_ERROR_IF(!out, CLGPU_INVALID_ARGUMENT, "out is NULL");
   CLGPU__FORWARD_IF_ERROR(clgpu_array_check(in));
   CLGPU__RETURN_ERROR_IF(in->rank > 0 && !axes, CLGPU_INVALID_ARGUMENT, "axes is NULL");
@@ -421,6 +437,10 @@ clgpu_status clgpu_array_permute(const clgpu_array *in, const unsigned *axes, cl
   return CLGPU_SUCCESS;
 }
 
+clgpu_status clgpu_array_permute(const clgpu_array *in, const unsigned *axes, clgpu_array *out) {
+  return clgpu__array_permute(in, axes, out);
+}
+
 clgpu_status clgpu_array_transpose(const clgpu_array *in, clgpu_array *out) {
   CLGPU__RETURN_ERROR_IF(!in, CLGPU_INVALID_ARGUMENT, "array is NULL");
   unsigned axes[CLGPU_MAX_RANK];
@@ -429,7 +449,7 @@ clgpu_status clgpu_array_transpose(const clgpu_array *in, clgpu_array *out) {
   return clgpu_array_permute(in, axes, out);
 }
 
-clgpu_status clgpu_array_reinterpret(const clgpu_array *in, clgpu_type type, clgpu_array *out) {
+clgpu_status clgpu__array_reinterpret(const clgpu_array *in, clgpu_type type, clgpu_array *out) {
   CLGPU__RETURN_ERROR_IF(!out, CLGPU_INVALID_ARGUMENT, "out is NULL");
   CLGPU__FORWARD_IF_ERROR(clgpu_array_check(in));
   size_t old_size = clgpu_type_size(in->type), new_size = clgpu_type_size(type);
@@ -473,6 +493,10 @@ clgpu_status clgpu_array_reinterpret(const clgpu_array *in, clgpu_type type, clg
   return CLGPU_SUCCESS;
 }
 
+clgpu_status clgpu_array_reinterpret(const clgpu_array *in, clgpu_type type, clgpu_array *out) {
+  return clgpu__array_reinterpret(in, type, out);
+}
+
 clgpu_status clgpu_array_broadcast(const clgpu_array *in, unsigned rank, const size_t *shape,
                                    clgpu_array *out) {
   CLGPU__RETURN_ERROR_IF(!out, CLGPU_INVALID_ARGUMENT, "out is NULL");
@@ -506,7 +530,7 @@ clgpu_status clgpu_array_broadcast(const clgpu_array *in, unsigned rank, const s
 
 /* ---- facts ---- */
 
-size_t clgpu_array_count(const clgpu_array *array) {
+size_t clgpu__array_count(const clgpu_array *array) {
   if (!array || array->rank > CLGPU_MAX_RANK) return 0;
   uint64_t count = 1;
   for (unsigned d = 0; d < array->rank; d++) {
@@ -515,7 +539,9 @@ size_t clgpu_array_count(const clgpu_array *array) {
   return count > SIZE_MAX ? 0 : (size_t)count;
 }
 
-int clgpu_array_is_contiguous(const clgpu_array *array) {
+size_t clgpu_array_count(const clgpu_array *array) { return clgpu__array_count(array); }
+
+int clgpu__array_is_contiguous(const clgpu_array *array) {
   if (!array || array->rank > CLGPU_MAX_RANK) return 0;
   if (clgpu_array_count(array) == 0) return 1;
   uint64_t expected = 1;
@@ -527,7 +553,11 @@ int clgpu_array_is_contiguous(const clgpu_array *array) {
   return 1;
 }
 
-clgpu_status clgpu_array_location(const clgpu_array *array, clgpu_location *out) {
+int clgpu_array_is_contiguous(const clgpu_array *array) {
+  return clgpu__array_is_contiguous(array);
+}
+
+clgpu_status clgpu__array_location(const clgpu_array *array, clgpu_location *out) {
   CLGPU__RETURN_ERROR_IF(!out, CLGPU_INVALID_ARGUMENT, "out is NULL");
   CLGPU__FORWARD_IF_ERROR(clgpu_array_check(array));
   cl_mem base = array->buffer;
@@ -553,6 +583,10 @@ clgpu_status clgpu_array_location(const clgpu_array *array, clgpu_location *out)
   out->first = extent.empty ? offset : offset - (size_t)extent.below;
   out->end = extent.empty ? offset : offset + (size_t)extent.above;
   return CLGPU_SUCCESS;
+}
+
+clgpu_status clgpu_array_location(const clgpu_array *array, clgpu_location *out) {
+  return clgpu__array_location(array, out);
 }
 
 /* For a view with at most one dimension of extent > 1: the distance in bytes
@@ -587,7 +621,7 @@ static int host_memory_overlaps(const clgpu_location *a, const clgpu_location *b
   return first_a < end_b && first_b < end_a;
 }
 
-int clgpu_may_alias(const clgpu_array *a, const clgpu_array *b) {
+int clgpu__may_alias(const clgpu_array *a, const clgpu_array *b) {
   clgpu_location where_a, where_b;
   if (clgpu_array_location(a, &where_a) != CLGPU_SUCCESS ||
       clgpu_array_location(b, &where_b) != CLGPU_SUCCESS) {
@@ -611,7 +645,9 @@ int clgpu_may_alias(const clgpu_array *a, const clgpu_array *b) {
   return !(d >= size_a && step - d >= size_b);
 }
 
-int clgpu_array_same(const clgpu_array *a, const clgpu_array *b) {
+int clgpu_may_alias(const clgpu_array *a, const clgpu_array *b) { return clgpu__may_alias(a, b); }
+
+int clgpu__array_same(const clgpu_array *a, const clgpu_array *b) {
   clgpu_location where_a, where_b;
   if (clgpu_array_location(a, &where_a) != CLGPU_SUCCESS ||
       clgpu_array_location(b, &where_b) != CLGPU_SUCCESS) {
@@ -627,6 +663,8 @@ int clgpu_array_same(const clgpu_array *a, const clgpu_array *b) {
   }
   return 1;
 }
+
+int clgpu_array_same(const clgpu_array *a, const clgpu_array *b) { return clgpu__array_same(a, b); }
 
 clgpu_status clgpu__array_root(const clgpu_array *array, cl_mem *root, cl_ulong *element_offset) {
   clgpu_location location;

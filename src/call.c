@@ -9,7 +9,7 @@ clgpu__place clgpu__scratch_place(const clgpu__scratch *scratch, unsigned index)
   cl_mem buffer = NULL;
   size_t byte_offset = 0;
   clgpu__scratch_slot(scratch, index, &buffer, &byte_offset);
-  size_t size = clgpu_type_size(scratch->layout.buffers[index].type);
+  size_t size = clgpu__type_size(scratch->layout.buffers[index].type);
   return (clgpu__place){buffer, (cl_ulong)(byte_offset / size)};
 }
 
@@ -19,7 +19,7 @@ clgpu_status clgpu__scratch_view(const clgpu__scratch *scratch, unsigned index, 
   cl_mem buffer = NULL;
   size_t byte_offset = 0;
   clgpu__scratch_slot(scratch, index, &buffer, &byte_offset);
-  return clgpu_array_nd(buffer, byte_offset, type, rank, shape, CLGPU_ROW_MAJOR, out);
+  return clgpu__array_nd(buffer, byte_offset, type, rank, shape, CLGPU_ROW_MAJOR, out);
 }
 
 clgpu_status clgpu__place_of(const clgpu_array *array, clgpu__place *out) {
@@ -83,5 +83,5 @@ clgpu_status clgpu__axis_last(const clgpu_array *array, unsigned axis, clgpu_arr
     if (d != axis) axes[at++] = d;
   }
   axes[at] = axis;
-  return clgpu_array_permute(array, axes, out);
+  return clgpu__array_permute(array, axes, out);
 }

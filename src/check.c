@@ -8,7 +8,7 @@
 
 clgpu_status clgpu__check_view(const clgpu_array *array, const char *who, const char *name) {
   CLGPU__RETURN_ERROR_IF(!array, CLGPU_INVALID_ARGUMENT, "%s: %s is NULL", who, name);
-  clgpu_status status = clgpu_array_check(array);
+  clgpu_status status = clgpu__array_check(array);
   if (status != CLGPU_SUCCESS) clgpu__append_error(" (%s: the %s)", who, name);
   return status;
 }
@@ -116,7 +116,7 @@ clgpu_status clgpu__check_wait_list(const clgpu_context *context, cl_uint num_ev
       return clgpu__fail(CLGPU_CL_INVALID_EVENT_WAIT_LIST,
                          "%s: wait_list[%u] is not a valid event: clGetEventInfo(CL_EVENT_CONTEXT) "
                          "failed with %s (%d)",
-                         who, e, clgpu_status_name(err), (int)err);
+                         who, e, clgpu__status_name(err), (int)err);
     }
     CLGPU__RETURN_ERROR_IF(owner != context->cl_context, CLGPU_CL_INVALID_CONTEXT,
                            "%s: wait_list[%u] is an event of another OpenCL context", who, e);

@@ -109,7 +109,7 @@ clgpu_status clgpu_context_create(const clgpu_context_options *options, clgpu_co
   if (!selector) selector = getenv("CLGPU_DEVICE");
   cl_platform_id platform = NULL;
   cl_device_id device = NULL;
-  CLGPU__FORWARD_IF_ERROR(clgpu_device_select(selector, &platform, &device));
+  CLGPU__FORWARD_IF_ERROR(clgpu__device_select(selector, &platform, &device));
 
   clgpu_context *ctx = calloc(1, sizeof *ctx);
   CLGPU__RETURN_ERROR_IF(!ctx, CLGPU_CL_OUT_OF_HOST_MEMORY, "out of host memory");

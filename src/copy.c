@@ -40,7 +40,7 @@ static clgpu_status check_arguments(const clgpu_context *context, const clgpu_ar
   }
   CLGPU__RETURN_ERROR_IF(destination->type != source->type, CLGPU_TYPE_MISMATCH,
                          "clgpu_copy: the destination holds %s and the source %s",
-                         clgpu_type_cl_name(destination->type), clgpu_type_cl_name(source->type));
+                         clgpu__type_cl_name(destination->type), clgpu__type_cl_name(source->type));
   CLGPU__FORWARD_IF_ERROR(clgpu__check_output_layout(destination, "clgpu_copy", "destination"));
   CLGPU__FORWARD_IF_ERROR(
       clgpu__check_buffer(context, destination->buffer, "clgpu_copy", "destination", 1));
@@ -65,15 +65,15 @@ static clgpu_status enqueue_nothing(clgpu_context *context, cl_uint num_events,
 static clgpu_status copy_views(clgpu_context *context, const clgpu_array *destination,
                                const clgpu_array *source, cl_uint num_events,
                                const cl_event *wait_list, cl_event *event, const char *who) {
-  size_t count = clgpu_array_count(destination);
-  if (count == 0 || clgpu_array_same(destination, source)) {
+  size_t count = clgpu__array_count(destination);
+  if (count == 0 || clgpu__array_same(destination, source)) {
     return enqueue_nothing(context, num_events, wait_list, event);
   }
-  if (!clgpu_array_is_contiguous(destination) || !clgpu_array_is_contiguous(source) ||
-      clgpu_may_alias(destination, source)) {
+  if (!clgpu__array_is_contiguous(destination) || !clgpu__array_is_contiguous(source) ||
+      clgpu__may_alias(destination, source)) {
     return clgpu__copy_elementwise(context, destination, source, num_events, wait_list, event, who);
   }
-  size_t element_size = clgpu_type_size(destination->type);
+  size_t element_size = clgpu__type_size(destination->type);
   cl_mem destination_root = NULL, source_root = NULL;
   cl_ulong destination_offset = 0, source_offset = 0;
   clgpu_status status = clgpu__array_root(destination, &destination_root, &destination_offset);

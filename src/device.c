@@ -227,8 +227,8 @@ static int looks_like_index(const char *selector) {
   return 1;
 }
 
-clgpu_status clgpu_device_select(const char *selector, cl_platform_id *platform,
-                                 cl_device_id *device) {
+clgpu_status clgpu__device_select(const char *selector, cl_platform_id *platform,
+                                  cl_device_id *device) {
   if (platform) *platform = NULL;
   if (device) *device = NULL;
   CLGPU__RETURN_ERROR_IF(!platform || !device, CLGPU_INVALID_ARGUMENT,
@@ -304,6 +304,11 @@ clgpu_status clgpu_device_select(const char *selector, cl_platform_id *platform,
   free(trimmed);
   free_table(&table);
   return status;
+}
+
+clgpu_status clgpu_device_select(const char *selector, cl_platform_id *platform,
+                                 cl_device_id *device) {
+  return clgpu__device_select(selector, platform, device);
 }
 
 clgpu_status clgpu_device_list(char *buffer, size_t size, size_t *needed) {

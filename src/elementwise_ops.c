@@ -74,7 +74,10 @@ static int is_signed_integer(clgpu_type type) {
 
 /* The unsigned type of an integer type's size, as a clgpu type. */
 static clgpu_type unsigned_of(size_t size) {
-  return size == 1 ? CLGPU_UINT8 : size == 2 ? CLGPU_UINT16 : size == 4 ? CLGPU_UINT32 : CLGPU_UINT64;
+  return size == 1   ? CLGPU_UINT8
+         : size == 2 ? CLGPU_UINT16
+         : size == 4 ? CLGPU_UINT32
+                     : CLGPU_UINT64;
 }
 
 /* An argument check the built-ins share before they reach their kernel. */
@@ -99,12 +102,12 @@ static clgpu_status run_builtin(clgpu_elementwise *kernel, const clgpu_elementwi
 clgpu_status clgpu__fill_strided(clgpu_context *context, const clgpu_array *destination,
                                  const void *value, cl_uint num_events, const cl_event *wait_list,
                                  cl_event *event) {
-  size_t size = clgpu_type_size(destination->type);
+  size_t size = clgpu__type_size(destination->type);
   clgpu_type bits = unsigned_of(size);
   clgpu_array view;
-  CLGPU__FORWARD_IF_ERROR(clgpu_array_reinterpret(destination, bits, &view));
+  CLGPU__FORWARD_IF_ERROR(clgpu__array_reinterpret(destination, bits, &view));
   char key[64];
-  snprintf(key, sizeof key, "fill:%s", clgpu_type_cl_name(bits));
+  snprintf(key, sizeof key, "fill:%s", clgpu__type_cl_name(bits));
   const clgpu_elementwise_arg args[] = {{"y", CLGPU_OUT, bits}, {"v", CLGPU_SCALAR, bits}};
   clgpu_elementwise *kernel = NULL;
   CLGPU__FORWARD_IF_ERROR(builtin(context, key, 2, args, "y = v", &kernel));
@@ -116,14 +119,13 @@ clgpu_status clgpu__fill_strided(clgpu_context *context, const clgpu_array *dest
 
 clgpu_status clgpu__copy_elementwise(clgpu_context *context, const clgpu_array *destination,
                                      const clgpu_array *source, cl_uint num_events,
-                                     const cl_event *wait_list, cl_event *event,
-                                     const char *who) {
-  clgpu_type bits = unsigned_of(clgpu_type_size(destination->type));
+                                     const cl_event *wait_list, cl_event *event, const char *who) {
+  clgpu_type bits = unsigned_of(clgpu__type_size(destination->type));
   clgpu_array to, from;
-  CLGPU__FORWARD_IF_ERROR(clgpu_array_reinterpret(destination, bits, &to));
-  CLGPU__FORWARD_IF_ERROR(clgpu_array_reinterpret(source, bits, &from));
+  CLGPU__FORWARD_IF_ERROR(clgpu__array_reinterpret(destination, bits, &to));
+  CLGPU__FORWARD_IF_ERROR(clgpu__array_reinterpret(source, bits, &from));
   char key[64];
-  snprintf(key, sizeof key, "copy:%s", clgpu_type_cl_name(bits));
+  snprintf(key, sizeof key, "copy:%s", clgpu__type_cl_name(bits));
   const clgpu_elementwise_arg args[] = {{"y", CLGPU_OUT, bits}, {"x", CLGPU_IN, bits}};
   clgpu_elementwise *kernel = NULL;
   CLGPU__FORWARD_IF_ERROR(builtin(context, key, 2, args, "y = x", &kernel));
@@ -135,7 +137,7 @@ clgpu_status clgpu__copy_elementwise(clgpu_context *context, const clgpu_array *
 
 /* The operation converting `s` of type `from` into `d` of type `to`. */
 static void convert_operation(clgpu_type to, clgpu_type from, char *text, size_t size) {
-  const char *target = clgpu_type_cl_name(to);
+  const char *target = clgpu__type_cl_name(to);
   if (to == CLGPU_HALF) {
     if (from == CLGPU_DOUBLE) {
       /* Round to float toward zero and make it odd when inexact: rounding
@@ -157,35 +159,35 @@ static void convert_operation(clgpu_type to, clgpu_type from, char *text, size_t
      * (llvmpipe) crashed compiling a select between char values under a
      * float comparison (`x != x ? (char)0 : (char)x`); test_transfer's convert_pairs runs
      * float and half to char. */
-    const char *source_type = from == CLGPU_HALF ? "float" : clgpu_type_cl_name(from);
+    const char *source_type = from == CLGPU_HALF ? "float" : clgpu__type_cl_name(from);
     snprintf(text, size, "d = convert_%s_sat_rtz(isnan(s) ? (%s)0 : s)", target, source_type);
   } else if (is_signed_integer(to)) {
     /* Through the unsigned type of the target's size: modular, then the
      * same bits as the signed type. */
     snprintf(text, size, "d = as_%s(convert_%s(s))", target,
-             clgpu_type_cl_name(unsigned_of(clgpu_type_size(to))));
+             clgpu__type_cl_name(unsigned_of(clgpu__type_size(to))));
   } else {
     snprintf(text, size, "d = convert_%s(s)", target);
   }
 }
 
 clgpu_status clgpu_convert(clgpu_context *context, const clgpu_array *destination,
-                           const clgpu_array *source, cl_uint num_events,
-                           const cl_event *wait_list, cl_event *event) {
+                           const clgpu_array *source, cl_uint num_events, const cl_event *wait_list,
+                           cl_event *event) {
   const char *who = "clgpu_convert";
   CLGPU__FORWARD_IF_ERROR(check_common(context, who, destination, "destination"));
   CLGPU__RETURN_ERROR_IF(!source, CLGPU_INVALID_ARGUMENT, "%s: source is NULL", who);
-  CLGPU__RETURN_ERROR_IF(clgpu_type_size(destination->type) == 0 ||
-                             clgpu_type_size(source->type) == 0,
-                         CLGPU_INVALID_ARGUMENT, "%s: a view has an unknown element type", who);
+  CLGPU__RETURN_ERROR_IF(
+      clgpu__type_size(destination->type) == 0 || clgpu__type_size(source->type) == 0,
+      CLGPU_INVALID_ARGUMENT, "%s: a view has an unknown element type", who);
   if (destination->type == source->type) {
     clgpu_status status = clgpu_copy(context, destination, source, num_events, wait_list, event);
     if (status != CLGPU_SUCCESS) clgpu__append_error(" (in %s)", who);
     return status;
   }
   char key[64], operation[256];
-  snprintf(key, sizeof key, "convert:%s:%s", clgpu_type_cl_name(destination->type),
-           clgpu_type_cl_name(source->type));
+  snprintf(key, sizeof key, "convert:%s:%s", clgpu__type_cl_name(destination->type),
+           clgpu__type_cl_name(source->type));
   convert_operation(destination->type, source->type, operation, sizeof operation);
   const clgpu_elementwise_arg args[] = {{"d", CLGPU_OUT, destination->type},
                                         {"s", CLGPU_IN, source->type}};
@@ -200,7 +202,7 @@ clgpu_status clgpu_convert(clgpu_context *context, const clgpu_array *destinatio
 /* The arithmetic type of integer operations: unsigned, so that it wraps,
  * and at least 32 bits wide, so that narrow operands never overflow int. */
 static const char *wrapping_type(clgpu_type type) {
-  return clgpu_type_size(type) == 8 ? "ulong" : "uint";
+  return clgpu__type_size(type) == 8 ? "ulong" : "uint";
 }
 
 static clgpu_type scalar_type(clgpu_type type) { return type == CLGPU_HALF ? CLGPU_FLOAT : type; }
@@ -213,22 +215,21 @@ clgpu_status clgpu_axpby(clgpu_context *context, const clgpu_array *out, const v
   CLGPU__RETURN_ERROR_IF(!x || !y, CLGPU_INVALID_ARGUMENT, "%s: x and y must not be NULL", who);
   CLGPU__RETURN_ERROR_IF(!alpha || !beta, CLGPU_INVALID_ARGUMENT,
                          "%s: alpha and beta must not be NULL", who);
-  CLGPU__RETURN_ERROR_IF(clgpu_type_size(out->type) == 0, CLGPU_INVALID_ARGUMENT,
+  CLGPU__RETURN_ERROR_IF(clgpu__type_size(out->type) == 0, CLGPU_INVALID_ARGUMENT,
                          "%s: out has an unknown element type", who);
   CLGPU__RETURN_ERROR_IF(x->type != out->type || y->type != out->type, CLGPU_TYPE_MISMATCH,
                          "%s: out holds %s, x %s and y %s; all three must be one type", who,
-                         clgpu_type_cl_name(out->type), clgpu_type_cl_name(x->type),
-                         clgpu_type_cl_name(y->type));
+                         clgpu__type_cl_name(out->type), clgpu__type_cl_name(x->type),
+                         clgpu__type_cl_name(y->type));
   clgpu_type type = out->type;
   char key[64], operation[256];
-  snprintf(key, sizeof key, "axpby:%s", clgpu_type_cl_name(type));
+  snprintf(key, sizeof key, "axpby:%s", clgpu__type_cl_name(type));
   if (is_float(type)) {
     snprintf(operation, sizeof operation, "r = alpha * x + beta * y");
   } else {
     const char *w = wrapping_type(type);
-    snprintf(operation, sizeof operation,
-             "r = (%s)((%s)alpha * (%s)x + (%s)beta * (%s)y)", clgpu_type_cl_name(type), w, w,
-             w, w);
+    snprintf(operation, sizeof operation, "r = (%s)((%s)alpha * (%s)x + (%s)beta * (%s)y)",
+             clgpu__type_cl_name(type), w, w, w, w);
   }
   const clgpu_elementwise_arg args[] = {{"r", CLGPU_OUT, type},
                                         {"alpha", CLGPU_SCALAR, scalar_type(type)},
@@ -252,18 +253,16 @@ clgpu_status clgpu_compare(clgpu_context *context, const clgpu_array *mask, cons
   CLGPU__RETURN_ERROR_IF(!x || !y, CLGPU_INVALID_ARGUMENT, "%s: x and y must not be NULL", who);
   static const char *const operators[] = {NULL, "<", "<=", "==", "!=", ">", ">="};
   CLGPU__RETURN_ERROR_IF(comparison < CLGPU_LESS || comparison > CLGPU_GREATER_EQUAL,
-                         CLGPU_INVALID_ARGUMENT, "%s: unknown comparison %d", who,
-                         (int)comparison);
+                         CLGPU_INVALID_ARGUMENT, "%s: unknown comparison %d", who, (int)comparison);
   CLGPU__RETURN_ERROR_IF(mask->type != CLGPU_UINT8, CLGPU_TYPE_MISMATCH,
                          "%s: the mask holds %s; it must be uchar (CLGPU_UINT8)", who,
-                         clgpu_type_cl_name(mask->type));
-  CLGPU__RETURN_ERROR_IF(clgpu_type_size(x->type) == 0, CLGPU_INVALID_ARGUMENT,
+                         clgpu__type_cl_name(mask->type));
+  CLGPU__RETURN_ERROR_IF(clgpu__type_size(x->type) == 0, CLGPU_INVALID_ARGUMENT,
                          "%s: x has an unknown element type", who);
-  CLGPU__RETURN_ERROR_IF(x->type != y->type, CLGPU_TYPE_MISMATCH,
-                         "%s: x holds %s and y %s", who, clgpu_type_cl_name(x->type),
-                         clgpu_type_cl_name(y->type));
+  CLGPU__RETURN_ERROR_IF(x->type != y->type, CLGPU_TYPE_MISMATCH, "%s: x holds %s and y %s", who,
+                         clgpu__type_cl_name(x->type), clgpu__type_cl_name(y->type));
   char key[64], operation[64];
-  snprintf(key, sizeof key, "compare:%s:%d", clgpu_type_cl_name(x->type), (int)comparison);
+  snprintf(key, sizeof key, "compare:%s:%d", clgpu__type_cl_name(x->type), (int)comparison);
   snprintf(operation, sizeof operation, "m = (x %s y) ? (uchar)1 : (uchar)0",
            operators[comparison]);
   const clgpu_elementwise_arg args[] = {
@@ -283,18 +282,18 @@ clgpu_status clgpu_iota(clgpu_context *context, const clgpu_array *out, const vo
   CLGPU__FORWARD_IF_ERROR(check_common(context, who, out, "out"));
   CLGPU__RETURN_ERROR_IF(!start || !step, CLGPU_INVALID_ARGUMENT,
                          "%s: start and step must not be NULL", who);
-  CLGPU__RETURN_ERROR_IF(clgpu_type_size(out->type) == 0, CLGPU_INVALID_ARGUMENT,
+  CLGPU__RETURN_ERROR_IF(clgpu__type_size(out->type) == 0, CLGPU_INVALID_ARGUMENT,
                          "%s: out has an unknown element type", who);
   clgpu_type type = out->type;
   char key[64], operation[160];
-  snprintf(key, sizeof key, "iota:%s", clgpu_type_cl_name(type));
+  snprintf(key, sizeof key, "iota:%s", clgpu__type_cl_name(type));
   if (is_float(type)) {
-    const char *arithmetic = clgpu_type_cl_name(scalar_type(type));
+    const char *arithmetic = clgpu__type_cl_name(scalar_type(type));
     snprintf(operation, sizeof operation, "r = first + (%s)i * increment", arithmetic);
   } else {
     const char *w = wrapping_type(type);
     snprintf(operation, sizeof operation, "r = (%s)((%s)first + (%s)i * (%s)increment)",
-             clgpu_type_cl_name(type), w, w, w);
+             clgpu__type_cl_name(type), w, w, w);
   }
   /* Not "step": that is an OpenCL C built-in, which argument names may
    * not take (clgpu__check_user_name). */

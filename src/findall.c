@@ -73,28 +73,28 @@ static clgpu_status check_outputs(const clgpu_context *context, const clgpu_arra
                          CLGPU_TYPE_MISMATCH,
                          "%s: the indices must be uint (CLGPU_UINT32) or ulong (CLGPU_UINT64), "
                          "not %s",
-                         who, clgpu_type_cl_name(indices->type));
+                         who, clgpu__type_cl_name(indices->type));
   CLGPU__RETURN_ERROR_IF(indices->rank != 1, CLGPU_SHAPE_MISMATCH,
                          "%s: the indices must be a 1-D view, not rank %u", who, indices->rank);
-  uint64_t n = clgpu_array_count(input);
+  uint64_t n = clgpu__array_count(input);
   CLGPU__RETURN_ERROR_IF(indices->type == CLGPU_UINT32 && n > UINT32_MAX, CLGPU_TYPE_MISMATCH,
                          "%s: %llu elements need 64-bit indices (CLGPU_UINT64)", who,
                          (unsigned long long)n);
   CLGPU__FORWARD_IF_ERROR(clgpu__check_output_layout(indices, who, "indices"));
-  CLGPU__RETURN_ERROR_IF(clgpu_may_alias(input, indices), CLGPU_INVALID_OUTPUT,
+  CLGPU__RETURN_ERROR_IF(clgpu__may_alias(input, indices), CLGPU_INVALID_OUTPUT,
                          "%s: the indices may overlap the input", who);
   CLGPU__FORWARD_IF_ERROR(clgpu__check_buffer(context, indices->buffer, who, "indices", 1));
   if (count) {
     CLGPU__FORWARD_IF_ERROR(clgpu__check_view(count, who, "count"));
     CLGPU__RETURN_ERROR_IF(count->type != CLGPU_UINT64, CLGPU_TYPE_MISMATCH,
                            "%s: the count must be a ulong (CLGPU_UINT64), not %s", who,
-                           clgpu_type_cl_name(count->type));
-    CLGPU__RETURN_ERROR_IF(clgpu_array_count(count) != 1, CLGPU_SHAPE_MISMATCH,
+                           clgpu__type_cl_name(count->type));
+    CLGPU__RETURN_ERROR_IF(clgpu__array_count(count) != 1, CLGPU_SHAPE_MISMATCH,
                            "%s: the count must be one element, not %zu", who,
-                           clgpu_array_count(count));
-    CLGPU__RETURN_ERROR_IF(clgpu_may_alias(input, count), CLGPU_INVALID_OUTPUT,
+                           clgpu__array_count(count));
+    CLGPU__RETURN_ERROR_IF(clgpu__may_alias(input, count), CLGPU_INVALID_OUTPUT,
                            "%s: the count may overlap the input", who);
-    CLGPU__RETURN_ERROR_IF(clgpu_may_alias(indices, count), CLGPU_INVALID_OUTPUT,
+    CLGPU__RETURN_ERROR_IF(clgpu__may_alias(indices, count), CLGPU_INVALID_OUTPUT,
                            "%s: the count may overlap the indices", who);
     CLGPU__FORWARD_IF_ERROR(clgpu__check_buffer(context, count->buffer, who, "count", 1));
   }
@@ -112,11 +112,11 @@ static clgpu_status plan_findall(clgpu_context *context, const clgpu_array *inpu
   /* An "_upto" query plans for a view with no buffer and no outputs. */
   if (indices) CLGPU__FORWARD_IF_ERROR(check_outputs(context, input, indices, count, who));
   CLGPU__FORWARD_IF_ERROR(findall_specs(input->type, predicate, who, plan));
-  uint64_t n = clgpu_array_count(input);
+  uint64_t n = clgpu__array_count(input);
   plan->n = n;
   plan->input = *input;
   plan->wide = !indices || indices->type == CLGPU_UINT64;
-  plan->pack_input = n > 0 && !clgpu_array_is_contiguous(input);
+  plan->pack_input = n > 0 && !clgpu__array_is_contiguous(input);
   plan->split = clgpu__split_range(context, &plan->shape, n);
   clgpu_status status = clgpu__fit_partials(context, who, n, &plan->shape, &plan->split);
   if (status == CLGPU_SUCCESS) {
@@ -205,7 +205,7 @@ static clgpu_status run_findall(clgpu_context *context, findall_plan *plan,
     cl_ulong groups_arg = groups;
     cl_int wide = plan->wide;
     cl_long stride = indices->rank == 1 ? (cl_long)indices->strides[0] : 1;
-    cl_ulong capacity = clgpu_array_count(indices);
+    cl_ulong capacity = clgpu__array_count(indices);
     clgpu__place source = compact ? positions : in;
     clgpu__kernel_arg args[] = {ARG(source.buffer), ARG(source.offset),  ARG(n),
                                 ARG(chunk),         ARG(counted.buffer), ARG(counted.offset),
@@ -279,7 +279,7 @@ clgpu_status clgpu_findall_workspace_size_upto(clgpu_context *context, clgpu_typ
                                                clgpu_workspace_size *out) {
   const char *who = "clgpu_findall_workspace_size_upto";
   CLGPU__RETURN_ERROR_IF(!context || !out, CLGPU_INVALID_ARGUMENT, "%s: NULL argument", who);
-  CLGPU__RETURN_ERROR_IF(clgpu_type_size(type) == 0, CLGPU_INVALID_ARGUMENT, "%s: unknown type %d",
+  CLGPU__RETURN_ERROR_IF(clgpu__type_size(type) == 0, CLGPU_INVALID_ARGUMENT, "%s: unknown type %d",
                          who, (int)type);
   clgpu_array largest = clgpu__upto_view(type, max_n);
   findall_plan plan;

@@ -82,7 +82,6 @@ typedef struct clgpu__environment {
  * does not take. */
 clgpu_status clgpu__read_environment(clgpu__environment *out, const char *who);
 
-
 /* ---- hashing (sha256.c) ---- */
 
 typedef struct clgpu__sha256 {
@@ -141,8 +140,8 @@ void clgpu__program_cache_destroy(clgpu__program_cache *cache);
 /* Resolve the folder a context uses: NULL when off. `from_environment` is
  * CLGPU_DISK_CACHE as clgpu__read_environment parsed it. Creates the folder (and
  * its parents); NULL when that fails. The result is malloc'd. */
-char *clgpu__disk_cache_folder(const char *option, clgpu_disk_cache_mode mode,
-                               int from_environment, const clgpu__quirks *quirks);
+char *clgpu__disk_cache_folder(const char *option, clgpu_disk_cache_mode mode, int from_environment,
+                               const clgpu__quirks *quirks);
 
 /* Load a binary for `key` from `folder`. Returns 1 and a malloc'd binary when
  * a valid file is there, 0 when there is none, -1 when a file is there but
@@ -370,8 +369,7 @@ void clgpu__builtins_destroy(clgpu_context *context);
  * arguments. */
 clgpu_status clgpu__copy_elementwise(clgpu_context *context, const clgpu_array *destination,
                                      const clgpu_array *source, cl_uint num_events,
-                                     const cl_event *wait_list, cl_event *event,
-                                     const char *who);
+                                     const cl_event *wait_list, cl_event *event, const char *who);
 
 /* Copy views as the chain's next command (copy.c): an operation's own
  * staging, over views it made or checked, so no argument is checked again;
@@ -482,8 +480,30 @@ static inline int clgpu__round_up_u64(uint64_t a, uint64_t multiple, uint64_t *o
 }
 
 /* The ceiling of a / b (b nonzero); never wraps, unlike (a + b - 1) / b. */
-static inline uint64_t clgpu__ceil_div_u64(uint64_t a, uint64_t b) {
-  return a / b + (a % b != 0);
-}
+static inline uint64_t clgpu__ceil_div_u64(uint64_t a, uint64_t b) { return a / b + (a % b != 0); }
+
+/* Internal twins of public functions (the public one is a wrapper): the
+ * library calls these, never its own public entry points. */
+size_t clgpu__type_size(clgpu_type type);
+const char *clgpu__type_cl_name(clgpu_type type);
+size_t clgpu__array_count(const clgpu_array *array);
+int clgpu__array_is_contiguous(const clgpu_array *array);
+int clgpu__array_same(const clgpu_array *a, const clgpu_array *b);
+int clgpu__may_alias(const clgpu_array *a, const clgpu_array *b);
+clgpu_status clgpu__array_check(const clgpu_array *array);
+clgpu_status clgpu__array_nd(cl_mem buffer, size_t offset, clgpu_type type, unsigned rank,
+                             const size_t *shape, clgpu_order order, clgpu_array *out);
+clgpu_status clgpu__array_1d(cl_mem buffer, size_t offset, clgpu_type type, size_t n,
+                             clgpu_array *out);
+clgpu_status clgpu__array_reinterpret(const clgpu_array *in, clgpu_type type, clgpu_array *out);
+clgpu_status clgpu__array_permute(const clgpu_array *in, const unsigned *axes, clgpu_array *out);
+clgpu_status clgpu__array_location(const clgpu_array *array, clgpu_location *out);
+const char *clgpu__status_name(cl_int status);
+const char *clgpu__last_error(void);
+clgpu_status clgpu__buffer_create(clgpu_context *context, cl_mem_flags flags, size_t size,
+                                  cl_mem *out);
+void clgpu__buffer_release(clgpu_context *context, cl_mem buffer);
+clgpu_status clgpu__device_select(const char *selector, cl_platform_id *platform,
+                                  cl_device_id *device);
 
 #endif

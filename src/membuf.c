@@ -39,7 +39,7 @@ static const char *kind_word(clgpu_membuf_kind kind) {
 }
 
 static const char *type_name_of(const clgpu_membuf *buffer) {
-  return buffer->type_name ? buffer->type_name : clgpu_type_cl_name(buffer->type);
+  return buffer->type_name ? buffer->type_name : clgpu__type_cl_name(buffer->type);
 }
 
 /* "the host+device buffer 'keys'" or "the host buffer (unnamed)", for
@@ -161,19 +161,17 @@ static void wait_set_free(wait_set *set) {
   if (set->list != set->small) free(set->list);
 }
 
-static const cl_event *wait_set_list(const wait_set *set) {
-  return set->count ? set->list : NULL;
-}
+static const cl_event *wait_set_list(const wait_set *set) { return set->count ? set->list : NULL; }
 
 /* ---- allocations ---- */
 
 static clgpu_status byte_size(clgpu_type type, size_t count, size_t *bytes, const char *who) {
-  size_t size = clgpu_type_size(type);
+  size_t size = clgpu__type_size(type);
   CLGPU__RETURN_ERROR_IF(size == 0, CLGPU_INVALID_ARGUMENT, "%s: unknown element type %d", who,
                          (int)type);
   CLGPU__RETURN_ERROR_IF(count > SIZE_MAX / size, CLGPU_INVALID_ARGUMENT,
                          "%s: %zu elements of %s overflow a byte count", who, count,
-                         clgpu_type_cl_name(type));
+                         clgpu__type_cl_name(type));
   /* Every side holds at least one element, so that a buffer of capacity 0
    * still has a cl_mem and a host pointer to give. */
   *bytes = (count ? count : 1) * size;
@@ -191,7 +189,7 @@ static clgpu_status create_device(clgpu_context *context, size_t bytes, cl_mem *
                       : clCreateBuffer(context->cl_context, CL_MEM_READ_WRITE, bytes, NULL, &err);
   if (err != CL_SUCCESS) {
     return clgpu__fail((clgpu_status)err, "%s: clCreateBuffer of %zu bytes failed: %s (%d)", who,
-                       bytes, clgpu_status_name(err), (int)err);
+                       bytes, clgpu__status_name(err), (int)err);
   }
   *out = memory;
   return CLGPU_SUCCESS;
@@ -222,7 +220,7 @@ static clgpu_status new_buffer(clgpu_membuf_kind kind, clgpu_context *context, c
   if (context) clgpu__context_retain(context);
   buffer->context = context;
   buffer->type = type;
-  buffer->element_size = clgpu_type_size(type);
+  buffer->element_size = clgpu__type_size(type);
   buffer->size = count;
   buffer->capacity = count;
   const char *name = options && options->name ? options->name : "";
@@ -272,10 +270,9 @@ clgpu_status clgpu_membuf_create(clgpu_context *context, clgpu_type type, size_t
                          "%s: context must not be NULL (clgpu_membuf_create_host makes a "
                          "buffer without one)",
                          who);
-  CLGPU__RETURN_ERROR_IF(space != CLGPU_SPACE_HOST && space != CLGPU_SPACE_DEVICE,
-                         CLGPU_INVALID_ARGUMENT,
-                         "%s: space %d is neither CLGPU_SPACE_HOST nor CLGPU_SPACE_DEVICE", who,
-                         (int)space);
+  CLGPU__RETURN_ERROR_IF(
+      space != CLGPU_SPACE_HOST && space != CLGPU_SPACE_DEVICE, CLGPU_INVALID_ARGUMENT,
+      "%s: space %d is neither CLGPU_SPACE_HOST nor CLGPU_SPACE_DEVICE", who, (int)space);
   size_t bytes = 0;
   CLGPU__FORWARD_IF_ERROR(byte_size(type, count, &bytes, who));
   clgpu_membuf *buffer = NULL;
@@ -298,9 +295,9 @@ clgpu_status clgpu_membuf_create_fixed(clgpu_context *context, clgpu_type type, 
   CLGPU__RETURN_ERROR_IF(count > capacity, CLGPU_INVALID_ARGUMENT,
                          "%s: count %zu exceeds the capacity of %zu elements", who, count,
                          capacity);
-  CLGPU__RETURN_ERROR_IF((uintptr_t)storage % clgpu_type_size(type) != 0, CLGPU_INVALID_ARGUMENT,
+  CLGPU__RETURN_ERROR_IF((uintptr_t)storage % clgpu__type_size(type) != 0, CLGPU_INVALID_ARGUMENT,
                          "%s: storage %p is not aligned to the %zu bytes of %s", who, storage,
-                         clgpu_type_size(type), clgpu_type_cl_name(type));
+                         clgpu__type_size(type), clgpu__type_cl_name(type));
   clgpu_membuf *buffer = NULL;
   CLGPU__FORWARD_IF_ERROR(new_buffer(CLGPU_MEMBUF_FIXED, context, type, count, options, &buffer));
   buffer->capacity = capacity;
@@ -329,12 +326,11 @@ void clgpu_membuf_free(clgpu_membuf *buffer) {
 /* ---- argument checks ---- */
 
 static clgpu_status check_space(const clgpu_membuf *buffer, clgpu_space space, const char *who) {
-  CLGPU__RETURN_ERROR_IF(!buffer, CLGPU_INVALID_ARGUMENT,
-                         "%s: the buffer is NULL (uninitialised)", who);
-  CLGPU__RETURN_ERROR_IF(space != CLGPU_SPACE_HOST && space != CLGPU_SPACE_DEVICE,
-                         CLGPU_INVALID_ARGUMENT,
-                         "%s: space %d is neither CLGPU_SPACE_HOST nor CLGPU_SPACE_DEVICE", who,
-                         (int)space);
+  CLGPU__RETURN_ERROR_IF(!buffer, CLGPU_INVALID_ARGUMENT, "%s: the buffer is NULL (uninitialised)",
+                         who);
+  CLGPU__RETURN_ERROR_IF(
+      space != CLGPU_SPACE_HOST && space != CLGPU_SPACE_DEVICE, CLGPU_INVALID_ARGUMENT,
+      "%s: space %d is neither CLGPU_SPACE_HOST nor CLGPU_SPACE_DEVICE", who, (int)space);
   char text[300];
   CLGPU__RETURN_ERROR_IF(space == CLGPU_SPACE_DEVICE && !buffer->context, CLGPU_WRONG_SPACE,
                          "%s: %s lives in host memory only; it has no device side", who,
@@ -384,7 +380,7 @@ static clgpu_status enqueue_transfer(clgpu_membuf *buffer, int to, cl_mem device
   if (err != CL_SUCCESS) {
     return clgpu__fail((clgpu_status)err, "%s: %s of %zu bytes failed: %s (%d)", who,
                        to == DEVICE ? "clEnqueueWriteBuffer" : "clEnqueueReadBuffer", bytes,
-                       clgpu_status_name(err), (int)err);
+                       clgpu__status_name(err), (int)err);
   }
   set_last(buffer, done, 1);
   if (blocking) {
@@ -502,8 +498,8 @@ clgpu_status clgpu_membuf_touch(clgpu_membuf *buffer, clgpu_space space) {
 
 /* ---- reallocation ---- */
 
-static clgpu_status reallocate_host(clgpu_membuf *buffer, size_t size, size_t capacity,
-                                    size_t keep, const char *who) {
+static clgpu_status reallocate_host(clgpu_membuf *buffer, size_t size, size_t capacity, size_t keep,
+                                    const char *who) {
   size_t bytes = 0;
   CLGPU__FORWARD_IF_ERROR(byte_size(buffer->type, capacity, &bytes, who));
   if (buffer->current[HOST] || keep == 0) {
@@ -629,13 +625,13 @@ clgpu_status clgpu_membuf_assign(clgpu_membuf *destination, clgpu_membuf *source
   char text[300];
   CLGPU__RETURN_ERROR_IF(destination->type != source->type, CLGPU_TYPE_MISMATCH,
                          "%s: the destination holds %s and the source %s", who,
-                         clgpu_type_cl_name(destination->type), clgpu_type_cl_name(source->type));
+                         clgpu__type_cl_name(destination->type), clgpu__type_cl_name(source->type));
   size_t count = source->size;
   CLGPU__RETURN_ERROR_IF(
       destination->kind == CLGPU_MEMBUF_FIXED && count > destination->capacity,
       CLGPU_CAPACITY_EXCEEDED,
-      "%s: %s has a fixed capacity of %zu elements; the source holds %zu (nothing was copied)",
-      who, describe(destination, text, sizeof text), destination->capacity, count);
+      "%s: %s has a fixed capacity of %zu elements; the source holds %zu (nothing was copied)", who,
+      describe(destination, text, sizeof text), destination->capacity, count);
   CLGPU__FORWARD_IF_ERROR(settle_host(destination, who));
   if (count > destination->capacity) {
     size_t bytes = 0;
@@ -692,7 +688,7 @@ clgpu_status clgpu_membuf_device_array(clgpu_membuf *buffer, clgpu_access access
   int had_device = buffer->device != NULL;
   CLGPU__FORWARD_IF_ERROR(ensure_side(buffer, DEVICE, who));
   clgpu_array view;
-  clgpu_status status = clgpu_array_1d(buffer->device, 0, buffer->type, buffer->size, &view);
+  clgpu_status status = clgpu__array_1d(buffer->device, 0, buffer->type, buffer->size, &view);
   if (status == CLGPU_SUCCESS)
     status = move(buffer, CLGPU_SPACE_DEVICE, access, num_events, wait_list, event, who);
   if (status != CLGPU_SUCCESS) {

@@ -65,7 +65,7 @@ static clgpu_status plan_reduce(clgpu_context *context, clgpu__op_spec *taken,
     if (status == CLGPU_SUCCESS && output->type != plan->spec.result) {
       status =
           clgpu__fail(CLGPU_TYPE_MISMATCH, "%s: the output holds %s, the reduction gives %s", who,
-                      clgpu_type_cl_name(output->type), clgpu_type_cl_name(plan->spec.result));
+                      clgpu__type_cl_name(output->type), clgpu__type_cl_name(plan->spec.result));
     }
   }
   if (status == CLGPU_SUCCESS && (axis < CLGPU_ALL_AXES || axis >= (int)input->rank)) {
@@ -78,12 +78,12 @@ static clgpu_status plan_reduce(clgpu_context *context, clgpu__op_spec *taken,
     return status;
   }
 
-  uint64_t count = clgpu_array_count(input);
+  uint64_t count = clgpu__array_count(input);
   if (axis == CLGPU_ALL_AXES) {
     plan->input = *input;
     plan->n = count;
     plan->rows = 1;
-    if (output && clgpu_array_count(output) != 1) {
+    if (output && clgpu__array_count(output) != 1) {
       char text[200];
       clgpu__describe_shape(output, text, sizeof text);
       clgpu__spec_free(&plan->spec);
@@ -147,7 +147,7 @@ static clgpu_status plan_reduce(clgpu_context *context, clgpu__op_spec *taken,
   }
   if (output) {
     status = clgpu__check_output_layout(output, who, "output");
-    if (status == CLGPU_SUCCESS && clgpu_may_alias(input, output)) {
+    if (status == CLGPU_SUCCESS && clgpu__may_alias(input, output)) {
       status = clgpu__fail(CLGPU_INVALID_OUTPUT, "%s: the output may overlap the input", who);
     }
     if (status == CLGPU_SUCCESS) {
@@ -161,9 +161,9 @@ static clgpu_status plan_reduce(clgpu_context *context, clgpu__op_spec *taken,
     clgpu__spec_free(&plan->spec);
     return status;
   }
-  plan->pack_input = plan->n > 0 && !clgpu_array_is_contiguous(&plan->input);
+  plan->pack_input = plan->n > 0 && !clgpu__array_is_contiguous(&plan->input);
   plan->pack_output =
-      output && plan->rows_mode && plan->rows > 0 && !clgpu_array_is_contiguous(&plan->output);
+      output && plan->rows_mode && plan->rows > 0 && !clgpu__array_is_contiguous(&plan->output);
   if (!plan->rows_mode) {
     plan->split = clgpu__split_range(context, &plan->shape, plan->n);
     status = clgpu__fit_partials(context, who, plan->n, &plan->shape, &plan->split);
@@ -283,7 +283,7 @@ static clgpu_status run_reduce(clgpu_context *context, reduce_plan *plan, const 
     status = clgpu__chain_copy(context, &chain, &plan->output, &packed_out, who);
   }
   if (status == CLGPU_SUCCESS && host) {
-    status = clgpu__read_back(context, &chain, out, clgpu_type_size(plan->spec.result), host,
+    status = clgpu__read_back(context, &chain, out, clgpu__type_size(plan->spec.result), host,
                               "clEnqueueReadBuffer(the result)");
   }
   return clgpu__finish_call(context, status, &chain, event, &held, &scratch);
@@ -297,7 +297,7 @@ static clgpu_status check_reduce_entry(const clgpu_context *context, const clgpu
 }
 
 clgpu_type clgpu_reduce_result_type(const clgpu_reduce_op *op, clgpu_type input_type) {
-  if (!op || clgpu_type_size(input_type) == 0) return (clgpu_type)0;
+  if (!op || clgpu__type_size(input_type) == 0) return (clgpu_type)0;
   switch (op->kind) {
     case CLGPU_REDUCE_SUM:
     case CLGPU_REDUCE_PRODUCT:
@@ -312,7 +312,7 @@ clgpu_type clgpu_reduce_result_type(const clgpu_reduce_op *op, clgpu_type input_
     case CLGPU_REDUCE_ALL:
       return CLGPU_INT32;
     case CLGPU_REDUCE_CUSTOM:
-      return clgpu_type_size(op->result_type) ? op->result_type : (clgpu_type)0;
+      return clgpu__type_size(op->result_type) ? op->result_type : (clgpu_type)0;
   }
   return (clgpu_type)0;
 }
@@ -382,9 +382,9 @@ clgpu_status clgpu_reduce_read(clgpu_context *context, const clgpu_reduce_op *op
   CLGPU__RETURN_ERROR_IF(!result, CLGPU_INVALID_ARGUMENT, "%s: result is NULL", who);
   CLGPU__FORWARD_IF_ERROR(check_reduce_entry(context, op, input, who));
   clgpu_type type = clgpu_reduce_result_type(op, input->type);
-  CLGPU__RETURN_ERROR_IF(type && result_size != clgpu_type_size(type), CLGPU_INVALID_ARGUMENT,
+  CLGPU__RETURN_ERROR_IF(type && result_size != clgpu__type_size(type), CLGPU_INVALID_ARGUMENT,
                          "%s: result_size is %zu, the result is a %s of %zu bytes", who,
-                         result_size, clgpu_type_cl_name(type), clgpu_type_size(type));
+                         result_size, clgpu__type_cl_name(type), clgpu__type_size(type));
   return reduce_entry(context, op, NULL, input, CLGPU_ALL_AXES, NULL, options, 0, NULL, NULL, NULL,
                       result, who);
 }
@@ -395,7 +395,7 @@ clgpu_status clgpu_reduce_workspace_size_upto(clgpu_context *context, const clgp
                                               clgpu_workspace_size *out) {
   const char *who = "clgpu_reduce_workspace_size_upto";
   CLGPU__RETURN_ERROR_IF(!context || !op || !out, CLGPU_INVALID_ARGUMENT, "%s: NULL argument", who);
-  CLGPU__RETURN_ERROR_IF(clgpu_type_size(input_type) == 0, CLGPU_INVALID_ARGUMENT,
+  CLGPU__RETURN_ERROR_IF(clgpu__type_size(input_type) == 0, CLGPU_INVALID_ARGUMENT,
                          "%s: unknown input type %d", who, (int)input_type);
   clgpu__op_spec s;
   CLGPU__FORWARD_IF_ERROR(clgpu__reduce_spec(op, input_type, who, &s));

@@ -74,7 +74,7 @@ static const char *integer_limit(clgpu_type type, int largest) {
  * largest (lowest) value; for floats the NaN that ranks last in that order,
  * all bits set but the sign (all bits set). */
 static char *order_neutral(clgpu_type type, int order) {
-  const char *name = clgpu_type_cl_name(type);
+  const char *name = clgpu__type_cl_name(type);
   switch (type) {
     case CLGPU_HALF:
       return format_text("as_half((ushort)%s)", order == 1 ? "0x7fffu" : "0xffffu");
@@ -98,20 +98,20 @@ static char *order_empty(clgpu_type type, int order) {
 /* How a wrapping integer accumulator becomes the element type: through the
  * unsigned type of the element's size, then its bits. */
 static char *integer_store(clgpu_type type) {
-  size_t size = clgpu_type_size(type);
+  size_t size = clgpu__type_size(type);
   if (is_signed_integer(type)) {
-    return format_text("as_%s((%s)(a))", clgpu_type_cl_name(type), clgpu__unsigned_type(size));
+    return format_text("as_%s((%s)(a))", clgpu__type_cl_name(type), clgpu__unsigned_type(size));
   }
-  return format_text("((%s)(a))", clgpu_type_cl_name(type));
+  return format_text("((%s)(a))", clgpu__type_cl_name(type));
 }
 
 /* How a 16-vector of wrapping accumulators `r` becomes 16 elements. */
 static char *vector_store(clgpu_type type, clgpu_type accumulator) {
-  const char *name = clgpu_type_cl_name(type);
-  size_t size = clgpu_type_size(type);
+  const char *name = clgpu__type_cl_name(type);
+  size_t size = clgpu__type_size(type);
   if (is_float_type(type)) return format_text("(r)");
   const char *bits = clgpu__unsigned_type(size);
-  if (size == clgpu_type_size(accumulator)) {
+  if (size == clgpu__type_size(accumulator)) {
     return is_signed_integer(type) ? format_text("as_%s16(r)", name) : format_text("(r)");
   }
   if (is_signed_integer(type)) return format_text("as_%s16(convert_%s16(r))", name, bits);
@@ -122,7 +122,7 @@ static char *vector_store(clgpu_type type, clgpu_type accumulator) {
  * where wrapping is defined; floats in their own type. */
 static clgpu_type wrapping_accumulator(clgpu_type type) {
   if (is_float_type(type)) return type;
-  return clgpu_type_size(type) == 8 ? CLGPU_UINT64 : CLGPU_UINT32;
+  return clgpu__type_size(type) == 8 ? CLGPU_UINT64 : CLGPU_UINT32;
 }
 
 static clgpu_status out_of_memory(const char *who) {
@@ -214,7 +214,7 @@ clgpu_status clgpu__reduce_spec(const clgpu_reduce_op *op, clgpu_type type, cons
       s->empty = format_text(op->kind == CLGPU_REDUCE_ANY ? "0" : "1");
       break;
     case CLGPU_REDUCE_CUSTOM:
-      CLGPU__RETURN_ERROR_IF(clgpu_type_size(op->result_type) == 0, CLGPU_INVALID_ARGUMENT,
+      CLGPU__RETURN_ERROR_IF(clgpu__type_size(op->result_type) == 0, CLGPU_INVALID_ARGUMENT,
                              "%s: a CUSTOM reduction needs a valid result_type", who);
       CLGPU__RETURN_ERROR_IF(!op->reduce || !op->reduce[0], CLGPU_INVALID_ARGUMENT,
                              "%s: a CUSTOM reduction needs a reduce expression", who);
@@ -351,9 +351,9 @@ clgpu_status clgpu__spec_program(clgpu_context *context, const clgpu__op_spec *s
   snprintf(vector_op, sizeof vector_op, "%d", s->vector_op);
   clgpu_define defines[24];
   size_t count = 0;
-  defines[count++] = (clgpu_define){"CLGPU_T", clgpu_type_cl_name(s->input)};
-  defines[count++] = (clgpu_define){"CLGPU_A", clgpu_type_cl_name(s->accumulator)};
-  defines[count++] = (clgpu_define){"CLGPU_R", clgpu_type_cl_name(s->result)};
+  defines[count++] = (clgpu_define){"CLGPU_T", clgpu__type_cl_name(s->input)};
+  defines[count++] = (clgpu_define){"CLGPU_A", clgpu__type_cl_name(s->accumulator)};
+  defines[count++] = (clgpu_define){"CLGPU_R", clgpu__type_cl_name(s->result)};
   defines[count++] = (clgpu_define){"CLGPU_MAP_EXPR", s->map};
   defines[count++] = (clgpu_define){"CLGPU_REDUCE_EXPR", s->reduce};
   defines[count++] = (clgpu_define){"CLGPU_NEUTRAL", s->neutral};
@@ -364,7 +364,7 @@ clgpu_status clgpu__spec_program(clgpu_context *context, const clgpu__op_spec *s
   if (s->order) {
     defines[count++] = (clgpu_define){"CLGPU_ORDER", order};
     if (is_float_type(s->accumulator)) {
-      size_t size = clgpu_type_size(s->accumulator);
+      size_t size = clgpu__type_size(s->accumulator);
       snprintf(key_top, sizeof key_top, "%zu", size * 8 - 1);
       defines[count++] = (clgpu_define){"CLGPU_KEY_T", clgpu__unsigned_type(size)};
       defines[count++] = (clgpu_define){"CLGPU_KEY_AS", size == 2   ? "as_ushort"
@@ -378,7 +378,7 @@ clgpu_status clgpu__spec_program(clgpu_context *context, const clgpu__op_spec *s
     if (s->vector_store) {
       defines[count++] = (clgpu_define){"CLGPU_VSTORE_EXPR", s->vector_store};
       defines[count++] =
-          (clgpu_define){"CLGPU_VMASK", clgpu__unsigned_type(clgpu_type_size(s->accumulator))};
+          (clgpu_define){"CLGPU_VMASK", clgpu__unsigned_type(clgpu__type_size(s->accumulator))};
     }
   }
   defines[count++] = (clgpu_define){"CLGPU_GROUP", group};

@@ -38,7 +38,7 @@ static clgpu_status plan_scan(clgpu_context *context, clgpu__op_spec *taken,
   }
   if (status == CLGPU_SUCCESS && output->type != input->type) {
     status = clgpu__fail(CLGPU_TYPE_MISMATCH, "%s: the output holds %s and the input %s", who,
-                         clgpu_type_cl_name(output->type), clgpu_type_cl_name(input->type));
+                         clgpu__type_cl_name(output->type), clgpu__type_cl_name(input->type));
   }
   if (status == CLGPU_SUCCESS) {
     int same = output->rank == input->rank;
@@ -73,7 +73,7 @@ static clgpu_status plan_scan(clgpu_context *context, clgpu__op_spec *taken,
     clgpu__spec_free(&plan->spec);
     return status;
   }
-  plan->n = clgpu_array_count(input);
+  plan->n = clgpu__array_count(input);
   if (axis != CLGPU_ALL_AXES) {
     plan->length = input->shape[axis];
     plan->rows = plan->length ? plan->n / plan->length : 0;
@@ -81,10 +81,10 @@ static clgpu_status plan_scan(clgpu_context *context, clgpu__op_spec *taken,
   }
   /* One pointer for both: an in-place call, or the view of an "_upto" query
    * (which has no buffer for clgpu_array_same to compare). */
-  int same = input == output || clgpu_array_same(input, output);
-  plan->stage_input = plan->n > 0 && (!clgpu_array_is_contiguous(&plan->input) ||
-                                      (!same && clgpu_may_alias(input, output)));
-  plan->pack_output = plan->n > 0 && !clgpu_array_is_contiguous(&plan->output);
+  int same = input == output || clgpu__array_same(input, output);
+  plan->stage_input = plan->n > 0 && (!clgpu__array_is_contiguous(&plan->input) ||
+                                      (!same && clgpu__may_alias(input, output)));
+  plan->pack_output = plan->n > 0 && !clgpu__array_is_contiguous(&plan->output);
   if (plan->rows_mode) {
     status = clgpu__fit_line(context, who, plan->length, &plan->shape);
   } else {
@@ -206,7 +206,7 @@ clgpu_status clgpu_scan_workspace_size_upto(clgpu_context *context, const clgpu_
                                             clgpu_workspace_size *out) {
   const char *who = "clgpu_scan_workspace_size_upto";
   CLGPU__RETURN_ERROR_IF(!context || !op || !out, CLGPU_INVALID_ARGUMENT, "%s: NULL argument", who);
-  CLGPU__RETURN_ERROR_IF(clgpu_type_size(type) == 0, CLGPU_INVALID_ARGUMENT, "%s: unknown type %d",
+  CLGPU__RETURN_ERROR_IF(clgpu__type_size(type) == 0, CLGPU_INVALID_ARGUMENT, "%s: unknown type %d",
                          who, (int)type);
   clgpu__op_spec s;
   CLGPU__FORWARD_IF_ERROR(clgpu__scan_spec(op, type, who, &s));

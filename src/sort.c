@@ -234,7 +234,7 @@ static clgpu_status check_view(const clgpu_array *array, const char *who, const 
 }
 
 static size_t array_bytes(const clgpu_array *array) {
-  return clgpu_array_count(array) * clgpu_type_size(array->type);
+  return clgpu__array_count(array) * clgpu__type_size(array->type);
 }
 
 static size_t byte_offset_alignment(size_t size) {
@@ -271,10 +271,10 @@ static clgpu_status resolve(clgpu_context *context, const clgpu_sort_spec *spec,
   }
   plan->builtin = spec->key_type == NULL;
   if (plan->builtin) {
-    CLGPU__RETURN_ERROR_IF(clgpu_type_size(key_type) == 0, CLGPU_INVALID_ARGUMENT,
+    CLGPU__RETURN_ERROR_IF(clgpu__type_size(key_type) == 0, CLGPU_INVALID_ARGUMENT,
                            "%s: unknown key type %d", who, (int)key_type);
     plan->key_type = key_type;
-    plan->key_bytes = clgpu_type_size(key_type);
+    plan->key_bytes = clgpu__type_size(key_type);
     plan->key_kind = key_kind_of(key_type);
   } else {
     plan->key_bytes = spec->key_size;
@@ -469,9 +469,9 @@ static clgpu_status check_keys(clgpu_context *context, const clgpu_array *keys, 
                                const char *who, sort_plan *plan) {
   if (plan->builtin) {
     plan->n = keys->shape[0];
-    plan->stage_keys = !clgpu_array_is_contiguous(keys);
+    plan->stage_keys = !clgpu__array_is_contiguous(keys);
   } else {
-    CLGPU__RETURN_ERROR_IF(!clgpu_array_is_contiguous(keys), CLGPU_SHAPE_MISMATCH,
+    CLGPU__RETURN_ERROR_IF(!clgpu__array_is_contiguous(keys), CLGPU_SHAPE_MISMATCH,
                            "%s: custom keys (%s) must be a contiguous view", who,
                            plan->spec->key_type);
     size_t bytes = array_bytes(keys);
@@ -481,7 +481,7 @@ static clgpu_status check_keys(clgpu_context *context, const clgpu_array *keys, 
     plan->n = bytes / plan->key_bytes;
     size_t alignment = byte_offset_alignment(plan->key_bytes);
     clgpu_location location;
-    CLGPU__FORWARD_IF_ERROR(clgpu_array_location(keys, &location));
+    CLGPU__FORWARD_IF_ERROR(clgpu__array_location(keys, &location));
     CLGPU__RETURN_ERROR_IF(location.offset % alignment != 0, CLGPU_MISALIGNED_VIEW,
                            "%s: custom keys of %zu bytes must start at a multiple of %zu bytes "
                            "in their buffer, not at byte %zu",
@@ -495,7 +495,7 @@ static clgpu_status check_keys(clgpu_context *context, const clgpu_array *keys, 
 static clgpu_status check_values(clgpu_context *context, const clgpu_array *keys,
                                  const clgpu_array *values, const char *who, sort_plan *plan) {
   uint64_t n = plan->n;
-  if (clgpu_array_is_contiguous(values)) {
+  if (clgpu__array_is_contiguous(values)) {
     size_t bytes = array_bytes(values);
     size_t per = n > 0 ? bytes / n : 0;
     CLGPU__RETURN_ERROR_IF(
@@ -506,19 +506,19 @@ static clgpu_status check_values(clgpu_context *context, const clgpu_array *keys
         (unsigned long long)n);
     plan->value_bytes = per;
     clgpu_location location;
-    CLGPU__FORWARD_IF_ERROR(clgpu_array_location(values, &location));
+    CLGPU__FORWARD_IF_ERROR(clgpu__array_location(values, &location));
     size_t alignment = per < 4 ? per : 4;
     plan->stage_values = per > 0 && location.offset % alignment != 0;
   } else {
-    CLGPU__RETURN_ERROR_IF(clgpu_array_count(values) != n, CLGPU_SHAPE_MISMATCH,
+    CLGPU__RETURN_ERROR_IF(clgpu__array_count(values) != n, CLGPU_SHAPE_MISMATCH,
                            "%s: a strided values view needs one element per key: %zu elements "
                            "for %llu keys",
-                           who, clgpu_array_count(values), (unsigned long long)n);
-    plan->value_bytes = clgpu_type_size(values->type);
+                           who, clgpu__array_count(values), (unsigned long long)n);
+    plan->value_bytes = clgpu__type_size(values->type);
     plan->stage_values = 1;
   }
   CLGPU__FORWARD_IF_ERROR(clgpu__check_output_layout(values, who, "values"));
-  CLGPU__RETURN_ERROR_IF(clgpu_may_alias(keys, values), CLGPU_INVALID_OUTPUT,
+  CLGPU__RETURN_ERROR_IF(clgpu__may_alias(keys, values), CLGPU_INVALID_OUTPUT,
                          "%s: the keys and the values may overlap", who);
   return clgpu__check_buffer(context, values->buffer, who, "values", 1);
 }
@@ -596,9 +596,9 @@ static clgpu_status device_key_size(clgpu_context *context, const clgpu_sort_spe
  * sizes; otherwise the build failure (its log) stands as it was. */
 static clgpu_status explain_custom_build_failure(clgpu_context *context, const sort_plan *plan,
                                                  clgpu_status failure, const char *who) {
-  char *log = malloc(strlen(clgpu_last_error()) + 1);
+  char *log = malloc(strlen(clgpu__last_error()) + 1);
   if (!log) return failure;
-  strcpy(log, clgpu_last_error());
+  strcpy(log, clgpu__last_error());
   cl_ulong device_size = 0;
   clgpu_status status = device_key_size(context, plan->spec, &device_size);
   if (status == CLGPU_SUCCESS && device_size != plan->key_bytes) {
@@ -643,7 +643,7 @@ static clgpu_status sort_program(clgpu_context *context, const sort_plan *plan, 
                          "clgpu_sort: out of host memory");
   if (custom) {
     defines[count++] = (clgpu_define){
-        "CLGPU_KEY_T", plan->builtin ? clgpu_type_cl_name(plan->key_type) : spec->key_type};
+        "CLGPU_KEY_T", plan->builtin ? clgpu__type_cl_name(plan->key_type) : spec->key_type};
     defines[count++] = (clgpu_define){"CLGPU_COMPARE_EXPR", compare};
     /* Custom keys: the program builds only where sizeof(key_type) is the
      * caller's key_size (cl/sort.cl checks it at compile time). */
@@ -702,13 +702,13 @@ static place slot(const clgpu__scratch *scratch, unsigned index, cl_mem fallback
 static clgpu_status place_of(const clgpu_array *array, place *out) {
   cl_ulong element = 0;
   CLGPU__FORWARD_IF_ERROR(clgpu__array_root(array, &out->buffer, &element));
-  out->at = element * clgpu_type_size(array->type);
+  out->at = element * clgpu__type_size(array->type);
   return CLGPU_SUCCESS;
 }
 
 /* A contiguous view of `count` elements of `type` at a place. */
 static clgpu_status view_at(place where, clgpu_type type, uint64_t count, clgpu_array *out) {
-  return clgpu_array_1d(where.buffer, (size_t)where.at, type, (size_t)count, out);
+  return clgpu__array_1d(where.buffer, (size_t)where.at, type, (size_t)count, out);
 }
 
 /* The four places a sort moves data between. */
@@ -835,7 +835,7 @@ static clgpu_status run_iota(clgpu_context *context, const sort_plan *plan, clgp
                              place values) {
   int wide = plan->value_bytes == 8;
   clgpu_array view;
-  CLGPU__FORWARD_IF_ERROR(clgpu_array_1d(values.buffer, (size_t)values.at,
+  CLGPU__FORWARD_IF_ERROR(clgpu__array_1d(values.buffer, (size_t)values.at,
                                          wide ? CLGPU_UINT64 : CLGPU_UINT32, plan->n, &view));
   cl_ulong wide_start = 0, wide_step = 1;
   cl_uint start = 0, step = 1;
@@ -884,7 +884,7 @@ static clgpu_status run_sort(clgpu_context *context, const sort_plan *plan, cons
     if (status == CLGPU_SUCCESS) {
       clgpu_array from = *keys;
       if (!plan->builtin)
-        status = clgpu_array_1d(keys->buffer, keys->offset, CLGPU_UINT8, (size_t)key_count, &from);
+        status = clgpu__array_1d(keys->buffer, keys->offset, CLGPU_UINT8, (size_t)key_count, &from);
       if (status == CLGPU_SUCCESS)
         status = clgpu__chain_copy(context, &chain, &staged_keys, &from, who);
     }
@@ -898,7 +898,7 @@ static clgpu_status run_sort(clgpu_context *context, const sort_plan *plan, cons
        * staged only for its alignment, as bytes. */
       clgpu_type type = values->type;
       uint64_t count = plan->n;
-      if (clgpu_array_is_contiguous(values)) {
+      if (clgpu__array_is_contiguous(values)) {
         type = CLGPU_UINT8;
         count = plan->n * plan->value_bytes;
       }
@@ -907,7 +907,7 @@ static clgpu_status run_sort(clgpu_context *context, const sort_plan *plan, cons
         clgpu_array from = *values;
         if (type == CLGPU_UINT8 && values->type != CLGPU_UINT8) {
           status =
-              clgpu_array_1d(values->buffer, values->offset, CLGPU_UINT8, (size_t)count, &from);
+              clgpu__array_1d(values->buffer, values->offset, CLGPU_UINT8, (size_t)count, &from);
         }
         if (status == CLGPU_SUCCESS) {
           status = clgpu__chain_copy(context, &chain, &staged_values, &from, who);
@@ -939,8 +939,8 @@ static clgpu_status run_sort(clgpu_context *context, const sort_plan *plan, cons
   if (status == CLGPU_SUCCESS && values_staged) {
     clgpu_array to = *values;
     if (staged_values.type == CLGPU_UINT8 && values->type != CLGPU_UINT8) {
-      status = clgpu_array_1d(values->buffer, values->offset, CLGPU_UINT8,
-                              clgpu_array_count(&staged_values), &to);
+      status = clgpu__array_1d(values->buffer, values->offset, CLGPU_UINT8,
+                              clgpu__array_count(&staged_values), &to);
     }
     if (status == CLGPU_SUCCESS) status = clgpu__chain_copy(context, &chain, &to, &staged_values, who);
   }
@@ -1041,7 +1041,7 @@ static clgpu_status permutation_entry(clgpu_context *context, const clgpu_sort_s
   CLGPU__RETURN_ERROR_IF(
       permutation->type != CLGPU_UINT32 && permutation->type != CLGPU_UINT64, CLGPU_TYPE_MISMATCH,
       "%s: the permutation must be uint (CLGPU_UINT32) or ulong (CLGPU_UINT64), not %s", who,
-      clgpu_type_cl_name(permutation->type));
+      clgpu__type_cl_name(permutation->type));
   CLGPU__RETURN_ERROR_IF(permutation->type == CLGPU_UINT32 && plan.n > UINT32_MAX,
                          CLGPU_TYPE_MISMATCH, "%s: %llu keys need a CLGPU_UINT64 permutation", who,
                          (unsigned long long)plan.n);
@@ -1049,12 +1049,12 @@ static clgpu_status permutation_entry(clgpu_context *context, const clgpu_sort_s
                          "%s: the permutation has %zu elements for %llu keys", who,
                          permutation->shape[0], (unsigned long long)plan.n);
   CLGPU__FORWARD_IF_ERROR(clgpu__check_output_layout(permutation, who, "permutation"));
-  CLGPU__RETURN_ERROR_IF(clgpu_may_alias(keys, permutation), CLGPU_INVALID_OUTPUT,
+  CLGPU__RETURN_ERROR_IF(clgpu__may_alias(keys, permutation), CLGPU_INVALID_OUTPUT,
                          "%s: the permutation may overlap the keys", who);
   CLGPU__FORWARD_IF_ERROR(clgpu__check_buffer(context, permutation->buffer, who, "permutation", 1));
   plan.permutation_type = permutation->type;
-  plan.value_bytes = clgpu_type_size(permutation->type);
-  plan.stage_values = !clgpu_array_is_contiguous(permutation);
+  plan.value_bytes = clgpu__type_size(permutation->type);
+  plan.stage_values = !clgpu__array_is_contiguous(permutation);
   CLGPU__FORWARD_IF_ERROR(lay_out(context, &plan, who));
   if (query) {
     *query = plan.report;
@@ -1099,7 +1099,7 @@ clgpu_status clgpu_sort_permutation_workspace_size_upto(clgpu_context *context,
   plan.n = max_n;
   plan.stage_keys = 1;
   plan.permutation_type = permutation_type;
-  plan.value_bytes = clgpu_type_size(permutation_type);
+  plan.value_bytes = clgpu__type_size(permutation_type);
   clgpu_status status = lay_out(context, &plan, who);
   if (status != CLGPU_SUCCESS) {
     clgpu__append_error(" (max_n %llu is too large for this query)", (unsigned long long)max_n);
@@ -1123,18 +1123,18 @@ clgpu_status clgpu_gather(clgpu_context *context, const clgpu_array *permutation
   CLGPU__RETURN_ERROR_IF(
       permutation->type != CLGPU_UINT32 && permutation->type != CLGPU_UINT64, CLGPU_TYPE_MISMATCH,
       "%s: the permutation must be uint (CLGPU_UINT32) or ulong (CLGPU_UINT64), not %s", who,
-      clgpu_type_cl_name(permutation->type));
-  size_t size = clgpu_type_size(source->type);
-  CLGPU__RETURN_ERROR_IF(size != clgpu_type_size(destination->type), CLGPU_TYPE_MISMATCH,
+      clgpu__type_cl_name(permutation->type));
+  size_t size = clgpu__type_size(source->type);
+  CLGPU__RETURN_ERROR_IF(size != clgpu__type_size(destination->type), CLGPU_TYPE_MISMATCH,
                          "%s: source elements of %zu bytes, destination elements of %zu", who, size,
-                         clgpu_type_size(destination->type));
+                         clgpu__type_size(destination->type));
   CLGPU__RETURN_ERROR_IF(destination->shape[0] != permutation->shape[0], CLGPU_SHAPE_MISMATCH,
                          "%s: the destination has %zu elements, the permutation %zu", who,
                          destination->shape[0], permutation->shape[0]);
   CLGPU__FORWARD_IF_ERROR(clgpu__check_output_layout(destination, who, "destination"));
-  CLGPU__RETURN_ERROR_IF(clgpu_may_alias(destination, source), CLGPU_INVALID_OUTPUT,
+  CLGPU__RETURN_ERROR_IF(clgpu__may_alias(destination, source), CLGPU_INVALID_OUTPUT,
                          "%s: the destination may overlap the source", who);
-  CLGPU__RETURN_ERROR_IF(clgpu_may_alias(destination, permutation), CLGPU_INVALID_OUTPUT,
+  CLGPU__RETURN_ERROR_IF(clgpu__may_alias(destination, permutation), CLGPU_INVALID_OUTPUT,
                          "%s: the destination may overlap the permutation", who);
   CLGPU__FORWARD_IF_ERROR(clgpu__check_buffer(context, permutation->buffer, who, "permutation", 0));
   CLGPU__FORWARD_IF_ERROR(clgpu__check_buffer(context, source->buffer, who, "source", 0));

@@ -11,7 +11,7 @@
 
 static _Thread_local char detail[CLGPU__DETAIL_SIZE];
 
-const char *clgpu_status_name(cl_int status) {
+const char *clgpu__status_name(cl_int status) {
   switch (status) {
 #define CLGPU__STATUS_NAME(suffix, value, text) \
   case value:                                   \
@@ -22,6 +22,8 @@ const char *clgpu_status_name(cl_int status) {
       return "CLGPU_UNKNOWN_STATUS";
   }
 }
+
+const char *clgpu_status_name(cl_int status) { return clgpu__status_name(status); }
 
 const char *clgpu_status_string(cl_int status) {
   switch (status) {
@@ -35,12 +37,14 @@ const char *clgpu_status_string(cl_int status) {
   }
 }
 
-const char *clgpu_last_error(void) { return detail; }
+const char *clgpu__last_error(void) { return detail; }
 
 static void mark_truncated(void) {
   static const char note[] = "\n[message cut: longer than 16 KiB]";
   memcpy(detail + CLGPU__DETAIL_SIZE - sizeof note, note, sizeof note);
 }
+
+const char *clgpu_last_error(void) { return clgpu__last_error(); }
 
 clgpu_status clgpu__vfail(clgpu_status status, const char *format, va_list args) {
   int written = vsnprintf(detail, CLGPU__DETAIL_SIZE, format, args);

@@ -75,17 +75,17 @@ static clgpu_status check_transfer(clgpu_context *context, const clgpu_array *vi
   CLGPU__RETURN_ERROR_IF(!context, CLGPU_INVALID_ARGUMENT, "%s: context is NULL", who);
   CLGPU__RETURN_ERROR_IF(!view, CLGPU_INVALID_ARGUMENT, "%s: the view is NULL", who);
   CLGPU__FORWARD_IF_ERROR(clgpu__check_wait_list(context, num_events, wait_list, who));
-  clgpu_status status = clgpu_array_check(view);
+  clgpu_status status = clgpu__array_check(view);
   if (status != CLGPU_SUCCESS) {
     clgpu__append_error(" (%s: the view)", who);
     return status;
   }
-  size_t bytes = clgpu_array_count(view) * clgpu_type_size(view->type);
-  CLGPU__RETURN_ERROR_IF(bytes > 0 && !host, CLGPU_INVALID_ARGUMENT,
-                         "%s: the host pointer is NULL", who);
+  size_t bytes = clgpu__array_count(view) * clgpu__type_size(view->type);
+  CLGPU__RETURN_ERROR_IF(bytes > 0 && !host, CLGPU_INVALID_ARGUMENT, "%s: the host pointer is NULL",
+                         who);
   CLGPU__RETURN_ERROR_IF(host_size < bytes, CLGPU_INVALID_ARGUMENT,
                          "%s: host_size is %zu bytes and the view's %zu elements take %zu", who,
-                         host_size, clgpu_array_count(view), bytes);
+                         host_size, clgpu__array_count(view), bytes);
   if (write) CLGPU__FORWARD_IF_ERROR(clgpu__check_output_layout(view, who, "destination"));
   return clgpu__check_buffer(context, view->buffer, who, write ? "destination" : "source", write);
 }
@@ -93,16 +93,17 @@ static clgpu_status check_transfer(clgpu_context *context, const clgpu_array *vi
 /* A contiguous temporary of the view's shape, and the view over it. */
 static clgpu_status make_temporary(clgpu_context *context, const clgpu_array *view, const char *who,
                                    cl_mem *buffer, clgpu_array *packed) {
-  size_t bytes = clgpu_array_count(view) * clgpu_type_size(view->type);
-  clgpu_status status = clgpu_buffer_create(context, CL_MEM_READ_WRITE, bytes, buffer);
+  size_t bytes = clgpu__array_count(view) * clgpu__type_size(view->type);
+  clgpu_status status = clgpu__buffer_create(context, CL_MEM_READ_WRITE, bytes, buffer);
   if (status != CLGPU_SUCCESS) {
     *buffer = NULL;
     clgpu__append_error(" (%s: the temporary of %zu bytes to pack the view)", who, bytes);
     return status;
   }
-  status = clgpu_array_nd(*buffer, 0, view->type, view->rank, view->shape, CLGPU_ROW_MAJOR, packed);
+  status =
+      clgpu__array_nd(*buffer, 0, view->type, view->rank, view->shape, CLGPU_ROW_MAJOR, packed);
   if (status != CLGPU_SUCCESS) {
-    clgpu_buffer_release(context, *buffer);
+    clgpu__buffer_release(context, *buffer);
     *buffer = NULL;
   }
   return status;
@@ -111,8 +112,8 @@ static clgpu_status make_temporary(clgpu_context *context, const clgpu_array *vi
 static clgpu_status transfer(clgpu_context *context, const clgpu_array *view, void *host,
                              cl_bool blocking, cl_uint num_events, const cl_event *wait_list,
                              cl_event *event, int write, const char *who) {
-  size_t size = clgpu_type_size(view->type);
-  size_t bytes = clgpu_array_count(view) * size;
+  size_t size = clgpu__type_size(view->type);
+  size_t bytes = clgpu__array_count(view) * size;
   clgpu__chain chain;
   clgpu__chain_begin(&chain, num_events, wait_list);
   if (bytes == 0) return clgpu__chain_end(context, &chain, event);
@@ -148,11 +149,11 @@ static clgpu_status transfer(clgpu_context *context, const clgpu_array *view, vo
       size_t host_origin[3] = {0, 0, 0};
       size_t host_row = region[0], host_slice = region[0] * region[1];
       err = write ? clEnqueueWriteBufferRect(context->queue, root, blocking, buffer_origin,
-                                             host_origin, region, row_pitch, slice_pitch,
-                                             host_row, host_slice, host, waits, list, &made)
+                                             host_origin, region, row_pitch, slice_pitch, host_row,
+                                             host_slice, host, waits, list, &made)
                   : clEnqueueReadBufferRect(context->queue, root, blocking, buffer_origin,
-                                            host_origin, region, row_pitch, slice_pitch,
-                                            host_row, host_slice, host, waits, list, &made);
+                                            host_origin, region, row_pitch, slice_pitch, host_row,
+                                            host_slice, host, waits, list, &made);
     } else {
       cl_mem buffer = path == PATH_PACKED ? temporary : root;
       size_t offset = path == PATH_PACKED ? 0 : origin;
@@ -162,10 +163,9 @@ static clgpu_status transfer(clgpu_context *context, const clgpu_array *view, vo
                                         waits, list, &made);
     }
     if (err != CL_SUCCESS) {
-      status = clgpu__fail_cl(err, path == PATH_RECT ? (write ? "clEnqueueWriteBufferRect"
-                                                              : "clEnqueueReadBufferRect")
-                                                     : (write ? "clEnqueueWriteBuffer"
-                                                              : "clEnqueueReadBuffer"));
+      status = clgpu__fail_cl(
+          err, path == PATH_RECT ? (write ? "clEnqueueWriteBufferRect" : "clEnqueueReadBufferRect")
+                                 : (write ? "clEnqueueWriteBuffer" : "clEnqueueReadBuffer"));
     } else {
       clgpu__chain_push(&chain, made);
     }
@@ -178,7 +178,7 @@ static clgpu_status transfer(clgpu_context *context, const clgpu_array *view, vo
   } else {
     clgpu__chain_abandon(&chain);
   }
-  if (temporary) clgpu_buffer_release(context, temporary);
+  if (temporary) clgpu__buffer_release(context, temporary);
   if (status != CLGPU_SUCCESS) clgpu__append_error(" (in %s)", who);
   return status;
 }
@@ -208,8 +208,8 @@ clgpu_status clgpu_fill(clgpu_context *context, const clgpu_array *destination, 
   CLGPU__RETURN_ERROR_IF(!value, CLGPU_INVALID_ARGUMENT, "%s: value is NULL", who);
   CLGPU__FORWARD_IF_ERROR(
       check_transfer(context, destination, value, (size_t)-1, num_events, wait_list, who, 1));
-  size_t size = clgpu_type_size(destination->type);
-  size_t count = clgpu_array_count(destination);
+  size_t size = clgpu__type_size(destination->type);
+  size_t count = clgpu__array_count(destination);
   clgpu__chain chain;
   clgpu__chain_begin(&chain, num_events, wait_list);
   if (count == 0) return clgpu__chain_end(context, &chain, event);
@@ -221,11 +221,11 @@ clgpu_status clgpu_fill(clgpu_context *context, const clgpu_array *destination, 
   cl_ulong element_offset = 0;
   CLGPU__FORWARD_IF_ERROR(clgpu__array_root(destination, &root, &element_offset));
   cl_event made = NULL;
-  cl_int err = clgpu__fault_hit(CLGPU__FAULT_ENQUEUE)
-                   ? CLGPU__INJECTED_STATUS
-                   : clEnqueueFillBuffer(context->queue, root, value, size,
-                                         (size_t)element_offset * size, count * size,
-                                         num_events, wait_list, &made);
+  cl_int err =
+      clgpu__fault_hit(CLGPU__FAULT_ENQUEUE)
+          ? CLGPU__INJECTED_STATUS
+          : clEnqueueFillBuffer(context->queue, root, value, size, (size_t)element_offset * size,
+                                count * size, num_events, wait_list, &made);
   if (err != CL_SUCCESS) return clgpu__fail_cl(err, "clEnqueueFillBuffer (in clgpu_fill)");
   clgpu__chain_push(&chain, made);
   return clgpu__chain_end(context, &chain, event);

@@ -74,7 +74,7 @@ unsigned clgpu__report_buffer(clgpu_workspace_size *report, unsigned part, const
   buffer->count = count;
   /* A product that does not fit is left at UINT64_MAX here and refused by
    * clgpu__report_finish, which checks every buffer once. */
-  if (!clgpu__mul_u64(count, clgpu_type_size(type), &buffer->bytes)) buffer->bytes = UINT64_MAX;
+  if (!clgpu__mul_u64(count, clgpu__type_size(type), &buffer->bytes)) buffer->bytes = UINT64_MAX;
   return index;
 }
 
@@ -89,7 +89,7 @@ clgpu_status clgpu__report_finish(clgpu_workspace_size *report, const clgpu_cont
   uint64_t at = 0, total = 0;
   for (unsigned i = 0; i < report->num_buffers; i++) {
     clgpu_workspace_buffer *buffer = &report->buffers[i];
-    size_t size = clgpu_type_size(buffer->type);
+    size_t size = clgpu__type_size(buffer->type);
     CLGPU__RETURN_ERROR_IF(!clgpu__mul_u64(buffer->count, size, &buffer->bytes),
                            CLGPU_SIZE_OVERFLOW,
                            "%s: the workspace buffer \"%s\" would hold %llu elements of %zu bytes, "
@@ -141,7 +141,7 @@ static clgpu_status check_report(const clgpu_workspace_size *report, const char 
   uint64_t end = 0;
   for (unsigned i = 0; i < report->num_buffers; i++) {
     const clgpu_workspace_buffer *buffer = &report->buffers[i];
-    size_t size = clgpu_type_size(buffer->type);
+    size_t size = clgpu__type_size(buffer->type);
     CLGPU__RETURN_ERROR_IF(
         !buffer->name || buffer->part >= report->num_parts || size == 0, CLGPU_INVALID_ARGUMENT,
         "%s: buffer %u of the report has no name, an unknown part or type", who, i);
@@ -188,7 +188,7 @@ clgpu_status clgpu_workspace_create(clgpu_context *context, const clgpu_workspac
   cl_mem buffer = NULL;
   if (report->total_bytes > 0) {
     clgpu_status status =
-        clgpu_buffer_create(context, CL_MEM_READ_WRITE, (size_t)report->total_bytes, &buffer);
+        clgpu__buffer_create(context, CL_MEM_READ_WRITE, (size_t)report->total_bytes, &buffer);
     if (status != CLGPU_SUCCESS) {
       clgpu__append_error(" (clgpu_workspace_create: %llu bytes)",
                           (unsigned long long)report->total_bytes);
@@ -198,7 +198,7 @@ clgpu_status clgpu_workspace_create(clgpu_context *context, const clgpu_workspac
   clgpu_workspace *workspace = NULL;
   clgpu_status status = new_workspace(context, report, &workspace);
   if (status != CLGPU_SUCCESS) {
-    clgpu_buffer_release(context, buffer);
+    clgpu__buffer_release(context, buffer);
     return status;
   }
   /* A workspace lives as long as its caller wants, not as long as the
@@ -263,7 +263,7 @@ void clgpu_workspace_destroy(clgpu_workspace *workspace) {
     if (workspace->owned) {
       /* Given back through the queue the block was handed out on (NULL
        * context): the workspace's context may be gone by now. */
-      clgpu_buffer_release(NULL, workspace->buffer);
+      clgpu__buffer_release(NULL, workspace->buffer);
     } else {
       clReleaseMemObject(workspace->buffer);
     }
@@ -332,12 +332,12 @@ static clgpu_status check_workspace(clgpu_context *context, const clgpu_workspac
                            "needs %llu (%llu elements of %s)",
                            who, b->name, clgpu_operation_name(needed->parts[b->part].operation),
                            (unsigned long long)a->bytes, (unsigned long long)b->bytes,
-                           (unsigned long long)b->count, clgpu_type_cl_name(b->type));
+                           (unsigned long long)b->count, clgpu__type_cl_name(b->type));
   }
   if (!workspace->buffer) return CLGPU_SUCCESS;
   clgpu_array region;
   clgpu_status status =
-      clgpu_array_1d(workspace->buffer, workspace->offset, CLGPU_UINT8, workspace->size, &region);
+      clgpu__array_1d(workspace->buffer, workspace->offset, CLGPU_UINT8, workspace->size, &region);
   if (status != CLGPU_SUCCESS) {
     clgpu__append_error(" (%s: the workspace's region)", who);
     return status;
@@ -345,7 +345,7 @@ static clgpu_status check_workspace(clgpu_context *context, const clgpu_workspac
   for (size_t a = 0; a < num_arguments; a++) {
     if (!arguments[a].array) continue;
     CLGPU__RETURN_ERROR_IF(
-        clgpu_may_alias(&region, arguments[a].array), CLGPU_WORKSPACE_ALIASES_ARGUMENT,
+        clgpu__may_alias(&region, arguments[a].array), CLGPU_WORKSPACE_ALIASES_ARGUMENT,
         "%s: the workspace's bytes [%zu, %zu) may overlap the %s", who, workspace->offset,
         workspace->offset + workspace->size, arguments[a].name);
   }
@@ -382,8 +382,8 @@ clgpu_status clgpu__scratch_acquire(clgpu_context *context, const clgpu_workspac
   CLGPU__RETURN_ERROR_IF(needed->total_bytes > SIZE_MAX, CLGPU_CL_INVALID_BUFFER_SIZE,
                          "%s: scratch of %llu bytes does not fit in size_t", who,
                          (unsigned long long)needed->total_bytes);
-  clgpu_status status =
-      clgpu_buffer_create(context, CL_MEM_READ_WRITE, (size_t)needed->total_bytes, &out->temporary);
+  clgpu_status status = clgpu__buffer_create(context, CL_MEM_READ_WRITE,
+                                             (size_t)needed->total_bytes, &out->temporary);
   if (status != CLGPU_SUCCESS) {
     clgpu__append_error(" (%s: scratch of %llu bytes)", who,
                         (unsigned long long)needed->total_bytes);
@@ -400,7 +400,7 @@ void clgpu__scratch_slot(const clgpu__scratch *scratch, unsigned index, cl_mem *
 }
 
 void clgpu__scratch_release(clgpu_context *context, clgpu__scratch *scratch) {
-  if (scratch->temporary) clgpu_buffer_release(context, scratch->temporary);
+  if (scratch->temporary) clgpu__buffer_release(context, scratch->temporary);
   scratch->temporary = NULL;
   scratch->buffer = NULL;
 }

@@ -533,6 +533,7 @@ clgpu_status clgpu_alloc_cache_create(clgpu_alloc_cache **out) {
     free(cache);
     return clgpu__fail(CLGPU_INTERNAL_ERROR, "pthread_mutex_init failed");
   }
+  clgpu__context_on_last_wrapper_gone(clgpu__alloc_drop_context);
   pthread_mutex_lock(&registry_lock);
   cache->older_cache = newest_cache;
   if (newest_cache) newest_cache->newer_cache = cache;

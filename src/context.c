@@ -79,8 +79,10 @@ static clgpu_status finish_context(clgpu_context *ctx, const clgpu_context_optio
   clgpu__quirks_for(&ctx->info, &ctx->quirks);
   ctx->copy_chunk = environment->copy_chunk;
   ctx->copy_group = environment->copy_group;
-  ctx->move_report = clgpu_move_report_stderr;
+  /* The move report starts as membuf.c's default (move_report_set 0). */
+  ctx->move_report = NULL;
   ctx->move_report_user = NULL;
+  ctx->move_report_set = 0;
   if (!ctx->queue) {
     cl_command_queue_properties properties =
         options && options->disable_profiling ? 0 : CL_QUEUE_PROFILING_ENABLE;
@@ -213,6 +215,16 @@ clgpu_status clgpu_context_wrap(cl_context context, cl_device_id device, cl_comm
   return CLGPU_SUCCESS;
 }
 
+/* What runs when the last clgpu context over a cl_context goes: the
+ * allocation caches' hand-back of that cl_context's free blocks, registered
+ * by alloc_cache.c when it makes its first cache. A hook rather than a call,
+ * so that the context (a lower layer) does not depend on the allocator. */
+static _Atomic(void (*)(cl_context)) last_wrapper_gone;
+
+void clgpu__context_on_last_wrapper_gone(void (*hook)(cl_context)) {
+  atomic_store_explicit(&last_wrapper_gone, hook, memory_order_release);
+}
+
 /* Free a context once its last reference has gone. */
 static void free_context(clgpu_context *ctx) {
   /* No scope is open on the context any more, so every block handed out
@@ -221,8 +233,11 @@ static void free_context(clgpu_context *ctx) {
    * rather than leave them to a trim, so that no cache holds device memory
    * for an OpenCL context nobody uses through clgpu; other wrappers keep
    * theirs (destroying one context does not change another's state). */
-  if (remove_live(ctx) && ctx->cl_context) clgpu__alloc_drop_context(ctx->cl_context);
-  clgpu__builtins_destroy(ctx);
+  if (remove_live(ctx) && ctx->cl_context) {
+    void (*drop)(cl_context) = atomic_load_explicit(&last_wrapper_gone, memory_order_acquire);
+    if (drop) drop(ctx->cl_context);
+  }
+  if (ctx->builtins_teardown) ctx->builtins_teardown(ctx);
   if (ctx->builtins_lock_ready) pthread_mutex_destroy(&ctx->builtins_lock);
   clgpu__program_cache_destroy(ctx->programs);
   if (ctx->queue) clReleaseCommandQueue(ctx->queue);

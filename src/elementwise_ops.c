@@ -53,6 +53,7 @@ static clgpu_status builtin(clgpu_context *context, const char *key, size_t num_
         snprintf(entry->key, sizeof entry->key, "%s", key);
         entry->next = context->builtins;
         context->builtins = entry;
+        context->builtins_teardown = clgpu__builtins_destroy;
       } else {
         free(entry);
         entry = NULL;

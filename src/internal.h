@@ -333,10 +333,15 @@ struct clgpu_context {
   struct clgpu__builtin *builtins;
   pthread_mutex_t builtins_lock;
   int builtins_lock_ready;
-  /* The move-report callback of membuf.h (clgpu_move_report_stderr by
-   * default, NULL for off); builtins_lock guards it too. */
+  /* The move-report callback of membuf.h: membuf.c's default until
+   * clgpu_context_set_move_report sets one (NULL for off);
+   * builtins_lock guards it too. */
   clgpu_move_report_fn move_report;
   void *move_report_user;
+  int move_report_set;
+  /* Set by elementwise_ops.c with its first built-in kernel: frees them
+   * when the context goes (the context does not call the layer above). */
+  void (*builtins_teardown)(clgpu_context *context);
   /* References beyond the first, which is the caller's and needs no count
    * (so a context fresh from calloc holds exactly one): each open allocation
    * scope holds one. The last clgpu__context_release frees the context. */
@@ -355,6 +360,10 @@ void clgpu__context_release(clgpu_context *context);
  * (alloc_cache.c), when the last clgpu_context on it that a cache can know
  * of goes. Blocks still handed out are left alone. */
 void clgpu__alloc_drop_context(cl_context owner);
+
+/* Register what runs when the last clgpu context over a cl_context is
+ * freed (alloc_cache.c registers clgpu__alloc_drop_context). */
+void clgpu__context_on_last_wrapper_gone(void (*hook)(cl_context));
 
 /* Call the context's move report for one copy of a buffer (membuf.c). */
 void clgpu__report_move(clgpu_context *context, const clgpu_membuf *buffer, uint64_t bytes,

@@ -89,6 +89,7 @@ clgpu_status clgpu_context_set_move_report(clgpu_context *context, clgpu_move_re
   if (context->builtins_lock_ready) pthread_mutex_lock(&context->builtins_lock);
   context->move_report = callback;
   context->move_report_user = callback ? user : NULL;
+  context->move_report_set = 1;
   if (context->builtins_lock_ready) pthread_mutex_unlock(&context->builtins_lock);
   return CLGPU_SUCCESS;
 }
@@ -96,7 +97,8 @@ clgpu_status clgpu_context_set_move_report(clgpu_context *context, clgpu_move_re
 void clgpu__report_move(clgpu_context *context, const clgpu_membuf *buffer, uint64_t bytes,
                         clgpu_space to) {
   if (context->builtins_lock_ready) pthread_mutex_lock(&context->builtins_lock);
-  clgpu_move_report_fn callback = context->move_report;
+  clgpu_move_report_fn callback =
+      context->move_report_set ? context->move_report : clgpu_move_report_stderr;
   void *user = context->move_report_user;
   if (context->builtins_lock_ready) pthread_mutex_unlock(&context->builtins_lock);
   if (!callback) return;

@@ -28,6 +28,8 @@
 #include <clgpu/clgpu.h>
 
 #include "bench_common.h"
+#include "bench_options.h"
+#include "bench_plan.h"
 
 extern char **environ;
 
@@ -123,12 +125,46 @@ typedef struct compare_options {
 /* A device whose children time out this many times is not measured further. */
 #define MAX_TIMEOUTS 2
 
-static int compare_usage_error(const char *format, const char *argument) {
-  fprintf(stderr, "clgpu-bench compare: ");
-  fprintf(stderr, format, argument);
-  fprintf(stderr, " (see clgpu-bench compare --help)\n");
-  return 2;
-}
+enum {
+  COMPARE_QUIET,
+  COMPARE_NO_FIRST_CALL,
+  COMPARE_OPS,
+  COMPARE_TYPES,
+  COMPARE_SIZES,
+  COMPARE_REPEAT,
+  COMPARE_WARMUP,
+  COMPARE_ALGORITHM,
+  COMPARE_DEVICES,
+  COMPARE_TIMEOUT,
+  COMPARE_FORMAT
+};
+
+/* The options passed on to run (--ops to --algorithm) take no empty value:
+ * run's own check of them would see none. */
+static const bench_option compare_option_table[] = {
+    {"--quiet", "-q", NULL, 0, COMPARE_QUIET},
+    {"--no-first-call", NULL, NULL, 0, COMPARE_NO_FIRST_CALL},
+    {"--ops", NULL, "a value", 1, COMPARE_OPS},
+    {"--types", NULL, "a value", 1, COMPARE_TYPES},
+    {"--sizes", NULL, "a value", 1, COMPARE_SIZES},
+    {"--repeat", NULL, "a value", 1, COMPARE_REPEAT},
+    {"--warmup", NULL, "a value", 1, COMPARE_WARMUP},
+    {"--algorithm", NULL, "a value", 1, COMPARE_ALGORITHM},
+    {"--devices", NULL, "a value", 0, COMPARE_DEVICES},
+    {"--timeout", NULL, "a value", 0, COMPARE_TIMEOUT},
+    {"--format", NULL, "a value", 0, COMPARE_FORMAT},
+};
+
+static const char *const compare_help[] = {compare_usage_text, NULL};
+
+static const bench_command compare_command = {
+    "clgpu-bench compare: ",
+    "clgpu-bench compare --help",
+    compare_option_table,
+    sizeof compare_option_table / sizeof compare_option_table[0],
+    1,
+    0,
+    compare_help};
 
 /* ---- child processes ---- */
 
@@ -1066,92 +1102,69 @@ static size_t parse_listing(char *listing, const char *selection, device_column 
   return num_kept;
 }
 
+/* One of compare's options into *state (a compare_options). */
+static int compare_option(const bench_command *command, void *state, const bench_option *option,
+                          const char *value) {
+  compare_options *o = state;
+  switch (option->id) {
+    case COMPARE_QUIET:
+      o->quiet = 1;
+      break;
+    case COMPARE_NO_FIRST_CALL:
+      o->first_call = 0;
+      break;
+    case COMPARE_OPS:
+      o->ops = value;
+      break;
+    case COMPARE_TYPES:
+      o->types = value;
+      break;
+    case COMPARE_SIZES:
+      o->sizes = value;
+      break;
+    case COMPARE_REPEAT:
+      o->repeat = value;
+      break;
+    case COMPARE_WARMUP:
+      o->warmup = value;
+      break;
+    case COMPARE_ALGORITHM:
+      o->algorithm = value;
+      break;
+    case COMPARE_DEVICES:
+      if (!value[0] || strlen(value) >= 512) {
+        return bench_usage_error(command, "--devices: malformed list '%s'", value);
+      }
+      o->devices = value;
+      break;
+    case COMPARE_TIMEOUT: {
+      char *end = NULL;
+      double seconds = strtod(value, &end);
+      if (end == value || *end != '\0' || !(seconds > 0) || seconds > 86400) {
+        return bench_usage_error(
+            command, "--timeout: '%s' is not a number of seconds above 0 and up to 86400", value);
+      }
+      o->timeout_s = seconds;
+      break;
+    }
+    default:
+      if (strcmp(value, "table") == 0) {
+        o->json = 0;
+      } else if (strcmp(value, "json") == 0) {
+        o->json = 1;
+      } else {
+        return bench_usage_error(command, "--format: '%s' is not table or json", value);
+      }
+      break;
+  }
+  return 0;
+}
+
 static int parse_compare_options(int argc, char **argv, compare_options *o) {
   memset(o, 0, sizeof *o);
   o->timeout_s = COMPARE_DEFAULT_TIMEOUT;
   o->first_call = 1;
-  static const char *const valued[] = {"--ops",     "--types",   "--sizes",
-                                       "--repeat",  "--warmup",  "--algorithm",
-                                       "--devices", "--timeout", "--format"};
-  enum { NUM_VALUED = sizeof valued / sizeof valued[0] };
-  for (int i = 0; i < argc; i++) {
-    const char *arg = argv[i];
-    if (strcmp(arg, "--help") == 0 || strcmp(arg, "-h") == 0) {
-      fputs(compare_usage_text, stdout);
-      return -1;
-    }
-    if (strcmp(arg, "--quiet") == 0 || strcmp(arg, "-q") == 0) {
-      o->quiet = 1;
-      continue;
-    }
-    if (strcmp(arg, "--no-first-call") == 0) {
-      o->first_call = 0;
-      continue;
-    }
-    size_t which = NUM_VALUED;
-    const char *value = NULL;
-    for (size_t v = 0; v < NUM_VALUED && !value; v++) {
-      size_t length = strlen(valued[v]);
-      if (strncmp(arg, valued[v], length) == 0 && arg[length] == '=') {
-        which = v;
-        value = arg + length + 1;
-      } else if (strcmp(arg, valued[v]) == 0) {
-        if (i + 1 >= argc) return compare_usage_error("%s needs a value", arg);
-        which = v;
-        value = argv[++i];
-      }
-    }
-    if (!value) return compare_usage_error("unknown option '%s'", arg);
-    if (which <= 5 && value[0] == '\0') return compare_usage_error("%s needs a value", arg);
-    switch (which) {
-      case 0:
-        o->ops = value;
-        break;
-      case 1:
-        o->types = value;
-        break;
-      case 2:
-        o->sizes = value;
-        break;
-      case 3:
-        o->repeat = value;
-        break;
-      case 4:
-        o->warmup = value;
-        break;
-      case 5:
-        o->algorithm = value;
-        break;
-      case 6:
-        if (!value[0] || strlen(value) >= 512) {
-          return compare_usage_error("--devices: malformed list '%s'", value);
-        }
-        o->devices = value;
-        break;
-      case 7: {
-        char *end = NULL;
-        double seconds = strtod(value, &end);
-        if (end == value || *end != '\0' || !(seconds > 0) || seconds > 86400) {
-          return compare_usage_error(
-              "--timeout: '%s' is not a number of seconds above 0 and up "
-              "to 86400",
-              value);
-        }
-        o->timeout_s = seconds;
-        break;
-      }
-      default:
-        if (strcmp(value, "table") == 0) {
-          o->json = 0;
-        } else if (strcmp(value, "json") == 0) {
-          o->json = 1;
-        } else {
-          return compare_usage_error("--format: '%s' is not table or json", value);
-        }
-        break;
-    }
-  }
-  return 0;
+  return bench_parse_options(&compare_command, argc, argv, compare_option, o);
 }
 
 int bench_command_compare(const char *self, int argc, char **argv) {
@@ -1163,7 +1176,8 @@ int bench_command_compare(const char *self, int argc, char **argv) {
   /* The device rows need read and copy_kernel: --ops gets them added. */
   char ops_with_references[1100];
   if (options.ops && strcmp(options.ops, "all") != 0) {
-    if (strlen(options.ops) > 1024) return compare_usage_error("--ops: too long a list%s", "");
+    if (strlen(options.ops) > 1024)
+      return bench_usage_error(&compare_command, "--ops: too long a list");
     snprintf(ops_with_references, sizeof ops_with_references, "read,copy_kernel,%s", options.ops);
     options.ops = ops_with_references;
   }
@@ -1189,8 +1203,8 @@ int bench_command_compare(const char *self, int argc, char **argv) {
   if (planned != 0) return planned < 0 ? 0 : planned;
   if (plan_count == 0) {
     free(plan);
-    return compare_usage_error("nothing to measure: no operation runs at these types and sizes%s",
-                               "");
+    return bench_usage_error(&compare_command,
+                             "nothing to measure: no operation runs at these types and sizes");
   }
 
   size_t needed = 0;
@@ -1224,7 +1238,8 @@ int bench_command_compare(const char *self, int argc, char **argv) {
       fprintf(stderr, "clgpu-bench compare: no device to compare\n");
       return 1;
     }
-    return compare_usage_error("--devices: no device '%s' (see clgpu-bench devices)", unknown);
+    return bench_usage_error(&compare_command,
+                             "--devices: no device '%s' (see clgpu-bench devices)", unknown);
   }
   int failed = 0;
   for (size_t d = 0; d < num_columns && !failed; d++) {

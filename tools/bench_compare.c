@@ -1147,15 +1147,10 @@ static int compare_option(const bench_command *command, void *state, const bench
       o->timeout_s = seconds;
       break;
     }
-    default:
-      if (strcmp(value, "table") == 0) {
-        o->json = 0;
-      } else if (strcmp(value, "json") == 0) {
-        o->json = 1;
-      } else {
-        return bench_usage_error(command, "--format: '%s' is not table or json", value);
-      }
-      break;
+    default: {
+      static const char *const names[] = {"table", "json"};
+      return bench_option_choice(command, option, value, names, 2, &o->json);
+    }
   }
   return 0;
 }

@@ -380,7 +380,6 @@ static int valid_define(const char *text) {
  * kernel_options). */
 static int kernel_option(const bench_command *command, void *state, const bench_option *option,
                          const char *value) {
-  (void)command;
   kernel_options *o = state;
   if (!option) {
     if (o->file) return kernel_usage_error("a second file '%s' (one FILE.cl only)", value);
@@ -425,26 +424,13 @@ static int kernel_option(const bench_command *command, void *state, const bench_
       o->defines[o->num_defines++] = value;
       break;
     case KERNEL_REPEAT:
-      if (bench_parse_count(value, 1, &o->repeat) != 0) {
-        return kernel_usage_error("--repeat: '%s' is not a count from 1 to 1000000", value);
-      }
-      break;
+      return bench_option_count(command, option, value, 1, &o->repeat);
     case KERNEL_WARMUP:
-      if (bench_parse_count(value, 0, &o->warmup) != 0) {
-        return kernel_usage_error("--warmup: '%s' is not a count from 0 to 1000000", value);
-      }
-      break;
-    default:
-      if (strcmp(value, "table") == 0) {
-        o->format = OUT_TABLE;
-      } else if (strcmp(value, "csv") == 0) {
-        o->format = OUT_CSV;
-      } else if (strcmp(value, "json") == 0) {
-        o->format = OUT_JSON;
-      } else {
-        return kernel_usage_error("--format: '%s' is not table, csv or json", value);
-      }
-      break;
+      return bench_option_count(command, option, value, 0, &o->warmup);
+    default: {
+      static const char *const names[] = {"table", "csv", "json"}; /* OUT_TABLE... */
+      return bench_option_choice(command, option, value, names, 3, &o->format);
+    }
   }
   return 0;
 }

@@ -27,6 +27,33 @@ int bench_usage_error(const bench_command *command, const char *format, ...) {
   return status;
 }
 
+int bench_option_count(const bench_command *command, const bench_option *option, const char *value,
+                       int minimum, int *out) {
+  if (bench_parse_count(value, minimum, out) == 0) return 0;
+  return bench_usage_error(command, "%s: '%s' is not a count from %d to 1000000", option->name,
+                           value, minimum);
+}
+
+int bench_option_choice(const bench_command *command, const bench_option *option,
+                        const char *value, const char *const *names, int count, int *out) {
+  for (int k = 0; k < count; k++) {
+    if (strcmp(value, names[k]) == 0) {
+      *out = k;
+      return 0;
+    }
+  }
+  /* "a, b or c" */
+  char list[256] = "";
+  size_t used = 0;
+  for (int k = 0; k < count && used < sizeof list; k++) {
+    const char *separator = k == 0 ? "" : k == count - 1 ? " or " : ", ";
+    int n = snprintf(list + used, sizeof list - used, "%s%s", separator, names[k]);
+    if (n < 0) break;
+    used += (size_t)n;
+  }
+  return bench_usage_error(command, "%s: '%s' is not %s", option->name, value, list);
+}
+
 /* The option that `arg` names, with *value pointing past "=" when it comes
  * as --NAME=VALUE; NULL when none does. */
 static const bench_option *find_option(const bench_command *command, const char *arg,

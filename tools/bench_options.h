@@ -46,6 +46,18 @@ typedef int (*bench_option_handler)(const bench_command *command, void *state,
 int bench_parse_options(const bench_command *command, int argc, char **argv,
                         bench_option_handler handle, void *state);
 
+/* The value of a counted option (--repeat, --warmup) from `minimum` to
+ * 1000000 into *out: 0, or 2 after the usage error "NAME: 'VALUE' is not a
+ * count from MINIMUM to 1000000" (printed). */
+int bench_option_count(const bench_command *command, const bench_option *option, const char *value,
+                       int minimum, int *out);
+
+/* The value of an option that takes one of `count` names (--format): 0 with
+ * the name's index in *out, or 2 after the usage error "NAME: 'VALUE' is not
+ * A, B or C" (printed). */
+int bench_option_choice(const bench_command *command, const bench_option *option,
+                        const char *value, const char *const *names, int count, int *out);
+
 /* Print "PREFIX" FORMAT " (see SEE)" on stderr (after clearing the progress
  * line); returns 2, the exit status of a usage error. */
 int bench_usage_error(const bench_command *command, const char *format, ...)

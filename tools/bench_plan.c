@@ -249,14 +249,6 @@ const bench_command run_command = {"clgpu-bench run: ",
                                    0,
                                    run_help};
 
-/* `value` as one of `count` names: its index, or -1. */
-static int choice(const char *value, const char *const *names, int count) {
-  for (int k = 0; k < count; k++) {
-    if (strcmp(value, names[k]) == 0) return k;
-  }
-  return -1;
-}
-
 /* One of run's options into *state (a run_options). */
 static int run_option(const bench_command *command, void *state, const bench_option *option,
                       const char *value) {
@@ -330,44 +322,30 @@ static int run_option(const bench_command *command, void *state, const bench_opt
       }
       break;
     case RUN_REPEAT:
-      if (bench_parse_count(value, 1, &options->repeat) != 0) {
-        return bench_usage_error(command, "--repeat: '%s' is not a count from 1 to 1000000", value);
-      }
       options->repeat_given = 1;
-      break;
+      return bench_option_count(command, option, value, 1, &options->repeat);
     case RUN_WARMUP:
-      if (bench_parse_count(value, 0, &options->warmup) != 0) {
-        return bench_usage_error(command, "--warmup: '%s' is not a count from 0 to 1000000", value);
-      }
       options->warmup_given = 1;
-      break;
+      return bench_option_count(command, option, value, 0, &options->warmup);
     case RUN_ALGORITHM: {
       static const char *const names[] = {"auto", "chunked", "tiled"};
       static const clgpu_algorithm algorithms[] = {CLGPU_ALGORITHM_AUTO, CLGPU_ALGORITHM_CHUNKED,
                                                    CLGPU_ALGORITHM_TILED};
-      int k = choice(value, names, 3);
-      if (k < 0) {
-        return bench_usage_error(command, "--algorithm: '%s' is not auto, chunked or tiled", value);
-      }
-      options->algorithm = algorithms[k];
-      break;
+      int k = 0, failed = bench_option_choice(command, option, value, names, 3, &k);
+      if (!failed) options->algorithm = algorithms[k];
+      return failed;
     }
     case RUN_FORMAT: {
       static const char *const names[] = {"table", "csv", "json"};
-      int k = choice(value, names, 3);
-      if (k < 0)
-        return bench_usage_error(command, "--format: '%s' is not table, csv or json", value);
-      options->format = (output_format)k;
-      break;
+      int k = 0, failed = bench_option_choice(command, option, value, names, 3, &k);
+      if (!failed) options->format = (output_format)k;
+      return failed;
     }
     case RUN_REFERENCE_SHAPE: {
       static const char *const names[] = {"auto", "cpu", "gpu"};
-      int k = choice(value, names, 3);
-      if (k < 0) {
-        return bench_usage_error(command, "--reference-shape: '%s' is not auto, cpu or gpu", value);
-      }
-      options->shape = (reference_shape)k;
-      break;
+      int k = 0, failed = bench_option_choice(command, option, value, names, 3, &k);
+      if (!failed) options->shape = (reference_shape)k;
+      return failed;
     }
     case RUN_PLOT:
       if (value[0] == '\0') return bench_usage_error(command, "--plot needs a file name");
@@ -375,10 +353,9 @@ static int run_option(const bench_command *command, void *state, const bench_opt
       break;
     default: { /* --first-call */
       static const char *const names[] = {"first", "all"};
-      int k = choice(value, names, 2);
-      if (k < 0) return bench_usage_error(command, "--first-call: '%s' is not first or all", value);
-      options->first_call = k == 0 ? FIRST_CALL_FIRST : FIRST_CALL_ALL;
-      break;
+      int k = 0, failed = bench_option_choice(command, option, value, names, 2, &k);
+      if (!failed) options->first_call = k == 0 ? FIRST_CALL_FIRST : FIRST_CALL_ALL;
+      return failed;
     }
   }
   return 0;
@@ -450,20 +427,23 @@ void op_calls(const run_options *o, int op, size_t n, int *repeat, int *warmup, 
   if (!o->repeat_given) *qsort_repeat = 1;
 }
 
+size_t count_runs(const run_options *o) {
+  size_t total = 0;
+  for (size_t t = 0; t < o->num_types; t++) {
+    for (size_t s = 0; s < o->num_sizes; s++) {
+      for (int op = 0; op < NUM_OPS; op++) total += (size_t)op_runs(o, op, o->types[t], o->sizes[s]);
+    }
+  }
+  return total;
+}
+
 int bench_run_plan(int argc, char **argv, bench_plan_entry **entries, size_t *count) {
   *entries = NULL;
   *count = 0;
   run_options options;
   int parsed = parse_run_options(argc, argv, &options);
   if (parsed != 0) return parsed;
-  size_t total = 0;
-  for (size_t t = 0; t < options.num_types; t++) {
-    for (size_t s = 0; s < options.num_sizes; s++) {
-      for (int op = 0; op < NUM_OPS; op++) {
-        total += (size_t)op_runs(&options, op, options.types[t], options.sizes[s]);
-      }
-    }
-  }
+  size_t total = count_runs(&options);
   bench_plan_entry *out = calloc(total ? total : 1, sizeof *out);
   if (!out) {
     fprintf(stderr, "clgpu-bench: out of host memory\n");

@@ -116,6 +116,9 @@ size_t square_side(size_t n);
  * at a type and size it defaults to unless --types and --sizes were given. */
 int op_runs(const run_options *o, int op, size_t type_index, size_t n);
 
+/* The (operation, type, size) entries that op_runs admits: run's rows. */
+size_t count_runs(const run_options *o);
+
 /* The calls of `op` at n elements: --repeat and --warmup, or for the sorts
  * at SORT_LARGE elements and more fewer unless given; *qsort_repeat: the
  * timed calls of the sorts' qsort baseline (seconds each at 16M). */

@@ -55,14 +55,7 @@ int bench_command_run(int argc, char **argv) {
   }
 
   bench_progress_enabled = !options.quiet && isatty(STDERR_FILENO);
-  size_t total = 0;
-  for (size_t t = 0; t < options.num_types; t++) {
-    for (size_t s = 0; s < options.num_sizes; s++) {
-      for (int op = 0; op < NUM_OPS; op++) {
-        total += (size_t)op_runs(&options, op, options.types[t], options.sizes[s]);
-      }
-    }
-  }
+  size_t total = count_runs(&options);
   result *rows = calloc(total ? total : 1, sizeof *rows);
   double *samples = malloc(sizeof(double) * (size_t)options.repeat);
   double *events = malloc(sizeof(double) * (size_t)options.repeat);

@@ -13,6 +13,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "bench_child.h"
 #include "bench_measure.h"
 #include "bench_peers.h"
 
@@ -250,8 +251,6 @@ static int parse_first_call_side(char *line, first_call_side *side) {
   return 0;
 }
 
-extern char **environ;
-
 /* Run one child process for *fc (`label`: cold or warm) with clgpu's disk
  * cache in `clgpu_dir` and POCL_CACHE_DIR set to `pocl_dir` (the rest of the
  * environment as it is), and read its figures into *side. 0, or 1 after a
@@ -259,8 +258,6 @@ extern char **environ;
 static int spawn_first_call(const run_options *o, const first_call *fc, const char *label,
                             first_call_side *side, const char *clgpu_dir, const char *pocl_dir,
                             const char *progress) {
-  static const char pocl_variable[] = "POCL_CACHE_DIR=";
-  const size_t variable_length = sizeof pocl_variable - 1;
   char n_text[32], repeat_text[24], warmup_text[24];
   snprintf(n_text, sizeof n_text, "%zu", fc->n);
   snprintf(repeat_text, sizeof repeat_text, "%d", o->repeat);
@@ -279,24 +276,12 @@ static int spawn_first_call(const run_options *o, const first_call *fc, const ch
                   (char *)label,
                   (char *)progress,
                   NULL};
-  size_t count = 0;
-  while (environ[count]) count++;
-  char **env = malloc((count + 2) * sizeof *env);
-  size_t pocl_size = variable_length + strlen(pocl_dir) + 1;
-  char *pocl_env = malloc(pocl_size);
-  if (!env || !pocl_env) {
-    free(env);
-    free(pocl_env);
+  size_t owned = 0;
+  char **env = bench_child_environment(NULL, pocl_dir, &owned);
+  if (!env) {
     fprintf(stderr, "clgpu-bench run: out of host memory\n");
     return 1;
   }
-  snprintf(pocl_env, pocl_size, "%s%s", pocl_variable, pocl_dir);
-  size_t used = 0;
-  for (size_t k = 0; k < count; k++) {
-    if (strncmp(environ[k], pocl_variable, variable_length) != 0) env[used++] = environ[k];
-  }
-  env[used++] = pocl_env;
-  env[used] = NULL;
 
   int fds[2];
   int spawned = pipe(fds) == 0 ? 0 : errno;
@@ -317,8 +302,8 @@ static int spawn_first_call(const run_options *o, const first_call *fc, const ch
     close(fds[1]);
     if (spawned != 0) close(fds[0]);
   }
+  for (size_t k = 0; k < owned; k++) free(env[k]);
   free(env);
-  free(pocl_env);
   if (spawned != 0) {
     bench_progress_clear();
     fprintf(stderr, "clgpu-bench run: cannot start %s for the first calls: %s\n", self,

@@ -34,8 +34,8 @@ int bench_option_count(const bench_command *command, const bench_option *option,
                            value, minimum);
 }
 
-int bench_option_choice(const bench_command *command, const bench_option *option,
-                        const char *value, const char *const *names, int count, int *out) {
+int bench_option_choice(const bench_command *command, const bench_option *option, const char *value,
+                        const char *const *names, int count, int *out) {
   for (int k = 0; k < count; k++) {
     if (strcmp(value, names[k]) == 0) {
       *out = k;

@@ -55,8 +55,8 @@ int bench_option_count(const bench_command *command, const bench_option *option,
 /* The value of an option that takes one of `count` names (--format): 0 with
  * the name's index in *out, or 2 after the usage error "NAME: 'VALUE' is not
  * A, B or C" (printed). */
-int bench_option_choice(const bench_command *command, const bench_option *option,
-                        const char *value, const char *const *names, int count, int *out);
+int bench_option_choice(const bench_command *command, const bench_option *option, const char *value,
+                        const char *const *names, int count, int *out);
 
 /* Print "PREFIX" FORMAT " (see SEE)" on stderr (after clearing the progress
  * line); returns 2, the exit status of a usage error. */

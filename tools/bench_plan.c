@@ -431,7 +431,8 @@ size_t count_runs(const run_options *o) {
   size_t total = 0;
   for (size_t t = 0; t < o->num_types; t++) {
     for (size_t s = 0; s < o->num_sizes; s++) {
-      for (int op = 0; op < NUM_OPS; op++) total += (size_t)op_runs(o, op, o->types[t], o->sizes[s]);
+      for (int op = 0; op < NUM_OPS; op++)
+        total += (size_t)op_runs(o, op, o->types[t], o->sizes[s]);
     }
   }
   return total;

@@ -30,7 +30,7 @@ typedef struct result {
   timing cpu;
   timing boost;
   char boost_note[640]; /* why Boost has no figure, if it has none */
-  int repeat, warmup;   /* the calls behind wall and event (op_calls) */
+  int repeat, warmup;   /* the calls behind wall and event (bench_op_calls) */
   timing qsort;         /* sorts: glibc qsort on the host, beside the LSD radix in cpu */
   int qsort_calls;
   /* Every row: the elements the operation writes (n, but the view's count
@@ -72,7 +72,7 @@ typedef struct first_call_side {
   uint64_t steady_builds, steady_disk_hits, timed_programs;
 } first_call_side;
 
-/* The first calls of an operation at one type (measure_first_call): cold
+/* The first calls of an operation at one type (bench_measure_first_call): cold
  * with an empty disk cache, then warm over what the cold side left. */
 typedef struct first_call {
   int op;
@@ -98,7 +98,7 @@ typedef struct bench_case {
   cl_mem d_in, d_out, d_indices, d_result, d_count;
   clgpu_array v_in, v_reversed, v_out, v_indices, v_result, v_count64, v_count;
   uint64_t selected;
-  /* The sorts' (prepare_sorts, at the first sort of a case): keys are sorted
+  /* The sorts' (bench_prepare_sorts, at the first sort of a case): keys are sorted
    * in d_out, values and permutations in d_indices, refilled before every
    * call from d_in and d_iota (0, 1, ..., n-1). */
   int sorts_ready;
@@ -106,7 +106,7 @@ typedef struct bench_case {
   uint32_t *perm;                  /* the stable sorting permutation of host_in: the reference */
   uint32_t *host_values;           /* values or permutation read back */
   uint32_t *iota;                  /* 0, 1, ..., n-1 on the host */
-  unsigned char *scratch;          /* n / 8 + 1 bytes for check_sorted */
+  unsigned char *scratch;          /* n / 8 + 1 bytes for bench_check_sorted */
   void *sort_keys, *sort_tmp_keys; /* the host baselines' keys (n each) */
   uint32_t *sort_values, *sort_tmp_values;
   void *pairs; /* qsort's (key, value) pairs */
@@ -114,7 +114,7 @@ typedef struct bench_case {
    * (radix_sort and merge_sort, sort_by_key and argsort): timed once. */
   timing baseline[4];
   int baseline_done[4];
-  /* The ops with a peer (setup_peer_op, per operation): the operation's
+  /* The ops with a peer (bench_setup_peer_op, per operation): the operation's
    * source and destination views (and z for elementwise), the peer's, the
    * host side of the source view, the elements written, and the buffers
    * they add (made at the first such op of a case): d_z and host_z (z of
@@ -137,16 +137,16 @@ typedef struct bench_case {
 enum { BASE_RADIX_KEYS, BASE_RADIX_PAIRS, BASE_QSORT_KEYS, BASE_QSORT_PAIRS };
 
 /* GB/s of `bytes` moved in the median time of t; NaN without one. */
-double gbps(double bytes, const timing *t);
+double bench_gbps(double bytes, const timing *t);
 
 /* "clgpu-bench run: OP TYPE N: WHAT: STATUS..." on stderr; returns 1. */
-int op_failure(const bench_case *c, int op, const char *what, clgpu_status status);
+int bench_op_failure(const bench_case *c, int op, const char *what, clgpu_status status);
 
 /* "clgpu-bench run: WRONG RESULT from WHO OP over N TYPE: ..." on stderr;
  * returns 1. */
-int wrong_result(const bench_case *c, int op, const char *who, const check_message *message);
+int bench_wrong_result(const bench_case *c, int op, const char *who, const check_message *message);
 
 /* Read `bytes` of `buffer` into `host`, blocking. */
-clgpu_status read_buffer(bench_case *c, cl_mem buffer, size_t bytes, void *host);
+clgpu_status bench_read_buffer(bench_case *c, cl_mem buffer, size_t bytes, void *host);
 
 #endif

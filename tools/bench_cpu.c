@@ -30,7 +30,7 @@ static void *cpu_worker(void *argument) {
   return NULL;
 }
 
-int cpu_threads(void) {
+int bench_cpu_threads(void) {
   long online = sysconf(_SC_NPROCESSORS_ONLN);
   if (online < 1) return 1;
   return online > 64 ? 64 : (int)online;
@@ -42,7 +42,7 @@ static void cpu_parallel(const bench_case *c, int count) {
   pthread_t threads[64];
   /* A thread per core, but none for less than 64K elements. */
   size_t most = (c->n + 65535) / 65536;
-  int num = (size_t)cpu_threads() < most ? cpu_threads() : (int)most;
+  int num = (size_t)bench_cpu_threads() < most ? bench_cpu_threads() : (int)most;
   size_t share = (c->n + (size_t)num - 1) / (size_t)num;
   for (int k = 0; k < num; k++) {
     tasks[k].c = c;
@@ -97,7 +97,7 @@ static void cpu_run(bench_case *c, int op) {
       break;
     case OP_STRIDED_COPY:
     case OP_STRIDED_COPY_TRANSPOSED:
-      copy_layout(t->size, c->host_in, &c->layout, c->cpu_out);
+      bench_copy_layout(t->size, c->host_in, &c->layout, c->cpu_out);
       break;
     default: /* OP_COPY_KERNEL */
       memcpy(c->cpu_out, c->host_in, c->n * t->size);
@@ -105,7 +105,7 @@ static void cpu_run(bench_case *c, int op) {
   }
 }
 
-timing time_cpu(bench_case *c, int op, double *samples) {
+timing bench_time_cpu(bench_case *c, int op, double *samples) {
   const run_options *o = c->options;
   int warmup = o->warmup < 1 ? 1 : o->warmup; /* at least one: page in the output */
   for (int call = 0; call < warmup + o->repeat; call++) {
@@ -127,10 +127,11 @@ static double cpu_sort_once(bench_case *c, int base) {
   double start = bench_now_ms();
   switch (base) {
     case BASE_RADIX_KEYS:
-      radix_sort_host(t, c->sort_keys, NULL, c->sort_tmp_keys, NULL, c->n);
+      bench_radix_sort_host(t, c->sort_keys, NULL, c->sort_tmp_keys, NULL, c->n);
       break;
     case BASE_RADIX_PAIRS:
-      radix_sort_host(t, c->sort_keys, c->sort_values, c->sort_tmp_keys, c->sort_tmp_values, c->n);
+      bench_radix_sort_host(t, c->sort_keys, c->sort_values, c->sort_tmp_keys, c->sort_tmp_values,
+                            c->n);
       break;
     case BASE_QSORT_KEYS:
       qsort(c->sort_keys, c->n, t->size, t->compare);
@@ -140,12 +141,12 @@ static double cpu_sort_once(bench_case *c, int base) {
       break;
   }
   double ms = bench_now_ms() - start;
-  cpu_sink = element_bits(t, base == BASE_QSORT_PAIRS ? c->pairs : c->sort_keys, 0);
+  cpu_sink = bench_element_bits(t, base == BASE_QSORT_PAIRS ? c->pairs : c->sort_keys, 0);
   return ms;
 }
 
 /* A sort baseline over `repeat` calls, timed once per case. */
-timing time_cpu_sort(bench_case *c, int base, int repeat, double *samples) {
+timing bench_time_cpu_sort(bench_case *c, int base, int repeat, double *samples) {
   if (!c->baseline_done[base]) {
     for (int k = 0; k < repeat; k++) samples[k] = cpu_sort_once(c, base);
     c->baseline[base] = bench_summarize(samples, repeat);

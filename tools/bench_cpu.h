@@ -6,13 +6,13 @@
 
 /* The threads of the CPU baselines that run on all threads: one per core,
  * at most 64. */
-int cpu_threads(void);
+int bench_cpu_threads(void);
 
 /* The CPU baseline of `op` on the case over --repeat calls (samples: as
  * many entries). */
-timing time_cpu(bench_case *c, int op, double *samples);
+timing bench_time_cpu(bench_case *c, int op, double *samples);
 
 /* A sort baseline (BASE_*) over `repeat` calls, timed once per case. */
-timing time_cpu_sort(bench_case *c, int base, int repeat, double *samples);
+timing bench_time_cpu_sort(bench_case *c, int base, int repeat, double *samples);
 
 #endif

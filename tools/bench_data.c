@@ -270,7 +270,7 @@ ELEMENTWISE_TYPE_FUNCTIONS(float, float, float, FLT_EPSILON, "%.9g", (double))
 ELEMENTWISE_TYPE_FUNCTIONS(double, double, double, DBL_EPSILON, "%.17g", (double))
 
 /* The strided copies' host side, by element size: the baseline and the check. */
-void copy_layout(size_t size, const void *x, const elementwise_layout *l, void *y) {
+void bench_copy_layout(size_t size, const void *x, const elementwise_layout *l, void *y) {
   const unsigned char *from = x;
   unsigned char *to = y;
   if (size == 4) {
@@ -291,8 +291,8 @@ void copy_layout(size_t size, const void *x, const elementwise_layout *l, void *
   }
 }
 
-int check_copy_layout(size_t size, const void *x, const elementwise_layout *l, const void *y,
-                      check_message *message) {
+int bench_check_copy_layout(size_t size, const void *x, const elementwise_layout *l, const void *y,
+                            check_message *message) {
   const unsigned char *from = x, *got = y;
   for (size_t r = 0; r < l->rows; r++) {
     for (size_t k = 0; k < l->columns; k++) {
@@ -373,7 +373,7 @@ static void generate_double(void *data, size_t n, uint64_t seed) {
 #define KEY_MINUS_ONE_DOUBLE \
   { 0, 0, 0, 0, 0, 0, 0xf0, 0xbf }
 
-const host_type host_types[] = {
+const host_type bench_host_types[] = {
     HOST_TYPE_ENTRY(uint32, CLGPU_UINT32, 4, 0, "x < 429496730u", KEY_ONES, generate_32,
                     KIND_UNSIGNED),
     HOST_TYPE_ENTRY(float, CLGPU_FLOAT, 4, 1, "x < 0.1f", KEY_MINUS_ONE_FLOAT, generate_float,
@@ -385,8 +385,8 @@ const host_type host_types[] = {
     HOST_TYPE_ENTRY(double, CLGPU_DOUBLE, 8, 1, "x < 0.1", KEY_MINUS_ONE_DOUBLE, generate_double,
                     KIND_FLOAT),
 };
-_Static_assert(sizeof host_types / sizeof host_types[0] == NUM_HOST_TYPES,
-               "NUM_HOST_TYPES counts host_types");
+_Static_assert(sizeof bench_host_types / sizeof bench_host_types[0] == NUM_HOST_TYPES,
+               "NUM_HOST_TYPES counts bench_host_types");
 
 /* ---- host side of the sorts: the LSD radix baseline, the reference, checks ---- */
 
@@ -478,8 +478,8 @@ static inline uint64_t unorder64(uint64_t image, int kind) {
 RADIX_HOST_FUNCTION(32)
 RADIX_HOST_FUNCTION(64)
 
-void radix_sort_host(const host_type *t, void *keys, uint32_t *values, void *tmp_keys,
-                     uint32_t *tmp_values, size_t n) {
+void bench_radix_sort_host(const host_type *t, void *keys, uint32_t *values, void *tmp_keys,
+                           uint32_t *tmp_values, size_t n) {
   if (t->size == 4) {
     radix_sort32(keys, values, tmp_keys, tmp_values, n, t->kind);
   } else {
@@ -487,7 +487,7 @@ void radix_sort_host(const host_type *t, void *keys, uint32_t *values, void *tmp
   }
 }
 
-uint64_t element_bits(const host_type *t, const void *data, size_t i) {
+uint64_t bench_element_bits(const host_type *t, const void *data, size_t i) {
   const unsigned char *at = (const unsigned char *)data + i * t->size;
   if (t->size == 4) {
     uint32_t x;
@@ -499,7 +499,7 @@ uint64_t element_bits(const host_type *t, const void *data, size_t i) {
   return x;
 }
 
-uint64_t element_image(const host_type *t, uint64_t bits) {
+uint64_t bench_element_image(const host_type *t, uint64_t bits) {
   return t->size == 4 ? order32((uint32_t)bits, t->kind) : order64(bits, t->kind);
 }
 
@@ -534,9 +534,9 @@ static const char *format_element(const host_type *t, uint64_t bits, char *buffe
  * `stable`, else a permutation of the indices whose every index points at a
  * key with the bits written beside it. `scratch`: n / 8 + 1 bytes, for the
  * last check. 0 when right, else 1 with *message. */
-int check_sorted(const host_type *t, const void *in, size_t n, const uint32_t *perm,
-                 const void *keys, const uint32_t *values, int stable, unsigned char *scratch,
-                 check_message *message) {
+int bench_check_sorted(const host_type *t, const void *in, size_t n, const uint32_t *perm,
+                       const void *keys, const uint32_t *values, int stable, unsigned char *scratch,
+                       check_message *message) {
   char a[48], b[48];
   uint64_t previous_bits = 0, previous_image = 0;
   for (size_t j = 0; j < n; j++) {
@@ -545,8 +545,8 @@ int check_sorted(const host_type *t, const void *in, size_t n, const uint32_t *p
                keys ? "value" : "permutation element", j, values[j]);
       return 1;
     }
-    uint64_t bits = keys ? element_bits(t, keys, j) : element_bits(t, in, values[j]);
-    uint64_t image = element_image(t, bits);
+    uint64_t bits = keys ? bench_element_bits(t, keys, j) : bench_element_bits(t, in, values[j]);
+    uint64_t image = bench_element_image(t, bits);
     if (j > 0 && image < previous_image) {
       snprintf(message->text, sizeof message->text, "NOT SORTED: key %zu is %s and key %zu is %s%s",
                j - 1, format_element(t, previous_bits, a, sizeof a), j,
@@ -558,7 +558,7 @@ int check_sorted(const host_type *t, const void *in, size_t n, const uint32_t *p
   }
   if (keys) {
     for (size_t j = 0; j < n; j++) {
-      uint64_t got = element_bits(t, keys, j), expected = element_bits(t, in, perm[j]);
+      uint64_t got = bench_element_bits(t, keys, j), expected = bench_element_bits(t, in, perm[j]);
       if (got != expected) {
         snprintf(message->text, sizeof message->text,
                  "in order, but key %zu is %s where a stable sort of the input has %s (keys "
@@ -572,8 +572,8 @@ int check_sorted(const host_type *t, const void *in, size_t n, const uint32_t *p
   if (stable) {
     for (size_t j = 0; j < n; j++) {
       if (values[j] == perm[j]) continue;
-      int same_key = element_image(t, element_bits(t, in, values[j])) ==
-                     element_image(t, element_bits(t, in, perm[j]));
+      int same_key = bench_element_image(t, bench_element_bits(t, in, values[j])) ==
+                     bench_element_image(t, bench_element_bits(t, in, perm[j]));
       snprintf(message->text, sizeof message->text, "%s %zu is %u, a stable sort's %u: %s",
                keys ? "value" : "permutation element", j, values[j], perm[j],
                same_key ? "equal keys out of their input order (not stable)"
@@ -590,11 +590,11 @@ int check_sorted(const host_type *t, const void *in, size_t n, const uint32_t *p
       return 1;
     }
     scratch[v / 8] |= (unsigned char)(1u << (v % 8));
-    if (keys && element_bits(t, in, v) != element_bits(t, keys, j)) {
+    if (keys && bench_element_bits(t, in, v) != bench_element_bits(t, keys, j)) {
       snprintf(message->text, sizeof message->text,
                "value %zu is %u, whose key is %s, but the key beside it is %s", j, v,
-               format_element(t, element_bits(t, in, v), a, sizeof a),
-               format_element(t, element_bits(t, keys, j), b, sizeof b));
+               format_element(t, bench_element_bits(t, in, v), a, sizeof a),
+               format_element(t, bench_element_bits(t, keys, j), b, sizeof b));
       return 1;
     }
   }

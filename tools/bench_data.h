@@ -65,31 +65,31 @@ enum { KIND_UNSIGNED, KIND_SIGNED, KIND_FLOAT };
 /* Every type run measures, in --types' order of defaults (index 0 is uint32,
  * 1 float: the bits of op_info's type masks). */
 #define NUM_HOST_TYPES 5
-extern const host_type host_types[NUM_HOST_TYPES];
+extern const host_type bench_host_types[NUM_HOST_TYPES];
 
 /* The strided copies' host side, by element size: copy the view `l` of x
  * into the contiguous y, and check such a copy (0 when right, else 1 with
  * *message). */
-void copy_layout(size_t size, const void *x, const elementwise_layout *l, void *y);
-int check_copy_layout(size_t size, const void *x, const elementwise_layout *l, const void *y,
-                      check_message *message);
+void bench_copy_layout(size_t size, const void *x, const elementwise_layout *l, void *y);
+int bench_check_copy_layout(size_t size, const void *x, const elementwise_layout *l, const void *y,
+                            check_message *message);
 
 /* The CPU baseline of the radix sorts: a stable LSD radix sort of n keys (and
  * their uint32 values when values is not NULL), one thread, through buffers
  * of as many keys and values. */
-void radix_sort_host(const host_type *t, void *keys, uint32_t *values, void *tmp_keys,
-                     uint32_t *tmp_values, size_t n);
+void bench_radix_sort_host(const host_type *t, void *keys, uint32_t *values, void *tmp_keys,
+                           uint32_t *tmp_values, size_t n);
 
 /* The bits of element i of data. */
-uint64_t element_bits(const host_type *t, const void *data, size_t i);
+uint64_t bench_element_bits(const host_type *t, const void *data, size_t i);
 
 /* The order-preserving image of an element's bits, sort.h's order. */
-uint64_t element_image(const host_type *t, uint64_t bits);
+uint64_t bench_element_image(const host_type *t, uint64_t bits);
 
 /* Check a sort's output against the reference permutation `perm` (see
  * bench_data.c): 0 when right, else 1 with *message. */
-int check_sorted(const host_type *t, const void *in, size_t n, const uint32_t *perm,
-                 const void *keys, const uint32_t *values, int stable, unsigned char *scratch,
-                 check_message *message);
+int bench_check_sorted(const host_type *t, const void *in, size_t n, const uint32_t *perm,
+                       const void *keys, const uint32_t *values, int stable, unsigned char *scratch,
+                       check_message *message);
 
 #endif

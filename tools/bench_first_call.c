@@ -45,19 +45,19 @@ static int first_call_once(bench_case *c, int op, int create, double *ms) {
   clgpu_sort_options sort_call = {
       op == OP_MERGE_SORT ? CLGPU_ALGORITHM_MERGE : CLGPU_ALGORITHM_RADIX, o->algorithm, NULL};
   clgpu_status status = CLGPU_SUCCESS;
-  if (op_table[op].sort) {
+  if (bench_op_table[op].sort) {
     cl_event marker = NULL;
-    status = refill_sort(c, op, &marker);
+    status = bench_refill_sort(c, op, &marker);
     if (marker) clReleaseEvent(marker);
-    if (status != CLGPU_SUCCESS) return op_failure(c, op, "refilling the input", status);
+    if (status != CLGPU_SUCCESS) return bench_op_failure(c, op, "refilling the input", status);
   }
   double start = bench_now_ms();
-  if (create) status = create_op_kernel(c, op);
-  if (status == CLGPU_SUCCESS) status = enqueue_op(c, op, &call, &sort_call, NULL);
+  if (create) status = bench_create_op_kernel(c, op);
+  if (status == CLGPU_SUCCESS) status = bench_enqueue_op(c, op, &call, &sort_call, NULL);
   if (status == CLGPU_SUCCESS) status = (clgpu_status)clFinish(c->queue);
   *ms = bench_now_ms() - start;
   if (status != CLGPU_SUCCESS)
-    return op_failure(c, op, create ? "first call" : "later call", status);
+    return bench_op_failure(c, op, create ? "first call" : "later call", status);
   return 0;
 }
 
@@ -67,9 +67,9 @@ static int first_call_check(bench_case *c, int op, const char *which, const char
   snprintf(who, sizeof who, "clgpu's %s (%s program cache)", which, label);
   check_message message = {{0}};
   clgpu_status status = CLGPU_SUCCESS;
-  int verdict = check_output(c, op, 0, 0, &message, &status);
-  if (verdict < 0) return op_failure(c, op, "reading the result back", status);
-  if (verdict > 0) return wrong_result(c, op, who, &message);
+  int verdict = bench_check_output(c, op, 0, 0, &message, &status);
+  if (verdict < 0) return bench_op_failure(c, op, "reading the result back", status);
+  if (verdict > 0) return bench_wrong_result(c, op, who, &message);
   return 0;
 }
 
@@ -98,14 +98,14 @@ static int measure_first_call_side(const run_options *o, int op, const host_type
   c.type = t;
   c.n = n;
   c.cpu_shape = (c.device->type & CL_DEVICE_TYPE_CPU) != 0;
-  result scratch; /* setup_peer_views describes the views in a row */
+  result scratch; /* bench_setup_peer_views describes the views in a row */
   memset(&scratch, 0, sizeof scratch);
-  int failed = prepare_case(&c);
-  if (!failed && op_table[op].sort) failed = prepare_sorts(&c, op);
-  if (!failed && op_table[op].peer) {
-    failed = prepare_peer_ops(&c, op);
-    status = failed ? CLGPU_SUCCESS : setup_peer_views(&c, op, &scratch);
-    if (status != CLGPU_SUCCESS) failed = op_failure(&c, op, "setting up views", status);
+  int failed = bench_prepare_case(&c);
+  if (!failed && bench_op_table[op].sort) failed = bench_prepare_sorts(&c, op);
+  if (!failed && bench_op_table[op].peer) {
+    failed = bench_prepare_peer_ops(&c, op);
+    status = failed ? CLGPU_SUCCESS : bench_setup_peer_views(&c, op, &scratch);
+    if (status != CLGPU_SUCCESS) failed = bench_op_failure(&c, op, "setting up views", status);
   }
   clgpu_cache_stats before, after;
   memset(&before, 0, sizeof before);
@@ -137,7 +137,7 @@ static int measure_first_call_side(const run_options *o, int op, const host_type
     }
     if (!failed) failed = first_call_check(&c, op, "later calls", label);
   }
-  release_case(&c);
+  bench_release_case(&c);
   clgpu_context_destroy(context);
   return failed;
 }
@@ -154,13 +154,13 @@ int bench_command_first_call_child(int argc, char **argv) {
                              FIRST_CALL_CHILD);
   }
   int op = 0;
-  while (op < NUM_OPS && strcmp(argv[0], op_table[op].name) != 0) op++;
+  while (op < NUM_OPS && strcmp(argv[0], bench_op_table[op].name) != 0) op++;
   size_t t = 0;
-  while (t < NUM_HOST_TYPES && strcmp(argv[1], host_types[t].name) != 0) t++;
+  while (t < NUM_HOST_TYPES && strcmp(argv[1], bench_host_types[t].name) != 0) t++;
   run_options o;
   memset(&o, 0, sizeof o);
   size_t n = 0;
-  if (op == NUM_OPS || op_table[op].reference < 0 || t == NUM_HOST_TYPES ||
+  if (op == NUM_OPS || bench_op_table[op].reference < 0 || t == NUM_HOST_TYPES ||
       bench_parse_size(argv[2], &n) != 0 || bench_parse_count(argv[3], 1, &o.repeat) != 0 ||
       bench_parse_count(argv[4], 0, &o.warmup) != 0) {
     return bench_usage_error(&bench_tool_command, "%s: internal; malformed arguments",
@@ -186,9 +186,10 @@ int bench_command_first_call_child(int argc, char **argv) {
     fprintf(stderr, "clgpu-bench run: out of host memory\n");
     return 1;
   }
-  bench_progress("%s %s %s: %s program cache", progress, op_table[op].name, host_types[t].name,
-                 label);
-  int failed = measure_first_call_side(&o, op, &host_types[t], n, folder, label, &out, samples);
+  bench_progress("%s %s %s: %s program cache", progress, bench_op_table[op].name,
+                 bench_host_types[t].name, label);
+  int failed =
+      measure_first_call_side(&o, op, &bench_host_types[t], n, folder, label, &out, samples);
   free(samples);
   bench_progress_clear();
   if (failed) return 1;
@@ -266,7 +267,7 @@ static int spawn_first_call(const run_options *o, const first_call *fc, const ch
   const char *self = access("/proc/self/exe", X_OK) == 0 ? "/proc/self/exe" : bench_self;
   char *argv[] = {(char *)bench_self,
                   FIRST_CALL_CHILD,
-                  (char *)op_table[fc->op].name,
+                  (char *)bench_op_table[fc->op].name,
                   (char *)fc->type->name,
                   n_text,
                   repeat_text,
@@ -332,7 +333,7 @@ static int spawn_first_call(const run_options *o, const first_call *fc, const ch
     fprintf(stderr,
             "clgpu-bench run: the first call of %s %s with a %s program cache failed (the "
             "child process %s %d)\n",
-            op_table[fc->op].name, fc->type->name, label,
+            bench_op_table[fc->op].name, fc->type->name, label,
             WIFEXITED(wait_status) ? "exited with status" : "was killed by signal",
             WIFEXITED(wait_status) ? WEXITSTATUS(wait_status) : WTERMSIG(wait_status));
     return 1;
@@ -340,7 +341,7 @@ static int spawn_first_call(const run_options *o, const first_call *fc, const ch
   if (parse_first_call_side(output, side) != 0) {
     bench_progress_clear();
     fprintf(stderr, "clgpu-bench run: the first call of %s %s: unreadable figures '%s'\n",
-            op_table[fc->op].name, fc->type->name, output);
+            bench_op_table[fc->op].name, fc->type->name, output);
     return 1;
   }
   return 0;
@@ -350,7 +351,7 @@ static int spawn_first_call(const run_options *o, const first_call *fc, const ch
  * own, in a new temporary folder (under TMPDIR, else /tmp) that holds the
  * clgpu disk cache they share and their POCL_CACHE_DIR, removed afterwards.
  * 0, or 1 after a failure (printed). */
-int measure_first_call(const run_options *o, first_call *fc, const char *progress) {
+int bench_measure_first_call(const run_options *o, first_call *fc, const char *progress) {
   const char *base = getenv("TMPDIR");
   if (!base || !*base) base = "/tmp";
   size_t size = strlen(base) + 64;
@@ -391,19 +392,20 @@ int measure_first_call(const run_options *o, first_call *fc, const char *progres
 }
 
 /* The first calls a run makes, into `out` (NUM_OPS * NUM_HOST_TYPES
- * entries), in op_table's order and then the run's types: every operation
+ * entries), in bench_op_table's order and then the run's types: every operation
  * but the references (read, copy_kernel), at the first of its types in the
  * run (FIRST_CALL_FIRST) or at each, at FIRST_CALL_N elements or its
  * smallest size in the run where that is smaller. Returns their number. */
-size_t plan_first_calls(const run_options *o, first_call *out) {
+size_t bench_plan_first_calls(const run_options *o, first_call *out) {
   size_t count = 0;
   if (o->first_call == FIRST_CALL_OFF) return 0;
   for (int op = 0; op < NUM_OPS; op++) {
-    if (op_table[op].reference < 0) continue;
+    if (bench_op_table[op].reference < 0) continue;
     for (size_t t = 0; t < o->num_types; t++) {
       size_t smallest = 0;
       for (size_t s = 0; s < o->num_sizes; s++) {
-        if (op_runs(o, op, o->types[t], o->sizes[s]) && (smallest == 0 || o->sizes[s] < smallest)) {
+        if (bench_op_runs(o, op, o->types[t], o->sizes[s]) &&
+            (smallest == 0 || o->sizes[s] < smallest)) {
           smallest = o->sizes[s];
         }
       }
@@ -411,10 +413,10 @@ size_t plan_first_calls(const run_options *o, first_call *out) {
       first_call *fc = &out[count++];
       memset(fc, 0, sizeof *fc);
       fc->op = op;
-      fc->type = &host_types[o->types[t]];
+      fc->type = &bench_host_types[o->types[t]];
       fc->n = smallest < FIRST_CALL_N ? smallest : FIRST_CALL_N;
-      if (op_table[op].two_d) {
-        size_t side = square_side(fc->n);
+      if (bench_op_table[op].two_d) {
+        size_t side = bench_square_side(fc->n);
         snprintf(fc->shape, sizeof fc->shape, "%zux%zu", side, side);
       } else {
         bench_size_label(fc->n, fc->shape, sizeof fc->shape);

@@ -16,10 +16,10 @@ int bench_command_first_call_child(int argc, char **argv);
 
 /* The first calls run measures with these options (at most NUM_OPS *
  * NUM_HOST_TYPES) into out: their count. */
-size_t plan_first_calls(const run_options *o, first_call *out);
+size_t bench_plan_first_calls(const run_options *o, first_call *out);
 
 /* Measure fc's cold and warm sides, each in a child process: 0, or 1 after
  * a failure (printed). */
-int measure_first_call(const run_options *o, first_call *fc, const char *progress);
+int bench_measure_first_call(const run_options *o, first_call *fc, const char *progress);
 
 #endif

@@ -23,8 +23,8 @@ static const clgpu_sort_spec merge_spec = {0, SORT_COMPARE, NULL, NULL, 0, 0, 0}
 
 static const clgpu_sort_spec *sort_spec(int op) { return op == OP_MERGE_SORT ? &merge_spec : NULL; }
 
-clgpu_status enqueue_op(bench_case *c, int op, const clgpu_call_options *call,
-                        const clgpu_sort_options *sort_call, cl_event *event) {
+clgpu_status bench_enqueue_op(bench_case *c, int op, const clgpu_call_options *call,
+                              const clgpu_sort_options *sort_call, cl_event *event) {
   switch (op) {
     case OP_RADIX_SORT:
     case OP_MERGE_SORT:
@@ -35,9 +35,9 @@ clgpu_status enqueue_op(bench_case *c, int op, const clgpu_call_options *call,
       return clgpu_sort_permutation(c->context, NULL, &c->v_in, &c->v_indices, sort_call, 0, NULL,
                                     event);
     case OP_READ:
-      return enqueue_reference(c, 0, event);
+      return bench_enqueue_reference(c, 0, event);
     case OP_COPY_KERNEL:
-      return enqueue_reference(c, 1, event);
+      return bench_enqueue_reference(c, 1, event);
     case OP_REDUCE:
       return clgpu_reduce(c->context, &sum_op, &c->v_in, CLGPU_ALL_AXES, &c->v_result, call, 0,
                           NULL, event);
@@ -112,8 +112,8 @@ static int workspace_report(bench_case *c, int op, const clgpu_call_options *cal
 /* Check what the device wrote. `boost`: the output of Boost.Compute's peer
  * (copy_if gives values, reduce its sum in output[0]), with `count` from it.
  * 0 when right, 1 with *message, or -1 with *status when reading failed. */
-int check_output(bench_case *c, int op, int boost, uint64_t count, check_message *message,
-                 clgpu_status *status) {
+int bench_check_output(bench_case *c, int op, int boost, uint64_t count, check_message *message,
+                       clgpu_status *status) {
   const host_type *t = c->type;
   size_t bytes = c->n * t->size;
   *status = CLGPU_SUCCESS;
@@ -127,25 +127,25 @@ int check_output(bench_case *c, int op, int boost, uint64_t count, check_message
        * must be stable; a peer's only right. */
       int with_keys = op != OP_ARGSORT;
       int with_values = op == OP_SORT_BY_KEY || op == OP_ARGSORT;
-      if (with_keys) *status = read_buffer(c, c->d_out, bytes, c->host_out);
+      if (with_keys) *status = bench_read_buffer(c, c->d_out, bytes, c->host_out);
       if (*status == CLGPU_SUCCESS && with_values) {
-        *status = read_buffer(c, c->d_indices, c->n * sizeof(uint32_t), c->host_values);
+        *status = bench_read_buffer(c, c->d_indices, c->n * sizeof(uint32_t), c->host_values);
       }
       if (*status != CLGPU_SUCCESS) return -1;
-      return check_sorted(t, c->host_in, c->n, c->perm, with_keys ? c->host_out : NULL,
-                          with_values ? c->host_values : NULL, !boost, c->scratch, message);
+      return bench_check_sorted(t, c->host_in, c->n, c->perm, with_keys ? c->host_out : NULL,
+                                with_values ? c->host_values : NULL, !boost, c->scratch, message);
     }
     case OP_READ:
       return 0; /* its value only keeps the reads alive */
     case OP_REDUCE: {
       unsigned char value[8];
-      *status = read_buffer(c, boost ? c->d_out : c->d_result, t->size, value);
+      *status = bench_read_buffer(c, boost ? c->d_out : c->d_result, t->size, value);
       if (*status != CLGPU_SUCCESS) return -1;
       return t->check_sum(c->host_in, c->n, value, message);
     }
     case OP_COUNT_IF: {
       if (!boost) {
-        *status = read_buffer(c, c->d_result, sizeof count, &count);
+        *status = bench_read_buffer(c, c->d_result, sizeof count, &count);
         if (*status != CLGPU_SUCCESS) return -1;
       }
       if (count == c->selected) return 0;
@@ -154,12 +154,12 @@ int check_output(bench_case *c, int op, int boost, uint64_t count, check_message
       return 1;
     }
     case OP_SCAN:
-      *status = read_buffer(c, c->d_out, bytes, c->host_out);
+      *status = bench_read_buffer(c, c->d_out, bytes, c->host_out);
       if (*status != CLGPU_SUCCESS) return -1;
       return t->check_scan(c->host_in, c->n, c->host_out, message);
     case OP_FINDALL:
       if (!boost) {
-        *status = read_buffer(c, c->d_count, sizeof count, &count);
+        *status = bench_read_buffer(c, c->d_count, sizeof count, &count);
         if (*status != CLGPU_SUCCESS) return -1;
       }
       if (count > c->n) {
@@ -168,14 +168,14 @@ int check_output(bench_case *c, int op, int boost, uint64_t count, check_message
         return 1;
       }
       if (boost) {
-        *status = read_buffer(c, c->d_out, (size_t)count * t->size, c->host_out);
+        *status = bench_read_buffer(c, c->d_out, (size_t)count * t->size, c->host_out);
       } else {
-        *status = read_buffer(c, c->d_indices, (size_t)count * sizeof(uint32_t), c->host_out);
+        *status = bench_read_buffer(c, c->d_indices, (size_t)count * sizeof(uint32_t), c->host_out);
       }
       if (*status != CLGPU_SUCCESS) return -1;
       return t->check_selected(c->host_in, c->n, c->host_out, count, !boost, message);
     case OP_COPY_STRIDED:
-      *status = read_buffer(c, c->d_out, bytes, c->host_out);
+      *status = bench_read_buffer(c, c->d_out, bytes, c->host_out);
       if (*status != CLGPU_SUCCESS) return -1;
       return t->check_reversed(c->host_in, c->n, c->host_out, message);
     case OP_ELEMENTWISE:
@@ -183,7 +183,7 @@ int check_output(bench_case *c, int op, int boost, uint64_t count, check_message
     case OP_ELEMENTWISE_TRANSPOSED:
     case OP_STRIDED_COPY:
     case OP_STRIDED_COPY_TRANSPOSED:
-      *status = read_buffer(c, c->d_out, c->count * t->size, c->host_out);
+      *status = bench_read_buffer(c, c->d_out, c->count * t->size, c->host_out);
       if (*status != CLGPU_SUCCESS) return -1;
       if (op == OP_ELEMENTWISE) {
         return t->check_axpy(c->scalar_a, c->host_in, c->host_z, c->host_out, c->n, message);
@@ -191,9 +191,9 @@ int check_output(bench_case *c, int op, int boost, uint64_t count, check_message
       if (op == OP_ELEMENTWISE_STRIDED || op == OP_ELEMENTWISE_TRANSPOSED) {
         return t->check_square(c->host_in, &c->layout, c->host_out, message);
       }
-      return check_copy_layout(t->size, c->host_in, &c->layout, c->host_out, message);
+      return bench_check_copy_layout(t->size, c->host_in, &c->layout, c->host_out, message);
     default: /* OP_COPY, OP_COPY_KERNEL */
-      *status = read_buffer(c, c->d_out, bytes, c->host_out);
+      *status = bench_read_buffer(c, c->d_out, bytes, c->host_out);
       if (*status != CLGPU_SUCCESS) return -1;
       if (memcmp(c->host_out, c->host_in, bytes) == 0) return 0;
       for (size_t i = 0; i < c->n; i++) {
@@ -237,7 +237,7 @@ static double op_bytes(const bench_case *c, int op) {
 /* At the first sort of a case: the host's buffers, the reference (a stable
  * sort of the data with its indices, itself checked) and d_iota. 0, or 1
  * after a failure (printed). */
-int prepare_sorts(bench_case *c, int op) {
+int bench_prepare_sorts(bench_case *c, int op) {
   if (c->sorts_ready) return 0;
   const host_type *t = c->type;
   size_t n = c->n, bytes = n * t->size, index_bytes = n * sizeof(uint32_t);
@@ -266,18 +266,18 @@ int prepare_sorts(bench_case *c, int op) {
 
   memcpy(c->sort_keys, c->host_in, bytes);
   memcpy(c->perm, c->iota, index_bytes);
-  radix_sort_host(t, c->sort_keys, c->perm, c->sort_tmp_keys, c->sort_tmp_values, n);
+  bench_radix_sort_host(t, c->sort_keys, c->perm, c->sort_tmp_keys, c->sort_tmp_values, n);
   check_message message = {{0}};
-  int wrong = check_sorted(t, c->host_in, n, c->perm, NULL, c->perm, 0, c->scratch, &message);
+  int wrong = bench_check_sorted(t, c->host_in, n, c->perm, NULL, c->perm, 0, c->scratch, &message);
   for (size_t j = 1; j < n && !wrong; j++) {
     if (c->perm[j - 1] > c->perm[j] &&
-        element_image(t, element_bits(t, c->host_in, c->perm[j - 1])) ==
-            element_image(t, element_bits(t, c->host_in, c->perm[j]))) {
+        bench_element_image(t, bench_element_bits(t, c->host_in, c->perm[j - 1])) ==
+            bench_element_image(t, bench_element_bits(t, c->host_in, c->perm[j]))) {
       snprintf(message.text, sizeof message.text, "equal keys out of order at %zu", j);
       wrong = 1;
     }
   }
-  if (wrong) return wrong_result(c, op, "the host's reference sort", &message);
+  if (wrong) return bench_wrong_result(c, op, "the host's reference sort", &message);
 
   cl_int err = CL_SUCCESS;
   c->d_iota = clCreateBuffer(clgpu_context_cl_context(c->context), CL_MEM_READ_ONLY, index_bytes,
@@ -286,7 +286,8 @@ int prepare_sorts(bench_case *c, int op) {
     err =
         clEnqueueWriteBuffer(c->queue, c->d_iota, CL_TRUE, 0, index_bytes, c->iota, 0, NULL, NULL);
   }
-  if (err != CL_SUCCESS) return op_failure(c, op, "making the values buffer", (clgpu_status)err);
+  if (err != CL_SUCCESS)
+    return bench_op_failure(c, op, "making the values buffer", (clgpu_status)err);
   c->sorts_ready = 1;
   return 0;
 }
@@ -310,7 +311,7 @@ static void release_sorts(bench_case *c) {
  * queue finished, then a marker enqueued and waited for; the sort's device
  * time runs from the marker's end to the end of the sort's event. argsort
  * leaves its keys alone: it needs no refill. */
-clgpu_status refill_sort(bench_case *c, int op, cl_event *marker) {
+clgpu_status bench_refill_sort(bench_case *c, int op, cl_event *marker) {
   cl_int err = CL_SUCCESS;
   if (op != OP_ARGSORT) {
     err =
@@ -343,7 +344,7 @@ static double span_ms(cl_event from, cl_event to) {
 static clgpu_status time_peer(bench_case *c, int op, double *wall, double *device) {
   cl_event event = NULL;
   double start = bench_now_ms();
-  clgpu_status status = enqueue_peer(c, op, &event);
+  clgpu_status status = bench_enqueue_peer(c, op, &event);
   if (status != CLGPU_SUCCESS) return status;
   cl_int err = clFinish(c->queue);
   *wall = bench_now_ms() - start;
@@ -371,7 +372,7 @@ static int peer_call(bench_case *c, int op, const sample_buffers *buffers, int t
   clgpu_context_cache_stats(c->context, &before);
   clgpu_status status = time_peer(c, op, &wall, &device);
   add_cache_delta(c, &before, row);
-  if (status != CLGPU_SUCCESS) return op_failure(c, op, "the peer's call", status);
+  if (status != CLGPU_SUCCESS) return bench_op_failure(c, op, "the peer's call", status);
   if (timed >= 0) {
     buffers->peer_wall[timed] = wall;
     buffers->peer_events[timed] = device;
@@ -385,8 +386,8 @@ static int measure_op_body(bench_case *c, int op, result *row, const sample_buff
   double *samples = buffers->wall, *events = buffers->events;
   double *reference_samples = buffers->reference;
   const run_options *o = c->options;
-  const int is_sort = op_table[op].sort;
-  const int has_peer = op_table[op].peer != NULL;
+  const int is_sort = bench_op_table[op].sort;
+  const int has_peer = bench_op_table[op].peer != NULL;
   memset(row, 0, sizeof *row);
   row->op = op;
   row->type = c->type;
@@ -394,17 +395,18 @@ static int measure_op_body(bench_case *c, int op, result *row, const sample_buff
   row->elements = c->n;
   bench_size_label(c->n, row->shape, sizeof row->shape);
   if (has_peer) {
-    if (prepare_peer_ops(c, op) != 0) return 1;
-    clgpu_status setup = setup_peer_op(c, op, row);
-    if (setup != CLGPU_SUCCESS) return op_failure(c, op, "setting up views and kernels", setup);
+    if (bench_prepare_peer_ops(c, op) != 0) return 1;
+    clgpu_status setup = bench_setup_peer_op(c, op, row);
+    if (setup != CLGPU_SUCCESS)
+      return bench_op_failure(c, op, "setting up views and kernels", setup);
   }
   row->bytes = op_bytes(c, op);
   row->selected = op == OP_FINDALL || op == OP_COUNT_IF ? c->selected : 0;
   row->reference_gbps = NAN;
   int qsort_repeat = 0;
-  op_calls(o, op, c->n, &row->repeat, &row->warmup, &qsort_repeat);
+  bench_op_calls(o, op, c->n, &row->repeat, &row->warmup, &qsort_repeat);
   const int repeat = row->repeat, warmup = row->warmup;
-  if (is_sort && prepare_sorts(c, op) != 0) return 1;
+  if (is_sort && bench_prepare_sorts(c, op) != 0) return 1;
 
   clgpu_call_options call = {o->algorithm, NULL};
   clgpu_sort_options sort_call = {
@@ -418,9 +420,9 @@ static int measure_op_body(bench_case *c, int op, result *row, const sample_buff
     snprintf(row->algorithm, sizeof row->algorithm, "-");
   }
   if (workspace_report(c, op, &call, &sort_call, &report, &status)) {
-    if (status != CLGPU_SUCCESS) return op_failure(c, op, "workspace size query", status);
+    if (status != CLGPU_SUCCESS) return bench_op_failure(c, op, "workspace size query", status);
     status = clgpu_workspace_create(c->context, &report, &workspace);
-    if (status != CLGPU_SUCCESS) return op_failure(c, op, "clgpu_workspace_create", status);
+    if (status != CLGPU_SUCCESS) return bench_op_failure(c, op, "clgpu_workspace_create", status);
     call.workspace = workspace;
     sort_call.workspace = workspace;
     if (is_sort && report.num_parts > 1) { /* the algorithm, then the shape */
@@ -433,29 +435,29 @@ static int measure_op_body(bench_case *c, int op, result *row, const sample_buff
     }
   }
 
-  bench_progress("%s %s: clgpu", progress_prefix, op_table[op].name);
+  bench_progress("%s %s: clgpu", progress_prefix, bench_op_table[op].name);
   int failed = 0;
-  int reference = op_table[op].reference;
+  int reference = bench_op_table[op].reference;
   for (int call_index = 0; call_index < warmup + repeat && !failed; call_index++) {
     if (reference >= 0) {
       /* The reference kernel right before each call: both see the same
        * machine, which matters where other work comes and goes. */
       double start = bench_now_ms();
-      status = enqueue_reference(c, reference == OP_COPY_KERNEL, NULL);
+      status = bench_enqueue_reference(c, reference == OP_COPY_KERNEL, NULL);
       cl_int err = status == CLGPU_SUCCESS ? clFinish(c->queue) : CL_SUCCESS;
       if (status != CLGPU_SUCCESS || err != CL_SUCCESS) {
-        failed = op_failure(c, reference, "reference kernel",
-                            status != CLGPU_SUCCESS ? status : (clgpu_status)err);
+        failed = bench_op_failure(c, reference, "reference kernel",
+                                  status != CLGPU_SUCCESS ? status : (clgpu_status)err);
         break;
       }
       if (call_index >= warmup) reference_samples[call_index - warmup] = bench_now_ms() - start;
     }
     cl_event marker = NULL;
     if (is_sort) {
-      status = refill_sort(c, op, &marker);
+      status = bench_refill_sort(c, op, &marker);
       if (status != CLGPU_SUCCESS) {
         if (marker) clReleaseEvent(marker);
-        failed = op_failure(c, op, "refilling the input", status);
+        failed = bench_op_failure(c, op, "refilling the input", status);
         break;
       }
     }
@@ -476,16 +478,16 @@ static int measure_op_body(bench_case *c, int op, result *row, const sample_buff
     if (has_peer) clgpu_context_cache_stats(c->context, &cache_before);
     cl_event event = NULL;
     double start = bench_now_ms();
-    status = enqueue_op(c, op, &call, &sort_call, &event);
+    status = bench_enqueue_op(c, op, &call, &sort_call, &event);
     if (status != CLGPU_SUCCESS) {
       if (marker) clReleaseEvent(marker);
-      failed = op_failure(c, op, call_index < warmup ? "warm-up call" : "timed call", status);
+      failed = bench_op_failure(c, op, call_index < warmup ? "warm-up call" : "timed call", status);
       break;
     }
     cl_int err = clFinish(c->queue);
     double wall = bench_now_ms() - start;
     if (err != CL_SUCCESS) {
-      failed = op_failure(c, op, "clFinish", (clgpu_status)err);
+      failed = bench_op_failure(c, op, "clFinish", (clgpu_status)err);
     } else if (call_index >= warmup) {
       samples[call_index - warmup] = wall;
       events[call_index - warmup] = !event   ? NAN
@@ -509,7 +511,7 @@ static int measure_op_body(bench_case *c, int op, result *row, const sample_buff
   row->event = bench_summarize(events, repeat);
   if (reference >= 0) {
     row->reference = bench_summarize(reference_samples, repeat);
-    row->reference_gbps = gbps(op_bytes(c, reference), &row->reference);
+    row->reference_gbps = bench_gbps(op_bytes(c, reference), &row->reference);
   }
   if (has_peer) {
     row->peer_wall = bench_summarize(buffers->peer_wall, repeat);
@@ -528,35 +530,35 @@ static int measure_op_body(bench_case *c, int op, result *row, const sample_buff
   }
 
   check_message message = {{0}};
-  int verdict = check_output(c, op, 0, 0, &message, &status);
-  if (verdict < 0) return op_failure(c, op, "reading the result back", status);
-  if (verdict > 0) return wrong_result(c, op, "clgpu", &message);
+  int verdict = bench_check_output(c, op, 0, 0, &message, &status);
+  if (verdict < 0) return bench_op_failure(c, op, "reading the result back", status);
+  if (verdict > 0) return bench_wrong_result(c, op, "clgpu", &message);
   if (has_peer) {
-    verdict = check_peer(c, op, &message, &status);
-    if (verdict < 0) return op_failure(c, op, "reading the peer's result back", status);
-    if (verdict > 0) return wrong_result(c, op, op_table[op].peer, &message);
+    verdict = bench_check_peer(c, op, &message, &status);
+    if (verdict < 0) return bench_op_failure(c, op, "reading the peer's result back", status);
+    if (verdict > 0) return bench_wrong_result(c, op, bench_op_table[op].peer, &message);
   }
 
   if (!o->no_cpu && is_sort) {
     int pairs = op == OP_SORT_BY_KEY || op == OP_ARGSORT;
-    bench_progress("%s %s: CPU baseline (LSD radix)", progress_prefix, op_table[op].name);
-    row->cpu = time_cpu_sort(c, pairs ? BASE_RADIX_PAIRS : BASE_RADIX_KEYS, repeat, samples);
-    bench_progress("%s %s: CPU baseline (qsort)", progress_prefix, op_table[op].name);
+    bench_progress("%s %s: CPU baseline (LSD radix)", progress_prefix, bench_op_table[op].name);
+    row->cpu = bench_time_cpu_sort(c, pairs ? BASE_RADIX_PAIRS : BASE_RADIX_KEYS, repeat, samples);
+    bench_progress("%s %s: CPU baseline (qsort)", progress_prefix, bench_op_table[op].name);
     row->qsort =
-        time_cpu_sort(c, pairs ? BASE_QSORT_PAIRS : BASE_QSORT_KEYS, qsort_repeat, samples);
+        bench_time_cpu_sort(c, pairs ? BASE_QSORT_PAIRS : BASE_QSORT_KEYS, qsort_repeat, samples);
     row->qsort_calls = qsort_repeat;
   } else if (!o->no_cpu) {
-    bench_progress("%s %s: CPU baseline", progress_prefix, op_table[op].name);
-    row->cpu = time_cpu(c, op, samples);
+    bench_progress("%s %s: CPU baseline", progress_prefix, bench_op_table[op].name);
+    row->cpu = bench_time_cpu(c, op, samples);
   }
 
   snprintf(row->boost_note, sizeof row->boost_note, "%s",
-           op_table[op].boost == BENCH_BOOST_NONE ? "no peer"
-           : o->no_boost                          ? "--no-boost"
-                                                  : "not built (boost_compute feature)");
+           bench_op_table[op].boost == BENCH_BOOST_NONE ? "no peer"
+           : o->no_boost                                ? "--no-boost"
+                                                        : "not built (boost_compute feature)");
 #ifdef CLGPU_BENCH_BOOST
-  if (op_table[op].boost != BENCH_BOOST_NONE && !o->no_boost) {
-    bench_progress("%s %s: Boost.Compute", progress_prefix, op_table[op].name);
+  if (bench_op_table[op].boost != BENCH_BOOST_NONE && !o->no_boost) {
+    bench_progress("%s %s: Boost.Compute", progress_prefix, bench_op_table[op].name);
     char error[512] = "";
     uint64_t count = 0;
     int boost_warmup = warmup < 1 ? 1 : warmup; /* Boost's kernel builds are never timed */
@@ -565,30 +567,30 @@ static int measure_op_body(bench_case *c, int op, result *row, const sample_buff
     int boost_repeat = is_sort && qsort_repeat == 1 && !o->repeat_given ? 1 : repeat;
     row->boost_note[0] = '\0';
     int boost_failed =
-        is_sort ? bench_boost_sort(c->queue, op_table[op].boost, c->type->type, c->d_in, c->d_out,
-                                   c->d_iota, c->d_indices, c->n, boost_warmup, boost_repeat,
-                                   samples, error, sizeof error)
-                : bench_boost_run(c->queue, op_table[op].boost, c->type->type, c->type->predicate,
-                                  c->d_in, c->d_out, c->n, boost_warmup, repeat, samples, &count,
-                                  error, sizeof error);
+        is_sort ? bench_boost_sort(c->queue, bench_op_table[op].boost, c->type->type, c->d_in,
+                                   c->d_out, c->d_iota, c->d_indices, c->n, boost_warmup,
+                                   boost_repeat, samples, error, sizeof error)
+                : bench_boost_run(c->queue, bench_op_table[op].boost, c->type->type,
+                                  c->type->predicate, c->d_in, c->d_out, c->n, boost_warmup, repeat,
+                                  samples, &count, error, sizeof error);
     if (boost_failed) {
       bench_progress_clear();
-      fprintf(stderr, "clgpu-bench run: Boost.Compute %s %s failed: %s\n", op_table[op].name,
+      fprintf(stderr, "clgpu-bench run: Boost.Compute %s %s failed: %s\n", bench_op_table[op].name,
               c->type->name, error);
       snprintf(row->boost_note, sizeof row->boost_note, "failed: %s", error);
       clFinish(c->queue);
     } else {
-      verdict = check_output(c, op, 1, count, &message, &status);
-      if (verdict < 0) return op_failure(c, op, "reading Boost.Compute's result", status);
+      verdict = bench_check_output(c, op, 1, count, &message, &status);
+      if (verdict < 0) return bench_op_failure(c, op, "reading Boost.Compute's result", status);
       if (verdict > 0) {
         /* A peer's wrong answer is reported, not fatal: it is not ours. */
-        wrong_result(c, op, "Boost.Compute", &message);
+        bench_wrong_result(c, op, "Boost.Compute", &message);
         snprintf(row->boost_note, sizeof row->boost_note, "wrong result: %s", message.text);
       } else {
         row->boost = bench_summarize(samples, is_sort ? boost_repeat : repeat);
         if (is_sort) {
           snprintf(row->boost_note, sizeof row->boost_note, "%s",
-                   bench_boost_sort_algorithm(op_table[op].boost, c->device->type));
+                   bench_boost_sort_algorithm(bench_op_table[op].boost, c->device->type));
         }
       }
     }
@@ -597,16 +599,16 @@ static int measure_op_body(bench_case *c, int op, result *row, const sample_buff
   return 0;
 }
 
-int measure_op(bench_case *c, int op, result *row, const sample_buffers *buffers,
-               const char *progress_prefix) {
+int bench_measure_op(bench_case *c, int op, result *row, const sample_buffers *buffers,
+                     const char *progress_prefix) {
   int failed = measure_op_body(c, op, row, buffers, progress_prefix);
-  release_peer_op(c); /* the op's kernel object and hand kernel: once per case and op */
+  bench_release_peer_op(c); /* the op's kernel object and hand kernel: once per case and op */
   return failed;
 }
 
 /* ---- the case ---- */
 
-void release_case(bench_case *c) {
+void bench_release_case(bench_case *c) {
   cl_mem *buffers[] = {&c->d_in, &c->d_out, &c->d_indices, &c->d_result, &c->d_count};
   for (size_t k = 0; k < sizeof buffers / sizeof buffers[0]; k++) {
     if (*buffers[k]) clReleaseMemObject(*buffers[k]);
@@ -619,11 +621,11 @@ void release_case(bench_case *c) {
   c->host_in = c->host_out = c->cpu_out = NULL;
   c->cpu_index = NULL;
   release_sorts(c);
-  release_peer_ops(c);
+  bench_release_peer_ops(c);
 }
 
 /* Make the buffers and views of a case and upload its data. */
-int prepare_case(bench_case *c) {
+int bench_prepare_case(bench_case *c) {
   const host_type *t = c->type;
   size_t bytes = c->n * t->size;
   c->host_in = malloc(bytes);
@@ -658,7 +660,7 @@ int prepare_case(bench_case *c) {
     err = clEnqueueWriteBuffer(c->queue, c->d_in, CL_TRUE, 0, bytes, c->host_in, 0, NULL, NULL);
   }
   if (err != CL_SUCCESS)
-    return op_failure(c, OP_READ, "making and filling buffers", (clgpu_status)err);
+    return bench_op_failure(c, OP_READ, "making and filling buffers", (clgpu_status)err);
 
   clgpu_status status = clgpu_array_1d(c->d_in, 0, t->type, c->n, &c->v_in);
   if (status == CLGPU_SUCCESS) status = clgpu_array_1d(c->d_out, 0, t->type, c->n, &c->v_out);
@@ -674,6 +676,6 @@ int prepare_case(bench_case *c) {
     clgpu_slice reverse = {CLGPU_SLICE_BEGIN, CLGPU_SLICE_END, -1};
     status = clgpu_array_slice(&c->v_in, &reverse, &c->v_reversed);
   }
-  if (status != CLGPU_SUCCESS) return op_failure(c, OP_READ, "making array views", status);
+  if (status != CLGPU_SUCCESS) return bench_op_failure(c, OP_READ, "making array views", status);
   return 0;
 }

@@ -53,7 +53,7 @@ static void scalar_a_of(const host_type *t, unsigned char out[8]) {
 /* At the first op with a peer in a case: z (random, another seed) on the
  * host and the device, and the peer's output buffer. 0, or 1 after a
  * failure (printed). */
-int prepare_peer_ops(bench_case *c, int op) {
+int bench_prepare_peer_ops(bench_case *c, int op) {
   if (c->peer_ready) return 0;
   const host_type *t = c->type;
   size_t bytes = c->n * t->size;
@@ -73,15 +73,16 @@ int prepare_peer_ops(bench_case *c, int op) {
   if (err == CL_SUCCESS) {
     err = clEnqueueWriteBuffer(c->queue, c->d_z, CL_TRUE, 0, bytes, c->host_z, 0, NULL, NULL);
   }
-  if (err != CL_SUCCESS) return op_failure(c, op, "making the peer's buffers", (clgpu_status)err);
+  if (err != CL_SUCCESS)
+    return bench_op_failure(c, op, "making the peer's buffers", (clgpu_status)err);
   clgpu_status status = clgpu_array_1d(c->d_z, 0, t->type, c->n, &c->v_z);
-  if (status != CLGPU_SUCCESS) return op_failure(c, op, "making a view of z", status);
+  if (status != CLGPU_SUCCESS) return bench_op_failure(c, op, "making a view of z", status);
   scalar_a_of(t, c->scalar_a);
   c->peer_ready = 1;
   return 0;
 }
 
-void release_peer_op(bench_case *c) {
+void bench_release_peer_op(bench_case *c) {
   clgpu_elementwise_destroy(c->kernel);
   c->kernel = NULL;
   if (c->hand_kernel) clReleaseKernel(c->hand_kernel);
@@ -90,8 +91,8 @@ void release_peer_op(bench_case *c) {
   c->hand_program = NULL;
 }
 
-void release_peer_ops(bench_case *c) {
-  release_peer_op(c);
+void bench_release_peer_ops(bench_case *c) {
+  bench_release_peer_op(c);
   if (c->d_z) clReleaseMemObject(c->d_z);
   if (c->d_peer_out) clReleaseMemObject(c->d_peer_out);
   c->d_z = c->d_peer_out = NULL;
@@ -133,15 +134,15 @@ static clgpu_status build_hand_kernel(bench_case *c, char *launch, size_t launch
 }
 
 /* The views of an op with a peer and the words that describe them in the
- * row (its kernel object comes from create_op_kernel). */
-clgpu_status setup_peer_views(bench_case *c, int op, result *row) {
+ * row (its kernel object comes from bench_create_op_kernel). */
+clgpu_status bench_setup_peer_views(bench_case *c, int op, result *row) {
   const host_type *t = c->type;
   clgpu_status status = CLGPU_SUCCESS;
-  size_t s = square_side(c->n);
+  size_t s = bench_square_side(c->n);
   size_t square_shape[2] = {s, s};
   clgpu_array square;
   memset(&c->layout, 0, sizeof c->layout);
-  if (op_table[op].two_d) {
+  if (bench_op_table[op].two_d) {
     status = clgpu_array_nd(c->d_in, 0, t->type, 2, square_shape, CLGPU_ROW_MAJOR, &square);
     if (status != CLGPU_SUCCESS) return status;
     snprintf(row->shape, sizeof row->shape, "%zux%zu", s, s);
@@ -192,7 +193,7 @@ clgpu_status setup_peer_views(bench_case *c, int op, result *row) {
   if (op == OP_ELEMENTWISE_STRIDED) {
     snprintf(row->layout, sizeof row->layout, "b[::2, :-1] of %zux%zu: %zux%zu, strides (%td, %td)",
              s, s, v->shape[0], v->shape[1], v->strides[0], v->strides[1]);
-  } else if (op_table[op].two_d) {
+  } else if (bench_op_table[op].two_d) {
     snprintf(row->layout, sizeof row->layout, "transpose of %zux%zu: strides (%td, %td)", s, s,
              v->strides[0], v->strides[1]);
   }
@@ -203,7 +204,7 @@ clgpu_status setup_peer_views(bench_case *c, int op, result *row) {
 
 /* The kernel object of an elementwise op (c->kernel); nothing for the
  * copies. It builds nothing: its programs come at its first run. */
-clgpu_status create_op_kernel(bench_case *c, int op) {
+clgpu_status bench_create_op_kernel(bench_case *c, int op) {
   const host_type *t = c->type;
   if (op == OP_ELEMENTWISE) {
     const clgpu_elementwise_arg args[] = {{"y", CLGPU_OUT, t->type},
@@ -221,9 +222,9 @@ clgpu_status create_op_kernel(bench_case *c, int op) {
 
 /* The views of an op with a peer, its kernel object (or hand kernel), and
  * the words that describe them in the row. */
-clgpu_status setup_peer_op(bench_case *c, int op, result *row) {
-  clgpu_status status = setup_peer_views(c, op, row);
-  if (status == CLGPU_SUCCESS) status = create_op_kernel(c, op);
+clgpu_status bench_setup_peer_op(bench_case *c, int op, result *row) {
+  clgpu_status status = bench_setup_peer_views(c, op, row);
+  if (status == CLGPU_SUCCESS) status = bench_create_op_kernel(c, op);
   if (status != CLGPU_SUCCESS) return status;
   if (op == OP_ELEMENTWISE) {
     status = build_hand_kernel(c, row->peer_launch, sizeof row->peer_launch);
@@ -239,7 +240,7 @@ clgpu_status setup_peer_op(bench_case *c, int op, result *row) {
 }
 
 /* One call of the peer. */
-clgpu_status enqueue_peer(bench_case *c, int op, cl_event *event) {
+clgpu_status bench_enqueue_peer(bench_case *c, int op, cl_event *event) {
   switch (op) {
     case OP_ELEMENTWISE: {
       cl_ulong n = c->n;
@@ -263,10 +264,10 @@ clgpu_status enqueue_peer(bench_case *c, int op, cl_event *event) {
   }
 }
 
-/* Check what the peer of an op wrote (d_peer_out): as check_output. */
-int check_peer(bench_case *c, int op, check_message *message, clgpu_status *status) {
+/* Check what the peer of an op wrote (d_peer_out): as bench_check_output. */
+int bench_check_peer(bench_case *c, int op, check_message *message, clgpu_status *status) {
   const host_type *t = c->type;
-  *status = read_buffer(c, c->d_peer_out, c->count * t->size, c->host_peer);
+  *status = bench_read_buffer(c, c->d_peer_out, c->count * t->size, c->host_peer);
   if (*status != CLGPU_SUCCESS) return -1;
   if (op == OP_ELEMENTWISE) {
     return t->check_axpy(c->scalar_a, c->host_in, c->host_z, c->host_peer, c->n, message);
@@ -275,5 +276,5 @@ int check_peer(bench_case *c, int op, check_message *message, clgpu_status *stat
   if (op == OP_ELEMENTWISE_STRIDED || op == OP_ELEMENTWISE_TRANSPOSED) {
     return t->check_square(c->host_in, &contiguous, c->host_peer, message);
   }
-  return check_copy_layout(t->size, c->host_in, &contiguous, c->host_peer, message);
+  return bench_check_copy_layout(t->size, c->host_in, &contiguous, c->host_peer, message);
 }

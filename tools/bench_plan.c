@@ -14,14 +14,14 @@ static const size_t default_sizes[] = {(size_t)1 << 20, (size_t)16 << 20};
 #define NUM_DEFAULT_SIZES (sizeof default_sizes / sizeof default_sizes[0])
 #define SIZES_1M 1u
 #define SIZES_16M 2u
-/* Types by their index in host_types (bits of op_info.default_types). */
+/* Types by their index in bench_host_types (bits of op_info.default_types). */
 #define TYPES_UINT32 1u
 #define TYPES_FLOAT 2u
-#define TYPES_ALL 0x1fu /* every entry of host_types */
+#define TYPES_ALL 0x1fu /* every entry of bench_host_types */
 
 #define ALL_DEFAULT_TYPES (TYPES_UINT32 | TYPES_FLOAT)
 
-const op_info op_table[NUM_OPS] = {
+const op_info bench_op_table[NUM_OPS] = {
     {"read", -1, BENCH_BOOST_NONE, "C read loop, all threads", 0, ALL_DEFAULT_TYPES, SIZES_16M,
      TYPES_ALL, 1, NULL, 0, NULL},
     {"copy_kernel", -1, BENCH_BOOST_NONE, "memcpy", 0, ALL_DEFAULT_TYPES, SIZES_16M, TYPES_ALL, 1,
@@ -241,13 +241,13 @@ static const bench_option run_option_table[] = {
 static const char *const run_help[] = {run_usage_text, run_usage_more, run_usage_end,
                                        run_usage_first_call, NULL};
 
-const bench_command run_command = {"clgpu-bench run: ",
-                                   "clgpu-bench run --help",
-                                   run_option_table,
-                                   sizeof run_option_table / sizeof run_option_table[0],
-                                   1,
-                                   0,
-                                   run_help};
+const bench_command bench_run_command = {"clgpu-bench run: ",
+                                         "clgpu-bench run --help",
+                                         run_option_table,
+                                         sizeof run_option_table / sizeof run_option_table[0],
+                                         1,
+                                         0,
+                                         run_help};
 
 /* One of run's options into *state (a run_options). */
 static int run_option(const bench_command *command, void *state, const bench_option *option,
@@ -277,8 +277,8 @@ static int run_option(const bench_command *command, void *state, const bench_opt
       for (size_t k = 0; k < count; k++) {
         int all = strcmp(items[k], "all") == 0, found = all;
         for (int op = 0; op < NUM_OPS; op++) {
-          if (all || strcmp(items[k], op_table[op].name) == 0 ||
-              (op_table[op].select && strcmp(items[k], op_table[op].select) == 0)) {
+          if (all || strcmp(items[k], bench_op_table[op].name) == 0 ||
+              (bench_op_table[op].select && strcmp(items[k], bench_op_table[op].select) == 0)) {
             options->ops[op] = 1;
             found = 1;
           }
@@ -294,7 +294,7 @@ static int run_option(const bench_command *command, void *state, const bench_opt
       options->types_given = 1;
       for (size_t k = 0; k < count; k++) {
         size_t t = 0;
-        while (t < NUM_HOST_TYPES && strcmp(items[k], host_types[t].name) != 0) t++;
+        while (t < NUM_HOST_TYPES && strcmp(items[k], bench_host_types[t].name) != 0) t++;
         if (t == NUM_HOST_TYPES) {
           return bench_usage_error(command, "--types: unknown type '%s'", items[k]);
         }
@@ -361,23 +361,23 @@ static int run_option(const bench_command *command, void *state, const bench_opt
   return 0;
 }
 
-int parse_run_options(int argc, char **argv, run_options *options) {
+int bench_parse_run_options(int argc, char **argv, run_options *options) {
   memset(options, 0, sizeof *options);
-  for (int op = 0; op < NUM_OPS; op++) options->ops[op] = op_table[op].in_default;
+  for (int op = 0; op < NUM_OPS; op++) options->ops[op] = bench_op_table[op].in_default;
   options->repeat = 10;
   options->warmup = 2;
-  int parsed = bench_parse_options(&run_command, argc, argv, run_option, options);
+  int parsed = bench_parse_options(&bench_run_command, argc, argv, run_option, options);
   if (parsed != 0) return parsed;
   if (options->first_call == FIRST_CALL_DEFAULT) {
     options->first_call = options->types_given ? FIRST_CALL_ALL : FIRST_CALL_FIRST;
   }
   /* Not given: the types and sizes that the requested operations default to,
-   * in host_types' order and in increasing size. */
+   * in bench_host_types' order and in increasing size. */
   unsigned types = 0, sizes = 0;
   for (int op = 0; op < NUM_OPS; op++) {
     if (!options->ops[op]) continue;
-    types |= op_table[op].default_types;
-    sizes |= op_table[op].default_sizes;
+    types |= bench_op_table[op].default_types;
+    sizes |= bench_op_table[op].default_sizes;
   }
   if (!options->types_given) {
     for (size_t t = 0; t < NUM_HOST_TYPES; t++) {
@@ -393,23 +393,24 @@ int parse_run_options(int argc, char **argv, run_options *options) {
 }
 
 /* The side of the 2-D ops' square array at n elements: floor(sqrt(n)). */
-size_t square_side(size_t n) {
+size_t bench_square_side(size_t n) {
   size_t s = (size_t)sqrt((double)n);
   while (s > 0 && s * s > n) s--;
   while ((s + 1) * (s + 1) <= n) s++;
   return s;
 }
 
-/* Whether `op` runs at host_types[type_index] and n elements: requested, and
+/* Whether `op` runs at bench_host_types[type_index] and n elements: requested, and
  * at a type and size it defaults to unless --types and --sizes were given. */
-int op_runs(const run_options *o, int op, size_t type_index, size_t n) {
+int bench_op_runs(const run_options *o, int op, size_t type_index, size_t n) {
   if (!o->ops[op]) return 0;
-  if (!(op_table[op].supported_types & (1u << type_index))) return 0;
-  if (op_table[op].two_d && square_side(n) < 2) return 0; /* b[::2, :-1] would be empty */
-  if (!o->types_given && !(op_table[op].default_types & (1u << type_index))) return 0;
+  if (!(bench_op_table[op].supported_types & (1u << type_index))) return 0;
+  if (bench_op_table[op].two_d && bench_square_side(n) < 2)
+    return 0; /* b[::2, :-1] would be empty */
+  if (!o->types_given && !(bench_op_table[op].default_types & (1u << type_index))) return 0;
   if (o->sizes_given) return 1;
   for (size_t k = 0; k < NUM_DEFAULT_SIZES; k++) {
-    if ((op_table[op].default_sizes & (1u << k)) && default_sizes[k] == n) return 1;
+    if ((bench_op_table[op].default_sizes & (1u << k)) && default_sizes[k] == n) return 1;
   }
   return 0;
 }
@@ -417,22 +418,23 @@ int op_runs(const run_options *o, int op, size_t type_index, size_t n) {
 /* The calls of `op` at n elements: --repeat and --warmup, or for the sorts
  * at SORT_LARGE elements and more fewer unless given; *qsort_repeat: the
  * timed calls of the sorts' qsort baseline (seconds each at 16M). */
-void op_calls(const run_options *o, int op, size_t n, int *repeat, int *warmup, int *qsort_repeat) {
+void bench_op_calls(const run_options *o, int op, size_t n, int *repeat, int *warmup,
+                    int *qsort_repeat) {
   *repeat = o->repeat;
   *warmup = o->warmup;
   *qsort_repeat = o->repeat;
-  if (!op_table[op].sort || n < SORT_LARGE) return;
+  if (!bench_op_table[op].sort || n < SORT_LARGE) return;
   if (!o->repeat_given && *repeat > SORT_LARGE_REPEAT) *repeat = SORT_LARGE_REPEAT;
   if (!o->warmup_given && *warmup > SORT_LARGE_WARMUP) *warmup = SORT_LARGE_WARMUP;
   if (!o->repeat_given) *qsort_repeat = 1;
 }
 
-size_t count_runs(const run_options *o) {
+size_t bench_count_runs(const run_options *o) {
   size_t total = 0;
   for (size_t t = 0; t < o->num_types; t++) {
     for (size_t s = 0; s < o->num_sizes; s++) {
       for (int op = 0; op < NUM_OPS; op++)
-        total += (size_t)op_runs(o, op, o->types[t], o->sizes[s]);
+        total += (size_t)bench_op_runs(o, op, o->types[t], o->sizes[s]);
     }
   }
   return total;
@@ -442,9 +444,9 @@ int bench_run_plan(int argc, char **argv, bench_plan_entry **entries, size_t *co
   *entries = NULL;
   *count = 0;
   run_options options;
-  int parsed = parse_run_options(argc, argv, &options);
+  int parsed = bench_parse_run_options(argc, argv, &options);
   if (parsed != 0) return parsed;
-  size_t total = count_runs(&options);
+  size_t total = bench_count_runs(&options);
   bench_plan_entry *out = calloc(total ? total : 1, sizeof *out);
   if (!out) {
     fprintf(stderr, "clgpu-bench: out of host memory\n");
@@ -455,16 +457,16 @@ int bench_run_plan(int argc, char **argv, bench_plan_entry **entries, size_t *co
     for (size_t s = 0; s < options.num_sizes; s++) {
       for (int op = 0; op < NUM_OPS; op++) {
         size_t n = options.sizes[s];
-        if (!op_runs(&options, op, options.types[t], n)) continue;
+        if (!bench_op_runs(&options, op, options.types[t], n)) continue;
         bench_plan_entry *e = &out[used++];
-        e->op = op_table[op].name;
-        e->type = host_types[options.types[t]].name;
+        e->op = bench_op_table[op].name;
+        e->type = bench_host_types[options.types[t]].name;
         e->n = n;
         e->op_index = op;
-        e->reference = op_table[op].reference < 0;
-        e->sort = op_table[op].sort;
-        if (op_table[op].two_d) {
-          size_t side = square_side(n);
+        e->reference = bench_op_table[op].reference < 0;
+        e->sort = bench_op_table[op].sort;
+        if (bench_op_table[op].two_d) {
+          size_t side = bench_square_side(n);
           snprintf(e->shape, sizeof e->shape, "%zux%zu", side, side);
         } else {
           bench_size_label(n, e->shape, sizeof e->shape);

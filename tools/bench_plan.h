@@ -60,7 +60,7 @@ typedef struct op_info {
   const char *peer;   /* what it is timed beside in the same run; NULL: nothing */
 } op_info;
 
-extern const op_info op_table[NUM_OPS];
+extern const op_info bench_op_table[NUM_OPS];
 
 /* What the sorts compare with (merge_sort goes through clgpu's comparator
  * path with it; Boost.Compute's merge_sort peer gets the same expression). */
@@ -95,7 +95,7 @@ typedef struct run_options {
   int no_boost;
   int no_cpu;
   const char *plot;           /* --plot: the SVG file to write, or NULL */
-  first_call_mode first_call; /* resolved by parse_run_options: never DEFAULT */
+  first_call_mode first_call; /* resolved by bench_parse_run_options: never DEFAULT */
   /* Given on the command line: otherwise each operation runs at its own
    * default types and sizes (op_info), and sorts at SORT_LARGE elements and
    * more run fewer calls. */
@@ -103,26 +103,27 @@ typedef struct run_options {
 } run_options;
 
 /* run's options, for its usage errors ("clgpu-bench run: ..."). */
-extern const bench_command run_command;
+extern const bench_command bench_run_command;
 
 /* Parse `run`'s arguments: 0, 2 after a usage error (printed), or -1 after
  * --help (printed). */
-int parse_run_options(int argc, char **argv, run_options *options);
+int bench_parse_run_options(int argc, char **argv, run_options *options);
 
 /* The side of the 2-D ops' square array at n elements: floor(sqrt(n)). */
-size_t square_side(size_t n);
+size_t bench_square_side(size_t n);
 
-/* Whether `op` runs at host_types[type_index] and n elements: requested, and
+/* Whether `op` runs at bench_host_types[type_index] and n elements: requested, and
  * at a type and size it defaults to unless --types and --sizes were given. */
-int op_runs(const run_options *o, int op, size_t type_index, size_t n);
+int bench_op_runs(const run_options *o, int op, size_t type_index, size_t n);
 
-/* The (operation, type, size) entries that op_runs admits: run's rows. */
-size_t count_runs(const run_options *o);
+/* The (operation, type, size) entries that bench_op_runs admits: run's rows. */
+size_t bench_count_runs(const run_options *o);
 
 /* The calls of `op` at n elements: --repeat and --warmup, or for the sorts
  * at SORT_LARGE elements and more fewer unless given; *qsort_repeat: the
  * timed calls of the sorts' qsort baseline (seconds each at 16M). */
-void op_calls(const run_options *o, int op, size_t n, int *repeat, int *warmup, int *qsort_repeat);
+void bench_op_calls(const run_options *o, int op, size_t n, int *repeat, int *warmup,
+                    int *qsort_repeat);
 
 /* What `clgpu-bench run` with these options (run's own, as it takes them
  * after "run") would measure, without opening a device: one entry per

@@ -102,7 +102,7 @@ static size_t reference_group(const bench_case *c) {
   return group;
 }
 
-clgpu_status enqueue_reference(bench_case *c, int copy, cl_event *event) {
+clgpu_status bench_enqueue_reference(bench_case *c, int copy, cl_event *event) {
   char shape[8], group_text[24];
   snprintf(shape, sizeof shape, "%d", c->cpu_shape);
   snprintf(group_text, sizeof group_text, "%zu", reference_group(c));
@@ -157,7 +157,7 @@ int bench_measure_read(clgpu_context *context, size_t bytes, int repeat, int war
   c.context = context;
   c.queue = clgpu_context_queue(context);
   c.device = clgpu_context_device_info(context);
-  c.type = &host_types[0]; /* uint32 */
+  c.type = &bench_host_types[0]; /* uint32 */
   c.cpu_shape = (c.device->type & CL_DEVICE_TYPE_CPU) != 0;
   cl_ulong largest = c.device->max_mem_alloc_size;
   c.n = (bytes + 3) / 4;
@@ -184,7 +184,7 @@ int bench_measure_read(clgpu_context *context, size_t bytes, int repeat, int war
   for (int call = 0; call < warmup + repeat && status == CLGPU_SUCCESS; call++) {
     cl_event done = NULL;
     double start = bench_now_ms();
-    status = enqueue_reference(&c, 0, &done);
+    status = bench_enqueue_reference(&c, 0, &done);
     if (status == CLGPU_SUCCESS) status = (clgpu_status)clFinish(c.queue);
     double ms = bench_now_ms() - start;
     if (status == CLGPU_SUCCESS && call >= warmup) {

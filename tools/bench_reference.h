@@ -14,7 +14,7 @@ struct bench_case;
 
 /* Enqueue the case's read kernel (copy 0) or copy kernel (copy 1) over its
  * d_in, in the case's shape (bench_case.cpu_shape). */
-clgpu_status enqueue_reference(struct bench_case *c, int copy, cl_event *event);
+clgpu_status bench_enqueue_reference(struct bench_case *c, int copy, cl_event *event);
 
 /* The device's read bandwidth, measured with `run`'s read kernel (its shape
  * chosen as `run --reference-shape auto` does) over uint32 data of `bytes`

@@ -25,17 +25,17 @@ typedef struct row_figures {
 
 static row_figures figures_of(const result *r) {
   row_figures f;
-  f.wall_gbps = gbps(r->bytes, &r->wall);
-  f.event_gbps = gbps(r->bytes, &r->event);
+  f.wall_gbps = bench_gbps(r->bytes, &r->wall);
+  f.event_gbps = bench_gbps(r->bytes, &r->event);
   f.melems = r->wall.valid ? (double)r->elements / (r->wall.median * 1e-3) / 1e6 : NAN;
   f.share = f.wall_gbps / r->reference_gbps;
-  f.cpu_gbps = gbps(r->bytes, &r->cpu);
+  f.cpu_gbps = bench_gbps(r->bytes, &r->cpu);
   f.vs_cpu = f.wall_gbps / f.cpu_gbps;
-  f.boost_gbps = gbps(r->bytes, &r->boost);
+  f.boost_gbps = bench_gbps(r->bytes, &r->boost);
   f.vs_boost = f.wall_gbps / f.boost_gbps;
-  f.qsort_gbps = gbps(r->bytes, &r->qsort);
+  f.qsort_gbps = bench_gbps(r->bytes, &r->qsort);
   f.vs_qsort = f.wall_gbps / f.qsort_gbps;
-  f.peer_gbps = gbps(r->bytes, &r->peer_wall);
+  f.peer_gbps = bench_gbps(r->bytes, &r->peer_wall);
   f.time_ratio = r->wall.valid && r->peer_wall.valid && r->peer_wall.median > 0
                      ? r->wall.median / r->peer_wall.median
                      : NAN;
@@ -45,7 +45,7 @@ static row_figures figures_of(const result *r) {
 
 /* What a row's event figure covers (csv and json). */
 static const char *event_covers(const result *r) {
-  return op_table[r->op].sort ? "marker_to_last_command" : "last_command";
+  return bench_op_table[r->op].sort ? "marker_to_last_command" : "last_command";
 }
 
 static const char *format_or_na(char *buffer, size_t size, const char *format, double value) {
@@ -91,9 +91,9 @@ static void print_peer_table(const run_report *report, int name_width, int n_wid
     }
     format_or_na(ratio, sizeof ratio, "%.3f", f.time_ratio);
     format_or_na(relative, sizeof relative, "%.3f", f.vs_peer);
-    printf("%-*s %-6s %*s %-11s %22s %22s %8s %8s  %s\n", name_width, op_table[r->op].name,
+    printf("%-*s %-6s %*s %-11s %22s %22s %8s %8s  %s\n", name_width, bench_op_table[r->op].name,
            r->type->name, n_width, r->shape, r->algorithm, mine, theirs, ratio, relative,
-           op_table[r->op].peer);
+           bench_op_table[r->op].peer);
     printf("    view: %s; %zu elements; peer: %s\n", r->layout, r->elements, r->peer_launch);
     if (r->has_elementwise) {
       const clgpu_elementwise_stats *st = &r->kernel_stats;
@@ -173,7 +173,7 @@ static void print_first_call_table(const run_report *report, int name_width) {
     }
     format_or_na(cold_ratio, sizeof cold_ratio, "%.0fx", over_steady(fc, fc->cold.ms));
     format_or_na(warm_ratio, sizeof warm_ratio, "%.1fx", over_steady(fc, fc->warm.ms));
-    printf("%-*s %-6s %*s %26s %28s %24s %11s %11s\n", name_width, op_table[fc->op].name,
+    printf("%-*s %-6s %*s %26s %28s %24s %11s %11s\n", name_width, bench_op_table[fc->op].name,
            fc->type->name, n_width, fc->shape, cold, warm, steady, cold_ratio, warm_ratio);
     /* What would make a row read otherwise: said under it. */
     if (fc->cold.stats.disk_hits || fc->warm.stats.builds) {
@@ -219,7 +219,7 @@ static void print_table(const run_report *report) {
   int sorts = 0;
   for (size_t k = 0; k < report->num_rows; k++) {
     const result *r = &report->rows[k];
-    sorts |= op_table[r->op].sort;
+    sorts |= bench_op_table[r->op].sort;
     if (r->repeat != o->repeat || r->warmup != o->warmup) {
       printf(" (sorts of %zuM elements or more: %d after %d)", SORT_LARGE >> 20, r->repeat,
              r->warmup);
@@ -234,7 +234,7 @@ static void print_table(const run_report *report) {
                               : report->boost_version);
   int name_width = 12, n_width = 5;
   for (size_t k = 0; k < report->num_rows; k++) {
-    int name = (int)strlen(op_table[report->rows[k].op].name);
+    int name = (int)strlen(bench_op_table[report->rows[k].op].name);
     int shape = (int)strlen(report->rows[k].shape);
     if (name > name_width) name_width = name;
     if (shape > n_width) n_width = shape;
@@ -249,7 +249,7 @@ static void print_table(const run_report *report) {
     int digits = r->wall.max >= 100 ? 1 : r->wall.max >= 10 ? 2 : 3;
     snprintf(wall, sizeof wall, "%.*f (%.*f-%.*f)", digits, r->wall.median, digits, r->wall.min,
              digits, r->wall.max);
-    if (op_table[r->op].reference < 0) {
+    if (bench_op_table[r->op].reference < 0) {
       snprintf(share, sizeof share, "ref");
     } else {
       format_or_na(share, sizeof share, "%.0f%%", 100 * f.share);
@@ -265,8 +265,8 @@ static void print_table(const run_report *report) {
       snprintf(boost, sizeof boost, "FAILED");
     }
     printf("%-*s %-6s %*s %-13s %24s %8.0f %7.2f %5s %9s | %8s %6s | %7s %6s\n", name_width,
-           op_table[r->op].name, r->type->name, n_width, r->shape, r->algorithm, wall, f.melems,
-           f.wall_gbps, share, event, cpu, vs_cpu, boost, vs_boost);
+           bench_op_table[r->op].name, r->type->name, n_width, r->shape, r->algorithm, wall,
+           f.melems, f.wall_gbps, share, event, cpu, vs_cpu, boost, vs_boost);
   }
   printf(
       "\nGB/s: the bytes an operation must move over the median wall time (reduce, count_if,\n"
@@ -281,7 +281,7 @@ static void print_table(const run_report *report) {
       "x CPU, x Boost: clgpu's GB/s over the peer's (above 1: clgpu is faster).\n"
       "Boost.Compute's peers: reduce, count_if, inclusive_scan, copy_if (writes the\n"
       "selected values, not indices; same byte count), copy, reverse_copy; n/a: none.\n",
-      cpu_threads());
+      bench_cpu_threads());
   int sort_peers = !o->no_cpu;
   for (size_t k = 0; k < report->num_rows; k++) sort_peers |= report->rows[k].boost.valid;
   if (sorts) {
@@ -307,7 +307,7 @@ static void print_table(const run_report *report) {
            "Boost.Compute runs");
     for (size_t k = 0; k < report->num_rows; k++) {
       const result *r = &report->rows[k];
-      if (!op_table[r->op].sort) continue;
+      if (!bench_op_table[r->op].sort) continue;
       row_figures f = figures_of(r);
       char n_label[32], radix[64], vs_radix[16], quick[64], vs_quick[16];
       if (r->cpu.valid) {
@@ -322,7 +322,7 @@ static void print_table(const run_report *report) {
       }
       format_or_na(vs_radix, sizeof vs_radix, "%.2fx", f.vs_cpu);
       format_or_na(vs_quick, sizeof vs_quick, "%.2fx", f.vs_qsort);
-      printf("%-12s %-6s %5s %22s %8s %22s %8s  %s\n", op_table[r->op].name, r->type->name,
+      printf("%-12s %-6s %5s %22s %8s %22s %8s  %s\n", bench_op_table[r->op].name, r->type->name,
              bench_size_label(r->n, n_label, sizeof n_label), radix, vs_radix, quick, vs_quick,
              r->boost.valid ? r->boost_note : "-");
     }
@@ -330,7 +330,7 @@ static void print_table(const run_report *report) {
   for (size_t k = 0; k < report->num_rows; k++) {
     const result *r = &report->rows[k];
     if (strncmp(r->boost_note, "wrong", 5) == 0 || strncmp(r->boost_note, "failed", 6) == 0) {
-      printf("Boost.Compute %s %s: %s\n", op_table[r->op].name, r->type->name, r->boost_note);
+      printf("Boost.Compute %s %s: %s\n", bench_op_table[r->op].name, r->type->name, r->boost_note);
     }
   }
   print_peer_table(report, name_width, n_width);
@@ -339,7 +339,7 @@ static void print_table(const run_report *report) {
 
 /* The row's CPU baseline, or why it has none. */
 static const char *cpu_label_of(const run_report *report, const result *r) {
-  return report->options->no_cpu ? "--no-cpu" : op_table[r->op].cpu_label;
+  return report->options->no_cpu ? "--no-cpu" : bench_op_table[r->op].cpu_label;
 }
 
 static void print_csv(const run_report *report) {
@@ -371,7 +371,7 @@ static void print_csv(const run_report *report) {
     putchar(',');
     bench_csv_string(stdout, d->name);
     printf(",%s,%u,%s,%s,%zu,%.0f,%llu,%s,%d,%d,", bench_device_type_name(d->type),
-           d->compute_units, op_table[r->op].name, r->type->name, r->n, r->bytes,
+           d->compute_units, bench_op_table[r->op].name, r->type->name, r->n, r->bytes,
            (unsigned long long)r->selected, r->algorithm, r->repeat, r->warmup);
     const double numbers1[] = {r->wall.median,
                                r->wall.min,
@@ -386,7 +386,9 @@ static void print_csv(const run_report *report) {
       bench_csv_number(stdout, numbers1[i]);
       putchar(',');
     }
-    printf("%s,", op_table[r->op].reference >= 0 ? op_table[op_table[r->op].reference].name : "");
+    printf("%s,", bench_op_table[r->op].reference >= 0
+                      ? bench_op_table[bench_op_table[r->op].reference].name
+                      : "");
     const double numbers2[] = {r->reference.valid ? r->reference.median : NAN,
                                r->reference_gbps,
                                f.share,
@@ -423,7 +425,7 @@ static void print_csv(const run_report *report) {
     putchar(',');
     bench_csv_string(stdout, r->layout);
     putchar(',');
-    bench_csv_string(stdout, op_table[r->op].peer ? op_table[r->op].peer : "");
+    bench_csv_string(stdout, bench_op_table[r->op].peer ? bench_op_table[r->op].peer : "");
     putchar(',');
     bench_csv_string(stdout, r->peer_launch);
     const double numbers5[] = {r->peer_wall.valid ? r->peer_wall.median : NAN,
@@ -485,7 +487,7 @@ static void print_json(const run_report *report) {
   fprintf(out,
           "  \"algorithm\": \"%s\",\n  \"repeat\": %d,\n  \"warmup\": %d,\n"
           "  \"cpu_threads\": %d,\n  \"boost_compute\": ",
-          clgpu_algorithm_name(o->algorithm), o->repeat, o->warmup, cpu_threads());
+          clgpu_algorithm_name(o->algorithm), o->repeat, o->warmup, bench_cpu_threads());
   if (report->boost_built) {
     bench_json_string(out, report->boost_version);
   } else {
@@ -506,7 +508,7 @@ static void print_json(const run_report *report) {
     const result *r = &report->rows[k];
     row_figures f = figures_of(r);
     fprintf(out, "%s\n    {\"op\": \"%s\", \"type\": \"%s\", \"n\": %zu, \"bytes\": %.0f, ",
-            k ? "," : "", op_table[r->op].name, r->type->name, r->n, r->bytes);
+            k ? "," : "", bench_op_table[r->op].name, r->type->name, r->n, r->bytes);
     fprintf(out, "\"selected\": %llu, \"algorithm\": ", (unsigned long long)r->selected);
     bench_json_string(out, r->algorithm);
     fprintf(out, ", \"repeat\": %d, \"warmup\": %d, \"event_covers\": \"%s\",\n     ", r->repeat,
@@ -521,8 +523,8 @@ static void print_json(const run_report *report) {
     fputs(", \"event_gb_per_s\": ", out);
     bench_json_number(out, f.event_gbps);
     fputs(",\n     \"reference_op\": ", out);
-    if (op_table[r->op].reference >= 0) {
-      bench_json_string(out, op_table[op_table[r->op].reference].name);
+    if (bench_op_table[r->op].reference >= 0) {
+      bench_json_string(out, bench_op_table[bench_op_table[r->op].reference].name);
     } else {
       fputs("null", out);
     }
@@ -559,7 +561,7 @@ static void print_json(const run_report *report) {
     fputs(", \"peer\": ", out);
     if (r->has_peer) {
       fputs("{\"name\": ", out);
-      bench_json_string(out, op_table[r->op].peer);
+      bench_json_string(out, bench_op_table[r->op].peer);
       fputs(", \"launch\": ", out);
       bench_json_string(out, r->peer_launch);
       fputs(", \"layout\": ", out);
@@ -645,7 +647,7 @@ static void print_json(const run_report *report) {
   fputs("\n  ]\n}\n", out);
 }
 
-void print_report(const run_report *report) {
+void bench_print_report(const run_report *report) {
   switch (report->options->format) {
     case FORMAT_CSV:
       print_csv(report);
@@ -663,7 +665,7 @@ void print_report(const run_report *report) {
 /* --plot: one series per (operation, type) in the rows' order, GB/s over n;
  * colour by operation, line and marker style by type. 0, or 1 after a
  * failure (printed). */
-int write_plot(const run_report *report, const char *path) {
+int bench_write_plot(const run_report *report, const char *path) {
   size_t rows = report->num_rows ? report->num_rows : 1;
   bench_plot_series *series = calloc(rows, sizeof *series);
   double *xs = malloc(sizeof(double) * rows);
@@ -687,13 +689,13 @@ int write_plot(const run_report *report, const char *path) {
     }
     if (seen) continue;
     bench_plot_series *line = &series[num_series];
-    snprintf(labels[num_series], sizeof labels[num_series], "%s %s", op_table[r->op].name,
+    snprintf(labels[num_series], sizeof labels[num_series], "%s %s", bench_op_table[r->op].name,
              r->type->name);
     line->label = labels[num_series];
     line->x = xs + used;
     line->y = ys + used;
     line->color = r->op;
-    line->style = (int)(r->type - host_types);
+    line->style = (int)(r->type - bench_host_types);
     for (size_t j = k; j < report->num_rows; j++) {
       const result *p = &report->rows[j];
       if (p->op != r->op || p->type != r->type) continue;

@@ -11,15 +11,15 @@ typedef struct run_report {
   size_t num_rows;
   int boost_built;
   const char *boost_version;
-  first_call *first_calls; /* measured, in op_table's order */
+  first_call *first_calls; /* measured, in bench_op_table's order */
   size_t num_first_calls;
 } run_report;
 
 /* The report in --format's form on stdout. */
-void print_report(const run_report *report);
+void bench_print_report(const run_report *report);
 
 /* --plot: GB/s against n as SVG into path. 0, or 1 after a failure
  * (printed). */
-int write_plot(const run_report *report, const char *path);
+int bench_write_plot(const run_report *report, const char *path);
 
 #endif

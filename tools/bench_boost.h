@@ -3,8 +3,8 @@
  * timed the way clgpu-bench times clgpu (wall clock around the call and a
  * queue finish). Implemented in bench_boost.cpp, the project's only C++,
  * which the build compiles only when the Meson feature `boost_compute` finds
- * boost/compute.hpp; clgpu_bench.c then sees CLGPU_BENCH_BOOST defined. This
- * header itself needs no Boost. */
+ * boost/compute.hpp; bench_measure.c and bench_run.c then see
+ * CLGPU_BENCH_BOOST defined. This header itself needs no Boost. */
 #ifndef CLGPU_BENCH_BOOST_H
 #define CLGPU_BENCH_BOOST_H
 

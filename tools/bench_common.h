@@ -1,5 +1,7 @@
-/* What clgpu-bench's subcommands share: helpers defined in clgpu_bench.c and
- * used by the subcommands in files of their own (bench_kernel.c). */
+/* clgpu-bench's low layer (bench_common.c), which every other file of the
+ * tool may use and which uses none of them: the clock, failure messages,
+ * sizes and counts, timings, profiling events, JSON and CSV output, the
+ * progress line. */
 #ifndef CLGPU_BENCH_COMMON_H
 #define CLGPU_BENCH_COMMON_H
 
@@ -39,10 +41,18 @@ uint64_t bench_splitmix64(uint64_t *state);
  * count is 0 or a figure is negative or NaN. */
 bench_timing bench_summarize(double *values, int count);
 
+/* Whether the device of the event's queue has a profiling timer (a
+ * resolution above 0 ns): otherwise its events' times are not device times. */
+int bench_event_has_device_times(cl_event event);
+
 /* A profiling event's time from CL_PROFILING_COMMAND_START to _END in ms,
  * NaN when the event has no profiling information or its device no
  * profiling timer (CL_DEVICE_PROFILING_TIMER_RESOLUTION 0). */
 double bench_event_ms(cl_event event);
+
+/* n as a label: "16M", "64K", or the number when neither divides it;
+ * returns buffer. */
+const char *bench_size_label(size_t n, char *buffer, size_t size);
 
 /* JSON and CSV output: a string, quoted and escaped; a number, or null (JSON)
  * and nothing (CSV) when it is not finite. */
@@ -68,36 +78,8 @@ void bench_progress(const char *format, ...)
     ;
 void bench_progress_clear(void);
 
-/* The device's read bandwidth, measured with `run`'s read kernel (its shape
- * chosen as `run --reference-shape auto` does) over uint32 data of `bytes`
- * bytes (rounded up to 4, capped at the device's largest buffer): `warmup`
- * untimed calls, then `repeat` timed ones. *event: the profiling events'
- * times, *wall: from the call to the end of clFinish, *measured_bytes: the
- * bytes it read. 0, or 1 after a failure (printed on stderr). */
-int bench_measure_read(clgpu_context *context, size_t bytes, int repeat, int warmup,
-                       bench_timing *event, bench_timing *wall, size_t *measured_bytes);
-
-/* What `clgpu-bench run` with these options (run's own, as it takes them
- * after "run") would measure, without opening a device: one entry per
- * (operation, type, size), in the order run measures them (by type, then
- * size, then operation). */
-typedef struct bench_plan_entry {
-  const char *op;   /* run's name of the operation, as --ops takes it */
-  const char *type; /* as --types takes it */
-  size_t n;         /* elements, as --sizes takes it */
-  char shape[32];   /* run's "shape" column: "1M", or "1024x1024" for the 2-D ops */
-  int op_index;     /* the operation's place in run's table (its order of rows) */
-  int reference;    /* a bandwidth reference of run (read, copy_kernel), not clgpu's */
-  int sort;         /* a sort: Melem/s are keys sorted per second */
-} bench_plan_entry;
-
-/* 0 with *entries (malloc'ed; free it) and *count; -1 after --help (run's
- * help printed); 2 after a usage error (printed on stderr); 1 when out of
- * host memory (printed). */
-int bench_run_plan(int argc, char **argv, bench_plan_entry **entries, size_t *count);
-
 /* Remove `path` and everything under it (a folder clgpu-bench made), without
- * following links (clgpu_bench.c). */
+ * following links. */
 void bench_remove_tree(const char *path);
 
 #endif

@@ -9,27 +9,20 @@
  * The parent opens no device: it only lists them (clgpu_device_list). */
 #include "bench_compare.h"
 
-#include <dirent.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <math.h>
-#include <poll.h>
-#include <signal.h>
-#include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/types.h>
-#include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
 
 #include <clgpu/clgpu.h>
 
+#include "bench_child.h"
 #include "bench_common.h"
-
-extern char **environ;
+#include "bench_options.h"
+#include "bench_plan.h"
 
 static const char compare_usage_text[] =
     "usage: clgpu-bench compare [--sizes LIST] [--ops LIST] [--types LIST] [--repeat N]\n"
@@ -123,285 +116,46 @@ typedef struct compare_options {
 /* A device whose children time out this many times is not measured further. */
 #define MAX_TIMEOUTS 2
 
-static int compare_usage_error(const char *format, const char *argument) {
-  fprintf(stderr, "clgpu-bench compare: ");
-  fprintf(stderr, format, argument);
-  fprintf(stderr, " (see clgpu-bench compare --help)\n");
-  return 2;
-}
+enum {
+  COMPARE_QUIET,
+  COMPARE_NO_FIRST_CALL,
+  COMPARE_OPS,
+  COMPARE_TYPES,
+  COMPARE_SIZES,
+  COMPARE_REPEAT,
+  COMPARE_WARMUP,
+  COMPARE_ALGORITHM,
+  COMPARE_DEVICES,
+  COMPARE_TIMEOUT,
+  COMPARE_FORMAT
+};
 
-/* ---- child processes ---- */
+/* The options passed on to run (--ops to --algorithm) take no empty value:
+ * run's own check of them would see none. */
+static const bench_option compare_option_table[] = {
+    {"--quiet", "-q", NULL, 0, COMPARE_QUIET},
+    {"--no-first-call", NULL, NULL, 0, COMPARE_NO_FIRST_CALL},
+    {"--ops", NULL, "a value", 1, COMPARE_OPS},
+    {"--types", NULL, "a value", 1, COMPARE_TYPES},
+    {"--sizes", NULL, "a value", 1, COMPARE_SIZES},
+    {"--repeat", NULL, "a value", 1, COMPARE_REPEAT},
+    {"--warmup", NULL, "a value", 1, COMPARE_WARMUP},
+    {"--algorithm", NULL, "a value", 1, COMPARE_ALGORITHM},
+    {"--devices", NULL, "a value", 0, COMPARE_DEVICES},
+    {"--timeout", NULL, "a value", 0, COMPARE_TIMEOUT},
+    {"--format", NULL, "a value", 0, COMPARE_FORMAT},
+};
 
-/* What a child wrote on one stream, NUL-terminated, kept up to `limit`. */
-typedef struct child_stream {
-  char *text;
-  size_t length, capacity, limit;
-} child_stream;
+static const char *const compare_help[] = {compare_usage_text, NULL};
 
-typedef struct child_result {
-  child_stream out, err;
-  int started; /* 0: it could not be started (start_error) */
-  int start_error;
-  int timed_out; /* killed after the timeout */
-  int exited, exit_status, signal;
-  int lost; /* waitpid failed: how it ended is unknown */
-  double seconds;
-} child_result;
-
-static void stream_append(child_stream *s, const char *data, size_t n) {
-  if (s->length + n > s->limit) n = s->limit - s->length;
-  if (n == 0) return;
-  if (s->length + n + 1 > s->capacity) {
-    size_t capacity = s->capacity ? s->capacity : 4096;
-    while (capacity < s->length + n + 1) capacity *= 2;
-    char *grown = realloc(s->text, capacity);
-    if (!grown) return; /* what does not fit is lost; the figures then read as missing */
-    s->text = grown;
-    s->capacity = capacity;
-  }
-  memcpy(s->text + s->length, data, n);
-  s->length += n;
-  s->text[s->length] = '\0';
-}
-
-static void child_result_free(child_result *r) {
-  free(r->out.text);
-  free(r->err.text);
-  memset(r, 0, sizeof *r);
-}
-
-/* The process group of the child running now (0: none), killed when this
- * process is interrupted, so that no child outlives it. */
-static volatile sig_atomic_t running_group;
-
-static void kill_child_and_die(int sig) {
-  pid_t group = (pid_t)running_group;
-  if (group > 0) kill(-group, SIGKILL);
-  signal(sig, SIG_DFL);
-  raise(sig);
-}
-
-static void install_signal_handlers(void) {
-  static const int signals[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT};
-  struct sigaction action;
-  memset(&action, 0, sizeof action);
-  action.sa_handler = kill_child_and_die;
-  sigemptyset(&action.sa_mask);
-  for (size_t k = 0; k < sizeof signals / sizeof signals[0]; k++) {
-    sigaction(signals[k], &action, NULL);
-  }
-}
-
-/* The environment of a child: this one with CLGPU_DEVICE=device and, when
- * pocl_dir is not NULL, POCL_CACHE_DIR=pocl_dir. NULL when out of memory;
- * free the array and its first one or two entries (*owned of them). */
-static char **child_environment(const char *device, const char *pocl_dir, size_t *owned) {
-  static const char device_variable[] = "CLGPU_DEVICE=";
-  static const char pocl_variable[] = "POCL_CACHE_DIR=";
-  size_t count = 0;
-  while (environ[count]) count++;
-  char **env = malloc((count + 3) * sizeof *env);
-  size_t device_size = sizeof device_variable + strlen(device);
-  size_t pocl_size = sizeof pocl_variable + (pocl_dir ? strlen(pocl_dir) : 0);
-  char *device_env = malloc(device_size), *pocl_env = pocl_dir ? malloc(pocl_size) : NULL;
-  if (!env || !device_env || (pocl_dir && !pocl_env)) {
-    free(env);
-    free(device_env);
-    free(pocl_env);
-    return NULL;
-  }
-  snprintf(device_env, device_size, "%s%s", device_variable, device);
-  env[0] = device_env;
-  size_t used = 1;
-  if (pocl_env) {
-    snprintf(pocl_env, pocl_size, "%s%s", pocl_variable, pocl_dir);
-    env[used++] = pocl_env;
-  }
-  *owned = used;
-  for (size_t k = 0; k < count; k++) {
-    if (strncmp(environ[k], device_variable, sizeof device_variable - 1) == 0) continue;
-    if (pocl_dir && strncmp(environ[k], pocl_variable, sizeof pocl_variable - 1) == 0) continue;
-    env[used++] = environ[k];
-  }
-  env[used] = NULL;
-  return env;
-}
-
-/* Run this tool again with argv (argv[0] included) on `device`, stdin from
- * /dev/null, stdout and stderr collected, in a new process group that is
- * killed (SIGKILL) when it runs longer than timeout_s. */
-static void run_child(const char *self, char **argv, const char *device, const char *pocl_dir,
-                      double timeout_s, child_result *r) {
-  memset(r, 0, sizeof *r);
-  r->out.limit = (size_t)16 << 20;
-  r->err.limit = (size_t)256 << 10;
-  double start = bench_now_ms();
-  const char *path = access("/proc/self/exe", X_OK) == 0 ? "/proc/self/exe" : self;
-  size_t owned = 0;
-  char **env = child_environment(device, pocl_dir, &owned);
-  if (!env) {
-    r->start_error = ENOMEM;
-    return;
-  }
-  int out[2] = {-1, -1}, err[2] = {-1, -1};
-  int failed = pipe(out) != 0 || pipe(err) != 0 ? errno : 0;
-  pid_t pid = 0;
-  if (!failed) {
-    posix_spawn_file_actions_t actions;
-    posix_spawnattr_t attributes;
-    failed = posix_spawn_file_actions_init(&actions);
-    if (!failed) {
-      failed = posix_spawnattr_init(&attributes);
-      if (!failed) {
-        failed = posix_spawnattr_setflags(&attributes, POSIX_SPAWN_SETPGROUP);
-        if (!failed) failed = posix_spawnattr_setpgroup(&attributes, 0);
-        if (!failed) {
-          failed =
-              posix_spawn_file_actions_addopen(&actions, STDIN_FILENO, "/dev/null", O_RDONLY, 0);
-        }
-        if (!failed) failed = posix_spawn_file_actions_adddup2(&actions, out[1], STDOUT_FILENO);
-        if (!failed) failed = posix_spawn_file_actions_adddup2(&actions, err[1], STDERR_FILENO);
-        int fds[] = {out[0], out[1], err[0], err[1]};
-        for (size_t k = 0; k < 4 && !failed; k++) {
-          failed = posix_spawn_file_actions_addclose(&actions, fds[k]);
-        }
-        if (!failed) {
-          failed = strchr(path, '/') ? posix_spawn(&pid, path, &actions, &attributes, argv, env)
-                                     : posix_spawnp(&pid, path, &actions, &attributes, argv, env);
-        }
-        posix_spawnattr_destroy(&attributes);
-      }
-      posix_spawn_file_actions_destroy(&actions);
-    }
-  }
-  for (size_t k = 0; k < owned; k++) free(env[k]);
-  free(env);
-  if (out[1] >= 0) close(out[1]);
-  if (err[1] >= 0) close(err[1]);
-  if (failed) {
-    if (out[0] >= 0) close(out[0]);
-    if (err[0] >= 0) close(err[0]);
-    r->start_error = failed;
-    return;
-  }
-  r->started = 1;
-  running_group = (sig_atomic_t)pid;
-
-  struct pollfd polled[2] = {{out[0], POLLIN, 0}, {err[0], POLLIN, 0}};
-  child_stream *streams[2] = {&r->out, &r->err};
-  int open_streams = 2;
-  double deadline = start + timeout_s * 1e3;
-  while (open_streams > 0) {
-    double left = deadline - bench_now_ms();
-    if (left <= 0) {
-      r->timed_out = 1;
-      break;
-    }
-    int ready = poll(polled, 2, left > 1e6 ? 1000000 : (int)ceil(left));
-    if (ready < 0 && errno == EINTR) continue;
-    if (ready < 0) break;
-    for (int k = 0; k < 2; k++) {
-      if (polled[k].fd < 0 || !(polled[k].revents & (POLLIN | POLLHUP | POLLERR))) continue;
-      char chunk[4096];
-      ssize_t got = read(polled[k].fd, chunk, sizeof chunk);
-      if (got < 0 && errno == EINTR) continue;
-      if (got <= 0) {
-        close(polled[k].fd);
-        polled[k].fd = -1;
-        open_streams--;
-      } else {
-        stream_append(streams[k], chunk, (size_t)got);
-      }
-    }
-  }
-  if (r->timed_out) kill(-pid, SIGKILL);
-  for (int k = 0; k < 2; k++) {
-    if (polled[k].fd >= 0) close(polled[k].fd);
-  }
-  /* A child that closed its output but has not ended (a hang at exit) is
-   * held to the same deadline. */
-  int status = 0, reaped = 0, wait_error = 0;
-  for (;;) {
-    pid_t ended = waitpid(pid, &status, r->timed_out ? 0 : WNOHANG);
-    reaped = ended == pid;
-    wait_error = ended < 0 ? errno : 0;
-    if (reaped || (ended < 0 && wait_error != EINTR)) break;
-    if (ended == 0 && bench_now_ms() >= deadline) {
-      r->timed_out = 1;
-      kill(-pid, SIGKILL);
-    } else if (ended == 0) {
-      struct timespec pause = {0, 10 * 1000 * 1000};
-      nanosleep(&pause, NULL);
-    }
-  }
-  /* What the child started in its group (none that run makes here) goes too. */
-  kill(-pid, SIGKILL);
-  running_group = 0;
-  r->exited = reaped && WIFEXITED(status);
-  r->exit_status = r->exited ? WEXITSTATUS(status) : 0;
-  r->signal = reaped && WIFSIGNALED(status) ? WTERMSIG(status) : 0;
-  r->lost = !reaped;
-  if (r->lost) r->start_error = wait_error;
-  r->seconds = (bench_now_ms() - start) / 1e3;
-}
-
-static int child_succeeded(const child_result *r) {
-  return r->started && !r->timed_out && r->exited && r->exit_status == 0;
-}
-
-/* Why a child failed, in one line: what happened, then the first line of its
- * stderr that this tool wrote (a WRONG RESULT, a status), with the detail
- * line after it, else its last line. */
-static void describe_failure(const child_result *r, const char *what, double timeout_s, char *out,
-                             size_t size) {
-  if (!r->started) {
-    snprintf(out, size, "%s: cannot start clgpu-bench: %s", what, strerror(r->start_error));
-    return;
-  }
-  if (r->timed_out) {
-    snprintf(out, size, "%s: no result within the timeout of %g s (its process group killed)", what,
-             timeout_s);
-    return;
-  }
-  if (r->lost) {
-    snprintf(out, size, "%s: waiting for the child process failed: %s", what,
-             strerror(r->start_error));
-    return;
-  }
-  int length;
-  if (r->exited) {
-    length = snprintf(out, size, "%s: exit status %d", what, r->exit_status);
-  } else {
-    length =
-        snprintf(out, size, "%s: killed by signal %d (%s)", what, r->signal, strsignal(r->signal));
-  }
-  if (length < 0 || (size_t)length >= size || !r->err.text) return;
-  /* Copy stderr to pick lines from it. */
-  char *text = strdup(r->err.text);
-  if (!text) return;
-  char *lines[2] = {NULL, NULL}, *last = NULL;
-  char *save = NULL;
-  for (char *line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
-    while (*line == '\r' || *line == ' ') line++;
-    if (!*line) continue;
-    last = line;
-    if (lines[0] && !lines[1]) {
-      if (strncmp(line, "clgpu-bench", 11) != 0) lines[1] = line;
-      break;
-    }
-    if (!lines[0] && strncmp(line, "clgpu-bench", 11) == 0 && !strstr(line, "FAILED (see above)") &&
-        !strstr(line, ": note: ")) {
-      lines[0] = line;
-    }
-  }
-  if (lines[0]) {
-    snprintf(out + length, size - (size_t)length, ": %s%s%s", lines[0], lines[1] ? " -- " : "",
-             lines[1] ? lines[1] : "");
-  } else if (last) {
-    snprintf(out + length, size - (size_t)length, ": %s", last);
-  }
-  free(text);
-}
+static const bench_command compare_command = {
+    "clgpu-bench compare: ",
+    "clgpu-bench compare --help",
+    compare_option_table,
+    sizeof compare_option_table / sizeof compare_option_table[0],
+    1,
+    0,
+    compare_help};
 
 /* ---- run's CSV ---- */
 
@@ -594,8 +348,8 @@ static void measure_entries(const compare_run *run, device_column *col, const si
     bench_progress("clgpu-bench compare: [%zu/%zu] %s: run %s %s %s", run->device_number,
                    run->device_count, col->index, ops_value, types_value, plan[entries[0]].shape);
   }
-  child_result r;
-  run_child(run->self, argv, col->index, NULL, o->timeout_s, &r);
+  bench_child_result r;
+  bench_child_run(run->self, argv, col->index, NULL, o->timeout_s, &r);
   col->children++;
   col->seconds += r.seconds;
   if (r.started && !r.timed_out) {
@@ -619,13 +373,13 @@ static void measure_entries(const compare_run *run, device_column *col, const si
     }
   } else if (num_pending > 0) {
     char message[600];
-    if (child_succeeded(&r)) {
+    if (bench_child_succeeded(&r)) {
       for (size_t k = 0; k < num_pending; k++) {
         mark(&col->cells[pending[k]], CELL_FAILED, "run exited with status 0 without reporting it");
       }
     } else if (r.timed_out) {
       col->timeouts++;
-      describe_failure(&r, "run", o->timeout_s, message, sizeof message);
+      bench_child_describe_failure(&r, "run", o->timeout_s, message, sizeof message);
       if (num_pending == 1) {
         mark(&col->cells[pending[0]], CELL_TIMEOUT, message);
       } else {
@@ -638,7 +392,7 @@ static void measure_entries(const compare_run *run, device_column *col, const si
       /* run measures in plan order and stops at the first failure: the
        * first one it did not report failed; the rest go again, by type and
        * size. */
-      describe_failure(&r, "run", o->timeout_s, message, sizeof message);
+      bench_child_describe_failure(&r, "run", o->timeout_s, message, sizeof message);
       mark(&col->cells[pending[0]], CELL_FAILED, message);
       size_t k = 1;
       while (k < num_pending) {
@@ -653,7 +407,7 @@ static void measure_entries(const compare_run *run, device_column *col, const si
     }
   }
   free(pending);
-  child_result_free(&r);
+  bench_child_result_free(&r);
 }
 
 /* The first call of fill.cl's iota on the device: `clgpu-bench first-call`
@@ -689,12 +443,12 @@ static void measure_first_call(const compare_run *run, device_column *col) {
       bench_progress("clgpu-bench compare: [%zu/%zu] %s: first call", run->device_number,
                      run->device_count, col->index);
       char *argv[] = {(char *)run->self, "first-call", "--cache-dir", clgpu_dir, NULL};
-      child_result r;
-      run_child(run->self, argv, col->index, pocl_dir, o->timeout_s, &r);
+      bench_child_result r;
+      bench_child_run(run->self, argv, col->index, pocl_dir, o->timeout_s, &r);
       col->children++;
       col->seconds += r.seconds;
       double context_ms = NAN, call_ms = NAN;
-      if (child_succeeded(&r) && r.out.text &&
+      if (bench_child_succeeded(&r) && r.out.text &&
           sscanf(r.out.text, "context creation %lf ms; first call %lf ms", &context_ms, &call_ms) ==
               2) {
         c->state = CELL_OK;
@@ -702,16 +456,16 @@ static void measure_first_call(const compare_run *run, device_column *col) {
         col->context_ms = context_ms;
       } else {
         char message[600];
-        if (child_succeeded(&r)) {
+        if (bench_child_succeeded(&r)) {
           snprintf(message, sizeof message, "first-call: unreadable output '%.200s'",
                    r.out.text ? r.out.text : "");
         } else {
-          describe_failure(&r, "first-call", o->timeout_s, message, sizeof message);
+          bench_child_describe_failure(&r, "first-call", o->timeout_s, message, sizeof message);
         }
         mark(c, r.timed_out ? CELL_TIMEOUT : CELL_FAILED, message);
         if (r.timed_out) col->timeouts++;
       }
-      child_result_free(&r);
+      bench_child_result_free(&r);
     }
     bench_remove_tree(folder);
   }
@@ -1066,92 +820,64 @@ static size_t parse_listing(char *listing, const char *selection, device_column 
   return num_kept;
 }
 
+/* One of compare's options into *state (a compare_options). */
+static int compare_option(const bench_command *command, void *state, const bench_option *option,
+                          const char *value) {
+  compare_options *o = state;
+  switch (option->id) {
+    case COMPARE_QUIET:
+      o->quiet = 1;
+      break;
+    case COMPARE_NO_FIRST_CALL:
+      o->first_call = 0;
+      break;
+    case COMPARE_OPS:
+      o->ops = value;
+      break;
+    case COMPARE_TYPES:
+      o->types = value;
+      break;
+    case COMPARE_SIZES:
+      o->sizes = value;
+      break;
+    case COMPARE_REPEAT:
+      o->repeat = value;
+      break;
+    case COMPARE_WARMUP:
+      o->warmup = value;
+      break;
+    case COMPARE_ALGORITHM:
+      o->algorithm = value;
+      break;
+    case COMPARE_DEVICES:
+      if (!value[0] || strlen(value) >= 512) {
+        return bench_usage_error(command, "--devices: malformed list '%s'", value);
+      }
+      o->devices = value;
+      break;
+    case COMPARE_TIMEOUT: {
+      char *end = NULL;
+      double seconds = strtod(value, &end);
+      if (end == value || *end != '\0' || !(seconds > 0) || seconds > 86400) {
+        return bench_usage_error(
+            command, "--timeout: '%s' is not a number of seconds above 0 and up to 86400", value);
+      }
+      o->timeout_s = seconds;
+      break;
+    }
+    default: {
+      static const char *const names[] = {"table", "json"};
+      return bench_option_choice(command, option, value, names, 2, &o->json);
+    }
+  }
+  return 0;
+}
+
 static int parse_compare_options(int argc, char **argv, compare_options *o) {
   memset(o, 0, sizeof *o);
   o->timeout_s = COMPARE_DEFAULT_TIMEOUT;
   o->first_call = 1;
-  static const char *const valued[] = {"--ops",     "--types",   "--sizes",
-                                       "--repeat",  "--warmup",  "--algorithm",
-                                       "--devices", "--timeout", "--format"};
-  enum { NUM_VALUED = sizeof valued / sizeof valued[0] };
-  for (int i = 0; i < argc; i++) {
-    const char *arg = argv[i];
-    if (strcmp(arg, "--help") == 0 || strcmp(arg, "-h") == 0) {
-      fputs(compare_usage_text, stdout);
-      return -1;
-    }
-    if (strcmp(arg, "--quiet") == 0 || strcmp(arg, "-q") == 0) {
-      o->quiet = 1;
-      continue;
-    }
-    if (strcmp(arg, "--no-first-call") == 0) {
-      o->first_call = 0;
-      continue;
-    }
-    size_t which = NUM_VALUED;
-    const char *value = NULL;
-    for (size_t v = 0; v < NUM_VALUED && !value; v++) {
-      size_t length = strlen(valued[v]);
-      if (strncmp(arg, valued[v], length) == 0 && arg[length] == '=') {
-        which = v;
-        value = arg + length + 1;
-      } else if (strcmp(arg, valued[v]) == 0) {
-        if (i + 1 >= argc) return compare_usage_error("%s needs a value", arg);
-        which = v;
-        value = argv[++i];
-      }
-    }
-    if (!value) return compare_usage_error("unknown option '%s'", arg);
-    if (which <= 5 && value[0] == '\0') return compare_usage_error("%s needs a value", arg);
-    switch (which) {
-      case 0:
-        o->ops = value;
-        break;
-      case 1:
-        o->types = value;
-        break;
-      case 2:
-        o->sizes = value;
-        break;
-      case 3:
-        o->repeat = value;
-        break;
-      case 4:
-        o->warmup = value;
-        break;
-      case 5:
-        o->algorithm = value;
-        break;
-      case 6:
-        if (!value[0] || strlen(value) >= 512) {
-          return compare_usage_error("--devices: malformed list '%s'", value);
-        }
-        o->devices = value;
-        break;
-      case 7: {
-        char *end = NULL;
-        double seconds = strtod(value, &end);
-        if (end == value || *end != '\0' || !(seconds > 0) || seconds > 86400) {
-          return compare_usage_error(
-              "--timeout: '%s' is not a number of seconds above 0 and up "
-              "to 86400",
-              value);
-        }
-        o->timeout_s = seconds;
-        break;
-      }
-      default:
-        if (strcmp(value, "table") == 0) {
-          o->json = 0;
-        } else if (strcmp(value, "json") == 0) {
-          o->json = 1;
-        } else {
-          return compare_usage_error("--format: '%s' is not table or json", value);
-        }
-        break;
-    }
-  }
-  return 0;
+  return bench_parse_options(&compare_command, argc, argv, compare_option, o);
 }
 
 int bench_command_compare(const char *self, int argc, char **argv) {
@@ -1163,7 +889,8 @@ int bench_command_compare(const char *self, int argc, char **argv) {
   /* The device rows need read and copy_kernel: --ops gets them added. */
   char ops_with_references[1100];
   if (options.ops && strcmp(options.ops, "all") != 0) {
-    if (strlen(options.ops) > 1024) return compare_usage_error("--ops: too long a list%s", "");
+    if (strlen(options.ops) > 1024)
+      return bench_usage_error(&compare_command, "--ops: too long a list");
     snprintf(ops_with_references, sizeof ops_with_references, "read,copy_kernel,%s", options.ops);
     options.ops = ops_with_references;
   }
@@ -1189,8 +916,8 @@ int bench_command_compare(const char *self, int argc, char **argv) {
   if (planned != 0) return planned < 0 ? 0 : planned;
   if (plan_count == 0) {
     free(plan);
-    return compare_usage_error("nothing to measure: no operation runs at these types and sizes%s",
-                               "");
+    return bench_usage_error(&compare_command,
+                             "nothing to measure: no operation runs at these types and sizes");
   }
 
   size_t needed = 0;
@@ -1224,7 +951,8 @@ int bench_command_compare(const char *self, int argc, char **argv) {
       fprintf(stderr, "clgpu-bench compare: no device to compare\n");
       return 1;
     }
-    return compare_usage_error("--devices: no device '%s' (see clgpu-bench devices)", unknown);
+    return bench_usage_error(&compare_command,
+                             "--devices: no device '%s' (see clgpu-bench devices)", unknown);
   }
   int failed = 0;
   for (size_t d = 0; d < num_columns && !failed; d++) {
@@ -1247,7 +975,7 @@ int bench_command_compare(const char *self, int argc, char **argv) {
     fprintf(stderr, "clgpu-bench compare: out of host memory\n");
   } else {
     for (size_t k = 0; k < plan_count; k++) all[k] = k;
-    install_signal_handlers();
+    bench_child_install_signal_handlers();
     bench_progress_enabled = !options.quiet && isatty(STDERR_FILENO);
     for (size_t d = 0; d < num_columns; d++) {
       compare_run run = {&options, self, plan, plan_count, d + 1, num_columns};

@@ -19,6 +19,8 @@
 #include <clgpu/clgpu.h>
 
 #include "bench_common.h"
+#include "bench_options.h"
+#include "bench_reference.h"
 
 static const char kernel_usage_text[] =
     "usage: clgpu-bench kernel FILE.cl --kernel NAME --global N[,N[,N]]\n"
@@ -82,19 +84,54 @@ static const char kernel_usage_text[] =
     "Example: clgpu-bench kernel saxpy.cl --kernel saxpy --global 1M --local 256 \\\n"
     "           --arg float[1M]=zeros --arg float[1M] --arg float=2.5 --define TILE=4\n";
 
+enum {
+  KERNEL_QUIET,
+  KERNEL_NO_REFERENCE,
+  KERNEL_KERNEL,
+  KERNEL_GLOBAL,
+  KERNEL_LOCAL,
+  KERNEL_ARG,
+  KERNEL_DEFINE,
+  KERNEL_REPEAT,
+  KERNEL_WARMUP,
+  KERNEL_FORMAT
+};
+
+static const bench_option kernel_option_table[] = {
+    {"--quiet", "-q", NULL, 0, KERNEL_QUIET},
+    {"--no-reference", NULL, NULL, 0, KERNEL_NO_REFERENCE},
+    {"--kernel", NULL, "a value", 0, KERNEL_KERNEL},
+    {"--global", NULL, "a value", 0, KERNEL_GLOBAL},
+    {"--local", NULL, "a value", 0, KERNEL_LOCAL},
+    {"--arg", NULL, "a value", 0, KERNEL_ARG},
+    {"--define", NULL, "a value", 0, KERNEL_DEFINE},
+    {"--repeat", NULL, "a value", 0, KERNEL_REPEAT},
+    {"--warmup", NULL, "a value", 0, KERNEL_WARMUP},
+    {"--format", NULL, "a value", 0, KERNEL_FORMAT},
+};
+
+static const char *const kernel_help[] = {kernel_usage_text, NULL};
+
+/* FILE.cl is its operand. */
+static const bench_command kernel_command = {
+    "clgpu-bench kernel: ",
+    "clgpu-bench kernel --help",
+    kernel_option_table,
+    sizeof kernel_option_table / sizeof kernel_option_table[0],
+    1,
+    1,
+    kernel_help};
+
 #if defined(__GNUC__)
 __attribute__((format(printf, 1, 2)))
 #endif
 static int
 kernel_usage_error(const char *format, ...) {
-  bench_progress_clear();
   va_list arguments;
   va_start(arguments, format);
-  fputs("clgpu-bench kernel: ", stderr);
-  vfprintf(stderr, format, arguments);
+  int status = bench_usage_verror(&kernel_command, format, arguments);
   va_end(arguments);
-  fputs(" (see clgpu-bench kernel --help)\n", stderr);
-  return 2;
+  return status;
 }
 
 static int cl_failure(const char *what, cl_int err) {
@@ -339,99 +376,71 @@ static int valid_define(const char *text) {
   return 1;
 }
 
+/* One of kernel's options, or its FILE.cl (option NULL), into *state (a
+ * kernel_options). */
+static int kernel_option(const bench_command *command, void *state, const bench_option *option,
+                         const char *value) {
+  kernel_options *o = state;
+  if (!option) {
+    if (o->file) return kernel_usage_error("a second file '%s' (one FILE.cl only)", value);
+    o->file = value;
+    return 0;
+  }
+  switch (option->id) {
+    case KERNEL_QUIET:
+      o->quiet = 1;
+      break;
+    case KERNEL_NO_REFERENCE:
+      o->no_reference = 1;
+      break;
+    case KERNEL_KERNEL:
+      if (!*value) return kernel_usage_error("--kernel needs a name");
+      o->kernel = value;
+      break;
+    case KERNEL_GLOBAL:
+    case KERNEL_LOCAL: {
+      int global = option->id == KERNEL_GLOBAL;
+      if (parse_dims(value, global ? o->global : o->local, global ? &o->dims : &o->local_dims) !=
+          0) {
+        return kernel_usage_error(
+            "%s: '%s' is not 1 to 3 comma-separated sizes from 1 to 4G-1 (suffixes K, M, G)",
+            option->name, value);
+      }
+      break;
+    }
+    case KERNEL_ARG: {
+      int failed = parse_spec(value, o->num_args, &o->args[o->num_args]);
+      if (failed) return failed;
+      o->num_args++;
+      break;
+    }
+    case KERNEL_DEFINE:
+      if (!valid_define(value)) {
+        return kernel_usage_error(
+            "--define: '%s' is not NAME or NAME=VALUE (NAME an identifier, VALUE without "
+            "white space or quotes)",
+            value);
+      }
+      o->defines[o->num_defines++] = value;
+      break;
+    case KERNEL_REPEAT:
+      return bench_option_count(command, option, value, 1, &o->repeat);
+    case KERNEL_WARMUP:
+      return bench_option_count(command, option, value, 0, &o->warmup);
+    default: {
+      static const char *const names[] = {"table", "csv", "json"}; /* OUT_TABLE... */
+      return bench_option_choice(command, option, value, names, 3, &o->format);
+    }
+  }
+  return 0;
+}
+
 /* 0, 2 after a usage error (printed), or -1 after --help (printed). */
 static int parse_kernel_options(int argc, char **argv, kernel_options *o) {
   o->repeat = 10;
   o->warmup = 2;
-  for (int i = 0; i < argc; i++) {
-    const char *arg = argv[i];
-    if (strcmp(arg, "--help") == 0 || strcmp(arg, "-h") == 0) {
-      fputs(kernel_usage_text, stdout);
-      return -1;
-    }
-    if (strcmp(arg, "--quiet") == 0 || strcmp(arg, "-q") == 0) {
-      o->quiet = 1;
-      continue;
-    }
-    if (strcmp(arg, "--no-reference") == 0) {
-      o->no_reference = 1;
-      continue;
-    }
-    if (arg[0] != '-' || arg[1] == '\0') {
-      if (o->file) return kernel_usage_error("a second file '%s' (one FILE.cl only)", arg);
-      o->file = arg;
-      continue;
-    }
-    static const char *const valued[] = {"--kernel", "--global", "--local",  "--arg",
-                                         "--define", "--repeat", "--warmup", "--format"};
-    size_t which = sizeof valued / sizeof valued[0];
-    const char *value = NULL;
-    for (size_t v = 0; v < sizeof valued / sizeof valued[0] && !value; v++) {
-      size_t length = strlen(valued[v]);
-      if (strncmp(arg, valued[v], length) == 0 && arg[length] == '=') {
-        which = v;
-        value = arg + length + 1;
-      } else if (strcmp(arg, valued[v]) == 0) {
-        if (i + 1 >= argc) return kernel_usage_error("%s needs a value", arg);
-        which = v;
-        value = argv[++i];
-      }
-    }
-    if (!value) return kernel_usage_error("unknown option '%s'", arg);
-    switch (which) {
-      case 0:
-        if (!*value) return kernel_usage_error("--kernel needs a name");
-        o->kernel = value;
-        break;
-      case 1:
-      case 2: {
-        size_t *sizes = which == 1 ? o->global : o->local;
-        cl_uint *dims = which == 1 ? &o->dims : &o->local_dims;
-        if (parse_dims(value, sizes, dims) != 0) {
-          return kernel_usage_error(
-              "%s: '%s' is not 1 to 3 comma-separated sizes from 1 to 4G-1 (suffixes K, M, G)",
-              valued[which], value);
-        }
-        break;
-      }
-      case 3: {
-        int failed = parse_spec(value, o->num_args, &o->args[o->num_args]);
-        if (failed) return failed;
-        o->num_args++;
-        break;
-      }
-      case 4:
-        if (!valid_define(value)) {
-          return kernel_usage_error(
-              "--define: '%s' is not NAME or NAME=VALUE (NAME an identifier, VALUE without "
-              "white space or quotes)",
-              value);
-        }
-        o->defines[o->num_defines++] = value;
-        break;
-      case 5:
-        if (bench_parse_count(value, 1, &o->repeat) != 0) {
-          return kernel_usage_error("--repeat: '%s' is not a count from 1 to 1000000", value);
-        }
-        break;
-      case 6:
-        if (bench_parse_count(value, 0, &o->warmup) != 0) {
-          return kernel_usage_error("--warmup: '%s' is not a count from 0 to 1000000", value);
-        }
-        break;
-      default:
-        if (strcmp(value, "table") == 0) {
-          o->format = OUT_TABLE;
-        } else if (strcmp(value, "csv") == 0) {
-          o->format = OUT_CSV;
-        } else if (strcmp(value, "json") == 0) {
-          o->format = OUT_JSON;
-        } else {
-          return kernel_usage_error("--format: '%s' is not table, csv or json", value);
-        }
-        break;
-    }
-  }
+  int parsed = bench_parse_options(&kernel_command, argc, argv, kernel_option, o);
+  if (parsed != 0) return parsed;
   if (!o->file) return kernel_usage_error("no kernel file given (clgpu-bench kernel FILE.cl ...)");
   if (!o->kernel) return kernel_usage_error("--kernel NAME is missing");
   if (o->dims == 0) return kernel_usage_error("--global N[,N[,N]] is missing");
@@ -983,8 +992,9 @@ static void print_table(const kernel_run *r) {
       "device time (the calls' profiling events).\n",
       bytes_text((double)r->buffer_bytes, bytes, sizeof bytes));
   if (!device_has_timer(r)) {
-    printf("No device times: the device's profiling timer resolution is 0 ns (no timer), so\n"
-           "device ms, GB/s and the read-bandwidth reference are n/a.\n");
+    printf(
+        "No device times: the device's profiling timer resolution is 0 ns (no timer), so\n"
+        "device ms, GB/s and the read-bandwidth reference are n/a.\n");
   } else if (r->has_reference) {
     printf(
         "read GB/s: the read kernel of 'clgpu-bench run' over as many bytes (%s of uint32),\n"

@@ -1,0 +1,152 @@
+/* What clgpu-bench run's measuring files share (bench_case.c): a row of
+ * results, an operation's first calls, and the case (one type and size)
+ * with its buffers, views and host data; failure messages of an operation. */
+#ifndef CLGPU_BENCH_CASE_H
+#define CLGPU_BENCH_CASE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <clgpu/clgpu.h>
+
+#include "bench_common.h"
+#include "bench_data.h"
+#include "bench_plan.h"
+
+/* A median with min and max, in ms (bench_common.h). */
+typedef bench_timing timing;
+
+/* One row: an operation on one type and size. */
+typedef struct result {
+  int op;
+  const host_type *type;
+  size_t n;
+  double bytes;      /* the bytes the operation must move */
+  uint64_t selected; /* findall, count_if: elements selected */
+  char algorithm[24];
+  timing wall, event;
+  timing reference;      /* the read or copy kernel, timed alternately with this operation */
+  double reference_gbps; /* its wall-clock GB/s; NaN if none */
+  timing cpu;
+  timing boost;
+  char boost_note[640]; /* why Boost has no figure, if it has none */
+  int repeat, warmup;   /* the calls behind wall and event (bench_op_calls) */
+  timing qsort;         /* sorts: glibc qsort on the host, beside the LSD radix in cpu */
+  int qsort_calls;
+  /* Every row: the elements the operation writes (n, but the view's count
+   * for the strided ops) and its shape label ("16M", or "4000x4000" for an
+   * s x s array). */
+  size_t elements;
+  char shape[32];
+  /* The ops with a peer (op_info.peer): the peer timed in the same run, its
+   * calls alternating with the operation's, over the same bytes. */
+  int has_peer;
+  timing peer_wall, peer_event;
+  char layout[96];      /* the operation's view, in words */
+  char peer_launch[96]; /* how the peer ran */
+  /* The elementwise ops: the kernel object's counters after the run, the
+   * runs of the operation's own calls by kernel (the peer's excluded), and
+   * the context's program cache over clgpu's calls (and a clgpu peer's). */
+  int has_elementwise;
+  clgpu_elementwise_stats kernel_stats;
+  uint64_t op_contiguous_runs, op_specialised_runs, op_generic_runs;
+  int has_cache;
+  uint64_t cache_builds, cache_memory_hits, cache_disk_hits;
+  double cache_build_ms;
+} result;
+
+/* The first calls' size: this many elements at most (the 2-D ops: 256x256). */
+#define FIRST_CALL_N ((size_t)64 << 10)
+
+/* One side of an operation's first calls (cold or warm), measured in a
+ * child process of its own: the first call in a fresh context, what the
+ * context's program cache did over it, and the later calls. */
+typedef struct first_call_side {
+  double ms;
+  clgpu_cache_stats stats;
+  timing steady;
+  int steady_calls, steady_warmup;
+  /* Programs the later calls (warm-up calls included) built from source and
+   * loaded from the disk cache (a layout that specialises at its second
+   * call, say), and how many of them came in the timed calls. */
+  uint64_t steady_builds, steady_disk_hits, timed_programs;
+} first_call_side;
+
+/* The first calls of an operation at one type (bench_measure_first_call): cold
+ * with an empty disk cache, then warm over what the cold side left. */
+typedef struct first_call {
+  int op;
+  const host_type *type;
+  size_t n;
+  char shape[32];
+  first_call_side cold, warm;
+} first_call;
+
+/* Everything one (type, size) needs. */
+typedef struct bench_case {
+  clgpu_context *context;
+  cl_command_queue queue;
+  const clgpu_device_info *device;
+  const run_options *options;
+  const host_type *type;
+  size_t n;
+  int cpu_shape;
+  void *host_in;       /* the data */
+  void *host_out;      /* what the device wrote, read back */
+  void *cpu_out;       /* the CPU baselines' output */
+  uint32_t *cpu_index; /* findall's CPU baseline */
+  cl_mem d_in, d_out, d_indices, d_result, d_count;
+  clgpu_array v_in, v_reversed, v_out, v_indices, v_result, v_count64, v_count;
+  uint64_t selected;
+  /* The sorts' (bench_prepare_sorts, at the first sort of a case): keys are sorted
+   * in d_out, values and permutations in d_indices, refilled before every
+   * call from d_in and d_iota (0, 1, ..., n-1). */
+  int sorts_ready;
+  cl_mem d_iota;
+  uint32_t *perm;                  /* the stable sorting permutation of host_in: the reference */
+  uint32_t *host_values;           /* values or permutation read back */
+  uint32_t *iota;                  /* 0, 1, ..., n-1 on the host */
+  unsigned char *scratch;          /* n / 8 + 1 bytes for bench_check_sorted */
+  void *sort_keys, *sort_tmp_keys; /* the host baselines' keys (n each) */
+  uint32_t *sort_values, *sort_tmp_values;
+  void *pairs; /* qsort's (key, value) pairs */
+  /* The host baselines are the same work for several sorts of a case
+   * (radix_sort and merge_sort, sort_by_key and argsort): timed once. */
+  timing baseline[4];
+  int baseline_done[4];
+  /* The ops with a peer (bench_setup_peer_op, per operation): the operation's
+   * source and destination views (and z for elementwise), the peer's, the
+   * host side of the source view, the elements written, and the buffers
+   * they add (made at the first such op of a case): d_z and host_z (z of
+   * y = a * x + z), d_peer_out (the peer's output) and host_peer. */
+  int peer_ready;
+  cl_mem d_z, d_peer_out;
+  void *host_z, *host_peer;
+  clgpu_array op_src, op_dst, v_z, peer_src, peer_dst;
+  elementwise_layout layout;
+  size_t count;
+  unsigned char scalar_a[8]; /* a of y = a * x + z, of the type */
+  clgpu_elementwise *kernel; /* the op's kernel object, made once per case and op */
+  cl_program hand_program;   /* elementwise's hand-written peer */
+  cl_kernel hand_kernel;
+  int hand_guarded; /* its global size was rounded up: it takes n */
+  size_t hand_global;
+} bench_case;
+
+/* The host baselines of the sorts (bench_case.baseline). */
+enum { BASE_RADIX_KEYS, BASE_RADIX_PAIRS, BASE_QSORT_KEYS, BASE_QSORT_PAIRS };
+
+/* GB/s of `bytes` moved in the median time of t; NaN without one. */
+double bench_gbps(double bytes, const timing *t);
+
+/* "clgpu-bench run: OP TYPE N: WHAT: STATUS..." on stderr; returns 1. */
+int bench_op_failure(const bench_case *c, int op, const char *what, clgpu_status status);
+
+/* "clgpu-bench run: WRONG RESULT from WHO OP over N TYPE: ..." on stderr;
+ * returns 1. */
+int bench_wrong_result(const bench_case *c, int op, const char *who, const check_message *message);
+
+/* Read `bytes` of `buffer` into `host`, blocking. */
+clgpu_status bench_read_buffer(bench_case *c, cl_mem buffer, size_t bytes, void *host);
+
+#endif

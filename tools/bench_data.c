@@ -1,0 +1,602 @@
+/* The host side of clgpu-bench run's element types (bench_data.h): per type
+ * its random data, the loops of the CPU baselines, qsort's comparators, the
+ * elementwise ops and their checks; the LSD radix sort and the checks of a
+ * sort's output. */
+#include "bench_data.h"
+
+#include <float.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "bench_common.h"
+
+static size_t layout_at(const elementwise_layout *l, size_t r, size_t k) {
+  return (size_t)((ptrdiff_t)l->first + (ptrdiff_t)r * l->row_stride +
+                  (ptrdiff_t)k * l->column_stride);
+}
+
+/* Relative error allowed in float and double sums and scans, against the
+ * host's sum (in double) of the absolute values: the chunked and tiled
+ * orders of reduce.h stay orders of magnitude inside it at these sizes, a
+ * naive left-to-right float sum of 16M values in [0, 1) does not. */
+#define FLOAT_TOLERANCE 1e-4
+#define DOUBLE_TOLERANCE 1e-10
+
+/* One set of host functions per element type. T: the element, U: the type
+ * sums are taken in (unsigned for integers, so they wrap like the device's),
+ * PRED: the predicate over x in C, TOL: the relative tolerance of sums (0:
+ * exact), PF/PC: how to print a value. */
+#define HOST_TYPE_FUNCTIONS(S, T, U, PRED, TOL, PF, PC)                                            \
+  /* 16 lanes, four rows of them added per step: compilers vectorise it at -O2 and keep */         \
+  /* the lanes in registers. */                                                                    \
+  static void S##_sum(const void *data, size_t begin, size_t end, void *out) {                     \
+    const T *x = data;                                                                             \
+    U lanes[16] = {0};                                                                             \
+    size_t i = begin;                                                                              \
+    for (; i + 64 <= end; i += 64) {                                                               \
+      U rows[16];                                                                                  \
+      for (int l = 0; l < 16; l++) rows[l] = (U)x[i + (size_t)l] + (U)x[i + 16 + (size_t)l];       \
+      for (int l = 0; l < 16; l++) {                                                               \
+        rows[l] += (U)x[i + 32 + (size_t)l] + (U)x[i + 48 + (size_t)l];                            \
+      }                                                                                            \
+      for (int l = 0; l < 16; l++) lanes[l] += rows[l];                                            \
+    }                                                                                              \
+    U s = 0;                                                                                       \
+    for (; i < end; i++) s += (U)x[i];                                                             \
+    for (int l = 0; l < 16; l++) s += lanes[l];                                                    \
+    memcpy(out, &s, sizeof s);                                                                     \
+  }                                                                                                \
+  /* In blocks of 64 with a 32-bit count, which compilers vectorise at -O2. */                     \
+  static size_t S##_count(const void *data, size_t begin, size_t end) {                            \
+    const T *xs = data;                                                                            \
+    size_t c = 0, i = begin;                                                                       \
+    for (; i + 64 <= end; i += 64) {                                                               \
+      uint32_t block = 0;                                                                          \
+      for (int l = 0; l < 64; l++) {                                                               \
+        T x = xs[i + (size_t)l];                                                                   \
+        block += (PRED) ? 1u : 0u;                                                                 \
+      }                                                                                            \
+      c += block;                                                                                  \
+    }                                                                                              \
+    for (; i < end; i++) {                                                                         \
+      T x = xs[i];                                                                                 \
+      c += (PRED) ? 1 : 0;                                                                         \
+    }                                                                                              \
+    return c;                                                                                      \
+  }                                                                                                \
+  static void S##_scan(const void *in, void *out, size_t n) {                                      \
+    const T *x = in;                                                                               \
+    T *y = out;                                                                                    \
+    U s = 0;                                                                                       \
+    for (size_t i = 0; i < n; i++) {                                                               \
+      s += (U)x[i];                                                                                \
+      y[i] = (T)s;                                                                                 \
+    }                                                                                              \
+  }                                                                                                \
+  static size_t S##_findall(const void *in, uint32_t *indices, size_t n) {                         \
+    const T *xs = in;                                                                              \
+    size_t c = 0;                                                                                  \
+    for (size_t i = 0; i < n; i++) {                                                               \
+      T x = xs[i];                                                                                 \
+      indices[c] = (uint32_t)i;                                                                    \
+      c += (PRED) ? 1 : 0;                                                                         \
+    }                                                                                              \
+    return c;                                                                                      \
+  }                                                                                                \
+  static void S##_copy(const void *in, void *out, size_t n) {                                      \
+    const T *x = in;                                                                               \
+    T *y = out;                                                                                    \
+    for (size_t i = 0; i < n; i++) y[i] = x[i];                                                    \
+  }                                                                                                \
+  static void S##_copy_reversed(const void *in, void *out, size_t n) {                             \
+    const T *x = in;                                                                               \
+    T *y = out;                                                                                    \
+    for (size_t i = 0; i < n; i++) y[i] = x[n - 1 - i];                                            \
+  }                                                                                                \
+  static int S##_check_sum(const void *in, size_t n, const void *result, check_message *message) { \
+    const T *x = in;                                                                               \
+    T got;                                                                                         \
+    memcpy(&got, result, sizeof got);                                                              \
+    if (TOL > 0) {                                                                                 \
+      double exact = 0, magnitude = 0;                                                             \
+      for (size_t i = 0; i < n; i++) {                                                             \
+        exact += (double)x[i];                                                                     \
+        magnitude += fabs((double)x[i]);                                                           \
+      }                                                                                            \
+      double error = fabs((double)got - exact);                                                    \
+      if (error <= TOL * magnitude) return 0;                                                      \
+      snprintf(message->text, sizeof message->text,                                                \
+               "sum is %.9g, the host's (in double) %.9g: error %.3g above the bound %.3g",        \
+               (double)got, exact, error, TOL *magnitude);                                         \
+      return 1;                                                                                    \
+    }                                                                                              \
+    U s = 0;                                                                                       \
+    for (size_t i = 0; i < n; i++) s += (U)x[i];                                                   \
+    T expected = (T)s;                                                                             \
+    if (memcmp(&got, &expected, sizeof got) == 0) return 0;                                        \
+    snprintf(message->text, sizeof message->text, "sum is " PF ", the host's " PF, PC got,         \
+             PC expected);                                                                         \
+    return 1;                                                                                      \
+  }                                                                                                \
+  static int S##_check_scan(const void *in, size_t n, const void *out, check_message *message) {   \
+    const T *x = in, *y = out;                                                                     \
+    double exact = 0, magnitude = 0;                                                               \
+    U s = 0;                                                                                       \
+    for (size_t i = 0; i < n; i++) {                                                               \
+      if (TOL > 0) {                                                                               \
+        exact += (double)x[i];                                                                     \
+        magnitude += fabs((double)x[i]);                                                           \
+        double error = fabs((double)y[i] - exact);                                                 \
+        if (!(error <= TOL * magnitude)) {                                                         \
+          snprintf(message->text, sizeof message->text,                                            \
+                   "out[%zu] is %.9g, the host's (in double) %.9g: error %.3g above the "          \
+                   "bound %.3g",                                                                   \
+                   i, (double)y[i], exact, error, TOL *magnitude);                                 \
+          return 1;                                                                                \
+        }                                                                                          \
+      } else {                                                                                     \
+        s += (U)x[i];                                                                              \
+        T expected = (T)s;                                                                         \
+        if (memcmp(&y[i], &expected, sizeof expected) != 0) {                                      \
+          snprintf(message->text, sizeof message->text, "out[%zu] is " PF ", the host's " PF, i,   \
+                   PC y[i], PC expected);                                                          \
+          return 1;                                                                                \
+        }                                                                                          \
+      }                                                                                            \
+    }                                                                                              \
+    return 0;                                                                                      \
+  }                                                                                                \
+  static int S##_check_selected(const void *in, size_t n, const void *out, uint64_t count,         \
+                                int as_indices, check_message *message) {                          \
+    const T *xs = in;                                                                              \
+    const uint32_t *indices = out;                                                                 \
+    const T *values = out;                                                                         \
+    uint64_t j = 0;                                                                                \
+    for (size_t i = 0; i < n; i++) {                                                               \
+      T x = xs[i];                                                                                 \
+      if (!(PRED)) continue;                                                                       \
+      if (j < count && as_indices && indices[j] != (uint32_t)i) {                                  \
+        snprintf(message->text, sizeof message->text, "index %llu is %u, the host's %zu",          \
+                 (unsigned long long)j, indices[j], i);                                            \
+        return 1;                                                                                  \
+      }                                                                                            \
+      if (j < count && !as_indices && memcmp(&values[j], &x, sizeof x) != 0) {                     \
+        snprintf(message->text, sizeof message->text,                                              \
+                 "value %llu is " PF ", the host's " PF " (element %zu)", (unsigned long long)j,   \
+                 PC values[j], PC x, i);                                                           \
+        return 1;                                                                                  \
+      }                                                                                            \
+      j++;                                                                                         \
+    }                                                                                              \
+    if (j == count) return 0;                                                                      \
+    snprintf(message->text, sizeof message->text, "count is %llu, the host's %llu",                \
+             (unsigned long long)count, (unsigned long long)j);                                    \
+    return 1;                                                                                      \
+  }                                                                                                \
+  static int S##_check_reversed(const void *in, size_t n, const void *out,                         \
+                                check_message *message) {                                          \
+    const T *x = in, *y = out;                                                                     \
+    for (size_t i = 0; i < n; i++) {                                                               \
+      if (memcmp(&y[i], &x[n - 1 - i], sizeof y[i]) != 0) {                                        \
+        snprintf(message->text, sizeof message->text, "out[%zu] is " PF ", in[%zu] is " PF, i,     \
+                 PC y[i], n - 1 - i, PC x[n - 1 - i]);                                             \
+        return 1;                                                                                  \
+      }                                                                                            \
+    }                                                                                              \
+    return 0;                                                                                      \
+  }
+
+HOST_TYPE_FUNCTIONS(int32, int32_t, uint32_t, x < -1717986918, 0, "%lld", (long long))
+HOST_TYPE_FUNCTIONS(uint32, uint32_t, uint32_t, x < 429496730u, 0, "%llu", (unsigned long long))
+HOST_TYPE_FUNCTIONS(uint64, uint64_t, uint64_t, x < 1844674407370955162ull, 0, "%llu",
+                    (unsigned long long))
+HOST_TYPE_FUNCTIONS(float, float, float, x < 0.1f, FLOAT_TOLERANCE, "%.9g", (double))
+HOST_TYPE_FUNCTIONS(double, double, double, x < 0.1, DOUBLE_TOLERANCE, "%.17g", (double))
+
+/* The elementwise ops' host side. T: the element, U: the type arithmetic is
+ * done in (unsigned for integers, so that it wraps as the device's does),
+ * EPS: the float type's epsilon (0: integers, exact). a * x + z may be
+ * contracted into an fma on the device (OpenCL C allows it), so floats are
+ * checked against the exact value (in double) within 2 epsilon of |a*x| +
+ * |z|; x * x is one correctly rounded multiplication: exact. */
+#define ELEMENTWISE_TYPE_FUNCTIONS(S, T, U, EPS, PF, PC)                                          \
+  static void S##_axpy(const void *a_bits, const void *x, const void *z, void *y, size_t n) {     \
+    T a;                                                                                          \
+    memcpy(&a, a_bits, sizeof a);                                                                 \
+    const T *xs = x, *zs = z;                                                                     \
+    T *ys = y;                                                                                    \
+    for (size_t i = 0; i < n; i++) ys[i] = (T)((U)a * (U)xs[i] + (U)zs[i]);                       \
+  }                                                                                               \
+  static int S##_check_axpy(const void *a_bits, const void *x, const void *z, const void *y,      \
+                            size_t n, check_message *message) {                                   \
+    T a;                                                                                          \
+    memcpy(&a, a_bits, sizeof a);                                                                 \
+    const T *xs = x, *zs = z, *ys = y;                                                            \
+    for (size_t i = 0; i < n; i++) {                                                              \
+      if (EPS > 0) {                                                                              \
+        double product = (double)a * (double)xs[i], exact = product + (double)zs[i];              \
+        double bound = 2 * EPS * (fabs(product) + fabs((double)zs[i]));                           \
+        if (fabs((double)ys[i] - exact) <= bound) continue;                                       \
+        snprintf(message->text, sizeof message->text,                                             \
+                 "y[%zu] is " PF ", a * x + z (in double) is %.17g: off by more than %.3g", i,    \
+                 PC ys[i], exact, bound);                                                         \
+        return 1;                                                                                 \
+      }                                                                                           \
+      T expected = (T)((U)a * (U)xs[i] + (U)zs[i]);                                               \
+      if (memcmp(&ys[i], &expected, sizeof expected) == 0) continue;                              \
+      snprintf(message->text, sizeof message->text,                                               \
+               "y[%zu] is " PF ", the host's a * x + z " PF " (a " PF ", x " PF ", z " PF ")", i, \
+               PC ys[i], PC expected, PC a, PC xs[i], PC zs[i]);                                  \
+      return 1;                                                                                   \
+    }                                                                                             \
+    return 0;                                                                                     \
+  }                                                                                               \
+  static void S##_square(const void *x, const elementwise_layout *l, void *y) {                   \
+    const T *xs = x;                                                                              \
+    T *ys = y;                                                                                    \
+    for (size_t r = 0; r < l->rows; r++) {                                                        \
+      const T *row = xs + layout_at(l, r, 0);                                                     \
+      T *out = ys + r * l->columns;                                                               \
+      for (size_t k = 0; k < l->columns; k++) {                                                   \
+        T v = row[(ptrdiff_t)k * l->column_stride];                                               \
+        out[k] = (T)((U)v * (U)v);                                                                \
+      }                                                                                           \
+    }                                                                                             \
+  }                                                                                               \
+  static int S##_check_square(const void *x, const elementwise_layout *l, const void *y,          \
+                              check_message *message) {                                           \
+    const T *xs = x, *ys = y;                                                                     \
+    for (size_t r = 0; r < l->rows; r++) {                                                        \
+      for (size_t k = 0; k < l->columns; k++) {                                                   \
+        size_t at = layout_at(l, r, k);                                                           \
+        T v = xs[at], expected = (T)((U)v * (U)v);                                                \
+        T got = ys[r * l->columns + k];                                                           \
+        if (memcmp(&got, &expected, sizeof got) == 0) continue;                                   \
+        snprintf(message->text, sizeof message->text,                                             \
+                 "y[%zu, %zu] is " PF ", x * x is " PF " (x " PF ", input element %zu)", r, k,    \
+                 PC got, PC expected, PC v, at);                                                  \
+        return 1;                                                                                 \
+      }                                                                                           \
+    }                                                                                             \
+    return 0;                                                                                     \
+  }
+
+ELEMENTWISE_TYPE_FUNCTIONS(int32, int32_t, uint32_t, 0, "%lld", (long long))
+ELEMENTWISE_TYPE_FUNCTIONS(uint32, uint32_t, uint32_t, 0, "%llu", (unsigned long long))
+ELEMENTWISE_TYPE_FUNCTIONS(uint64, uint64_t, uint64_t, 0, "%llu", (unsigned long long))
+ELEMENTWISE_TYPE_FUNCTIONS(float, float, float, FLT_EPSILON, "%.9g", (double))
+ELEMENTWISE_TYPE_FUNCTIONS(double, double, double, DBL_EPSILON, "%.17g", (double))
+
+/* The strided copies' host side, by element size: the baseline and the check. */
+void bench_copy_layout(size_t size, const void *x, const elementwise_layout *l, void *y) {
+  const unsigned char *from = x;
+  unsigned char *to = y;
+  if (size == 4) {
+    const uint32_t *xs = x;
+    uint32_t *ys = y;
+    for (size_t r = 0; r < l->rows; r++) {
+      const uint32_t *row = xs + layout_at(l, r, 0);
+      for (size_t k = 0; k < l->columns; k++) {
+        ys[r * l->columns + k] = row[(ptrdiff_t)k * l->column_stride];
+      }
+    }
+    return;
+  }
+  for (size_t r = 0; r < l->rows; r++) {
+    for (size_t k = 0; k < l->columns; k++) {
+      memcpy(to + (r * l->columns + k) * size, from + layout_at(l, r, k) * size, size);
+    }
+  }
+}
+
+int bench_check_copy_layout(size_t size, const void *x, const elementwise_layout *l, const void *y,
+                            check_message *message) {
+  const unsigned char *from = x, *got = y;
+  for (size_t r = 0; r < l->rows; r++) {
+    for (size_t k = 0; k < l->columns; k++) {
+      size_t at = layout_at(l, r, k);
+      if (memcmp(got + (r * l->columns + k) * size, from + at * size, size) == 0) continue;
+      snprintf(message->text, sizeof message->text,
+               "out[%zu, %zu] differs from the view's element (input element %zu)", r, k, at);
+      return 1;
+    }
+  }
+  return 0;
+}
+
+/* qsort's side of the sort baselines, per key type. */
+#define SORT_TYPE_FUNCTIONS(S, T)                                                               \
+  typedef struct S##_pair {                                                                     \
+    T key;                                                                                      \
+    uint32_t value;                                                                             \
+  } S##_pair;                                                                                   \
+  static int S##_compare(const void *a, const void *b) {                                        \
+    T x = *(const T *)a, y = *(const T *)b;                                                     \
+    return (x > y) - (x < y);                                                                   \
+  }                                                                                             \
+  static int S##_compare_pair(const void *a, const void *b) {                                   \
+    const S##_pair *x = a, *y = b;                                                              \
+    if (x->key != y->key) return x->key < y->key ? -1 : 1;                                      \
+    return (x->value > y->value) - (x->value < y->value);                                       \
+  }                                                                                             \
+  static void S##_make_pairs(const void *keys, const uint32_t *values, void *pairs, size_t n) { \
+    const T *k = keys;                                                                          \
+    S##_pair *p = pairs;                                                                        \
+    for (size_t i = 0; i < n; i++) {                                                            \
+      p[i].key = k[i];                                                                          \
+      p[i].value = values[i];                                                                   \
+    }                                                                                           \
+  }
+
+SORT_TYPE_FUNCTIONS(int32, int32_t)
+SORT_TYPE_FUNCTIONS(uint32, uint32_t)
+SORT_TYPE_FUNCTIONS(uint64, uint64_t)
+SORT_TYPE_FUNCTIONS(float, float)
+SORT_TYPE_FUNCTIONS(double, double)
+
+/* Uniformly random data from a fixed seed: integers over their whole range,
+ * floats in [0, 1). */
+static void generate_32(void *data, size_t n, uint64_t seed) {
+  uint32_t *x = data;
+  for (size_t i = 0; i < n; i++) x[i] = (uint32_t)(bench_splitmix64(&seed) >> 32);
+}
+static void generate_64(void *data, size_t n, uint64_t seed) {
+  uint64_t *x = data;
+  for (size_t i = 0; i < n; i++) x[i] = bench_splitmix64(&seed);
+}
+static void generate_float(void *data, size_t n, uint64_t seed) {
+  float *x = data;
+  for (size_t i = 0; i < n; i++) x[i] = (float)(bench_splitmix64(&seed) >> 40) * 0x1p-24f;
+}
+static void generate_double(void *data, size_t n, uint64_t seed) {
+  double *x = data;
+  for (size_t i = 0; i < n; i++) x[i] = (double)(bench_splitmix64(&seed) >> 11) * 0x1p-53;
+}
+
+#define HOST_TYPE_ENTRY(S, CLTYPE, SIZE, IS_FLOAT, PREDICATE, KEY, GENERATE, KIND)               \
+  {                                                                                              \
+#S, CLTYPE, SIZE, IS_FLOAT, PREDICATE, KEY, GENERATE, S##_sum, S##_count, S##_scan,          \
+        S##_findall, S##_copy, S##_copy_reversed, S##_check_sum, S##_check_scan,                 \
+        S##_check_selected, S##_check_reversed, KIND, S##_compare, S##_compare_pair,             \
+        sizeof(S##_pair), S##_make_pairs, S##_axpy, S##_check_axpy, S##_square, S##_check_square \
+  }
+
+/* The GPU-shape read kernel writes an element only when it equals the key:
+ * all ones for integers, -1.0 (little-endian bytes) for floats; the data
+ * practically never holds it, so the kernel reads and does not write. */
+#define KEY_ONES \
+  { 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff }
+#define KEY_MINUS_ONE_FLOAT \
+  { 0x00, 0x00, 0x80, 0xbf }
+#define KEY_MINUS_ONE_DOUBLE \
+  { 0, 0, 0, 0, 0, 0, 0xf0, 0xbf }
+
+const host_type bench_host_types[] = {
+    HOST_TYPE_ENTRY(uint32, CLGPU_UINT32, 4, 0, "x < 429496730u", KEY_ONES, generate_32,
+                    KIND_UNSIGNED),
+    HOST_TYPE_ENTRY(float, CLGPU_FLOAT, 4, 1, "x < 0.1f", KEY_MINUS_ONE_FLOAT, generate_float,
+                    KIND_FLOAT),
+    HOST_TYPE_ENTRY(int32, CLGPU_INT32, 4, 0, "x < -1717986918", KEY_ONES, generate_32,
+                    KIND_SIGNED),
+    HOST_TYPE_ENTRY(uint64, CLGPU_UINT64, 8, 0, "x < 1844674407370955162UL", KEY_ONES, generate_64,
+                    KIND_UNSIGNED),
+    HOST_TYPE_ENTRY(double, CLGPU_DOUBLE, 8, 1, "x < 0.1", KEY_MINUS_ONE_DOUBLE, generate_double,
+                    KIND_FLOAT),
+};
+_Static_assert(sizeof bench_host_types / sizeof bench_host_types[0] == NUM_HOST_TYPES,
+               "NUM_HOST_TYPES counts bench_host_types");
+
+/* ---- host side of the sorts: the LSD radix baseline, the reference, checks ---- */
+
+/* The order-preserving image of a key's bits, sort.h's order: integers by
+ * value; floats -inf < negatives < -0 < +0 < positives < +inf < NaN, every
+ * NaN by its bits with the sign bit cleared. */
+static inline uint32_t order32(uint32_t x, int kind) {
+  if (kind == KIND_SIGNED) return x ^ 0x80000000u;
+  if (kind != KIND_FLOAT) return x;
+  if ((x & 0x7fffffffu) > 0x7f800000u) x &= 0x7fffffffu;
+  return x & 0x80000000u ? ~x : x | 0x80000000u;
+}
+static inline uint64_t order64(uint64_t x, int kind) {
+  const uint64_t sign = 0x8000000000000000ull;
+  if (kind == KIND_SIGNED) return x ^ sign;
+  if (kind != KIND_FLOAT) return x;
+  if ((x & ~sign) > 0x7ff0000000000000ull) x &= ~sign;
+  return x & sign ? ~x : x | sign;
+}
+/* Back from an image to bits (a NaN comes back with its sign bit cleared). */
+static inline uint32_t unorder32(uint32_t image, int kind) {
+  if (kind == KIND_SIGNED) return image ^ 0x80000000u;
+  if (kind != KIND_FLOAT) return image;
+  return image & 0x80000000u ? image & 0x7fffffffu : ~image;
+}
+static inline uint64_t unorder64(uint64_t image, int kind) {
+  const uint64_t sign = 0x8000000000000000ull;
+  if (kind == KIND_SIGNED) return image ^ sign;
+  if (kind != KIND_FLOAT) return image;
+  return image & sign ? image & ~sign : ~image;
+}
+
+#define RADIX_BITS 11
+#define RADIX_BUCKETS (1u << RADIX_BITS)
+
+/* The CPU baseline of the radix sorts, one thread: a stable LSD radix sort
+ * of n W-bit keys (their bits, of `kind`) in place, carrying `values` (NULL:
+ * keys only), through tmp_keys and tmp_values of the same sizes. One pass
+ * turns the keys into their images and counts every digit's histogram, then
+ * one scatter pass per 11-bit digit (a digit that every key shares is
+ * skipped, as clgpu's radix sort does), and one pass back to the bits. */
+#define RADIX_HOST_FUNCTION(W)                                                            \
+  static void radix_sort##W(uint##W##_t *keys, uint32_t *values, uint##W##_t *tmp_keys,   \
+                            uint32_t *tmp_values, size_t n, int kind) {                   \
+    enum { PASSES = (W + RADIX_BITS - 1) / RADIX_BITS };                                  \
+    uint32_t counts[PASSES][RADIX_BUCKETS];                                               \
+    memset(counts, 0, sizeof counts);                                                     \
+    for (size_t i = 0; i < n; i++) {                                                      \
+      uint##W##_t image = order##W(keys[i], kind);                                        \
+      keys[i] = image;                                                                    \
+      for (unsigned p = 0; p < PASSES; p++) {                                             \
+        counts[p][(image >> (p * RADIX_BITS)) & (RADIX_BUCKETS - 1)]++;                   \
+      }                                                                                   \
+    }                                                                                     \
+    uint##W##_t *from = keys, *to = tmp_keys;                                             \
+    uint32_t *values_from = values, *values_to = tmp_values;                              \
+    for (unsigned p = 0; p < PASSES && n > 0; p++) {                                      \
+      const unsigned shift = p * RADIX_BITS;                                              \
+      uint32_t *offsets = counts[p];                                                      \
+      if (offsets[(from[0] >> shift) & (RADIX_BUCKETS - 1)] == n) continue;               \
+      uint32_t total = 0;                                                                 \
+      for (unsigned b = 0; b < RADIX_BUCKETS; b++) {                                      \
+        uint32_t here = offsets[b];                                                       \
+        offsets[b] = total;                                                               \
+        total += here;                                                                    \
+      }                                                                                   \
+      if (values) {                                                                       \
+        for (size_t i = 0; i < n; i++) {                                                  \
+          uint32_t at = offsets[(from[i] >> shift) & (RADIX_BUCKETS - 1)]++;              \
+          to[at] = from[i];                                                               \
+          values_to[at] = values_from[i];                                                 \
+        }                                                                                 \
+        uint32_t *swap_values = values_from;                                              \
+        values_from = values_to;                                                          \
+        values_to = swap_values;                                                          \
+      } else {                                                                            \
+        for (size_t i = 0; i < n; i++) {                                                  \
+          to[offsets[(from[i] >> shift) & (RADIX_BUCKETS - 1)]++] = from[i];              \
+        }                                                                                 \
+      }                                                                                   \
+      uint##W##_t *swap_keys = from;                                                      \
+      from = to;                                                                          \
+      to = swap_keys;                                                                     \
+    }                                                                                     \
+    for (size_t i = 0; i < n; i++) keys[i] = unorder##W(from[i], kind);                   \
+    if (values && values_from != values) memcpy(values, values_from, n * sizeof *values); \
+  }
+
+RADIX_HOST_FUNCTION(32)
+RADIX_HOST_FUNCTION(64)
+
+void bench_radix_sort_host(const host_type *t, void *keys, uint32_t *values, void *tmp_keys,
+                           uint32_t *tmp_values, size_t n) {
+  if (t->size == 4) {
+    radix_sort32(keys, values, tmp_keys, tmp_values, n, t->kind);
+  } else {
+    radix_sort64(keys, values, tmp_keys, tmp_values, n, t->kind);
+  }
+}
+
+uint64_t bench_element_bits(const host_type *t, const void *data, size_t i) {
+  const unsigned char *at = (const unsigned char *)data + i * t->size;
+  if (t->size == 4) {
+    uint32_t x;
+    memcpy(&x, at, sizeof x);
+    return x;
+  }
+  uint64_t x;
+  memcpy(&x, at, sizeof x);
+  return x;
+}
+
+uint64_t bench_element_image(const host_type *t, uint64_t bits) {
+  return t->size == 4 ? order32((uint32_t)bits, t->kind) : order64(bits, t->kind);
+}
+
+static const char *format_element(const host_type *t, uint64_t bits, char *buffer, size_t size) {
+  if (t->kind == KIND_FLOAT && t->size == 4) {
+    uint32_t b = (uint32_t)bits;
+    float x;
+    memcpy(&x, &b, sizeof x);
+    snprintf(buffer, size, "%.9g", (double)x);
+  } else if (t->kind == KIND_FLOAT) {
+    double x;
+    memcpy(&x, &bits, sizeof x);
+    snprintf(buffer, size, "%.17g", x);
+  } else if (t->kind == KIND_SIGNED && t->size == 4) {
+    snprintf(buffer, size, "%ld", (long)(int32_t)(uint32_t)bits);
+  } else if (t->kind == KIND_SIGNED) {
+    snprintf(buffer, size, "%lld", (long long)(int64_t)bits);
+  } else {
+    snprintf(buffer, size, "%llu", (unsigned long long)bits);
+  }
+  return buffer;
+}
+
+/* Check a sort's output over the n keys of `in`. `keys`: the n keys it
+ * wrote, or NULL for an argsort, whose keys are then in[values[j]].
+ * `values`: the uint32 values it carried (the input's indices, 0 to n-1) or
+ * the permutation it wrote, or NULL for keys only. `perm`: the stable
+ * sorting permutation of `in` (the reference). In turn: every index below n;
+ * the keys in sort.h's order; the keys bit for bit those of a stable sort
+ * (keys that order equal have equal bits, NaNs of both signs aside, so this
+ * holds for any correct sort); and the values those of the stable sort when
+ * `stable`, else a permutation of the indices whose every index points at a
+ * key with the bits written beside it. `scratch`: n / 8 + 1 bytes, for the
+ * last check. 0 when right, else 1 with *message. */
+int bench_check_sorted(const host_type *t, const void *in, size_t n, const uint32_t *perm,
+                       const void *keys, const uint32_t *values, int stable, unsigned char *scratch,
+                       check_message *message) {
+  char a[48], b[48];
+  uint64_t previous_bits = 0, previous_image = 0;
+  for (size_t j = 0; j < n; j++) {
+    if (values && values[j] >= n) {
+      snprintf(message->text, sizeof message->text, "%s %zu is %u, not an index below n",
+               keys ? "value" : "permutation element", j, values[j]);
+      return 1;
+    }
+    uint64_t bits = keys ? bench_element_bits(t, keys, j) : bench_element_bits(t, in, values[j]);
+    uint64_t image = bench_element_image(t, bits);
+    if (j > 0 && image < previous_image) {
+      snprintf(message->text, sizeof message->text, "NOT SORTED: key %zu is %s and key %zu is %s%s",
+               j - 1, format_element(t, previous_bits, a, sizeof a), j,
+               format_element(t, bits, b, sizeof b), keys ? "" : " (keys[permutation[j]])");
+      return 1;
+    }
+    previous_bits = bits;
+    previous_image = image;
+  }
+  if (keys) {
+    for (size_t j = 0; j < n; j++) {
+      uint64_t got = bench_element_bits(t, keys, j), expected = bench_element_bits(t, in, perm[j]);
+      if (got != expected) {
+        snprintf(message->text, sizeof message->text,
+                 "in order, but key %zu is %s where a stable sort of the input has %s (keys "
+                 "lost, duplicated or changed)",
+                 j, format_element(t, got, a, sizeof a), format_element(t, expected, b, sizeof b));
+        return 1;
+      }
+    }
+  }
+  if (!values) return 0;
+  if (stable) {
+    for (size_t j = 0; j < n; j++) {
+      if (values[j] == perm[j]) continue;
+      int same_key = bench_element_image(t, bench_element_bits(t, in, values[j])) ==
+                     bench_element_image(t, bench_element_bits(t, in, perm[j]));
+      snprintf(message->text, sizeof message->text, "%s %zu is %u, a stable sort's %u: %s",
+               keys ? "value" : "permutation element", j, values[j], perm[j],
+               same_key ? "equal keys out of their input order (not stable)"
+                        : "not the index of the key beside it");
+      return 1;
+    }
+    return 0;
+  }
+  memset(scratch, 0, n / 8 + 1);
+  for (size_t j = 0; j < n; j++) {
+    uint32_t v = values[j];
+    if (scratch[v / 8] & (1u << (v % 8))) {
+      snprintf(message->text, sizeof message->text, "index %u appears twice (again at %zu)", v, j);
+      return 1;
+    }
+    scratch[v / 8] |= (unsigned char)(1u << (v % 8));
+    if (keys && bench_element_bits(t, in, v) != bench_element_bits(t, keys, j)) {
+      snprintf(message->text, sizeof message->text,
+               "value %zu is %u, whose key is %s, but the key beside it is %s", j, v,
+               format_element(t, bench_element_bits(t, in, v), a, sizeof a),
+               format_element(t, bench_element_bits(t, keys, j), b, sizeof b));
+      return 1;
+    }
+  }
+  return 0;
+}

@@ -1,0 +1,95 @@
+/* The host side of clgpu-bench run's element types (bench_data.c): random
+ * data, the CPU baselines' loops, the reference sort and the checks of what
+ * the device wrote. */
+#ifndef CLGPU_BENCH_DATA_H
+#define CLGPU_BENCH_DATA_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <clgpu/clgpu.h>
+
+typedef struct check_message {
+  char text[512];
+} check_message;
+
+/* A 2-D view of host memory, in elements: element (r, k) of the view is
+ * base[first + r * row_stride + k * column_stride], written row-major into a
+ * contiguous output (rows * columns elements). A 1-D view is one row. */
+typedef struct elementwise_layout {
+  size_t rows, columns;
+  ptrdiff_t row_stride, column_stride;
+  size_t first;
+} elementwise_layout;
+
+typedef struct host_type {
+  const char *name; /* as --types takes it */
+  clgpu_type type;
+  size_t size;
+  int is_float;
+  const char *predicate;    /* OpenCL C, selects about 10% of the data */
+  unsigned char gpu_key[8]; /* a value the GPU-shape read kernel compares with */
+  void (*generate)(void *data, size_t n, uint64_t seed);
+  void (*sum)(const void *data, size_t begin, size_t end, void *out);
+  size_t (*count)(const void *data, size_t begin, size_t end);
+  void (*scan)(const void *in, void *out, size_t n);
+  size_t (*findall)(const void *in, uint32_t *indices, size_t n);
+  void (*copy)(const void *in, void *out, size_t n);
+  void (*copy_reversed)(const void *in, void *out, size_t n);
+  /* Checks: 0 when right, else 1 with the first difference in *message. */
+  int (*check_sum)(const void *in, size_t n, const void *result, check_message *message);
+  int (*check_scan)(const void *in, size_t n, const void *out, check_message *message);
+  int (*check_selected)(const void *in, size_t n, const void *out, uint64_t count, int as_indices,
+                        check_message *message);
+  int (*check_reversed)(const void *in, size_t n, const void *out, check_message *message);
+  /* Sorts: how keys order (their bits' order-preserving image), and glibc
+   * qsort's comparators over keys and over (key, uint32 value) pairs. */
+  int kind;
+  int (*compare)(const void *a, const void *b);
+  int (*compare_pair)(const void *a, const void *b); /* ties broken by value: stable */
+  size_t pair_size;
+  void (*make_pairs)(const void *keys, const uint32_t *values, void *pairs, size_t n);
+  /* The elementwise ops (elementwise_layout describes a 2-D view of host
+   * memory): y = a * x + z over n elements; y = x * x over a view into a
+   * contiguous y; and their checks (0 when right, else 1 with *message). */
+  void (*axpy)(const void *a, const void *x, const void *z, void *y, size_t n);
+  int (*check_axpy)(const void *a, const void *x, const void *z, const void *y, size_t n,
+                    check_message *message);
+  void (*square)(const void *x, const struct elementwise_layout *layout, void *y);
+  int (*check_square)(const void *x, const struct elementwise_layout *layout, const void *y,
+                      check_message *message);
+} host_type;
+
+enum { KIND_UNSIGNED, KIND_SIGNED, KIND_FLOAT };
+
+/* Every type run measures, in --types' order of defaults (index 0 is uint32,
+ * 1 float: the bits of op_info's type masks). */
+#define NUM_HOST_TYPES 5
+extern const host_type bench_host_types[NUM_HOST_TYPES];
+
+/* The strided copies' host side, by element size: copy the view `l` of x
+ * into the contiguous y, and check such a copy (0 when right, else 1 with
+ * *message). */
+void bench_copy_layout(size_t size, const void *x, const elementwise_layout *l, void *y);
+int bench_check_copy_layout(size_t size, const void *x, const elementwise_layout *l, const void *y,
+                            check_message *message);
+
+/* The CPU baseline of the radix sorts: a stable LSD radix sort of n keys (and
+ * their uint32 values when values is not NULL), one thread, through buffers
+ * of as many keys and values. */
+void bench_radix_sort_host(const host_type *t, void *keys, uint32_t *values, void *tmp_keys,
+                           uint32_t *tmp_values, size_t n);
+
+/* The bits of element i of data. */
+uint64_t bench_element_bits(const host_type *t, const void *data, size_t i);
+
+/* The order-preserving image of an element's bits, sort.h's order. */
+uint64_t bench_element_image(const host_type *t, uint64_t bits);
+
+/* Check a sort's output against the reference permutation `perm` (see
+ * bench_data.c): 0 when right, else 1 with *message. */
+int bench_check_sorted(const host_type *t, const void *in, size_t n, const uint32_t *perm,
+                       const void *keys, const uint32_t *values, int stable, unsigned char *scratch,
+                       check_message *message);
+
+#endif

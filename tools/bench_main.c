@@ -1,0 +1,341 @@
+/* clgpu-bench: the library's command-line tool.
+ *
+ * Subcommands so far (with none, or with run's options only, it does `run`):
+ *   selfcheck           list the devices, run one kernel on the default device,
+ *                       check its result against the host, and time the first
+ *                       call with a cold and a warm disk cache
+ *   devices             list platforms and devices and the default choice
+ *   first-call          time the first call of one kernel in this process
+ *                       (run it twice over one cache folder to compare cold
+ *                       and warm disk caches across processes)
+ *   run                 time the library's operations (reduce, count_if, scan,
+ *                       findall, copy, strided copy, radix sort, sort by key,
+ *                       merge sort through a comparator, argsort) per type
+ *                       and size: wall clock and profiling events, GB/s, the
+ *                       share of the device's read and copy bandwidth
+ *                       (measured in the same run with plain kernels), CPU
+ *                       baselines, and Boost.Compute's equivalents when the
+ *                       build found Boost (bench_boost.cpp, Meson feature
+ *                       boost_compute); every result checked against the host;
+ *                       and elementwise kernels (contiguous,
+ *                       strided, transposed) and strided copies, each beside a
+ *                       peer in the same run (a hand-written kernel, the
+ *                       contiguous case, clEnqueueCopyBuffer); each
+ *                       operation's first call with a cold and a warm
+ *                       program cache, each in a process of its own (the
+ *                       internal subcommand run-first-call); --plot draws
+ *                       GB/s against size as SVG (bench_plot.c)
+ *   compare             run's operations on every device present, each device
+ *                       measured by `run` in child processes of its own
+ *                       (CLGPU_DEVICE=P:D, a timeout), as one table with a
+ *                       column per device (bench_compare.c)
+ *   kernel              build the user's .cl file and time one of its kernels
+ *                       over buffers made from argument specs: device time
+ *                       from profiling events, wall time, GB/s and the share
+ *                       of the device's read bandwidth (bench_kernel.c)
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <clgpu/clgpu.h>
+
+#include "bench_common.h"
+#include "bench_compare.h"
+#include "bench_first_call.h"
+#include "bench_kernel.h"
+#include "bench_options.h"
+#include "bench_run.h"
+
+static const char usage_text[] =
+    "usage: clgpu-bench [SUBCOMMAND] [OPTIONS]\n"
+    "       clgpu-bench [RUN OPTIONS]   (the same as clgpu-bench run [RUN OPTIONS])\n"
+    "\n"
+    "Subcommands:\n"
+    "  run                  (the default) time reduce, count_if, scan, findall,\n"
+    "                       copies and sorts (radix_sort, sort_by_key, merge_sort,\n"
+    "                       argsort) per type and size beside the device's read\n"
+    "                       and copy bandwidth,\n"
+    "                       a CPU baseline and Boost.Compute; results checked;\n"
+    "                       and elementwise kernels and strided copies beside a\n"
+    "                       hand-written kernel and clEnqueueCopyBuffer;\n"
+    "                       each operation's first call with a cold and a warm\n"
+    "                       program cache, each in a new process;\n"
+    "                       --plot FILE.svg draws GB/s against size\n"
+    "  kernel               build FILE.cl and time one of its kernels over buffers\n"
+    "                       made from argument specs (device and wall time, GB/s,\n"
+    "                       share of the device's read bandwidth)\n"
+    "  compare              run's operations on every device present, each in child\n"
+    "                       processes of its own (a crash or hang fails only its\n"
+    "                       column): one table, a column per device, of GB/s and\n"
+    "                       share of that device's read or copy bandwidth, its\n"
+    "                       bandwidth and first-call time; results checked\n"
+    "  selfcheck            list devices, run one kernel on the default device,\n"
+    "                       check it against the host, and time its first call\n"
+    "                       with a cold and a warm disk cache\n"
+    "  devices              list OpenCL platforms and devices\n"
+    "  first-call           time the first call of one kernel in this process\n"
+    "\n"
+    "The device is chosen by CLGPU_DEVICE (\"P:D\", a flat index, or part of a\n"
+    "platform or device name), else the first GPU, accelerator or CPU.\n"
+    "Run 'clgpu-bench SUBCOMMAND --help' for a subcommand's options.\n";
+
+static void print_device(const clgpu_device_info *info) {
+  printf("device:     %s / %s (%s)\n", info->platform_name, info->name,
+         bench_device_type_name(info->type));
+  printf("            %s; %s; driver %s\n", info->device_version, info->opencl_c_version,
+         info->driver_version);
+  printf(
+      "            %u compute units at %u MHz; global %.1f GiB, max allocation %.1f GiB, "
+      "local %.0f KiB\n",
+      info->compute_units, info->max_clock_mhz,
+      (double)info->global_mem_size / (1024.0 * 1024 * 1024),
+      (double)info->max_mem_alloc_size / (1024.0 * 1024 * 1024),
+      (double)info->local_mem_size / 1024.0);
+  printf("            work-group max %zu; fp64 %s, fp16 %s, 64-bit atomics %s, sub-groups %s\n",
+         info->max_work_group_size, info->has_fp64 ? "yes" : "no", info->has_fp16 ? "yes" : "no",
+         info->has_int64_base_atomics ? "yes" : "no", info->has_subgroups ? "yes" : "no");
+}
+
+/* The subcommands without options of their own take --help alone; their
+ * usage errors are the tool's, naming the subcommand. */
+static int no_option(const bench_command *command, void *state, const bench_option *option,
+                     const char *value) {
+  (void)command;
+  (void)state;
+  (void)option;
+  (void)value;
+  return 0;
+}
+
+static const char *const devices_help[] = {
+    "usage: clgpu-bench devices\n\nList every OpenCL platform and device with its "
+    "index, and the device clgpu chooses by default (or by CLGPU_DEVICE).\n",
+    NULL};
+
+static const bench_command devices_command = {
+    "clgpu-bench: devices: ", "clgpu-bench --help", NULL, 0, 0, 0, devices_help};
+
+static int command_devices(int argc, char **argv) {
+  int parsed = bench_parse_options(&devices_command, argc, argv, no_option, NULL);
+  if (parsed != 0) return parsed < 0 ? 0 : parsed;
+  size_t needed = 0;
+  clgpu_status status = clgpu_device_list(NULL, 0, &needed);
+  if (status != CLGPU_SUCCESS) return bench_report_failure("listing devices", status);
+  char *listing = malloc(needed);
+  if (!listing) return 1;
+  clgpu_device_list(listing, needed, NULL);
+  printf("devices (P:D  platform / device):\n%s", listing);
+  free(listing);
+  clgpu_context *context = NULL;
+  status = clgpu_context_create(NULL, &context);
+  if (status != CLGPU_SUCCESS) return bench_report_failure("choosing the default device", status);
+  printf("chosen (CLGPU_DEVICE=%s):\n", getenv("CLGPU_DEVICE") ? getenv("CLGPU_DEVICE") : "");
+  print_device(clgpu_context_device_info(context));
+  clgpu_context_destroy(context);
+  return 0;
+}
+
+/* Get the fill program, run iota over n elements and check the result; the
+ * time from asking for the program to having checked data is the first-call
+ * time when the program was not in memory. */
+static int run_iota(clgpu_context *context, size_t n, double *elapsed_ms) {
+  double start = bench_now_ms();
+  clgpu_define defines[] = {{"CLGPU_T", "uint"}};
+  clgpu_program *program = NULL;
+  clgpu_status status = clgpu_program_get_named(context, "fill", defines, 1, NULL, &program);
+  if (status != CLGPU_SUCCESS) return bench_report_failure("building fill.cl", status);
+  cl_kernel kernel = NULL;
+  status = clgpu_kernel_acquire(program, "clgpu_iota", &kernel);
+  if (status != CLGPU_SUCCESS) return bench_report_failure("creating clgpu_iota", status);
+  cl_int err = CL_SUCCESS;
+  cl_mem buffer = clCreateBuffer(clgpu_context_cl_context(context), CL_MEM_READ_WRITE,
+                                 n * sizeof(cl_uint), NULL, &err);
+  if (err != CL_SUCCESS) {
+    clgpu_kernel_release(program, kernel);
+    return bench_report_failure("clCreateBuffer", (clgpu_status)err);
+  }
+  cl_ulong offset = 0, count = n;
+  cl_uint first = 7, step = 3;
+  clSetKernelArg(kernel, 0, sizeof buffer, &buffer);
+  clSetKernelArg(kernel, 1, sizeof offset, &offset);
+  clSetKernelArg(kernel, 2, sizeof count, &count);
+  clSetKernelArg(kernel, 3, sizeof first, &first);
+  clSetKernelArg(kernel, 4, sizeof step, &step);
+  size_t local = 64, global = (n + local - 1) / local * local;
+  cl_command_queue queue = clgpu_context_queue(context);
+  err = clEnqueueNDRangeKernel(queue, kernel, 1, NULL, &global, &local, 0, NULL, NULL);
+  clgpu_kernel_release(program, kernel);
+  cl_uint *host = malloc(n * sizeof *host);
+  if (err == CL_SUCCESS && host) {
+    err = clEnqueueReadBuffer(queue, buffer, CL_TRUE, 0, n * sizeof *host, host, 0, NULL, NULL);
+  }
+  clReleaseMemObject(buffer);
+  *elapsed_ms = bench_now_ms() - start;
+  if (!host || err != CL_SUCCESS) {
+    free(host);
+    return bench_report_failure(
+        "running clgpu_iota", err != CL_SUCCESS ? (clgpu_status)err : CLGPU_CL_OUT_OF_HOST_MEMORY);
+  }
+  size_t bad = n;
+  for (size_t i = 0; i < n && bad == n; i++) {
+    if (host[i] != (cl_uint)(first + (cl_uint)i * step)) bad = i;
+  }
+  if (bad != n) {
+    fprintf(stderr, "clgpu-bench: iota gave %u at index %zu, expected %u\n", host[bad], bad,
+            (cl_uint)(first + (cl_uint)bad * step));
+  }
+  free(host);
+  return bad == n ? 0 : 1;
+}
+
+static void print_stats(const char *label, const clgpu_context *context, double ms) {
+  clgpu_cache_stats stats;
+  clgpu_context_cache_stats(context, &stats);
+  printf(
+      "%-34s %8.1f ms  (builds %llu in %.1f ms, disk hits %llu in %.1f ms, disk writes "
+      "%llu)\n",
+      label, ms, (unsigned long long)stats.builds, stats.build_ms,
+      (unsigned long long)stats.disk_hits, stats.disk_load_ms,
+      (unsigned long long)stats.disk_writes);
+}
+
+enum { FIRST_CALL_CACHE_DIR, FIRST_CALL_NO_DISK_CACHE };
+
+static const bench_option first_call_options[] = {
+    {"--cache-dir", NULL, "a folder", 0, FIRST_CALL_CACHE_DIR},
+    {"--no-disk-cache", NULL, NULL, 0, FIRST_CALL_NO_DISK_CACHE},
+};
+
+static const char *const first_call_help[] = {
+    "usage: clgpu-bench first-call [--cache-dir DIR] [--no-disk-cache]\n\n"
+    "Time, in a fresh process, the first call of one kernel (fill.cl's iota over\n"
+    "1M uints): getting the program, creating the kernel, running it and reading\n"
+    "the result back. With --cache-dir the disk cache is forced on in DIR; run\n"
+    "twice over one empty DIR for a cold and then a warm disk cache.\n",
+    NULL};
+
+static const bench_command first_call_command = {
+    "clgpu-bench: first-call: ",
+    "clgpu-bench --help",
+    first_call_options,
+    sizeof first_call_options / sizeof first_call_options[0],
+    0,
+    0,
+    first_call_help};
+
+static int first_call_option(const bench_command *command, void *state, const bench_option *option,
+                             const char *value) {
+  (void)command;
+  clgpu_context_options *options = state;
+  if (option->id == FIRST_CALL_CACHE_DIR) {
+    options->cache_dir = value;
+    options->disk_cache = CLGPU_DISK_CACHE_ON;
+  } else {
+    options->disk_cache = CLGPU_DISK_CACHE_OFF;
+  }
+  return 0;
+}
+
+static int command_first_call(int argc, char **argv) {
+  clgpu_context_options options = {0};
+  int parsed = bench_parse_options(&first_call_command, argc, argv, first_call_option, &options);
+  if (parsed != 0) return parsed < 0 ? 0 : parsed;
+  double start = bench_now_ms();
+  clgpu_context *context = NULL;
+  clgpu_status status = clgpu_context_create(&options, &context);
+  if (status != CLGPU_SUCCESS) return bench_report_failure("creating a context", status);
+  double context_ms = bench_now_ms() - start;
+  double call_ms = 0;
+  int failed = run_iota(context, (size_t)1 << 20, &call_ms);
+  if (!failed) {
+    printf("context creation %.1f ms; ", context_ms);
+    print_stats("first call", context, call_ms);
+    /* What every later call pays to find its program: a memory hit. */
+    enum { HITS = 100000 };
+    clgpu_define defines[] = {{"CLGPU_T", "uint"}};
+    clgpu_program *program = NULL;
+    double hit_start = bench_now_ms();
+    for (int i = 0; i < HITS && !failed; i++) {
+      failed = clgpu_program_get_named(context, "fill", defines, 1, NULL, &program) != 0;
+    }
+    printf("memory hit: %.2f us per clgpu_program_get_named (%d calls)\n",
+           (bench_now_ms() - hit_start) * 1e3 / HITS, HITS);
+  }
+  clgpu_context_destroy(context);
+  return failed;
+}
+
+static const char *const selfcheck_help[] = {
+    "usage: clgpu-bench selfcheck\n\n"
+    "List the devices, run fill.cl's iota kernel over 1M uints on the default\n"
+    "device (or CLGPU_DEVICE's), check every element against the host, and time\n"
+    "the first call with a cold and then a warm disk cache (a temporary folder,\n"
+    "removed afterwards). Exit status 0 when the result is right.\n",
+    NULL};
+
+static const bench_command selfcheck_command = {
+    "clgpu-bench: selfcheck: ", "clgpu-bench --help", NULL, 0, 0, 0, selfcheck_help};
+
+static int command_selfcheck(int argc, char **argv) {
+  int parsed = bench_parse_options(&selfcheck_command, argc, argv, no_option, NULL);
+  if (parsed != 0) return parsed < 0 ? 0 : parsed;
+  printf("clgpu %s\n", clgpu_version());
+  int failed = command_devices(0, NULL);
+  if (failed) return failed;
+
+  char folder[] = "/tmp/clgpu-selfcheck-XXXXXX";
+  if (!mkdtemp(folder)) {
+    fprintf(stderr, "clgpu-bench: cannot make a temporary folder: %s\n", strerror(errno));
+    return 1;
+  }
+  clgpu_context_options options = {0};
+  options.cache_dir = folder;
+  options.disk_cache = CLGPU_DISK_CACHE_ON;
+  const char *labels[] = {"first call, cold disk cache:", "first call, warm disk cache:"};
+  for (int round = 0; round < 2 && !failed; round++) {
+    clgpu_context *context = NULL;
+    clgpu_status status = clgpu_context_create(&options, &context);
+    if (status != CLGPU_SUCCESS) {
+      failed = bench_report_failure("creating a context", status);
+      break;
+    }
+    double ms = 0;
+    failed = run_iota(context, (size_t)1 << 20, &ms);
+    if (!failed) print_stats(labels[round], context, ms);
+    clgpu_context_destroy(context);
+  }
+  size_t removed = 0;
+  clgpu_disk_cache_clear(folder, &removed);
+  rmdir(folder);
+  printf("selfcheck: %s\n", failed ? "FAILED" : "iota over 1M uints matches the host: ok");
+  return failed;
+}
+
+int main(int argc, char **argv) {
+  bench_self = argc > 0 && argv[0] ? argv[0] : "clgpu-bench";
+  if (argc < 2) return bench_command_run(0, NULL);
+  const char *command = argv[1];
+  if (strcmp(command, "--help") == 0 || strcmp(command, "-h") == 0 ||
+      strcmp(command, "help") == 0) {
+    fputs(usage_text, stdout);
+    return 0;
+  }
+  if (strcmp(command, "--version") == 0) {
+    printf("clgpu-bench %s\n", clgpu_version());
+    return 0;
+  }
+  if (strcmp(command, "selfcheck") == 0) return command_selfcheck(argc - 2, argv + 2);
+  if (strcmp(command, "devices") == 0) return command_devices(argc - 2, argv + 2);
+  if (strcmp(command, "first-call") == 0) return command_first_call(argc - 2, argv + 2);
+  if (strcmp(command, "run") == 0) return bench_command_run(argc - 2, argv + 2);
+  if (strcmp(command, "kernel") == 0) return bench_command_kernel(argc - 2, argv + 2);
+  if (strcmp(command, "compare") == 0) return bench_command_compare(bench_self, argc - 2, argv + 2);
+  if (strcmp(command, FIRST_CALL_CHILD) == 0)
+    return bench_command_first_call_child(argc - 2, argv + 2);
+  /* Options without a subcommand are run's: `clgpu-bench --plot x.svg`. */
+  if (command[0] == '-') return bench_command_run(argc - 1, argv + 1);
+  return bench_usage_error(&bench_tool_command, "unknown subcommand '%s'", command);
+}

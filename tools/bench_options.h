@@ -1,0 +1,74 @@
+/* The option parser of every clgpu-bench subcommand (bench_options.c): a
+ * subcommand describes its options in a table and handles each one found;
+ * the parser finds them, takes their values, answers --help and reports
+ * unknown options and missing values, all in one way. */
+#ifndef CLGPU_BENCH_OPTIONS_H
+#define CLGPU_BENCH_OPTIONS_H
+
+#include <stdarg.h>
+#include <stddef.h>
+
+/* One option of a subcommand. */
+typedef struct bench_option {
+  const char *name;  /* "--repeat" */
+  const char *alias; /* another spelling ("-q"), or NULL */
+  /* What a missing value is called in the usage error ("%s needs a value"):
+   * "a value", "a folder"; NULL for a flag, which takes no value. */
+  const char *value;
+  int nonempty; /* an empty value is a missing one too */
+  int id;       /* for the subcommand's handler */
+} bench_option;
+
+/* A subcommand: its options, its help and how its usage errors read. */
+typedef struct bench_command {
+  const char *prefix; /* what its usage errors start with: "clgpu-bench run: " */
+  const char *see;    /* the help they point to: "clgpu-bench run --help" */
+  const bench_option *options;
+  size_t num_options;
+  int equals;   /* a value may come as --NAME=VALUE too */
+  int operands; /* it takes arguments that are not options (a lone "-" is one) */
+  /* --help and -h: these texts on stdout, up to a NULL. */
+  const char *const *help;
+} bench_command;
+
+/* The tool's own usage errors: "clgpu-bench: ... (see clgpu-bench --help)";
+ * it has no options. */
+extern const bench_command bench_tool_command;
+
+/* Handles one option (its value: NULL for a flag) or, with option NULL, an
+ * operand: 0, or the exit status of a usage error (printed). */
+typedef int (*bench_option_handler)(const bench_command *command, void *state,
+                                    const bench_option *option, const char *value);
+
+/* Parse argv through command's table, calling handle for each option and
+ * operand in their order: 0; -1 after --help (printed); or the exit status
+ * of a usage error (printed: unknown option, missing value, or handle's). */
+int bench_parse_options(const bench_command *command, int argc, char **argv,
+                        bench_option_handler handle, void *state);
+
+/* The value of a counted option (--repeat, --warmup) from `minimum` to
+ * 1000000 into *out: 0, or 2 after the usage error "NAME: 'VALUE' is not a
+ * count from MINIMUM to 1000000" (printed). */
+int bench_option_count(const bench_command *command, const bench_option *option, const char *value,
+                       int minimum, int *out);
+
+/* The value of an option that takes one of `count` names (--format): 0 with
+ * the name's index in *out, or 2 after the usage error "NAME: 'VALUE' is not
+ * A, B or C" (printed). */
+int bench_option_choice(const bench_command *command, const bench_option *option, const char *value,
+                        const char *const *names, int count, int *out);
+
+/* Print "PREFIX" FORMAT " (see SEE)" on stderr (after clearing the progress
+ * line); returns 2, the exit status of a usage error. */
+int bench_usage_error(const bench_command *command, const char *format, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 2, 3)))
+#endif
+    ;
+int bench_usage_verror(const bench_command *command, const char *format, va_list arguments)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 2, 0)))
+#endif
+    ;
+
+#endif

@@ -1,0 +1,480 @@
+/* clgpu-bench run's operations, options and plan (bench_plan.h). */
+#include "bench_plan.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "bench_common.h"
+#include "bench_data.h"
+
+/* The sizes of the default run (bits of op_info.default_sizes). */
+static const size_t default_sizes[] = {(size_t)1 << 20, (size_t)16 << 20};
+#define NUM_DEFAULT_SIZES (sizeof default_sizes / sizeof default_sizes[0])
+#define SIZES_1M 1u
+#define SIZES_16M 2u
+/* Types by their index in bench_host_types (bits of op_info.default_types). */
+#define TYPES_UINT32 1u
+#define TYPES_FLOAT 2u
+#define TYPES_ALL 0x1fu /* every entry of bench_host_types */
+
+#define ALL_DEFAULT_TYPES (TYPES_UINT32 | TYPES_FLOAT)
+
+const op_info bench_op_table[NUM_OPS] = {
+    {"read", -1, BENCH_BOOST_NONE, "C read loop, all threads", 0, ALL_DEFAULT_TYPES, SIZES_16M,
+     TYPES_ALL, 1, NULL, 0, NULL},
+    {"copy_kernel", -1, BENCH_BOOST_NONE, "memcpy", 0, ALL_DEFAULT_TYPES, SIZES_16M, TYPES_ALL, 1,
+     NULL, 0, NULL},
+    {"reduce", OP_READ, BENCH_BOOST_REDUCE, "C loop, all threads", 0, ALL_DEFAULT_TYPES, SIZES_16M,
+     TYPES_ALL, 1, NULL, 0, NULL},
+    {"count_if", OP_READ, BENCH_BOOST_COUNT_IF, "C loop, all threads", 0, ALL_DEFAULT_TYPES,
+     SIZES_16M, TYPES_ALL, 1, NULL, 0, NULL},
+    {"scan", OP_COPY_KERNEL, BENCH_BOOST_INCLUSIVE_SCAN, "C loop, one thread", 0, ALL_DEFAULT_TYPES,
+     SIZES_16M, TYPES_ALL, 1, NULL, 0, NULL},
+    {"findall", OP_READ, BENCH_BOOST_COPY_IF, "C loop, one thread", 0, ALL_DEFAULT_TYPES, SIZES_16M,
+     TYPES_ALL, 1, NULL, 0, NULL},
+    {"copy", OP_COPY_KERNEL, BENCH_BOOST_COPY, "C loop, one thread", 0, ALL_DEFAULT_TYPES,
+     SIZES_16M, TYPES_ALL, 1, NULL, 0, NULL},
+    {"copy_strided", OP_COPY_KERNEL, BENCH_BOOST_REVERSE_COPY, "C loop, one thread", 0,
+     ALL_DEFAULT_TYPES, SIZES_16M, TYPES_ALL, 1, NULL, 0, NULL},
+    {"radix_sort", OP_COPY_KERNEL, BENCH_BOOST_SORT, "LSD radix, one thread", 1, ALL_DEFAULT_TYPES,
+     SIZES_1M | SIZES_16M, TYPES_ALL, 1, NULL, 0, NULL},
+    {"sort_by_key", OP_COPY_KERNEL, BENCH_BOOST_SORT_BY_KEY, "LSD radix, one thread", 1,
+     TYPES_UINT32, SIZES_1M | SIZES_16M, TYPES_ALL, 1, NULL, 0, NULL},
+    {"merge_sort", OP_COPY_KERNEL, BENCH_BOOST_SORT_COMPARE, "LSD radix, one thread", 1,
+     TYPES_FLOAT, SIZES_1M | SIZES_16M, TYPES_ALL, 1, NULL, 0, NULL},
+    {"argsort", OP_COPY_KERNEL, BENCH_BOOST_ARGSORT, "LSD radix, one thread", 1, TYPES_UINT32,
+     SIZES_1M, TYPES_ALL, 1, NULL, 0, NULL},
+    /* Timed beside a peer (with them the default run takes about 40 s on a
+     * 2-core POCL CPU device, against 30 s without). */
+    {"elementwise", OP_COPY_KERNEL, BENCH_BOOST_NONE, "C loop, one thread", 0, ALL_DEFAULT_TYPES,
+     SIZES_16M, TYPES_ALL, 1, NULL, 0, "hand-written kernel"},
+    {"elementwise_strided", OP_COPY_KERNEL, BENCH_BOOST_NONE, "C loop, one thread", 0, TYPES_FLOAT,
+     SIZES_16M, TYPES_FLOAT | TYPES_UINT32, 1, NULL, 1, "contiguous y = x * x"},
+    {"elementwise_transposed", OP_COPY_KERNEL, BENCH_BOOST_NONE, "C loop, one thread", 0,
+     TYPES_FLOAT, SIZES_16M, TYPES_FLOAT | TYPES_UINT32, 1, NULL, 1, "contiguous y = x * x"},
+    {"strided_copy", OP_COPY_KERNEL, BENCH_BOOST_NONE, "C loop, one thread", 0, TYPES_FLOAT,
+     SIZES_16M, TYPES_FLOAT | TYPES_UINT32, 1, NULL, 0, "clEnqueueCopyBuffer"},
+    {"strided_copy_transposed", OP_COPY_KERNEL, BENCH_BOOST_NONE, "C loop, one thread", 0,
+     TYPES_FLOAT, SIZES_16M, TYPES_FLOAT | TYPES_UINT32, 1, "strided_copy", 1,
+     "clEnqueueCopyBuffer"},
+};
+
+/* ---- options ---- */
+
+static const char run_usage_text[] =
+    "usage: clgpu-bench run [--ops LIST] [--types LIST] [--sizes LIST] [--repeat N]\n"
+    "                       [--warmup N] [--algorithm auto|chunked|tiled]\n"
+    "                       [--format table|csv|json] [--quiet] [--no-boost] [--no-cpu]\n"
+    "                       [--reference-shape auto|cpu|gpu] [--plot FILE.svg]\n"
+    "                       [--first-call first|all] [--no-first-call]\n"
+    "\n"
+    "Time clgpu's operations on the default device (or CLGPU_DEVICE's) beside the\n"
+    "device's own read and copy bandwidth, a CPU baseline and Boost.Compute.\n"
+    "'clgpu-bench' alone runs this with its defaults (about 70 s on a 2-core CPU\n"
+    "device, 20 s of them the first calls); 'clgpu-bench OPTIONS' is 'clgpu-bench run\n"
+    "OPTIONS'.\n"
+    "\n"
+    "  --ops LIST        comma-separated, default all:\n"
+    "                      reduce        SUM over the whole array\n"
+    "                      count_if      elements where the predicate holds\n"
+    "                      scan          inclusive SUM\n"
+    "                      findall       indices (uint32) where the predicate holds\n"
+    "                      copy          clgpu_copy of a contiguous view\n"
+    "                      copy_strided  clgpu_copy of a reversed view (stride -1)\n"
+    "                      radix_sort    clgpu_sort of the keys, algorithm radix\n"
+    "                      sort_by_key   clgpu_sort, radix, carrying uint32 values\n"
+    "                      merge_sort    clgpu_sort, algorithm merge, through the\n"
+    "                                    comparator path (compare \"" SORT_COMPARE
+    "\")\n"
+    "                      argsort       clgpu_sort_permutation, radix, into uint32\n"
+    "                      read          reference: a plain kernel reading every element\n"
+    "                      copy_kernel   reference: a plain copy kernel\n"
+    "                    and, each timed beside a peer:\n";
+
+/* The rest of run's usage (one literal would pass the 4095 characters
+ * that ISO C requires compilers to support). */
+static const char run_usage_more[] =
+    "                      elementwise   clgpu_elementwise y = a * x + z over contiguous\n"
+    "                                    1-D arrays, beside a hand-written OpenCL kernel\n"
+    "                                    doing the same (clCreateProgramWithSource)\n"
+    "                      elementwise_strided  y = x * x over v = b[::2, :-1] of an\n"
+    "                                    s x s array b (s = floor(sqrt(n))) into a\n"
+    "                                    contiguous y, beside a contiguous y = x * x of\n"
+    "                                    as many elements (float and uint32 only)\n"
+    "                      elementwise_transposed  y = x * x with x the transpose of\n"
+    "                                    an s x s array, beside the contiguous case\n"
+    "                                    (float and uint32 only)\n"
+    "                      strided_copy  clgpu_copy of x[::2] into a contiguous array\n"
+    "                                    and (strided_copy_transposed, also selected\n"
+    "                                    by strided_copy) of an s x s transpose, each\n"
+    "                                    beside clEnqueueCopyBuffer of the same bytes\n"
+    "                                    (float and uint32 only)\n"
+    "                    Each of these is timed beside its peer in the same run, calls\n"
+    "                    alternating (the table's second section: the ratios).\n"
+    "                    The predicate selects about 10% of the uniformly random data:\n"
+    "                    uint32 x < 429496730u, float x < 0.1f (data in [0, 1)), int32\n"
+    "                    x < -1717986918, uint64 x < 1844674407370955162UL, double x < 0.1.\n"
+    "                    Every operation's share of the read or copy kernel comes from\n"
+    "                    that kernel run right before each of its calls, whatever --ops.\n"
+    "                    The sorts sort a fresh copy of the data on every call (copied on\n"
+    "                    the device before the call, not timed), with a workspace made\n"
+    "                    once per type and size.\n";
+
+/* And the rest of the options. */
+static const char run_usage_end[] =
+    "  --types LIST      uint32, float, int32, uint64, double (default uint32,float;\n"
+    "                    sort_by_key and argsort uint32, merge_sort float, the strided\n"
+    "                    and transposed elementwise ops and copies float)\n"
+    "  --sizes LIST      element counts, with suffix K (1024) or M (1048576) (default\n"
+    "                    16M; radix_sort, sort_by_key and merge_sort 1M,16M; argsort 1M)\n"
+    "                    For the 2-D ops (elementwise_strided, elementwise_transposed,\n"
+    "                    strided_copy_transposed) a size n means an s x s array with\n"
+    "                    s = floor(sqrt(n)): 16000000 is 4000x4000.\n"
+    "  --repeat N        timed calls per figure (default 10; sorts of 4M elements or\n"
+    "                    more 3, and their qsort and Boost.Compute baselines 1)\n"
+    "  --warmup N        untimed calls first (default 2; sorts of 4M elements or more 1;\n"
+    "                    Boost.Compute gets at least 1, so that its kernel builds are\n"
+    "                    never timed)\n"
+    "  --algorithm A     clgpu's algorithm: auto (default), chunked (CPU shape) or\n"
+    "                    tiled (GPU shape); for the sorts, their shape\n"
+    "  --format F        table (default), csv or json (every figure, the device and\n"
+    "                    the library version)\n"
+    "  --quiet           no progress line on stderr (it is shown only on a terminal)\n"
+    "  --no-boost        skip the Boost.Compute peer\n"
+    "  --no-cpu          skip the CPU baseline\n"
+    "  --reference-shape the shape of the read and copy kernels: auto (CPU shape on\n"
+    "                    CPU devices, GPU shape elsewhere), cpu or gpu\n"
+    "  --plot FILE.svg   also draw GB/s (the table's: bytes moved over the median wall\n"
+    "                    time) against n, log-log, one line with markers per operation\n"
+    "                    and type (markers only where a series has one size), as an\n"
+    "                    SVG 1.1 file; written after the table; a file that cannot be\n"
+    "                    written ends the run with exit status 1\n"
+    "  --first-call WHICH time operations' first calls with a cold and a warm\n"
+    "                    program cache (the table's last section; see below) at\n"
+    "                    first: each operation at the first of its types in the run\n"
+    "                    (the default without --types), or all: at every type (the\n"
+    "                    default with --types)\n"
+    "  --no-first-call   skip the first calls\n"
+    "\n"
+    "Each call is timed by the wall clock from the call to the end of clFinish\n"
+    "(the primary figure) and by the profiling event it returns, which covers only\n"
+    "its last command; for the sorts, by the device's clock from a marker enqueued\n"
+    "right before the call to the end of that event. Figures are the median over the\n"
+    "repetitions, with min and max. Every result is checked once against the host\n"
+    "(the sorts: in order, and the keys and values of a stable sort); a wrong one\n"
+    "ends the run with exit status 1.\n";
+
+/* The first calls' footnote. */
+static const char run_usage_first_call[] =
+    "\n"
+    "First calls (the table's last section): each operation's first call (read and\n"
+    "copy_kernel aside: they are not clgpu's) at n = 64K, or the operation's smallest\n"
+    "size in the run where that is smaller (the 2-D ops: 256x256 from 64K), timed by\n"
+    "the wall clock from the call to the end of clFinish, without a workspace (the\n"
+    "call allocates what it needs; for the elementwise ops clgpu_elementwise_create\n"
+    "is inside the time too). cold: in a new process (this tool, started again), a\n"
+    "fresh context whose disk cache is an empty folder, so that its programs are\n"
+    "built from source; warm: in a second new process, a fresh context over the same\n"
+    "folder, so that they load from it; steady: the median of --repeat later calls in\n"
+    "the warm process, after --warmup untimed (at least one). The two processes'\n"
+    "POCL_CACHE_DIR is an empty folder too: POCL's own kernel cache, which can make a\n"
+    "build from source many times faster, holds only what the cold process put there,\n"
+    "as on a program's first and second run on a new machine; other platforms' own\n"
+    "compiler caches are as they are. Every first call and the last later call are\n"
+    "checked against the host; the folders are removed afterwards. About 20 s of the\n"
+    "default run on a 2-core CPU device (with --first-call all, 30 s).\n";
+
+/* Split `text` at commas into `items` (pointers into `copy`); 0, or -1 for
+ * an empty item or too many. */
+static int split_list(const char *text, char *copy, size_t copy_size, char **items, size_t *count) {
+  size_t length = strlen(text);
+  if (length + 1 > copy_size) return -1;
+  memcpy(copy, text, length + 1);
+  *count = 0;
+  char *start = copy;
+  for (;;) {
+    char *comma = strchr(start, ',');
+    if (comma) *comma = '\0';
+    if (*start == '\0' || *count == MAX_LIST) return -1;
+    items[(*count)++] = start;
+    if (!comma) return 0;
+    start = comma + 1;
+  }
+}
+
+enum {
+  RUN_QUIET,
+  RUN_NO_BOOST,
+  RUN_NO_CPU,
+  RUN_NO_FIRST_CALL,
+  RUN_OPS,
+  RUN_TYPES,
+  RUN_SIZES,
+  RUN_REPEAT,
+  RUN_WARMUP,
+  RUN_ALGORITHM,
+  RUN_FORMAT,
+  RUN_REFERENCE_SHAPE,
+  RUN_PLOT,
+  RUN_FIRST_CALL
+};
+
+static const bench_option run_option_table[] = {
+    {"--quiet", "-q", NULL, 0, RUN_QUIET},
+    {"--no-boost", NULL, NULL, 0, RUN_NO_BOOST},
+    {"--no-cpu", NULL, NULL, 0, RUN_NO_CPU},
+    {"--no-first-call", NULL, NULL, 0, RUN_NO_FIRST_CALL},
+    {"--ops", NULL, "a value", 0, RUN_OPS},
+    {"--types", NULL, "a value", 0, RUN_TYPES},
+    {"--sizes", NULL, "a value", 0, RUN_SIZES},
+    {"--repeat", NULL, "a value", 0, RUN_REPEAT},
+    {"--warmup", NULL, "a value", 0, RUN_WARMUP},
+    {"--algorithm", NULL, "a value", 0, RUN_ALGORITHM},
+    {"--format", NULL, "a value", 0, RUN_FORMAT},
+    {"--reference-shape", NULL, "a value", 0, RUN_REFERENCE_SHAPE},
+    {"--plot", NULL, "a value", 0, RUN_PLOT},
+    {"--first-call", NULL, "a value", 0, RUN_FIRST_CALL},
+};
+
+static const char *const run_help[] = {run_usage_text, run_usage_more, run_usage_end,
+                                       run_usage_first_call, NULL};
+
+const bench_command bench_run_command = {"clgpu-bench run: ",
+                                         "clgpu-bench run --help",
+                                         run_option_table,
+                                         sizeof run_option_table / sizeof run_option_table[0],
+                                         1,
+                                         0,
+                                         run_help};
+
+/* One of run's options into *state (a run_options). */
+static int run_option(const bench_command *command, void *state, const bench_option *option,
+                      const char *value) {
+  run_options *options = state;
+  char copy[1024];
+  char *items[MAX_LIST];
+  size_t count = 0;
+  switch (option->id) {
+    case RUN_QUIET:
+      options->quiet = 1;
+      break;
+    case RUN_NO_BOOST:
+      options->no_boost = 1;
+      break;
+    case RUN_NO_CPU:
+      options->no_cpu = 1;
+      break;
+    case RUN_NO_FIRST_CALL:
+      options->first_call = FIRST_CALL_OFF;
+      break;
+    case RUN_OPS:
+      if (split_list(value, copy, sizeof copy, items, &count) != 0) {
+        return bench_usage_error(command, "--ops: malformed list '%s'", value);
+      }
+      for (int op = 0; op < NUM_OPS; op++) options->ops[op] = 0;
+      for (size_t k = 0; k < count; k++) {
+        int all = strcmp(items[k], "all") == 0, found = all;
+        for (int op = 0; op < NUM_OPS; op++) {
+          if (all || strcmp(items[k], bench_op_table[op].name) == 0 ||
+              (bench_op_table[op].select && strcmp(items[k], bench_op_table[op].select) == 0)) {
+            options->ops[op] = 1;
+            found = 1;
+          }
+        }
+        if (!found) return bench_usage_error(command, "--ops: unknown operation '%s'", items[k]);
+      }
+      break;
+    case RUN_TYPES:
+      if (split_list(value, copy, sizeof copy, items, &count) != 0) {
+        return bench_usage_error(command, "--types: malformed list '%s'", value);
+      }
+      options->num_types = 0;
+      options->types_given = 1;
+      for (size_t k = 0; k < count; k++) {
+        size_t t = 0;
+        while (t < NUM_HOST_TYPES && strcmp(items[k], bench_host_types[t].name) != 0) t++;
+        if (t == NUM_HOST_TYPES) {
+          return bench_usage_error(command, "--types: unknown type '%s'", items[k]);
+        }
+        int seen = 0;
+        for (size_t s = 0; s < options->num_types; s++) seen |= options->types[s] == t;
+        if (!seen) options->types[options->num_types++] = t;
+      }
+      break;
+    case RUN_SIZES:
+      if (split_list(value, copy, sizeof copy, items, &count) != 0) {
+        return bench_usage_error(command, "--sizes: malformed list '%s'", value);
+      }
+      options->num_sizes = 0;
+      options->sizes_given = 1;
+      for (size_t k = 0; k < count; k++) {
+        size_t n = 0;
+        if (bench_parse_size(items[k], &n) != 0) {
+          return bench_usage_error(
+              command, "--sizes: '%s' is not an element count from 1 to 4G-1 (suffixes K, M, G)",
+              items[k]);
+        }
+        int seen = 0;
+        for (size_t s = 0; s < options->num_sizes; s++) seen |= options->sizes[s] == n;
+        if (!seen) options->sizes[options->num_sizes++] = n;
+      }
+      break;
+    case RUN_REPEAT:
+      options->repeat_given = 1;
+      return bench_option_count(command, option, value, 1, &options->repeat);
+    case RUN_WARMUP:
+      options->warmup_given = 1;
+      return bench_option_count(command, option, value, 0, &options->warmup);
+    case RUN_ALGORITHM: {
+      static const char *const names[] = {"auto", "chunked", "tiled"};
+      static const clgpu_algorithm algorithms[] = {CLGPU_ALGORITHM_AUTO, CLGPU_ALGORITHM_CHUNKED,
+                                                   CLGPU_ALGORITHM_TILED};
+      int k = 0, failed = bench_option_choice(command, option, value, names, 3, &k);
+      if (!failed) options->algorithm = algorithms[k];
+      return failed;
+    }
+    case RUN_FORMAT: {
+      static const char *const names[] = {"table", "csv", "json"};
+      int k = 0, failed = bench_option_choice(command, option, value, names, 3, &k);
+      if (!failed) options->format = (output_format)k;
+      return failed;
+    }
+    case RUN_REFERENCE_SHAPE: {
+      static const char *const names[] = {"auto", "cpu", "gpu"};
+      int k = 0, failed = bench_option_choice(command, option, value, names, 3, &k);
+      if (!failed) options->shape = (reference_shape)k;
+      return failed;
+    }
+    case RUN_PLOT:
+      if (value[0] == '\0') return bench_usage_error(command, "--plot needs a file name");
+      options->plot = value;
+      break;
+    default: { /* --first-call */
+      static const char *const names[] = {"first", "all"};
+      int k = 0, failed = bench_option_choice(command, option, value, names, 2, &k);
+      if (!failed) options->first_call = k == 0 ? FIRST_CALL_FIRST : FIRST_CALL_ALL;
+      return failed;
+    }
+  }
+  return 0;
+}
+
+int bench_parse_run_options(int argc, char **argv, run_options *options) {
+  memset(options, 0, sizeof *options);
+  for (int op = 0; op < NUM_OPS; op++) options->ops[op] = bench_op_table[op].in_default;
+  options->repeat = 10;
+  options->warmup = 2;
+  int parsed = bench_parse_options(&bench_run_command, argc, argv, run_option, options);
+  if (parsed != 0) return parsed;
+  if (options->first_call == FIRST_CALL_DEFAULT) {
+    options->first_call = options->types_given ? FIRST_CALL_ALL : FIRST_CALL_FIRST;
+  }
+  /* Not given: the types and sizes that the requested operations default to,
+   * in bench_host_types' order and in increasing size. */
+  unsigned types = 0, sizes = 0;
+  for (int op = 0; op < NUM_OPS; op++) {
+    if (!options->ops[op]) continue;
+    types |= bench_op_table[op].default_types;
+    sizes |= bench_op_table[op].default_sizes;
+  }
+  if (!options->types_given) {
+    for (size_t t = 0; t < NUM_HOST_TYPES; t++) {
+      if (types & (1u << t)) options->types[options->num_types++] = t;
+    }
+  }
+  if (!options->sizes_given) {
+    for (size_t k = 0; k < NUM_DEFAULT_SIZES; k++) {
+      if (sizes & (1u << k)) options->sizes[options->num_sizes++] = default_sizes[k];
+    }
+  }
+  return 0;
+}
+
+/* The side of the 2-D ops' square array at n elements: floor(sqrt(n)). */
+size_t bench_square_side(size_t n) {
+  size_t s = (size_t)sqrt((double)n);
+  while (s > 0 && s * s > n) s--;
+  while ((s + 1) * (s + 1) <= n) s++;
+  return s;
+}
+
+/* Whether `op` runs at bench_host_types[type_index] and n elements: requested, and
+ * at a type and size it defaults to unless --types and --sizes were given. */
+int bench_op_runs(const run_options *o, int op, size_t type_index, size_t n) {
+  if (!o->ops[op]) return 0;
+  if (!(bench_op_table[op].supported_types & (1u << type_index))) return 0;
+  if (bench_op_table[op].two_d && bench_square_side(n) < 2)
+    return 0; /* b[::2, :-1] would be empty */
+  if (!o->types_given && !(bench_op_table[op].default_types & (1u << type_index))) return 0;
+  if (o->sizes_given) return 1;
+  for (size_t k = 0; k < NUM_DEFAULT_SIZES; k++) {
+    if ((bench_op_table[op].default_sizes & (1u << k)) && default_sizes[k] == n) return 1;
+  }
+  return 0;
+}
+
+/* The calls of `op` at n elements: --repeat and --warmup, or for the sorts
+ * at SORT_LARGE elements and more fewer unless given; *qsort_repeat: the
+ * timed calls of the sorts' qsort baseline (seconds each at 16M). */
+void bench_op_calls(const run_options *o, int op, size_t n, int *repeat, int *warmup,
+                    int *qsort_repeat) {
+  *repeat = o->repeat;
+  *warmup = o->warmup;
+  *qsort_repeat = o->repeat;
+  if (!bench_op_table[op].sort || n < SORT_LARGE) return;
+  if (!o->repeat_given && *repeat > SORT_LARGE_REPEAT) *repeat = SORT_LARGE_REPEAT;
+  if (!o->warmup_given && *warmup > SORT_LARGE_WARMUP) *warmup = SORT_LARGE_WARMUP;
+  if (!o->repeat_given) *qsort_repeat = 1;
+}
+
+size_t bench_count_runs(const run_options *o) {
+  size_t total = 0;
+  for (size_t t = 0; t < o->num_types; t++) {
+    for (size_t s = 0; s < o->num_sizes; s++) {
+      for (int op = 0; op < NUM_OPS; op++)
+        total += (size_t)bench_op_runs(o, op, o->types[t], o->sizes[s]);
+    }
+  }
+  return total;
+}
+
+int bench_run_plan(int argc, char **argv, bench_plan_entry **entries, size_t *count) {
+  *entries = NULL;
+  *count = 0;
+  run_options options;
+  int parsed = bench_parse_run_options(argc, argv, &options);
+  if (parsed != 0) return parsed;
+  size_t total = bench_count_runs(&options);
+  bench_plan_entry *out = calloc(total ? total : 1, sizeof *out);
+  if (!out) {
+    fprintf(stderr, "clgpu-bench: out of host memory\n");
+    return 1;
+  }
+  size_t used = 0;
+  for (size_t t = 0; t < options.num_types; t++) {
+    for (size_t s = 0; s < options.num_sizes; s++) {
+      for (int op = 0; op < NUM_OPS; op++) {
+        size_t n = options.sizes[s];
+        if (!bench_op_runs(&options, op, options.types[t], n)) continue;
+        bench_plan_entry *e = &out[used++];
+        e->op = bench_op_table[op].name;
+        e->type = bench_host_types[options.types[t]].name;
+        e->n = n;
+        e->op_index = op;
+        e->reference = bench_op_table[op].reference < 0;
+        e->sort = bench_op_table[op].sort;
+        if (bench_op_table[op].two_d) {
+          size_t side = bench_square_side(n);
+          snprintf(e->shape, sizeof e->shape, "%zux%zu", side, side);
+        } else {
+          bench_size_label(n, e->shape, sizeof e->shape);
+        }
+      }
+    }
+  }
+  *entries = out;
+  *count = used;
+  return 0;
+}

@@ -1,0 +1,147 @@
+/* What clgpu-bench run measures and how it is asked (bench_plan.c): its
+ * operations, its options and their parser, and the plan of (operation,
+ * type, size) entries that those options select. */
+#ifndef CLGPU_BENCH_PLAN_H
+#define CLGPU_BENCH_PLAN_H
+
+#include <stddef.h>
+
+#include <clgpu/clgpu.h>
+
+#include "bench_boost.h"
+#include "bench_options.h"
+
+/* What `run` measures, in the order it measures them: the two bandwidth
+ * references first, so every operation's share can be computed. */
+enum {
+  OP_READ,
+  OP_COPY_KERNEL,
+  OP_REDUCE,
+  OP_COUNT_IF,
+  OP_SCAN,
+  OP_FINDALL,
+  OP_COPY,
+  OP_COPY_STRIDED,
+  OP_RADIX_SORT,
+  OP_SORT_BY_KEY,
+  OP_MERGE_SORT,
+  OP_ARGSORT,
+  /* Elementwise kernels (elementwise.h) and strided copies (copy.h), each
+   * timed beside a peer in the same run (op_info.peer). */
+  OP_ELEMENTWISE,
+  OP_ELEMENTWISE_STRIDED,
+  OP_ELEMENTWISE_TRANSPOSED,
+  OP_STRIDED_COPY,
+  OP_STRIDED_COPY_TRANSPOSED,
+  NUM_OPS
+};
+
+/* Sorts at this many elements or more run fewer calls by default (their
+ * qsort baseline alone takes seconds a call): SORT_LARGE_REPEAT timed calls
+ * after SORT_LARGE_WARMUP, unless --repeat or --warmup say otherwise. */
+#define SORT_LARGE ((size_t)4 << 20)
+#define SORT_LARGE_REPEAT 3
+#define SORT_LARGE_WARMUP 1
+
+typedef struct op_info {
+  const char *name;
+  int reference;          /* OP_READ or OP_COPY_KERNEL: the bandwidth it is a share of */
+  bench_boost_op boost;   /* Boost.Compute's counterpart, or BENCH_BOOST_NONE */
+  const char *cpu_label;  /* what the CPU baseline runs */
+  int sort;               /* a sort: refilled before every call, sort baselines */
+  unsigned default_types; /* the types it runs at when --types is not given */
+  unsigned default_sizes; /* the sizes it runs at when --sizes is not given */
+  /* The types it runs at at all: others are skipped even when --types names
+   * them (with a note on stderr). */
+  unsigned supported_types;
+  int in_default;     /* part of the run when --ops is not given (all are, for now) */
+  const char *select; /* another --ops name that selects it too; NULL: none */
+  int two_d;          /* over an s x s array, s = floor(sqrt(n)) */
+  const char *peer;   /* what it is timed beside in the same run; NULL: nothing */
+} op_info;
+
+extern const op_info bench_op_table[NUM_OPS];
+
+/* What the sorts compare with (merge_sort goes through clgpu's comparator
+ * path with it; Boost.Compute's merge_sort peer gets the same expression). */
+#define SORT_COMPARE "a < b"
+
+typedef enum output_format { FORMAT_TABLE, FORMAT_CSV, FORMAT_JSON } output_format;
+typedef enum reference_shape { SHAPE_AUTO, SHAPE_CPU, SHAPE_GPU } reference_shape;
+/* Which (operation, type) pairs get their first calls timed: each operation
+ * at the first of its types in the run (the default without --types), at
+ * every type (--first-call all; the default with --types), or none. */
+typedef enum first_call_mode {
+  FIRST_CALL_DEFAULT,
+  FIRST_CALL_FIRST,
+  FIRST_CALL_ALL,
+  FIRST_CALL_OFF
+} first_call_mode;
+
+#define MAX_LIST 32
+
+typedef struct run_options {
+  int ops[NUM_OPS]; /* requested */
+  size_t types[MAX_LIST];
+  size_t num_types;
+  size_t sizes[MAX_LIST];
+  size_t num_sizes;
+  int repeat;
+  int warmup;
+  clgpu_algorithm algorithm;
+  output_format format;
+  reference_shape shape;
+  int quiet;
+  int no_boost;
+  int no_cpu;
+  const char *plot;           /* --plot: the SVG file to write, or NULL */
+  first_call_mode first_call; /* resolved by bench_parse_run_options: never DEFAULT */
+  /* Given on the command line: otherwise each operation runs at its own
+   * default types and sizes (op_info), and sorts at SORT_LARGE elements and
+   * more run fewer calls. */
+  int types_given, sizes_given, repeat_given, warmup_given;
+} run_options;
+
+/* run's options, for its usage errors ("clgpu-bench run: ..."). */
+extern const bench_command bench_run_command;
+
+/* Parse `run`'s arguments: 0, 2 after a usage error (printed), or -1 after
+ * --help (printed). */
+int bench_parse_run_options(int argc, char **argv, run_options *options);
+
+/* The side of the 2-D ops' square array at n elements: floor(sqrt(n)). */
+size_t bench_square_side(size_t n);
+
+/* Whether `op` runs at bench_host_types[type_index] and n elements: requested, and
+ * at a type and size it defaults to unless --types and --sizes were given. */
+int bench_op_runs(const run_options *o, int op, size_t type_index, size_t n);
+
+/* The (operation, type, size) entries that bench_op_runs admits: run's rows. */
+size_t bench_count_runs(const run_options *o);
+
+/* The calls of `op` at n elements: --repeat and --warmup, or for the sorts
+ * at SORT_LARGE elements and more fewer unless given; *qsort_repeat: the
+ * timed calls of the sorts' qsort baseline (seconds each at 16M). */
+void bench_op_calls(const run_options *o, int op, size_t n, int *repeat, int *warmup,
+                    int *qsort_repeat);
+
+/* What `clgpu-bench run` with these options (run's own, as it takes them
+ * after "run") would measure, without opening a device: one entry per
+ * (operation, type, size), in the order run measures them (by type, then
+ * size, then operation). */
+typedef struct bench_plan_entry {
+  const char *op;   /* run's name of the operation, as --ops takes it */
+  const char *type; /* as --types takes it */
+  size_t n;         /* elements, as --sizes takes it */
+  char shape[32];   /* run's "shape" column: "1M", or "1024x1024" for the 2-D ops */
+  int op_index;     /* the operation's place in run's table (its order of rows) */
+  int reference;    /* a bandwidth reference of run (read, copy_kernel), not clgpu's */
+  int sort;         /* a sort: Melem/s are keys sorted per second */
+} bench_plan_entry;
+
+/* 0 with *entries (malloc'ed; free it) and *count; -1 after --help (run's
+ * help printed); 2 after a usage error (printed on stderr); 1 when out of
+ * host memory (printed). */
+int bench_run_plan(int argc, char **argv, bench_plan_entry **entries, size_t *count);
+
+#endif

@@ -1,0 +1,730 @@
+/* clgpu-bench run's output (bench_report.h): the table, CSV and JSON of the
+ * rows and first calls, and the --plot hand-off to bench_plot.c. */
+#include "bench_report.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "bench_cpu.h"
+#include "bench_plot.h"
+
+/* ---- output ---- */
+
+/* The figures of a row, derived once for every format. */
+typedef struct row_figures {
+  double wall_gbps, event_gbps, melems, share, cpu_gbps, vs_cpu, boost_gbps, vs_boost;
+  double qsort_gbps, vs_qsort;
+  /* The ops with a peer: its GB/s, clgpu's median wall time over the
+   * peer's (above 1: clgpu is slower), and clgpu's throughput relative to
+   * the peer's (its inverse: the bytes are the same). */
+  double peer_gbps, time_ratio, vs_peer;
+} row_figures;
+
+static row_figures figures_of(const result *r) {
+  row_figures f;
+  f.wall_gbps = bench_gbps(r->bytes, &r->wall);
+  f.event_gbps = bench_gbps(r->bytes, &r->event);
+  f.melems = r->wall.valid ? (double)r->elements / (r->wall.median * 1e-3) / 1e6 : NAN;
+  f.share = f.wall_gbps / r->reference_gbps;
+  f.cpu_gbps = bench_gbps(r->bytes, &r->cpu);
+  f.vs_cpu = f.wall_gbps / f.cpu_gbps;
+  f.boost_gbps = bench_gbps(r->bytes, &r->boost);
+  f.vs_boost = f.wall_gbps / f.boost_gbps;
+  f.qsort_gbps = bench_gbps(r->bytes, &r->qsort);
+  f.vs_qsort = f.wall_gbps / f.qsort_gbps;
+  f.peer_gbps = bench_gbps(r->bytes, &r->peer_wall);
+  f.time_ratio = r->wall.valid && r->peer_wall.valid && r->peer_wall.median > 0
+                     ? r->wall.median / r->peer_wall.median
+                     : NAN;
+  f.vs_peer = f.wall_gbps / f.peer_gbps;
+  return f;
+}
+
+/* What a row's event figure covers (csv and json). */
+static const char *event_covers(const result *r) {
+  return bench_op_table[r->op].sort ? "marker_to_last_command" : "last_command";
+}
+
+static const char *format_or_na(char *buffer, size_t size, const char *format, double value) {
+  if (isfinite(value)) {
+    snprintf(buffer, size, format, value);
+  } else {
+    snprintf(buffer, size, "n/a");
+  }
+  return buffer;
+}
+
+/* The programs a kernel object has run: the plain 1-D kernel's, one per
+ * specialised layout, and the generic kernel's (each one program of the
+ * context's cache, built or loaded at its first call). */
+static uint64_t kernel_programs(const clgpu_elementwise_stats *st) {
+  return (st->contiguous_runs > 0) + st->specialisations + (st->generic_runs > 0);
+}
+
+/* The ops timed beside a peer: the ratios, the views, the kernels. */
+static void print_peer_table(const run_report *report, int name_width, int n_width) {
+  int any = 0;
+  for (size_t k = 0; k < report->num_rows; k++) any |= report->rows[k].has_peer;
+  if (!any) return;
+  printf(
+      "\nBeside their peers in the same run (the peer's calls alternate with clgpu's; medians of\n"
+      "the wall time from call to clFinish):\n");
+  printf("%-*s %-6s %*s %-11s %22s %22s %8s %8s  %s\n", name_width, "op", "type", n_width, "n",
+         "kernel", "clgpu ms (min-max)", "peer ms (min-max)", "t ratio", "thr rel", "peer");
+  for (size_t k = 0; k < report->num_rows; k++) {
+    const result *r = &report->rows[k];
+    if (!r->has_peer) continue;
+    row_figures f = figures_of(r);
+    char mine[64], theirs[64], ratio[16], relative[16];
+    int digits = r->wall.max >= 100 ? 1 : r->wall.max >= 10 ? 2 : 3;
+    snprintf(mine, sizeof mine, "%.*f (%.*f-%.*f)", digits, r->wall.median, digits, r->wall.min,
+             digits, r->wall.max);
+    if (r->peer_wall.valid) {
+      digits = r->peer_wall.max >= 100 ? 1 : r->peer_wall.max >= 10 ? 2 : 3;
+      snprintf(theirs, sizeof theirs, "%.*f (%.*f-%.*f)", digits, r->peer_wall.median, digits,
+               r->peer_wall.min, digits, r->peer_wall.max);
+    } else {
+      snprintf(theirs, sizeof theirs, "n/a");
+    }
+    format_or_na(ratio, sizeof ratio, "%.3f", f.time_ratio);
+    format_or_na(relative, sizeof relative, "%.3f", f.vs_peer);
+    printf("%-*s %-6s %*s %-11s %22s %22s %8s %8s  %s\n", name_width, bench_op_table[r->op].name,
+           r->type->name, n_width, r->shape, r->algorithm, mine, theirs, ratio, relative,
+           bench_op_table[r->op].peer);
+    printf("    view: %s; %zu elements; peer: %s\n", r->layout, r->elements, r->peer_launch);
+    if (r->has_elementwise) {
+      const clgpu_elementwise_stats *st = &r->kernel_stats;
+      printf(
+          "    kernel object: %llu programs: %llu layouts specialised (%u held), %llu evicted; "
+          "runs contiguous %llu, specialised %llu, generic %llu (clgpu's own calls: %llu, %llu, "
+          "%llu)\n",
+          (unsigned long long)kernel_programs(st), (unsigned long long)st->specialisations,
+          st->variants_held, (unsigned long long)st->evictions,
+          (unsigned long long)st->contiguous_runs, (unsigned long long)st->specialised_runs,
+          (unsigned long long)st->generic_runs, (unsigned long long)r->op_contiguous_runs,
+          (unsigned long long)r->op_specialised_runs, (unsigned long long)r->op_generic_runs);
+    }
+    if (r->has_cache) {
+      printf(
+          "    program cache over clgpu's calls: %llu built from source (%.0f ms), %llu from "
+          "the disk cache, %llu memory hits\n",
+          (unsigned long long)r->cache_builds, r->cache_build_ms,
+          (unsigned long long)r->cache_disk_hits, (unsigned long long)r->cache_memory_hits);
+    }
+  }
+  printf(
+      "t ratio: clgpu's median wall time over the peer's (above 1: clgpu slower; elementwise's\n"
+      "target is at most 1.10 against the hand-written kernel). thr rel: clgpu's throughput\n"
+      "relative to the peer's over the same bytes (its inverse): for elementwise_strided and\n"
+      "elementwise_transposed, the strided view's throughput relative to the contiguous case\n"
+      "of as many elements. GB/s: elementwise 3*n*size (x, z read, y written); the others\n"
+      "2*count*size (the view's elements read, as many written). kernel object: the programs\n"
+      "the row's elementwise kernel object (made once per type and size, shared by clgpu's\n"
+      "calls and, for the strided ops, the contiguous peer's) has run. program cache: the\n"
+      "context's cache over clgpu's calls and a clgpu peer's (the first call builds or loads;\n"
+      "the reference kernel and the hand kernel, built outside clgpu, are not counted).\n"
+      "%%ref in the table above: of the copy kernel's GB/s, for all of these.\n");
+}
+
+/* The first calls of a row's operation and type, or NULL. */
+static const first_call *first_call_of(const run_report *report, const result *r) {
+  for (size_t k = 0; k < report->num_first_calls; k++) {
+    const first_call *fc = &report->first_calls[k];
+    if (fc->op == r->op && fc->type == r->type) return fc;
+  }
+  return NULL;
+}
+
+/* A first call's time over the steady calls' median; NaN when missing. */
+static double over_steady(const first_call *fc, double ms) {
+  return fc->warm.steady.valid && fc->warm.steady.median > 0 ? ms / fc->warm.steady.median : NAN;
+}
+
+/* The first calls, cold and warm, beside the later calls. */
+static void print_first_call_table(const run_report *report, int name_width) {
+  if (report->num_first_calls == 0) return;
+  const run_options *o = report->options;
+  printf(
+      "\nFirst calls (each operation's first call in a new process: with a cold program cache,\n"
+      "built from source; with a warm one, loaded from the disk cache; wall time from the call\n"
+      "to the end of clFinish):\n");
+  int n_width = 7;
+  printf("%-*s %-6s %*s %26s %28s %24s %11s %11s\n", name_width, "op", "type", n_width, "n",
+         "cold ms (builds, build ms)", "warm ms (disk hits, load ms)", "steady ms (min-max)",
+         "cold/steady", "warm/steady");
+  for (size_t k = 0; k < report->num_first_calls; k++) {
+    const first_call *fc = &report->first_calls[k];
+    char cold[64], warm[64], steady[64], cold_ratio[24], warm_ratio[24];
+    int digits = fc->cold.ms >= 100 ? 0 : fc->cold.ms >= 10 ? 1 : 2;
+    snprintf(cold, sizeof cold, "%.*f (%llu, %.*f)", digits, fc->cold.ms,
+             (unsigned long long)fc->cold.stats.builds, digits, fc->cold.stats.build_ms);
+    digits = fc->warm.ms >= 100 ? 0 : fc->warm.ms >= 10 ? 1 : 2;
+    snprintf(warm, sizeof warm, "%.*f (%llu, %.*f)", digits, fc->warm.ms,
+             (unsigned long long)fc->warm.stats.disk_hits, digits, fc->warm.stats.disk_load_ms);
+    if (fc->warm.steady.valid) {
+      digits = fc->warm.steady.max >= 100 ? 1 : fc->warm.steady.max >= 10 ? 2 : 3;
+      snprintf(steady, sizeof steady, "%.*f (%.*f-%.*f)", digits, fc->warm.steady.median, digits,
+               fc->warm.steady.min, digits, fc->warm.steady.max);
+    } else {
+      snprintf(steady, sizeof steady, "n/a");
+    }
+    format_or_na(cold_ratio, sizeof cold_ratio, "%.0fx", over_steady(fc, fc->cold.ms));
+    format_or_na(warm_ratio, sizeof warm_ratio, "%.1fx", over_steady(fc, fc->warm.ms));
+    printf("%-*s %-6s %*s %26s %28s %24s %11s %11s\n", name_width, bench_op_table[fc->op].name,
+           fc->type->name, n_width, fc->shape, cold, warm, steady, cold_ratio, warm_ratio);
+    /* What would make a row read otherwise: said under it. */
+    if (fc->cold.stats.disk_hits || fc->warm.stats.builds) {
+      printf(
+          "    note: the cold call loaded %llu programs from the disk cache; the warm call "
+          "built %llu from source\n",
+          (unsigned long long)fc->cold.stats.disk_hits, (unsigned long long)fc->warm.stats.builds);
+    }
+    if (fc->warm.steady_builds || fc->warm.steady_disk_hits) {
+      printf(
+          "    the warm process's later calls: programs built from source %llu, loaded %llu; "
+          "in the timed calls %llu (after %d untimed)\n",
+          (unsigned long long)fc->warm.steady_builds, (unsigned long long)fc->warm.steady_disk_hits,
+          (unsigned long long)fc->warm.timed_programs, fc->warm.steady_warmup);
+    }
+  }
+  printf(
+      "cold: the first call in a new process and a fresh context whose disk cache is an empty\n"
+      "folder; builds, build ms: the programs its program cache built from source in the call\n"
+      "and the time they took (the rest of the call includes creating kernels, the run, and\n"
+      "writing the programs to the disk cache, which the cache's counters do not time). warm:\n"
+      "the first call in a second new process, a fresh context over the same folder; disk\n"
+      "hits, load ms: the programs it loaded from there. steady: the median of %d later calls\n"
+      "in the warm process after %d untimed (the cold one makes them too, so that the folder\n"
+      "holds what a first run leaves). cold/steady, warm/steady: the first call over that\n"
+      "median. n: 64K, or the operation's smallest size in the run where that is smaller; no\n"
+      "workspace (the calls allocate what they need). The two processes share an empty\n"
+      "POCL_CACHE_DIR, so that POCL's own kernel cache holds only what the cold one put\n"
+      "there. Every first call and the last later call checked against the host.\n%s\n",
+      o->repeat, o->warmup < 1 ? 1 : o->warmup,
+      o->first_call == FIRST_CALL_ALL
+          ? "Every type of the run (--first-call all, or --types given)."
+          : "Each operation at the first of its types in the run (--first-call all: at each).");
+}
+
+static void print_table(const run_report *report) {
+  const clgpu_device_info *d = report->device;
+  const run_options *o = report->options;
+  printf("clgpu %s on %s / %s (%s, %u compute units)\n", clgpu_version(), d->platform_name, d->name,
+         bench_device_type_name(d->type), d->compute_units);
+  printf("algorithm %s; %d timed calls after %d warm-up calls", clgpu_algorithm_name(o->algorithm),
+         o->repeat, o->warmup);
+  int sorts = 0;
+  for (size_t k = 0; k < report->num_rows; k++) {
+    const result *r = &report->rows[k];
+    sorts |= bench_op_table[r->op].sort;
+    if (r->repeat != o->repeat || r->warmup != o->warmup) {
+      printf(" (sorts of %zuM elements or more: %d after %d)", SORT_LARGE >> 20, r->repeat,
+             r->warmup);
+      break;
+    }
+  }
+  printf("; median (min-max) of the wall time from call to clFinish\n");
+  printf("peers: CPU baseline %s; Boost.Compute %s%s\n",
+         o->no_cpu ? "skipped (--no-cpu)" : "on the host", report->boost_built ? "" : "not built",
+         !report->boost_built ? " (no boost/compute.hpp, or -Dboost_compute=disabled)"
+         : o->no_boost        ? "skipped (--no-boost)"
+                              : report->boost_version);
+  int name_width = 12, n_width = 5;
+  for (size_t k = 0; k < report->num_rows; k++) {
+    int name = (int)strlen(bench_op_table[report->rows[k].op].name);
+    int shape = (int)strlen(report->rows[k].shape);
+    if (name > name_width) name_width = name;
+    if (shape > n_width) n_width = shape;
+  }
+  printf("\n%-*s %-6s %*s %-13s %24s %8s %7s %5s %9s | %7s %6s | %7s %6s\n", name_width, "op",
+         "type", n_width, "n", "algo", "wall ms: median (min-max)", "Melem/s", "GB/s", "%ref",
+         "event ms", "CPU GB/s", "x CPU", "Boost", "x Boost");
+  for (size_t k = 0; k < report->num_rows; k++) {
+    const result *r = &report->rows[k];
+    row_figures f = figures_of(r);
+    char wall[64], share[16], event[24], cpu[16], vs_cpu[16], boost[16], vs_boost[16];
+    int digits = r->wall.max >= 100 ? 1 : r->wall.max >= 10 ? 2 : 3;
+    snprintf(wall, sizeof wall, "%.*f (%.*f-%.*f)", digits, r->wall.median, digits, r->wall.min,
+             digits, r->wall.max);
+    if (bench_op_table[r->op].reference < 0) {
+      snprintf(share, sizeof share, "ref");
+    } else {
+      format_or_na(share, sizeof share, "%.0f%%", 100 * f.share);
+    }
+    format_or_na(event, sizeof event, "%.3f", r->event.valid ? r->event.median : NAN);
+    format_or_na(cpu, sizeof cpu, "%.2f", f.cpu_gbps);
+    format_or_na(vs_cpu, sizeof vs_cpu, "%.2fx", f.vs_cpu);
+    format_or_na(boost, sizeof boost, "%.2f", f.boost_gbps);
+    format_or_na(vs_boost, sizeof vs_boost, "%.2fx", f.vs_boost);
+    if (r->boost_note[0] && strncmp(r->boost_note, "wrong", 5) == 0) {
+      snprintf(boost, sizeof boost, "WRONG");
+    } else if (r->boost_note[0] && strncmp(r->boost_note, "failed", 6) == 0) {
+      snprintf(boost, sizeof boost, "FAILED");
+    }
+    printf("%-*s %-6s %*s %-13s %24s %8.0f %7.2f %5s %9s | %8s %6s | %7s %6s\n", name_width,
+           bench_op_table[r->op].name, r->type->name, n_width, r->shape, r->algorithm, wall,
+           f.melems, f.wall_gbps, share, event, cpu, vs_cpu, boost, vs_boost);
+  }
+  printf(
+      "\nGB/s: the bytes an operation must move over the median wall time (reduce, count_if,\n"
+      "read: n*size read; findall: n*size read + 4 bytes per index written; scan, copy,\n"
+      "copy_strided, copy_kernel: n*size read + n*size written).\n"
+      "%%ref: share of the read kernel's GB/s (reduce, count_if, findall) or the copy\n"
+      "kernel's (scan, copy, copy_strided) at the same type and size, the kernel timed right\n"
+      "before each call of the operation (medians of both).\n"
+      "event ms: the profiling event the call returns, which covers only its last command.\n"
+      "CPU: a plain C loop over the same host data (reduce, count_if, read: up to %d\n"
+      "threads, one per 64K elements; copy_kernel: memcpy; the others one thread).\n"
+      "x CPU, x Boost: clgpu's GB/s over the peer's (above 1: clgpu is faster).\n"
+      "Boost.Compute's peers: reduce, count_if, inclusive_scan, copy_if (writes the\n"
+      "selected values, not indices; same byte count), copy, reverse_copy; n/a: none.\n",
+      bench_cpu_threads());
+  int sort_peers = !o->no_cpu;
+  for (size_t k = 0; k < report->num_rows; k++) sort_peers |= report->rows[k].boost.valid;
+  if (sorts) {
+    printf(
+        "Sorts (radix_sort, sort_by_key, merge_sort, argsort): each call sorts a fresh copy of\n"
+        "the data, copied on the device before the call and not timed, with a workspace made\n"
+        "once per type and size. Melem/s: keys sorted per second. GB/s counts the keys (and\n"
+        "uint32 values) read once and written once, n*(key + value bytes)*2 (argsort: keys\n"
+        "read, the uint32 permutation written), whatever the passes really move. %%ref: of\n"
+        "the copy kernel. event ms: the device's clock from a marker enqueued right before\n"
+        "the call (the refill done) to the end of the sort's event: all its commands and the\n"
+        "gaps between them. CPU: an LSD radix sort in C, one thread, 11-bit digits, a digit\n"
+        "that every key shares skipped (sort_by_key and argsort: carrying uint32 values).\n"
+        "Boost.Compute: sort, sort with the comparator " SORT_COMPARE
+        " (merge_sort), sort_by_key;\n"
+        "argsort: copy + iota + sort_by_key, all timed; checked without asking stability.\n"
+        "Every sort is checked once on the host after its timed calls: in order, and the\n"
+        "keys and values of a stable sort.\n");
+  }
+  if (sorts && sort_peers) {
+    printf("\n%-12s %-6s %5s %22s %8s %22s %8s  %s\n", "sort", "type", "n",
+           "LSD radix ms (min-max)", "x radix", "qsort ms (calls)", "x qsort",
+           "Boost.Compute runs");
+    for (size_t k = 0; k < report->num_rows; k++) {
+      const result *r = &report->rows[k];
+      if (!bench_op_table[r->op].sort) continue;
+      row_figures f = figures_of(r);
+      char n_label[32], radix[64], vs_radix[16], quick[64], vs_quick[16];
+      if (r->cpu.valid) {
+        snprintf(radix, sizeof radix, "%.1f (%.1f-%.1f)", r->cpu.median, r->cpu.min, r->cpu.max);
+      } else {
+        snprintf(radix, sizeof radix, "n/a");
+      }
+      if (r->qsort.valid) {
+        snprintf(quick, sizeof quick, "%.1f (%d)", r->qsort.median, r->qsort_calls);
+      } else {
+        snprintf(quick, sizeof quick, "n/a");
+      }
+      format_or_na(vs_radix, sizeof vs_radix, "%.2fx", f.vs_cpu);
+      format_or_na(vs_quick, sizeof vs_quick, "%.2fx", f.vs_qsort);
+      printf("%-12s %-6s %5s %22s %8s %22s %8s  %s\n", bench_op_table[r->op].name, r->type->name,
+             bench_size_label(r->n, n_label, sizeof n_label), radix, vs_radix, quick, vs_quick,
+             r->boost.valid ? r->boost_note : "-");
+    }
+  }
+  for (size_t k = 0; k < report->num_rows; k++) {
+    const result *r = &report->rows[k];
+    if (strncmp(r->boost_note, "wrong", 5) == 0 || strncmp(r->boost_note, "failed", 6) == 0) {
+      printf("Boost.Compute %s %s: %s\n", bench_op_table[r->op].name, r->type->name, r->boost_note);
+    }
+  }
+  print_peer_table(report, name_width, n_width);
+  print_first_call_table(report, name_width);
+}
+
+/* The row's CPU baseline, or why it has none. */
+static const char *cpu_label_of(const run_report *report, const result *r) {
+  return report->options->no_cpu ? "--no-cpu" : bench_op_table[r->op].cpu_label;
+}
+
+static void print_csv(const run_report *report) {
+  const clgpu_device_info *d = report->device;
+  printf(
+      "library_version,platform,device,device_type,compute_units,op,type,n,bytes,selected,"
+      "algorithm,repeat,warmup,wall_ms_median,wall_ms_min,wall_ms_max,melem_per_s,gb_per_s,"
+      "event_ms_median,event_ms_min,event_ms_max,event_gb_per_s,reference_op,reference_ms_median,"
+      "reference_gb_per_s,"
+      "share_of_reference,cpu_ms_median,cpu_ms_min,cpu_ms_max,cpu_gb_per_s,clgpu_over_cpu,"
+      "boost_version,boost_ms_median,boost_ms_min,boost_ms_max,boost_gb_per_s,clgpu_over_boost,"
+      "boost_note,event_covers,cpu_baseline,qsort_calls,qsort_ms_median,qsort_ms_min,"
+      "qsort_ms_max,qsort_gb_per_s,clgpu_over_qsort,elements,shape,layout,peer,peer_launch,"
+      "peer_ms_median,peer_ms_min,peer_ms_max,peer_event_ms_median,peer_gb_per_s,"
+      "time_ratio_over_peer,throughput_relative_to_peer,kernel_programs,kernel_specialisations,"
+      "kernel_variants_held,kernel_contiguous_runs,kernel_specialised_runs,kernel_generic_runs,"
+      "op_contiguous_runs,op_specialised_runs,op_generic_runs,cache_builds,cache_build_ms,"
+      "cache_disk_hits,cache_memory_hits,first_call_n,first_call_shape,first_call_cold_ms,"
+      "first_call_cold_builds,first_call_cold_build_ms,first_call_warm_ms,"
+      "first_call_warm_disk_hits,first_call_warm_load_ms,first_call_warm_builds,"
+      "first_call_steady_ms_median,first_call_steady_calls,first_call_cold_over_steady,"
+      "first_call_warm_over_steady\n");
+  for (size_t k = 0; k < report->num_rows; k++) {
+    const result *r = &report->rows[k];
+    row_figures f = figures_of(r);
+    bench_csv_string(stdout, clgpu_version());
+    putchar(',');
+    bench_csv_string(stdout, d->platform_name);
+    putchar(',');
+    bench_csv_string(stdout, d->name);
+    printf(",%s,%u,%s,%s,%zu,%.0f,%llu,%s,%d,%d,", bench_device_type_name(d->type),
+           d->compute_units, bench_op_table[r->op].name, r->type->name, r->n, r->bytes,
+           (unsigned long long)r->selected, r->algorithm, r->repeat, r->warmup);
+    const double numbers1[] = {r->wall.median,
+                               r->wall.min,
+                               r->wall.max,
+                               f.melems,
+                               f.wall_gbps,
+                               r->event.valid ? r->event.median : NAN,
+                               r->event.valid ? r->event.min : NAN,
+                               r->event.valid ? r->event.max : NAN,
+                               f.event_gbps};
+    for (size_t i = 0; i < sizeof numbers1 / sizeof numbers1[0]; i++) {
+      bench_csv_number(stdout, numbers1[i]);
+      putchar(',');
+    }
+    printf("%s,", bench_op_table[r->op].reference >= 0
+                      ? bench_op_table[bench_op_table[r->op].reference].name
+                      : "");
+    const double numbers2[] = {r->reference.valid ? r->reference.median : NAN,
+                               r->reference_gbps,
+                               f.share,
+                               r->cpu.valid ? r->cpu.median : NAN,
+                               r->cpu.valid ? r->cpu.min : NAN,
+                               r->cpu.valid ? r->cpu.max : NAN,
+                               f.cpu_gbps,
+                               f.vs_cpu};
+    for (size_t i = 0; i < sizeof numbers2 / sizeof numbers2[0]; i++) {
+      bench_csv_number(stdout, numbers2[i]);
+      putchar(',');
+    }
+    printf("%s,", report->boost_built ? report->boost_version : "");
+    const double numbers3[] = {r->boost.valid ? r->boost.median : NAN,
+                               r->boost.valid ? r->boost.min : NAN,
+                               r->boost.valid ? r->boost.max : NAN, f.boost_gbps, f.vs_boost};
+    for (size_t i = 0; i < sizeof numbers3 / sizeof numbers3[0]; i++) {
+      bench_csv_number(stdout, numbers3[i]);
+      putchar(',');
+    }
+    bench_csv_string(stdout, r->boost_note);
+    printf(",%s,", event_covers(r));
+    bench_csv_string(stdout, cpu_label_of(report, r));
+    printf(",%d", r->qsort_calls);
+    const double numbers4[] = {r->qsort.valid ? r->qsort.median : NAN,
+                               r->qsort.valid ? r->qsort.min : NAN,
+                               r->qsort.valid ? r->qsort.max : NAN, f.qsort_gbps, f.vs_qsort};
+    for (size_t i = 0; i < sizeof numbers4 / sizeof numbers4[0]; i++) {
+      putchar(',');
+      bench_csv_number(stdout, numbers4[i]);
+    }
+    printf(",%zu,", r->elements);
+    bench_csv_string(stdout, r->shape);
+    putchar(',');
+    bench_csv_string(stdout, r->layout);
+    putchar(',');
+    bench_csv_string(stdout, bench_op_table[r->op].peer ? bench_op_table[r->op].peer : "");
+    putchar(',');
+    bench_csv_string(stdout, r->peer_launch);
+    const double numbers5[] = {r->peer_wall.valid ? r->peer_wall.median : NAN,
+                               r->peer_wall.valid ? r->peer_wall.min : NAN,
+                               r->peer_wall.valid ? r->peer_wall.max : NAN,
+                               r->peer_event.valid ? r->peer_event.median : NAN,
+                               f.peer_gbps,
+                               f.time_ratio,
+                               f.vs_peer};
+    for (size_t i = 0; i < sizeof numbers5 / sizeof numbers5[0]; i++) {
+      putchar(',');
+      bench_csv_number(stdout, numbers5[i]);
+    }
+    if (r->has_elementwise) {
+      const clgpu_elementwise_stats *st = &r->kernel_stats;
+      printf(",%llu,%llu,%u,%llu,%llu,%llu,%llu,%llu,%llu", (unsigned long long)kernel_programs(st),
+             (unsigned long long)st->specialisations, st->variants_held,
+             (unsigned long long)st->contiguous_runs, (unsigned long long)st->specialised_runs,
+             (unsigned long long)st->generic_runs, (unsigned long long)r->op_contiguous_runs,
+             (unsigned long long)r->op_specialised_runs, (unsigned long long)r->op_generic_runs);
+    } else {
+      printf(",,,,,,,,,");
+    }
+    if (r->has_cache) {
+      printf(",%llu,%.6g,%llu,%llu", (unsigned long long)r->cache_builds, r->cache_build_ms,
+             (unsigned long long)r->cache_disk_hits, (unsigned long long)r->cache_memory_hits);
+    } else {
+      printf(",,,,");
+    }
+    const first_call *fc = first_call_of(report, r);
+    if (fc) {
+      printf(",%zu,", fc->n);
+      bench_csv_string(stdout, fc->shape);
+      printf(",%.6g,%llu,%.6g,%.6g,%llu,%.6g,%llu,", fc->cold.ms,
+             (unsigned long long)fc->cold.stats.builds, fc->cold.stats.build_ms, fc->warm.ms,
+             (unsigned long long)fc->warm.stats.disk_hits, fc->warm.stats.disk_load_ms,
+             (unsigned long long)fc->warm.stats.builds);
+      bench_csv_number(stdout, fc->warm.steady.valid ? fc->warm.steady.median : NAN);
+      printf(",%d,", fc->warm.steady_calls);
+      bench_csv_number(stdout, over_steady(fc, fc->cold.ms));
+      putchar(',');
+      bench_csv_number(stdout, over_steady(fc, fc->warm.ms));
+    } else {
+      printf(",,,,,,,,,,,,,");
+    }
+    putchar('\n');
+  }
+}
+
+static void print_json(const run_report *report) {
+  const clgpu_device_info *d = report->device;
+  const run_options *o = report->options;
+  FILE *out = stdout;
+  fputs("{\n  \"tool\": \"clgpu-bench run\",\n  \"library_version\": ", out);
+  bench_json_string(out, clgpu_version());
+  fputs(",\n  \"device\": ", out);
+  bench_json_device(out, d);
+  fputs(",\n", out);
+  fprintf(out,
+          "  \"algorithm\": \"%s\",\n  \"repeat\": %d,\n  \"warmup\": %d,\n"
+          "  \"cpu_threads\": %d,\n  \"boost_compute\": ",
+          clgpu_algorithm_name(o->algorithm), o->repeat, o->warmup, bench_cpu_threads());
+  if (report->boost_built) {
+    bench_json_string(out, report->boost_version);
+  } else {
+    fputs("null", out);
+  }
+  fputs(",\n  \"units\": {\"time\": \"ms\", \"throughput\": \"GB/s (1e9 bytes) and Melem/s\"},\n",
+        out);
+  fprintf(out,
+          "  \"first_calls\": {\"selection\": \"%s\", \"max_n\": %zu, \"steady_calls\": %d, "
+          "\"steady_warmup\": %d,\n    \"processes\": \"cold, then warm: a new process each, "
+          "sharing an empty disk-cache folder and an empty POCL_CACHE_DIR\"},\n",
+          o->first_call == FIRST_CALL_OFF   ? "off"
+          : o->first_call == FIRST_CALL_ALL ? "all"
+                                            : "first",
+          FIRST_CALL_N, o->repeat, o->warmup < 1 ? 1 : o->warmup);
+  fputs("  \"results\": [", out);
+  for (size_t k = 0; k < report->num_rows; k++) {
+    const result *r = &report->rows[k];
+    row_figures f = figures_of(r);
+    fprintf(out, "%s\n    {\"op\": \"%s\", \"type\": \"%s\", \"n\": %zu, \"bytes\": %.0f, ",
+            k ? "," : "", bench_op_table[r->op].name, r->type->name, r->n, r->bytes);
+    fprintf(out, "\"selected\": %llu, \"algorithm\": ", (unsigned long long)r->selected);
+    bench_json_string(out, r->algorithm);
+    fprintf(out, ", \"repeat\": %d, \"warmup\": %d, \"event_covers\": \"%s\",\n     ", r->repeat,
+            r->warmup, event_covers(r));
+    bench_json_timing(out, "wall_ms", &r->wall);
+    fputs(", \"melem_per_s\": ", out);
+    bench_json_number(out, f.melems);
+    fputs(", \"gb_per_s\": ", out);
+    bench_json_number(out, f.wall_gbps);
+    fputs(",\n     ", out);
+    bench_json_timing(out, "event_ms", &r->event);
+    fputs(", \"event_gb_per_s\": ", out);
+    bench_json_number(out, f.event_gbps);
+    fputs(",\n     \"reference_op\": ", out);
+    if (bench_op_table[r->op].reference >= 0) {
+      bench_json_string(out, bench_op_table[bench_op_table[r->op].reference].name);
+    } else {
+      fputs("null", out);
+    }
+    fputs(", ", out);
+    bench_json_timing(out, "reference_ms", &r->reference);
+    fputs(", \"reference_gb_per_s\": ", out);
+    bench_json_number(out, r->reference_gbps);
+    fputs(", \"share_of_reference\": ", out);
+    bench_json_number(out, f.share);
+    fputs(",\n     \"cpu\": {\"baseline\": ", out);
+    bench_json_string(out, cpu_label_of(report, r));
+    fputs(", ", out);
+    bench_json_timing(out, "ms", &r->cpu);
+    fputs(", \"gb_per_s\": ", out);
+    bench_json_number(out, f.cpu_gbps);
+    fputs(", \"clgpu_over_cpu\": ", out);
+    bench_json_number(out, f.vs_cpu);
+    fputs("},\n     \"qsort\": {", out);
+    bench_json_timing(out, "ms", &r->qsort);
+    fprintf(out, ", \"calls\": %d, \"gb_per_s\": ", r->qsort_calls);
+    bench_json_number(out, f.qsort_gbps);
+    fputs(", \"clgpu_over_qsort\": ", out);
+    bench_json_number(out, f.vs_qsort);
+    fputs("},\n     \"boost\": {", out);
+    bench_json_timing(out, "ms", &r->boost);
+    fputs(", \"gb_per_s\": ", out);
+    bench_json_number(out, f.boost_gbps);
+    fputs(", \"clgpu_over_boost\": ", out);
+    bench_json_number(out, f.vs_boost);
+    fputs(", \"note\": ", out);
+    bench_json_string(out, r->boost_note);
+    fprintf(out, "},\n     \"elements\": %zu, \"shape\": ", r->elements);
+    bench_json_string(out, r->shape);
+    fputs(", \"peer\": ", out);
+    if (r->has_peer) {
+      fputs("{\"name\": ", out);
+      bench_json_string(out, bench_op_table[r->op].peer);
+      fputs(", \"launch\": ", out);
+      bench_json_string(out, r->peer_launch);
+      fputs(", \"layout\": ", out);
+      bench_json_string(out, r->layout);
+      fputs(", ", out);
+      bench_json_timing(out, "wall_ms", &r->peer_wall);
+      fputs(", ", out);
+      bench_json_timing(out, "event_ms", &r->peer_event);
+      fputs(", \"gb_per_s\": ", out);
+      bench_json_number(out, f.peer_gbps);
+      fputs(", \"time_ratio\": ", out);
+      bench_json_number(out, f.time_ratio);
+      fputs(", \"throughput_relative\": ", out);
+      bench_json_number(out, f.vs_peer);
+      fputc('}', out);
+    } else {
+      fputs("null", out);
+    }
+    fputs(",\n     \"elementwise_kernel\": ", out);
+    if (r->has_elementwise) {
+      const clgpu_elementwise_stats *st = &r->kernel_stats;
+      fprintf(out,
+              "{\"programs\": %llu, \"specialisations\": %llu, \"variants_held\": %u, "
+              "\"evictions\": %llu, "
+              "\"contiguous_runs\": %llu, \"specialised_runs\": %llu, \"generic_runs\": %llu, "
+              "\"staged_inputs\": %llu, \"op_runs\": {\"contiguous\": %llu, \"specialised\": "
+              "%llu, \"generic\": %llu}}",
+              (unsigned long long)kernel_programs(st), (unsigned long long)st->specialisations,
+              st->variants_held, (unsigned long long)st->evictions,
+              (unsigned long long)st->contiguous_runs, (unsigned long long)st->specialised_runs,
+              (unsigned long long)st->generic_runs, (unsigned long long)st->staged_inputs,
+              (unsigned long long)r->op_contiguous_runs, (unsigned long long)r->op_specialised_runs,
+              (unsigned long long)r->op_generic_runs);
+    } else {
+      fputs("null", out);
+    }
+    fputs(", \"program_cache\": ", out);
+    if (r->has_cache) {
+      fprintf(out,
+              "{\"builds\": %llu, \"build_ms\": %.6g, \"disk_hits\": %llu, "
+              "\"memory_hits\": %llu}",
+              (unsigned long long)r->cache_builds, r->cache_build_ms,
+              (unsigned long long)r->cache_disk_hits, (unsigned long long)r->cache_memory_hits);
+    } else {
+      fputs("null", out);
+    }
+    fputs(",\n     \"first_call\": ", out);
+    const first_call *fc = first_call_of(report, r);
+    if (fc) {
+      fprintf(out, "{\"n\": %zu, \"shape\": ", fc->n);
+      bench_json_string(out, fc->shape);
+      fputs(", \"cold_ms\": ", out);
+      bench_json_number(out, fc->cold.ms);
+      fprintf(out, ", \"cold_builds\": %llu, \"cold_build_ms\": ",
+              (unsigned long long)fc->cold.stats.builds);
+      bench_json_number(out, fc->cold.stats.build_ms);
+      fprintf(out, ", \"cold_disk_hits\": %llu, \"cold_disk_writes\": %llu,\n      \"warm_ms\": ",
+              (unsigned long long)fc->cold.stats.disk_hits,
+              (unsigned long long)fc->cold.stats.disk_writes);
+      bench_json_number(out, fc->warm.ms);
+      fprintf(out, ", \"warm_disk_hits\": %llu, \"warm_load_ms\": ",
+              (unsigned long long)fc->warm.stats.disk_hits);
+      bench_json_number(out, fc->warm.stats.disk_load_ms);
+      fprintf(out, ", \"warm_builds\": %llu,\n      ", (unsigned long long)fc->warm.stats.builds);
+      bench_json_timing(out, "steady_ms", &fc->warm.steady);
+      fprintf(out,
+              ", \"steady_calls\": %d, \"steady_warmup\": %d, \"steady_builds\": %llu, "
+              "\"steady_disk_hits\": %llu, \"steady_timed_programs\": %llu, "
+              "\"cold_over_steady\": ",
+              fc->warm.steady_calls, fc->warm.steady_warmup,
+              (unsigned long long)fc->warm.steady_builds,
+              (unsigned long long)fc->warm.steady_disk_hits,
+              (unsigned long long)fc->warm.timed_programs);
+      bench_json_number(out, over_steady(fc, fc->cold.ms));
+      fputs(", \"warm_over_steady\": ", out);
+      bench_json_number(out, over_steady(fc, fc->warm.ms));
+      fputc('}', out);
+    } else {
+      fputs("null", out);
+    }
+    fputc('}', out);
+  }
+  fputs("\n  ]\n}\n", out);
+}
+
+void bench_print_report(const run_report *report) {
+  switch (report->options->format) {
+    case FORMAT_CSV:
+      print_csv(report);
+      break;
+    case FORMAT_JSON:
+      print_json(report);
+      break;
+    default:
+      print_table(report);
+      break;
+  }
+  fflush(stdout);
+}
+
+/* --plot: one series per (operation, type) in the rows' order, GB/s over n;
+ * colour by operation, line and marker style by type. 0, or 1 after a
+ * failure (printed). */
+int bench_write_plot(const run_report *report, const char *path) {
+  size_t rows = report->num_rows ? report->num_rows : 1;
+  bench_plot_series *series = calloc(rows, sizeof *series);
+  double *xs = malloc(sizeof(double) * rows);
+  double *ys = malloc(sizeof(double) * rows);
+  char(*labels)[64] = malloc(sizeof *labels * rows);
+  if (!series || !xs || !ys || !labels) {
+    free(series);
+    free(xs);
+    free(ys);
+    free(labels);
+    fprintf(stderr, "clgpu-bench run: out of host memory for the plot\n");
+    return 1;
+  }
+  /* Each series' points are consecutive in xs and ys, in the rows' order. */
+  size_t num_series = 0, used = 0;
+  for (size_t k = 0; k < report->num_rows; k++) {
+    const result *r = &report->rows[k];
+    int seen = 0;
+    for (size_t j = 0; j < k && !seen; j++) {
+      seen = report->rows[j].op == r->op && report->rows[j].type == r->type;
+    }
+    if (seen) continue;
+    bench_plot_series *line = &series[num_series];
+    snprintf(labels[num_series], sizeof labels[num_series], "%s %s", bench_op_table[r->op].name,
+             r->type->name);
+    line->label = labels[num_series];
+    line->x = xs + used;
+    line->y = ys + used;
+    line->color = r->op;
+    line->style = (int)(r->type - bench_host_types);
+    for (size_t j = k; j < report->num_rows; j++) {
+      const result *p = &report->rows[j];
+      if (p->op != r->op || p->type != r->type) continue;
+      xs[used] = (double)p->n;
+      ys[used] = figures_of(p).wall_gbps;
+      used++;
+      line->count++;
+    }
+    num_series++;
+  }
+  const clgpu_device_info *d = report->device;
+  char title[640];
+  snprintf(title, sizeof title, "clgpu %s on %s / %s (%s, %u compute units)", clgpu_version(),
+           d->platform_name, d->name, bench_device_type_name(d->type), d->compute_units);
+  bench_plot plot = {0};
+  plot.title = title;
+  plot.subtitle = "clgpu-bench run: the table's GB/s, bytes moved over the median wall time";
+  plot.x_label = "n (elements)";
+  plot.y_label = "GB/s";
+  plot.x_binary = 1;
+  plot.series = series;
+  plot.num_series = num_series;
+  int failed = bench_plot_write_svg(path, &plot);
+  if (failed) {
+    fprintf(stderr, "clgpu-bench run: cannot write the plot to '%s': %s\n", path, strerror(errno));
+  }
+  free(series);
+  free(xs);
+  free(ys);
+  free(labels);
+  return failed ? 1 : 0;
+}

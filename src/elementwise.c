@@ -3,17 +3,20 @@
  * ordered, reversed and merged), the three kinds of program (contiguous,
  * specialised, generic), the variant table, and the run.
  *
- * The generated source. Every kernel is named clgpu_elementwise and takes,
- * in this order: for each array slot k a pointer clgpu_a<k> to its root
- * buffer and its element offset clgpu_o<k>; the offset of the index
- * clgpu_oi when the operation uses `i`; the scalars by their own names; the
- * element count; then for the strided kernels the chunk, and for the
- * generic one the extents (ulong8 clgpu_shape) and the strides of each
- * slot (long8 clgpu_s<k>, clgpu_si for the index). The element body is the
- * same in all three: load the arguments' variables, the operation, store
- * the outputs. Extents and strides are the macros CLGPU_SHAPE_<d>,
- * CLGPU_STRIDE_<k>_<d> and CLGPU_ISTRIDE_<d>: -D constants in a specialised
- * program, the generic kernel's arguments in the generic one.
+ * The source. Every kernel is cl/elementwise.cl's skeleton, built after
+ * cl/common.cl and a generated part of #define lines (generate), with the
+ * user's preamble and operation as parts of their own, as given. It is
+ * named clgpu_elementwise and takes, in this order: for each array slot k
+ * a pointer clgpu_a<k> to its root buffer and its element offset
+ * clgpu_o<k>; the offset of the index clgpu_oi when the operation uses `i`;
+ * the scalars by their own names; the element count; then for the strided
+ * kernels the chunk, and for the generic one the extents (ulong8
+ * clgpu_shape) and the strides of each slot (long8 clgpu_s<k>, clgpu_si for
+ * the index). The element body is the same in all three: load the
+ * arguments' variables, the operation, store
+ * the outputs. Extents and strides are the macros CLGPU_SHAPE_<d> and
+ * CLGPU_STRIDE_<k>_<d> (k = i for the index): defines of the prelude in a
+ * specialised program, the generic kernel's arguments in the generic one.
  *
  * The index `i` is treated as one more array (slot "index"): a virtual
  * contiguous row-major array over the call's shape, whose position is the
@@ -329,7 +332,8 @@ static const char *variable_type(clgpu_type type) {
   return type == CLGPU_HALF ? "float" : clgpu_type_cl_name(type);
 }
 
-/* The slot's name in the skeleton's macros: its number, or i for the index. */
+/* CLGPU_LOADS and CLGPU_STORES: the element's variables, in the order of
+ * the arguments, at the skeleton's CLGPU_AT(slot). */
 static void add_slot_loads(text *t, const clgpu_elementwise *kernel) {
   add(t, "#define CLGPU_LOADS");
   for (size_t a = 0; a < kernel->num_args; a++) {
@@ -359,7 +363,7 @@ static void add_slot_loads(text *t, const clgpu_elementwise *kernel) {
   add(t, "\n");
 }
 
-/* The generated part of a program: the #define lines cl/elementwise.c
+/* The generated part of a program: the #define lines cl/elementwise.cl
  * reads (the argument list, the slots, the element's loads and stores, the
  * kind and rank); malloc'd, NULL when out of memory. The user's preamble
  * and operation are parts of their own, as given. */
@@ -375,7 +379,9 @@ static char *generate(const clgpu_elementwise *kernel, program_kind kind, unsign
   if (kernel->uses_index) add(&t, ", long clgpu_oi");
   for (size_t a = 0; a < kernel->num_args; a++) {
     const ew_arg *arg = &kernel->args[a];
-    if (arg->kind == CLGPU_SCALAR) add(&t, ", const %s %s", clgpu_type_cl_name(arg->type), arg->name);
+    if (arg->kind == CLGPU_SCALAR) {
+      add(&t, ", const %s %s", clgpu_type_cl_name(arg->type), arg->name);
+    }
   }
   add(&t, ", ulong clgpu_count\n#define CLGPU_EACH_SLOT(X, d)");
   for (unsigned k = 0; k < kernel->num_arrays; k++) add(&t, " X(%u, d)", k);
@@ -524,7 +530,9 @@ static clgpu_status get_program(clgpu_elementwise *kernel, program_kind kind,
   size_t num_parts = 0;
   parts[num_parts++] = (clgpu__source_part){"common", NULL, NULL};
   parts[num_parts++] = (clgpu__source_part){NULL, arguments, "arguments"};
-  if (kernel->preamble) parts[num_parts++] = (clgpu__source_part){NULL, kernel->preamble, "preamble"};
+  if (kernel->preamble) {
+    parts[num_parts++] = (clgpu__source_part){NULL, kernel->preamble, "preamble"};
+  }
   parts[num_parts++] = (clgpu__source_part){"elementwise", NULL, NULL};
   parts[num_parts++] = (clgpu__source_part){NULL, operation, "operation"};
   parts[num_parts++] = (clgpu__source_part){"elementwise", NULL, NULL};

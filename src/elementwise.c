@@ -13,10 +13,10 @@
  * kernels the chunk, and for the generic one the extents (ulong8
  * clgpu_shape) and the strides of each slot (long8 clgpu_s<k>, clgpu_si for
  * the index). The element body is the same in all three: load the
- * arguments' variables, the operation, store
- * the outputs. Extents and strides are the macros CLGPU_SHAPE_<d> and
- * CLGPU_STRIDE_<k>_<d> (k = i for the index): defines of the prelude in a
- * specialised program, the generic kernel's arguments in the generic one.
+ * arguments' variables, the operation, store the outputs. Extents and
+ * strides are the macros CLGPU_SHAPE_<d> and CLGPU_STRIDE_<k>_<d> (k = i
+ * for the index): defines of the prelude in a specialised program, the
+ * generic kernel's arguments in the generic one.
  *
  * The index `i` is treated as one more array (slot "index"): a virtual
  * contiguous row-major array over the call's shape, whose position is the

@@ -234,8 +234,10 @@ static clgpu_status resolve_parts(const clgpu__source_part *parts, size_t count,
         r->length = embedded->length;
         memcpy(r->digest, embedded->digest, sizeof r->digest);
       } else if (status == CLGPU_SUCCESS) {
-        status = clgpu_kernel_source(parts[i].name, &r->owned, &r->length);
+        status = clgpu_kernel_source(parts[i].name, &r->owned, NULL);
         r->text = r->owned;
+        /* Up to a NUL the file may hold, as for a caller's source. */
+        r->length = r->owned ? strlen(r->owned) : 0;
         if (status == CLGPU_SUCCESS) digest_text(r->text, r->length, r->digest);
       }
     } else {

@@ -25,7 +25,8 @@
  *                       A's size (shuffle masks)
  *   CLGPU_GROUP         work-items per group (a power of two)
  *   CLGPU_ITEMS         elements per work-item per tile (TILED)
- *   CLGPU_NEEDS_FP64, CLGPU_NEEDS_FP16
+ *   CLGPU_NEEDS_FP64, CLGPU_NEEDS_FP16 (read by common.cl, built before
+ *                       this file; CLGPU_CAT is from there too)
  *
  * Every kernel works on ranges: group g owns elements
  * [g * chunk, min(n, (g + 1) * chunk)). Buffers are passed as (buffer,
@@ -33,13 +34,6 @@
  * bounds are the same for the whole group (rule 3); partial tiles load the
  * neutral element. No group waits for another (rule 1): multi-pass work is
  * separate kernels. */
-#ifdef CLGPU_NEEDS_FP64
-#pragma OPENCL EXTENSION cl_khr_fp64 : enable
-#endif
-#ifdef CLGPU_NEEDS_FP16
-#pragma OPENCL EXTENSION cl_khr_fp16 : enable
-#endif
-
 #if !defined(CLGPU_T) || !defined(CLGPU_A) || !defined(CLGPU_R) || !defined(CLGPU_GROUP)
 #error "reduce.cl needs CLGPU_T, CLGPU_A, CLGPU_R and CLGPU_GROUP"
 #endif
@@ -47,9 +41,6 @@
 typedef CLGPU_T T;
 typedef CLGPU_A A;
 typedef CLGPU_R R;
-
-#define CLGPU_CAT_(a, b) a##b
-#define CLGPU_CAT(a, b) CLGPU_CAT_(a, b)
 
 /* ---- the order of MIN, MAX, ARGMIN, ARGMAX ---- */
 

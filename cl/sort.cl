@@ -22,6 +22,8 @@
  *   CLGPU_KEY_SIZE      custom keys: the caller's key_size; the program does
  *                       not build unless sizeof(CLGPU_KEY_T) equals it
  *   CLGPU_KEY_SIZE_PROBE only the kernel that writes sizeof(CLGPU_KEY_T)
+ *   CLGPU_NEEDS_FP64, CLGPU_NEEDS_FP16 (read by common.cl, built before
+ *                       this file and before a custom key's declarations)
  *
  * Buffers are (buffer, byte offset) pairs (PORTABILITY.md rule 13). The
  * keys of a sort live in two places, 0 (where the caller's keys are) and 1
@@ -31,13 +33,6 @@
  * keys before pass p (place 0 before pass 0, never stored). No group waits
  * for another (rule 1); barriers sit in group-uniform control flow only
  * (rule 3); no atomics anywhere. */
-#ifdef CLGPU_NEEDS_FP64
-#pragma OPENCL EXTENSION cl_khr_fp64 : enable
-#endif
-#ifdef CLGPU_NEEDS_FP16
-#pragma OPENCL EXTENSION cl_khr_fp16 : enable
-#endif
-
 #define GROUP CLGPU_SORT_GROUP
 #define AT(T, buffer, at) ((__global T *)((__global uchar *)(buffer) + (at)))
 

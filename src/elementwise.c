@@ -3,17 +3,20 @@
  * ordered, reversed and merged), the three kinds of program (contiguous,
  * specialised, generic), the variant table, and the run.
  *
- * The generated source. Every kernel is named clgpu_elementwise and takes,
- * in this order: for each array slot k a pointer clgpu_a<k> to its root
- * buffer and its element offset clgpu_o<k>; the offset of the index
- * clgpu_oi when the operation uses `i`; the scalars by their own names; the
- * element count; then for the strided kernels the chunk, and for the
- * generic one the extents (ulong8 clgpu_shape) and the strides of each
- * slot (long8 clgpu_s<k>, clgpu_si for the index). The element body is the
- * same in all three: load the arguments' variables, the operation, store
- * the outputs. Extents and strides are the macros CLGPU_SHAPE_<d>,
- * CLGPU_STRIDE_<k>_<d> and CLGPU_ISTRIDE_<d>: -D constants in a specialised
- * program, the generic kernel's arguments in the generic one.
+ * The source. Every kernel is cl/elementwise.cl's skeleton, built after
+ * cl/common.cl and a generated part of #define lines (generate), with the
+ * user's preamble and operation as parts of their own, as given. It is
+ * named clgpu_elementwise and takes, in this order: for each array slot k
+ * a pointer clgpu_a<k> to its root buffer and its element offset
+ * clgpu_o<k>; the offset of the index clgpu_oi when the operation uses `i`;
+ * the scalars by their own names; the element count; then for the strided
+ * kernels the chunk, and for the generic one the extents (ulong8
+ * clgpu_shape) and the strides of each slot (long8 clgpu_s<k>, clgpu_si for
+ * the index). The element body is the same in all three: load the
+ * arguments' variables, the operation, store the outputs. Extents and
+ * strides are the macros CLGPU_SHAPE_<d> and CLGPU_STRIDE_<k>_<d> (k = i
+ * for the index): defines of the prelude in a specialised program, the
+ * generic kernel's arguments in the generic one.
  *
  * The index `i` is treated as one more array (slot "index"): a virtual
  * contiguous row-major array over the call's shape, whose position is the
@@ -323,13 +326,6 @@ static void add(text *t, const char *format, ...) {
   t->length += (size_t)needed;
 }
 
-/* The line the next text starts on (for #line after pasted text). */
-static unsigned next_line(const text *t) {
-  unsigned line = 1;
-  for (size_t c = 0; c < t->length; c++) line += t->data[c] == '\n';
-  return line;
-}
-
 typedef enum program_kind { KIND_CONTIGUOUS, KIND_SPECIALISED, KIND_GENERIC } program_kind;
 
 /* The variable type of an argument: half computes in float. */
@@ -337,282 +333,75 @@ static const char *variable_type(clgpu_type type) {
   return type == CLGPU_HALF ? "float" : clgpu_type_cl_name(type);
 }
 
-/* The element body at the positions `position` (a printf format taking the
- * slot number, like "clgpu_o%u + clgpu_g") and the index `index`. */
-static void add_body(text *t, const clgpu_elementwise *kernel, const char *position_format,
-                     const char *index_expression) {
-  char position[96];
-  add(t, "  {\n");
-  if (kernel->uses_index) add(t, "    const ulong i = (ulong)(%s);\n", index_expression);
+/* CLGPU_LOADS and CLGPU_STORES: the element's variables, in the order of
+ * the arguments, at the skeleton's CLGPU_AT(slot). */
+static void add_slot_loads(text *t, const clgpu_elementwise *kernel) {
+  add(t, "#define CLGPU_LOADS");
   for (size_t a = 0; a < kernel->num_args; a++) {
     const ew_arg *arg = &kernel->args[a];
     if (!is_array_kind(arg->kind)) continue;
-    snprintf(position, sizeof position, position_format, arg->slot, arg->slot);
     const char *type = variable_type(arg->type);
     if (arg->kind == CLGPU_OUT) {
-      add(t, "    %s %s = (%s)0;\n", type, arg->name, type);
+      add(t, " %s %s = (%s)0;", type, arg->name, type);
     } else if (arg->type == CLGPU_HALF) {
-      add(t, "    float %s = vload_half((size_t)(%s), clgpu_a%u);\n", arg->name, position,
+      add(t, " float %s = vload_half((size_t)(CLGPU_AT(%u)), clgpu_a%u);", arg->name, arg->slot,
           arg->slot);
     } else {
-      add(t, "    %s %s = clgpu_a%u[%s];\n", type, arg->name, arg->slot, position);
+      add(t, " %s %s = clgpu_a%u[CLGPU_AT(%u)];", type, arg->name, arg->slot, arg->slot);
     }
   }
-  /* In a loop of its own, so that a `break` or `continue` of the
-   * operation ends this element on every layout (the strided kernels run
-   * the body inside their loops, the contiguous one does not). */
-  add(t, "    do {\n#line 1 \"operation\"\n%s\n;\n", kernel->operation);
-  add(t, "#line %u \"elementwise\"\n    } while (0);\n", next_line(t) + 1);
+  add(t, "\n#define CLGPU_STORES");
   for (size_t a = 0; a < kernel->num_args; a++) {
     const ew_arg *arg = &kernel->args[a];
     if (!is_output_kind(arg->kind)) continue;
-    snprintf(position, sizeof position, position_format, arg->slot, arg->slot);
     if (arg->type == CLGPU_HALF) {
-      add(t, "    vstore_half_rte(%s, (size_t)(%s), clgpu_a%u);\n", arg->name, position,
+      add(t, " vstore_half_rte(%s, (size_t)(CLGPU_AT(%u)), clgpu_a%u);", arg->name, arg->slot,
           arg->slot);
     } else {
-      add(t, "    clgpu_a%u[%s] = %s;\n", arg->slot, position, arg->name);
+      add(t, " clgpu_a%u[CLGPU_AT(%u)] = %s;", arg->slot, arg->slot, arg->name);
     }
   }
-  add(t, "  }\n");
+  add(t, "\n");
 }
 
-/* The element body at step clgpu_j of a run along dimension `inner`, from
- * the run's start clgpu_p<k> (and clgpu_pi). */
-static void add_run_body(text *t, const clgpu_elementwise *kernel, unsigned inner) {
-  char position_format[64];
-  snprintf(position_format, sizeof position_format,
-           "clgpu_p%%u + (long)clgpu_j * (long)CLGPU_STRIDE_%%u_%u", inner);
-  char index_expression[80];
-  snprintf(index_expression, sizeof index_expression,
-           "clgpu_pi + (long)clgpu_j * (long)CLGPU_ISTRIDE_%u", inner);
-  add_body(t, kernel, position_format, index_expression);
-}
-
-/* The loop over a run, clgpu_j from 0 to clgpu_run. When an array's
- * stride along the run is a constant other than 0 and +-1, the loop is
- * kept scalar: LLVM (POCL 3.1) vectorises such loops with interleaved
- * loads that ran 2.5 times slower than the scalar loop (a stride-2 copy:
- * 7.6 ms against 2.9 ms for 8M floats). Compilers that do not know the
- * pragma ignore it. */
-static void add_run_loop(text *t, int scalar_run, const char *indent) {
-  if (scalar_run) add(t, "%s#pragma clang loop vectorize(disable)\n", indent);
-  add(t, "%sfor (ulong clgpu_j = 0; clgpu_j < clgpu_run; clgpu_j++) {\n", indent);
-}
-
-static void add_parameters(text *t, const clgpu_elementwise *kernel, program_kind kind) {
-  add(t, "__kernel void clgpu_elementwise(");
-  for (unsigned k = 0; k < kernel->num_arrays; k++) {
-    const ew_arg *arg = &kernel->args[kernel->array_arg[k]];
-    add(t, "%s__global %s%s *clgpu_a%u, long clgpu_o%u", k ? ",\n    " : "",
-        arg->kind == CLGPU_IN ? "const " : "", clgpu_type_cl_name(arg->type), k, k);
-  }
-  if (kernel->uses_index) add(t, ",\n    long clgpu_oi");
-  for (size_t a = 0; a < kernel->num_args; a++) {
-    const ew_arg *arg = &kernel->args[a];
-    if (arg->kind == CLGPU_SCALAR) {
-      add(t, ",\n    const %s %s", clgpu_type_cl_name(arg->type), arg->name);
-    }
-  }
-  add(t, ",\n    ulong clgpu_count");
-  if (kind != KIND_CONTIGUOUS) add(t, ", ulong clgpu_chunk");
-  if (kind == KIND_GENERIC) {
-    add(t, ",\n    ulong8 clgpu_shape");
-    for (unsigned k = 0; k < kernel->num_arrays; k++) add(t, ", long8 clgpu_s%u", k);
-    if (kernel->uses_index) add(t, ", long8 clgpu_si");
-  }
-  add(t, ") {\n");
-}
-
-/* The strided loop over `rank` dimensions: decode the first index with divisions once, then run along the
- * fastest dimension and carry into the slower ones between runs. The
- * outermost extent is never needed: the loop ends at the chunk's end
- * before dimension 0 could wrap. In the generic kernel, dimensions past
- * the layout's rank are padding of extent 1 at the front, which the decode
- * skips once the rest is 0. */
-static void add_strided(text *t, const clgpu_elementwise *kernel, unsigned rank,
-                        program_kind kind, int scalar_run) {
-  unsigned slots = kernel->num_arrays;
-  int index = kernel->uses_index;
-  unsigned inner = rank - 1;
-  add(t, "  ulong clgpu_first = (ulong)get_global_id(0) * clgpu_chunk;\n");
-  add(t, "  if (clgpu_first >= clgpu_count) return;\n");
-  add(t, "  ulong clgpu_last = min(clgpu_first + clgpu_chunk, clgpu_count);\n");
-  add(t, "  ulong clgpu_rest = clgpu_first;\n");
-  for (unsigned d = rank; d-- > 1;) {
-    add(t, "  ulong clgpu_x%u = 0;\n", d);
-    if (kind == KIND_GENERIC) add(t, "  if (clgpu_rest != 0) ");
-    add(t,
-        "  { ulong clgpu_q = clgpu_rest / (ulong)CLGPU_SHAPE_%u;"
-        " clgpu_x%u = clgpu_rest - clgpu_q * (ulong)CLGPU_SHAPE_%u; clgpu_rest = clgpu_q; }\n",
-        d, d, d);
-  }
-  add(t, "  ulong clgpu_x0 = clgpu_rest;\n");
-  for (unsigned k = 0; k <= slots; k++) {
-    if (k == slots && !index) break;
-    char slot[8];
-    if (k == slots) {
-      snprintf(slot, sizeof slot, "i");
-    } else {
-      snprintf(slot, sizeof slot, "%u", k);
-    }
-    const char *stride_prefix = k == slots ? "CLGPU_ISTRIDE_" : "CLGPU_STRIDE_";
-    char stride_slot[12];
-    snprintf(stride_slot, sizeof stride_slot, k == slots ? "%s" : "%s_", k == slots ? "" : slot);
-    add(t, "  long clgpu_p%s = clgpu_o%s", slot, slot);
-    for (unsigned d = 0; d < rank; d++) {
-      add(t, " + (long)clgpu_x%u * (long)%s%s%u", d, stride_prefix, stride_slot, d);
-    }
-    add(t, ";\n");
-  }
-  add(t, "  for (ulong clgpu_linear = clgpu_first;;) {\n");
-  if (rank == 1) {
-    add(t, "    ulong clgpu_run = clgpu_last - clgpu_linear;\n");
-  } else {
-    add(t,
-        "    ulong clgpu_run = min((ulong)CLGPU_SHAPE_%u - clgpu_x%u, clgpu_last - "
-        "clgpu_linear);\n",
-        inner, inner);
-  }
-  add_run_loop(t, scalar_run, "    ");
-  add_run_body(t, kernel, inner);
-  add(t, "    }\n");
-  add(t, "    clgpu_linear += clgpu_run;\n    if (clgpu_linear >= clgpu_last) break;\n");
-  if (rank > 1) {
-    /* The run ended at its row's end: back to the row's start. */
-    for (unsigned k = 0; k < slots; k++) {
-      add(t, "    clgpu_p%u -= (long)clgpu_x%u * (long)CLGPU_STRIDE_%u_%u;\n", k, inner, k, inner);
-    }
-    if (index) add(t, "    clgpu_pi -= (long)clgpu_x%u * (long)CLGPU_ISTRIDE_%u;\n", inner, inner);
-    add(t, "    clgpu_x%u = 0;\n", inner);
-    for (unsigned d = inner; d-- > 0;) {
-      if (d > 0) add(t, "    if (++clgpu_x%u < (ulong)CLGPU_SHAPE_%u) {\n", d, d);
-      if (d == 0) add(t, "    {\n      clgpu_x0++;\n");
-      for (unsigned k = 0; k < slots; k++) add(t, "      clgpu_p%u += CLGPU_STRIDE_%u_%u;\n", k, k, d);
-      if (index) add(t, "      clgpu_pi += CLGPU_ISTRIDE_%u;\n", d);
-      add(t, "      continue;\n    }\n");
-      if (d > 0) {
-        add(t, "    clgpu_x%u = 0;\n", d);
-        for (unsigned k = 0; k < slots; k++) {
-          add(t, "    clgpu_p%u -= ((long)CLGPU_SHAPE_%u - 1) * (long)CLGPU_STRIDE_%u_%u;\n", k, d,
-              k, d);
-        }
-        if (index) add(t, "    clgpu_pi -= ((long)CLGPU_SHAPE_%u - 1) * (long)CLGPU_ISTRIDE_%u;\n", d, d);
-      }
-    }
-  }
-  add(t, "  }\n");
-}
-
-/* The whole program source of one kind (and rank, for the strided kinds);
- * malloc'd, NULL when out of memory. */
-static void add_blocked(text *t, const clgpu_elementwise *kernel, unsigned rank, unsigned tile,
-                        int scalar_run);
-
+/* The generated part of a program: the #define lines cl/elementwise.cl
+ * reads (the argument list, the slots, the element's loads and stores, the
+ * kind and rank); malloc'd, NULL when out of memory. The user's preamble
+ * and operation are parts of their own, as given. */
 static char *generate(const clgpu_elementwise *kernel, program_kind kind, unsigned rank,
                       unsigned tile, int scalar_run) {
   text t = {NULL, 0, 0, 0};
-  add(&t, "/* clgpu elementwise kernel */\n");
-  if (kernel->any_double) add(&t, "#pragma OPENCL EXTENSION cl_khr_fp64 : enable\n");
-  if (kernel->preamble) {
-    add(&t, "#line 1 \"preamble\"\n%s\n", kernel->preamble);
-    add(&t, "#line %u \"elementwise\"\n", next_line(&t) + 1);
+  add(&t, "#define CLGPU_PARAMS");
+  for (unsigned k = 0; k < kernel->num_arrays; k++) {
+    const ew_arg *arg = &kernel->args[kernel->array_arg[k]];
+    add(&t, "%s __global %s%s *clgpu_a%u, long clgpu_o%u", k ? "," : "",
+        arg->kind == CLGPU_IN ? "const " : "", clgpu_type_cl_name(arg->type), k, k);
   }
-  if (kind == KIND_GENERIC) {
-    /* The macros name the generic kernel's arguments. */
-    for (unsigned d = 0; d < CLGPU_MAX_RANK; d++) {
-      add(&t, "#define CLGPU_SHAPE_%u clgpu_shape.s%u\n", d, d);
-      for (unsigned k = 0; k < kernel->num_arrays; k++) {
-        add(&t, "#define CLGPU_STRIDE_%u_%u clgpu_s%u.s%u\n", k, d, k, d);
-      }
-      if (kernel->uses_index) add(&t, "#define CLGPU_ISTRIDE_%u clgpu_si.s%u\n", d, d);
+  if (kernel->uses_index) add(&t, ", long clgpu_oi");
+  for (size_t a = 0; a < kernel->num_args; a++) {
+    const ew_arg *arg = &kernel->args[a];
+    if (arg->kind == CLGPU_SCALAR) {
+      add(&t, ", const %s %s", clgpu_type_cl_name(arg->type), arg->name);
     }
   }
-  add_parameters(&t, kernel, kind);
+  add(&t, ", ulong clgpu_count\n#define CLGPU_EACH_SLOT(X, d)");
+  for (unsigned k = 0; k < kernel->num_arrays; k++) add(&t, " X(%u, d)", k);
+  if (kernel->uses_index) add(&t, " X(i, d)\n#define CLGPU_USES_INDEX");
+  add(&t, "\n");
+  add_slot_loads(&t, kernel);
   if (kind == KIND_CONTIGUOUS) {
-    add(&t, "  const ulong clgpu_g = get_global_id(0);\n");
-    add(&t, "  if (clgpu_g >= clgpu_count) return;\n");
-    add_body(&t, kernel, "clgpu_o%u + (long)clgpu_g", "clgpu_oi + (long)clgpu_g");
-  } else if (tile) {
-    add_blocked(&t, kernel, rank, tile - 1, scalar_run);
+    add(&t, "#define CLGPU_CONTIGUOUS\n");
   } else {
-    add_strided(&t, kernel, rank, kind, scalar_run);
+    if (kind == KIND_GENERIC) add(&t, "#define CLGPU_GENERIC\n");
+    add(&t, "#define CLGPU_RANK %u\n#define CLGPU_INNER %u\n", rank, rank - 1);
+    if (tile) add(&t, "#define CLGPU_TILE %u\n", tile - 1);
+    if (scalar_run) add(&t, "#define CLGPU_SCALAR_RUN\n");
   }
-  add(&t, "}\n");
   if (t.failed) {
     free(t.data);
     return NULL;
   }
   return t.data;
-}
-
-/* The blocked loop of a specialised program for CPU devices, when an array
- * is fastest along another dimension (`tile`) than the one the outputs are
- * fastest along (the last): a transposed input, for example. Walking rows
- * of the output would then read that array with a long stride per element,
- * touching a new cache line each time. Instead each work-item takes a band
- * of CLGPU_BLOCK indices of the tile dimension (and one index of each other
- * dimension, decoded once), and walks it in squares of CLGPU_BLOCK x
- * CLGPU_BLOCK, in which both arrays stay in the cache. Every extent is a
- * constant here. */
-static void add_blocked(text *t, const clgpu_elementwise *kernel, unsigned rank, unsigned tile,
-                        int scalar_run) {
-  unsigned slots = kernel->num_arrays;
-  int index = kernel->uses_index;
-  unsigned inner = rank - 1;
-  add(t, "  const ulong clgpu_bands = ((ulong)CLGPU_SHAPE_%u + CLGPU_BLOCK - 1) / CLGPU_BLOCK;\n",
-      tile);
-  add(t, "  ulong clgpu_rest = (ulong)get_global_id(0) / clgpu_bands;\n");
-  add(t, "  const ulong clgpu_band = (ulong)get_global_id(0) - clgpu_rest * clgpu_bands;\n");
-  for (unsigned d = inner; d-- > 0;) {
-    if (d == tile) continue;
-    add(t,
-        "  ulong clgpu_x%u;\n  { ulong clgpu_q = clgpu_rest / (ulong)CLGPU_SHAPE_%u;"
-        " clgpu_x%u = clgpu_rest - clgpu_q * (ulong)CLGPU_SHAPE_%u; clgpu_rest = clgpu_q; }\n",
-        d, d, d, d);
-  }
-  add(t, "  if (clgpu_rest != 0) return;\n");
-  add(t, "  const ulong clgpu_x%u = clgpu_band * CLGPU_BLOCK;\n", tile);
-  for (unsigned k = 0; k <= slots; k++) {
-    if (k == slots && !index) break;
-    if (k == slots) {
-      add(t, "  const long clgpu_bi = clgpu_oi");
-    } else {
-      add(t, "  const long clgpu_b%u = clgpu_o%u", k, k);
-    }
-    for (unsigned d = 0; d < inner; d++) {
-      if (k == slots) {
-        add(t, " + (long)clgpu_x%u * (long)CLGPU_ISTRIDE_%u", d, d);
-      } else {
-        add(t, " + (long)clgpu_x%u * (long)CLGPU_STRIDE_%u_%u", d, k, d);
-      }
-    }
-    add(t, ";\n");
-  }
-  add(t, "  const ulong clgpu_rows = min((ulong)CLGPU_BLOCK, (ulong)CLGPU_SHAPE_%u - clgpu_x%u);\n",
-      tile, tile);
-  add(t, "  for (ulong clgpu_c0 = 0; clgpu_c0 < (ulong)CLGPU_SHAPE_%u; clgpu_c0 += CLGPU_BLOCK) {\n",
-      inner);
-  add(t, "    const ulong clgpu_run = min((ulong)CLGPU_BLOCK, (ulong)CLGPU_SHAPE_%u - clgpu_c0);\n",
-      inner);
-  add(t, "    for (ulong clgpu_r = 0; clgpu_r < clgpu_rows; clgpu_r++) {\n");
-  for (unsigned k = 0; k <= slots; k++) {
-    if (k == slots && !index) break;
-    if (k == slots) {
-      add(t,
-          "      const long clgpu_pi = clgpu_bi + (long)clgpu_r * (long)CLGPU_ISTRIDE_%u"
-          " + (long)clgpu_c0 * (long)CLGPU_ISTRIDE_%u;\n",
-          tile, inner);
-    } else {
-      add(t,
-          "      const long clgpu_p%u = clgpu_b%u + (long)clgpu_r * (long)CLGPU_STRIDE_%u_%u"
-          " + (long)clgpu_c0 * (long)CLGPU_STRIDE_%u_%u;\n",
-          k, k, k, tile, k, inner);
-    }
-  }
-  add_run_loop(t, scalar_run, "      ");
-  add_run_body(t, kernel, inner);
-  add(t, "      }\n    }\n  }\n");
 }
 
 /* ---- the plan of a call ---- */
@@ -726,12 +515,36 @@ static clgpu_status get_program(clgpu_elementwise *kernel, program_kind kind,
       if (magnitude(key->strides[k][key->rank - 1]) > 1) scalar_run = 1;
     }
   }
-  char *source = generate(kernel, kind, rank, tile, scalar_run);
-  CLGPU__RETURN_ERROR_IF(!source, CLGPU_CL_OUT_OF_HOST_MEMORY,
-                         "clgpu_elementwise_run: out of host memory generating the kernel");
-  define_text texts[CLGPU_MAX_RANK * (MAX_SLOTS + 1) + 1];
-  clgpu_define defines[CLGPU_MAX_RANK * (MAX_SLOTS + 1) + 1];
+  char *arguments = generate(kernel, kind, rank, tile, scalar_run);
+  /* The operation, ended so that a last line without `;` or with a `//`
+   * comment cannot run into the skeleton. */
+  size_t operation_size = strlen(kernel->operation) + 4;
+  char *operation = malloc(operation_size);
+  if (!arguments || !operation) {
+    free(arguments);
+    free(operation);
+    return clgpu__fail(CLGPU_CL_OUT_OF_HOST_MEMORY,
+                       "clgpu_elementwise_run: out of host memory generating the kernel");
+  }
+  snprintf(operation, operation_size, "%s\n;\n", kernel->operation);
+  clgpu__source_part parts[6];
+  size_t num_parts = 0;
+  parts[num_parts++] = (clgpu__source_part){"common", NULL, NULL};
+  parts[num_parts++] = (clgpu__source_part){NULL, arguments, "arguments"};
+  if (kernel->preamble) {
+    parts[num_parts++] = (clgpu__source_part){NULL, kernel->preamble, "preamble"};
+  }
+  parts[num_parts++] = (clgpu__source_part){"elementwise", NULL, NULL};
+  parts[num_parts++] = (clgpu__source_part){NULL, operation, "operation"};
+  parts[num_parts++] = (clgpu__source_part){"elementwise", NULL, NULL};
+  define_text texts[CLGPU_MAX_RANK * (MAX_SLOTS + 1) + 2];
+  clgpu_define defines[CLGPU_MAX_RANK * (MAX_SLOTS + 1) + 2];
   size_t count = 0;
+  if (kernel->any_double) {
+    snprintf(texts[count].name, sizeof texts[count].name, "CLGPU_NEEDS_FP64");
+    texts[count].value[0] = '\0';
+    count++;
+  }
   if (kind == KIND_SPECIALISED) {
     if (tile) {
       snprintf(texts[count].name, sizeof texts[count].name, "CLGPU_BLOCK");
@@ -748,7 +561,7 @@ static clgpu_status get_program(clgpu_elementwise *kernel, program_kind kind,
     for (unsigned k = 0; k < slots; k++) {
       for (unsigned d = 0; d < key->rank; d++) {
         if (k == kernel->num_arrays) {
-          snprintf(texts[count].name, sizeof texts[count].name, "CLGPU_ISTRIDE_%u", d);
+          snprintf(texts[count].name, sizeof texts[count].name, "CLGPU_STRIDE_i_%u", d);
         } else {
           snprintf(texts[count].name, sizeof texts[count].name, "CLGPU_STRIDE_%u_%u", k, d);
         }
@@ -762,8 +575,10 @@ static clgpu_status get_program(clgpu_elementwise *kernel, program_kind kind,
     defines[n].name = texts[n].name;
     defines[n].value = texts[n].value;
   }
-  clgpu_status status = clgpu_program_get(kernel->context, source, defines, count, NULL, out);
-  free(source);
+  clgpu_status status = clgpu__program_get_parts(kernel->context, parts, num_parts, defines, count,
+                                                 NULL, out);
+  free(arguments);
+  free(operation);
   if (status != CLGPU_SUCCESS) {
     clgpu__append_error(" (clgpu_elementwise_run: the %s kernel)",
                         kind == KIND_CONTIGUOUS    ? "contiguous"

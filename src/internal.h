@@ -186,6 +186,25 @@ typedef struct clgpu__embedded_source {
 extern const clgpu__embedded_source clgpu__embedded_sources[];
 extern const size_t clgpu__embedded_source_count;
 
+/* One part of a program's source (program_cache.c): an embedded file by its
+ * stem (`name`; read from CLGPU_KERNEL_DIR when that is set), or text the
+ * library generated (`text`, with `label`, the file name a #line directive
+ * gives it in the compiler's messages). */
+typedef struct clgpu__source_part {
+  const char *name;
+  const char *text;
+  const char *label;
+} clgpu__source_part;
+
+/* clgpu_program_get over the parts in order (1 to 8), after the prelude of
+ * defines; the cache key covers every part. clgpu_program_get_named builds
+ * the families written on cl/common.cl (elementwise, reduce, sort) as
+ * {"common", name}. */
+clgpu_status clgpu__program_get_parts(clgpu_context *ctx, const clgpu__source_part *parts,
+                                      size_t num_parts, const clgpu_define *defines,
+                                      size_t num_defines, const char *options,
+                                      clgpu_program **out);
+
 /* The embedded source named `name`, or NULL in *found when CLGPU_KERNEL_DIR
  * is set (the caller reads the folder instead). Errors:
  * CLGPU_INVALID_ARGUMENT (not a valid stem), CLGPU_KERNEL_SOURCE_NOT_FOUND. */

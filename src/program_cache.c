@@ -194,14 +194,77 @@ static clgpu_status check_options(const char *options) {
   return CLGPU_SUCCESS;
 }
 
-/* The prelude of #define lines, then a #line directive so that the
- * compiler's messages count lines of the caller's source, then the source. */
-static char *assemble_source(const char *source, const clgpu_define *defines, size_t count,
-                             size_t *length) {
-  size_t size = strlen(source) + 32;
+/* One part of a request as the cache uses it: its text (embedded in
+ * place, or `owned`: generated text is borrowed, a CLGPU_KERNEL_DIR file is
+ * read into `owned`), its SHA-256, and the name the #line before it gives. */
+typedef struct resolved_part {
+  const char *text;
+  size_t length;
+  unsigned char digest[32];
+  char label[80];
+  char *owned;
+} resolved_part;
+
+static void release_parts(resolved_part *parts, size_t count) {
+  for (size_t i = 0; i < count; i++) free(parts[i].owned);
+}
+
+static void digest_text(const char *text, size_t length, unsigned char digest[32]) {
+  clgpu__sha256 hash;
+  clgpu__sha256_init(&hash);
+  clgpu__sha256_update(&hash, text, length);
+  clgpu__sha256_final(&hash, digest);
+}
+
+/* Each part's text and digest: an embedded source in place with the digest
+ * computed at build time; a file of CLGPU_KERNEL_DIR (which overrides every
+ * embedded part) copied and hashed per call; generated text hashed. */
+static clgpu_status resolve_parts(const clgpu__source_part *parts, size_t count,
+                                  resolved_part *resolved) {
+  for (size_t i = 0; i < count; i++) {
+    resolved_part *r = &resolved[i];
+    memset(r, 0, sizeof *r);
+    clgpu_status status = CLGPU_SUCCESS;
+    if (parts[i].name) {
+      snprintf(r->label, sizeof r->label, "%s.cl", parts[i].name);
+      const clgpu__embedded_source *embedded = NULL;
+      status = clgpu__find_embedded_source(parts[i].name, &embedded);
+      if (status == CLGPU_SUCCESS && embedded) {
+        r->text = (const char *)embedded->text;
+        r->length = embedded->length;
+        memcpy(r->digest, embedded->digest, sizeof r->digest);
+      } else if (status == CLGPU_SUCCESS) {
+        status = clgpu_kernel_source(parts[i].name, &r->owned, NULL);
+        r->text = r->owned;
+        /* Up to a NUL the file may hold, as for a caller's source. */
+        r->length = r->owned ? strlen(r->owned) : 0;
+        if (status == CLGPU_SUCCESS) digest_text(r->text, r->length, r->digest);
+      }
+    } else {
+      snprintf(r->label, sizeof r->label, "%s", parts[i].label ? parts[i].label : "generated");
+      r->text = parts[i].text;
+      r->length = strlen(parts[i].text);
+      digest_text(r->text, r->length, r->digest);
+    }
+    if (status != CLGPU_SUCCESS) {
+      release_parts(resolved, i + 1);
+      return status;
+    }
+  }
+  return CLGPU_SUCCESS;
+}
+
+/* The prelude of #define lines, then the parts. A #line directive before
+ * each part makes the compiler's messages count lines of that part: a bare
+ * "#line 1" before the first (after the defines, as for a caller's source),
+ * "#line 1 \"label\"" before each later one. */
+static char *assemble_source(const resolved_part *parts, size_t num_parts,
+                             const clgpu_define *defines, size_t count, size_t *length) {
+  size_t size = 32;
   for (size_t i = 0; i < count; i++) {
     size += strlen(defines[i].name) + (defines[i].value ? strlen(defines[i].value) : 0) + 11;
   }
+  for (size_t p = 0; p < num_parts; p++) size += parts[p].length + strlen(parts[p].label) + 16;
   char *text = malloc(size);
   if (!text) return NULL;
   size_t used = 0;
@@ -209,8 +272,18 @@ static char *assemble_source(const char *source, const clgpu_define *defines, si
     used += (size_t)snprintf(text + used, size - used, "#define %s %s\n", defines[i].name,
                              defines[i].value ? defines[i].value : "");
   }
-  if (count > 0) used += (size_t)snprintf(text + used, size - used, "#line 1\n");
-  used += (size_t)snprintf(text + used, size - used, "%s", source);
+  for (size_t p = 0; p < num_parts; p++) {
+    if (p > 0) {
+      /* A part need not end its last line; the directive needs one of its own. */
+      if (used > 0 && text[used - 1] != '\n') text[used++] = '\n';
+      used += (size_t)snprintf(text + used, size - used, "#line 1 \"%s\"\n", parts[p].label);
+    } else if (count > 0) {
+      used += (size_t)snprintf(text + used, size - used, "#line 1\n");
+    }
+    memcpy(text + used, parts[p].text, parts[p].length);
+    used += parts[p].length;
+  }
+  text[used] = '\0';
   *length = used;
   return text;
 }
@@ -416,18 +489,25 @@ static void unlink_program(clgpu__program_cache *cache, clgpu_program *program) 
   }
 }
 
-/* The key of a program: the SHA-256 of the source's digest, every define and
- * the options, each field terminated so that no two requests share a
- * serialisation. Hashing the source's digest rather than the assembled text
- * keeps a memory hit cheap: an embedded source's digest is computed at build
- * time, so a hit hashes only the defines and options. */
-static void program_key(const unsigned char source_digest[32], const clgpu_define *defines,
-                        size_t count, const char *options, unsigned char key[32]) {
-  static const char tag[] = "clgpu program key 1";
+/* The key of a program: the SHA-256 of the number of parts, each part's
+ * digest (and, after the first, its label, which its #line names), every
+ * define and the options, each field terminated so that no two requests
+ * share a serialisation. Hashing the parts' digests rather than the
+ * assembled text keeps a memory hit cheap: an embedded source's digest is
+ * computed at build time, so a hit hashes only the defines and options. */
+static void program_key(const resolved_part *parts, size_t num_parts,
+                        const clgpu_define *defines, size_t count, const char *options,
+                        unsigned char key[32]) {
+  static const char tag[] = "clgpu program key 2";
   clgpu__sha256 hash;
   clgpu__sha256_init(&hash);
   clgpu__sha256_update(&hash, tag, sizeof tag);
-  clgpu__sha256_update(&hash, source_digest, 32);
+  uint64_t parts_count = num_parts;
+  clgpu__sha256_update(&hash, &parts_count, sizeof parts_count);
+  for (size_t p = 0; p < num_parts; p++) {
+    if (p > 0) clgpu__sha256_update(&hash, parts[p].label, strlen(parts[p].label) + 1);
+    clgpu__sha256_update(&hash, parts[p].digest, 32);
+  }
   for (size_t i = 0; i < count; i++) {
     const char *value = defines[i].value ? defines[i].value : "";
     clgpu__sha256_update(&hash, defines[i].name, strlen(defines[i].name) + 1);
@@ -439,13 +519,13 @@ static void program_key(const unsigned char source_digest[32], const clgpu_defin
   clgpu__sha256_final(&hash, key);
 }
 
-/* Get a program whose source's SHA-256 is known: from memory, else from disk,
- * else built. Arguments are checked by the caller. */
-static clgpu_status get_program(clgpu_context *ctx, const char *source,
-                                const unsigned char source_digest[32], const clgpu_define *defines,
-                                size_t num_defines, const char *options, clgpu_program **out) {
+/* Get a program whose parts are resolved: from memory, else from disk, else
+ * built. Arguments are checked by the caller. */
+static clgpu_status get_program(clgpu_context *ctx, const resolved_part *parts, size_t num_parts,
+                                const clgpu_define *defines, size_t num_defines,
+                                const char *options, clgpu_program **out) {
   unsigned char key[32];
-  program_key(source_digest, defines, num_defines, options, key);
+  program_key(parts, num_parts, defines, num_defines, options, key);
 
   clgpu__program_cache *cache = ctx->programs;
   pthread_mutex_lock(&cache->lock);
@@ -479,7 +559,7 @@ static clgpu_status get_program(clgpu_context *ctx, const char *source,
   cl_program program = NULL;
   size_t length = 0;
   int loaded = 0;
-  char *full = assemble_source(source, defines, num_defines, &length);
+  char *full = assemble_source(parts, num_parts, defines, num_defines, &length);
   clgpu_status status = full ? build_program(ctx, full, length, key, options, &program, &loaded)
                              : clgpu__fail(CLGPU_CL_OUT_OF_HOST_MEMORY, "out of host memory");
   /* A binary from disk is trusted only until a kernel its request names
@@ -528,18 +608,49 @@ static clgpu_status check_request(const clgpu_context *ctx, const clgpu_define *
   return CLGPU_SUCCESS;
 }
 
+/* The most parts a program is built from (the elementwise family's). */
+#define MAX_PARTS 8
+
+/* The parts resolved, then the program; the request is checked by the
+ * caller. */
+static clgpu_status get_parts(clgpu_context *ctx, const clgpu__source_part *parts,
+                              size_t num_parts, const clgpu_define *defines, size_t num_defines,
+                              const char *options, clgpu_program **out) {
+  CLGPU__RETURN_ERROR_IF(num_parts == 0 || num_parts > MAX_PARTS, CLGPU_INTERNAL_ERROR,
+                         "a program of %zu source parts (1 to %d)", num_parts, MAX_PARTS);
+  resolved_part resolved[MAX_PARTS];
+  CLGPU__FORWARD_IF_ERROR(resolve_parts(parts, num_parts, resolved));
+  clgpu_status status = get_program(ctx, resolved, num_parts, defines, num_defines, options, out);
+  release_parts(resolved, num_parts);
+  return status;
+}
+
+clgpu_status clgpu__program_get_parts(clgpu_context *ctx, const clgpu__source_part *parts,
+                                      size_t num_parts, const clgpu_define *defines,
+                                      size_t num_defines, const char *options,
+                                      clgpu_program **out) {
+  *out = NULL;
+  CLGPU__FORWARD_IF_ERROR(check_request(ctx, defines, num_defines, options));
+  return get_parts(ctx, parts, num_parts, defines, num_defines, options, out);
+}
+
 clgpu_status clgpu_program_get(clgpu_context *ctx, const char *source, const clgpu_define *defines,
                                size_t num_defines, const char *options, clgpu_program **out) {
   CLGPU__RETURN_ERROR_IF(!out, CLGPU_INVALID_ARGUMENT, "clgpu_program_get: out is NULL");
   *out = NULL;
   CLGPU__RETURN_ERROR_IF(!source, CLGPU_INVALID_ARGUMENT, "clgpu_program_get: source is NULL");
   CLGPU__FORWARD_IF_ERROR(check_request(ctx, defines, num_defines, options));
-  unsigned char source_digest[32];
-  clgpu__sha256 hash;
-  clgpu__sha256_init(&hash);
-  clgpu__sha256_update(&hash, source, strlen(source));
-  clgpu__sha256_final(&hash, source_digest);
-  return get_program(ctx, source, source_digest, defines, num_defines, options, out);
+  clgpu__source_part part = {NULL, source, NULL};
+  return get_parts(ctx, &part, 1, defines, num_defines, options, out);
+}
+
+/* The families written on cl/common.cl, which is built before them. */
+static int needs_common(const char *name) {
+  static const char *const families[] = {"elementwise", "reduce", "sort"};
+  for (size_t i = 0; i < sizeof families / sizeof families[0]; i++) {
+    if (strcmp(name, families[i]) == 0) return 1;
+  }
+  return 0;
 }
 
 clgpu_status clgpu_program_get_named(clgpu_context *ctx, const char *name,
@@ -548,19 +659,14 @@ clgpu_status clgpu_program_get_named(clgpu_context *ctx, const char *name,
   CLGPU__RETURN_ERROR_IF(!out, CLGPU_INVALID_ARGUMENT, "clgpu_program_get_named: out is NULL");
   *out = NULL;
   CLGPU__FORWARD_IF_ERROR(check_request(ctx, defines, num_defines, options));
-  /* Embedded sources are used in place, with the digest computed at build
-   * time; only CLGPU_KERNEL_DIR makes a copy (and a hash) per call. */
-  const clgpu__embedded_source *embedded = NULL;
-  CLGPU__FORWARD_IF_ERROR(clgpu__find_embedded_source(name, &embedded));
-  if (embedded) {
-    return get_program(ctx, (const char *)embedded->text, embedded->digest, defines, num_defines,
-                       options, out);
-  }
-  char *source = NULL;
-  CLGPU__FORWARD_IF_ERROR(clgpu_kernel_source(name, &source, NULL));
-  clgpu_status status = clgpu_program_get(ctx, source, defines, num_defines, options, out);
-  free(source);
-  return status;
+  /* Checked here so that a bad name is refused before needs_common reads
+   * it, with the message it always had. */
+  const clgpu__embedded_source *unused = NULL;
+  CLGPU__FORWARD_IF_ERROR(clgpu__find_embedded_source(name, &unused));
+  clgpu__source_part parts[2] = {{"common", NULL, NULL}, {name, NULL, NULL}};
+  int prelude = needs_common(name);
+  return get_parts(ctx, prelude ? parts : parts + 1, prelude ? 2 : 1, defines, num_defines,
+                   options, out);
 }
 
 cl_program clgpu_program_cl_program(const clgpu_program *program) {

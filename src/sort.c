@@ -525,31 +525,19 @@ static clgpu_status check_values(clgpu_context *context, const clgpu_array *keys
 
 /* ---- programs and kernels ---- */
 
-/* The sort program for these defines: cl/sort.cl as it is, or, with
- * custom keys' declarations, those before the kernels' text (after the
- * fp64 pragma they may need). */
+/* The sort program for these defines: cl/common.cl and cl/sort.cl, with a
+ * custom key's declarations between them (after the fp64 pragma they may
+ * need, before the kernels that use them). */
 static clgpu_status sort_source_program(clgpu_context *context, const clgpu_sort_spec *spec,
                                         const clgpu_define *defines, size_t count,
                                         clgpu_program **out) {
   if (!spec->declarations) {
     return clgpu_program_get_named(context, "sort", defines, count, NULL, out);
   }
-  char *text = NULL;
-  size_t length = 0;
-  CLGPU__FORWARD_IF_ERROR(clgpu_kernel_source("sort", &text, &length));
-  const char *pragma =
-      context->info.has_fp64 ? "#pragma OPENCL EXTENSION cl_khr_fp64 : enable\n" : "";
-  size_t size = strlen(pragma) + strlen(spec->declarations) + length + 32;
-  char *source = malloc(size);
-  if (!source) {
-    free(text);
-    return clgpu__fail(CLGPU_CL_OUT_OF_HOST_MEMORY, "clgpu_sort: out of host memory");
-  }
-  snprintf(source, size, "%s%s\n#line 1\n%s", pragma, spec->declarations, text);
-  free(text);
-  clgpu_status status = clgpu_program_get(context, source, defines, count, NULL, out);
-  free(source);
-  return status;
+  const clgpu__source_part parts[] = {
+      {"common", NULL, NULL}, {NULL, spec->declarations, "declarations"}, {"sort", NULL, NULL}};
+  return clgpu__program_get_parts(context, parts, sizeof parts / sizeof parts[0], defines, count,
+                                  NULL, out);
 }
 
 /* sizeof(spec->key_type) on the device, measured by cl/sort.cl's probe

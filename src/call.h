@@ -1,10 +1,11 @@
 /* What every operation's call does around its kernels: where its data is
  * (places in buffers, slots of its workspace), staging a strided input,
  * reading a result back, and the end of the call. */
-#ifndef CLGPU_CALL_H
-#define CLGPU_CALL_H
+#ifndef CLGPU_SRC_CALL_H
+#define CLGPU_SRC_CALL_H
 
 #include "check.h"
+#include "copy.h"
 
 /* A place on the device: a buffer and an element offset into it. */
 typedef struct clgpu__place {

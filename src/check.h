@@ -2,8 +2,8 @@
  * layout, a buffer's context and access flags, a wait list. Each names the
  * entry point (`who`) and the argument (`name`) in its message and changes
  * nothing. */
-#ifndef CLGPU_CHECK_H
-#define CLGPU_CHECK_H
+#ifndef CLGPU_SRC_CHECK_H
+#define CLGPU_SRC_CHECK_H
 
 #include "internal.h"
 

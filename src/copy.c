@@ -14,6 +14,8 @@
 #include <string.h>
 
 #include "check.h"
+#include "copy.h"
+#include "elementwise.h"
 
 /* ---- argument checks ---- */
 
@@ -99,11 +101,17 @@ static clgpu_status copy_views(clgpu_context *context, const clgpu_array *destin
   return CLGPU_SUCCESS;
 }
 
+clgpu_status clgpu__copy(clgpu_context *context, const clgpu_array *destination,
+                         const clgpu_array *source, cl_uint num_events, const cl_event *wait_list,
+                         cl_event *event) {
+  CLGPU__FORWARD_IF_ERROR(check_arguments(context, destination, source, num_events, wait_list));
+  return copy_views(context, destination, source, num_events, wait_list, event, "clgpu_copy");
+}
+
 clgpu_status clgpu_copy(clgpu_context *context, const clgpu_array *destination,
                         const clgpu_array *source, cl_uint num_events, const cl_event *wait_list,
                         cl_event *event) {
-  CLGPU__FORWARD_IF_ERROR(check_arguments(context, destination, source, num_events, wait_list));
-  return copy_views(context, destination, source, num_events, wait_list, event, "clgpu_copy");
+  return clgpu__copy(context, destination, source, num_events, wait_list, event);
 }
 
 clgpu_status clgpu__chain_copy(clgpu_context *context, clgpu__chain *chain,

@@ -29,6 +29,7 @@
 #include <string.h>
 
 #include "check.h"
+#include "elementwise.h"
 #include "internal.h"
 
 #define MAX_ARRAYS CLGPU_ELEMENTWISE_MAX_ARRAYS
@@ -50,8 +51,8 @@ typedef struct ew_arg {
 } ew_arg;
 
 /* What makes a specialised program: the rank, the extents but the
- * outermost (all of them for a blocked layout), and every slot's strides. Zeroed before it is filled, so that
- * keys compare with memcmp. */
+ * outermost (all of them for a blocked layout), and every slot's strides. Zeroed before it is
+ * filled, so that keys compare with memcmp. */
 typedef struct layout_key {
   unsigned rank;
   unsigned tile; /* 0, or 1 + the dimension blocked with the fastest one (CPU) */
@@ -166,7 +167,7 @@ static clgpu_status check_declaration(const clgpu_context *context, size_t num_a
     clgpu_elementwise_kind kind = args[a].kind;
     CLGPU__RETURN_ERROR_IF(!is_array_kind(kind) && kind != CLGPU_SCALAR, CLGPU_INVALID_ARGUMENT,
                            "%s: argument \"%s\" has an unknown kind %d", who, name, (int)kind);
-    CLGPU__RETURN_ERROR_IF(clgpu_type_size(args[a].type) == 0, CLGPU_INVALID_ARGUMENT,
+    CLGPU__RETURN_ERROR_IF(clgpu__type_size(args[a].type) == 0, CLGPU_INVALID_ARGUMENT,
                            "%s: argument \"%s\" has an unknown type %d", who, name,
                            (int)args[a].type);
     CLGPU__RETURN_ERROR_IF(kind == CLGPU_SCALAR && args[a].type == CLGPU_HALF,
@@ -174,10 +175,9 @@ static clgpu_status check_declaration(const clgpu_context *context, size_t num_a
                            "%s: scalar \"%s\" is half; declare it float (half arrays compute "
                            "in float)",
                            who, name);
-    CLGPU__RETURN_ERROR_IF(args[a].type == CLGPU_DOUBLE && !context->info.has_fp64,
-                           CLGPU_UNSUPPORTED_FEATURE,
-                           "%s: argument \"%s\" is double, and the device lacks cl_khr_fp64", who,
-                           name);
+    CLGPU__RETURN_ERROR_IF(
+        args[a].type == CLGPU_DOUBLE && !context->info.has_fp64, CLGPU_UNSUPPORTED_FEATURE,
+        "%s: argument \"%s\" is double, and the device lacks cl_khr_fp64", who, name);
     if (is_array_kind(kind)) arrays++;
     if (is_output_kind(kind)) outputs++;
   }
@@ -191,8 +191,8 @@ static clgpu_status check_declaration(const clgpu_context *context, size_t num_a
   CLGPU__FORWARD_IF_ERROR(
       clgpu__check_user_text(operation, CLGPU__TEXT_STATEMENTS, who, "operation"));
   if (options && options->preamble) {
-    CLGPU__FORWARD_IF_ERROR(clgpu__check_user_text(options->preamble, CLGPU__TEXT_DECLARATIONS,
-                                                   who, "options->preamble"));
+    CLGPU__FORWARD_IF_ERROR(clgpu__check_user_text(options->preamble, CLGPU__TEXT_DECLARATIONS, who,
+                                                   "options->preamble"));
   }
   return CLGPU_SUCCESS;
 }
@@ -330,7 +330,7 @@ typedef enum program_kind { KIND_CONTIGUOUS, KIND_SPECIALISED, KIND_GENERIC } pr
 
 /* The variable type of an argument: half computes in float. */
 static const char *variable_type(clgpu_type type) {
-  return type == CLGPU_HALF ? "float" : clgpu_type_cl_name(type);
+  return type == CLGPU_HALF ? "float" : clgpu__type_cl_name(type);
 }
 
 /* CLGPU_LOADS and CLGPU_STORES: the element's variables, in the order of
@@ -375,13 +375,13 @@ static char *generate(const clgpu_elementwise *kernel, program_kind kind, unsign
   for (unsigned k = 0; k < kernel->num_arrays; k++) {
     const ew_arg *arg = &kernel->args[kernel->array_arg[k]];
     add(&t, "%s __global %s%s *clgpu_a%u, long clgpu_o%u", k ? "," : "",
-        arg->kind == CLGPU_IN ? "const " : "", clgpu_type_cl_name(arg->type), k, k);
+        arg->kind == CLGPU_IN ? "const " : "", clgpu__type_cl_name(arg->type), k, k);
   }
   if (kernel->uses_index) add(&t, ", long clgpu_oi");
   for (size_t a = 0; a < kernel->num_args; a++) {
     const ew_arg *arg = &kernel->args[a];
     if (arg->kind == CLGPU_SCALAR) {
-      add(&t, ", const %s %s", clgpu_type_cl_name(arg->type), arg->name);
+      add(&t, ", const %s %s", clgpu__type_cl_name(arg->type), arg->name);
     }
   }
   add(&t, ", ulong clgpu_count\n#define CLGPU_EACH_SLOT(X, d)");
@@ -431,8 +431,8 @@ static void simplify(plan *p, unsigned slots, unsigned arrays, unsigned primary)
   for (unsigned d = 0; d < p->rank; d++) {
     if (p->shape[d] == 1) continue;
     unsigned at = count++;
-    while (at > 0 && magnitude(p->strides[primary][order[at - 1]]) <
-                         magnitude(p->strides[primary][d])) {
+    while (at > 0 &&
+           magnitude(p->strides[primary][order[at - 1]]) < magnitude(p->strides[primary][d])) {
       order[at] = order[at - 1];
       at--;
     }
@@ -505,8 +505,8 @@ typedef struct define_text {
   char value[32];
 } define_text;
 
-static clgpu_status get_program(clgpu_elementwise *kernel, program_kind kind,
-                                const layout_key *key, clgpu_program **out) {
+static clgpu_status get_program(clgpu_elementwise *kernel, program_kind kind, const layout_key *key,
+                                clgpu_program **out) {
   unsigned rank = kind == KIND_GENERIC ? CLGPU_MAX_RANK : kind == KIND_SPECIALISED ? key->rank : 0;
   unsigned tile = kind == KIND_SPECIALISED ? key->tile : 0;
   int scalar_run = 0;
@@ -575,8 +575,8 @@ static clgpu_status get_program(clgpu_elementwise *kernel, program_kind kind,
     defines[n].name = texts[n].name;
     defines[n].value = texts[n].value;
   }
-  clgpu_status status = clgpu__program_get_parts(kernel->context, parts, num_parts, defines, count,
-                                                 NULL, out);
+  clgpu_status status =
+      clgpu__program_get_parts(kernel->context, parts, num_parts, defines, count, NULL, out);
   free(arguments);
   free(operation);
   if (status != CLGPU_SUCCESS) {
@@ -690,7 +690,8 @@ static clgpu_status program_for(clgpu_elementwise *kernel, const plan *p, unsign
   pthread_mutex_lock(&kernel->lock);
   if (plan_is_contiguous(p, slots)) {
     *kind = KIND_CONTIGUOUS;
-    if (!kernel->contiguous) status = get_program(kernel, KIND_CONTIGUOUS, NULL, &kernel->contiguous);
+    if (!kernel->contiguous)
+      status = get_program(kernel, KIND_CONTIGUOUS, NULL, &kernel->contiguous);
     *out = kernel->contiguous;
     if (status == CLGPU_SUCCESS) kernel->stats.contiguous_runs++;
     pthread_mutex_unlock(&kernel->lock);
@@ -758,15 +759,15 @@ static clgpu_status check_values(clgpu_elementwise *kernel, const clgpu_elementw
                            "%s: array \"%s\" has no view (values[%zu].array is NULL)", run_name,
                            arg->name, a);
     const clgpu_array *array = value->array;
-    clgpu_status status = clgpu_array_check(array);
+    clgpu_status status = clgpu__array_check(array);
     if (status != CLGPU_SUCCESS) {
       clgpu__append_error(" (%s: array \"%s\")", run_name, arg->name);
       return status;
     }
     CLGPU__RETURN_ERROR_IF(array->type != arg->type, CLGPU_TYPE_MISMATCH,
                            "%s: array \"%s\" is declared %s, and its view holds %s", run_name,
-                           arg->name, clgpu_type_cl_name(arg->type),
-                           clgpu_type_cl_name(array->type));
+                           arg->name, clgpu__type_cl_name(arg->type),
+                           clgpu__type_cl_name(array->type));
     if (!first) {
       first = array;
       first_name = arg->name;
@@ -801,7 +802,7 @@ static clgpu_status check_values(clgpu_elementwise *kernel, const clgpu_elementw
     if (!is_output_kind(kernel->args[a].kind)) continue;
     for (size_t b = 0; b < a; b++) {
       if (!is_output_kind(kernel->args[b].kind)) continue;
-      CLGPU__RETURN_ERROR_IF(clgpu_may_alias(values[a].array, values[b].array),
+      CLGPU__RETURN_ERROR_IF(clgpu__may_alias(values[a].array, values[b].array),
                              CLGPU_INVALID_OUTPUT, "%s: outputs \"%s\" and \"%s\" may overlap",
                              run_name, kernel->args[b].name, kernel->args[a].name);
     }
@@ -816,8 +817,8 @@ static int needs_staging(const clgpu_elementwise *kernel, const clgpu_elementwis
   if (kernel->args[a].kind != CLGPU_IN) return 0;
   for (size_t b = 0; b < kernel->num_args; b++) {
     if (!is_output_kind(kernel->args[b].kind)) continue;
-    if (clgpu_may_alias(values[a].array, values[b].array) &&
-        !clgpu_array_same(values[a].array, values[b].array)) {
+    if (clgpu__may_alias(values[a].array, values[b].array) &&
+        !clgpu__array_same(values[a].array, values[b].array)) {
       return 1;
     }
   }
@@ -840,8 +841,7 @@ static clgpu_status plan_of(const clgpu_elementwise *kernel, const clgpu_array *
     cl_ulong element_offset = 0;
     clgpu_status status = clgpu__array_root(views[k], &p.buffer[k], &element_offset);
     if (status != CLGPU_SUCCESS) {
-      clgpu__append_error(" (%s: array \"%s\")", run_name,
-                          kernel->args[kernel->array_arg[k]].name);
+      clgpu__append_error(" (%s: array \"%s\")", run_name, kernel->args[kernel->array_arg[k]].name);
       return status;
     }
     p.offset[k] = (cl_long)element_offset;
@@ -920,8 +920,8 @@ static clgpu_status strided_launch_shape(const clgpu_context *context, cl_kernel
 /* The work-group size of the contiguous kernel: wide groups everywhere
  * (POCL runs a group as one vectorised loop over its work-items, GPUs hide
  * latency with them), at most 256 and what the kernel allows. */
-static clgpu_status contiguous_shape(const clgpu_context *context, cl_kernel kernel,
-                                     cl_ulong count, size_t *local, size_t *global) {
+static clgpu_status contiguous_shape(const clgpu_context *context, cl_kernel kernel, cl_ulong count,
+                                     size_t *local, size_t *global) {
   size_t group = clgpu__work_group_limit(context, 256);
   size_t kernel_group_size = 0;
   cl_int err = clGetKernelWorkGroupInfo(kernel, context->device, CL_KERNEL_WORK_GROUP_SIZE,
@@ -934,9 +934,9 @@ static clgpu_status contiguous_shape(const clgpu_context *context, cl_kernel ker
   return CLGPU_SUCCESS;
 }
 
-static clgpu_status set_arguments(const clgpu_elementwise *kernel, cl_kernel cl,
-                                  program_kind kind, const plan *p,
-                                  const clgpu_elementwise_value *values, cl_ulong chunk) {
+static clgpu_status set_arguments(const clgpu_elementwise *kernel, cl_kernel cl, program_kind kind,
+                                  const plan *p, const clgpu_elementwise_value *values,
+                                  cl_ulong chunk) {
   cl_uint index = 0;
   cl_int err = CL_SUCCESS;
   for (unsigned k = 0; k < kernel->num_arrays && err == CL_SUCCESS; k++) {
@@ -948,7 +948,7 @@ static clgpu_status set_arguments(const clgpu_elementwise *kernel, cl_kernel cl,
   }
   for (size_t a = 0; a < kernel->num_args && err == CL_SUCCESS; a++) {
     if (kernel->args[a].kind != CLGPU_SCALAR) continue;
-    err = clSetKernelArg(cl, index++, clgpu_type_size(kernel->args[a].type), values[a].scalar);
+    err = clSetKernelArg(cl, index++, clgpu__type_size(kernel->args[a].type), values[a].scalar);
   }
   if (err == CL_SUCCESS) err = clSetKernelArg(cl, index++, sizeof(cl_ulong), &p->count);
   if (kind != KIND_CONTIGUOUS && err == CL_SUCCESS) {
@@ -977,14 +977,13 @@ static clgpu_status set_arguments(const clgpu_elementwise *kernel, cl_kernel cl,
 
 /* A cached kernel keeps no caller's buffer alive: its buffer arguments go
  * back to NULL before it returns to the cache. */
-clgpu_status clgpu_elementwise_run(clgpu_elementwise *kernel,
-                                   const clgpu_elementwise_value *values, cl_uint num_events,
-                                   const cl_event *wait_list, cl_event *event) {
-  CLGPU__FORWARD_IF_ERROR(check_values(kernel, values, num_events, wait_list));
+clgpu_status clgpu__elementwise_enqueue(clgpu_elementwise *kernel,
+                                        const clgpu_elementwise_value *values, cl_uint num_events,
+                                        const cl_event *wait_list, cl_event *event) {
   clgpu_context *context = kernel->context;
   const clgpu_array *views[MAX_ARRAYS];
   for (unsigned k = 0; k < kernel->num_arrays; k++) views[k] = values[kernel->array_arg[k]].array;
-  if (clgpu_array_count(views[0]) == 0) {
+  if (clgpu__array_count(views[0]) == 0) {
     pthread_mutex_lock(&kernel->lock);
     kernel->stats.empty_runs++;
     pthread_mutex_unlock(&kernel->lock);
@@ -1002,17 +1001,18 @@ clgpu_status clgpu_elementwise_run(clgpu_elementwise *kernel,
     unsigned a = kernel->array_arg[k];
     if (!needs_staging(kernel, values, a)) continue;
     const clgpu_array *view = views[k];
-    size_t bytes = clgpu_array_count(view) * clgpu_type_size(view->type);
-    status = clgpu_buffer_create(context, CL_MEM_READ_WRITE, bytes, &temporaries[k]);
+    size_t bytes = clgpu__array_count(view) * clgpu__type_size(view->type);
+    status = clgpu__buffer_create(context, CL_MEM_READ_WRITE, bytes, &temporaries[k]);
     if (status != CLGPU_SUCCESS) {
       temporaries[k] = NULL;
-      clgpu__append_error(" (%s: the temporary of %zu bytes for input \"%s\", which overlaps "
-                          "an output)",
-                          run_name, bytes, kernel->args[a].name);
+      clgpu__append_error(
+          " (%s: the temporary of %zu bytes for input \"%s\", which overlaps "
+          "an output)",
+          run_name, bytes, kernel->args[a].name);
       break;
     }
-    status = clgpu_array_nd(temporaries[k], 0, view->type, view->rank, view->shape,
-                            CLGPU_ROW_MAJOR, &staged[k]);
+    status = clgpu__array_nd(temporaries[k], 0, view->type, view->rank, view->shape,
+                             CLGPU_ROW_MAJOR, &staged[k]);
     num_staged++;
   }
   const clgpu_array *planned[MAX_ARRAYS];
@@ -1027,7 +1027,7 @@ clgpu_status clgpu_elementwise_run(clgpu_elementwise *kernel,
   cl_kernel cl = NULL;
   unsigned tile = 0;
   if (status == CLGPU_SUCCESS) status = program_for(kernel, &p, slots, &kind, &tile, &program);
-  if (status == CLGPU_SUCCESS) status = clgpu_kernel_acquire(program, "clgpu_elementwise", &cl);
+  if (status == CLGPU_SUCCESS) status = clgpu__kernel_acquire(program, "clgpu_elementwise", &cl);
   cl_ulong chunk = 1;
   size_t local = 1, global = 1;
   if (status == CLGPU_SUCCESS) {
@@ -1051,7 +1051,13 @@ clgpu_status clgpu_elementwise_run(clgpu_elementwise *kernel,
   clgpu__chain chain;
   clgpu__chain_begin(&chain, num_events, wait_list);
   for (unsigned k = 0; k < kernel->num_arrays && status == CLGPU_SUCCESS; k++) {
-    if (temporaries[k]) status = clgpu__chain_copy(context, &chain, &staged[k], views[k], run_name);
+    if (!temporaries[k]) continue;
+    /* The engine's own copy: a fresh temporary never overlaps its source,
+     * so the copy stages nothing itself. */
+    cl_event made = NULL;
+    status = clgpu__copy_elementwise(context, &staged[k], views[k], clgpu__chain_wait_count(&chain),
+                                     clgpu__chain_wait_list(&chain), &made, run_name);
+    if (status == CLGPU_SUCCESS) clgpu__chain_push(&chain, made);
   }
   if (status == CLGPU_SUCCESS) {
     status = clgpu__chain_kernel(context, &chain, cl, global, local,
@@ -1067,15 +1073,113 @@ clgpu_status clgpu_elementwise_run(clgpu_elementwise *kernel,
     uint64_t buffer_args = 0;
     for (unsigned k = 0; k < kernel->num_arrays; k++) buffer_args |= CLGPU__BUFFER_ARG(2 * k);
     clgpu__kernel_clear_buffers(cl, buffer_args);
-    clgpu_kernel_release(program, cl);
+    clgpu__kernel_release(program, cl);
   }
   for (unsigned k = 0; k < kernel->num_arrays; k++) {
-    if (temporaries[k]) clgpu_buffer_release(context, temporaries[k]);
+    if (temporaries[k]) clgpu__buffer_release(context, temporaries[k]);
   }
   if (status == CLGPU_SUCCESS && num_staged) {
     pthread_mutex_lock(&kernel->lock);
     kernel->stats.staged_inputs += num_staged;
     pthread_mutex_unlock(&kernel->lock);
   }
+  return status;
+}
+
+clgpu_status clgpu__elementwise_run(clgpu_elementwise *kernel,
+                                    const clgpu_elementwise_value *values, cl_uint num_events,
+                                    const cl_event *wait_list, cl_event *event) {
+  CLGPU__FORWARD_IF_ERROR(check_values(kernel, values, num_events, wait_list));
+  return clgpu__elementwise_enqueue(kernel, values, num_events, wait_list, event);
+}
+
+clgpu_status clgpu_elementwise_run(clgpu_elementwise *kernel, const clgpu_elementwise_value *values,
+                                   cl_uint num_events, const cl_event *wait_list, cl_event *event) {
+  return clgpu__elementwise_run(kernel, values, num_events, wait_list, event);
+}
+
+/* ---- the context's built-in kernels ---- */
+
+/* Each is an elementwise kernel object the context makes on first use,
+ * keyed by the operation and its types, and keeps until it is destroyed, so
+ * the variant table of each serves every call. The engine owns them because
+ * it stages its own overlapping inputs with the built-in copy. */
+struct clgpu__builtin {
+  char key[64];
+  clgpu_elementwise *kernel;
+  struct clgpu__builtin *next;
+};
+
+static void builtins_destroy(clgpu_context *context) {
+  struct clgpu__builtin *entry = context->builtins;
+  while (entry) {
+    struct clgpu__builtin *next = entry->next;
+    clgpu_elementwise_destroy(entry->kernel);
+    free(entry);
+    entry = next;
+  }
+  context->builtins = NULL;
+}
+
+clgpu_status clgpu__elementwise_builtin(clgpu_context *context, const char *key, size_t num_args,
+                                        const clgpu_elementwise_arg *args, const char *operation,
+                                        clgpu_elementwise **out) {
+  CLGPU__RETURN_ERROR_IF(!context->builtins_lock_ready, CLGPU_INTERNAL_ERROR,
+                         "the context's lock for built-in kernels could not be made");
+  pthread_mutex_lock(&context->builtins_lock);
+  struct clgpu__builtin *entry = context->builtins;
+  while (entry && strcmp(entry->key, key) != 0) entry = entry->next;
+  clgpu_status status = CLGPU_SUCCESS;
+  if (!entry) {
+    entry = calloc(1, sizeof *entry);
+    if (!entry) {
+      status = clgpu__fail(CLGPU_CL_OUT_OF_HOST_MEMORY, "out of host memory");
+    } else {
+      /* A layout is specialised on its second use: a copy or fill that
+       * runs once (a sort staging a strided view) builds nothing of its
+       * own, and one that repeats gets its constants. */
+      const clgpu_elementwise_options options = {NULL, 0, 0, 2};
+      status =
+          clgpu_elementwise_create(context, num_args, args, operation, &options, &entry->kernel);
+      if (status == CLGPU_SUCCESS) {
+        clgpu__elementwise_owned_by_context(entry->kernel);
+        snprintf(entry->key, sizeof entry->key, "%s", key);
+        entry->next = context->builtins;
+        context->builtins = entry;
+        context->builtins_teardown = builtins_destroy;
+      } else {
+        free(entry);
+        entry = NULL;
+      }
+    }
+  }
+  if (entry) *out = entry->kernel;
+  pthread_mutex_unlock(&context->builtins_lock);
+  return status;
+}
+
+clgpu_type clgpu__unsigned_clgpu_type(size_t size) {
+  return size == 1   ? CLGPU_UINT8
+         : size == 2 ? CLGPU_UINT16
+         : size == 4 ? CLGPU_UINT32
+                     : CLGPU_UINT64;
+}
+
+clgpu_status clgpu__copy_elementwise(clgpu_context *context, const clgpu_array *destination,
+                                     const clgpu_array *source, cl_uint num_events,
+                                     const cl_event *wait_list, cl_event *event, const char *who) {
+  clgpu_type bits = clgpu__unsigned_clgpu_type(clgpu__type_size(destination->type));
+  clgpu_array to, from;
+  CLGPU__FORWARD_IF_ERROR(clgpu__array_reinterpret(destination, bits, &to));
+  CLGPU__FORWARD_IF_ERROR(clgpu__array_reinterpret(source, bits, &from));
+  char key[64];
+  snprintf(key, sizeof key, "copy:%s", clgpu__type_cl_name(bits));
+  const clgpu_elementwise_arg args[] = {{"y", CLGPU_OUT, bits}, {"x", CLGPU_IN, bits}};
+  clgpu_elementwise *kernel = NULL;
+  CLGPU__FORWARD_IF_ERROR(clgpu__elementwise_builtin(context, key, 2, args, "y = x", &kernel));
+  const clgpu_elementwise_value values[] = {{&to, NULL}, {&from, NULL}};
+  /* Views the copy's caller checked or made: no check again. */
+  clgpu_status status = clgpu__elementwise_enqueue(kernel, values, num_events, wait_list, event);
+  if (status != CLGPU_SUCCESS) clgpu__append_error(" (in %s)", who);
   return status;
 }

@@ -8,62 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "internal.h"
-
-struct clgpu__builtin {
-  char key[64];
-  clgpu_elementwise *kernel;
-  struct clgpu__builtin *next;
-};
-
-void clgpu__builtins_destroy(clgpu_context *context) {
-  struct clgpu__builtin *entry = context->builtins;
-  while (entry) {
-    struct clgpu__builtin *next = entry->next;
-    clgpu_elementwise_destroy(entry->kernel);
-    free(entry);
-    entry = next;
-  }
-  context->builtins = NULL;
-}
-
-/* The context's kernel for `key`, made from the declaration on first use. */
-static clgpu_status builtin(clgpu_context *context, const char *key, size_t num_args,
-                            const clgpu_elementwise_arg *args, const char *operation,
-                            clgpu_elementwise **out) {
-  CLGPU__RETURN_ERROR_IF(!context->builtins_lock_ready, CLGPU_INTERNAL_ERROR,
-                         "the context's lock for built-in kernels could not be made");
-  pthread_mutex_lock(&context->builtins_lock);
-  struct clgpu__builtin *entry = context->builtins;
-  while (entry && strcmp(entry->key, key) != 0) entry = entry->next;
-  clgpu_status status = CLGPU_SUCCESS;
-  if (!entry) {
-    entry = calloc(1, sizeof *entry);
-    if (!entry) {
-      status = clgpu__fail(CLGPU_CL_OUT_OF_HOST_MEMORY, "out of host memory");
-    } else {
-      /* A layout is specialised on its second use: a copy or fill that
-       * runs once (a sort staging a strided view) builds nothing of its
-       * own, and one that repeats gets its constants. */
-      const clgpu_elementwise_options options = {NULL, 0, 0, 2};
-      status =
-          clgpu_elementwise_create(context, num_args, args, operation, &options, &entry->kernel);
-      if (status == CLGPU_SUCCESS) {
-        clgpu__elementwise_owned_by_context(entry->kernel);
-        snprintf(entry->key, sizeof entry->key, "%s", key);
-        entry->next = context->builtins;
-        context->builtins = entry;
-        context->builtins_teardown = clgpu__builtins_destroy;
-      } else {
-        free(entry);
-        entry = NULL;
-      }
-    }
-  }
-  if (entry) *out = entry->kernel;
-  pthread_mutex_unlock(&context->builtins_lock);
-  return status;
-}
+#include "copy.h"
+#include "elementwise.h"
 
 static int is_float(clgpu_type type) {
   return type == CLGPU_HALF || type == CLGPU_FLOAT || type == CLGPU_DOUBLE;
@@ -71,14 +17,6 @@ static int is_float(clgpu_type type) {
 
 static int is_signed_integer(clgpu_type type) {
   return type == CLGPU_INT8 || type == CLGPU_INT16 || type == CLGPU_INT32 || type == CLGPU_INT64;
-}
-
-/* The unsigned type of an integer type's size, as a clgpu type. */
-static clgpu_type unsigned_of(size_t size) {
-  return size == 1   ? CLGPU_UINT8
-         : size == 2 ? CLGPU_UINT16
-         : size == 4 ? CLGPU_UINT32
-                     : CLGPU_UINT64;
 }
 
 /* An argument check the built-ins share before they reach their kernel. */
@@ -93,7 +31,7 @@ static clgpu_status check_common(clgpu_context *context, const char *who, const 
 static clgpu_status run_builtin(clgpu_elementwise *kernel, const clgpu_elementwise_value *values,
                                 cl_uint num_events, const cl_event *wait_list, cl_event *event,
                                 const char *who) {
-  clgpu_status status = clgpu_elementwise_run(kernel, values, num_events, wait_list, event);
+  clgpu_status status = clgpu__elementwise_run(kernel, values, num_events, wait_list, event);
   if (status != CLGPU_SUCCESS) clgpu__append_error(" (in %s)", who);
   return status;
 }
@@ -104,34 +42,16 @@ clgpu_status clgpu__fill_strided(clgpu_context *context, const clgpu_array *dest
                                  const void *value, cl_uint num_events, const cl_event *wait_list,
                                  cl_event *event) {
   size_t size = clgpu__type_size(destination->type);
-  clgpu_type bits = unsigned_of(size);
+  clgpu_type bits = clgpu__unsigned_clgpu_type(size);
   clgpu_array view;
   CLGPU__FORWARD_IF_ERROR(clgpu__array_reinterpret(destination, bits, &view));
   char key[64];
   snprintf(key, sizeof key, "fill:%s", clgpu__type_cl_name(bits));
   const clgpu_elementwise_arg args[] = {{"y", CLGPU_OUT, bits}, {"v", CLGPU_SCALAR, bits}};
   clgpu_elementwise *kernel = NULL;
-  CLGPU__FORWARD_IF_ERROR(builtin(context, key, 2, args, "y = v", &kernel));
+  CLGPU__FORWARD_IF_ERROR(clgpu__elementwise_builtin(context, key, 2, args, "y = v", &kernel));
   const clgpu_elementwise_value values[] = {{&view, NULL}, {NULL, value}};
   return run_builtin(kernel, values, num_events, wait_list, event, "clgpu_fill");
-}
-
-/* ---- copy (any layout; copy.h) ---- */
-
-clgpu_status clgpu__copy_elementwise(clgpu_context *context, const clgpu_array *destination,
-                                     const clgpu_array *source, cl_uint num_events,
-                                     const cl_event *wait_list, cl_event *event, const char *who) {
-  clgpu_type bits = unsigned_of(clgpu__type_size(destination->type));
-  clgpu_array to, from;
-  CLGPU__FORWARD_IF_ERROR(clgpu__array_reinterpret(destination, bits, &to));
-  CLGPU__FORWARD_IF_ERROR(clgpu__array_reinterpret(source, bits, &from));
-  char key[64];
-  snprintf(key, sizeof key, "copy:%s", clgpu__type_cl_name(bits));
-  const clgpu_elementwise_arg args[] = {{"y", CLGPU_OUT, bits}, {"x", CLGPU_IN, bits}};
-  clgpu_elementwise *kernel = NULL;
-  CLGPU__FORWARD_IF_ERROR(builtin(context, key, 2, args, "y = x", &kernel));
-  const clgpu_elementwise_value values[] = {{&to, NULL}, {&from, NULL}};
-  return run_builtin(kernel, values, num_events, wait_list, event, who);
 }
 
 /* ---- convert ---- */
@@ -166,7 +86,7 @@ static void convert_operation(clgpu_type to, clgpu_type from, char *text, size_t
     /* Through the unsigned type of the target's size: modular, then the
      * same bits as the signed type. */
     snprintf(text, size, "d = as_%s(convert_%s(s))", target,
-             clgpu__type_cl_name(unsigned_of(clgpu__type_size(to))));
+             clgpu__type_cl_name(clgpu__unsigned_clgpu_type(clgpu__type_size(to))));
   } else {
     snprintf(text, size, "d = convert_%s(s)", target);
   }
@@ -182,7 +102,7 @@ clgpu_status clgpu_convert(clgpu_context *context, const clgpu_array *destinatio
       clgpu__type_size(destination->type) == 0 || clgpu__type_size(source->type) == 0,
       CLGPU_INVALID_ARGUMENT, "%s: a view has an unknown element type", who);
   if (destination->type == source->type) {
-    clgpu_status status = clgpu_copy(context, destination, source, num_events, wait_list, event);
+    clgpu_status status = clgpu__copy(context, destination, source, num_events, wait_list, event);
     if (status != CLGPU_SUCCESS) clgpu__append_error(" (in %s)", who);
     return status;
   }
@@ -193,7 +113,7 @@ clgpu_status clgpu_convert(clgpu_context *context, const clgpu_array *destinatio
   const clgpu_elementwise_arg args[] = {{"d", CLGPU_OUT, destination->type},
                                         {"s", CLGPU_IN, source->type}};
   clgpu_elementwise *kernel = NULL;
-  CLGPU__FORWARD_IF_ERROR(builtin(context, key, 2, args, operation, &kernel));
+  CLGPU__FORWARD_IF_ERROR(clgpu__elementwise_builtin(context, key, 2, args, operation, &kernel));
   const clgpu_elementwise_value values[] = {{destination, NULL}, {source, NULL}};
   return run_builtin(kernel, values, num_events, wait_list, event, who);
 }
@@ -238,7 +158,7 @@ clgpu_status clgpu_axpby(clgpu_context *context, const clgpu_array *out, const v
                                         {"beta", CLGPU_SCALAR, scalar_type(type)},
                                         {"y", CLGPU_IN, type}};
   clgpu_elementwise *kernel = NULL;
-  CLGPU__FORWARD_IF_ERROR(builtin(context, key, 5, args, operation, &kernel));
+  CLGPU__FORWARD_IF_ERROR(clgpu__elementwise_builtin(context, key, 5, args, operation, &kernel));
   const clgpu_elementwise_value values[] = {
       {out, NULL}, {NULL, alpha}, {x, NULL}, {NULL, beta}, {y, NULL}};
   return run_builtin(kernel, values, num_events, wait_list, event, who);
@@ -269,16 +189,16 @@ clgpu_status clgpu_compare(clgpu_context *context, const clgpu_array *mask, cons
   const clgpu_elementwise_arg args[] = {
       {"m", CLGPU_OUT, CLGPU_UINT8}, {"x", CLGPU_IN, x->type}, {"y", CLGPU_IN, x->type}};
   clgpu_elementwise *kernel = NULL;
-  CLGPU__FORWARD_IF_ERROR(builtin(context, key, 3, args, operation, &kernel));
+  CLGPU__FORWARD_IF_ERROR(clgpu__elementwise_builtin(context, key, 3, args, operation, &kernel));
   const clgpu_elementwise_value values[] = {{mask, NULL}, {x, NULL}, {y, NULL}};
   return run_builtin(kernel, values, num_events, wait_list, event, who);
 }
 
 /* ---- iota ---- */
 
-clgpu_status clgpu_iota(clgpu_context *context, const clgpu_array *out, const void *start,
-                        const void *step, cl_uint num_events, const cl_event *wait_list,
-                        cl_event *event) {
+clgpu_status clgpu__iota(clgpu_context *context, const clgpu_array *out, const void *start,
+                         const void *step, cl_uint num_events, const cl_event *wait_list,
+                         cl_event *event) {
   const char *who = "clgpu_iota";
   CLGPU__FORWARD_IF_ERROR(check_common(context, who, out, "out"));
   CLGPU__RETURN_ERROR_IF(!start || !step, CLGPU_INVALID_ARGUMENT,
@@ -302,7 +222,13 @@ clgpu_status clgpu_iota(clgpu_context *context, const clgpu_array *out, const vo
                                         {"first", CLGPU_SCALAR, scalar_type(type)},
                                         {"increment", CLGPU_SCALAR, scalar_type(type)}};
   clgpu_elementwise *kernel = NULL;
-  CLGPU__FORWARD_IF_ERROR(builtin(context, key, 3, args, operation, &kernel));
+  CLGPU__FORWARD_IF_ERROR(clgpu__elementwise_builtin(context, key, 3, args, operation, &kernel));
   const clgpu_elementwise_value values[] = {{out, NULL}, {NULL, start}, {NULL, step}};
   return run_builtin(kernel, values, num_events, wait_list, event, who);
+}
+
+clgpu_status clgpu_iota(clgpu_context *context, const clgpu_array *out, const void *start,
+                        const void *step, cl_uint num_events, const cl_event *wait_list,
+                        cl_event *event) {
+  return clgpu__iota(context, out, start, step, num_events, wait_list, event);
 }

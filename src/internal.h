@@ -1,6 +1,6 @@
 /* Internal declarations shared by the files of src/. Not installed. */
-#ifndef CLGPU_INTERNAL_H
-#define CLGPU_INTERNAL_H
+#ifndef CLGPU_SRC_INTERNAL_H
+#define CLGPU_SRC_INTERNAL_H
 
 #include <pthread.h>
 #include <stdarg.h>
@@ -202,8 +202,7 @@ typedef struct clgpu__source_part {
  * {"common", name}. */
 clgpu_status clgpu__program_get_parts(clgpu_context *ctx, const clgpu__source_part *parts,
                                       size_t num_parts, const clgpu_define *defines,
-                                      size_t num_defines, const char *options,
-                                      clgpu_program **out);
+                                      size_t num_defines, const char *options, clgpu_program **out);
 
 /* The embedded source named `name`, or NULL in *found when CLGPU_KERNEL_DIR
  * is set (the caller reads the folder instead). Errors:
@@ -388,24 +387,6 @@ void clgpu__context_on_last_wrapper_gone(void (*hook)(cl_context));
 void clgpu__report_move(clgpu_context *context, const clgpu_membuf *buffer, uint64_t bytes,
                         clgpu_space to);
 
-/* Destroy the context's built-in elementwise kernels (context destroy). */
-void clgpu__builtins_destroy(clgpu_context *context);
-
-/* clgpu_copy through the context's built-in elementwise copy over the
- * views seen as unsigned integers of their element size (any layout, and
- * a temporary when they may overlap). The caller has checked the
- * arguments. */
-clgpu_status clgpu__copy_elementwise(clgpu_context *context, const clgpu_array *destination,
-                                     const clgpu_array *source, cl_uint num_events,
-                                     const cl_event *wait_list, cl_event *event, const char *who);
-
-/* Copy views as the chain's next command (copy.c): an operation's own
- * staging, over views it made or checked, so no argument is checked again;
- * a failure names `who`, the operation that staged. */
-clgpu_status clgpu__chain_copy(clgpu_context *context, clgpu__chain *chain,
-                               const clgpu_array *destination, const clgpu_array *source,
-                               const char *who);
-
 /* clgpu_fill over a layout clEnqueueFillBuffer cannot express: the
  * context's built-in fill kernel over the view seen as unsigned integers of
  * its element size. The caller has checked the arguments. */
@@ -424,12 +405,6 @@ double clgpu__now_ms(void);
  * detached from the cache and its buffer becomes a plain one that the
  * release frees. Any other buffer is left as it is. */
 void clgpu__buffer_pin(cl_mem buffer);
-
-/* Make a kernel of clgpu_elementwise_create the context's own
- * (elementwise.c): it drops the reference to the context it took at create,
- * which the context's built-in kernels must not hold (the context frees
- * them; a reference from them would keep it alive for ever). */
-void clgpu__elementwise_owned_by_context(clgpu_elementwise *kernel);
 
 /* ---- user text and user names (expression.c) ---- */
 
@@ -533,5 +508,18 @@ clgpu_status clgpu__buffer_create(clgpu_context *context, cl_mem_flags flags, si
 void clgpu__buffer_release(clgpu_context *context, cl_mem buffer);
 clgpu_status clgpu__device_select(const char *selector, cl_platform_id *platform,
                                   cl_device_id *device);
+
+clgpu_status clgpu__kernel_acquire(clgpu_program *program, const char *kernel_name,
+                                   cl_kernel *kernel);
+void clgpu__kernel_release(clgpu_program *program, cl_kernel kernel);
+clgpu_status clgpu__program_get_named(clgpu_context *ctx, const char *name,
+                                      const clgpu_define *defines, size_t num_defines,
+                                      const char *options, clgpu_program **out);
+clgpu_status clgpu__program_get(clgpu_context *ctx, const char *source, const clgpu_define *defines,
+                                size_t num_defines, const char *options, clgpu_program **out);
+clgpu_status clgpu__kernel_source(const char *name, char **source, size_t *length);
+clgpu_status clgpu__iota(clgpu_context *context, const clgpu_array *out, const void *start,
+                         const void *step, cl_uint num_events, const cl_event *wait_list,
+                         cl_event *event);
 
 #endif

@@ -97,7 +97,7 @@ clgpu_status clgpu__find_embedded_source(const char *name, const clgpu__embedded
   return CLGPU_KERNEL_SOURCE_NOT_FOUND;
 }
 
-clgpu_status clgpu_kernel_source(const char *name, char **source, size_t *length) {
+clgpu_status clgpu__kernel_source(const char *name, char **source, size_t *length) {
   CLGPU__RETURN_ERROR_IF(!source, CLGPU_INVALID_ARGUMENT, "clgpu_kernel_source: source is NULL");
   *source = NULL;
   if (length) *length = 0;
@@ -110,4 +110,8 @@ clgpu_status clgpu_kernel_source(const char *name, char **source, size_t *length
   *source = copy;
   if (length) *length = embedded->length;
   return CLGPU_SUCCESS;
+}
+
+clgpu_status clgpu_kernel_source(const char *name, char **source, size_t *length) {
+  return clgpu__kernel_source(name, source, length);
 }

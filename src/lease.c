@@ -20,7 +20,7 @@ clgpu_status clgpu__lease(clgpu__leases *held, clgpu_program *program, const cha
                          "internal: more than %d kernels leased by one call (%s)",
                          CLGPU__MAX_LEASES, name);
   cl_kernel kernel = NULL;
-  CLGPU__FORWARD_IF_ERROR(clgpu_kernel_acquire(program, name, &kernel));
+  CLGPU__FORWARD_IF_ERROR(clgpu__kernel_acquire(program, name, &kernel));
   held->programs[held->count] = program;
   held->kernels[held->count] = kernel;
   held->buffer_args[held->count] = buffer_args;
@@ -32,7 +32,7 @@ clgpu_status clgpu__lease(clgpu__leases *held, clgpu_program *program, const cha
 void clgpu__leases_give_back(clgpu__leases *held) {
   for (unsigned i = 0; i < held->count; i++) {
     clgpu__kernel_clear_buffers(held->kernels[i], held->buffer_args[i]);
-    clgpu_kernel_release(held->programs[i], held->kernels[i]);
+    clgpu__kernel_release(held->programs[i], held->kernels[i]);
   }
   held->count = 0;
 }

@@ -234,7 +234,7 @@ static clgpu_status resolve_parts(const clgpu__source_part *parts, size_t count,
         r->length = embedded->length;
         memcpy(r->digest, embedded->digest, sizeof r->digest);
       } else if (status == CLGPU_SUCCESS) {
-        status = clgpu_kernel_source(parts[i].name, &r->owned, NULL);
+        status = clgpu__kernel_source(parts[i].name, &r->owned, NULL);
         r->text = r->owned;
         /* Up to a NUL the file may hold, as for a caller's source. */
         r->length = r->owned ? strlen(r->owned) : 0;
@@ -317,7 +317,7 @@ static clgpu_status report_build_failure(const clgpu_context *ctx, cl_program pr
   clgpu__fail((clgpu_status)err,
               "building an OpenCL program for %s failed: %s (%d)\noptions: \"%s\"\nbuild "
               "log:\n",
-              ctx->info.name, clgpu_status_name(err), (int)err, options ? options : "");
+              ctx->info.name, clgpu__status_name(err), (int)err, options ? options : "");
   size_t length = 0;
   if (clGetProgramBuildInfo(program, ctx->device, CL_PROGRAM_BUILD_LOG, 0, NULL, &length) ==
           CL_SUCCESS &&
@@ -383,9 +383,8 @@ static int load_from_disk(clgpu_context *ctx, const char *key, const char *optio
                              : clCreateProgramWithBinary(ctx->cl_context, 1, &ctx->device, &size,
                                                          binaries, &binary_status, &err);
     if (err == CL_SUCCESS && binary_status == CL_SUCCESS) {
-      err = clgpu__fault_hit(CLGPU__FAULT_BUILD)
-                ? CLGPU__INJECTED_STATUS
-                : build_for_device(ctx, program, options);
+      err = clgpu__fault_hit(CLGPU__FAULT_BUILD) ? CLGPU__INJECTED_STATUS
+                                                 : build_for_device(ctx, program, options);
       if (err == CL_SUCCESS) {
         free(binary);
         pthread_mutex_lock(&cache->lock);
@@ -438,9 +437,8 @@ static clgpu_status build_from_source(clgpu_context *ctx, const char *source, si
   if (err != CL_SUCCESS) {
     status = clgpu__fail_cl(err, "clCreateProgramWithSource");
   } else {
-    err = clgpu__fault_hit(CLGPU__FAULT_BUILD)
-              ? CLGPU__INJECTED_STATUS
-              : build_for_device(ctx, program, options);
+    err = clgpu__fault_hit(CLGPU__FAULT_BUILD) ? CLGPU__INJECTED_STATUS
+                                               : build_for_device(ctx, program, options);
     if (err != CL_SUCCESS) status = report_build_failure(ctx, program, err, options);
   }
   pthread_mutex_lock(&ctx->programs->lock);
@@ -495,9 +493,8 @@ static void unlink_program(clgpu__program_cache *cache, clgpu_program *program) 
  * share a serialisation. Hashing the parts' digests rather than the
  * assembled text keeps a memory hit cheap: an embedded source's digest is
  * computed at build time, so a hit hashes only the defines and options. */
-static void program_key(const resolved_part *parts, size_t num_parts,
-                        const clgpu_define *defines, size_t count, const char *options,
-                        unsigned char key[32]) {
+static void program_key(const resolved_part *parts, size_t num_parts, const clgpu_define *defines,
+                        size_t count, const char *options, unsigned char key[32]) {
   static const char tag[] = "clgpu program key 2";
   clgpu__sha256 hash;
   clgpu__sha256_init(&hash);
@@ -613,9 +610,9 @@ static clgpu_status check_request(const clgpu_context *ctx, const clgpu_define *
 
 /* The parts resolved, then the program; the request is checked by the
  * caller. */
-static clgpu_status get_parts(clgpu_context *ctx, const clgpu__source_part *parts,
-                              size_t num_parts, const clgpu_define *defines, size_t num_defines,
-                              const char *options, clgpu_program **out) {
+static clgpu_status get_parts(clgpu_context *ctx, const clgpu__source_part *parts, size_t num_parts,
+                              const clgpu_define *defines, size_t num_defines, const char *options,
+                              clgpu_program **out) {
   CLGPU__RETURN_ERROR_IF(num_parts == 0 || num_parts > MAX_PARTS, CLGPU_INTERNAL_ERROR,
                          "a program of %zu source parts (1 to %d)", num_parts, MAX_PARTS);
   resolved_part resolved[MAX_PARTS];
@@ -634,14 +631,19 @@ clgpu_status clgpu__program_get_parts(clgpu_context *ctx, const clgpu__source_pa
   return get_parts(ctx, parts, num_parts, defines, num_defines, options, out);
 }
 
-clgpu_status clgpu_program_get(clgpu_context *ctx, const char *source, const clgpu_define *defines,
-                               size_t num_defines, const char *options, clgpu_program **out) {
+clgpu_status clgpu__program_get(clgpu_context *ctx, const char *source, const clgpu_define *defines,
+                                size_t num_defines, const char *options, clgpu_program **out) {
   CLGPU__RETURN_ERROR_IF(!out, CLGPU_INVALID_ARGUMENT, "clgpu_program_get: out is NULL");
   *out = NULL;
   CLGPU__RETURN_ERROR_IF(!source, CLGPU_INVALID_ARGUMENT, "clgpu_program_get: source is NULL");
   CLGPU__FORWARD_IF_ERROR(check_request(ctx, defines, num_defines, options));
   clgpu__source_part part = {NULL, source, NULL};
   return get_parts(ctx, &part, 1, defines, num_defines, options, out);
+}
+
+clgpu_status clgpu_program_get(clgpu_context *ctx, const char *source, const clgpu_define *defines,
+                               size_t num_defines, const char *options, clgpu_program **out) {
+  return clgpu__program_get(ctx, source, defines, num_defines, options, out);
 }
 
 /* The families written on cl/common.cl, which is built before them. */
@@ -653,9 +655,9 @@ static int needs_common(const char *name) {
   return 0;
 }
 
-clgpu_status clgpu_program_get_named(clgpu_context *ctx, const char *name,
-                                     const clgpu_define *defines, size_t num_defines,
-                                     const char *options, clgpu_program **out) {
+clgpu_status clgpu__program_get_named(clgpu_context *ctx, const char *name,
+                                      const clgpu_define *defines, size_t num_defines,
+                                      const char *options, clgpu_program **out) {
   CLGPU__RETURN_ERROR_IF(!out, CLGPU_INVALID_ARGUMENT, "clgpu_program_get_named: out is NULL");
   *out = NULL;
   CLGPU__FORWARD_IF_ERROR(check_request(ctx, defines, num_defines, options));
@@ -665,8 +667,14 @@ clgpu_status clgpu_program_get_named(clgpu_context *ctx, const char *name,
   CLGPU__FORWARD_IF_ERROR(clgpu__find_embedded_source(name, &unused));
   clgpu__source_part parts[2] = {{"common", NULL, NULL}, {name, NULL, NULL}};
   int prelude = needs_common(name);
-  return get_parts(ctx, prelude ? parts : parts + 1, prelude ? 2 : 1, defines, num_defines,
-                   options, out);
+  return get_parts(ctx, prelude ? parts : parts + 1, prelude ? 2 : 1, defines, num_defines, options,
+                   out);
+}
+
+clgpu_status clgpu_program_get_named(clgpu_context *ctx, const char *name,
+                                     const clgpu_define *defines, size_t num_defines,
+                                     const char *options, clgpu_program **out) {
+  return clgpu__program_get_named(ctx, name, defines, num_defines, options, out);
 }
 
 cl_program clgpu_program_cl_program(const clgpu_program *program) {
@@ -731,8 +739,8 @@ static int lacks_kernel(cl_int err) {
 
 /* ---- kernel leases ---- */
 
-clgpu_status clgpu_kernel_acquire(clgpu_program *program, const char *kernel_name,
-                                  cl_kernel *kernel) {
+clgpu_status clgpu__kernel_acquire(clgpu_program *program, const char *kernel_name,
+                                   cl_kernel *kernel) {
   CLGPU__RETURN_ERROR_IF(!kernel, CLGPU_INVALID_ARGUMENT, "clgpu_kernel_acquire: kernel is NULL");
   *kernel = NULL;
   CLGPU__RETURN_ERROR_IF(!program, CLGPU_INVALID_ARGUMENT, "clgpu_kernel_acquire: program is NULL");
@@ -782,7 +790,7 @@ clgpu_status clgpu_kernel_acquire(clgpu_program *program, const char *kernel_nam
   char *name = err == CL_SUCCESS ? strdup(kernel_name) : NULL;
   if (err != CL_SUCCESS) {
     status = clgpu__fail((clgpu_status)err, "clCreateKernel(\"%s\") failed: %s (%d)", kernel_name,
-                         clgpu_status_name(err), (int)err);
+                         clgpu__status_name(err), (int)err);
   } else if (!name) {
     clReleaseKernel(created);
     status = clgpu__fail(CLGPU_CL_OUT_OF_HOST_MEMORY, "out of host memory");
@@ -803,7 +811,12 @@ clgpu_status clgpu_kernel_acquire(clgpu_program *program, const char *kernel_nam
   return status;
 }
 
-void clgpu_kernel_release(clgpu_program *program, cl_kernel kernel) {
+clgpu_status clgpu_kernel_acquire(clgpu_program *program, const char *kernel_name,
+                                  cl_kernel *kernel) {
+  return clgpu__kernel_acquire(program, kernel_name, kernel);
+}
+
+void clgpu__kernel_release(clgpu_program *program, cl_kernel kernel) {
   if (!program || !kernel) return;
   pthread_mutex_lock(&program->kernel_lock);
   for (size_t i = 0; i < program->kernel_count; i++) {
@@ -818,6 +831,10 @@ void clgpu_kernel_release(clgpu_program *program, cl_kernel kernel) {
     break;
   }
   pthread_mutex_unlock(&program->kernel_lock);
+}
+
+void clgpu_kernel_release(clgpu_program *program, cl_kernel kernel) {
+  clgpu__kernel_release(program, kernel);
 }
 
 clgpu_status clgpu_context_cache_stats(const clgpu_context *ctx, clgpu_cache_stats *stats) {

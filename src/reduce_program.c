@@ -391,7 +391,7 @@ clgpu_status clgpu__spec_program(clgpu_context *context, const clgpu__op_spec *s
   }
   if (fp64) defines[count++] = (clgpu_define){"CLGPU_NEEDS_FP64", NULL};
   if (fp16) defines[count++] = (clgpu_define){"CLGPU_NEEDS_FP16", NULL};
-  return clgpu_program_get_named(context, "reduce", defines, count, NULL, out);
+  return clgpu__program_get_named(context, "reduce", defines, count, NULL, out);
 }
 
 /* clgpu_reduce_ranges of a non-ARG program. */

@@ -2,8 +2,8 @@
  * define) of reductions, count_if's predicate and scans, the program of a
  * spec in a shape, and the buffer arguments of its kernels. Shared by
  * reduce.c, scan.c and findall.c. */
-#ifndef CLGPU_REDUCE_PROGRAM_H
-#define CLGPU_REDUCE_PROGRAM_H
+#ifndef CLGPU_SRC_REDUCE_PROGRAM_H
+#define CLGPU_SRC_REDUCE_PROGRAM_H
 
 #include "call.h"
 #include "shape.h"

@@ -13,8 +13,8 @@
  * uncut one runs in one group. Along an axis every line is one group's
  * range. On a device with a loop cap (quirks.c) every figure is bounded so
  * that no work-item's loop passes it. */
-#ifndef CLGPU_SHAPE_H
-#define CLGPU_SHAPE_H
+#ifndef CLGPU_SRC_SHAPE_H
+#define CLGPU_SRC_SHAPE_H
 
 #include "internal.h"
 

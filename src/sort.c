@@ -35,6 +35,7 @@
 #include <string.h>
 
 #include "check.h"
+#include "copy.h"
 #include "internal.h"
 
 #define SINGLE_CHUNK 16384
@@ -532,7 +533,7 @@ static clgpu_status sort_source_program(clgpu_context *context, const clgpu_sort
                                         const clgpu_define *defines, size_t count,
                                         clgpu_program **out) {
   if (!spec->declarations) {
-    return clgpu_program_get_named(context, "sort", defines, count, NULL, out);
+    return clgpu__program_get_named(context, "sort", defines, count, NULL, out);
   }
   const clgpu__source_part parts[] = {
       {"common", NULL, NULL}, {NULL, spec->declarations, "declarations"}, {"sort", NULL, NULL}};
@@ -556,7 +557,7 @@ static clgpu_status device_key_size(clgpu_context *context, const clgpu_sort_spe
   clgpu_program *program = NULL;
   CLGPU__FORWARD_IF_ERROR(sort_source_program(context, spec, defines, count, &program));
   cl_kernel kernel = NULL;
-  CLGPU__FORWARD_IF_ERROR(clgpu_kernel_acquire(program, "clgpu_key_size_probe", &kernel));
+  CLGPU__FORWARD_IF_ERROR(clgpu__kernel_acquire(program, "clgpu_key_size_probe", &kernel));
   cl_int err = CL_SUCCESS;
   cl_command_queue queue = clCreateCommandQueue(context->cl_context, context->device, 0, &err);
   cl_mem buffer = NULL;
@@ -572,7 +573,7 @@ static clgpu_status device_key_size(clgpu_context *context, const clgpu_sort_spe
     err = clEnqueueReadBuffer(queue, buffer, CL_TRUE, 0, sizeof *size, size, 0, NULL, NULL);
   }
   clgpu__kernel_clear_buffers(kernel, CLGPU__BUFFER_ARG(0));
-  clgpu_kernel_release(program, kernel);
+  clgpu__kernel_release(program, kernel);
   if (buffer) clReleaseMemObject(buffer);
   if (queue) clReleaseCommandQueue(queue);
   return err == CL_SUCCESS ? CLGPU_SUCCESS : clgpu__fail_cl(err, "measuring sizeof(key_type)");
@@ -590,12 +591,12 @@ static clgpu_status explain_custom_build_failure(clgpu_context *context, const s
   cl_ulong device_size = 0;
   clgpu_status status = device_key_size(context, plan->spec, &device_size);
   if (status == CLGPU_SUCCESS && device_size != plan->key_bytes) {
-    status = clgpu__fail(CLGPU_INVALID_ARGUMENT,
-                         "%s: spec->key_size is %zu but sizeof(%s) on this device is %llu "
-                         "(spec->key_size must be the device's sizeof of spec->key_type; a "
-                         "3-element vector such as float3 takes the space of 4 on the device)",
-                         who, plan->key_bytes, plan->spec->key_type,
-                         (unsigned long long)device_size);
+    status =
+        clgpu__fail(CLGPU_INVALID_ARGUMENT,
+                    "%s: spec->key_size is %zu but sizeof(%s) on this device is %llu "
+                    "(spec->key_size must be the device's sizeof of spec->key_type; a "
+                    "3-element vector such as float3 takes the space of 4 on the device)",
+                    who, plan->key_bytes, plan->spec->key_type, (unsigned long long)device_size);
   } else {
     status = clgpu__fail(failure, "%s", log);
   }
@@ -655,11 +656,11 @@ static clgpu_status sort_program(clgpu_context *context, const sort_plan *plan, 
   }
   clgpu_status status = CLGPU_SUCCESS;
   if (!custom) {
-    status = clgpu_program_get_named(context, "sort", defines, count, NULL, out);
+    status = clgpu__program_get_named(context, "sort", defines, count, NULL, out);
   } else {
     status = sort_source_program(context, spec, defines, count, out);
-    if (!plan->builtin && (status == CLGPU_CL_BUILD_PROGRAM_FAILURE ||
-                           status == CLGPU_CL_COMPILE_PROGRAM_FAILURE)) {
+    if (!plan->builtin &&
+        (status == CLGPU_CL_BUILD_PROGRAM_FAILURE || status == CLGPU_CL_COMPILE_PROGRAM_FAILURE)) {
       status = explain_custom_build_failure(context, plan, status, who);
     }
   }
@@ -718,8 +719,10 @@ static clgpu_status run_radix(clgpu_context *context, const sort_plan *plan, clg
                                ARG(at->values[1].buffer), ARG(at->values[1].at)};
   if (plan->single) {
     cl_kernel single = NULL;
-    CLGPU__FORWARD_IF_ERROR(
-        clgpu__lease(held, program, "clgpu_radix_single", CLGPU__BUFFER_ARG(0) | CLGPU__BUFFER_ARG(2) | CLGPU__BUFFER_ARG(4) | CLGPU__BUFFER_ARG(6), &single));
+    CLGPU__FORWARD_IF_ERROR(clgpu__lease(
+        held, program, "clgpu_radix_single",
+        CLGPU__BUFFER_ARG(0) | CLGPU__BUFFER_ARG(2) | CLGPU__BUFFER_ARG(4) | CLGPU__BUFFER_ARG(6),
+        &single));
     cl_uint begin = plan->begin_bit, end = plan->end_bit;
     clgpu__kernel_arg rest[] = {ARG(n), ARG(begin), ARG(end)};
     CLGPU__FORWARD_IF_ERROR(clgpu__set_args(single, 0, where, 8, "clgpu_radix_single"));
@@ -728,13 +731,23 @@ static clgpu_status run_radix(clgpu_context *context, const sort_plan *plan, clg
                                "clEnqueueNDRangeKernel(clgpu_radix_single)");
   }
   cl_kernel histogram = NULL, scan = NULL, scatter = NULL, finish = NULL;
-  CLGPU__FORWARD_IF_ERROR(
-      clgpu__lease(held, program, "clgpu_radix_histogram", CLGPU__BUFFER_ARG(0) | CLGPU__BUFFER_ARG(2) | CLGPU__BUFFER_ARG(4) | CLGPU__BUFFER_ARG(6) | CLGPU__BUFFER_ARG(8) | CLGPU__BUFFER_ARG(15), &histogram));
-  CLGPU__FORWARD_IF_ERROR(clgpu__lease(held, program, "clgpu_radix_scan", CLGPU__BUFFER_ARG(0) | CLGPU__BUFFER_ARG(4), &scan));
-  CLGPU__FORWARD_IF_ERROR(
-      clgpu__lease(held, program, "clgpu_radix_scatter", CLGPU__BUFFER_ARG(0) | CLGPU__BUFFER_ARG(2) | CLGPU__BUFFER_ARG(4) | CLGPU__BUFFER_ARG(6) | CLGPU__BUFFER_ARG(8) | CLGPU__BUFFER_ARG(15), &scatter));
-  CLGPU__FORWARD_IF_ERROR(
-      clgpu__lease(held, program, "clgpu_radix_finish", CLGPU__BUFFER_ARG(0) | CLGPU__BUFFER_ARG(2) | CLGPU__BUFFER_ARG(4) | CLGPU__BUFFER_ARG(6) | CLGPU__BUFFER_ARG(8), &finish));
+  CLGPU__FORWARD_IF_ERROR(clgpu__lease(held, program, "clgpu_radix_histogram",
+                                       CLGPU__BUFFER_ARG(0) | CLGPU__BUFFER_ARG(2) |
+                                           CLGPU__BUFFER_ARG(4) | CLGPU__BUFFER_ARG(6) |
+                                           CLGPU__BUFFER_ARG(8) | CLGPU__BUFFER_ARG(15),
+                                       &histogram));
+  CLGPU__FORWARD_IF_ERROR(clgpu__lease(held, program, "clgpu_radix_scan",
+                                       CLGPU__BUFFER_ARG(0) | CLGPU__BUFFER_ARG(4), &scan));
+  CLGPU__FORWARD_IF_ERROR(clgpu__lease(held, program, "clgpu_radix_scatter",
+                                       CLGPU__BUFFER_ARG(0) | CLGPU__BUFFER_ARG(2) |
+                                           CLGPU__BUFFER_ARG(4) | CLGPU__BUFFER_ARG(6) |
+                                           CLGPU__BUFFER_ARG(8) | CLGPU__BUFFER_ARG(15),
+                                       &scatter));
+  CLGPU__FORWARD_IF_ERROR(clgpu__lease(held, program, "clgpu_radix_finish",
+                                       CLGPU__BUFFER_ARG(0) | CLGPU__BUFFER_ARG(2) |
+                                           CLGPU__BUFFER_ARG(4) | CLGPU__BUFFER_ARG(6) |
+                                           CLGPU__BUFFER_ARG(8),
+                                       &finish));
   place counts = slot(scratch, SORT_COUNTS, at->keys[0].buffer);
   place state = slot(scratch, SORT_PASS_STATE, at->keys[0].buffer);
   cl_ulong chunk = plan->chunk, groups = plan->groups;
@@ -783,11 +796,15 @@ static clgpu_status run_merge(clgpu_context *context, const sort_plan *plan, clg
   cl_ulong n = plan->n;
   size_t group = plan->group;
   cl_kernel blocks = NULL, pass_kernel = NULL;
-  CLGPU__FORWARD_IF_ERROR(
-      clgpu__lease(held, program, "clgpu_merge_blocks", CLGPU__BUFFER_ARG(0) | CLGPU__BUFFER_ARG(2) | CLGPU__BUFFER_ARG(4) | CLGPU__BUFFER_ARG(6), &blocks));
+  CLGPU__FORWARD_IF_ERROR(clgpu__lease(
+      held, program, "clgpu_merge_blocks",
+      CLGPU__BUFFER_ARG(0) | CLGPU__BUFFER_ARG(2) | CLGPU__BUFFER_ARG(4) | CLGPU__BUFFER_ARG(6),
+      &blocks));
   if (plan->merge_passes > 0) {
-    CLGPU__FORWARD_IF_ERROR(
-        clgpu__lease(held, program, "clgpu_merge_pass", CLGPU__BUFFER_ARG(0) | CLGPU__BUFFER_ARG(2) | CLGPU__BUFFER_ARG(4) | CLGPU__BUFFER_ARG(6), &pass_kernel));
+    CLGPU__FORWARD_IF_ERROR(clgpu__lease(
+        held, program, "clgpu_merge_pass",
+        CLGPU__BUFFER_ARG(0) | CLGPU__BUFFER_ARG(2) | CLGPU__BUFFER_ARG(4) | CLGPU__BUFFER_ARG(6),
+        &pass_kernel));
   }
   clgpu__kernel_arg where[] = {ARG(at->keys[0].buffer),   ARG(at->keys[0].at),
                                ARG(at->keys[1].buffer),   ARG(at->keys[1].at),
@@ -824,14 +841,14 @@ static clgpu_status run_iota(clgpu_context *context, const sort_plan *plan, clgp
   int wide = plan->value_bytes == 8;
   clgpu_array view;
   CLGPU__FORWARD_IF_ERROR(clgpu__array_1d(values.buffer, (size_t)values.at,
-                                         wide ? CLGPU_UINT64 : CLGPU_UINT32, plan->n, &view));
+                                          wide ? CLGPU_UINT64 : CLGPU_UINT32, plan->n, &view));
   cl_ulong wide_start = 0, wide_step = 1;
   cl_uint start = 0, step = 1;
   cl_event made = NULL;
-  CLGPU__FORWARD_IF_ERROR(clgpu_iota(context, &view, wide ? (const void *)&wide_start : &start,
-                                     wide ? (const void *)&wide_step : &step,
-                                     clgpu__chain_wait_count(chain), clgpu__chain_wait_list(chain),
-                                     &made));
+  CLGPU__FORWARD_IF_ERROR(clgpu__iota(context, &view, wide ? (const void *)&wide_start : &start,
+                                      wide ? (const void *)&wide_step : &step,
+                                      clgpu__chain_wait_count(chain), clgpu__chain_wait_list(chain),
+                                      &made));
   clgpu__chain_push(chain, made);
   return CLGPU_SUCCESS;
 }
@@ -928,9 +945,10 @@ static clgpu_status run_sort(clgpu_context *context, const sort_plan *plan, cons
     clgpu_array to = *values;
     if (staged_values.type == CLGPU_UINT8 && values->type != CLGPU_UINT8) {
       status = clgpu__array_1d(values->buffer, values->offset, CLGPU_UINT8,
-                              clgpu__array_count(&staged_values), &to);
+                               clgpu__array_count(&staged_values), &to);
     }
-    if (status == CLGPU_SUCCESS) status = clgpu__chain_copy(context, &chain, &to, &staged_values, who);
+    if (status == CLGPU_SUCCESS)
+      status = clgpu__chain_copy(context, &chain, &to, &staged_values, who);
   }
   if (status == CLGPU_SUCCESS) {
     status = clgpu__chain_end(context, &chain, event);
@@ -1136,9 +1154,9 @@ clgpu_status clgpu_gather(clgpu_context *context, const clgpu_array *permutation
                             {"CLGPU_ELEMENT_T", clgpu__unsigned_type(size)},
                             {"CLGPU_SORT_GROUP", "1"}};
   clgpu_program *program = NULL;
-  CLGPU__FORWARD_IF_ERROR(clgpu_program_get_named(context, "sort", defines, 3, NULL, &program));
+  CLGPU__FORWARD_IF_ERROR(clgpu__program_get_named(context, "sort", defines, 3, NULL, &program));
   cl_kernel kernel = NULL;
-  CLGPU__FORWARD_IF_ERROR(clgpu_kernel_acquire(program, "clgpu_gather", &kernel));
+  CLGPU__FORWARD_IF_ERROR(clgpu__kernel_acquire(program, "clgpu_gather", &kernel));
   place p = {0}, s = {0}, d = {0};
   clgpu_status status = place_of(permutation, &p);
   if (status == CLGPU_SUCCESS) status = place_of(source, &s);
@@ -1162,7 +1180,8 @@ clgpu_status clgpu_gather(clgpu_context *context, const clgpu_array *permutation
   } else {
     clgpu__chain_abandon(&chain);
   }
-  clgpu__kernel_clear_buffers(kernel, CLGPU__BUFFER_ARG(0) | CLGPU__BUFFER_ARG(4) | CLGPU__BUFFER_ARG(8));
-  clgpu_kernel_release(program, kernel);
+  clgpu__kernel_clear_buffers(kernel,
+                              CLGPU__BUFFER_ARG(0) | CLGPU__BUFFER_ARG(4) | CLGPU__BUFFER_ARG(8));
+  clgpu__kernel_release(program, kernel);
   return status;
 }

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "check.h"
+#include "copy.h"
 #include "internal.h"
 
 /* A view's layout reduced for a transfer: dimensions of extent 1 dropped and

@@ -1,5 +1,5 @@
 /* The prelude of clgpu's kernel families: the host builds reduce.cl,
- * sort.cl and elementwise.cl after this file (src/program_cache.c), never
+ * sort.cl and elementwise.cl after this file (src/runtime/program_cache.c), never
  * alone.
  *
  * Defines:

@@ -1,4 +1,4 @@
-/* Elementwise kernels: the skeleton of every kind (src/elementwise.c says
+/* Elementwise kernels: the skeleton of every kind (src/ops/elementwise.c says
  * which program serves which layout). Built after cl/common.cl and the
  * host's generated parts, as
  *   common.cl, arguments, [preamble], elementwise.cl, operation, elementwise.cl

@@ -1,7 +1,7 @@
 /* Reductions, scans and findall: one family, one program per (element type,
  * operator, algorithm shape).
  *
- * Defines (the host writes every one of them, src/reduction.c):
+ * Defines (the host writes every one of them, src/ops/reduce_program.c):
  *   CLGPU_T             the input element type
  *   CLGPU_A             the accumulator type
  *   CLGPU_R             the result type (reduce) or output type (scan)

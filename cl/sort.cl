@@ -1,6 +1,6 @@
 /* Sorting: LSD radix sort, merge sort with merge-path partitioning, the
  * index sequence of a sort permutation, and gather. One program per (key
- * type, order, value size, shape, digit width); src/sort.c writes the
+ * type, order, value size, shape, digit width); src/ops/sort.c writes the
  * defines.
  *
  * Defines:
@@ -482,7 +482,7 @@ typedef CLGPU_KEY_T key_t;
 /* Custom keys are addressed as key_t here and as key_size-byte records by
  * the host (the view's length, the workspace). If the two disagree the
  * kernels would read and write past the caller's keys, so the program must
- * not build: an array of negative size when they differ. src/sort.c then
+ * not build: an array of negative size when they differ. src/ops/sort.c then
  * measures sizeof with clgpu_key_size_probe to say so. */
 typedef char clgpu_key_size_is_not_sizeof_key_type[sizeof(key_t) == CLGPU_KEY_SIZE ? 1 : -1];
 #endif

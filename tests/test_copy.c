@@ -637,7 +637,7 @@ static void edit_self_overlapping_destination(misuse_fixture *f, misuse_call *ca
 }
 /* Strides 5 and 6 over extents 4 and 5 never meet (the positions 5i + 6j
  * for i < 4, j < 5 are distinct) but fail the sufficient test; refused as
- * src/copy.c documents. */
+ * src/ops/copy.c documents. */
 static void edit_exotic_destination(misuse_fixture *f, misuse_call *call) {
   const size_t shape[2] = {4, 5};
   const ptrdiff_t strides[2] = {5, 6};

@@ -28,10 +28,10 @@
 extern char **environ;
 
 #define SUFFIX ".clgpubin"
-/* The file format of src/disk_cache.c: magic, version, key length and binary
+/* The file format of src/runtime/disk_cache.c: magic, version, key length and binary
  * length, then the key text and the binary. */
 #define HEADER_SIZE 24u
-/* The largest cache file src/disk_cache.c reads. */
+/* The largest cache file src/runtime/disk_cache.c reads. */
 #define MAX_FILE_SIZE ((size_t)64 << 20)
 /* Seconds a child process may take: a cold build of fill.cl on a loaded
  * machine takes a few. */

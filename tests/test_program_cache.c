@@ -481,7 +481,7 @@ static void kernel_dir_overrides_embedded(void **state) {
 
 /* ---- CLGPU_KERNEL_DIR entries that are not regular files ---- */
 
-/* The largest kernel source src/kernel_source.c reads. */
+/* The largest kernel source src/runtime/kernel_source.c reads. */
 #define KERNEL_SOURCE_LIMIT ((size_t)4 << 20)
 /* Seconds the child of kernel_source_in_child may take: reading a source
  * takes microseconds, so only a hang comes near this. */

@@ -2992,7 +2992,7 @@ static int record_precedes(const void *context, size_t a, size_t b) {
  * for the whole kernel and leaves every loop once it reaches 65535
  * (gallivm's LP_MAX_TGSI_LOOP_ITERATIONS), silently; the CHUNKED sorts walk
  * up to n keys in one work-item, so there they came out wrong (quirks.c's
- * QUIRK_LOOP_ITERATION_CAP row, which src/sort.c plans around). The kernel
+ * QUIRK_LOOP_ITERATION_CAP row, which src/ops/sort.c plans around). The kernel
  * below is the minimal case: one work-item copies n elements in one loop. */
 #define LOOP_CAP_LLVMPIPE 65535u
 

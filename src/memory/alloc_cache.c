@@ -21,6 +21,7 @@
 #include <string.h>
 
 #include "internal.h"
+#include "opencl.h"
 
 typedef struct scope_frame scope_frame;
 typedef struct size_bin size_bin;
@@ -191,9 +192,7 @@ static int queue_in_order(cl_command_queue queue) {
 static cl_int enqueue_marker(cl_command_queue queue, cl_uint wait_count, const cl_event *wait_list,
                              cl_event *marker) {
   *marker = NULL;
-  cl_int err = clgpu__fault_hit(CLGPU__FAULT_ENQUEUE)
-                   ? CLGPU__INJECTED_STATUS
-                   : clEnqueueMarkerWithWaitList(queue, wait_count, wait_list, marker);
+  cl_int err = clgpu__cl_enqueue_marker(queue, wait_count, wait_list, marker);
   if (err != CL_SUCCESS) *marker = NULL;
   return err;
 }
@@ -201,9 +200,7 @@ static cl_int enqueue_marker(cl_command_queue queue, cl_uint wait_count, const c
 static cl_mem create_buffer(const clgpu_context *context, cl_mem_flags flags, size_t size,
                             cl_int *err) {
   *err = CL_SUCCESS;
-  cl_mem buffer = clgpu__fault_hit(CLGPU__FAULT_CREATE)
-                      ? (*err = CLGPU__INJECTED_STATUS, (cl_mem)NULL)
-                      : clCreateBuffer(context->cl_context, flags, size, NULL, err);
+  cl_mem buffer = clgpu__cl_create_buffer(context->cl_context, flags, size, err);
   return *err == CL_SUCCESS ? buffer : NULL;
 }
 

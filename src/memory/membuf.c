@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "check.h"
+#include "opencl.h"
 #include "internal.h"
 
 enum { HOST = 0, DEVICE = 1 };
@@ -186,9 +187,7 @@ static clgpu_status create_device(clgpu_context *context, size_t bytes, cl_mem *
                          "%s: %zu bytes exceed the device's largest allocation (%llu bytes)", who,
                          bytes, (unsigned long long)context->info.max_mem_alloc_size);
   cl_int err = CL_SUCCESS;
-  cl_mem memory = clgpu__fault_hit(CLGPU__FAULT_CREATE)
-                      ? (err = CLGPU__INJECTED_STATUS, (cl_mem)NULL)
-                      : clCreateBuffer(context->cl_context, CL_MEM_READ_WRITE, bytes, NULL, &err);
+  cl_mem memory = clgpu__cl_create_buffer(context->cl_context, CL_MEM_READ_WRITE, bytes, &err);
   if (err != CL_SUCCESS) {
     return clgpu__fail((clgpu_status)err, "%s: clCreateBuffer of %zu bytes failed: %s (%d)", who,
                        bytes, clgpu__status_name(err), (int)err);
@@ -370,14 +369,8 @@ static clgpu_status enqueue_transfer(clgpu_membuf *buffer, int to, cl_mem device
   cl_command_queue queue = buffer->context->queue;
   cl_event done = NULL;
   cl_int err = CL_SUCCESS;
-  if (clgpu__fault_hit(CLGPU__FAULT_ENQUEUE))
-    err = CLGPU__INJECTED_STATUS;
-  else if (to == DEVICE)
-    err = clEnqueueWriteBuffer(queue, device, blocking, 0, bytes, host, set.count,
-                               wait_set_list(&set), &done);
-  else
-    err = clEnqueueReadBuffer(queue, device, blocking, 0, bytes, host, set.count,
-                              wait_set_list(&set), &done);
+  err = clgpu__cl_enqueue_transfer(queue, to == DEVICE, device, blocking, 0, bytes, host, set.count,
+                                   wait_set_list(&set), &done);
   wait_set_free(&set);
   if (err != CL_SUCCESS) {
     return clgpu__fail((clgpu_status)err, "%s: %s of %zu bytes failed: %s (%d)", who,
@@ -400,10 +393,8 @@ static clgpu_status enqueue_marker(clgpu_membuf *buffer, cl_uint num_events,
   wait_set set;
   CLGPU__FORWARD_IF_ERROR(wait_set_make(&set, buffer, num_events, wait_list));
   cl_event marker = NULL;
-  cl_int err = clgpu__fault_hit(CLGPU__FAULT_ENQUEUE)
-                   ? CLGPU__INJECTED_STATUS
-                   : clEnqueueMarkerWithWaitList(buffer->context->queue, set.count,
-                                                 wait_set_list(&set), &marker);
+  cl_int err =
+      clgpu__cl_enqueue_marker(buffer->context->queue, set.count, wait_set_list(&set), &marker);
   wait_set_free(&set);
   if (err != CL_SUCCESS) {
     return fail_cl_in(err, who, "clEnqueueMarkerWithWaitList");
@@ -550,11 +541,9 @@ static clgpu_status reallocate_device(clgpu_membuf *buffer, size_t size, size_t 
     status = wait_set_make(&set, buffer, 0, NULL);
     if (status == CLGPU_SUCCESS) {
       cl_event done = NULL;
-      cl_int err = clgpu__fault_hit(CLGPU__FAULT_ENQUEUE)
-                       ? CLGPU__INJECTED_STATUS
-                       : clEnqueueCopyBuffer(buffer->context->queue, buffer->device, block, 0, 0,
-                                             keep * buffer->element_size, set.count,
-                                             wait_set_list(&set), &done);
+      cl_int err = clgpu__cl_enqueue_copy(buffer->context->queue, buffer->device, block, 0, 0,
+                                          keep * buffer->element_size, set.count,
+                                          wait_set_list(&set), &done);
       wait_set_free(&set);
       if (err == CL_SUCCESS) {
         set_last(buffer, done, 0);

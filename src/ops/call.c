@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "call.h"
+#include "opencl.h"
 
 clgpu__place clgpu__scratch_place(const clgpu__scratch *scratch, unsigned index) {
   cl_mem buffer = NULL;
@@ -43,11 +44,9 @@ clgpu_status clgpu__input_place(clgpu_context *context, clgpu__chain *chain,
 /* Read `size` bytes at `from` into host memory, blocking, after the chain. */
 clgpu_status clgpu__read_back(clgpu_context *context, const clgpu__chain *chain, clgpu__place from,
                               size_t size, void *host, const char *what) {
-  cl_int err = clgpu__fault_hit(CLGPU__FAULT_ENQUEUE)
-                   ? CLGPU__INJECTED_STATUS
-                   : clEnqueueReadBuffer(
-                         context->queue, from.buffer, CL_TRUE, (size_t)from.offset * size, size,
-                         host, clgpu__chain_wait_count(chain), clgpu__chain_wait_list(chain), NULL);
+  cl_int err = clgpu__cl_enqueue_transfer(
+      context->queue, 0, from.buffer, CL_TRUE, (size_t)from.offset * size, size, host,
+      clgpu__chain_wait_count(chain), clgpu__chain_wait_list(chain), NULL);
   return err == CL_SUCCESS ? CLGPU_SUCCESS : clgpu__fail_cl(err, what);
 }
 

@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "check.h"
+#include "opencl.h"
 #include "copy.h"
 #include "elementwise.h"
 
@@ -85,13 +86,10 @@ static clgpu_status copy_views(clgpu_context *context, const clgpu_array *destin
     return status;
   }
   cl_event made = NULL;
-  cl_int err =
-      clgpu__fault_hit(CLGPU__FAULT_ENQUEUE)
-          ? CLGPU__INJECTED_STATUS
-          : clEnqueueCopyBuffer(context->queue, source_root, destination_root,
-                                (size_t)source_offset * element_size,
-                                (size_t)destination_offset * element_size, count * element_size,
-                                num_events, wait_list, event ? &made : NULL);
+  cl_int err = clgpu__cl_enqueue_copy(
+      context->queue, source_root, destination_root, (size_t)source_offset * element_size,
+      (size_t)destination_offset * element_size, count * element_size, num_events, wait_list,
+      event ? &made : NULL);
   if (err != CL_SUCCESS) {
     char what[96];
     snprintf(what, sizeof what, "clEnqueueCopyBuffer (in %s)", who);

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "check.h"
+#include "opencl.h"
 #include "copy.h"
 #include "internal.h"
 
@@ -143,25 +144,16 @@ static clgpu_status transfer(clgpu_context *context, const clgpu_array *view, vo
     const cl_event *list = clgpu__chain_wait_list(&chain);
     /* A packed write must finish reading the host before the call returns
      * only when blocking; the unpacking copy runs after it either way. */
-    if (clgpu__fault_hit(CLGPU__FAULT_ENQUEUE)) {
-      err = CLGPU__INJECTED_STATUS;
-    } else if (path == PATH_RECT) {
+    if (path == PATH_RECT) {
       size_t buffer_origin[3] = {origin, 0, 0};
-      size_t host_origin[3] = {0, 0, 0};
-      size_t host_row = region[0], host_slice = region[0] * region[1];
-      err = write ? clEnqueueWriteBufferRect(context->queue, root, blocking, buffer_origin,
-                                             host_origin, region, row_pitch, slice_pitch, host_row,
-                                             host_slice, host, waits, list, &made)
-                  : clEnqueueReadBufferRect(context->queue, root, blocking, buffer_origin,
-                                            host_origin, region, row_pitch, slice_pitch, host_row,
-                                            host_slice, host, waits, list, &made);
+      err =
+          clgpu__cl_enqueue_transfer_rect(context->queue, write, root, blocking, buffer_origin,
+                                          region, row_pitch, slice_pitch, host, waits, list, &made);
     } else {
       cl_mem buffer = path == PATH_PACKED ? temporary : root;
       size_t offset = path == PATH_PACKED ? 0 : origin;
-      err = write ? clEnqueueWriteBuffer(context->queue, buffer, blocking, offset, bytes, host,
-                                         waits, list, &made)
-                  : clEnqueueReadBuffer(context->queue, buffer, blocking, offset, bytes, host,
-                                        waits, list, &made);
+      err = clgpu__cl_enqueue_transfer(context->queue, write, buffer, blocking, offset, bytes, host,
+                                       waits, list, &made);
     }
     if (err != CL_SUCCESS) {
       status = clgpu__fail_cl(
@@ -223,10 +215,8 @@ clgpu_status clgpu_fill(clgpu_context *context, const clgpu_array *destination, 
   CLGPU__FORWARD_IF_ERROR(clgpu__array_root(destination, &root, &element_offset));
   cl_event made = NULL;
   cl_int err =
-      clgpu__fault_hit(CLGPU__FAULT_ENQUEUE)
-          ? CLGPU__INJECTED_STATUS
-          : clEnqueueFillBuffer(context->queue, root, value, size, (size_t)element_offset * size,
-                                count * size, num_events, wait_list, &made);
+      clgpu__cl_enqueue_fill(context->queue, root, value, size, (size_t)element_offset * size,
+                             count * size, num_events, wait_list, &made);
   if (err != CL_SUCCESS) return clgpu__fail_cl(err, "clEnqueueFillBuffer (in clgpu_fill)");
   clgpu__chain_push(&chain, made);
   return clgpu__chain_end(context, &chain, event);

@@ -2,6 +2,7 @@
  * each waits for the one before, whatever the queue's ordering, with the
  * caller's wait list at the front and the caller's event at the end. */
 #include "internal.h"
+#include "opencl.h"
 
 void clgpu__chain_begin(clgpu__chain *chain, cl_uint num_events, const cl_event *wait_list) {
   chain->num_events = num_events;
@@ -27,11 +28,9 @@ void clgpu__chain_push(clgpu__chain *chain, cl_event event) {
 clgpu_status clgpu__chain_kernel(clgpu_context *context, clgpu__chain *chain, cl_kernel kernel,
                                  size_t global, size_t local, const char *what) {
   cl_event made = NULL;
-  cl_int err = clgpu__fault_hit(CLGPU__FAULT_ENQUEUE)
-                   ? CLGPU__INJECTED_STATUS
-                   : clEnqueueNDRangeKernel(context->queue, kernel, 1, NULL, &global, &local,
-                                            clgpu__chain_wait_count(chain),
-                                            clgpu__chain_wait_list(chain), &made);
+  cl_int err = clgpu__cl_enqueue_kernel(context->queue, kernel, global, local,
+                                        clgpu__chain_wait_count(chain),
+                                        clgpu__chain_wait_list(chain), &made);
   if (err != CL_SUCCESS) return clgpu__fail_cl(err, what);
   clgpu__chain_push(chain, made);
   return CLGPU_SUCCESS;
@@ -44,10 +43,8 @@ clgpu_status clgpu__chain_end(clgpu_context *context, clgpu__chain *chain, cl_ev
   }
   if (!chain->started) {
     cl_event made = NULL;
-    cl_int err = clgpu__fault_hit(CLGPU__FAULT_ENQUEUE)
-                     ? CLGPU__INJECTED_STATUS
-                     : clEnqueueMarkerWithWaitList(context->queue, chain->num_events,
-                                                   chain->wait_list, &made);
+    cl_int err =
+        clgpu__cl_enqueue_marker(context->queue, chain->num_events, chain->wait_list, &made);
     if (err != CL_SUCCESS) return clgpu__fail_cl(err, "clEnqueueMarkerWithWaitList");
     *event = made;
     return CLGPU_SUCCESS;

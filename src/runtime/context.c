@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "internal.h"
+#include "opencl.h"
 
 /* How many fully made, not yet freed contexts there are over each
  * cl_context, so that the last one can be told from the others. A context
@@ -87,9 +88,7 @@ static clgpu_status finish_context(clgpu_context *ctx, const clgpu_context_optio
     cl_command_queue_properties properties =
         options && options->disable_profiling ? 0 : CL_QUEUE_PROFILING_ENABLE;
     cl_int err = CL_SUCCESS;
-    ctx->queue = clgpu__fault_hit(CLGPU__FAULT_CREATE)
-                     ? (err = CLGPU__INJECTED_STATUS, (cl_command_queue)NULL)
-                     : clCreateCommandQueue(ctx->cl_context, ctx->device, properties, &err);
+    ctx->queue = clgpu__cl_create_queue(ctx->cl_context, ctx->device, properties, &err);
     if (err != CL_SUCCESS) {
       ctx->queue = NULL;
       return clgpu__fail_cl(err, "clCreateCommandQueue");
@@ -122,9 +121,7 @@ clgpu_status clgpu_context_create(const clgpu_context_options *options, clgpu_co
   cl_context_properties properties[] = {CL_CONTEXT_PLATFORM, (cl_context_properties)platform, 0};
   cl_int err = CL_SUCCESS;
   clgpu__platform_lock();
-  ctx->cl_context = clgpu__fault_hit(CLGPU__FAULT_CREATE)
-                        ? (err = CLGPU__INJECTED_STATUS, (cl_context)NULL)
-                        : clCreateContext(properties, 1, &device, NULL, NULL, &err);
+  ctx->cl_context = clgpu__cl_create_context(properties, device, &err);
   clgpu__platform_unlock();
   if (err != CL_SUCCESS) {
     ctx->cl_context = NULL;

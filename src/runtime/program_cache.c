@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "internal.h"
+#include "opencl.h"
 
 typedef struct kernel_slot {
   char *name;
@@ -339,6 +340,7 @@ static clgpu_status report_build_failure(const clgpu_context *ctx, cl_program pr
  * the device's quirks want them: with fragile_build_options, each "-D"
  * followed by blanks reaches the compiler joined to the word after it. */
 static cl_int build_for_device(const clgpu_context *ctx, cl_program program, const char *options) {
+  if (clgpu__cl_build_fault()) return CLGPU__INJECTED_STATUS;
   if (!options || !ctx->quirks.fragile_build_options || !strstr(options, "-D")) {
     return clBuildProgram(program, 1, &ctx->device, options, NULL, NULL);
   }
@@ -378,13 +380,10 @@ static int load_from_disk(clgpu_context *ctx, const char *key, const char *optio
   if (found == 1) {
     cl_int binary_status = CL_SUCCESS, err = CL_SUCCESS;
     const unsigned char *binaries[1] = {binary};
-    cl_program program = clgpu__fault_hit(CLGPU__FAULT_CREATE)
-                             ? (err = CLGPU__INJECTED_STATUS, (cl_program)NULL)
-                             : clCreateProgramWithBinary(ctx->cl_context, 1, &ctx->device, &size,
-                                                         binaries, &binary_status, &err);
+    cl_program program = clgpu__cl_program_with_binary(ctx->cl_context, ctx->device, size,
+                                                       binaries[0], &binary_status, &err);
     if (err == CL_SUCCESS && binary_status == CL_SUCCESS) {
-      err = clgpu__fault_hit(CLGPU__FAULT_BUILD) ? CLGPU__INJECTED_STATUS
-                                                 : build_for_device(ctx, program, options);
+      err = build_for_device(ctx, program, options);
       if (err == CL_SUCCESS) {
         free(binary);
         pthread_mutex_lock(&cache->lock);
@@ -430,15 +429,12 @@ static clgpu_status build_from_source(clgpu_context *ctx, const char *source, si
                                       const char *options, cl_program *out) {
   double start = clgpu__now_ms();
   cl_int err = CL_SUCCESS;
-  cl_program program = clgpu__fault_hit(CLGPU__FAULT_CREATE)
-                           ? (err = CLGPU__INJECTED_STATUS, (cl_program)NULL)
-                           : clCreateProgramWithSource(ctx->cl_context, 1, &source, &length, &err);
+  cl_program program = clgpu__cl_program_with_source(ctx->cl_context, source, length, &err);
   clgpu_status status = CLGPU_SUCCESS;
   if (err != CL_SUCCESS) {
     status = clgpu__fail_cl(err, "clCreateProgramWithSource");
   } else {
-    err = clgpu__fault_hit(CLGPU__FAULT_BUILD) ? CLGPU__INJECTED_STATUS
-                                               : build_for_device(ctx, program, options);
+    err = build_for_device(ctx, program, options);
     if (err != CL_SUCCESS) status = report_build_failure(ctx, program, err, options);
   }
   pthread_mutex_lock(&ctx->programs->lock);
@@ -776,9 +772,7 @@ clgpu_status clgpu__kernel_acquire(clgpu_program *program, const char *kernel_na
     program->kernel_capacity = capacity;
   }
   cl_int err = CL_SUCCESS;
-  cl_kernel created = clgpu__fault_hit(CLGPU__FAULT_CREATE)
-                          ? (err = CLGPU__INJECTED_STATUS, (cl_kernel)NULL)
-                          : clCreateKernel(program->program, kernel_name, &err);
+  cl_kernel created = clgpu__cl_create_kernel(program->program, kernel_name, &err);
   if (lacks_kernel(err) && program->source) {
     status = rebuild_from_source(program);
     if (status != CLGPU_SUCCESS) {

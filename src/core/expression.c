@@ -36,6 +36,8 @@ static int is_blank(char c) { return c == ' ' || c == '\t' || c == '\v' || c == 
 
 static int is_line_break(char c) { return c == '\n' || c == '\r'; }
 
+int clgpu__is_identifier_char(char c) { return is_letter(c) || is_digit(c); }
+
 int clgpu__is_identifier(const char *name) {
   if (!name || !is_letter(name[0])) return 0;
   for (const char *c = name; *c; c++) {
@@ -163,8 +165,7 @@ static clgpu_status scan_literal(const scanner *s, size_t start, size_t *end) {
 static clgpu_status check_directive(const scanner *s, size_t hash) {
   const char *text = s->text;
   if (s->kind == CLGPU__TEXT_EXPRESSION || s->kind == CLGPU__TEXT_TYPE_NAME) {
-    return refuse(s, hash, "'#' (a preprocessor token) is not allowed in %s",
-                  kind_name(s->kind));
+    return refuse(s, hash, "'#' (a preprocessor token) is not allowed in %s", kind_name(s->kind));
   }
   size_t at = hash + 1;
   while (is_blank(text[at])) at++;
@@ -213,8 +214,9 @@ static clgpu_status scan(scanner *s) {
       } else {
         const char *close = strstr(text + at + 2, "*/");
         if (!close) {
-          return refuse(s, at, "the comment opened here is not closed (it would hide the "
-                               "library's code after it)");
+          return refuse(s, at,
+                        "the comment opened here is not closed (it would hide the "
+                        "library's code after it)");
         }
         at = (size_t)(close - text) + 2;
       }
@@ -245,8 +247,9 @@ static clgpu_status scan(scanner *s) {
       }
       char shown[32];
       describe_byte(c, shown, sizeof shown);
-      return refuse(s, at, "%s is not allowed in a type name (only words of letters, digits and "
-                           "'_' separated by blanks)",
+      return refuse(s, at,
+                    "%s is not allowed in a type name (only words of letters, digits and "
+                    "'_' separated by blanks)",
                     shown);
     }
     if (c == '#') {
@@ -260,13 +263,15 @@ static clgpu_status scan(scanner *s) {
     if ((c == '<' && (text[at + 1] == ':' || text[at + 1] == '%')) ||
         (c == ':' && text[at + 1] == '>') ||
         (c == '%' && (text[at + 1] == '>' || text[at + 1] == ':'))) {
-      return refuse(s, at, "the digraph \"%c%c\" is refused (write the bracket or '#' it stands "
-                           "for)",
+      return refuse(s, at,
+                    "the digraph \"%c%c\" is refused (write the bracket or '#' it stands "
+                    "for)",
                     c, text[at + 1]);
     }
     if (c == ';' && s->kind == CLGPU__TEXT_EXPRESSION) {
-      return refuse(s, at, "';' is not allowed in an expression (it would end the library's "
-                           "statement early)");
+      return refuse(s, at,
+                    "';' is not allowed in an expression (it would end the library's "
+                    "statement early)");
     }
     if (c == '(' || c == '[' || c == '{') {
       if (s->depth == MAX_DEPTH) {
@@ -334,8 +339,9 @@ clgpu_status clgpu__check_user_text(const char *text, clgpu__text_kind kind, con
                     text[at + 2], trigraph_meaning(text[at + 2]));
     }
     if (text[at] == '\\' && splices(text + at)) {
-      return refuse(&s, at, "a backslash at the end of a line is refused (it would join the "
-                            "next line to this one)");
+      return refuse(&s, at,
+                    "a backslash at the end of a line is refused (it would join the "
+                    "next line to this one)");
     }
   }
   return scan(&s);
@@ -364,72 +370,323 @@ char *clgpu__expression_line(const char *text) {
  * are matched by reserved_prefixes and is_vector_type. */
 static const char *const reserved_words[] = {
     /* C99 keywords and literals */
-    "auto", "break", "case", "char", "const", "continue", "default", "do", "double", "else",
-    "enum", "extern", "float", "for", "goto", "if", "inline", "int", "long", "register",
-    "restrict", "return", "short", "signed", "sizeof", "static", "struct", "switch", "typedef",
-    "union", "unsigned", "void", "volatile", "while", "bool", "true", "false", "NULL",
+    "auto",
+    "break",
+    "case",
+    "char",
+    "const",
+    "continue",
+    "default",
+    "do",
+    "double",
+    "else",
+    "enum",
+    "extern",
+    "float",
+    "for",
+    "goto",
+    "if",
+    "inline",
+    "int",
+    "long",
+    "register",
+    "restrict",
+    "return",
+    "short",
+    "signed",
+    "sizeof",
+    "static",
+    "struct",
+    "switch",
+    "typedef",
+    "union",
+    "unsigned",
+    "void",
+    "volatile",
+    "while",
+    "bool",
+    "true",
+    "false",
+    "NULL",
     /* OpenCL C qualifiers and keywords */
-    "global", "local", "constant", "private", "generic", "kernel", "read_only", "write_only",
-    "read_write", "uniform", "pipe", "complex", "imaginary", "vec_step",
+    "global",
+    "local",
+    "constant",
+    "private",
+    "generic",
+    "kernel",
+    "read_only",
+    "write_only",
+    "read_write",
+    "uniform",
+    "pipe",
+    "complex",
+    "imaginary",
+    "vec_step",
     /* scalar and opaque types */
-    "uchar", "ushort", "uint", "ulong", "half", "quad", "size_t", "ptrdiff_t", "intptr_t",
-    "uintptr_t", "sampler_t", "event_t", "queue_t", "clk_event_t", "reserve_id_t", "ndrange_t",
-    "cl_mem_fence_flags", "memory_scope", "memory_order", "kernel_enqueue_flags_t",
+    "uchar",
+    "ushort",
+    "uint",
+    "ulong",
+    "half",
+    "quad",
+    "size_t",
+    "ptrdiff_t",
+    "intptr_t",
+    "uintptr_t",
+    "sampler_t",
+    "event_t",
+    "queue_t",
+    "clk_event_t",
+    "reserve_id_t",
+    "ndrange_t",
+    "cl_mem_fence_flags",
+    "memory_scope",
+    "memory_order",
+    "kernel_enqueue_flags_t",
     "clk_profiling_info",
     /* work-item functions */
-    "get_work_dim", "get_global_size", "get_global_id", "get_local_size", "get_local_id",
-    "get_num_groups", "get_group_id", "get_global_offset", "get_enqueued_local_size",
-    "get_global_linear_id", "get_local_linear_id",
+    "get_work_dim",
+    "get_global_size",
+    "get_global_id",
+    "get_local_size",
+    "get_local_id",
+    "get_num_groups",
+    "get_group_id",
+    "get_global_offset",
+    "get_enqueued_local_size",
+    "get_global_linear_id",
+    "get_local_linear_id",
     /* math */
-    "acos", "acosh", "acospi", "asin", "asinh", "asinpi", "atan", "atan2", "atanh", "atanpi",
-    "atan2pi", "cbrt", "ceil", "copysign", "cos", "cosh", "cospi", "erfc", "erf", "exp", "exp2",
-    "exp10", "expm1", "fabs", "fdim", "floor", "fma", "fmax", "fmin", "fmod", "fract", "frexp",
-    "hypot", "ilogb", "ldexp", "lgamma", "lgamma_r", "log", "log2", "log10", "log1p", "logb",
-    "mad", "maxmag", "minmag", "modf", "nan", "nextafter", "pow", "pown", "powr", "remainder",
-    "remquo", "rint", "rootn", "round", "rsqrt", "sin", "sincos", "sinh", "sinpi", "sqrt", "tan",
-    "tanh", "tanpi", "tgamma", "trunc",
+    "acos",
+    "acosh",
+    "acospi",
+    "asin",
+    "asinh",
+    "asinpi",
+    "atan",
+    "atan2",
+    "atanh",
+    "atanpi",
+    "atan2pi",
+    "cbrt",
+    "ceil",
+    "copysign",
+    "cos",
+    "cosh",
+    "cospi",
+    "erfc",
+    "erf",
+    "exp",
+    "exp2",
+    "exp10",
+    "expm1",
+    "fabs",
+    "fdim",
+    "floor",
+    "fma",
+    "fmax",
+    "fmin",
+    "fmod",
+    "fract",
+    "frexp",
+    "hypot",
+    "ilogb",
+    "ldexp",
+    "lgamma",
+    "lgamma_r",
+    "log",
+    "log2",
+    "log10",
+    "log1p",
+    "logb",
+    "mad",
+    "maxmag",
+    "minmag",
+    "modf",
+    "nan",
+    "nextafter",
+    "pow",
+    "pown",
+    "powr",
+    "remainder",
+    "remquo",
+    "rint",
+    "rootn",
+    "round",
+    "rsqrt",
+    "sin",
+    "sincos",
+    "sinh",
+    "sinpi",
+    "sqrt",
+    "tan",
+    "tanh",
+    "tanpi",
+    "tgamma",
+    "trunc",
     /* integer */
-    "abs", "abs_diff", "add_sat", "hadd", "rhadd", "clamp", "clz", "ctz", "mad_hi", "mad_sat",
-    "max", "min", "mul_hi", "rotate", "sub_sat", "upsample", "popcount", "mad24", "mul24",
+    "abs",
+    "abs_diff",
+    "add_sat",
+    "hadd",
+    "rhadd",
+    "clamp",
+    "clz",
+    "ctz",
+    "mad_hi",
+    "mad_sat",
+    "max",
+    "min",
+    "mul_hi",
+    "rotate",
+    "sub_sat",
+    "upsample",
+    "popcount",
+    "mad24",
+    "mul24",
     /* common and geometric */
-    "degrees", "mix", "radians", "step", "smoothstep", "sign", "cross", "dot", "distance",
-    "length", "normalize", "fast_distance", "fast_length", "fast_normalize",
+    "degrees",
+    "mix",
+    "radians",
+    "step",
+    "smoothstep",
+    "sign",
+    "cross",
+    "dot",
+    "distance",
+    "length",
+    "normalize",
+    "fast_distance",
+    "fast_length",
+    "fast_normalize",
     /* relational */
-    "isequal", "isnotequal", "isgreater", "isgreaterequal", "isless", "islessequal",
-    "islessgreater", "isfinite", "isinf", "isnan", "isnormal", "isordered", "isunordered",
-    "signbit", "any", "all", "bitselect", "select",
+    "isequal",
+    "isnotequal",
+    "isgreater",
+    "isgreaterequal",
+    "isless",
+    "islessequal",
+    "islessgreater",
+    "isfinite",
+    "isinf",
+    "isnan",
+    "isnormal",
+    "isordered",
+    "isunordered",
+    "signbit",
+    "any",
+    "all",
+    "bitselect",
+    "select",
     /* synchronisation, copies, vectors, output, address spaces, queues */
-    "barrier", "mem_fence", "read_mem_fence", "write_mem_fence", "async_work_group_copy",
-    "async_work_group_strided_copy", "wait_group_events", "prefetch", "shuffle", "shuffle2",
-    "printf", "to_global", "to_local", "to_private", "get_fence", "read_pipe", "write_pipe",
-    "reserve_read_pipe", "reserve_write_pipe", "commit_read_pipe", "commit_write_pipe",
-    "is_valid_reserve_id", "get_pipe_num_packets", "get_pipe_max_packets", "enqueue_kernel",
-    "enqueue_marker", "get_kernel_work_group_size",
-    "get_kernel_preferred_work_group_size_multiple", "retain_event", "release_event",
-    "create_user_event", "is_valid_event", "set_user_event_status",
-    "capture_event_profiling_info", "get_default_queue", "ndrange_1D", "ndrange_2D", "ndrange_3D",
+    "barrier",
+    "mem_fence",
+    "read_mem_fence",
+    "write_mem_fence",
+    "async_work_group_copy",
+    "async_work_group_strided_copy",
+    "wait_group_events",
+    "prefetch",
+    "shuffle",
+    "shuffle2",
+    "printf",
+    "to_global",
+    "to_local",
+    "to_private",
+    "get_fence",
+    "read_pipe",
+    "write_pipe",
+    "reserve_read_pipe",
+    "reserve_write_pipe",
+    "commit_read_pipe",
+    "commit_write_pipe",
+    "is_valid_reserve_id",
+    "get_pipe_num_packets",
+    "get_pipe_max_packets",
+    "enqueue_kernel",
+    "enqueue_marker",
+    "get_kernel_work_group_size",
+    "get_kernel_preferred_work_group_size_multiple",
+    "retain_event",
+    "release_event",
+    "create_user_event",
+    "is_valid_event",
+    "set_user_event_status",
+    "capture_event_profiling_info",
+    "get_default_queue",
+    "ndrange_1D",
+    "ndrange_2D",
+    "ndrange_3D",
     /* macros of the specification */
-    "CHAR_BIT", "CHAR_MAX", "CHAR_MIN", "SCHAR_MAX", "SCHAR_MIN", "UCHAR_MAX", "SHRT_MAX",
-    "SHRT_MIN", "USHRT_MAX", "INT_MAX", "INT_MIN", "UINT_MAX", "LONG_MAX", "LONG_MIN",
-    "ULONG_MAX", "MAXFLOAT", "HUGE_VALF", "HUGE_VAL", "INFINITY", "NAN", "FP_ILOGB0",
-    "FP_ILOGBNAN", "FP_FAST_FMA", "FP_FAST_FMAF", "FP_FAST_FMA_HALF", "FLT_EVAL_METHOD",
+    "CHAR_BIT",
+    "CHAR_MAX",
+    "CHAR_MIN",
+    "SCHAR_MAX",
+    "SCHAR_MIN",
+    "UCHAR_MAX",
+    "SHRT_MAX",
+    "SHRT_MIN",
+    "USHRT_MAX",
+    "INT_MAX",
+    "INT_MIN",
+    "UINT_MAX",
+    "LONG_MAX",
+    "LONG_MIN",
+    "ULONG_MAX",
+    "MAXFLOAT",
+    "HUGE_VALF",
+    "HUGE_VAL",
+    "INFINITY",
+    "NAN",
+    "FP_ILOGB0",
+    "FP_ILOGBNAN",
+    "FP_FAST_FMA",
+    "FP_FAST_FMAF",
+    "FP_FAST_FMA_HALF",
+    "FLT_EVAL_METHOD",
 };
 
 /* Prefixes of names a caller cannot declare: the library's own, the
  * implementation's (C reserves "__" and "_" + capital), and families of
  * built-ins and macros. */
 static const char *const reserved_prefixes[] = {
-    "clgpu_", "CLGPU_", "__", "convert_", "as_", "vload", "vstore", "native_", "half_",
-    "atomic_", "atom_", "read_image", "write_image", "get_image_", "work_group_", "sub_group_",
-    "get_sub_group_", "get_max_sub_group_", "get_num_sub_groups", "get_enqueued_num_sub_groups",
-    "image1d_", "image2d_", "image3d_", "FLT_", "DBL_", "HALF_", "M_", "CL_", "CLK_",
+    "clgpu_",
+    "CLGPU_",
+    "__",
+    "convert_",
+    "as_",
+    "vload",
+    "vstore",
+    "native_",
+    "half_",
+    "atomic_",
+    "atom_",
+    "read_image",
+    "write_image",
+    "get_image_",
+    "work_group_",
+    "sub_group_",
+    "get_sub_group_",
+    "get_max_sub_group_",
+    "get_num_sub_groups",
+    "get_enqueued_num_sub_groups",
+    "image1d_",
+    "image2d_",
+    "image3d_",
+    "FLT_",
+    "DBL_",
+    "HALF_",
+    "M_",
+    "CL_",
+    "CLK_",
 };
 
 /* bool, char, ..., double, half, quad followed by 2, 3, 4, 8 or 16 (a vector
  * type), or by n "x" m (the matrix names OpenCL C reserves). */
 static int is_vector_type(const char *name) {
-  static const char *const bases[] = {"char", "uchar", "short", "ushort", "int",  "uint",  "long",
-                                      "ulong", "float", "double", "half",  "bool", "quad"};
+  static const char *const bases[] = {"char",  "uchar", "short",  "ushort", "int",  "uint", "long",
+                                      "ulong", "float", "double", "half",   "bool", "quad"};
   for (size_t b = 0; b < sizeof bases / sizeof bases[0]; b++) {
     size_t n = strlen(bases[b]);
     if (strncmp(name, bases[b], n) != 0) continue;
@@ -485,7 +742,7 @@ clgpu_status clgpu__check_user_name(const char *name, size_t limit, const char *
                          "letters, digits and '_')",
                          who, what, name);
   const char *why = name_refusal(name);
-  CLGPU__RETURN_ERROR_IF(why, CLGPU_INVALID_ARGUMENT, "%s: %s \"%s\" cannot be used: %s", who,
-                         what, name, why);
+  CLGPU__RETURN_ERROR_IF(why, CLGPU_INVALID_ARGUMENT, "%s: %s \"%s\" cannot be used: %s", who, what,
+                         name, why);
   return CLGPU_SUCCESS;
 }

@@ -444,6 +444,8 @@ char *clgpu__expression_line(const char *text);
 
 /* Whether `name` is a C identifier. */
 int clgpu__is_identifier(const char *name);
+/* A letter, digit or underscore. */
+int clgpu__is_identifier_char(char c);
 
 /* A name the caller chooses for something the library declares in a
  * kernel (an elementwise argument): an identifier of at most `limit`
@@ -483,6 +485,12 @@ static inline int clgpu__round_up_u64(uint64_t a, uint64_t multiple, uint64_t *o
 }
 
 /* The ceiling of a / b (b nonzero); never wraps, unlike (a + b - 1) / b. */
+/* |value| as an unsigned number, right for the most negative value too: the
+ * size of a stride in elements. */
+static inline uint64_t clgpu__magnitude(ptrdiff_t value) {
+  return value >= 0 ? (uint64_t)value : (uint64_t)(-(value + 1)) + 1u;
+}
+
 static inline uint64_t clgpu__ceil_div_u64(uint64_t a, uint64_t b) { return a / b + (a % b != 0); }
 
 /* Internal twins of public functions (the public one is a wrapper): the

@@ -74,10 +74,6 @@ static int add(uint64_t a, uint64_t b, uint64_t *out) {
   return 1;
 }
 
-static uint64_t magnitude(ptrdiff_t value) {
-  return value >= 0 ? (uint64_t)value : (uint64_t)(-(value + 1)) + 1u;
-}
-
 /* The reach of a view around element (0, ..., 0), in bytes: `below` bytes
  * before its offset and `above` bytes from its offset to the end of the last
  * element. 0 on overflow. Empty views reach nothing. */
@@ -102,7 +98,7 @@ static int compute_reach(const clgpu_array *array, reach *out) {
   }
   for (unsigned d = 0; d < array->rank; d++) {
     uint64_t span = 0;
-    if (!multiply((uint64_t)array->shape[d] - 1u, magnitude(array->strides[d]), &span) ||
+    if (!multiply((uint64_t)array->shape[d] - 1u, clgpu__magnitude(array->strides[d]), &span) ||
         !multiply(span, size, &span)) {
       return 0;
     }
@@ -319,7 +315,7 @@ clgpu_status clgpu_array_slice(const clgpu_array *in, const clgpu_slice *slices,
     if (length > 1) {
       uint64_t product = 0;
       CLGPU__RETURN_ERROR_IF(
-          !multiply(magnitude(in->strides[d]), magnitude(slice.step), &product) ||
+          !multiply(clgpu__magnitude(in->strides[d]), clgpu__magnitude(slice.step), &product) ||
               product > PTRDIFF_MAX,
           CLGPU_VIEW_OUT_OF_BOUNDS, "slice of dimension %u: stride overflows", d);
       int negative = (in->strides[d] < 0) != (slice.step < 0);
@@ -390,9 +386,10 @@ clgpu_status clgpu_array_reshape(const clgpu_array *in, unsigned rank, const siz
     }
     for (unsigned k = i; k + 1 < i_end; k++) {
       uint64_t expected = 0;
-      int contiguous = multiply(magnitude(old_strides[k + 1]), old_shape[k + 1], &expected) &&
-                       (old_strides[k] < 0) == (old_strides[k + 1] < 0) &&
-                       magnitude(old_strides[k]) == expected;
+      int contiguous =
+          multiply(clgpu__magnitude(old_strides[k + 1]), old_shape[k + 1], &expected) &&
+          (old_strides[k] < 0) == (old_strides[k + 1] < 0) &&
+          clgpu__magnitude(old_strides[k]) == expected;
       CLGPU__RETURN_ERROR_IF(!contiguous, CLGPU_RESHAPE_NEEDS_COPY,
                              "reshape needs a copy: dimensions of extents %zu and %zu (strides "
                              "%td and %td) cannot be merged into the new shape",
@@ -410,7 +407,8 @@ clgpu_status clgpu_array_reshape(const clgpu_array *in, unsigned rank, const siz
   for (unsigned k = rank; k-- > 0;) {
     if (shape[k] != 1) continue;
     uint64_t next = 0;
-    int fits = k + 1 < rank && multiply(magnitude(view.strides[k + 1]), shape[k + 1], &next) &&
+    int fits = k + 1 < rank &&
+               multiply(clgpu__magnitude(view.strides[k + 1]), shape[k + 1], &next) &&
                next <= PTRDIFF_MAX;
     view.strides[k] = fits ? (ptrdiff_t)next : 1;
   }
@@ -476,7 +474,7 @@ clgpu_status clgpu__array_reinterpret(const clgpu_array *in, clgpu_type type, cl
     view.shape[last] = (size_t)(bytes / new_size);
     view.strides[last] = 1;
     for (unsigned d = 0; d < last; d++) {
-      uint64_t stride_bytes = magnitude(in->strides[d]) * old_size;
+      uint64_t stride_bytes = clgpu__magnitude(in->strides[d]) * old_size;
       if (in->shape[d] <= 1) {
         view.strides[d] = (ptrdiff_t)(stride_bytes / new_size) * (in->strides[d] < 0 ? -1 : 1);
         continue;
@@ -597,7 +595,7 @@ static int64_t lattice_step(const clgpu_array *array) {
   for (unsigned d = 0; d < array->rank; d++) {
     if (array->shape[d] <= 1) continue;
     if (++dimensions > 1) return -1;
-    step = (int64_t)(magnitude(array->strides[d]) * clgpu_type_size(array->type));
+    step = (int64_t)(clgpu__magnitude(array->strides[d]) * clgpu_type_size(array->type));
   }
   return step;
 }

@@ -13,10 +13,6 @@ clgpu_status clgpu__check_view(const clgpu_array *array, const char *who, const 
   return status;
 }
 
-static size_t magnitude(ptrdiff_t stride) {
-  return stride < 0 ? (size_t)0 - (size_t)stride : (size_t)stride;
-}
-
 /* Whether two indices of the destination can land on one element. A stride
  * of 0 on a dimension longer than 1 is the plain case. Otherwise the test is
  * sufficient, not exact: with the dimensions longer than 1 sorted by the
@@ -42,14 +38,14 @@ clgpu_status clgpu__check_output_layout(const clgpu_array *destination, const ch
                            who, name, d, destination->shape[d]);
     /* Insertion sort by stride size: at most eight entries. */
     unsigned at = count++;
-    while (at > 0 && strides[at - 1] > magnitude(destination->strides[d])) {
+    while (at > 0 && strides[at - 1] > clgpu__magnitude(destination->strides[d])) {
       extents[at] = extents[at - 1];
       strides[at] = strides[at - 1];
       dims[at] = dims[at - 1];
       at--;
     }
     extents[at] = destination->shape[d];
-    strides[at] = magnitude(destination->strides[d]);
+    strides[at] = clgpu__magnitude(destination->strides[d]);
     dims[at] = d;
   }
   size_t reach = 0; /* the farthest element the smaller dimensions reach */

@@ -103,18 +103,14 @@ struct clgpu_elementwise {
 
 /* ---- the kernel object ---- */
 
-static int is_identifier_char(char c) {
-  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
-}
-
 /* Whether the text mentions the identifier `i` (not as a member after `.`
  * or `->`). Comments are not skipped: a stray `i` there only costs
  * merging. */
 static int mentions_index(const char *text) {
   for (const char *c = text; *c; c++) {
     if (*c != 'i') continue;
-    if (c > text && (is_identifier_char(c[-1]) || c[-1] == '.' || c[-1] == '>')) continue;
-    if (is_identifier_char(c[1])) continue;
+    if (c > text && (clgpu__is_identifier_char(c[-1]) || c[-1] == '.' || c[-1] == '>')) continue;
+    if (clgpu__is_identifier_char(c[1])) continue;
     return 1;
   }
   return 0;
@@ -415,8 +411,6 @@ typedef struct plan {
   cl_ulong count;
 } plan;
 
-static cl_long magnitude(cl_long value) { return value < 0 ? -value : value; }
-
 /* Reduce the plan to its fewest dimensions without changing which elements
  * meet: drop extent 1, order by the primary output's strides (largest
  * first, ties in their order), walk a dimension the other way when no
@@ -431,8 +425,8 @@ static void simplify(plan *p, unsigned slots, unsigned arrays, unsigned primary)
   for (unsigned d = 0; d < p->rank; d++) {
     if (p->shape[d] == 1) continue;
     unsigned at = count++;
-    while (at > 0 &&
-           magnitude(p->strides[primary][order[at - 1]]) < magnitude(p->strides[primary][d])) {
+    while (at > 0 && clgpu__magnitude(p->strides[primary][order[at - 1]]) <
+                         clgpu__magnitude(p->strides[primary][d])) {
       order[at] = order[at - 1];
       at--;
     }
@@ -512,7 +506,7 @@ static clgpu_status get_program(clgpu_elementwise *kernel, program_kind kind, co
   int scalar_run = 0;
   if (kind == KIND_SPECIALISED) {
     for (unsigned k = 0; k < kernel->num_arrays; k++) {
-      if (magnitude(key->strides[k][key->rank - 1]) > 1) scalar_run = 1;
+      if (clgpu__magnitude(key->strides[k][key->rank - 1]) > 1) scalar_run = 1;
     }
   }
   char *arguments = generate(kernel, kind, rank, tile, scalar_run);
@@ -672,8 +666,8 @@ static unsigned blocking_of(const clgpu_elementwise *kernel, const plan *p) {
   for (unsigned k = 0; k < kernel->num_arrays; k++) {
     unsigned fastest = inner;
     for (unsigned d = 0; d < inner; d++) {
-      cl_long stride = magnitude(p->strides[k][d]);
-      if (stride != 0 && stride < magnitude(p->strides[k][fastest])) fastest = d;
+      uint64_t stride = clgpu__magnitude(p->strides[k][d]);
+      if (stride != 0 && stride < clgpu__magnitude(p->strides[k][fastest])) fastest = d;
     }
     if (fastest != inner && p->shape[fastest] >= 2 && p->shape[inner] >= 2) return fastest + 1;
   }

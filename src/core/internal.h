@@ -118,6 +118,36 @@ typedef struct clgpu__quirks {
 
 void clgpu__quirks_for(const clgpu_device_info *info, clgpu__quirks *quirks);
 
+/* ---- the tuning table (tuning.c): the numbers that shape plans ---- */
+
+typedef struct clgpu__tuning {
+  const char *device_class;
+  cl_device_type device_types; /* the row serves devices of these types */
+  /* Reductions, scans, findall, count_if (ops/shape.c). */
+  uint64_t chunk_unit;
+  uint64_t chunk_minimum;
+  unsigned chunked_chunks_per_unit;
+  unsigned tile_items;
+  unsigned tiled_minimum_tiles;
+  size_t tiled_group_cap;
+  unsigned tiled_chunks_per_unit;
+  uint64_t tiled_chunks_cap;
+  /* Sorts (ops/sort.c). */
+  uint64_t sort_single_chunk;
+  uint64_t sort_chunk_minimum;
+  unsigned sort_chunked_digit_max;
+  unsigned radix_items;
+  size_t sort_group_cap;
+  unsigned sort_single_tiles;
+  unsigned merge_block;
+  /* Elementwise kernels (ops/elementwise.c). */
+  unsigned block;
+  uint64_t blocking_floor;
+} clgpu__tuning;
+
+/* The row of the tuning table for a device (never NULL). */
+const clgpu__tuning *clgpu__tuning_for(const clgpu_device_info *info);
+
 /* ---- device facts (device.c) ---- */
 
 clgpu_status clgpu__read_device_info(cl_platform_id platform, cl_device_id device,
@@ -341,7 +371,8 @@ struct clgpu_context {
   clgpu_device_info info;
   char *extensions;
   clgpu__quirks quirks;
-  char *cache_folder; /* NULL: no disk cache */
+  const clgpu__tuning *tuning; /* the tuning table's row for the device */
+  char *cache_folder;          /* NULL: no disk cache */
   clgpu__program_cache *programs;
   /* CLGPU_COPY_CHUNK and CLGPU_COPY_GROUP, read once (0: the device's choice). */
   cl_ulong copy_chunk;

@@ -38,10 +38,9 @@
 #define DEFAULT_CAP 16
 #define MAX_CAP 256
 #define DEFAULT_PROMOTE 4
-/* The side of the squares a blocked kernel walks (add_blocked), and the
- * fewest elements for which blocking is worth its own program. */
-#define BLOCK 64
-#define BLOCKING_FLOOR 4096
+/* The side of the squares a blocked kernel walks, and the fewest elements
+ * for which blocking is worth its own program, are the tuning table's
+ * block and blocking_floor (runtime/tuning.c). */
 
 typedef struct ew_arg {
   char name[NAME_LIMIT];
@@ -542,7 +541,8 @@ static clgpu_status get_program(clgpu_elementwise *kernel, program_kind kind, co
   if (kind == KIND_SPECIALISED) {
     if (tile) {
       snprintf(texts[count].name, sizeof texts[count].name, "CLGPU_BLOCK");
-      snprintf(texts[count].value, sizeof texts[count].value, "%uUL", BLOCK);
+      snprintf(texts[count].value, sizeof texts[count].value, "%uUL",
+               kernel->context->tuning->block);
       count++;
     }
     for (unsigned d = tile ? 0 : 1; d < key->rank; d++) {
@@ -640,10 +640,10 @@ static program_kind choose(clgpu_elementwise *kernel, const layout_key *key, uns
 
 /* The most loop iterations one work-item of a blocked kernel runs
  * (add_blocked) when the last dimension is `length` long: the column
- * blocks, a row loop in each, and up to BLOCK rows of `length` elements. */
-static cl_ulong blocked_iterations(cl_ulong length) {
-  cl_ulong blocks = (length + BLOCK - 1) / BLOCK;
-  return blocks * (1 + BLOCK) + (cl_ulong)BLOCK * length;
+ * blocks, a row loop in each, and up to `block` rows of `length` elements. */
+static cl_ulong blocked_iterations(cl_ulong length, cl_ulong block) {
+  cl_ulong blocks = (length + block - 1) / block;
+  return blocks * (1 + block) + block * length;
 }
 
 /* Whether the plan runs blocked on this device (add_blocked): 0 for no,
@@ -653,7 +653,8 @@ static cl_ulong blocked_iterations(cl_ulong length) {
  * dimension than the last one, both dimensions at least 2 long. */
 static unsigned blocking_of(const clgpu_elementwise *kernel, const plan *p) {
   if (!(kernel->context->info.type & CL_DEVICE_TYPE_CPU)) return 0;
-  if (p->rank < 2 || p->count < BLOCKING_FLOOR) return 0;
+  const clgpu__tuning *tuning = kernel->context->tuning;
+  if (p->rank < 2 || p->count < tuning->blocking_floor) return 0;
   unsigned inner = p->rank - 1;
   /* A band walks up to BLOCK rows of the whole last dimension in one
    * work-item: its loops run about (BLOCK + 1) iterations per element of a
@@ -662,7 +663,7 @@ static unsigned blocking_of(const clgpu_elementwise *kernel, const plan *p) {
    * stop early, so such layouts take the strided kernel, whose chunks
    * strided_launch_shape bounds. */
   cl_ulong cap = kernel->context->quirks.loop_iteration_cap;
-  if (cap && blocked_iterations(p->shape[inner]) > cap) return 0;
+  if (cap && blocked_iterations(p->shape[inner], tuning->block) > cap) return 0;
   for (unsigned k = 0; k < kernel->num_arrays; k++) {
     unsigned fastest = inner;
     for (unsigned d = 0; d < inner; d++) {
@@ -1028,7 +1029,8 @@ clgpu_status clgpu__elementwise_enqueue(clgpu_elementwise *kernel,
     if (tile) {
       /* One work-item per band of the tile dimension and index of the
        * others (add_blocked), in groups of one (a CPU device). */
-      cl_ulong items = (p.shape[tile - 1] + BLOCK - 1) / BLOCK;
+      cl_ulong block = context->tuning->block;
+      cl_ulong items = (p.shape[tile - 1] + block - 1) / block;
       for (unsigned d = 0; d + 1 < p.rank; d++) {
         if (d != tile - 1) items *= p.shape[d];
       }

@@ -346,7 +346,7 @@ clgpu_status clgpu__spec_program(clgpu_context *context, const clgpu__op_spec *s
                                  const clgpu__shape *shape, clgpu_program **out) {
   char group[32], items[32], order[8], vector_op[8], key_top[8];
   snprintf(group, sizeof group, "%zu", shape->group);
-  snprintf(items, sizeof items, "%d", CLGPU__TILE_ITEMS);
+  snprintf(items, sizeof items, "%u", context->tuning->tile_items);
   snprintf(order, sizeof order, "%d", s->order);
   snprintf(vector_op, sizeof vector_op, "%d", s->vector_op);
   clgpu_define defines[24];

@@ -5,11 +5,6 @@
 
 #include "shape.h"
 
-#define CHUNK_UNIT 64
-#define CHUNK_MINIMUM 16384
-#define TILED_GROUP_CAP 256
-#define TILED_CHUNKS_CAP 1024
-
 clgpu_status clgpu__shape_resolve(const clgpu_context *context, const clgpu_call_options *options,
                                   const char *who, clgpu__shape *out) {
   clgpu_algorithm requested = options ? options->algorithm : CLGPU_ALGORITHM_AUTO;
@@ -24,7 +19,7 @@ clgpu_status clgpu__shape_resolve(const clgpu_context *context, const clgpu_call
   }
   size_t group = 1;
   if (algorithm == CLGPU_ALGORITHM_TILED) {
-    size_t limit = clgpu__work_group_limit(context, TILED_GROUP_CAP);
+    size_t limit = clgpu__work_group_limit(context, context->tuning->tiled_group_cap);
     /* Local memory: two arrays of `group` 8-byte values at most. */
     while (limit > 1 && (cl_ulong)limit * 16 > context->info.local_mem_size) limit /= 2;
     while (group * 2 <= limit) group *= 2;
@@ -90,16 +85,18 @@ void clgpu__append_max_n(uint64_t max_n) {
 
 clgpu__split clgpu__split_range(const clgpu_context *context, const clgpu__shape *shape,
                                 uint64_t n) {
+  const clgpu__tuning *tuning = context->tuning;
   uint64_t units = context->info.compute_units > 0 ? context->info.compute_units : 1;
   uint64_t unit, minimum, most;
   if (shape->algorithm == CLGPU_ALGORITHM_CHUNKED) {
-    unit = CHUNK_UNIT;
-    minimum = CHUNK_MINIMUM;
-    most = 4 * units;
+    unit = tuning->chunk_unit;
+    minimum = tuning->chunk_minimum;
+    most = tuning->chunked_chunks_per_unit * units;
   } else {
-    unit = (uint64_t)shape->group * CLGPU__TILE_ITEMS;
-    minimum = 4 * unit;
-    most = 8 * units < TILED_CHUNKS_CAP ? 8 * units : TILED_CHUNKS_CAP;
+    unit = (uint64_t)shape->group * tuning->tile_items;
+    minimum = tuning->tiled_minimum_tiles * unit;
+    most = tuning->tiled_chunks_per_unit * units;
+    if (most > tuning->tiled_chunks_cap) most = tuning->tiled_chunks_cap;
   }
   if (most < 2) most = 2;
   /* Under a loop cap, no work-item walks more than clgpu__loop_limit elements:

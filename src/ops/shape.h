@@ -4,11 +4,13 @@
  * long range) or TILED (the GPU shape: groups of up to 256 work-items that
  * cooperate through local memory); AUTO picks by device type.
  *
- * Ranges. An array of n elements is cut into chunks, one per work-group.
- * CHUNKED: nothing is cut below 16384 elements, above it into at most four
- * chunks per compute unit, each a multiple of 64 elements (the vector
- * loop's step). TILED: tiles of group * CLGPU__TILE_ITEMS elements, nothing
- * cut below four tiles, at most 8 chunks per compute unit and 1024 in all.
+ * Ranges. An array of n elements is cut into chunks, one per work-group,
+ * by the numbers of the tuning table (runtime/tuning.c): CHUNKED chunks are
+ * multiples of chunk_unit elements, nothing is cut below chunk_minimum, and
+ * a cut range gets at most chunked_chunks_per_unit chunks per compute unit;
+ * TILED tiles are group * tile_items elements, nothing is cut below
+ * tiled_minimum_tiles tiles, and there are at most tiled_chunks_per_unit
+ * chunks per compute unit and tiled_chunks_cap in all.
  * A cut range needs a second pass (partials, or carries for a scan); an
  * uncut one runs in one group. Along an axis every line is one group's
  * range. On a device with a loop cap (quirks.c) every figure is bounded so
@@ -17,9 +19,6 @@
 #define CLGPU_SRC_SHAPE_H
 
 #include "internal.h"
-
-/* Elements per work-item of a TILED tile (cl/reduce.cl's CLGPU_ITEMS). */
-#define CLGPU__TILE_ITEMS 8
 
 typedef struct clgpu__shape {
   clgpu_algorithm algorithm;

@@ -6,12 +6,13 @@
  *
  * Radix sort. The ordered image of a key is sorted by digits from bit
  * begin_bit up, digits of equal width (the bit count divided evenly over
- * the fewest passes at the widest digit). CHUNKED: digits up to 11 bits; at
+ * the fewest passes at the widest digit; the sizes below are the tuning
+ * table's, runtime/tuning.c). CHUNKED: digits up to 11 bits; at
  * most four chunks per compute unit, each walked by one work-item (count,
- * then a stable serial scatter); arrays up to SINGLE_CHUNK keys run every
+ * then a stable serial scatter); arrays up to 16384 keys run every
  * pass in one work-item. TILED: 4- or 5-bit digits, the widest whose
  * per-item count table fits the device's local memory; one group per tile
- * of GROUP * RADIX_ITEMS keys; up to four tiles run every pass in one
+ * of GROUP * 8 keys; up to four tiles run every pass in one
  * group. Each multi-group pass is three kernels (digit counts per group, a
  * one-group scan that also decides on the device whether to skip the pass,
  * the scatter), and one kernel at the end moves the keys back when they
@@ -23,7 +24,7 @@
  * more work-items, the digit-count scan in a group of its own; a sort that
  * cannot is refused with CLGPU_UNSUPPORTED_FEATURE.
  *
- * Merge sort. Blocks of MERGE_BLOCK keys are sorted by insertion, then runs
+ * Merge sort. Blocks of 16 keys are sorted by insertion, then runs
  * are merged in pairs, each work-item producing an equal share of the
  * output found by a merge-path search. CHUNKED: each work-item first merges
  * within its chunk (a power-of-two multiple of the block), then a few
@@ -38,13 +39,9 @@
 #include "copy.h"
 #include "internal.h"
 
-#define SINGLE_CHUNK 16384
-#define CHUNK_MINIMUM 16384
-#define CHUNKED_DIGIT_MAX 11
-#define RADIX_ITEMS 8
-#define TILED_GROUP_CAP 256
-#define SINGLE_TILES 4
-#define MERGE_BLOCK 16
+/* The numbers that shape a sort's plan (single-kernel sizes, digit widths,
+ * keys per item, group and block sizes) are the tuning table's
+ * (runtime/tuning.c), kept in the plan as `tuning`. */
 
 enum {
   SORT_STAGED_KEYS,
@@ -56,7 +53,8 @@ enum {
 };
 
 typedef struct sort_plan {
-  int permutation; /* clgpu_sort_permutation */
+  const clgpu__tuning *tuning; /* the device's row of the tuning table */
+  int permutation;             /* clgpu_sort_permutation */
   clgpu_algorithm algorithm;
   clgpu_algorithm shape;
   size_t group;
@@ -118,9 +116,10 @@ static const char *infinity_bits(clgpu_type type) {
 
 static uint64_t ceil_div(uint64_t a, uint64_t b) { return clgpu__ceil_div_u64(a, b); }
 
-/* The largest power of two the device allows up to TILED_GROUP_CAP. */
+/* The largest power of two the device allows up to the tuning table's
+ * sort_group_cap. */
 static size_t device_group(const clgpu_context *context) {
-  size_t limit = clgpu__work_group_limit(context, TILED_GROUP_CAP);
+  size_t limit = clgpu__work_group_limit(context, context->tuning->sort_group_cap);
   size_t group = 1;
   while (group * 2 <= limit) group *= 2;
   return group;
@@ -145,10 +144,10 @@ static uint64_t tiled_radix_local(size_t group, unsigned bits) {
 
 /* rank_tile: zero the counts, read ITEMS keys, sum a row, the scan steps,
  * the row's scan. */
-static uint64_t rank_tile_loops(uint64_t radix, uint64_t group) {
+static uint64_t rank_tile_loops(uint64_t radix, uint64_t group, uint64_t items) {
   uint64_t steps = 0;
   while (((uint64_t)1 << steps) < group) steps++;
-  return 3 * (radix + 1) + RADIX_ITEMS + 1 + steps + 1;
+  return 3 * (radix + 1) + items + 1 + steps + 1;
 }
 
 /* clgpu_radix_scan: two walks over an item's share of the counts, the
@@ -172,9 +171,8 @@ static uint64_t merge_range_loops(uint64_t length, uint64_t width) {
 
 /* clgpu_merge_blocks over a chunk: insertion sort of each block (at most
  * BLOCK (BLOCK + 1) / 2 steps of the inner loop), then `inner` merge passes
- * over the chunk, widths from MERGE_BLOCK up. */
-static uint64_t merge_blocks_loops(uint64_t chunk, unsigned inner) {
-  uint64_t block = MERGE_BLOCK;
+ * over the chunk, widths from the block (tuning merge_block) up. */
+static uint64_t merge_blocks_loops(uint64_t chunk, unsigned inner, uint64_t block) {
   uint64_t per_block = 2 * (block + 1) + block * (block + 1) / 2 + 1;
   uint64_t loops = ceil_div(chunk, block) * per_block + 1 + inner + 1;
   for (unsigned p = 0; p < inner; p++) loops += merge_range_loops(chunk, block << p);
@@ -199,23 +197,24 @@ static uint64_t plan_loops(const sort_plan *plan) {
       if (finish > most) most = finish;
     } else {
       uint64_t group = plan->group;
-      uint64_t rank = rank_tile_loops(radix, group);
+      uint64_t items = plan->tuning->radix_items;
+      uint64_t rank = rank_tile_loops(radix, group, items);
       uint64_t spread = ceil_div(radix, group) + 1;
       if (plan->single) {
-        uint64_t tiles = ceil_div(n, group * RADIX_ITEMS);
+        uint64_t tiles = ceil_div(n, group * items);
         uint64_t pass = spread + tiles * (rank + spread) + 1 + radix + 1 +
-                        tiles * (rank + spread + RADIX_ITEMS + 1) + 1;
+                        tiles * (rank + spread + items + 1) + 1;
         return passes * pass + 1 + ceil_div(n, group) + 1;
       }
       uint64_t finish_groups = plan->groups < 1024 ? plan->groups : 1024;
       uint64_t finish = ceil_div(n, finish_groups * group) + 1;
-      most = rank + spread + RADIX_ITEMS + 1;
+      most = rank + spread + items + 1;
       if (finish > most) most = finish;
     }
     uint64_t scan = radix_scan_loops(radix, plan->groups, plan->scan_group);
     return scan > most ? scan : most;
   }
-  most = merge_blocks_loops(plan->merge_chunk, plan->inner);
+  most = merge_blocks_loops(plan->merge_chunk, plan->inner, plan->tuning->merge_block);
   if (plan->merge_passes > 0) {
     uint64_t pass = merge_range_loops(plan->per_item, plan->merge_chunk);
     if (pass > most) most = pass;
@@ -249,6 +248,7 @@ static clgpu_status resolve(clgpu_context *context, const clgpu_sort_spec *spec,
                             const clgpu_sort_options *options, clgpu_type key_type, const char *who,
                             sort_plan *plan) {
   plan->spec = spec;
+  plan->tuning = context->tuning;
   plan->descending = spec->descending != 0;
   CLGPU__RETURN_ERROR_IF(spec->key_type && spec->key_size == 0, CLGPU_INVALID_ARGUMENT,
                          "%s: spec->key_type \"%s\" needs spec->key_size (its sizeof in bytes)",
@@ -345,7 +345,8 @@ static clgpu_status lay_out(const clgpu_context *context, sort_plan *plan, const
   unsigned bits = plan->end_bit - plan->begin_bit;
   uint64_t cap = context->quirks.loop_iteration_cap;
   if (plan->algorithm == CLGPU_ALGORITHM_RADIX) {
-    unsigned widest = CHUNKED_DIGIT_MAX;
+    const clgpu__tuning *tuning = context->tuning;
+    unsigned widest = tuning->sort_chunked_digit_max;
     if (plan->shape == CLGPU_ALGORITHM_TILED) {
       cl_ulong local = context->info.local_mem_size ? context->info.local_mem_size : 32768;
       while (plan->group > 32 && tiled_radix_local(plan->group, 4) > local) plan->group /= 2;
@@ -355,9 +356,9 @@ static clgpu_status lay_out(const clgpu_context *context, sort_plan *plan, const
     plan->passes = (bits + widest - 1) / widest;
     plan->digit_bits = (bits + plan->passes - 1) / plan->passes;
     if (plan->shape == CLGPU_ALGORITHM_CHUNKED) {
-      plan->single = n <= SINGLE_CHUNK;
+      plan->single = n <= tuning->sort_single_chunk;
       if (plan->single && cap && plan_loops(plan) > cap) plan->single = 0;
-      uint64_t pieces = ceil_div(n, CHUNK_MINIMUM);
+      uint64_t pieces = ceil_div(n, tuning->sort_chunk_minimum);
       if (pieces > 4 * units) pieces = 4 * units;
       if (pieces < ceil_div(n, (uint64_t)1 << 31)) pieces = ceil_div(n, (uint64_t)1 << 31);
       /* A loop cap bounds the keys one work-item walks (the histogram
@@ -373,19 +374,20 @@ static clgpu_status lay_out(const clgpu_context *context, sort_plan *plan, const
       if (plan->chunk == 0) plan->chunk = 1;
       plan->groups = ceil_div(n, plan->chunk);
     } else {
-      uint64_t tile = (uint64_t)plan->group * RADIX_ITEMS;
-      plan->single = n <= SINGLE_TILES * tile;
+      uint64_t tile = (uint64_t)plan->group * tuning->radix_items;
+      plan->single = n <= tuning->sort_single_tiles * tile;
       plan->chunk = tile;
       plan->groups = ceil_div(n, tile);
     }
     if (plan->groups < 1) plan->groups = 1;
   } else {
     uint64_t pieces = 1;
+    uint64_t block = context->tuning->merge_block;
     if (plan->shape == CLGPU_ALGORITHM_CHUNKED) {
-      pieces = n > CHUNK_MINIMUM ? 4 * units : 1;
+      pieces = n > context->tuning->sort_chunk_minimum ? 4 * units : 1;
       uint64_t target = ceil_div(n, pieces);
       plan->inner = 0;
-      plan->merge_chunk = MERGE_BLOCK;
+      plan->merge_chunk = block;
       while (plan->merge_chunk < target) {
         /* target <= ceil(n / 4) here, so doubling stays far below 2^64. */
         plan->merge_chunk *= 2;
@@ -395,18 +397,19 @@ static clgpu_status lay_out(const clgpu_context *context, sort_plan *plan, const
       /* A loop cap: chunks no longer than the blocks kernel can sort and
        * merge below it, and no more outputs per item of a merge pass than
        * it allows; more passes and work-items do the rest. */
-      while (cap && plan->inner > 0 && merge_blocks_loops(plan->merge_chunk, plan->inner) > cap) {
+      while (cap && plan->inner > 0 &&
+             merge_blocks_loops(plan->merge_chunk, plan->inner, block) > cap) {
         plan->merge_chunk /= 2;
         plan->inner--;
       }
-      while (cap && plan->per_item > MERGE_BLOCK &&
+      while (cap && plan->per_item > block &&
              merge_range_loops(plan->per_item, plan->merge_chunk) > cap) {
         plan->per_item = ceil_div(plan->per_item, 2);
       }
     } else {
       plan->inner = 0;
-      plan->merge_chunk = MERGE_BLOCK;
-      plan->per_item = MERGE_BLOCK;
+      plan->merge_chunk = block;
+      plan->per_item = block;
     }
     if (plan->per_item == 0) plan->per_item = 1;
     plan->merge_groups = ceil_div(n, plan->merge_chunk);
@@ -609,12 +612,12 @@ static clgpu_status sort_program(clgpu_context *context, const sort_plan *plan, 
   char group[24], items[24], value_bytes[24], kind[8], digit[8], block[24], key_size[24];
   char scan_group[24];
   snprintf(group, sizeof group, "%zu", plan->group);
-  snprintf(items, sizeof items, "%d", RADIX_ITEMS);
+  snprintf(items, sizeof items, "%u", context->tuning->radix_items);
   snprintf(scan_group, sizeof scan_group, "%zu", plan->scan_group);
   snprintf(value_bytes, sizeof value_bytes, "%zu", plan->value_bytes);
   snprintf(kind, sizeof kind, "%d", plan->key_kind);
   snprintf(digit, sizeof digit, "%u", plan->digit_bits);
-  snprintf(block, sizeof block, "%d", MERGE_BLOCK);
+  snprintf(block, sizeof block, "%u", context->tuning->merge_block);
   snprintf(key_size, sizeof key_size, "%zu", plan->key_bytes);
   clgpu_define defines[16];
   size_t count = 0;

@@ -1,0 +1,98 @@
+/* The tuning table: every number that shapes a plan (how ranges are cut, how
+ * wide groups are, how many elements a work-item takes), one row per device
+ * class, with why each value is what it is. It is like the quirks table
+ * (quirks.c), but it holds speed choices rather than workarounds: a quirk
+ * keeps results right, a tuning value only changes how fast they come.
+ *
+ * The values were chosen when each family was written, on POCL (a 2-core
+ * CPU device) and by reasoning about GPUs; the measurements behind them were
+ * not recorded. Both rows hold the same values today. The GPU shape work
+ * (TILED kernels on GPU devices) and the CPU performance work are where
+ * each row gets its measured values, with the command that measures them
+ * (clgpu-bench run --algorithm ...), next to the value. */
+#include <string.h>
+
+#include "internal.h"
+
+/* Rows, in the order they are matched: the first whose device type bits
+ * meet the device's wins; the last row matches every device. */
+static const clgpu__tuning rows[] = {
+    {
+        .device_class = "CPU",
+        .device_types = CL_DEVICE_TYPE_CPU,
+        /* The 16-wide vector loop of cl/reduce.cl's CHUNKED kernels runs
+         * four vectors per step: chunks are cut at multiples of that. */
+        .chunk_unit = 64,
+        /* Below this a range is not cut: one work-item walks it faster
+         * than a second pass over partials can be launched and run. */
+        .chunk_minimum = 16384,
+        /* A cut range gets at most this many chunks per compute unit
+         * (CHUNKED), so that uneven chunks even out. */
+        .chunked_chunks_per_unit = 4,
+        /* Elements per work-item of a TILED tile (CLGPU_ITEMS in
+         * cl/reduce.cl): enough loads in flight per item. */
+        .tile_items = 8,
+        /* TILED: a range of fewer tiles than this runs in one group. */
+        .tiled_minimum_tiles = 4,
+        /* The widest TILED group: local memory holds two arrays of 8-byte
+         * values of this length (4 KiB), which every device offers. */
+        .tiled_group_cap = 256,
+        /* TILED chunks per compute unit, and the most in all: the second
+         * pass reads the partials in one group, four per item at 256. */
+        .tiled_chunks_per_unit = 8,
+        .tiled_chunks_cap = 1024,
+        /* Radix sort: keys up to this count are sorted by one work-item in
+         * one kernel (CHUNKED), every pass at once. */
+        .sort_single_chunk = 16384,
+        /* Radix sort, CHUNKED: nothing is cut below this, as for ranges. */
+        .sort_chunk_minimum = 16384,
+        /* The widest digit of a CHUNKED radix pass (2048 counters per
+         * chunk, which stay in a CPU core's cache). */
+        .sort_chunked_digit_max = 11,
+        /* Keys per work-item of a TILED radix tile (CLGPU_RADIX_ITEMS). */
+        .radix_items = 8,
+        /* The widest sort group, as tiled_group_cap. */
+        .sort_group_cap = 256,
+        /* TILED radix: up to this many tiles run every pass in one group. */
+        .sort_single_tiles = 4,
+        /* Merge sort: blocks of this many keys are sorted by insertion
+         * before the first merge (CLGPU_MERGE_BLOCK). */
+        .merge_block = 16,
+        /* Elementwise, CPU devices: the side of the squares a blocked
+         * kernel walks (both arrays of a transpose stay in the cache), and
+         * the fewest elements for which blocking is worth its own
+         * program. */
+        .block = 64,
+        .blocking_floor = 4096,
+    },
+    {
+        .device_class = "GPU and others",
+        .device_types = ~(cl_device_type)0,
+        .chunk_unit = 64,
+        .chunk_minimum = 16384,
+        .chunked_chunks_per_unit = 4,
+        .tile_items = 8,
+        .tiled_minimum_tiles = 4,
+        .tiled_group_cap = 256,
+        .tiled_chunks_per_unit = 8,
+        .tiled_chunks_cap = 1024,
+        .sort_single_chunk = 16384,
+        .sort_chunk_minimum = 16384,
+        .sort_chunked_digit_max = 11,
+        .radix_items = 8,
+        .sort_group_cap = 256,
+        .sort_single_tiles = 4,
+        .merge_block = 16,
+        /* Blocking is for CPU devices only (elementwise.c): unused here. */
+        .block = 64,
+        .blocking_floor = 4096,
+    },
+};
+
+const clgpu__tuning *clgpu__tuning_for(const clgpu_device_info *info) {
+  size_t count = sizeof rows / sizeof rows[0];
+  for (size_t i = 0; i + 1 < count; i++) {
+    if (info->type & rows[i].device_types) return &rows[i];
+  }
+  return &rows[count - 1];
+}

@@ -215,7 +215,7 @@ CLGPU_API clgpu_status clgpu_membuf_assign(clgpu_membuf *destination, clgpu_memb
 
 /* Move to the host for `access` (blocking, as clgpu_membuf_move with no
  * event) and set *data to the host pointer, valid until the buffer is
- * reallocated or freed. Errors as clgpu_membuf_move, and
+ * reallocated, assigned into or freed. Errors as clgpu_membuf_move, and
  * CLGPU_INVALID_ARGUMENT for NULL data. */
 CLGPU_API clgpu_status clgpu_membuf_host(clgpu_membuf *buffer, clgpu_access access, void **data);
 
@@ -224,7 +224,7 @@ CLGPU_API clgpu_status clgpu_membuf_host(clgpu_membuf *buffer, clgpu_access acce
  * cl_mem, for any operation of the library. The view stays valid until the
  * buffer is reallocated or freed. A buffer of size 0 gives a view of 0
  * elements. Errors as clgpu_membuf_move, and CLGPU_INVALID_ARGUMENT for NULL
- * out; on failure nothing changes. */
+ * out. */
 CLGPU_API clgpu_status clgpu_membuf_device_array(clgpu_membuf *buffer, clgpu_access access,
                                                  cl_uint num_events, const cl_event *wait_list,
                                                  cl_event *event, clgpu_array *out);

@@ -89,7 +89,7 @@ typedef struct clgpu_context_options {
    * The folder is trusted: the binaries in it run on the device as they are,
    * so anyone who can write the folder can make every process that uses it
    * run code of their choosing there. Share a folder only among users who
-   * trust one another; see clgpu/program.h for what is checked. */
+   * trust one another; see docs/program-cache.md for what is checked. */
   const char *cache_dir;
   /* Whether the disk cache is used at all; see clgpu_disk_cache_mode. */
   clgpu_disk_cache_mode disk_cache;

@@ -33,7 +33,8 @@
  *       status = clgpu_buffer_create(context, CL_MEM_READ_WRITE, sizeof mask, &input_buffer);
  *     if (status == CLGPU_SUCCESS)
  *       status = clgpu_buffer_create(context, CL_MEM_READ_WRITE, sizeof found, &indices_buffer);
- *     if (status == CLGPU_SUCCESS) status = clgpu_array_1d(input_buffer, 0, CLGPU_UINT8, 5, &input);
+ *     if (status == CLGPU_SUCCESS)
+ *       status = clgpu_array_1d(input_buffer, 0, CLGPU_UINT8, 5, &input);
  *     if (status == CLGPU_SUCCESS)
  *       status = clgpu_array_1d(indices_buffer, 0, CLGPU_UINT64, 5, &indices);
  *     if (status == CLGPU_SUCCESS)

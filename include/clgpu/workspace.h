@@ -36,7 +36,8 @@
  *     cl_int largest = 0;
  *     clgpu_status status = clgpu_context_create(NULL, &context);
  *     if (status == CLGPU_SUCCESS)
- *       status = clgpu_reduce_workspace_size_upto(context, &op, CLGPU_INT32, 1 << 20, NULL, &report);
+ *       status = clgpu_reduce_workspace_size_upto(context, &op, CLGPU_INT32, 1 << 20, NULL,
+ *                                                 &report);
  *     if (status == CLGPU_SUCCESS) status = clgpu_workspace_create(context, &report, &workspace);
  *     if (status == CLGPU_SUCCESS)
  *       status = clgpu_buffer_create(context, CL_MEM_READ_WRITE, 1000 * sizeof(cl_int), &buffer);

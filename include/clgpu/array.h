@@ -14,7 +14,39 @@
  * multiple of the element size. Operations check their views again when
  * called (clgpu_array_check), since a view is a struct the caller can edit.
  * Whether the device supports the element type (half needs cl_khr_fp16,
- * double cl_khr_fp64) is checked by operations, which know the device. */
+ * double cl_khr_fp64) is checked by operations, which know the device. No
+ * function here enqueues anything or blocks; they only query the buffer.
+ *
+ * Example:
+ *
+ *   #include <stdio.h>
+ *   #include <clgpu/clgpu.h>
+ *
+ *   int main(void) {
+ *     size_t shape[2] = {3, 4};
+ *     clgpu_slice rows[2] = {{0, CLGPU_SLICE_END, 2}, CLGPU_SLICE_ALL};
+ *     clgpu_context *context = NULL;
+ *     cl_mem buffer = NULL;
+ *     clgpu_array matrix, every_other_row, transposed;
+ *     clgpu_status status = clgpu_context_create(NULL, &context);
+ *     if (status == CLGPU_SUCCESS)
+ *       status = clgpu_buffer_create(context, CL_MEM_READ_WRITE, 12 * sizeof(cl_float), &buffer);
+ *     if (status == CLGPU_SUCCESS)
+ *       status = clgpu_array_nd(buffer, 0, CLGPU_FLOAT, 2, shape, CLGPU_ROW_MAJOR, &matrix);
+ *     if (status == CLGPU_SUCCESS) status = clgpu_array_slice(&matrix, rows, &every_other_row);
+ *     if (status == CLGPU_SUCCESS) status = clgpu_array_transpose(&matrix, &transposed);
+ *     if (status == CLGPU_SUCCESS)
+ *       printf("%zu x %zu, contiguous: %d, aliases the matrix: %d\n", transposed.shape[0],
+ *              transposed.shape[1], clgpu_array_is_contiguous(&transposed),
+ *              clgpu_may_alias(&transposed, &every_other_row));
+ *     else
+ *       fprintf(stderr, "%s: %s\n", clgpu_status_name(status), clgpu_last_error());
+ *     clgpu_buffer_release(context, buffer);
+ *     clgpu_context_destroy(context);
+ *     return status == CLGPU_SUCCESS ? 0 : 1;
+ *   }
+ *
+ * End of example. */
 #ifndef CLGPU_ARRAY_H
 #define CLGPU_ARRAY_H
 
@@ -127,11 +159,14 @@ CLGPU_API clgpu_status clgpu_array_reshape(const clgpu_array *in, unsigned rank,
                                            const size_t *shape, clgpu_array *out);
 
 /* Reorder the dimensions: dimension d of the result is dimension axes[d] of
- * `in`. axes is a permutation of 0 .. rank-1. `out` may be `in`. */
+ * `in`; axes is a permutation of 0 .. rank-1. `out` may be `in`. Errors:
+ * CLGPU_INVALID_ARGUMENT (NULL arguments, axes that are not a permutation),
+ * and those of clgpu_array_check on `in`. */
 CLGPU_API clgpu_status clgpu_array_permute(const clgpu_array *in, const unsigned *axes,
                                            clgpu_array *out);
 
-/* Reverse the order of the dimensions (a matrix transpose for rank 2). */
+/* Reverse the order of the dimensions (a matrix transpose for rank 2). Errors
+ * as clgpu_array_permute. */
 CLGPU_API clgpu_status clgpu_array_transpose(const clgpu_array *in, clgpu_array *out);
 
 /* The same bytes seen as another element type. With equal sizes the shape

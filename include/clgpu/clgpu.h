@@ -10,7 +10,12 @@
  * checked before anything is enqueued, with a message naming the entry's
  * index; the library neither retains nor releases the caller's events. An
  * entry that is not an event at all (a dangling or made-up handle) cannot
- * be detected reliably and is undefined behaviour, as in OpenCL. */
+ * be detected reliably and is undefined behaviour, as in OpenCL.
+ *
+ * Each header opens with an overview and an example program; docs/ holds
+ * the background: expressions.md (the rules for OpenCL C expressions),
+ * lifetimes.md, workspaces.md, copy.md, reduce.md, sort.md,
+ * elementwise.md, membuf.md, program-cache.md and quirks.md. */
 #ifndef CLGPU_H
 #define CLGPU_H
 

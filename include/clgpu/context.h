@@ -1,12 +1,46 @@
 /* Contexts: the device clgpu works on, its facts, its queue and its program
- * cache.
+ * cache, and device selection.
  *
  * A clgpu_context either owns OpenCL objects it created itself
- * (clgpu_context_create) or wraps the caller's own (clgpu_context_wrap). It is
- * safe to use one context from several threads at once: the program cache
- * inside it is locked, and operations only enqueue work on the queue (OpenCL
- * queues are thread-safe). Destroying a context while another thread uses it
- * is the caller's error. */
+ * (clgpu_context_create) or wraps the caller's own (clgpu_context_wrap).
+ * Every operation of the library takes one and enqueues its work on the
+ * context's queue.
+ *
+ * Thread safety: one context may be used from several threads at once (its
+ * program cache is locked, and operations only enqueue work on the queue,
+ * which OpenCL makes thread-safe). Destroying a context while another thread
+ * uses it is the caller's error.
+ *
+ * Lifetimes: what you make from a context (scopes, membufs, elementwise
+ * kernel objects) keeps it alive until you free it; docs/lifetimes.md has
+ * the whole story.
+ *
+ * Example:
+ *
+ *   #include <stdio.h>
+ *   #include <clgpu/clgpu.h>
+ *
+ *   int main(void) {
+ *     char devices[4096];
+ *     clgpu_context_options options = {0};
+ *     clgpu_context *context = NULL;
+ *     options.device = "0:0";
+ *     options.disk_cache = CLGPU_DISK_CACHE_OFF;
+ *     if (clgpu_device_list(devices, sizeof devices, NULL) == CLGPU_SUCCESS)
+ *       printf("%s", devices);
+ *     clgpu_status status = clgpu_context_create(&options, &context);
+ *     if (status != CLGPU_SUCCESS) {
+ *       fprintf(stderr, "%s: %s\n", clgpu_status_name(status), clgpu_last_error());
+ *       return 1;
+ *     }
+ *     const clgpu_device_info *info = clgpu_context_device_info(context);
+ *     printf("%s on %s, %u compute units\n", info->name, info->platform_name,
+ *            info->compute_units);
+ *     clgpu_context_destroy(context);
+ *     return 0;
+ *   }
+ *
+ * End of example. */
 #ifndef CLGPU_CONTEXT_H
 #define CLGPU_CONTEXT_H
 
@@ -55,7 +89,7 @@ typedef struct clgpu_context_options {
    * The folder is trusted: the binaries in it run on the device as they are,
    * so anyone who can write the folder can make every process that uses it
    * run code of their choosing there. Share a folder only among users who
-   * trust one another; see clgpu/program.h for what is checked. */
+   * trust one another; see docs/program-cache.md for what is checked. */
   const char *cache_dir;
   /* Whether the disk cache is used at all; see clgpu_disk_cache_mode. */
   clgpu_disk_cache_mode disk_cache;
@@ -94,8 +128,8 @@ typedef struct clgpu_device_info {
   const char *extensions;
 } clgpu_device_info;
 
-/* Create a context on one device: the one `options->device` selects, else the
- * one CLGPU_DEVICE selects, else the default (the first GPU over all
+/* Create a context on one device: the one `options->device` selects, else
+ * the one CLGPU_DEVICE selects, else the default (the first GPU over all
  * platforms, else the first accelerator, else the first CPU). Creates an
  * OpenCL context and an in-order queue with profiling enabled, both owned by
  * the clgpu context and released by clgpu_context_destroy.
@@ -106,10 +140,10 @@ typedef struct clgpu_device_info {
  * platform is installed: the message says how to install one),
  * CLGPU_NO_DEVICE or CLGPU_INVALID_DEVICE_SELECTOR (the message lists the
  * devices), and OpenCL's codes from creating the context or queue.
- * CLGPU_INVALID_ARGUMENT also when an environment variable the library
- * reads (CLGPU_COPY_CHUNK, CLGPU_COPY_GROUP, CLGPU_DISK_CACHE; README's
- * table) holds a value it does not take: the message names the variable and
- * the value, which is never read as something else.
+ * CLGPU_INVALID_ARGUMENT also when an environment variable the library reads
+ * (CLGPU_COPY_CHUNK, CLGPU_COPY_GROUP, CLGPU_DISK_CACHE; README's table)
+ * holds a value it does not take: the message names the variable and the
+ * value, which is never read as something else.
  *
  * Thread safety: contexts may be created from many threads at once. The
  * platform and device enumeration, device queries and clCreateContext of
@@ -138,35 +172,21 @@ CLGPU_API clgpu_status clgpu_context_wrap(cl_context context, cl_device_id devic
                                           const clgpu_context_options *options,
                                           clgpu_context **out);
 
-/* Release the program cache, the kernels and the OpenCL objects the context
- * holds references to. NULL is allowed and does nothing. Does not wait for
- * the queue: work already enqueued completes normally.
- *
- * Lifetimes. One rule: what you make from a context keeps it alive until
- * you free it; only allocation scopes must still be closed. This call drops
- * the caller's reference. Each open allocation scope (alloc.h), each
- * clgpu_membuf with a context (membuf.h) and each clgpu_elementwise kernel
- * (elementwise.h) holds a reference of its own, so the context (its queue,
- * its OpenCL context, its address) lives on until the last of them is
- * closed or freed, and only then is freed; a new context never gets the
- * address of one still held. Membufs and elementwise kernels keep working
- * after this call and are freed as usual. Workspaces (workspace.h) need
- * the context for nothing after they are made and hold no reference: one
- * may be destroyed before or after its context, inside or outside the
- * scope it was made in. After this call the caller passes the context
- * itself to one function only: clgpu_alloc_scope_end, to close the scopes
- * still open on it, each on its own thread. When the context is freed and
- * no other live clgpu context wraps its OpenCL context, the free blocks of
- * that OpenCL context are released from every allocation cache and the
- * blocks of live workspaces are detached from them, so no cache keeps
- * device memory for an OpenCL context nobody uses through clgpu; while
- * another clgpu context wraps it, that context keeps them. Programs and
- * kernels leased from the context's program cache (program.h) belong to
- * the context and last until it is freed. */
+/* Drop the caller's reference to the context. NULL does nothing. Does not
+ * wait for the queue: work already enqueued completes normally. The context
+ * (its program cache, kernels and OpenCL objects) is freed once nothing made
+ * from it holds it any more: open allocation scopes, membufs and elementwise
+ * kernel objects each hold a reference and keep working. Afterwards the
+ * caller passes the context to clgpu_alloc_scope_end only, to close the
+ * scopes still open on it. Workspaces hold no reference and may be destroyed
+ * before or after. When the context is freed and no other live context wraps
+ * its OpenCL context, every allocation cache gives up that OpenCL context's
+ * free blocks. docs/lifetimes.md has the details. */
 CLGPU_API void clgpu_context_destroy(clgpu_context *context);
 
-/* The OpenCL objects of a context. The context keeps its references; a
- * caller who keeps one past clgpu_context_destroy must retain it. */
+/* The OpenCL objects of a context; NULL for a NULL context. The context
+ * keeps its references: a caller who keeps one past clgpu_context_destroy
+ * must retain it. */
 CLGPU_API cl_context clgpu_context_cl_context(const clgpu_context *context);
 CLGPU_API cl_device_id clgpu_context_device(const clgpu_context *context);
 CLGPU_API cl_command_queue clgpu_context_queue(const clgpu_context *context);
@@ -201,8 +221,8 @@ CLGPU_API clgpu_status clgpu_device_select(const char *selector, cl_platform_id 
 /* Write a listing of every platform and device, one device per line
  * ("  0:0  <platform> / <device> (CPU)"), into `buffer` of `size` bytes,
  * NUL-terminated and cut to fit. *needed (if not NULL) receives the full
- * length plus one. Errors: CLGPU_NO_PLATFORM, CLGPU_NO_DEVICE (platforms but
- * no device), CLGPU_INVALID_ARGUMENT. */
+ * length plus one. Creates nothing. Errors: CLGPU_NO_PLATFORM,
+ * CLGPU_NO_DEVICE (platforms but no device), CLGPU_INVALID_ARGUMENT. */
 CLGPU_API clgpu_status clgpu_device_list(char *buffer, size_t size, size_t *needed);
 
 #ifdef __cplusplus

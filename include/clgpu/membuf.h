@@ -1,55 +1,64 @@
 /* Buffers across memory spaces: a block of elements that lives in host
  * memory, in device memory or in both, and moves between them on request.
  *
- * A clgpu_membuf allocates, reallocates and frees a block of `capacity`
- * elements of one clgpu_type, of which the first `size` are in use, and
- * copies it between the host and the device of a context. It does not manage
- * the lifetime of whatever the elements stand for: it copies bytes.
+ * Key concepts:
+ * - A clgpu_membuf holds `capacity` elements of one clgpu_type, of which the
+ *   first `size` are in use, and copies them between the host and the device
+ *   of a context. Three kinds: host only, host+device (each side made when
+ *   first needed), and fixed (over storage the caller provides; cannot grow).
+ * - A host+device buffer records which sides hold the current data; a move
+ *   copies only when the destination is stale, and `access` says what the
+ *   caller will do there (clgpu_access).
+ * - Handles are shallow: copying a `clgpu_membuf *` shares the buffer, and
+ *   exactly one copy is given to clgpu_membuf_free. A NULL handle is refused
+ *   by every function except clgpu_membuf_free.
+ * - Moves to the device only enqueue; moves to the host block unless the
+ *   caller asks for the event. Every copy between spaces calls the context's
+ *   move report (by default one line on stderr).
+ * - A buffer is not safe to use from several threads at once; different
+ *   buffers are, as is one context.
+ * docs/membuf.md has the details: the kinds, how moves are ordered and when
+ * they wait, and the reports.
  *
- * Handles are pointers with shallow-copy semantics: copying a
- * `clgpu_membuf *` shares the buffer (the same host pointer, the same
- * cl_mem, the same record of which side is current), and exactly one copy
- * is given to clgpu_membuf_free. A zeroed handle (NULL) is an uninitialised
- * buffer: only assignment to it is safe, every function given it refuses
- * with CLGPU_INVALID_ARGUMENT, and clgpu_membuf_free ignores it. Making a
- * buffer is explicit (one of the three create functions). To copy the
- * contents instead of the handle, use clgpu_membuf_assign.
+ * Example:
  *
- * Three kinds:
- *   host         malloc'd host memory only (clgpu_membuf_create_host). A
- *                move to the device, a touch of it, a device view or a
- *                device reallocation is refused with CLGPU_WRONG_SPACE and
- *                leaves the buffer as it was.
- *   host+device  (clgpu_membuf_create) a host allocation and a cl_mem on
- *                the context, each made when first needed. The buffer
- *                records which sides hold the current data; a move copies
- *                only when the destination is not current.
- *   fixed        (clgpu_membuf_create_fixed) host memory the caller provides
- *                (a stack array, for example), plus a cl_mem of the same
- *                capacity when a context is given. The capacity cannot grow:
- *                a reallocation beyond it is refused with
- *                CLGPU_CAPACITY_EXCEEDED and the contents stay. The buffer
- *                has no allocation of its own to share, so copying one means
- *                copying its contents: clgpu_membuf_assign into another.
- *                The caller keeps the storage valid until the buffer is
- *                freed; clgpu never frees it.
+ *   #include <stdio.h>
+ *   #include <clgpu/clgpu.h>
  *
- * Moves and the events. Commands a buffer enqueues go on its context's
- * queue, each waiting for the buffer's previous command as well as the wait
- * list given, so they are ordered on an out-of-order queue too. A move to
- * the device never waits on the host: it returns once the copy is enqueued.
- * A move to the host waits until the data is there, unless the caller asks
- * for its event, in which case it returns at once and the host data is
- * valid when that event completes. While a command that reads host memory
- * is pending, the host side must not be written; clgpu_membuf_free,
- * clgpu_membuf_reallocate of the host side and clgpu_membuf_assign wait for
- * it themselves (the only host waits besides the documented ones).
- * Kernels the caller runs on a buffer's cl_mem are not tracked: on the
- * context's own in-order queue they are ordered with the moves; on another
- * queue, or an out-of-order one, the caller passes the events.
+ *   static void count_bytes(void *user, const clgpu_move_report *report) {
+ *     *(uint64_t *)user += report->bytes;
+ *   }
  *
- * A buffer is not safe to use from several threads at once; different
- * buffers are, as is one context. */
+ *   int main(void) {
+ *     float storage[8];
+ *     float *host = NULL;
+ *     uint64_t moved = 0;
+ *     clgpu_context *context = NULL;
+ *     clgpu_membuf *buffer = NULL;
+ *     clgpu_array view;
+ *     clgpu_status status = clgpu_context_create(NULL, &context);
+ *     if (status == CLGPU_SUCCESS)
+ *       status = clgpu_context_set_move_report(context, count_bytes, &moved);
+ *     if (status == CLGPU_SUCCESS)
+ *       status = clgpu_membuf_create_fixed(context, CLGPU_FLOAT, storage, 8, 8, NULL, &buffer);
+ *     if (status == CLGPU_SUCCESS)
+ *       status = clgpu_membuf_device_array(buffer, CLGPU_WRITE_ONLY, 0, NULL, NULL, &view);
+ *     if (status == CLGPU_SUCCESS) {
+ *       float start = 1.0f, step = 0.5f;
+ *       status = clgpu_iota(context, &view, &start, &step, 0, NULL, NULL);
+ *     }
+ *     if (status == CLGPU_SUCCESS)
+ *       status = clgpu_membuf_host(buffer, CLGPU_READ_ONLY, (void **)&host);
+ *     if (status == CLGPU_SUCCESS)
+ *       printf("%g ... %g, %llu bytes moved\n", host[0], host[7], (unsigned long long)moved);
+ *     else
+ *       fprintf(stderr, "%s: %s\n", clgpu_status_name(status), clgpu_last_error());
+ *     clgpu_membuf_free(buffer);
+ *     clgpu_context_destroy(context);
+ *     return status == CLGPU_SUCCESS ? 0 : 1;
+ *   }
+ *
+ * End of example. */
 #ifndef CLGPU_MEMBUF_H
 #define CLGPU_MEMBUF_H
 
@@ -104,35 +113,38 @@ typedef struct clgpu_membuf_options {
 
 /* ---- making and freeing ---- */
 
-/* A host buffer of `count` elements of `type` (contents uninitialised),
- * with capacity `count`. Errors: CLGPU_INVALID_ARGUMENT (NULL out, unknown
- * type, a byte size that overflows), CLGPU_CL_OUT_OF_HOST_MEMORY. On
- * failure *out is NULL. */
+/* Make a host-only buffer of `count` elements of `type` (contents
+ * uninitialised), with capacity `count`, written to *out; free it with
+ * clgpu_membuf_free. Errors: CLGPU_INVALID_ARGUMENT (NULL out, unknown type,
+ * a byte size that overflows), CLGPU_CL_OUT_OF_HOST_MEMORY. On failure *out
+ * is NULL. */
 CLGPU_API clgpu_status clgpu_membuf_create_host(clgpu_type type, size_t count,
                                                 const clgpu_membuf_options *options,
                                                 clgpu_membuf **out);
 
-/* A host+device buffer of `count` elements (capacity `count`) on `context`,
- * allocated in `space`, which holds the current (uninitialised) data; the
- * other side is made by the first move there. The buffer holds a reference
- * to the context until clgpu_membuf_free, so the context may be destroyed
- * first (context.h, "Lifetimes"): the buffer keeps working. Errors: as
- * clgpu_membuf_create_host, CLGPU_INVALID_ARGUMENT (NULL context, unknown
- * space), CLGPU_CL_INVALID_BUFFER_SIZE (more than the device's largest
- * allocation) and OpenCL's codes from clCreateBuffer. */
+/* Make a host+device buffer of `count` elements (capacity `count`) on
+ * `context`, written to *out, allocated in `space`, which holds the current
+ * (uninitialised) data; the other side is made by the first move there. The
+ * buffer holds a reference to the context until clgpu_membuf_free, so the
+ * context may be destroyed first and the buffer keeps working
+ * (docs/lifetimes.md). Errors: as clgpu_membuf_create_host,
+ * CLGPU_INVALID_ARGUMENT (NULL context, unknown space),
+ * CLGPU_CL_INVALID_BUFFER_SIZE (more than the device's largest allocation)
+ * and OpenCL's codes from clCreateBuffer. */
 CLGPU_API clgpu_status clgpu_membuf_create(clgpu_context *context, clgpu_type type, size_t count,
                                            clgpu_space space,
                                            const clgpu_membuf_options *options,
                                            clgpu_membuf **out);
 
-/* A fixed-capacity buffer over `storage` (capacity elements of `type`,
+/* Make a fixed-capacity buffer over `storage` (capacity elements of `type`,
  * suitably aligned for it; the first `count` in use, their current contents
- * taken as the data). With a context, a cl_mem of `capacity` elements is
- * made by the first move to the device, and the buffer holds a reference to
- * the context as clgpu_membuf_create's do; with NULL, the buffer is
+ * taken as the data), written to *out. The storage stays the caller's, valid
+ * until the buffer is freed. With a context, a cl_mem of `capacity` elements
+ * is made by the first move to the device, and the buffer holds a reference
+ * to the context as clgpu_membuf_create's do; with NULL, the buffer is
  * host-only (device requests get CLGPU_WRONG_SPACE). Errors:
- * CLGPU_INVALID_ARGUMENT (NULL storage or out, count > capacity, capacity
- * 0, storage not aligned to the element size, unknown type),
+ * CLGPU_INVALID_ARGUMENT (NULL storage or out, count > capacity, capacity 0,
+ * storage not aligned to the element size, unknown type),
  * CLGPU_CL_OUT_OF_HOST_MEMORY. */
 CLGPU_API clgpu_status clgpu_membuf_create_fixed(clgpu_context *context, clgpu_type type,
                                                  void *storage, size_t capacity, size_t count,
@@ -140,9 +152,10 @@ CLGPU_API clgpu_status clgpu_membuf_create_fixed(clgpu_context *context, clgpu_t
                                                  clgpu_membuf **out);
 
 /* Free the buffer's allocations (never a fixed buffer's storage), after any
- * pending command that reads its host memory has completed, and drop its
- * reference to its context (which frees a context destroyed before).
- * Every handle copied from this one dangles afterwards. NULL does nothing. */
+ * pending command that reads its host memory has completed (so it may
+ * block), and drop its reference to its context (which frees a context
+ * destroyed before). Every handle copied from this one dangles afterwards.
+ * NULL does nothing. */
 CLGPU_API void clgpu_membuf_free(clgpu_membuf *buffer);
 
 /* ---- moving ---- */
@@ -200,14 +213,18 @@ CLGPU_API clgpu_status clgpu_membuf_assign(clgpu_membuf *destination, clgpu_memb
 
 /* ---- the data ---- */
 
-/* Move to the host for `access` (blocking) and give the host pointer. */
+/* Move to the host for `access` (blocking, as clgpu_membuf_move with no
+ * event) and set *data to the host pointer, valid until the buffer is
+ * reallocated, assigned into or freed. Errors as clgpu_membuf_move, and
+ * CLGPU_INVALID_ARGUMENT for NULL data. */
 CLGPU_API clgpu_status clgpu_membuf_host(clgpu_membuf *buffer, clgpu_access access, void **data);
 
-/* Move to the device for `access` (asynchronous, as clgpu_membuf_move) and
- * give a contiguous 1-D view of the `size` elements in use over the
- * buffer's cl_mem, for any operation of the library. The view stays valid
- * until the buffer is reallocated or freed. A buffer of size 0 gives a view
- * of 0 elements. */
+/* Move to the device for `access` (only enqueues, as clgpu_membuf_move) and
+ * give a contiguous 1-D view of the `size` elements in use over the buffer's
+ * cl_mem, for any operation of the library. The view stays valid until the
+ * buffer is reallocated or freed. A buffer of size 0 gives a view of 0
+ * elements. Errors as clgpu_membuf_move, and CLGPU_INVALID_ARGUMENT for NULL
+ * out. */
 CLGPU_API clgpu_status clgpu_membuf_device_array(clgpu_membuf *buffer, clgpu_access access,
                                                  cl_uint num_events, const cl_event *wait_list,
                                                  cl_event *event, clgpu_array *out);
@@ -234,7 +251,8 @@ typedef struct clgpu_membuf_info {
   const char *type_name; /* as reports print it */
 } clgpu_membuf_info;
 
-/* Errors: CLGPU_INVALID_ARGUMENT (NULL buffer or out). */
+/* Describe the buffer in *out (see clgpu_membuf_info). Moves and blocks
+ * nothing. Errors: CLGPU_INVALID_ARGUMENT (NULL buffer or out). */
 CLGPU_API clgpu_status clgpu_membuf_get_info(const clgpu_membuf *buffer, clgpu_membuf_info *out);
 
 /* Rename the buffer, or change the type name its reports print; NULL
@@ -260,7 +278,8 @@ typedef struct clgpu_move_report {
 
 typedef void (*clgpu_move_report_fn)(void *user, const clgpu_move_report *report);
 
-/* The default callback: the report's line and a newline to stderr. */
+/* The default move report callback: writes the report's line and a newline
+ * to stderr. `user` is ignored. */
 CLGPU_API void clgpu_move_report_stderr(void *user, const clgpu_move_report *report);
 
 /* Replace the context's callback (every context starts with

@@ -1,36 +1,60 @@
-/* Runtime-built programs: kernel sources, the per-context program cache, kernel
- * objects, and the on-disk binary cache.
+/* Runtime-built programs: kernel sources, the per-context program cache,
+ * kernel objects, and the on-disk binary cache.
  *
- * A program is built from an OpenCL C source with a prelude of `#define`
- * lines (element type, operator, tile sizes, device work-arounds) and a
- * build-option string drawn from an allow-list. Built programs are kept in the
- * context's cache, keyed by the SHA-256 of the full source (prelude included)
- * and the options, so the same request never builds twice in a context;
- * several threads asking for the same program at once build it once. Kernel
- * objects are created once and handed out by lease, so no call creates a
- * kernel object in the steady state and no two threads share one.
+ * Key concepts:
+ * - clgpu_program_get builds a program from OpenCL C, a prelude of #define
+ *   lines and allow-listed build options, once per context: the context's
+ *   cache keys it by the SHA-256 of the full source and the options, and
+ *   several threads asking at once build it once.
+ * - Programs belong to the cache and live until the context is freed; kernel
+ *   objects are leased (clgpu_kernel_acquire, clgpu_kernel_release), so no
+ *   two threads share one.
+ * - With the disk cache on, built binaries are kept in a folder and loaded
+ *   on the next run. The folder is trusted: its binaries run on the device
+ *   as they are, so share it only among users who trust one another.
+ * docs/program-cache.md has the details: the keys, what is checked in a
+ * cached file, and what a writer of the folder can and cannot do.
  *
- * With the disk cache on, a program missing from memory is looked up on disk
- * first: a binary keyed by the library version, platform name and version,
- * device name, vendor, device and driver version, source hash and options.
- * Files are written atomically (a temporary file, then rename). A truncated,
- * corrupt or foreign file is ignored, the program is built from source and
- * the file replaced. A folder that cannot be created or written means no disk
- * cache, never an error.
+ * Example:
  *
- * What the disk-cache folder is trusted with. A file's magic, version, key
- * text, lengths and SHA-256 are checked, but the digest is no signature: it
- * catches damage, not intent. A binary is run as it is, so anyone who can
- * write the folder can make the library run code of their choosing on the
- * device, or give a kernel other code under its own name. What such a writer
- * cannot do is hang the process, make it read without bound, or stop the
- * cache from working: at a file's name, anything but a regular file (a FIFO,
- * a device, a folder, a symbolic link; links are not followed) and any file
- * above 64 MiB is ignored unread and replaced, like a corrupt file (binaries
- * above that size are not stored); and a binary from which a kernel that a
- * clgpu_kernel_acquire names cannot be made (another program's binary under
- * the right key) is rebuilt from source once and its file replaced, so later
- * calls and later processes work. */
+ *   #include <stdio.h>
+ *   #include <clgpu/clgpu.h>
+ *
+ *   static const char source[] =
+ *       "kernel void scale(global float *x, float by) {\n"
+ *       "  x[get_global_id(0)] *= BY_TWO ? 2 * by : by;\n"
+ *       "}\n";
+ *
+ *   int main(void) {
+ *     clgpu_define defines[] = {{"BY_TWO", "1"}};
+ *     clgpu_context *context = NULL;
+ *     clgpu_program *program = NULL;
+ *     cl_kernel kernel = NULL;
+ *     cl_mem buffer = NULL;
+ *     float by = 1.5f;
+ *     size_t global = 256;
+ *     clgpu_status status = clgpu_context_create(NULL, &context);
+ *     if (status == CLGPU_SUCCESS)
+ *       status = clgpu_program_get(context, source, defines, 1, "-cl-mad-enable", &program);
+ *     if (status == CLGPU_SUCCESS)
+ *       status = clgpu_buffer_create(context, CL_MEM_READ_WRITE, global * sizeof(float), &buffer);
+ *     if (status == CLGPU_SUCCESS) status = clgpu_kernel_acquire(program, "scale", &kernel);
+ *     if (status == CLGPU_SUCCESS) {
+ *       clSetKernelArg(kernel, 0, sizeof buffer, &buffer);
+ *       clSetKernelArg(kernel, 1, sizeof by, &by);
+ *       status = clEnqueueNDRangeKernel(clgpu_context_queue(context), kernel, 1, NULL, &global,
+ *                                       NULL, 0, NULL, NULL);
+ *       clgpu_kernel_release(program, kernel);
+ *     }
+ *     if (status == CLGPU_SUCCESS) status = clFinish(clgpu_context_queue(context));
+ *     if (status != CLGPU_SUCCESS)
+ *       fprintf(stderr, "%s: %s\n", clgpu_status_name(status), clgpu_last_error());
+ *     clgpu_buffer_release(context, buffer);
+ *     clgpu_context_destroy(context);
+ *     return status == CLGPU_SUCCESS ? 0 : 1;
+ *   }
+ *
+ * End of example. */
 #ifndef CLGPU_PROGRAM_H
 #define CLGPU_PROGRAM_H
 
@@ -75,36 +99,31 @@ typedef struct clgpu_define {
 CLGPU_API clgpu_status clgpu_kernel_source(const char *name, char **source, size_t *length);
 
 /* Get the program built from `source` with the given defines and options,
- * building it (or loading it from the disk cache) on the first request.
+ * building it (or loading it from the disk cache) on the first request, which
+ * blocks for the build; *out belongs to the cache (see clgpu_program).
  * `source` is NUL-terminated OpenCL C 1.2; the library copies what it needs.
- * `options` may be NULL; each option must be on the allow-list: -D NAME[=V],
- * -w, -Werror, -cl-opt-disable, -cl-mad-enable, -cl-kernel-arg-info,
+ * `options` may be NULL; options are separated by spaces (no tabs or line
+ * breaks) and each must be on the allow-list: -D NAME[=V], -w, -Werror,
+ * -cl-opt-disable, -cl-mad-enable, -cl-kernel-arg-info,
  * -cl-single-precision-constant. Options that change float semantics
  * (-cl-fast-relaxed-math, -cl-finite-math-only, -cl-no-signed-zeros,
  * -cl-unsafe-math-optimizations, -cl-denorms-are-zero) and -cl-std are
  * refused with CLGPU_FORBIDDEN_BUILD_OPTION. So are options holding a double
  * quote on an implementation whose compiler crashes on them (rusticl of Mesa
  * 22.3; pass such a value through a clgpu_define there).
- *
- * Options are separated by spaces (no tabs or line breaks).
- *
  * Errors: CLGPU_INVALID_ARGUMENT (NULL argument, a define name that is not an
  * identifier, a value with a line break or a trailing backslash, options
  * separated by other whitespace than spaces), CLGPU_FORBIDDEN_BUILD_OPTION,
- * CLGPU_CL_BUILD_PROGRAM_FAILURE (clgpu_last_error() holds the options and the
- * compiler's log), and OpenCL's codes. A failed build is not cached: the next
- * request builds again.
- *
- * Your own kernels run as the device runs them: on Mesa's llvmpipe (rusticl)
- * a work-item silently leaves every loop once it has run 65535 iterations in
- * all, so keep each work-item's loops below that there (docs/quirks.md).
- * clgpu's own kernels plan around it. */
+ * CLGPU_CL_BUILD_PROGRAM_FAILURE (clgpu_last_error() holds the options and
+ * the compiler's log), and OpenCL's codes. A failed build is not cached: the
+ * next request builds again. Device quirks your own kernels may meet:
+ * docs/program-cache.md. */
 CLGPU_API clgpu_status clgpu_program_get(clgpu_context *context, const char *source,
                                          const clgpu_define *defines, size_t num_defines,
                                          const char *options, clgpu_program **out);
 
 /* The same for one of clgpu's kernel files, by stem, as clgpu_kernel_source
- * finds it. */
+ * finds it. Errors as clgpu_kernel_source's and clgpu_program_get's. */
 CLGPU_API clgpu_status clgpu_program_get_named(clgpu_context *context, const char *name,
                                                const clgpu_define *defines, size_t num_defines,
                                                const char *options, clgpu_program **out);
@@ -154,7 +173,9 @@ typedef struct clgpu_cache_stats {
   uint64_t kernels_created; /* kernel objects created */
 } clgpu_cache_stats;
 
-/* Read the counters. Errors: CLGPU_INVALID_ARGUMENT. */
+/* Copy the counters of the context's program cache into *stats; safe while
+ * other threads use the context. Errors: CLGPU_INVALID_ARGUMENT (NULL context
+ * or stats). */
 CLGPU_API clgpu_status clgpu_context_cache_stats(const clgpu_context *context,
                                                  clgpu_cache_stats *stats);
 

@@ -1,7 +1,7 @@
-/* Status codes, their names and descriptions, and the per-thread detail
- * message of the last failure.
+/* Status codes, their names and descriptions, the per-thread detail message
+ * of the last failure, and the library's version.
  *
- * Every clgpu function that can fail returns a clgpu_status. 0 is success.
+ * Every clgpu function that can fail returns a clgpu_status; 0 is success.
  * OpenCL's own error codes pass through unchanged (CLGPU_CL_INVALID_VALUE ==
  * CL_INVALID_VALUE, and so on), so a status can be compared with either name.
  * clgpu's own codes live in a band of their own, -2001 and below, explicitly
@@ -9,7 +9,29 @@
  * OpenCL extensions use (-1000 to -1200).
  *
  * The status says what kind of failure happened; clgpu_last_error() says, in
- * words, which argument or which object was at fault. */
+ * words, which argument or which object was at fault.
+ *
+ * Example:
+ *
+ *   #include <stdio.h>
+ *   #include <clgpu/clgpu.h>
+ *
+ *   int main(void) {
+ *     if (clgpu_version_number() != CLGPU_VERSION_NUMBER)
+ *       fprintf(stderr, "built against clgpu %s, running %s\n", CLGPU_VERSION_STRING,
+ *               clgpu_version());
+ *     clgpu_context *context = NULL;
+ *     clgpu_status status = clgpu_context_create(NULL, &context);
+ *     if (status != CLGPU_SUCCESS) {
+ *       fprintf(stderr, "%s (%s): %s\n", clgpu_status_name(status), clgpu_status_string(status),
+ *               clgpu_last_error());
+ *       return 1;
+ *     }
+ *     clgpu_context_destroy(context);
+ *     return 0;
+ *   }
+ *
+ * End of example. */
 #ifndef CLGPU_STATUS_H
 #define CLGPU_STATUS_H
 
@@ -146,7 +168,8 @@ CLGPU_API const char *clgpu_last_error(void);
  * mismatch. */
 CLGPU_API const char *clgpu_version(void);
 
-/* The run-time version as CLGPU_VERSION_NUMBER computes it. */
+/* The run-time version as CLGPU_VERSION_NUMBER computes it
+ * (10000 * major + 100 * minor + patch). */
 CLGPU_API int clgpu_version_number(void);
 
 #ifdef __cplusplus

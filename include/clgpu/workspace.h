@@ -2,58 +2,66 @@
  * the library or carved out of the caller's own buffer, and checked on every
  * call.
  *
- * The contract, the same for every operation that needs scratch memory:
+ * The contract, the same for every operation that needs scratch memory
+ * (docs/workspaces.md has it in full):
+ * 1. clgpu_<op>_workspace_size takes the call's arguments and reports the
+ *    named buffers the call needs and their total size; it allocates and
+ *    enqueues nothing. The "_upto" form covers every call of up to N
+ *    elements. A report that cannot be represented in 64 bits is
+ *    CLGPU_SIZE_OVERFLOW, never wrapped numbers.
+ * 2. clgpu_workspace_create allocates a workspace for a report;
+ *    clgpu_workspace_wrap lays one over the caller's cl_mem.
+ * 3. Every call given a workspace checks it (device, operation, algorithm,
+ *    sizes, overlap with the call's arguments) and refuses a wrong one with
+ *    a CLGPU_WORKSPACE_* status and nothing enqueued; a fitting one means
+ *    the call makes no device allocation.
+ * 4. A call without a workspace allocates what it needs and releases it once
+ *    its commands are enqueued.
+ * A workspace holds no state between calls: the next call on the same
+ * in-order queue may reuse it at once, but two calls in flight at once must
+ * not share one.
  *
- * 1. Size query. clgpu_<op>_workspace_size takes the same arguments as the
- *    call and fills a clgpu_workspace_size: the named buffers the call needs
- *    (element type, count, byte offset in the workspace), grouped in parts,
- *    one per operation involved (findall's report holds a part for the scan
- *    it runs, whose parent is findall's part), and the total bytes with each
- *    buffer aligned to the device's CL_DEVICE_MEM_BASE_ADDR_ALIGN (in bytes,
- *    at least 16). The query
- *    allocates nothing, enqueues nothing, and depends only on the arguments
- *    and the device. Each buffer grows monotonically with the element count,
- *    so the "_upto" form (any contiguous call of up to N elements) is the
- *    query at N. A buffer the call does not need has count 0 but is listed,
- *    so two reports of one operation and algorithm list the same buffers.
- *    (A few buffers are always one element: reduce's "result", which
- *    clgpu_reduce_read reads back, and findall's "count", which
- *    clgpu_findall_read uses when given no count view; so every reduce and
- *    findall report needs some bytes.)
- *    Every number of a report is exact: a query whose report cannot be
- *    represented (an element count, a byte count, an offset or the total
- *    past 2^64 - 1, or a plan that cannot address its data with 64-bit
- *    offsets, such as a merge sort of more than 2^63 keys) returns
- *    CLGPU_SIZE_OVERFLOW instead of wrapped numbers, promptly, with *out
- *    unchanged and a message naming the buffer and max_n (or the input's
- *    element count). So does the call itself for such arguments (a
- *    broadcast view of 2^62 elements that must be packed), before anything
- *    is enqueued. Reports that do fit may still be more than a device can
- *    allocate; clgpu_workspace_create then fails as clgpu_buffer_create
- *    does.
- * 2. A workspace is made from a report (clgpu_workspace_create allocates one
- *    buffer through clgpu_buffer_create, so an open cache scope serves it) or
- *    laid over a region of the caller's cl_mem (clgpu_workspace_wrap). It
- *    records the context, the device, the operation, the algorithm the call
- *    resolved to (parts included) and the size of every buffer.
- * 3. Every call given a workspace checks it and refuses, with nothing
- *    enqueued: one made on another OpenCL context or device
- *    (CLGPU_WORKSPACE_WRONG_DEVICE), for another operation
- *    (CLGPU_WORKSPACE_WRONG_OPERATION) or another resolved algorithm
- *    (CLGPU_WORKSPACE_WRONG_ALGORITHM), one with a buffer smaller than this
- *    call needs (CLGPU_WORKSPACE_TOO_SMALL), and one whose bytes (the whole
- *    region it was made or wrapped with) may overlap an argument of the call
- *    (CLGPU_WORKSPACE_ALIASES_ARGUMENT). The message
- *    names the buffer, the sizes or the argument. A call with a fitting
- *    workspace makes no device allocation at all.
- * 4. Without a workspace a call allocates what it needs through
- *    clgpu_buffer_create and releases it when its commands are enqueued
- *    (OpenCL keeps the memory until they finish).
+ * Example:
  *
- * A workspace holds no state between calls: the next call may reuse it as
- * soon as it is enqueued on the same in-order queue. Two calls in flight at
- * once (on an out-of-order queue, or on two queues) must not share one: the
- * library cannot see that and the results would be wrong. */
+ *   #include <stdio.h>
+ *   #include <clgpu/clgpu.h>
+ *
+ *   int main(void) {
+ *     clgpu_reduce_op op = {CLGPU_REDUCE_MAX, NULL, 0, NULL, NULL, NULL};
+ *     clgpu_context *context = NULL;
+ *     clgpu_workspace *workspace = NULL;
+ *     clgpu_workspace_size report;
+ *     cl_mem buffer = NULL;
+ *     clgpu_array input;
+ *     cl_int largest = 0;
+ *     clgpu_status status = clgpu_context_create(NULL, &context);
+ *     if (status == CLGPU_SUCCESS)
+ *       status = clgpu_reduce_workspace_size_upto(context, &op, CLGPU_INT32, 1 << 20, NULL,
+ *                                                 &report);
+ *     if (status == CLGPU_SUCCESS) status = clgpu_workspace_create(context, &report, &workspace);
+ *     if (status == CLGPU_SUCCESS)
+ *       status = clgpu_buffer_create(context, CL_MEM_READ_WRITE, 1000 * sizeof(cl_int), &buffer);
+ *     if (status == CLGPU_SUCCESS) status = clgpu_array_1d(buffer, 0, CLGPU_INT32, 1000, &input);
+ *     if (status == CLGPU_SUCCESS) {
+ *       cl_int start = -500, step = 1;
+ *       status = clgpu_iota(context, &input, &start, &step, 0, NULL, NULL);
+ *     }
+ *     if (status == CLGPU_SUCCESS) {
+ *       clgpu_call_options options = {CLGPU_ALGORITHM_AUTO, workspace};
+ *       status = clgpu_reduce_read(context, &op, &input, &options, &largest, sizeof largest);
+ *     }
+ *     if (status == CLGPU_SUCCESS)
+ *       printf("max %d, workspace of %llu bytes\n", largest,
+ *              (unsigned long long)report.total_bytes);
+ *     else
+ *       fprintf(stderr, "%s: %s\n", clgpu_status_name(status), clgpu_last_error());
+ *     clgpu_workspace_destroy(workspace);
+ *     clgpu_buffer_release(context, buffer);
+ *     clgpu_context_destroy(context);
+ *     return status == CLGPU_SUCCESS ? 0 : 1;
+ *   }
+ *
+ * End of example. */
 #ifndef CLGPU_WORKSPACE_H
 #define CLGPU_WORKSPACE_H
 
@@ -98,10 +106,12 @@ typedef enum clgpu_algorithm {
   CLGPU_ALGORITHM_MERGE = 4,
 } clgpu_algorithm;
 
-/* "reduce", "scan", "findall", "sort"; "invalid" otherwise. */
+/* "reduce", "scan", "findall", "sort"; "invalid" otherwise. The string is
+ * static. */
 CLGPU_API const char *clgpu_operation_name(clgpu_operation operation);
 
-/* "auto", "chunked", "tiled", "radix", "merge"; "invalid" otherwise. */
+/* "auto", "chunked", "tiled", "radix", "merge"; "invalid" otherwise. The
+ * string is static. */
 CLGPU_API const char *clgpu_algorithm_name(clgpu_algorithm algorithm);
 
 #define CLGPU_WORKSPACE_MAX_PARTS 4
@@ -144,28 +154,30 @@ typedef struct clgpu_call_options {
   clgpu_workspace *workspace; /* NULL: the call allocates what it needs */
 } clgpu_call_options;
 
-/* Make a workspace for a report: one buffer of report->total_bytes
- * (CL_MEM_READ_WRITE) through clgpu_buffer_create, so an open cache scope
- * serves it. The block is the workspace's until it is destroyed, even past
- * the end of that scope or of its cache (alloc.h, "Lifetimes"): no other
- * request is given that memory meanwhile. A report with total_bytes 0 makes a workspace
- * without a buffer. The report is copied. Errors: CLGPU_INVALID_ARGUMENT (NULL
- * arguments, a report that is not one the queries make: parts, buffers or
- * offsets inconsistent), and those of clgpu_buffer_create. On failure *out is
- * NULL. The workspace holds no reference to `context` (see
- * clgpu_workspace_destroy); calls with it take a live context of the same
- * OpenCL context and device. */
+/* Make a workspace for a report, written to *out: one buffer of
+ * report->total_bytes (CL_MEM_READ_WRITE) through clgpu_buffer_create, so an
+ * open cache scope serves it. The block is the workspace's until
+ * clgpu_workspace_destroy, even past the end of that scope or of its cache
+ * (docs/lifetimes.md). A report with total_bytes 0 makes a workspace without
+ * a buffer. The report is copied. The workspace holds no reference to
+ * `context`; calls with it take a live context of the same OpenCL context and
+ * device. Enqueues nothing.
+ * Errors: CLGPU_INVALID_ARGUMENT (NULL arguments, a report that is not one
+ * the queries make: parts, buffers or offsets inconsistent), and those of
+ * clgpu_buffer_create. On failure *out is NULL. */
 CLGPU_API clgpu_status clgpu_workspace_create(clgpu_context *context,
                                               const clgpu_workspace_size *report,
                                               clgpu_workspace **out);
 
 /* Lay a workspace over bytes [offset, offset + size) of the caller's
- * `buffer`, which stays the caller's (retained while the workspace lives).
- * `offset` must be a multiple of the report's alignment and `size` at least
- * its total_bytes. Errors: CLGPU_INVALID_ARGUMENT, CLGPU_MISMATCHED_OBJECTS
- * (a buffer of another OpenCL context), CLGPU_WORKSPACE_MISALIGNED,
+ * `buffer`, written to *out. The buffer stays the caller's; the workspace
+ * retains it while it lives. `offset` must be a multiple of the report's
+ * alignment and `size` at least its total_bytes. The report is copied.
+ * Errors: CLGPU_INVALID_ARGUMENT, CLGPU_MISMATCHED_OBJECTS (a buffer of
+ * another OpenCL context), CLGPU_WORKSPACE_MISALIGNED,
  * CLGPU_WORKSPACE_TOO_SMALL (size below total_bytes, or the region reaches
- * past the buffer's end). On failure *out is NULL and nothing is retained. */
+ * past the buffer's end). On failure *out is NULL and nothing is
+ * retained. */
 CLGPU_API clgpu_status clgpu_workspace_wrap(clgpu_context *context,
                                             const clgpu_workspace_size *report, cl_mem buffer,
                                             size_t offset, size_t size, clgpu_workspace **out);
@@ -173,22 +185,23 @@ CLGPU_API clgpu_status clgpu_workspace_wrap(clgpu_context *context,
 /* Free a workspace: a buffer the library made is given back through
  * clgpu_buffer_release (behind the work enqueued on the queue it was handed
  * out on), a wrapped one is released. NULL does nothing. Work already
- * enqueued with it is unaffected (OpenCL keeps the memory). Safe before or
- * after clgpu_context_destroy of the workspace's context: it never touches
- * the context (a scope still open on that context keeps it, and the
- * workspace's own buffer keeps its OpenCL context). Made in a cache scope,
- * it may be used and destroyed after that scope has ended and after its
- * cache has been destroyed: its block goes back to the cache's pool, or,
- * with the cache gone, is released. */
+ * enqueued with it is unaffected (OpenCL keeps the memory). Safe
+ * before or after clgpu_context_destroy of its context, which it never
+ * touches, and after the end of the cache scope it was made in and the
+ * destruction of that cache (its block then goes back to the pool, or, with
+ * the cache gone, is released). */
 CLGPU_API void clgpu_workspace_destroy(clgpu_workspace *workspace);
 
-/* The report a workspace was made from, with the algorithm and sizes it
- * records. Errors: CLGPU_INVALID_ARGUMENT. */
+/* Copy the report a workspace was made from (with the algorithm and sizes
+ * it records) into *out. Errors: CLGPU_INVALID_ARGUMENT (NULL workspace or
+ * out). */
 CLGPU_API clgpu_status clgpu_workspace_describe(const clgpu_workspace *workspace,
                                                 clgpu_workspace_size *out);
 
 /* The buffer and byte range of a workspace (NULL buffer when it has none),
- * for callers that want to check it against their own arrays. */
+ * for callers that want to check it against their own arrays. Each output
+ * may be NULL; the buffer is not retained for the caller. Errors:
+ * CLGPU_INVALID_ARGUMENT (workspace is NULL). */
 CLGPU_API clgpu_status clgpu_workspace_region(const clgpu_workspace *workspace, cl_mem *buffer,
                                               size_t *offset, size_t *size);
 

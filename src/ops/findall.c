@@ -118,12 +118,13 @@ static clgpu_status plan_findall(clgpu_context *context, const clgpu_array *inpu
   plan->wide = !indices || indices->type == CLGPU_UINT64;
   plan->pack_input = n > 0 && !clgpu__array_is_contiguous(input);
   plan->split = clgpu__split_range(context, &plan->shape, n);
-  clgpu_status status = clgpu__fit_partials(context, who, n, &plan->shape, &plan->split);
-  if (status == CLGPU_SUCCESS) {
-    status = findall_report(context, plan, who);
-    if (status != CLGPU_SUCCESS) {
-      clgpu__append_error(" (the input holds %llu elements)", (unsigned long long)n);
-    }
+  /* The report before the loop cap's second-pass check: a size no report
+   * can hold is CLGPU_SIZE_OVERFLOW on every device. */
+  clgpu_status status = findall_report(context, plan, who);
+  if (status != CLGPU_SUCCESS) {
+    clgpu__append_error(" (the input holds %llu elements)", (unsigned long long)n);
+  } else {
+    status = clgpu__fit_partials(context, who, n, &plan->shape, &plan->split);
   }
   if (status != CLGPU_SUCCESS) findall_free(plan);
   return status;

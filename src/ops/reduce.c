@@ -164,19 +164,16 @@ static clgpu_status plan_reduce(clgpu_context *context, clgpu__op_spec *taken,
   plan->pack_input = plan->n > 0 && !clgpu__array_is_contiguous(&plan->input);
   plan->pack_output =
       output && plan->rows_mode && plan->rows > 0 && !clgpu__array_is_contiguous(&plan->output);
-  if (!plan->rows_mode) {
-    plan->split = clgpu__split_range(context, &plan->shape, plan->n);
-    status = clgpu__fit_partials(context, who, plan->n, &plan->shape, &plan->split);
-    if (status != CLGPU_SUCCESS) {
-      clgpu__spec_free(&plan->spec);
-      return status;
-    }
-  }
+  if (!plan->rows_mode) plan->split = clgpu__split_range(context, &plan->shape, plan->n);
+  /* The report first: a size no report can hold is CLGPU_SIZE_OVERFLOW on
+   * every device, before a loop cap has its say. */
   status = reduce_report(context, plan, who);
   if (status != CLGPU_SUCCESS) {
     clgpu__append_error(" (the input holds %llu elements)", (unsigned long long)plan->n);
-    clgpu__spec_free(&plan->spec);
+  } else if (!plan->rows_mode) {
+    status = clgpu__fit_partials(context, who, plan->n, &plan->shape, &plan->split);
   }
+  if (status != CLGPU_SUCCESS) clgpu__spec_free(&plan->spec);
   return status;
 }
 

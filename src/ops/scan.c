@@ -89,17 +89,20 @@ static clgpu_status plan_scan(clgpu_context *context, clgpu__op_spec *taken,
     status = clgpu__fit_line(context, who, plan->length, &plan->shape);
   } else {
     plan->split = clgpu__split_range(context, &plan->shape, plan->n);
-    status = clgpu__fit_partials(context, who, plan->n, &plan->shape, &plan->split);
   }
   if (status != CLGPU_SUCCESS) {
     clgpu__spec_free(&plan->spec);
     return status;
   }
+  /* The report before the loop cap's second-pass check: a size no report
+   * can hold is CLGPU_SIZE_OVERFLOW on every device. */
   status = scan_report(context, plan, who);
   if (status != CLGPU_SUCCESS) {
     clgpu__append_error(" (the input holds %llu elements)", (unsigned long long)plan->n);
-    clgpu__spec_free(&plan->spec);
+  } else if (!plan->rows_mode) {
+    status = clgpu__fit_partials(context, who, plan->n, &plan->shape, &plan->split);
   }
+  if (status != CLGPU_SUCCESS) clgpu__spec_free(&plan->spec);
   return status;
 }
 

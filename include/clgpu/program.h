@@ -123,7 +123,11 @@ CLGPU_API clgpu_status clgpu_program_get(clgpu_context *context, const char *sou
                                          const char *options, clgpu_program **out);
 
 /* The same for one of clgpu's kernel files, by stem, as clgpu_kernel_source
- * finds it. Errors as clgpu_kernel_source's and clgpu_program_get's. */
+ * finds it. The library's families ("reduce", "sort", "elementwise") are
+ * built after the shared prelude "common" (cl/common.cl), which they need:
+ * clgpu_program_get over clgpu_kernel_source's text of one of them alone is
+ * not the same program. Other stems ("fill") are built alone. Errors as
+ * clgpu_kernel_source's and clgpu_program_get's. */
 CLGPU_API clgpu_status clgpu_program_get_named(clgpu_context *context, const char *name,
                                                const clgpu_define *defines, size_t num_defines,
                                                const char *options, clgpu_program **out);

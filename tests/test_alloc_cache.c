@@ -819,9 +819,9 @@ static void check_sum(clgpu_context *context, clgpu_workspace *workspace, size_t
   assert_int_equal(err, CL_SUCCESS);
   free(values);
   clgpu_array input;
-  assert_status(clgpu_array_1d(input_buffer, 0, CLGPU_UINT64, n, &input), CLGPU_SUCCESS);
+  assert_status(clgpu_array_1d(input_buffer, 0, CLGPU_TYPE_UINT64, n, &input), CLGPU_SUCCESS);
   clgpu_reduce_op sum = {CLGPU_REDUCE_SUM, NULL, 0, NULL, NULL, NULL};
-  clgpu_call_options options = {CLGPU_ALGORITHM_AUTO, workspace};
+  clgpu_call_options options = {CLGPU_SHAPE_AUTO, workspace};
   uint64_t result = 0;
   assert_status(clgpu_reduce_read(context, &sum, &input, &options, &result, sizeof result),
                 CLGPU_SUCCESS);
@@ -833,7 +833,7 @@ static void check_sum(clgpu_context *context, clgpu_workspace *workspace, size_t
 static clgpu_workspace *sum_workspace(clgpu_context *context, uint64_t max_n) {
   clgpu_reduce_op sum = {CLGPU_REDUCE_SUM, NULL, 0, NULL, NULL, NULL};
   clgpu_workspace_size report;
-  assert_status(clgpu_reduce_workspace_size_upto(context, &sum, CLGPU_UINT64, max_n, NULL, &report),
+  assert_status(clgpu_reduce_workspace_size_upto(context, &sum, CLGPU_TYPE_UINT64, max_n, NULL, &report),
                 CLGPU_SUCCESS);
   clgpu_workspace *workspace = NULL;
   assert_status(clgpu_workspace_create(context, &report, &workspace), CLGPU_SUCCESS);

@@ -82,7 +82,7 @@ static void slices_follow_python(void **state) {
   for (size_t r = 0; r < sizeof rows / sizeof rows[0]; r++) {
     /* Through a view that is itself offset and strided: x = base[4::3]. */
     clgpu_array base, x, sliced;
-    assert_status(clgpu_array_1d(buffer, 0, CLGPU_INT32, 40, &base), CLGPU_SUCCESS);
+    assert_status(clgpu_array_1d(buffer, 0, CLGPU_TYPE_INT32, 40, &base), CLGPU_SUCCESS);
     clgpu_slice every_third = {4, E, 3};
     assert_status(clgpu_array_slice(&base, &every_third, &x), CLGPU_SUCCESS);
     clgpu_slice first_ten = {0, 10, 1};
@@ -106,7 +106,7 @@ static void slices_follow_python(void **state) {
   }
   clgpu_slice zero_step = {B, E, 0};
   clgpu_array x, out = {0};
-  assert_status(clgpu_array_1d(buffer, 0, CLGPU_INT32, 10, &x), CLGPU_SUCCESS);
+  assert_status(clgpu_array_1d(buffer, 0, CLGPU_TYPE_INT32, 10, &x), CLGPU_SUCCESS);
   assert_status(clgpu_array_slice(&x, &zero_step, &out), CLGPU_INVALID_ARGUMENT);
   assert_null(out.buffer);
   clReleaseMemObject(buffer);
@@ -120,7 +120,7 @@ static void two_dimensional_slices(void **state) {
   cl_mem buffer = make_buffer(context, 8 * 6 * 7);
   clgpu_array m, s;
   size_t shape[2] = {6, 7};
-  assert_status(clgpu_array_nd(buffer, 0, CLGPU_DOUBLE, 2, shape, CLGPU_ROW_MAJOR, &m),
+  assert_status(clgpu_array_nd(buffer, 0, CLGPU_TYPE_DOUBLE, 2, shape, CLGPU_ORDER_ROW_MAJOR, &m),
                 CLGPU_SUCCESS);
   clgpu_slice slices[2] = {{B, E, -2}, {1, 6, 2}}; /* rows 5, 3, 1; columns 1, 3, 5 */
   assert_status(clgpu_array_slice(&m, slices, &s), CLGPU_SUCCESS);
@@ -149,7 +149,7 @@ static void reshape_keeps_row_major_order(void **state) {
   cl_mem buffer = make_buffer(context, 4 * 240);
   size_t shape[3] = {4, 6, 10};
   clgpu_array a;
-  assert_status(clgpu_array_nd(buffer, 0, CLGPU_FLOAT, 3, shape, CLGPU_ROW_MAJOR, &a),
+  assert_status(clgpu_array_nd(buffer, 0, CLGPU_TYPE_FLOAT, 3, shape, CLGPU_ORDER_ROW_MAJOR, &a),
                 CLGPU_SUCCESS);
   /* Strided sources: every other column, every other row, a reversed one and
    * a column-major one. */
@@ -162,7 +162,7 @@ static void reshape_keeps_row_major_order(void **state) {
   clgpu_slice backwards[3] = {
       {CLGPU_SLICE_BEGIN, CLGPU_SLICE_END, -1}, CLGPU_SLICE_ALL, CLGPU_SLICE_ALL};
   assert_status(clgpu_array_slice(&a, backwards, &reversed), CLGPU_SUCCESS);
-  assert_status(clgpu_array_nd(buffer, 0, CLGPU_FLOAT, 3, shape, CLGPU_COLUMN_MAJOR, &column_major),
+  assert_status(clgpu_array_nd(buffer, 0, CLGPU_TYPE_FLOAT, 3, shape, CLGPU_ORDER_COLUMN_MAJOR, &column_major),
                 CLGPU_SUCCESS);
 
   typedef struct reshape_row {
@@ -215,7 +215,7 @@ static void reshape_keeps_row_major_order(void **state) {
   }
   /* A reversed 1-D view flattens in its own (reversed) order. */
   clgpu_array line, back, flat;
-  assert_status(clgpu_array_1d(buffer, 0, CLGPU_FLOAT, 12, &line), CLGPU_SUCCESS);
+  assert_status(clgpu_array_1d(buffer, 0, CLGPU_TYPE_FLOAT, 12, &line), CLGPU_SUCCESS);
   clgpu_slice reverse = {CLGPU_SLICE_BEGIN, CLGPU_SLICE_END, -1};
   assert_status(clgpu_array_slice(&line, &reverse, &back), CLGPU_SUCCESS);
   size_t three_four[2] = {3, 4};
@@ -233,7 +233,7 @@ static void permute_transpose_broadcast(void **state) {
   cl_mem buffer = make_buffer(context, 2 * 60);
   size_t shape[3] = {3, 4, 5};
   clgpu_array a, p, t, b;
-  assert_status(clgpu_array_nd(buffer, 0, CLGPU_UINT16, 3, shape, CLGPU_ROW_MAJOR, &a),
+  assert_status(clgpu_array_nd(buffer, 0, CLGPU_TYPE_UINT16, 3, shape, CLGPU_ORDER_ROW_MAJOR, &a),
                 CLGPU_SUCCESS);
   unsigned axes[3] = {2, 0, 1};
   assert_status(clgpu_array_permute(&a, axes, &p), CLGPU_SUCCESS);
@@ -264,7 +264,7 @@ static void permute_transpose_broadcast(void **state) {
   /* Broadcast a (4, 1) column to (2, 4, 3). */
   clgpu_array column;
   size_t column_shape[2] = {4, 1};
-  assert_status(clgpu_array_nd(buffer, 2, CLGPU_UINT16, 2, column_shape, CLGPU_ROW_MAJOR, &column),
+  assert_status(clgpu_array_nd(buffer, 2, CLGPU_TYPE_UINT16, 2, column_shape, CLGPU_ORDER_ROW_MAJOR, &column),
                 CLGPU_SUCCESS);
   size_t wide[3] = {2, 4, 3};
   assert_status(clgpu_array_broadcast(&column, 3, wide, &b), CLGPU_SUCCESS);
@@ -289,19 +289,19 @@ static void reinterpret_rules(void **state) {
   clgpu_context *context = test_context(NULL);
   cl_mem buffer = make_buffer(context, 256);
   clgpu_array bytes, words, back, matrix, as_pairs, strided, out;
-  assert_status(clgpu_array_1d(buffer, 16, CLGPU_UINT8, 32, &bytes), CLGPU_SUCCESS);
-  assert_status(clgpu_array_reinterpret(&bytes, CLGPU_UINT32, &words), CLGPU_SUCCESS);
+  assert_status(clgpu_array_1d(buffer, 16, CLGPU_TYPE_UINT8, 32, &bytes), CLGPU_SUCCESS);
+  assert_status(clgpu_array_reinterpret(&bytes, CLGPU_TYPE_UINT32, &words), CLGPU_SUCCESS);
   assert_int_equal(words.shape[0], 8);
   assert_int_equal(words.offset, 16);
-  assert_status(clgpu_array_reinterpret(&words, CLGPU_FLOAT, &back), CLGPU_SUCCESS);
+  assert_status(clgpu_array_reinterpret(&words, CLGPU_TYPE_FLOAT, &back), CLGPU_SUCCESS);
   assert_int_equal(back.shape[0], 8);
-  assert_status(clgpu_array_reinterpret(&words, CLGPU_INT8, &back), CLGPU_SUCCESS);
+  assert_status(clgpu_array_reinterpret(&words, CLGPU_TYPE_INT8, &back), CLGPU_SUCCESS);
   assert_int_equal(back.shape[0], 32);
   /* A (4, 8) float matrix seen as (4, 4) doubles: rows keep their 32 bytes. */
   size_t shape[2] = {4, 8};
-  assert_status(clgpu_array_nd(buffer, 0, CLGPU_FLOAT, 2, shape, CLGPU_ROW_MAJOR, &matrix),
+  assert_status(clgpu_array_nd(buffer, 0, CLGPU_TYPE_FLOAT, 2, shape, CLGPU_ORDER_ROW_MAJOR, &matrix),
                 CLGPU_SUCCESS);
-  assert_status(clgpu_array_reinterpret(&matrix, CLGPU_DOUBLE, &as_pairs), CLGPU_SUCCESS);
+  assert_status(clgpu_array_reinterpret(&matrix, CLGPU_TYPE_DOUBLE, &as_pairs), CLGPU_SUCCESS);
   assert_int_equal(as_pairs.shape[1], 4);
   assert_int_equal(as_pairs.strides[0], 4);
   addresses got = list_addresses(&as_pairs);
@@ -315,12 +315,12 @@ static void reinterpret_rules(void **state) {
   clgpu_slice odd = {1, CLGPU_SLICE_END, 2};
   assert_status(clgpu_array_slice(&words, &odd, &strided), CLGPU_SUCCESS);
   clgpu_array misaligned, odd_length;
-  assert_status(clgpu_array_1d(buffer, 2, CLGPU_UINT8, 8, &misaligned), CLGPU_SUCCESS);
-  assert_status(clgpu_array_1d(buffer, 0, CLGPU_UINT8, 6, &odd_length), CLGPU_SUCCESS);
+  assert_status(clgpu_array_1d(buffer, 2, CLGPU_TYPE_UINT8, 8, &misaligned), CLGPU_SUCCESS);
+  assert_status(clgpu_array_1d(buffer, 0, CLGPU_TYPE_UINT8, 6, &odd_length), CLGPU_SUCCESS);
   const row impossible[] = {
-      {"strided last dimension", &strided, CLGPU_UINT8},
-      {"offset not aligned to the new size", &misaligned, CLGPU_UINT32},
-      {"length not a multiple of the new size", &odd_length, CLGPU_UINT32},
+      {"strided last dimension", &strided, CLGPU_TYPE_UINT8},
+      {"offset not aligned to the new size", &misaligned, CLGPU_TYPE_UINT32},
+      {"length not a multiple of the new size", &odd_length, CLGPU_TYPE_UINT32},
   };
   for (size_t r = 0; r < sizeof impossible / sizeof impossible[0]; r++) {
     clgpu_status status = clgpu_array_reinterpret(impossible[r].in, impossible[r].type, &out);
@@ -348,24 +348,24 @@ static void extents_at_the_buffer_boundary(void **state) {
   clgpu_context *context = test_context(NULL);
   cl_mem buffer = make_buffer(context, 1000);
   static const extent_row rows[] = {
-      {"exactly fills", 0, CLGPU_UINT32, 250, 1, CLGPU_SUCCESS},
-      {"one element over", 0, CLGPU_UINT32, 251, 1, CLGPU_VIEW_OUT_OF_BOUNDS},
-      {"offset, exactly fills", 4, CLGPU_UINT32, 249, 1, CLGPU_SUCCESS},
-      {"offset, one element over", 4, CLGPU_UINT32, 250, 1, CLGPU_VIEW_OUT_OF_BOUNDS},
-      {"bytes, exactly fills", 1, CLGPU_UINT8, 999, 1, CLGPU_SUCCESS},
-      {"bytes, one byte over", 1, CLGPU_UINT8, 1000, 1, CLGPU_VIEW_OUT_OF_BOUNDS},
-      {"reversed, reaches byte 0", 996, CLGPU_UINT32, 250, -1, CLGPU_SUCCESS},
-      {"reversed, one before the start", 996, CLGPU_UINT32, 251, -1, CLGPU_VIEW_OUT_OF_BOUNDS},
-      {"stride 3, last element fits", 0, CLGPU_UINT32, 84, 3, CLGPU_SUCCESS},
-      {"stride 3, one more", 0, CLGPU_UINT32, 85, 3, CLGPU_VIEW_OUT_OF_BOUNDS},
-      {"broadcast", 996, CLGPU_UINT32, 1000000, 0, CLGPU_SUCCESS},
-      {"misaligned offset", 2, CLGPU_UINT32, 1, 1, CLGPU_MISALIGNED_VIEW},
-      {"empty at the end", 1000, CLGPU_UINT32, 0, 1, CLGPU_SUCCESS},
-      {"empty past the end", 1004, CLGPU_UINT32, 0, 1, CLGPU_VIEW_OUT_OF_BOUNDS},
-      {"huge extent", 0, CLGPU_UINT64, SIZE_MAX, 1, CLGPU_VIEW_OUT_OF_BOUNDS},
-      {"huge stride", 0, CLGPU_UINT8, 2, PTRDIFF_MAX, CLGPU_VIEW_OUT_OF_BOUNDS},
-      {"most negative stride", 0, CLGPU_UINT8, 2, PTRDIFF_MIN, CLGPU_VIEW_OUT_OF_BOUNDS},
-      {"offset near SIZE_MAX", SIZE_MAX - 7, CLGPU_UINT64, 1, 1, CLGPU_VIEW_OUT_OF_BOUNDS},
+      {"exactly fills", 0, CLGPU_TYPE_UINT32, 250, 1, CLGPU_SUCCESS},
+      {"one element over", 0, CLGPU_TYPE_UINT32, 251, 1, CLGPU_VIEW_OUT_OF_BOUNDS},
+      {"offset, exactly fills", 4, CLGPU_TYPE_UINT32, 249, 1, CLGPU_SUCCESS},
+      {"offset, one element over", 4, CLGPU_TYPE_UINT32, 250, 1, CLGPU_VIEW_OUT_OF_BOUNDS},
+      {"bytes, exactly fills", 1, CLGPU_TYPE_UINT8, 999, 1, CLGPU_SUCCESS},
+      {"bytes, one byte over", 1, CLGPU_TYPE_UINT8, 1000, 1, CLGPU_VIEW_OUT_OF_BOUNDS},
+      {"reversed, reaches byte 0", 996, CLGPU_TYPE_UINT32, 250, -1, CLGPU_SUCCESS},
+      {"reversed, one before the start", 996, CLGPU_TYPE_UINT32, 251, -1, CLGPU_VIEW_OUT_OF_BOUNDS},
+      {"stride 3, last element fits", 0, CLGPU_TYPE_UINT32, 84, 3, CLGPU_SUCCESS},
+      {"stride 3, one more", 0, CLGPU_TYPE_UINT32, 85, 3, CLGPU_VIEW_OUT_OF_BOUNDS},
+      {"broadcast", 996, CLGPU_TYPE_UINT32, 1000000, 0, CLGPU_SUCCESS},
+      {"misaligned offset", 2, CLGPU_TYPE_UINT32, 1, 1, CLGPU_MISALIGNED_VIEW},
+      {"empty at the end", 1000, CLGPU_TYPE_UINT32, 0, 1, CLGPU_SUCCESS},
+      {"empty past the end", 1004, CLGPU_TYPE_UINT32, 0, 1, CLGPU_VIEW_OUT_OF_BOUNDS},
+      {"huge extent", 0, CLGPU_TYPE_UINT64, SIZE_MAX, 1, CLGPU_VIEW_OUT_OF_BOUNDS},
+      {"huge stride", 0, CLGPU_TYPE_UINT8, 2, PTRDIFF_MAX, CLGPU_VIEW_OUT_OF_BOUNDS},
+      {"most negative stride", 0, CLGPU_TYPE_UINT8, 2, PTRDIFF_MIN, CLGPU_VIEW_OUT_OF_BOUNDS},
+      {"offset near SIZE_MAX", SIZE_MAX - 7, CLGPU_TYPE_UINT64, 1, 1, CLGPU_VIEW_OUT_OF_BOUNDS},
   };
   for (size_t r = 0; r < sizeof rows / sizeof rows[0]; r++) {
     clgpu_array out;
@@ -385,13 +385,13 @@ static void extents_at_the_buffer_boundary(void **state) {
   }
   /* A view edited by hand after it was made is caught when used. */
   clgpu_array view;
-  assert_status(clgpu_array_1d(buffer, 0, CLGPU_UINT32, 250, &view), CLGPU_SUCCESS);
+  assert_status(clgpu_array_1d(buffer, 0, CLGPU_TYPE_UINT32, 250, &view), CLGPU_SUCCESS);
   view.shape[0] = 251;
   assert_status(clgpu_array_check(&view), CLGPU_VIEW_OUT_OF_BOUNDS);
   view.shape[0] = 1;
   view.type = (clgpu_type)99;
   assert_status(clgpu_array_check(&view), CLGPU_INVALID_ARGUMENT);
-  view.type = CLGPU_UINT32;
+  view.type = CLGPU_TYPE_UINT32;
   view.rank = CLGPU_MAX_RANK + 1;
   assert_status(clgpu_array_check(&view), CLGPU_INVALID_ARGUMENT);
   assert_status(clgpu_array_check(NULL), CLGPU_INVALID_ARGUMENT);
@@ -419,7 +419,7 @@ static void location_resolves_sub_buffers(void **state) {
   cl_mem sub = make_sub_buffer(parent, 2 * align, 4 * align, &err);
   assert_int_equal(err, CL_SUCCESS);
   clgpu_array view, reversed;
-  assert_status(clgpu_array_1d(sub, 8, CLGPU_INT32, 10, &view), CLGPU_SUCCESS);
+  assert_status(clgpu_array_1d(sub, 8, CLGPU_TYPE_INT32, 10, &view), CLGPU_SUCCESS);
   clgpu_location where;
   assert_status(clgpu_array_location(&view, &where), CLGPU_SUCCESS);
   assert_ptr_equal(where.base, parent);
@@ -439,7 +439,7 @@ static void location_resolves_sub_buffers(void **state) {
   cl_mem nested = make_sub_buffer(sub, align, align, &err);
   if (err == CL_SUCCESS) {
     clgpu_array deep;
-    assert_status(clgpu_array_1d(nested, 0, CLGPU_INT32, 1, &deep), CLGPU_SUCCESS);
+    assert_status(clgpu_array_1d(nested, 0, CLGPU_TYPE_INT32, 1, &deep), CLGPU_SUCCESS);
     assert_status(clgpu_array_location(&deep, &where), CLGPU_SUCCESS);
     assert_ptr_equal(where.base, parent);
     assert_int_equal(where.offset, 3 * align);
@@ -490,16 +490,16 @@ static void aliasing_truth_table(void **state) {
   assert_int_equal(err, CL_SUCCESS);
 
   clgpu_array x, y, s, ha, hb, hc, m, empty;
-  assert_status(clgpu_array_1d(buffer, 0, CLGPU_FLOAT, 1000, &x), CLGPU_SUCCESS);
-  assert_status(clgpu_array_1d(other, 0, CLGPU_FLOAT, 1000, &y), CLGPU_SUCCESS);
-  assert_status(clgpu_array_1d(sub, 0, CLGPU_FLOAT, align, &s), CLGPU_SUCCESS);
-  assert_status(clgpu_array_1d(host_a, 0, CLGPU_UINT8, 8192, &ha), CLGPU_SUCCESS);
-  assert_status(clgpu_array_1d(host_b, 0, CLGPU_UINT8, 8192, &hb), CLGPU_SUCCESS);
-  assert_status(clgpu_array_1d(host_c, 0, CLGPU_UINT8, 8192, &hc), CLGPU_SUCCESS);
+  assert_status(clgpu_array_1d(buffer, 0, CLGPU_TYPE_FLOAT, 1000, &x), CLGPU_SUCCESS);
+  assert_status(clgpu_array_1d(other, 0, CLGPU_TYPE_FLOAT, 1000, &y), CLGPU_SUCCESS);
+  assert_status(clgpu_array_1d(sub, 0, CLGPU_TYPE_FLOAT, align, &s), CLGPU_SUCCESS);
+  assert_status(clgpu_array_1d(host_a, 0, CLGPU_TYPE_UINT8, 8192, &ha), CLGPU_SUCCESS);
+  assert_status(clgpu_array_1d(host_b, 0, CLGPU_TYPE_UINT8, 8192, &hb), CLGPU_SUCCESS);
+  assert_status(clgpu_array_1d(host_c, 0, CLGPU_TYPE_UINT8, 8192, &hc), CLGPU_SUCCESS);
   size_t matrix_shape[2] = {10, 8};
-  assert_status(clgpu_array_nd(buffer, 0, CLGPU_FLOAT, 2, matrix_shape, CLGPU_ROW_MAJOR, &m),
+  assert_status(clgpu_array_nd(buffer, 0, CLGPU_TYPE_FLOAT, 2, matrix_shape, CLGPU_ORDER_ROW_MAJOR, &m),
                 CLGPU_SUCCESS);
-  assert_status(clgpu_array_1d(buffer, 40, CLGPU_FLOAT, 0, &empty), CLGPU_SUCCESS);
+  assert_status(clgpu_array_1d(buffer, 40, CLGPU_TYPE_FLOAT, 0, &empty), CLGPU_SUCCESS);
   clgpu_array column0, column1, row0, row1, transposed;
   clgpu_slice first_column[2] = {CLGPU_SLICE_ALL, {0, 1, 1}};
   clgpu_slice second_column[2] = {CLGPU_SLICE_ALL, {1, 2, 1}};
@@ -511,7 +511,7 @@ static void aliasing_truth_table(void **state) {
   assert_status(clgpu_array_slice(&m, second_row, &row1), CLGPU_SUCCESS);
   assert_status(clgpu_array_transpose(&m, &transposed), CLGPU_SUCCESS);
   clgpu_array x_as_bytes;
-  assert_status(clgpu_array_reinterpret(&x, CLGPU_UINT8, &x_as_bytes), CLGPU_SUCCESS);
+  assert_status(clgpu_array_reinterpret(&x, CLGPU_TYPE_UINT8, &x_as_bytes), CLGPU_SUCCESS);
   size_t sub_start = 4 * align / 4; /* sub-buffer's first float, in x's elements */
 
   const alias_row rows[] = {
@@ -555,7 +555,7 @@ static void aliasing_truth_table(void **state) {
   /* Identity, for the in-place rule. */
   assert_true(clgpu_array_same(&x, &x));
   clgpu_array x_again;
-  assert_status(clgpu_array_1d(sub, 0, CLGPU_FLOAT, 10, &x_again), CLGPU_SUCCESS);
+  assert_status(clgpu_array_1d(sub, 0, CLGPU_TYPE_FLOAT, 10, &x_again), CLGPU_SUCCESS);
   clgpu_array x_at_sub = slice_1d(&x, (ptrdiff_t)sub_start, (ptrdiff_t)sub_start + 10, 1);
   assert_true(clgpu_array_same(&x_again, &x_at_sub)); /* through the sub-buffer: same memory */
   assert_false(clgpu_array_same(&x, &y));
@@ -581,10 +581,10 @@ static void type_facts(void **state) {
     size_t size;
     const char *name;
   } rows[] = {
-      {CLGPU_INT8, 1, "char"},     {CLGPU_UINT8, 1, "uchar"},   {CLGPU_INT16, 2, "short"},
-      {CLGPU_UINT16, 2, "ushort"}, {CLGPU_INT32, 4, "int"},     {CLGPU_UINT32, 4, "uint"},
-      {CLGPU_INT64, 8, "long"},    {CLGPU_UINT64, 8, "ulong"},  {CLGPU_HALF, 2, "half"},
-      {CLGPU_FLOAT, 4, "float"},   {CLGPU_DOUBLE, 8, "double"},
+      {CLGPU_TYPE_INT8, 1, "char"},     {CLGPU_TYPE_UINT8, 1, "uchar"},   {CLGPU_TYPE_INT16, 2, "short"},
+      {CLGPU_TYPE_UINT16, 2, "ushort"}, {CLGPU_TYPE_INT32, 4, "int"},     {CLGPU_TYPE_UINT32, 4, "uint"},
+      {CLGPU_TYPE_INT64, 8, "long"},    {CLGPU_TYPE_UINT64, 8, "ulong"},  {CLGPU_TYPE_HALF, 2, "half"},
+      {CLGPU_TYPE_FLOAT, 4, "float"},   {CLGPU_TYPE_DOUBLE, 8, "double"},
   };
   for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
     assert_int_equal(clgpu_type_size(rows[i].type), rows[i].size);
@@ -606,7 +606,7 @@ static void views_past_the_byte_bound_are_refused(void **state) {
   clgpu_context *context = test_context(NULL);
   cl_mem buffer = make_buffer(context, 64);
   clgpu_array one;
-  assert_status(clgpu_array_1d(buffer, 0, CLGPU_UINT32, 1, &one), CLGPU_SUCCESS);
+  assert_status(clgpu_array_1d(buffer, 0, CLGPU_TYPE_UINT32, 1, &one), CLGPU_SUCCESS);
   size_t huge[] = {(size_t)1 << 62};
   clgpu_array made = one;
   made.offset = 12345; /* unchanged by a refused call */
@@ -624,7 +624,7 @@ static void views_past_the_byte_bound_are_refused(void **state) {
   forged.strides[0] = 0;
   assert_status(clgpu_array_check(&forged), CLGPU_VIEW_OUT_OF_BOUNDS);
   clgpu_array count_view;
-  assert_status(clgpu_array_1d(buffer, 8, CLGPU_UINT64, 1, &count_view), CLGPU_SUCCESS);
+  assert_status(clgpu_array_1d(buffer, 8, CLGPU_TYPE_UINT64, 1, &count_view), CLGPU_SUCCESS);
   clgpu_cache_stats before, after;
   assert_status(clgpu_context_cache_stats(context, &before), CLGPU_SUCCESS);
   unsigned char host[16 + 16];
@@ -640,7 +640,7 @@ static void views_past_the_byte_bound_are_refused(void **state) {
                 CLGPU_VIEW_OUT_OF_BOUNDS);
   assert_non_null(strstr(clgpu_last_error(), "(clgpu_reduce: the input)"));
   clgpu_array count_out;
-  assert_status(clgpu_array_1d(buffer, 16, CLGPU_UINT64, 1, &count_out), CLGPU_SUCCESS);
+  assert_status(clgpu_array_1d(buffer, 16, CLGPU_TYPE_UINT64, 1, &count_out), CLGPU_SUCCESS);
   assert_status(clgpu_count_if(context, &forged, "x > 1", &count_out, NULL, 0, NULL, NULL),
                 CLGPU_VIEW_OUT_OF_BOUNDS);
   assert_non_null(strstr(clgpu_last_error(), "(clgpu_count_if: the input)"));

@@ -867,11 +867,11 @@ static void the_largest_copy_chunk_copies_everything(void **state) {
   static cl_uint host[2 * N], out[N];
   for (cl_uint i = 0; i < 2 * N; i++) host[i] = i * 2654435761u;
   clgpu_array all, every_other, packed;
-  assert_status(clgpu_array_1d(source, 0, CLGPU_UINT32, 2 * N, &all), CLGPU_SUCCESS);
-  assert_status(clgpu_array_strided(source, 0, CLGPU_UINT32, 1, (size_t[]){N}, (ptrdiff_t[]){2},
+  assert_status(clgpu_array_1d(source, 0, CLGPU_TYPE_UINT32, 2 * N, &all), CLGPU_SUCCESS);
+  assert_status(clgpu_array_strided(source, 0, CLGPU_TYPE_UINT32, 1, (size_t[]){N}, (ptrdiff_t[]){2},
                                     &every_other),
                 CLGPU_SUCCESS);
-  assert_status(clgpu_array_1d(destination, 0, CLGPU_UINT32, N, &packed), CLGPU_SUCCESS);
+  assert_status(clgpu_array_1d(destination, 0, CLGPU_TYPE_UINT32, N, &packed), CLGPU_SUCCESS);
   assert_status(clgpu_array_write(context, &all, host, sizeof host, CL_TRUE, 0, NULL, NULL),
                 CLGPU_SUCCESS);
   assert_status(clgpu_copy(context, &packed, &every_other, 0, NULL, NULL), CLGPU_SUCCESS);

@@ -210,10 +210,10 @@ static size_t size_count(const clgpu_context *context) {
 /* Every element size, and each type that shares it: elements move as bits,
  * so one program serves each size. */
 static const clgpu_type all_types[] = {
-    CLGPU_INT8,  CLGPU_UINT8, CLGPU_INT16, CLGPU_HALF,
-    CLGPU_INT32, CLGPU_FLOAT, CLGPU_INT64, CLGPU_DOUBLE,
+    CLGPU_TYPE_INT8,  CLGPU_TYPE_UINT8, CLGPU_TYPE_INT16, CLGPU_TYPE_HALF,
+    CLGPU_TYPE_INT32, CLGPU_TYPE_FLOAT, CLGPU_TYPE_INT64, CLGPU_TYPE_DOUBLE,
 };
-static const clgpu_type one_type_per_size[] = {CLGPU_UINT8, CLGPU_HALF, CLGPU_FLOAT, CLGPU_DOUBLE};
+static const clgpu_type one_type_per_size[] = {CLGPU_TYPE_UINT8, CLGPU_TYPE_HALF, CLGPU_TYPE_FLOAT, CLGPU_TYPE_DOUBLE};
 
 /* A launch shape forced through the environment; NULL keeps the device's
  * choice. */
@@ -398,14 +398,14 @@ static void long_work_per_item(void **state) {
   clgpu_context *context = test_context(NULL);
   const size_t shape[2] = {31, 2114};
   const ptrdiff_t row_major[2] = {2114, 1}, pitched_column_major[2] = {1, 34};
-  copy_case c = separate_case("long rows, transposed", CLGPU_FLOAT, 2, shape, row_major,
+  copy_case c = separate_case("long rows, transposed", CLGPU_TYPE_FLOAT, 2, shape, row_major,
                               pitched_column_major);
   /* Five times: a layout may run generic until it has been seen a few
    * times (clgpu_elementwise_options.promote_after), then blocked. */
   for (int k = 0; k < 5; k++) run_case(context, &c);
   const size_t n = ((size_t)1 << 21) + 5;
   const ptrdiff_t one = 1, two = 2;
-  c = separate_case("long chunks, stride 2", CLGPU_UINT8, 1, &n, &one, &two);
+  c = separate_case("long chunks, stride 2", CLGPU_TYPE_UINT8, 1, &n, &one, &two);
   run_case(context, &c);
   clgpu_context_destroy(context);
 }
@@ -413,7 +413,7 @@ static void long_work_per_item(void **state) {
 static void overlapping_views(void **state) {
   (void)state;
   clgpu_context *context = test_context(NULL);
-  static const clgpu_type types[] = {CLGPU_INT8, CLGPU_INT32, CLGPU_DOUBLE};
+  static const clgpu_type types[] = {CLGPU_TYPE_INT8, CLGPU_TYPE_INT32, CLGPU_TYPE_DOUBLE};
   static const size_t squares[] = {1, 2, 3, 7, 31, 64};
   for (size_t t = 0; t < sizeof types / sizeof types[0]; t++) {
     clgpu_type type = types[t];
@@ -490,7 +490,7 @@ static void sub_buffers_of_one_buffer(void **state) {
   const clgpu_device_info *info = clgpu_context_device_info(context);
   size_t align = info->mem_base_addr_align_bits / 8;
   if (align < 8) align = 8;
-  const clgpu_type type = CLGPU_INT32;
+  const clgpu_type type = CLGPU_TYPE_INT32;
   const size_t size = sizeof(cl_int), n = 1000;
   const size_t align_elements = align / size;
   /* Region: [0, align) then n elements past it, then slack. */
@@ -606,32 +606,32 @@ static void edit_wait_list_without_count(misuse_fixture *f, misuse_call *call) {
 }
 static void edit_shape_mismatch(misuse_fixture *f, misuse_call *call) {
   const size_t shape[2] = {5, 4};
-  assert_status(clgpu_array_nd(f->source.buffer, f->source.offset, CLGPU_INT32, 2, shape,
-                               CLGPU_ROW_MAJOR, &call->source_view),
+  assert_status(clgpu_array_nd(f->source.buffer, f->source.offset, CLGPU_TYPE_INT32, 2, shape,
+                               CLGPU_ORDER_ROW_MAJOR, &call->source_view),
                 CLGPU_SUCCESS);
 }
 static void edit_rank_mismatch(misuse_fixture *f, misuse_call *call) {
   assert_status(
-      clgpu_array_1d(f->source.buffer, f->source.offset, CLGPU_INT32, 20, &call->source_view),
+      clgpu_array_1d(f->source.buffer, f->source.offset, CLGPU_TYPE_INT32, 20, &call->source_view),
       CLGPU_SUCCESS);
 }
 static void edit_type_mismatch(misuse_fixture *f, misuse_call *call) {
   (void)f;
-  assert_status(clgpu_array_reinterpret(&call->source_view, CLGPU_FLOAT, &call->source_view),
+  assert_status(clgpu_array_reinterpret(&call->source_view, CLGPU_TYPE_FLOAT, &call->source_view),
                 CLGPU_SUCCESS);
 }
 static void edit_broadcast_destination(misuse_fixture *f, misuse_call *call) {
   const size_t row_shape[2] = {1, 5}, shape[2] = {4, 5};
   clgpu_array row;
-  assert_status(clgpu_array_nd(f->destination.buffer, f->destination.offset, CLGPU_INT32, 2,
-                               row_shape, CLGPU_ROW_MAJOR, &row),
+  assert_status(clgpu_array_nd(f->destination.buffer, f->destination.offset, CLGPU_TYPE_INT32, 2,
+                               row_shape, CLGPU_ORDER_ROW_MAJOR, &row),
                 CLGPU_SUCCESS);
   assert_status(clgpu_array_broadcast(&row, 2, shape, &call->destination_view), CLGPU_SUCCESS);
 }
 static void edit_self_overlapping_destination(misuse_fixture *f, misuse_call *call) {
   const size_t shape[2] = {4, 5};
   const ptrdiff_t strides[2] = {2, 1};
-  assert_status(clgpu_array_strided(f->destination.buffer, f->destination.offset, CLGPU_INT32, 2,
+  assert_status(clgpu_array_strided(f->destination.buffer, f->destination.offset, CLGPU_TYPE_INT32, 2,
                                     shape, strides, &call->destination_view),
                 CLGPU_SUCCESS);
 }
@@ -641,7 +641,7 @@ static void edit_self_overlapping_destination(misuse_fixture *f, misuse_call *ca
 static void edit_exotic_destination(misuse_fixture *f, misuse_call *call) {
   const size_t shape[2] = {4, 5};
   const ptrdiff_t strides[2] = {5, 6};
-  assert_status(clgpu_array_strided(f->destination.buffer, f->destination.offset, CLGPU_INT32, 2,
+  assert_status(clgpu_array_strided(f->destination.buffer, f->destination.offset, CLGPU_TYPE_INT32, 2,
                                     shape, strides, &call->destination_view),
                 CLGPU_SUCCESS);
 }
@@ -678,18 +678,18 @@ static void edit_rank_too_large(misuse_fixture *f, misuse_call *call) {
 static void edit_foreign_source(misuse_fixture *f, misuse_call *call) {
   const size_t shape[2] = {4, 5};
   assert_status(
-      clgpu_array_nd(f->foreign, 0, CLGPU_INT32, 2, shape, CLGPU_ROW_MAJOR, &call->source_view),
+      clgpu_array_nd(f->foreign, 0, CLGPU_TYPE_INT32, 2, shape, CLGPU_ORDER_ROW_MAJOR, &call->source_view),
       CLGPU_SUCCESS);
 }
 static void edit_foreign_destination(misuse_fixture *f, misuse_call *call) {
   const size_t shape[2] = {4, 5};
-  assert_status(clgpu_array_nd(f->foreign, 0, CLGPU_INT32, 2, shape, CLGPU_ROW_MAJOR,
+  assert_status(clgpu_array_nd(f->foreign, 0, CLGPU_TYPE_INT32, 2, shape, CLGPU_ORDER_ROW_MAJOR,
                                &call->destination_view),
                 CLGPU_SUCCESS);
 }
 static void edit_read_only_destination(misuse_fixture *f, misuse_call *call) {
   const size_t shape[2] = {4, 5};
-  assert_status(clgpu_array_nd(f->read_only, 0, CLGPU_INT32, 2, shape, CLGPU_ROW_MAJOR,
+  assert_status(clgpu_array_nd(f->read_only, 0, CLGPU_TYPE_INT32, 2, shape, CLGPU_ORDER_ROW_MAJOR,
                                &call->destination_view),
                 CLGPU_SUCCESS);
 }
@@ -745,11 +745,11 @@ static void misuse_is_refused(void **state) {
     misuse_call call;
     memset(&call, 0, sizeof call);
     call.context = f.context;
-    assert_status(clgpu_array_nd(f.destination.buffer, f.destination.offset, CLGPU_INT32, 2, shape,
-                                 CLGPU_ROW_MAJOR, &call.destination_view),
+    assert_status(clgpu_array_nd(f.destination.buffer, f.destination.offset, CLGPU_TYPE_INT32, 2, shape,
+                                 CLGPU_ORDER_ROW_MAJOR, &call.destination_view),
                   CLGPU_SUCCESS);
-    assert_status(clgpu_array_nd(f.source.buffer, f.source.offset, CLGPU_INT32, 2, shape,
-                                 CLGPU_ROW_MAJOR, &call.source_view),
+    assert_status(clgpu_array_nd(f.source.buffer, f.source.offset, CLGPU_TYPE_INT32, 2, shape,
+                                 CLGPU_ORDER_ROW_MAJOR, &call.source_view),
                   CLGPU_SUCCESS);
     call.destination = &call.destination_view;
     call.source = &call.source_view;
@@ -777,11 +777,11 @@ static void misuse_is_refused(void **state) {
   misuse_call call;
   const ptrdiff_t strides[2] = {6, 1};
   test_guarded wide = test_guarded_create(f.context, 4 * 6 * sizeof(cl_int), NULL);
-  assert_status(clgpu_array_strided(wide.buffer, wide.offset, CLGPU_INT32, 2, shape, strides,
+  assert_status(clgpu_array_strided(wide.buffer, wide.offset, CLGPU_TYPE_INT32, 2, shape, strides,
                                     &call.destination_view),
                 CLGPU_SUCCESS);
-  assert_status(clgpu_array_nd(f.source.buffer, f.source.offset, CLGPU_INT32, 2, shape,
-                               CLGPU_ROW_MAJOR, &call.source_view),
+  assert_status(clgpu_array_nd(f.source.buffer, f.source.offset, CLGPU_TYPE_INT32, 2, shape,
+                               CLGPU_ORDER_ROW_MAJOR, &call.source_view),
                 CLGPU_SUCCESS);
   assert_status(clgpu_copy(f.context, &call.destination_view, &call.source_view, 0, NULL, NULL),
                 CLGPU_SUCCESS);
@@ -862,8 +862,8 @@ static void waits_for_its_wait_list(clgpu_context *context, const char *context_
     uint64_t seed = test_case_seed(label);
     unsigned char *initial = random_bytes(n * size, seed);
     test_guarded buffer = test_guarded_create(context, n * size, initial);
-    clgpu_array destination = make_view(&buffer, CLGPU_INT32, &rows[r].destination);
-    clgpu_array source = make_view(&buffer, CLGPU_INT32, &rows[r].source);
+    clgpu_array destination = make_view(&buffer, CLGPU_TYPE_INT32, &rows[r].destination);
+    clgpu_array source = make_view(&buffer, CLGPU_TYPE_INT32, &rows[r].source);
     cl_int err = CL_SUCCESS;
     gate_opener opener = {NULL, NULL, CL_COMPLETE};
     opener.gate = clCreateUserEvent(clgpu_context_cl_context(context), &err);
@@ -894,7 +894,7 @@ static void waits_for_its_wait_list(clgpu_context *context, const char *context_
     copy_case c;
     memset(&c, 0, sizeof c);
     snprintf(c.label, sizeof c.label, "%s", label);
-    c.type = CLGPU_INT32;
+    c.type = CLGPU_TYPE_INT32;
     compare_region(actual, expected, n * size, size, &c, "destination", seed);
     test_guarded_check(context, &buffer, label);
     free(actual);
@@ -915,8 +915,8 @@ static void events(void **state) {
    * with one, it completes. */
   for (size_t r = 0; r < count; r++) {
     test_guarded buffer = test_guarded_create(context, n * sizeof(cl_int), NULL);
-    clgpu_array destination = make_view(&buffer, CLGPU_INT32, &rows[r].destination);
-    clgpu_array source = make_view(&buffer, CLGPU_INT32, &rows[r].source);
+    clgpu_array destination = make_view(&buffer, CLGPU_TYPE_INT32, &rows[r].destination);
+    clgpu_array source = make_view(&buffer, CLGPU_TYPE_INT32, &rows[r].source);
     assert_status(clgpu_copy(context, &destination, &source, 0, NULL, NULL), CLGPU_SUCCESS);
     cl_event event = NULL;
     assert_status(clgpu_copy(context, &destination, &source, 0, NULL, &event), CLGPU_SUCCESS);
@@ -960,8 +960,8 @@ static void events_on_out_of_order_queue(void **state) {
   unsigned char *initial = random_bytes(n * size, test_case_seed("out-of-order reversals"));
   test_guarded buffer = test_guarded_create(context, n * size, initial);
   view_spec forward = line(0, n, 1), backward = line(n - 1, n, -1);
-  clgpu_array destination = make_view(&buffer, CLGPU_INT32, &forward);
-  clgpu_array source = make_view(&buffer, CLGPU_INT32, &backward);
+  clgpu_array destination = make_view(&buffer, CLGPU_TYPE_INT32, &forward);
+  clgpu_array source = make_view(&buffer, CLGPU_TYPE_INT32, &backward);
   cl_event previous = NULL;
   for (int i = 0; i < 4; i++) {
     cl_event next = NULL;
@@ -1001,10 +1001,10 @@ static void temporary_comes_from_the_cache(void **state) {
   test_guarded buffer = test_guarded_create(context, 2 * n * size, initial);
   view_spec forward = line(0, n, 1), backward = line(n - 1, n, -1);
   view_spec even = line(0, n, 2), odd = line(1, n, 2);
-  clgpu_array forward_view = make_view(&buffer, CLGPU_INT32, &forward);
-  clgpu_array backward_view = make_view(&buffer, CLGPU_INT32, &backward);
-  clgpu_array even_view = make_view(&buffer, CLGPU_INT32, &even);
-  clgpu_array odd_view = make_view(&buffer, CLGPU_INT32, &odd);
+  clgpu_array forward_view = make_view(&buffer, CLGPU_TYPE_INT32, &forward);
+  clgpu_array backward_view = make_view(&buffer, CLGPU_TYPE_INT32, &backward);
+  clgpu_array even_view = make_view(&buffer, CLGPU_TYPE_INT32, &even);
+  clgpu_array odd_view = make_view(&buffer, CLGPU_TYPE_INT32, &odd);
   clgpu_alloc_stats stats;
 
   assert_status(clgpu_alloc_scope_begin(context, cache), CLGPU_SUCCESS);
@@ -1030,7 +1030,7 @@ static void temporary_comes_from_the_cache(void **state) {
   copy_case c;
   memset(&c, 0, sizeof c);
   snprintf(c.label, sizeof c.label, "cached temporary");
-  c.type = CLGPU_INT32;
+  c.type = CLGPU_TYPE_INT32;
   compare_region(actual, expected, 2 * n * size, size, &c, "destination", 0);
   test_guarded_check(context, &buffer, c.label);
   free(actual);

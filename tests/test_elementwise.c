@@ -199,11 +199,11 @@ static void model_layouts(uint64_t i, void *const *v) {
 /* Four inputs of three element sizes and a scalar: every array has a
  * layout of its own in the layout tests. */
 static const kernel_def layouts_kernel = {5,
-                                          {{"y", CLGPU_OUT, CLGPU_UINT32},
-                                           {"a", CLGPU_SCALAR, CLGPU_UINT32},
-                                           {"x", CLGPU_IN, CLGPU_UINT32},
-                                           {"z", CLGPU_IN, CLGPU_INT16},
-                                           {"w", CLGPU_IN, CLGPU_UINT8}},
+                                          {{"y", CLGPU_ARG_OUT, CLGPU_TYPE_UINT32},
+                                           {"a", CLGPU_ARG_SCALAR, CLGPU_TYPE_UINT32},
+                                           {"x", CLGPU_ARG_IN, CLGPU_TYPE_UINT32},
+                                           {"z", CLGPU_ARG_IN, CLGPU_TYPE_INT16},
+                                           {"w", CLGPU_ARG_IN, CLGPU_TYPE_UINT8}},
                                           "y = a * x + (uint)z - (uint)w",
                                           model_layouts,
                                           {0}};
@@ -217,7 +217,7 @@ static const kernel_def layouts_kernel = {5,
   }                                                                    \
   static const kernel_def name##_kernel = {                            \
       2,                                                               \
-      {{"y", CLGPU_OUT, CLGPU_UINT32}, {"x", CLGPU_IN, CLGPU_UINT32}}, \
+      {{"y", CLGPU_ARG_OUT, CLGPU_TYPE_UINT32}, {"x", CLGPU_ARG_IN, CLGPU_TYPE_UINT32}}, \
       operation,                                                       \
       model_##name,                                                    \
       {0}};
@@ -236,7 +236,7 @@ static void model_accumulate(uint64_t i, void *const *v) {
 }
 static const kernel_def accumulate_kernel = {
     2,
-    {{"y", CLGPU_INOUT, CLGPU_UINT32}, {"x", CLGPU_IN, CLGPU_UINT32}},
+    {{"y", CLGPU_ARG_INOUT, CLGPU_TYPE_UINT32}, {"x", CLGPU_ARG_IN, CLGPU_TYPE_UINT32}},
     "y += x",
     model_accumulate,
     {0}};
@@ -265,7 +265,7 @@ static void model_half(uint64_t i, void *const *v) {
   set_u16(v, 0, float_to_half_rte(half_to_float(get_u16(v, 1)) * 1.5f));
 }
 static const kernel_def half_kernel = {2,
-                                       {{"y", CLGPU_OUT, CLGPU_HALF}, {"x", CLGPU_IN, CLGPU_HALF}},
+                                       {{"y", CLGPU_ARG_OUT, CLGPU_TYPE_HALF}, {"x", CLGPU_ARG_IN, CLGPU_TYPE_HALF}},
                                        "y = x * 1.5f",
                                        model_half,
                                        {NULL, prepare_halves}};
@@ -275,7 +275,7 @@ static void model_half_in_place(uint64_t i, void *const *v) {
   set_u16(v, 0, float_to_half_rte(half_to_float(get_u16(v, 0)) * 1.5f));
 }
 static const kernel_def half_in_place_kernel = {
-    1, {{"y", CLGPU_INOUT, CLGPU_HALF}}, "y *= 1.5f", model_half_in_place, {prepare_halves}};
+    1, {{"y", CLGPU_ARG_INOUT, CLGPU_TYPE_HALF}}, "y *= 1.5f", model_half_in_place, {prepare_halves}};
 
 /* Floats k / 1024 with |k| <= 10^6, and ints in [-1000, 1000]. */
 static void prepare_scaled_floats(unsigned char *bytes, size_t n) {
@@ -308,10 +308,10 @@ static double bound_float(void *const *v) {
   return 4.0 * ldexp(1.0, exponent - 24);
 }
 static const kernel_def float_kernel = {4,
-                                        {{"y", CLGPU_OUT, CLGPU_FLOAT},
-                                         {"a", CLGPU_SCALAR, CLGPU_FLOAT},
-                                         {"x", CLGPU_IN, CLGPU_FLOAT},
-                                         {"z", CLGPU_IN, CLGPU_INT32}},
+                                        {{"y", CLGPU_ARG_OUT, CLGPU_TYPE_FLOAT},
+                                         {"a", CLGPU_ARG_SCALAR, CLGPU_TYPE_FLOAT},
+                                         {"x", CLGPU_ARG_IN, CLGPU_TYPE_FLOAT},
+                                         {"z", CLGPU_ARG_IN, CLGPU_TYPE_INT32}},
                                         "y = a * x + (float)z",
                                         model_float,
                                         {NULL, NULL, prepare_scaled_floats, prepare_small_ints}};
@@ -331,9 +331,9 @@ static void model_double(uint64_t i, void *const *v) {
   set_f64(v, 0, get_f64(v, 1) + get_f64(v, 2));
 }
 static const kernel_def double_kernel = {3,
-                                         {{"y", CLGPU_OUT, CLGPU_DOUBLE},
-                                          {"x", CLGPU_IN, CLGPU_DOUBLE},
-                                          {"b", CLGPU_SCALAR, CLGPU_DOUBLE}},
+                                         {{"y", CLGPU_ARG_OUT, CLGPU_TYPE_DOUBLE},
+                                          {"x", CLGPU_ARG_IN, CLGPU_TYPE_DOUBLE},
+                                          {"b", CLGPU_ARG_SCALAR, CLGPU_TYPE_DOUBLE}},
                                          "y = x + b",
                                          model_double,
                                          {NULL, prepare_doubles}};
@@ -348,13 +348,13 @@ static void model_widen(uint64_t i, void *const *v) {
 }
 static const kernel_def widen_kernel = {
     7,
-    {{"y", CLGPU_OUT, CLGPU_INT64},
-     {"p", CLGPU_IN, CLGPU_INT8},
-     {"q", CLGPU_IN, CLGPU_UINT8},
-     {"r", CLGPU_IN, CLGPU_INT16},
-     {"s", CLGPU_IN, CLGPU_UINT16},
-     {"u", CLGPU_IN, CLGPU_UINT32},
-     {"t", CLGPU_IN, CLGPU_INT32}},
+    {{"y", CLGPU_ARG_OUT, CLGPU_TYPE_INT64},
+     {"p", CLGPU_ARG_IN, CLGPU_TYPE_INT8},
+     {"q", CLGPU_ARG_IN, CLGPU_TYPE_UINT8},
+     {"r", CLGPU_ARG_IN, CLGPU_TYPE_INT16},
+     {"s", CLGPU_ARG_IN, CLGPU_TYPE_UINT16},
+     {"u", CLGPU_ARG_IN, CLGPU_TYPE_UINT32},
+     {"t", CLGPU_ARG_IN, CLGPU_TYPE_INT32}},
     "y = (long)p * 1000003L + (long)q * 65537L + (long)r * 3L - (long)s + (long)u - (long)t",
     model_widen,
     {0}};
@@ -369,12 +369,12 @@ static void model_narrow(uint64_t i, void *const *v) {
   set_u64(v, 3, t * UINT64_C(0x9e3779b97f4a7c15) + i);
 }
 static const kernel_def narrow_kernel = {6,
-                                         {{"p", CLGPU_OUT, CLGPU_INT8},
-                                          {"q", CLGPU_OUT, CLGPU_UINT8},
-                                          {"r", CLGPU_OUT, CLGPU_INT16},
-                                          {"big", CLGPU_OUT, CLGPU_UINT64},
-                                          {"x", CLGPU_IN, CLGPU_INT64},
-                                          {"m", CLGPU_SCALAR, CLGPU_INT64}},
+                                         {{"p", CLGPU_ARG_OUT, CLGPU_TYPE_INT8},
+                                          {"q", CLGPU_ARG_OUT, CLGPU_TYPE_UINT8},
+                                          {"r", CLGPU_ARG_OUT, CLGPU_TYPE_INT16},
+                                          {"big", CLGPU_ARG_OUT, CLGPU_TYPE_UINT64},
+                                          {"x", CLGPU_ARG_IN, CLGPU_TYPE_INT64},
+                                          {"m", CLGPU_ARG_SCALAR, CLGPU_TYPE_INT64}},
                                          "ulong t = (ulong)(x ^ m);\n"
                                          "p = (char)((long)(t & 0x7f) - 64L);\n"
                                          "q = (uchar)(t >> 8);\n"
@@ -398,7 +398,7 @@ static void model_twice(uint64_t i, void *const *v) {
 }
 static const kernel_def twice_kernel = {
     2,
-    {{"y", CLGPU_OUT, CLGPU_FLOAT}, {"x", CLGPU_IN, CLGPU_FLOAT}},
+    {{"y", CLGPU_ARG_OUT, CLGPU_TYPE_FLOAT}, {"x", CLGPU_ARG_IN, CLGPU_TYPE_FLOAT}},
     "y = twice(x)",
     model_twice,
     {NULL, prepare_integer_floats}};
@@ -410,7 +410,7 @@ static void model_multiline(uint64_t i, void *const *v) {
 }
 static const kernel_def multiline_kernel = {
     2,
-    {{"y", CLGPU_OUT, CLGPU_UINT32}, {"x", CLGPU_IN, CLGPU_UINT32}},
+    {{"y", CLGPU_ARG_OUT, CLGPU_TYPE_UINT32}, {"x", CLGPU_ARG_IN, CLGPU_TYPE_UINT32}},
     "uint t = x * 2u; // doubled\n"
     "\n"
     "t += 1u; /* and one */\n"
@@ -521,9 +521,9 @@ static view_spec column_major(unsigned rank, const size_t *shape) {
   return dense(rank, shape, order, NULL);
 }
 
-static int is_array(const ew_case *c, size_t k) { return c->def->args[k].kind != CLGPU_SCALAR; }
+static int is_array(const ew_case *c, size_t k) { return c->def->args[k].kind != CLGPU_ARG_SCALAR; }
 static int is_output(const ew_case *c, size_t k) {
-  return c->def->args[k].kind == CLGPU_OUT || c->def->args[k].kind == CLGPU_INOUT;
+  return c->def->args[k].kind == CLGPU_ARG_OUT || c->def->args[k].kind == CLGPU_ARG_INOUT;
 }
 
 typedef struct prepared {
@@ -588,7 +588,7 @@ static void fill_slots(const ew_case *c, const prepared *p, size_t e, uint64_t *
       continue;
     }
     slots[k] = 0;
-    if (c->def->args[k].kind != CLGPU_OUT) {
+    if (c->def->args[k].kind != CLGPU_ARG_OUT) {
       memcpy(&slots[k], p->in_logical[k] + e * arg_size(c, k), arg_size(c, k));
     }
     v[k] = &slots[k];
@@ -699,10 +699,10 @@ static void describe_byte(const ew_case *c, const prepared *p, unsigned r, size_
   snprintf(text, size, "a byte of no array's element (the call must leave it alone)");
 }
 
-static int is_float_type(clgpu_type type) { return type == CLGPU_FLOAT || type == CLGPU_DOUBLE; }
+static int is_float_type(clgpu_type type) { return type == CLGPU_TYPE_FLOAT || type == CLGPU_TYPE_DOUBLE; }
 
 static double load_float(const unsigned char *element, clgpu_type type) {
-  if (type == CLGPU_FLOAT) {
+  if (type == CLGPU_TYPE_FLOAT) {
     float f;
     memcpy(&f, element, 4);
     return f;
@@ -1276,8 +1276,8 @@ static void sub_buffers(void **state) {
      * the first shift elements. */
     size_t count = disjoint ? shift : n, x_first = disjoint ? 0 : shift - 1;
     clgpu_array y, x;
-    assert_status(clgpu_array_1d(high, 0, CLGPU_UINT32, count, &y), CLGPU_SUCCESS);
-    assert_status(clgpu_array_1d(low, x_first * 4, CLGPU_UINT32, count, &x), CLGPU_SUCCESS);
+    assert_status(clgpu_array_1d(high, 0, CLGPU_TYPE_UINT32, count, &y), CLGPU_SUCCESS);
+    assert_status(clgpu_array_1d(low, x_first * 4, CLGPU_TYPE_UINT32, count, &x), CLGPU_SUCCESS);
     clgpu_elementwise_value values[2] = {{&y, NULL}, {&x, NULL}};
     uint64_t staged = stats_of(kernel).staged_inputs;
     cl_event event = NULL;
@@ -1478,10 +1478,10 @@ static void model_refused(uint64_t i, void *const *v) {
   set_u32(v, 3, get_u32(v, 1) - get_u32(v, 2));
 }
 static const kernel_def refused_kernel = {4,
-                                          {{"out_values", CLGPU_OUT, CLGPU_UINT32},
-                                           {"in_values", CLGPU_IN, CLGPU_UINT32},
-                                           {"bias", CLGPU_SCALAR, CLGPU_UINT32},
-                                           {"other", CLGPU_OUT, CLGPU_UINT32}},
+                                          {{"out_values", CLGPU_ARG_OUT, CLGPU_TYPE_UINT32},
+                                           {"in_values", CLGPU_ARG_IN, CLGPU_TYPE_UINT32},
+                                           {"bias", CLGPU_ARG_SCALAR, CLGPU_TYPE_UINT32},
+                                           {"other", CLGPU_ARG_OUT, CLGPU_TYPE_UINT32}},
                                           "out_values = in_values + bias; other = in_values - bias",
                                           model_refused,
                                           {0}};
@@ -1573,8 +1573,8 @@ static void run_refusals(void **state) {
     const int slot[4] = {0, 1, -1, 2};
     for (int k = 0; k < 4; k++) {
       if (slot[k] < 0) continue;
-      assert_status(clgpu_array_nd(regions[slot[k]].buffer, regions[slot[k]].offset, CLGPU_UINT32,
-                                   2, shape, CLGPU_ROW_MAJOR, &views[k]),
+      assert_status(clgpu_array_nd(regions[slot[k]].buffer, regions[slot[k]].offset, CLGPU_TYPE_UINT32,
+                                   2, shape, CLGPU_ORDER_ROW_MAJOR, &views[k]),
                     CLGPU_SUCCESS);
     }
     clgpu_elementwise_value values[4] = {
@@ -1593,12 +1593,12 @@ static void run_refusals(void **state) {
         break;
       case R_BROADCAST_OUTPUT:
         assert_status(
-            clgpu_array_1d(regions[0].buffer, regions[0].offset, CLGPU_UINT32, 5, &row_view),
+            clgpu_array_1d(regions[0].buffer, regions[0].offset, CLGPU_TYPE_UINT32, 5, &row_view),
             CLGPU_SUCCESS);
         assert_status(clgpu_array_broadcast(&row_view, 2, shape, &views[0]), CLGPU_SUCCESS);
         break;
       case R_SELF_OVERLAPPING_OUTPUT:
-        assert_status(clgpu_array_strided(regions[0].buffer, regions[0].offset, CLGPU_UINT32, 2,
+        assert_status(clgpu_array_strided(regions[0].buffer, regions[0].offset, CLGPU_TYPE_UINT32, 2,
                                           shape, overlapping, &views[0]),
                       CLGPU_SUCCESS);
         break;
@@ -1606,22 +1606,22 @@ static void run_refusals(void **state) {
         views[3] = views[0];
         break;
       case R_OVERLAPPING_OUTPUTS:
-        assert_status(clgpu_array_nd(regions[0].buffer, regions[0].offset + 20, CLGPU_UINT32, 2,
-                                     shape, CLGPU_ROW_MAJOR, &views[3]),
+        assert_status(clgpu_array_nd(regions[0].buffer, regions[0].offset + 20, CLGPU_TYPE_UINT32, 2,
+                                     shape, CLGPU_ORDER_ROW_MAJOR, &views[3]),
                       CLGPU_SUCCESS);
         break;
       case R_SHAPES:
-        assert_status(clgpu_array_nd(regions[1].buffer, regions[1].offset, CLGPU_UINT32, 2,
-                                     (const size_t[]){5, 4}, CLGPU_ROW_MAJOR, &views[1]),
+        assert_status(clgpu_array_nd(regions[1].buffer, regions[1].offset, CLGPU_TYPE_UINT32, 2,
+                                     (const size_t[]){5, 4}, CLGPU_ORDER_ROW_MAJOR, &views[1]),
                       CLGPU_SUCCESS);
         break;
       case R_RANKS:
         assert_status(
-            clgpu_array_1d(regions[1].buffer, regions[1].offset, CLGPU_UINT32, 20, &views[1]),
+            clgpu_array_1d(regions[1].buffer, regions[1].offset, CLGPU_TYPE_UINT32, 20, &views[1]),
             CLGPU_SUCCESS);
         break;
       case R_TYPES:
-        assert_status(clgpu_array_reinterpret(&views[1], CLGPU_INT32, &views[1]), CLGPU_SUCCESS);
+        assert_status(clgpu_array_reinterpret(&views[1], CLGPU_TYPE_INT32, &views[1]), CLGPU_SUCCESS);
         break;
       case R_MISSING_ARRAY:
         values[1].array = NULL;
@@ -1656,17 +1656,17 @@ static void run_refusals(void **state) {
         break;
       case R_READ_ONLY_OUTPUT:
         assert_status(
-            clgpu_array_nd(read_only, 0, CLGPU_UINT32, 2, shape, CLGPU_ROW_MAJOR, &views[0]),
+            clgpu_array_nd(read_only, 0, CLGPU_TYPE_UINT32, 2, shape, CLGPU_ORDER_ROW_MAJOR, &views[0]),
             CLGPU_SUCCESS);
         break;
       case R_WRITE_ONLY_INPUT:
         assert_status(
-            clgpu_array_nd(write_only, 0, CLGPU_UINT32, 2, shape, CLGPU_ROW_MAJOR, &views[1]),
+            clgpu_array_nd(write_only, 0, CLGPU_TYPE_UINT32, 2, shape, CLGPU_ORDER_ROW_MAJOR, &views[1]),
             CLGPU_SUCCESS);
         break;
       case R_FOREIGN_INPUT:
         assert_status(
-            clgpu_array_nd(foreign, 0, CLGPU_UINT32, 2, shape, CLGPU_ROW_MAJOR, &views[1]),
+            clgpu_array_nd(foreign, 0, CLGPU_TYPE_UINT32, 2, shape, CLGPU_ORDER_ROW_MAJOR, &views[1]),
             CLGPU_SUCCESS);
         break;
       default:
@@ -1718,9 +1718,9 @@ static void run_refusals(void **state) {
 }
 
 #define ARG_Y \
-  { "y", CLGPU_OUT, CLGPU_UINT32 }
+  { "y", CLGPU_ARG_OUT, CLGPU_TYPE_UINT32 }
 #define ARG_X \
-  { "x", CLGPU_IN, CLGPU_UINT32 }
+  { "x", CLGPU_ARG_IN, CLGPU_TYPE_UINT32 }
 #define NAME_63 "n12345678901234567890123456789012345678901234567890123456789012"
 
 static const struct {
@@ -1733,44 +1733,44 @@ static const struct {
 } create_rows[] = {
     {"no arguments", 0, {ARG_Y}, "y = 1u", 0, CLGPU_INVALID_ARGUMENT},
     {"no output", 1, {ARG_X}, "x + 1u", 0, CLGPU_INVALID_ARGUMENT},
-    {"name 2x", 2, {{"2x", CLGPU_OUT, CLGPU_UINT32}, ARG_X}, "x", 0, CLGPU_INVALID_ARGUMENT},
-    {"name i", 2, {{"i", CLGPU_OUT, CLGPU_UINT32}, ARG_X}, "x", 0, CLGPU_INVALID_ARGUMENT},
+    {"name 2x", 2, {{"2x", CLGPU_ARG_OUT, CLGPU_TYPE_UINT32}, ARG_X}, "x", 0, CLGPU_INVALID_ARGUMENT},
+    {"name i", 2, {{"i", CLGPU_ARG_OUT, CLGPU_TYPE_UINT32}, ARG_X}, "x", 0, CLGPU_INVALID_ARGUMENT},
     {"name clgpu_x",
      2,
-     {ARG_Y, {"clgpu_x", CLGPU_IN, CLGPU_UINT32}},
+     {ARG_Y, {"clgpu_x", CLGPU_ARG_IN, CLGPU_TYPE_UINT32}},
      "y = clgpu_x",
      0,
      CLGPU_INVALID_ARGUMENT},
     {"name CLGPU_X",
      2,
-     {ARG_Y, {"CLGPU_X", CLGPU_IN, CLGPU_UINT32}},
+     {ARG_Y, {"CLGPU_X", CLGPU_ARG_IN, CLGPU_TYPE_UINT32}},
      "y = CLGPU_X",
      0,
      CLGPU_INVALID_ARGUMENT},
-    {"empty name", 2, {ARG_Y, {"", CLGPU_IN, CLGPU_UINT32}}, "y = 1u", 0, CLGPU_INVALID_ARGUMENT},
-    {"name a-b", 2, {ARG_Y, {"a-b", CLGPU_IN, CLGPU_UINT32}}, "y = 1u", 0, CLGPU_INVALID_ARGUMENT},
-    {"NULL name", 2, {ARG_Y, {NULL, CLGPU_IN, CLGPU_UINT32}}, "y = 1u", 0, CLGPU_INVALID_ARGUMENT},
+    {"empty name", 2, {ARG_Y, {"", CLGPU_ARG_IN, CLGPU_TYPE_UINT32}}, "y = 1u", 0, CLGPU_INVALID_ARGUMENT},
+    {"name a-b", 2, {ARG_Y, {"a-b", CLGPU_ARG_IN, CLGPU_TYPE_UINT32}}, "y = 1u", 0, CLGPU_INVALID_ARGUMENT},
+    {"NULL name", 2, {ARG_Y, {NULL, CLGPU_ARG_IN, CLGPU_TYPE_UINT32}}, "y = 1u", 0, CLGPU_INVALID_ARGUMENT},
     {"64-character name",
      2,
-     {ARG_Y, {NAME_63 "3", CLGPU_IN, CLGPU_UINT32}},
+     {ARG_Y, {NAME_63 "3", CLGPU_ARG_IN, CLGPU_TYPE_UINT32}},
      "y = 1u",
      0,
      CLGPU_INVALID_ARGUMENT},
     {"63-character name (accepted)",
      2,
-     {ARG_Y, {NAME_63, CLGPU_IN, CLGPU_UINT32}},
+     {ARG_Y, {NAME_63, CLGPU_ARG_IN, CLGPU_TYPE_UINT32}},
      "y = 1u",
      0,
      CLGPU_SUCCESS},
     {"duplicate name",
      3,
-     {ARG_Y, ARG_X, {"x", CLGPU_IN, CLGPU_INT32}},
+     {ARG_Y, ARG_X, {"x", CLGPU_ARG_IN, CLGPU_TYPE_INT32}},
      "y = x",
      0,
      CLGPU_INVALID_ARGUMENT},
     {"half scalar",
      3,
-     {ARG_Y, ARG_X, {"h", CLGPU_SCALAR, CLGPU_HALF}},
+     {ARG_Y, ARG_X, {"h", CLGPU_ARG_SCALAR, CLGPU_TYPE_HALF}},
      "y = x",
      0,
      CLGPU_INVALID_ARGUMENT},
@@ -1778,13 +1778,13 @@ static const struct {
     {"NULL operation", 2, {ARG_Y, ARG_X}, NULL, 0, CLGPU_INVALID_ARGUMENT},
     {"unknown kind",
      2,
-     {ARG_Y, {"x", (clgpu_elementwise_kind)0, CLGPU_UINT32}},
+     {ARG_Y, {"x", (clgpu_elementwise_kind)0, CLGPU_TYPE_UINT32}},
      "y = x",
      0,
      CLGPU_INVALID_ARGUMENT},
     {"unknown type",
      2,
-     {ARG_Y, {"x", CLGPU_IN, (clgpu_type)0}},
+     {ARG_Y, {"x", CLGPU_ARG_IN, (clgpu_type)0}},
      "y = x",
      0,
      CLGPU_INVALID_ARGUMENT},
@@ -1837,15 +1837,15 @@ static void create_refusals(void **state) {
   clgpu_elementwise_arg many[17];
   for (int a = 0; a < 17; a++) {
     many[a] = (clgpu_elementwise_arg){names[a],
-                                      a == 0   ? CLGPU_OUT
-                                      : a < 10 ? CLGPU_IN
-                                               : CLGPU_SCALAR,
-                                      CLGPU_UINT32};
+                                      a == 0   ? CLGPU_ARG_OUT
+                                      : a < 10 ? CLGPU_ARG_IN
+                                               : CLGPU_ARG_SCALAR,
+                                      CLGPU_TYPE_UINT32};
   }
   expect_create("17 arguments", shared_context, 17, many, "o = b", NULL, CLGPU_INVALID_ARGUMENT);
   expect_create("16 arguments, 10 arrays (accepted)", shared_context, 16, many, "o = b", NULL,
                 CLGPU_SUCCESS);
-  many[10].kind = CLGPU_IN;
+  many[10].kind = CLGPU_ARG_IN;
   expect_create("16 arguments, 11 arrays", shared_context, 16, many, "o = b", NULL,
                 CLGPU_INVALID_ARGUMENT);
   if (!clgpu_context_device_info(shared_context)->has_fp64) {
@@ -1863,8 +1863,8 @@ static void expect_build_failure(const char *operation, const char *preamble, co
   unsigned char *initial = random_bytes(400, test_case_seed(operation));
   test_guarded region = test_guarded_create(shared_context, 400, initial);
   clgpu_array y, x;
-  assert_status(clgpu_array_1d(region.buffer, region.offset, CLGPU_UINT32, 50, &y), CLGPU_SUCCESS);
-  assert_status(clgpu_array_1d(region.buffer, region.offset + 200, CLGPU_UINT32, 50, &x),
+  assert_status(clgpu_array_1d(region.buffer, region.offset, CLGPU_TYPE_UINT32, 50, &y), CLGPU_SUCCESS);
+  assert_status(clgpu_array_1d(region.buffer, region.offset + 200, CLGPU_TYPE_UINT32, 50, &x),
                 CLGPU_SUCCESS);
   clgpu_elementwise_value values[2] = {{&y, NULL}, {&x, NULL}};
   for (int attempt = 0; attempt < 2; attempt++) {
@@ -1915,7 +1915,7 @@ static void reserved_argument_names(void **state) {
   (void)state;
   for (size_t r = 0; r < sizeof reserved_names / sizeof reserved_names[0]; r++) {
     const char *name = reserved_names[r];
-    const clgpu_elementwise_arg args[2] = {ARG_Y, {name, CLGPU_IN, CLGPU_UINT32}};
+    const clgpu_elementwise_arg args[2] = {ARG_Y, {name, CLGPU_ARG_IN, CLGPU_TYPE_UINT32}};
     static int sentinel;
     clgpu_elementwise *kernel = (clgpu_elementwise *)&sentinel;
     clgpu_status status = clgpu_elementwise_create(shared_context, 2, args, "y = 1u", NULL, &kernel);
@@ -1952,9 +1952,9 @@ static void model_near_reserved(uint64_t i, void *const *v) {
 }
 static const kernel_def near_reserved_kernel = {
     3,
-    {{"x_max", CLGPU_OUT, CLGPU_UINT32},
-     {"minimum", CLGPU_IN, CLGPU_UINT32},
-     {"kernel2", CLGPU_IN, CLGPU_UINT32}},
+    {{"x_max", CLGPU_ARG_OUT, CLGPU_TYPE_UINT32},
+     {"minimum", CLGPU_ARG_IN, CLGPU_TYPE_UINT32},
+     {"kernel2", CLGPU_ARG_IN, CLGPU_TYPE_UINT32}},
     "/* names close to reserved ones */\n"
     "x_max = clamp(minimum, kernel2 >> 1,\n"
     "              (kernel2 >> 1) + 0x40000000u)\n"
@@ -2190,8 +2190,8 @@ static void out_of_order_queue(void **state) {
   uint32_t *initial = (uint32_t *)random_bytes(n * 4, test_case_seed("out of order chain"));
   test_guarded buffer = test_guarded_create(context, n * 4, initial);
   view_spec forward = line(0, n, 1), backward = line(n - 1, n, -1);
-  clgpu_array y = make_view(&buffer, CLGPU_UINT32, &forward);
-  clgpu_array x = make_view(&buffer, CLGPU_UINT32, &backward);
+  clgpu_array y = make_view(&buffer, CLGPU_TYPE_UINT32, &forward);
+  clgpu_array x = make_view(&buffer, CLGPU_TYPE_UINT32, &backward);
   clgpu_elementwise_value values[2] = {{&y, NULL}, {&x, NULL}};
   cl_event previous = NULL;
   for (int run = 0; run < 4; run++) {
@@ -2414,22 +2414,22 @@ static void model_most(uint64_t i, void *const *v) {
 }
 static const kernel_def most_kernel = {
     16,
-    {{"y", CLGPU_OUT, CLGPU_UINT32},
-     {"x1", CLGPU_IN, CLGPU_UINT32},
-     {"x2", CLGPU_IN, CLGPU_UINT32},
-     {"x3", CLGPU_IN, CLGPU_UINT32},
-     {"x4", CLGPU_IN, CLGPU_UINT32},
-     {"x5", CLGPU_IN, CLGPU_UINT32},
-     {"x6", CLGPU_IN, CLGPU_UINT32},
-     {"x7", CLGPU_IN, CLGPU_UINT32},
-     {"x8", CLGPU_IN, CLGPU_UINT32},
-     {"x9", CLGPU_IN, CLGPU_UINT32},
-     {"s_char", CLGPU_SCALAR, CLGPU_INT8},
-     {"s_ushort", CLGPU_SCALAR, CLGPU_UINT16},
-     {"s_long", CLGPU_SCALAR, CLGPU_INT64},
-     {"s_float", CLGPU_SCALAR, CLGPU_FLOAT},
-     {"s_ulong", CLGPU_SCALAR, CLGPU_UINT64},
-     {"s_uchar", CLGPU_SCALAR, CLGPU_UINT8}},
+    {{"y", CLGPU_ARG_OUT, CLGPU_TYPE_UINT32},
+     {"x1", CLGPU_ARG_IN, CLGPU_TYPE_UINT32},
+     {"x2", CLGPU_ARG_IN, CLGPU_TYPE_UINT32},
+     {"x3", CLGPU_ARG_IN, CLGPU_TYPE_UINT32},
+     {"x4", CLGPU_ARG_IN, CLGPU_TYPE_UINT32},
+     {"x5", CLGPU_ARG_IN, CLGPU_TYPE_UINT32},
+     {"x6", CLGPU_ARG_IN, CLGPU_TYPE_UINT32},
+     {"x7", CLGPU_ARG_IN, CLGPU_TYPE_UINT32},
+     {"x8", CLGPU_ARG_IN, CLGPU_TYPE_UINT32},
+     {"x9", CLGPU_ARG_IN, CLGPU_TYPE_UINT32},
+     {"s_char", CLGPU_ARG_SCALAR, CLGPU_TYPE_INT8},
+     {"s_ushort", CLGPU_ARG_SCALAR, CLGPU_TYPE_UINT16},
+     {"s_long", CLGPU_ARG_SCALAR, CLGPU_TYPE_INT64},
+     {"s_float", CLGPU_ARG_SCALAR, CLGPU_TYPE_FLOAT},
+     {"s_ulong", CLGPU_ARG_SCALAR, CLGPU_TYPE_UINT64},
+     {"s_uchar", CLGPU_ARG_SCALAR, CLGPU_TYPE_UINT8}},
     "y = x1 + x2 * 2u + x3 * 3u + x4 * 4u + x5 * 5u + x6 * 6u + x7 * 7u + x8 * 8u + x9 * 9u\n"
     "    + (uint)s_char + (uint)s_ushort + (uint)s_long + (uint)s_float + (uint)s_ulong\n"
     "    + (uint)s_uchar",
@@ -2578,15 +2578,15 @@ static void used_and_destroyed_after_context_destroy(void **state) {
                                    N * sizeof(cl_int), NULL, &err);
   assert_int_equal(err, CL_SUCCESS);
   clgpu_array x, y, head, tail;
-  assert_status(clgpu_array_1d(x_buffer, 0, CLGPU_INT32, N, &x), CLGPU_SUCCESS);
-  assert_status(clgpu_array_1d(y_buffer, 0, CLGPU_INT32, N, &y), CLGPU_SUCCESS);
-  assert_status(clgpu_array_1d(x_buffer, 0, CLGPU_INT32, N - 1, &head), CLGPU_SUCCESS);
-  assert_status(clgpu_array_1d(x_buffer, sizeof(cl_int), CLGPU_INT32, N - 1, &tail), CLGPU_SUCCESS);
+  assert_status(clgpu_array_1d(x_buffer, 0, CLGPU_TYPE_INT32, N, &x), CLGPU_SUCCESS);
+  assert_status(clgpu_array_1d(y_buffer, 0, CLGPU_TYPE_INT32, N, &y), CLGPU_SUCCESS);
+  assert_status(clgpu_array_1d(x_buffer, 0, CLGPU_TYPE_INT32, N - 1, &head), CLGPU_SUCCESS);
+  assert_status(clgpu_array_1d(x_buffer, sizeof(cl_int), CLGPU_TYPE_INT32, N - 1, &tail), CLGPU_SUCCESS);
   const cl_int start = -2000, step = 3;
   assert_status(clgpu_iota(context, &x, &start, &step, 0, NULL, NULL), CLGPU_SUCCESS);
-  const clgpu_elementwise_arg args[] = {{"y", CLGPU_OUT, CLGPU_INT32},
-                                        {"a", CLGPU_SCALAR, CLGPU_INT32},
-                                        {"x", CLGPU_IN, CLGPU_INT32}};
+  const clgpu_elementwise_arg args[] = {{"y", CLGPU_ARG_OUT, CLGPU_TYPE_INT32},
+                                        {"a", CLGPU_ARG_SCALAR, CLGPU_TYPE_INT32},
+                                        {"x", CLGPU_ARG_IN, CLGPU_TYPE_INT32}};
   clgpu_elementwise *kernel = NULL;
   assert_status(clgpu_elementwise_create(context, 3, args, "y = a * x + 7;", NULL, &kernel),
                 CLGPU_SUCCESS);

@@ -195,7 +195,7 @@ static outcome overlapping_copy(void *argument) {
     /* x[2::2] = x[0:1022:2]: strided views that share elements, so the copy
      * goes through a temporary with the strided kernel. */
     clgpu_array x, source, destination;
-    assert_int_equal(clgpu_array_1d(buffer, 0, CLGPU_UINT32, 1024, &x), CLGPU_SUCCESS);
+    assert_int_equal(clgpu_array_1d(buffer, 0, CLGPU_TYPE_UINT32, 1024, &x), CLGPU_SUCCESS);
     clgpu_slice head = {0, 1022, 2}, tail = {2, CLGPU_SLICE_END, 2};
     assert_int_equal(clgpu_array_slice(&x, &head, &source), CLGPU_SUCCESS);
     assert_int_equal(clgpu_array_slice(&x, &tail, &destination), CLGPU_SUCCESS);
@@ -254,19 +254,19 @@ static outcome strided_family_call(void *argument) {
   if (status == CLGPU_SUCCESS) {
     clgpu_array whole, input, output, indices, count;
     clgpu_slice every_other = {0, CLGPU_SLICE_END, 2};
-    assert_int_equal(clgpu_array_1d(buffer, 0, CLGPU_UINT32, 2 * n, &whole), CLGPU_SUCCESS);
+    assert_int_equal(clgpu_array_1d(buffer, 0, CLGPU_TYPE_UINT32, 2 * n, &whole), CLGPU_SUCCESS);
     assert_int_equal(clgpu_array_slice(&whole, &every_other, &input), CLGPU_SUCCESS);
-    assert_int_equal(clgpu_array_1d(results, 0, CLGPU_UINT32, 2 * n, &whole), CLGPU_SUCCESS);
+    assert_int_equal(clgpu_array_1d(results, 0, CLGPU_TYPE_UINT32, 2 * n, &whole), CLGPU_SUCCESS);
     assert_int_equal(clgpu_array_slice(&whole, &every_other, &output), CLGPU_SUCCESS);
-    assert_int_equal(clgpu_array_1d(results, 0, CLGPU_UINT32, n, &indices), CLGPU_SUCCESS);
-    assert_int_equal(clgpu_array_1d(results, 2 * n * sizeof(cl_uint), CLGPU_UINT64, 1, &count),
+    assert_int_equal(clgpu_array_1d(results, 0, CLGPU_TYPE_UINT32, n, &indices), CLGPU_SUCCESS);
+    assert_int_equal(clgpu_array_1d(results, 2 * n * sizeof(cl_uint), CLGPU_TYPE_UINT64, 1, &count),
                      CLGPU_SUCCESS);
-    clgpu_call_options chunked = {CLGPU_ALGORITHM_CHUNKED, NULL};
+    clgpu_call_options chunked = {CLGPU_SHAPE_CHUNKED, NULL};
     cl_event sentinel = (cl_event)&call, event = sentinel;
     if (operation == FAMILY_REDUCE) {
       clgpu_reduce_op argmax = {.kind = CLGPU_REDUCE_ARGMAX};
       clgpu_array first;
-      assert_int_equal(clgpu_array_1d(results, 0, CLGPU_UINT64, 1, &first), CLGPU_SUCCESS);
+      assert_int_equal(clgpu_array_1d(results, 0, CLGPU_TYPE_UINT64, 1, &first), CLGPU_SUCCESS);
       call = "clgpu_reduce";
       status = clgpu_reduce(context, &argmax, &input, CLGPU_ALL_AXES, &first, &chunked, 0, NULL,
                             &event);
@@ -335,14 +335,14 @@ static outcome sort_call(void *argument) {
   if (status == CLGPU_SUCCESS) {
     clgpu_array whole, keys, values, indices;
     clgpu_slice every_other = {0, CLGPU_SLICE_END, 2};
-    assert_int_equal(clgpu_array_1d(buffer, 0, CLGPU_UINT32, 2 * n, &whole), CLGPU_SUCCESS);
+    assert_int_equal(clgpu_array_1d(buffer, 0, CLGPU_TYPE_UINT32, 2 * n, &whole), CLGPU_SUCCESS);
     assert_int_equal(clgpu_array_slice(&whole, &every_other, &keys), CLGPU_SUCCESS);
-    assert_int_equal(clgpu_array_1d(values_buffer, 0, CLGPU_UINT32, n, &values), CLGPU_SUCCESS);
-    assert_int_equal(clgpu_array_1d(values_buffer, 0, CLGPU_UINT64, n, &indices), CLGPU_SUCCESS);
-    clgpu_sort_options sort_options = {CLGPU_ALGORITHM_RADIX, CLGPU_ALGORITHM_CHUNKED, NULL};
+    assert_int_equal(clgpu_array_1d(values_buffer, 0, CLGPU_TYPE_UINT32, n, &values), CLGPU_SUCCESS);
+    assert_int_equal(clgpu_array_1d(values_buffer, 0, CLGPU_TYPE_UINT64, n, &indices), CLGPU_SUCCESS);
+    clgpu_sort_options sort_options = {CLGPU_ALGORITHM_RADIX, CLGPU_SHAPE_CHUNKED, NULL};
     clgpu_sort_spec spec = {0};
     if (kind == SORT_RADIX_TILED || kind == SORT_MERGE_TILED) {
-      sort_options.shape = CLGPU_ALGORITHM_TILED;
+      sort_options.shape = CLGPU_SHAPE_TILED;
     }
     if (kind == SORT_MERGE_CHUNKED || kind == SORT_MERGE_TILED) {
       sort_options.algorithm = CLGPU_ALGORITHM_MERGE;
@@ -356,7 +356,7 @@ static outcome sort_call(void *argument) {
     } else if (kind == SORT_GATHER) {
       clgpu_array gathered;
       assert_int_equal(
-          clgpu_array_1d(values_buffer, n * sizeof(cl_uint), CLGPU_UINT32, n, &gathered),
+          clgpu_array_1d(values_buffer, n * sizeof(cl_uint), CLGPU_TYPE_UINT32, n, &gathered),
           CLGPU_SUCCESS);
       call = "clgpu_gather";
       status = clgpu_gather(context, &values, &keys, &gathered, 0, NULL, &event);
@@ -420,19 +420,19 @@ static outcome elementwise_call(void *argument) {
   if (status == CLGPU_SUCCESS) {
     clgpu_array whole, head, tail, strided, floats;
     clgpu_slice every_other = {0, CLGPU_SLICE_END, 2};
-    assert_int_equal(clgpu_array_1d(buffer, 0, CLGPU_UINT32, 2 * n, &whole), CLGPU_SUCCESS);
-    assert_int_equal(clgpu_array_1d(buffer, 0, CLGPU_UINT32, n, &head), CLGPU_SUCCESS);
-    assert_int_equal(clgpu_array_1d(buffer, sizeof(cl_uint), CLGPU_UINT32, n, &tail),
+    assert_int_equal(clgpu_array_1d(buffer, 0, CLGPU_TYPE_UINT32, 2 * n, &whole), CLGPU_SUCCESS);
+    assert_int_equal(clgpu_array_1d(buffer, 0, CLGPU_TYPE_UINT32, n, &head), CLGPU_SUCCESS);
+    assert_int_equal(clgpu_array_1d(buffer, sizeof(cl_uint), CLGPU_TYPE_UINT32, n, &tail),
                      CLGPU_SUCCESS);
     assert_int_equal(clgpu_array_slice(&whole, &every_other, &strided), CLGPU_SUCCESS);
-    assert_int_equal(clgpu_array_1d(buffer, n * sizeof(cl_uint), CLGPU_FLOAT, n, &floats),
+    assert_int_equal(clgpu_array_1d(buffer, n * sizeof(cl_uint), CLGPU_TYPE_FLOAT, n, &floats),
                      CLGPU_SUCCESS);
     cl_event sentinel = (cl_event)&call, event = sentinel;
     cl_uint value = 7;
     if (kind == ELEMENTWISE_OVERLAP) {
       call = "clgpu_elementwise_run";
-      const clgpu_elementwise_arg args[] = {{"y", CLGPU_OUT, CLGPU_UINT32},
-                                            {"x", CLGPU_IN, CLGPU_UINT32}};
+      const clgpu_elementwise_arg args[] = {{"y", CLGPU_ARG_OUT, CLGPU_TYPE_UINT32},
+                                            {"x", CLGPU_ARG_IN, CLGPU_TYPE_UINT32}};
       clgpu_elementwise *kernel = NULL;
       assert_int_equal(clgpu_elementwise_create(context, 2, args, "y = x + 1u", NULL, &kernel),
                        CLGPU_SUCCESS);
@@ -503,10 +503,10 @@ static outcome membuf_steps(void *argument) {
   clgpu_context_set_move_report(context, NULL, NULL);
   clgpu_membuf *buffer = NULL, *other = NULL;
   const char *call = "clgpu_membuf_create";
-  status = clgpu_membuf_create(context, CLGPU_UINT32, 1000, CLGPU_SPACE_HOST, NULL, &buffer);
+  status = clgpu_membuf_create(context, CLGPU_TYPE_UINT32, 1000, CLGPU_SPACE_HOST, NULL, &buffer);
   if (status == CLGPU_SUCCESS) {
     call = "clgpu_membuf_create";
-    status = clgpu_membuf_create(context, CLGPU_UINT32, 10, CLGPU_SPACE_DEVICE, NULL, &other);
+    status = clgpu_membuf_create(context, CLGPU_TYPE_UINT32, 10, CLGPU_SPACE_DEVICE, NULL, &other);
   }
   cl_uint *host = status == CLGPU_SUCCESS ? clgpu_membuf_host_pointer(buffer) : NULL;
   for (int i = 0; host && i < 1000; i++) host[i] = (cl_uint)i;
@@ -517,10 +517,10 @@ static outcome membuf_steps(void *argument) {
     cl_event event = NULL;
     if (step == 0) {
       call = "clgpu_membuf_move (to the device)";
-      status = clgpu_membuf_move(buffer, CLGPU_SPACE_DEVICE, CLGPU_READ_WRITE, 0, NULL, NULL);
+      status = clgpu_membuf_move(buffer, CLGPU_SPACE_DEVICE, CLGPU_ACCESS_READ_WRITE, 0, NULL, NULL);
     } else if (step == 1) {
       call = "clgpu_membuf_move (to the host, with an event)";
-      status = clgpu_membuf_move(buffer, CLGPU_SPACE_HOST, CLGPU_READ_ONLY, 0, NULL, &event);
+      status = clgpu_membuf_move(buffer, CLGPU_SPACE_HOST, CLGPU_ACCESS_READ_ONLY, 0, NULL, &event);
       if (status == CLGPU_SUCCESS) {
         assert_int_equal(clWaitForEvents(1, &event), CL_SUCCESS);
         clReleaseEvent(event);

@@ -85,17 +85,17 @@ static void require_type(test_type type) {
   }
 }
 
-static const char *algorithm_name(clgpu_algorithm algorithm) {
-  return algorithm == CLGPU_ALGORITHM_CHUNKED ? "chunked"
-         : algorithm == CLGPU_ALGORITHM_TILED ? "tiled"
+static const char *algorithm_name(clgpu_shape algorithm) {
+  return algorithm == CLGPU_SHAPE_CHUNKED ? "chunked"
+         : algorithm == CLGPU_SHAPE_TILED ? "tiled"
                                               : "auto";
 }
 
-static const clgpu_algorithm both_algorithms[] = {CLGPU_ALGORITHM_CHUNKED, CLGPU_ALGORITHM_TILED};
+static const clgpu_shape both_algorithms[] = {CLGPU_SHAPE_CHUNKED, CLGPU_SHAPE_TILED};
 
-static size_t matrix_size(clgpu_algorithm algorithm) {
+static size_t matrix_size(clgpu_shape algorithm) {
   if (oclgrind) return 4099;
-  return algorithm == CLGPU_ALGORITHM_TILED ? 4 * tile + 17 : 16411;
+  return algorithm == CLGPU_SHAPE_TILED ? 4 * tile + 17 : 16411;
 }
 
 /* ---- views described on the host (as in test_copy.c) ---- */
@@ -287,7 +287,7 @@ typedef struct findall_case {
   capacity_kind capacity;
   size_t capacity_value;
   int count_rank_0;
-  clgpu_algorithm algorithm;
+  clgpu_shape algorithm;
   int null_options;
   clgpu_workspace *workspace;
   call_kind call;
@@ -295,7 +295,7 @@ typedef struct findall_case {
   int count_if; /* also clgpu_count_if: the same count */
 } findall_case;
 
-static findall_case base_case(test_type type, predicate_id predicate, clgpu_algorithm algorithm,
+static findall_case base_case(test_type type, predicate_id predicate, clgpu_shape algorithm,
                               size_t n) {
   findall_case c;
   memset(&c, 0, sizeof c);
@@ -304,7 +304,7 @@ static findall_case base_case(test_type type, predicate_id predicate, clgpu_algo
   c.predicate = predicate;
   c.data = DATA_DISTRIBUTION;
   c.distribution = TEST_UNIFORM;
-  c.index_type = CLGPU_UINT32;
+  c.index_type = CLGPU_TYPE_UINT32;
   c.index_stride = 1;
   c.capacity = CAPACITY_N;
   c.algorithm = algorithm;
@@ -416,12 +416,12 @@ static clgpu_array count_view(const test_guarded *region, int rank_0) {
   clgpu_array view;
   size_t one = 1;
   if (rank_0) {
-    assert_status(clgpu_array_nd(region->buffer, region->offset + sizeof(uint64_t), CLGPU_UINT64, 0,
-                                 &one, CLGPU_ROW_MAJOR, &view),
+    assert_status(clgpu_array_nd(region->buffer, region->offset + sizeof(uint64_t), CLGPU_TYPE_UINT64, 0,
+                                 &one, CLGPU_ORDER_ROW_MAJOR, &view),
                   CLGPU_SUCCESS);
   } else {
     assert_status(
-        clgpu_array_1d(region->buffer, region->offset + sizeof(uint64_t), CLGPU_UINT64, 1, &view),
+        clgpu_array_1d(region->buffer, region->offset + sizeof(uint64_t), CLGPU_TYPE_UINT64, 1, &view),
         CLGPU_SUCCESS);
   }
   return view;
@@ -666,7 +666,7 @@ static void types_by_data(void **state) {
       c.distribution = rows[r].distribution;
       c.parameter = rows[r].parameter;
       c.per_mille = rows[r].per_mille;
-      c.index_type = (r + a) % 2 ? CLGPU_UINT64 : CLGPU_UINT32;
+      c.index_type = (r + a) % 2 ? CLGPU_TYPE_UINT64 : CLGPU_TYPE_UINT32;
       c.count_if = 1;
       run_findall_case(&c);
     }
@@ -678,7 +678,7 @@ static void types_by_data(void **state) {
     for (size_t s = 0; s < sizeof selectivities / sizeof selectivities[0]; s++) {
       findall_case c = base_case(type, P_MASK, both_algorithms[a], matrix_size(both_algorithms[a]));
       set_selective(&c, selectivities[s]);
-      c.index_type = s % 2 ? CLGPU_UINT64 : CLGPU_UINT32;
+      c.index_type = s % 2 ? CLGPU_TYPE_UINT64 : CLGPU_TYPE_UINT32;
       c.count_if = 1;
       run_findall_case(&c);
     }
@@ -715,7 +715,7 @@ static void every_size(void **state) {
                                    both_algorithms[a], sizes[s]);
         c.data = size_configs[k].data;
         c.per_mille = size_configs[k].per_mille;
-        c.index_type = (s + k) % 2 ? CLGPU_UINT64 : CLGPU_UINT32;
+        c.index_type = (s + k) % 2 ? CLGPU_TYPE_UINT64 : CLGPU_TYPE_UINT32;
         c.count_if = s % 3 == 0;
         run_findall_case(&c);
       }
@@ -748,7 +748,7 @@ static void predicates_over_the_index(void **state) {
       for (size_t s = 0; s < size_count; s++) {
         findall_case c = base_case(rows[r].type, rows[r].predicate, both_algorithms[a], sizes[s]);
         set_selective(&c, 500);
-        c.index_type = s % 2 ? CLGPU_UINT64 : CLGPU_UINT32;
+        c.index_type = s % 2 ? CLGPU_TYPE_UINT64 : CLGPU_TYPE_UINT32;
         c.count_if = 1;
         run_findall_case(&c);
       }
@@ -769,7 +769,7 @@ static void masks(void **state) {
         for (size_t v = 0; v < sizeof selectivities / sizeof selectivities[0]; v++) {
           findall_case c = base_case(types[t], P_MASK, both_algorithms[a], sizes[s]);
           set_selective(&c, selectivities[v]);
-          c.index_type = v % 2 ? CLGPU_UINT64 : CLGPU_UINT32;
+          c.index_type = v % 2 ? CLGPU_TYPE_UINT64 : CLGPU_TYPE_UINT32;
           c.capacity = CAPACITY_COUNT;
           run_findall_case(&c);
         }
@@ -794,7 +794,7 @@ static void strided_indices(void **state) {
           findall_case c = base_case(TEST_INT32, P_GREATER_THAN_5, both_algorithms[a], sizes[s]);
           set_selective(&c, 500);
           c.what = "strided indices";
-          c.index_type = wide ? CLGPU_UINT64 : CLGPU_UINT32;
+          c.index_type = wide ? CLGPU_TYPE_UINT64 : CLGPU_TYPE_UINT32;
           c.index_stride = strides[k];
           c.capacity = s % 2 ? CAPACITY_N : CAPACITY_COUNT;
           run_findall_case(&c);
@@ -833,7 +833,7 @@ static void strided_input(void **state) {
         set_input(&c, layouts[l].rank, layouts[l].shape, layouts[l].strides);
         set_selective(&c, 500);
         c.what = layouts[l].what;
-        c.index_type = p ? CLGPU_UINT64 : CLGPU_UINT32;
+        c.index_type = p ? CLGPU_TYPE_UINT64 : CLGPU_TYPE_UINT32;
         c.count_if = 1;
         run_findall_case(&c);
       }
@@ -863,7 +863,7 @@ static void capacity_below_the_count(void **state) {
           c.capacity = capacities[k].kind;
           c.capacity_value = capacities[k].value;
           c.index_stride = strides[t];
-          c.index_type = (k + s) % 2 ? CLGPU_UINT64 : CLGPU_UINT32;
+          c.index_type = (k + s) % 2 ? CLGPU_TYPE_UINT64 : CLGPU_TYPE_UINT32;
           run_findall_case(&c);
           c.call = CALL_READ;
           run_findall_case(&c);
@@ -907,11 +907,11 @@ static void count_in_device_memory_and_events(void **state) {
   test_guarded indices = test_guarded_create(context, n * 4, NULL);
   test_guarded count = test_guarded_create(context, 8, NULL);
   clgpu_array input_view, indices_view, count_view_1d;
-  assert_status(clgpu_array_1d(input.buffer, input.offset, CLGPU_INT32, n, &input_view),
+  assert_status(clgpu_array_1d(input.buffer, input.offset, CLGPU_TYPE_INT32, n, &input_view),
                 CLGPU_SUCCESS);
-  assert_status(clgpu_array_1d(indices.buffer, indices.offset, CLGPU_UINT32, n, &indices_view),
+  assert_status(clgpu_array_1d(indices.buffer, indices.offset, CLGPU_TYPE_UINT32, n, &indices_view),
                 CLGPU_SUCCESS);
-  assert_status(clgpu_array_1d(count.buffer, count.offset, CLGPU_UINT64, 1, &count_view_1d),
+  assert_status(clgpu_array_1d(count.buffer, count.offset, CLGPU_TYPE_UINT64, 1, &count_view_1d),
                 CLGPU_SUCCESS);
   assert_status(clgpu_findall(context, &input_view, "x > 5", &indices_view, &count_view_1d, NULL, 0,
                               NULL, NULL),
@@ -950,7 +950,7 @@ static void findall_read_variants(void **state) {
         findall_case c = base_case(TEST_UINT16, P_GREATER_THAN_5, both_algorithms[a], sizes[s]);
         set_selective(&c, 100);
         c.call = (call_kind)call;
-        c.index_type = s % 2 ? CLGPU_UINT64 : CLGPU_UINT32;
+        c.index_type = s % 2 ? CLGPU_TYPE_UINT64 : CLGPU_TYPE_UINT32;
         run_findall_case(&c);
         c.null_options = 1;
         run_findall_case(&c);
@@ -966,7 +966,7 @@ static void auto_algorithm(void **state) {
   for (size_t s = 0; s < size_count; s++) {
     for (int null_options = 0; null_options < 2; null_options++) {
       for (int call = CALL_ASYNC; call <= CALL_READ_WITHOUT_COUNT; call++) {
-        findall_case c = base_case(TEST_INT32, P_GREATER_THAN_5, CLGPU_ALGORITHM_AUTO, sizes[s]);
+        findall_case c = base_case(TEST_INT32, P_GREATER_THAN_5, CLGPU_SHAPE_AUTO, sizes[s]);
         set_selective(&c, 500);
         c.null_options = null_options;
         c.call = (call_kind)call;
@@ -1008,13 +1008,13 @@ static void with_a_workspace(void **state) {
           test_guarded probe_input = test_guarded_create(context, c.input_elements * 4, NULL);
           test_guarded probe_indices = test_guarded_create(context, rows[r].n * 4, NULL);
           test_guarded probe_count = test_guarded_create(context, 8, NULL);
-          clgpu_array input = make_view(&probe_input, CLGPU_INT32, &c.input);
+          clgpu_array input = make_view(&probe_input, CLGPU_TYPE_INT32, &c.input);
           clgpu_array indices, count;
-          assert_status(clgpu_array_1d(probe_indices.buffer, probe_indices.offset, CLGPU_UINT32,
+          assert_status(clgpu_array_1d(probe_indices.buffer, probe_indices.offset, CLGPU_TYPE_UINT32,
                                        rows[r].n, &indices),
                         CLGPU_SUCCESS);
           assert_status(
-              clgpu_array_1d(probe_count.buffer, probe_count.offset, CLGPU_UINT64, 1, &count),
+              clgpu_array_1d(probe_count.buffer, probe_count.offset, CLGPU_TYPE_UINT64, 1, &count),
               CLGPU_SUCCESS);
           clgpu_call_options options = {both_algorithms[a], NULL};
           clgpu_workspace_size report;
@@ -1036,7 +1036,7 @@ static void with_a_workspace(void **state) {
           }
           assert_true(own >= 0);
           assert_int_equal(report.parts[own].operation, CLGPU_OPERATION_FINDALL);
-          assert_int_equal(report.parts[own].algorithm, both_algorithms[a]);
+          assert_int_equal(report.parts[own].shape, both_algorithms[a]);
           for (unsigned p = 0; p < report.num_parts; p++) {
             if (report.parts[p].parent == own &&
                 report.parts[p].operation == CLGPU_OPERATION_SCAN) {
@@ -1132,70 +1132,70 @@ static void edit_null_host_count(misuse_fixture *f, misuse_call *call) {
 }
 static void edit_indices_float(misuse_fixture *f, misuse_call *call) {
   UNUSED_FIXTURE;
-  assert_status(clgpu_array_reinterpret(&call->indices_view, CLGPU_FLOAT, &call->indices_view),
+  assert_status(clgpu_array_reinterpret(&call->indices_view, CLGPU_TYPE_FLOAT, &call->indices_view),
                 CLGPU_SUCCESS);
 }
 static void edit_indices_int32(misuse_fixture *f, misuse_call *call) {
   UNUSED_FIXTURE;
-  assert_status(clgpu_array_reinterpret(&call->indices_view, CLGPU_INT32, &call->indices_view),
+  assert_status(clgpu_array_reinterpret(&call->indices_view, CLGPU_TYPE_INT32, &call->indices_view),
                 CLGPU_SUCCESS);
 }
 static void edit_indices_uint16(misuse_fixture *f, misuse_call *call) {
   UNUSED_FIXTURE;
-  assert_status(clgpu_array_reinterpret(&call->indices_view, CLGPU_UINT16, &call->indices_view),
+  assert_status(clgpu_array_reinterpret(&call->indices_view, CLGPU_TYPE_UINT16, &call->indices_view),
                 CLGPU_SUCCESS);
 }
 static void edit_count_uint32(misuse_fixture *f, misuse_call *call) {
   assert_status(
-      clgpu_array_1d(f->count.buffer, f->count.offset, CLGPU_UINT32, 1, &call->count_view),
+      clgpu_array_1d(f->count.buffer, f->count.offset, CLGPU_TYPE_UINT32, 1, &call->count_view),
       CLGPU_SUCCESS);
 }
 static void edit_count_int64(misuse_fixture *f, misuse_call *call) {
   UNUSED_FIXTURE;
-  assert_status(clgpu_array_reinterpret(&call->count_view, CLGPU_INT64, &call->count_view),
+  assert_status(clgpu_array_reinterpret(&call->count_view, CLGPU_TYPE_INT64, &call->count_view),
                 CLGPU_SUCCESS);
 }
 static void edit_indices_2d(misuse_fixture *f, misuse_call *call) {
   const size_t shape[2] = {4, 5};
-  assert_status(clgpu_array_nd(f->indices.buffer, f->indices.offset, CLGPU_UINT32, 2, shape,
-                               CLGPU_ROW_MAJOR, &call->indices_view),
+  assert_status(clgpu_array_nd(f->indices.buffer, f->indices.offset, CLGPU_TYPE_UINT32, 2, shape,
+                               CLGPU_ORDER_ROW_MAJOR, &call->indices_view),
                 CLGPU_SUCCESS);
 }
 static void edit_indices_rank_0(misuse_fixture *f, misuse_call *call) {
   const size_t one = 1;
-  assert_status(clgpu_array_nd(f->indices.buffer, f->indices.offset, CLGPU_UINT32, 0, &one,
-                               CLGPU_ROW_MAJOR, &call->indices_view),
+  assert_status(clgpu_array_nd(f->indices.buffer, f->indices.offset, CLGPU_TYPE_UINT32, 0, &one,
+                               CLGPU_ORDER_ROW_MAJOR, &call->indices_view),
                 CLGPU_SUCCESS);
 }
 static void edit_count_two_elements(misuse_fixture *f, misuse_call *call) {
   assert_status(
-      clgpu_array_1d(f->count.buffer, f->count.offset, CLGPU_UINT64, 2, &call->count_view),
+      clgpu_array_1d(f->count.buffer, f->count.offset, CLGPU_TYPE_UINT64, 2, &call->count_view),
       CLGPU_SUCCESS);
 }
 static void edit_count_empty(misuse_fixture *f, misuse_call *call) {
   assert_status(
-      clgpu_array_1d(f->count.buffer, f->count.offset, CLGPU_UINT64, 0, &call->count_view),
+      clgpu_array_1d(f->count.buffer, f->count.offset, CLGPU_TYPE_UINT64, 0, &call->count_view),
       CLGPU_SUCCESS);
 }
 static void edit_indices_over_input(misuse_fixture *f, misuse_call *call) {
   assert_status(
-      clgpu_array_1d(f->input.buffer, f->input.offset + 8, CLGPU_UINT32, 10, &call->indices_view),
+      clgpu_array_1d(f->input.buffer, f->input.offset + 8, CLGPU_TYPE_UINT32, 10, &call->indices_view),
       CLGPU_SUCCESS);
 }
 static void edit_count_over_input(misuse_fixture *f, misuse_call *call) {
   assert_status(
-      clgpu_array_1d(f->input.buffer, f->input.offset + 16, CLGPU_UINT64, 1, &call->count_view),
+      clgpu_array_1d(f->input.buffer, f->input.offset + 16, CLGPU_TYPE_UINT64, 1, &call->count_view),
       CLGPU_SUCCESS);
 }
 static void edit_count_over_indices(misuse_fixture *f, misuse_call *call) {
   assert_status(
-      clgpu_array_1d(f->indices.buffer, f->indices.offset + 72, CLGPU_UINT64, 1, &call->count_view),
+      clgpu_array_1d(f->indices.buffer, f->indices.offset + 72, CLGPU_TYPE_UINT64, 1, &call->count_view),
       CLGPU_SUCCESS);
 }
 static void edit_broadcast_indices(misuse_fixture *f, misuse_call *call) {
   const size_t shape = 20;
   const ptrdiff_t stride = 0;
-  assert_status(clgpu_array_strided(f->indices.buffer, f->indices.offset, CLGPU_UINT32, 1, &shape,
+  assert_status(clgpu_array_strided(f->indices.buffer, f->indices.offset, CLGPU_TYPE_UINT32, 1, &shape,
                                     &stride, &call->indices_view),
                 CLGPU_SUCCESS);
 }
@@ -1203,7 +1203,7 @@ static void edit_huge_input_uint32(misuse_fixture *f, misuse_call *call) {
   /* 2^32 elements, all the same one (broadcast): too many for uint32. */
   const size_t shape = (size_t)1 << 32;
   const ptrdiff_t stride = 0;
-  assert_status(clgpu_array_strided(f->input.buffer, f->input.offset, CLGPU_INT32, 1, &shape,
+  assert_status(clgpu_array_strided(f->input.buffer, f->input.offset, CLGPU_TYPE_INT32, 1, &shape,
                                     &stride, &call->input_view),
                 CLGPU_SUCCESS);
 }
@@ -1226,7 +1226,7 @@ static void edit_wait_list_without_count(misuse_fixture *f, misuse_call *call) {
 }
 static void edit_unknown_algorithm(misuse_fixture *f, misuse_call *call) {
   UNUSED_FIXTURE;
-  call->options_value.algorithm = (clgpu_algorithm)7;
+  call->options_value.shape = (clgpu_shape)7;
   call->options = &call->options_value;
 }
 static void edit_indices_past_end(misuse_fixture *f, misuse_call *call) {
@@ -1238,20 +1238,20 @@ static void edit_count_misaligned(misuse_fixture *f, misuse_call *call) {
   call->count_view.offset += 4;
 }
 static void edit_foreign_input(misuse_fixture *f, misuse_call *call) {
-  assert_status(clgpu_array_1d(f->foreign, 0, CLGPU_INT32, 20, &call->input_view), CLGPU_SUCCESS);
+  assert_status(clgpu_array_1d(f->foreign, 0, CLGPU_TYPE_INT32, 20, &call->input_view), CLGPU_SUCCESS);
 }
 static void edit_foreign_indices(misuse_fixture *f, misuse_call *call) {
-  assert_status(clgpu_array_1d(f->foreign, 0, CLGPU_UINT32, 20, &call->indices_view),
+  assert_status(clgpu_array_1d(f->foreign, 0, CLGPU_TYPE_UINT32, 20, &call->indices_view),
                 CLGPU_SUCCESS);
 }
 static void edit_half_input(misuse_fixture *f, misuse_call *call) {
   UNUSED_FIXTURE;
-  assert_status(clgpu_array_reinterpret(&call->input_view, CLGPU_HALF, &call->input_view),
+  assert_status(clgpu_array_reinterpret(&call->input_view, CLGPU_TYPE_HALF, &call->input_view),
                 CLGPU_SUCCESS);
 }
 static void edit_double_input(misuse_fixture *f, misuse_call *call) {
   assert_status(
-      clgpu_array_1d(f->input.buffer, f->input.offset, CLGPU_DOUBLE, 10, &call->input_view),
+      clgpu_array_1d(f->input.buffer, f->input.offset, CLGPU_TYPE_DOUBLE, 10, &call->input_view),
       CLGPU_SUCCESS);
 }
 static void edit_scan_workspace(misuse_fixture *f, misuse_call *call) {
@@ -1259,12 +1259,12 @@ static void edit_scan_workspace(misuse_fixture *f, misuse_call *call) {
   call->options = &call->options_value;
 }
 static void edit_tiled_workspace_for_chunked(misuse_fixture *f, misuse_call *call) {
-  call->options_value.algorithm = CLGPU_ALGORITHM_CHUNKED;
+  call->options_value.shape = CLGPU_SHAPE_CHUNKED;
   call->options_value.workspace = f->tiled_workspace;
   call->options = &call->options_value;
 }
 static void edit_chunked_workspace_for_tiled(misuse_fixture *f, misuse_call *call) {
-  call->options_value.algorithm = CLGPU_ALGORITHM_TILED;
+  call->options_value.shape = CLGPU_SHAPE_TILED;
   call->options_value.workspace = f->chunked_workspace;
   call->options = &call->options_value;
 }
@@ -1325,10 +1325,10 @@ static const misuse_row misuse_rows[] = {
      NULL},
 };
 
-static clgpu_workspace *make_findall_workspace(clgpu_context *context, clgpu_algorithm algorithm) {
+static clgpu_workspace *make_findall_workspace(clgpu_context *context, clgpu_shape algorithm) {
   clgpu_call_options options = {algorithm, NULL};
   clgpu_workspace_size report;
-  assert_status(clgpu_findall_workspace_size_upto(context, CLGPU_INT32, 20, &options, &report),
+  assert_status(clgpu_findall_workspace_size_upto(context, CLGPU_TYPE_INT32, 20, &options, &report),
                 CLGPU_SUCCESS);
   clgpu_workspace *workspace = NULL;
   assert_status(clgpu_workspace_create(context, &report, &workspace), CLGPU_SUCCESS);
@@ -1339,13 +1339,13 @@ static void reset_call(misuse_fixture *f, misuse_call *call) {
   memset(call, 0, sizeof *call);
   call->context = f->context;
   assert_status(
-      clgpu_array_1d(f->input.buffer, f->input.offset, CLGPU_INT32, 20, &call->input_view),
+      clgpu_array_1d(f->input.buffer, f->input.offset, CLGPU_TYPE_INT32, 20, &call->input_view),
       CLGPU_SUCCESS);
   assert_status(
-      clgpu_array_1d(f->indices.buffer, f->indices.offset, CLGPU_UINT32, 20, &call->indices_view),
+      clgpu_array_1d(f->indices.buffer, f->indices.offset, CLGPU_TYPE_UINT32, 20, &call->indices_view),
       CLGPU_SUCCESS);
   assert_status(
-      clgpu_array_1d(f->count.buffer, f->count.offset, CLGPU_UINT64, 1, &call->count_view),
+      clgpu_array_1d(f->count.buffer, f->count.offset, CLGPU_TYPE_UINT64, 1, &call->count_view),
       CLGPU_SUCCESS);
   call->input = &call->input_view;
   call->indices = &call->indices_view;
@@ -1378,12 +1378,12 @@ static void misuse_is_refused(void **state) {
   assert_int_equal(err, CL_SUCCESS);
   clgpu_scan_op sum = {CLGPU_SCAN_SUM, 0, NULL, NULL};
   clgpu_workspace_size report;
-  assert_status(clgpu_scan_workspace_size_upto(f.context, &sum, CLGPU_INT32, n, NULL, &report),
+  assert_status(clgpu_scan_workspace_size_upto(f.context, &sum, CLGPU_TYPE_INT32, n, NULL, &report),
                 CLGPU_SUCCESS);
   assert_status(clgpu_workspace_create(f.context, &report, &f.scan_workspace), CLGPU_SUCCESS);
-  f.tiled_workspace = make_findall_workspace(f.context, CLGPU_ALGORITHM_TILED);
-  f.chunked_workspace = make_findall_workspace(f.context, CLGPU_ALGORITHM_CHUNKED);
-  f.foreign_workspace = make_findall_workspace(f.other_context, CLGPU_ALGORITHM_AUTO);
+  f.tiled_workspace = make_findall_workspace(f.context, CLGPU_SHAPE_TILED);
+  f.chunked_workspace = make_findall_workspace(f.context, CLGPU_SHAPE_CHUNKED);
+  f.foreign_workspace = make_findall_workspace(f.other_context, CLGPU_SHAPE_AUTO);
   unsigned char after[80];
 
   for (size_t r = 0; r < sizeof misuse_rows / sizeof misuse_rows[0]; r++) {
@@ -1456,9 +1456,9 @@ static void misuse_is_refused(void **state) {
     for (int entry = 0; entry < 2; entry++) {
       misuse_call call;
       reset_call(&f, &call);
-      call.options_value.algorithm = w == 1   ? CLGPU_ALGORITHM_TILED
-                                     : w == 2 ? CLGPU_ALGORITHM_CHUNKED
-                                              : CLGPU_ALGORITHM_AUTO;
+      call.options_value.shape = w == 1   ? CLGPU_SHAPE_TILED
+                                     : w == 2 ? CLGPU_SHAPE_CHUNKED
+                                              : CLGPU_SHAPE_AUTO;
       call.options_value.workspace = w == 1   ? f.tiled_workspace
                                      : w == 2 ? f.chunked_workspace
                                               : NULL;
@@ -1520,7 +1520,7 @@ static void host_model(void **state) {
   assert_false(not_zero(float_bits(-0.0, TEST_FLOAT), TEST_FLOAT));
   assert_false(not_zero(float_bits(-0.0, TEST_DOUBLE), TEST_DOUBLE));
   /* The selective data hits its rates. */
-  findall_case c = base_case(TEST_INT8, P_GREATER_THAN_5, CLGPU_ALGORITHM_CHUNKED, 10000);
+  findall_case c = base_case(TEST_INT8, P_GREATER_THAN_5, CLGPU_SHAPE_CHUNKED, 10000);
   for (size_t s = 0; s < sizeof selectivities / sizeof selectivities[0]; s++) {
     for (int mask = 0; mask < 2; mask++) {
       for (int t = 0; t < TEST_TYPE_COUNT; t++) {
@@ -1581,11 +1581,11 @@ static void hostile_predicates(void **state) {
   test_guarded indices = test_guarded_create(shared_context, n * 4, indices_initial);
   test_guarded count = test_guarded_create(shared_context, 8, count_initial);
   clgpu_array input_view, indices_view, count_view;
-  assert_status(clgpu_array_1d(input.buffer, input.offset, CLGPU_INT32, n, &input_view),
+  assert_status(clgpu_array_1d(input.buffer, input.offset, CLGPU_TYPE_INT32, n, &input_view),
                 CLGPU_SUCCESS);
-  assert_status(clgpu_array_1d(indices.buffer, indices.offset, CLGPU_UINT32, n, &indices_view),
+  assert_status(clgpu_array_1d(indices.buffer, indices.offset, CLGPU_TYPE_UINT32, n, &indices_view),
                 CLGPU_SUCCESS);
-  assert_status(clgpu_array_1d(count.buffer, count.offset, CLGPU_UINT64, 1, &count_view),
+  assert_status(clgpu_array_1d(count.buffer, count.offset, CLGPU_TYPE_UINT64, 1, &count_view),
                 CLGPU_SUCCESS);
   unsigned char after[64 * 4];
   char *long_text = malloc(65538);

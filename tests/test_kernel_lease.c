@@ -123,7 +123,7 @@ static void every_family_gives_its_kernels_back_clear(void **state) {
     assert_int_equal(total, expected_total);
 
     clgpu_reduce_op custom = {.kind = CLGPU_REDUCE_CUSTOM,
-                              .result_type = CLGPU_UINT32,
+                              .result_type = CLGPU_TYPE_UINT32,
                               .map = "x & 7",
                               .reduce = "a + b",
                               .neutral = "0"};
@@ -190,8 +190,8 @@ static void every_family_gives_its_kernels_back_clear(void **state) {
 
     /* Elementwise: a user kernel over a strided view, the built-in copy,
      * fill and iota. */
-    clgpu_elementwise_arg args[] = {{"y", CLGPU_OUT, CLGPU_UINT32},
-                                    {"x", CLGPU_IN, CLGPU_UINT32}};
+    clgpu_elementwise_arg args[] = {{"y", CLGPU_ARG_OUT, CLGPU_TYPE_UINT32},
+                                    {"x", CLGPU_ARG_IN, CLGPU_TYPE_UINT32}};
     clgpu_elementwise *twice = NULL;
     assert_status(clgpu_elementwise_create(f->context, 2, args, "y = 2 * x", NULL, &twice),
                   CLGPU_SUCCESS);
@@ -231,12 +231,12 @@ static int setup(void **state) {
     f->buffers[b] = clCreateBuffer(cl, CL_MEM_READ_WRITE, N * sizeof(cl_ulong), NULL, &err);
     assert_int_equal(err, CL_SUCCESS);
   }
-  assert_status(clgpu_array_1d(f->buffers[0], 0, CLGPU_UINT32, N, &f->input), CLGPU_SUCCESS);
-  assert_status(clgpu_array_1d(f->buffers[1], 0, CLGPU_UINT32, N, &f->output), CLGPU_SUCCESS);
-  assert_status(clgpu_array_1d(f->buffers[2], 0, CLGPU_UINT32, N, &f->third), CLGPU_SUCCESS);
-  assert_status(clgpu_array_1d(f->buffers[3], 0, CLGPU_UINT64, 1, &f->count), CLGPU_SUCCESS);
-  assert_status(clgpu_array_1d(f->buffers[1], 0, CLGPU_UINT32, 1, &f->output_one), CLGPU_SUCCESS);
-  assert_status(clgpu_array_strided(f->buffers[0], 0, CLGPU_UINT32, 1, (size_t[]){N / 2},
+  assert_status(clgpu_array_1d(f->buffers[0], 0, CLGPU_TYPE_UINT32, N, &f->input), CLGPU_SUCCESS);
+  assert_status(clgpu_array_1d(f->buffers[1], 0, CLGPU_TYPE_UINT32, N, &f->output), CLGPU_SUCCESS);
+  assert_status(clgpu_array_1d(f->buffers[2], 0, CLGPU_TYPE_UINT32, N, &f->third), CLGPU_SUCCESS);
+  assert_status(clgpu_array_1d(f->buffers[3], 0, CLGPU_TYPE_UINT64, 1, &f->count), CLGPU_SUCCESS);
+  assert_status(clgpu_array_1d(f->buffers[1], 0, CLGPU_TYPE_UINT32, 1, &f->output_one), CLGPU_SUCCESS);
+  assert_status(clgpu_array_strided(f->buffers[0], 0, CLGPU_TYPE_UINT32, 1, (size_t[]){N / 2},
                                     (ptrdiff_t[]){2}, &f->strided_input),
                 CLGPU_SUCCESS);
   uint64_t state64 = test_seed() | 1;

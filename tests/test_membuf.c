@@ -52,7 +52,7 @@ static int setup(void **state) {
   assert_non_null(f);
   f->context = test_context(NULL);
   f->oclgrind = test_on_oclgrind(f->context);
-  clgpu_elementwise_arg arg = {"x", CLGPU_INOUT, CLGPU_UINT32};
+  clgpu_elementwise_arg arg = {"x", CLGPU_ARG_INOUT, CLGPU_TYPE_UINT32};
   assert_status(clgpu_elementwise_create(f->context, 1, &arg, "x = x * 3u + 1u;", NULL, &f->triple),
                 CLGPU_SUCCESS);
   /* Reports go to the test, not to stderr, unless a test says otherwise. */
@@ -132,10 +132,10 @@ static void fill_pattern(uint32_t *data, size_t n, uint32_t seed) {
 static clgpu_membuf *patterned(fixture *f, size_t n, uint32_t seed, const char *name) {
   clgpu_membuf_options options = {name, NULL};
   clgpu_membuf *buffer = NULL;
-  assert_status(clgpu_membuf_create(f->context, CLGPU_UINT32, n, CLGPU_SPACE_HOST, &options, &buffer),
+  assert_status(clgpu_membuf_create(f->context, CLGPU_TYPE_UINT32, n, CLGPU_SPACE_HOST, &options, &buffer),
                 CLGPU_SUCCESS);
   uint32_t *host = NULL;
-  assert_status(clgpu_membuf_host(buffer, CLGPU_WRITE_ONLY, (void **)&host), CLGPU_SUCCESS);
+  assert_status(clgpu_membuf_host(buffer, CLGPU_ACCESS_WRITE_ONLY, (void **)&host), CLGPU_SUCCESS);
   fill_pattern(host, n, seed);
   return buffer;
 }
@@ -146,7 +146,7 @@ static void test_shallow_copy_shares(void **state) {
   fixture *f = *state;
   clgpu_membuf *a = patterned(f, 1000, 5, "shared");
   clgpu_membuf *b = a; /* a copy of the handle */
-  assert_status(clgpu_membuf_move(b, CLGPU_SPACE_DEVICE, CLGPU_READ_WRITE, 0, NULL, NULL),
+  assert_status(clgpu_membuf_move(b, CLGPU_SPACE_DEVICE, CLGPU_ACCESS_READ_WRITE, 0, NULL, NULL),
                 CLGPU_SUCCESS);
   assert_ptr_equal(clgpu_membuf_host_pointer(a), clgpu_membuf_host_pointer(b));
   assert_ptr_equal(clgpu_membuf_device_memory(a), clgpu_membuf_device_memory(b));
@@ -168,14 +168,14 @@ static void test_uninitialised_handle_refused(void **state) {
   void *data = NULL;
   clgpu_array view;
   clgpu_membuf_info info;
-  assert_status(clgpu_membuf_move(none, CLGPU_SPACE_HOST, CLGPU_READ_WRITE, 0, NULL, NULL),
+  assert_status(clgpu_membuf_move(none, CLGPU_SPACE_HOST, CLGPU_ACCESS_READ_WRITE, 0, NULL, NULL),
                 CLGPU_INVALID_ARGUMENT);
   assert_non_null(strstr(clgpu_last_error(), "uninitialised"));
   assert_status(clgpu_membuf_touch(none, CLGPU_SPACE_HOST), CLGPU_INVALID_ARGUMENT);
   assert_status(clgpu_membuf_reallocate(none, 1, CLGPU_SPACE_HOST, 1), CLGPU_INVALID_ARGUMENT);
-  assert_status(clgpu_membuf_host(none, CLGPU_READ_ONLY, &data), CLGPU_INVALID_ARGUMENT);
+  assert_status(clgpu_membuf_host(none, CLGPU_ACCESS_READ_ONLY, &data), CLGPU_INVALID_ARGUMENT);
   assert_null(data);
-  assert_status(clgpu_membuf_device_array(none, CLGPU_READ_ONLY, 0, NULL, NULL, &view),
+  assert_status(clgpu_membuf_device_array(none, CLGPU_ACCESS_READ_ONLY, 0, NULL, NULL, &view),
                 CLGPU_INVALID_ARGUMENT);
   assert_status(clgpu_membuf_get_info(none, &info), CLGPU_INVALID_ARGUMENT);
   assert_status(clgpu_membuf_set_name(none, "x"), CLGPU_INVALID_ARGUMENT);
@@ -191,9 +191,9 @@ static void test_host_buffer_refuses_device(void **state) {
   fixture *f = *state;
   clgpu_membuf_options options = {"host_only", NULL};
   clgpu_membuf *buffer = NULL;
-  assert_status(clgpu_membuf_create_host(CLGPU_UINT32, 300, &options, &buffer), CLGPU_SUCCESS);
+  assert_status(clgpu_membuf_create_host(CLGPU_TYPE_UINT32, 300, &options, &buffer), CLGPU_SUCCESS);
   uint32_t *host = NULL;
-  assert_status(clgpu_membuf_host(buffer, CLGPU_WRITE_ONLY, (void **)&host), CLGPU_SUCCESS);
+  assert_status(clgpu_membuf_host(buffer, CLGPU_ACCESS_WRITE_ONLY, (void **)&host), CLGPU_SUCCESS);
   fill_pattern(host, 300, 9);
   uint32_t expected[300];
   memcpy(expected, host, sizeof expected);
@@ -201,7 +201,7 @@ static void test_host_buffer_refuses_device(void **state) {
   assert_int_equal(before.kind, CLGPU_MEMBUF_HOST);
 
   cl_event event = (cl_event)&event; /* must come back NULL */
-  assert_status(clgpu_membuf_move(buffer, CLGPU_SPACE_DEVICE, CLGPU_READ_WRITE, 0, NULL, &event),
+  assert_status(clgpu_membuf_move(buffer, CLGPU_SPACE_DEVICE, CLGPU_ACCESS_READ_WRITE, 0, NULL, &event),
                 CLGPU_WRONG_SPACE);
   assert_null(event);
   assert_non_null(strstr(clgpu_last_error(), "host_only"));
@@ -209,7 +209,7 @@ static void test_host_buffer_refuses_device(void **state) {
   assert_status(clgpu_membuf_touch(buffer, CLGPU_SPACE_DEVICE), CLGPU_WRONG_SPACE);
   clgpu_array view;
   memset(&view, 0, sizeof view);
-  assert_status(clgpu_membuf_device_array(buffer, CLGPU_READ_ONLY, 0, NULL, NULL, &view),
+  assert_status(clgpu_membuf_device_array(buffer, CLGPU_ACCESS_READ_ONLY, 0, NULL, NULL, &view),
                 CLGPU_WRONG_SPACE);
   assert_null(view.buffer);
   assert_status(clgpu_membuf_reallocate(buffer, 10, CLGPU_SPACE_DEVICE, 10), CLGPU_WRONG_SPACE);
@@ -237,13 +237,13 @@ static void test_kernel_change_seen_on_host(void **state) {
   fill_pattern(expected, n, 17);
   for (size_t i = 0; i < n; i++) expected[i] = expected[i] * 3u + 1u;
 
-  triple_on_device(f, buffer, CLGPU_READ_WRITE);
+  triple_on_device(f, buffer, CLGPU_ACCESS_READ_WRITE);
   clgpu_membuf_info info = info_of(buffer);
   assert_true(info.device_current);
   assert_false(info.host_current);
 
   uint32_t *host = NULL;
-  assert_status(clgpu_membuf_host(buffer, CLGPU_READ_ONLY, (void **)&host), CLGPU_SUCCESS);
+  assert_status(clgpu_membuf_host(buffer, CLGPU_ACCESS_READ_ONLY, (void **)&host), CLGPU_SUCCESS);
   assert_memory_equal(host, expected, n * sizeof *expected);
   info = info_of(buffer);
   assert_true(info.device_current && info.host_current); /* a const move keeps both */
@@ -263,7 +263,7 @@ static void test_const_move_is_not_tracked(void **state) {
   fill_pattern(original, n, 23);
 
   /* A const move, then a write on the device that breaks the contract. */
-  triple_on_device(f, buffer, CLGPU_READ_ONLY);
+  triple_on_device(f, buffer, CLGPU_ACCESS_READ_ONLY);
   uint32_t *device = read_device(f, buffer, n);
   for (size_t i = 0; i < n; i++) assert_int_equal(device[i], original[i] * 3u + 1u);
   free(device);
@@ -271,7 +271,7 @@ static void test_const_move_is_not_tracked(void **state) {
   /* The write was not tracked: moving back copies nothing and the host keeps
    * its data. */
   uint32_t *host = NULL;
-  assert_status(clgpu_membuf_host(buffer, CLGPU_READ_WRITE, (void **)&host), CLGPU_SUCCESS);
+  assert_status(clgpu_membuf_host(buffer, CLGPU_ACCESS_READ_WRITE, (void **)&host), CLGPU_SUCCESS);
   assert_memory_equal(host, original, n * sizeof *original);
   clgpu_membuf_info info = info_of(buffer);
   assert_int_equal(info.moves_to_host, 0);
@@ -286,7 +286,7 @@ static void test_touch_forces_copy(void **state) {
   fixture *f = *state;
   size_t n = 777;
   clgpu_membuf *buffer = patterned(f, n, 31, "touched");
-  assert_status(clgpu_membuf_move(buffer, CLGPU_SPACE_DEVICE, CLGPU_READ_ONLY, 0, NULL, NULL),
+  assert_status(clgpu_membuf_move(buffer, CLGPU_SPACE_DEVICE, CLGPU_ACCESS_READ_ONLY, 0, NULL, NULL),
                 CLGPU_SUCCESS);
   /* Written behind the buffer's back, then declared with touch. */
   uint32_t *written = malloc(n * sizeof *written);
@@ -298,7 +298,7 @@ static void test_touch_forces_copy(void **state) {
   assert_true(info.device_current);
   assert_false(info.host_current);
   uint32_t *host = NULL;
-  assert_status(clgpu_membuf_host(buffer, CLGPU_READ_WRITE, (void **)&host), CLGPU_SUCCESS);
+  assert_status(clgpu_membuf_host(buffer, CLGPU_ACCESS_READ_WRITE, (void **)&host), CLGPU_SUCCESS);
   assert_memory_equal(host, written, n * sizeof *written);
   assert_int_equal(info_of(buffer).moves_to_host, 1);
 
@@ -306,7 +306,7 @@ static void test_touch_forces_copy(void **state) {
    * copies, and the device gets the host's new data. */
   host[0] = 0xdeadbeefu;
   assert_status(clgpu_membuf_touch(buffer, CLGPU_SPACE_HOST), CLGPU_SUCCESS);
-  assert_status(clgpu_membuf_move(buffer, CLGPU_SPACE_DEVICE, CLGPU_READ_ONLY, 0, NULL, NULL),
+  assert_status(clgpu_membuf_move(buffer, CLGPU_SPACE_DEVICE, CLGPU_ACCESS_READ_ONLY, 0, NULL, NULL),
                 CLGPU_SUCCESS);
   assert_int_equal(info_of(buffer).moves_to_device, 2);
   uint32_t *device = read_device(f, buffer, n);
@@ -329,9 +329,9 @@ static void test_moves_counted(void **state) {
   size_t n = 2048;
   clgpu_membuf *buffer = patterned(f, n, 41, "counted");
   for (int round = 0; round < 3; round++) {
-    assert_status(clgpu_membuf_move(buffer, CLGPU_SPACE_DEVICE, CLGPU_READ_ONLY, 0, NULL, NULL),
+    assert_status(clgpu_membuf_move(buffer, CLGPU_SPACE_DEVICE, CLGPU_ACCESS_READ_ONLY, 0, NULL, NULL),
                   CLGPU_SUCCESS);
-    assert_status(clgpu_membuf_move(buffer, CLGPU_SPACE_HOST, CLGPU_READ_ONLY, 0, NULL, NULL),
+    assert_status(clgpu_membuf_move(buffer, CLGPU_SPACE_HOST, CLGPU_ACCESS_READ_ONLY, 0, NULL, NULL),
                   CLGPU_SUCCESS);
   }
   clgpu_membuf_info info = info_of(buffer);
@@ -341,21 +341,21 @@ static void test_moves_counted(void **state) {
   assert_int_equal(f->seen.calls, 1);
 
   /* WRITE_ONLY copies nothing, and makes that side the only current one. */
-  assert_status(clgpu_membuf_move(buffer, CLGPU_SPACE_DEVICE, CLGPU_WRITE_ONLY, 0, NULL, NULL),
+  assert_status(clgpu_membuf_move(buffer, CLGPU_SPACE_DEVICE, CLGPU_ACCESS_WRITE_ONLY, 0, NULL, NULL),
                 CLGPU_SUCCESS);
   info = info_of(buffer);
   assert_int_equal(info.moves_to_device, 1);
   assert_false(info.host_current);
   /* READ_WRITE to the host copies once, and again only after the device
    * became current again. */
-  assert_status(clgpu_membuf_move(buffer, CLGPU_SPACE_HOST, CLGPU_READ_WRITE, 0, NULL, NULL),
+  assert_status(clgpu_membuf_move(buffer, CLGPU_SPACE_HOST, CLGPU_ACCESS_READ_WRITE, 0, NULL, NULL),
                 CLGPU_SUCCESS);
-  assert_status(clgpu_membuf_move(buffer, CLGPU_SPACE_HOST, CLGPU_READ_WRITE, 0, NULL, NULL),
+  assert_status(clgpu_membuf_move(buffer, CLGPU_SPACE_HOST, CLGPU_ACCESS_READ_WRITE, 0, NULL, NULL),
                 CLGPU_SUCCESS);
   assert_int_equal(info_of(buffer).moves_to_host, 1);
-  assert_status(clgpu_membuf_move(buffer, CLGPU_SPACE_DEVICE, CLGPU_READ_WRITE, 0, NULL, NULL),
+  assert_status(clgpu_membuf_move(buffer, CLGPU_SPACE_DEVICE, CLGPU_ACCESS_READ_WRITE, 0, NULL, NULL),
                 CLGPU_SUCCESS);
-  assert_status(clgpu_membuf_move(buffer, CLGPU_SPACE_HOST, CLGPU_READ_WRITE, 0, NULL, NULL),
+  assert_status(clgpu_membuf_move(buffer, CLGPU_SPACE_HOST, CLGPU_ACCESS_READ_WRITE, 0, NULL, NULL),
                 CLGPU_SUCCESS);
   info = info_of(buffer);
   assert_int_equal(info.moves_to_device, 2);
@@ -400,7 +400,7 @@ static void test_reallocate_keeps_contents_in_its_space(void **state) {
   free(device);
 
   /* Device to device, growing: a copy on the device, no move. */
-  triple_on_device(f, buffer, CLGPU_READ_WRITE);
+  triple_on_device(f, buffer, CLGPU_ACCESS_READ_WRITE);
   for (size_t i = 0; i < 1000; i++) expected[i] = expected[i] * 3u + 1u;
   assert_status(clgpu_membuf_reallocate(buffer, 1000, CLGPU_SPACE_DEVICE, 4000), CLGPU_SUCCESS);
   assert_int_equal(f->seen.calls, 1);
@@ -440,7 +440,7 @@ static void test_fixed_capacity(void **state) {
   memcpy(expected, storage, sizeof storage);
   clgpu_membuf_options options = {"stack", NULL};
   clgpu_membuf *fixed = NULL;
-  assert_status(clgpu_membuf_create_fixed(f->context, CLGPU_UINT32, storage, 64, 40, &options,
+  assert_status(clgpu_membuf_create_fixed(f->context, CLGPU_TYPE_UINT32, storage, 64, 40, &options,
                                           &fixed),
                 CLGPU_SUCCESS);
   assert_ptr_equal(clgpu_membuf_host_pointer(fixed), storage);
@@ -465,7 +465,7 @@ static void test_fixed_capacity(void **state) {
    * so the record never calls a missing side current (found by the fuzzer). */
   clgpu_membuf *empty = NULL;
   uint32_t small[8] = {1, 2, 3, 4, 5, 6, 7, 8};
-  assert_status(clgpu_membuf_create_fixed(f->context, CLGPU_UINT32, small, 8, 4, NULL, &empty),
+  assert_status(clgpu_membuf_create_fixed(f->context, CLGPU_TYPE_UINT32, small, 8, 4, NULL, &empty),
                 CLGPU_SUCCESS);
   assert_status(clgpu_membuf_reallocate(empty, 0, CLGPU_SPACE_DEVICE, 8), CLGPU_SUCCESS);
   info = info_of(empty);
@@ -474,16 +474,16 @@ static void test_fixed_capacity(void **state) {
   assert_false(info.host_current);
   assert_status(clgpu_membuf_reallocate(empty, 3, CLGPU_SPACE_DEVICE, 8), CLGPU_SUCCESS);
   uint32_t *back = NULL;
-  assert_status(clgpu_membuf_host(empty, CLGPU_READ_WRITE, (void **)&back), CLGPU_SUCCESS);
+  assert_status(clgpu_membuf_host(empty, CLGPU_ACCESS_READ_WRITE, (void **)&back), CLGPU_SUCCESS);
   assert_ptr_equal(back, small);
   clgpu_membuf_free(empty);
 
   /* It moves like a host+device buffer: the kernel's result lands in the
    * caller's storage. */
-  triple_on_device(f, fixed, CLGPU_READ_WRITE);
+  triple_on_device(f, fixed, CLGPU_ACCESS_READ_WRITE);
   assert_memory_equal(storage, expected, sizeof storage); /* not moved back yet */
   uint32_t *host = NULL;
-  assert_status(clgpu_membuf_host(fixed, CLGPU_READ_WRITE, (void **)&host), CLGPU_SUCCESS);
+  assert_status(clgpu_membuf_host(fixed, CLGPU_ACCESS_READ_WRITE, (void **)&host), CLGPU_SUCCESS);
   assert_ptr_equal(host, storage);
   for (size_t i = 0; i < 64; i++) assert_int_equal(storage[i], expected[i] * 3u + 1u);
 
@@ -491,7 +491,7 @@ static void test_fixed_capacity(void **state) {
   uint32_t other_storage[64];
   memset(other_storage, 0, sizeof other_storage);
   clgpu_membuf *copy = NULL;
-  assert_status(clgpu_membuf_create_fixed(NULL, CLGPU_UINT32, other_storage, 64, 0, NULL, &copy),
+  assert_status(clgpu_membuf_create_fixed(NULL, CLGPU_TYPE_UINT32, other_storage, 64, 0, NULL, &copy),
                 CLGPU_SUCCESS);
   assert_status(clgpu_membuf_assign(copy, fixed), CLGPU_SUCCESS);
   assert_int_equal(info_of(copy).size, 64);
@@ -507,17 +507,17 @@ static void test_fixed_capacity(void **state) {
   assert_memory_equal(other_storage, before, sizeof before);
   assert_int_equal(info_of(copy).size, 64);
   /* A host-only fixed buffer has no device side. */
-  assert_status(clgpu_membuf_move(copy, CLGPU_SPACE_DEVICE, CLGPU_READ_ONLY, 0, NULL, NULL),
+  assert_status(clgpu_membuf_move(copy, CLGPU_SPACE_DEVICE, CLGPU_ACCESS_READ_ONLY, 0, NULL, NULL),
                 CLGPU_WRONG_SPACE);
 
   /* Bad storage is refused. */
   clgpu_membuf *bad = NULL;
-  assert_status(clgpu_membuf_create_fixed(NULL, CLGPU_UINT32, storage, 64, 65, NULL, &bad),
+  assert_status(clgpu_membuf_create_fixed(NULL, CLGPU_TYPE_UINT32, storage, 64, 65, NULL, &bad),
                 CLGPU_INVALID_ARGUMENT);
-  assert_status(clgpu_membuf_create_fixed(NULL, CLGPU_UINT32, (char *)storage + 1, 8, 1, NULL, &bad),
+  assert_status(clgpu_membuf_create_fixed(NULL, CLGPU_TYPE_UINT32, (char *)storage + 1, 8, 1, NULL, &bad),
                 CLGPU_INVALID_ARGUMENT);
   assert_non_null(strstr(clgpu_last_error(), "aligned"));
-  assert_status(clgpu_membuf_create_fixed(NULL, CLGPU_UINT32, NULL, 8, 1, NULL, &bad),
+  assert_status(clgpu_membuf_create_fixed(NULL, CLGPU_TYPE_UINT32, NULL, 8, 1, NULL, &bad),
                 CLGPU_INVALID_ARGUMENT);
   assert_null(bad);
   clgpu_membuf_free(large);
@@ -529,14 +529,14 @@ static void test_assign_copies_contents(void **state) {
   fixture *f = *state;
   size_t n = 5000;
   clgpu_membuf *source = patterned(f, n, 91, "source");
-  triple_on_device(f, source, CLGPU_READ_WRITE); /* the source's data is on the device */
+  triple_on_device(f, source, CLGPU_ACCESS_READ_WRITE); /* the source's data is on the device */
   uint32_t *expected = malloc(n * sizeof *expected);
   assert_non_null(expected);
   fill_pattern(expected, n, 91);
   for (size_t i = 0; i < n; i++) expected[i] = expected[i] * 3u + 1u;
 
   clgpu_membuf *destination = patterned(f, 10, 2, "destination");
-  assert_status(clgpu_membuf_move(destination, CLGPU_SPACE_DEVICE, CLGPU_READ_WRITE, 0, NULL, NULL),
+  assert_status(clgpu_membuf_move(destination, CLGPU_SPACE_DEVICE, CLGPU_ACCESS_READ_WRITE, 0, NULL, NULL),
                 CLGPU_SUCCESS);
   assert_status(clgpu_membuf_assign(destination, source), CLGPU_SUCCESS);
   clgpu_membuf_info info = info_of(destination);
@@ -552,7 +552,7 @@ static void test_assign_copies_contents(void **state) {
   assert_int_equal(info.moves_to_host, 1);
 
   clgpu_membuf *floats = NULL;
-  assert_status(clgpu_membuf_create_host(CLGPU_FLOAT, 4, NULL, &floats), CLGPU_SUCCESS);
+  assert_status(clgpu_membuf_create_host(CLGPU_TYPE_FLOAT, 4, NULL, &floats), CLGPU_SUCCESS);
   assert_status(clgpu_membuf_assign(floats, source), CLGPU_TYPE_MISMATCH);
   assert_status(clgpu_membuf_assign(source, source), CLGPU_INVALID_ARGUMENT);
   clgpu_membuf_free(floats);
@@ -568,7 +568,7 @@ static void test_move_report_lines(void **state) {
   clgpu_membuf *buffer = patterned(f, 1024, 4, "my_buffer"); /* 4096 bytes of int */
   clgpu_membuf_set_type_name(buffer, "int");
   f->seen.calls = 0;
-  assert_status(clgpu_membuf_move(buffer, CLGPU_SPACE_DEVICE, CLGPU_READ_WRITE, 0, NULL, NULL),
+  assert_status(clgpu_membuf_move(buffer, CLGPU_SPACE_DEVICE, CLGPU_ACCESS_READ_WRITE, 0, NULL, NULL),
                 CLGPU_SUCCESS);
   assert_int_equal(f->seen.calls, 1);
   assert_string_equal(f->seen.lines[0], "Moved    4.0 KB to the DEVICE: int my_buffer");
@@ -579,7 +579,7 @@ static void test_move_report_lines(void **state) {
   /* Renamed, and the element type's own name restored. */
   assert_status(clgpu_membuf_set_name(buffer, "renamed"), CLGPU_SUCCESS);
   assert_status(clgpu_membuf_set_type_name(buffer, NULL), CLGPU_SUCCESS);
-  assert_status(clgpu_membuf_move(buffer, CLGPU_SPACE_HOST, CLGPU_READ_WRITE, 0, NULL, NULL),
+  assert_status(clgpu_membuf_move(buffer, CLGPU_SPACE_HOST, CLGPU_ACCESS_READ_WRITE, 0, NULL, NULL),
                 CLGPU_SUCCESS);
   assert_int_equal(f->seen.calls, 2);
   assert_string_equal(f->seen.lines[1], "Moved    4.0 KB to the HOST: uint renamed");
@@ -587,29 +587,29 @@ static void test_move_report_lines(void **state) {
   /* An overridden type name, a size in MB, and an unnamed buffer. */
   clgpu_membuf_options options = {NULL, "struct particle"};
   clgpu_membuf *particles = NULL;
-  assert_status(clgpu_membuf_create(f->context, CLGPU_FLOAT, 393216, CLGPU_SPACE_HOST, &options,
+  assert_status(clgpu_membuf_create(f->context, CLGPU_TYPE_FLOAT, 393216, CLGPU_SPACE_HOST, &options,
                                     &particles),
                 CLGPU_SUCCESS);
-  assert_status(clgpu_membuf_move(particles, CLGPU_SPACE_DEVICE, CLGPU_READ_ONLY, 0, NULL, NULL),
+  assert_status(clgpu_membuf_move(particles, CLGPU_SPACE_DEVICE, CLGPU_ACCESS_READ_ONLY, 0, NULL, NULL),
                 CLGPU_SUCCESS);
   assert_int_equal(f->seen.calls, 3);
   assert_string_equal(f->seen.lines[2], "Moved    1.5 MB to the DEVICE: struct particle");
   assert_status(clgpu_membuf_set_name(particles, "swarm"), CLGPU_SUCCESS);
   assert_status(clgpu_membuf_touch(particles, CLGPU_SPACE_DEVICE), CLGPU_SUCCESS);
-  assert_status(clgpu_membuf_move(particles, CLGPU_SPACE_HOST, CLGPU_READ_ONLY, 0, NULL, NULL),
+  assert_status(clgpu_membuf_move(particles, CLGPU_SPACE_HOST, CLGPU_ACCESS_READ_ONLY, 0, NULL, NULL),
                 CLGPU_SUCCESS);
   assert_string_equal(f->seen.lines[3], "Moved    1.5 MB to the HOST: struct particle swarm");
 
   /* Switched off: no calls; back on: calls again. */
   assert_status(clgpu_context_set_move_report(f->context, NULL, NULL), CLGPU_SUCCESS);
   assert_status(clgpu_membuf_touch(buffer, CLGPU_SPACE_HOST), CLGPU_SUCCESS);
-  assert_status(clgpu_membuf_move(buffer, CLGPU_SPACE_DEVICE, CLGPU_READ_ONLY, 0, NULL, NULL),
+  assert_status(clgpu_membuf_move(buffer, CLGPU_SPACE_DEVICE, CLGPU_ACCESS_READ_ONLY, 0, NULL, NULL),
                 CLGPU_SUCCESS);
   assert_int_equal(f->seen.calls, 4);
   assert_int_equal(info_of(buffer).moves_to_device, 2); /* the move happened, unreported */
   assert_status(clgpu_context_set_move_report(f->context, capture, &f->seen), CLGPU_SUCCESS);
   assert_status(clgpu_membuf_touch(buffer, CLGPU_SPACE_HOST), CLGPU_SUCCESS);
-  assert_status(clgpu_membuf_move(buffer, CLGPU_SPACE_DEVICE, CLGPU_READ_ONLY, 0, NULL, NULL),
+  assert_status(clgpu_membuf_move(buffer, CLGPU_SPACE_DEVICE, CLGPU_ACCESS_READ_ONLY, 0, NULL, NULL),
                 CLGPU_SUCCESS);
   assert_int_equal(f->seen.calls, 5);
   assert_status(clgpu_context_set_move_report(NULL, NULL, NULL), CLGPU_INVALID_ARGUMENT);
@@ -662,9 +662,9 @@ static void test_default_report_prints_to_stderr(void **state) {
   clgpu_membuf_options options = {"my_buffer", NULL};
   clgpu_membuf *buffer = NULL;
   clgpu_status created =
-      clgpu_membuf_create(context, CLGPU_INT32, 1024, CLGPU_SPACE_HOST, &options, &buffer);
+      clgpu_membuf_create(context, CLGPU_TYPE_INT32, 1024, CLGPU_SPACE_HOST, &options, &buffer);
   clgpu_status moved = created == CLGPU_SUCCESS
-                           ? clgpu_membuf_move(buffer, CLGPU_SPACE_DEVICE, CLGPU_READ_ONLY, 0,
+                           ? clgpu_membuf_move(buffer, CLGPU_SPACE_DEVICE, CLGPU_ACCESS_READ_ONLY, 0,
                                                NULL, NULL)
                            : created;
   fflush(stderr);
@@ -702,7 +702,7 @@ static void test_moves_follow_events(void **state) {
   cl_event gate = clCreateUserEvent(clgpu_context_cl_context(f->context), &err);
   assert_int_equal(err, CL_SUCCESS);
   cl_event moved = NULL;
-  assert_status(clgpu_membuf_move(buffer, CLGPU_SPACE_DEVICE, CLGPU_READ_WRITE, 1, &gate, &moved),
+  assert_status(clgpu_membuf_move(buffer, CLGPU_SPACE_DEVICE, CLGPU_ACCESS_READ_WRITE, 1, &gate, &moved),
                 CLGPU_SUCCESS);
   assert_non_null(moved);
   assert_true(test_event_status(moved) > CL_COMPLETE);
@@ -713,10 +713,10 @@ static void test_moves_follow_events(void **state) {
 
   /* The kernel, then a move to the host with its event: the data is there
    * when the event completes. */
-  triple_on_device(f, buffer, CLGPU_READ_WRITE);
+  triple_on_device(f, buffer, CLGPU_ACCESS_READ_WRITE);
   for (size_t i = 0; i < n; i++) expected[i] = expected[i] * 3u + 1u;
   cl_event back = NULL;
-  assert_status(clgpu_membuf_move(buffer, CLGPU_SPACE_HOST, CLGPU_READ_ONLY, 0, NULL, &back),
+  assert_status(clgpu_membuf_move(buffer, CLGPU_SPACE_HOST, CLGPU_ACCESS_READ_ONLY, 0, NULL, &back),
                 CLGPU_SUCCESS);
   assert_non_null(back);
   assert_int_equal(clWaitForEvents(1, &back), CL_SUCCESS);
@@ -725,7 +725,7 @@ static void test_moves_follow_events(void **state) {
 
   /* Nothing to copy: an event is still given (a marker), complete soon. */
   cl_event marker = NULL;
-  assert_status(clgpu_membuf_move(buffer, CLGPU_SPACE_HOST, CLGPU_READ_ONLY, 0, NULL, &marker),
+  assert_status(clgpu_membuf_move(buffer, CLGPU_SPACE_HOST, CLGPU_ACCESS_READ_ONLY, 0, NULL, &marker),
                 CLGPU_SUCCESS);
   assert_non_null(marker);
   assert_int_equal(clWaitForEvents(1, &marker), CL_SUCCESS);
@@ -736,7 +736,7 @@ static void test_moves_follow_events(void **state) {
    * check above cover the rest): free right after a non-blocking move. */
   assert_status(clgpu_membuf_touch(buffer, CLGPU_SPACE_DEVICE), CLGPU_SUCCESS);
   cl_event pending = NULL;
-  assert_status(clgpu_membuf_move(buffer, CLGPU_SPACE_HOST, CLGPU_READ_ONLY, 0, NULL, &pending),
+  assert_status(clgpu_membuf_move(buffer, CLGPU_SPACE_HOST, CLGPU_ACCESS_READ_ONLY, 0, NULL, &pending),
                 CLGPU_SUCCESS);
   clgpu_membuf_free(buffer);
   assert_int_equal(test_event_status(pending), CL_COMPLETE);
@@ -756,7 +756,7 @@ static void test_moves_on_an_out_of_order_queue(void **state) {
                                    &context),
                 CLGPU_SUCCESS);
   assert_status(clgpu_context_set_move_report(context, NULL, NULL), CLGPU_SUCCESS);
-  clgpu_elementwise_arg arg = {"x", CLGPU_INOUT, CLGPU_UINT32};
+  clgpu_elementwise_arg arg = {"x", CLGPU_ARG_INOUT, CLGPU_TYPE_UINT32};
   clgpu_elementwise *triple = NULL;
   assert_status(clgpu_elementwise_create(context, 1, &arg, "x = x * 3u + 1u;", NULL, &triple),
                 CLGPU_SUCCESS);
@@ -765,21 +765,21 @@ static void test_moves_on_an_out_of_order_queue(void **state) {
   assert_non_null(expected);
   fill_pattern(expected, n, 99);
   clgpu_membuf *buffer = NULL;
-  assert_status(clgpu_membuf_create(context, CLGPU_UINT32, n, CLGPU_SPACE_HOST, NULL, &buffer),
+  assert_status(clgpu_membuf_create(context, CLGPU_TYPE_UINT32, n, CLGPU_SPACE_HOST, NULL, &buffer),
                 CLGPU_SUCCESS);
   memcpy(clgpu_membuf_host_pointer(buffer), expected, n * sizeof *expected);
   /* Write, grow on the device (a copy), then the kernel after the view's
    * event, then the read after the kernel's. */
-  assert_status(clgpu_membuf_move(buffer, CLGPU_SPACE_DEVICE, CLGPU_READ_WRITE, 0, NULL, NULL),
+  assert_status(clgpu_membuf_move(buffer, CLGPU_SPACE_DEVICE, CLGPU_ACCESS_READ_WRITE, 0, NULL, NULL),
                 CLGPU_SUCCESS);
   assert_status(clgpu_membuf_reallocate(buffer, n, CLGPU_SPACE_DEVICE, 2 * n), CLGPU_SUCCESS);
   clgpu_array view;
   cl_event ready = NULL, ran = NULL;
-  assert_status(clgpu_membuf_device_array(buffer, CLGPU_READ_WRITE, 0, NULL, &ready, &view),
+  assert_status(clgpu_membuf_device_array(buffer, CLGPU_ACCESS_READ_WRITE, 0, NULL, &ready, &view),
                 CLGPU_SUCCESS);
   clgpu_elementwise_value value = {&view, NULL};
   assert_status(clgpu_elementwise_run(triple, &value, 1, &ready, &ran), CLGPU_SUCCESS);
-  assert_status(clgpu_membuf_move(buffer, CLGPU_SPACE_HOST, CLGPU_READ_ONLY, 1, &ran, NULL),
+  assert_status(clgpu_membuf_move(buffer, CLGPU_SPACE_HOST, CLGPU_ACCESS_READ_ONLY, 1, &ran, NULL),
                 CLGPU_SUCCESS);
   for (size_t i = 0; i < n; i++) expected[i] = expected[i] * 3u + 1u;
   assert_memory_equal(clgpu_membuf_host_pointer(buffer), expected, n * sizeof *expected);
@@ -807,20 +807,20 @@ static void test_device_view_for_operations(void **state) {
   qsort(expected, n, sizeof *expected, compare_uint);
 
   clgpu_array view;
-  assert_status(clgpu_membuf_device_array(keys, CLGPU_READ_WRITE, 0, NULL, NULL, &view),
+  assert_status(clgpu_membuf_device_array(keys, CLGPU_ACCESS_READ_WRITE, 0, NULL, NULL, &view),
                 CLGPU_SUCCESS);
   assert_ptr_equal(view.buffer, clgpu_membuf_device_memory(keys));
   assert_int_equal(view.rank, 1);
   assert_int_equal(view.shape[0], n);
-  assert_int_equal(view.type, CLGPU_UINT32);
+  assert_int_equal(view.type, CLGPU_TYPE_UINT32);
   assert_status(clgpu_sort(f->context, NULL, &view, NULL, NULL, 0, NULL, NULL), CLGPU_SUCCESS);
   uint32_t *host = NULL;
-  assert_status(clgpu_membuf_host(keys, CLGPU_READ_ONLY, (void **)&host), CLGPU_SUCCESS);
+  assert_status(clgpu_membuf_host(keys, CLGPU_ACCESS_READ_ONLY, (void **)&host), CLGPU_SUCCESS);
   assert_memory_equal(host, expected, n * sizeof *expected);
 
   /* A buffer of size 0 gives an empty view. */
   assert_status(clgpu_membuf_reallocate(keys, 0, CLGPU_SPACE_DEVICE, 16), CLGPU_SUCCESS);
-  assert_status(clgpu_membuf_device_array(keys, CLGPU_READ_ONLY, 0, NULL, NULL, &view),
+  assert_status(clgpu_membuf_device_array(keys, CLGPU_ACCESS_READ_ONLY, 0, NULL, NULL, &view),
                 CLGPU_SUCCESS);
   assert_int_equal(view.shape[0], 0);
   free(expected);
@@ -834,43 +834,43 @@ static void test_bad_arguments_change_nothing(void **state) {
   clgpu_membuf *buffer = patterned(f, 64, 81, "checked");
   clgpu_membuf_info before = info_of(buffer);
   cl_event event = NULL;
-  assert_status(clgpu_membuf_move(buffer, (clgpu_space)0, CLGPU_READ_WRITE, 0, NULL, NULL),
+  assert_status(clgpu_membuf_move(buffer, (clgpu_space)0, CLGPU_ACCESS_READ_WRITE, 0, NULL, NULL),
                 CLGPU_INVALID_ARGUMENT);
   assert_non_null(strstr(clgpu_last_error(), "space 0"));
   assert_status(clgpu_membuf_move(buffer, CLGPU_SPACE_DEVICE, (clgpu_access)9, 0, NULL, NULL),
                 CLGPU_INVALID_ARGUMENT);
   assert_non_null(strstr(clgpu_last_error(), "access 9"));
-  assert_status(clgpu_membuf_move(buffer, CLGPU_SPACE_DEVICE, CLGPU_READ_WRITE, 2, NULL, &event),
+  assert_status(clgpu_membuf_move(buffer, CLGPU_SPACE_DEVICE, CLGPU_ACCESS_READ_WRITE, 2, NULL, &event),
                 CLGPU_INVALID_ARGUMENT);
   assert_null(event);
-  assert_status(clgpu_membuf_move(buffer, CLGPU_SPACE_DEVICE, CLGPU_READ_WRITE, 0, &event, NULL),
+  assert_status(clgpu_membuf_move(buffer, CLGPU_SPACE_DEVICE, CLGPU_ACCESS_READ_WRITE, 0, &event, NULL),
                 CLGPU_INVALID_ARGUMENT);
   assert_status(clgpu_membuf_touch(buffer, (clgpu_space)3), CLGPU_INVALID_ARGUMENT);
-  assert_status(clgpu_membuf_host(buffer, CLGPU_READ_ONLY, NULL), CLGPU_INVALID_ARGUMENT);
-  assert_status(clgpu_membuf_device_array(buffer, CLGPU_READ_ONLY, 0, NULL, NULL, NULL),
+  assert_status(clgpu_membuf_host(buffer, CLGPU_ACCESS_READ_ONLY, NULL), CLGPU_INVALID_ARGUMENT);
+  assert_status(clgpu_membuf_device_array(buffer, CLGPU_ACCESS_READ_ONLY, 0, NULL, NULL, NULL),
                 CLGPU_INVALID_ARGUMENT);
   assert_same_info(before, info_of(buffer));
   assert_false(info_of(buffer).device_allocated);
 
   clgpu_membuf *made = (clgpu_membuf *)&made;
-  assert_status(clgpu_membuf_create(NULL, CLGPU_UINT32, 4, CLGPU_SPACE_HOST, NULL, &made),
+  assert_status(clgpu_membuf_create(NULL, CLGPU_TYPE_UINT32, 4, CLGPU_SPACE_HOST, NULL, &made),
                 CLGPU_INVALID_ARGUMENT);
   assert_null(made);
   assert_status(clgpu_membuf_create(f->context, (clgpu_type)0, 4, CLGPU_SPACE_HOST, NULL, &made),
                 CLGPU_INVALID_ARGUMENT);
-  assert_status(clgpu_membuf_create(f->context, CLGPU_UINT32, 4, (clgpu_space)5, NULL, &made),
+  assert_status(clgpu_membuf_create(f->context, CLGPU_TYPE_UINT32, 4, (clgpu_space)5, NULL, &made),
                 CLGPU_INVALID_ARGUMENT);
-  assert_status(clgpu_membuf_create(f->context, CLGPU_UINT64, SIZE_MAX / 4, CLGPU_SPACE_HOST,
+  assert_status(clgpu_membuf_create(f->context, CLGPU_TYPE_UINT64, SIZE_MAX / 4, CLGPU_SPACE_HOST,
                                     NULL, &made),
                 CLGPU_INVALID_ARGUMENT);
   assert_non_null(strstr(clgpu_last_error(), "overflow"));
   const clgpu_device_info *device = clgpu_context_device_info(f->context);
   size_t too_many = (size_t)(device->max_mem_alloc_size / 4) + 1;
-  assert_status(clgpu_membuf_create(f->context, CLGPU_UINT32, too_many, CLGPU_SPACE_DEVICE, NULL,
+  assert_status(clgpu_membuf_create(f->context, CLGPU_TYPE_UINT32, too_many, CLGPU_SPACE_DEVICE, NULL,
                                     &made),
                 CLGPU_CL_INVALID_BUFFER_SIZE);
   assert_null(made);
-  assert_status(clgpu_membuf_create_host(CLGPU_UINT32, 4, NULL, NULL), CLGPU_INVALID_ARGUMENT);
+  assert_status(clgpu_membuf_create_host(CLGPU_TYPE_UINT32, 4, NULL, NULL), CLGPU_INVALID_ARGUMENT);
   /* A refused device reallocation keeps the host data and record. */
   assert_status(clgpu_membuf_reallocate(buffer, 64, CLGPU_SPACE_DEVICE, too_many),
                 CLGPU_CL_INVALID_BUFFER_SIZE);
@@ -894,7 +894,7 @@ static void test_used_and_freed_after_context_destroy(void **state) {
   fixture own = {0};
   own.context = test_context(NULL);
   size_t n = test_on_oclgrind(own.context) ? 1007 : 10007;
-  clgpu_elementwise_arg arg = {"x", CLGPU_INOUT, CLGPU_UINT32};
+  clgpu_elementwise_arg arg = {"x", CLGPU_ARG_INOUT, CLGPU_TYPE_UINT32};
   assert_status(
       clgpu_elementwise_create(own.context, 1, &arg, "x = x * 3u + 1u;", NULL, &own.triple),
       CLGPU_SUCCESS);
@@ -908,7 +908,7 @@ static void test_used_and_freed_after_context_destroy(void **state) {
   assert_non_null(expected);
   fill_pattern(storage, n, 43);
   clgpu_membuf *fixed = NULL;
-  assert_status(clgpu_membuf_create_fixed(own.context, CLGPU_UINT32, storage, n, n, NULL, &fixed),
+  assert_status(clgpu_membuf_create_fixed(own.context, CLGPU_TYPE_UINT32, storage, n, n, NULL, &fixed),
                 CLGPU_SUCCESS);
 
   clgpu_context_destroy(own.context);
@@ -917,13 +917,13 @@ static void test_used_and_freed_after_context_destroy(void **state) {
   const uint32_t seeds[2] = {41, 43};
   for (int b = 0; b < 2; b++) {
     clgpu_array view;
-    assert_status(clgpu_membuf_device_array(both[b], CLGPU_READ_WRITE, 0, NULL, NULL, &view),
+    assert_status(clgpu_membuf_device_array(both[b], CLGPU_ACCESS_READ_WRITE, 0, NULL, NULL, &view),
                   CLGPU_SUCCESS);
     clgpu_elementwise_value value = {&view, NULL};
     assert_status(clgpu_elementwise_run(own.triple, &value, 0, NULL, NULL), CLGPU_SUCCESS);
     assert_int_equal(clFinish(queue), CL_SUCCESS);
     uint32_t *host = NULL;
-    assert_status(clgpu_membuf_host(both[b], CLGPU_READ_ONLY, (void **)&host), CLGPU_SUCCESS);
+    assert_status(clgpu_membuf_host(both[b], CLGPU_ACCESS_READ_ONLY, (void **)&host), CLGPU_SUCCESS);
     fill_pattern(expected, n, seeds[b]);
     for (size_t i = 0; i < n; i++) expected[i] = expected[i] * 3u + 1u;
     assert_memory_equal(host, expected, n * sizeof *expected);

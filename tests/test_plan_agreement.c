@@ -149,13 +149,13 @@ static unsigned random_shape(size_t *shape) {
 }
 
 static clgpu_type random_type(void) {
-  static const clgpu_type types[] = {CLGPU_UINT32, CLGPU_FLOAT, CLGPU_INT64, CLGPU_UINT8};
+  static const clgpu_type types[] = {CLGPU_TYPE_UINT32, CLGPU_TYPE_FLOAT, CLGPU_TYPE_INT64, CLGPU_TYPE_UINT8};
   return types[below(sizeof types / sizeof *types)];
 }
 
-static clgpu_algorithm random_shape_choice(void) {
-  static const clgpu_algorithm shapes[] = {CLGPU_ALGORITHM_AUTO, CLGPU_ALGORITHM_CHUNKED,
-                                           CLGPU_ALGORITHM_TILED};
+static clgpu_shape random_shape_choice(void) {
+  static const clgpu_shape shapes[] = {CLGPU_SHAPE_AUTO, CLGPU_SHAPE_CHUNKED,
+                                           CLGPU_SHAPE_TILED};
   return shapes[below(3)];
 }
 
@@ -180,6 +180,7 @@ static void assert_same_report(const clgpu_workspace_size *query, const clgpu_wo
   for (unsigned p = 0; same && p < query->num_parts; p++) {
     same = query->parts[p].operation == call->parts[p].operation &&
            query->parts[p].algorithm == call->parts[p].algorithm &&
+           query->parts[p].shape == call->parts[p].shape &&
            query->parts[p].parent == call->parts[p].parent;
   }
   for (unsigned b = 0; same && b < query->num_buffers; b++) {
@@ -241,7 +242,7 @@ static void reduce_and_count(void **unused) {
     clgpu_reduce_op op = {0};
     op.kind = kinds[below(3)];
     int count_if = below(4) == 0;
-    clgpu_type result = count_if ? CLGPU_UINT64 : clgpu_reduce_result_type(&op, type);
+    clgpu_type result = count_if ? CLGPU_TYPE_UINT64 : clgpu_reduce_result_type(&op, type);
     if (count_if) axis = CLGPU_ALL_AXES;
     size_t out_shape[CLGPU_MAX_RANK] = {1};
     unsigned out_rank = 1;
@@ -256,7 +257,7 @@ static void reduce_and_count(void **unused) {
     char text[512], what[700];
     describe_view(&input, text, sizeof text);
     snprintf(what, sizeof what, "%s kind %d axis %d %s, shape %d", count_if ? "count_if" : "reduce",
-             (int)op.kind, axis, text, (int)options.algorithm);
+             (int)op.kind, axis, text, (int)options.shape);
     size_t n = clgpu_array_count(&input);
     clgpu_workspace_size query;
     if (count_if) {
@@ -296,7 +297,7 @@ static void scan(void **unused) {
     char text[512], what[700];
     describe_view(&input, text, sizeof text);
     snprintf(what, sizeof what, "scan kind %d axis %d %s%s, shape %d", (int)op.kind, axis, text,
-             in_place ? " in place" : "", (int)options.algorithm);
+             in_place ? " in place" : "", (int)options.shape);
     clgpu_workspace_size query;
     CHECK(clgpu_scan_workspace_size(context, &op, &input, axis, &output, &options, &query));
     size_t n = clgpu_array_count(&input);
@@ -323,14 +324,14 @@ static void findall(void **unused) {
     clgpu_array input = random_view(type, rank, shape, 0, &in_buffer);
     size_t n = clgpu_array_count(&input);
     size_t indices_shape[1] = {n};
-    clgpu_type index_type = below(2) ? CLGPU_UINT32 : CLGPU_UINT64;
+    clgpu_type index_type = below(2) ? CLGPU_TYPE_UINT32 : CLGPU_TYPE_UINT64;
     clgpu_array indices = random_view(index_type, 1, indices_shape, 1, &indices_buffer);
     size_t one[1] = {1};
-    clgpu_array count = random_view(CLGPU_UINT64, 1, one, 1, &count_buffer);
+    clgpu_array count = random_view(CLGPU_TYPE_UINT64, 1, one, 1, &count_buffer);
     clgpu_call_options options = {random_shape_choice(), NULL};
     char text[512], what[700];
     describe_view(&input, text, sizeof text);
-    snprintf(what, sizeof what, "findall %s, shape %d", text, (int)options.algorithm);
+    snprintf(what, sizeof what, "findall %s, shape %d", text, (int)options.shape);
     clgpu_workspace_size query;
     CHECK(clgpu_findall_workspace_size(context, &input, NULL, &indices, &count, &options, &query));
     forget();
@@ -351,13 +352,13 @@ static void sort(void **unused) {
   (void)unused;
   for (unsigned round = 0; round < rounds; round++) {
     size_t shape[1] = {1 + below(below(2) ? 5000 : largest)};
-    static const clgpu_type types[] = {CLGPU_UINT32, CLGPU_FLOAT, CLGPU_UINT64};
+    static const clgpu_type types[] = {CLGPU_TYPE_UINT32, CLGPU_TYPE_FLOAT, CLGPU_TYPE_UINT64};
     clgpu_type type = types[below(3)];
     cl_mem key_buffer, value_buffer = NULL;
     clgpu_array keys = random_view(type, 1, shape, 0, &key_buffer);
     int with_values = below(2) == 0;
     clgpu_array values;
-    if (with_values) values = random_view(CLGPU_UINT32, 1, shape, 0, &value_buffer);
+    if (with_values) values = random_view(CLGPU_TYPE_UINT32, 1, shape, 0, &value_buffer);
     static const clgpu_algorithm algorithms[] = {CLGPU_ALGORITHM_AUTO, CLGPU_ALGORITHM_RADIX,
                                                  CLGPU_ALGORITHM_MERGE};
     clgpu_sort_options options = {0};

@@ -126,34 +126,34 @@ static clgpu_context *open_context(void) {
 /* ---- elements of any clgpu_type, half included ---- */
 
 static int is_float_type(clgpu_type type) {
-  return type == CLGPU_HALF || type == CLGPU_FLOAT || type == CLGPU_DOUBLE;
+  return type == CLGPU_TYPE_HALF || type == CLGPU_TYPE_FLOAT || type == CLGPU_TYPE_DOUBLE;
 }
 
 static int is_signed_integer(clgpu_type type) {
-  return type == CLGPU_INT8 || type == CLGPU_INT16 || type == CLGPU_INT32 || type == CLGPU_INT64;
+  return type == CLGPU_TYPE_INT8 || type == CLGPU_TYPE_INT16 || type == CLGPU_TYPE_INT32 || type == CLGPU_TYPE_INT64;
 }
 
 static test_type to_test_type(clgpu_type type) {
   switch (type) {
-    case CLGPU_INT8:
+    case CLGPU_TYPE_INT8:
       return TEST_INT8;
-    case CLGPU_UINT8:
+    case CLGPU_TYPE_UINT8:
       return TEST_UINT8;
-    case CLGPU_INT16:
+    case CLGPU_TYPE_INT16:
       return TEST_INT16;
-    case CLGPU_UINT16:
+    case CLGPU_TYPE_UINT16:
       return TEST_UINT16;
-    case CLGPU_INT32:
+    case CLGPU_TYPE_INT32:
       return TEST_INT32;
-    case CLGPU_UINT32:
+    case CLGPU_TYPE_UINT32:
       return TEST_UINT32;
-    case CLGPU_INT64:
+    case CLGPU_TYPE_INT64:
       return TEST_INT64;
-    case CLGPU_UINT64:
+    case CLGPU_TYPE_UINT64:
       return TEST_UINT64;
-    case CLGPU_FLOAT:
+    case CLGPU_TYPE_FLOAT:
       return TEST_FLOAT;
-    case CLGPU_DOUBLE:
+    case CLGPU_TYPE_DOUBLE:
       return TEST_DOUBLE;
     default:
       break;
@@ -165,14 +165,14 @@ static test_type to_test_type(clgpu_type type) {
 /* The unsigned type of the same width: abs() of an OpenCL integer. */
 static clgpu_type unsigned_of(clgpu_type type) {
   switch (type) {
-    case CLGPU_INT8:
-      return CLGPU_UINT8;
-    case CLGPU_INT16:
-      return CLGPU_UINT16;
-    case CLGPU_INT32:
-      return CLGPU_UINT32;
-    case CLGPU_INT64:
-      return CLGPU_UINT64;
+    case CLGPU_TYPE_INT8:
+      return CLGPU_TYPE_UINT8;
+    case CLGPU_TYPE_INT16:
+      return CLGPU_TYPE_UINT16;
+    case CLGPU_TYPE_INT32:
+      return CLGPU_TYPE_UINT32;
+    case CLGPU_TYPE_INT64:
+      return CLGPU_TYPE_UINT64;
     default:
       return type;
   }
@@ -188,9 +188,9 @@ static uint64_t top_bit(clgpu_type type) { return (uint64_t)1 << (8 * clgpu_type
 /* The bits of +inf. */
 static uint64_t infinity_bits(clgpu_type type) {
   switch (type) {
-    case CLGPU_HALF:
+    case CLGPU_TYPE_HALF:
       return 0x7c00;
-    case CLGPU_FLOAT:
+    case CLGPU_TYPE_FLOAT:
       return 0x7f800000;
     default:
       return UINT64_C(0x7ff0000000000000);
@@ -283,15 +283,15 @@ static long double half_value(uint64_t bits) {
  * convert exactly). */
 static long double value_of(uint64_t bits, clgpu_type type) {
   switch (type) {
-    case CLGPU_HALF:
+    case CLGPU_TYPE_HALF:
       return half_value(bits);
-    case CLGPU_FLOAT: {
+    case CLGPU_TYPE_FLOAT: {
       uint32_t word = (uint32_t)bits;
       float value;
       memcpy(&value, &word, sizeof value);
       return value;
     }
-    case CLGPU_DOUBLE: {
+    case CLGPU_TYPE_DOUBLE: {
       double value;
       memcpy(&value, &bits, sizeof value);
       return value;
@@ -320,15 +320,15 @@ static uint64_t half_bits_of(long double value) {
  * wrapped for integers). */
 static uint64_t bits_of_value(long double value, clgpu_type type) {
   switch (type) {
-    case CLGPU_HALF:
+    case CLGPU_TYPE_HALF:
       return half_bits_of(value);
-    case CLGPU_FLOAT: {
+    case CLGPU_TYPE_FLOAT: {
       float single = (float)value;
       uint32_t word;
       memcpy(&word, &single, sizeof word);
       return word;
     }
-    case CLGPU_DOUBLE: {
+    case CLGPU_TYPE_DOUBLE: {
       double wide = (double)value;
       uint64_t word;
       memcpy(&word, &wide, sizeof word);
@@ -343,32 +343,32 @@ static uint64_t bits_of_value(long double value, clgpu_type type) {
 /* test_order_key for every type (data.h's for all but half, whose key is
  * built the same way). */
 static uint64_t order_key(uint64_t bits, clgpu_type type) {
-  if (type == CLGPU_HALF) return (bits & 0x8000) ? (~bits & 0xffff) : (bits | 0x8000);
+  if (type == CLGPU_TYPE_HALF) return (bits & 0x8000) ? (~bits & 0xffff) : (bits | 0x8000);
   unsigned char element[8];
   store_bits(element, 0, type, bits);
   return test_order_key(element, to_test_type(type));
 }
 
 static long double type_epsilon(clgpu_type type) {
-  return type == CLGPU_HALF ? 0x1p-10L : type == CLGPU_FLOAT ? FLT_EPSILON : DBL_EPSILON;
+  return type == CLGPU_TYPE_HALF ? 0x1p-10L : type == CLGPU_TYPE_FLOAT ? FLT_EPSILON : DBL_EPSILON;
 }
 
 static long double type_max(clgpu_type type) {
-  return type == CLGPU_HALF ? 65504.0L : type == CLGPU_FLOAT ? FLT_MAX : DBL_MAX;
+  return type == CLGPU_TYPE_HALF ? 65504.0L : type == CLGPU_TYPE_FLOAT ? FLT_MAX : DBL_MAX;
 }
 
 static long double type_min_normal(clgpu_type type) {
-  return type == CLGPU_HALF ? 0x1p-14L : type == CLGPU_FLOAT ? FLT_MIN : DBL_MIN;
+  return type == CLGPU_TYPE_HALF ? 0x1p-14L : type == CLGPU_TYPE_FLOAT ? FLT_MIN : DBL_MIN;
 }
 
 /* 2^(mantissa bits + 1): integers up to this are exact in the type. */
 static long double type_exact_integers(clgpu_type type) {
-  return type == CLGPU_HALF ? 0x1p11L : type == CLGPU_FLOAT ? 0x1p24L : 0x1p53L;
+  return type == CLGPU_TYPE_HALF ? 0x1p11L : type == CLGPU_TYPE_FLOAT ? 0x1p24L : 0x1p53L;
 }
 
 static int type_has_denormals(clgpu_type type) {
-  if (type == CLGPU_FLOAT) return facts.float_denormals;
-  if (type == CLGPU_DOUBLE) return facts.double_denormals;
+  if (type == CLGPU_TYPE_FLOAT) return facts.float_denormals;
+  if (type == CLGPU_TYPE_DOUBLE) return facts.double_denormals;
   return 0;
 }
 
@@ -417,7 +417,7 @@ static const char *const data_kind_names[] = {
  * elements overflows or becomes denormal. The budget is 60 for float and
  * double and 12 for half (whose normals span 2^-14 to 2^16). */
 static void narrow_from(unsigned char *data, size_t n, clgpu_type type, size_t length) {
-  long double budget = type == CLGPU_HALF ? 12.0L : 60.0L;
+  long double budget = type == CLGPU_TYPE_HALF ? 12.0L : 60.0L;
   long double width = length == 0 ? 1.0L : fminl(1.0L, budget / (long double)length);
   uint64_t low = bits_of_value(exp2l(-width), type), high = bits_of_value(exp2l(width), type);
   long double span = ldexpl(1.0L, (int)(8 * clgpu_type_size(type)));
@@ -438,7 +438,7 @@ static unsigned char *generate(data_kind kind, size_t n, clgpu_type type,
   switch (kind) {
     case DATA_DISTRIBUTION:
     case DATA_NARROW:
-      if (type == CLGPU_HALF) {
+      if (type == CLGPU_TYPE_HALF) {
         test_generate(data, n, TEST_UINT16, distribution, seed, parameter);
         if (distribution == TEST_SMALL_INTEGERS) {
           for (size_t i = 0; i < n; i++) {
@@ -471,7 +471,7 @@ static unsigned char *generate(data_kind kind, size_t n, clgpu_type type,
       break;
     }
     case DATA_LOWEST_LAST:
-      if (type == CLGPU_HALF) {
+      if (type == CLGPU_TYPE_HALF) {
         test_generate(data, n, TEST_UINT16, TEST_UNIFORM, seed, 0);
       } else {
         test_generate(data, n, to_test_type(type), TEST_UNIFORM, seed, 0);
@@ -506,7 +506,7 @@ static unsigned char *generate(data_kind kind, size_t n, clgpu_type type,
  * test_type. */
 static uint64_t input_seed(const char *operation, size_t n, clgpu_type type,
                            test_distribution distribution, size_t parameter) {
-  if (type != CLGPU_HALF) {
+  if (type != CLGPU_TYPE_HALF) {
     return test_make_case(operation, n, to_test_type(type), distribution, parameter).seed;
   }
   char label[160];
@@ -519,7 +519,7 @@ static void describe_input(char *text, size_t size, const char *operation, size_
                            clgpu_type type, data_kind kind, test_distribution distribution,
                            size_t parameter, uint64_t seed) {
   char base[256];
-  if (type != CLGPU_HALF) {
+  if (type != CLGPU_TYPE_HALF) {
     test_case c = {operation, n, to_test_type(type), distribution, parameter, seed};
     test_describe_case(&c, base, sizeof base);
   } else {
@@ -581,10 +581,10 @@ static op_case max_abs_op(clgpu_type input) {
   c.model = MAX_ABS;
   snprintf(c.name, sizeof c.name, "custom max-abs");
   if (is_float_type(input)) {
-    c.op.map = input == CLGPU_HALF ? "fabs((float)x)" : "fabs(x)";
+    c.op.map = input == CLGPU_TYPE_HALF ? "fabs((float)x)" : "fabs(x)";
     c.op.reduce = "fmax(a, b)";
-    c.op.neutral = input == CLGPU_DOUBLE ? "0.0" : "0.0f";
-    c.op.result_type = input == CLGPU_DOUBLE ? CLGPU_DOUBLE : CLGPU_FLOAT;
+    c.op.neutral = input == CLGPU_TYPE_DOUBLE ? "0.0" : "0.0f";
+    c.op.result_type = input == CLGPU_TYPE_DOUBLE ? CLGPU_TYPE_DOUBLE : CLGPU_TYPE_FLOAT;
   } else {
     c.op.map = "abs(x)";
     c.op.reduce = "max(a, b)";
@@ -604,7 +604,7 @@ static op_case weighted_sum_op(void) {
   c.op.map = "(ulong)x * (i + 1)";
   c.op.reduce = "a + b";
   c.op.neutral = "0";
-  c.op.result_type = CLGPU_UINT64;
+  c.op.result_type = CLGPU_TYPE_UINT64;
   snprintf(c.name, sizeof c.name, "custom index-weighted sum");
   return c;
 }
@@ -617,8 +617,8 @@ static op_case sum_with_initial_op(clgpu_type type) {
   c.op.kind = CLGPU_REDUCE_CUSTOM;
   c.model = PLAIN_SUM;
   c.op.reduce = "a + b";
-  c.op.neutral = is_float_type(type) ? (type == CLGPU_DOUBLE ? "0.0" : "0.0f") : "0";
-  c.op.initial = is_float_type(type) ? (type == CLGPU_DOUBLE ? "100.0" : "100.0f") : "100";
+  c.op.neutral = is_float_type(type) ? (type == CLGPU_TYPE_DOUBLE ? "0.0" : "0.0f") : "0";
+  c.op.initial = is_float_type(type) ? (type == CLGPU_TYPE_DOUBLE ? "100.0" : "100.0f") : "100";
   c.op.result_type = type;
   c.has_initial = 1;
   c.initial_bits = bits_of_value(100.0L, type);
@@ -643,10 +643,10 @@ static clgpu_type model_result_type(const op_case *c, clgpu_type input) {
     case CLGPU_REDUCE_ARGMIN:
     case CLGPU_REDUCE_ARGMAX:
     case CLGPU_REDUCE_COUNT:
-      return CLGPU_UINT64;
+      return CLGPU_TYPE_UINT64;
     case CLGPU_REDUCE_ANY:
     case CLGPU_REDUCE_ALL:
-      return CLGPU_INT32;
+      return CLGPU_TYPE_INT32;
     case CLGPU_REDUCE_CUSTOM:
       return c->op.result_type;
     default:
@@ -688,7 +688,7 @@ static uint64_t reference_extreme(const unsigned char *line, size_t n, clgpu_typ
   if (n) memcpy(all, line, n * size);
   if (has_extra) store_bits(all, n, type, extra);
   uint64_t result;
-  if (type != CLGPU_HALF) {
+  if (type != CLGPU_TYPE_HALF) {
     unsigned char element[8];
     if (largest) {
       test_reference_reduce_max(all, count, to_test_type(type), element);
@@ -979,13 +979,13 @@ static int check_result(const expectation *e, const void *actual, char *why, siz
 typedef struct run_mode {
   const char *name;
   int null_options; /* pass NULL options: AUTO, no workspace */
-  clgpu_algorithm algorithm;
+  clgpu_shape algorithm;
 } run_mode;
 
-static const run_mode CHUNKED = {"chunked", 0, CLGPU_ALGORITHM_CHUNKED};
-static const run_mode TILED = {"tiled", 0, CLGPU_ALGORITHM_TILED};
-static const run_mode AUTO_NULL = {"auto (NULL options)", 1, CLGPU_ALGORITHM_AUTO};
-static const run_mode AUTO_ZEROED = {"auto (zeroed options)", 0, CLGPU_ALGORITHM_AUTO};
+static const run_mode CHUNKED = {"chunked", 0, CLGPU_SHAPE_CHUNKED};
+static const run_mode TILED = {"tiled", 0, CLGPU_SHAPE_TILED};
+static const run_mode AUTO_NULL = {"auto (NULL options)", 1, CLGPU_SHAPE_AUTO};
+static const run_mode AUTO_ZEROED = {"auto (zeroed options)", 0, CLGPU_SHAPE_AUTO};
 
 /* The algorithm a (type, op) pair runs with unless a test asks for both.
  * A program is built per (operator, type, algorithm) and a cold build costs
@@ -997,14 +997,14 @@ static const run_mode AUTO_ZEROED = {"auto (zeroed options)", 0, CLGPU_ALGORITHM
  * along_an_axis and workspace_given_by_the_caller. */
 static size_t type_index(clgpu_type type) {
   switch (type) {
-    case CLGPU_FLOAT:
+    case CLGPU_TYPE_FLOAT:
       return 8;
-    case CLGPU_DOUBLE:
+    case CLGPU_TYPE_DOUBLE:
       return 9;
-    case CLGPU_HALF:
+    case CLGPU_TYPE_HALF:
       return 10;
     default:
-      return (size_t)type - (size_t)CLGPU_INT8;
+      return (size_t)type - (size_t)CLGPU_TYPE_INT8;
   }
 }
 
@@ -1093,7 +1093,7 @@ static void reduce_whole_and_check(clgpu_context *context, const op_case *c,
   } else {
     assert_status(
         clgpu_array_nd(output.buffer, output.offset, result_type, shape == SINGLE_RANK0 ? 0 : 1,
-                       (const size_t[]){1}, CLGPU_ROW_MAJOR, &view),
+                       (const size_t[]){1}, CLGPU_ORDER_ROW_MAJOR, &view),
         CLGPU_SUCCESS);
   }
   call_reduce(context, c, input, CLGPU_ALL_AXES, &view, mode, label);
@@ -1113,9 +1113,9 @@ static void reduce_whole_and_check(clgpu_context *context, const op_case *c,
 
 static void result_types(void **state) {
   (void)state;
-  static const clgpu_type types[] = {CLGPU_INT8,  CLGPU_UINT8,  CLGPU_INT16, CLGPU_UINT16,
-                                     CLGPU_INT32, CLGPU_UINT32, CLGPU_INT64, CLGPU_UINT64,
-                                     CLGPU_HALF,  CLGPU_FLOAT,  CLGPU_DOUBLE};
+  static const clgpu_type types[] = {CLGPU_TYPE_INT8,  CLGPU_TYPE_UINT8,  CLGPU_TYPE_INT16, CLGPU_TYPE_UINT16,
+                                     CLGPU_TYPE_INT32, CLGPU_TYPE_UINT32, CLGPU_TYPE_INT64, CLGPU_TYPE_UINT64,
+                                     CLGPU_TYPE_HALF,  CLGPU_TYPE_FLOAT,  CLGPU_TYPE_DOUBLE};
   for (size_t t = 0; t < sizeof types / sizeof types[0]; t++) {
     for (size_t k = 0; k < BUILTIN_KIND_COUNT; k++) {
       op_case c = builtin_op(builtin_kinds[k]);
@@ -1131,7 +1131,7 @@ static void result_types(void **state) {
      * type give 0. */
     custom.op.result_type = (clgpu_type)0;
     assert_int_equal(clgpu_reduce_result_type(&custom.op, types[t]), 0);
-    custom.op.result_type = (clgpu_type)(CLGPU_DOUBLE + 1);
+    custom.op.result_type = (clgpu_type)(CLGPU_TYPE_DOUBLE + 1);
     assert_int_equal(clgpu_reduce_result_type(&custom.op, types[t]), 0);
     op_case unknown = builtin_op((clgpu_reduce_kind)0);
     assert_int_equal(clgpu_reduce_result_type(&unknown.op, types[t]), 0);
@@ -1140,13 +1140,13 @@ static void result_types(void **state) {
   }
   op_case sum = builtin_op(CLGPU_REDUCE_SUM);
   assert_int_equal(clgpu_reduce_result_type(&sum.op, (clgpu_type)0), 0);
-  assert_int_equal(clgpu_reduce_result_type(&sum.op, (clgpu_type)(CLGPU_DOUBLE + 1)), 0);
+  assert_int_equal(clgpu_reduce_result_type(&sum.op, (clgpu_type)(CLGPU_TYPE_DOUBLE + 1)), 0);
 }
 
 /* ---- every kind, type and distribution ---- */
 
-static const clgpu_type integer_types[] = {CLGPU_INT8,  CLGPU_UINT8,  CLGPU_INT16, CLGPU_UINT16,
-                                           CLGPU_INT32, CLGPU_UINT32, CLGPU_INT64, CLGPU_UINT64};
+static const clgpu_type integer_types[] = {CLGPU_TYPE_INT8,  CLGPU_TYPE_UINT8,  CLGPU_TYPE_INT16, CLGPU_TYPE_UINT16,
+                                           CLGPU_TYPE_INT32, CLGPU_TYPE_UINT32, CLGPU_TYPE_INT64, CLGPU_TYPE_UINT64};
 
 /* data.h's distributions plus sawtooths with this implementation's own
  * periods: 64 (chunk lengths are multiples of it) and 2048 (the TILED tile
@@ -1232,7 +1232,7 @@ static void every_kind_integers(void **state) {
   (void)state;
   clgpu_context *context = open_context();
   if (facts.oclgrind) {
-    static const clgpu_type few[] = {CLGPU_INT8, CLGPU_INT32, CLGPU_UINT64};
+    static const clgpu_type few[] = {CLGPU_TYPE_INT8, CLGPU_TYPE_INT32, CLGPU_TYPE_UINT64};
     run_matrix(context, few, sizeof few / sizeof few[0]);
   } else {
     run_matrix(context, integer_types, sizeof integer_types / sizeof integer_types[0]);
@@ -1242,7 +1242,7 @@ static void every_kind_integers(void **state) {
 static void every_kind_float(void **state) {
   (void)state;
   clgpu_context *context = open_context();
-  const clgpu_type type = CLGPU_FLOAT;
+  const clgpu_type type = CLGPU_TYPE_FLOAT;
   run_matrix(context, &type, 1);
 }
 
@@ -1309,12 +1309,12 @@ static void float_sums_are_deterministic(void **state) {
   (void)state;
   clgpu_context *context = open_context();
   const size_t large = facts.oclgrind ? 4099 : 65537;
-  check_deterministic_sum(context, CLGPU_FLOAT, large, DATA_UNIT_INTERVAL, TEST_UNIFORM);
-  check_deterministic_sum(context, CLGPU_FLOAT, facts.oclgrind ? 2049 : 16385, DATA_UNIT_INTERVAL,
+  check_deterministic_sum(context, CLGPU_TYPE_FLOAT, large, DATA_UNIT_INTERVAL, TEST_UNIFORM);
+  check_deterministic_sum(context, CLGPU_TYPE_FLOAT, facts.oclgrind ? 2049 : 16385, DATA_UNIT_INTERVAL,
                           TEST_UNIFORM);
   /* Every exponent: rounding at every scale, and overflow to infinities
    * whose sign depends on the order. */
-  check_deterministic_sum(context, CLGPU_FLOAT, large, DATA_DISTRIBUTION, TEST_SORTED_1PCT_SWAPS);
+  check_deterministic_sum(context, CLGPU_TYPE_FLOAT, large, DATA_DISTRIBUTION, TEST_SORTED_1PCT_SWAPS);
 }
 
 /* double: the matrix and the determinism check; skipped without fp64. */
@@ -1324,9 +1324,9 @@ static void every_kind_double(void **state) {
   if (!facts.has_fp64) {
     skip();
   }
-  const clgpu_type type = CLGPU_DOUBLE;
+  const clgpu_type type = CLGPU_TYPE_DOUBLE;
   run_matrix(context, &type, 1);
-  check_deterministic_sum(context, CLGPU_DOUBLE, facts.oclgrind ? 4099 : 65537, DATA_UNIT_INTERVAL,
+  check_deterministic_sum(context, CLGPU_TYPE_DOUBLE, facts.oclgrind ? 4099 : 65537, DATA_UNIT_INTERVAL,
                           TEST_UNIFORM);
 }
 
@@ -1343,24 +1343,24 @@ static void every_kind_half(void **state) {
    * half include NaNs, infinities and denormals often. */
   static const size_t sizes[] = {0, 1, 7, 93, 130};
   op_case ops[16];
-  size_t op_count = matrix_ops(CLGPU_HALF, ops);
+  size_t op_count = matrix_ops(CLGPU_TYPE_HALF, ops);
   for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; s++) {
     size_t n = sizes[s];
     static const test_distribution distributions[] = {TEST_UNIFORM, TEST_SMALL_INTEGERS,
                                                       TEST_FEW_UNIQUE, TEST_HIGH_BIT_ONLY};
     for (size_t d = 0; d < sizeof distributions / sizeof distributions[0]; d++) {
-      uint64_t seed = input_seed("reduce", n, CLGPU_HALF, distributions[d], 0);
+      uint64_t seed = input_seed("reduce", n, CLGPU_TYPE_HALF, distributions[d], 0);
       for (size_t k = 0; k < op_count; k++) {
         int product = ops[k].op.kind == CLGPU_REDUCE_PRODUCT;
         int sum = ops[k].op.kind == CLGPU_REDUCE_SUM;
         data_kind kind = product ? DATA_NARROW : DATA_DISTRIBUTION;
         test_distribution distribution = sum ? TEST_SMALL_INTEGERS : distributions[d];
-        unsigned char *host = generate(kind, n, CLGPU_HALF, distribution, 0, seed);
-        device_input input = upload(context, host, n, CLGPU_HALF);
+        unsigned char *host = generate(kind, n, CLGPU_TYPE_HALF, distribution, 0, seed);
+        device_input input = upload(context, host, n, CLGPU_TYPE_HALF);
         char label[400];
-        describe_input(label, sizeof label, "reduce", n, CLGPU_HALF, kind, distribution, 0, seed);
+        describe_input(label, sizeof label, "reduce", n, CLGPU_TYPE_HALF, kind, distribution, 0, seed);
         reduce_whole_and_check(context, &ops[k], &input.view, host, n, SINGLE_1D,
-                               home_mode(CLGPU_HALF, &ops[k]), label);
+                               home_mode(CLGPU_TYPE_HALF, &ops[k]), label);
         check_unchanged(context, &input.guarded, host, label);
         test_guarded_release(&input.guarded);
         free(host);
@@ -1389,27 +1389,27 @@ static size_t size_rows(size_row *rows) {
   size_t count = 0;
 #define ROW(type_, op_, kind_, distribution_, parameter_, both_) \
   rows[count++] = (size_row){type_, op_, kind_, distribution_, parameter_, both_}
-  ROW(CLGPU_INT32, builtin_op(CLGPU_REDUCE_SUM), DATA_DISTRIBUTION, TEST_UNIFORM, 0, 1);
-  ROW(CLGPU_INT32, builtin_op(CLGPU_REDUCE_PRODUCT), DATA_ODD, TEST_UNIFORM, 0, 0);
-  ROW(CLGPU_INT32, builtin_op(CLGPU_REDUCE_MIN), DATA_DISTRIBUTION, TEST_UNIFORM, 0, 0);
-  ROW(CLGPU_INT32, builtin_op(CLGPU_REDUCE_MAX), DATA_DISTRIBUTION, TEST_SAWTOOTH, 2049, 0);
-  ROW(CLGPU_INT32, builtin_op(CLGPU_REDUCE_ARGMIN), DATA_LOWEST_LAST, TEST_UNIFORM, 0, 1);
-  ROW(CLGPU_INT32, builtin_op(CLGPU_REDUCE_ARGMAX), DATA_DISTRIBUTION, TEST_FEW_UNIQUE, 2, 0);
-  ROW(CLGPU_INT32, builtin_op(CLGPU_REDUCE_COUNT), DATA_DISTRIBUTION, TEST_SMALL_INTEGERS, 2, 0);
-  ROW(CLGPU_INT32, builtin_op(CLGPU_REDUCE_ANY), DATA_ZEROS_THEN_ONE, TEST_UNIFORM, 0, 1);
-  ROW(CLGPU_INT32, builtin_op(CLGPU_REDUCE_ALL), DATA_ONES_THEN_ZERO, TEST_UNIFORM, 0, 0);
-  ROW(CLGPU_INT32, weighted_sum_op(), DATA_DISTRIBUTION, TEST_UNIFORM, 0, 1);
-  ROW(CLGPU_FLOAT, builtin_op(CLGPU_REDUCE_SUM), DATA_UNIT_INTERVAL, TEST_UNIFORM, 0, 1);
-  ROW(CLGPU_FLOAT, builtin_op(CLGPU_REDUCE_SUM), DATA_DISTRIBUTION, TEST_SMALL_INTEGERS, 16, 1);
-  ROW(CLGPU_FLOAT, builtin_op(CLGPU_REDUCE_PRODUCT), DATA_NARROW, TEST_UNIFORM, 0, 0);
-  ROW(CLGPU_FLOAT, builtin_op(CLGPU_REDUCE_MIN), DATA_DISTRIBUTION, TEST_FLOAT_SPECIALS, 0, 1);
-  ROW(CLGPU_FLOAT, builtin_op(CLGPU_REDUCE_ARGMIN), DATA_DISTRIBUTION, TEST_FEW_UNIQUE, 16, 0);
-  ROW(CLGPU_FLOAT, builtin_op(CLGPU_REDUCE_ARGMAX), DATA_DISTRIBUTION, TEST_FEW_UNIQUE, 2, 0);
-  ROW(CLGPU_FLOAT, max_abs_op(CLGPU_FLOAT), DATA_DISTRIBUTION, TEST_FLOAT_SPECIALS, 0, 0);
-  ROW(CLGPU_UINT8, builtin_op(CLGPU_REDUCE_SUM), DATA_DISTRIBUTION, TEST_UNIFORM, 0, 1);
-  ROW(CLGPU_UINT8, builtin_op(CLGPU_REDUCE_MAX), DATA_DISTRIBUTION, TEST_SAWTOOTH, 2048, 0);
-  ROW(CLGPU_INT64, builtin_op(CLGPU_REDUCE_SUM), DATA_DISTRIBUTION, TEST_UNIFORM, 0, 0);
-  ROW(CLGPU_INT64, builtin_op(CLGPU_REDUCE_ARGMIN), DATA_DISTRIBUTION, TEST_FEW_UNIQUE, 2, 1);
+  ROW(CLGPU_TYPE_INT32, builtin_op(CLGPU_REDUCE_SUM), DATA_DISTRIBUTION, TEST_UNIFORM, 0, 1);
+  ROW(CLGPU_TYPE_INT32, builtin_op(CLGPU_REDUCE_PRODUCT), DATA_ODD, TEST_UNIFORM, 0, 0);
+  ROW(CLGPU_TYPE_INT32, builtin_op(CLGPU_REDUCE_MIN), DATA_DISTRIBUTION, TEST_UNIFORM, 0, 0);
+  ROW(CLGPU_TYPE_INT32, builtin_op(CLGPU_REDUCE_MAX), DATA_DISTRIBUTION, TEST_SAWTOOTH, 2049, 0);
+  ROW(CLGPU_TYPE_INT32, builtin_op(CLGPU_REDUCE_ARGMIN), DATA_LOWEST_LAST, TEST_UNIFORM, 0, 1);
+  ROW(CLGPU_TYPE_INT32, builtin_op(CLGPU_REDUCE_ARGMAX), DATA_DISTRIBUTION, TEST_FEW_UNIQUE, 2, 0);
+  ROW(CLGPU_TYPE_INT32, builtin_op(CLGPU_REDUCE_COUNT), DATA_DISTRIBUTION, TEST_SMALL_INTEGERS, 2, 0);
+  ROW(CLGPU_TYPE_INT32, builtin_op(CLGPU_REDUCE_ANY), DATA_ZEROS_THEN_ONE, TEST_UNIFORM, 0, 1);
+  ROW(CLGPU_TYPE_INT32, builtin_op(CLGPU_REDUCE_ALL), DATA_ONES_THEN_ZERO, TEST_UNIFORM, 0, 0);
+  ROW(CLGPU_TYPE_INT32, weighted_sum_op(), DATA_DISTRIBUTION, TEST_UNIFORM, 0, 1);
+  ROW(CLGPU_TYPE_FLOAT, builtin_op(CLGPU_REDUCE_SUM), DATA_UNIT_INTERVAL, TEST_UNIFORM, 0, 1);
+  ROW(CLGPU_TYPE_FLOAT, builtin_op(CLGPU_REDUCE_SUM), DATA_DISTRIBUTION, TEST_SMALL_INTEGERS, 16, 1);
+  ROW(CLGPU_TYPE_FLOAT, builtin_op(CLGPU_REDUCE_PRODUCT), DATA_NARROW, TEST_UNIFORM, 0, 0);
+  ROW(CLGPU_TYPE_FLOAT, builtin_op(CLGPU_REDUCE_MIN), DATA_DISTRIBUTION, TEST_FLOAT_SPECIALS, 0, 1);
+  ROW(CLGPU_TYPE_FLOAT, builtin_op(CLGPU_REDUCE_ARGMIN), DATA_DISTRIBUTION, TEST_FEW_UNIQUE, 16, 0);
+  ROW(CLGPU_TYPE_FLOAT, builtin_op(CLGPU_REDUCE_ARGMAX), DATA_DISTRIBUTION, TEST_FEW_UNIQUE, 2, 0);
+  ROW(CLGPU_TYPE_FLOAT, max_abs_op(CLGPU_TYPE_FLOAT), DATA_DISTRIBUTION, TEST_FLOAT_SPECIALS, 0, 0);
+  ROW(CLGPU_TYPE_UINT8, builtin_op(CLGPU_REDUCE_SUM), DATA_DISTRIBUTION, TEST_UNIFORM, 0, 1);
+  ROW(CLGPU_TYPE_UINT8, builtin_op(CLGPU_REDUCE_MAX), DATA_DISTRIBUTION, TEST_SAWTOOTH, 2048, 0);
+  ROW(CLGPU_TYPE_INT64, builtin_op(CLGPU_REDUCE_SUM), DATA_DISTRIBUTION, TEST_UNIFORM, 0, 0);
+  ROW(CLGPU_TYPE_INT64, builtin_op(CLGPU_REDUCE_ARGMIN), DATA_DISTRIBUTION, TEST_FEW_UNIQUE, 2, 1);
 #undef ROW
   return count;
 }
@@ -1477,9 +1477,9 @@ static void auto_algorithm(void **state) {
     clgpu_reduce_kind kind;
     data_kind data;
   } rows[] = {
-      {CLGPU_INT32, CLGPU_REDUCE_SUM, DATA_DISTRIBUTION},
-      {CLGPU_FLOAT, CLGPU_REDUCE_SUM, DATA_UNIT_INTERVAL},
-      {CLGPU_FLOAT, CLGPU_REDUCE_ARGMIN, DATA_DISTRIBUTION},
+      {CLGPU_TYPE_INT32, CLGPU_REDUCE_SUM, DATA_DISTRIBUTION},
+      {CLGPU_TYPE_FLOAT, CLGPU_REDUCE_SUM, DATA_UNIT_INTERVAL},
+      {CLGPU_TYPE_FLOAT, CLGPU_REDUCE_ARGMIN, DATA_DISTRIBUTION},
   };
   for (size_t r = 0; r < sizeof rows / sizeof rows[0]; r++) {
     uint64_t seed = input_seed("reduce auto", n, rows[r].type, TEST_UNIFORM, 0);
@@ -1555,14 +1555,14 @@ static clgpu_array make_layout_view(const test_guarded *guarded, clgpu_type type
   switch (layout) {
     case LAYOUT_ROW_MAJOR:
       assert_status(clgpu_array_nd(guarded->buffer, guarded->offset, type, rank, shape,
-                                   CLGPU_ROW_MAJOR, &view),
+                                   CLGPU_ORDER_ROW_MAJOR, &view),
                     CLGPU_SUCCESS);
       break;
     case LAYOUT_TRANSPOSED: {
       size_t reversed[CLGPU_MAX_RANK];
       for (unsigned d = 0; d < rank; d++) reversed[d] = shape[rank - 1 - d];
       assert_status(clgpu_array_nd(guarded->buffer, guarded->offset, type, rank, reversed,
-                                   CLGPU_ROW_MAJOR, &base),
+                                   CLGPU_ORDER_ROW_MAJOR, &base),
                     CLGPU_SUCCESS);
       assert_status(clgpu_array_transpose(&base, &view), CLGPU_SUCCESS);
       break;
@@ -1578,7 +1578,7 @@ static clgpu_array make_layout_view(const test_guarded *guarded, clgpu_type type
       slices[rank - 1].step = -1;
       if (rank == 1) slices[0].step = -2;
       assert_status(clgpu_array_nd(guarded->buffer, guarded->offset, type, rank, taller,
-                                   CLGPU_ROW_MAJOR, &base),
+                                   CLGPU_ORDER_ROW_MAJOR, &base),
                     CLGPU_SUCCESS);
       assert_status(clgpu_array_slice(&base, slices, &view), CLGPU_SUCCESS);
       break;
@@ -1811,10 +1811,10 @@ static data_kind axis_data(const op_case *c, clgpu_type type) {
  * between the two algorithms (the rest run their home_mode). */
 static size_t axis_ops(clgpu_type type, op_case *ops, int *both) {
   size_t count = 0;
-  if (type == CLGPU_INT32 || type == CLGPU_FLOAT) {
+  if (type == CLGPU_TYPE_INT32 || type == CLGPU_TYPE_FLOAT) {
     for (size_t k = 0; k < BUILTIN_KIND_COUNT; k++) ops[count++] = builtin_op(builtin_kinds[k]);
     ops[count++] = max_abs_op(type);
-    if (type == CLGPU_INT32) ops[count++] = weighted_sum_op();
+    if (type == CLGPU_TYPE_INT32) ops[count++] = weighted_sum_op();
   } else {
     ops[count++] = builtin_op(CLGPU_REDUCE_SUM);
     ops[count++] = builtin_op(CLGPU_REDUCE_MIN);
@@ -1822,9 +1822,9 @@ static size_t axis_ops(clgpu_type type, op_case *ops, int *both) {
   }
   for (size_t k = 0; k < count; k++) {
     clgpu_reduce_kind kind = ops[k].op.kind;
-    both[k] = type == CLGPU_INT32 ? kind == CLGPU_REDUCE_SUM || kind == CLGPU_REDUCE_ARGMIN ||
+    both[k] = type == CLGPU_TYPE_INT32 ? kind == CLGPU_REDUCE_SUM || kind == CLGPU_REDUCE_ARGMIN ||
                                         ops[k].model == WEIGHTED_SUM
-              : type == CLGPU_FLOAT ? kind == CLGPU_REDUCE_SUM || kind == CLGPU_REDUCE_MIN
+              : type == CLGPU_TYPE_FLOAT ? kind == CLGPU_REDUCE_SUM || kind == CLGPU_REDUCE_MIN
                                     : 0;
   }
   return count;
@@ -1841,7 +1841,7 @@ static void run_axis_type(clgpu_context *context, clgpu_type type) {
     size_t count = shape_count(shape->rank, shape->shape);
     for (int l = 0; l < LAYOUT_COUNT; l++) {
       /* The narrower types run two layouts. */
-      if (type != CLGPU_INT32 && type != CLGPU_FLOAT && l != LAYOUT_ROW_MAJOR &&
+      if (type != CLGPU_TYPE_INT32 && type != CLGPU_TYPE_FLOAT && l != LAYOUT_ROW_MAJOR &&
           l != LAYOUT_PITCHED_NEGATIVE) {
         continue;
       }
@@ -1924,12 +1924,12 @@ static void long_ranges_in_every_shape(void **state) {
   test_guarded input = test_guarded_create(context, n, values);
   test_guarded output = test_guarded_create(context, sizeof(uint64_t), NULL);
   clgpu_array input_view, output_view;
-  assert_status(clgpu_array_1d(input.buffer, input.offset, CLGPU_UINT8, n, &input_view),
+  assert_status(clgpu_array_1d(input.buffer, input.offset, CLGPU_TYPE_UINT8, n, &input_view),
                 CLGPU_SUCCESS);
-  assert_status(clgpu_array_1d(output.buffer, output.offset, CLGPU_UINT64, 1, &output_view),
+  assert_status(clgpu_array_1d(output.buffer, output.offset, CLGPU_TYPE_UINT64, 1, &output_view),
                 CLGPU_SUCCESS);
-  const clgpu_algorithm shapes[] = {CLGPU_ALGORITHM_AUTO, CLGPU_ALGORITHM_TILED,
-                                    CLGPU_ALGORITHM_CHUNKED};
+  const clgpu_shape shapes[] = {CLGPU_SHAPE_AUTO, CLGPU_SHAPE_TILED,
+                                    CLGPU_SHAPE_CHUNKED};
   for (size_t s = 0; s < 3; s++) {
     clgpu_call_options options = {shapes[s], NULL};
     clgpu_status status =
@@ -1954,7 +1954,7 @@ static void long_ranges_in_every_shape(void **state) {
 static void along_an_axis(void **state) {
   (void)state;
   clgpu_context *context = open_context();
-  static const clgpu_type types[] = {CLGPU_INT32, CLGPU_FLOAT, CLGPU_UINT8, CLGPU_INT64};
+  static const clgpu_type types[] = {CLGPU_TYPE_INT32, CLGPU_TYPE_FLOAT, CLGPU_TYPE_UINT8, CLGPU_TYPE_INT64};
   for (size_t t = 0; t < sizeof types / sizeof types[0]; t++) run_axis_type(context, types[t]);
 }
 
@@ -1980,17 +1980,17 @@ static void initial_is_combined_once(void **state) {
     rows[count].distribution = distribution_; \
     count++;                                  \
   } while (0)
-  ROW(CLGPU_INT32, sum_with_initial_op(CLGPU_INT32), DATA_DISTRIBUTION, TEST_UNIFORM);
-  ROW(CLGPU_FLOAT, sum_with_initial_op(CLGPU_FLOAT), DATA_DISTRIBUTION, TEST_SMALL_INTEGERS);
-  ROW(CLGPU_INT32, builtin_with_initial(CLGPU_REDUCE_SUM, "100", 100, CLGPU_INT32),
+  ROW(CLGPU_TYPE_INT32, sum_with_initial_op(CLGPU_TYPE_INT32), DATA_DISTRIBUTION, TEST_UNIFORM);
+  ROW(CLGPU_TYPE_FLOAT, sum_with_initial_op(CLGPU_TYPE_FLOAT), DATA_DISTRIBUTION, TEST_SMALL_INTEGERS);
+  ROW(CLGPU_TYPE_INT32, builtin_with_initial(CLGPU_REDUCE_SUM, "100", 100, CLGPU_TYPE_INT32),
       DATA_DISTRIBUTION, TEST_SMALL_INTEGERS);
-  ROW(CLGPU_INT16, builtin_with_initial(CLGPU_REDUCE_MIN, "-5", -5, CLGPU_INT16), DATA_DISTRIBUTION,
+  ROW(CLGPU_TYPE_INT16, builtin_with_initial(CLGPU_REDUCE_MIN, "-5", -5, CLGPU_TYPE_INT16), DATA_DISTRIBUTION,
       TEST_SMALL_INTEGERS);
-  ROW(CLGPU_FLOAT, builtin_with_initial(CLGPU_REDUCE_MAX, "1.5f", 1.5L, CLGPU_FLOAT),
+  ROW(CLGPU_TYPE_FLOAT, builtin_with_initial(CLGPU_REDUCE_MAX, "1.5f", 1.5L, CLGPU_TYPE_FLOAT),
       DATA_UNIT_INTERVAL, TEST_UNIFORM);
-  ROW(CLGPU_UINT32, builtin_with_initial(CLGPU_REDUCE_COUNT, "5", 5, CLGPU_UINT64), DATA_SPARSE,
+  ROW(CLGPU_TYPE_UINT32, builtin_with_initial(CLGPU_REDUCE_COUNT, "5", 5, CLGPU_TYPE_UINT64), DATA_SPARSE,
       TEST_UNIFORM);
-  ROW(CLGPU_INT32, builtin_with_initial(CLGPU_REDUCE_ALL, "0", 0, CLGPU_INT32), DATA_ONES_THEN_ZERO,
+  ROW(CLGPU_TYPE_INT32, builtin_with_initial(CLGPU_REDUCE_ALL, "0", 0, CLGPU_TYPE_INT32), DATA_ONES_THEN_ZERO,
       TEST_UNIFORM);
 #undef ROW
   const size_t sizes[] = {0, 1, 93, 4097, facts.oclgrind ? 2049 : 16385};
@@ -2039,13 +2039,13 @@ static void initial_is_combined_once(void **state) {
 static void reduce_read_results(void **state) {
   (void)state;
   clgpu_context *context = open_context();
-  static const clgpu_type types[] = {CLGPU_INT32, CLGPU_FLOAT, CLGPU_UINT64};
+  static const clgpu_type types[] = {CLGPU_TYPE_INT32, CLGPU_TYPE_FLOAT, CLGPU_TYPE_UINT64};
   const size_t sizes[] = {0, 1, 4097};
   for (size_t t = 0; t < sizeof types / sizeof types[0]; t++) {
     clgpu_type type = types[t];
     op_case ops[16];
     size_t op_count = matrix_ops(type, ops);
-    if (type != CLGPU_UINT64) ops[op_count++] = sum_with_initial_op(type);
+    if (type != CLGPU_TYPE_UINT64) ops[op_count++] = sum_with_initial_op(type);
     for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; s++) {
       size_t n = sizes[s];
       for (size_t k = 0; k < op_count; k++) {
@@ -2158,7 +2158,7 @@ static void count_if_and_check(clgpu_context *context, const clgpu_array *input,
                                run_mode mode, const char *label) {
   test_guarded output = test_guarded_create(context, sizeof(cl_ulong), NULL);
   clgpu_array view;
-  assert_status(clgpu_array_1d(output.buffer, output.offset, CLGPU_UINT64, 1, &view),
+  assert_status(clgpu_array_1d(output.buffer, output.offset, CLGPU_TYPE_UINT64, 1, &view),
                 CLGPU_SUCCESS);
   clgpu_call_options options = {mode.algorithm, NULL};
   cl_event event = NULL;
@@ -2190,7 +2190,7 @@ static run_mode count_mode(clgpu_type type, size_t predicate) {
 static void count_if_results(void **state) {
   (void)state;
   clgpu_context *context = open_context();
-  static const clgpu_type types[] = {CLGPU_INT8, CLGPU_INT32, CLGPU_UINT64, CLGPU_FLOAT};
+  static const clgpu_type types[] = {CLGPU_TYPE_INT8, CLGPU_TYPE_INT32, CLGPU_TYPE_UINT64, CLGPU_TYPE_FLOAT};
   static const test_distribution_case distributions[] = {
       {TEST_UNIFORM, 0},
       {TEST_SMALL_INTEGERS, 16},
@@ -2202,10 +2202,10 @@ static void count_if_results(void **state) {
     clgpu_type type = types[t];
     for (size_t p = 0; p < sizeof predicates / sizeof predicates[0]; p++) {
       if (predicates[p].floats_only && !is_float_type(type)) continue;
-      if (predicates[p].signed_only && !(is_float_type(type) || type == CLGPU_INT32)) continue;
+      if (predicates[p].signed_only && !(is_float_type(type) || type == CLGPU_TYPE_INT32)) continue;
       /* NULL on every type, the others on a few (a program each). */
-      if (p >= 1 && type != CLGPU_INT32 && !(type == CLGPU_UINT64 && p == 1) &&
-          !(type == CLGPU_FLOAT && (p == 1 || p == 3))) {
+      if (p >= 1 && type != CLGPU_TYPE_INT32 && !(type == CLGPU_TYPE_UINT64 && p == 1) &&
+          !(type == CLGPU_TYPE_FLOAT && (p == 1 || p == 3))) {
         continue;
       }
       run_mode mode = count_mode(type, p);
@@ -2237,17 +2237,17 @@ static void count_if_results(void **state) {
     char label[400];
     snprintf(label, sizeof label, "count_if over a transposed (37, 29) int32 view");
     unsigned char *stored =
-        generate(DATA_DISTRIBUTION, n, CLGPU_INT32, TEST_SMALL_INTEGERS, 16, test_case_seed(label));
+        generate(DATA_DISTRIBUTION, n, CLGPU_TYPE_INT32, TEST_SMALL_INTEGERS, 16, test_case_seed(label));
     test_guarded region = test_guarded_create(context, n * sizeof(cl_int), stored);
-    axis_input input = {CLGPU_INT32, &region, stored,
-                        make_layout_view(&region, CLGPU_INT32, LAYOUT_TRANSPOSED, 2, shape)};
-    unsigned char *line = allocate_elements(n, CLGPU_INT32);
+    axis_input input = {CLGPU_TYPE_INT32, &region, stored,
+                        make_layout_view(&region, CLGPU_TYPE_INT32, LAYOUT_TRANSPOSED, 2, shape)};
+    unsigned char *line = allocate_elements(n, CLGPU_TYPE_INT32);
     size_t index[2] = {0, 0}, k = 0;
     do {
-      store_bits(line, k++, CLGPU_INT32,
-                 load_bits(stored, view_position(&input.view, &region, index), CLGPU_INT32));
+      store_bits(line, k++, CLGPU_TYPE_INT32,
+                 load_bits(stored, view_position(&input.view, &region, index), CLGPU_TYPE_INT32));
     } while (next_index(2, shape, index));
-    count_if_and_check(context, &input.view, line, n, &predicates[p], count_mode(CLGPU_INT32, p),
+    count_if_and_check(context, &input.view, line, n, &predicates[p], count_mode(CLGPU_TYPE_INT32, p),
                        label);
     free(line);
     test_guarded_release(&region);
@@ -2262,18 +2262,18 @@ static void events(void **state) {
   clgpu_context *context = open_context();
   const size_t n = 4097;
   unsigned char *host =
-      generate(DATA_DISTRIBUTION, n, CLGPU_INT32, TEST_UNIFORM, 0, test_case_seed("reduce events"));
-  device_input input = upload(context, host, n, CLGPU_INT32);
+      generate(DATA_DISTRIBUTION, n, CLGPU_TYPE_INT32, TEST_UNIFORM, 0, test_case_seed("reduce events"));
+  device_input input = upload(context, host, n, CLGPU_TYPE_INT32);
   op_case sum = builtin_op(CLGPU_REDUCE_SUM), max = builtin_op(CLGPU_REDUCE_MAX);
   expectation expected_sum, expected_max;
-  model(&sum, CLGPU_INT32, host, n, &expected_sum);
-  model(&max, CLGPU_INT32, host, n, &expected_max);
+  model(&sum, CLGPU_TYPE_INT32, host, n, &expected_sum);
+  model(&max, CLGPU_TYPE_INT32, host, n, &expected_max);
   test_guarded outputs[3];
   clgpu_array views[3];
   for (int i = 0; i < 3; i++) {
     outputs[i] = test_guarded_create(context, 8, NULL);
     assert_status(clgpu_array_1d(outputs[i].buffer, outputs[i].offset,
-                                 i == 2 ? CLGPU_UINT64 : CLGPU_INT32, 1, &views[i]),
+                                 i == 2 ? CLGPU_TYPE_UINT64 : CLGPU_TYPE_INT32, 1, &views[i]),
                   CLGPU_SUCCESS);
   }
   /* Without an event out, the reduction still happens. */
@@ -2283,12 +2283,12 @@ static void events(void **state) {
   assert_int_equal(clFinish(clgpu_context_queue(context)), CL_SUCCESS);
   unsigned char value[8];
   test_guarded_read(context, &outputs[0], value);
-  assert_int_equal(load_bits(value, 0, CLGPU_INT32), expected_sum.bits);
+  assert_int_equal(load_bits(value, 0, CLGPU_TYPE_INT32), expected_sum.bits);
 
   /* A chain: each call waits for the one before through its wait list,
    * and the last event completes with every result written. */
   cl_event first = NULL, second = NULL, third = NULL;
-  clgpu_call_options tiled = {CLGPU_ALGORITHM_TILED, NULL};
+  clgpu_call_options tiled = {CLGPU_SHAPE_TILED, NULL};
   assert_status(clgpu_reduce(context, &max.op, &input.view, CLGPU_ALL_AXES, &views[1], &tiled, 0,
                              NULL, &first),
                 CLGPU_SUCCESS);
@@ -2306,15 +2306,15 @@ static void events(void **state) {
   clReleaseEvent(first);
   clReleaseEvent(second);
   test_guarded_read(context, &outputs[1], value);
-  assert_int_equal(load_bits(value, 0, CLGPU_INT32), expected_max.bits);
+  assert_int_equal(load_bits(value, 0, CLGPU_TYPE_INT32), expected_max.bits);
   test_guarded_read(context, &outputs[0], value);
-  assert_int_equal(load_bits(value, 0, CLGPU_INT32), expected_sum.bits);
+  assert_int_equal(load_bits(value, 0, CLGPU_TYPE_INT32), expected_sum.bits);
   uint64_t expected_count = 0;
   test_guarded_read(context, &outputs[2], value);
   for (size_t i = 0; i < n; i++) {
-    expected_count += predicate_above_five(load_bits(host, i, CLGPU_INT32), CLGPU_INT32, i);
+    expected_count += predicate_above_five(load_bits(host, i, CLGPU_TYPE_INT32), CLGPU_TYPE_INT32, i);
   }
-  assert_int_equal(load_bits(value, 0, CLGPU_UINT64), expected_count);
+  assert_int_equal(load_bits(value, 0, CLGPU_TYPE_UINT64), expected_count);
   for (int i = 0; i < 3; i++) {
     test_guarded_check(context, &outputs[i], "events");
     test_guarded_release(&outputs[i]);
@@ -2336,17 +2336,17 @@ static void wait_list_gates_the_call(void **state) {
   }
   const size_t n = 4097;
   unsigned char *before =
-      generate(DATA_DISTRIBUTION, n, CLGPU_INT32, TEST_UNIFORM, 0, test_case_seed("gate before"));
-  unsigned char *after = generate(DATA_DISTRIBUTION, n, CLGPU_INT32, TEST_SMALL_INTEGERS, 16,
+      generate(DATA_DISTRIBUTION, n, CLGPU_TYPE_INT32, TEST_UNIFORM, 0, test_case_seed("gate before"));
+  unsigned char *after = generate(DATA_DISTRIBUTION, n, CLGPU_TYPE_INT32, TEST_SMALL_INTEGERS, 16,
                                   test_case_seed("gate after"));
-  device_input input = upload(context, before, n, CLGPU_INT32);
+  device_input input = upload(context, before, n, CLGPU_TYPE_INT32);
   test_guarded sum_output = test_guarded_create(context, sizeof(cl_int), NULL);
   test_guarded count_output = test_guarded_create(context, sizeof(cl_ulong), NULL);
   clgpu_array sum_view, count_view;
-  assert_status(clgpu_array_1d(sum_output.buffer, sum_output.offset, CLGPU_INT32, 1, &sum_view),
+  assert_status(clgpu_array_1d(sum_output.buffer, sum_output.offset, CLGPU_TYPE_INT32, 1, &sum_view),
                 CLGPU_SUCCESS);
   assert_status(
-      clgpu_array_1d(count_output.buffer, count_output.offset, CLGPU_UINT64, 1, &count_view),
+      clgpu_array_1d(count_output.buffer, count_output.offset, CLGPU_TYPE_UINT64, 1, &count_view),
       CLGPU_SUCCESS);
   cl_int err = CL_SUCCESS;
   cl_event gate = clCreateUserEvent(clgpu_context_cl_context(context), &err);
@@ -2391,7 +2391,7 @@ static void wait_list_gates_the_call(void **state) {
   finish_event(count_event, "gated count");
 
   expectation e;
-  model(&sum, CLGPU_INT32, after, n, &e);
+  model(&sum, CLGPU_TYPE_INT32, after, n, &e);
   unsigned char actual[8];
   test_guarded_read(context, &sum_output, actual);
   char why[512];
@@ -2399,7 +2399,7 @@ static void wait_list_gates_the_call(void **state) {
   uint64_t counted = 0, expected = 0;
   test_guarded_read(context, &count_output, &counted);
   for (size_t i = 0; i < n; i++) {
-    expected += !bits_are_zero(load_bits(after, i, CLGPU_INT32), CLGPU_INT32);
+    expected += !bits_are_zero(load_bits(after, i, CLGPU_TYPE_INT32), CLGPU_TYPE_INT32);
   }
   assert_int_equal(counted, expected);
   test_guarded_check(context, &sum_output, "gated sum");
@@ -2424,24 +2424,24 @@ static void workspace_given_by_the_caller(void **state) {
   (void)state;
   clgpu_context *context = open_context();
   const size_t n = facts.oclgrind ? 4099 : 16385;
-  unsigned char *host = generate(DATA_DISTRIBUTION, n, CLGPU_INT32, TEST_UNIFORM, 0,
+  unsigned char *host = generate(DATA_DISTRIBUTION, n, CLGPU_TYPE_INT32, TEST_UNIFORM, 0,
                                  test_case_seed("reduce workspace"));
-  unsigned char *spread = allocate_elements(2 * n, CLGPU_INT32);
+  unsigned char *spread = allocate_elements(2 * n, CLGPU_TYPE_INT32);
   memset(spread, 0, 2 * n * sizeof(cl_int));
   for (size_t i = 0; i < n; i++) {
-    store_bits(spread, 2 * i, CLGPU_INT32, load_bits(host, i, CLGPU_INT32));
+    store_bits(spread, 2 * i, CLGPU_TYPE_INT32, load_bits(host, i, CLGPU_TYPE_INT32));
   }
   test_guarded region = test_guarded_create(context, 2 * n * sizeof(cl_int), spread);
   clgpu_array input, half_input;
-  assert_status(clgpu_array_strided(region.buffer, region.offset, CLGPU_INT32, 1,
+  assert_status(clgpu_array_strided(region.buffer, region.offset, CLGPU_TYPE_INT32, 1,
                                     (const size_t[]){n}, (const ptrdiff_t[]){2}, &input),
                 CLGPU_SUCCESS);
-  assert_status(clgpu_array_strided(region.buffer, region.offset, CLGPU_INT32, 1,
+  assert_status(clgpu_array_strided(region.buffer, region.offset, CLGPU_TYPE_INT32, 1,
                                     (const size_t[]){n / 2}, (const ptrdiff_t[]){2}, &half_input),
                 CLGPU_SUCCESS);
   op_case sum = builtin_op(CLGPU_REDUCE_SUM);
   expectation e;
-  model(&sum, CLGPU_INT32, host, n, &e);
+  model(&sum, CLGPU_TYPE_INT32, host, n, &e);
   const run_mode modes[] = {CHUNKED, TILED};
   /* The output: one int32, 32 bytes into a region large enough for a
    * workspace to be laid over it (the aliasing case). */
@@ -2454,7 +2454,7 @@ static void workspace_given_by_the_caller(void **state) {
     snprintf(label, sizeof label, "workspace, strided int32 n=%zu, %s", n, modes[m].name);
     test_guarded output = test_guarded_create(context, output_bytes, NULL);
     clgpu_array view;
-    assert_status(clgpu_array_1d(output.buffer, output.offset + 32, CLGPU_INT32, 1, &view),
+    assert_status(clgpu_array_1d(output.buffer, output.offset + 32, CLGPU_TYPE_INT32, 1, &view),
                   CLGPU_SUCCESS);
     clgpu_call_options options = {modes[m].algorithm, NULL};
     clgpu_workspace_size report, small_report, other_report;
@@ -2463,7 +2463,7 @@ static void workspace_given_by_the_caller(void **state) {
                   CLGPU_SUCCESS);
     assert_true(report.num_parts >= 1);
     assert_int_equal(report.parts[0].operation, CLGPU_OPERATION_REDUCE);
-    assert_int_equal(report.parts[0].algorithm, modes[m].algorithm);
+    assert_int_equal(report.parts[0].shape, modes[m].algorithm);
     int packed = 0;
     for (unsigned b = 0; b < report.num_buffers; b++) {
       if (strcmp(report.buffers[b].name, "packed_input") == 0) {
@@ -2521,7 +2521,7 @@ static void workspace_given_by_the_caller(void **state) {
                       CLGPU_SUCCESS);
         made = &small_report;
       } else if (r == 1) {
-        query.algorithm = modes[1 - m].algorithm;
+        query.shape = modes[1 - m].algorithm;
         assert_status(clgpu_reduce_workspace_size(context, &sum.op, &input, CLGPU_ALL_AXES, &view,
                                                   &query, &other_report),
                       CLGPU_SUCCESS);
@@ -2653,16 +2653,16 @@ static void edit_axis_minus_two(misuse_fixture *f, misuse_call *call) {
 static void edit_argmin_initial(misuse_fixture *f, misuse_call *call) {
   call->op_value.kind = CLGPU_REDUCE_ARGMIN;
   call->op_value.initial = "0";
-  output_1d(f, call, CLGPU_UINT64, 5, 0);
+  output_1d(f, call, CLGPU_TYPE_UINT64, 5, 0);
 }
 static void edit_argmax_initial(misuse_fixture *f, misuse_call *call) {
   call->op_value.kind = CLGPU_REDUCE_ARGMAX;
   call->op_value.initial = "0";
-  output_1d(f, call, CLGPU_UINT64, 5, 0);
+  output_1d(f, call, CLGPU_TYPE_UINT64, 5, 0);
 }
 static void set_custom(misuse_call *call) {
   call->op_value.kind = CLGPU_REDUCE_CUSTOM;
-  call->op_value.result_type = CLGPU_INT32;
+  call->op_value.result_type = CLGPU_TYPE_INT32;
   call->op_value.map = NULL;
   call->op_value.reduce = "a + b";
   call->op_value.neutral = "0";
@@ -2707,11 +2707,11 @@ static void edit_wait_list_without_count(misuse_fixture *f, misuse_call *call) {
 }
 static void edit_unknown_algorithm(misuse_fixture *f, misuse_call *call) {
   (void)f;
-  call->options_value.algorithm = (clgpu_algorithm)3;
+  call->options_value.shape = (clgpu_shape)3;
   call->options = &call->options_value;
 }
 static void edit_float_output(misuse_fixture *f, misuse_call *call) {
-  output_1d(f, call, CLGPU_FLOAT, 5, 0);
+  output_1d(f, call, CLGPU_TYPE_FLOAT, 5, 0);
 }
 static void edit_argmin_int32_output(misuse_fixture *f, misuse_call *call) {
   (void)f;
@@ -2719,58 +2719,58 @@ static void edit_argmin_int32_output(misuse_fixture *f, misuse_call *call) {
 }
 static void edit_count_int64_output(misuse_fixture *f, misuse_call *call) {
   call->op_value.kind = CLGPU_REDUCE_COUNT;
-  output_1d(f, call, CLGPU_INT64, 5, 0);
+  output_1d(f, call, CLGPU_TYPE_INT64, 5, 0);
 }
 static void edit_any_uint8_output(misuse_fixture *f, misuse_call *call) {
   call->op_value.kind = CLGPU_REDUCE_ANY;
-  output_1d(f, call, CLGPU_UINT8, 5, 0);
+  output_1d(f, call, CLGPU_TYPE_UINT8, 5, 0);
 }
 static void edit_custom_float_into_int32(misuse_fixture *f, misuse_call *call) {
   (void)f;
   set_custom(call);
-  call->op_value.result_type = CLGPU_FLOAT;
+  call->op_value.result_type = CLGPU_TYPE_FLOAT;
   call->op_value.neutral = "0.0f";
 }
 static void edit_output_four(misuse_fixture *f, misuse_call *call) {
-  output_1d(f, call, CLGPU_INT32, 4, 0);
+  output_1d(f, call, CLGPU_TYPE_INT32, 4, 0);
 }
 static void edit_output_six(misuse_fixture *f, misuse_call *call) {
-  output_1d(f, call, CLGPU_INT32, 6, 0);
+  output_1d(f, call, CLGPU_TYPE_INT32, 6, 0);
 }
 static void edit_output_five_by_one(misuse_fixture *f, misuse_call *call) {
   const size_t shape[2] = {5, 1};
-  assert_status(clgpu_array_nd(f->output.buffer, f->output.offset, CLGPU_INT32, 2, shape,
-                               CLGPU_ROW_MAJOR, &call->output_view),
+  assert_status(clgpu_array_nd(f->output.buffer, f->output.offset, CLGPU_TYPE_INT32, 2, shape,
+                               CLGPU_ORDER_ROW_MAJOR, &call->output_view),
                 CLGPU_SUCCESS);
 }
 static void edit_output_one_one_five(misuse_fixture *f, misuse_call *call) {
   const size_t shape[3] = {1, 1, 5};
-  assert_status(clgpu_array_nd(f->output.buffer, f->output.offset, CLGPU_INT32, 3, shape,
-                               CLGPU_ROW_MAJOR, &call->output_view),
+  assert_status(clgpu_array_nd(f->output.buffer, f->output.offset, CLGPU_TYPE_INT32, 3, shape,
+                               CLGPU_ORDER_ROW_MAJOR, &call->output_view),
                 CLGPU_SUCCESS);
 }
 static void edit_whole_into_two(misuse_fixture *f, misuse_call *call) {
   call->axis = CLGPU_ALL_AXES;
-  output_1d(f, call, CLGPU_INT32, 2, 0);
+  output_1d(f, call, CLGPU_TYPE_INT32, 2, 0);
 }
 static void edit_whole_into_none(misuse_fixture *f, misuse_call *call) {
   call->axis = CLGPU_ALL_AXES;
-  output_1d(f, call, CLGPU_INT32, 0, 0);
+  output_1d(f, call, CLGPU_TYPE_INT32, 0, 0);
 }
 static void edit_output_is_input_row(misuse_fixture *f, misuse_call *call) {
   assert_status(
-      clgpu_array_1d(f->input.buffer, f->input.offset, CLGPU_INT32, 5, &call->output_view),
+      clgpu_array_1d(f->input.buffer, f->input.offset, CLGPU_TYPE_INT32, 5, &call->output_view),
       CLGPU_SUCCESS);
 }
 static void edit_whole_output_in_input(misuse_fixture *f, misuse_call *call) {
   call->axis = CLGPU_ALL_AXES;
-  assert_status(clgpu_array_1d(f->input.buffer, f->input.offset + 7 * sizeof(cl_int), CLGPU_INT32,
+  assert_status(clgpu_array_1d(f->input.buffer, f->input.offset + 7 * sizeof(cl_int), CLGPU_TYPE_INT32,
                                1, &call->output_view),
                 CLGPU_SUCCESS);
 }
 static void edit_broadcast_output(misuse_fixture *f, misuse_call *call) {
   assert_status(
-      clgpu_array_strided(f->output.buffer, f->output.offset, CLGPU_INT32, 1, (const size_t[]){5},
+      clgpu_array_strided(f->output.buffer, f->output.offset, CLGPU_TYPE_INT32, 1, (const size_t[]){5},
                           (const ptrdiff_t[]){0}, &call->output_view),
       CLGPU_SUCCESS);
 }
@@ -2779,10 +2779,10 @@ static void edit_self_overlapping_output(misuse_fixture *f, misuse_call *call) {
    * with strides (1, 1) writes one element twice. */
   const size_t shape[3] = {2, 2, 5}, output_shape[2] = {2, 2};
   const ptrdiff_t strides[2] = {1, 1};
-  assert_status(clgpu_array_nd(f->input.buffer, f->input.offset, CLGPU_INT32, 3, shape,
-                               CLGPU_ROW_MAJOR, &call->input_view),
+  assert_status(clgpu_array_nd(f->input.buffer, f->input.offset, CLGPU_TYPE_INT32, 3, shape,
+                               CLGPU_ORDER_ROW_MAJOR, &call->input_view),
                 CLGPU_SUCCESS);
-  assert_status(clgpu_array_strided(f->output.buffer, f->output.offset, CLGPU_INT32, 2,
+  assert_status(clgpu_array_strided(f->output.buffer, f->output.offset, CLGPU_TYPE_INT32, 2,
                                     output_shape, strides, &call->output_view),
                 CLGPU_SUCCESS);
   call->axis = 2;
@@ -2817,25 +2817,25 @@ static void edit_input_rank_too_large(misuse_fixture *f, misuse_call *call) {
 static void edit_foreign_input(misuse_fixture *f, misuse_call *call) {
   const size_t shape[2] = {4, 5};
   assert_status(
-      clgpu_array_nd(f->foreign, 0, CLGPU_INT32, 2, shape, CLGPU_ROW_MAJOR, &call->input_view),
+      clgpu_array_nd(f->foreign, 0, CLGPU_TYPE_INT32, 2, shape, CLGPU_ORDER_ROW_MAJOR, &call->input_view),
       CLGPU_SUCCESS);
 }
 static void edit_foreign_output(misuse_fixture *f, misuse_call *call) {
-  assert_status(clgpu_array_1d(f->foreign, 0, CLGPU_INT32, 5, &call->output_view), CLGPU_SUCCESS);
+  assert_status(clgpu_array_1d(f->foreign, 0, CLGPU_TYPE_INT32, 5, &call->output_view), CLGPU_SUCCESS);
 }
 static void edit_double_input(misuse_fixture *f, misuse_call *call) {
   const size_t shape[2] = {2, 5};
-  assert_status(clgpu_array_nd(f->input.buffer, f->input.offset, CLGPU_DOUBLE, 2, shape,
-                               CLGPU_ROW_MAJOR, &call->input_view),
+  assert_status(clgpu_array_nd(f->input.buffer, f->input.offset, CLGPU_TYPE_DOUBLE, 2, shape,
+                               CLGPU_ORDER_ROW_MAJOR, &call->input_view),
                 CLGPU_SUCCESS);
-  output_1d(f, call, CLGPU_DOUBLE, 5, 0);
+  output_1d(f, call, CLGPU_TYPE_DOUBLE, 5, 0);
 }
 static void edit_half_input(misuse_fixture *f, misuse_call *call) {
   const size_t shape[2] = {4, 5};
-  assert_status(clgpu_array_nd(f->input.buffer, f->input.offset, CLGPU_HALF, 2, shape,
-                               CLGPU_ROW_MAJOR, &call->input_view),
+  assert_status(clgpu_array_nd(f->input.buffer, f->input.offset, CLGPU_TYPE_HALF, 2, shape,
+                               CLGPU_ORDER_ROW_MAJOR, &call->input_view),
                 CLGPU_SUCCESS);
-  output_1d(f, call, CLGPU_HALF, 5, 0);
+  output_1d(f, call, CLGPU_TYPE_HALF, 5, 0);
 }
 static int lacks_fp64(void) { return !facts.has_fp64; }
 static int lacks_fp16(void) { return !facts.has_fp16; }
@@ -2895,7 +2895,7 @@ static void misuse_setup(misuse_fixture *f) {
   memset(f, 0, sizeof *f);
   f->context = open_context();
   f->other_context = test_context(NULL);
-  unsigned char *values = generate(DATA_DISTRIBUTION, 20, CLGPU_INT32, TEST_UNIFORM, 0,
+  unsigned char *values = generate(DATA_DISTRIBUTION, 20, CLGPU_TYPE_INT32, TEST_UNIFORM, 0,
                                    test_case_seed("reduce misuse"));
   f->input = test_guarded_create(f->context, 20 * sizeof(cl_int), values);
   free(values);
@@ -2946,10 +2946,10 @@ static void misuse_default(misuse_fixture *f, misuse_call *call) {
   call->op_value.kind = CLGPU_REDUCE_SUM;
   call->op = &call->op_value;
   const size_t shape[2] = {4, 5};
-  assert_status(clgpu_array_nd(f->input.buffer, f->input.offset, CLGPU_INT32, 2, shape,
-                               CLGPU_ROW_MAJOR, &call->input_view),
+  assert_status(clgpu_array_nd(f->input.buffer, f->input.offset, CLGPU_TYPE_INT32, 2, shape,
+                               CLGPU_ORDER_ROW_MAJOR, &call->input_view),
                 CLGPU_SUCCESS);
-  output_1d(f, call, CLGPU_INT32, 5, 0);
+  output_1d(f, call, CLGPU_TYPE_INT32, 5, 0);
   call->input = &call->input_view;
   call->output = &call->output_view;
   call->axis = 0;
@@ -3034,8 +3034,8 @@ static void reduce_misuse(void **state) {
   misuse_call call;
   misuse_default(f, &call);
   const size_t kept[2] = {1, 5};
-  assert_status(clgpu_array_nd(f->output.buffer, f->output.offset, CLGPU_INT32, 2, kept,
-                               CLGPU_ROW_MAJOR, &call.output_view),
+  assert_status(clgpu_array_nd(f->output.buffer, f->output.offset, CLGPU_TYPE_INT32, 2, kept,
+                               CLGPU_ORDER_ROW_MAJOR, &call.output_view),
                 CLGPU_SUCCESS);
   assert_status(clgpu_reduce(f->context, call.op, call.input, 0, call.output, NULL, 0, NULL, NULL),
                 CLGPU_SUCCESS);
@@ -3044,8 +3044,8 @@ static void reduce_misuse(void **state) {
   test_guarded_read(f->context, &f->output, sums);
   for (size_t c = 0; c < 5; c++) {
     uint64_t expected = 0;
-    for (size_t r = 0; r < 4; r++) expected += load_bits(input_before, r * 5 + c, CLGPU_INT32);
-    assert_int_equal(load_bits(sums, c, CLGPU_INT32), expected & 0xffffffffu);
+    for (size_t r = 0; r < 4; r++) expected += load_bits(input_before, r * 5 + c, CLGPU_TYPE_INT32);
+    assert_int_equal(load_bits(sums, c, CLGPU_TYPE_INT32), expected & 0xffffffffu);
   }
   test_guarded_check(f->context, &f->output, "kept-dimension boundary");
 }
@@ -3091,8 +3091,8 @@ static void run_read_misuse(misuse_fixture *f, const misuse_row *row,
   misuse_call call;
   misuse_default(f, &call);
   row->edit(f, &call);
-  clgpu_type input_type = call.input ? call.input->type : CLGPU_INT32;
-  clgpu_type result_type = call.op ? clgpu_reduce_result_type(call.op, input_type) : CLGPU_INT32;
+  clgpu_type input_type = call.input ? call.input->type : CLGPU_TYPE_INT32;
+  clgpu_type result_type = call.op ? clgpu_reduce_result_type(call.op, input_type) : CLGPU_TYPE_INT32;
   size_t size =
       call.result_size ? call.result_size : (result_type ? clgpu_type_size(result_type) : 4);
   unsigned char result[8 + 2 * HOST_GUARD];
@@ -3125,7 +3125,7 @@ static void reduce_read_misuse(void **state) {
   assert_status(clgpu_reduce_read(f->context, call.op, call.input, NULL, &total, sizeof total),
                 CLGPU_SUCCESS);
   uint32_t expected = 0;
-  for (size_t i = 0; i < 20; i++) expected += (uint32_t)load_bits(input_before, i, CLGPU_INT32);
+  for (size_t i = 0; i < 20; i++) expected += (uint32_t)load_bits(input_before, i, CLGPU_TYPE_INT32);
   assert_int_equal((uint32_t)total, expected);
 }
 
@@ -3139,28 +3139,28 @@ static void edit_predicate_unknown(misuse_fixture *f, misuse_call *call) {
 }
 static void edit_count_output(misuse_fixture *f, misuse_call *call) {
   call->axis = CLGPU_ALL_AXES;
-  output_1d(f, call, CLGPU_UINT64, 1, 0);
+  output_1d(f, call, CLGPU_TYPE_UINT64, 1, 0);
 }
 static void edit_count_into_uint32(misuse_fixture *f, misuse_call *call) {
-  output_1d(f, call, CLGPU_UINT32, 1, 0);
+  output_1d(f, call, CLGPU_TYPE_UINT32, 1, 0);
 }
 static void edit_count_into_int64(misuse_fixture *f, misuse_call *call) {
-  output_1d(f, call, CLGPU_INT64, 1, 0);
+  output_1d(f, call, CLGPU_TYPE_INT64, 1, 0);
 }
 static void edit_count_into_two(misuse_fixture *f, misuse_call *call) {
-  output_1d(f, call, CLGPU_UINT64, 2, 0);
+  output_1d(f, call, CLGPU_TYPE_UINT64, 2, 0);
 }
 static void edit_count_into_input(misuse_fixture *f, misuse_call *call) {
   assert_status(
-      clgpu_array_1d(f->input.buffer, f->input.offset + 8, CLGPU_UINT64, 1, &call->output_view),
+      clgpu_array_1d(f->input.buffer, f->input.offset + 8, CLGPU_TYPE_UINT64, 1, &call->output_view),
       CLGPU_SUCCESS);
 }
 static void edit_count_misaligned_output(misuse_fixture *f, misuse_call *call) {
-  output_1d(f, call, CLGPU_UINT64, 1, 0);
+  output_1d(f, call, CLGPU_TYPE_UINT64, 1, 0);
   call->output_view.offset += 4;
 }
 static void edit_count_foreign_output(misuse_fixture *f, misuse_call *call) {
-  assert_status(clgpu_array_1d(f->foreign, 0, CLGPU_UINT64, 1, &call->output_view), CLGPU_SUCCESS);
+  assert_status(clgpu_array_1d(f->foreign, 0, CLGPU_TYPE_UINT64, 1, &call->output_view), CLGPU_SUCCESS);
 }
 
 /* Rows applied after edit_count_output has made the one uint64 output. */
@@ -3195,7 +3195,7 @@ static void count_if_misuse(void **state) {
     misuse_default(f, &call);
     edit_count_output(f, &call);
     row->edit(f, &call);
-    if (row->edit == edit_double_input) output_1d(f, &call, CLGPU_UINT64, 1, 0);
+    if (row->edit == edit_double_input) output_1d(f, &call, CLGPU_TYPE_UINT64, 1, 0);
     cl_event event = NULL;
     clgpu_status status = clgpu_count_if(call.context, call.input, call.predicate, call.output,
                                          call.options, call.num_events, call.wait_list, &event);
@@ -3272,7 +3272,7 @@ static void expect_expression_refused(misuse_fixture *f, const char *field, cons
                                           NULL, &report);
   } else {
     set_custom(&call);
-    call.op_value.result_type = CLGPU_UINT64;
+    call.op_value.result_type = CLGPU_TYPE_UINT64;
     if (strcmp(field, "op->map") == 0) call.op_value.map = text;
     if (strcmp(field, "op->reduce") == 0) call.op_value.reduce = text;
     if (strcmp(field, "op->neutral") == 0) call.op_value.neutral = text;
@@ -3335,7 +3335,7 @@ static void hostile_expressions(void **state) {
    * line breaks, against the host. */
   int32_t x[20];
   memcpy(x, input_before, sizeof x);
-  clgpu_reduce_op op = {CLGPU_REDUCE_CUSTOM, NULL, CLGPU_INT64,
+  clgpu_reduce_op op = {CLGPU_REDUCE_CUSTOM, NULL, CLGPU_TYPE_INT64,
                         "(long)(\n  (x & 1) ? (x >> 1) : -(x >> 2)\n)\n"
                         "  + max((long)clamp(x, -100, 100), (long)0)",
                         "((a) > (b)\r\n ? a : b)", "(long)(-0x7fffffffffffffffL - 1)"};

@@ -130,19 +130,19 @@ static void require_type(test_type type) {
   }
 }
 
-static const char *algorithm_name(clgpu_algorithm algorithm) {
-  return algorithm == CLGPU_ALGORITHM_CHUNKED ? "chunked"
-         : algorithm == CLGPU_ALGORITHM_TILED ? "tiled"
+static const char *algorithm_name(clgpu_shape algorithm) {
+  return algorithm == CLGPU_SHAPE_CHUNKED ? "chunked"
+         : algorithm == CLGPU_SHAPE_TILED ? "tiled"
                                               : "auto";
 }
 
-static const clgpu_algorithm both_algorithms[] = {CLGPU_ALGORITHM_CHUNKED, CLGPU_ALGORITHM_TILED};
+static const clgpu_shape both_algorithms[] = {CLGPU_SHAPE_CHUNKED, CLGPU_SHAPE_TILED};
 
 /* The matrix size for an algorithm: past CHUNKED's split into chunks, or
  * past four of TILED's tiles (several groups). */
-static size_t matrix_size(clgpu_algorithm algorithm) {
+static size_t matrix_size(clgpu_shape algorithm) {
   if (oclgrind) return 4099;
-  return algorithm == CLGPU_ALGORITHM_TILED ? 4 * tile + 17 : 16411;
+  return algorithm == CLGPU_SHAPE_TILED ? 4 * tile + 17 : 16411;
 }
 
 /* ---- views described on the host (as in test_copy.c) ---- */
@@ -468,7 +468,7 @@ typedef struct scan_case {
   op_id op;
   int exclusive;
   int axis;
-  clgpu_algorithm algorithm;
+  clgpu_shape algorithm;
   int null_options; /* pass NULL options (AUTO, no workspace) */
   clgpu_workspace *workspace;
   values_kind values;
@@ -482,7 +482,7 @@ typedef struct scan_case {
   const char *seed_label; /* NULL: the data's seed comes from the full description */
 } scan_case;
 
-static scan_case base_case(test_type type, op_id op, int exclusive, clgpu_algorithm algorithm,
+static scan_case base_case(test_type type, op_id op, int exclusive, clgpu_shape algorithm,
                            test_distribution distribution, size_t parameter) {
   scan_case c;
   memset(&c, 0, sizeof c);
@@ -771,10 +771,10 @@ static void compare_with_fresh(const scan_case *c, const char *label, const unsi
   test_guarded output = test_guarded_create(shared_context, n * size, NULL);
   clgpu_array input_view, output_view;
   assert_status(clgpu_array_nd(input.buffer, input.offset, type, c->input.rank, c->input.shape,
-                               CLGPU_ROW_MAJOR, &input_view),
+                               CLGPU_ORDER_ROW_MAJOR, &input_view),
                 CLGPU_SUCCESS);
   assert_status(clgpu_array_nd(output.buffer, output.offset, type, c->input.rank, c->input.shape,
-                               CLGPU_ROW_MAJOR, &output_view),
+                               CLGPU_ORDER_ROW_MAJOR, &output_view),
                 CLGPU_SUCCESS);
   scan_case fresh = *c;
   fresh.gated = 0;
@@ -1293,17 +1293,17 @@ static void float_sums_are_deterministic(void **state) {
 static void auto_algorithm(void **state) {
   (void)state;
   const clgpu_device_info *info = clgpu_context_device_info(shared_context);
-  clgpu_algorithm resolved =
-      (info->type & CL_DEVICE_TYPE_CPU) ? CLGPU_ALGORITHM_CHUNKED : CLGPU_ALGORITHM_TILED;
+  clgpu_shape resolved =
+      (info->type & CL_DEVICE_TYPE_CPU) ? CLGPU_SHAPE_CHUNKED : CLGPU_SHAPE_TILED;
   static const size_t sizes[] = {0, 1000, 16411, 65537};
   size_t size_count = sizeof sizes / sizeof sizes[0] - (oclgrind ? 2 : 0);
   for (size_t s = 0; s < size_count; s++) {
     for (int null_options = 0; null_options < 2; null_options++) {
-      scan_case c = base_case(TEST_INT32, OP_SUM, 0, CLGPU_ALGORITHM_AUTO, TEST_UNIFORM, 0);
+      scan_case c = base_case(TEST_INT32, OP_SUM, 0, CLGPU_SHAPE_AUTO, TEST_UNIFORM, 0);
       c.null_options = null_options;
       set_contiguous(&c, sizes[s]);
       run_scan_case(&c);
-      c = base_case(TEST_FLOAT, OP_SUM, 1, CLGPU_ALGORITHM_AUTO, TEST_UNIFORM, 0);
+      c = base_case(TEST_FLOAT, OP_SUM, 1, CLGPU_SHAPE_AUTO, TEST_UNIFORM, 0);
       c.values = VALUES_MODERATE;
       /* The same data for both calls. */
       char seed_label[64];
@@ -1380,8 +1380,8 @@ static void long_lines_along_an_axis(void **state) {
   const size_t rows = 2, length = 70001, n = rows * length;
   int32_t *values = test_allocate(n, TEST_INT32);
   for (size_t i = 0; i < n; i++) values[i] = (int32_t)(1000000 - (int64_t)i);
-  const clgpu_algorithm shapes[] = {CLGPU_ALGORITHM_AUTO, CLGPU_ALGORITHM_TILED,
-                                    CLGPU_ALGORITHM_CHUNKED};
+  const clgpu_shape shapes[] = {CLGPU_SHAPE_AUTO, CLGPU_SHAPE_TILED,
+                                    CLGPU_SHAPE_CHUNKED};
   const char *names[] = {"AUTO", "TILED", "CHUNKED"};
   for (size_t s = 0; s < 3; s++) {
     test_guarded input = test_guarded_create(context, n * sizeof(int32_t), values);
@@ -1390,11 +1390,11 @@ static void long_lines_along_an_axis(void **state) {
     test_guarded_read(context, &output, before);
     size_t shape[2] = {rows, length};
     clgpu_array input_view, output_view;
-    assert_status(clgpu_array_nd(input.buffer, input.offset, CLGPU_INT32, 2, shape,
-                                 CLGPU_ROW_MAJOR, &input_view),
+    assert_status(clgpu_array_nd(input.buffer, input.offset, CLGPU_TYPE_INT32, 2, shape,
+                                 CLGPU_ORDER_ROW_MAJOR, &input_view),
                   CLGPU_SUCCESS);
-    assert_status(clgpu_array_nd(output.buffer, output.offset, CLGPU_INT32, 2, shape,
-                                 CLGPU_ROW_MAJOR, &output_view),
+    assert_status(clgpu_array_nd(output.buffer, output.offset, CLGPU_TYPE_INT32, 2, shape,
+                                 CLGPU_ORDER_ROW_MAJOR, &output_view),
                   CLGPU_SUCCESS);
     clgpu_scan_op op = scan_op(OP_MIN, 0);
     clgpu_call_options options = {shapes[s], NULL};
@@ -1404,7 +1404,7 @@ static void long_lines_along_an_axis(void **state) {
     test_guarded_read(context, &output, actual);
     char what[96];
     snprintf(what, sizeof what, "scan MIN along lines of %zu, %s", length, names[s]);
-    if (status == CLGPU_UNSUPPORTED_FEATURE && shapes[s] == CLGPU_ALGORITHM_CHUNKED) {
+    if (status == CLGPU_UNSUPPORTED_FEATURE && shapes[s] == CLGPU_SHAPE_CHUNKED) {
       printf("# %s refused: %s\n", what, clgpu_last_error());
       assert_non_null(strstr(clgpu_last_error(), "loop_iteration_cap"));
       assert_memory_equal(actual, before, n * sizeof(int32_t));
@@ -1434,9 +1434,9 @@ static void without_an_event(void **state) {
   test_guarded input = test_guarded_create(context, n * sizeof(int32_t), values);
   test_guarded output = test_guarded_create(context, n * sizeof(int32_t), NULL);
   clgpu_array input_view, output_view;
-  assert_status(clgpu_array_1d(input.buffer, input.offset, CLGPU_INT32, n, &input_view),
+  assert_status(clgpu_array_1d(input.buffer, input.offset, CLGPU_TYPE_INT32, n, &input_view),
                 CLGPU_SUCCESS);
-  assert_status(clgpu_array_1d(output.buffer, output.offset, CLGPU_INT32, n, &output_view),
+  assert_status(clgpu_array_1d(output.buffer, output.offset, CLGPU_TYPE_INT32, n, &output_view),
                 CLGPU_SUCCESS);
   clgpu_scan_op op = scan_op(OP_SUM, 0);
   assert_status(
@@ -1487,8 +1487,8 @@ static void with_a_workspace(void **state) {
         size_t size = sizeof(float);
         test_guarded probe_input = test_guarded_create(context, c.input_elements * size, NULL);
         test_guarded probe_output = test_guarded_create(context, c.output_elements * size, NULL);
-        clgpu_array input = make_view(&probe_input, CLGPU_FLOAT, &c.input);
-        clgpu_array output = make_view(&probe_output, CLGPU_FLOAT, &c.output);
+        clgpu_array input = make_view(&probe_input, CLGPU_TYPE_FLOAT, &c.input);
+        clgpu_array output = make_view(&probe_output, CLGPU_TYPE_FLOAT, &c.output);
         clgpu_scan_op op = scan_op(OP_SUM, 0);
         clgpu_call_options options = {both_algorithms[a], NULL};
         clgpu_workspace_size report;
@@ -1609,23 +1609,23 @@ static void edit_custom_bad_neutral(misuse_fixture *f, misuse_call *call) {
 }
 static void edit_output_float(misuse_fixture *f, misuse_call *call) {
   (void)f;
-  assert_status(clgpu_array_reinterpret(&call->output_view, CLGPU_FLOAT, &call->output_view),
+  assert_status(clgpu_array_reinterpret(&call->output_view, CLGPU_TYPE_FLOAT, &call->output_view),
                 CLGPU_SUCCESS);
 }
 static void edit_input_uint32(misuse_fixture *f, misuse_call *call) {
   (void)f;
-  assert_status(clgpu_array_reinterpret(&call->input_view, CLGPU_UINT32, &call->input_view),
+  assert_status(clgpu_array_reinterpret(&call->input_view, CLGPU_TYPE_UINT32, &call->input_view),
                 CLGPU_SUCCESS);
 }
 static void edit_output_transposed_shape(misuse_fixture *f, misuse_call *call) {
   const size_t shape[2] = {5, 4};
-  assert_status(clgpu_array_nd(f->output.buffer, f->output.offset, CLGPU_INT32, 2, shape,
-                               CLGPU_ROW_MAJOR, &call->output_view),
+  assert_status(clgpu_array_nd(f->output.buffer, f->output.offset, CLGPU_TYPE_INT32, 2, shape,
+                               CLGPU_ORDER_ROW_MAJOR, &call->output_view),
                 CLGPU_SUCCESS);
 }
 static void edit_output_1d(misuse_fixture *f, misuse_call *call) {
   assert_status(
-      clgpu_array_1d(f->output.buffer, f->output.offset, CLGPU_INT32, 20, &call->output_view),
+      clgpu_array_1d(f->output.buffer, f->output.offset, CLGPU_TYPE_INT32, 20, &call->output_view),
       CLGPU_SUCCESS);
 }
 static void edit_axis_2(misuse_fixture *f, misuse_call *call) {
@@ -1639,15 +1639,15 @@ static void edit_axis_minus_2(misuse_fixture *f, misuse_call *call) {
 static void edit_broadcast_output(misuse_fixture *f, misuse_call *call) {
   const size_t row_shape[2] = {1, 5}, shape[2] = {4, 5};
   clgpu_array row;
-  assert_status(clgpu_array_nd(f->output.buffer, f->output.offset, CLGPU_INT32, 2, row_shape,
-                               CLGPU_ROW_MAJOR, &row),
+  assert_status(clgpu_array_nd(f->output.buffer, f->output.offset, CLGPU_TYPE_INT32, 2, row_shape,
+                               CLGPU_ORDER_ROW_MAJOR, &row),
                 CLGPU_SUCCESS);
   assert_status(clgpu_array_broadcast(&row, 2, shape, &call->output_view), CLGPU_SUCCESS);
 }
 static void edit_self_overlapping_output(misuse_fixture *f, misuse_call *call) {
   const size_t shape[2] = {4, 5};
   const ptrdiff_t strides[2] = {2, 1};
-  assert_status(clgpu_array_strided(f->output.buffer, f->output.offset, CLGPU_INT32, 2, shape,
+  assert_status(clgpu_array_strided(f->output.buffer, f->output.offset, CLGPU_TYPE_INT32, 2, shape,
                                     strides, &call->output_view),
                 CLGPU_SUCCESS);
 }
@@ -1662,7 +1662,7 @@ static void edit_wait_list_without_count(misuse_fixture *f, misuse_call *call) {
 }
 static void edit_unknown_algorithm(misuse_fixture *f, misuse_call *call) {
   (void)f;
-  call->options_value.algorithm = (clgpu_algorithm)7;
+  call->options_value.shape = (clgpu_shape)7;
   call->options = &call->options_value;
 }
 static void edit_output_past_end(misuse_fixture *f, misuse_call *call) {
@@ -1677,22 +1677,22 @@ static void edit_input_misaligned(misuse_fixture *f, misuse_call *call) {
 static void edit_foreign_input(misuse_fixture *f, misuse_call *call) {
   const size_t shape[2] = {4, 5};
   assert_status(
-      clgpu_array_nd(f->foreign, 0, CLGPU_INT32, 2, shape, CLGPU_ROW_MAJOR, &call->input_view),
+      clgpu_array_nd(f->foreign, 0, CLGPU_TYPE_INT32, 2, shape, CLGPU_ORDER_ROW_MAJOR, &call->input_view),
       CLGPU_SUCCESS);
 }
 static void edit_half(misuse_fixture *f, misuse_call *call) {
   (void)f;
-  assert_status(clgpu_array_reinterpret(&call->input_view, CLGPU_HALF, &call->input_view),
+  assert_status(clgpu_array_reinterpret(&call->input_view, CLGPU_TYPE_HALF, &call->input_view),
                 CLGPU_SUCCESS);
-  assert_status(clgpu_array_reinterpret(&call->output_view, CLGPU_HALF, &call->output_view),
+  assert_status(clgpu_array_reinterpret(&call->output_view, CLGPU_TYPE_HALF, &call->output_view),
                 CLGPU_SUCCESS);
 }
 static void edit_double(misuse_fixture *f, misuse_call *call) {
   assert_status(
-      clgpu_array_1d(f->input.buffer, f->input.offset, CLGPU_DOUBLE, 10, &call->input_view),
+      clgpu_array_1d(f->input.buffer, f->input.offset, CLGPU_TYPE_DOUBLE, 10, &call->input_view),
       CLGPU_SUCCESS);
   assert_status(
-      clgpu_array_1d(f->output.buffer, f->output.offset, CLGPU_DOUBLE, 10, &call->output_view),
+      clgpu_array_1d(f->output.buffer, f->output.offset, CLGPU_TYPE_DOUBLE, 10, &call->output_view),
       CLGPU_SUCCESS);
 }
 static void edit_reduce_workspace(misuse_fixture *f, misuse_call *call) {
@@ -1700,12 +1700,12 @@ static void edit_reduce_workspace(misuse_fixture *f, misuse_call *call) {
   call->options = &call->options_value;
 }
 static void edit_wrong_algorithm_workspace(misuse_fixture *f, misuse_call *call) {
-  call->options_value.algorithm = CLGPU_ALGORITHM_CHUNKED;
+  call->options_value.shape = CLGPU_SHAPE_CHUNKED;
   call->options_value.workspace = f->tiled_workspace;
   call->options = &call->options_value;
 }
 static void edit_wrong_algorithm_workspace_2(misuse_fixture *f, misuse_call *call) {
-  call->options_value.algorithm = CLGPU_ALGORITHM_TILED;
+  call->options_value.shape = CLGPU_SHAPE_TILED;
   call->options_value.workspace = f->chunked_workspace;
   call->options = &call->options_value;
 }
@@ -1758,11 +1758,11 @@ static const misuse_row misuse_rows[] = {
     {"a workspace of another context", CLGPU_WORKSPACE_WRONG_DEVICE, edit_foreign_workspace, NULL},
 };
 
-static clgpu_workspace *make_scan_workspace(clgpu_context *context, clgpu_algorithm algorithm) {
+static clgpu_workspace *make_scan_workspace(clgpu_context *context, clgpu_shape algorithm) {
   clgpu_scan_op op = scan_op(OP_SUM, 0);
   clgpu_call_options options = {algorithm, NULL};
   clgpu_workspace_size report;
-  assert_status(clgpu_scan_workspace_size_upto(context, &op, CLGPU_INT32, 20, &options, &report),
+  assert_status(clgpu_scan_workspace_size_upto(context, &op, CLGPU_TYPE_INT32, 20, &options, &report),
                 CLGPU_SUCCESS);
   clgpu_workspace *workspace = NULL;
   assert_status(clgpu_workspace_create(context, &report, &workspace), CLGPU_SUCCESS);
@@ -1789,12 +1789,12 @@ static void misuse_is_refused(void **state) {
   assert_int_equal(err, CL_SUCCESS);
   clgpu_reduce_op sum = {CLGPU_REDUCE_SUM, NULL, (clgpu_type)0, NULL, NULL, NULL};
   clgpu_workspace_size report;
-  assert_status(clgpu_reduce_workspace_size_upto(f.context, &sum, CLGPU_INT32, n, NULL, &report),
+  assert_status(clgpu_reduce_workspace_size_upto(f.context, &sum, CLGPU_TYPE_INT32, n, NULL, &report),
                 CLGPU_SUCCESS);
   assert_status(clgpu_workspace_create(f.context, &report, &f.reduce_workspace), CLGPU_SUCCESS);
-  f.tiled_workspace = make_scan_workspace(f.context, CLGPU_ALGORITHM_TILED);
-  f.chunked_workspace = make_scan_workspace(f.context, CLGPU_ALGORITHM_CHUNKED);
-  f.foreign_workspace = make_scan_workspace(f.other_context, CLGPU_ALGORITHM_AUTO);
+  f.tiled_workspace = make_scan_workspace(f.context, CLGPU_SHAPE_TILED);
+  f.chunked_workspace = make_scan_workspace(f.context, CLGPU_SHAPE_CHUNKED);
+  f.foreign_workspace = make_scan_workspace(f.other_context, CLGPU_SHAPE_AUTO);
   unsigned char *after = malloc(bytes);
   assert_non_null(after);
 
@@ -1816,11 +1816,11 @@ static void misuse_is_refused(void **state) {
     call.context = f.context;
     call.op_value = scan_op(OP_SUM, 0);
     call.op = &call.op_value;
-    assert_status(clgpu_array_nd(f.input.buffer, f.input.offset, CLGPU_INT32, 2, shape,
-                                 CLGPU_ROW_MAJOR, &call.input_view),
+    assert_status(clgpu_array_nd(f.input.buffer, f.input.offset, CLGPU_TYPE_INT32, 2, shape,
+                                 CLGPU_ORDER_ROW_MAJOR, &call.input_view),
                   CLGPU_SUCCESS);
-    assert_status(clgpu_array_nd(f.output.buffer, f.output.offset, CLGPU_INT32, 2, shape,
-                                 CLGPU_ROW_MAJOR, &call.output_view),
+    assert_status(clgpu_array_nd(f.output.buffer, f.output.offset, CLGPU_TYPE_INT32, 2, shape,
+                                 CLGPU_ORDER_ROW_MAJOR, &call.output_view),
                   CLGPU_SUCCESS);
     call.input = &call.input_view;
     call.output = &call.output_view;
@@ -1855,15 +1855,15 @@ static void misuse_is_refused(void **state) {
   for (int w = 0; w < 3; w++) {
     clgpu_scan_op op = scan_op(OP_SUM, 0);
     clgpu_array input, output;
-    assert_status(clgpu_array_nd(f.input.buffer, f.input.offset, CLGPU_INT32, 2, shape,
-                                 CLGPU_ROW_MAJOR, &input),
+    assert_status(clgpu_array_nd(f.input.buffer, f.input.offset, CLGPU_TYPE_INT32, 2, shape,
+                                 CLGPU_ORDER_ROW_MAJOR, &input),
                   CLGPU_SUCCESS);
-    assert_status(clgpu_array_nd(f.output.buffer, f.output.offset, CLGPU_INT32, 2, shape,
-                                 CLGPU_ROW_MAJOR, &output),
+    assert_status(clgpu_array_nd(f.output.buffer, f.output.offset, CLGPU_TYPE_INT32, 2, shape,
+                                 CLGPU_ORDER_ROW_MAJOR, &output),
                   CLGPU_SUCCESS);
-    clgpu_call_options options = {w == 1   ? CLGPU_ALGORITHM_TILED
-                                  : w == 2 ? CLGPU_ALGORITHM_CHUNKED
-                                           : CLGPU_ALGORITHM_AUTO,
+    clgpu_call_options options = {w == 1   ? CLGPU_SHAPE_TILED
+                                  : w == 2 ? CLGPU_SHAPE_CHUNKED
+                                           : CLGPU_SHAPE_AUTO,
                                   w == 1   ? f.tiled_workspace
                                   : w == 2 ? f.chunked_workspace
                                            : NULL};
@@ -1979,9 +1979,9 @@ static void hostile_expressions(void **state) {
   test_guarded input = test_guarded_create(shared_context, bytes, input_initial);
   test_guarded output = test_guarded_create(shared_context, bytes, output_initial);
   clgpu_array input_view, output_view;
-  assert_status(clgpu_array_1d(input.buffer, input.offset, CLGPU_INT32, n, &input_view),
+  assert_status(clgpu_array_1d(input.buffer, input.offset, CLGPU_TYPE_INT32, n, &input_view),
                 CLGPU_SUCCESS);
-  assert_status(clgpu_array_1d(output.buffer, output.offset, CLGPU_INT32, n, &output_view),
+  assert_status(clgpu_array_1d(output.buffer, output.offset, CLGPU_TYPE_INT32, n, &output_view),
                 CLGPU_SUCCESS);
   unsigned char *after = malloc(bytes);
   assert_non_null(after);

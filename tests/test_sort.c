@@ -85,7 +85,7 @@ static int group_teardown(void **state) {
 }
 
 static const clgpu_algorithm both_algorithms[] = {CLGPU_ALGORITHM_RADIX, CLGPU_ALGORITHM_MERGE};
-static const clgpu_algorithm both_shapes[] = {CLGPU_ALGORITHM_CHUNKED, CLGPU_ALGORITHM_TILED};
+static const clgpu_shape both_shapes[] = {CLGPU_SHAPE_CHUNKED, CLGPU_SHAPE_TILED};
 
 /* ---- key types ---- */
 
@@ -116,17 +116,17 @@ enum {
 };
 
 static const key_type key_types[KEY_TYPE_COUNT] = {
-    {"int8", CLGPU_INT8, 1, KIND_SIGNED, TEST_INT8, 0},
-    {"uint8", CLGPU_UINT8, 1, KIND_UNSIGNED, TEST_UINT8, 0},
-    {"int16", CLGPU_INT16, 2, KIND_SIGNED, TEST_INT16, 0},
-    {"uint16", CLGPU_UINT16, 2, KIND_UNSIGNED, TEST_UINT16, 0},
-    {"int32", CLGPU_INT32, 4, KIND_SIGNED, TEST_INT32, 0},
-    {"uint32", CLGPU_UINT32, 4, KIND_UNSIGNED, TEST_UINT32, 0},
-    {"int64", CLGPU_INT64, 8, KIND_SIGNED, TEST_INT64, 0},
-    {"uint64", CLGPU_UINT64, 8, KIND_UNSIGNED, TEST_UINT64, 0},
-    {"float", CLGPU_FLOAT, 4, KIND_FLOAT, TEST_FLOAT, 0},
-    {"double", CLGPU_DOUBLE, 8, KIND_FLOAT, TEST_DOUBLE, 0},
-    {"half", CLGPU_HALF, 2, KIND_FLOAT, TEST_UINT16, 1},
+    {"int8", CLGPU_TYPE_INT8, 1, KIND_SIGNED, TEST_INT8, 0},
+    {"uint8", CLGPU_TYPE_UINT8, 1, KIND_UNSIGNED, TEST_UINT8, 0},
+    {"int16", CLGPU_TYPE_INT16, 2, KIND_SIGNED, TEST_INT16, 0},
+    {"uint16", CLGPU_TYPE_UINT16, 2, KIND_UNSIGNED, TEST_UINT16, 0},
+    {"int32", CLGPU_TYPE_INT32, 4, KIND_SIGNED, TEST_INT32, 0},
+    {"uint32", CLGPU_TYPE_UINT32, 4, KIND_UNSIGNED, TEST_UINT32, 0},
+    {"int64", CLGPU_TYPE_INT64, 8, KIND_SIGNED, TEST_INT64, 0},
+    {"uint64", CLGPU_TYPE_UINT64, 8, KIND_UNSIGNED, TEST_UINT64, 0},
+    {"float", CLGPU_TYPE_FLOAT, 4, KIND_FLOAT, TEST_FLOAT, 0},
+    {"double", CLGPU_TYPE_DOUBLE, 8, KIND_FLOAT, TEST_DOUBLE, 0},
+    {"half", CLGPU_TYPE_HALF, 2, KIND_FLOAT, TEST_UINT16, 1},
 };
 
 /* cmocka's state for the per-type tests. */
@@ -319,6 +319,10 @@ static const char *algorithm_text(clgpu_algorithm algorithm) {
   return clgpu_algorithm_name(algorithm);
 }
 
+static const char *shape_text(clgpu_shape shape) {
+  return clgpu_shape_name(shape);
+}
+
 /* The first index at which two arrays of n elements of `size` bytes
  * differ, and how many do; n when none. */
 static size_t first_difference(const unsigned char *a, const unsigned char *b, size_t n,
@@ -385,10 +389,10 @@ typedef struct sort_case {
   test_distribution distribution;
   size_t parameter;
   clgpu_algorithm algorithm;
-  clgpu_algorithm shape;
+  clgpu_shape shape;
   int descending;
   unsigned begin_bit, end_bit;
-  size_t value_bytes; /* 0: keys only; 16: a CLGPU_UINT64 view of 2n elements */
+  size_t value_bytes; /* 0: keys only; 16: a CLGPU_TYPE_UINT64 view of 2n elements */
   int index_values;   /* values are the keys' input indices (uint32): stability */
   ptrdiff_t key_stride, value_stride;
   int null_options;           /* pass NULL options (AUTO, AUTO) */
@@ -400,7 +404,7 @@ typedef struct sort_case {
 } sort_case;
 
 static sort_case base_case(unsigned key, size_t n, clgpu_algorithm algorithm,
-                           clgpu_algorithm shape) {
+                           clgpu_shape shape) {
   sort_case c;
   memset(&c, 0, sizeof c);
   c.what = "keys";
@@ -440,7 +444,7 @@ static void describe_case(const sort_case *c, char *label, size_t size) {
            "%s %s: n=%zu type=%s distribution=%s algorithm=%s shape=%s order=%s%s%s%s%s%s%s",
            c->permutation ? "sort permutation" : "sort", c->what, c->n, key_types[c->key].name,
            distribution, c->null_options ? "auto (NULL options)" : algorithm_text(c->algorithm),
-           c->null_options ? "auto" : algorithm_text(c->shape),
+           c->null_options ? "auto" : shape_text(c->shape),
            c->descending ? "descending" : "ascending", bits, values, strides,
            c->workspace ? " with a workspace" : "", c->gated ? " waiting on a user event" : "",
            c->no_event ? " without an event" : "");
@@ -500,11 +504,11 @@ static void release_placed(placed *p) {
 }
 
 /* The device view of a placed values region: elements of their own size,
- * or a CLGPU_UINT64 view of 2n elements for 16-byte values. */
+ * or a CLGPU_TYPE_UINT64 view of 2n elements for 16-byte values. */
 static clgpu_array view_of_values(const test_guarded *guarded, const view_spec *spec, size_t size) {
   if (size == 16) {
     clgpu_array view;
-    assert_status(clgpu_array_1d(guarded->buffer, guarded->offset + spec->offset * 16, CLGPU_UINT64,
+    assert_status(clgpu_array_1d(guarded->buffer, guarded->offset + spec->offset * 16, CLGPU_TYPE_UINT64,
                                  2 * spec->shape[0], &view),
                   CLGPU_SUCCESS);
     return view;
@@ -682,7 +686,7 @@ static void keys_by_type(void **state) {
   for (size_t d = 0; d < rows; d++) {
     size_t r = oclgrind ? (d * 5 + key) % distribution_count : d;
     sort_case c = base_case(key, sizes[(r * 7 + key * 3) % count], CLGPU_ALGORITHM_RADIX,
-                            CLGPU_ALGORITHM_CHUNKED);
+                            CLGPU_SHAPE_CHUNKED);
     set_combination(&c, combinations[(r + key) % combination_count]);
     c.distribution = distributions[r].distribution;
     c.parameter = distributions[r].parameter;
@@ -692,7 +696,7 @@ static void keys_by_type(void **state) {
   for (size_t m = 0; m < 8; m++) {
     if (oclgrind && m % 3 != key % 3) continue;
     sort_case c = base_case(key, m % 2 ? 4 * SORT_TILE + 1 : 1000, CLGPU_ALGORITHM_RADIX,
-                            CLGPU_ALGORITHM_CHUNKED);
+                            CLGPU_SHAPE_CHUNKED);
     if (oclgrind) c.n = 1000;
     set_combination(&c, m);
     c.what = "float specials";
@@ -716,7 +720,7 @@ static void every_size(void **state) {
       for (size_t s = 0; s < count; s++) {
         if (keys[k] == KEY_INT64 && (s + m) % 2) continue;
         size_t r = (s * 3 + m + k * 5) % distribution_count;
-        sort_case c = base_case(keys[k], sizes[s], CLGPU_ALGORITHM_RADIX, CLGPU_ALGORITHM_CHUNKED);
+        sort_case c = base_case(keys[k], sizes[s], CLGPU_ALGORITHM_RADIX, CLGPU_SHAPE_CHUNKED);
         set_combination(&c, m);
         c.what = "every size";
         c.distribution = distributions[r].distribution;
@@ -814,7 +818,7 @@ static void stability(void **state) {
        * with both shapes and both orders). */
       if (rows[r].key == KEY_FLOAT && ((m ^ (m >> 1) ^ (m >> 2)) & 1)) continue;
       sort_case c = base_case(rows[r].key, sizes[(r + m) % size_count], CLGPU_ALGORITHM_RADIX,
-                              CLGPU_ALGORITHM_CHUNKED);
+                              CLGPU_SHAPE_CHUNKED);
       set_combination(&c, m);
       c.what = "stability";
       c.distribution = rows[r].distribution;
@@ -825,7 +829,7 @@ static void stability(void **state) {
   }
 }
 
-/* Values of 1, 2, 4, 8 and 16 bytes per key (16: a CLGPU_UINT64 view of
+/* Values of 1, 2, 4, 8 and 16 bytes per key (16: a CLGPU_TYPE_UINT64 view of
  * 2n elements), random bytes, moved with their keys. The 4-, 8- and
  * 16-byte rows run in all four algorithm and shape pairs (uint32 keys: the
  * 4-byte programs are the stability test's, the 8-byte ones the
@@ -852,7 +856,7 @@ static void value_sizes(void **state) {
         if ((s + k) % 2 && s != size_count - 1) continue;
         size_t r = (v * 5 + s * 3 + k) % distribution_count;
         sort_case c =
-            base_case(rows[v].key, sizes[s], CLGPU_ALGORITHM_RADIX, CLGPU_ALGORITHM_CHUNKED);
+            base_case(rows[v].key, sizes[s], CLGPU_ALGORITHM_RADIX, CLGPU_SHAPE_CHUNKED);
         set_combination(&c, rows[v].combinations[k]);
         c.what = "values";
         c.distribution = distributions[r].distribution;
@@ -883,7 +887,7 @@ static void strided_views(void **state) {
       for (size_t s = 0; s < size_count; s++) {
         if (!oclgrind && (s + l + m) % 2) continue;
         sort_case c =
-            base_case(KEY_UINT32, sizes[s], CLGPU_ALGORITHM_RADIX, CLGPU_ALGORITHM_CHUNKED);
+            base_case(KEY_UINT32, sizes[s], CLGPU_ALGORITHM_RADIX, CLGPU_SHAPE_CHUNKED);
         set_combination(&c, m);
         c.what = "strided";
         c.distribution = s % 2 ? TEST_FEW_UNIQUE : TEST_UNIFORM;
@@ -957,7 +961,7 @@ typedef struct custom_case {
   test_distribution distribution;
   size_t parameter;
   clgpu_algorithm algorithm; /* MERGE or AUTO */
-  clgpu_algorithm shape;
+  clgpu_shape shape;
   int descending;
   size_t value_bytes; /* 0 or 16 */
   int permutation;    /* clgpu_sort_permutation instead of clgpu_sort */
@@ -1008,7 +1012,7 @@ static void run_custom_case(const custom_case *c) {
       c->permutation ? "sort permutation" : "sort",
       c->kind == CUSTOM_POINT ? "point keys, \"a.x < b.x\"" : "float keys, \"fabs(a) < fabs(b)\"",
       n, test_distribution_name(c->distribution), c->parameter, algorithm_text(c->algorithm),
-      algorithm_text(c->shape), c->descending ? "descending" : "ascending", c->value_bytes);
+      shape_text(c->shape), c->descending ? "descending" : "ascending", c->value_bytes);
   uint64_t seed = test_case_seed(label);
   float *x = malloc((n ? n : 1) * sizeof *x);
   unsigned char *keys = malloc(n * key_size + 1);
@@ -1035,10 +1039,10 @@ static void run_custom_case(const custom_case *c) {
   if (c->kind == CUSTOM_POINT) {
     assert_status(clgpu_array_1d(key_region.guarded.buffer,
                                  key_region.guarded.offset + key_region.spec.offset * 8,
-                                 CLGPU_UINT32, 2 * n, &key_view),
+                                 CLGPU_TYPE_UINT32, 2 * n, &key_view),
                   CLGPU_SUCCESS);
   } else {
-    key_view = make_view(&key_region.guarded, CLGPU_FLOAT, &key_region.spec);
+    key_view = make_view(&key_region.guarded, CLGPU_TYPE_FLOAT, &key_region.spec);
   }
   size_t vsize = c->permutation ? 4 : c->value_bytes;
   unsigned char *values = NULL, *expected_values = NULL;
@@ -1173,12 +1177,12 @@ static void sort_permutation(void **state) {
     clgpu_type permutation;
     ptrdiff_t key_stride, permutation_stride;
   } rows[] = {
-      {KEY_UINT32, TEST_FEW_UNIQUE, 16, CLGPU_UINT32, 1, 1},
-      {KEY_FLOAT, TEST_FLOAT_SPECIALS, 0, CLGPU_UINT32, 1, 1},
-      {KEY_UINT32, TEST_UNIFORM, 0, CLGPU_UINT64, 1, 1},
-      {KEY_UINT32, TEST_ALL_EQUAL, 0, CLGPU_UINT64, 1, 2},
-      {KEY_FLOAT, TEST_SORTED_1PCT_SWAPS, 0, CLGPU_UINT32, -1, -1},
-      {KEY_UINT32, TEST_SAWTOOTH, 257, CLGPU_UINT32, 2, 1},
+      {KEY_UINT32, TEST_FEW_UNIQUE, 16, CLGPU_TYPE_UINT32, 1, 1},
+      {KEY_FLOAT, TEST_FLOAT_SPECIALS, 0, CLGPU_TYPE_UINT32, 1, 1},
+      {KEY_UINT32, TEST_UNIFORM, 0, CLGPU_TYPE_UINT64, 1, 1},
+      {KEY_UINT32, TEST_ALL_EQUAL, 0, CLGPU_TYPE_UINT64, 1, 2},
+      {KEY_FLOAT, TEST_SORTED_1PCT_SWAPS, 0, CLGPU_TYPE_UINT32, -1, -1},
+      {KEY_UINT32, TEST_SAWTOOTH, 257, CLGPU_TYPE_UINT32, 2, 1},
   };
   static const size_t sizes[] = {0, 1, 2, 1000, 4 * SORT_TILE + 1, 16385, 65537};
   size_t size_count = sizeof sizes / sizeof sizes[0] - (oclgrind ? 3 : 0);
@@ -1190,7 +1194,7 @@ static void sort_permutation(void **state) {
       for (size_t s = 0; s < size_count; s++) {
         if (!oclgrind && (s + k + r) % 2 && s + 1 != size_count) continue;
         sort_case c =
-            base_case(rows[r].key, sizes[s], CLGPU_ALGORITHM_RADIX, CLGPU_ALGORITHM_CHUNKED);
+            base_case(rows[r].key, sizes[s], CLGPU_ALGORITHM_RADIX, CLGPU_SHAPE_CHUNKED);
         set_combination(&c, combinations[k]);
         c.what = "argsort";
         c.distribution = rows[r].distribution;
@@ -1322,7 +1326,7 @@ static void gather_elements(void **state) {
         gather_case c = {(size_t)1 << e,
                          sizes[s],
                          sizes[s],
-                         (e + s) % 2 ? CLGPU_UINT64 : CLGPU_UINT32,
+                         (e + s) % 2 ? CLGPU_TYPE_UINT64 : CLGPU_TYPE_UINT32,
                          strides[k].permutation_stride,
                          strides[k].source_stride,
                          strides[k].destination_stride,
@@ -1394,24 +1398,19 @@ static int allocated_between(clgpu_alloc_stats before, clgpu_alloc_stats after) 
          before.device_allocations != after.device_allocations;
 }
 
-/* The report of a sort: part 0 (SORT, the algorithm), part 1 (SORT, the
- * shape, parent 0); aligned, non-overlapping buffers inside total_bytes; at
+/* The report of a sort: one part (SORT, the shape, the algorithm); aligned, non-overlapping buffers inside total_bytes; at
  * least the second half of the ping-pong, n * (k + v) bytes, plus the
  * packed or sorted copy of the keys where the call makes one. */
 static void check_report(const clgpu_workspace_size *report, const sort_case *c,
                          const char *label) {
-  if (report->num_parts != 2 || report->parts[0].operation != CLGPU_OPERATION_SORT ||
-      report->parts[0].algorithm != c->algorithm || report->parts[0].parent != -1 ||
-      report->parts[1].operation != CLGPU_OPERATION_SORT ||
-      report->parts[1].algorithm != c->shape || report->parts[1].parent != 0) {
-    fail_msg(
-        "%s: the report's parts are not (sort, %s, -1), (sort, %s, 0): %u parts, (%s, %s, %d), "
-        "(%s, %s, %d)",
-        label, algorithm_text(c->algorithm), algorithm_text(c->shape), report->num_parts,
-        clgpu_operation_name(report->parts[0].operation),
-        algorithm_text(report->parts[0].algorithm), report->parts[0].parent,
-        clgpu_operation_name(report->parts[1].operation),
-        algorithm_text(report->parts[1].algorithm), report->parts[1].parent);
+  if (report->num_parts != 1 || report->parts[0].operation != CLGPU_OPERATION_SORT ||
+      report->parts[0].algorithm != c->algorithm || report->parts[0].shape != c->shape ||
+      report->parts[0].parent != -1) {
+    fail_msg("%s: the report's parts are not (sort, %s, %s, -1): %u parts, (%s, %s, %s, %d)",
+             label, algorithm_text(c->algorithm), shape_text(c->shape), report->num_parts,
+             clgpu_operation_name(report->parts[0].operation),
+             algorithm_text(report->parts[0].algorithm), shape_text(report->parts[0].shape),
+             report->parts[0].parent);
   }
   uint64_t alignment = report->alignment;
   if (alignment < 16 || (alignment & (alignment - 1)) != 0) {
@@ -1447,7 +1446,7 @@ static void check_report(const clgpu_workspace_size *report, const sort_case *c,
  * indices as values, strided keys and values (packed copies), keys only,
  * and the sort permutation. */
 static sort_case workspace_case(size_t layout, size_t n, size_t m) {
-  sort_case c = base_case(KEY_UINT32, n, CLGPU_ALGORITHM_RADIX, CLGPU_ALGORITHM_CHUNKED);
+  sort_case c = base_case(KEY_UINT32, n, CLGPU_ALGORITHM_RADIX, CLGPU_SHAPE_CHUNKED);
   set_combination(&c, m % 4);
   c.what = "workspace";
   c.distribution = TEST_FEW_UNIQUE;
@@ -1464,7 +1463,7 @@ static sort_case workspace_case(size_t layout, size_t n, size_t m) {
     case 2:
       break;
     default:
-      c.permutation = CLGPU_UINT32;
+      c.permutation = CLGPU_TYPE_UINT32;
       break;
   }
   return c;
@@ -1675,7 +1674,7 @@ static sort_fixture fixture_new(size_t n, size_t room, uint64_t seed) {
   test_generate(f.keys, n, TEST_UINT32, TEST_FEW_UNIQUE, seed, 16);
   f.values = random_bytes(n * 4, seed ^ 1);
   f.key_region = place_with_room(n, room, f.keys, seed ^ 2);
-  f.key_view = make_view(&f.key_region.guarded, CLGPU_UINT32, &f.key_region.spec);
+  f.key_view = make_view(&f.key_region.guarded, CLGPU_TYPE_UINT32, &f.key_region.spec);
   f.value_region = place_with_room(n, room, f.values, seed ^ 3);
   f.value_view = values_view(&f.value_region);
   return f;
@@ -1722,11 +1721,11 @@ static void expect_refused(sort_fixture *f, int permutation_call, const placed *
 }
 
 static clgpu_workspace *workspace_upto(clgpu_context *context, clgpu_algorithm algorithm,
-                                       clgpu_algorithm shape, size_t max_n) {
+                                       clgpu_shape shape, size_t max_n) {
   clgpu_sort_options options = {algorithm, shape, NULL};
   clgpu_workspace_size report;
   assert_status(
-      clgpu_sort_workspace_size_upto(context, NULL, CLGPU_UINT32, 4, max_n, &options, &report),
+      clgpu_sort_workspace_size_upto(context, NULL, CLGPU_TYPE_UINT32, 4, max_n, &options, &report),
       CLGPU_SUCCESS);
   clgpu_workspace *workspace = NULL;
   assert_status(clgpu_workspace_create(context, &report, &workspace), CLGPU_SUCCESS);
@@ -1744,22 +1743,23 @@ static void workspace_refused(void **state) {
   clgpu_scan_op sum = {CLGPU_SCAN_SUM, 0, NULL, NULL};
   clgpu_workspace_size scan_report;
   assert_status(
-      clgpu_scan_workspace_size_upto(shared_context, &sum, CLGPU_UINT32, n, NULL, &scan_report),
+      clgpu_scan_workspace_size_upto(shared_context, &sum, CLGPU_TYPE_UINT32, n, NULL, &scan_report),
       CLGPU_SUCCESS);
   clgpu_workspace *scan_workspace = NULL;
   assert_status(clgpu_workspace_create(shared_context, &scan_report, &scan_workspace),
                 CLGPU_SUCCESS);
   clgpu_context *other_context = test_context(NULL);
   for (size_t m = 0; m < 4; m++) {
-    clgpu_algorithm algorithm = both_algorithms[m % 2], shape = both_shapes[m / 2];
+    clgpu_algorithm algorithm = both_algorithms[m % 2];
+    clgpu_shape shape = both_shapes[m / 2];
     clgpu_sort_options options = {algorithm, shape, NULL};
     clgpu_workspace_size report;
     assert_status(
-        clgpu_sort_workspace_size_upto(shared_context, NULL, CLGPU_UINT32, 4, n, &options, &report),
+        clgpu_sort_workspace_size_upto(shared_context, NULL, CLGPU_TYPE_UINT32, 4, n, &options, &report),
         CLGPU_SUCCESS);
     clgpu_workspace_size permutation_report;
     assert_status(
-        clgpu_sort_permutation_workspace_size_upto(shared_context, NULL, CLGPU_UINT32, CLGPU_UINT32,
+        clgpu_sort_permutation_workspace_size_upto(shared_context, NULL, CLGPU_TYPE_UINT32, CLGPU_TYPE_UINT32,
                                                    n, &options, &permutation_report),
         CLGPU_SUCCESS);
     size_t room = (size_t)(report.total_bytes > permutation_report.total_bytes
@@ -1770,7 +1770,7 @@ static void workspace_refused(void **state) {
     placed permutation_region = place_with_room(n, room, f.values, 77 + m);
     char label[300];
     snprintf(label, sizeof label, "sort workspace refusals, n=%zu uint32 keys and values, %s, %s",
-             n, algorithm_text(algorithm), algorithm_text(shape));
+             n, algorithm_text(algorithm), shape_text(shape));
     char row[400];
 
     /* One byte too small: the wrap refuses. */
@@ -1804,7 +1804,7 @@ static void workspace_refused(void **state) {
     clgpu_workspace_destroy(options.workspace);
     options.workspace = workspace_upto(shared_context, algorithm, both_shapes[(m / 2 + 1) % 2], n);
     snprintf(row, sizeof row, "%s: a workspace made for %s", label,
-             algorithm_text(both_shapes[(m / 2 + 1) % 2]));
+             shape_text(both_shapes[(m / 2 + 1) % 2]));
     expect_refused(&f, 0, NULL, &options, CLGPU_WORKSPACE_WRONG_ALGORITHM, row);
     clgpu_workspace_destroy(options.workspace);
 
@@ -1905,7 +1905,8 @@ static void workspace_upto_serves_smaller(void **state) {
   size_t count = sort_sizes("sort workspace sizes", sizes);
   size_t max_n = sizes[count - 1];
   for (size_t m = 0; m < 4; m++) {
-    clgpu_algorithm algorithm = both_algorithms[m % 2], shape = both_shapes[m / 2];
+    clgpu_algorithm algorithm = both_algorithms[m % 2];
+    clgpu_shape shape = both_shapes[m / 2];
     clgpu_sort_options options = {algorithm, shape, NULL};
     static const size_t value_sizes_upto[] = {0, 4, 16};
     for (size_t v = 0; v < 3; v++) {
@@ -1914,14 +1915,14 @@ static void workspace_upto_serves_smaller(void **state) {
       for (size_t s = 0; s < count; s++) {
         clgpu_workspace_size report;
         assert_status(
-            clgpu_sort_workspace_size_upto(shared_context, NULL, CLGPU_UINT32, value_sizes_upto[v],
+            clgpu_sort_workspace_size_upto(shared_context, NULL, CLGPU_TYPE_UINT32, value_sizes_upto[v],
                                            sizes[s], &options, &report),
             CLGPU_SUCCESS);
         char label[300];
         snprintf(label, sizeof label,
                  "clgpu_sort_workspace_size_upto(%zu uint32 keys, %zu-byte "
                  "values), %s, %s",
-                 sizes[s], value_sizes_upto[v], algorithm_text(algorithm), algorithm_text(shape));
+                 sizes[s], value_sizes_upto[v], algorithm_text(algorithm), shape_text(shape));
         if (report.total_bytes < previous.total_bytes) {
           fail_msg("%s: %llu bytes, fewer than the %llu for %zu keys", label,
                    (unsigned long long)report.total_bytes, (unsigned long long)previous.total_bytes,
@@ -1950,8 +1951,8 @@ static void workspace_upto_serves_smaller(void **state) {
     for (size_t s = 0; s < count; s++) {
       clgpu_workspace_size report;
       assert_status(
-          clgpu_sort_permutation_workspace_size_upto(shared_context, NULL, CLGPU_FLOAT,
-                                                     CLGPU_UINT64, sizes[s], &options, &report),
+          clgpu_sort_permutation_workspace_size_upto(shared_context, NULL, CLGPU_TYPE_FLOAT,
+                                                     CLGPU_TYPE_UINT64, sizes[s], &options, &report),
           CLGPU_SUCCESS);
       assert_true(report.total_bytes >= previous_total);
       previous_total = report.total_bytes;
@@ -1962,7 +1963,7 @@ static void workspace_upto_serves_smaller(void **state) {
     clgpu_workspace *workspace = workspace_upto(shared_context, algorithm, shape, max_n);
     clgpu_workspace_size permutation_report;
     assert_status(
-        clgpu_sort_permutation_workspace_size_upto(shared_context, NULL, CLGPU_UINT32, CLGPU_UINT32,
+        clgpu_sort_permutation_workspace_size_upto(shared_context, NULL, CLGPU_TYPE_UINT32, CLGPU_TYPE_UINT32,
                                                    max_n, &options, &permutation_report),
         CLGPU_SUCCESS);
     clgpu_workspace *permutation_workspace = NULL;
@@ -2040,7 +2041,7 @@ static clgpu_array view_2d(cl_mem buffer, size_t offset, clgpu_type type, size_t
                            size_t columns) {
   clgpu_array view;
   const size_t shape[2] = {rows, columns};
-  assert_status(clgpu_array_nd(buffer, offset, type, 2, shape, CLGPU_ROW_MAJOR, &view),
+  assert_status(clgpu_array_nd(buffer, offset, type, 2, shape, CLGPU_ORDER_ROW_MAJOR, &view),
                 CLGPU_SUCCESS);
   return view;
 }
@@ -2070,43 +2071,43 @@ static void edit_null_permutation(const misuse_fixture *f, misuse_call *call) {
   call->permutation = NULL;
 }
 static void edit_keys_rank_2(const misuse_fixture *f, misuse_call *call) {
-  call->keys_view = view_2d(f->keys.buffer, f->keys.offset, CLGPU_UINT32, 4, 5);
+  call->keys_view = view_2d(f->keys.buffer, f->keys.offset, CLGPU_TYPE_UINT32, 4, 5);
 }
 static void edit_keys_rank_0(const misuse_fixture *f, misuse_call *call) {
   const size_t one = 1;
-  assert_status(clgpu_array_nd(f->keys.buffer, f->keys.offset, CLGPU_UINT32, 0, &one,
-                               CLGPU_ROW_MAJOR, &call->keys_view),
+  assert_status(clgpu_array_nd(f->keys.buffer, f->keys.offset, CLGPU_TYPE_UINT32, 0, &one,
+                               CLGPU_ORDER_ROW_MAJOR, &call->keys_view),
                 CLGPU_SUCCESS);
 }
 static void edit_values_rank_2(const misuse_fixture *f, misuse_call *call) {
-  call->values_view = view_2d(f->values.buffer, f->values.offset, CLGPU_UINT32, 4, 5);
+  call->values_view = view_2d(f->values.buffer, f->values.offset, CLGPU_TYPE_UINT32, 4, 5);
 }
 static void edit_keys_broadcast(const misuse_fixture *f, misuse_call *call) {
-  call->keys_view = view_strided(f->keys.buffer, f->keys.offset, CLGPU_UINT32, MISUSE_N, 0);
+  call->keys_view = view_strided(f->keys.buffer, f->keys.offset, CLGPU_TYPE_UINT32, MISUSE_N, 0);
 }
 static void edit_values_over_keys(const misuse_fixture *f, misuse_call *call) {
   /* Two bytes per key, over the keys' bytes 8 to 48. */
-  call->values_view = view_1d(f->keys.buffer, f->keys.offset + 8, CLGPU_UINT16, MISUSE_N);
+  call->values_view = view_1d(f->keys.buffer, f->keys.offset + 8, CLGPU_TYPE_UINT16, MISUSE_N);
 }
 static void edit_values_are_keys(const misuse_fixture *f, misuse_call *call) {
   UNUSED_FIXTURE;
   call->values = call->keys;
 }
 static void edit_permutation_over_keys(const misuse_fixture *f, misuse_call *call) {
-  call->permutation_view = view_1d(f->keys.buffer, f->keys.offset, CLGPU_UINT32, MISUSE_N);
+  call->permutation_view = view_1d(f->keys.buffer, f->keys.offset, CLGPU_TYPE_UINT32, MISUSE_N);
 }
 static void edit_values_3_bytes(const misuse_fixture *f, misuse_call *call) {
-  call->values_view = view_1d(f->values.buffer, f->values.offset, CLGPU_UINT8, 3 * MISUSE_N);
+  call->values_view = view_1d(f->values.buffer, f->values.offset, CLGPU_TYPE_UINT8, 3 * MISUSE_N);
 }
 static void edit_values_32_bytes(const misuse_fixture *f, misuse_call *call) {
-  call->values_view = view_1d(f->values.buffer, f->values.offset, CLGPU_UINT64, 4 * MISUSE_N);
+  call->values_view = view_1d(f->values.buffer, f->values.offset, CLGPU_TYPE_UINT64, 4 * MISUSE_N);
 }
 static void edit_values_not_a_multiple(const misuse_fixture *f, misuse_call *call) {
-  call->values_view = view_1d(f->values.buffer, f->values.offset, CLGPU_UINT32, MISUSE_N + 1);
+  call->values_view = view_1d(f->values.buffer, f->values.offset, CLGPU_TYPE_UINT32, MISUSE_N + 1);
 }
 static void edit_values_strided_short(const misuse_fixture *f, misuse_call *call) {
   call->values_view =
-      view_strided(f->values.buffer, f->values.offset, CLGPU_UINT32, MISUSE_N - 1, 2);
+      view_strided(f->values.buffer, f->values.offset, CLGPU_TYPE_UINT32, MISUSE_N - 1, 2);
 }
 static void edit_comparator_with_radix(const misuse_fixture *f, misuse_call *call) {
   UNUSED_FIXTURE;
@@ -2138,7 +2139,7 @@ static void edit_custom_keys_misaligned(const misuse_fixture *f, misuse_call *ca
   edit_custom_keys_with_radix(f, call);
   merge_options(call);
   /* 8-byte keys from byte 4 of an aligned region: 9 keys. */
-  call->keys_view = view_1d(f->keys.buffer, f->keys.offset + 4, CLGPU_UINT32, 18);
+  call->keys_view = view_1d(f->keys.buffer, f->keys.offset + 4, CLGPU_TYPE_UINT32, 18);
   call->values = NULL;
 }
 static void edit_end_bit_past_key(const misuse_fixture *f, misuse_call *call) {
@@ -2160,7 +2161,7 @@ static void edit_reversed_bit_range(const misuse_fixture *f, misuse_call *call) 
   radix_options(call);
 }
 static void edit_end_bit_past_uint8_key(const misuse_fixture *f, misuse_call *call) {
-  call->keys_view = view_1d(f->keys.buffer, f->keys.offset, CLGPU_UINT8, MISUSE_N);
+  call->keys_view = view_1d(f->keys.buffer, f->keys.offset, CLGPU_TYPE_UINT8, MISUSE_N);
   call->values = NULL;
   call->spec.end_bit = 9;
   radix_options(call);
@@ -2170,19 +2171,19 @@ static void edit_unknown_algorithm(const misuse_fixture *f, misuse_call *call) {
   call->options_value.algorithm = (clgpu_algorithm)7;
   call->options = &call->options_value;
 }
-static void edit_shape_as_algorithm(const misuse_fixture *f, misuse_call *call) {
+static void edit_negative_algorithm(const misuse_fixture *f, misuse_call *call) {
   UNUSED_FIXTURE;
-  call->options_value.algorithm = CLGPU_ALGORITHM_CHUNKED;
+  call->options_value.algorithm = (clgpu_algorithm)-1;
   call->options = &call->options_value;
 }
 static void edit_unknown_shape(const misuse_fixture *f, misuse_call *call) {
   UNUSED_FIXTURE;
-  call->options_value.shape = (clgpu_algorithm)9;
+  call->options_value.shape = (clgpu_shape)9;
   call->options = &call->options_value;
 }
-static void edit_algorithm_as_shape(const misuse_fixture *f, misuse_call *call) {
+static void edit_negative_shape(const misuse_fixture *f, misuse_call *call) {
   UNUSED_FIXTURE;
-  call->options_value.shape = CLGPU_ALGORITHM_RADIX;
+  call->options_value.shape = (clgpu_shape)-1;
   call->options = &call->options_value;
 }
 static void edit_malformed_comparator(const misuse_fixture *f, misuse_call *call) {
@@ -2206,29 +2207,29 @@ static void edit_wait_list_without_count(const misuse_fixture *f, misuse_call *c
 }
 static void edit_permutation_int32(const misuse_fixture *f, misuse_call *call) {
   call->permutation_view =
-      view_1d(f->permutation.buffer, f->permutation.offset, CLGPU_INT32, MISUSE_N);
+      view_1d(f->permutation.buffer, f->permutation.offset, CLGPU_TYPE_INT32, MISUSE_N);
 }
 static void edit_permutation_float(const misuse_fixture *f, misuse_call *call) {
   call->permutation_view =
-      view_1d(f->permutation.buffer, f->permutation.offset, CLGPU_FLOAT, MISUSE_N);
+      view_1d(f->permutation.buffer, f->permutation.offset, CLGPU_TYPE_FLOAT, MISUSE_N);
 }
 static void edit_permutation_uint16(const misuse_fixture *f, misuse_call *call) {
   call->permutation_view =
-      view_1d(f->permutation.buffer, f->permutation.offset, CLGPU_UINT16, MISUSE_N);
+      view_1d(f->permutation.buffer, f->permutation.offset, CLGPU_TYPE_UINT16, MISUSE_N);
 }
 static void edit_permutation_short(const misuse_fixture *f, misuse_call *call) {
   call->permutation_view =
-      view_1d(f->permutation.buffer, f->permutation.offset, CLGPU_UINT32, MISUSE_N - 1);
+      view_1d(f->permutation.buffer, f->permutation.offset, CLGPU_TYPE_UINT32, MISUSE_N - 1);
 }
 static void edit_permutation_long(const misuse_fixture *f, misuse_call *call) {
   call->permutation_view =
-      view_1d(f->permutation.buffer, f->permutation.offset, CLGPU_UINT16, MISUSE_N * 2);
-  call->permutation_view.type = CLGPU_UINT32; /* 21 elements would not fit: edit the view */
+      view_1d(f->permutation.buffer, f->permutation.offset, CLGPU_TYPE_UINT16, MISUSE_N * 2);
+  call->permutation_view.type = CLGPU_TYPE_UINT32; /* 21 elements would not fit: edit the view */
   call->permutation_view.shape[0] = MISUSE_N / 2 + 1;
 }
 static void edit_permutation_rank_2(const misuse_fixture *f, misuse_call *call) {
   call->permutation_view =
-      view_2d(f->permutation.buffer, f->permutation.offset, CLGPU_UINT32, 4, 5);
+      view_2d(f->permutation.buffer, f->permutation.offset, CLGPU_TYPE_UINT32, 4, 5);
 }
 static void edit_keys_past_end(const misuse_fixture *f, misuse_call *call) {
   /* Edited by hand: the buffer's last element, then 19 past it. */
@@ -2239,22 +2240,22 @@ static void edit_keys_misaligned(const misuse_fixture *f, misuse_call *call) {
   call->keys_view.offset += 2;
 }
 static void edit_foreign_keys(const misuse_fixture *f, misuse_call *call) {
-  call->keys_view = view_1d(f->foreign, 0, CLGPU_UINT32, MISUSE_N);
+  call->keys_view = view_1d(f->foreign, 0, CLGPU_TYPE_UINT32, MISUSE_N);
 }
 static void edit_foreign_values(const misuse_fixture *f, misuse_call *call) {
-  call->values_view = view_1d(f->foreign, 0, CLGPU_UINT32, MISUSE_N);
+  call->values_view = view_1d(f->foreign, 0, CLGPU_TYPE_UINT32, MISUSE_N);
 }
 static void edit_foreign_permutation(const misuse_fixture *f, misuse_call *call) {
-  call->permutation_view = view_1d(f->foreign, 0, CLGPU_UINT32, MISUSE_N);
+  call->permutation_view = view_1d(f->foreign, 0, CLGPU_TYPE_UINT32, MISUSE_N);
 }
 static void edit_double_comparator(const misuse_fixture *f, misuse_call *call) {
-  call->keys_view = view_1d(f->keys.buffer, f->keys.offset, CLGPU_DOUBLE, MISUSE_N / 2);
+  call->keys_view = view_1d(f->keys.buffer, f->keys.offset, CLGPU_TYPE_DOUBLE, MISUSE_N / 2);
   call->values = NULL;
   call->spec.compare = "a < b";
   merge_options(call);
 }
 static void edit_half_comparator(const misuse_fixture *f, misuse_call *call) {
-  call->keys_view = view_1d(f->keys.buffer, f->keys.offset, CLGPU_HALF, MISUSE_N);
+  call->keys_view = view_1d(f->keys.buffer, f->keys.offset, CLGPU_TYPE_HALF, MISUSE_N);
   call->spec.compare = "a < b";
   merge_options(call);
 }
@@ -2363,9 +2364,9 @@ static const misuse_row misuse_rows[] = {
     {"end_bit 9 for uint8 keys", CLGPU_INVALID_ARGUMENT, edit_end_bit_past_uint8_key, SORT_ONLY,
      NULL},
     {"unknown algorithm", CLGPU_INVALID_ARGUMENT, edit_unknown_algorithm, BOTH_CALLS, NULL},
-    {"a shape as the algorithm", CLGPU_INVALID_ARGUMENT, edit_shape_as_algorithm, BOTH_CALLS, NULL},
+    {"a negative algorithm", CLGPU_INVALID_ARGUMENT, edit_negative_algorithm, BOTH_CALLS, NULL},
     {"unknown shape", CLGPU_INVALID_ARGUMENT, edit_unknown_shape, BOTH_CALLS, NULL},
-    {"an algorithm as the shape", CLGPU_INVALID_ARGUMENT, edit_algorithm_as_shape, BOTH_CALLS,
+    {"a negative shape", CLGPU_INVALID_ARGUMENT, edit_negative_shape, BOTH_CALLS,
      NULL},
     {"a comparator that does not compile", CLGPU_CL_BUILD_PROGRAM_FAILURE,
      edit_malformed_comparator, BOTH_CALLS, NULL},
@@ -2428,10 +2429,10 @@ static const struct {
 static void reset_call(const misuse_fixture *f, misuse_call *call) {
   memset(call, 0, sizeof *call);
   call->context = shared_context;
-  call->keys_view = view_1d(f->keys.buffer, f->keys.offset, CLGPU_UINT32, MISUSE_N);
-  call->values_view = view_1d(f->values.buffer, f->values.offset, CLGPU_UINT32, MISUSE_N);
+  call->keys_view = view_1d(f->keys.buffer, f->keys.offset, CLGPU_TYPE_UINT32, MISUSE_N);
+  call->values_view = view_1d(f->values.buffer, f->values.offset, CLGPU_TYPE_UINT32, MISUSE_N);
   call->permutation_view =
-      view_1d(f->permutation.buffer, f->permutation.offset, CLGPU_UINT32, MISUSE_N);
+      view_1d(f->permutation.buffer, f->permutation.offset, CLGPU_TYPE_UINT32, MISUSE_N);
   call->keys = &call->keys_view;
   call->values = &call->values_view;
   call->permutation = &call->permutation_view;
@@ -2602,25 +2603,25 @@ static void gather_misuse_is_refused(void **state) {
     int context_null;
     clgpu_array permutation, source, destination;
   } rows[] = {
-      {"NULL context", CLGPU_INVALID_ARGUMENT, 1, view_1d(pb, po, CLGPU_UINT32, n),
-       view_1d(sb, so, CLGPU_UINT32, n), view_1d(db, dof, CLGPU_UINT32, n)},
-      {"int32 permutation", CLGPU_TYPE_MISMATCH, 0, view_1d(pb, po, CLGPU_INT32, n),
-       view_1d(sb, so, CLGPU_UINT32, n), view_1d(db, dof, CLGPU_UINT32, n)},
-      {"float permutation", CLGPU_TYPE_MISMATCH, 0, view_1d(pb, po, CLGPU_FLOAT, n),
-       view_1d(sb, so, CLGPU_UINT32, n), view_1d(db, dof, CLGPU_UINT32, n)},
-      {"element sizes that differ", CLGPU_TYPE_MISMATCH, 0, view_1d(pb, po, CLGPU_UINT32, n),
-       view_1d(sb, so, CLGPU_UINT32, n), view_1d(db, dof, CLGPU_UINT16, n)},
-      {"a destination of another length", CLGPU_SHAPE_MISMATCH, 0, view_1d(pb, po, CLGPU_UINT32, n),
-       view_1d(sb, so, CLGPU_UINT32, n), view_1d(db, dof, CLGPU_UINT32, n - 1)},
-      {"a rank-2 destination", CLGPU_SHAPE_MISMATCH, 0, view_1d(pb, po, CLGPU_UINT32, n),
-       view_1d(sb, so, CLGPU_UINT32, n), view_2d(db, dof, CLGPU_UINT32, 4, 5)},
-      {"a destination over the source", CLGPU_INVALID_OUTPUT, 0, view_1d(pb, po, CLGPU_UINT32, n),
-       view_1d(db, dof, CLGPU_UINT32, n), view_1d(db, dof + 8, CLGPU_UINT32, n)},
+      {"NULL context", CLGPU_INVALID_ARGUMENT, 1, view_1d(pb, po, CLGPU_TYPE_UINT32, n),
+       view_1d(sb, so, CLGPU_TYPE_UINT32, n), view_1d(db, dof, CLGPU_TYPE_UINT32, n)},
+      {"int32 permutation", CLGPU_TYPE_MISMATCH, 0, view_1d(pb, po, CLGPU_TYPE_INT32, n),
+       view_1d(sb, so, CLGPU_TYPE_UINT32, n), view_1d(db, dof, CLGPU_TYPE_UINT32, n)},
+      {"float permutation", CLGPU_TYPE_MISMATCH, 0, view_1d(pb, po, CLGPU_TYPE_FLOAT, n),
+       view_1d(sb, so, CLGPU_TYPE_UINT32, n), view_1d(db, dof, CLGPU_TYPE_UINT32, n)},
+      {"element sizes that differ", CLGPU_TYPE_MISMATCH, 0, view_1d(pb, po, CLGPU_TYPE_UINT32, n),
+       view_1d(sb, so, CLGPU_TYPE_UINT32, n), view_1d(db, dof, CLGPU_TYPE_UINT16, n)},
+      {"a destination of another length", CLGPU_SHAPE_MISMATCH, 0, view_1d(pb, po, CLGPU_TYPE_UINT32, n),
+       view_1d(sb, so, CLGPU_TYPE_UINT32, n), view_1d(db, dof, CLGPU_TYPE_UINT32, n - 1)},
+      {"a rank-2 destination", CLGPU_SHAPE_MISMATCH, 0, view_1d(pb, po, CLGPU_TYPE_UINT32, n),
+       view_1d(sb, so, CLGPU_TYPE_UINT32, n), view_2d(db, dof, CLGPU_TYPE_UINT32, 4, 5)},
+      {"a destination over the source", CLGPU_INVALID_OUTPUT, 0, view_1d(pb, po, CLGPU_TYPE_UINT32, n),
+       view_1d(db, dof, CLGPU_TYPE_UINT32, n), view_1d(db, dof + 8, CLGPU_TYPE_UINT32, n)},
       {"a destination over the permutation", CLGPU_INVALID_OUTPUT, 0,
-       view_1d(db, dof, CLGPU_UINT32, n), view_1d(sb, so, CLGPU_UINT32, n),
-       view_1d(db, dof + 4, CLGPU_UINT32, n)},
-      {"a broadcast destination", CLGPU_INVALID_OUTPUT, 0, view_1d(pb, po, CLGPU_UINT32, n),
-       view_1d(sb, so, CLGPU_UINT32, n), view_strided(db, dof, CLGPU_UINT32, n, 0)},
+       view_1d(db, dof, CLGPU_TYPE_UINT32, n), view_1d(sb, so, CLGPU_TYPE_UINT32, n),
+       view_1d(db, dof + 4, CLGPU_TYPE_UINT32, n)},
+      {"a broadcast destination", CLGPU_INVALID_OUTPUT, 0, view_1d(pb, po, CLGPU_TYPE_UINT32, n),
+       view_1d(sb, so, CLGPU_TYPE_UINT32, n), view_strided(db, dof, CLGPU_TYPE_UINT32, n, 0)},
   };
   for (size_t r = 0; r < sizeof rows / sizeof rows[0]; r++) {
     char label[120];
@@ -2639,8 +2640,8 @@ static void gather_misuse_is_refused(void **state) {
     for (int k = 0; k < 3; k++) expect_region_unchanged(&regions[k], initial[k], "region", label);
   }
   /* NULL views. */
-  clgpu_array ok = view_1d(pb, po, CLGPU_UINT32, n);
-  clgpu_array out = view_1d(db, dof, CLGPU_UINT32, n);
+  clgpu_array ok = view_1d(pb, po, CLGPU_TYPE_UINT32, n);
+  clgpu_array out = view_1d(db, dof, CLGPU_TYPE_UINT32, n);
   assert_status(clgpu_gather(shared_context, NULL, &ok, &out, 0, NULL, NULL),
                 CLGPU_INVALID_ARGUMENT);
   assert_status(clgpu_gather(shared_context, &ok, NULL, &out, 0, NULL, NULL),
@@ -2697,7 +2698,7 @@ static void empty_and_single(void **state) {
           16,           0};
       run_custom_case(&custom);
     }
-    gather_case g = {4, n, n, CLGPU_UINT32, 1, 1, 1, 0};
+    gather_case g = {4, n, n, CLGPU_TYPE_UINT32, 1, 1, 1, 0};
     run_gather_case(&g);
     g.source_n = 0; /* every index past the end */
     run_gather_case(&g);
@@ -2705,7 +2706,7 @@ static void empty_and_single(void **state) {
 }
 
 /* Values whose offset is not aligned to their size (up to 4 bytes) are
- * staged like strided ones: a CLGPU_UINT8 view of n * v bytes starting 1
+ * staged like strided ones: a CLGPU_TYPE_UINT8 view of n * v bytes starting 1
  * to 3 bytes past an aligned offset sorts like aligned values. */
 static void unaligned_values(void **state) {
   (void)state;
@@ -2720,7 +2721,7 @@ static void unaligned_values(void **state) {
       snprintf(
           label, sizeof label,
           "sort uint32 keys, n=%zu, %zu-byte values as bytes %zu past an aligned offset, %s, %s", n,
-          vsize, shift, algorithm_text(both_algorithms[m % 2]), algorithm_text(both_shapes[m / 2]));
+          vsize, shift, algorithm_text(both_algorithms[m % 2]), shape_text(both_shapes[m / 2]));
       uint64_t seed = test_case_seed(label);
       unsigned char *keys = malloc(n * 4), *expected_keys = malloc(n * 4);
       uint32_t *permutation = malloc(n * sizeof *permutation);
@@ -2738,10 +2739,10 @@ static void unaligned_values(void **state) {
       apply_permutation(values + shift, permutation, n, vsize, expected + shift);
       placed key_region = place_elements(n, 4, 1, keys, seed ^ 2);
       placed value_region = place_elements(bytes, 1, 1, values, seed ^ 3);
-      clgpu_array key_view = make_view(&key_region.guarded, CLGPU_UINT32, &key_region.spec);
+      clgpu_array key_view = make_view(&key_region.guarded, CLGPU_TYPE_UINT32, &key_region.spec);
       clgpu_array value_view = view_1d(
           value_region.guarded.buffer,
-          value_region.guarded.offset + value_region.spec.offset + shift, CLGPU_UINT8, n * vsize);
+          value_region.guarded.offset + value_region.spec.offset + shift, CLGPU_TYPE_UINT8, n * vsize);
       clgpu_sort_options options = {both_algorithms[m % 2], both_shapes[m / 2], NULL};
       cl_event event = NULL;
       expect_success(
@@ -2768,13 +2769,13 @@ static void unaligned_values(void **state) {
 static void auto_algorithm(void **state) {
   (void)state;
   const clgpu_device_info *info = clgpu_context_device_info(shared_context);
-  clgpu_algorithm expected_shape =
-      (info->type & CL_DEVICE_TYPE_CPU) ? CLGPU_ALGORITHM_CHUNKED : CLGPU_ALGORITHM_TILED;
+  clgpu_shape expected_shape =
+      (info->type & CL_DEVICE_TYPE_CPU) ? CLGPU_SHAPE_CHUNKED : CLGPU_SHAPE_TILED;
   static const size_t sizes[] = {1000, 16385, 65537};
   size_t size_count = oclgrind ? 1 : sizeof sizes / sizeof sizes[0];
   for (size_t s = 0; s < size_count; s++) {
     for (int null_options = 0; null_options < 2; null_options++) {
-      sort_case c = base_case(KEY_UINT32, sizes[s], CLGPU_ALGORITHM_AUTO, CLGPU_ALGORITHM_AUTO);
+      sort_case c = base_case(KEY_UINT32, sizes[s], CLGPU_ALGORITHM_AUTO, CLGPU_SHAPE_AUTO);
       c.what = "auto";
       c.index_values = 1;
       c.distribution = TEST_FEW_UNIQUE;
@@ -2784,10 +2785,10 @@ static void auto_algorithm(void **state) {
       describe_case(&c, label, sizeof label);
       clgpu_workspace_size report = case_report(&c, label);
       if (report.parts[0].algorithm != CLGPU_ALGORITHM_RADIX ||
-          report.parts[1].algorithm != expected_shape) {
+          report.parts[0].shape != expected_shape) {
         fail_msg("%s: AUTO resolved to %s, %s; expected radix, %s", label,
                  algorithm_text(report.parts[0].algorithm),
-                 algorithm_text(report.parts[1].algorithm), algorithm_text(expected_shape));
+                 shape_text(report.parts[0].shape), shape_text(expected_shape));
       }
       /* AUTO, then RADIX explicitly on the same data: both must give
        * the reference's bytes, so the same bytes. */
@@ -2802,7 +2803,7 @@ static void auto_algorithm(void **state) {
     clgpu_sort_spec spec;
     memset(&spec, 0, sizeof spec);
     spec.compare = "fabs(a) < fabs(b)";
-    sort_case probe = base_case(KEY_FLOAT, sizes[s], CLGPU_ALGORITHM_AUTO, CLGPU_ALGORITHM_AUTO);
+    sort_case probe = base_case(KEY_FLOAT, sizes[s], CLGPU_ALGORITHM_AUTO, CLGPU_SHAPE_AUTO);
     clgpu_workspace_size report;
     expect_success(query_case(&probe, &spec, &report), "sort auto with a comparator");
     if (report.parts[0].algorithm != CLGPU_ALGORITHM_MERGE) {
@@ -2810,7 +2811,7 @@ static void auto_algorithm(void **state) {
                algorithm_text(report.parts[0].algorithm));
     }
     custom_case c = {
-        CUSTOM_FABS, sizes[s], TEST_FEW_UNIQUE, 16, CLGPU_ALGORITHM_AUTO, CLGPU_ALGORITHM_AUTO, 0,
+        CUSTOM_FABS, sizes[s], TEST_FEW_UNIQUE, 16, CLGPU_ALGORITHM_AUTO, CLGPU_SHAPE_AUTO, 0,
         0,           0};
     run_custom_case(&c);
   }
@@ -2852,12 +2853,12 @@ static void expect_key_size_refused(const key_size_row *row, size_t n, uint64_t 
   test_guarded permutation_region = test_guarded_create(shared_context, n * 4, permutation);
   clgpu_array key_view, value_view, permutation_view;
   assert_status(
-      clgpu_array_1d(key_region.buffer, key_region.offset, CLGPU_UINT8, bytes, &key_view),
+      clgpu_array_1d(key_region.buffer, key_region.offset, CLGPU_TYPE_UINT8, bytes, &key_view),
       CLGPU_SUCCESS);
   assert_status(
-      clgpu_array_1d(value_region.buffer, value_region.offset, CLGPU_UINT32, n, &value_view),
+      clgpu_array_1d(value_region.buffer, value_region.offset, CLGPU_TYPE_UINT32, n, &value_view),
       CLGPU_SUCCESS);
-  assert_status(clgpu_array_1d(permutation_region.buffer, permutation_region.offset, CLGPU_UINT32,
+  assert_status(clgpu_array_1d(permutation_region.buffer, permutation_region.offset, CLGPU_TYPE_UINT32,
                                n, &permutation_view),
                 CLGPU_SUCCESS);
   clgpu_sort_spec spec;
@@ -2876,7 +2877,7 @@ static void expect_key_size_refused(const key_size_row *row, size_t n, uint64_t 
                                           "clgpu_sort_permutation"};
       char label[300];
       snprintf(label, sizeof label, "%s, %s keys with key_size %zu, n=%zu, %s", calls[call],
-               row->key_type, row->key_size, n, algorithm_text(both_shapes[h]));
+               row->key_type, row->key_size, n, shape_text(both_shapes[h]));
       clgpu_sort_options options = {CLGPU_ALGORITHM_MERGE, both_shapes[h], NULL};
       cl_event event = NULL;
       clgpu_status status =
@@ -2933,7 +2934,7 @@ static void custom_key_size_must_be_the_devices(void **state) {
   test_guarded key_region = test_guarded_create(shared_context, sizeof keys, keys);
   clgpu_array key_view;
   assert_status(
-      clgpu_array_1d(key_region.buffer, key_region.offset, CLGPU_UINT8, sizeof keys, &key_view),
+      clgpu_array_1d(key_region.buffer, key_region.offset, CLGPU_TYPE_UINT8, sizeof keys, &key_view),
       CLGPU_SUCCESS);
   cl_int err = CL_SUCCESS;
   cl_event gate = clCreateUserEvent(clgpu_context_cl_context(shared_context), &err);
@@ -3083,7 +3084,7 @@ static void loop_iteration_cap(void **state) {
   /* Sorts whose CHUNKED plans walked more keys per work-item than that:
    * the single-item radix sort at its largest n (all passes and the copy
    * back in one item), and both algorithms at n past 2^17 in both shapes. */
-  sort_case c = base_case(KEY_UINT32, 16384, CLGPU_ALGORITHM_RADIX, CLGPU_ALGORITHM_CHUNKED);
+  sort_case c = base_case(KEY_UINT32, 16384, CLGPU_ALGORITHM_RADIX, CLGPU_SHAPE_CHUNKED);
   c.what = "loop cap";
   run_sort_case(&c);
   for (size_t m = 0; m < 4; m++) {
@@ -3122,7 +3123,7 @@ static void custom_key_size_right_sorts(void **state) {
     for (size_t h = 0; h < 2; h++) {
       char label[200];
       snprintf(label, sizeof label, "%s keys with key_size %zu, n=%zu, %s", rows[r].key_type,
-               rows[r].key_size, n, algorithm_text(both_shapes[h]));
+               rows[r].key_size, n, shape_text(both_shapes[h]));
       uint64_t seed = test_case_seed(label);
       size_t size = rows[r].key_size;
       unsigned char *records = random_bytes(n * size, seed);
@@ -3153,7 +3154,7 @@ static void custom_key_size_right_sorts(void **state) {
       apply_permutation(records, permutation, n, size, expected);
       test_guarded region = test_guarded_create(shared_context, n * size, records);
       clgpu_array view;
-      assert_status(clgpu_array_1d(region.buffer, region.offset, CLGPU_UINT8, n * size, &view),
+      assert_status(clgpu_array_1d(region.buffer, region.offset, CLGPU_TYPE_UINT8, n * size, &view),
                     CLGPU_SUCCESS);
       clgpu_sort_spec spec;
       memset(&spec, 0, sizeof spec);

@@ -84,11 +84,11 @@ static void *duplicate(const void *source, size_t bytes) {
 }
 
 static int is_float_type(clgpu_type type) {
-  return type == CLGPU_HALF || type == CLGPU_FLOAT || type == CLGPU_DOUBLE;
+  return type == CLGPU_TYPE_HALF || type == CLGPU_TYPE_FLOAT || type == CLGPU_TYPE_DOUBLE;
 }
 
 static int is_signed_type(clgpu_type type) {
-  return type == CLGPU_INT8 || type == CLGPU_INT16 || type == CLGPU_INT32 || type == CLGPU_INT64;
+  return type == CLGPU_TYPE_INT8 || type == CLGPU_TYPE_INT16 || type == CLGPU_TYPE_INT32 || type == CLGPU_TYPE_INT64;
 }
 
 static uint64_t load(const void *array, size_t index, size_t size) {
@@ -126,8 +126,8 @@ static uint16_t half_from_double(double d) {
 }
 
 static double float_value(uint64_t bits, clgpu_type type) {
-  if (type == CLGPU_HALF) return half_to_double((uint16_t)bits);
-  if (type == CLGPU_FLOAT) {
+  if (type == CLGPU_TYPE_HALF) return half_to_double((uint16_t)bits);
+  if (type == CLGPU_TYPE_FLOAT) {
     float v;
     uint32_t b = (uint32_t)bits;
     memcpy(&v, &b, 4);
@@ -139,8 +139,8 @@ static double float_value(uint64_t bits, clgpu_type type) {
 }
 
 static uint64_t float_bits(double value, clgpu_type type) {
-  if (type == CLGPU_HALF) return half_from_double(value);
-  if (type == CLGPU_FLOAT) {
+  if (type == CLGPU_TYPE_HALF) return half_from_double(value);
+  if (type == CLGPU_TYPE_FLOAT) {
     float v = (float)value;
     uint32_t b;
     memcpy(&b, &v, 4);
@@ -631,14 +631,14 @@ static void run_transfer(fixture *f, direction dir, clgpu_type type, const layou
 
 static void transfers_of_every_layout(void **state) {
   fixture *f = *state;
-  static const clgpu_type types[] = {CLGPU_INT8,   CLGPU_UINT16, CLGPU_INT32,
-                                     CLGPU_UINT64, CLGPU_FLOAT,  CLGPU_HALF};
+  static const clgpu_type types[] = {CLGPU_TYPE_INT8,   CLGPU_TYPE_UINT16, CLGPU_TYPE_INT32,
+                                     CLGPU_TYPE_UINT64, CLGPU_TYPE_FLOAT,  CLGPU_TYPE_HALF};
   for (size_t t = 0; t < COUNT(types); t++) {
     for (size_t r = 0; r < COUNT(layouts); r++) {
       const layout_row *row = &layouts[r];
       if (row->large && f->oclgrind) continue;
       /* Both blocking modes for one 4-byte and one 2-byte type. */
-      int both = types[t] == CLGPU_INT32 || types[t] == CLGPU_HALF;
+      int both = types[t] == CLGPU_TYPE_INT32 || types[t] == CLGPU_TYPE_HALF;
       for (int how = BLOCKING; how >= (both ? NON_BLOCKING : BLOCKING); how--) {
         run_transfer(f, READ, types[t], row, GUARDED, (mode)how, NULL);
         if (!row->read_only) run_transfer(f, WRITE, types[t], row, GUARDED, (mode)how, NULL);
@@ -649,7 +649,7 @@ static void transfers_of_every_layout(void **state) {
 
 static void transfers_at_the_buffer_bounds(void **state) {
   fixture *f = *state;
-  static const clgpu_type types[] = {CLGPU_INT8, CLGPU_HALF, CLGPU_FLOAT, CLGPU_UINT64};
+  static const clgpu_type types[] = {CLGPU_TYPE_INT8, CLGPU_TYPE_HALF, CLGPU_TYPE_FLOAT, CLGPU_TYPE_UINT64};
   for (size_t t = 0; t < COUNT(types); t++) {
     for (size_t r = 0; r < COUNT(bound_layouts); r++) {
       const layout_row *row = &bound_layouts[r];
@@ -682,12 +682,12 @@ static void fill_every_layout(void **state) {
     clgpu_type type;
     uint64_t special;
   } types[] = {
-      {CLGPU_INT8, 0x80},
-      {CLGPU_HALF, 0x7c01}, /* a signalling NaN */
-      {CLGPU_UINT16, 0xfd55},
-      {CLGPU_INT32, 0x80000000u},
-      {CLGPU_FLOAT, 0x7f800001u}, /* a signalling NaN */
-      {CLGPU_UINT64, 0xfedcba9876543210ull},
+      {CLGPU_TYPE_INT8, 0x80},
+      {CLGPU_TYPE_HALF, 0x7c01}, /* a signalling NaN */
+      {CLGPU_TYPE_UINT16, 0xfd55},
+      {CLGPU_TYPE_INT32, 0x80000000u},
+      {CLGPU_TYPE_FLOAT, 0x7f800001u}, /* a signalling NaN */
+      {CLGPU_TYPE_UINT64, 0xfedcba9876543210ull},
   };
   for (size_t t = 0; t < COUNT(types); t++) {
     for (size_t r = 0; r < COUNT(rows); r++) {
@@ -698,7 +698,7 @@ static void fill_every_layout(void **state) {
   /* Half values of other kinds: a denormal, -0, a quiet NaN with payload. */
   static const uint64_t halves[] = {0x0001, 0x8000, 0xfe55};
   for (size_t v = 0; v < COUNT(halves); v++) {
-    run_transfer(f, FILL, CLGPU_HALF, &rows[4], GUARDED, BLOCKING, &halves[v]);
+    run_transfer(f, FILL, CLGPU_TYPE_HALF, &rows[4], GUARDED, BLOCKING, &halves[v]);
   }
 }
 
@@ -717,9 +717,9 @@ static void events(void **state) {
   fixture *f = *state;
   for (size_t r = 0; r < COUNT(paths); r++) {
     for (int dir = READ; dir <= FILL; dir++) {
-      run_transfer(f, (direction)dir, CLGPU_INT32, &paths[r], GUARDED, HELD, NULL);
-      run_transfer(f, (direction)dir, CLGPU_INT32, &paths[r], GUARDED, NO_EVENT, NULL);
-      run_transfer(f, (direction)dir, CLGPU_INT32, &paths[r], GUARDED, NON_BLOCKING, NULL);
+      run_transfer(f, (direction)dir, CLGPU_TYPE_INT32, &paths[r], GUARDED, HELD, NULL);
+      run_transfer(f, (direction)dir, CLGPU_TYPE_INT32, &paths[r], GUARDED, NO_EVENT, NULL);
+      run_transfer(f, (direction)dir, CLGPU_TYPE_INT32, &paths[r], GUARDED, NON_BLOCKING, NULL);
     }
   }
 }
@@ -734,7 +734,7 @@ static void sub_buffers_and_temporaries(void **state) {
   fixture *f = *state;
   for (size_t r = 0; r < COUNT(paths); r++) {
     for (int dir = READ; dir <= FILL; dir++) {
-      run_transfer(f, (direction)dir, CLGPU_FLOAT, &paths[r], SUB_BUFFER, BLOCKING, NULL);
+      run_transfer(f, (direction)dir, CLGPU_TYPE_FLOAT, &paths[r], SUB_BUFFER, BLOCKING, NULL);
     }
   }
   clgpu_alloc_cache *cache = NULL;
@@ -742,15 +742,15 @@ static void sub_buffers_and_temporaries(void **state) {
   assert_status(clgpu_alloc_cache_create(&cache), CLGPU_SUCCESS);
   assert_status(clgpu_alloc_scope_begin(f->context, cache), CLGPU_SUCCESS);
   for (int dir = READ; dir <= FILL; dir++) {
-    run_transfer(f, (direction)dir, CLGPU_INT32, &paths[0], GUARDED, BLOCKING, NULL);
+    run_transfer(f, (direction)dir, CLGPU_TYPE_INT32, &paths[0], GUARDED, BLOCKING, NULL);
     if (dir != FILL)
-      run_transfer(f, (direction)dir, CLGPU_INT32, &paths[1], GUARDED, BLOCKING, NULL);
+      run_transfer(f, (direction)dir, CLGPU_TYPE_INT32, &paths[1], GUARDED, BLOCKING, NULL);
   }
   assert_status(clgpu_alloc_cache_stats(cache, &stats), CLGPU_SUCCESS);
   assert_int_equal(stats.hits + stats.misses, 0);
-  run_transfer(f, READ, CLGPU_INT32, &paths[2], GUARDED, BLOCKING, NULL);
-  run_transfer(f, WRITE, CLGPU_INT32, &paths[2], GUARDED, BLOCKING, NULL);
-  run_transfer(f, READ, CLGPU_INT32, &paths[2], GUARDED, NON_BLOCKING, NULL);
+  run_transfer(f, READ, CLGPU_TYPE_INT32, &paths[2], GUARDED, BLOCKING, NULL);
+  run_transfer(f, WRITE, CLGPU_TYPE_INT32, &paths[2], GUARDED, BLOCKING, NULL);
+  run_transfer(f, READ, CLGPU_TYPE_INT32, &paths[2], GUARDED, NON_BLOCKING, NULL);
   assert_status(clgpu_alloc_cache_stats(cache, &stats), CLGPU_SUCCESS);
   assert_int_equal(stats.misses, 1);
   assert_int_equal(stats.hits, 2);
@@ -769,7 +769,7 @@ static uint64_t model_convert(uint64_t bits, clgpu_type from, clgpu_type to) {
     uint64_t u = extend(bits, from);
     if (!is_float_type(to)) return u & type_mask(to_size);
     int negative = is_signed_type(from) && (int64_t)u < 0;
-    if (to == CLGPU_FLOAT) return float_bits(negative ? (float)(int64_t)u : (float)u, to);
+    if (to == CLGPU_TYPE_FLOAT) return float_bits(negative ? (float)(int64_t)u : (float)u, to);
     /* To half through double: exact below 2^53, and infinite in half
      * beyond either way. */
     return float_bits(negative ? (double)(int64_t)u : (double)u, to);
@@ -832,7 +832,7 @@ static void conversion_inputs(void *out, size_t n, clgpu_type type, uint64_t see
   size_t size = clgpu_type_size(type), k = 0;
   test_rng rng;
   test_rng_init(&rng, seed);
-  if (type == CLGPU_HALF) {
+  if (type == CLGPU_TYPE_HALF) {
     for (size_t i = 0; i < COUNT(half_specials) && k < n; i++)
       store(out, k++, size, half_specials[i]);
   } else if (is_float_type(type)) {
@@ -840,9 +840,9 @@ static void conversion_inputs(void *out, size_t n, clgpu_type type, uint64_t see
       store(out, k++, size, float_bits(value_specials[i], type));
     }
     for (size_t i = 0; i < 4 && k < n; i++) {
-      store(out, k++, size, type == CLGPU_FLOAT ? float_nans[i] : double_nans[i]);
+      store(out, k++, size, type == CLGPU_TYPE_FLOAT ? float_nans[i] : double_nans[i]);
     }
-    for (size_t i = 0; type == CLGPU_DOUBLE && i < COUNT(double_specials) && k < n; i++) {
+    for (size_t i = 0; type == CLGPU_TYPE_DOUBLE && i < COUNT(double_specials) && k < n; i++) {
       store(out, k++, size, float_bits(double_specials[i], type));
     }
   } else {
@@ -913,29 +913,29 @@ typedef struct type_pair {
 static void convert_pairs(void **state) {
   fixture *f = *state;
   static const type_pair core[] = {
-      {CLGPU_FLOAT, CLGPU_INT32},
-      {CLGPU_FLOAT, CLGPU_UINT8},
-      {CLGPU_FLOAT, CLGPU_INT64},
-      {CLGPU_HALF, CLGPU_FLOAT},
-      {CLGPU_HALF, CLGPU_INT8},
-      {CLGPU_INT32, CLGPU_FLOAT},
-      {CLGPU_INT64, CLGPU_INT8},
-      {CLGPU_INT8, CLGPU_UINT32},
-      {CLGPU_UINT32, CLGPU_HALF},
-      {CLGPU_FLOAT, CLGPU_HALF},
-      {CLGPU_INT64, CLGPU_FLOAT},
-      {CLGPU_UINT8, CLGPU_INT32},
+      {CLGPU_TYPE_FLOAT, CLGPU_TYPE_INT32},
+      {CLGPU_TYPE_FLOAT, CLGPU_TYPE_UINT8},
+      {CLGPU_TYPE_FLOAT, CLGPU_TYPE_INT64},
+      {CLGPU_TYPE_HALF, CLGPU_TYPE_FLOAT},
+      {CLGPU_TYPE_HALF, CLGPU_TYPE_INT8},
+      {CLGPU_TYPE_INT32, CLGPU_TYPE_FLOAT},
+      {CLGPU_TYPE_INT64, CLGPU_TYPE_INT8},
+      {CLGPU_TYPE_INT8, CLGPU_TYPE_UINT32},
+      {CLGPU_TYPE_UINT32, CLGPU_TYPE_HALF},
+      {CLGPU_TYPE_FLOAT, CLGPU_TYPE_HALF},
+      {CLGPU_TYPE_INT64, CLGPU_TYPE_FLOAT},
+      {CLGPU_TYPE_UINT8, CLGPU_TYPE_INT32},
       /* Float and half to char: rusticl's LLVM crashed on a select of char
        * values under the NaN test when the kernel chose after converting. */
-      {CLGPU_FLOAT, CLGPU_INT8},
+      {CLGPU_TYPE_FLOAT, CLGPU_TYPE_INT8},
   };
   for (size_t i = 0; i < COUNT(core); i++) {
     run_convert(f, core[i].from, core[i].to, line_1000, line_1000, "1-D 1000");
   }
   /* Three more pairs of the set, rotated by the run seed, so that runs
    * together cover all of them. */
-  static const clgpu_type set[] = {CLGPU_INT8,  CLGPU_UINT8, CLGPU_INT32, CLGPU_UINT32,
-                                   CLGPU_INT64, CLGPU_FLOAT, CLGPU_HALF};
+  static const clgpu_type set[] = {CLGPU_TYPE_INT8,  CLGPU_TYPE_UINT8, CLGPU_TYPE_INT32, CLGPU_TYPE_UINT32,
+                                   CLGPU_TYPE_INT64, CLGPU_TYPE_FLOAT, CLGPU_TYPE_HALF};
   test_rng rng;
   test_rng_init(&rng, test_case_seed("convert rotation"));
   for (int added = 0; added < 3;) {
@@ -952,12 +952,12 @@ static void convert_pairs(void **state) {
   /* Strided: a reversed step-2 source into a column-major destination, and
    * an equal-type conversion that must copy the bits. */
   view_spec source = {0, 2, {20, 35}, {-70, -2}}, destination = {0, 2, {20, 35}, {1, 20}};
-  run_convert(f, CLGPU_FLOAT, CLGPU_INT32, source, destination, "reversed step 2 to column-major");
-  run_convert(f, CLGPU_HALF, CLGPU_UINT8, destination, source, "column-major to reversed step 2");
-  run_convert(f, CLGPU_FLOAT, CLGPU_FLOAT, source, destination, "equal types, strided");
+  run_convert(f, CLGPU_TYPE_FLOAT, CLGPU_TYPE_INT32, source, destination, "reversed step 2 to column-major");
+  run_convert(f, CLGPU_TYPE_HALF, CLGPU_TYPE_UINT8, destination, source, "column-major to reversed step 2");
+  run_convert(f, CLGPU_TYPE_FLOAT, CLGPU_TYPE_FLOAT, source, destination, "equal types, strided");
   /* Empty views convert nothing. */
   view_spec empty = {0, 2, {0, 7}, {7, 1}};
-  run_convert(f, CLGPU_INT32, CLGPU_HALF, empty, empty, "empty");
+  run_convert(f, CLGPU_TYPE_INT32, CLGPU_TYPE_HALF, empty, empty, "empty");
 }
 
 /* ---- clgpu_axpby, clgpu_compare, clgpu_iota ---- */
@@ -965,8 +965,8 @@ static void convert_pairs(void **state) {
 /* A float in [-1000, 1000), or random bits for an integer type. */
 static uint64_t random_operand(test_rng *rng, clgpu_type type) {
   uint64_t r = test_rng_next64(rng);
-  if (type != CLGPU_FLOAT) return r;
-  return float_bits(((double)(r >> 11) * 0x1p-53 - 0.5) * 2000, CLGPU_FLOAT);
+  if (type != CLGPU_TYPE_FLOAT) return r;
+  return float_bits(((double)(r >> 11) * 0x1p-53 - 0.5) * 2000, CLGPU_TYPE_FLOAT);
 }
 
 /* out = alpha x + beta y with out a view of its own, or exactly x (1) or
@@ -989,10 +989,10 @@ static void run_axpby(fixture *f, clgpu_type type, view_spec out_spec, view_spec
   }
   uint32_t alpha_bits = (uint32_t)random_operand(&rng, type),
            beta_bits = (uint32_t)random_operand(&rng, type);
-  float alpha = (float)float_value(alpha_bits, CLGPU_FLOAT) / 300,
-        beta = (float)float_value(beta_bits, CLGPU_FLOAT) / 300;
+  float alpha = (float)float_value(alpha_bits, CLGPU_TYPE_FLOAT) / 300,
+        beta = (float)float_value(beta_bits, CLGPU_TYPE_FLOAT) / 300;
   for (size_t k = 0; k < count; k++) {
-    if (type == CLGPU_FLOAT) {
+    if (type == CLGPU_TYPE_FLOAT) {
       double ax = (double)alpha * float_value(load(xs, k, 4), type),
              by = (double)beta * float_value(load(ys, k, 4), type);
       store(expected, k, 4, float_bits(ax + by, type));
@@ -1008,13 +1008,13 @@ static void run_axpby(fixture *f, clgpu_type type, view_spec out_spec, view_spec
   memset(&out, 0, sizeof out);
   if (!in_place) out = place(f, type, out_spec, NULL, seed ^ 3, GUARDED);
   placed *target = in_place == 1 ? &x : in_place == 2 ? &y : &out;
-  const void *a = type == CLGPU_FLOAT ? (const void *)&alpha : &alpha_bits;
-  const void *b = type == CLGPU_FLOAT ? (const void *)&beta : &beta_bits;
+  const void *a = type == CLGPU_TYPE_FLOAT ? (const void *)&alpha : &alpha_bits;
+  const void *b = type == CLGPU_TYPE_FLOAT ? (const void *)&beta : &beta_bits;
   cl_event event = NULL;
   finish_event(&event,
                clgpu_axpby(f->context, &target->view, a, &x.view, b, &y.view, 0, NULL, &event),
                label);
-  expectation e = {expected, 0, type == CLGPU_FLOAT ? bounds : NULL, NULL, 0};
+  expectation e = {expected, 0, type == CLGPU_TYPE_FLOAT ? bounds : NULL, NULL, 0};
   check_placed(f, target, &e, label, seed);
   if (target != &x) check_placed(f, &x, NULL, label, seed);
   if (target != &y) check_placed(f, &y, NULL, label, seed);
@@ -1033,7 +1033,7 @@ static void axpby(void **state) {
   view_spec columns = {0, 2, {25, 40}, {1, 25}}, reversed = {0, 1, {1000}, {-2}};
   view_spec line_4099 = {0, 1, {4099}, {1}};
   for (int t = 0; t < 2; t++) {
-    clgpu_type type = t ? CLGPU_INT32 : CLGPU_FLOAT;
+    clgpu_type type = t ? CLGPU_TYPE_INT32 : CLGPU_TYPE_FLOAT;
     run_axpby(f, type, line_4099, line_4099, line_4099, 0, "contiguous 4099");
     run_axpby(f, type, grid, strided, columns, 0, "strided x, column-major y");
     run_axpby(f, type, line_1000, reversed, line_1000, 2, "out is y, x reversed step 2");
@@ -1049,7 +1049,7 @@ static uint64_t comparison_operand(test_rng *rng, clgpu_type type) {
                                       0x7f800000u, 0xff800000u, 0x7f7fffffu, 0x00000001u};
   static const uint32_t integers[] = {0, 1, 0xffffffffu, 0x7fffffffu, 0x80000000u};
   uint64_t r = test_rng_below(rng, 4);
-  if (type == CLGPU_FLOAT) {
+  if (type == CLGPU_TYPE_FLOAT) {
     if (r == 0) return specials[test_rng_below(rng, COUNT(specials))];
     return float_bits((double)test_rng_below(rng, 16) * 0.5 - 4, type);
   }
@@ -1058,18 +1058,18 @@ static uint64_t comparison_operand(test_rng *rng, clgpu_type type) {
 }
 
 static int model_compare(uint64_t x, uint64_t y, clgpu_type type, clgpu_comparison op) {
-  double a = type == CLGPU_FLOAT ? float_value(x, type) : (double)(int32_t)(uint32_t)x;
-  double b = type == CLGPU_FLOAT ? float_value(y, type) : (double)(int32_t)(uint32_t)y;
+  double a = type == CLGPU_TYPE_FLOAT ? float_value(x, type) : (double)(int32_t)(uint32_t)x;
+  double b = type == CLGPU_TYPE_FLOAT ? float_value(y, type) : (double)(int32_t)(uint32_t)y;
   switch (op) {
-    case CLGPU_LESS:
+    case CLGPU_COMPARE_LESS:
       return a < b;
-    case CLGPU_LESS_EQUAL:
+    case CLGPU_COMPARE_LESS_EQUAL:
       return a <= b;
-    case CLGPU_EQUAL:
+    case CLGPU_COMPARE_EQUAL:
       return a == b;
-    case CLGPU_NOT_EQUAL:
+    case CLGPU_COMPARE_NOT_EQUAL:
       return a != b;
-    case CLGPU_GREATER:
+    case CLGPU_COMPARE_GREATER:
       return a > b;
     default:
       return a >= b;
@@ -1089,11 +1089,11 @@ static void run_compare(fixture *f, clgpu_type type, clgpu_comparison op, view_s
   unsigned char *xs = allocate(count * 4), *ys = allocate(count * 4), *expected = allocate(count);
   test_rng rng;
   test_rng_init(&rng, seed);
-  uint64_t one = type == CLGPU_FLOAT ? 0x80000000u : (uint64_t)-4 & 0xffffffffu;
+  uint64_t one = type == CLGPU_TYPE_FLOAT ? 0x80000000u : (uint64_t)-4 & 0xffffffffu;
   for (size_t k = 0; k < count; k++) {
     uint64_t x = comparison_operand(&rng, type), y = comparison_operand(&rng, type);
     if (test_rng_below(&rng, 4) == 0) y = x; /* equal bits, NaNs included */
-    if (type == CLGPU_FLOAT && (x & 0x7fffffffu) == 0 && test_rng_below(&rng, 2))
+    if (type == CLGPU_TYPE_FLOAT && (x & 0x7fffffffu) == 0 && test_rng_below(&rng, 2))
       y = x ^ 0x80000000u;
     store(xs, k, 4, x);
     store(ys, k, 4, broadcast ? one : y);
@@ -1102,7 +1102,7 @@ static void run_compare(fixture *f, clgpu_type type, clgpu_comparison op, view_s
   placed x = place(f, type, x_spec, xs, seed ^ 1, GUARDED);
   placed y =
       place(f, type, broadcast ? (view_spec){0, 1, {1}, {1}} : y_spec, ys, seed ^ 2, GUARDED);
-  placed mask = place(f, CLGPU_UINT8, mask_spec, NULL, seed ^ 3, GUARDED);
+  placed mask = place(f, CLGPU_TYPE_UINT8, mask_spec, NULL, seed ^ 3, GUARDED);
   clgpu_array y_view = y.view;
   if (broadcast) {
     assert_status(clgpu_array_broadcast(&y.view, x.view.rank, x.view.shape, &y_view),
@@ -1127,13 +1127,13 @@ static void compare(void **state) {
   fixture *f = *state;
   view_spec mask_columns = {0, 2, {20, 25}, {1, 20}}, x_reversed = {0, 2, {20, 25}, {-25, -1}};
   for (int t = 0; t < 2; t++) {
-    clgpu_type type = t ? CLGPU_INT32 : CLGPU_FLOAT;
-    for (int op = CLGPU_LESS; op <= CLGPU_GREATER_EQUAL; op++) {
+    clgpu_type type = t ? CLGPU_TYPE_INT32 : CLGPU_TYPE_FLOAT;
+    for (int op = CLGPU_COMPARE_LESS; op <= CLGPU_COMPARE_GREATER_EQUAL; op++) {
       run_compare(f, type, (clgpu_comparison)op, line_1000, line_1000, line_1000, 0, "1-D 1000");
       run_compare(f, type, (clgpu_comparison)op, line_1000, line_1000, line_1000, 1,
                   "y broadcast from one element (-0 for float, -4 for int)");
     }
-    run_compare(f, type, CLGPU_LESS_EQUAL, mask_columns, x_reversed, mask_columns, 1,
+    run_compare(f, type, CLGPU_COMPARE_LESS_EQUAL, mask_columns, x_reversed, mask_columns, 1,
                 "column-major mask, reversed x, broadcast y");
   }
 }
@@ -1148,9 +1148,9 @@ static void run_iota(fixture *f, clgpu_type type, view_spec spec, const void *st
   unsigned char *expected = allocate(count * size);
   for (size_t i = 0; i < count; i++) {
     uint64_t bits;
-    if (type == CLGPU_UINT32) {
+    if (type == CLGPU_TYPE_UINT32) {
       bits = *(const uint32_t *)start + (uint32_t)i * *(const uint32_t *)step;
-    } else if (type == CLGPU_INT64) {
+    } else if (type == CLGPU_TYPE_INT64) {
       bits = (uint64_t) * (const int64_t *)start + (uint64_t)i * (uint64_t) * (const int64_t *)step;
     } else {
       float v = (float)i * *(const float *)step;
@@ -1175,14 +1175,14 @@ static void iota(void **state) {
   const uint32_t u_start = 0xffffff00u, u_step = 0x10001u; /* wraps */
   const int64_t l_start = -5000000000000ll, l_step = -3;
   const float start = 0.5f, step = 0.25f;
-  run_iota(f, CLGPU_UINT32, line_1000, &u_start, &u_step, "1-D 1000, wrapping");
-  run_iota(f, CLGPU_UINT32, reversed, &u_start, &u_step, "reversed");
-  run_iota(f, CLGPU_INT64, reversed, &l_start, &l_step, "reversed");
-  run_iota(f, CLGPU_INT64, columns, &l_start, &l_step, "column-major 30 x 40");
-  run_iota(f, CLGPU_FLOAT, reversed, &start, &step, "reversed");
-  run_iota(f, CLGPU_FLOAT, columns, &start, &step, "column-major 30 x 40");
+  run_iota(f, CLGPU_TYPE_UINT32, line_1000, &u_start, &u_step, "1-D 1000, wrapping");
+  run_iota(f, CLGPU_TYPE_UINT32, reversed, &u_start, &u_step, "reversed");
+  run_iota(f, CLGPU_TYPE_INT64, reversed, &l_start, &l_step, "reversed");
+  run_iota(f, CLGPU_TYPE_INT64, columns, &l_start, &l_step, "column-major 30 x 40");
+  run_iota(f, CLGPU_TYPE_FLOAT, reversed, &start, &step, "reversed");
+  run_iota(f, CLGPU_TYPE_FLOAT, columns, &start, &step, "column-major 30 x 40");
   /* Half computes in float and rounds to nearest even past 2048. */
-  run_iota(f, CLGPU_HALF, reversed_step, &start, &step, "reversed step 2, 3000");
+  run_iota(f, CLGPU_TYPE_HALF, reversed_step, &start, &step, "reversed step 2, 3000");
 }
 
 /* ---- misuse ---- */
@@ -1249,20 +1249,20 @@ ROW(fill_read_only, const int32_t one = 1;
 ROW(fill_broadcast, clgpu_array v = m->view; v.strides[0] = 0; const int32_t one = 1;
     return clgpu_fill(CTX, &v, &one, 0, NULL, event))
 ROW(convert_shape, clgpu_array v;
-    assert_status(clgpu_array_1d(m->other.buffer, m->other.offset, CLGPU_INT32, 20, &v), 0);
+    assert_status(clgpu_array_1d(m->other.buffer, m->other.offset, CLGPU_TYPE_INT32, 20, &v), 0);
     return clgpu_convert(CTX, &m->view, &v, 0, NULL, event))
 ROW(convert_read_only,
     return clgpu_convert(CTX, &m->read_only_view, &m->other_view, 0, NULL, event))
 ROW(compare_int_mask,
-    return clgpu_compare(CTX, &m->view, &m->other_view, CLGPU_LESS, &m->other_view, 0, NULL, event))
+    return clgpu_compare(CTX, &m->view, &m->other_view, CLGPU_COMPARE_LESS, &m->other_view, 0, NULL, event))
 ROW(compare_mixed_types, clgpu_array mask, x; const size_t shape[2] = {4, 5};
-    assert_status(clgpu_array_nd(m->region.buffer, m->region.offset, CLGPU_UINT8, 2, shape,
-                                 CLGPU_ROW_MAJOR, &mask),
+    assert_status(clgpu_array_nd(m->region.buffer, m->region.offset, CLGPU_TYPE_UINT8, 2, shape,
+                                 CLGPU_ORDER_ROW_MAJOR, &mask),
                   0);
-    assert_status(clgpu_array_reinterpret(&m->other_view, CLGPU_FLOAT, &x), 0);
-    return clgpu_compare(CTX, &mask, &x, CLGPU_LESS, &m->other_view, 0, NULL, event))
+    assert_status(clgpu_array_reinterpret(&m->other_view, CLGPU_TYPE_FLOAT, &x), 0);
+    return clgpu_compare(CTX, &mask, &x, CLGPU_COMPARE_LESS, &m->other_view, 0, NULL, event))
 ROW(axpby_mixed_types, clgpu_array x; const int32_t one = 1;
-    assert_status(clgpu_array_reinterpret(&m->other_view, CLGPU_FLOAT, &x), 0);
+    assert_status(clgpu_array_reinterpret(&m->other_view, CLGPU_TYPE_FLOAT, &x), 0);
     return clgpu_axpby(CTX, &m->view, &one, &x, &one, &m->other_view, 0, NULL, event))
 ROW(axpby_null_alpha, const int32_t one = 1;
     return clgpu_axpby(CTX, &m->view, NULL, &m->other_view, &one, &m->other_view, 0, NULL, event))
@@ -1313,7 +1313,7 @@ static cl_mem misuse_buffer(fixture *f, clgpu_context *context, cl_mem_flags fla
   assert_int_equal(clEnqueueWriteBuffer(clgpu_context_queue(context), buffer, CL_TRUE, 0, 80,
                                         initial, 0, NULL, NULL),
                    CL_SUCCESS);
-  assert_status(clgpu_array_nd(buffer, 0, CLGPU_INT32, 2, shape, CLGPU_ROW_MAJOR, view),
+  assert_status(clgpu_array_nd(buffer, 0, CLGPU_TYPE_INT32, 2, shape, CLGPU_ORDER_ROW_MAJOR, view),
                 CLGPU_SUCCESS);
   (void)f;
   return buffer;
@@ -1329,11 +1329,11 @@ static void misuse_is_refused(void **state) {
   unsigned char *host_initial = random_bytes(sizeof m.host, test_case_seed("misuse host"));
   m.region = test_guarded_create(context, 80, initial);
   m.other = test_guarded_create(context, 80, initial);
-  assert_status(clgpu_array_nd(m.region.buffer, m.region.offset, CLGPU_INT32, 2, shape,
-                               CLGPU_ROW_MAJOR, &m.view),
+  assert_status(clgpu_array_nd(m.region.buffer, m.region.offset, CLGPU_TYPE_INT32, 2, shape,
+                               CLGPU_ORDER_ROW_MAJOR, &m.view),
                 CLGPU_SUCCESS);
-  assert_status(clgpu_array_nd(m.other.buffer, m.other.offset, CLGPU_INT32, 2, shape,
-                               CLGPU_ROW_MAJOR, &m.other_view),
+  assert_status(clgpu_array_nd(m.other.buffer, m.other.offset, CLGPU_TYPE_INT32, 2, shape,
+                               CLGPU_ORDER_ROW_MAJOR, &m.other_view),
                 CLGPU_SUCCESS);
   m.read_only = misuse_buffer(m.f, context, CL_MEM_READ_ONLY, initial, &m.read_only_view);
   m.write_only = misuse_buffer(m.f, context, CL_MEM_WRITE_ONLY, initial, &m.write_only_view);
@@ -1400,19 +1400,19 @@ static void doubles(void **state) {
   fixture *f = *state;
   for (size_t r = 0; r < COUNT(layouts); r++) {
     if (layouts[r].large && f->oclgrind) continue;
-    run_transfer(f, READ, CLGPU_DOUBLE, &layouts[r], GUARDED, BLOCKING, NULL);
+    run_transfer(f, READ, CLGPU_TYPE_DOUBLE, &layouts[r], GUARDED, BLOCKING, NULL);
     if (!layouts[r].read_only)
-      run_transfer(f, WRITE, CLGPU_DOUBLE, &layouts[r], GUARDED, NON_BLOCKING, NULL);
+      run_transfer(f, WRITE, CLGPU_TYPE_DOUBLE, &layouts[r], GUARDED, NON_BLOCKING, NULL);
   }
   const uint64_t nan = 0x7ff0000000000001ull;
   for (size_t r = 0; r < COUNT(bound_layouts); r++) {
     if (!bound_layouts[r].read_only)
-      run_transfer(f, FILL, CLGPU_DOUBLE, &bound_layouts[r], EXACT, BLOCKING, &nan);
+      run_transfer(f, FILL, CLGPU_TYPE_DOUBLE, &bound_layouts[r], EXACT, BLOCKING, &nan);
   }
   static const type_pair pairs[] = {
-      {CLGPU_DOUBLE, CLGPU_INT64},  {CLGPU_DOUBLE, CLGPU_HALF}, {CLGPU_DOUBLE, CLGPU_FLOAT},
-      {CLGPU_DOUBLE, CLGPU_UINT32}, {CLGPU_DOUBLE, CLGPU_INT8}, {CLGPU_INT64, CLGPU_DOUBLE},
-      {CLGPU_UINT32, CLGPU_DOUBLE}, {CLGPU_HALF, CLGPU_DOUBLE}, {CLGPU_FLOAT, CLGPU_DOUBLE},
+      {CLGPU_TYPE_DOUBLE, CLGPU_TYPE_INT64},  {CLGPU_TYPE_DOUBLE, CLGPU_TYPE_HALF}, {CLGPU_TYPE_DOUBLE, CLGPU_TYPE_FLOAT},
+      {CLGPU_TYPE_DOUBLE, CLGPU_TYPE_UINT32}, {CLGPU_TYPE_DOUBLE, CLGPU_TYPE_INT8}, {CLGPU_TYPE_INT64, CLGPU_TYPE_DOUBLE},
+      {CLGPU_TYPE_UINT32, CLGPU_TYPE_DOUBLE}, {CLGPU_TYPE_HALF, CLGPU_TYPE_DOUBLE}, {CLGPU_TYPE_FLOAT, CLGPU_TYPE_DOUBLE},
   };
   if (!f->fp64) {
     print_message(

@@ -86,7 +86,7 @@ static clgpu_status call_read(fixture *f, cl_uint n, const cl_event *list, cl_ev
 }
 static clgpu_status call_membuf_move(fixture *f, cl_uint n, const cl_event *list,
                                      cl_event *event) {
-  return clgpu_membuf_move(f->membuf, CLGPU_SPACE_DEVICE, CLGPU_READ_WRITE, n, list, event);
+  return clgpu_membuf_move(f->membuf, CLGPU_SPACE_DEVICE, CLGPU_ACCESS_READ_WRITE, n, list, event);
 }
 
 typedef struct entry {
@@ -157,20 +157,20 @@ static int setup(void **state) {
   assert_int_equal(err, CL_SUCCESS);
   f->count = clCreateBuffer(cl, CL_MEM_READ_WRITE, sizeof(cl_ulong), NULL, &err);
   assert_int_equal(err, CL_SUCCESS);
-  assert_status(clgpu_array_1d(f->input, 0, CLGPU_UINT32, N, &f->in), CLGPU_SUCCESS);
-  assert_status(clgpu_array_1d(f->output, 0, CLGPU_UINT32, N, &f->out), CLGPU_SUCCESS);
-  assert_status(clgpu_array_1d(f->output, 0, CLGPU_UINT32, 1, &f->out_one), CLGPU_SUCCESS);
+  assert_status(clgpu_array_1d(f->input, 0, CLGPU_TYPE_UINT32, N, &f->in), CLGPU_SUCCESS);
+  assert_status(clgpu_array_1d(f->output, 0, CLGPU_TYPE_UINT32, N, &f->out), CLGPU_SUCCESS);
+  assert_status(clgpu_array_1d(f->output, 0, CLGPU_TYPE_UINT32, 1, &f->out_one), CLGPU_SUCCESS);
   /* The count_if result (one ulong) over the output's first 8 bytes. */
-  assert_status(clgpu_array_1d(f->output, 0, CLGPU_UINT64, 1, &f->out_ulong), CLGPU_SUCCESS);
-  assert_status(clgpu_array_1d(f->count, 0, CLGPU_UINT64, 1, &f->count_view), CLGPU_SUCCESS);
+  assert_status(clgpu_array_1d(f->output, 0, CLGPU_TYPE_UINT64, 1, &f->out_ulong), CLGPU_SUCCESS);
+  assert_status(clgpu_array_1d(f->count, 0, CLGPU_TYPE_UINT64, 1, &f->count_view), CLGPU_SUCCESS);
   cl_uint host[N];
   for (cl_uint i = 0; i < N; i++) host[i] = i * 7 % 31;
   assert_status(clgpu_array_write(f->context, &f->in, host, sizeof host, CL_TRUE, 0, NULL, NULL),
                 CLGPU_SUCCESS);
-  assert_status(clgpu_membuf_create(f->context, CLGPU_UINT32, N, CLGPU_SPACE_HOST, NULL, &f->membuf),
+  assert_status(clgpu_membuf_create(f->context, CLGPU_TYPE_UINT32, N, CLGPU_SPACE_HOST, NULL, &f->membuf),
                 CLGPU_SUCCESS);
   clgpu_context_set_move_report(f->context, NULL, NULL);
-  clgpu_elementwise_arg args[] = {{"y", CLGPU_OUT, CLGPU_UINT32}, {"x", CLGPU_IN, CLGPU_UINT32}};
+  clgpu_elementwise_arg args[] = {{"y", CLGPU_ARG_OUT, CLGPU_TYPE_UINT32}, {"x", CLGPU_ARG_IN, CLGPU_TYPE_UINT32}};
   assert_status(clgpu_elementwise_create(f->context, 2, args, "y = x * x", NULL, &f->square),
                 CLGPU_SUCCESS);
   f->other = clCreateContext(NULL, 1, &device, NULL, NULL, &err);

@@ -25,7 +25,7 @@
  *  8. One workspace serves 20 calls enqueued back to back.
  *  9. clgpu_workspace_describe / _region / _create with total_bytes 0 /
  *     invalid reports / clgpu_workspace_destroy(NULL).
- * 10. clgpu_operation_name and clgpu_algorithm_name.
+ * 10. clgpu_operation_name, clgpu_shape_name and clgpu_algorithm_name.
  *
  * After every refusal: the status is the documented one, no event is made,
  * the outputs still hold their fill, the input and the workspace's bytes are
@@ -64,23 +64,19 @@ static int group_teardown(void **state) {
   return 0;
 }
 
-static const clgpu_algorithm forced_algorithms[] = {CLGPU_ALGORITHM_CHUNKED, CLGPU_ALGORITHM_TILED};
+static const clgpu_shape forced_algorithms[] = {CLGPU_SHAPE_CHUNKED, CLGPU_SHAPE_TILED};
 
-/* Names for messages, independent of clgpu_algorithm_name (under test). */
-static const char *algorithm_text(clgpu_algorithm algorithm) {
+/* Names for messages, independent of clgpu_shape_name (under test). */
+static const char *algorithm_text(clgpu_shape algorithm) {
   switch (algorithm) {
-    case CLGPU_ALGORITHM_AUTO:
+    case CLGPU_SHAPE_AUTO:
       return "auto";
-    case CLGPU_ALGORITHM_CHUNKED:
+    case CLGPU_SHAPE_CHUNKED:
       return "chunked";
-    case CLGPU_ALGORITHM_TILED:
+    case CLGPU_SHAPE_TILED:
       return "tiled";
-    case CLGPU_ALGORITHM_RADIX:
-      return "radix";
-    case CLGPU_ALGORITHM_MERGE:
-      return "merge";
   }
-  return "(invalid algorithm)";
+  return "(invalid shape)";
 }
 
 static const char *operation_text(clgpu_operation operation) {
@@ -97,16 +93,16 @@ static const char *operation_text(clgpu_operation operation) {
   return "(invalid operation)";
 }
 
-static clgpu_algorithm other_algorithm(clgpu_algorithm algorithm) {
-  return algorithm == CLGPU_ALGORITHM_CHUNKED ? CLGPU_ALGORITHM_TILED : CLGPU_ALGORITHM_CHUNKED;
+static clgpu_shape other_algorithm(clgpu_shape algorithm) {
+  return algorithm == CLGPU_SHAPE_CHUNKED ? CLGPU_SHAPE_TILED : CLGPU_SHAPE_CHUNKED;
 }
 
 /* What AUTO resolves to (workspace.h): CHUNKED on CPU devices, TILED
  * elsewhere. */
-static clgpu_algorithm resolved_algorithm(const clgpu_context *context, clgpu_algorithm algorithm) {
-  if (algorithm != CLGPU_ALGORITHM_AUTO) return algorithm;
-  return (clgpu_context_device_info(context)->type & CL_DEVICE_TYPE_CPU) ? CLGPU_ALGORITHM_CHUNKED
-                                                                         : CLGPU_ALGORITHM_TILED;
+static clgpu_shape resolved_algorithm(const clgpu_context *context, clgpu_shape algorithm) {
+  if (algorithm != CLGPU_SHAPE_AUTO) return algorithm;
+  return (clgpu_context_device_info(context)->type & CL_DEVICE_TYPE_CPU) ? CLGPU_SHAPE_CHUNKED
+                                                                         : CLGPU_SHAPE_TILED;
 }
 
 static uint64_t device_alignment(const clgpu_context *context) {
@@ -187,16 +183,16 @@ typedef struct op_spec {
 
 /* Integer sums wrap and compare bit for bit; findall reads a 0/1 mask. */
 static const op_spec main_ops[] = {
-    {"reduce SUM", CLGPU_OPERATION_REDUCE, CLGPU_UINT32, TEST_UINT32, TEST_UNIFORM, 0},
-    {"scan inclusive SUM", CLGPU_OPERATION_SCAN, CLGPU_INT32, TEST_INT32, TEST_UNIFORM, 0},
-    {"findall", CLGPU_OPERATION_FINDALL, CLGPU_UINT8, TEST_UINT8, TEST_SMALL_INTEGERS, 2},
+    {"reduce SUM", CLGPU_OPERATION_REDUCE, CLGPU_TYPE_UINT32, TEST_UINT32, TEST_UNIFORM, 0},
+    {"scan inclusive SUM", CLGPU_OPERATION_SCAN, CLGPU_TYPE_INT32, TEST_INT32, TEST_UNIFORM, 0},
+    {"findall", CLGPU_OPERATION_FINDALL, CLGPU_TYPE_UINT8, TEST_UINT8, TEST_SMALL_INTEGERS, 2},
 };
 #define MAIN_OP_COUNT (sizeof main_ops / sizeof main_ops[0])
 
 /* A float sum of integers below 16: at most 65537 * 15 < 2^24, so exact in
  * any order and compared bit for bit. It checks that float sizing (and the
  * float program) follows the same contract. */
-static const op_spec float_reduce = {"reduce SUM float", CLGPU_OPERATION_REDUCE, CLGPU_FLOAT,
+static const op_spec float_reduce = {"reduce SUM float", CLGPU_OPERATION_REDUCE, CLGPU_TYPE_FLOAT,
                                      TEST_FLOAT,         TEST_SMALL_INTEGERS,    16};
 
 /* Query one operation for given views (count is findall's). */
@@ -261,7 +257,7 @@ static void print_report(const char *label, const clgpu_workspace_size *report) 
                 (unsigned long long)report->total_bytes);
   for (unsigned k = 0; k < report->num_parts && k < CLGPU_WORKSPACE_MAX_PARTS; k++) {
     print_message("#   part %u: %s, %s, parent %d\n", k, operation_text(report->parts[k].operation),
-                  algorithm_text(report->parts[k].algorithm), report->parts[k].parent);
+                  algorithm_text(report->parts[k].shape), report->parts[k].parent);
   }
   for (unsigned b = 0; b < report->num_buffers && b < CLGPU_WORKSPACE_MAX_BUFFERS; b++) {
     const clgpu_workspace_buffer *buffer = &report->buffers[b];
@@ -292,7 +288,7 @@ static const clgpu_workspace_buffer *find_buffer(const clgpu_workspace_size *rep
 /* The structure every report must have (workspace.h), for a call of
  * `operation` whose algorithm resolves to `algorithm`. */
 static void check_report(const clgpu_context *context, const clgpu_workspace_size *report,
-                         clgpu_operation operation, clgpu_algorithm algorithm, const char *what) {
+                         clgpu_operation operation, clgpu_shape algorithm, const char *what) {
   if (report->num_parts < 1 || report->num_parts > CLGPU_WORKSPACE_MAX_PARTS) {
     REPORT_FAIL(report, what, "num_parts %u is not in 1..%d", what, report->num_parts,
                 CLGPU_WORKSPACE_MAX_PARTS);
@@ -305,15 +301,15 @@ static void check_report(const clgpu_context *context, const clgpu_workspace_siz
   if (call->parent != -1) {
     REPORT_FAIL(report, what, "part 0 has parent %d, expected -1", what, call->parent);
   }
-  if (call->algorithm != algorithm) {
+  if (call->shape != algorithm) {
     REPORT_FAIL(report, what, "part 0 has algorithm %s, expected %s (never AUTO)", what,
-                algorithm_text(call->algorithm), algorithm_text(algorithm));
+                algorithm_text(call->shape), algorithm_text(algorithm));
   }
   for (unsigned k = 0; k < report->num_parts; k++) {
     const clgpu_workspace_part *part = &report->parts[k];
-    if (part->algorithm != CLGPU_ALGORITHM_CHUNKED && part->algorithm != CLGPU_ALGORITHM_TILED) {
+    if (part->shape != CLGPU_SHAPE_CHUNKED && part->shape != CLGPU_SHAPE_TILED) {
       REPORT_FAIL(report, what, "part %u has algorithm %d (not resolved)", what, k,
-                  (int)part->algorithm);
+                  (int)part->shape);
     }
     if (part->operation != CLGPU_OPERATION_REDUCE && part->operation != CLGPU_OPERATION_SCAN &&
         part->operation != CLGPU_OPERATION_FINDALL) {
@@ -399,7 +395,7 @@ static void check_report(const clgpu_context *context, const clgpu_workspace_siz
   }
   if (operation == CLGPU_OPERATION_FINDALL) {
     const clgpu_workspace_buffer *count = find_buffer(report, "count");
-    if (count->count != 1 || count->type != CLGPU_UINT64) {
+    if (count->count != 1 || count->type != CLGPU_TYPE_UINT64) {
       REPORT_FAIL(report, what, "findall's \"count\" buffer is not one uint64", what);
     }
   }
@@ -422,7 +418,7 @@ static int reports_equal(const clgpu_workspace_size *a, const clgpu_workspace_si
   }
   for (unsigned k = 0; k < a->num_parts && k < CLGPU_WORKSPACE_MAX_PARTS; k++) {
     if (a->parts[k].operation != b->parts[k].operation ||
-        a->parts[k].algorithm != b->parts[k].algorithm ||
+        a->parts[k].shape != b->parts[k].shape ||
         a->parts[k].parent != b->parts[k].parent) {
       snprintf(why, why_size, "part %u differs", k);
       return 0;
@@ -460,7 +456,7 @@ static void assert_same_buffer_list(const clgpu_workspace_size *a, const clgpu_w
   int same = a->num_parts == b->num_parts && a->num_buffers == b->num_buffers;
   for (unsigned k = 0; same && k < a->num_parts; k++) {
     same = a->parts[k].operation == b->parts[k].operation &&
-           a->parts[k].algorithm == b->parts[k].algorithm &&
+           a->parts[k].shape == b->parts[k].shape &&
            a->parts[k].parent == b->parts[k].parent;
   }
   for (unsigned i = 0; same && i < a->num_buffers; i++) {
@@ -651,10 +647,10 @@ static void instance_views(instance *inst) {
       break;
     case CLGPU_OPERATION_FINDALL:
       assert_status(
-          clgpu_array_1d(inst->out_buffer, inst->out_offset, CLGPU_UINT32, inst->n, &inst->output),
+          clgpu_array_1d(inst->out_buffer, inst->out_offset, CLGPU_TYPE_UINT32, inst->n, &inst->output),
           CLGPU_SUCCESS);
       assert_status(
-          clgpu_array_1d(inst->count_buffer, inst->count_offset, CLGPU_UINT64, 1, &inst->count),
+          clgpu_array_1d(inst->count_buffer, inst->count_offset, CLGPU_TYPE_UINT64, 1, &inst->count),
           CLGPU_SUCCESS);
       break;
     case CLGPU_OPERATION_SORT: /* sorts have their own workspace rows in test_sort.c */
@@ -850,7 +846,7 @@ static void instance_check_untouched(clgpu_context *context, const instance *ins
 }
 
 static clgpu_status instance_query(clgpu_context *context, const instance *inst,
-                                   clgpu_algorithm algorithm, clgpu_workspace_size *report) {
+                                   clgpu_shape algorithm, clgpu_workspace_size *report) {
   clgpu_call_options options = {algorithm, NULL};
   return query_views(context, inst->spec->operation, &inst->input, &inst->output, &inst->count,
                      &options, report);
@@ -858,7 +854,7 @@ static clgpu_status instance_query(clgpu_context *context, const instance *inst,
 
 /* The size query for a call, which must succeed and give a sane report. */
 static clgpu_workspace_size instance_report(clgpu_context *context, const instance *inst,
-                                            clgpu_algorithm algorithm, const char *what) {
+                                            clgpu_shape algorithm, const char *what) {
   clgpu_workspace_size report;
   memset(&report, 0, sizeof report);
   clgpu_status status = instance_query(context, inst, algorithm, &report);
@@ -871,7 +867,7 @@ static clgpu_workspace_size instance_report(clgpu_context *context, const instan
 }
 
 static clgpu_status instance_call(clgpu_context *context, const instance *inst,
-                                  clgpu_algorithm algorithm, clgpu_workspace *workspace,
+                                  clgpu_shape algorithm, clgpu_workspace *workspace,
                                   cl_event *event) {
   clgpu_call_options options = {algorithm, workspace};
   switch (inst->spec->operation) {
@@ -901,7 +897,7 @@ static clgpu_status instance_call(clgpu_context *context, const instance *inst,
 
 /* The call works: it returns an event that completes, and the results are
  * right. */
-static void run_ok(clgpu_context *context, const instance *inst, clgpu_algorithm algorithm,
+static void run_ok(clgpu_context *context, const instance *inst, clgpu_shape algorithm,
                    clgpu_workspace *workspace, const char *what) {
   cl_event event = NULL;
   clgpu_status status = instance_call(context, inst, algorithm, workspace, &event);
@@ -916,7 +912,7 @@ static void run_ok(clgpu_context *context, const instance *inst, clgpu_algorithm
 
 /* The call is refused with `expected`, makes no event and changes nothing.
  * The detail message is copied into `message` (may be NULL). */
-static void run_refused(clgpu_context *context, const instance *inst, clgpu_algorithm algorithm,
+static void run_refused(clgpu_context *context, const instance *inst, clgpu_shape algorithm,
                         clgpu_workspace *workspace, clgpu_status expected, const char *what,
                         char *message, size_t message_size) {
   cl_event event = NULL;
@@ -1016,7 +1012,7 @@ static void check_snapshot(clgpu_context *owner, snapshot *s, const char *what) 
 
 /* A refusal with a workspace whose bytes must stay as they were. */
 static void run_refused_keeps_workspace(clgpu_context *context, clgpu_context *owner,
-                                        const instance *inst, clgpu_algorithm algorithm,
+                                        const instance *inst, clgpu_shape algorithm,
                                         clgpu_workspace *workspace, clgpu_status expected,
                                         const char *what) {
   snapshot s = take_snapshot(owner, workspace);
@@ -1061,18 +1057,18 @@ static clgpu_status fixture_query(clgpu_context *context, const query_fixture *f
   } else {
     assert_status(clgpu_array_1d(f->input, 0, type, n, &input), CLGPU_SUCCESS);
   }
-  clgpu_type output_type = operation == CLGPU_OPERATION_FINDALL ? CLGPU_UINT32 : type;
+  clgpu_type output_type = operation == CLGPU_OPERATION_FINDALL ? CLGPU_TYPE_UINT32 : type;
   size_t output_n = operation == CLGPU_OPERATION_REDUCE ? 1 : n;
   assert_status(clgpu_array_1d(f->output, 0, output_type, output_n, &output), CLGPU_SUCCESS);
   if (kind == IN_PLACE) output = input;
-  assert_status(clgpu_array_1d(f->count, 0, CLGPU_UINT64, 1, &count), CLGPU_SUCCESS);
+  assert_status(clgpu_array_1d(f->count, 0, CLGPU_TYPE_UINT64, 1, &count), CLGPU_SUCCESS);
   return query_views(context, operation, &input, &output, &count, options, report);
 }
 
 static const clgpu_operation all_operations[] = {CLGPU_OPERATION_REDUCE, CLGPU_OPERATION_SCAN,
                                                  CLGPU_OPERATION_FINDALL};
-static const clgpu_type query_types[] = {CLGPU_UINT8, CLGPU_INT16, CLGPU_UINT32,
-                                         CLGPU_FLOAT, CLGPU_INT64, CLGPU_DOUBLE};
+static const clgpu_type query_types[] = {CLGPU_TYPE_UINT8, CLGPU_TYPE_INT16, CLGPU_TYPE_UINT32,
+                                         CLGPU_TYPE_FLOAT, CLGPU_TYPE_INT64, CLGPU_TYPE_DOUBLE};
 
 static void query_is_pure_and_well_formed(void **state) {
   (void)state;
@@ -1085,8 +1081,8 @@ static void query_is_pure_and_well_formed(void **state) {
    * through clgpu_buffer_create would show in the stats. */
   assert_status(clgpu_alloc_scope_begin(context, cache), CLGPU_SUCCESS);
   static const size_t sizes[] = {0, 1, 93, 4099, 16385, 65537, MAX_QUERY_N};
-  static const clgpu_algorithm algorithms[] = {CLGPU_ALGORITHM_AUTO, CLGPU_ALGORITHM_CHUNKED,
-                                               CLGPU_ALGORITHM_TILED};
+  static const clgpu_shape algorithms[] = {CLGPU_SHAPE_AUTO, CLGPU_SHAPE_CHUNKED,
+                                               CLGPU_SHAPE_TILED};
   size_t queries = 0;
   for (size_t o = 0; o < 3; o++) {
     clgpu_operation operation = all_operations[o];
@@ -1094,7 +1090,7 @@ static void query_is_pure_and_well_formed(void **state) {
       clgpu_type type = query_types[t];
       for (size_t a = 0; a < 3; a++) {
         clgpu_call_options options = {algorithms[a], NULL};
-        clgpu_algorithm expected = resolved_algorithm(context, algorithms[a]);
+        clgpu_shape expected = resolved_algorithm(context, algorithms[a]);
         for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; s++) {
           for (int kind = CONTIGUOUS; kind <= IN_PLACE; kind++) {
             if (kind == IN_PLACE && operation != CLGPU_OPERATION_SCAN) continue;
@@ -1107,7 +1103,7 @@ static void query_is_pure_and_well_formed(void **state) {
             memset(&second, 0xA5, sizeof second);
             clgpu_status status = fixture_query(context, &f, operation, type, sizes[s],
                                                 (layout)kind, &options, &first);
-            if (type == CLGPU_DOUBLE && !fp64) {
+            if (type == CLGPU_TYPE_DOUBLE && !fp64) {
               /* Not skipped silently: the query must say the device cannot. */
               if (status != CLGPU_UNSUPPORTED_FEATURE) {
                 fail_msg("%s without cl_khr_fp64: %s, expected CLGPU_UNSUPPORTED_FEATURE", what,
@@ -1124,7 +1120,7 @@ static void query_is_pure_and_well_formed(void **state) {
             queries += 2;
             check_report(context, &first, operation, expected, what);
             assert_reports_equal(&first, &second, what);
-            if (algorithms[a] == CLGPU_ALGORITHM_AUTO && kind == CONTIGUOUS) {
+            if (algorithms[a] == CLGPU_SHAPE_AUTO && kind == CONTIGUOUS) {
               /* NULL options mean AUTO. */
               clgpu_workspace_size plain;
               assert_status(
@@ -1172,16 +1168,16 @@ static void query_is_pure_and_well_formed(void **state) {
       snprintf(what, sizeof what, "%s, %s, n=65537, on a second context",
                operation_text(all_operations[o]), algorithm_text(forced_algorithms[a]));
       clgpu_workspace_size here, there;
-      assert_status(fixture_query(context, &f, all_operations[o], CLGPU_INT32, 65537, STRIDED,
+      assert_status(fixture_query(context, &f, all_operations[o], CLGPU_TYPE_INT32, 65537, STRIDED,
                                   &options, &here),
                     CLGPU_SUCCESS);
-      assert_status(fixture_query(other, &g, all_operations[o], CLGPU_INT32, 65537, STRIDED,
+      assert_status(fixture_query(other, &g, all_operations[o], CLGPU_TYPE_INT32, 65537, STRIDED,
                                   &options, &there),
                     CLGPU_SUCCESS);
       assert_reports_equal(&here, &there, what);
-      assert_status(query_upto(context, all_operations[o], CLGPU_INT32, 65537, &options, &here),
+      assert_status(query_upto(context, all_operations[o], CLGPU_TYPE_INT32, 65537, &options, &here),
                     CLGPU_SUCCESS);
-      assert_status(query_upto(other, all_operations[o], CLGPU_INT32, 65537, &options, &there),
+      assert_status(query_upto(other, all_operations[o], CLGPU_TYPE_INT32, 65537, &options, &there),
                     CLGPU_SUCCESS);
       assert_reports_equal(&here, &there, what);
     }
@@ -1206,7 +1202,7 @@ static void query_grows_with_n(void **state) {
   clgpu_workspace_size *in_place = malloc(size_count * sizeof *in_place);
   assert_non_null(exact);
   assert_non_null(in_place);
-  static const clgpu_type types[] = {CLGPU_UINT8, CLGPU_INT32, CLGPU_INT64};
+  static const clgpu_type types[] = {CLGPU_TYPE_UINT8, CLGPU_TYPE_INT32, CLGPU_TYPE_INT64};
   for (size_t o = 0; o < 3; o++) {
     clgpu_operation operation = all_operations[o];
     for (size_t t = 0; t < sizeof types / sizeof types[0]; t++) {
@@ -1272,7 +1268,7 @@ static void upto_workspace_serves_every_smaller_call(void **state) {
   for (size_t o = 0; o < sizeof specs / sizeof specs[0]; o++) {
     const op_spec *spec = specs[o];
     for (size_t a = 0; a < 2; a++) {
-      clgpu_algorithm algorithm = forced_algorithms[a];
+      clgpu_shape algorithm = forced_algorithms[a];
       clgpu_call_options options = {algorithm, NULL};
       clgpu_workspace_size report;
       assert_status(query_upto(context, spec->operation, spec->type, max_n, &options, &report),
@@ -1344,7 +1340,7 @@ static void exact_size_works_one_byte_less_fails(void **state) {
   for (size_t o = 0; o < sizeof specs / sizeof specs[0]; o++) {
     const op_spec *spec = specs[o];
     for (size_t a = 0; a < 2; a++) {
-      clgpu_algorithm algorithm = forced_algorithms[a];
+      clgpu_shape algorithm = forced_algorithms[a];
       for (int kind = CONTIGUOUS; kind <= STRIDED; kind++) {
         size_t n = kind == CONTIGUOUS ? big_n(context) : strided_n(context);
         char what[200];
@@ -1442,7 +1438,7 @@ static void workspace_for_smaller_call_is_refused(void **state) {
   for (size_t o = 0; o < MAIN_OP_COUNT; o++) {
     const op_spec *spec = &main_ops[o];
     for (size_t a = 0; a < 2; a++) {
-      clgpu_algorithm algorithm = forced_algorithms[a];
+      clgpu_shape algorithm = forced_algorithms[a];
       for (int kind = CONTIGUOUS; kind <= STRIDED; kind++) {
         ptrdiff_t stride = kind == STRIDED ? 2 : 1;
         size_t small_n = kind == STRIDED ? 93 : (grind ? 93 : 1000);
@@ -1512,11 +1508,11 @@ static void wrong_operation_algorithm_or_context(void **state) {
   clgpu_context *other = test_context(NULL);
   const size_t max_n = big_n(context);
   const size_t n = test_on_oclgrind(context) ? 1000 : 4099;
-  const clgpu_algorithm automatic = resolved_algorithm(context, CLGPU_ALGORITHM_AUTO);
+  const clgpu_shape automatic = resolved_algorithm(context, CLGPU_SHAPE_AUTO);
   for (size_t o = 0; o < MAIN_OP_COUNT; o++) {
     const op_spec *spec = &main_ops[o];
     for (size_t a = 0; a < 2; a++) {
-      clgpu_algorithm algorithm = forced_algorithms[a];
+      clgpu_shape algorithm = forced_algorithms[a];
       clgpu_call_options options = {algorithm, NULL};
       instance inst;
       instance_new(context, &inst, spec, n, 1, 0, "wrong");
@@ -1562,10 +1558,10 @@ static void wrong_operation_algorithm_or_context(void **state) {
       snprintf(what, sizeof what, "%s, call with AUTO (%s here), workspace made for %s", spec->name,
                algorithm_text(automatic), algorithm_text(other_algorithm(algorithm)));
       if (other_algorithm(algorithm) == automatic) {
-        run_ok(context, &inst, CLGPU_ALGORITHM_AUTO, made, what);
+        run_ok(context, &inst, CLGPU_SHAPE_AUTO, made, what);
         instance_refill(context, &inst);
       } else {
-        run_refused_keeps_workspace(context, context, &inst, CLGPU_ALGORITHM_AUTO, made,
+        run_refused_keeps_workspace(context, context, &inst, CLGPU_SHAPE_AUTO, made,
                                     CLGPU_WORKSPACE_WRONG_ALGORITHM, what);
       }
       clgpu_workspace_destroy(made);
@@ -1652,7 +1648,7 @@ static void aliasing(void **state) {
   for (size_t o = 0; o < MAIN_OP_COUNT; o++) {
     const op_spec *spec = &main_ops[o];
     for (size_t a = 0; a < 2; a++) {
-      clgpu_algorithm algorithm = forced_algorithms[a];
+      clgpu_shape algorithm = forced_algorithms[a];
       /* A call that needs a workspace: the large contiguous one, else a
        * strided one (which packs its input). */
       instance inst;
@@ -1796,7 +1792,7 @@ static void no_device_allocation_with_workspace(void **state) {
   for (size_t o = 0; o < MAIN_OP_COUNT; o++) {
     const op_spec *spec = &main_ops[o];
     for (size_t a = 0; a < 2; a++) {
-      clgpu_algorithm algorithm = forced_algorithms[a];
+      clgpu_shape algorithm = forced_algorithms[a];
       for (int kind = CONTIGUOUS; kind <= STRIDED; kind++) {
         size_t n = kind == CONTIGUOUS ? big_n(context) : strided_n(context);
         char what[300];
@@ -1921,7 +1917,7 @@ static void reuse_in_turn(void **state) {
   for (size_t o = 0; o < MAIN_OP_COUNT; o++) {
     const op_spec *spec = &main_ops[o];
     for (size_t a = 0; a < 2; a++) {
-      clgpu_algorithm algorithm = forced_algorithms[a];
+      clgpu_shape algorithm = forced_algorithms[a];
       for (int kind = CONTIGUOUS; kind <= STRIDED; kind++) {
         /* Contiguous calls of n <= N with the _upto(N) workspace; strided
          * ones of n <= N with the exact workspace of N (every buffer grows
@@ -2009,7 +2005,7 @@ static void describe_and_region(void **state) {
   for (size_t o = 0; o < MAIN_OP_COUNT; o++) {
     const op_spec *spec = &main_ops[o];
     for (size_t a = 0; a < 2; a++) {
-      clgpu_algorithm algorithm = forced_algorithms[a];
+      clgpu_shape algorithm = forced_algorithms[a];
       for (int kind = CONTIGUOUS; kind <= STRIDED; kind++) {
         char what[300];
         snprintf(what, sizeof what, "%s, %s, %s", spec->name, algorithm_text(algorithm),
@@ -2094,7 +2090,7 @@ static void create_with_nothing(void **state) {
   for (size_t o = 0; o < MAIN_OP_COUNT; o++) {
     const op_spec *spec = &main_ops[o];
     for (size_t a = 0; a < 2; a++) {
-      clgpu_algorithm algorithm = forced_algorithms[a];
+      clgpu_shape algorithm = forced_algorithms[a];
       clgpu_call_options options = {algorithm, NULL};
       clgpu_workspace_size report;
       assert_status(query_upto(context, spec->operation, spec->type, 1000, &options, &report),
@@ -2197,11 +2193,16 @@ static int edit_call_part_with_parent(clgpu_workspace_size *r) {
   return 1;
 }
 static int edit_auto_algorithm(clgpu_workspace_size *r) {
-  r->parts[0].algorithm = CLGPU_ALGORITHM_AUTO;
+  r->parts[0].shape = CLGPU_SHAPE_AUTO;
   return 1;
 }
 static int edit_unknown_algorithm(clgpu_workspace_size *r) {
-  r->parts[0].algorithm = (clgpu_algorithm)7;
+  r->parts[0].shape = (clgpu_shape)7;
+  return 1;
+}
+static int edit_algorithm_of_another_operation(clgpu_workspace_size *r) {
+  r->parts[0].algorithm = r->parts[0].operation == CLGPU_OPERATION_SORT ? CLGPU_ALGORITHM_AUTO
+                                                                         : CLGPU_ALGORITHM_RADIX;
   return 1;
 }
 static int edit_unknown_operation(clgpu_workspace_size *r) {
@@ -2253,8 +2254,9 @@ static const report_edit report_edits[] = {
     {"total_bytes below the end of the last buffer", edit_total_below_end},
     {"a buffer of a part that does not exist", edit_buffer_of_missing_part},
     {"the call's part with a parent", edit_call_part_with_parent},
-    {"a part of algorithm AUTO", edit_auto_algorithm},
-    {"a part of an unknown algorithm", edit_unknown_algorithm},
+    {"a part of shape AUTO", edit_auto_algorithm},
+    {"a part of an unknown shape", edit_unknown_algorithm},
+    {"a part with an algorithm its operation does not have", edit_algorithm_of_another_operation},
     {"a part of an unknown operation", edit_unknown_operation},
     {"a nested part that is its own parent", edit_nested_part_own_parent},
     {"a buffer of no type", edit_unknown_type},
@@ -2291,7 +2293,7 @@ static void invalid_reports(void **state) {
   for (size_t o = 0; o < MAIN_OP_COUNT; o++) {
     const op_spec *spec = &main_ops[o];
     for (size_t a = 0; a < 2; a++) {
-      clgpu_algorithm algorithm = forced_algorithms[a];
+      clgpu_shape algorithm = forced_algorithms[a];
       /* A strided input: packed_input and the rest have bytes. */
       instance inst;
       instance_new(context, &inst, spec, big_n(context), 2, 0, "invalid");
@@ -2363,12 +2365,15 @@ static void names(void **state) {
   assert_string_equal(clgpu_operation_name((clgpu_operation)0), "invalid");
   assert_string_equal(clgpu_operation_name((clgpu_operation)5), "invalid");
   assert_string_equal(clgpu_operation_name((clgpu_operation)-1), "invalid");
+  assert_string_equal(clgpu_shape_name(CLGPU_SHAPE_AUTO), "auto");
+  assert_string_equal(clgpu_shape_name(CLGPU_SHAPE_CHUNKED), "chunked");
+  assert_string_equal(clgpu_shape_name(CLGPU_SHAPE_TILED), "tiled");
+  assert_string_equal(clgpu_shape_name((clgpu_shape)3), "invalid");
+  assert_string_equal(clgpu_shape_name((clgpu_shape)-1), "invalid");
   assert_string_equal(clgpu_algorithm_name(CLGPU_ALGORITHM_AUTO), "auto");
-  assert_string_equal(clgpu_algorithm_name(CLGPU_ALGORITHM_CHUNKED), "chunked");
-  assert_string_equal(clgpu_algorithm_name(CLGPU_ALGORITHM_TILED), "tiled");
   assert_string_equal(clgpu_algorithm_name(CLGPU_ALGORITHM_RADIX), "radix");
   assert_string_equal(clgpu_algorithm_name(CLGPU_ALGORITHM_MERGE), "merge");
-  assert_string_equal(clgpu_algorithm_name((clgpu_algorithm)5), "invalid");
+  assert_string_equal(clgpu_algorithm_name((clgpu_algorithm)3), "invalid");
   assert_string_equal(clgpu_algorithm_name((clgpu_algorithm)-1), "invalid");
 }
 
@@ -2409,55 +2414,55 @@ typedef struct size_row {
 static const size_row size_rows[] = {
     /* Reduce and scan need a few partials whatever n: every size fits
      * (near 2^64 these divided by zero in the range split). */
-    {"reduce sum int", QUERY_REDUCE, CLGPU_INT32, 0, 0, 0, TWO_TO(63) + 1, BOTH_FIT},
-    {"reduce sum int", QUERY_REDUCE, CLGPU_INT32, 0, 0, 0, UINT64_MAX, BOTH_FIT},
-    {"reduce sum float", QUERY_REDUCE, CLGPU_FLOAT, 0, 0, 0, UINT64_MAX - 1, BOTH_FIT},
-    {"reduce sum long", QUERY_REDUCE, CLGPU_INT64, 0, 0, 0, SIZE_MAX / 8 + 1, BOTH_FIT},
-    {"scan sum int", QUERY_SCAN, CLGPU_INT32, 0, 0, 0, TWO_TO(63) + 1, BOTH_FIT},
-    {"scan sum int", QUERY_SCAN, CLGPU_INT32, 0, 0, 0, UINT64_MAX, BOTH_FIT},
-    {"scan sum uchar", QUERY_SCAN, CLGPU_UINT8, 0, 0, 0, UINT64_MAX - 1, BOTH_FIT},
+    {"reduce sum int", QUERY_REDUCE, CLGPU_TYPE_INT32, 0, 0, 0, TWO_TO(63) + 1, BOTH_FIT},
+    {"reduce sum int", QUERY_REDUCE, CLGPU_TYPE_INT32, 0, 0, 0, UINT64_MAX, BOTH_FIT},
+    {"reduce sum float", QUERY_REDUCE, CLGPU_TYPE_FLOAT, 0, 0, 0, UINT64_MAX - 1, BOTH_FIT},
+    {"reduce sum long", QUERY_REDUCE, CLGPU_TYPE_INT64, 0, 0, 0, SIZE_MAX / 8 + 1, BOTH_FIT},
+    {"scan sum int", QUERY_SCAN, CLGPU_TYPE_INT32, 0, 0, 0, TWO_TO(63) + 1, BOTH_FIT},
+    {"scan sum int", QUERY_SCAN, CLGPU_TYPE_INT32, 0, 0, 0, UINT64_MAX, BOTH_FIT},
+    {"scan sum uchar", QUERY_SCAN, CLGPU_TYPE_UINT8, 0, 0, 0, UINT64_MAX - 1, BOTH_FIT},
     /* Findall: CHUNKED keeps n uint positions (4n bytes), TILED none. */
-    {"findall int", QUERY_FINDALL, CLGPU_INT32, 0, 0, 0, TWO_TO(61), BOTH_FIT},
-    {"findall int", QUERY_FINDALL, CLGPU_INT32, 0, 0, 0, SIZE_MAX / 4 + 1, CHUNKED_OVERFLOWS},
-    {"findall int", QUERY_FINDALL, CLGPU_INT32, 0, 0, 0, TWO_TO(63) + 1, CHUNKED_OVERFLOWS},
-    {"findall int", QUERY_FINDALL, CLGPU_INT32, 0, 0, 0, UINT64_MAX, CHUNKED_OVERFLOWS},
+    {"findall int", QUERY_FINDALL, CLGPU_TYPE_INT32, 0, 0, 0, TWO_TO(61), BOTH_FIT},
+    {"findall int", QUERY_FINDALL, CLGPU_TYPE_INT32, 0, 0, 0, SIZE_MAX / 4 + 1, CHUNKED_OVERFLOWS},
+    {"findall int", QUERY_FINDALL, CLGPU_TYPE_INT32, 0, 0, 0, TWO_TO(63) + 1, CHUNKED_OVERFLOWS},
+    {"findall int", QUERY_FINDALL, CLGPU_TYPE_INT32, 0, 0, 0, UINT64_MAX, CHUNKED_OVERFLOWS},
     /* Radix sort: n keys (and values) in the alternate buffer. */
-    {"radix sort uchar", QUERY_SORT, CLGPU_UINT8, CLGPU_ALGORITHM_RADIX, 0, 0, TWO_TO(63) + 1,
+    {"radix sort uchar", QUERY_SORT, CLGPU_TYPE_UINT8, CLGPU_ALGORITHM_RADIX, 0, 0, TWO_TO(63) + 1,
      BOTH_FIT},
-    {"radix sort uchar", QUERY_SORT, CLGPU_UINT8, CLGPU_ALGORITHM_RADIX, 0, 0, UINT64_MAX,
+    {"radix sort uchar", QUERY_SORT, CLGPU_TYPE_UINT8, CLGPU_ALGORITHM_RADIX, 0, 0, UINT64_MAX,
      BOTH_OVERFLOW},
-    {"radix sort uint", QUERY_SORT, CLGPU_UINT32, CLGPU_ALGORITHM_RADIX, 0, 0, TWO_TO(61),
+    {"radix sort uint", QUERY_SORT, CLGPU_TYPE_UINT32, CLGPU_ALGORITHM_RADIX, 0, 0, TWO_TO(61),
      BOTH_FIT},
-    {"radix sort uint", QUERY_SORT, CLGPU_UINT32, CLGPU_ALGORITHM_RADIX, 0, 0, SIZE_MAX / 4 + 1,
+    {"radix sort uint", QUERY_SORT, CLGPU_TYPE_UINT32, CLGPU_ALGORITHM_RADIX, 0, 0, SIZE_MAX / 4 + 1,
      BOTH_OVERFLOW},
-    {"radix sort uint with 16-byte values", QUERY_SORT, CLGPU_UINT32, CLGPU_ALGORITHM_RADIX, 0,
+    {"radix sort uint with 16-byte values", QUERY_SORT, CLGPU_TYPE_UINT32, CLGPU_ALGORITHM_RADIX, 0,
      16, TWO_TO(58), BOTH_FIT},
-    {"radix sort uint with 16-byte values", QUERY_SORT, CLGPU_UINT32, CLGPU_ALGORITHM_RADIX, 0,
+    {"radix sort uint with 16-byte values", QUERY_SORT, CLGPU_TYPE_UINT32, CLGPU_ALGORITHM_RADIX, 0,
      16, SIZE_MAX / 16 + 1, BOTH_OVERFLOW},
     /* Merge sort: runs double until one holds n, which cannot pass 2^63
      * (the width loop wrapped to 0 and never ended). */
-    {"merge sort uchar", QUERY_SORT, CLGPU_UINT8, CLGPU_ALGORITHM_MERGE, 0, 0, TWO_TO(63),
+    {"merge sort uchar", QUERY_SORT, CLGPU_TYPE_UINT8, CLGPU_ALGORITHM_MERGE, 0, 0, TWO_TO(63),
      BOTH_FIT},
-    {"merge sort uchar", QUERY_SORT, CLGPU_UINT8, CLGPU_ALGORITHM_MERGE, 0, 0, TWO_TO(63) + 1,
+    {"merge sort uchar", QUERY_SORT, CLGPU_TYPE_UINT8, CLGPU_ALGORITHM_MERGE, 0, 0, TWO_TO(63) + 1,
      BOTH_OVERFLOW},
-    {"merge sort uchar", QUERY_SORT, CLGPU_UINT8, CLGPU_ALGORITHM_MERGE, 0, 0, UINT64_MAX,
+    {"merge sort uchar", QUERY_SORT, CLGPU_TYPE_UINT8, CLGPU_ALGORITHM_MERGE, 0, 0, UINT64_MAX,
      BOTH_OVERFLOW},
-    {"merge sort of 16-byte custom keys", QUERY_SORT, CLGPU_UINT8, CLGPU_ALGORITHM_MERGE, 16, 0,
+    {"merge sort of 16-byte custom keys", QUERY_SORT, CLGPU_TYPE_UINT8, CLGPU_ALGORITHM_MERGE, 16, 0,
      TWO_TO(59), BOTH_FIT},
-    {"merge sort of 16-byte custom keys", QUERY_SORT, CLGPU_UINT8, CLGPU_ALGORITHM_MERGE, 16, 0,
+    {"merge sort of 16-byte custom keys", QUERY_SORT, CLGPU_TYPE_UINT8, CLGPU_ALGORITHM_MERGE, 16, 0,
      SIZE_MAX / 16 + 1, BOTH_OVERFLOW},
     /* Sort permutations: staged keys, alternate keys and indices. */
-    {"radix permutation of uint keys, ulong", QUERY_PERMUTATION, CLGPU_UINT32,
+    {"radix permutation of uint keys, ulong", QUERY_PERMUTATION, CLGPU_TYPE_UINT32,
      CLGPU_ALGORITHM_RADIX, 0, 8, TWO_TO(59), BOTH_FIT},
-    {"radix permutation of uint keys, ulong", QUERY_PERMUTATION, CLGPU_UINT32,
+    {"radix permutation of uint keys, ulong", QUERY_PERMUTATION, CLGPU_TYPE_UINT32,
      CLGPU_ALGORITHM_RADIX, 0, 8, SIZE_MAX / 8 + 1, BOTH_OVERFLOW},
-    {"radix permutation of uint keys, ulong", QUERY_PERMUTATION, CLGPU_UINT32,
+    {"radix permutation of uint keys, ulong", QUERY_PERMUTATION, CLGPU_TYPE_UINT32,
      CLGPU_ALGORITHM_RADIX, 0, 8, UINT64_MAX, BOTH_OVERFLOW},
-    {"merge permutation of uchar keys, ulong", QUERY_PERMUTATION, CLGPU_UINT8,
+    {"merge permutation of uchar keys, ulong", QUERY_PERMUTATION, CLGPU_TYPE_UINT8,
      CLGPU_ALGORITHM_MERGE, 0, 8, TWO_TO(63) + 1, BOTH_OVERFLOW},
 };
 
-static clgpu_status size_row_query(const size_row *row, clgpu_algorithm shape, uint64_t max_n,
+static clgpu_status size_row_query(const size_row *row, clgpu_shape shape, uint64_t max_n,
                                    clgpu_workspace_size *report) {
   clgpu_context *context = shared_context;
   clgpu_call_options options = {shape, NULL};
@@ -2483,7 +2488,7 @@ static clgpu_status size_row_query(const size_row *row, clgpu_algorithm shape, u
                                             &sort_options, report);
     case QUERY_PERMUTATION:
       return clgpu_sort_permutation_workspace_size_upto(
-          context, &spec, row->type, row->value_size == 8 ? CLGPU_UINT64 : CLGPU_UINT32, max_n,
+          context, &spec, row->type, row->value_size == 8 ? CLGPU_TYPE_UINT64 : CLGPU_TYPE_UINT32, max_n,
           &sort_options, report);
   }
   fail_msg("unknown query %d", row->query);
@@ -2584,13 +2589,13 @@ static void unrepresentable_sizes_are_refused(void **state) {
   size_t shape[1] = {(size_t)TWO_TO(62)};
   ptrdiff_t strides[1] = {0};
   clgpu_array input, output, indices;
-  assert_status(clgpu_array_strided(buffer, 0, CLGPU_INT64, 1, shape, strides, &input),
+  assert_status(clgpu_array_strided(buffer, 0, CLGPU_TYPE_INT64, 1, shape, strides, &input),
                 CLGPU_VIEW_OUT_OF_BOUNDS);
   shape[0] = (size_t)TWO_TO(60) - 1;
-  assert_status(clgpu_array_strided(buffer, 0, CLGPU_INT64, 1, shape, strides, &input),
+  assert_status(clgpu_array_strided(buffer, 0, CLGPU_TYPE_INT64, 1, shape, strides, &input),
                 CLGPU_SUCCESS);
-  assert_status(clgpu_array_1d(buffer, 8, CLGPU_INT64, 1, &output), CLGPU_SUCCESS);
-  assert_status(clgpu_array_1d(buffer, 16, CLGPU_UINT64, 4, &indices), CLGPU_SUCCESS);
+  assert_status(clgpu_array_1d(buffer, 8, CLGPU_TYPE_INT64, 1, &output), CLGPU_SUCCESS);
+  assert_status(clgpu_array_1d(buffer, 16, CLGPU_TYPE_UINT64, 4, &indices), CLGPU_SUCCESS);
   for (size_t a = 0; a < 2; a++) {
     clgpu_call_options options = {forced_algorithms[a], NULL};
     clgpu_reduce_op op;

@@ -83,8 +83,8 @@ int test_on_oclgrind(const clgpu_context *context) {
 
 clgpu_type test_cl_type(test_type type) {
   static const clgpu_type map[TEST_TYPE_COUNT] = {
-      CLGPU_INT8,   CLGPU_UINT8, CLGPU_INT16,  CLGPU_UINT16, CLGPU_INT32,
-      CLGPU_UINT32, CLGPU_INT64, CLGPU_UINT64, CLGPU_FLOAT,  CLGPU_DOUBLE,
+      CLGPU_TYPE_INT8,   CLGPU_TYPE_UINT8, CLGPU_TYPE_INT16,  CLGPU_TYPE_UINT16, CLGPU_TYPE_INT32,
+      CLGPU_TYPE_UINT32, CLGPU_TYPE_INT64, CLGPU_TYPE_UINT64, CLGPU_TYPE_FLOAT,  CLGPU_TYPE_DOUBLE,
   };
   return map[type];
 }

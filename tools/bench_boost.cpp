@@ -170,22 +170,22 @@ extern "C" int bench_boost_run(cl_command_queue queue, bench_boost_op op, clgpu_
   *count = 0;
   try {
     switch (type) {
-      case CLGPU_INT32:
+      case CLGPU_TYPE_INT32:
         run_typed<bc::int_>(queue, op, predicate, input, output, n, warmup, repeat, wall_ms, count);
         return 0;
-      case CLGPU_UINT32:
+      case CLGPU_TYPE_UINT32:
         run_typed<bc::uint_>(queue, op, predicate, input, output, n, warmup, repeat, wall_ms,
                              count);
         return 0;
-      case CLGPU_UINT64:
+      case CLGPU_TYPE_UINT64:
         run_typed<bc::ulong_>(queue, op, predicate, input, output, n, warmup, repeat, wall_ms,
                               count);
         return 0;
-      case CLGPU_FLOAT:
+      case CLGPU_TYPE_FLOAT:
         run_typed<bc::float_>(queue, op, predicate, input, output, n, warmup, repeat, wall_ms,
                               count);
         return 0;
-      case CLGPU_DOUBLE:
+      case CLGPU_TYPE_DOUBLE:
         run_typed<bc::double_>(queue, op, predicate, input, output, n, warmup, repeat, wall_ms,
                                count);
         return 0;
@@ -211,23 +211,23 @@ extern "C" int bench_boost_sort(cl_command_queue queue, bench_boost_op op, clgpu
                                 char *error, size_t error_size) {
   try {
     switch (key_type) {
-      case CLGPU_INT32:
+      case CLGPU_TYPE_INT32:
         sort_typed<bc::int_>(queue, op, keys_source, keys, values_source, values, n, warmup, repeat,
                              wall_ms);
         return 0;
-      case CLGPU_UINT32:
+      case CLGPU_TYPE_UINT32:
         sort_typed<bc::uint_>(queue, op, keys_source, keys, values_source, values, n, warmup,
                               repeat, wall_ms);
         return 0;
-      case CLGPU_UINT64:
+      case CLGPU_TYPE_UINT64:
         sort_typed<bc::ulong_>(queue, op, keys_source, keys, values_source, values, n, warmup,
                                repeat, wall_ms);
         return 0;
-      case CLGPU_FLOAT:
+      case CLGPU_TYPE_FLOAT:
         sort_typed<bc::float_>(queue, op, keys_source, keys, values_source, values, n, warmup,
                                repeat, wall_ms);
         return 0;
-      case CLGPU_DOUBLE:
+      case CLGPU_TYPE_DOUBLE:
         sort_typed<bc::double_>(queue, op, keys_source, keys, values_source, values, n, warmup,
                                 repeat, wall_ms);
         return 0;

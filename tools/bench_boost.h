@@ -37,8 +37,8 @@ typedef enum bench_boost_op {
 /* Boost's version, "1.74.0" for example. */
 const char *bench_boost_version(void);
 
-/* Run `op` over the n elements of `type` (CLGPU_INT32, CLGPU_UINT32,
- * CLGPU_UINT64, CLGPU_FLOAT or CLGPU_DOUBLE) at the start of `input`,
+/* Run `op` over the n elements of `type` (CLGPU_TYPE_INT32, CLGPU_TYPE_UINT32,
+ * CLGPU_TYPE_UINT64, CLGPU_TYPE_FLOAT or CLGPU_TYPE_DOUBLE) at the start of `input`,
  * writing to `output` (n elements) where the operation writes an array:
  * `warmup` untimed calls (they build Boost's kernels), then `repeat` timed
  * ones; wall_ms[k] receives the wall time of timed call k, from before the

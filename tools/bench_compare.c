@@ -26,7 +26,7 @@
 
 static const char compare_usage_text[] =
     "usage: clgpu-bench compare [--sizes LIST] [--ops LIST] [--types LIST] [--repeat N]\n"
-    "                           [--warmup N] [--algorithm A] [--devices LIST]\n"
+    "                           [--warmup N] [--shape A] [--devices LIST]\n"
     "                           [--timeout SECONDS] [--no-first-call]\n"
     "                           [--format table|json] [--quiet]\n"
     "\n"
@@ -56,7 +56,7 @@ static const char compare_usage_text[] =
     "                    on a 2-core machine; every operation runs at every size\n"
     "  --ops LIST        run's operations (default: run's default set)\n"
     "  --types LIST      run's types (default: each operation's default types)\n"
-    "  --repeat N, --warmup N, --algorithm A\n"
+    "  --repeat N, --warmup N, --shape A\n"
     "                    as run takes them (see clgpu-bench run --help)\n"
     "  --devices LIST    the devices to compare, by \"P:D\" index (default: all)\n"
     "  --timeout S       the most seconds one child process may run before its\n"
@@ -103,7 +103,7 @@ typedef struct device_column {
 
 typedef struct compare_options {
   /* Passed on to run; NULL when not given (sizes: compare's default). */
-  const char *ops, *types, *sizes, *repeat, *warmup, *algorithm;
+  const char *ops, *types, *sizes, *repeat, *warmup, *shape;
   const char *devices;
   double timeout_s;
   int first_call;
@@ -124,13 +124,13 @@ enum {
   COMPARE_SIZES,
   COMPARE_REPEAT,
   COMPARE_WARMUP,
-  COMPARE_ALGORITHM,
+  COMPARE_SHAPE,
   COMPARE_DEVICES,
   COMPARE_TIMEOUT,
   COMPARE_FORMAT
 };
 
-/* The options passed on to run (--ops to --algorithm) take no empty value:
+/* The options passed on to run (--ops to --shape) take no empty value:
  * run's own check of them would see none. */
 static const bench_option compare_option_table[] = {
     {"--quiet", "-q", NULL, 0, COMPARE_QUIET},
@@ -140,7 +140,7 @@ static const bench_option compare_option_table[] = {
     {"--sizes", NULL, "a value", 1, COMPARE_SIZES},
     {"--repeat", NULL, "a value", 1, COMPARE_REPEAT},
     {"--warmup", NULL, "a value", 1, COMPARE_WARMUP},
-    {"--algorithm", NULL, "a value", 1, COMPARE_ALGORITHM},
+    {"--shape", NULL, "a value", 1, COMPARE_SHAPE},
     {"--devices", NULL, "a value", 0, COMPARE_DEVICES},
     {"--timeout", NULL, "a value", 0, COMPARE_TIMEOUT},
     {"--format", NULL, "a value", 0, COMPARE_FORMAT},
@@ -333,7 +333,7 @@ static void measure_entries(const compare_run *run, device_column *col, const si
   }
   const char *pairs[][2] = {{"--ops", ops_value},     {"--types", types_value},
                             {"--sizes", sizes_value}, {"--repeat", o->repeat},
-                            {"--warmup", o->warmup},  {"--algorithm", o->algorithm}};
+                            {"--warmup", o->warmup},  {"--shape", o->shape}};
   for (size_t k = 0; k < sizeof pairs / sizeof pairs[0]; k++) {
     if (!pairs[k][1]) continue;
     argv[argc++] = (char *)pairs[k][0];
@@ -679,7 +679,7 @@ static void print_json(const compare_report *report) {
                             {"types", o->types},
                             {"repeat", o->repeat},
                             {"warmup", o->warmup},
-                            {"algorithm", o->algorithm}};
+                            {"shape", o->shape}};
   for (size_t k = 0; k < sizeof named / sizeof named[0]; k++) {
     fprintf(out, ", \"%s\": ", named[k][0]);
     if (named[k][1]) {
@@ -846,8 +846,8 @@ static int compare_option(const bench_command *command, void *state, const bench
     case COMPARE_WARMUP:
       o->warmup = value;
       break;
-    case COMPARE_ALGORITHM:
-      o->algorithm = value;
+    case COMPARE_SHAPE:
+      o->shape = value;
       break;
     case COMPARE_DEVICES:
       if (!value[0] || strlen(value) >= 512) {
@@ -903,7 +903,7 @@ int bench_command_compare(const char *self, int argc, char **argv) {
                             {"--sizes", options.sizes ? options.sizes : COMPARE_DEFAULT_SIZES},
                             {"--repeat", options.repeat},
                             {"--warmup", options.warmup},
-                            {"--algorithm", options.algorithm}};
+                            {"--shape", options.shape}};
   for (size_t k = 0; k < sizeof pairs / sizeof pairs[0]; k++) {
     if (!pairs[k][1]) continue;
     run_argv[run_argc++] = (char *)pairs[k][0];

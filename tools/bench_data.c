@@ -374,15 +374,15 @@ static void generate_double(void *data, size_t n, uint64_t seed) {
   { 0, 0, 0, 0, 0, 0, 0xf0, 0xbf }
 
 const host_type bench_host_types[] = {
-    HOST_TYPE_ENTRY(uint32, CLGPU_UINT32, 4, 0, "x < 429496730u", KEY_ONES, generate_32,
+    HOST_TYPE_ENTRY(uint32, CLGPU_TYPE_UINT32, 4, 0, "x < 429496730u", KEY_ONES, generate_32,
                     KIND_UNSIGNED),
-    HOST_TYPE_ENTRY(float, CLGPU_FLOAT, 4, 1, "x < 0.1f", KEY_MINUS_ONE_FLOAT, generate_float,
+    HOST_TYPE_ENTRY(float, CLGPU_TYPE_FLOAT, 4, 1, "x < 0.1f", KEY_MINUS_ONE_FLOAT, generate_float,
                     KIND_FLOAT),
-    HOST_TYPE_ENTRY(int32, CLGPU_INT32, 4, 0, "x < -1717986918", KEY_ONES, generate_32,
+    HOST_TYPE_ENTRY(int32, CLGPU_TYPE_INT32, 4, 0, "x < -1717986918", KEY_ONES, generate_32,
                     KIND_SIGNED),
-    HOST_TYPE_ENTRY(uint64, CLGPU_UINT64, 8, 0, "x < 1844674407370955162UL", KEY_ONES, generate_64,
+    HOST_TYPE_ENTRY(uint64, CLGPU_TYPE_UINT64, 8, 0, "x < 1844674407370955162UL", KEY_ONES, generate_64,
                     KIND_UNSIGNED),
-    HOST_TYPE_ENTRY(double, CLGPU_DOUBLE, 8, 1, "x < 0.1", KEY_MINUS_ONE_DOUBLE, generate_double,
+    HOST_TYPE_ENTRY(double, CLGPU_TYPE_DOUBLE, 8, 1, "x < 0.1", KEY_MINUS_ONE_DOUBLE, generate_double,
                     KIND_FLOAT),
 };
 _Static_assert(sizeof bench_host_types / sizeof bench_host_types[0] == NUM_HOST_TYPES,

@@ -41,9 +41,9 @@ static clgpu_cache_stats cache_delta(const clgpu_cache_stats *before,
  * (printed). */
 static int first_call_once(bench_case *c, int op, int create, double *ms) {
   const run_options *o = c->options;
-  clgpu_call_options call = {o->algorithm, NULL};
+  clgpu_call_options call = {o->call_shape, NULL};
   clgpu_sort_options sort_call = {
-      op == OP_MERGE_SORT ? CLGPU_ALGORITHM_MERGE : CLGPU_ALGORITHM_RADIX, o->algorithm, NULL};
+      op == OP_MERGE_SORT ? CLGPU_ALGORITHM_MERGE : CLGPU_ALGORITHM_RADIX, o->call_shape, NULL};
   clgpu_status status = CLGPU_SUCCESS;
   if (bench_op_table[op].sort) {
     cl_event marker = NULL;
@@ -166,14 +166,13 @@ int bench_command_first_call_child(int argc, char **argv) {
     return bench_usage_error(&bench_tool_command, "%s: internal; malformed arguments",
                              FIRST_CALL_CHILD);
   }
-  static const clgpu_algorithm algorithms[] = {CLGPU_ALGORITHM_AUTO, CLGPU_ALGORITHM_CHUNKED,
-                                               CLGPU_ALGORITHM_TILED};
+  static const clgpu_shape shapes[] = {CLGPU_SHAPE_AUTO, CLGPU_SHAPE_CHUNKED, CLGPU_SHAPE_TILED};
   size_t a = 0;
-  while (a < 3 && strcmp(argv[5], clgpu_algorithm_name(algorithms[a])) != 0) a++;
+  while (a < 3 && strcmp(argv[5], clgpu_shape_name(shapes[a])) != 0) a++;
   if (a == 3)
     return bench_usage_error(&bench_tool_command,
-                             FIRST_CALL_CHILD ": internal; unknown algorithm '%s'", argv[5]);
-  o.algorithm = algorithms[a];
+                             FIRST_CALL_CHILD ": internal; unknown shape '%s'", argv[5]);
+  o.call_shape = shapes[a];
   const char *folder = argv[6], *label = argv[7];
   /* The progress line goes over the parent's, with its prefix. */
   const char *progress = argc == 9 ? argv[8] : "";
@@ -272,7 +271,7 @@ static int spawn_first_call(const run_options *o, const first_call *fc, const ch
                   n_text,
                   repeat_text,
                   warmup_text,
-                  (char *)clgpu_algorithm_name(o->algorithm),
+                  (char *)clgpu_shape_name(o->call_shape),
                   (char *)clgpu_dir,
                   (char *)label,
                   (char *)progress,

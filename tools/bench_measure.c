@@ -408,9 +408,9 @@ static int measure_op_body(bench_case *c, int op, result *row, const sample_buff
   const int repeat = row->repeat, warmup = row->warmup;
   if (is_sort && bench_prepare_sorts(c, op) != 0) return 1;
 
-  clgpu_call_options call = {o->algorithm, NULL};
+  clgpu_call_options call = {o->call_shape, NULL};
   clgpu_sort_options sort_call = {
-      op == OP_MERGE_SORT ? CLGPU_ALGORITHM_MERGE : CLGPU_ALGORITHM_RADIX, o->algorithm, NULL};
+      op == OP_MERGE_SORT ? CLGPU_ALGORITHM_MERGE : CLGPU_ALGORITHM_RADIX, o->call_shape, NULL};
   clgpu_workspace_size report;
   clgpu_status status = CLGPU_SUCCESS;
   clgpu_workspace *workspace = NULL;
@@ -425,13 +425,13 @@ static int measure_op_body(bench_case *c, int op, result *row, const sample_buff
     if (status != CLGPU_SUCCESS) return bench_op_failure(c, op, "clgpu_workspace_create", status);
     call.workspace = workspace;
     sort_call.workspace = workspace;
-    if (is_sort && report.num_parts > 1) { /* the algorithm, then the shape */
+    if (is_sort && report.num_parts > 0) { /* the algorithm, then the shape */
       snprintf(row->algorithm, sizeof row->algorithm, "%s/%s",
                clgpu_algorithm_name(report.parts[0].algorithm),
-               clgpu_algorithm_name(report.parts[1].algorithm));
+               clgpu_shape_name(report.parts[0].shape));
     } else {
       snprintf(row->algorithm, sizeof row->algorithm, "%s",
-               report.num_parts > 0 ? clgpu_algorithm_name(report.parts[0].algorithm) : "?");
+               report.num_parts > 0 ? clgpu_shape_name(report.parts[0].shape) : "?");
     }
   }
 
@@ -665,13 +665,13 @@ int bench_prepare_case(bench_case *c) {
   clgpu_status status = clgpu_array_1d(c->d_in, 0, t->type, c->n, &c->v_in);
   if (status == CLGPU_SUCCESS) status = clgpu_array_1d(c->d_out, 0, t->type, c->n, &c->v_out);
   if (status == CLGPU_SUCCESS) {
-    status = clgpu_array_1d(c->d_indices, 0, CLGPU_UINT32, c->n, &c->v_indices);
+    status = clgpu_array_1d(c->d_indices, 0, CLGPU_TYPE_UINT32, c->n, &c->v_indices);
   }
   if (status == CLGPU_SUCCESS) status = clgpu_array_1d(c->d_result, 0, t->type, 1, &c->v_result);
   if (status == CLGPU_SUCCESS) {
-    status = clgpu_array_1d(c->d_result, 0, CLGPU_UINT64, 1, &c->v_count64);
+    status = clgpu_array_1d(c->d_result, 0, CLGPU_TYPE_UINT64, 1, &c->v_count64);
   }
-  if (status == CLGPU_SUCCESS) status = clgpu_array_1d(c->d_count, 0, CLGPU_UINT64, 1, &c->v_count);
+  if (status == CLGPU_SUCCESS) status = clgpu_array_1d(c->d_count, 0, CLGPU_TYPE_UINT64, 1, &c->v_count);
   if (status == CLGPU_SUCCESS) {
     clgpu_slice reverse = {CLGPU_SLICE_BEGIN, CLGPU_SLICE_END, -1};
     status = clgpu_array_slice(&c->v_in, &reverse, &c->v_reversed);

@@ -35,10 +35,10 @@ static const char hand_kernel_source[] =
 /* a of y = a * x + z: 1.5 for floats, 3 for integers (which wrap). */
 static void scalar_a_of(const host_type *t, unsigned char out[8]) {
   memset(out, 0, 8);
-  if (t->type == CLGPU_FLOAT) {
+  if (t->type == CLGPU_TYPE_FLOAT) {
     float a = 1.5f;
     memcpy(out, &a, sizeof a);
-  } else if (t->type == CLGPU_DOUBLE) {
+  } else if (t->type == CLGPU_TYPE_DOUBLE) {
     double a = 1.5;
     memcpy(out, &a, sizeof a);
   } else if (t->size == 4) {
@@ -109,7 +109,7 @@ static clgpu_status build_hand_kernel(bench_case *c, char *launch, size_t launch
   c->hand_global = c->hand_guarded ? (c->n + HAND_ROUND - 1) / HAND_ROUND * HAND_ROUND : c->n;
   char options[96];
   snprintf(options, sizeof options, "-DT=%s%s%s", clgpu_type_cl_name(t->type),
-           t->type == CLGPU_DOUBLE ? " -DBENCH_FP64" : "",
+           t->type == CLGPU_TYPE_DOUBLE ? " -DBENCH_FP64" : "",
            c->hand_guarded ? " -DBENCH_GUARDED" : "");
   const char *source = hand_kernel_source;
   cl_int err = CL_SUCCESS;
@@ -143,7 +143,7 @@ clgpu_status bench_setup_peer_views(bench_case *c, int op, result *row) {
   clgpu_array square;
   memset(&c->layout, 0, sizeof c->layout);
   if (bench_op_table[op].two_d) {
-    status = clgpu_array_nd(c->d_in, 0, t->type, 2, square_shape, CLGPU_ROW_MAJOR, &square);
+    status = clgpu_array_nd(c->d_in, 0, t->type, 2, square_shape, CLGPU_ORDER_ROW_MAJOR, &square);
     if (status != CLGPU_SUCCESS) return status;
     snprintf(row->shape, sizeof row->shape, "%zux%zu", s, s);
   }
@@ -184,7 +184,7 @@ clgpu_status bench_setup_peer_views(bench_case *c, int op, result *row) {
   }
   c->layout.first = v->offset / t->size;
   c->count = clgpu_array_count(v);
-  status = clgpu_array_nd(c->d_out, 0, t->type, v->rank, v->shape, CLGPU_ROW_MAJOR, &c->op_dst);
+  status = clgpu_array_nd(c->d_out, 0, t->type, v->rank, v->shape, CLGPU_ORDER_ROW_MAJOR, &c->op_dst);
   if (status == CLGPU_SUCCESS) status = clgpu_array_1d(c->d_in, 0, t->type, c->count, &c->peer_src);
   if (status == CLGPU_SUCCESS) {
     status = clgpu_array_1d(c->d_peer_out, 0, t->type, c->count, &c->peer_dst);
@@ -207,14 +207,14 @@ clgpu_status bench_setup_peer_views(bench_case *c, int op, result *row) {
 clgpu_status bench_create_op_kernel(bench_case *c, int op) {
   const host_type *t = c->type;
   if (op == OP_ELEMENTWISE) {
-    const clgpu_elementwise_arg args[] = {{"y", CLGPU_OUT, t->type},
-                                          {"a", CLGPU_SCALAR, t->type},
-                                          {"x", CLGPU_IN, t->type},
-                                          {"z", CLGPU_IN, t->type}};
+    const clgpu_elementwise_arg args[] = {{"y", CLGPU_ARG_OUT, t->type},
+                                          {"a", CLGPU_ARG_SCALAR, t->type},
+                                          {"x", CLGPU_ARG_IN, t->type},
+                                          {"z", CLGPU_ARG_IN, t->type}};
     return clgpu_elementwise_create(c->context, 4, args, "y = a * x + z", NULL, &c->kernel);
   }
   if (op == OP_ELEMENTWISE_STRIDED || op == OP_ELEMENTWISE_TRANSPOSED) {
-    const clgpu_elementwise_arg args[] = {{"y", CLGPU_OUT, t->type}, {"x", CLGPU_IN, t->type}};
+    const clgpu_elementwise_arg args[] = {{"y", CLGPU_ARG_OUT, t->type}, {"x", CLGPU_ARG_IN, t->type}};
     return clgpu_elementwise_create(c->context, 2, args, "y = x * x", NULL, &c->kernel);
   }
   return CLGPU_SUCCESS;

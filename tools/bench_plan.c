@@ -65,7 +65,7 @@ const op_info bench_op_table[NUM_OPS] = {
 
 static const char run_usage_text[] =
     "usage: clgpu-bench run [--ops LIST] [--types LIST] [--sizes LIST] [--repeat N]\n"
-    "                       [--warmup N] [--algorithm auto|chunked|tiled]\n"
+    "                       [--warmup N] [--shape auto|chunked|tiled]   \n"
     "                       [--format table|csv|json] [--quiet] [--no-boost] [--no-cpu]\n"
     "                       [--reference-shape auto|cpu|gpu] [--plot FILE.svg]\n"
     "                       [--first-call first|all] [--no-first-call]\n"
@@ -137,8 +137,8 @@ static const char run_usage_end[] =
     "  --warmup N        untimed calls first (default 2; sorts of 4M elements or more 1;\n"
     "                    Boost.Compute gets at least 1, so that its kernel builds are\n"
     "                    never timed)\n"
-    "  --algorithm A     clgpu's algorithm: auto (default), chunked (CPU shape) or\n"
-    "                    tiled (GPU shape); for the sorts, their shape\n"
+    "  --shape S         clgpu's kernel shape: auto (default), chunked (the CPU shape)\n"
+    "                    or tiled (the GPU shape), for every operation\n"
     "  --format F        table (default), csv or json (every figure, the device and\n"
     "                    the library version)\n"
     "  --quiet           no progress line on stderr (it is shown only on a terminal)\n"
@@ -214,7 +214,7 @@ enum {
   RUN_SIZES,
   RUN_REPEAT,
   RUN_WARMUP,
-  RUN_ALGORITHM,
+  RUN_SHAPE,
   RUN_FORMAT,
   RUN_REFERENCE_SHAPE,
   RUN_PLOT,
@@ -231,7 +231,7 @@ static const bench_option run_option_table[] = {
     {"--sizes", NULL, "a value", 0, RUN_SIZES},
     {"--repeat", NULL, "a value", 0, RUN_REPEAT},
     {"--warmup", NULL, "a value", 0, RUN_WARMUP},
-    {"--algorithm", NULL, "a value", 0, RUN_ALGORITHM},
+    {"--shape", NULL, "a value", 0, RUN_SHAPE},
     {"--format", NULL, "a value", 0, RUN_FORMAT},
     {"--reference-shape", NULL, "a value", 0, RUN_REFERENCE_SHAPE},
     {"--plot", NULL, "a value", 0, RUN_PLOT},
@@ -327,12 +327,12 @@ static int run_option(const bench_command *command, void *state, const bench_opt
     case RUN_WARMUP:
       options->warmup_given = 1;
       return bench_option_count(command, option, value, 0, &options->warmup);
-    case RUN_ALGORITHM: {
+    case RUN_SHAPE: {
       static const char *const names[] = {"auto", "chunked", "tiled"};
-      static const clgpu_algorithm algorithms[] = {CLGPU_ALGORITHM_AUTO, CLGPU_ALGORITHM_CHUNKED,
-                                                   CLGPU_ALGORITHM_TILED};
+      static const clgpu_shape shapes[] = {CLGPU_SHAPE_AUTO, CLGPU_SHAPE_CHUNKED,
+                                           CLGPU_SHAPE_TILED};
       int k = 0, failed = bench_option_choice(command, option, value, names, 3, &k);
-      if (!failed) options->algorithm = algorithms[k];
+      if (!failed) options->call_shape = shapes[k];
       return failed;
     }
     case RUN_FORMAT: {

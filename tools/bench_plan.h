@@ -88,7 +88,7 @@ typedef struct run_options {
   size_t num_sizes;
   int repeat;
   int warmup;
-  clgpu_algorithm algorithm;
+  clgpu_shape call_shape; /* --shape: the library calls' kernel shape */
   output_format format;
   reference_shape shape;
   int quiet;

@@ -113,7 +113,7 @@ clgpu_status bench_enqueue_reference(bench_case *c, int copy, cl_event *event) {
       {"BENCH_GROUP", group_text},
       {"BENCH_FP64", NULL},
   };
-  size_t num_defines = c->type->type == CLGPU_DOUBLE ? 5 : 4;
+  size_t num_defines = c->type->type == CLGPU_TYPE_DOUBLE ? 5 : 4;
   clgpu_program *program = NULL;
   clgpu_status status =
       clgpu_program_get(c->context, reference_kernels, defines, num_defines, NULL, &program);

@@ -214,7 +214,7 @@ static void print_table(const run_report *report) {
   const run_options *o = report->options;
   printf("clgpu %s on %s / %s (%s, %u compute units)\n", clgpu_version(), d->platform_name, d->name,
          bench_device_type_name(d->type), d->compute_units);
-  printf("algorithm %s; %d timed calls after %d warm-up calls", clgpu_algorithm_name(o->algorithm),
+  printf("shape %s; %d timed calls after %d warm-up calls", clgpu_shape_name(o->call_shape),
          o->repeat, o->warmup);
   int sorts = 0;
   for (size_t k = 0; k < report->num_rows; k++) {
@@ -485,9 +485,9 @@ static void print_json(const run_report *report) {
   bench_json_device(out, d);
   fputs(",\n", out);
   fprintf(out,
-          "  \"algorithm\": \"%s\",\n  \"repeat\": %d,\n  \"warmup\": %d,\n"
+          "  \"shape\": \"%s\",\n  \"repeat\": %d,\n  \"warmup\": %d,\n"
           "  \"cpu_threads\": %d,\n  \"boost_compute\": ",
-          clgpu_algorithm_name(o->algorithm), o->repeat, o->warmup, bench_cpu_threads());
+          clgpu_shape_name(o->call_shape), o->repeat, o->warmup, bench_cpu_threads());
   if (report->boost_built) {
     bench_json_string(out, report->boost_version);
   } else {

@@ -27,7 +27,7 @@ int bench_command_run(int argc, char **argv) {
   /* What cannot run on this device is a usage error, found before any work. */
   for (size_t t = 0; t < options.num_types; t++) {
     const host_type *type = &bench_host_types[options.types[t]];
-    if (type->type == CLGPU_DOUBLE && !device->has_fp64) {
+    if (type->type == CLGPU_TYPE_DOUBLE && !device->has_fp64) {
       clgpu_context_destroy(context);
       return bench_usage_error(&bench_run_command,
                                "--types: double needs cl_khr_fp64, which %s lacks", device->name);

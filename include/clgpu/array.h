@@ -32,7 +32,7 @@
  *     if (status == CLGPU_SUCCESS)
  *       status = clgpu_buffer_create(context, CL_MEM_READ_WRITE, 12 * sizeof(cl_float), &buffer);
  *     if (status == CLGPU_SUCCESS)
- *       status = clgpu_array_nd(buffer, 0, CLGPU_FLOAT, 2, shape, CLGPU_ROW_MAJOR, &matrix);
+ *       status = clgpu_array_nd(buffer, 0, CLGPU_TYPE_FLOAT, 2, shape, CLGPU_ORDER_ROW_MAJOR, &matrix);
  *     if (status == CLGPU_SUCCESS) status = clgpu_array_slice(&matrix, rows, &every_other_row);
  *     if (status == CLGPU_SUCCESS) status = clgpu_array_transpose(&matrix, &transposed);
  *     if (status == CLGPU_SUCCESS)
@@ -64,17 +64,17 @@ extern "C" {
 
 /* Element types. 0 is not a type, so a zeroed view is invalid. */
 typedef enum clgpu_type {
-  CLGPU_INT8 = 1,
-  CLGPU_UINT8,
-  CLGPU_INT16,
-  CLGPU_UINT16,
-  CLGPU_INT32,
-  CLGPU_UINT32,
-  CLGPU_INT64,
-  CLGPU_UINT64,
-  CLGPU_HALF, /* storage only (vload_half/vstore_half); needs cl_khr_fp16 for arithmetic */
-  CLGPU_FLOAT,
-  CLGPU_DOUBLE, /* needs cl_khr_fp64 */
+  CLGPU_TYPE_INT8 = 1,
+  CLGPU_TYPE_UINT8,
+  CLGPU_TYPE_INT16,
+  CLGPU_TYPE_UINT16,
+  CLGPU_TYPE_INT32,
+  CLGPU_TYPE_UINT32,
+  CLGPU_TYPE_INT64,
+  CLGPU_TYPE_UINT64,
+  CLGPU_TYPE_HALF, /* storage only (vload_half/vstore_half); needs cl_khr_fp16 for arithmetic */
+  CLGPU_TYPE_FLOAT,
+  CLGPU_TYPE_DOUBLE, /* needs cl_khr_fp64 */
 } clgpu_type;
 
 /* Bytes per element (1, 2, 4 or 8); 0 for a value that is not a type. */
@@ -86,8 +86,8 @@ CLGPU_API const char *clgpu_type_cl_name(clgpu_type type);
 
 /* Layout of the elements of a contiguous N-D array. */
 typedef enum clgpu_order {
-  CLGPU_ROW_MAJOR = 0,    /* last index varies fastest (C) */
-  CLGPU_COLUMN_MAJOR = 1, /* first index varies fastest (Fortran) */
+  CLGPU_ORDER_ROW_MAJOR = 0,    /* last index varies fastest (C) */
+  CLGPU_ORDER_COLUMN_MAJOR = 1, /* first index varies fastest (Fortran) */
 } clgpu_order;
 
 /* A view. Fill it only through the constructors and derivations below; its

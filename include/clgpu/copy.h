@@ -22,7 +22,7 @@
  *     clgpu_status status = clgpu_context_create(NULL, &context);
  *     if (status == CLGPU_SUCCESS)
  *       status = clgpu_buffer_create(context, CL_MEM_READ_WRITE, sizeof host, &buffer);
- *     if (status == CLGPU_SUCCESS) status = clgpu_array_1d(buffer, 0, CLGPU_INT32, 6, &all);
+ *     if (status == CLGPU_SUCCESS) status = clgpu_array_1d(buffer, 0, CLGPU_TYPE_INT32, 6, &all);
  *     if (status == CLGPU_SUCCESS) status = clgpu_array_slice(&all, &reverse, &reversed);
  *     if (status == CLGPU_SUCCESS) status = clgpu_fill(context, &all, &zero, 0, NULL, NULL);
  *     if (status == CLGPU_SUCCESS)

@@ -28,9 +28,9 @@
  *   #include <clgpu/clgpu.h>
  *
  *   int main(void) {
- *     clgpu_elementwise_arg args[] = {{"y", CLGPU_OUT, CLGPU_FLOAT},
- *                                     {"a", CLGPU_SCALAR, CLGPU_FLOAT},
- *                                     {"x", CLGPU_IN, CLGPU_FLOAT}};
+ *     clgpu_elementwise_arg args[] = {{"y", CLGPU_ARG_OUT, CLGPU_TYPE_FLOAT},
+ *                                     {"a", CLGPU_ARG_SCALAR, CLGPU_TYPE_FLOAT},
+ *                                     {"x", CLGPU_ARG_IN, CLGPU_TYPE_FLOAT}};
  *     float a = 2.0f;
  *     clgpu_context *context = NULL;
  *     clgpu_elementwise *kernel = NULL;
@@ -43,8 +43,8 @@
  *       status = clgpu_buffer_create(context, CL_MEM_READ_WRITE, 1000 * sizeof(float), &x_buffer);
  *     if (status == CLGPU_SUCCESS)
  *       status = clgpu_buffer_create(context, CL_MEM_READ_WRITE, 1000 * sizeof(float), &y_buffer);
- *     if (status == CLGPU_SUCCESS) status = clgpu_array_1d(x_buffer, 0, CLGPU_FLOAT, 1000, &x);
- *     if (status == CLGPU_SUCCESS) status = clgpu_array_1d(y_buffer, 0, CLGPU_FLOAT, 1000, &y);
+ *     if (status == CLGPU_SUCCESS) status = clgpu_array_1d(x_buffer, 0, CLGPU_TYPE_FLOAT, 1000, &x);
+ *     if (status == CLGPU_SUCCESS) status = clgpu_array_1d(y_buffer, 0, CLGPU_TYPE_FLOAT, 1000, &y);
  *     if (status == CLGPU_SUCCESS) {
  *       float start = 0.0f, step = 0.001f;
  *       status = clgpu_iota(context, &x, &start, &step, 0, NULL, NULL);
@@ -81,10 +81,10 @@ extern "C" {
 
 /* What an argument is. */
 typedef enum clgpu_elementwise_kind {
-  CLGPU_IN = 1, /* an array that is read */
-  CLGPU_OUT,    /* an array that is written (its variable starts at 0) */
-  CLGPU_INOUT,  /* an array that is read and written back */
-  CLGPU_SCALAR, /* one value of the type, the same for every element */
+  CLGPU_ARG_IN = 1, /* an array that is read */
+  CLGPU_ARG_OUT,    /* an array that is written (its variable starts at 0) */
+  CLGPU_ARG_INOUT,  /* an array that is read and written back */
+  CLGPU_ARG_SCALAR, /* one value of the type, the same for every element */
 } clgpu_elementwise_kind;
 
 /* The most arguments a kernel takes, and the most of them that are arrays
@@ -126,7 +126,7 @@ typedef struct clgpu_elementwise clgpu_elementwise;
 
 /* Make a kernel object for `num_args` arguments and an operation, written
  * to *out. The arguments, operation and preamble are copied. At least one
- * argument must be an output (CLGPU_OUT or CLGPU_INOUT). Nothing is compiled
+ * argument must be an output (CLGPU_ARG_OUT or CLGPU_ARG_INOUT). Nothing is compiled
  * here, so a mistake in the operation shows at the first run
  * (CL_BUILD_PROGRAM_FAILURE, with the compiler's log in clgpu_last_error();
  * errors in the operation are reported at lines of "operation", errors in
@@ -234,19 +234,19 @@ CLGPU_API clgpu_status clgpu_axpby(clgpu_context *context, const clgpu_array *ou
                                    const cl_event *wait_list, cl_event *event);
 
 typedef enum clgpu_comparison {
-  CLGPU_LESS = 1,
-  CLGPU_LESS_EQUAL,
-  CLGPU_EQUAL,
-  CLGPU_NOT_EQUAL,
-  CLGPU_GREATER,
-  CLGPU_GREATER_EQUAL,
+  CLGPU_COMPARE_LESS = 1,
+  CLGPU_COMPARE_LESS_EQUAL,
+  CLGPU_COMPARE_EQUAL,
+  CLGPU_COMPARE_NOT_EQUAL,
+  CLGPU_COMPARE_GREATER,
+  CLGPU_COMPARE_GREATER_EQUAL,
 } clgpu_comparison;
 
-/* mask = (x OP y) ? 1 : 0, mask a CLGPU_UINT8 array, x and y of one type
+/* mask = (x OP y) ? 1 : 0, mask a CLGPU_TYPE_UINT8 array, x and y of one type
  * (broadcast y to compare with one value). Comparisons with NaN follow IEEE
  * (only NOT_EQUAL is true). Only enqueues.
  * Errors: CLGPU_INVALID_ARGUMENT (a NULL argument, an unknown comparison or
- * element type), CLGPU_TYPE_MISMATCH (a mask that is not CLGPU_UINT8, x and
+ * element type), CLGPU_TYPE_MISMATCH (a mask that is not CLGPU_TYPE_UINT8, x and
  * y of different types), and those of clgpu_elementwise_run. */
 CLGPU_API clgpu_status clgpu_compare(clgpu_context *context, const clgpu_array *mask,
                                      const clgpu_array *x, clgpu_comparison comparison,

@@ -6,10 +6,10 @@
  *   input's OpenCL C type) and `i` (its ulong row-major index), true when not
  *   0; NULL means `x != 0`, which makes the input a mask. It follows the
  *   rules of docs/expressions.md.
- * - Indices go to a 1-D CLGPU_UINT32 or CLGPU_UINT64 view of any stride: the
+ * - Indices go to a 1-D CLGPU_TYPE_UINT32 or CLGPU_TYPE_UINT64 view of any stride: the
  *   first min(count, capacity) of them, capacity being the view's length. The
  *   count, which may exceed the capacity (compare to detect it), goes to one
- *   CLGPU_UINT64 element in device memory.
+ *   CLGPU_TYPE_UINT64 element in device memory.
  * - It counts matches per chunk (a reduction), scans the counts (the scan of
  *   scan.h, a nested part of the workspace), then writes each chunk's indices
  *   from its offset; a strided input is packed first ("packed_input").
@@ -34,9 +34,9 @@
  *     if (status == CLGPU_SUCCESS)
  *       status = clgpu_buffer_create(context, CL_MEM_READ_WRITE, sizeof found, &indices_buffer);
  *     if (status == CLGPU_SUCCESS)
- *       status = clgpu_array_1d(input_buffer, 0, CLGPU_UINT8, 5, &input);
+ *       status = clgpu_array_1d(input_buffer, 0, CLGPU_TYPE_UINT8, 5, &input);
  *     if (status == CLGPU_SUCCESS)
- *       status = clgpu_array_1d(indices_buffer, 0, CLGPU_UINT64, 5, &indices);
+ *       status = clgpu_array_1d(indices_buffer, 0, CLGPU_TYPE_UINT64, 5, &indices);
  *     if (status == CLGPU_SUCCESS)
  *       status = clgpu_array_write(context, &input, mask, sizeof mask, CL_TRUE, 0, NULL, NULL);
  *     if (status == CLGPU_SUCCESS)

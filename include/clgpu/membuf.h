@@ -40,15 +40,15 @@
  *     if (status == CLGPU_SUCCESS)
  *       status = clgpu_context_set_move_report(context, count_bytes, &moved);
  *     if (status == CLGPU_SUCCESS)
- *       status = clgpu_membuf_create_fixed(context, CLGPU_FLOAT, storage, 8, 8, NULL, &buffer);
+ *       status = clgpu_membuf_create_fixed(context, CLGPU_TYPE_FLOAT, storage, 8, 8, NULL, &buffer);
  *     if (status == CLGPU_SUCCESS)
- *       status = clgpu_membuf_device_array(buffer, CLGPU_WRITE_ONLY, 0, NULL, NULL, &view);
+ *       status = clgpu_membuf_device_array(buffer, CLGPU_ACCESS_WRITE_ONLY, 0, NULL, NULL, &view);
  *     if (status == CLGPU_SUCCESS) {
  *       float start = 1.0f, step = 0.5f;
  *       status = clgpu_iota(context, &view, &start, &step, 0, NULL, NULL);
  *     }
  *     if (status == CLGPU_SUCCESS)
- *       status = clgpu_membuf_host(buffer, CLGPU_READ_ONLY, (void **)&host);
+ *       status = clgpu_membuf_host(buffer, CLGPU_ACCESS_READ_ONLY, (void **)&host);
  *     if (status == CLGPU_SUCCESS)
  *       printf("%g ... %g, %llu bytes moved\n", host[0], host[7], (unsigned long long)moved);
  *     else
@@ -93,9 +93,9 @@ typedef enum clgpu_space {
  *   WRITE_ONLY  the caller will overwrite every element in use: nothing is
  *               copied, and that side becomes the only current one. */
 typedef enum clgpu_access {
-  CLGPU_READ_WRITE = 0,
-  CLGPU_READ_ONLY = 1,
-  CLGPU_WRITE_ONLY = 2,
+  CLGPU_ACCESS_READ_WRITE = 0,
+  CLGPU_ACCESS_READ_ONLY = 1,
+  CLGPU_ACCESS_WRITE_ONLY = 2,
 } clgpu_access;
 
 /* The kinds above. */

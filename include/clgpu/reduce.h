@@ -7,7 +7,7 @@
  *   a view that is not contiguous is first packed into the workspace
  *   ("packed_input").
  * - Result types: the input's for SUM, PRODUCT, MIN and MAX (integers wrap
- *   around), CLGPU_UINT64 for ARGMIN, ARGMAX and COUNT, CLGPU_INT32 for ANY
+ *   around), CLGPU_TYPE_UINT64 for ARGMIN, ARGMAX and COUNT, CLGPU_TYPE_INT32 for ANY
  *   and ALL; clgpu_reduce_result_type says which.
  * - Float MIN and MAX ignore NaNs (unless every element is one) and order by
  *   bits as the sorts do; float SUM and PRODUCT are deterministic: the same
@@ -34,7 +34,7 @@
  *     clgpu_status status = clgpu_context_create(NULL, &context);
  *     if (status == CLGPU_SUCCESS)
  *       status = clgpu_buffer_create(context, CL_MEM_READ_WRITE, sizeof host, &buffer);
- *     if (status == CLGPU_SUCCESS) status = clgpu_array_1d(buffer, 0, CLGPU_FLOAT, 4, &input);
+ *     if (status == CLGPU_SUCCESS) status = clgpu_array_1d(buffer, 0, CLGPU_TYPE_FLOAT, 4, &input);
  *     if (status == CLGPU_SUCCESS)
  *       status = clgpu_array_write(context, &input, host, sizeof host, CL_TRUE, 0, NULL, NULL);
  *     if (status == CLGPU_SUCCESS)
@@ -159,7 +159,7 @@ CLGPU_API clgpu_status clgpu_reduce_read(clgpu_context *context, const clgpu_red
                                          size_t result_size);
 
 /* Count the elements for which `predicate` holds, into `output` (one
- * CLGPU_UINT64 element). The predicate is an OpenCL C expression over `x`
+ * CLGPU_TYPE_UINT64 element). The predicate is an OpenCL C expression over `x`
  * and `i` as in findall.h (NULL: x != 0), under the rules of
  * docs/expressions.md. Only enqueues, as clgpu_reduce. It is a REDUCE
  * operation for workspaces; the size query is clgpu_count_if_workspace_size.

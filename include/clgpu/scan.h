@@ -36,7 +36,7 @@
  *     clgpu_status status = clgpu_context_create(NULL, &context);
  *     if (status == CLGPU_SUCCESS)
  *       status = clgpu_buffer_create(context, CL_MEM_READ_WRITE, sizeof host, &buffer);
- *     if (status == CLGPU_SUCCESS) status = clgpu_array_1d(buffer, 0, CLGPU_INT32, 4, &x);
+ *     if (status == CLGPU_SUCCESS) status = clgpu_array_1d(buffer, 0, CLGPU_TYPE_INT32, 4, &x);
  *     if (status == CLGPU_SUCCESS)
  *       status = clgpu_array_write(context, &x, host, sizeof host, CL_TRUE, 0, NULL, NULL);
  *     if (status == CLGPU_SUCCESS)

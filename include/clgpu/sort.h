@@ -31,7 +31,7 @@
  *     clgpu_status status = clgpu_context_create(NULL, &context);
  *     if (status == CLGPU_SUCCESS)
  *       status = clgpu_buffer_create(context, CL_MEM_READ_WRITE, sizeof host, &buffer);
- *     if (status == CLGPU_SUCCESS) status = clgpu_array_1d(buffer, 0, CLGPU_UINT32, 4, &keys);
+ *     if (status == CLGPU_SUCCESS) status = clgpu_array_1d(buffer, 0, CLGPU_TYPE_UINT32, 4, &keys);
  *     if (status == CLGPU_SUCCESS)
  *       status = clgpu_array_write(context, &keys, host, sizeof host, CL_TRUE, 0, NULL, NULL);
  *     if (status == CLGPU_SUCCESS)
@@ -81,8 +81,8 @@ typedef struct clgpu_sort_spec {
 /* How a sort runs; NULL (or a zeroed struct) means AUTO, AUTO, no
  * workspace. */
 typedef struct clgpu_sort_options {
-  clgpu_algorithm algorithm;  /* AUTO, CLGPU_ALGORITHM_RADIX or CLGPU_ALGORITHM_MERGE */
-  clgpu_algorithm shape;      /* AUTO, CLGPU_ALGORITHM_CHUNKED or CLGPU_ALGORITHM_TILED */
+  clgpu_algorithm algorithm;  /* CLGPU_ALGORITHM_AUTO, _RADIX or _MERGE */
+  clgpu_shape shape;          /* CLGPU_SHAPE_AUTO, _CHUNKED or _TILED */
   clgpu_workspace *workspace; /* NULL: the call allocates what it needs */
 } clgpu_sort_options;
 
@@ -145,14 +145,14 @@ CLGPU_API clgpu_status clgpu_sort_workspace_size_upto(clgpu_context *context,
                                                       const clgpu_sort_options *options,
                                                       clgpu_workspace_size *out);
 
-/* Write to `permutation` (CLGPU_UINT32 or CLGPU_UINT64, 1-D, n elements,
+/* Write to `permutation` (CLGPU_TYPE_UINT32 or CLGPU_TYPE_UINT64, 1-D, n elements,
  * any stride) the stable permutation that sorts `keys`: keys[permutation[0]],
  * keys[permutation[1]], ... are in order, equal keys in increasing index
  * order. The keys are not modified: they are copied into the workspace
  * ("staged_keys") and sorted there with their indices. The permutation must
  * not overlap the keys. Only enqueues, as clgpu_sort.
  * Errors as clgpu_sort's, and CLGPU_TYPE_MISMATCH (another permutation type,
- * or CLGPU_UINT32 for more than 2^32 - 1 keys), CLGPU_SHAPE_MISMATCH (a
+ * or CLGPU_TYPE_UINT32 for more than 2^32 - 1 keys), CLGPU_SHAPE_MISMATCH (a
  * permutation of another length). */
 CLGPU_API clgpu_status clgpu_sort_permutation(clgpu_context *context, const clgpu_sort_spec *spec,
                                               const clgpu_array *keys,
@@ -172,7 +172,7 @@ CLGPU_API clgpu_status clgpu_sort_permutation_workspace_size(
 
 /* The workspace that serves any permutation of up to max_n keys of
  * `key_type` (or custom keys) into a permutation of `permutation_type`
- * (CLGPU_UINT32 or CLGPU_UINT64). Errors as clgpu_sort_workspace_size_upto's
+ * (CLGPU_TYPE_UINT32 or CLGPU_TYPE_UINT64). Errors as clgpu_sort_workspace_size_upto's
  * (the keys are staged, so their bytes count twice), and
  * CLGPU_TYPE_MISMATCH for another permutation type. */
 CLGPU_API clgpu_status clgpu_sort_permutation_workspace_size_upto(
@@ -188,7 +188,7 @@ CLGPU_API clgpu_status clgpu_sort_permutation_workspace_size_upto(
  * was (the device cannot report it without a host wait). The destination must
  * not overlap the source or the permutation. No workspace. Only enqueues.
  * Errors: CLGPU_INVALID_ARGUMENT, CLGPU_TYPE_MISMATCH (a permutation that is
- * not CLGPU_UINT32 or CLGPU_UINT64, element sizes that differ),
+ * not CLGPU_TYPE_UINT32 or CLGPU_TYPE_UINT64, element sizes that differ),
  * CLGPU_SHAPE_MISMATCH, CLGPU_INVALID_OUTPUT (overlap, a broadcast
  * destination), CLGPU_MISMATCHED_OBJECTS, the errors of clgpu_array_check,
  * OpenCL's codes. */

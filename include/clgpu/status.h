@@ -132,7 +132,7 @@ extern "C" {
   X(ALLOC_SCOPE_MISMATCH, -2020, "no matching allocation scope is open on this thread")        \
   X(WORKSPACE_WRONG_DEVICE, -2021, "the workspace was made on another context or device")       \
   X(WORKSPACE_WRONG_OPERATION, -2022, "the workspace was made for another operation")           \
-  X(WORKSPACE_WRONG_ALGORITHM, -2023, "the workspace was made for another algorithm")           \
+  X(WORKSPACE_WRONG_ALGORITHM, -2023, "the workspace was made for another algorithm or shape")  \
   X(WORKSPACE_TOO_SMALL, -2024, "the workspace is smaller than the call needs")                 \
   X(WORKSPACE_ALIASES_ARGUMENT, -2025, "the workspace overlaps an argument of the call")        \
   X(WORKSPACE_MISALIGNED, -2026, "the workspace region is not aligned for the device")       \

@@ -36,18 +36,18 @@
  *     cl_int largest = 0;
  *     clgpu_status status = clgpu_context_create(NULL, &context);
  *     if (status == CLGPU_SUCCESS)
- *       status = clgpu_reduce_workspace_size_upto(context, &op, CLGPU_INT32, 1 << 20, NULL,
+ *       status = clgpu_reduce_workspace_size_upto(context, &op, CLGPU_TYPE_INT32, 1 << 20, NULL,
  *                                                 &report);
  *     if (status == CLGPU_SUCCESS) status = clgpu_workspace_create(context, &report, &workspace);
  *     if (status == CLGPU_SUCCESS)
  *       status = clgpu_buffer_create(context, CL_MEM_READ_WRITE, 1000 * sizeof(cl_int), &buffer);
- *     if (status == CLGPU_SUCCESS) status = clgpu_array_1d(buffer, 0, CLGPU_INT32, 1000, &input);
+ *     if (status == CLGPU_SUCCESS) status = clgpu_array_1d(buffer, 0, CLGPU_TYPE_INT32, 1000, &input);
  *     if (status == CLGPU_SUCCESS) {
  *       cl_int start = -500, step = 1;
  *       status = clgpu_iota(context, &input, &start, &step, 0, NULL, NULL);
  *     }
  *     if (status == CLGPU_SUCCESS) {
- *       clgpu_call_options options = {CLGPU_ALGORITHM_AUTO, workspace};
+ *       clgpu_call_options options = {.shape = CLGPU_SHAPE_AUTO, .workspace = workspace};
  *       status = clgpu_reduce_read(context, &op, &input, &options, &largest, sizeof largest);
  *     }
  *     if (status == CLGPU_SUCCESS)
@@ -85,33 +85,39 @@ typedef enum clgpu_operation {
   CLGPU_OPERATION_SORT = 4, /* clgpu_sort and clgpu_sort_permutation (sort.h) */
 } clgpu_operation;
 
-/* How an operation runs. The plan resolves AUTO from the device type: CPU
- * devices get CHUNKED, every other device TILED. Forcing either one is
- * allowed on every device (the tests run both everywhere); the results are
- * the same except for float rounding, which depends on the combining order
- * and so on the algorithm. */
-typedef enum clgpu_algorithm {
-  CLGPU_ALGORITHM_AUTO = 0,
+/* The kernel shape an operation runs with. The plan resolves AUTO from the
+ * device type: CPU devices get CHUNKED, every other device TILED. Forcing
+ * either one is allowed on every device (the tests run both everywhere); the
+ * results are the same except for float rounding, which depends on the
+ * combining order and so on the shape. */
+typedef enum clgpu_shape {
+  CLGPU_SHAPE_AUTO = 0,
   /* The CPU shape: work-groups of one work-item, each a long contiguous
    * chunk walked serially (with 16-wide vectors where the operator allows),
    * about four chunks per compute unit, no barriers. */
-  CLGPU_ALGORITHM_CHUNKED = 1,
+  CLGPU_SHAPE_CHUNKED = 1,
   /* The GPU shape: wide work-groups (up to 256 work-items), each a run of
    * tiles of 8 elements per work-item, combined in local memory with
    * barriers. */
-  CLGPU_ALGORITHM_TILED = 2,
-  /* Sorts only (sort.h): which sort runs; the shape is one of the two
-   * above, chosen separately. */
-  CLGPU_ALGORITHM_RADIX = 3,
-  CLGPU_ALGORITHM_MERGE = 4,
+  CLGPU_SHAPE_TILED = 2,
+} clgpu_shape;
+
+/* Which algorithm a sort runs (sort.h); the other operations have one
+ * algorithm each, and their workspace parts say CLGPU_ALGORITHM_AUTO. */
+typedef enum clgpu_algorithm {
+  CLGPU_ALGORITHM_AUTO = 0,
+  CLGPU_ALGORITHM_RADIX = 1,
+  CLGPU_ALGORITHM_MERGE = 2,
 } clgpu_algorithm;
 
 /* "reduce", "scan", "findall", "sort"; "invalid" otherwise. The string is
  * static. */
 CLGPU_API const char *clgpu_operation_name(clgpu_operation operation);
 
-/* "auto", "chunked", "tiled", "radix", "merge"; "invalid" otherwise. The
- * string is static. */
+/* "auto", "chunked", "tiled"; "invalid" otherwise. The string is static. */
+CLGPU_API const char *clgpu_shape_name(clgpu_shape shape);
+
+/* "auto", "radix", "merge"; "invalid" otherwise. The string is static. */
 CLGPU_API const char *clgpu_algorithm_name(clgpu_algorithm algorithm);
 
 #define CLGPU_WORKSPACE_MAX_PARTS 4
@@ -120,7 +126,8 @@ CLGPU_API const char *clgpu_algorithm_name(clgpu_algorithm algorithm);
 /* One operation inside a workspace report. */
 typedef struct clgpu_workspace_part {
   clgpu_operation operation;
-  clgpu_algorithm algorithm; /* resolved: never AUTO */
+  clgpu_shape shape;         /* resolved: never AUTO */
+  clgpu_algorithm algorithm; /* a sort's: RADIX or MERGE; AUTO for the other operations */
   int parent;                /* index of the part that runs this one; -1 for the call itself */
 } clgpu_workspace_part;
 
@@ -150,7 +157,7 @@ typedef struct clgpu_workspace clgpu_workspace;
 /* Options every operation of this family takes; NULL (or a zeroed struct)
  * means AUTO and no workspace. */
 typedef struct clgpu_call_options {
-  clgpu_algorithm algorithm;
+  clgpu_shape shape;
   clgpu_workspace *workspace; /* NULL: the call allocates what it needs */
 } clgpu_call_options;
 

@@ -316,7 +316,7 @@ void clgpu__leases_give_back(clgpu__leases *held);
 void clgpu__report_init(clgpu_workspace_size *report);
 /* Add a part; returns its index. */
 unsigned clgpu__report_part(clgpu_workspace_size *report, clgpu_operation operation,
-                            clgpu_algorithm algorithm, int parent);
+                            clgpu_shape shape, clgpu_algorithm algorithm, int parent);
 /* Add a buffer to a part; returns its index. */
 unsigned clgpu__report_buffer(clgpu_workspace_size *report, unsigned part, const char *name,
                               clgpu_type type, uint64_t count);

@@ -9,20 +9,20 @@
 
 size_t clgpu__type_size(clgpu_type type) {
   switch (type) {
-    case CLGPU_INT8:
-    case CLGPU_UINT8:
+    case CLGPU_TYPE_INT8:
+    case CLGPU_TYPE_UINT8:
       return 1;
-    case CLGPU_INT16:
-    case CLGPU_UINT16:
-    case CLGPU_HALF:
+    case CLGPU_TYPE_INT16:
+    case CLGPU_TYPE_UINT16:
+    case CLGPU_TYPE_HALF:
       return 2;
-    case CLGPU_INT32:
-    case CLGPU_UINT32:
-    case CLGPU_FLOAT:
+    case CLGPU_TYPE_INT32:
+    case CLGPU_TYPE_UINT32:
+    case CLGPU_TYPE_FLOAT:
       return 4;
-    case CLGPU_INT64:
-    case CLGPU_UINT64:
-    case CLGPU_DOUBLE:
+    case CLGPU_TYPE_INT64:
+    case CLGPU_TYPE_UINT64:
+    case CLGPU_TYPE_DOUBLE:
       return 8;
   }
   return 0;
@@ -32,27 +32,27 @@ size_t clgpu_type_size(clgpu_type type) { return clgpu__type_size(type); }
 
 const char *clgpu__type_cl_name(clgpu_type type) {
   switch (type) {
-    case CLGPU_INT8:
+    case CLGPU_TYPE_INT8:
       return "char";
-    case CLGPU_UINT8:
+    case CLGPU_TYPE_UINT8:
       return "uchar";
-    case CLGPU_INT16:
+    case CLGPU_TYPE_INT16:
       return "short";
-    case CLGPU_UINT16:
+    case CLGPU_TYPE_UINT16:
       return "ushort";
-    case CLGPU_INT32:
+    case CLGPU_TYPE_INT32:
       return "int";
-    case CLGPU_UINT32:
+    case CLGPU_TYPE_UINT32:
       return "uint";
-    case CLGPU_INT64:
+    case CLGPU_TYPE_INT64:
       return "long";
-    case CLGPU_UINT64:
+    case CLGPU_TYPE_UINT64:
       return "ulong";
-    case CLGPU_HALF:
+    case CLGPU_TYPE_HALF:
       return "half";
-    case CLGPU_FLOAT:
+    case CLGPU_TYPE_FLOAT:
       return "float";
-    case CLGPU_DOUBLE:
+    case CLGPU_TYPE_DOUBLE:
       return "double";
   }
   return "invalid";
@@ -210,7 +210,7 @@ static int contiguous_strides(unsigned rank, const size_t *shape, clgpu_order or
                               ptrdiff_t *strides) {
   uint64_t stride = 1;
   for (unsigned i = 0; i < rank; i++) {
-    unsigned d = order == CLGPU_ROW_MAJOR ? rank - 1 - i : i;
+    unsigned d = order == CLGPU_ORDER_ROW_MAJOR ? rank - 1 - i : i;
     if (stride > PTRDIFF_MAX) return 0;
     strides[d] = (ptrdiff_t)stride;
     if (!multiply(stride, shape[d] ? shape[d] : 1, &stride)) return 0;
@@ -223,7 +223,7 @@ clgpu_status clgpu__array_nd(cl_mem buffer, size_t offset, clgpu_type type, unsi
   CLGPU__RETURN_ERROR_IF(rank > CLGPU_MAX_RANK, CLGPU_INVALID_ARGUMENT, "rank %u is above %d", rank,
                          CLGPU_MAX_RANK);
   CLGPU__RETURN_ERROR_IF(rank > 0 && !shape, CLGPU_INVALID_ARGUMENT, "shape is NULL");
-  CLGPU__RETURN_ERROR_IF(order != CLGPU_ROW_MAJOR && order != CLGPU_COLUMN_MAJOR,
+  CLGPU__RETURN_ERROR_IF(order != CLGPU_ORDER_ROW_MAJOR && order != CLGPU_ORDER_COLUMN_MAJOR,
                          CLGPU_INVALID_ARGUMENT, "unknown order %d", (int)order);
   ptrdiff_t strides[CLGPU_MAX_RANK];
   CLGPU__RETURN_ERROR_IF(!contiguous_strides(rank, shape, order, strides), CLGPU_VIEW_OUT_OF_BOUNDS,
@@ -238,7 +238,7 @@ clgpu_status clgpu_array_nd(cl_mem buffer, size_t offset, clgpu_type type, unsig
 
 clgpu_status clgpu__array_1d(cl_mem buffer, size_t offset, clgpu_type type, size_t n,
                              clgpu_array *out) {
-  return clgpu_array_nd(buffer, offset, type, 1, &n, CLGPU_ROW_MAJOR, out);
+  return clgpu_array_nd(buffer, offset, type, 1, &n, CLGPU_ORDER_ROW_MAJOR, out);
 }
 
 clgpu_status clgpu_array_1d(cl_mem buffer, size_t offset, clgpu_type type, size_t n,
@@ -351,7 +351,7 @@ clgpu_status clgpu_array_reshape(const clgpu_array *in, unsigned rank, const siz
   view.rank = rank;
   for (unsigned d = 0; d < rank; d++) view.shape[d] = shape[d];
   if (count == 0 || clgpu_array_is_contiguous(in)) {
-    CLGPU__RETURN_ERROR_IF(!contiguous_strides(rank, shape, CLGPU_ROW_MAJOR, view.strides),
+    CLGPU__RETURN_ERROR_IF(!contiguous_strides(rank, shape, CLGPU_ORDER_ROW_MAJOR, view.strides),
                            CLGPU_INVALID_ARGUMENT, "the new shape's element count overflows");
     *out = view;
     return CLGPU_SUCCESS;

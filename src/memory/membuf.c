@@ -341,9 +341,9 @@ static clgpu_status check_space(const clgpu_membuf *buffer, clgpu_space space, c
 
 static clgpu_status check_access(clgpu_access access, const char *who) {
   CLGPU__RETURN_ERROR_IF(
-      access != CLGPU_READ_WRITE && access != CLGPU_READ_ONLY && access != CLGPU_WRITE_ONLY,
+      access != CLGPU_ACCESS_READ_WRITE && access != CLGPU_ACCESS_READ_ONLY && access != CLGPU_ACCESS_WRITE_ONLY,
       CLGPU_INVALID_ARGUMENT,
-      "%s: access %d is not CLGPU_READ_WRITE, CLGPU_READ_ONLY or CLGPU_WRITE_ONLY", who,
+      "%s: access %d is not CLGPU_ACCESS_READ_WRITE, CLGPU_ACCESS_READ_ONLY or CLGPU_ACCESS_WRITE_ONLY", who,
       (int)access);
   return CLGPU_SUCCESS;
 }
@@ -424,7 +424,7 @@ static clgpu_status move(clgpu_membuf *buffer, clgpu_space space, clgpu_access a
   }
   int had_side = to == HOST ? buffer->host != NULL : buffer->device != NULL;
   CLGPU__FORWARD_IF_ERROR(ensure_side(buffer, to, who));
-  int copy = access != CLGPU_WRITE_ONLY && !buffer->current[to] && buffer->size > 0;
+  int copy = access != CLGPU_ACCESS_WRITE_ONLY && !buffer->current[to] && buffer->size > 0;
   cl_bool blocking = to == HOST && !event ? CL_TRUE : CL_FALSE;
   clgpu_status status = CLGPU_SUCCESS;
   if (copy) {
@@ -463,7 +463,7 @@ static clgpu_status move(clgpu_membuf *buffer, clgpu_space space, clgpu_access a
   }
   if (copy) count_move(buffer, to, buffer->size * buffer->element_size);
   buffer->current[to] = 1;
-  if (access != CLGPU_READ_ONLY) buffer->current[from] = 0;
+  if (access != CLGPU_ACCESS_READ_ONLY) buffer->current[from] = 0;
   if (event && buffer->last) {
     clRetainEvent(buffer->last);
     *event = buffer->last;
@@ -590,7 +590,7 @@ clgpu_status clgpu_membuf_reallocate(clgpu_membuf *buffer, size_t size, clgpu_sp
                            "(its contents are unchanged)",
                            who, describe(buffer, text, sizeof text), buffer->capacity, capacity);
     if (!buffer->current[side] && keep > 0) {
-      CLGPU__FORWARD_IF_ERROR(move(buffer, space, CLGPU_READ_WRITE, 0, NULL, NULL, who));
+      CLGPU__FORWARD_IF_ERROR(move(buffer, space, CLGPU_ACCESS_READ_WRITE, 0, NULL, NULL, who));
     } else {
       /* Nothing to keep, but the side that becomes current must exist. */
       CLGPU__FORWARD_IF_ERROR(ensure_side(buffer, side, who));

@@ -35,14 +35,22 @@ const char *clgpu_operation_name(clgpu_operation operation) {
   return "invalid";
 }
 
+const char *clgpu_shape_name(clgpu_shape shape) {
+  switch (shape) {
+    case CLGPU_SHAPE_AUTO:
+      return "auto";
+    case CLGPU_SHAPE_CHUNKED:
+      return "chunked";
+    case CLGPU_SHAPE_TILED:
+      return "tiled";
+  }
+  return "invalid";
+}
+
 const char *clgpu_algorithm_name(clgpu_algorithm algorithm) {
   switch (algorithm) {
     case CLGPU_ALGORITHM_AUTO:
       return "auto";
-    case CLGPU_ALGORITHM_CHUNKED:
-      return "chunked";
-    case CLGPU_ALGORITHM_TILED:
-      return "tiled";
     case CLGPU_ALGORITHM_RADIX:
       return "radix";
     case CLGPU_ALGORITHM_MERGE:
@@ -56,9 +64,10 @@ const char *clgpu_algorithm_name(clgpu_algorithm algorithm) {
 void clgpu__report_init(clgpu_workspace_size *report) { memset(report, 0, sizeof *report); }
 
 unsigned clgpu__report_part(clgpu_workspace_size *report, clgpu_operation operation,
-                            clgpu_algorithm algorithm, int parent) {
+                            clgpu_shape shape, clgpu_algorithm algorithm, int parent) {
   unsigned index = report->num_parts++;
   report->parts[index].operation = operation;
+  report->parts[index].shape = shape;
   report->parts[index].algorithm = algorithm;
   report->parts[index].parent = parent;
   return index;
@@ -127,13 +136,18 @@ static clgpu_status check_report(const clgpu_workspace_size *report, const char 
       (unsigned long long)report->alignment);
   for (unsigned p = 0; p < report->num_parts; p++) {
     const clgpu_workspace_part *part = &report->parts[p];
+    int sort = part->operation == CLGPU_OPERATION_SORT;
     CLGPU__RETURN_ERROR_IF(strcmp(clgpu_operation_name(part->operation), "invalid") == 0 ||
-                               part->algorithm == CLGPU_ALGORITHM_AUTO ||
-                               strcmp(clgpu_algorithm_name(part->algorithm), "invalid") == 0,
+                               (part->shape != CLGPU_SHAPE_CHUNKED &&
+                                part->shape != CLGPU_SHAPE_TILED) ||
+                               (sort ? part->algorithm != CLGPU_ALGORITHM_RADIX &&
+                                           part->algorithm != CLGPU_ALGORITHM_MERGE
+                                     : part->algorithm != CLGPU_ALGORITHM_AUTO),
                            CLGPU_INVALID_ARGUMENT,
-                           "%s: part %u of the report has an unknown operation or an "
-                           "unresolved algorithm",
-                           who, p);
+                           "%s: part %u of the report has an unknown operation, an "
+                           "unresolved shape, or an algorithm its operation does not have "
+                           "(operation %d, shape %d, algorithm %d)",
+                           who, p, (int)part->operation, (int)part->shape, (int)part->algorithm);
     CLGPU__RETURN_ERROR_IF(
         p == 0 ? part->parent != -1 : (part->parent < 0 || part->parent >= (int)p),
         CLGPU_INVALID_ARGUMENT, "%s: part %u of the report has parent %d", who, p, part->parent);
@@ -321,6 +335,11 @@ static clgpu_status check_workspace(clgpu_context *context, const clgpu_workspac
                            "resolved to %s",
                            who, clgpu_algorithm_name(a->algorithm),
                            clgpu_operation_name(a->operation), clgpu_algorithm_name(b->algorithm));
+    CLGPU__RETURN_ERROR_IF(a->shape != b->shape, CLGPU_WORKSPACE_WRONG_ALGORITHM,
+                           "%s: the workspace was made for the %s shape of %s, the call "
+                           "resolved to %s",
+                           who, clgpu_shape_name(a->shape), clgpu_operation_name(a->operation),
+                           clgpu_shape_name(b->shape));
   }
   for (unsigned i = 0; i < needed->num_buffers; i++) {
     const clgpu_workspace_buffer *a = &has->buffers[i], *b = &needed->buffers[i];
@@ -337,7 +356,7 @@ static clgpu_status check_workspace(clgpu_context *context, const clgpu_workspac
   if (!workspace->buffer) return CLGPU_SUCCESS;
   clgpu_array region;
   clgpu_status status =
-      clgpu__array_1d(workspace->buffer, workspace->offset, CLGPU_UINT8, workspace->size, &region);
+      clgpu__array_1d(workspace->buffer, workspace->offset, CLGPU_TYPE_UINT8, workspace->size, &region);
   if (status != CLGPU_SUCCESS) {
     clgpu__append_error(" (%s: the workspace's region)", who);
     return status;

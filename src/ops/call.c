@@ -20,7 +20,7 @@ clgpu_status clgpu__scratch_view(const clgpu__scratch *scratch, unsigned index, 
   cl_mem buffer = NULL;
   size_t byte_offset = 0;
   clgpu__scratch_slot(scratch, index, &buffer, &byte_offset);
-  return clgpu__array_nd(buffer, byte_offset, type, rank, shape, CLGPU_ROW_MAJOR, out);
+  return clgpu__array_nd(buffer, byte_offset, type, rank, shape, CLGPU_ORDER_ROW_MAJOR, out);
 }
 
 clgpu_status clgpu__place_of(const clgpu_array *array, clgpu__place *out) {

@@ -116,11 +116,11 @@ static int mentions_index(const char *text) {
 }
 
 static int is_array_kind(clgpu_elementwise_kind kind) {
-  return kind == CLGPU_IN || kind == CLGPU_OUT || kind == CLGPU_INOUT;
+  return kind == CLGPU_ARG_IN || kind == CLGPU_ARG_OUT || kind == CLGPU_ARG_INOUT;
 }
 
 static int is_output_kind(clgpu_elementwise_kind kind) {
-  return kind == CLGPU_OUT || kind == CLGPU_INOUT;
+  return kind == CLGPU_ARG_OUT || kind == CLGPU_ARG_INOUT;
 }
 
 static char *copy_text(const char *text) {
@@ -160,24 +160,24 @@ static clgpu_status check_declaration(const clgpu_context *context, size_t num_a
                              "%s: arguments %zu and %zu are both named \"%s\"", who, b, a, name);
     }
     clgpu_elementwise_kind kind = args[a].kind;
-    CLGPU__RETURN_ERROR_IF(!is_array_kind(kind) && kind != CLGPU_SCALAR, CLGPU_INVALID_ARGUMENT,
+    CLGPU__RETURN_ERROR_IF(!is_array_kind(kind) && kind != CLGPU_ARG_SCALAR, CLGPU_INVALID_ARGUMENT,
                            "%s: argument \"%s\" has an unknown kind %d", who, name, (int)kind);
     CLGPU__RETURN_ERROR_IF(clgpu__type_size(args[a].type) == 0, CLGPU_INVALID_ARGUMENT,
                            "%s: argument \"%s\" has an unknown type %d", who, name,
                            (int)args[a].type);
-    CLGPU__RETURN_ERROR_IF(kind == CLGPU_SCALAR && args[a].type == CLGPU_HALF,
+    CLGPU__RETURN_ERROR_IF(kind == CLGPU_ARG_SCALAR && args[a].type == CLGPU_TYPE_HALF,
                            CLGPU_INVALID_ARGUMENT,
                            "%s: scalar \"%s\" is half; declare it float (half arrays compute "
                            "in float)",
                            who, name);
     CLGPU__RETURN_ERROR_IF(
-        args[a].type == CLGPU_DOUBLE && !context->info.has_fp64, CLGPU_UNSUPPORTED_FEATURE,
+        args[a].type == CLGPU_TYPE_DOUBLE && !context->info.has_fp64, CLGPU_UNSUPPORTED_FEATURE,
         "%s: argument \"%s\" is double, and the device lacks cl_khr_fp64", who, name);
     if (is_array_kind(kind)) arrays++;
     if (is_output_kind(kind)) outputs++;
   }
   CLGPU__RETURN_ERROR_IF(outputs == 0, CLGPU_INVALID_ARGUMENT,
-                         "%s: no argument is an output (CLGPU_OUT or CLGPU_INOUT)", who);
+                         "%s: no argument is an output (CLGPU_ARG_OUT or CLGPU_ARG_INOUT)", who);
   CLGPU__RETURN_ERROR_IF(arrays > MAX_ARRAYS, CLGPU_INVALID_ARGUMENT,
                          "%s: %u array arguments, more than the %d a kernel takes", who, arrays,
                          MAX_ARRAYS);
@@ -209,7 +209,7 @@ clgpu_status clgpu_elementwise_create(clgpu_context *context, size_t num_args,
     memcpy(arg->name, args[a].name, strlen(args[a].name) + 1);
     arg->kind = args[a].kind;
     arg->type = args[a].type;
-    if (arg->type == CLGPU_DOUBLE) kernel->any_double = 1;
+    if (arg->type == CLGPU_TYPE_DOUBLE) kernel->any_double = 1;
     if (is_array_kind(arg->kind)) {
       arg->slot = kernel->num_arrays;
       kernel->array_arg[kernel->num_arrays] = (unsigned)a;
@@ -325,7 +325,7 @@ typedef enum program_kind { KIND_CONTIGUOUS, KIND_SPECIALISED, KIND_GENERIC } pr
 
 /* The variable type of an argument: half computes in float. */
 static const char *variable_type(clgpu_type type) {
-  return type == CLGPU_HALF ? "float" : clgpu__type_cl_name(type);
+  return type == CLGPU_TYPE_HALF ? "float" : clgpu__type_cl_name(type);
 }
 
 /* CLGPU_LOADS and CLGPU_STORES: the element's variables, in the order of
@@ -336,9 +336,9 @@ static void add_slot_loads(text *t, const clgpu_elementwise *kernel) {
     const ew_arg *arg = &kernel->args[a];
     if (!is_array_kind(arg->kind)) continue;
     const char *type = variable_type(arg->type);
-    if (arg->kind == CLGPU_OUT) {
+    if (arg->kind == CLGPU_ARG_OUT) {
       add(t, " %s %s = (%s)0;", type, arg->name, type);
-    } else if (arg->type == CLGPU_HALF) {
+    } else if (arg->type == CLGPU_TYPE_HALF) {
       add(t, " float %s = vload_half((size_t)(CLGPU_AT(%u)), clgpu_a%u);", arg->name, arg->slot,
           arg->slot);
     } else {
@@ -349,7 +349,7 @@ static void add_slot_loads(text *t, const clgpu_elementwise *kernel) {
   for (size_t a = 0; a < kernel->num_args; a++) {
     const ew_arg *arg = &kernel->args[a];
     if (!is_output_kind(arg->kind)) continue;
-    if (arg->type == CLGPU_HALF) {
+    if (arg->type == CLGPU_TYPE_HALF) {
       add(t, " vstore_half_rte(%s, (size_t)(CLGPU_AT(%u)), clgpu_a%u);", arg->name, arg->slot,
           arg->slot);
     } else {
@@ -370,12 +370,12 @@ static char *generate(const clgpu_elementwise *kernel, program_kind kind, unsign
   for (unsigned k = 0; k < kernel->num_arrays; k++) {
     const ew_arg *arg = &kernel->args[kernel->array_arg[k]];
     add(&t, "%s __global %s%s *clgpu_a%u, long clgpu_o%u", k ? "," : "",
-        arg->kind == CLGPU_IN ? "const " : "", clgpu__type_cl_name(arg->type), k, k);
+        arg->kind == CLGPU_ARG_IN ? "const " : "", clgpu__type_cl_name(arg->type), k, k);
   }
   if (kernel->uses_index) add(&t, ", long clgpu_oi");
   for (size_t a = 0; a < kernel->num_args; a++) {
     const ew_arg *arg = &kernel->args[a];
-    if (arg->kind == CLGPU_SCALAR) {
+    if (arg->kind == CLGPU_ARG_SCALAR) {
       add(&t, ", const %s %s", clgpu__type_cl_name(arg->type), arg->name);
     }
   }
@@ -738,7 +738,7 @@ static clgpu_status check_values(clgpu_elementwise *kernel, const clgpu_elementw
   for (size_t a = 0; a < kernel->num_args; a++) {
     const ew_arg *arg = &kernel->args[a];
     const clgpu_elementwise_value *value = &values[a];
-    if (arg->kind == CLGPU_SCALAR) {
+    if (arg->kind == CLGPU_ARG_SCALAR) {
       CLGPU__RETURN_ERROR_IF(value->array, CLGPU_INVALID_ARGUMENT,
                              "%s: scalar \"%s\" was given an array (values[%zu].array)", run_name,
                              arg->name, a);
@@ -786,7 +786,7 @@ static clgpu_status check_values(clgpu_elementwise *kernel, const clgpu_elementw
       CLGPU__FORWARD_IF_ERROR(
           clgpu__check_buffer(kernel->context, array->buffer, run_name, label, 1));
     }
-    if (arg->kind != CLGPU_OUT) {
+    if (arg->kind != CLGPU_ARG_OUT) {
       char label[NAME_LIMIT + 16];
       snprintf(label, sizeof label, "input \"%s\"", arg->name);
       CLGPU__FORWARD_IF_ERROR(
@@ -809,7 +809,7 @@ static clgpu_status check_values(clgpu_elementwise *kernel, const clgpu_elementw
  * an output whose view it is not exactly. */
 static int needs_staging(const clgpu_elementwise *kernel, const clgpu_elementwise_value *values,
                          size_t a) {
-  if (kernel->args[a].kind != CLGPU_IN) return 0;
+  if (kernel->args[a].kind != CLGPU_ARG_IN) return 0;
   for (size_t b = 0; b < kernel->num_args; b++) {
     if (!is_output_kind(kernel->args[b].kind)) continue;
     if (clgpu__may_alias(values[a].array, values[b].array) &&
@@ -942,7 +942,7 @@ static clgpu_status set_arguments(const clgpu_elementwise *kernel, cl_kernel cl,
     err = clSetKernelArg(cl, index++, sizeof(cl_long), &p->offset[kernel->num_arrays]);
   }
   for (size_t a = 0; a < kernel->num_args && err == CL_SUCCESS; a++) {
-    if (kernel->args[a].kind != CLGPU_SCALAR) continue;
+    if (kernel->args[a].kind != CLGPU_ARG_SCALAR) continue;
     err = clSetKernelArg(cl, index++, clgpu__type_size(kernel->args[a].type), values[a].scalar);
   }
   if (err == CL_SUCCESS) err = clSetKernelArg(cl, index++, sizeof(cl_ulong), &p->count);
@@ -1007,7 +1007,7 @@ clgpu_status clgpu__elementwise_enqueue(clgpu_elementwise *kernel,
       break;
     }
     status = clgpu__array_nd(temporaries[k], 0, view->type, view->rank, view->shape,
-                             CLGPU_ROW_MAJOR, &staged[k]);
+                             CLGPU_ORDER_ROW_MAJOR, &staged[k]);
     num_staged++;
   }
   const clgpu_array *planned[MAX_ARRAYS];
@@ -1155,10 +1155,10 @@ clgpu_status clgpu__elementwise_builtin(clgpu_context *context, const char *key,
 }
 
 clgpu_type clgpu__unsigned_clgpu_type(size_t size) {
-  return size == 1   ? CLGPU_UINT8
-         : size == 2 ? CLGPU_UINT16
-         : size == 4 ? CLGPU_UINT32
-                     : CLGPU_UINT64;
+  return size == 1   ? CLGPU_TYPE_UINT8
+         : size == 2 ? CLGPU_TYPE_UINT16
+         : size == 4 ? CLGPU_TYPE_UINT32
+                     : CLGPU_TYPE_UINT64;
 }
 
 clgpu_status clgpu__copy_elementwise(clgpu_context *context, const clgpu_array *destination,
@@ -1170,7 +1170,7 @@ clgpu_status clgpu__copy_elementwise(clgpu_context *context, const clgpu_array *
   CLGPU__FORWARD_IF_ERROR(clgpu__array_reinterpret(source, bits, &from));
   char key[64];
   snprintf(key, sizeof key, "copy:%s", clgpu__type_cl_name(bits));
-  const clgpu_elementwise_arg args[] = {{"y", CLGPU_OUT, bits}, {"x", CLGPU_IN, bits}};
+  const clgpu_elementwise_arg args[] = {{"y", CLGPU_ARG_OUT, bits}, {"x", CLGPU_ARG_IN, bits}};
   clgpu_elementwise *kernel = NULL;
   CLGPU__FORWARD_IF_ERROR(clgpu__elementwise_builtin(context, key, 2, args, "y = x", &kernel));
   const clgpu_elementwise_value values[] = {{&to, NULL}, {&from, NULL}};

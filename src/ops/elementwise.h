@@ -23,7 +23,7 @@ clgpu_status clgpu__elementwise_builtin(clgpu_context *context, const char *key,
                                         const clgpu_elementwise_arg *args, const char *operation,
                                         clgpu_elementwise **out);
 
-/* CLGPU_UINT8, _UINT16, _UINT32 or _UINT64 for an element of `size` bytes. */
+/* CLGPU_TYPE_UINT8, _UINT16, _UINT32 or _UINT64 for an element of `size` bytes. */
 clgpu_type clgpu__unsigned_clgpu_type(size_t size);
 
 /* Copy views of one shape and type with the built-in copy (y = x over the

@@ -12,11 +12,11 @@
 #include "elementwise.h"
 
 static int is_float(clgpu_type type) {
-  return type == CLGPU_HALF || type == CLGPU_FLOAT || type == CLGPU_DOUBLE;
+  return type == CLGPU_TYPE_HALF || type == CLGPU_TYPE_FLOAT || type == CLGPU_TYPE_DOUBLE;
 }
 
 static int is_signed_integer(clgpu_type type) {
-  return type == CLGPU_INT8 || type == CLGPU_INT16 || type == CLGPU_INT32 || type == CLGPU_INT64;
+  return type == CLGPU_TYPE_INT8 || type == CLGPU_TYPE_INT16 || type == CLGPU_TYPE_INT32 || type == CLGPU_TYPE_INT64;
 }
 
 /* An argument check the built-ins share before they reach their kernel. */
@@ -47,7 +47,7 @@ clgpu_status clgpu__fill_strided(clgpu_context *context, const clgpu_array *dest
   CLGPU__FORWARD_IF_ERROR(clgpu__array_reinterpret(destination, bits, &view));
   char key[64];
   snprintf(key, sizeof key, "fill:%s", clgpu__type_cl_name(bits));
-  const clgpu_elementwise_arg args[] = {{"y", CLGPU_OUT, bits}, {"v", CLGPU_SCALAR, bits}};
+  const clgpu_elementwise_arg args[] = {{"y", CLGPU_ARG_OUT, bits}, {"v", CLGPU_ARG_SCALAR, bits}};
   clgpu_elementwise *kernel = NULL;
   CLGPU__FORWARD_IF_ERROR(clgpu__elementwise_builtin(context, key, 2, args, "y = v", &kernel));
   const clgpu_elementwise_value values[] = {{&view, NULL}, {NULL, value}};
@@ -59,8 +59,8 @@ clgpu_status clgpu__fill_strided(clgpu_context *context, const clgpu_array *dest
 /* The operation converting `s` of type `from` into `d` of type `to`. */
 static void convert_operation(clgpu_type to, clgpu_type from, char *text, size_t size) {
   const char *target = clgpu__type_cl_name(to);
-  if (to == CLGPU_HALF) {
-    if (from == CLGPU_DOUBLE) {
+  if (to == CLGPU_TYPE_HALF) {
+    if (from == CLGPU_TYPE_DOUBLE) {
       /* Round to float toward zero and make it odd when inexact: rounding
        * that to half then rounds as a direct rounding would (round to odd
        * keeps the sticky information for the 11-bit rounding after it). */
@@ -80,7 +80,7 @@ static void convert_operation(clgpu_type to, clgpu_type from, char *text, size_t
      * (llvmpipe) crashed compiling a select between char values under a
      * float comparison (`x != x ? (char)0 : (char)x`); test_transfer's convert_pairs runs
      * float and half to char. */
-    const char *source_type = from == CLGPU_HALF ? "float" : clgpu__type_cl_name(from);
+    const char *source_type = from == CLGPU_TYPE_HALF ? "float" : clgpu__type_cl_name(from);
     snprintf(text, size, "d = convert_%s_sat_rtz(isnan(s) ? (%s)0 : s)", target, source_type);
   } else if (is_signed_integer(to)) {
     /* Through the unsigned type of the target's size: modular, then the
@@ -110,8 +110,8 @@ clgpu_status clgpu_convert(clgpu_context *context, const clgpu_array *destinatio
   snprintf(key, sizeof key, "convert:%s:%s", clgpu__type_cl_name(destination->type),
            clgpu__type_cl_name(source->type));
   convert_operation(destination->type, source->type, operation, sizeof operation);
-  const clgpu_elementwise_arg args[] = {{"d", CLGPU_OUT, destination->type},
-                                        {"s", CLGPU_IN, source->type}};
+  const clgpu_elementwise_arg args[] = {{"d", CLGPU_ARG_OUT, destination->type},
+                                        {"s", CLGPU_ARG_IN, source->type}};
   clgpu_elementwise *kernel = NULL;
   CLGPU__FORWARD_IF_ERROR(clgpu__elementwise_builtin(context, key, 2, args, operation, &kernel));
   const clgpu_elementwise_value values[] = {{destination, NULL}, {source, NULL}};
@@ -126,7 +126,7 @@ static const char *wrapping_type(clgpu_type type) {
   return clgpu__type_size(type) == 8 ? "ulong" : "uint";
 }
 
-static clgpu_type scalar_type(clgpu_type type) { return type == CLGPU_HALF ? CLGPU_FLOAT : type; }
+static clgpu_type scalar_type(clgpu_type type) { return type == CLGPU_TYPE_HALF ? CLGPU_TYPE_FLOAT : type; }
 
 clgpu_status clgpu_axpby(clgpu_context *context, const clgpu_array *out, const void *alpha,
                          const clgpu_array *x, const void *beta, const clgpu_array *y,
@@ -152,11 +152,11 @@ clgpu_status clgpu_axpby(clgpu_context *context, const clgpu_array *out, const v
     snprintf(operation, sizeof operation, "r = (%s)((%s)alpha * (%s)x + (%s)beta * (%s)y)",
              clgpu__type_cl_name(type), w, w, w, w);
   }
-  const clgpu_elementwise_arg args[] = {{"r", CLGPU_OUT, type},
-                                        {"alpha", CLGPU_SCALAR, scalar_type(type)},
-                                        {"x", CLGPU_IN, type},
-                                        {"beta", CLGPU_SCALAR, scalar_type(type)},
-                                        {"y", CLGPU_IN, type}};
+  const clgpu_elementwise_arg args[] = {{"r", CLGPU_ARG_OUT, type},
+                                        {"alpha", CLGPU_ARG_SCALAR, scalar_type(type)},
+                                        {"x", CLGPU_ARG_IN, type},
+                                        {"beta", CLGPU_ARG_SCALAR, scalar_type(type)},
+                                        {"y", CLGPU_ARG_IN, type}};
   clgpu_elementwise *kernel = NULL;
   CLGPU__FORWARD_IF_ERROR(clgpu__elementwise_builtin(context, key, 5, args, operation, &kernel));
   const clgpu_elementwise_value values[] = {
@@ -173,10 +173,10 @@ clgpu_status clgpu_compare(clgpu_context *context, const clgpu_array *mask, cons
   CLGPU__FORWARD_IF_ERROR(check_common(context, who, mask, "mask"));
   CLGPU__RETURN_ERROR_IF(!x || !y, CLGPU_INVALID_ARGUMENT, "%s: x and y must not be NULL", who);
   static const char *const operators[] = {NULL, "<", "<=", "==", "!=", ">", ">="};
-  CLGPU__RETURN_ERROR_IF(comparison < CLGPU_LESS || comparison > CLGPU_GREATER_EQUAL,
+  CLGPU__RETURN_ERROR_IF(comparison < CLGPU_COMPARE_LESS || comparison > CLGPU_COMPARE_GREATER_EQUAL,
                          CLGPU_INVALID_ARGUMENT, "%s: unknown comparison %d", who, (int)comparison);
-  CLGPU__RETURN_ERROR_IF(mask->type != CLGPU_UINT8, CLGPU_TYPE_MISMATCH,
-                         "%s: the mask holds %s; it must be uchar (CLGPU_UINT8)", who,
+  CLGPU__RETURN_ERROR_IF(mask->type != CLGPU_TYPE_UINT8, CLGPU_TYPE_MISMATCH,
+                         "%s: the mask holds %s; it must be uchar (CLGPU_TYPE_UINT8)", who,
                          clgpu__type_cl_name(mask->type));
   CLGPU__RETURN_ERROR_IF(clgpu__type_size(x->type) == 0, CLGPU_INVALID_ARGUMENT,
                          "%s: x has an unknown element type", who);
@@ -187,7 +187,7 @@ clgpu_status clgpu_compare(clgpu_context *context, const clgpu_array *mask, cons
   snprintf(operation, sizeof operation, "m = (x %s y) ? (uchar)1 : (uchar)0",
            operators[comparison]);
   const clgpu_elementwise_arg args[] = {
-      {"m", CLGPU_OUT, CLGPU_UINT8}, {"x", CLGPU_IN, x->type}, {"y", CLGPU_IN, x->type}};
+      {"m", CLGPU_ARG_OUT, CLGPU_TYPE_UINT8}, {"x", CLGPU_ARG_IN, x->type}, {"y", CLGPU_ARG_IN, x->type}};
   clgpu_elementwise *kernel = NULL;
   CLGPU__FORWARD_IF_ERROR(clgpu__elementwise_builtin(context, key, 3, args, operation, &kernel));
   const clgpu_elementwise_value values[] = {{mask, NULL}, {x, NULL}, {y, NULL}};
@@ -218,9 +218,9 @@ clgpu_status clgpu__iota(clgpu_context *context, const clgpu_array *out, const v
   }
   /* Not "step": that is an OpenCL C built-in, which argument names may
    * not take (clgpu__check_user_name). */
-  const clgpu_elementwise_arg args[] = {{"r", CLGPU_OUT, type},
-                                        {"first", CLGPU_SCALAR, scalar_type(type)},
-                                        {"increment", CLGPU_SCALAR, scalar_type(type)}};
+  const clgpu_elementwise_arg args[] = {{"r", CLGPU_ARG_OUT, type},
+                                        {"first", CLGPU_ARG_SCALAR, scalar_type(type)},
+                                        {"increment", CLGPU_ARG_SCALAR, scalar_type(type)}};
   clgpu_elementwise *kernel = NULL;
   CLGPU__FORWARD_IF_ERROR(clgpu__elementwise_builtin(context, key, 3, args, operation, &kernel));
   const clgpu_elementwise_value values[] = {{out, NULL}, {NULL, start}, {NULL, step}};

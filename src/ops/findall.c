@@ -29,21 +29,22 @@ enum { FINDALL_PACKED_INPUT, FINDALL_COUNTS, FINDALL_COUNT, FINDALL_POSITIONS, F
  * while chunks are shorter than 2^32 elements; longer ones (over 2^34
  * elements in all) take the two-pass path of TILED. */
 static int findall_compacts(const findall_plan *plan) {
-  return plan->shape.algorithm == CLGPU_ALGORITHM_CHUNKED && plan->split.chunk <= UINT32_MAX;
+  return plan->shape.kind == CLGPU_SHAPE_CHUNKED && plan->split.chunk <= UINT32_MAX;
 }
 
 static clgpu_status findall_report(const clgpu_context *context, findall_plan *plan,
                                    const char *who) {
   clgpu_workspace_size *report = &plan->report;
   clgpu__report_init(report);
-  unsigned part = clgpu__report_part(report, CLGPU_OPERATION_FINDALL, plan->shape.algorithm, -1);
+  unsigned part = clgpu__report_part(report, CLGPU_OPERATION_FINDALL, plan->shape.kind,
+                                     CLGPU_ALGORITHM_AUTO, -1);
   clgpu__report_buffer(report, part, "packed_input", plan->predicate.input,
                        plan->pack_input ? plan->n : 0);
   uint64_t chunks = plan->split.reserved > 0 ? plan->split.reserved : 1;
-  clgpu__report_buffer(report, part, "counts", CLGPU_UINT64, chunks);
-  clgpu__report_buffer(report, part, "count", CLGPU_UINT64, 1);
-  clgpu__report_buffer(report, part, "positions", CLGPU_UINT32,
-                       plan->shape.algorithm == CLGPU_ALGORITHM_CHUNKED ? plan->n : 0);
+  clgpu__report_buffer(report, part, "counts", CLGPU_TYPE_UINT64, chunks);
+  clgpu__report_buffer(report, part, "count", CLGPU_TYPE_UINT64, 1);
+  clgpu__report_buffer(report, part, "positions", CLGPU_TYPE_UINT32,
+                       plan->shape.kind == CLGPU_SHAPE_CHUNKED ? plan->n : 0);
   plan->counts_split = clgpu__split_range(context, &plan->shape, chunks);
   clgpu__scan_buffers(report, (int)part, &plan->shape, &plan->sum, 0, 0,
                       plan->counts_split.reserved);
@@ -54,7 +55,7 @@ static clgpu_status findall_specs(clgpu_type type, const char *predicate, const 
                                   findall_plan *plan) {
   CLGPU__FORWARD_IF_ERROR(clgpu__predicate_spec(type, predicate, who, &plan->predicate));
   clgpu_scan_op sum = {CLGPU_SCAN_SUM, 0, NULL, NULL};
-  clgpu_status status = clgpu__scan_spec(&sum, CLGPU_UINT64, who, &plan->sum);
+  clgpu_status status = clgpu__scan_spec(&sum, CLGPU_TYPE_UINT64, who, &plan->sum);
   if (status != CLGPU_SUCCESS) clgpu__spec_free(&plan->predicate);
   return status;
 }
@@ -69,16 +70,16 @@ static clgpu_status check_outputs(const clgpu_context *context, const clgpu_arra
                                   const clgpu_array *indices, const clgpu_array *count,
                                   const char *who) {
   CLGPU__FORWARD_IF_ERROR(clgpu__check_view(indices, who, "indices"));
-  CLGPU__RETURN_ERROR_IF(indices->type != CLGPU_UINT32 && indices->type != CLGPU_UINT64,
+  CLGPU__RETURN_ERROR_IF(indices->type != CLGPU_TYPE_UINT32 && indices->type != CLGPU_TYPE_UINT64,
                          CLGPU_TYPE_MISMATCH,
-                         "%s: the indices must be uint (CLGPU_UINT32) or ulong (CLGPU_UINT64), "
+                         "%s: the indices must be uint (CLGPU_TYPE_UINT32) or ulong (CLGPU_TYPE_UINT64), "
                          "not %s",
                          who, clgpu__type_cl_name(indices->type));
   CLGPU__RETURN_ERROR_IF(indices->rank != 1, CLGPU_SHAPE_MISMATCH,
                          "%s: the indices must be a 1-D view, not rank %u", who, indices->rank);
   uint64_t n = clgpu__array_count(input);
-  CLGPU__RETURN_ERROR_IF(indices->type == CLGPU_UINT32 && n > UINT32_MAX, CLGPU_TYPE_MISMATCH,
-                         "%s: %llu elements need 64-bit indices (CLGPU_UINT64)", who,
+  CLGPU__RETURN_ERROR_IF(indices->type == CLGPU_TYPE_UINT32 && n > UINT32_MAX, CLGPU_TYPE_MISMATCH,
+                         "%s: %llu elements need 64-bit indices (CLGPU_TYPE_UINT64)", who,
                          (unsigned long long)n);
   CLGPU__FORWARD_IF_ERROR(clgpu__check_output_layout(indices, who, "indices"));
   CLGPU__RETURN_ERROR_IF(clgpu__may_alias(input, indices), CLGPU_INVALID_OUTPUT,
@@ -86,8 +87,8 @@ static clgpu_status check_outputs(const clgpu_context *context, const clgpu_arra
   CLGPU__FORWARD_IF_ERROR(clgpu__check_buffer(context, indices->buffer, who, "indices", 1));
   if (count) {
     CLGPU__FORWARD_IF_ERROR(clgpu__check_view(count, who, "count"));
-    CLGPU__RETURN_ERROR_IF(count->type != CLGPU_UINT64, CLGPU_TYPE_MISMATCH,
-                           "%s: the count must be a ulong (CLGPU_UINT64), not %s", who,
+    CLGPU__RETURN_ERROR_IF(count->type != CLGPU_TYPE_UINT64, CLGPU_TYPE_MISMATCH,
+                           "%s: the count must be a ulong (CLGPU_TYPE_UINT64), not %s", who,
                            clgpu__type_cl_name(count->type));
     CLGPU__RETURN_ERROR_IF(clgpu__array_count(count) != 1, CLGPU_SHAPE_MISMATCH,
                            "%s: the count must be one element, not %zu", who,
@@ -115,7 +116,7 @@ static clgpu_status plan_findall(clgpu_context *context, const clgpu_array *inpu
   uint64_t n = clgpu__array_count(input);
   plan->n = n;
   plan->input = *input;
-  plan->wide = !indices || indices->type == CLGPU_UINT64;
+  plan->wide = !indices || indices->type == CLGPU_TYPE_UINT64;
   plan->pack_input = n > 0 && !clgpu__array_is_contiguous(input);
   plan->split = clgpu__split_range(context, &plan->shape, n);
   /* The report before the loop cap's second-pass check: a size no report

@@ -34,12 +34,13 @@ static clgpu_status reduce_report(const clgpu_context *context, reduce_plan *pla
                                   const char *who) {
   clgpu_workspace_size *report = &plan->report;
   clgpu__report_init(report);
-  unsigned part = clgpu__report_part(report, CLGPU_OPERATION_REDUCE, plan->shape.algorithm, -1);
+  unsigned part = clgpu__report_part(report, CLGPU_OPERATION_REDUCE, plan->shape.kind,
+                                     CLGPU_ALGORITHM_AUTO, -1);
   uint64_t reserved = plan->rows_mode ? 0 : plan->split.reserved;
   clgpu__report_buffer(report, part, "packed_input", plan->spec.input,
                        plan->pack_input ? plan->n : 0);
   clgpu__report_buffer(report, part, "partials", plan->spec.accumulator, reserved);
-  clgpu__report_buffer(report, part, "partial_indices", CLGPU_UINT64,
+  clgpu__report_buffer(report, part, "partial_indices", CLGPU_TYPE_UINT64,
                        plan->spec.arg ? reserved : 0);
   clgpu__report_buffer(report, part, "packed_output", plan->spec.result,
                        plan->pack_output ? plan->rows : 0);
@@ -304,10 +305,10 @@ clgpu_type clgpu_reduce_result_type(const clgpu_reduce_op *op, clgpu_type input_
     case CLGPU_REDUCE_ARGMIN:
     case CLGPU_REDUCE_ARGMAX:
     case CLGPU_REDUCE_COUNT:
-      return CLGPU_UINT64;
+      return CLGPU_TYPE_UINT64;
     case CLGPU_REDUCE_ANY:
     case CLGPU_REDUCE_ALL:
-      return CLGPU_INT32;
+      return CLGPU_TYPE_INT32;
     case CLGPU_REDUCE_CUSTOM:
       return clgpu__type_size(op->result_type) ? op->result_type : (clgpu_type)0;
   }

@@ -41,29 +41,29 @@ static char *format_text(const char *format, ...) {
 }
 
 static int is_float_type(clgpu_type type) {
-  return type == CLGPU_HALF || type == CLGPU_FLOAT || type == CLGPU_DOUBLE;
+  return type == CLGPU_TYPE_HALF || type == CLGPU_TYPE_FLOAT || type == CLGPU_TYPE_DOUBLE;
 }
 
 static int is_signed_integer(clgpu_type type) {
-  return type == CLGPU_INT8 || type == CLGPU_INT16 || type == CLGPU_INT32 || type == CLGPU_INT64;
+  return type == CLGPU_TYPE_INT8 || type == CLGPU_TYPE_INT16 || type == CLGPU_TYPE_INT32 || type == CLGPU_TYPE_INT64;
 }
 
 /* The largest and lowest value of an integer type, in OpenCL C. */
 static const char *integer_limit(clgpu_type type, int largest) {
   switch (type) {
-    case CLGPU_INT8:
+    case CLGPU_TYPE_INT8:
       return largest ? "CHAR_MAX" : "CHAR_MIN";
-    case CLGPU_UINT8:
+    case CLGPU_TYPE_UINT8:
       return largest ? "UCHAR_MAX" : "0";
-    case CLGPU_INT16:
+    case CLGPU_TYPE_INT16:
       return largest ? "SHRT_MAX" : "SHRT_MIN";
-    case CLGPU_UINT16:
+    case CLGPU_TYPE_UINT16:
       return largest ? "USHRT_MAX" : "0";
-    case CLGPU_INT32:
+    case CLGPU_TYPE_INT32:
       return largest ? "INT_MAX" : "INT_MIN";
-    case CLGPU_UINT32:
+    case CLGPU_TYPE_UINT32:
       return largest ? "UINT_MAX" : "0u";
-    case CLGPU_INT64:
+    case CLGPU_TYPE_INT64:
       return largest ? "LONG_MAX" : "LONG_MIN";
     default:
       return largest ? "ULONG_MAX" : "0UL";
@@ -76,11 +76,11 @@ static const char *integer_limit(clgpu_type type, int largest) {
 static char *order_neutral(clgpu_type type, int order) {
   const char *name = clgpu__type_cl_name(type);
   switch (type) {
-    case CLGPU_HALF:
+    case CLGPU_TYPE_HALF:
       return format_text("as_half((ushort)%s)", order == 1 ? "0x7fffu" : "0xffffu");
-    case CLGPU_FLOAT:
+    case CLGPU_TYPE_FLOAT:
       return format_text("as_float(%s)", order == 1 ? "0x7fffffffu" : "0xffffffffu");
-    case CLGPU_DOUBLE:
+    case CLGPU_TYPE_DOUBLE:
       return format_text("as_double(%s)",
                          order == 1 ? "0x7fffffffffffffffUL" : "0xffffffffffffffffUL");
     default:
@@ -122,7 +122,7 @@ static char *vector_store(clgpu_type type, clgpu_type accumulator) {
  * where wrapping is defined; floats in their own type. */
 static clgpu_type wrapping_accumulator(clgpu_type type) {
   if (is_float_type(type)) return type;
-  return clgpu__type_size(type) == 8 ? CLGPU_UINT64 : CLGPU_UINT32;
+  return clgpu__type_size(type) == 8 ? CLGPU_TYPE_UINT64 : CLGPU_TYPE_UINT32;
 }
 
 static clgpu_status out_of_memory(const char *who) {
@@ -145,7 +145,7 @@ static void arithmetic_spec(clgpu_type type, int product, clgpu__op_spec *s) {
   s->neutral = format_text(product ? "((A)1)" : "(-(A)0)");
   s->store = is_float_type(type) ? format_text("(a)") : integer_store(type);
   s->empty = format_text(product ? "1" : "0");
-  s->vector_op = type == CLGPU_HALF ? 0 : (product ? 2 : 1);
+  s->vector_op = type == CLGPU_TYPE_HALF ? 0 : (product ? 2 : 1);
 }
 
 /* MIN (order 1) or MAX (order 2) over `type`. */
@@ -187,7 +187,7 @@ clgpu_status clgpu__reduce_spec(const clgpu_reduce_op *op, clgpu_type type, cons
     case CLGPU_REDUCE_ARGMIN:
     case CLGPU_REDUCE_ARGMAX:
       order_spec(type, op->kind == CLGPU_REDUCE_ARGMIN ? 1 : 2, s);
-      s->result = CLGPU_UINT64;
+      s->result = CLGPU_TYPE_UINT64;
       s->vector_op = 0;
       s->arg = 1;
       free(s->store);
@@ -195,7 +195,7 @@ clgpu_status clgpu__reduce_spec(const clgpu_reduce_op *op, clgpu_type type, cons
       break;
     case CLGPU_REDUCE_COUNT:
       s->input = type;
-      s->accumulator = s->result = CLGPU_UINT64;
+      s->accumulator = s->result = CLGPU_TYPE_UINT64;
       s->map = format_text("((x) != 0 ? 1UL : 0UL)");
       s->reduce = format_text("a + b");
       s->neutral = format_text("0UL");
@@ -205,8 +205,8 @@ clgpu_status clgpu__reduce_spec(const clgpu_reduce_op *op, clgpu_type type, cons
     case CLGPU_REDUCE_ANY:
     case CLGPU_REDUCE_ALL:
       s->input = type;
-      s->accumulator = CLGPU_UINT32;
-      s->result = CLGPU_INT32;
+      s->accumulator = CLGPU_TYPE_UINT32;
+      s->result = CLGPU_TYPE_INT32;
       s->map = format_text("((x) != 0 ? 1u : 0u)");
       s->reduce = format_text(op->kind == CLGPU_REDUCE_ANY ? "a | b" : "a & b");
       s->neutral = format_text(op->kind == CLGPU_REDUCE_ANY ? "0u" : "1u");
@@ -263,7 +263,7 @@ clgpu_status clgpu__predicate_spec(clgpu_type type, const char *predicate, const
   char *line = clgpu__expression_line(predicate ? predicate : "x != 0");
   if (!line) return out_of_memory(who);
   s->input = type;
-  s->accumulator = s->result = CLGPU_UINT64;
+  s->accumulator = s->result = CLGPU_TYPE_UINT64;
   s->map = format_text("((%s) ? 1UL : 0UL)", line);
   free(line);
   s->reduce = format_text("a + b");
@@ -325,10 +325,10 @@ clgpu_status clgpu__scan_spec(const clgpu_scan_op *op, clgpu_type type, const ch
 
 clgpu_status clgpu__check_type_support(const clgpu_context *context, clgpu_type type,
                                        const char *who) {
-  CLGPU__RETURN_ERROR_IF(type == CLGPU_DOUBLE && !context->info.has_fp64, CLGPU_UNSUPPORTED_FEATURE,
+  CLGPU__RETURN_ERROR_IF(type == CLGPU_TYPE_DOUBLE && !context->info.has_fp64, CLGPU_UNSUPPORTED_FEATURE,
                          "%s: double needs cl_khr_fp64, which %s does not report", who,
                          context->info.name);
-  CLGPU__RETURN_ERROR_IF(type == CLGPU_HALF && !context->info.has_fp16, CLGPU_UNSUPPORTED_FEATURE,
+  CLGPU__RETURN_ERROR_IF(type == CLGPU_TYPE_HALF && !context->info.has_fp16, CLGPU_UNSUPPORTED_FEATURE,
                          "%s: arithmetic on half needs cl_khr_fp16, which %s does not report", who,
                          context->info.name);
   return CLGPU_SUCCESS;
@@ -373,7 +373,7 @@ clgpu_status clgpu__spec_program(clgpu_context *context, const clgpu__op_spec *s
       defines[count++] = (clgpu_define){"CLGPU_KEY_TOP", key_top};
     }
   }
-  if (s->vector_op && shape->algorithm == CLGPU_ALGORITHM_CHUNKED) {
+  if (s->vector_op && shape->kind == CLGPU_SHAPE_CHUNKED) {
     defines[count++] = (clgpu_define){"CLGPU_VECTOR_OP", vector_op};
     if (s->vector_store) {
       defines[count++] = (clgpu_define){"CLGPU_VSTORE_EXPR", s->vector_store};
@@ -386,8 +386,8 @@ clgpu_status clgpu__spec_program(clgpu_context *context, const clgpu__op_spec *s
   clgpu_type types[3] = {s->input, s->accumulator, s->result};
   int fp64 = 0, fp16 = 0;
   for (int i = 0; i < 3; i++) {
-    fp64 |= types[i] == CLGPU_DOUBLE;
-    fp16 |= types[i] == CLGPU_HALF;
+    fp64 |= types[i] == CLGPU_TYPE_DOUBLE;
+    fp16 |= types[i] == CLGPU_TYPE_HALF;
   }
   if (fp64) defines[count++] = (clgpu_define){"CLGPU_NEEDS_FP64", NULL};
   if (fp16) defines[count++] = (clgpu_define){"CLGPU_NEEDS_FP16", NULL};
@@ -414,7 +414,8 @@ clgpu_status clgpu__enqueue_ranges(clgpu_context *context, clgpu__chain *chain, 
 unsigned clgpu__scan_buffers(clgpu_workspace_size *report, int parent, const clgpu__shape *shape,
                              const clgpu__op_spec *s, uint64_t staged, uint64_t packed,
                              uint64_t totals) {
-  unsigned part = clgpu__report_part(report, CLGPU_OPERATION_SCAN, shape->algorithm, parent);
+  unsigned part = clgpu__report_part(report, CLGPU_OPERATION_SCAN, shape->kind,
+                                     CLGPU_ALGORITHM_AUTO, parent);
   unsigned first = clgpu__report_buffer(report, part, "staged_input", s->input, staged);
   clgpu__report_buffer(report, part, "packed_output", s->result, packed);
   clgpu__report_buffer(report, part, "totals", s->accumulator, totals);

@@ -7,26 +7,27 @@
 
 clgpu_status clgpu__shape_resolve(const clgpu_context *context, const clgpu_call_options *options,
                                   const char *who, clgpu__shape *out) {
-  clgpu_algorithm requested = options ? options->algorithm : CLGPU_ALGORITHM_AUTO;
-  CLGPU__RETURN_ERROR_IF(requested != CLGPU_ALGORITHM_AUTO &&
-                             requested != CLGPU_ALGORITHM_CHUNKED &&
-                             requested != CLGPU_ALGORITHM_TILED,
-                         CLGPU_INVALID_ARGUMENT, "%s: unknown algorithm %d", who, (int)requested);
-  clgpu_algorithm algorithm = requested;
-  if (algorithm == CLGPU_ALGORITHM_AUTO) {
+  clgpu_shape requested = options ? options->shape : CLGPU_SHAPE_AUTO;
+  CLGPU__RETURN_ERROR_IF(requested != CLGPU_SHAPE_AUTO &&
+                             requested != CLGPU_SHAPE_CHUNKED &&
+                             requested != CLGPU_SHAPE_TILED,
+                         CLGPU_INVALID_ARGUMENT, "%s: unknown shape %d (CLGPU_SHAPE_AUTO, _CHUNKED or _TILED)", who,
+                         (int)requested);
+  clgpu_shape algorithm = requested;
+  if (algorithm == CLGPU_SHAPE_AUTO) {
     algorithm =
-        (context->info.type & CL_DEVICE_TYPE_CPU) ? CLGPU_ALGORITHM_CHUNKED : CLGPU_ALGORITHM_TILED;
+        (context->info.type & CL_DEVICE_TYPE_CPU) ? CLGPU_SHAPE_CHUNKED : CLGPU_SHAPE_TILED;
   }
   size_t group = 1;
-  if (algorithm == CLGPU_ALGORITHM_TILED) {
+  if (algorithm == CLGPU_SHAPE_TILED) {
     size_t limit = clgpu__work_group_limit(context, context->tuning->tiled_group_cap);
     /* Local memory: two arrays of `group` 8-byte values at most. */
     while (limit > 1 && (cl_ulong)limit * 16 > context->info.local_mem_size) limit /= 2;
     while (group * 2 <= limit) group *= 2;
   }
-  out->algorithm = algorithm;
+  out->kind = algorithm;
   out->group = group;
-  out->automatic = requested == CLGPU_ALGORITHM_AUTO;
+  out->automatic = requested == CLGPU_SHAPE_AUTO;
   return CLGPU_SUCCESS;
 }
 
@@ -41,7 +42,7 @@ static uint64_t loop_limit(const clgpu_context *context) {
 /* Elements one work-item walks when `length` elements are one group's range
  * (a line along an axis, or the second pass over partials). */
 static uint64_t per_item(const clgpu__shape *shape, uint64_t length) {
-  return shape->algorithm == CLGPU_ALGORITHM_CHUNKED ? length
+  return shape->kind == CLGPU_SHAPE_CHUNKED ? length
                                                      : clgpu__ceil_div_u64(length, shape->group);
 }
 
@@ -59,9 +60,9 @@ clgpu_status clgpu__fit_line(const clgpu_context *context, const char *who, uint
    * not. */
   uint64_t limit = context->quirks.loop_iteration_cap / 2;
   if (!limit || per_item(shape, length) <= limit) return CLGPU_SUCCESS;
-  if (shape->automatic && shape->algorithm == CLGPU_ALGORITHM_CHUNKED) {
+  if (shape->automatic && shape->kind == CLGPU_SHAPE_CHUNKED) {
     clgpu_call_options tiled = {0};
-    tiled.algorithm = CLGPU_ALGORITHM_TILED;
+    tiled.shape = CLGPU_SHAPE_TILED;
     CLGPU__FORWARD_IF_ERROR(clgpu__shape_resolve(context, &tiled, who, shape));
     shape->automatic = 1;
     if (per_item(shape, length) <= limit) return CLGPU_SUCCESS;
@@ -71,10 +72,10 @@ clgpu_status clgpu__fit_line(const clgpu_context *context, const char *who, uint
                      "loop iterations with the %s shape, and this device (%s) silently leaves "
                      "a work-item's loops after %llu (the quirks table's loop_iteration_cap)%s",
                      who, (unsigned long long)length, (unsigned long long)per_item(shape, length),
-                     shape->algorithm == CLGPU_ALGORITHM_CHUNKED ? "CHUNKED" : "TILED",
+                     shape->kind == CLGPU_SHAPE_CHUNKED ? "CHUNKED" : "TILED",
                      context->info.name, (unsigned long long)context->quirks.loop_iteration_cap,
-                     shape->algorithm == CLGPU_ALGORITHM_CHUNKED
-                         ? "; CLGPU_ALGORITHM_TILED or AUTO splits the line among a group"
+                     shape->kind == CLGPU_SHAPE_CHUNKED
+                         ? "; CLGPU_SHAPE_TILED or AUTO splits the line among a group"
                          : "");
 }
 
@@ -88,7 +89,7 @@ clgpu__split clgpu__split_range(const clgpu_context *context, const clgpu__shape
   const clgpu__tuning *tuning = context->tuning;
   uint64_t units = context->info.compute_units > 0 ? context->info.compute_units : 1;
   uint64_t unit, minimum, most;
-  if (shape->algorithm == CLGPU_ALGORITHM_CHUNKED) {
+  if (shape->kind == CLGPU_SHAPE_CHUNKED) {
     unit = tuning->chunk_unit;
     minimum = tuning->chunk_minimum;
     most = tuning->chunked_chunks_per_unit * units;
@@ -103,7 +104,7 @@ clgpu__split clgpu__split_range(const clgpu_context *context, const clgpu__shape
    * smaller and more pieces (the same for the size query and the call). */
   uint64_t limit = loop_limit(context);
   if (limit) {
-    uint64_t items = shape->algorithm == CLGPU_ALGORITHM_CHUNKED ? 1 : shape->group;
+    uint64_t items = shape->kind == CLGPU_SHAPE_CHUNKED ? 1 : shape->group;
     uint64_t per_group = limit * items / unit * unit;
     if (per_group < unit) per_group = unit;
     if (minimum > per_group) minimum = per_group;
@@ -137,7 +138,7 @@ clgpu_status clgpu__fit_partials(const clgpu_context *context, const char *who, 
                      "loop_iteration_cap)%s",
                      who, (unsigned long long)n, (unsigned long long)split->reserved,
                      (unsigned long long)context->quirks.loop_iteration_cap, context->info.name,
-                     shape->algorithm == CLGPU_ALGORITHM_CHUNKED
-                         ? "; CLGPU_ALGORITHM_TILED takes more elements per range"
+                     shape->kind == CLGPU_SHAPE_CHUNKED
+                         ? "; CLGPU_SHAPE_TILED takes more elements per range"
                          : "");
 }

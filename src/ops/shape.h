@@ -21,9 +21,9 @@
 #include "internal.h"
 
 typedef struct clgpu__shape {
-  clgpu_algorithm algorithm;
+  clgpu_shape kind;
   size_t group;
-  int automatic; /* the caller asked for CLGPU_ALGORITHM_AUTO */
+  int automatic; /* the caller asked for CLGPU_SHAPE_AUTO */
 } clgpu__shape;
 
 typedef struct clgpu__split {
@@ -33,7 +33,7 @@ typedef struct clgpu__split {
 } clgpu__split;
 
 /* The shape `options` asks for (NULL: AUTO), with its group size on this
- * device. CLGPU_INVALID_ARGUMENT for an unknown algorithm. */
+ * device. CLGPU_INVALID_ARGUMENT for an unknown shape. */
 clgpu_status clgpu__shape_resolve(const clgpu_context *context, const clgpu_call_options *options,
                                   const char *who, clgpu__shape *out);
 

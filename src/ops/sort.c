@@ -56,7 +56,7 @@ typedef struct sort_plan {
   const clgpu__tuning *tuning; /* the device's row of the tuning table */
   int permutation;             /* clgpu_sort_permutation */
   clgpu_algorithm algorithm;
-  clgpu_algorithm shape;
+  clgpu_shape shape;
   size_t group;
   uint64_t n;
   /* keys */
@@ -89,14 +89,14 @@ static const clgpu_sort_spec default_spec = {0, NULL, NULL, NULL, 0, 0, 0};
 
 static int key_kind_of(clgpu_type type) {
   switch (type) {
-    case CLGPU_INT8:
-    case CLGPU_INT16:
-    case CLGPU_INT32:
-    case CLGPU_INT64:
+    case CLGPU_TYPE_INT8:
+    case CLGPU_TYPE_INT16:
+    case CLGPU_TYPE_INT32:
+    case CLGPU_TYPE_INT64:
       return 1;
-    case CLGPU_HALF:
-    case CLGPU_FLOAT:
-    case CLGPU_DOUBLE:
+    case CLGPU_TYPE_HALF:
+    case CLGPU_TYPE_FLOAT:
+    case CLGPU_TYPE_DOUBLE:
       return 2;
     default:
       return 0;
@@ -105,9 +105,9 @@ static int key_kind_of(clgpu_type type) {
 
 static const char *infinity_bits(clgpu_type type) {
   switch (type) {
-    case CLGPU_HALF:
+    case CLGPU_TYPE_HALF:
       return "0x7c00u";
-    case CLGPU_FLOAT:
+    case CLGPU_TYPE_FLOAT:
       return "0x7f800000u";
     default:
       return "0x7ff0000000000000ul";
@@ -185,7 +185,7 @@ static uint64_t plan_loops(const sort_plan *plan) {
   if (plan->algorithm == CLGPU_ALGORITHM_RADIX) {
     uint64_t radix = (uint64_t)1 << plan->digit_bits;
     uint64_t passes = plan->passes;
-    if (plan->shape == CLGPU_ALGORITHM_CHUNKED) {
+    if (plan->shape == CLGPU_SHAPE_CHUNKED) {
       if (plan->single) {
         /* Per pass: zero, count, scan, scatter; then the copy back. */
         return passes * (3 * (radix + 1) + 2 * (n + 1) + 1) + 1 + n + 1;
@@ -286,9 +286,9 @@ static clgpu_status resolve(clgpu_context *context, const clgpu_sort_spec *spec,
                          CLGPU_INVALID_ARGUMENT,
                          "%s: unknown sort algorithm %d (AUTO, RADIX or MERGE)", who,
                          (int)requested);
-  clgpu_algorithm shape = options ? options->shape : CLGPU_ALGORITHM_AUTO;
-  CLGPU__RETURN_ERROR_IF(shape != CLGPU_ALGORITHM_AUTO && shape != CLGPU_ALGORITHM_CHUNKED &&
-                             shape != CLGPU_ALGORITHM_TILED,
+  clgpu_shape shape = options ? options->shape : CLGPU_SHAPE_AUTO;
+  CLGPU__RETURN_ERROR_IF(shape != CLGPU_SHAPE_AUTO && shape != CLGPU_SHAPE_CHUNKED &&
+                             shape != CLGPU_SHAPE_TILED,
                          CLGPU_INVALID_ARGUMENT,
                          "%s: unknown kernel shape %d (AUTO, CHUNKED or TILED)", who, (int)shape);
   if (requested == CLGPU_ALGORITHM_AUTO) {
@@ -299,9 +299,9 @@ static clgpu_status resolve(clgpu_context *context, const clgpu_sort_spec *spec,
                          "%s: radix sort takes no comparator (spec->compare); use "
                          "CLGPU_ALGORITHM_MERGE or AUTO",
                          who);
-  if (shape == CLGPU_ALGORITHM_AUTO) {
+  if (shape == CLGPU_SHAPE_AUTO) {
     shape =
-        (context->info.type & CL_DEVICE_TYPE_CPU) ? CLGPU_ALGORITHM_CHUNKED : CLGPU_ALGORITHM_TILED;
+        (context->info.type & CL_DEVICE_TYPE_CPU) ? CLGPU_SHAPE_CHUNKED : CLGPU_SHAPE_TILED;
   }
   plan->algorithm = requested;
   plan->shape = shape;
@@ -321,18 +321,18 @@ static clgpu_status resolve(clgpu_context *context, const clgpu_sort_spec *spec,
     plan->end_bit = spec->end_bit;
   }
   if (spec->compare && plan->builtin) {
-    CLGPU__RETURN_ERROR_IF(key_type == CLGPU_DOUBLE && !context->info.has_fp64,
+    CLGPU__RETURN_ERROR_IF(key_type == CLGPU_TYPE_DOUBLE && !context->info.has_fp64,
                            CLGPU_UNSUPPORTED_FEATURE,
                            "%s: a comparator over double keys needs cl_khr_fp64, which %s does "
                            "not report",
                            who, context->info.name);
-    CLGPU__RETURN_ERROR_IF(key_type == CLGPU_HALF && !context->info.has_fp16,
+    CLGPU__RETURN_ERROR_IF(key_type == CLGPU_TYPE_HALF && !context->info.has_fp16,
                            CLGPU_UNSUPPORTED_FEATURE,
                            "%s: a comparator over half keys needs cl_khr_fp16, which %s does not "
                            "report (sort half keys in their natural order, which needs nothing)",
                            who, context->info.name);
   }
-  plan->group = plan->shape == CLGPU_ALGORITHM_TILED ? device_group(context) : 1;
+  plan->group = plan->shape == CLGPU_SHAPE_TILED ? device_group(context) : 1;
   return CLGPU_SUCCESS;
 }
 
@@ -347,7 +347,7 @@ static clgpu_status lay_out(const clgpu_context *context, sort_plan *plan, const
   if (plan->algorithm == CLGPU_ALGORITHM_RADIX) {
     const clgpu__tuning *tuning = context->tuning;
     unsigned widest = tuning->sort_chunked_digit_max;
-    if (plan->shape == CLGPU_ALGORITHM_TILED) {
+    if (plan->shape == CLGPU_SHAPE_TILED) {
       cl_ulong local = context->info.local_mem_size ? context->info.local_mem_size : 32768;
       while (plan->group > 32 && tiled_radix_local(plan->group, 4) > local) plan->group /= 2;
       widest = tiled_radix_local(plan->group, 5) <= local ? 5 : 4;
@@ -355,7 +355,7 @@ static clgpu_status lay_out(const clgpu_context *context, sort_plan *plan, const
     plan->scan_group = plan->group;
     plan->passes = (bits + widest - 1) / widest;
     plan->digit_bits = (bits + plan->passes - 1) / plan->passes;
-    if (plan->shape == CLGPU_ALGORITHM_CHUNKED) {
+    if (plan->shape == CLGPU_SHAPE_CHUNKED) {
       plan->single = n <= tuning->sort_single_chunk;
       if (plan->single && cap && plan_loops(plan) > cap) plan->single = 0;
       uint64_t pieces = ceil_div(n, tuning->sort_chunk_minimum);
@@ -383,7 +383,7 @@ static clgpu_status lay_out(const clgpu_context *context, sort_plan *plan, const
   } else {
     uint64_t pieces = 1;
     uint64_t block = context->tuning->merge_block;
-    if (plan->shape == CLGPU_ALGORITHM_CHUNKED) {
+    if (plan->shape == CLGPU_SHAPE_CHUNKED) {
       pieces = n > context->tuning->sort_chunk_minimum ? 4 * units : 1;
       uint64_t target = ceil_div(n, pieces);
       plan->inner = 0;
@@ -428,9 +428,9 @@ static clgpu_status lay_out(const clgpu_context *context, sort_plan *plan, const
   }
   clgpu_workspace_size *report = &plan->report;
   clgpu__report_init(report);
-  unsigned part = clgpu__report_part(report, CLGPU_OPERATION_SORT, plan->algorithm, -1);
-  clgpu__report_part(report, CLGPU_OPERATION_SORT, plan->shape, (int)part);
-  clgpu_type key_type = plan->builtin ? plan->key_type : CLGPU_UINT8;
+  unsigned part =
+      clgpu__report_part(report, CLGPU_OPERATION_SORT, plan->shape, plan->algorithm, -1);
+  clgpu_type key_type = plan->builtin ? plan->key_type : CLGPU_TYPE_UINT8;
   uint64_t key_count = n, value_count = 0, counts = 0;
   CLGPU__RETURN_ERROR_IF(!plan->builtin && !clgpu__mul_u64(n, plan->key_bytes, &key_count),
                          CLGPU_SIZE_OVERFLOW,
@@ -448,12 +448,12 @@ static clgpu_status lay_out(const clgpu_context *context, sort_plan *plan, const
       CLGPU_SIZE_OVERFLOW, "%s: the digit counts of %llu groups do not fit in 64 bits", who,
       (unsigned long long)plan->groups);
   clgpu__report_buffer(report, part, "staged_keys", key_type, plan->stage_keys ? key_count : 0);
-  clgpu__report_buffer(report, part, "staged_values", CLGPU_UINT8,
+  clgpu__report_buffer(report, part, "staged_values", CLGPU_TYPE_UINT8,
                        plan->stage_values ? value_count : 0);
   clgpu__report_buffer(report, part, "keys_alternate", key_type, moves ? key_count : 0);
-  clgpu__report_buffer(report, part, "values_alternate", CLGPU_UINT8, moves ? value_count : 0);
-  clgpu__report_buffer(report, part, "counts", CLGPU_UINT64, counts);
-  clgpu__report_buffer(report, part, "pass_state", CLGPU_UINT32, multi ? plan->passes + 1 : 0);
+  clgpu__report_buffer(report, part, "values_alternate", CLGPU_TYPE_UINT8, moves ? value_count : 0);
+  clgpu__report_buffer(report, part, "counts", CLGPU_TYPE_UINT64, counts);
+  clgpu__report_buffer(report, part, "pass_state", CLGPU_TYPE_UINT32, multi ? plan->passes + 1 : 0);
   /* Sizes first: a count 64 bits cannot hold is CLGPU_SIZE_OVERFLOW on
    * every device; then the device's loop cap. */
   CLGPU__FORWARD_IF_ERROR(clgpu__report_finish(report, context, who));
@@ -463,7 +463,7 @@ static clgpu_status lay_out(const clgpu_context *context, sort_plan *plan, const
       "iterations, and %s leaves a work-item's loops after %llu (the "
       "quirks table's loop_iteration_cap), which would give wrong keys",
       who, (unsigned long long)n, plan->algorithm == CLGPU_ALGORITHM_RADIX ? "radix" : "merge",
-      plan->shape == CLGPU_ALGORITHM_TILED ? "tiled" : "chunked",
+      plan->shape == CLGPU_SHAPE_TILED ? "tiled" : "chunked",
       (unsigned long long)plan_loops(plan), context->info.name, (unsigned long long)cap);
   return CLGPU_SUCCESS;
 }
@@ -787,7 +787,7 @@ static clgpu_status run_radix(clgpu_context *context, const sort_plan *plan, clg
   CLGPU__FORWARD_IF_ERROR(clgpu__set_args(finish, 8, finish_args, 5, "clgpu_radix_finish"));
   /* CHUNKED: one work-item per chunk (each copies its chunk); TILED: at
    * most 1024 groups striding over the keys. */
-  size_t finish_global = plan->shape == CLGPU_ALGORITHM_CHUNKED
+  size_t finish_global = plan->shape == CLGPU_SHAPE_CHUNKED
                              ? (size_t)groups
                              : (size_t)(groups < 1024 ? groups : 1024) * group;
   return clgpu__chain_kernel(context, chain, finish, finish_global, group,
@@ -844,7 +844,7 @@ static clgpu_status run_iota(clgpu_context *context, const sort_plan *plan, clgp
   int wide = plan->value_bytes == 8;
   clgpu_array view;
   CLGPU__FORWARD_IF_ERROR(clgpu__array_1d(values.buffer, (size_t)values.at,
-                                          wide ? CLGPU_UINT64 : CLGPU_UINT32, plan->n, &view));
+                                          wide ? CLGPU_TYPE_UINT64 : CLGPU_TYPE_UINT32, plan->n, &view));
   cl_ulong wide_start = 0, wide_step = 1;
   cl_uint start = 0, step = 1;
   cl_event made = NULL;
@@ -881,7 +881,7 @@ static clgpu_status run_sort(clgpu_context *context, const sort_plan *plan, cons
 
   places at;
   memset(&at, 0, sizeof at);
-  clgpu_type key_type = plan->builtin ? plan->key_type : CLGPU_UINT8;
+  clgpu_type key_type = plan->builtin ? plan->key_type : CLGPU_TYPE_UINT8;
   uint64_t key_count = plan->builtin ? plan->n : plan->n * plan->key_bytes;
   clgpu_array staged_keys, staged_values;
   int keys_staged = plan->stage_keys && plan->n > 0;
@@ -892,7 +892,7 @@ static clgpu_status run_sort(clgpu_context *context, const sort_plan *plan, cons
     if (status == CLGPU_SUCCESS) {
       clgpu_array from = *keys;
       if (!plan->builtin)
-        status = clgpu__array_1d(keys->buffer, keys->offset, CLGPU_UINT8, (size_t)key_count, &from);
+        status = clgpu__array_1d(keys->buffer, keys->offset, CLGPU_TYPE_UINT8, (size_t)key_count, &from);
       if (status == CLGPU_SUCCESS)
         status = clgpu__chain_copy(context, &chain, &staged_keys, &from, who);
     }
@@ -907,15 +907,15 @@ static clgpu_status run_sort(clgpu_context *context, const sort_plan *plan, cons
       clgpu_type type = values->type;
       uint64_t count = plan->n;
       if (clgpu__array_is_contiguous(values)) {
-        type = CLGPU_UINT8;
+        type = CLGPU_TYPE_UINT8;
         count = plan->n * plan->value_bytes;
       }
       status = view_at(at.values[0], type, count, &staged_values);
       if (status == CLGPU_SUCCESS && !plan->permutation) {
         clgpu_array from = *values;
-        if (type == CLGPU_UINT8 && values->type != CLGPU_UINT8) {
+        if (type == CLGPU_TYPE_UINT8 && values->type != CLGPU_TYPE_UINT8) {
           status =
-              clgpu__array_1d(values->buffer, values->offset, CLGPU_UINT8, (size_t)count, &from);
+              clgpu__array_1d(values->buffer, values->offset, CLGPU_TYPE_UINT8, (size_t)count, &from);
         }
         if (status == CLGPU_SUCCESS) {
           status = clgpu__chain_copy(context, &chain, &staged_values, &from, who);
@@ -946,8 +946,8 @@ static clgpu_status run_sort(clgpu_context *context, const sort_plan *plan, cons
   }
   if (status == CLGPU_SUCCESS && values_staged) {
     clgpu_array to = *values;
-    if (staged_values.type == CLGPU_UINT8 && values->type != CLGPU_UINT8) {
-      status = clgpu__array_1d(values->buffer, values->offset, CLGPU_UINT8,
+    if (staged_values.type == CLGPU_TYPE_UINT8 && values->type != CLGPU_TYPE_UINT8) {
+      status = clgpu__array_1d(values->buffer, values->offset, CLGPU_TYPE_UINT8,
                                clgpu__array_count(&staged_values), &to);
     }
     if (status == CLGPU_SUCCESS)
@@ -1018,7 +1018,7 @@ clgpu_status clgpu_sort_workspace_size_upto(clgpu_context *context, const clgpu_
   sort_plan plan;
   memset(&plan, 0, sizeof plan);
   spec = spec ? spec : &default_spec;
-  if (spec->key_type) key_type = CLGPU_UINT8;
+  if (spec->key_type) key_type = CLGPU_TYPE_UINT8;
   CLGPU__FORWARD_IF_ERROR(resolve(context, spec, options, key_type, who, &plan));
   plan.n = max_n;
   plan.value_bytes = value_size;
@@ -1048,11 +1048,11 @@ static clgpu_status permutation_entry(clgpu_context *context, const clgpu_sort_s
   CLGPU__FORWARD_IF_ERROR(check_keys(context, keys, 0, who, &plan));
   plan.stage_keys = 1; /* the keys are sorted in a copy */
   CLGPU__RETURN_ERROR_IF(
-      permutation->type != CLGPU_UINT32 && permutation->type != CLGPU_UINT64, CLGPU_TYPE_MISMATCH,
-      "%s: the permutation must be uint (CLGPU_UINT32) or ulong (CLGPU_UINT64), not %s", who,
+      permutation->type != CLGPU_TYPE_UINT32 && permutation->type != CLGPU_TYPE_UINT64, CLGPU_TYPE_MISMATCH,
+      "%s: the permutation must be uint (CLGPU_TYPE_UINT32) or ulong (CLGPU_TYPE_UINT64), not %s", who,
       clgpu__type_cl_name(permutation->type));
-  CLGPU__RETURN_ERROR_IF(permutation->type == CLGPU_UINT32 && plan.n > UINT32_MAX,
-                         CLGPU_TYPE_MISMATCH, "%s: %llu keys need a CLGPU_UINT64 permutation", who,
+  CLGPU__RETURN_ERROR_IF(permutation->type == CLGPU_TYPE_UINT32 && plan.n > UINT32_MAX,
+                         CLGPU_TYPE_MISMATCH, "%s: %llu keys need a CLGPU_TYPE_UINT64 permutation", who,
                          (unsigned long long)plan.n);
   CLGPU__RETURN_ERROR_IF(permutation->shape[0] != plan.n, CLGPU_SHAPE_MISMATCH,
                          "%s: the permutation has %zu elements for %llu keys", who,
@@ -1096,14 +1096,14 @@ clgpu_status clgpu_sort_permutation_workspace_size_upto(clgpu_context *context,
                                                         clgpu_workspace_size *out) {
   const char *who = "clgpu_sort_permutation_workspace_size_upto";
   CLGPU__RETURN_ERROR_IF(!context || !out, CLGPU_INVALID_ARGUMENT, "%s: NULL argument", who);
-  CLGPU__RETURN_ERROR_IF(permutation_type != CLGPU_UINT32 && permutation_type != CLGPU_UINT64,
+  CLGPU__RETURN_ERROR_IF(permutation_type != CLGPU_TYPE_UINT32 && permutation_type != CLGPU_TYPE_UINT64,
                          CLGPU_TYPE_MISMATCH,
-                         "%s: the permutation type must be CLGPU_UINT32 or CLGPU_UINT64", who);
+                         "%s: the permutation type must be CLGPU_TYPE_UINT32 or CLGPU_TYPE_UINT64", who);
   sort_plan plan;
   memset(&plan, 0, sizeof plan);
   plan.permutation = 1;
   spec = spec ? spec : &default_spec;
-  if (spec->key_type) key_type = CLGPU_UINT8;
+  if (spec->key_type) key_type = CLGPU_TYPE_UINT8;
   CLGPU__FORWARD_IF_ERROR(resolve(context, spec, options, key_type, who, &plan));
   plan.n = max_n;
   plan.stage_keys = 1;
@@ -1130,8 +1130,8 @@ clgpu_status clgpu_gather(clgpu_context *context, const clgpu_array *permutation
   CLGPU__FORWARD_IF_ERROR(check_view(destination, who, "destination"));
   CLGPU__FORWARD_IF_ERROR(clgpu__check_wait_list(context, num_events, wait_list, who));
   CLGPU__RETURN_ERROR_IF(
-      permutation->type != CLGPU_UINT32 && permutation->type != CLGPU_UINT64, CLGPU_TYPE_MISMATCH,
-      "%s: the permutation must be uint (CLGPU_UINT32) or ulong (CLGPU_UINT64), not %s", who,
+      permutation->type != CLGPU_TYPE_UINT32 && permutation->type != CLGPU_TYPE_UINT64, CLGPU_TYPE_MISMATCH,
+      "%s: the permutation must be uint (CLGPU_TYPE_UINT32) or ulong (CLGPU_TYPE_UINT64), not %s", who,
       clgpu__type_cl_name(permutation->type));
   size_t size = clgpu__type_size(source->type);
   CLGPU__RETURN_ERROR_IF(size != clgpu__type_size(destination->type), CLGPU_TYPE_MISMATCH,
@@ -1166,7 +1166,7 @@ clgpu_status clgpu_gather(clgpu_context *context, const clgpu_array *permutation
   if (status == CLGPU_SUCCESS) status = place_of(destination, &d);
   cl_long p_stride = permutation->strides[0], s_stride = source->strides[0],
           d_stride = destination->strides[0];
-  cl_int wide = permutation->type == CLGPU_UINT64;
+  cl_int wide = permutation->type == CLGPU_TYPE_UINT64;
   cl_ulong source_n = source->shape[0];
   clgpu__kernel_arg args[] = {ARG(p.buffer), ARG(p.at), ARG(p_stride), ARG(wide),
                               ARG(s.buffer), ARG(s.at), ARG(s_stride), ARG(source_n),

@@ -103,7 +103,7 @@ static clgpu_status make_temporary(clgpu_context *context, const clgpu_array *vi
     return status;
   }
   status =
-      clgpu__array_nd(*buffer, 0, view->type, view->rank, view->shape, CLGPU_ROW_MAJOR, packed);
+      clgpu__array_nd(*buffer, 0, view->type, view->rank, view->shape, CLGPU_ORDER_ROW_MAJOR, packed);
   if (status != CLGPU_SUCCESS) {
     clgpu__buffer_release(context, *buffer);
     *buffer = NULL;

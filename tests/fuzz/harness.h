@@ -417,6 +417,7 @@ void algo_upload(void);
 clgpu_context *take_algo_context(byte_reader *in);
 clgpu_workspace *take_algo_workspace(byte_reader *in, int *slot);
 clgpu_algorithm take_algorithm(byte_reader *in);
+clgpu_shape take_shape(byte_reader *in);
 void take_expression(byte_reader *in, const char *const *table, size_t count, expression *out);
 void algo_call_init(algo_call *call);
 int broadcast_output(const algo_view *view);

@@ -71,11 +71,11 @@ void algo_teardown(void) {
 /* ---- elements on the host ---- */
 
 int is_real(clgpu_type type) {
-  return type == CLGPU_HALF || type == CLGPU_FLOAT || type == CLGPU_DOUBLE;
+  return type == CLGPU_TYPE_HALF || type == CLGPU_TYPE_FLOAT || type == CLGPU_TYPE_DOUBLE;
 }
 
 int is_signed_type(clgpu_type type) {
-  return type == CLGPU_INT8 || type == CLGPU_INT16 || type == CLGPU_INT32 || type == CLGPU_INT64;
+  return type == CLGPU_TYPE_INT8 || type == CLGPU_TYPE_INT16 || type == CLGPU_TYPE_INT32 || type == CLGPU_TYPE_INT64;
 }
 
 static uint64_t load_bits(const uint8_t *p, size_t size) {
@@ -134,18 +134,18 @@ int64_t element_int(const uint8_t *p, clgpu_type type) {
 }
 
 double element_real(const uint8_t *p, clgpu_type type) {
-  if (type == CLGPU_HALF) return half_value((uint16_t)load_bits(p, 2));
-  if (type == CLGPU_FLOAT) {
+  if (type == CLGPU_TYPE_HALF) return half_value((uint16_t)load_bits(p, 2));
+  if (type == CLGPU_TYPE_FLOAT) {
     float value;
     memcpy(&value, p, sizeof value);
     return value;
   }
-  if (type == CLGPU_DOUBLE) {
+  if (type == CLGPU_TYPE_DOUBLE) {
     double value;
     memcpy(&value, p, sizeof value);
     return value;
   }
-  if (type == CLGPU_UINT64) return (double)(uint64_t)element_int(p, type);
+  if (type == CLGPU_TYPE_UINT64) return (double)(uint64_t)element_int(p, type);
   return (double)element_int(p, type);
 }
 
@@ -154,9 +154,9 @@ double element_real(const uint8_t *p, clgpu_type type) {
 void store_int(uint8_t *p, clgpu_type type, uint64_t value) {
   if (is_real(type)) {
     double real = (double)(int64_t)value;
-    if (type == CLGPU_HALF) {
+    if (type == CLGPU_TYPE_HALF) {
       store_bits(p, 2, half_from(real));
-    } else if (type == CLGPU_FLOAT) {
+    } else if (type == CLGPU_TYPE_FLOAT) {
       float narrow = (float)real;
       memcpy(p, &narrow, sizeof narrow);
     } else {
@@ -172,9 +172,9 @@ void store_real(uint8_t *p, clgpu_type type, double value) {
     store_int(p, type, (uint64_t)(int64_t)value);
     return;
   }
-  if (type == CLGPU_HALF) {
+  if (type == CLGPU_TYPE_HALF) {
     store_bits(p, 2, half_from(value));
-  } else if (type == CLGPU_FLOAT) {
+  } else if (type == CLGPU_TYPE_FLOAT) {
     float narrow = (float)value;
     memcpy(p, &narrow, sizeof narrow);
   } else {
@@ -191,8 +191,8 @@ uint64_t order_image(const uint8_t *p, clgpu_type type) {
   uint64_t sign = (uint64_t)1 << (8 * size - 1);
   uint64_t mask = size == 8 ? ~(uint64_t)0 : ((uint64_t)1 << (8 * size)) - 1;
   if (!is_real(type)) return is_signed_type(type) ? bits ^ sign : bits;
-  uint64_t infinity = type == CLGPU_HALF    ? 0x7c00
-                      : type == CLGPU_FLOAT ? 0x7f800000
+  uint64_t infinity = type == CLGPU_TYPE_HALF    ? 0x7c00
+                      : type == CLGPU_TYPE_FLOAT ? 0x7f800000
                                             : 0x7ff0000000000000ull;
   if ((bits & ~sign) > infinity) bits &= ~sign;
   return bits & sign ? ~bits & mask : bits | sign;
@@ -218,7 +218,7 @@ view_wish wish_1d(clgpu_type type, size_t n, int buffer) {
 }
 
 clgpu_type take_algo_type(byte_reader *in) {
-  return (clgpu_type)(1 + take_byte(in) % CLGPU_DOUBLE);
+  return (clgpu_type)(1 + take_byte(in) % CLGPU_TYPE_DOUBLE);
 }
 
 /* A view for a call. Mode 0 is NULL, mode 1 a view of the array pool (any
@@ -321,7 +321,7 @@ void write_values(const algo_view *view, uint8_t seed, int any_bits) {
     }
     int value = spread == 2 ? 5 : spread == 3 ? (int)(state >> 16) % 2 : (int)(state >> 16) % 16;
     if (spread == 1) value = (int)(state >> 16) % 16 - 8;
-    if (type == CLGPU_HALF) value = value % 4 - 2 + (value < 0);
+    if (type == CLGPU_TYPE_HALF) value = value % 4 - 2 + (value < 0);
     if (!is_signed_type(type) && !is_real(type) && value < 0) value = -value;
     store_int(p, type, (uint64_t)(int64_t)value);
   }
@@ -422,13 +422,16 @@ clgpu_workspace *take_algo_workspace(byte_reader *in, int *slot) {
   return algo_workspaces[choice].workspace;
 }
 
-clgpu_algorithm take_algorithm(byte_reader *in) {
-  static const int algorithms[] = {
-      CLGPU_ALGORITHM_AUTO,  CLGPU_ALGORITHM_AUTO,  CLGPU_ALGORITHM_CHUNKED,
-      CLGPU_ALGORITHM_TILED, CLGPU_ALGORITHM_RADIX, CLGPU_ALGORITHM_MERGE,
-      5,                     -1};
-  return (clgpu_algorithm)algorithms[take_byte(in) % COUNT_OF(algorithms)];
+/* Shapes and sort algorithms from one table of values, each a known one,
+ * the other enum's, or out of range. */
+static int take_enum_value(byte_reader *in) {
+  static const int values[] = {0, 0, 1, 2, 1, 2, 5, -1};
+  return values[take_byte(in) % COUNT_OF(values)];
 }
+
+clgpu_algorithm take_algorithm(byte_reader *in) { return (clgpu_algorithm)take_enum_value(in); }
+
+clgpu_shape take_shape(byte_reader *in) { return (clgpu_shape)take_enum_value(in); }
 
 /* ---- expressions ---- */
 

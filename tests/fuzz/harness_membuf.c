@@ -388,12 +388,12 @@ void check_moved(const char *call, int index, const clgpu_membuf_info *before, i
       violation(call, "changed which side of host-only buffer #%d is current", index);
     }
   } else {
-    int other = current_before[1 - to] && access == CLGPU_READ_ONLY;
+    int other = current_before[1 - to] && access == CLGPU_ACCESS_READ_ONLY;
     if (!current_after[to] || current_after[1 - to] != other) {
       violation(call, "left buffer #%d current on the host %d and the device %d", index,
                 current_after[0], current_after[1]);
     }
-    if (access != CLGPU_WRITE_ONLY && !current_before[to] && before->size > 0) {
+    if (access != CLGPU_ACCESS_WRITE_ONLY && !current_before[to] && before->size > 0) {
       expected_moves[to] = 1;
     }
   }
@@ -407,7 +407,7 @@ void check_moved(const char *call, int index, const clgpu_membuf_info *before, i
     violation(call, "buffer #%d counted %llu bytes for a move of %zu elements", index,
               (unsigned long long)bytes, before->size);
   }
-  if (access == CLGPU_WRITE_ONLY) membufs[index].known = 0;
+  if (access == CLGPU_ACCESS_WRITE_ONLY) membufs[index].known = 0;
 }
 
 /* An event a successful move gave: waited for and released. */

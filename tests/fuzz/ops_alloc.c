@@ -175,8 +175,13 @@ void op_algo_names(fuzz_run *run) {
   prime_last_error();
   const char *operation = clgpu_operation_name((clgpu_operation)value);
   const char *algorithm = clgpu_algorithm_name((clgpu_algorithm)value);
-  if (!operation || !algorithm || !*operation || !*algorithm) {
-    violation("clgpu_operation_name/clgpu_algorithm_name", "gave NULL or empty for %d", value);
+  const char *shape = clgpu_shape_name((clgpu_shape)value);
+  if (!operation || !algorithm || !shape || !*operation || !*algorithm || !*shape) {
+    violation("clgpu_operation_name/clgpu_algorithm_name/clgpu_shape_name",
+              "gave NULL or empty for %d", value);
+  }
+  if ((value < CLGPU_SHAPE_AUTO || value > CLGPU_SHAPE_TILED) != (strcmp(shape, "invalid") == 0)) {
+    violation("clgpu_shape_name", "is wrong about %d: %s", value, shape);
   }
   if ((value < CLGPU_OPERATION_REDUCE || value > CLGPU_OPERATION_SORT) !=
       (strcmp(operation, "invalid") == 0)) {

@@ -17,9 +17,9 @@ typedef struct elementwise_config {
 } elementwise_config;
 
 static const elementwise_config elementwise_configs[] = {
-    {3, {CLGPU_OUT, CLGPU_IN, CLGPU_SCALAR}, {"y", "x", "a"}},
-    {2, {CLGPU_INOUT, CLGPU_IN, 0}, {"z", "w", NULL}},
-    {1, {CLGPU_OUT, 0, 0}, {"y", NULL, NULL}},
+    {3, {CLGPU_ARG_OUT, CLGPU_ARG_IN, CLGPU_ARG_SCALAR}, {"y", "x", "a"}},
+    {2, {CLGPU_ARG_INOUT, CLGPU_ARG_IN, 0}, {"z", "w", NULL}},
+    {1, {CLGPU_ARG_OUT, 0, 0}, {"y", NULL, NULL}},
 };
 
 /* Names the header refuses, and names that shadow what OpenCL C or the
@@ -56,8 +56,8 @@ void op_algo_elementwise_create(fuzz_run *run) {
   clgpu_context *context = take_algo_context(in);
   int config = take_byte(in) % COUNT_OF(elementwise_configs);
   const elementwise_config *fixed = &elementwise_configs[config];
-  static const clgpu_type types[] = {CLGPU_INT32, CLGPU_FLOAT, CLGPU_UINT8, CLGPU_INT64,
-                                     CLGPU_HALF,  CLGPU_UINT16};
+  static const clgpu_type types[] = {CLGPU_TYPE_INT32, CLGPU_TYPE_FLOAT, CLGPU_TYPE_UINT8, CLGPU_TYPE_INT64,
+                                     CLGPU_TYPE_HALF,  CLGPU_TYPE_UINT16};
   clgpu_type type = types[take_byte(in) % COUNT_OF(types)];
   clgpu_elementwise_arg args[CLGPU_ELEMENTWISE_MAX_ARGS + 2];
   const char *names[3] = {fixed->names[0], fixed->names[1], fixed->names[2]};
@@ -90,20 +90,20 @@ void op_algo_elementwise_create(fuzz_run *run) {
     args[a].kind = fixed->kinds[a];
     args[a].type = type;
   }
-  if (type == CLGPU_HALF && config == 0) {
-    args[2].type = CLGPU_FLOAT; /* half scalars are declared float */
+  if (type == CLGPU_TYPE_HALF && config == 0) {
+    args[2].type = CLGPU_TYPE_FLOAT; /* half scalars are declared float */
   }
   uint8_t argument_change = take_byte(in) % 10;
   if (argument_change == 1) {
     args[0].kind = (clgpu_elementwise_kind)(take_byte(in) % 7);
     checkable = 0;
-    if (args[0].kind < CLGPU_IN || args[0].kind > CLGPU_SCALAR) must_fail = 1;
+    if (args[0].kind < CLGPU_ARG_IN || args[0].kind > CLGPU_ARG_SCALAR) must_fail = 1;
   } else if (argument_change == 2) {
     args[take_byte(in) % num_args].type = take_type(in);
     checkable = 0;
   } else if (argument_change == 3) {
-    args[0].kind = CLGPU_IN; /* no output left */
-    if (num_args == 1 || fixed->kinds[1] != CLGPU_OUT) must_fail = 1;
+    args[0].kind = CLGPU_ARG_IN; /* no output left */
+    if (num_args == 1 || fixed->kinds[1] != CLGPU_ARG_OUT) must_fail = 1;
     checkable = 0;
   } else if (argument_change == 4) {
     num_args = 0;
@@ -114,13 +114,13 @@ void op_algo_elementwise_create(fuzz_run *run) {
       static char extra[CLGPU_ELEMENTWISE_MAX_ARGS + 2][8];
       snprintf(extra[a], sizeof extra[a], "s%zu", a);
       args[a].name = extra[a];
-      args[a].kind = CLGPU_SCALAR;
-      args[a].type = CLGPU_INT32;
+      args[a].kind = CLGPU_ARG_SCALAR;
+      args[a].type = CLGPU_TYPE_INT32;
     }
     num_args = CLGPU_ELEMENTWISE_MAX_ARGS + 2;
     must_fail = 1;
-  } else if (argument_change == 6 && type != CLGPU_HALF && config == 0) {
-    args[2].type = CLGPU_HALF; /* a half scalar */
+  } else if (argument_change == 6 && type != CLGPU_TYPE_HALF && config == 0) {
+    args[2].type = CLGPU_TYPE_HALF; /* a half scalar */
     must_fail = 1;
   }
   char operation[3 * (LONG_LENGTH + 2) + MAX_TEXT + 256];
@@ -206,7 +206,7 @@ void op_algo_elementwise_run(fuzz_run *run) {
   algo_call_init(&call);
   algo_write_buffers(take_byte(in));
   uint8_t shape_choice = take_byte(in);
-  clgpu_type type = made->kernel ? made->type : CLGPU_INT32;
+  clgpu_type type = made->kernel ? made->type : CLGPU_TYPE_INT32;
   view_wish wish = wish_1d(type, take_byte(in) % (ALGO_MAX_N + 1), ALG_A);
   if (shape_choice % 2 == 0) {
     wish.rank = 2;
@@ -220,12 +220,12 @@ void op_algo_elementwise_run(fuzz_run *run) {
   memset(values, 0, sizeof values);
   for (size_t a = 0; a < num_args; a++) {
     const clgpu_elementwise_arg *arg = made->kernel ? &made->args[a] : NULL;
-    int scalar = arg && arg->kind == CLGPU_SCALAR;
+    int scalar = arg && arg->kind == CLGPU_ARG_SCALAR;
     uint8_t swap = take_byte(in) % 16;
     memset(&views[a], 0, sizeof views[a]);
     views[a].made = 1;
     if (scalar != (swap == 1)) {
-      store_int(scalars[a], arg && arg->type ? arg->type : CLGPU_INT32,
+      store_int(scalars[a], arg && arg->type ? arg->type : CLGPU_TYPE_INT32,
                 (uint64_t)(take_byte(in) % 7) - 3);
       values[a].scalar = swap == 2 ? NULL : scalars[a];
       if (swap == 2) call.must_fail = 1;
@@ -233,13 +233,13 @@ void op_algo_elementwise_run(fuzz_run *run) {
     } else {
       /* Outputs in B and C, inputs in A, or anywhere. */
       view_wish own = wish;
-      own.buffer = arg && arg->kind != CLGPU_IN ? ALG_B + (int)(a % 2) : ALG_A;
+      own.buffer = arg && arg->kind != CLGPU_ARG_IN ? ALG_B + (int)(a % 2) : ALG_A;
       if (arg) own.type = arg->type;
       take_algo_view(in, pool, own, &views[a]);
       write_values(&views[a], take_byte(in), 0);
       values[a].array = views[a].pointer;
       if (!views[a].pointer || (swap == 1 && made->kernel)) call.must_fail = 1;
-      if (arg && arg->kind != CLGPU_IN && broadcast_output(&views[a])) call.must_fail = 1;
+      if (arg && arg->kind != CLGPU_ARG_IN && broadcast_output(&views[a])) call.must_fail = 1;
       add_view(&call, &views[a]);
       if (swap == 3) {
         values[a].scalar = scalars[a]; /* both given */
@@ -254,7 +254,7 @@ void op_algo_elementwise_run(fuzz_run *run) {
   if (!made->kernel || !made->checkable || made->context != world.context) call.checkable = 0;
   size_t count = 0;
   for (size_t a = 0; a < num_args && call.checkable; a++) {
-    if (made->args[a].kind == CLGPU_SCALAR) continue;
+    if (made->args[a].kind == CLGPU_ARG_SCALAR) continue;
     if (!views[a].made || !views[a].pointer) {
       call.checkable = 0;
       break;
@@ -273,10 +273,10 @@ void op_algo_elementwise_run(fuzz_run *run) {
       if (made->config == 0) {
         double x = element_real(&algo_before[views[1].buffer][element_offset(&views[1].view, k)],
                                 type);
-        double a = made->args[2].type == CLGPU_FLOAT && type != CLGPU_FLOAT
+        double a = made->args[2].type == CLGPU_TYPE_FLOAT && type != CLGPU_TYPE_FLOAT
                        ? 0
                        : element_real(scalars[2], made->args[2].type);
-        if (made->args[2].type == CLGPU_FLOAT) {
+        if (made->args[2].type == CLGPU_TYPE_FLOAT) {
           float f;
           memcpy(&f, scalars[2], sizeof f);
           a = f;
@@ -337,7 +337,7 @@ void op_algo_builtin(fuzz_run *run) {
   }
   algo_view out, x, y;
   view_wish out_wish = wish;
-  if (which == 2) out_wish.type = CLGPU_UINT8;
+  if (which == 2) out_wish.type = CLGPU_TYPE_UINT8;
   if (which == 0) out_wish.type = take_algo_type(in);
   take_algo_view(in, pool, out_wish, &out);
   view_wish in_wish = wish;
@@ -352,8 +352,8 @@ void op_algo_builtin(fuzz_run *run) {
   if (which == 1 || which == 2) add_view(&call, &y);
   if (broadcast_output(&out)) call.must_fail = 1;
   uint8_t alpha[8], beta[8];
-  clgpu_type scalar_type = type == CLGPU_HALF ? CLGPU_FLOAT : type;
-  if (which == 3 && out.made) scalar_type = out.view.type == CLGPU_HALF ? CLGPU_FLOAT : out.view.type;
+  clgpu_type scalar_type = type == CLGPU_TYPE_HALF ? CLGPU_TYPE_FLOAT : type;
+  if (which == 3 && out.made) scalar_type = out.view.type == CLGPU_TYPE_HALF ? CLGPU_TYPE_FLOAT : out.view.type;
   if (which == 4 && out.made) scalar_type = out.view.type;
   int alpha_value = take_byte(in) % 7 - 3, beta_value = take_byte(in) % 7 - 3;
   if (!is_signed_type(scalar_type) && !is_real(scalar_type)) {
@@ -377,8 +377,8 @@ void op_algo_builtin(fuzz_run *run) {
       call.checkable = 0;
     }
   }
-  if (which == 2 && out.view.type != CLGPU_UINT8) call.checkable = 0;
-  if (which == 2 && (comparison < CLGPU_LESS || comparison > CLGPU_GREATER_EQUAL)) {
+  if (which == 2 && out.view.type != CLGPU_TYPE_UINT8) call.checkable = 0;
+  if (which == 2 && (comparison < CLGPU_COMPARE_LESS || comparison > CLGPU_COMPARE_GREATER_EQUAL)) {
     call.checkable = 0;
     call.must_fail = 1;
   }
@@ -414,18 +414,18 @@ void op_algo_builtin(fuzz_run *run) {
       }
     } else if (which == 2) {
       double a = element_real(px, x.view.type), b = element_real(py, x.view.type);
-      int result = comparison == CLGPU_LESS            ? a < b
-                   : comparison == CLGPU_LESS_EQUAL    ? a <= b
-                   : comparison == CLGPU_EQUAL         ? a == b
-                   : comparison == CLGPU_NOT_EQUAL     ? a != b
-                   : comparison == CLGPU_GREATER       ? a > b
+      int result = comparison == CLGPU_COMPARE_LESS            ? a < b
+                   : comparison == CLGPU_COMPARE_LESS_EQUAL    ? a <= b
+                   : comparison == CLGPU_COMPARE_EQUAL         ? a == b
+                   : comparison == CLGPU_COMPARE_NOT_EQUAL     ? a != b
+                   : comparison == CLGPU_COMPARE_GREATER       ? a > b
                                                        : a >= b;
-      store_int(target, CLGPU_UINT8, (uint64_t)result);
+      store_int(target, CLGPU_TYPE_UINT8, (uint64_t)result);
     } else if (which == 3) {
       if (is_real(t)) {
         store_real(target, t, element_real(alpha, scalar_type) +
                                   (double)k * element_real(beta, scalar_type));
-        if (k * 4 > 2048 && t == CLGPU_HALF) call.checkable = 0;
+        if (k * 4 > 2048 && t == CLGPU_TYPE_HALF) call.checkable = 0;
       } else {
         store_int(target, t, (uint64_t)element_int(alpha, t) + k * (uint64_t)element_int(beta, t));
       }

@@ -72,7 +72,7 @@ static const char *const membuf_type_name_words[] = {
 };
 
 static int valid_access(clgpu_access access) {
-  return access == CLGPU_READ_WRITE || access == CLGPU_READ_ONLY || access == CLGPU_WRITE_ONLY;
+  return access == CLGPU_ACCESS_READ_WRITE || access == CLGPU_ACCESS_READ_ONLY || access == CLGPU_ACCESS_WRITE_ONLY;
 }
 
 /* Mostly the two spaces; 0 (not a space), 3, -1 and any int. */
@@ -84,12 +84,12 @@ static clgpu_space take_space(byte_reader *in) {
 }
 
 static clgpu_access take_access(byte_reader *in) {
-  static const int accesses[] = {CLGPU_READ_WRITE,
-                                 CLGPU_READ_ONLY,
-                                 CLGPU_WRITE_ONLY,
-                                 CLGPU_READ_WRITE,
-                                 CLGPU_READ_ONLY,
-                                 CLGPU_WRITE_ONLY,
+  static const int accesses[] = {CLGPU_ACCESS_READ_WRITE,
+                                 CLGPU_ACCESS_READ_ONLY,
+                                 CLGPU_ACCESS_WRITE_ONLY,
+                                 CLGPU_ACCESS_READ_WRITE,
+                                 CLGPU_ACCESS_READ_ONLY,
+                                 CLGPU_ACCESS_WRITE_ONLY,
                                  3,
                                  -1};
   uint8_t choice = take_byte(in) % (COUNT_OF(accesses) + 1);
@@ -98,9 +98,9 @@ static clgpu_access take_access(byte_reader *in) {
 
 /* Every element type, and 0, 12, 99 and -1, which are none. */
 static clgpu_type take_membuf_type(byte_reader *in) {
-  static const int odd[] = {0, 12, 99, -1, CLGPU_UINT32};
-  uint8_t choice = take_byte(in) % (CLGPU_DOUBLE + COUNT_OF(odd));
-  return (clgpu_type)(choice < CLGPU_DOUBLE ? choice + 1 : odd[choice - CLGPU_DOUBLE]);
+  static const int odd[] = {0, 12, 99, -1, CLGPU_TYPE_UINT32};
+  uint8_t choice = take_byte(in) % (CLGPU_TYPE_DOUBLE + COUNT_OF(odd));
+  return (clgpu_type)(choice < CLGPU_TYPE_DOUBLE ? choice + 1 : odd[choice - CLGPU_TYPE_DOUBLE]);
 }
 
 /* An element count: small ones, the edges around `reference` (a capacity or
@@ -551,7 +551,7 @@ void op_membuf_reallocate(fuzz_run *run) {
   size_t size = take_membuf_count(in, capacity);
   int side = space == CLGPU_SPACE_DEVICE;
   int fixed = buffer && membufs[index].kind == CLGPU_MEMBUF_FIXED;
-  clgpu_type type = buffer ? membufs[index].type : CLGPU_UINT8;
+  clgpu_type type = buffer ? membufs[index].type : CLGPU_TYPE_UINT8;
   unsigned refusals = 0;
   if (!buffer || !valid_space(space) || capacity == 0 || size > capacity) {
     refusals |= REFUSE_INVALID;
@@ -689,7 +689,7 @@ void op_membuf_host(fuzz_run *run) {
   /* check_moved forgot the contents of a WRITE_ONLY move; the others must
    * have brought back what was written, through the device and back too. */
   check_membufs(call);
-  if (access != CLGPU_READ_ONLY) {
+  if (access != CLGPU_ACCESS_READ_ONLY) {
     size_t bytes = before.size * slot->element_size;
     write_pattern(data, bytes, seed, index);
     memcpy(membuf_shadow[index], data, bytes);

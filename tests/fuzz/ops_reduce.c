@@ -2,14 +2,14 @@
  * with a host model when its arguments are ones the fuzzer knows. */
 #include "harness.h"
 
-/* A call's options: NULL, or an algorithm and maybe a workspace of the
+/* A call's options: NULL, or a shape and maybe a workspace of the
  * input's. */
 static const clgpu_call_options *take_call_options(byte_reader *in, clgpu_call_options *storage,
                                                    int *slot) {
   *slot = -1;
   uint8_t mode = take_byte(in) % 4;
   if (mode == 0) return NULL;
-  storage->algorithm = take_algorithm(in);
+  storage->shape = take_shape(in);
   storage->workspace = mode == 3 ? take_algo_workspace(in, slot) : NULL;
   return storage;
 }
@@ -88,16 +88,16 @@ static int host_reduce(const clgpu_reduce_op *op, int custom, int initial, const
     case CLGPU_REDUCE_ARGMIN:
     case CLGPU_REDUCE_ARGMAX: {
       size_t best = op->kind == CLGPU_REDUCE_ARGMIN ? best_min : best_max;
-      store_int(out, CLGPU_UINT64, best == SIZE_MAX ? UINT64_MAX : best);
+      store_int(out, CLGPU_TYPE_UINT64, best == SIZE_MAX ? UINT64_MAX : best);
       return 1;
     }
     case CLGPU_REDUCE_COUNT:
-      store_int(out, CLGPU_UINT64, count + (uint64_t)(has_initial ? init : 0));
+      store_int(out, CLGPU_TYPE_UINT64, count + (uint64_t)(has_initial ? init : 0));
       return 1;
     case CLGPU_REDUCE_ANY:
     case CLGPU_REDUCE_ALL:
       if (has_initial) return 0;
-      store_int(out, CLGPU_INT32, op->kind == CLGPU_REDUCE_ANY ? count > 0 : count == n);
+      store_int(out, CLGPU_TYPE_INT32, op->kind == CLGPU_REDUCE_ANY ? count > 0 : count == n);
       return 1;
     case CLGPU_REDUCE_CUSTOM:
       if (custom == 0 && result_type == type) {
@@ -157,7 +157,7 @@ static void take_reduce_op(byte_reader *in, clgpu_reduce_op *op, expression expr
   }
   if (op->kind != CLGPU_REDUCE_CUSTOM) return;
   *custom = take_byte(in) % 2;
-  op->result_type = *custom == 0 ? input_type : CLGPU_UINT64;
+  op->result_type = *custom == 0 ? input_type : CLGPU_TYPE_UINT64;
   if (take_byte(in) % 8 == 7) op->result_type = take_type(in);
   take_expression(in, custom_maps, COUNT_OF(custom_maps), &expressions[0]);
   take_expression(in, custom_reduces, COUNT_OF(custom_reduces), &expressions[1]);
@@ -233,7 +233,7 @@ void op_algo_reduce(fuzz_run *run) {
   } else if (axis >= 0 && input.made && input.view.rank == 1 && axis == 0) {
     out_n = 1;
   }
-  take_algo_view(in, pool, wish_1d(result_type ? result_type : CLGPU_UINT64, out_n, ALG_B),
+  take_algo_view(in, pool, wish_1d(result_type ? result_type : CLGPU_TYPE_UINT64, out_n, ALG_B),
                  &output);
   clgpu_call_options options_storage;
   const clgpu_call_options *options =
@@ -339,7 +339,7 @@ void op_algo_count_if(fuzz_run *run) {
   take_algo_view(in, pool, wish_1d(take_algo_type(in), take_byte(in) % (ALGO_MAX_N + 1), ALG_A),
                  &input);
   write_values(&input, take_byte(in), 0);
-  take_algo_view(in, pool, wish_1d(CLGPU_UINT64, 1, ALG_B), &output);
+  take_algo_view(in, pool, wish_1d(CLGPU_TYPE_UINT64, 1, ALG_B), &output);
   expression predicate;
   take_expression(in, predicates, COUNT_OF(predicates), &predicate);
   int null_predicate = take_byte(in) % 4 == 3;
@@ -359,7 +359,7 @@ void op_algo_count_if(fuzz_run *run) {
     check_call(call.text, status, STATUS_SET(algo_statuses, 1), 0);
     return;
   }
-  if (context != world.context || output.view.type != CLGPU_UINT64 || output.count != 1 ||
+  if (context != world.context || output.view.type != CLGPU_TYPE_UINT64 || output.count != 1 ||
       (input.made && output.made && clgpu_may_alias(input.pointer, output.pointer))) {
     call.checkable = 0;
   }
@@ -371,7 +371,7 @@ void op_algo_count_if(fuzz_run *run) {
                                          &algo_before[input.buffer][element_offset(&input.view, k)],
                                          input.view.type, k);
     }
-    store_int(&algo_model[output.buffer][output.view.offset], CLGPU_UINT64, count);
+    store_int(&algo_model[output.buffer][output.view.offset], CLGPU_TYPE_UINT64, count);
   }
   begin_algo_call(&call, in);
   describe_views(&call, "clgpu_count_if");
@@ -401,7 +401,7 @@ static int host_scan(const clgpu_scan_op *op, int custom, const algo_view *input
       store_int(carry, type, 0);
     } else if (op->kind == CLGPU_SCAN_CUSTOM) {
       store_int(carry, type, 1);
-    } else if (type == CLGPU_FLOAT) {
+    } else if (type == CLGPU_TYPE_FLOAT) {
       store_bits(carry, 4, op->kind == CLGPU_SCAN_MIN ? 0x7fffffff : 0xffffffff);
     } else if (real) {
       return 0;
@@ -551,14 +551,14 @@ void op_algo_findall(fuzz_run *run) {
   take_algo_view(in, pool, wish, &input);
   uint8_t data = take_byte(in);
   write_values(&input, data, data % 5 == 0);
-  clgpu_type index_type = take_byte(in) % 2 ? CLGPU_UINT32 : CLGPU_UINT64;
+  clgpu_type index_type = take_byte(in) % 2 ? CLGPU_TYPE_UINT32 : CLGPU_TYPE_UINT64;
   size_t capacity = input.count;
   uint8_t capacity_choice = take_byte(in) % 4;
   if (capacity_choice == 1) capacity = take_byte(in) % 8;
   if (capacity_choice == 2) capacity = input.count / 2;
   take_algo_view(in, pool, wish_1d(index_type, capacity, ALG_B), &indices);
   int count_null = take_byte(in) % 6 == 5;
-  take_algo_view(in, pool, wish_1d(CLGPU_UINT64, 1, ALG_C), &count);
+  take_algo_view(in, pool, wish_1d(CLGPU_TYPE_UINT64, 1, ALG_C), &count);
   if (count_null) count.pointer = NULL, count.made = 1;
   expression predicate;
   take_expression(in, predicates, COUNT_OF(predicates), &predicate);
@@ -586,9 +586,9 @@ void op_algo_findall(fuzz_run *run) {
   uint64_t matches = 0;
   if (context != world.context || !indices.made || !input.made ||
       (indices.pointer && indices.view.rank != 1) ||
-      (indices.pointer && indices.view.type != CLGPU_UINT32 &&
-       indices.view.type != CLGPU_UINT64) ||
-      (count.pointer && (count.view.type != CLGPU_UINT64 || count.count != 1))) {
+      (indices.pointer && indices.view.type != CLGPU_TYPE_UINT32 &&
+       indices.view.type != CLGPU_TYPE_UINT64) ||
+      (count.pointer && (count.view.type != CLGPU_TYPE_UINT64 || count.count != 1))) {
     call.checkable = 0;
   }
   if (call.checkable) {
@@ -605,7 +605,7 @@ void op_algo_findall(fuzz_run *run) {
       matches++;
     }
     if (count.pointer) {
-      store_int(&algo_model[count.buffer][count.view.offset], CLGPU_UINT64, matches);
+      store_int(&algo_model[count.buffer][count.view.offset], CLGPU_TYPE_UINT64, matches);
     }
   }
   if (form == 1) {

@@ -48,10 +48,10 @@ static int64_t key_rank(const host_order *order, const uint8_t *key, int *unsign
     if (order->comparator == 1) return -value;
     return value & 7;
   }
-  if (order->custom->real) return (int64_t)element_real(key, CLGPU_FLOAT);
+  if (order->custom->real) return (int64_t)element_real(key, CLGPU_TYPE_FLOAT);
   int64_t value = order->custom->size == 8 && strcmp(order->custom->type, "fuzz_wide") == 0
-                      ? element_int(key, CLGPU_INT64)
-                      : element_int(key, CLGPU_INT32);
+                      ? element_int(key, CLGPU_TYPE_INT64)
+                      : element_int(key, CLGPU_TYPE_INT32);
   return order->custom->compare[0] == 'b' ? -value : value;
 }
 
@@ -189,7 +189,7 @@ static void take_sort_request(byte_reader *in, sort_request *request, clgpu_type
   *slot = -1;
   if (options_mode) {
     request->options.algorithm = take_algorithm(in);
-    request->options.shape = take_algorithm(in);
+    request->options.shape = take_shape(in);
     if (options_mode == 3) request->options.workspace = take_algo_workspace(in, slot);
     request->options_pointer = &request->options;
   }
@@ -229,9 +229,9 @@ static void algo_sort(fuzz_run *run, int permutation) {
   const custom_key *custom = request.order.kind == 2 ? request.order.custom : NULL;
   view_wish wish = wish_1d(key_type, n, ALG_A);
   if (custom) {
-    wish.type = custom->real ? CLGPU_FLOAT
-                : strcmp(custom->type, "fuzz_wide") == 0 ? CLGPU_INT64
-                                                          : CLGPU_INT32;
+    wish.type = custom->real ? CLGPU_TYPE_FLOAT
+                : strcmp(custom->type, "fuzz_wide") == 0 ? CLGPU_TYPE_INT64
+                                                          : CLGPU_TYPE_INT32;
     wish.shape[0] = n * (custom->size / clgpu_type_size(wish.type));
   }
   take_algo_view(in, pool, wish, &keys);
@@ -250,8 +250,8 @@ static void algo_sort(fuzz_run *run, int permutation) {
   }
   /* Values: none, or indices 0, 1, ... of 4 bytes (or other widths) in B. */
   uint8_t values_mode = take_byte(in) % 4;
-  clgpu_type value_type = values_mode == 3 ? take_algo_type(in) : CLGPU_UINT32;
-  if (permutation) value_type = take_byte(in) % 2 ? CLGPU_UINT32 : CLGPU_UINT64;
+  clgpu_type value_type = values_mode == 3 ? take_algo_type(in) : CLGPU_TYPE_UINT32;
+  if (permutation) value_type = take_byte(in) % 2 ? CLGPU_TYPE_UINT32 : CLGPU_TYPE_UINT64;
   if (values_mode == 0 && !permutation) {
     memset(&values, 0, sizeof values);
     values.made = 1;
@@ -360,14 +360,14 @@ void op_algo_gather(fuzz_run *run) {
   size_t source_n = take_byte(in) % (ALGO_MAX_N + 1);
   clgpu_type type = take_algo_type(in);
   algo_view permutation, source, destination;
-  take_algo_view(in, pool, wish_1d(take_byte(in) % 2 ? CLGPU_UINT32 : CLGPU_UINT64, n, ALG_A),
+  take_algo_view(in, pool, wish_1d(take_byte(in) % 2 ? CLGPU_TYPE_UINT32 : CLGPU_TYPE_UINT64, n, ALG_A),
                  &permutation);
   take_algo_view(in, pool, wish_1d(type, source_n, ALG_B), &source);
   take_algo_view(in, pool, wish_1d(type, n, take_byte(in) % 4 ? ALG_C : ALG_B), &destination);
   write_values(&source, take_byte(in), 1);
   uint8_t spread = take_byte(in);
-  if (permutation.made && (permutation.view.type == CLGPU_UINT32 ||
-                           permutation.view.type == CLGPU_UINT64)) {
+  if (permutation.made && (permutation.view.type == CLGPU_TYPE_UINT32 ||
+                           permutation.view.type == CLGPU_TYPE_UINT64)) {
     uint32_t state = spread * 2654435761u + 1;
     for (size_t k = 0; k < permutation.count; k++) {
       state = state * 1103515245u + 12345u;
@@ -387,7 +387,7 @@ void op_algo_gather(fuzz_run *run) {
   algo_upload();
   if (context != world.context || !call.checkable || permutation.view.rank != 1 ||
       source.view.rank != 1 || destination.view.rank != 1 ||
-      (permutation.view.type != CLGPU_UINT32 && permutation.view.type != CLGPU_UINT64) ||
+      (permutation.view.type != CLGPU_TYPE_UINT32 && permutation.view.type != CLGPU_TYPE_UINT64) ||
       clgpu_type_size(source.view.type) != clgpu_type_size(destination.view.type) ||
       destination.count != permutation.count) {
     call.checkable = 0;
@@ -398,7 +398,7 @@ void op_algo_gather(fuzz_run *run) {
       uint64_t index = (uint64_t)element_int(
           &algo_before[permutation.buffer][element_offset(&permutation.view, k)],
           permutation.view.type);
-      if (permutation.view.type == CLGPU_UINT32) index &= 0xffffffffu;
+      if (permutation.view.type == CLGPU_TYPE_UINT32) index &= 0xffffffffu;
       if (index >= source.count) continue;
       memcpy(&algo_model[destination.buffer][element_offset(&destination.view, k)],
              &algo_before[source.buffer][element_offset(&source.view, (size_t)index)], size);

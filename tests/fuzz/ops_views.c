@@ -194,7 +194,7 @@ void op_view_make(fuzz_run *run) {
     shape[d] = d < rank ? take_extent(in) : 0;
     strides[d] = d < rank ? take_stride(in) : 0;
   }
-  clgpu_order orders[] = {CLGPU_ROW_MAJOR, CLGPU_COLUMN_MAJOR, (clgpu_order)7};
+  clgpu_order orders[] = {CLGPU_ORDER_ROW_MAJOR, CLGPU_ORDER_COLUMN_MAJOR, (clgpu_order)7};
   clgpu_order order = orders[take_byte(in) % 3];
   clgpu_array out;
   fill_sentinel(&out);
@@ -217,7 +217,7 @@ void op_view_make(fuzz_run *run) {
   }
   finish_view_call(call, status, STATUS_SET(view_statuses, 1), &out, out_pointer != NULL, 1, NULL,
                    pool, NULL);
-  if (status == CLGPU_SUCCESS && (kind == 0 || (kind == 1 && order == CLGPU_ROW_MAJOR))) {
+  if (status == CLGPU_SUCCESS && (kind == 0 || (kind == 1 && order == CLGPU_ORDER_ROW_MAJOR))) {
     if (!clgpu_array_is_contiguous(&out)) {
       violation(call, "made a contiguous constructor's view that is not contiguous");
     }

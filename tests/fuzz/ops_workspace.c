@@ -79,8 +79,8 @@ void op_algo_query_upto(fuzz_run *run) {
   uint8_t which = take_byte(in) % 5;
   clgpu_type type = take_type(in);
   uint64_t max_n = take_max_n(in);
-  clgpu_call_options call_options = {take_algorithm(in), NULL};
-  clgpu_sort_options sort_options = {take_algorithm(in), take_algorithm(in), NULL};
+  clgpu_call_options call_options = {take_shape(in), NULL};
+  clgpu_sort_options sort_options = {take_algorithm(in), take_shape(in), NULL};
   int options_null = take_byte(in) % 4 == 3;
   clgpu_reduce_op reduce_op = {(clgpu_reduce_kind)(1 + take_byte(in) % 9), NULL, 0, NULL, NULL,
                                NULL};
@@ -96,7 +96,7 @@ void op_algo_query_upto(fuzz_run *run) {
     spec.key_size = take_byte(in) % 3 ? custom->size : take_count(in);
   }
   size_t value_size = take_byte(in) % 4 ? (size_t)1 << (take_byte(in) % 5) : take_count(in);
-  clgpu_type permutation_type = take_byte(in) % 4 ? CLGPU_UINT32 : take_type(in);
+  clgpu_type permutation_type = take_byte(in) % 4 ? CLGPU_TYPE_UINT32 : take_type(in);
   clgpu_workspace_size report;
   memset(&report, 0x5a, sizeof report);
   clgpu_workspace_size before = report;
@@ -184,10 +184,10 @@ void op_algo_workspace(fuzz_run *run) {
   clgpu_context *context = take_algo_context(in);
   /* A report from a query: a small whole-array call of some operation. */
   uint8_t which = take_byte(in) % 5;
-  clgpu_type type = (clgpu_type)(1 + take_byte(in) % CLGPU_FLOAT);
+  clgpu_type type = (clgpu_type)(1 + take_byte(in) % CLGPU_TYPE_FLOAT);
   uint64_t n = take_byte(in) % (ALGO_MAX_N + 1);
-  clgpu_call_options call_options = {take_algorithm(in), NULL};
-  clgpu_sort_options sort_options = {take_algorithm(in), take_algorithm(in), NULL};
+  clgpu_call_options call_options = {take_shape(in), NULL};
+  clgpu_sort_options sort_options = {take_algorithm(in), take_shape(in), NULL};
   clgpu_reduce_op reduce_op = {CLGPU_REDUCE_SUM, NULL, 0, NULL, NULL, NULL};
   clgpu_scan_op scan_op = {CLGPU_SCAN_SUM, 0, NULL, NULL};
   clgpu_workspace_size report;
@@ -210,7 +210,7 @@ void op_algo_workspace(fuzz_run *run) {
                                               n, &sort_options, &report);
       break;
     default:
-      status = clgpu_sort_permutation_workspace_size_upto(world.context, NULL, type, CLGPU_UINT32,
+      status = clgpu_sort_permutation_workspace_size_upto(world.context, NULL, type, CLGPU_TYPE_UINT32,
                                                           n, &sort_options, &report);
       break;
   }
@@ -272,10 +272,9 @@ void op_algo_workspace(fuzz_run *run) {
       }
       break;
     case 8:
-      report.parts[0].algorithm = take_algorithm(in);
-      if (report.parts[0].algorithm == CLGPU_ALGORITHM_AUTO ||
-          (int)report.parts[0].algorithm > CLGPU_ALGORITHM_MERGE ||
-          (int)report.parts[0].algorithm < 0) {
+      report.parts[0].shape = take_shape(in);
+      if (report.parts[0].shape != CLGPU_SHAPE_CHUNKED &&
+          report.parts[0].shape != CLGPU_SHAPE_TILED) {
         inconsistent = 1;
       }
       break;

@@ -823,7 +823,7 @@ static void check_sum(clgpu_context *context, clgpu_workspace *workspace, size_t
   clgpu_reduce_op sum = {CLGPU_REDUCE_SUM, NULL, 0, NULL, NULL, NULL};
   clgpu_call_options options = {CLGPU_SHAPE_AUTO, workspace};
   uint64_t result = 0;
-  assert_status(clgpu_reduce_read(context, &sum, &input, &options, &result, sizeof result),
+  assert_status(clgpu_reduce_read(context, &sum, &result, sizeof result, &input, &options),
                 CLGPU_SUCCESS);
   assert_int_equal(result, (uint64_t)n * (n + 1) / 2);
   clReleaseMemObject(input_buffer);

@@ -636,26 +636,26 @@ static void views_past_the_byte_bound_are_refused(void **state) {
   assert_status(clgpu_array_write(context, &one, host, 16, CL_TRUE, 0, NULL, NULL),
                 CLGPU_SUCCESS);
   clgpu_reduce_op sum = {.kind = CLGPU_REDUCE_SUM};
-  assert_status(clgpu_reduce(context, &sum, &forged, CLGPU_ALL_AXES, &one, NULL, 0, NULL, NULL),
+  assert_status(clgpu_reduce(context, &sum, CLGPU_ALL_AXES, &one, &forged, NULL, 0, NULL, NULL),
                 CLGPU_VIEW_OUT_OF_BOUNDS);
   assert_non_null(strstr(clgpu_last_error(), "(clgpu_reduce: the input)"));
   clgpu_array count_out;
   assert_status(clgpu_array_1d(buffer, 16, CLGPU_TYPE_UINT64, 1, &count_out), CLGPU_SUCCESS);
-  assert_status(clgpu_count_if(context, &forged, "x > 1", &count_out, NULL, 0, NULL, NULL),
+  assert_status(clgpu_count_if(context, "x > 1", &count_out, &forged, NULL, 0, NULL, NULL),
                 CLGPU_VIEW_OUT_OF_BOUNDS);
   assert_non_null(strstr(clgpu_last_error(), "(clgpu_count_if: the input)"));
-  assert_status(clgpu_findall(context, &forged, "x > 1", &one, &count_view, NULL, 0, NULL, NULL),
+  assert_status(clgpu_findall(context, "x > 1", &one, &count_view, &forged, NULL, 0, NULL, NULL),
                 CLGPU_VIEW_OUT_OF_BOUNDS);
   assert_non_null(strstr(clgpu_last_error(), "(clgpu_findall: the input)"));
   clgpu_workspace_size size;
-  assert_status(clgpu_reduce_workspace_size(context, &sum, &forged, CLGPU_ALL_AXES, &one, NULL,
-                                            &size),
-                CLGPU_VIEW_OUT_OF_BOUNDS);
+  assert_status(
+      clgpu_reduce_workspace_size(context, &sum, CLGPU_ALL_AXES, &one, &forged, NULL, &size),
+      CLGPU_VIEW_OUT_OF_BOUNDS);
   clgpu_scan_op scan = {.kind = CLGPU_SCAN_SUM};
-  assert_status(clgpu_scan(context, &scan, &forged, CLGPU_ALL_AXES, &one, NULL, 0, NULL, NULL),
+  assert_status(clgpu_scan(context, &scan, CLGPU_ALL_AXES, &one, &forged, NULL, 0, NULL, NULL),
                 CLGPU_VIEW_OUT_OF_BOUNDS);
   assert_status(clgpu_copy(context, &one, &forged, 0, NULL, NULL), CLGPU_VIEW_OUT_OF_BOUNDS);
-  assert_status(clgpu_sort_permutation(context, NULL, &forged, &one, NULL, 0, NULL, NULL),
+  assert_status(clgpu_sort_permutation(context, NULL, &one, &forged, NULL, 0, NULL, NULL),
                 CLGPU_VIEW_OUT_OF_BOUNDS);
   assert_status(clgpu_context_cache_stats(context, &after), CLGPU_SUCCESS);
   assert_int_equal(after.builds + after.memory_hits + after.disk_hits,

@@ -182,8 +182,8 @@ static clgpu_elementwise *make_kernel(const kernel_def *def, const char *preambl
                                       unsigned promote_after) {
   clgpu_elementwise_options options = {preamble, cap, promote_after, 0};
   clgpu_elementwise *kernel = NULL;
-  clgpu_status status = clgpu_elementwise_create(shared_context, def->num_args, def->args,
-                                                 def->operation, &options, &kernel);
+  clgpu_status status = clgpu_elementwise_create(shared_context, def->operation, def->num_args,
+                                                 def->args, &options, &kernel);
   if (status != CLGPU_SUCCESS) {
     fail_msg("clgpu_elementwise_create(\"%s\"): %s: %s", def->operation, clgpu_status_name(status),
              clgpu_last_error());
@@ -1439,8 +1439,8 @@ static void variant_table(void **state) {
   /* specialise_after 2: a new layout runs the generic kernel once, and is
    * specialised at its second run even though the table has room. */
   const clgpu_elementwise_options later = {NULL, 3, 2, 2};
-  assert_status(clgpu_elementwise_create(shared_context, xor_kernel.num_args, xor_kernel.args,
-                                         xor_kernel.operation, &later, &kernel),
+  assert_status(clgpu_elementwise_create(shared_context, xor_kernel.operation, xor_kernel.num_args,
+                                         xor_kernel.args, &later, &kernel),
                 CLGPU_SUCCESS);
   for (int run = 0; run < 3; run++) {
     s = run_pair(kernel, def, "specialise_after 2: x stride 5", plain(line(0, 200, 1)),
@@ -1798,7 +1798,7 @@ static void expect_create(const char *name, clgpu_context *context, size_t num_a
   static int sentinel;
   clgpu_elementwise *kernel = (clgpu_elementwise *)&sentinel;
   clgpu_status status =
-      clgpu_elementwise_create(context, num_args, args, operation, options, &kernel);
+      clgpu_elementwise_create(context, operation, num_args, args, options, &kernel);
   if (status != expected) {
     fail_msg("create \"%s\": %s, expected %s; detail: %s", name, clgpu_status_name(status),
              clgpu_status_name(expected), clgpu_last_error());
@@ -1823,7 +1823,7 @@ static void create_refusals(void **state) {
   const clgpu_elementwise_arg pair[2] = {ARG_Y, ARG_X};
   expect_create("NULL context", NULL, 2, pair, "y = x", NULL, CLGPU_INVALID_ARGUMENT);
   expect_create("NULL args", shared_context, 2, NULL, "y = x", NULL, CLGPU_INVALID_ARGUMENT);
-  assert_status(clgpu_elementwise_create(shared_context, 2, pair, "y = x", NULL, NULL),
+  assert_status(clgpu_elementwise_create(shared_context, "y = x", 2, pair, NULL, NULL),
                 CLGPU_INVALID_ARGUMENT);
   clgpu_elementwise_destroy(NULL);
   clgpu_elementwise_stats stats;
@@ -1918,7 +1918,8 @@ static void reserved_argument_names(void **state) {
     const clgpu_elementwise_arg args[2] = {ARG_Y, {name, CLGPU_ARG_IN, CLGPU_TYPE_UINT32}};
     static int sentinel;
     clgpu_elementwise *kernel = (clgpu_elementwise *)&sentinel;
-    clgpu_status status = clgpu_elementwise_create(shared_context, 2, args, "y = 1u", NULL, &kernel);
+    clgpu_status status =
+        clgpu_elementwise_create(shared_context, "y = 1u", 2, args, NULL, &kernel);
     if (status != CLGPU_INVALID_ARGUMENT) {
       fail_msg("argument name \"%s\": %s, expected CLGPU_INVALID_ARGUMENT; detail: %s", name,
                clgpu_status_name(status), clgpu_last_error());
@@ -2037,7 +2038,8 @@ static void expect_text_refused(const char *name, const char *operation, const c
   static int sentinel;
   clgpu_elementwise *kernel = (clgpu_elementwise *)&sentinel;
   uint64_t builds = builds_so_far();
-  clgpu_status status = clgpu_elementwise_create(shared_context, 2, args, operation, &options, &kernel);
+  clgpu_status status =
+      clgpu_elementwise_create(shared_context, operation, 2, args, &options, &kernel);
   if (status != expected) {
     fail_msg("\"%s\": %s, expected %s; detail: %s", name, clgpu_status_name(status),
              clgpu_status_name(expected), clgpu_last_error());
@@ -2069,7 +2071,7 @@ static void refused_texts(void **state) {
   text[65536] = '\0';
   const clgpu_elementwise_arg args[2] = {ARG_Y, ARG_X};
   clgpu_elementwise *kernel = NULL;
-  assert_status(clgpu_elementwise_create(shared_context, 2, args, text, NULL, &kernel),
+  assert_status(clgpu_elementwise_create(shared_context, text, 2, args, NULL, &kernel),
                 CLGPU_SUCCESS);
   clgpu_elementwise_destroy(kernel);
   text[65536] = ' ';
@@ -2079,7 +2081,7 @@ static void refused_texts(void **state) {
   text[big] = '\0';
   clgpu_elementwise_options options = {text, 0, 0, 0};
   kernel = NULL;
-  assert_status(clgpu_elementwise_create(shared_context, 2, args, "y = x", &options, &kernel),
+  assert_status(clgpu_elementwise_create(shared_context, "y = x", 2, args, &options, &kernel),
                 CLGPU_SUCCESS);
   clgpu_elementwise_destroy(kernel);
   text[big] = ' ';
@@ -2092,10 +2094,10 @@ static void refused_texts(void **state) {
   options.preamble = "#pragma OPENCL EXTENSION all : disable\n/* a helper */\n"
                      "constant char note[] = \"// not a comment; {\";\n";
   kernel = NULL;
-  assert_status(clgpu_elementwise_create(shared_context, 2, args,
-                                         "// copy\ny = x + (uint)(';' - ';') /* none */", &options,
-                                         &kernel),
-                CLGPU_SUCCESS);
+  assert_status(
+      clgpu_elementwise_create(shared_context, "// copy\ny = x + (uint)(';' - ';') /* none */", 2,
+                               args, &options, &kernel),
+      CLGPU_SUCCESS);
   clgpu_elementwise_destroy(kernel);
 }
 
@@ -2588,7 +2590,7 @@ static void used_and_destroyed_after_context_destroy(void **state) {
                                         {"a", CLGPU_ARG_SCALAR, CLGPU_TYPE_INT32},
                                         {"x", CLGPU_ARG_IN, CLGPU_TYPE_INT32}};
   clgpu_elementwise *kernel = NULL;
-  assert_status(clgpu_elementwise_create(context, 3, args, "y = a * x + 7;", NULL, &kernel),
+  assert_status(clgpu_elementwise_create(context, "y = a * x + 7;", 3, args, NULL, &kernel),
                 CLGPU_SUCCESS);
 
   clgpu_context_destroy(context);

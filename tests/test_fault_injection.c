@@ -268,17 +268,17 @@ static outcome strided_family_call(void *argument) {
       clgpu_array first;
       assert_int_equal(clgpu_array_1d(results, 0, CLGPU_TYPE_UINT64, 1, &first), CLGPU_SUCCESS);
       call = "clgpu_reduce";
-      status = clgpu_reduce(context, &argmax, &input, CLGPU_ALL_AXES, &first, &chunked, 0, NULL,
-                            &event);
+      status =
+          clgpu_reduce(context, &argmax, CLGPU_ALL_AXES, &first, &input, &chunked, 0, NULL, &event);
     } else if (operation == FAMILY_SCAN) {
       clgpu_scan_op sum = {.kind = CLGPU_SCAN_SUM, .exclusive = 1};
       call = "clgpu_scan";
-      status = clgpu_scan(context, &sum, &input, CLGPU_ALL_AXES, &output, &chunked, 0, NULL,
-                          &event);
+      status =
+          clgpu_scan(context, &sum, CLGPU_ALL_AXES, &output, &input, &chunked, 0, NULL, &event);
     } else {
       call = "clgpu_findall";
-      status = clgpu_findall(context, &input, "(x & 7) == 0", &indices, &count, &chunked, 0,
-                             NULL, &event);
+      status = clgpu_findall(context, "(x & 7) == 0", &indices, &count, &input, &chunked, 0, NULL,
+                             &event);
     }
     if (status == CLGPU_SUCCESS) {
       assert_int_equal(clWaitForEvents(1, &event), CL_SUCCESS);
@@ -351,15 +351,15 @@ static outcome sort_call(void *argument) {
     cl_event sentinel = (cl_event)&call, event = sentinel;
     if (kind == SORT_PERMUTATION) {
       call = "clgpu_sort_permutation";
-      status = clgpu_sort_permutation(context, &spec, &keys, &indices, &sort_options, 0, NULL,
-                                      &event);
+      status =
+          clgpu_sort_permutation(context, &spec, &indices, &keys, &sort_options, 0, NULL, &event);
     } else if (kind == SORT_GATHER) {
       clgpu_array gathered;
       assert_int_equal(
           clgpu_array_1d(values_buffer, n * sizeof(cl_uint), CLGPU_TYPE_UINT32, n, &gathered),
           CLGPU_SUCCESS);
       call = "clgpu_gather";
-      status = clgpu_gather(context, &values, &keys, &gathered, 0, NULL, &event);
+      status = clgpu_gather(context, &gathered, &keys, &values, 0, NULL, &event);
     } else {
       call = "clgpu_sort";
       status = clgpu_sort(context, &spec, &keys, &values, &sort_options, 0, NULL, &event);
@@ -434,7 +434,7 @@ static outcome elementwise_call(void *argument) {
       const clgpu_elementwise_arg args[] = {{"y", CLGPU_ARG_OUT, CLGPU_TYPE_UINT32},
                                             {"x", CLGPU_ARG_IN, CLGPU_TYPE_UINT32}};
       clgpu_elementwise *kernel = NULL;
-      assert_int_equal(clgpu_elementwise_create(context, 2, args, "y = x + 1u", NULL, &kernel),
+      assert_int_equal(clgpu_elementwise_create(context, "y = x + 1u", 2, args, NULL, &kernel),
                        CLGPU_SUCCESS);
       const clgpu_elementwise_value values[] = {{&tail, NULL}, {&head, NULL}};
       status = clgpu_elementwise_run(kernel, values, 0, NULL, &event);

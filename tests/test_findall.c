@@ -493,7 +493,7 @@ static void run_findall_case(const findall_case *c) {
   if (c->call == CALL_ASYNC) {
     cl_event event = NULL;
     if (!c->gated) {
-      status = clgpu_findall(context, &input, predicate, &indices, &count_array, options_pointer, 0,
+      status = clgpu_findall(context, predicate, &indices, &count_array, &input, options_pointer, 0,
                              NULL, &event);
       if (status != CLGPU_SUCCESS) {
         fail_msg("%s: %s (%d): %s", label, clgpu_status_name(status), (int)status,
@@ -506,7 +506,7 @@ static void run_findall_case(const findall_case *c) {
       gate_opener opener = {NULL, NULL, CL_COMPLETE};
       opener.gate = clCreateUserEvent(clgpu_context_cl_context(context), &err);
       assert_int_equal(err, CL_SUCCESS);
-      status = clgpu_findall(context, &input, predicate, &indices, &count_array, options_pointer, 1,
+      status = clgpu_findall(context, predicate, &indices, &count_array, &input, options_pointer, 1,
                              &opener.gate, &event);
       if (status != CLGPU_SUCCESS) {
         clSetUserEventStatus(opener.gate, CL_COMPLETE);
@@ -529,9 +529,9 @@ static void run_findall_case(const findall_case *c) {
     clReleaseEvent(event);
   } else {
     uint64_t host_count = UINT64_MAX - 1;
-    status = clgpu_findall_read(context, &input, predicate, &indices,
-                                c->call == CALL_READ ? &count_array : NULL, options_pointer,
-                                &host_count);
+    status =
+        clgpu_findall_read(context, predicate, &indices, c->call == CALL_READ ? &count_array : NULL,
+                           &host_count, &input, options_pointer);
     if (status != CLGPU_SUCCESS) {
       fail_msg("%s: %s (%d): %s", label, clgpu_status_name(status), (int)status,
                clgpu_last_error());
@@ -601,7 +601,7 @@ static void run_findall_case(const findall_case *c) {
     clgpu_array view = count_view(&region, c->count_rank_0);
     clgpu_call_options count_options = {c->algorithm, NULL};
     cl_event event = NULL;
-    status = clgpu_count_if(context, &input, predicate, &view,
+    status = clgpu_count_if(context, predicate, &view, &input,
                             c->null_options ? NULL : &count_options, 0, NULL, &event);
     if (status != CLGPU_SUCCESS) {
       fail_msg("%s: clgpu_count_if: %s (%d): %s", label, clgpu_status_name(status), (int)status,
@@ -913,7 +913,7 @@ static void count_in_device_memory_and_events(void **state) {
                 CLGPU_SUCCESS);
   assert_status(clgpu_array_1d(count.buffer, count.offset, CLGPU_TYPE_UINT64, 1, &count_view_1d),
                 CLGPU_SUCCESS);
-  assert_status(clgpu_findall(context, &input_view, "x > 5", &indices_view, &count_view_1d, NULL, 0,
+  assert_status(clgpu_findall(context, "x > 5", &indices_view, &count_view_1d, &input_view, NULL, 0,
                               NULL, NULL),
                 CLGPU_SUCCESS);
   assert_int_equal(clFinish(clgpu_context_queue(context)), CL_SUCCESS);
@@ -1018,10 +1018,11 @@ static void with_a_workspace(void **state) {
               CLGPU_SUCCESS);
           clgpu_call_options options = {both_algorithms[a], NULL};
           clgpu_workspace_size report;
-          assert_status(clgpu_findall_workspace_size(
-                            context, &input, "x > 5", &indices,
-                            call == CALL_READ_WITHOUT_COUNT ? NULL : &count, &options, &report),
-                        CLGPU_SUCCESS);
+          assert_status(
+              clgpu_findall_workspace_size(context, "x > 5", &indices,
+                                           call == CALL_READ_WITHOUT_COUNT ? NULL : &count, &input,
+                                           &options, &report),
+              CLGPU_SUCCESS);
           test_guarded_release(&probe_count);
           test_guarded_release(&probe_indices);
           test_guarded_release(&probe_input);
@@ -1411,11 +1412,11 @@ static void misuse_is_refused(void **state) {
       cl_event event = NULL;
       clgpu_status status;
       if (entry == 0) {
-        status = clgpu_findall(call.context, call.input, call.predicate, call.indices, call.count,
+        status = clgpu_findall(call.context, call.predicate, call.indices, call.count, call.input,
                                call.options, call.num_events, call.wait_list, &event);
       } else {
-        status = clgpu_findall_read(call.context, call.input, call.predicate, call.indices,
-                                    call.count, call.options, call.host_count);
+        status = clgpu_findall_read(call.context, call.predicate, call.indices, call.count,
+                                    call.host_count, call.input, call.options);
       }
       if (status != row->expected) {
         fail_msg("%s misuse \"%s\": %s (%d), expected %s; detail: %s", who, row->name,
@@ -1464,13 +1465,13 @@ static void misuse_is_refused(void **state) {
                                               : NULL;
       call.options = &call.options_value;
       if (entry == 0) {
-        assert_status(clgpu_findall(call.context, call.input, call.predicate, call.indices,
-                                    call.count, call.options, 0, NULL, NULL),
+        assert_status(clgpu_findall(call.context, call.predicate, call.indices, call.count,
+                                    call.input, call.options, 0, NULL, NULL),
                       CLGPU_SUCCESS);
         assert_int_equal(clFinish(clgpu_context_queue(f.context)), CL_SUCCESS);
       } else {
-        assert_status(clgpu_findall_read(call.context, call.input, call.predicate, call.indices,
-                                         call.count, call.options, call.host_count),
+        assert_status(clgpu_findall_read(call.context, call.predicate, call.indices, call.count,
+                                         call.host_count, call.input, call.options),
                       CLGPU_SUCCESS);
         assert_int_equal(call.host_count_value, expected_count);
       }
@@ -1601,8 +1602,8 @@ static void hostile_predicates(void **state) {
     char label[80];
     snprintf(label, sizeof label, "predicate \"%.40s\"", text);
     cl_event event = NULL;
-    clgpu_status status = clgpu_findall(shared_context, &input_view, text, &indices_view,
-                                        &count_view, NULL, 0, NULL, &event);
+    clgpu_status status = clgpu_findall(shared_context, text, &indices_view, &count_view,
+                                        &input_view, NULL, 0, NULL, &event);
     const char *detail = clgpu_last_error();
     if (status != expected) {
       fail_msg("%s: %s, expected %s; detail: %s", label, clgpu_status_name(status),
@@ -1616,8 +1617,8 @@ static void hostile_predicates(void **state) {
     }
     if (event != NULL) fail_msg("%s: an event was made", label);
     clgpu_workspace_size report;
-    status = clgpu_findall_workspace_size(shared_context, &input_view, text, &indices_view,
-                                          &count_view, NULL, &report);
+    status = clgpu_findall_workspace_size(shared_context, text, &indices_view, &count_view,
+                                          &input_view, NULL, &report);
     if (status != expected) {
       fail_msg("%s: the size query gave %s: %s", label, clgpu_status_name(status),
                clgpu_last_error());
@@ -1643,10 +1644,10 @@ static void hostile_predicates(void **state) {
     if (keep) expected[matches++] = (uint32_t)k;
   }
   uint64_t found = 0;
-  assert_status(clgpu_findall_read(shared_context, &input_view,
+  assert_status(clgpu_findall_read(shared_context,
                                    "(x & 4)\n  ? (clamp(x, -1000, 1000) != 1000)\n"
                                    "  : ((uint)x % 3u == 0u || (int)(i % 5) == 1)",
-                                   &indices_view, &count_view, NULL, &found),
+                                   &indices_view, &count_view, &found, &input_view, NULL),
                 CLGPU_SUCCESS);
   assert_int_equal(found, matches);
   test_guarded_read(shared_context, &indices, after);

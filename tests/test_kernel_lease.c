@@ -113,8 +113,8 @@ static void every_family_gives_its_kernels_back_clear(void **state) {
   for (int round = 0; round < 2; round++) {
     /* Reductions: sum (whole array), count_if, scan, findall. */
     clgpu_reduce_op sum = {.kind = CLGPU_REDUCE_SUM};
-    assert_status(clgpu_reduce(f->context, &sum, &f->input, CLGPU_ALL_AXES, &f->output_one, NULL,
-                               0, NULL, NULL),
+    assert_status(clgpu_reduce(f->context, &sum, CLGPU_ALL_AXES, &f->output_one, &f->input, NULL, 0,
+                               NULL, NULL),
                   CLGPU_SUCCESS);
     after(f, "clgpu_reduce");
     cl_uint total = 0, expected_total = 0;
@@ -127,26 +127,26 @@ static void every_family_gives_its_kernels_back_clear(void **state) {
                               .map = "x & 7",
                               .reduce = "a + b",
                               .neutral = "0"};
-    assert_status(clgpu_reduce(f->context, &custom, &f->input, CLGPU_ALL_AXES, &f->output_one,
-                               NULL, 0, NULL, NULL),
+    assert_status(clgpu_reduce(f->context, &custom, CLGPU_ALL_AXES, &f->output_one, &f->input, NULL,
+                               0, NULL, NULL),
                   CLGPU_SUCCESS);
     after(f, "clgpu_reduce (custom)");
 
     clgpu_reduce_op argmax = {.kind = CLGPU_REDUCE_ARGMAX};
-    assert_status(clgpu_reduce(f->context, &argmax, &f->input, CLGPU_ALL_AXES, &f->count, NULL,
-                               0, NULL, NULL),
+    assert_status(clgpu_reduce(f->context, &argmax, CLGPU_ALL_AXES, &f->count, &f->input, NULL, 0,
+                               NULL, NULL),
                   CLGPU_SUCCESS);
     after(f, "clgpu_reduce (argmax)");
 
     assert_status(
-        clgpu_count_if(f->context, &f->input, "x % 3 == 0", &f->count, NULL, 0, NULL, NULL),
+        clgpu_count_if(f->context, "x % 3 == 0", &f->count, &f->input, NULL, 0, NULL, NULL),
         CLGPU_SUCCESS);
     after(f, "clgpu_count_if");
 
     clgpu_scan_op scan = {.kind = CLGPU_SCAN_SUM, .exclusive = 1};
-    assert_status(clgpu_scan(f->context, &scan, &f->input, CLGPU_ALL_AXES, &f->output, NULL, 0,
-                             NULL, NULL),
-                  CLGPU_SUCCESS);
+    assert_status(
+        clgpu_scan(f->context, &scan, CLGPU_ALL_AXES, &f->output, &f->input, NULL, 0, NULL, NULL),
+        CLGPU_SUCCESS);
     after(f, "clgpu_scan");
     read_uints(f, &f->output, out, N);
     cl_uint running = 0;
@@ -155,8 +155,8 @@ static void every_family_gives_its_kernels_back_clear(void **state) {
       running += f->host[i];
     }
 
-    assert_status(clgpu_findall(f->context, &f->input, "x % 5 == 1", &f->output, &f->count, NULL,
-                                0, NULL, NULL),
+    assert_status(clgpu_findall(f->context, "x % 5 == 1", &f->output, &f->count, &f->input, NULL, 0,
+                                NULL, NULL),
                   CLGPU_SUCCESS);
     after(f, "clgpu_findall");
 
@@ -179,10 +179,10 @@ static void every_family_gives_its_kernels_back_clear(void **state) {
     for (size_t i = 0; i < N; i++) assert_int_equal(out[i], expected[N - 1 - i]);
 
     assert_status(
-        clgpu_sort_permutation(f->context, NULL, &f->input, &f->third, NULL, 0, NULL, NULL),
+        clgpu_sort_permutation(f->context, NULL, &f->third, &f->input, NULL, 0, NULL, NULL),
         CLGPU_SUCCESS);
     after(f, "clgpu_sort_permutation");
-    assert_status(clgpu_gather(f->context, &f->third, &f->input, &f->output, 0, NULL, NULL),
+    assert_status(clgpu_gather(f->context, &f->output, &f->input, &f->third, 0, NULL, NULL),
                   CLGPU_SUCCESS);
     after(f, "clgpu_gather");
     read_uints(f, &f->output, out, N);
@@ -193,7 +193,7 @@ static void every_family_gives_its_kernels_back_clear(void **state) {
     clgpu_elementwise_arg args[] = {{"y", CLGPU_ARG_OUT, CLGPU_TYPE_UINT32},
                                     {"x", CLGPU_ARG_IN, CLGPU_TYPE_UINT32}};
     clgpu_elementwise *twice = NULL;
-    assert_status(clgpu_elementwise_create(f->context, 2, args, "y = 2 * x", NULL, &twice),
+    assert_status(clgpu_elementwise_create(f->context, "y = 2 * x", 2, args, NULL, &twice),
                   CLGPU_SUCCESS);
     clgpu_array half_output = f->output;
     half_output.shape[0] = N / 2;

@@ -53,7 +53,7 @@ static int setup(void **state) {
   f->context = test_context(NULL);
   f->oclgrind = test_on_oclgrind(f->context);
   clgpu_elementwise_arg arg = {"x", CLGPU_ARG_INOUT, CLGPU_TYPE_UINT32};
-  assert_status(clgpu_elementwise_create(f->context, 1, &arg, "x = x * 3u + 1u;", NULL, &f->triple),
+  assert_status(clgpu_elementwise_create(f->context, "x = x * 3u + 1u;", 1, &arg, NULL, &f->triple),
                 CLGPU_SUCCESS);
   /* Reports go to the test, not to stderr, unless a test says otherwise. */
   assert_status(clgpu_context_set_move_report(f->context, capture, &f->seen), CLGPU_SUCCESS);
@@ -758,7 +758,7 @@ static void test_moves_on_an_out_of_order_queue(void **state) {
   assert_status(clgpu_context_set_move_report(context, NULL, NULL), CLGPU_SUCCESS);
   clgpu_elementwise_arg arg = {"x", CLGPU_ARG_INOUT, CLGPU_TYPE_UINT32};
   clgpu_elementwise *triple = NULL;
-  assert_status(clgpu_elementwise_create(context, 1, &arg, "x = x * 3u + 1u;", NULL, &triple),
+  assert_status(clgpu_elementwise_create(context, "x = x * 3u + 1u;", 1, &arg, NULL, &triple),
                 CLGPU_SUCCESS);
   size_t n = f->oclgrind ? 3000 : 300000;
   uint32_t *expected = malloc(n * sizeof *expected);
@@ -896,7 +896,7 @@ static void test_used_and_freed_after_context_destroy(void **state) {
   size_t n = test_on_oclgrind(own.context) ? 1007 : 10007;
   clgpu_elementwise_arg arg = {"x", CLGPU_ARG_INOUT, CLGPU_TYPE_UINT32};
   assert_status(
-      clgpu_elementwise_create(own.context, 1, &arg, "x = x * 3u + 1u;", NULL, &own.triple),
+      clgpu_elementwise_create(own.context, "x = x * 3u + 1u;", 1, &arg, NULL, &own.triple),
       CLGPU_SUCCESS);
   assert_status(clgpu_context_set_move_report(own.context, capture, &own.seen), CLGPU_SUCCESS);
   cl_command_queue queue = clgpu_context_queue(own.context);

@@ -261,14 +261,14 @@ static void reduce_and_count(void **unused) {
     size_t n = clgpu_array_count(&input);
     clgpu_workspace_size query;
     if (count_if) {
-      CHECK(clgpu_count_if_workspace_size(context, &input, "x > 0", &output, &options, &query));
+      CHECK(clgpu_count_if_workspace_size(context, "x > 0", &output, &input, &options, &query));
       forget();
-      check_call(clgpu_count_if(context, &input, "x > 0", &output, &options, 0, NULL, NULL), &query,
+      check_call(clgpu_count_if(context, "x > 0", &output, &input, &options, 0, NULL, NULL), &query,
                  n, what);
     } else {
-      CHECK(clgpu_reduce_workspace_size(context, &op, &input, axis, &output, &options, &query));
+      CHECK(clgpu_reduce_workspace_size(context, &op, axis, &output, &input, &options, &query));
       forget();
-      check_call(clgpu_reduce(context, &op, &input, axis, &output, &options, 0, NULL, NULL), &query,
+      check_call(clgpu_reduce(context, &op, axis, &output, &input, &options, 0, NULL, NULL), &query,
                  n, what);
       if (rank == 1 && clgpu_array_is_contiguous(&input)) {
         clgpu_workspace_size upto;
@@ -299,10 +299,10 @@ static void scan(void **unused) {
     snprintf(what, sizeof what, "scan kind %d axis %d %s%s, shape %d", (int)op.kind, axis, text,
              in_place ? " in place" : "", (int)options.shape);
     clgpu_workspace_size query;
-    CHECK(clgpu_scan_workspace_size(context, &op, &input, axis, &output, &options, &query));
+    CHECK(clgpu_scan_workspace_size(context, &op, axis, &output, &input, &options, &query));
     size_t n = clgpu_array_count(&input);
     forget();
-    check_call(clgpu_scan(context, &op, &input, axis, &output, &options, 0, NULL, NULL), &query, n,
+    check_call(clgpu_scan(context, &op, axis, &output, &input, &options, 0, NULL, NULL), &query, n,
                what);
     if (in_place && rank == 1 && clgpu_array_is_contiguous(&input)) {
       clgpu_workspace_size upto;
@@ -333,9 +333,9 @@ static void findall(void **unused) {
     describe_view(&input, text, sizeof text);
     snprintf(what, sizeof what, "findall %s, shape %d", text, (int)options.shape);
     clgpu_workspace_size query;
-    CHECK(clgpu_findall_workspace_size(context, &input, NULL, &indices, &count, &options, &query));
+    CHECK(clgpu_findall_workspace_size(context, NULL, &indices, &count, &input, &options, &query));
     forget();
-    check_call(clgpu_findall(context, &input, NULL, &indices, &count, &options, 0, NULL, NULL),
+    check_call(clgpu_findall(context, NULL, &indices, &count, &input, &options, 0, NULL, NULL),
                &query, n, what);
     if (rank == 1 && clgpu_array_is_contiguous(&input)) {
       clgpu_workspace_size upto;

@@ -1034,7 +1034,7 @@ static void call_reduce(clgpu_context *context, const op_case *c, const clgpu_ar
                         int axis, const clgpu_array *output, run_mode mode, const char *label) {
   clgpu_call_options options = {mode.algorithm, NULL};
   cl_event event = NULL;
-  clgpu_status status = clgpu_reduce(context, &c->op, input, axis, output,
+  clgpu_status status = clgpu_reduce(context, &c->op, axis, output, input,
                                      mode.null_options ? NULL : &options, 0, NULL, &event);
   if (status != CLGPU_SUCCESS) {
     fail_msg("%s, %s, %s: clgpu_reduce gave %s (%d): %s", label, c->name, mode.name,
@@ -1933,7 +1933,7 @@ static void long_ranges_in_every_shape(void **state) {
   for (size_t s = 0; s < 3; s++) {
     clgpu_call_options options = {shapes[s], NULL};
     clgpu_status status =
-        clgpu_count_if(context, &input_view, "x < 100", &output_view, &options, 0, NULL, NULL);
+        clgpu_count_if(context, "x < 100", &output_view, &input_view, &options, 0, NULL, NULL);
     if (status != CLGPU_SUCCESS) {
       fail_msg("count_if over %zu uint8, algorithm %d: %s: %s", n, (int)shapes[s],
                clgpu_status_name(status), clgpu_last_error());
@@ -2086,8 +2086,8 @@ static void reduce_read_results(void **state) {
         unsigned char result[8 + 2 * HOST_GUARD];
         memset(result, HOST_FILL, sizeof result);
         clgpu_status status =
-            clgpu_reduce_read(context, &ops[k].op, &view, mode.null_options ? NULL : &options,
-                              result + HOST_GUARD, result_size);
+            clgpu_reduce_read(context, &ops[k].op, result + HOST_GUARD, result_size, &view,
+                              mode.null_options ? NULL : &options);
         if (status != CLGPU_SUCCESS) {
           fail_msg("%s, %s, %s: clgpu_reduce_read gave %s: %s", label, ops[k].name, mode.name,
                    clgpu_status_name(status), clgpu_last_error());
@@ -2162,7 +2162,7 @@ static void count_if_and_check(clgpu_context *context, const clgpu_array *input,
                 CLGPU_SUCCESS);
   clgpu_call_options options = {mode.algorithm, NULL};
   cl_event event = NULL;
-  clgpu_status status = clgpu_count_if(context, input, p->text, &view,
+  clgpu_status status = clgpu_count_if(context, p->text, &view, input,
                                        mode.null_options ? NULL : &options, 0, NULL, &event);
   if (status != CLGPU_SUCCESS) {
     fail_msg("%s, predicate %s, %s: clgpu_count_if gave %s: %s", label, p->text ? p->text : "NULL",
@@ -2278,7 +2278,7 @@ static void events(void **state) {
   }
   /* Without an event out, the reduction still happens. */
   assert_status(
-      clgpu_reduce(context, &sum.op, &input.view, CLGPU_ALL_AXES, &views[0], NULL, 0, NULL, NULL),
+      clgpu_reduce(context, &sum.op, CLGPU_ALL_AXES, &views[0], &input.view, NULL, 0, NULL, NULL),
       CLGPU_SUCCESS);
   assert_int_equal(clFinish(clgpu_context_queue(context)), CL_SUCCESS);
   unsigned char value[8];
@@ -2289,16 +2289,16 @@ static void events(void **state) {
    * and the last event completes with every result written. */
   cl_event first = NULL, second = NULL, third = NULL;
   clgpu_call_options tiled = {CLGPU_SHAPE_TILED, NULL};
-  assert_status(clgpu_reduce(context, &max.op, &input.view, CLGPU_ALL_AXES, &views[1], &tiled, 0,
+  assert_status(clgpu_reduce(context, &max.op, CLGPU_ALL_AXES, &views[1], &input.view, &tiled, 0,
                              NULL, &first),
                 CLGPU_SUCCESS);
   assert_non_null(first);
-  assert_status(clgpu_reduce(context, &sum.op, &input.view, CLGPU_ALL_AXES, &views[0], NULL, 1,
+  assert_status(clgpu_reduce(context, &sum.op, CLGPU_ALL_AXES, &views[0], &input.view, NULL, 1,
                              &first, &second),
                 CLGPU_SUCCESS);
   assert_non_null(second);
   cl_event both[2] = {first, second};
-  assert_status(clgpu_count_if(context, &input.view, "x > 5", &views[2], &tiled, 2, both, &third),
+  assert_status(clgpu_count_if(context, "x > 5", &views[2], &input.view, &tiled, 2, both, &third),
                 CLGPU_SUCCESS);
   finish_event(third, "count_if after two reductions");
   assert_int_equal(test_event_status(first), CL_COMPLETE);
@@ -2357,11 +2357,11 @@ static void wait_list_gates_the_call(void **state) {
 
   op_case sum = builtin_op(CLGPU_REDUCE_SUM);
   cl_event sum_event = NULL, count_event = NULL;
-  assert_status(clgpu_reduce(context, &sum.op, &input.view, CLGPU_ALL_AXES, &sum_view, NULL, 1,
+  assert_status(clgpu_reduce(context, &sum.op, CLGPU_ALL_AXES, &sum_view, &input.view, NULL, 1,
                              &gate, &sum_event),
                 CLGPU_SUCCESS);
   assert_status(
-      clgpu_count_if(context, &input.view, NULL, &count_view, NULL, 1, &gate, &count_event),
+      clgpu_count_if(context, NULL, &count_view, &input.view, NULL, 1, &gate, &count_event),
       CLGPU_SUCCESS);
   assert_non_null(sum_event);
   assert_non_null(count_event);
@@ -2458,7 +2458,7 @@ static void workspace_given_by_the_caller(void **state) {
                   CLGPU_SUCCESS);
     clgpu_call_options options = {modes[m].algorithm, NULL};
     clgpu_workspace_size report, small_report, other_report;
-    assert_status(clgpu_reduce_workspace_size(context, &sum.op, &input, CLGPU_ALL_AXES, &view,
+    assert_status(clgpu_reduce_workspace_size(context, &sum.op, CLGPU_ALL_AXES, &view, &input,
                                               &options, &report),
                   CLGPU_SUCCESS);
     assert_true(report.num_parts >= 1);
@@ -2486,7 +2486,7 @@ static void workspace_given_by_the_caller(void **state) {
     options.workspace = workspace;
     cl_event event = NULL;
     assert_status(
-        clgpu_reduce(context, &sum.op, &input, CLGPU_ALL_AXES, &view, &options, 0, NULL, &event),
+        clgpu_reduce(context, &sum.op, CLGPU_ALL_AXES, &view, &input, &options, 0, NULL, &event),
         CLGPU_SUCCESS);
     finish_event(event, label);
     test_guarded_read(context, &output, actual);
@@ -2516,13 +2516,13 @@ static void workspace_given_by_the_caller(void **state) {
       clgpu_call_options query = {modes[m].algorithm, NULL};
       const clgpu_workspace_size *made = &report;
       if (r == 0) {
-        assert_status(clgpu_reduce_workspace_size(context, &sum.op, &half_input, CLGPU_ALL_AXES,
-                                                  &view, &query, &small_report),
+        assert_status(clgpu_reduce_workspace_size(context, &sum.op, CLGPU_ALL_AXES, &view,
+                                                  &half_input, &query, &small_report),
                       CLGPU_SUCCESS);
         made = &small_report;
       } else if (r == 1) {
         query.shape = modes[1 - m].algorithm;
-        assert_status(clgpu_reduce_workspace_size(context, &sum.op, &input, CLGPU_ALL_AXES, &view,
+        assert_status(clgpu_reduce_workspace_size(context, &sum.op, CLGPU_ALL_AXES, &view, &input,
                                                   &query, &other_report),
                       CLGPU_SUCCESS);
         made = &other_report;
@@ -2543,7 +2543,7 @@ static void workspace_given_by_the_caller(void **state) {
       options.workspace = workspace;
       event = NULL;
       clgpu_status status =
-          clgpu_reduce(context, &sum.op, &input, CLGPU_ALL_AXES, &view, &options, 0, NULL, &event);
+          clgpu_reduce(context, &sum.op, CLGPU_ALL_AXES, &view, &input, &options, 0, NULL, &event);
       if (status != refusals[r].expected) {
         fail_msg("%s: a workspace %s: %s, expected %s: %s", label, refusals[r].name,
                  clgpu_status_name(status), clgpu_status_name(refusals[r].expected),
@@ -3007,7 +3007,7 @@ static void reduce_misuse(void **state) {
     misuse_default(f, &call);
     row->edit(f, &call);
     cl_event event = NULL;
-    clgpu_status status = clgpu_reduce(call.context, call.op, call.input, call.axis, call.output,
+    clgpu_status status = clgpu_reduce(call.context, call.op, call.axis, call.output, call.input,
                                        call.options, call.num_events, call.wait_list, &event);
     check_refused(f, row, status, event, input_before, "clgpu_reduce");
   }
@@ -3023,8 +3023,8 @@ static void reduce_misuse(void **state) {
     misuse_default(f, &call);
     row->edit(f, &call);
     clgpu_workspace_size report;
-    clgpu_status status = clgpu_reduce_workspace_size(call.context, call.op, call.input, call.axis,
-                                                      call.output, call.options, &report);
+    clgpu_status status = clgpu_reduce_workspace_size(call.context, call.op, call.axis, call.output,
+                                                      call.input, call.options, &report);
     if (status != row->expected) {
       fail_msg("clgpu_reduce_workspace_size misuse \"%s\": %s, expected %s: %s", row->name,
                clgpu_status_name(status), clgpu_status_name(row->expected), clgpu_last_error());
@@ -3037,7 +3037,7 @@ static void reduce_misuse(void **state) {
   assert_status(clgpu_array_nd(f->output.buffer, f->output.offset, CLGPU_TYPE_INT32, 2, kept,
                                CLGPU_ORDER_ROW_MAJOR, &call.output_view),
                 CLGPU_SUCCESS);
-  assert_status(clgpu_reduce(f->context, call.op, call.input, 0, call.output, NULL, 0, NULL, NULL),
+  assert_status(clgpu_reduce(f->context, call.op, 0, call.output, call.input, NULL, 0, NULL, NULL),
                 CLGPU_SUCCESS);
   assert_int_equal(clFinish(clgpu_context_queue(f->context)), CL_SUCCESS);
   unsigned char sums[64];
@@ -3097,8 +3097,9 @@ static void run_read_misuse(misuse_fixture *f, const misuse_row *row,
       call.result_size ? call.result_size : (result_type ? clgpu_type_size(result_type) : 4);
   unsigned char result[8 + 2 * HOST_GUARD];
   memset(result, HOST_FILL, sizeof result);
-  clgpu_status status = clgpu_reduce_read(call.context, call.op, call.input, call.options,
-                                          call.null_result ? NULL : result + HOST_GUARD, size);
+  clgpu_status status =
+      clgpu_reduce_read(call.context, call.op, call.null_result ? NULL : result + HOST_GUARD, size,
+                        call.input, call.options);
   check_refused(f, row, status, NULL, input_before, "clgpu_reduce_read");
   for (size_t b = 0; b < sizeof result; b++) {
     if (result[b] != HOST_FILL) {
@@ -3122,7 +3123,7 @@ static void reduce_read_misuse(void **state) {
   int32_t total = 0;
   misuse_call call;
   misuse_default(f, &call);
-  assert_status(clgpu_reduce_read(f->context, call.op, call.input, NULL, &total, sizeof total),
+  assert_status(clgpu_reduce_read(f->context, call.op, &total, sizeof total, call.input, NULL),
                 CLGPU_SUCCESS);
   uint32_t expected = 0;
   for (size_t i = 0; i < 20; i++) expected += (uint32_t)load_bits(input_before, i, CLGPU_TYPE_INT32);
@@ -3197,7 +3198,7 @@ static void count_if_misuse(void **state) {
     row->edit(f, &call);
     if (row->edit == edit_double_input) output_1d(f, &call, CLGPU_TYPE_UINT64, 1, 0);
     cl_event event = NULL;
-    clgpu_status status = clgpu_count_if(call.context, call.input, call.predicate, call.output,
+    clgpu_status status = clgpu_count_if(call.context, call.predicate, call.output, call.input,
                                          call.options, call.num_events, call.wait_list, &event);
     check_refused(f, row, status, event, input_before, "clgpu_count_if");
   }
@@ -3266,9 +3267,9 @@ static void expect_expression_refused(misuse_fixture *f, const char *field, cons
   cl_event event = NULL;
   if (predicate) {
     call.predicate = text;
-    status = clgpu_count_if(call.context, call.input, call.predicate, call.output, NULL, 0, NULL,
+    status = clgpu_count_if(call.context, call.predicate, call.output, call.input, NULL, 0, NULL,
                             &event);
-    query = clgpu_count_if_workspace_size(call.context, call.input, call.predicate, call.output,
+    query = clgpu_count_if_workspace_size(call.context, call.predicate, call.output, call.input,
                                           NULL, &report);
   } else {
     set_custom(&call);
@@ -3277,10 +3278,10 @@ static void expect_expression_refused(misuse_fixture *f, const char *field, cons
     if (strcmp(field, "op->reduce") == 0) call.op_value.reduce = text;
     if (strcmp(field, "op->neutral") == 0) call.op_value.neutral = text;
     if (strcmp(field, "op->initial") == 0) call.op_value.initial = text;
-    status = clgpu_reduce(call.context, call.op, call.input, CLGPU_ALL_AXES, call.output, NULL, 0,
+    status = clgpu_reduce(call.context, call.op, CLGPU_ALL_AXES, call.output, call.input, NULL, 0,
                           NULL, &event);
-    query = clgpu_reduce_workspace_size(call.context, call.op, call.input, CLGPU_ALL_AXES,
-                                        call.output, NULL, &report);
+    query = clgpu_reduce_workspace_size(call.context, call.op, CLGPU_ALL_AXES, call.output,
+                                        call.input, NULL, &report);
   }
   const char *entry = predicate ? "clgpu_count_if" : "clgpu_reduce";
   if (status == expected) {
@@ -3324,9 +3325,9 @@ static void hostile_expressions(void **state) {
   set_custom(&call);
   call.op_value.reduce = text;
   clgpu_workspace_size report;
-  assert_status(clgpu_reduce_workspace_size(f->context, call.op, call.input, 0, call.output, NULL,
-                                            &report),
-                CLGPU_SUCCESS);
+  assert_status(
+      clgpu_reduce_workspace_size(f->context, call.op, 0, call.output, call.input, NULL, &report),
+      CLGPU_SUCCESS);
   free(text);
   assert_status(clgpu_context_cache_stats(f->context, &stats), CLGPU_SUCCESS);
   assert_int_equal(stats.builds, builds);
@@ -3348,19 +3349,19 @@ static void hostile_expressions(void **state) {
   }
   misuse_default(f, &call);
   int64_t result = 0;
-  assert_status(clgpu_reduce_read(f->context, &op, call.input, NULL, &result, sizeof result),
+  assert_status(clgpu_reduce_read(f->context, &op, &result, sizeof result, call.input, NULL),
                 CLGPU_SUCCESS);
   assert_int_equal(result, expected);
   op.initial = "(long)max(\n  (int)0x7fffffff,\n  0)";
-  assert_status(clgpu_reduce_read(f->context, &op, call.input, NULL, &result, sizeof result),
+  assert_status(clgpu_reduce_read(f->context, &op, &result, sizeof result, call.input, NULL),
                 CLGPU_SUCCESS);
   assert_int_equal(result, expected > INT32_MAX ? expected : INT32_MAX);
   /* count_if: the predicate over lines, its count read back. */
   edit_count_output(f, &call);
   uint64_t count = 0, host = 0;
   for (int k = 0; k < 20; k++) host += (x[k] > 0 && (x[k] % 3 == 1 || x[k] < -1000)) ? 1 : 0;
-  assert_status(clgpu_count_if(f->context, call.input, "(x > 0) &&\n  (x % 3 == 1 || x < -1000)",
-                               call.output, NULL, 0, NULL, NULL),
+  assert_status(clgpu_count_if(f->context, "(x > 0) &&\n  (x % 3 == 1 || x < -1000)", call.output,
+                               call.input, NULL, 0, NULL, NULL),
                 CLGPU_SUCCESS);
   assert_int_equal(clFinish(clgpu_context_queue(f->context)), CL_SUCCESS);
   unsigned char output_after[64];

@@ -724,7 +724,7 @@ static clgpu_status call_scan(const scan_case *c, const char *label, const clgpu
   clgpu_call_options options = {c->algorithm, c->workspace};
   cl_event event = NULL;
   if (!c->gated) {
-    clgpu_status status = clgpu_scan(context, &op, input, c->axis, output,
+    clgpu_status status = clgpu_scan(context, &op, c->axis, output, input,
                                      c->null_options ? NULL : &options, 0, NULL, &event);
     if (status != CLGPU_SUCCESS) return status;
     if (event == NULL) fail_msg("%s: no event", label);
@@ -737,7 +737,7 @@ static clgpu_status call_scan(const scan_case *c, const char *label, const clgpu
   gate_opener opener = {NULL, NULL, CL_COMPLETE};
   opener.gate = clCreateUserEvent(clgpu_context_cl_context(context), &err);
   assert_int_equal(err, CL_SUCCESS);
-  clgpu_status status = clgpu_scan(context, &op, input, c->axis, output,
+  clgpu_status status = clgpu_scan(context, &op, c->axis, output, input,
                                    c->null_options ? NULL : &options, 1, &opener.gate, &event);
   if (status != CLGPU_SUCCESS) {
     clSetUserEventStatus(opener.gate, CL_COMPLETE);
@@ -1399,7 +1399,7 @@ static void long_lines_along_an_axis(void **state) {
     clgpu_scan_op op = scan_op(OP_MIN, 0);
     clgpu_call_options options = {shapes[s], NULL};
     clgpu_status status =
-        clgpu_scan(context, &op, &input_view, 1, &output_view, &options, 0, NULL, NULL);
+        clgpu_scan(context, &op, 1, &output_view, &input_view, &options, 0, NULL, NULL);
     assert_int_equal(clFinish(clgpu_context_queue(context)), CL_SUCCESS);
     test_guarded_read(context, &output, actual);
     char what[96];
@@ -1440,7 +1440,7 @@ static void without_an_event(void **state) {
                 CLGPU_SUCCESS);
   clgpu_scan_op op = scan_op(OP_SUM, 0);
   assert_status(
-      clgpu_scan(context, &op, &input_view, CLGPU_ALL_AXES, &output_view, NULL, 0, NULL, NULL),
+      clgpu_scan(context, &op, CLGPU_ALL_AXES, &output_view, &input_view, NULL, 0, NULL, NULL),
       CLGPU_SUCCESS);
   assert_int_equal(clFinish(clgpu_context_queue(context)), CL_SUCCESS);
   int32_t *actual = test_allocate(n, TEST_INT32), *expected = test_allocate(n, TEST_INT32);
@@ -1492,7 +1492,7 @@ static void with_a_workspace(void **state) {
         clgpu_scan_op op = scan_op(OP_SUM, 0);
         clgpu_call_options options = {both_algorithms[a], NULL};
         clgpu_workspace_size report;
-        assert_status(clgpu_scan_workspace_size(context, &op, &input, CLGPU_ALL_AXES, &output,
+        assert_status(clgpu_scan_workspace_size(context, &op, CLGPU_ALL_AXES, &output, &input,
                                                 &options, &report),
                       CLGPU_SUCCESS);
         test_guarded_release(&probe_output);
@@ -1828,7 +1828,7 @@ static void misuse_is_refused(void **state) {
     call.options = NULL;
     row->edit(&f, &call);
     cl_event event = NULL;
-    clgpu_status status = clgpu_scan(call.context, call.op, call.input, call.axis, call.output,
+    clgpu_status status = clgpu_scan(call.context, call.op, call.axis, call.output, call.input,
                                      call.options, call.num_events, call.wait_list, &event);
     if (status != row->expected) {
       fail_msg("scan misuse \"%s\": %s (%d), expected %s; detail: %s", row->name,
@@ -1868,7 +1868,7 @@ static void misuse_is_refused(void **state) {
                                   : w == 2 ? f.chunked_workspace
                                            : NULL};
     assert_status(
-        clgpu_scan(f.context, &op, &input, CLGPU_ALL_AXES, &output, &options, 0, NULL, NULL),
+        clgpu_scan(f.context, &op, CLGPU_ALL_AXES, &output, &input, &options, 0, NULL, NULL),
         CLGPU_SUCCESS);
     assert_int_equal(clFinish(clgpu_context_queue(f.context)), CL_SUCCESS);
     int32_t expected[20];
@@ -2002,8 +2002,8 @@ static void hostile_expressions(void **state) {
     char label[120];
     snprintf(label, sizeof label, "%s \"%.40s\"", field, text);
     cl_event event = NULL;
-    clgpu_status status = clgpu_scan(shared_context, &op, &input_view, CLGPU_ALL_AXES,
-                                     &output_view, NULL, 0, NULL, &event);
+    clgpu_status status = clgpu_scan(shared_context, &op, CLGPU_ALL_AXES, &output_view, &input_view,
+                                     NULL, 0, NULL, &event);
     const char *detail = clgpu_last_error();
     if (status != expected) {
       fail_msg("%s: %s, expected %s; detail: %s", label, clgpu_status_name(status),
@@ -2016,8 +2016,8 @@ static void hostile_expressions(void **state) {
     }
     if (event != NULL) fail_msg("%s: an event was made", label);
     clgpu_workspace_size report;
-    status = clgpu_scan_workspace_size(shared_context, &op, &input_view, CLGPU_ALL_AXES,
-                                       &output_view, NULL, &report);
+    status = clgpu_scan_workspace_size(shared_context, &op, CLGPU_ALL_AXES, &output_view,
+                                       &input_view, NULL, &report);
     if (status != expected) {
       fail_msg("%s: the size query gave %s: %s", label, clgpu_status_name(status),
                clgpu_last_error());
@@ -2035,7 +2035,7 @@ static void hostile_expressions(void **state) {
   /* A running maximum over lines, with a ternary and casts. */
   clgpu_scan_op op = {CLGPU_SCAN_CUSTOM, 0, "(a > b)\n  ? a\r\n  : (int)(b)",
                       "(int)(-2147483647 - 1)"};
-  assert_status(clgpu_scan(shared_context, &op, &input_view, CLGPU_ALL_AXES, &output_view, NULL, 0,
+  assert_status(clgpu_scan(shared_context, &op, CLGPU_ALL_AXES, &output_view, &input_view, NULL, 0,
                            NULL, NULL),
                 CLGPU_SUCCESS);
   assert_int_equal(clFinish(clgpu_context_queue(shared_context)), CL_SUCCESS);

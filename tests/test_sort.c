@@ -595,7 +595,7 @@ static void run_sort_case(const sort_case *c) {
     assert_int_equal(err, CL_SUCCESS);
   }
   clgpu_status status =
-      c->permutation ? clgpu_sort_permutation(shared_context, &spec, &key_view, &value_view,
+      c->permutation ? clgpu_sort_permutation(shared_context, &spec, &value_view, &key_view,
                                               c->null_options ? NULL : &options, gate ? 1 : 0,
                                               gate ? &gate : NULL, c->no_event ? NULL : &event)
                      : clgpu_sort(shared_context, &spec, &key_view, vsize ? &value_view : NULL,
@@ -1075,7 +1075,7 @@ static void run_custom_case(const custom_case *c) {
   clgpu_sort_options options = {c->algorithm, c->shape, NULL};
   cl_event event = NULL;
   clgpu_status status = c->permutation
-                            ? clgpu_sort_permutation(shared_context, &spec, &key_view, &value_view,
+                            ? clgpu_sort_permutation(shared_context, &spec, &value_view, &key_view,
                                                      &options, 0, NULL, &event)
                             : clgpu_sort(shared_context, &spec, &key_view,
                                          vsize ? &value_view : NULL, &options, 0, NULL, &event);
@@ -1291,7 +1291,7 @@ static void run_gather_case(const gather_case *c) {
   clgpu_array s_view = make_view(&s.guarded, element_type, &s.spec);
   clgpu_array d_view = make_view(&d.guarded, element_type, &d.spec);
   cl_event event = NULL;
-  expect_success(clgpu_gather(shared_context, &p_view, &s_view, &d_view, 0, NULL, &event), label);
+  expect_success(clgpu_gather(shared_context, &d_view, &s_view, &p_view, 0, NULL, &event), label);
   if (event == NULL) fail_msg("%s: no event", label);
   assert_int_equal(clWaitForEvents(1, &event), CL_SUCCESS);
   clReleaseEvent(event);
@@ -1371,8 +1371,8 @@ static clgpu_status query_case(const sort_case *c, const clgpu_sort_spec *spec,
   clgpu_sort_options options = {c->algorithm, c->shape, NULL};
   clgpu_status status =
       c->permutation
-          ? clgpu_sort_permutation_workspace_size(shared_context, spec ? spec : &zero, &key_view,
-                                                  &value_view, &options, report)
+          ? clgpu_sort_permutation_workspace_size(shared_context, spec ? spec : &zero, &value_view,
+                                                  &key_view, &options, report)
           : clgpu_sort_workspace_size(shared_context, spec ? spec : &zero, &key_view,
                                       vsize ? &value_view : NULL, &options, report);
   test_guarded_release(&value_buffer);
@@ -1698,8 +1698,8 @@ static void expect_refused(sort_fixture *f, int permutation_call, const placed *
   clgpu_array permutation_view;
   if (permutation) permutation_view = values_view(permutation);
   clgpu_status status = permutation_call
-                            ? clgpu_sort_permutation(shared_context, &spec, &f->key_view,
-                                                     &permutation_view, options, 0, NULL, &event)
+                            ? clgpu_sort_permutation(shared_context, &spec, &permutation_view,
+                                                     &f->key_view, options, 0, NULL, &event)
                             : clgpu_sort(shared_context, &spec, &f->key_view, &f->value_view,
                                          options, 0, NULL, &event);
   if (status != expected) {
@@ -1758,10 +1758,10 @@ static void workspace_refused(void **state) {
         clgpu_sort_workspace_size_upto(shared_context, NULL, CLGPU_TYPE_UINT32, 4, n, &options, &report),
         CLGPU_SUCCESS);
     clgpu_workspace_size permutation_report;
-    assert_status(
-        clgpu_sort_permutation_workspace_size_upto(shared_context, NULL, CLGPU_TYPE_UINT32, CLGPU_TYPE_UINT32,
-                                                   n, &options, &permutation_report),
-        CLGPU_SUCCESS);
+    assert_status(clgpu_sort_permutation_workspace_size_upto(shared_context, NULL,
+                                                             CLGPU_TYPE_UINT32, CLGPU_TYPE_UINT32,
+                                                             n, &options, &permutation_report),
+                  CLGPU_SUCCESS);
     size_t room = (size_t)(report.total_bytes > permutation_report.total_bytes
                                ? report.total_bytes
                                : permutation_report.total_bytes) +
@@ -1951,8 +1951,8 @@ static void workspace_upto_serves_smaller(void **state) {
     for (size_t s = 0; s < count; s++) {
       clgpu_workspace_size report;
       assert_status(
-          clgpu_sort_permutation_workspace_size_upto(shared_context, NULL, CLGPU_TYPE_FLOAT,
-                                                     CLGPU_TYPE_UINT64, sizes[s], &options, &report),
+          clgpu_sort_permutation_workspace_size_upto(shared_context, NULL, CLGPU_TYPE_UINT64,
+                                                     CLGPU_TYPE_FLOAT, sizes[s], &options, &report),
           CLGPU_SUCCESS);
       assert_true(report.total_bytes >= previous_total);
       previous_total = report.total_bytes;
@@ -1962,10 +1962,10 @@ static void workspace_upto_serves_smaller(void **state) {
     if (oclgrind && m % 2) continue;
     clgpu_workspace *workspace = workspace_upto(shared_context, algorithm, shape, max_n);
     clgpu_workspace_size permutation_report;
-    assert_status(
-        clgpu_sort_permutation_workspace_size_upto(shared_context, NULL, CLGPU_TYPE_UINT32, CLGPU_TYPE_UINT32,
-                                                   max_n, &options, &permutation_report),
-        CLGPU_SUCCESS);
+    assert_status(clgpu_sort_permutation_workspace_size_upto(shared_context, NULL,
+                                                             CLGPU_TYPE_UINT32, CLGPU_TYPE_UINT32,
+                                                             max_n, &options, &permutation_report),
+                  CLGPU_SUCCESS);
     clgpu_workspace *permutation_workspace = NULL;
     assert_status(
         clgpu_workspace_create(shared_context, &permutation_report, &permutation_workspace),
@@ -2440,7 +2440,7 @@ static void reset_call(const misuse_fixture *f, misuse_call *call) {
 
 static clgpu_status misuse_invoke(misuse_call *call, int permutation_call, cl_event *event) {
   if (permutation_call) {
-    return clgpu_sort_permutation(call->context, &call->spec, call->keys, call->permutation,
+    return clgpu_sort_permutation(call->context, &call->spec, call->permutation, call->keys,
                                   call->options, call->num_events, call->wait_list, event);
   }
   return clgpu_sort(call->context, &call->spec, call->keys, call->values, call->options,
@@ -2628,8 +2628,8 @@ static void gather_misuse_is_refused(void **state) {
     snprintf(label, sizeof label, "clgpu_gather misuse \"%s\"", rows[r].name);
     cl_event event = NULL;
     clgpu_status status =
-        clgpu_gather(rows[r].context_null ? NULL : shared_context, &rows[r].permutation,
-                     &rows[r].source, &rows[r].destination, 0, NULL, &event);
+        clgpu_gather(rows[r].context_null ? NULL : shared_context, &rows[r].destination,
+                     &rows[r].source, &rows[r].permutation, 0, NULL, &event);
     if (status != rows[r].expected) {
       fail_msg("%s: %s (%d), expected %s; detail: %s", label, clgpu_status_name(status),
                (int)status, clgpu_status_name(rows[r].expected), clgpu_last_error());
@@ -2642,13 +2642,13 @@ static void gather_misuse_is_refused(void **state) {
   /* NULL views. */
   clgpu_array ok = view_1d(pb, po, CLGPU_TYPE_UINT32, n);
   clgpu_array out = view_1d(db, dof, CLGPU_TYPE_UINT32, n);
-  assert_status(clgpu_gather(shared_context, NULL, &ok, &out, 0, NULL, NULL),
+  assert_status(clgpu_gather(shared_context, &out, &ok, NULL, 0, NULL, NULL),
                 CLGPU_INVALID_ARGUMENT);
-  assert_status(clgpu_gather(shared_context, &ok, NULL, &out, 0, NULL, NULL),
+  assert_status(clgpu_gather(shared_context, &out, NULL, &ok, 0, NULL, NULL),
                 CLGPU_INVALID_ARGUMENT);
-  assert_status(clgpu_gather(shared_context, &ok, &ok, NULL, 0, NULL, NULL),
+  assert_status(clgpu_gather(shared_context, NULL, &ok, &ok, 0, NULL, NULL),
                 CLGPU_INVALID_ARGUMENT);
-  assert_status(clgpu_gather(shared_context, &ok, &ok, &out, 1, NULL, NULL),
+  assert_status(clgpu_gather(shared_context, &out, &ok, &ok, 1, NULL, NULL),
                 CLGPU_INVALID_ARGUMENT);
   expect_region_unchanged(&regions[2], initial[2], "destination", "clgpu_gather NULL arguments");
   for (int r = 0; r < 3; r++) test_guarded_release(&regions[r]);
@@ -2881,7 +2881,7 @@ static void expect_key_size_refused(const key_size_row *row, size_t n, uint64_t 
       clgpu_sort_options options = {CLGPU_ALGORITHM_MERGE, both_shapes[h], NULL};
       cl_event event = NULL;
       clgpu_status status =
-          call == 2 ? clgpu_sort_permutation(shared_context, &spec, &key_view, &permutation_view,
+          call == 2 ? clgpu_sort_permutation(shared_context, &spec, &permutation_view, &key_view,
                                              &options, 0, NULL, &event)
                     : clgpu_sort(shared_context, &spec, &key_view, call == 1 ? &value_view : NULL,
                                  &options, 0, NULL, &event);

@@ -1109,7 +1109,7 @@ static void run_compare(fixture *f, clgpu_type type, clgpu_comparison op, view_s
                   CLGPU_SUCCESS);
   }
   cl_event event = NULL;
-  finish_event(&event, clgpu_compare(f->context, &mask.view, &x.view, op, &y_view, 0, NULL, &event),
+  finish_event(&event, clgpu_compare(f->context, op, &mask.view, &x.view, &y_view, 0, NULL, &event),
                label);
   expectation e = {expected, 0, NULL, xs, type};
   check_placed(f, &mask, &e, label, seed);
@@ -1253,14 +1253,14 @@ ROW(convert_shape, clgpu_array v;
     return clgpu_convert(CTX, &m->view, &v, 0, NULL, event))
 ROW(convert_read_only,
     return clgpu_convert(CTX, &m->read_only_view, &m->other_view, 0, NULL, event))
-ROW(compare_int_mask,
-    return clgpu_compare(CTX, &m->view, &m->other_view, CLGPU_COMPARE_LESS, &m->other_view, 0, NULL, event))
+ROW(compare_int_mask, return clgpu_compare(CTX, CLGPU_COMPARE_LESS, &m->view, &m->other_view,
+                                           &m->other_view, 0, NULL, event))
 ROW(compare_mixed_types, clgpu_array mask, x; const size_t shape[2] = {4, 5};
     assert_status(clgpu_array_nd(m->region.buffer, m->region.offset, CLGPU_TYPE_UINT8, 2, shape,
                                  CLGPU_ORDER_ROW_MAJOR, &mask),
                   0);
     assert_status(clgpu_array_reinterpret(&m->other_view, CLGPU_TYPE_FLOAT, &x), 0);
-    return clgpu_compare(CTX, &mask, &x, CLGPU_COMPARE_LESS, &m->other_view, 0, NULL, event))
+    return clgpu_compare(CTX, CLGPU_COMPARE_LESS, &mask, &x, &m->other_view, 0, NULL, event))
 ROW(axpby_mixed_types, clgpu_array x; const int32_t one = 1;
     assert_status(clgpu_array_reinterpret(&m->other_view, CLGPU_TYPE_FLOAT, &x), 0);
     return clgpu_axpby(CTX, &m->view, &one, &x, &one, &m->other_view, 0, NULL, event))

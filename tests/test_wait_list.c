@@ -27,18 +27,17 @@ typedef clgpu_status (*call_fn)(fixture *f, cl_uint num_events, const cl_event *
 
 static clgpu_status call_reduce(fixture *f, cl_uint n, const cl_event *list, cl_event *event) {
   clgpu_reduce_op op = {.kind = CLGPU_REDUCE_SUM};
-  return clgpu_reduce(f->context, &op, &f->in, CLGPU_ALL_AXES, &f->out_one, NULL, n, list, event);
+  return clgpu_reduce(f->context, &op, CLGPU_ALL_AXES, &f->out_one, &f->in, NULL, n, list, event);
 }
 static clgpu_status call_count_if(fixture *f, cl_uint n, const cl_event *list, cl_event *event) {
-  return clgpu_count_if(f->context, &f->in, "x > 3", &f->out_ulong, NULL, n, list, event);
+  return clgpu_count_if(f->context, "x > 3", &f->out_ulong, &f->in, NULL, n, list, event);
 }
 static clgpu_status call_scan(fixture *f, cl_uint n, const cl_event *list, cl_event *event) {
   clgpu_scan_op op = {.kind = CLGPU_SCAN_SUM};
-  return clgpu_scan(f->context, &op, &f->in, CLGPU_ALL_AXES, &f->out, NULL, n, list, event);
+  return clgpu_scan(f->context, &op, CLGPU_ALL_AXES, &f->out, &f->in, NULL, n, list, event);
 }
 static clgpu_status call_findall(fixture *f, cl_uint n, const cl_event *list, cl_event *event) {
-  return clgpu_findall(f->context, &f->in, "x > 3", &f->out, &f->count_view, NULL, n, list,
-                       event);
+  return clgpu_findall(f->context, "x > 3", &f->out, &f->count_view, &f->in, NULL, n, list, event);
 }
 static clgpu_status call_sort(fixture *f, cl_uint n, const cl_event *list, cl_event *event) {
   return clgpu_sort(f->context, NULL, &f->out, NULL, NULL, n, list, event);
@@ -48,11 +47,11 @@ static clgpu_status call_merge_sort(fixture *f, cl_uint n, const cl_event *list,
   return clgpu_sort(f->context, &spec, &f->out, NULL, NULL, n, list, event);
 }
 static clgpu_status call_permutation(fixture *f, cl_uint n, const cl_event *list, cl_event *event) {
-  return clgpu_sort_permutation(f->context, NULL, &f->in, &f->out, NULL, n, list, event);
+  return clgpu_sort_permutation(f->context, NULL, &f->out, &f->in, NULL, n, list, event);
 }
 static clgpu_status call_gather(fixture *f, cl_uint n, const cl_event *list, cl_event *event) {
   /* The input's values are all below N: a valid index array. */
-  return clgpu_gather(f->context, &f->in, &f->in, &f->out, n, list, event);
+  return clgpu_gather(f->context, &f->out, &f->in, &f->in, n, list, event);
 }
 static clgpu_status call_iota(fixture *f, cl_uint n, const cl_event *list, cl_event *event) {
   cl_uint start = 5, step = 2;
@@ -171,7 +170,7 @@ static int setup(void **state) {
                 CLGPU_SUCCESS);
   clgpu_context_set_move_report(f->context, NULL, NULL);
   clgpu_elementwise_arg args[] = {{"y", CLGPU_ARG_OUT, CLGPU_TYPE_UINT32}, {"x", CLGPU_ARG_IN, CLGPU_TYPE_UINT32}};
-  assert_status(clgpu_elementwise_create(f->context, 2, args, "y = x * x", NULL, &f->square),
+  assert_status(clgpu_elementwise_create(f->context, "y = x * x", 2, args, NULL, &f->square),
                 CLGPU_SUCCESS);
   f->other = clCreateContext(NULL, 1, &device, NULL, NULL, &err);
   assert_int_equal(err, CL_SUCCESS);

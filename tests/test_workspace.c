@@ -205,18 +205,18 @@ static clgpu_status query_views(clgpu_context *context, clgpu_operation operatio
       clgpu_reduce_op op;
       memset(&op, 0, sizeof op);
       op.kind = CLGPU_REDUCE_SUM;
-      return clgpu_reduce_workspace_size(context, &op, input, CLGPU_ALL_AXES, output, options,
+      return clgpu_reduce_workspace_size(context, &op, CLGPU_ALL_AXES, output, input, options,
                                          report);
     }
     case CLGPU_OPERATION_SCAN: {
       clgpu_scan_op op;
       memset(&op, 0, sizeof op);
       op.kind = CLGPU_SCAN_SUM;
-      return clgpu_scan_workspace_size(context, &op, input, CLGPU_ALL_AXES, output, options,
+      return clgpu_scan_workspace_size(context, &op, CLGPU_ALL_AXES, output, input, options,
                                        report);
     }
     case CLGPU_OPERATION_FINDALL:
-      return clgpu_findall_workspace_size(context, input, NULL, output, count, options, report);
+      return clgpu_findall_workspace_size(context, NULL, output, count, input, options, report);
     case CLGPU_OPERATION_SORT: /* sorts have their own workspace rows in test_sort.c */
       break;
   }
@@ -875,18 +875,18 @@ static clgpu_status instance_call(clgpu_context *context, const instance *inst,
       clgpu_reduce_op op;
       memset(&op, 0, sizeof op);
       op.kind = CLGPU_REDUCE_SUM;
-      return clgpu_reduce(context, &op, &inst->input, CLGPU_ALL_AXES, &inst->output, &options, 0,
+      return clgpu_reduce(context, &op, CLGPU_ALL_AXES, &inst->output, &inst->input, &options, 0,
                           NULL, event);
     }
     case CLGPU_OPERATION_SCAN: {
       clgpu_scan_op op;
       memset(&op, 0, sizeof op);
       op.kind = CLGPU_SCAN_SUM;
-      return clgpu_scan(context, &op, &inst->input, CLGPU_ALL_AXES, &inst->output, &options, 0,
+      return clgpu_scan(context, &op, CLGPU_ALL_AXES, &inst->output, &inst->input, &options, 0,
                         NULL, event);
     }
     case CLGPU_OPERATION_FINDALL:
-      return clgpu_findall(context, &inst->input, NULL, &inst->output, &inst->count, &options, 0,
+      return clgpu_findall(context, NULL, &inst->output, &inst->count, &inst->input, &options, 0,
                            NULL, event);
     case CLGPU_OPERATION_SORT: /* sorts have their own workspace rows in test_sort.c */
       break;
@@ -1852,7 +1852,7 @@ static void no_device_allocation_with_workspace(void **state) {
           clgpu_call_options options = {algorithm, made};
           uint64_t count = UINT64_MAX;
           clgpu_status status =
-              clgpu_findall_read(context, &inst.input, NULL, &inst.output, NULL, &options, &count);
+              clgpu_findall_read(context, NULL, &inst.output, NULL, &count, &inst.input, &options);
           if (status != CLGPU_SUCCESS) {
             fail_msg("%s: %s: %s", row, clgpu_status_name(status), clgpu_last_error());
           }
@@ -2488,8 +2488,8 @@ static clgpu_status size_row_query(const size_row *row, clgpu_shape shape, uint6
                                             &sort_options, report);
     case QUERY_PERMUTATION:
       return clgpu_sort_permutation_workspace_size_upto(
-          context, &spec, row->type, row->value_size == 8 ? CLGPU_TYPE_UINT64 : CLGPU_TYPE_UINT32, max_n,
-          &sort_options, report);
+          context, &spec, row->value_size == 8 ? CLGPU_TYPE_UINT64 : CLGPU_TYPE_UINT32, row->type,
+          max_n, &sort_options, report);
   }
   fail_msg("unknown query %d", row->query);
   return CLGPU_INVALID_ARGUMENT;
@@ -2602,8 +2602,8 @@ static void unrepresentable_sizes_are_refused(void **state) {
     memset(&op, 0, sizeof op);
     op.kind = CLGPU_REDUCE_SUM;
     clgpu_workspace_size report;
-    clgpu_status status = clgpu_reduce_workspace_size(shared_context, &op, &input, CLGPU_ALL_AXES,
-                                                      &output, &options, &report);
+    clgpu_status status = clgpu_reduce_workspace_size(shared_context, &op, CLGPU_ALL_AXES, &output,
+                                                      &input, &options, &report);
     if (status == CLGPU_UNSUPPORTED_FEATURE &&
         strstr(clgpu_last_error(), "loop_iteration_cap") != NULL) {
       /* A device with a loop cap (llvmpipe, docs/quirks.md): 2^60 elements
@@ -2615,7 +2615,7 @@ static void unrepresentable_sizes_are_refused(void **state) {
     assert_status(status, CLGPU_SUCCESS);
     expect_exact_report(&report, "reduce over 2^60 - 1 broadcast longs");
     assert_true(report.total_bytes >= (TWO_TO(60) - 1) * 8);
-    assert_status(clgpu_findall_workspace_size(shared_context, &input, NULL, &indices, NULL,
+    assert_status(clgpu_findall_workspace_size(shared_context, NULL, &indices, NULL, &input,
                                                &options, &report),
                   CLGPU_SUCCESS);
     expect_exact_report(&report, "findall over 2^60 - 1 broadcast longs");

@@ -32,23 +32,23 @@ clgpu_status bench_enqueue_op(bench_case *c, int op, const clgpu_call_options *c
     case OP_SORT_BY_KEY:
       return clgpu_sort(c->context, NULL, &c->v_out, &c->v_indices, sort_call, 0, NULL, event);
     case OP_ARGSORT:
-      return clgpu_sort_permutation(c->context, NULL, &c->v_in, &c->v_indices, sort_call, 0, NULL,
+      return clgpu_sort_permutation(c->context, NULL, &c->v_indices, &c->v_in, sort_call, 0, NULL,
                                     event);
     case OP_READ:
       return bench_enqueue_reference(c, 0, event);
     case OP_COPY_KERNEL:
       return bench_enqueue_reference(c, 1, event);
     case OP_REDUCE:
-      return clgpu_reduce(c->context, &sum_op, &c->v_in, CLGPU_ALL_AXES, &c->v_result, call, 0,
+      return clgpu_reduce(c->context, &sum_op, CLGPU_ALL_AXES, &c->v_result, &c->v_in, call, 0,
                           NULL, event);
     case OP_COUNT_IF:
-      return clgpu_count_if(c->context, &c->v_in, c->type->predicate, &c->v_count64, call, 0, NULL,
+      return clgpu_count_if(c->context, c->type->predicate, &c->v_count64, &c->v_in, call, 0, NULL,
                             event);
     case OP_SCAN:
-      return clgpu_scan(c->context, &scan_op, &c->v_in, CLGPU_ALL_AXES, &c->v_out, call, 0, NULL,
+      return clgpu_scan(c->context, &scan_op, CLGPU_ALL_AXES, &c->v_out, &c->v_in, call, 0, NULL,
                         event);
     case OP_FINDALL:
-      return clgpu_findall(c->context, &c->v_in, c->type->predicate, &c->v_indices, &c->v_count,
+      return clgpu_findall(c->context, c->type->predicate, &c->v_indices, &c->v_count, &c->v_in,
                            call, 0, NULL, event);
     case OP_COPY:
       return clgpu_copy(c->context, &c->v_out, &c->v_in, 0, NULL, event);
@@ -85,24 +85,24 @@ static int workspace_report(bench_case *c, int op, const clgpu_call_options *cal
           clgpu_sort_workspace_size(c->context, NULL, &c->v_out, &c->v_indices, sort_call, report);
       return 1;
     case OP_ARGSORT:
-      *status = clgpu_sort_permutation_workspace_size(c->context, NULL, &c->v_in, &c->v_indices,
+      *status = clgpu_sort_permutation_workspace_size(c->context, NULL, &c->v_indices, &c->v_in,
                                                       sort_call, report);
       return 1;
     case OP_REDUCE:
-      *status = clgpu_reduce_workspace_size(c->context, &sum_op, &c->v_in, CLGPU_ALL_AXES,
-                                            &c->v_result, call, report);
+      *status = clgpu_reduce_workspace_size(c->context, &sum_op, CLGPU_ALL_AXES, &c->v_result,
+                                            &c->v_in, call, report);
       return 1;
     case OP_COUNT_IF:
-      *status = clgpu_count_if_workspace_size(c->context, &c->v_in, c->type->predicate,
-                                              &c->v_count64, call, report);
+      *status = clgpu_count_if_workspace_size(c->context, c->type->predicate, &c->v_count64,
+                                              &c->v_in, call, report);
       return 1;
     case OP_SCAN:
-      *status = clgpu_scan_workspace_size(c->context, &scan_op, &c->v_in, CLGPU_ALL_AXES, &c->v_out,
+      *status = clgpu_scan_workspace_size(c->context, &scan_op, CLGPU_ALL_AXES, &c->v_out, &c->v_in,
                                           call, report);
       return 1;
     case OP_FINDALL:
-      *status = clgpu_findall_workspace_size(c->context, &c->v_in, c->type->predicate,
-                                             &c->v_indices, &c->v_count, call, report);
+      *status = clgpu_findall_workspace_size(c->context, c->type->predicate, &c->v_indices,
+                                             &c->v_count, &c->v_in, call, report);
       return 1;
     default:
       return 0;

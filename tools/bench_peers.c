@@ -211,11 +211,11 @@ clgpu_status bench_create_op_kernel(bench_case *c, int op) {
                                           {"a", CLGPU_ARG_SCALAR, t->type},
                                           {"x", CLGPU_ARG_IN, t->type},
                                           {"z", CLGPU_ARG_IN, t->type}};
-    return clgpu_elementwise_create(c->context, 4, args, "y = a * x + z", NULL, &c->kernel);
+    return clgpu_elementwise_create(c->context, "y = a * x + z", 4, args, NULL, &c->kernel);
   }
   if (op == OP_ELEMENTWISE_STRIDED || op == OP_ELEMENTWISE_TRANSPOSED) {
     const clgpu_elementwise_arg args[] = {{"y", CLGPU_ARG_OUT, t->type}, {"x", CLGPU_ARG_IN, t->type}};
-    return clgpu_elementwise_create(c->context, 2, args, "y = x * x", NULL, &c->kernel);
+    return clgpu_elementwise_create(c->context, "y = x * x", 2, args, NULL, &c->kernel);
   }
   return CLGPU_SUCCESS;
 }

@@ -38,7 +38,7 @@
  *     clgpu_array x, y;
  *     clgpu_status status = clgpu_context_create(NULL, &context);
  *     if (status == CLGPU_SUCCESS)
- *       status = clgpu_elementwise_create(context, 3, args, "y = a * x + sin(x)", NULL, &kernel);
+ *       status = clgpu_elementwise_create(context, "y = a * x + sin(x)", 3, args, NULL, &kernel);
  *     if (status == CLGPU_SUCCESS)
  *       status = clgpu_buffer_create(context, CL_MEM_READ_WRITE, 1000 * sizeof(float), &x_buffer);
  *     if (status == CLGPU_SUCCESS)
@@ -142,9 +142,8 @@ typedef struct clgpu_elementwise clgpu_elementwise;
  * over 1048576), CLGPU_UNSUPPORTED_FEATURE (a double argument on a device
  * without cl_khr_fp64), CLGPU_CL_OUT_OF_HOST_MEMORY. On failure *out is
  * NULL. */
-CLGPU_API clgpu_status clgpu_elementwise_create(clgpu_context *context, size_t num_args,
-                                                const clgpu_elementwise_arg *args,
-                                                const char *operation,
+CLGPU_API clgpu_status clgpu_elementwise_create(clgpu_context *context, const char *operation,
+                                                size_t num_args, const clgpu_elementwise_arg *args,
                                                 const clgpu_elementwise_options *options,
                                                 clgpu_elementwise **out);
 
@@ -248,8 +247,8 @@ typedef enum clgpu_comparison {
  * Errors: CLGPU_INVALID_ARGUMENT (a NULL argument, an unknown comparison or
  * element type), CLGPU_TYPE_MISMATCH (a mask that is not CLGPU_TYPE_UINT8, x and
  * y of different types), and those of clgpu_elementwise_run. */
-CLGPU_API clgpu_status clgpu_compare(clgpu_context *context, const clgpu_array *mask,
-                                     const clgpu_array *x, clgpu_comparison comparison,
+CLGPU_API clgpu_status clgpu_compare(clgpu_context *context, clgpu_comparison comparison,
+                                     const clgpu_array *mask, const clgpu_array *x,
                                      const clgpu_array *y, cl_uint num_events,
                                      const cl_event *wait_list, cl_event *event);
 

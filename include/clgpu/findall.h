@@ -40,7 +40,7 @@
  *     if (status == CLGPU_SUCCESS)
  *       status = clgpu_array_write(context, &input, mask, sizeof mask, CL_TRUE, 0, NULL, NULL);
  *     if (status == CLGPU_SUCCESS)
- *       status = clgpu_findall_read(context, &input, NULL, &indices, NULL, NULL, &count);
+ *       status = clgpu_findall_read(context, NULL, &indices, NULL, &count, &input, NULL);
  *     if (status == CLGPU_SUCCESS)
  *       status = clgpu_array_read(context, &indices, found, sizeof found, CL_TRUE, 0, NULL, NULL);
  *     if (status == CLGPU_SUCCESS)
@@ -84,9 +84,9 @@ extern "C" {
  * of workspace.h, CLGPU_SIZE_OVERFLOW (scratch for more bytes than 64 bits
  * count, such as packing a broadcast view of 2^62 elements), the errors of
  * clgpu_array_check, build failures. */
-CLGPU_API clgpu_status clgpu_findall(clgpu_context *context, const clgpu_array *input,
-                                     const char *predicate, const clgpu_array *indices,
-                                     const clgpu_array *count, const clgpu_call_options *options,
+CLGPU_API clgpu_status clgpu_findall(clgpu_context *context, const char *predicate,
+                                     const clgpu_array *indices, const clgpu_array *count,
+                                     const clgpu_array *input, const clgpu_call_options *options,
                                      cl_uint num_events, const cl_event *wait_list,
                                      cl_event *event);
 
@@ -95,11 +95,10 @@ CLGPU_API clgpu_status clgpu_findall(clgpu_context *context, const clgpu_array *
  * clgpu_findall_read: the workspace always has a one-element "count" buffer
  * that serves when no count view is given. Errors as clgpu_findall's
  * argument checks. */
-CLGPU_API clgpu_status clgpu_findall_workspace_size(clgpu_context *context,
-                                                    const clgpu_array *input,
-                                                    const char *predicate,
+CLGPU_API clgpu_status clgpu_findall_workspace_size(clgpu_context *context, const char *predicate,
                                                     const clgpu_array *indices,
                                                     const clgpu_array *count,
+                                                    const clgpu_array *input,
                                                     const clgpu_call_options *options,
                                                     clgpu_workspace_size *out);
 
@@ -117,10 +116,10 @@ CLGPU_API clgpu_status clgpu_findall_workspace_size_upto(clgpu_context *context,
 /* clgpu_findall, then wait for it and read the count into *count. Blocks.
  * `count_view` may be NULL (the workspace's "count" buffer is used). Errors
  * as clgpu_findall's, and CLGPU_INVALID_ARGUMENT for a NULL count. */
-CLGPU_API clgpu_status clgpu_findall_read(clgpu_context *context, const clgpu_array *input,
-                                          const char *predicate, const clgpu_array *indices,
-                                          const clgpu_array *count_view,
-                                          const clgpu_call_options *options, uint64_t *count);
+CLGPU_API clgpu_status clgpu_findall_read(clgpu_context *context, const char *predicate,
+                                          const clgpu_array *indices, const clgpu_array *count_view,
+                                          uint64_t *count, const clgpu_array *input,
+                                          const clgpu_call_options *options);
 
 #ifdef __cplusplus
 }

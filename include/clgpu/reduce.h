@@ -38,7 +38,7 @@
  *     if (status == CLGPU_SUCCESS)
  *       status = clgpu_array_write(context, &input, host, sizeof host, CL_TRUE, 0, NULL, NULL);
  *     if (status == CLGPU_SUCCESS)
- *       status = clgpu_reduce_read(context, &op, &input, NULL, &sum, sizeof sum);
+ *       status = clgpu_reduce_read(context, &op, &sum, sizeof sum, &input, NULL);
  *     if (status == CLGPU_SUCCESS)
  *       printf("sum %g\n", sum);
  *     else
@@ -118,20 +118,17 @@ CLGPU_API clgpu_type clgpu_reduce_result_type(const clgpu_reduce_op *op, clgpu_t
  * OpenCL's codes from enqueueing: the commands already enqueued stay, but
  * they write only scratch memory, so the output is unchanged; no event is
  * returned. */
-CLGPU_API clgpu_status clgpu_reduce(clgpu_context *context, const clgpu_reduce_op *op,
-                                    const clgpu_array *input, int axis, const clgpu_array *output,
+CLGPU_API clgpu_status clgpu_reduce(clgpu_context *context, const clgpu_reduce_op *op, int axis,
+                                    const clgpu_array *output, const clgpu_array *input,
                                     const clgpu_call_options *options, cl_uint num_events,
                                     const cl_event *wait_list, cl_event *event);
 
 /* The workspace clgpu_reduce needs for these arguments, written to *out.
  * Allocates and enqueues nothing. Errors as clgpu_reduce's argument
  * checks. */
-CLGPU_API clgpu_status clgpu_reduce_workspace_size(clgpu_context *context,
-                                                   const clgpu_reduce_op *op,
-                                                   const clgpu_array *input, int axis,
-                                                   const clgpu_array *output,
-                                                   const clgpu_call_options *options,
-                                                   clgpu_workspace_size *out);
+CLGPU_API clgpu_status clgpu_reduce_workspace_size(
+    clgpu_context *context, const clgpu_reduce_op *op, int axis, const clgpu_array *output,
+    const clgpu_array *input, const clgpu_call_options *options, clgpu_workspace_size *out);
 
 /* The workspace that serves any whole-array reduction of a contiguous input
  * of up to `max_n` elements of `input_type`. Allocates and enqueues nothing.
@@ -154,9 +151,8 @@ CLGPU_API clgpu_status clgpu_reduce_workspace_size_upto(clgpu_context *context,
  * Errors as clgpu_reduce's, and CLGPU_INVALID_ARGUMENT for a NULL result or a
  * result_size that is not the result type's size. */
 CLGPU_API clgpu_status clgpu_reduce_read(clgpu_context *context, const clgpu_reduce_op *op,
-                                         const clgpu_array *input,
-                                         const clgpu_call_options *options, void *result,
-                                         size_t result_size);
+                                         void *result, size_t result_size, const clgpu_array *input,
+                                         const clgpu_call_options *options);
 
 /* Count the elements for which `predicate` holds, into `output` (one
  * CLGPU_TYPE_UINT64 element). The predicate is an OpenCL C expression over `x`
@@ -164,18 +160,17 @@ CLGPU_API clgpu_status clgpu_reduce_read(clgpu_context *context, const clgpu_red
  * docs/expressions.md. Only enqueues, as clgpu_reduce. It is a REDUCE
  * operation for workspaces; the size query is clgpu_count_if_workspace_size.
  * Errors as clgpu_reduce's. */
-CLGPU_API clgpu_status clgpu_count_if(clgpu_context *context, const clgpu_array *input,
-                                      const char *predicate, const clgpu_array *output,
+CLGPU_API clgpu_status clgpu_count_if(clgpu_context *context, const char *predicate,
+                                      const clgpu_array *output, const clgpu_array *input,
                                       const clgpu_call_options *options, cl_uint num_events,
                                       const cl_event *wait_list, cl_event *event);
 
 /* The workspace clgpu_count_if needs for these arguments, written to *out.
  * Allocates and enqueues nothing. Errors as clgpu_count_if's argument
  * checks. */
-CLGPU_API clgpu_status clgpu_count_if_workspace_size(clgpu_context *context,
-                                                     const clgpu_array *input,
-                                                     const char *predicate,
+CLGPU_API clgpu_status clgpu_count_if_workspace_size(clgpu_context *context, const char *predicate,
                                                      const clgpu_array *output,
+                                                     const clgpu_array *input,
                                                      const clgpu_call_options *options,
                                                      clgpu_workspace_size *out);
 

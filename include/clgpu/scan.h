@@ -40,7 +40,7 @@
  *     if (status == CLGPU_SUCCESS)
  *       status = clgpu_array_write(context, &x, host, sizeof host, CL_TRUE, 0, NULL, NULL);
  *     if (status == CLGPU_SUCCESS)
- *       status = clgpu_scan(context, &op, &x, CLGPU_ALL_AXES, &x, NULL, 0, NULL, NULL);
+ *       status = clgpu_scan(context, &op, CLGPU_ALL_AXES, &x, &x, NULL, 0, NULL, NULL);
  *     if (status == CLGPU_SUCCESS)
  *       status = clgpu_array_read(context, &x, host, sizeof host, CL_TRUE, 0, NULL, NULL);
  *     if (status == CLGPU_SUCCESS)
@@ -93,16 +93,16 @@ typedef struct clgpu_scan_op {
  * CLGPU_INVALID_ARGUMENT, one over 65536 bytes CLGPU_EXPRESSION_TOO_LONG;
  * sizes past 64 bits CLGPU_SIZE_OVERFLOW), and CLGPU_INVALID_OUTPUT for an
  * output that is broadcast or overlaps itself. */
-CLGPU_API clgpu_status clgpu_scan(clgpu_context *context, const clgpu_scan_op *op,
-                                  const clgpu_array *input, int axis, const clgpu_array *output,
+CLGPU_API clgpu_status clgpu_scan(clgpu_context *context, const clgpu_scan_op *op, int axis,
+                                  const clgpu_array *output, const clgpu_array *input,
                                   const clgpu_call_options *options, cl_uint num_events,
                                   const cl_event *wait_list, cl_event *event);
 
 /* The workspace clgpu_scan needs for these arguments, written to *out.
  * Allocates and enqueues nothing. Errors as clgpu_scan's argument checks. */
 CLGPU_API clgpu_status clgpu_scan_workspace_size(clgpu_context *context, const clgpu_scan_op *op,
-                                                 const clgpu_array *input, int axis,
-                                                 const clgpu_array *output,
+                                                 int axis, const clgpu_array *output,
+                                                 const clgpu_array *input,
                                                  const clgpu_call_options *options,
                                                  clgpu_workspace_size *out);
 

@@ -155,11 +155,10 @@ CLGPU_API clgpu_status clgpu_sort_workspace_size_upto(clgpu_context *context,
  * or CLGPU_TYPE_UINT32 for more than 2^32 - 1 keys), CLGPU_SHAPE_MISMATCH (a
  * permutation of another length). */
 CLGPU_API clgpu_status clgpu_sort_permutation(clgpu_context *context, const clgpu_sort_spec *spec,
-                                              const clgpu_array *keys,
                                               const clgpu_array *permutation,
-                                              const clgpu_sort_options *options,
-                                              cl_uint num_events, const cl_event *wait_list,
-                                              cl_event *event);
+                                              const clgpu_array *keys,
+                                              const clgpu_sort_options *options, cl_uint num_events,
+                                              const cl_event *wait_list, cl_event *event);
 
 /* The workspace clgpu_sort_permutation needs for these arguments, written
  * to *out; builds and enqueues nothing. Its buffers are those of clgpu_sort's
@@ -167,8 +166,8 @@ CLGPU_API clgpu_status clgpu_sort_permutation(clgpu_context *context, const clgp
  * Errors as clgpu_sort_permutation's argument checks, and
  * CLGPU_SIZE_OVERFLOW. */
 CLGPU_API clgpu_status clgpu_sort_permutation_workspace_size(
-    clgpu_context *context, const clgpu_sort_spec *spec, const clgpu_array *keys,
-    const clgpu_array *permutation, const clgpu_sort_options *options, clgpu_workspace_size *out);
+    clgpu_context *context, const clgpu_sort_spec *spec, const clgpu_array *permutation,
+    const clgpu_array *keys, const clgpu_sort_options *options, clgpu_workspace_size *out);
 
 /* The workspace that serves any permutation of up to max_n keys of
  * `key_type` (or custom keys) into a permutation of `permutation_type`
@@ -176,8 +175,8 @@ CLGPU_API clgpu_status clgpu_sort_permutation_workspace_size(
  * (the keys are staged, so their bytes count twice), and
  * CLGPU_TYPE_MISMATCH for another permutation type. */
 CLGPU_API clgpu_status clgpu_sort_permutation_workspace_size_upto(
-    clgpu_context *context, const clgpu_sort_spec *spec, clgpu_type key_type,
-    clgpu_type permutation_type, uint64_t max_n, const clgpu_sort_options *options,
+    clgpu_context *context, const clgpu_sort_spec *spec, clgpu_type permutation_type,
+    clgpu_type key_type, uint64_t max_n, const clgpu_sort_options *options,
     clgpu_workspace_size *out);
 
 /* destination[i] = source[permutation[i]] for every i: applies a sort
@@ -192,10 +191,9 @@ CLGPU_API clgpu_status clgpu_sort_permutation_workspace_size_upto(
  * CLGPU_SHAPE_MISMATCH, CLGPU_INVALID_OUTPUT (overlap, a broadcast
  * destination), CLGPU_MISMATCHED_OBJECTS, the errors of clgpu_array_check,
  * OpenCL's codes. */
-CLGPU_API clgpu_status clgpu_gather(clgpu_context *context, const clgpu_array *permutation,
-                                    const clgpu_array *source, const clgpu_array *destination,
-                                    cl_uint num_events, const cl_event *wait_list,
-                                    cl_event *event);
+CLGPU_API clgpu_status clgpu_gather(clgpu_context *context, const clgpu_array *destination,
+                                    const clgpu_array *source, const clgpu_array *permutation,
+                                    cl_uint num_events, const cl_event *wait_list, cl_event *event);
 
 #ifdef __cplusplus
 }

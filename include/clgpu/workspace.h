@@ -48,7 +48,7 @@
  *     }
  *     if (status == CLGPU_SUCCESS) {
  *       clgpu_call_options options = {.shape = CLGPU_SHAPE_AUTO, .workspace = workspace};
- *       status = clgpu_reduce_read(context, &op, &input, &options, &largest, sizeof largest);
+ *       status = clgpu_reduce_read(context, &op, &largest, sizeof largest, &input, &options);
  *     }
  *     if (status == CLGPU_SUCCESS)
  *       printf("max %d, workspace of %llu bytes\n", largest,

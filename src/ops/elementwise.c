@@ -192,8 +192,8 @@ static clgpu_status check_declaration(const clgpu_context *context, size_t num_a
   return CLGPU_SUCCESS;
 }
 
-clgpu_status clgpu_elementwise_create(clgpu_context *context, size_t num_args,
-                                      const clgpu_elementwise_arg *args, const char *operation,
+clgpu_status clgpu_elementwise_create(clgpu_context *context, const char *operation,
+                                      size_t num_args, const clgpu_elementwise_arg *args,
                                       const clgpu_elementwise_options *options,
                                       clgpu_elementwise **out) {
   CLGPU__RETURN_ERROR_IF(!out, CLGPU_INVALID_ARGUMENT, "clgpu_elementwise_create: out is NULL");
@@ -1136,7 +1136,7 @@ clgpu_status clgpu__elementwise_builtin(clgpu_context *context, const char *key,
        * own, and one that repeats gets its constants. */
       const clgpu_elementwise_options options = {NULL, 0, 0, 2};
       status =
-          clgpu_elementwise_create(context, num_args, args, operation, &options, &entry->kernel);
+          clgpu_elementwise_create(context, operation, num_args, args, &options, &entry->kernel);
       if (status == CLGPU_SUCCESS) {
         clgpu__elementwise_owned_by_context(entry->kernel);
         snprintf(entry->key, sizeof entry->key, "%s", key);

@@ -166,9 +166,9 @@ clgpu_status clgpu_axpby(clgpu_context *context, const clgpu_array *out, const v
 
 /* ---- compare ---- */
 
-clgpu_status clgpu_compare(clgpu_context *context, const clgpu_array *mask, const clgpu_array *x,
-                           clgpu_comparison comparison, const clgpu_array *y, cl_uint num_events,
-                           const cl_event *wait_list, cl_event *event) {
+clgpu_status clgpu_compare(clgpu_context *context, clgpu_comparison comparison,
+                           const clgpu_array *mask, const clgpu_array *x, const clgpu_array *y,
+                           cl_uint num_events, const cl_event *wait_list, cl_event *event) {
   const char *who = "clgpu_compare";
   CLGPU__FORWARD_IF_ERROR(check_common(context, who, mask, "mask"));
   CLGPU__RETURN_ERROR_IF(!x || !y, CLGPU_INVALID_ARGUMENT, "%s: x and y must not be NULL", who);

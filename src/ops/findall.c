@@ -254,10 +254,10 @@ static clgpu_status findall_entry(clgpu_context *context, const clgpu_array *inp
   return status;
 }
 
-clgpu_status clgpu_findall(clgpu_context *context, const clgpu_array *input, const char *predicate,
+clgpu_status clgpu_findall(clgpu_context *context, const char *predicate,
                            const clgpu_array *indices, const clgpu_array *count,
-                           const clgpu_call_options *options, cl_uint num_events,
-                           const cl_event *wait_list, cl_event *event) {
+                           const clgpu_array *input, const clgpu_call_options *options,
+                           cl_uint num_events, const cl_event *wait_list, cl_event *event) {
   const char *who = "clgpu_findall";
   CLGPU__RETURN_ERROR_IF(!count, CLGPU_INVALID_ARGUMENT,
                          "%s: count is NULL (clgpu_findall_read takes none)", who);
@@ -265,9 +265,9 @@ clgpu_status clgpu_findall(clgpu_context *context, const clgpu_array *input, con
                        event, NULL, NULL, who);
 }
 
-clgpu_status clgpu_findall_workspace_size(clgpu_context *context, const clgpu_array *input,
-                                          const char *predicate, const clgpu_array *indices,
-                                          const clgpu_array *count,
+clgpu_status clgpu_findall_workspace_size(clgpu_context *context, const char *predicate,
+                                          const clgpu_array *indices, const clgpu_array *count,
+                                          const clgpu_array *input,
                                           const clgpu_call_options *options,
                                           clgpu_workspace_size *out) {
   const char *who = "clgpu_findall_workspace_size";
@@ -295,10 +295,10 @@ clgpu_status clgpu_findall_workspace_size_upto(clgpu_context *context, clgpu_typ
   return CLGPU_SUCCESS;
 }
 
-clgpu_status clgpu_findall_read(clgpu_context *context, const clgpu_array *input,
-                                const char *predicate, const clgpu_array *indices,
-                                const clgpu_array *count_view, const clgpu_call_options *options,
-                                uint64_t *count) {
+clgpu_status clgpu_findall_read(clgpu_context *context, const char *predicate,
+                                const clgpu_array *indices, const clgpu_array *count_view,
+                                uint64_t *count, const clgpu_array *input,
+                                const clgpu_call_options *options) {
   const char *who = "clgpu_findall_read";
   CLGPU__RETURN_ERROR_IF(!count, CLGPU_INVALID_ARGUMENT, "%s: count is NULL", who);
   return findall_entry(context, input, predicate, indices, count_view, options, 0, NULL, NULL, NULL,

@@ -346,8 +346,8 @@ static clgpu_status reduce_entry(clgpu_context *context, const clgpu_reduce_op *
   return status;
 }
 
-clgpu_status clgpu_reduce(clgpu_context *context, const clgpu_reduce_op *op,
-                          const clgpu_array *input, int axis, const clgpu_array *output,
+clgpu_status clgpu_reduce(clgpu_context *context, const clgpu_reduce_op *op, int axis,
+                          const clgpu_array *output, const clgpu_array *input,
                           const clgpu_call_options *options, cl_uint num_events,
                           const cl_event *wait_list, cl_event *event) {
   const char *who = "clgpu_reduce";
@@ -359,8 +359,8 @@ clgpu_status clgpu_reduce(clgpu_context *context, const clgpu_reduce_op *op,
 }
 
 clgpu_status clgpu_reduce_workspace_size(clgpu_context *context, const clgpu_reduce_op *op,
-                                         const clgpu_array *input, int axis,
-                                         const clgpu_array *output,
+                                         int axis, const clgpu_array *output,
+                                         const clgpu_array *input,
                                          const clgpu_call_options *options,
                                          clgpu_workspace_size *out) {
   const char *who = "clgpu_reduce_workspace_size";
@@ -372,9 +372,9 @@ clgpu_status clgpu_reduce_workspace_size(clgpu_context *context, const clgpu_red
                       who);
 }
 
-clgpu_status clgpu_reduce_read(clgpu_context *context, const clgpu_reduce_op *op,
-                               const clgpu_array *input, const clgpu_call_options *options,
-                               void *result, size_t result_size) {
+clgpu_status clgpu_reduce_read(clgpu_context *context, const clgpu_reduce_op *op, void *result,
+                               size_t result_size, const clgpu_array *input,
+                               const clgpu_call_options *options) {
   const char *who = "clgpu_reduce_read";
   CLGPU__RETURN_ERROR_IF(!op, CLGPU_INVALID_ARGUMENT, "%s: op is NULL", who);
   CLGPU__RETURN_ERROR_IF(!result, CLGPU_INVALID_ARGUMENT, "%s: result is NULL", who);
@@ -410,17 +410,18 @@ clgpu_status clgpu_reduce_workspace_size_upto(clgpu_context *context, const clgp
   return CLGPU_SUCCESS;
 }
 
-clgpu_status clgpu_count_if(clgpu_context *context, const clgpu_array *input, const char *predicate,
-                            const clgpu_array *output, const clgpu_call_options *options,
-                            cl_uint num_events, const cl_event *wait_list, cl_event *event) {
+clgpu_status clgpu_count_if(clgpu_context *context, const char *predicate,
+                            const clgpu_array *output, const clgpu_array *input,
+                            const clgpu_call_options *options, cl_uint num_events,
+                            const cl_event *wait_list, cl_event *event) {
   const char *who = "clgpu_count_if";
   CLGPU__RETURN_ERROR_IF(!output, CLGPU_INVALID_ARGUMENT, "%s: output is NULL", who);
   return reduce_entry(context, NULL, predicate, input, CLGPU_ALL_AXES, output, options, num_events,
                       wait_list, event, NULL, NULL, who);
 }
 
-clgpu_status clgpu_count_if_workspace_size(clgpu_context *context, const clgpu_array *input,
-                                           const char *predicate, const clgpu_array *output,
+clgpu_status clgpu_count_if_workspace_size(clgpu_context *context, const char *predicate,
+                                           const clgpu_array *output, const clgpu_array *input,
                                            const clgpu_call_options *options,
                                            clgpu_workspace_size *out) {
   const char *who = "clgpu_count_if_workspace_size";

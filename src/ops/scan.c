@@ -187,16 +187,17 @@ static clgpu_status scan_entry(clgpu_context *context, const clgpu_scan_op *op,
   return status;
 }
 
-clgpu_status clgpu_scan(clgpu_context *context, const clgpu_scan_op *op, const clgpu_array *input,
-                        int axis, const clgpu_array *output, const clgpu_call_options *options,
-                        cl_uint num_events, const cl_event *wait_list, cl_event *event) {
+clgpu_status clgpu_scan(clgpu_context *context, const clgpu_scan_op *op, int axis,
+                        const clgpu_array *output, const clgpu_array *input,
+                        const clgpu_call_options *options, cl_uint num_events,
+                        const cl_event *wait_list, cl_event *event) {
   return scan_entry(context, op, input, axis, output, options, num_events, wait_list, event, NULL,
                     "clgpu_scan");
 }
 
-clgpu_status clgpu_scan_workspace_size(clgpu_context *context, const clgpu_scan_op *op,
-                                       const clgpu_array *input, int axis,
-                                       const clgpu_array *output, const clgpu_call_options *options,
+clgpu_status clgpu_scan_workspace_size(clgpu_context *context, const clgpu_scan_op *op, int axis,
+                                       const clgpu_array *output, const clgpu_array *input,
+                                       const clgpu_call_options *options,
                                        clgpu_workspace_size *out) {
   const char *who = "clgpu_scan_workspace_size";
   CLGPU__RETURN_ERROR_IF(!out, CLGPU_INVALID_ARGUMENT, "%s: out is NULL", who);

@@ -1073,7 +1073,7 @@ static clgpu_status permutation_entry(clgpu_context *context, const clgpu_sort_s
 }
 
 clgpu_status clgpu_sort_permutation(clgpu_context *context, const clgpu_sort_spec *spec,
-                                    const clgpu_array *keys, const clgpu_array *permutation,
+                                    const clgpu_array *permutation, const clgpu_array *keys,
                                     const clgpu_sort_options *options, cl_uint num_events,
                                     const cl_event *wait_list, cl_event *event) {
   return permutation_entry(context, spec, keys, permutation, options, num_events, wait_list, event,
@@ -1081,8 +1081,8 @@ clgpu_status clgpu_sort_permutation(clgpu_context *context, const clgpu_sort_spe
 }
 
 clgpu_status clgpu_sort_permutation_workspace_size(
-    clgpu_context *context, const clgpu_sort_spec *spec, const clgpu_array *keys,
-    const clgpu_array *permutation, const clgpu_sort_options *options, clgpu_workspace_size *out) {
+    clgpu_context *context, const clgpu_sort_spec *spec, const clgpu_array *permutation,
+    const clgpu_array *keys, const clgpu_sort_options *options, clgpu_workspace_size *out) {
   const char *who = "clgpu_sort_permutation_workspace_size";
   CLGPU__RETURN_ERROR_IF(!out, CLGPU_INVALID_ARGUMENT, "%s: out is NULL", who);
   return permutation_entry(context, spec, keys, permutation, options, 0, NULL, NULL, out, who);
@@ -1090,8 +1090,8 @@ clgpu_status clgpu_sort_permutation_workspace_size(
 
 clgpu_status clgpu_sort_permutation_workspace_size_upto(clgpu_context *context,
                                                         const clgpu_sort_spec *spec,
-                                                        clgpu_type key_type,
-                                                        clgpu_type permutation_type, uint64_t max_n,
+                                                        clgpu_type permutation_type,
+                                                        clgpu_type key_type, uint64_t max_n,
                                                         const clgpu_sort_options *options,
                                                         clgpu_workspace_size *out) {
   const char *who = "clgpu_sort_permutation_workspace_size_upto";
@@ -1120,8 +1120,8 @@ clgpu_status clgpu_sort_permutation_workspace_size_upto(clgpu_context *context,
 
 /* ---- gather ---- */
 
-clgpu_status clgpu_gather(clgpu_context *context, const clgpu_array *permutation,
-                          const clgpu_array *source, const clgpu_array *destination,
+clgpu_status clgpu_gather(clgpu_context *context, const clgpu_array *destination,
+                          const clgpu_array *source, const clgpu_array *permutation,
                           cl_uint num_events, const cl_event *wait_list, cl_event *event) {
   const char *who = "clgpu_gather";
   CLGPU__RETURN_ERROR_IF(!context, CLGPU_INVALID_ARGUMENT, "%s: context is NULL", who);

@@ -169,7 +169,7 @@ void op_algo_elementwise_create(fuzz_run *run) {
            options.preamble ? "given" : "none", options.variant_cap);
   prime_last_error();
   clgpu_status status =
-      clgpu_elementwise_create(context, num_args, args_null ? NULL : args, operation_pointer,
+      clgpu_elementwise_create(context, operation_pointer, num_args, args_null ? NULL : args,
                                options_pointer, out_null ? NULL : &kernel);
   check_call(call, status, STATUS_SET(elementwise_create_statuses, 0), 0);
   if ((must_fail || out_null || args_null || !context) && status == CLGPU_SUCCESS) {
@@ -450,7 +450,7 @@ void op_algo_builtin(fuzz_run *run) {
                            call.wait.list, event);
       break;
     case 2:
-      status = clgpu_compare(context, out.pointer, x.pointer, comparison, y.pointer,
+      status = clgpu_compare(context, comparison, out.pointer, x.pointer, y.pointer,
                              call.wait.count, call.wait.list, event);
       break;
     case 3:

@@ -252,9 +252,8 @@ void op_algo_reduce(fuzz_run *run) {
     int out_null = take_byte(in) % 8 == 7;
     describe_views(&call, "clgpu_reduce_workspace_size");
     prime_last_error();
-    clgpu_status status = clgpu_reduce_workspace_size(context, &op, input.pointer, axis,
-                                                      output.pointer, options,
-                                                      out_null ? NULL : &report);
+    clgpu_status status = clgpu_reduce_workspace_size(
+        context, &op, axis, output.pointer, input.pointer, options, out_null ? NULL : &report);
     check_call(call.text, status, STATUS_SET(algo_statuses, 1), 0);
     if (out_null && status == CLGPU_SUCCESS) violation(call.text, "succeeded with out NULL");
     if (status != CLGPU_SUCCESS && memcmp(&report, &before, sizeof report) != 0) {
@@ -277,8 +276,8 @@ void op_algo_reduce(fuzz_run *run) {
     call.wait.bad = call.wait.hostile = 0;
     call.stats = current_stats();
     prime_last_error();
-    clgpu_status status = clgpu_reduce_read(context, &op, input.pointer, options,
-                                            result_null ? NULL : result, result_size);
+    clgpu_status status = clgpu_reduce_read(context, &op, result_null ? NULL : result, result_size,
+                                            input.pointer, options);
     if (status == CLGPU_SUCCESS &&
         (result_null || result_size != clgpu_type_size(result_type) || !result_type)) {
       violation(call.text, "succeeded with result %s of %zu bytes for a %zu-byte result",
@@ -322,7 +321,7 @@ void op_algo_reduce(fuzz_run *run) {
   begin_algo_call(&call, in);
   describe_views(&call, "clgpu_reduce");
   clgpu_status status =
-      clgpu_reduce(context, &op, input.pointer, axis, output.pointer, options, call.wait.count,
+      clgpu_reduce(context, &op, axis, output.pointer, input.pointer, options, call.wait.count,
                    call.wait.list, call.want_event ? &call.event : NULL);
   finish_algo_call(&call, status, STATUS_SET(algo_statuses, 1));
 }
@@ -354,8 +353,8 @@ void op_algo_count_if(fuzz_run *run) {
     clgpu_workspace_size report;
     describe_views(&call, "clgpu_count_if_workspace_size");
     prime_last_error();
-    clgpu_status status = clgpu_count_if_workspace_size(context, input.pointer, text,
-                                                        output.pointer, options, &report);
+    clgpu_status status = clgpu_count_if_workspace_size(context, text, output.pointer,
+                                                        input.pointer, options, &report);
     check_call(call.text, status, STATUS_SET(algo_statuses, 1), 0);
     return;
   }
@@ -375,9 +374,9 @@ void op_algo_count_if(fuzz_run *run) {
   }
   begin_algo_call(&call, in);
   describe_views(&call, "clgpu_count_if");
-  clgpu_status status = clgpu_count_if(context, input.pointer, text, output.pointer, options,
-                                       call.wait.count, call.wait.list,
-                                       call.want_event ? &call.event : NULL);
+  clgpu_status status =
+      clgpu_count_if(context, text, output.pointer, input.pointer, options, call.wait.count,
+                     call.wait.list, call.want_event ? &call.event : NULL);
   finish_algo_call(&call, status, STATUS_SET(algo_statuses, 1));
 }
 
@@ -502,9 +501,8 @@ void op_algo_scan(fuzz_run *run) {
     clgpu_workspace_size report;
     describe_views(&call, "clgpu_scan_workspace_size");
     prime_last_error();
-    clgpu_status status = clgpu_scan_workspace_size(context, &op, input.pointer, axis,
-                                                    output->pointer, options,
-                                                    form == 3 ? NULL : &report);
+    clgpu_status status = clgpu_scan_workspace_size(
+        context, &op, axis, output->pointer, input.pointer, options, form == 3 ? NULL : &report);
     check_call(call.text, status, STATUS_SET(algo_statuses, 1), 0);
     if (form == 3) expect_status(call.text, status, CLGPU_INVALID_ARGUMENT, "out is NULL");
     return;
@@ -525,7 +523,7 @@ void op_algo_scan(fuzz_run *run) {
   begin_algo_call(&call, in);
   describe_views(&call, "clgpu_scan");
   clgpu_status status =
-      clgpu_scan(context, &op, input.pointer, axis, output->pointer, options, call.wait.count,
+      clgpu_scan(context, &op, axis, output->pointer, input.pointer, options, call.wait.count,
                  call.wait.list, call.want_event ? &call.event : NULL);
   finish_algo_call(&call, status, STATUS_SET(algo_statuses, 1));
 }
@@ -575,9 +573,8 @@ void op_algo_findall(fuzz_run *run) {
     clgpu_workspace_size report;
     describe_views(&call, "clgpu_findall_workspace_size");
     prime_last_error();
-    clgpu_status status = clgpu_findall_workspace_size(context, input.pointer, text,
-                                                       indices.pointer, count.pointer, options,
-                                                       &report);
+    clgpu_status status = clgpu_findall_workspace_size(
+        context, text, indices.pointer, count.pointer, input.pointer, options, &report);
     check_call(call.text, status, STATUS_SET(algo_statuses, 1), 0);
     return;
   }
@@ -614,8 +611,8 @@ void op_algo_findall(fuzz_run *run) {
     describe_views(&call, "clgpu_findall_read");
     call.stats = current_stats();
     prime_last_error();
-    clgpu_status status = clgpu_findall_read(context, input.pointer, text, indices.pointer,
-                                             count.pointer, options, read_null ? NULL : &read);
+    clgpu_status status = clgpu_findall_read(context, text, indices.pointer, count.pointer,
+                                             read_null ? NULL : &read, input.pointer, options);
     if (read_null && status == CLGPU_SUCCESS) violation(call.text, "succeeded with count NULL");
     if (status != CLGPU_SUCCESS && read != 0x5a5a5a5a5a5a5a5aull) {
       violation(call.text, "failed but wrote *count");
@@ -629,9 +626,9 @@ void op_algo_findall(fuzz_run *run) {
   }
   begin_algo_call(&call, in);
   describe_views(&call, "clgpu_findall");
-  clgpu_status status = clgpu_findall(context, input.pointer, text, indices.pointer, count.pointer,
-                                      options, call.wait.count, call.wait.list,
-                                      call.want_event ? &call.event : NULL);
+  clgpu_status status =
+      clgpu_findall(context, text, indices.pointer, count.pointer, input.pointer, options,
+                    call.wait.count, call.wait.list, call.want_event ? &call.event : NULL);
   if (!count.pointer && status == CLGPU_SUCCESS) violation(call.text, "succeeded with count NULL");
   finish_algo_call(&call, status, STATUS_SET(algo_statuses, 1));
 }

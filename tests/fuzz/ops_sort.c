@@ -314,11 +314,11 @@ static void algo_sort(fuzz_run *run, int permutation) {
                                       : "clgpu_sort_workspace_size");
     prime_last_error();
     clgpu_status status =
-        permutation ? clgpu_sort_permutation_workspace_size(context, request.spec_pointer,
-                                                            keys.pointer, values.pointer,
-                                                            request.options_pointer, &report)
-                    : clgpu_sort_workspace_size(context, request.spec_pointer, keys.pointer,
-                                                values.pointer, request.options_pointer, &report);
+        permutation
+            ? clgpu_sort_permutation_workspace_size(context, request.spec_pointer, values.pointer,
+                                                    keys.pointer, request.options_pointer, &report)
+            : clgpu_sort_workspace_size(context, request.spec_pointer, keys.pointer, values.pointer,
+                                        request.options_pointer, &report);
     check_call(call.text, status, STATUS_SET(algo_statuses, 1), 0);
     if (status != CLGPU_SUCCESS && memcmp(&report, &before, sizeof report) != 0) {
       violation(call.text, "failed but wrote the report");
@@ -335,13 +335,12 @@ static void algo_sort(fuzz_run *run, int permutation) {
            request.spec.key_type ? " " : "", request.spec.descending ? "desc" : "asc");
   describe_views(&call, name);
   clgpu_status status =
-      permutation
-          ? clgpu_sort_permutation(context, request.spec_pointer, keys.pointer, values.pointer,
-                                   request.options_pointer, call.wait.count, call.wait.list,
-                                   call.want_event ? &call.event : NULL)
-          : clgpu_sort(context, request.spec_pointer, keys.pointer, values.pointer,
-                       request.options_pointer, call.wait.count, call.wait.list,
-                       call.want_event ? &call.event : NULL);
+      permutation ? clgpu_sort_permutation(context, request.spec_pointer, values.pointer,
+                                           keys.pointer, request.options_pointer, call.wait.count,
+                                           call.wait.list, call.want_event ? &call.event : NULL)
+                  : clgpu_sort(context, request.spec_pointer, keys.pointer, values.pointer,
+                               request.options_pointer, call.wait.count, call.wait.list,
+                               call.want_event ? &call.event : NULL);
   finish_algo_call(&call, status, STATUS_SET(algo_statuses, 1));
 }
 
@@ -406,8 +405,8 @@ void op_algo_gather(fuzz_run *run) {
   }
   begin_algo_call(&call, in);
   describe_views(&call, "clgpu_gather");
-  clgpu_status status = clgpu_gather(context, permutation.pointer, source.pointer,
-                                     destination.pointer, call.wait.count, call.wait.list,
-                                     call.want_event ? &call.event : NULL);
+  clgpu_status status =
+      clgpu_gather(context, destination.pointer, source.pointer, permutation.pointer,
+                   call.wait.count, call.wait.list, call.want_event ? &call.event : NULL);
   finish_algo_call(&call, status, STATUS_SET(algo_statuses, 1));
 }

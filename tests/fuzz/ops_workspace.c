@@ -128,7 +128,7 @@ void op_algo_query_upto(fuzz_run *run) {
                                               out);
       break;
     default:
-      status = clgpu_sort_permutation_workspace_size_upto(context, &spec, type, permutation_type,
+      status = clgpu_sort_permutation_workspace_size_upto(context, &spec, permutation_type, type,
                                                           max_n, sorting, out);
       break;
   }
@@ -162,7 +162,7 @@ void op_algo_query_upto(fuzz_run *run) {
                                                sorting, &smaller);
         break;
       default:
-        again = clgpu_sort_permutation_workspace_size_upto(context, &spec, type, permutation_type,
+        again = clgpu_sort_permutation_workspace_size_upto(context, &spec, permutation_type, type,
                                                            max_n - 1, sorting, &smaller);
         break;
     }
@@ -210,8 +210,8 @@ void op_algo_workspace(fuzz_run *run) {
                                               n, &sort_options, &report);
       break;
     default:
-      status = clgpu_sort_permutation_workspace_size_upto(world.context, NULL, type, CLGPU_TYPE_UINT32,
-                                                          n, &sort_options, &report);
+      status = clgpu_sort_permutation_workspace_size_upto(world.context, NULL, CLGPU_TYPE_UINT32,
+                                                          type, n, &sort_options, &report);
       break;
   }
   if (status != CLGPU_SUCCESS) return;

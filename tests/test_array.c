@@ -629,12 +629,10 @@ static void views_past_the_byte_bound_are_refused(void **state) {
   assert_status(clgpu_context_cache_stats(context, &before), CLGPU_SUCCESS);
   unsigned char host[16 + 16];
   memset(host, 0xC3, sizeof host);
-  assert_status(clgpu_array_read(context, &forged, host, 16, CL_TRUE, 0, NULL, NULL),
-                CLGPU_VIEW_OUT_OF_BOUNDS);
+  assert_status(clgpu_array_read(context, host, 16, &forged, 0, NULL), CLGPU_VIEW_OUT_OF_BOUNDS);
   assert_non_null(strstr(clgpu_last_error(), "clgpu_array_read"));
   for (size_t i = 0; i < sizeof host; i++) assert_int_equal(host[i], 0xC3);
-  assert_status(clgpu_array_write(context, &one, host, 16, CL_TRUE, 0, NULL, NULL),
-                CLGPU_SUCCESS);
+  assert_status(clgpu_array_write(context, &one, host, 16, 0, NULL), CLGPU_SUCCESS);
   clgpu_reduce_op sum = {.kind = CLGPU_REDUCE_SUM};
   assert_status(clgpu_reduce(context, &sum, CLGPU_ALL_AXES, &one, &forged, NULL, 0, NULL, NULL),
                 CLGPU_VIEW_OUT_OF_BOUNDS);

@@ -872,11 +872,9 @@ static void the_largest_copy_chunk_copies_everything(void **state) {
                                     &every_other),
                 CLGPU_SUCCESS);
   assert_status(clgpu_array_1d(destination, 0, CLGPU_TYPE_UINT32, N, &packed), CLGPU_SUCCESS);
-  assert_status(clgpu_array_write(context, &all, host, sizeof host, CL_TRUE, 0, NULL, NULL),
-                CLGPU_SUCCESS);
+  assert_status(clgpu_array_write(context, &all, host, sizeof host, 0, NULL), CLGPU_SUCCESS);
   assert_status(clgpu_copy(context, &packed, &every_other, 0, NULL, NULL), CLGPU_SUCCESS);
-  assert_status(clgpu_array_read(context, &packed, out, sizeof out, CL_TRUE, 0, NULL, NULL),
-                CLGPU_SUCCESS);
+  assert_status(clgpu_array_read(context, out, sizeof out, &packed, 0, NULL), CLGPU_SUCCESS);
   for (cl_uint i = 0; i < N; i++) assert_int_equal(out[i], host[2 * i]);
   clReleaseMemObject(source);
   clReleaseMemObject(destination);

@@ -440,11 +440,11 @@ static outcome elementwise_call(void *argument) {
       status = clgpu_elementwise_run(kernel, values, 0, NULL, &event);
       clgpu_elementwise_destroy(kernel);
     } else if (kind == ELEMENTWISE_READ) {
-      call = "clgpu_array_read";
-      status = clgpu_array_read(context, &strided, host, sizeof host, CL_TRUE, 0, NULL, &event);
+      call = "clgpu_copy_to_host";
+      status = clgpu_copy_to_host(context, host, sizeof host, &strided, 0, NULL, &event);
     } else if (kind == ELEMENTWISE_WRITE) {
-      call = "clgpu_array_write";
-      status = clgpu_array_write(context, &strided, host, sizeof host, CL_FALSE, 0, NULL, &event);
+      call = "clgpu_copy_from_host";
+      status = clgpu_copy_from_host(context, &strided, host, sizeof host, 0, NULL, &event);
     } else if (kind == ELEMENTWISE_FILL) {
       call = "clgpu_fill";
       status = clgpu_fill(context, &strided, &value, 0, NULL, &event);

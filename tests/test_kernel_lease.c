@@ -86,9 +86,7 @@ typedef struct fixture {
 } fixture;
 
 static void read_uints(fixture *f, const clgpu_array *view, cl_uint *out, size_t n) {
-  assert_status(
-      clgpu_array_read(f->context, view, out, n * sizeof *out, CL_TRUE, 0, NULL, NULL),
-      CLGPU_SUCCESS);
+  assert_status(clgpu_array_read(f->context, out, n * sizeof *out, view, 0, NULL), CLGPU_SUCCESS);
 }
 
 static void after(fixture *f, const char *call) {
@@ -97,8 +95,7 @@ static void after(fixture *f, const char *call) {
 }
 
 static void rewrite_input(fixture *f) {
-  assert_status(clgpu_array_write(f->context, &f->input, f->host, sizeof f->host, CL_TRUE, 0,
-                                  NULL, NULL),
+  assert_status(clgpu_array_write(f->context, &f->input, f->host, sizeof f->host, 0, NULL),
                 CLGPU_SUCCESS);
 }
 

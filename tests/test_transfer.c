@@ -593,16 +593,27 @@ static void run_transfer(fixture *f, direction dir, clgpu_type type, const layou
   if (how == HELD) gate_start(f, &g, &p, dir == READ ? host : NULL, host_size + HOST_GUARD);
   cl_uint waits = how == HELD ? 1 : 0;
   const cl_event *wait_list = how == HELD ? &g.user_event : NULL;
-  cl_event event = NULL, *event_out = how == NO_EVENT ? NULL : &event;
+  cl_event event = NULL, *event_out = how == NO_EVENT || how == BLOCKING ? NULL : &event;
   /* Non-blocking calls say the host buffer is 8 bytes larger than the
    * elements: still only the elements move. */
   size_t host_size_given = host_size + (how == NON_BLOCKING ? 8 : 0);
-  clgpu_status status = dir == READ ? clgpu_array_read(f->context, &p.view, host, host_size_given,
-                                                       blocking, waits, wait_list, event_out)
-                        : dir == WRITE
-                            ? clgpu_array_write(f->context, &p.view, host, host_size_given,
-                                                blocking, waits, wait_list, event_out)
-                            : clgpu_fill(f->context, &p.view, &value, waits, wait_list, event_out);
+  /* BLOCKING is the waiting pair, clgpu_array_read and clgpu_array_write
+   * (no event); the other modes are clgpu_copy_to_host and
+   * clgpu_copy_from_host, which only enqueue. A fill only enqueues. */
+  clgpu_status status;
+  if (dir == FILL) {
+    if (how == BLOCKING) event_out = &event;
+    status = clgpu_fill(f->context, &p.view, &value, waits, wait_list, event_out);
+  } else if (blocking) {
+    status = dir == READ
+                 ? clgpu_array_read(f->context, host, host_size_given, &p.view, waits, wait_list)
+                 : clgpu_array_write(f->context, &p.view, host, host_size_given, waits, wait_list);
+  } else {
+    status = dir == READ ? clgpu_copy_to_host(f->context, host, host_size_given, &p.view, waits,
+                                              wait_list, event_out)
+                         : clgpu_copy_from_host(f->context, &p.view, host, host_size_given, waits,
+                                                wait_list, event_out);
+  }
   value = 0x5a5a5a5a5a5a5a5aull; /* a fill's value was copied at the call */
   if (how == HELD)
     gate_end(f, &g, event, status, dir == READ ? host_initial : p.image, label, seed);
@@ -612,7 +623,7 @@ static void run_transfer(fixture *f, direction dir, clgpu_type type, const layou
     check_host(host, expected_host, host_size + HOST_GUARD, host_size, size, early, seed);
   }
   if (status == CLGPU_SUCCESS && blocking && dir == WRITE) memset(host, 0x5a, host_size);
-  end_call(f, how, event, status, label);
+  end_call(f, how == BLOCKING && dir != FILL ? NO_EVENT : how, event, status, label);
   if (dir == READ) {
     check_host(host, expected_host, host_size + HOST_GUARD, host_size, size, label, seed);
     check_placed(f, &p, NULL, label, seed);
@@ -1209,34 +1220,31 @@ typedef struct misuse_row {
 #define ROW(name, ...) \
   static clgpu_status name(misuse *m, cl_event *event) { __VA_ARGS__; }
 #define CTX m->f->context
-ROW(read_null_context,
-    return clgpu_array_read(NULL, &m->view, m->host, 80, CL_TRUE, 0, NULL, event))
-ROW(read_null_view, return clgpu_array_read(CTX, NULL, m->host, 80, CL_TRUE, 0, NULL, event))
-ROW(read_null_host, return clgpu_array_read(CTX, &m->view, NULL, 80, CL_TRUE, 0, NULL, event))
-ROW(read_short_host, return clgpu_array_read(CTX, &m->view, m->host, 79, CL_TRUE, 0, NULL, event))
-ROW(read_wait_list, return clgpu_array_read(CTX, &m->view, m->host, 80, CL_FALSE, 1, NULL, event))
+ROW(read_null_context, return clgpu_copy_to_host(NULL, m->host, 80, &m->view, 0, NULL, event))
+ROW(read_null_view, return clgpu_copy_to_host(CTX, m->host, 80, NULL, 0, NULL, event))
+ROW(read_null_host, return clgpu_copy_to_host(CTX, NULL, 80, &m->view, 0, NULL, event))
+ROW(read_short_host, return clgpu_copy_to_host(CTX, m->host, 79, &m->view, 0, NULL, event))
+ROW(read_wait_list, return clgpu_copy_to_host(CTX, m->host, 80, &m->view, 1, NULL, event))
 ROW(read_write_only,
-    return clgpu_array_read(CTX, &m->write_only_view, m->host, 80, CL_TRUE, 0, NULL, event))
-ROW(read_foreign,
-    return clgpu_array_read(CTX, &m->foreign_view, m->host, 80, CL_TRUE, 0, NULL, event))
-ROW(write_null_context,
-    return clgpu_array_write(NULL, &m->view, m->host, 80, CL_TRUE, 0, NULL, event))
-ROW(write_null_view, return clgpu_array_write(CTX, NULL, m->host, 80, CL_TRUE, 0, NULL, event))
-ROW(write_null_host, return clgpu_array_write(CTX, &m->view, NULL, 80, CL_TRUE, 0, NULL, event))
-ROW(write_short_host, return clgpu_array_write(CTX, &m->view, m->host, 79, CL_TRUE, 0, NULL, event))
-ROW(write_wait_list, return clgpu_array_write(CTX, &m->view, m->host, 80, CL_FALSE, 1, NULL, event))
+    return clgpu_copy_to_host(CTX, m->host, 80, &m->write_only_view, 0, NULL, event))
+ROW(read_foreign, return clgpu_copy_to_host(CTX, m->host, 80, &m->foreign_view, 0, NULL, event))
+ROW(write_null_context, return clgpu_copy_from_host(NULL, &m->view, m->host, 80, 0, NULL, event))
+ROW(write_null_view, return clgpu_copy_from_host(CTX, NULL, m->host, 80, 0, NULL, event))
+ROW(write_null_host, return clgpu_copy_from_host(CTX, &m->view, NULL, 80, 0, NULL, event))
+ROW(write_short_host, return clgpu_copy_from_host(CTX, &m->view, m->host, 79, 0, NULL, event))
+ROW(write_wait_list, return clgpu_copy_from_host(CTX, &m->view, m->host, 80, 1, NULL, event))
 ROW(write_read_only,
-    return clgpu_array_write(CTX, &m->read_only_view, m->host, 80, CL_TRUE, 0, NULL, event))
+    return clgpu_copy_from_host(CTX, &m->read_only_view, m->host, 80, 0, NULL, event))
 ROW(write_broadcast, clgpu_array v = m->view; v.strides[0] = 0;
-    return clgpu_array_write(CTX, &v, m->host, 80, CL_TRUE, 0, NULL, event))
+    return clgpu_copy_from_host(CTX, &v, m->host, 80, 0, NULL, event))
 ROW(write_overlapping, clgpu_array v = m->view; v.strides[0] = 2;
-    return clgpu_array_write(CTX, &v, m->host, 80, CL_TRUE, 0, NULL, event))
+    return clgpu_copy_from_host(CTX, &v, m->host, 80, 0, NULL, event))
 ROW(write_past_end, clgpu_array v = m->view;
     v.offset = m->region.offset + m->region.region_bytes + TEST_GUARD_BYTES;
-    return clgpu_array_write(CTX, &v, m->host, 80, CL_TRUE, 0, NULL, event))
+    return clgpu_copy_from_host(CTX, &v, m->host, 80, 0, NULL, event))
 ROW(read_past_end, clgpu_array v = m->view;
     v.offset = m->region.offset + m->region.region_bytes + TEST_GUARD_BYTES;
-    return clgpu_array_read(CTX, &v, m->host, 80, CL_TRUE, 0, NULL, event))
+    return clgpu_copy_to_host(CTX, m->host, 80, &v, 0, NULL, event))
 ROW(fill_past_end, clgpu_array v = m->view; const int32_t one = 1;
     v.offset = m->region.offset + m->region.region_bytes + TEST_GUARD_BYTES;
     return clgpu_fill(CTX, &v, &one, 0, NULL, event))
@@ -1372,13 +1380,15 @@ static void misuse_is_refused(void **state) {
   clgpu_array empty = m.view;
   empty.shape[0] = 0;
   cl_event event = NULL;
-  finish_event(&event, clgpu_array_read(context, &empty, NULL, 0, CL_TRUE, 0, NULL, &event),
+  finish_event(&event, clgpu_copy_to_host(context, NULL, 0, &empty, 0, NULL, &event),
                "read of an empty view");
   event = NULL;
-  finish_event(&event, clgpu_array_write(context, &empty, NULL, 0, CL_FALSE, 0, NULL, &event),
+  finish_event(&event, clgpu_copy_from_host(context, &empty, NULL, 0, 0, NULL, &event),
                "write of an empty view");
-  assert_status(clgpu_array_read(context, &empty, NULL, 0, CL_FALSE, 0, NULL, NULL), CLGPU_SUCCESS);
-  assert_status(clgpu_array_write(context, &empty, NULL, 0, CL_TRUE, 0, NULL, NULL), CLGPU_SUCCESS);
+  assert_status(clgpu_copy_to_host(context, NULL, 0, &empty, 0, NULL, NULL), CLGPU_SUCCESS);
+  assert_status(clgpu_copy_from_host(context, &empty, NULL, 0, 0, NULL, NULL), CLGPU_SUCCESS);
+  assert_status(clgpu_array_read(context, NULL, 0, &empty, 0, NULL), CLGPU_SUCCESS);
+  assert_status(clgpu_array_write(context, &empty, NULL, 0, 0, NULL), CLGPU_SUCCESS);
   assert_int_equal(clFinish(clgpu_context_queue(context)), CL_SUCCESS);
   test_guarded_read(context, &m.region, after);
   assert_memory_equal(after, initial, 80);

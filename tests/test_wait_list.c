@@ -76,12 +76,12 @@ static clgpu_status call_fill(fixture *f, cl_uint n, const cl_event *list, cl_ev
 static clgpu_status call_write(fixture *f, cl_uint n, const cl_event *list, cl_event *event) {
   static cl_uint host[N];
   for (cl_uint i = 0; i < N; i++) host[i] = 1000 + i;
-  return clgpu_array_write(f->context, &f->out, host, sizeof host, CL_FALSE, n, list, event);
+  return clgpu_copy_from_host(f->context, &f->out, host, sizeof host, n, list, event);
 }
 static clgpu_status call_read(fixture *f, cl_uint n, const cl_event *list, cl_event *event) {
   /* The read's output is host memory: the test checks it separately. */
   static cl_uint host[N];
-  return clgpu_array_read(f->context, &f->in, host, sizeof host, CL_FALSE, n, list, event);
+  return clgpu_copy_to_host(f->context, host, sizeof host, &f->in, n, list, event);
 }
 static clgpu_status call_membuf_move(fixture *f, cl_uint n, const cl_event *list,
                                      cl_event *event) {
@@ -117,29 +117,25 @@ static cl_uint pattern(cl_uint i) { return 0xA5000000u + i; }
 static void reset_output(fixture *f) {
   cl_uint host[N];
   for (cl_uint i = 0; i < N; i++) host[i] = pattern(i);
-  assert_status(clgpu_array_write(f->context, &f->out, host, sizeof host, CL_TRUE, 0, NULL, NULL),
-                CLGPU_SUCCESS);
+  assert_status(clgpu_array_write(f->context, &f->out, host, sizeof host, 0, NULL), CLGPU_SUCCESS);
   cl_ulong zero = 0x5A5A5A5Au;
-  assert_status(
-      clgpu_array_write(f->context, &f->count_view, &zero, sizeof zero, CL_TRUE, 0, NULL, NULL),
-      CLGPU_SUCCESS);
+  assert_status(clgpu_array_write(f->context, &f->count_view, &zero, sizeof zero, 0, NULL),
+                CLGPU_SUCCESS);
 }
 
 static void check_output_unchanged(fixture *f, const char *name) {
   cl_command_queue queue = clgpu_context_queue(f->context);
   assert_int_equal(clFinish(queue), CL_SUCCESS);
   cl_uint host[N];
-  assert_status(clgpu_array_read(f->context, &f->out, host, sizeof host, CL_TRUE, 0, NULL, NULL),
-                CLGPU_SUCCESS);
+  assert_status(clgpu_array_read(f->context, host, sizeof host, &f->out, 0, NULL), CLGPU_SUCCESS);
   for (cl_uint i = 0; i < N; i++) {
     if (host[i] != pattern(i)) {
       fail_msg("%s: output element %u changed to %u after a refused call", name, i, host[i]);
     }
   }
   cl_ulong count = 0;
-  assert_status(
-      clgpu_array_read(f->context, &f->count_view, &count, sizeof count, CL_TRUE, 0, NULL, NULL),
-      CLGPU_SUCCESS);
+  assert_status(clgpu_array_read(f->context, &count, sizeof count, &f->count_view, 0, NULL),
+                CLGPU_SUCCESS);
   assert_int_equal(count, 0x5A5A5A5Au);
 }
 
@@ -164,8 +160,7 @@ static int setup(void **state) {
   assert_status(clgpu_array_1d(f->count, 0, CLGPU_TYPE_UINT64, 1, &f->count_view), CLGPU_SUCCESS);
   cl_uint host[N];
   for (cl_uint i = 0; i < N; i++) host[i] = i * 7 % 31;
-  assert_status(clgpu_array_write(f->context, &f->in, host, sizeof host, CL_TRUE, 0, NULL, NULL),
-                CLGPU_SUCCESS);
+  assert_status(clgpu_array_write(f->context, &f->in, host, sizeof host, 0, NULL), CLGPU_SUCCESS);
   assert_status(clgpu_membuf_create(f->context, CLGPU_TYPE_UINT32, N, CLGPU_SPACE_HOST, NULL, &f->membuf),
                 CLGPU_SUCCESS);
   clgpu_context_set_move_report(f->context, NULL, NULL);
@@ -275,14 +270,13 @@ static void own_events_are_accepted(void **state) {
   reset_output(f);
   assert_status(call_iota(f, 1, own, NULL), CLGPU_SUCCESS);
   cl_uint host[N];
-  assert_status(clgpu_array_read(f->context, &f->out, host, sizeof host, CL_TRUE, 0, NULL, NULL),
-                CLGPU_SUCCESS);
+  assert_status(clgpu_array_read(f->context, host, sizeof host, &f->out, 0, NULL), CLGPU_SUCCESS);
   for (cl_uint i = 0; i < N; i++) assert_int_equal(host[i], 5 + 2 * i);
   reset_output(f);
   assert_status(call_reduce(f, 1, own, NULL), CLGPU_SUCCESS);
   cl_uint sum = 0, expected = 0;
   for (cl_uint i = 0; i < N; i++) expected += i * 7 % 31;
-  assert_status(clgpu_array_read(f->context, &f->out_one, &sum, sizeof sum, CL_TRUE, 0, NULL, NULL),
+  assert_status(clgpu_array_read(f->context, &sum, sizeof sum, &f->out_one, 0, NULL),
                 CLGPU_SUCCESS);
   assert_int_equal(sum, expected);
 }

@@ -1,10 +1,13 @@
 /* Moving elements: copies between array views on the device (clgpu_copy),
- * transfers between host memory and views (clgpu_array_read,
- * clgpu_array_write), and filling a view with one value (clgpu_fill).
+ * transfers between host memory and views (clgpu_copy_to_host and
+ * clgpu_copy_from_host, which enqueue; clgpu_array_read and
+ * clgpu_array_write, which wait), and filling a view with one value
+ * (clgpu_fill).
  *
  * Views may have any strides on either side; overlap between source and
  * destination is handled as if through a fresh buffer. Every call only
- * enqueues on the context's queue, except a transfer asked to block.
+ * enqueues on the context's queue, except clgpu_array_read and
+ * clgpu_array_write, which wait and take no event.
  * docs/copy.md says which OpenCL commands each layout turns into.
  *
  * Example:
@@ -26,10 +29,10 @@
  *     if (status == CLGPU_SUCCESS) status = clgpu_array_slice(&all, &reverse, &reversed);
  *     if (status == CLGPU_SUCCESS) status = clgpu_fill(context, &all, &zero, 0, NULL, NULL);
  *     if (status == CLGPU_SUCCESS)
- *       status = clgpu_array_write(context, &reversed, host, sizeof host, CL_TRUE, 0, NULL, NULL);
+ *       status = clgpu_array_write(context, &reversed, host, sizeof host, 0, NULL);
  *     if (status == CLGPU_SUCCESS) status = clgpu_copy(context, &all, &reversed, 0, NULL, NULL);
  *     if (status == CLGPU_SUCCESS)
- *       status = clgpu_array_read(context, &all, host, sizeof host, CL_TRUE, 0, NULL, NULL);
+ *       status = clgpu_array_read(context, host, sizeof host, &all, 0, NULL);
  *     if (status == CLGPU_SUCCESS)
  *       printf("%d %d %d\n", host[0], host[1], host[5]);
  *     else
@@ -78,19 +81,18 @@ CLGPU_API clgpu_status clgpu_copy(clgpu_context *context, const clgpu_array *des
 
 /* ---- transfers between host memory and views ---- */
 
-/* Read a view into host memory (clgpu_array_read), or write host memory
- * into a view (clgpu_array_write). The view may have any strides (a read also
- * accepts stride 0 and overlapping layouts; a write refuses them as
- * clgpu_copy refuses such a destination). Host memory is contiguous, in the
- * view's row-major element order: count * element-size bytes
- * (clgpu_array_count), and host_size must be at least that. Only the view's
- * elements are written; bytes between them are left as they were.
+/* Copy a view into host memory (clgpu_copy_to_host), or host memory into a
+ * view (clgpu_copy_from_host). The view may have any strides (a copy to the
+ * host also accepts stride 0 and overlapping layouts; a copy from the host
+ * refuses them as clgpu_copy refuses such a destination). Host memory is
+ * contiguous, in the view's row-major element order: count * element-size
+ * bytes (clgpu_array_count), and host_size must be at least that. Only the
+ * view's elements are written; bytes between them are left as they were.
  *
- * Blocking: with CL_TRUE the call returns when the host memory may be reused
- * (a read's data is there; a write's was taken). With CL_FALSE it only
- * enqueues: the host memory must stay valid (and, for a write, unchanged)
- * until the event completes, so ask for the event or finish the queue. The
- * event completes with the last command. An empty view moves nothing.
+ * Only enqueues, as every function with an event does: the host memory must
+ * stay valid (and, for a copy from the host, unchanged) until the event
+ * completes, so ask for the event or finish the queue. The event completes
+ * with the last command. An empty view moves nothing.
  *
  * Errors, with nothing enqueued and no event: CLGPU_INVALID_ARGUMENT (NULL
  * context, view or host pointer with elements to move, host_size too small,
@@ -100,19 +102,34 @@ CLGPU_API clgpu_status clgpu_copy(clgpu_context *context, const clgpu_array *des
  * CLGPU_MISMATCHED_OBJECTS, the errors of clgpu_array_check; OpenCL's codes
  * from enqueueing (a packing copy already enqueued stays; it writes only a
  * temporary). */
-CLGPU_API clgpu_status clgpu_array_read(clgpu_context *context, const clgpu_array *source,
-                                        void *host, size_t host_size, cl_bool blocking,
-                                        cl_uint num_events, const cl_event *wait_list,
-                                        cl_event *event);
+CLGPU_API clgpu_status clgpu_copy_to_host(clgpu_context *context, void *host, size_t host_size,
+                                          const clgpu_array *source, cl_uint num_events,
+                                          const cl_event *wait_list, cl_event *event);
+
+CLGPU_API clgpu_status clgpu_copy_from_host(clgpu_context *context, const clgpu_array *destination,
+                                            const void *host, size_t host_size,
+                                            cl_uint num_events, const cl_event *wait_list,
+                                            cl_event *event);
+
+/* The waiting forms: clgpu_array_read returns when the view's elements are
+ * in host memory, clgpu_array_write when they are in the view (so the host
+ * memory may be reused at once). Like every function of the library whose
+ * name ends in _read or _write, they wait on the host and take no event; a
+ * wait list holding an event that completes only after the call returns
+ * (a user event the caller sets later) never completes. Arguments and
+ * errors as clgpu_copy_to_host and clgpu_copy_from_host, and OpenCL's codes
+ * from waiting. */
+CLGPU_API clgpu_status clgpu_array_read(clgpu_context *context, void *host, size_t host_size,
+                                        const clgpu_array *source, cl_uint num_events,
+                                        const cl_event *wait_list);
 
 CLGPU_API clgpu_status clgpu_array_write(clgpu_context *context, const clgpu_array *destination,
-                                         const void *host, size_t host_size, cl_bool blocking,
-                                         cl_uint num_events, const cl_event *wait_list,
-                                         cl_event *event);
+                                         const void *host, size_t host_size, cl_uint num_events,
+                                         const cl_event *wait_list);
 
 /* Set every element of a view to the value `value` points to (element-size
  * bytes, copied at the call, so the call never blocks; a half value is its
- * 16 bits). Only enqueues. Errors as clgpu_array_write (value NULL is
+ * 16 bits). Only enqueues. Errors as clgpu_copy_from_host (value NULL is
  * CLGPU_INVALID_ARGUMENT). */
 CLGPU_API clgpu_status clgpu_fill(clgpu_context *context, const clgpu_array *destination,
                                   const void *value, cl_uint num_events,

@@ -38,11 +38,11 @@
  *     if (status == CLGPU_SUCCESS)
  *       status = clgpu_array_1d(indices_buffer, 0, CLGPU_TYPE_UINT64, 5, &indices);
  *     if (status == CLGPU_SUCCESS)
- *       status = clgpu_array_write(context, &input, mask, sizeof mask, CL_TRUE, 0, NULL, NULL);
+ *       status = clgpu_array_write(context, &input, mask, sizeof mask, 0, NULL);
  *     if (status == CLGPU_SUCCESS)
  *       status = clgpu_findall_read(context, NULL, &indices, NULL, &count, &input, NULL);
  *     if (status == CLGPU_SUCCESS)
- *       status = clgpu_array_read(context, &indices, found, sizeof found, CL_TRUE, 0, NULL, NULL);
+ *       status = clgpu_array_read(context, found, sizeof found, &indices, 0, NULL);
  *     if (status == CLGPU_SUCCESS)
  *       for (uint64_t k = 0; k < count; k++) printf("%llu\n", (unsigned long long)found[k]);
  *     else

@@ -165,11 +165,11 @@ CLGPU_API void clgpu_membuf_free(clgpu_membuf *buffer);
  * destination is not current and access is not WRITE_ONLY, and each copy
  * calls the context's move report. `event` (may be NULL) receives an event
  * that completes when the data is there (a marker when nothing was copied);
- * the caller releases it. A host-only buffer enqueues nothing: it waits for
- * the wait list on the host and sets *event to NULL.
- * To the device: asynchronous (never waits on the host).
- * To the host: with event NULL the call returns once the data is on the
- * host; with an event it returns at once.
+ * the caller releases it; NULL asks for none and changes nothing else.
+ * Only enqueues, in both directions, as every function with an event does:
+ * to read the data on the host, wait for the event (or finish the queue),
+ * or call clgpu_membuf_host, which waits. A host-only buffer enqueues
+ * nothing: it waits for the wait list on the host and sets *event to NULL.
  * Errors: CLGPU_INVALID_ARGUMENT (NULL buffer, unknown space or access, a
  * bad wait list), CLGPU_WRONG_SPACE (the device space of a host-only
  * buffer), OpenCL's codes from allocating or enqueueing. On failure the

@@ -36,7 +36,7 @@
  *       status = clgpu_buffer_create(context, CL_MEM_READ_WRITE, sizeof host, &buffer);
  *     if (status == CLGPU_SUCCESS) status = clgpu_array_1d(buffer, 0, CLGPU_TYPE_FLOAT, 4, &input);
  *     if (status == CLGPU_SUCCESS)
- *       status = clgpu_array_write(context, &input, host, sizeof host, CL_TRUE, 0, NULL, NULL);
+ *       status = clgpu_array_write(context, &input, host, sizeof host, 0, NULL);
  *     if (status == CLGPU_SUCCESS)
  *       status = clgpu_reduce_read(context, &op, &sum, sizeof sum, &input, NULL);
  *     if (status == CLGPU_SUCCESS)

@@ -38,11 +38,11 @@
  *       status = clgpu_buffer_create(context, CL_MEM_READ_WRITE, sizeof host, &buffer);
  *     if (status == CLGPU_SUCCESS) status = clgpu_array_1d(buffer, 0, CLGPU_TYPE_INT32, 4, &x);
  *     if (status == CLGPU_SUCCESS)
- *       status = clgpu_array_write(context, &x, host, sizeof host, CL_TRUE, 0, NULL, NULL);
+ *       status = clgpu_array_write(context, &x, host, sizeof host, 0, NULL);
  *     if (status == CLGPU_SUCCESS)
  *       status = clgpu_scan(context, &op, CLGPU_ALL_AXES, &x, &x, NULL, 0, NULL, NULL);
  *     if (status == CLGPU_SUCCESS)
- *       status = clgpu_array_read(context, &x, host, sizeof host, CL_TRUE, 0, NULL, NULL);
+ *       status = clgpu_array_read(context, host, sizeof host, &x, 0, NULL);
  *     if (status == CLGPU_SUCCESS)
  *       printf("%d %d %d %d\n", host[0], host[1], host[2], host[3]);
  *     else

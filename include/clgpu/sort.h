@@ -33,11 +33,11 @@
  *       status = clgpu_buffer_create(context, CL_MEM_READ_WRITE, sizeof host, &buffer);
  *     if (status == CLGPU_SUCCESS) status = clgpu_array_1d(buffer, 0, CLGPU_TYPE_UINT32, 4, &keys);
  *     if (status == CLGPU_SUCCESS)
- *       status = clgpu_array_write(context, &keys, host, sizeof host, CL_TRUE, 0, NULL, NULL);
+ *       status = clgpu_array_write(context, &keys, host, sizeof host, 0, NULL);
  *     if (status == CLGPU_SUCCESS)
  *       status = clgpu_sort(context, NULL, &keys, NULL, NULL, 0, NULL, NULL);
  *     if (status == CLGPU_SUCCESS)
- *       status = clgpu_array_read(context, &keys, host, sizeof host, CL_TRUE, 0, NULL, NULL);
+ *       status = clgpu_array_read(context, host, sizeof host, &keys, 0, NULL);
  *     if (status == CLGPU_SUCCESS)
  *       printf("%u %u %u %u\n", host[0], host[1], host[2], host[3]);
  *     else

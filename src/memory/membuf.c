@@ -403,8 +403,10 @@ static clgpu_status enqueue_marker(clgpu_membuf *buffer, cl_uint num_events,
   return CLGPU_SUCCESS;
 }
 
+/* `wait`: return only once the data is on the host (clgpu_membuf_host);
+ * clgpu_membuf_move never waits. */
 static clgpu_status move(clgpu_membuf *buffer, clgpu_space space, clgpu_access access,
-                         cl_uint num_events, const cl_event *wait_list, cl_event *event,
+                         cl_uint num_events, const cl_event *wait_list, cl_event *event, int wait,
                          const char *who) {
   if (event) *event = NULL;
   CLGPU__FORWARD_IF_ERROR(check_space(buffer, space, who));
@@ -425,12 +427,13 @@ static clgpu_status move(clgpu_membuf *buffer, clgpu_space space, clgpu_access a
   int had_side = to == HOST ? buffer->host != NULL : buffer->device != NULL;
   CLGPU__FORWARD_IF_ERROR(ensure_side(buffer, to, who));
   int copy = access != CLGPU_ACCESS_WRITE_ONLY && !buffer->current[to] && buffer->size > 0;
-  cl_bool blocking = to == HOST && !event ? CL_TRUE : CL_FALSE;
+  cl_bool blocking = to == HOST && wait ? CL_TRUE : CL_FALSE;
   clgpu_status status = CLGPU_SUCCESS;
   if (copy) {
     status = enqueue_transfer(buffer, to, buffer->device, buffer->host, buffer->size, blocking,
                               num_events, wait_list, who);
-  } else if (event || (to == DEVICE && num_events > 0)) {
+  } else if (event || (!blocking && num_events > 0)) {
+    /* A marker orders later commands on the buffer after the wait list. */
     status = enqueue_marker(buffer, num_events, wait_list, who);
     if (status == CLGPU_SUCCESS && blocking) status = settle_host(buffer, who);
   } else if (blocking) {
@@ -473,7 +476,7 @@ static clgpu_status move(clgpu_membuf *buffer, clgpu_space space, clgpu_access a
 
 clgpu_status clgpu_membuf_move(clgpu_membuf *buffer, clgpu_space space, clgpu_access access,
                                cl_uint num_events, const cl_event *wait_list, cl_event *event) {
-  return move(buffer, space, access, num_events, wait_list, event, "clgpu_membuf_move");
+  return move(buffer, space, access, num_events, wait_list, event, 0, "clgpu_membuf_move");
 }
 
 clgpu_status clgpu_membuf_touch(clgpu_membuf *buffer, clgpu_space space) {
@@ -590,7 +593,7 @@ clgpu_status clgpu_membuf_reallocate(clgpu_membuf *buffer, size_t size, clgpu_sp
                            "(its contents are unchanged)",
                            who, describe(buffer, text, sizeof text), buffer->capacity, capacity);
     if (!buffer->current[side] && keep > 0) {
-      CLGPU__FORWARD_IF_ERROR(move(buffer, space, CLGPU_ACCESS_READ_WRITE, 0, NULL, NULL, who));
+      CLGPU__FORWARD_IF_ERROR(move(buffer, space, CLGPU_ACCESS_READ_WRITE, 0, NULL, NULL, 1, who));
     } else {
       /* Nothing to keep, but the side that becomes current must exist. */
       CLGPU__FORWARD_IF_ERROR(ensure_side(buffer, side, who));
@@ -660,7 +663,7 @@ clgpu_status clgpu_membuf_assign(clgpu_membuf *destination, clgpu_membuf *source
 clgpu_status clgpu_membuf_host(clgpu_membuf *buffer, clgpu_access access, void **data) {
   static const char who[] = "clgpu_membuf_host";
   CLGPU__RETURN_ERROR_IF(!data, CLGPU_INVALID_ARGUMENT, "%s: data must not be NULL", who);
-  CLGPU__FORWARD_IF_ERROR(move(buffer, CLGPU_SPACE_HOST, access, 0, NULL, NULL, who));
+  CLGPU__FORWARD_IF_ERROR(move(buffer, CLGPU_SPACE_HOST, access, 0, NULL, NULL, 1, who));
   *data = buffer->host;
   return CLGPU_SUCCESS;
 }
@@ -681,7 +684,7 @@ clgpu_status clgpu_membuf_device_array(clgpu_membuf *buffer, clgpu_access access
   clgpu_array view;
   clgpu_status status = clgpu__array_1d(buffer->device, 0, buffer->type, buffer->size, &view);
   if (status == CLGPU_SUCCESS)
-    status = move(buffer, CLGPU_SPACE_DEVICE, access, num_events, wait_list, event, who);
+    status = move(buffer, CLGPU_SPACE_DEVICE, access, num_events, wait_list, event, 0, who);
   if (status != CLGPU_SUCCESS) {
     if (!had_device) {
       clReleaseMemObject(buffer->device);

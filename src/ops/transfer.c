@@ -1,5 +1,6 @@
 /* Transfers between contiguous host memory and views (copy.h:
- * clgpu_array_read, clgpu_array_write, clgpu_fill): the argument checks,
+ * clgpu_copy_to_host, clgpu_copy_from_host, which only enqueue;
+ * clgpu_array_read, clgpu_array_write, which wait; clgpu_fill): the argument checks,
  * the layout's reduction to its fewest dimensions, and the three ways a
  * layout moves: one plain transfer, one rectangular transfer, or packing
  * through a temporary on the device. */
@@ -176,23 +177,52 @@ static clgpu_status transfer(clgpu_context *context, const clgpu_array *view, vo
   return status;
 }
 
-clgpu_status clgpu_array_read(clgpu_context *context, const clgpu_array *source, void *host,
-                              size_t host_size, cl_bool blocking, cl_uint num_events,
-                              const cl_event *wait_list, cl_event *event) {
+clgpu_status clgpu_copy_to_host(clgpu_context *context, void *host, size_t host_size,
+                                const clgpu_array *source, cl_uint num_events,
+                                const cl_event *wait_list, cl_event *event) {
+  const char *who = "clgpu_copy_to_host";
+  CLGPU__FORWARD_IF_ERROR(
+      check_transfer(context, source, host, host_size, num_events, wait_list, who, 0));
+  return transfer(context, source, host, CL_FALSE, num_events, wait_list, event, 0, who);
+}
+
+clgpu_status clgpu_copy_from_host(clgpu_context *context, const clgpu_array *destination,
+                                  const void *host, size_t host_size, cl_uint num_events,
+                                  const cl_event *wait_list, cl_event *event) {
+  const char *who = "clgpu_copy_from_host";
+  CLGPU__FORWARD_IF_ERROR(
+      check_transfer(context, destination, host, host_size, num_events, wait_list, who, 1));
+  return transfer(context, destination, (void *)host, CL_FALSE, num_events, wait_list, event, 1,
+                  who);
+}
+
+clgpu_status clgpu_array_read(clgpu_context *context, void *host, size_t host_size,
+                              const clgpu_array *source, cl_uint num_events,
+                              const cl_event *wait_list) {
   const char *who = "clgpu_array_read";
   CLGPU__FORWARD_IF_ERROR(
       check_transfer(context, source, host, host_size, num_events, wait_list, who, 0));
-  return transfer(context, source, host, blocking, num_events, wait_list, event, 0, who);
+  /* The read is the last command, and it blocks. */
+  return transfer(context, source, host, CL_TRUE, num_events, wait_list, NULL, 0, who);
 }
 
 clgpu_status clgpu_array_write(clgpu_context *context, const clgpu_array *destination,
-                               const void *host, size_t host_size, cl_bool blocking,
-                               cl_uint num_events, const cl_event *wait_list, cl_event *event) {
+                               const void *host, size_t host_size, cl_uint num_events,
+                               const cl_event *wait_list) {
   const char *who = "clgpu_array_write";
   CLGPU__FORWARD_IF_ERROR(
       check_transfer(context, destination, host, host_size, num_events, wait_list, who, 1));
-  return transfer(context, destination, (void *)host, blocking, num_events, wait_list, event, 1,
-                  who);
+  /* A packed write ends with the unpacking copy: wait for it too. */
+  cl_event done = NULL;
+  CLGPU__FORWARD_IF_ERROR(
+      transfer(context, destination, (void *)host, CL_TRUE, num_events, wait_list, &done, 1, who));
+  if (!done) return CLGPU_SUCCESS;
+  cl_int err = clWaitForEvents(1, &done);
+  clReleaseEvent(done);
+  if (err == CL_SUCCESS) return CLGPU_SUCCESS;
+  clgpu_status status = clgpu__fail_cl(err, "clWaitForEvents");
+  clgpu__append_error(" (in %s)", who);
+  return status;
 }
 
 clgpu_status clgpu_fill(clgpu_context *context, const clgpu_array *destination, const void *value,

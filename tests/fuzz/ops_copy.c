@@ -162,15 +162,24 @@ void op_algo_transfer(fuzz_run *run) {
     }
   }
   begin_algo_call(&call, in);
-  if (!blocking) call.want_event = 1; /* a non-blocking read is waited for through its event */
-  describe_views(&call, write ? "clgpu_array_write" : "clgpu_array_read");
-  clgpu_status status =
-      write ? clgpu_array_write(context, view.pointer, host_null ? NULL : host + GUARD_BYTES,
-                                host_size, blocking, call.wait.count, call.wait.list,
-                                call.want_event ? &call.event : NULL)
-            : clgpu_array_read(context, view.pointer, host_null ? NULL : host + GUARD_BYTES,
-                               host_size, blocking, call.wait.count, call.wait.list,
-                               call.want_event ? &call.event : NULL);
+  /* The waiting pair (clgpu_array_read, clgpu_array_write) takes no event;
+   * the enqueueing pair is waited for through its event. */
+  call.want_event = !blocking;
+  describe_views(&call, write ? (blocking ? "clgpu_array_write" : "clgpu_copy_from_host")
+                              : (blocking ? "clgpu_array_read" : "clgpu_copy_to_host"));
+  void *at = host_null ? NULL : host + GUARD_BYTES;
+  clgpu_status status;
+  if (blocking) {
+    status = write ? clgpu_array_write(context, view.pointer, at, host_size, call.wait.count,
+                                       call.wait.list)
+                   : clgpu_array_read(context, at, host_size, view.pointer, call.wait.count,
+                                      call.wait.list);
+  } else {
+    status = write ? clgpu_copy_from_host(context, view.pointer, at, host_size, call.wait.count,
+                                          call.wait.list, &call.event)
+                   : clgpu_copy_to_host(context, at, host_size, view.pointer, call.wait.count,
+                                        call.wait.list, &call.event);
+  }
   finish_algo_call(&call, status, STATUS_SET(algo_statuses, 1));
   size_t written = status == CLGPU_SUCCESS && !write ? needed : 0;
   for (size_t i = 0; i < sizeof host; i++) {

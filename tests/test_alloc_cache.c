@@ -147,7 +147,7 @@ static void loop_with_a_scope_per_iteration(void **state) {
     assert_int_equal(stats_of(cache).device_allocations, 1);
   }
   check_loop_stats("1000 scopes of one 64 MiB buffer", cache);
-  assert_status(clgpu_alloc_cache_destroy(cache), CLGPU_SUCCESS);
+  clgpu_alloc_cache_destroy(cache);
   clgpu_context_destroy(context);
 }
 
@@ -170,7 +170,7 @@ static void loop_allocating_and_releasing_in_one_scope(void **state) {
   }
   assert_status(clgpu_alloc_scope_end(context), CLGPU_SUCCESS);
   check_loop_stats("1000 allocate/release of one 64 MiB buffer in one scope", cache);
-  assert_status(clgpu_alloc_cache_destroy(cache), CLGPU_SUCCESS);
+  clgpu_alloc_cache_destroy(cache);
   clgpu_context_destroy(context);
 }
 
@@ -241,7 +241,7 @@ static void size_classes(void **state) {
                                          10 * KIB + 3 * MIB + MIB / 2 + 64 * MIB + 80 * MIB +
                                          5 * KIB);
   assert_int_equal(stats.peak_bytes, stats.bytes_held);
-  assert_status(clgpu_alloc_cache_destroy(cache), CLGPU_SUCCESS);
+  clgpu_alloc_cache_destroy(cache);
   clgpu_context_destroy(context);
 }
 
@@ -295,7 +295,7 @@ static void nested_scopes(void **state) {
   assert_int_equal(settled_references(buffer_references, plain, 1), 1);
   clgpu_buffer_release(context, plain);
   assert_stats_equal(stats_of(cache), expected);
-  assert_status(clgpu_alloc_cache_destroy(cache), CLGPU_SUCCESS);
+  clgpu_alloc_cache_destroy(cache);
   clgpu_context_destroy(context);
 }
 
@@ -317,7 +317,7 @@ static void outside_any_scope(void **state) {
   assert_status(clgpu_alloc_scope_end(context), CLGPU_SUCCESS);
   clgpu_alloc_stats nothing = {0, 0, 0, 0, 0, 0};
   assert_stats_equal(stats_of(cache), nothing);
-  assert_status(clgpu_alloc_cache_destroy(cache), CLGPU_SUCCESS);
+  clgpu_alloc_cache_destroy(cache);
   clgpu_context_destroy(other);
   clgpu_context_destroy(context);
 }
@@ -347,17 +347,6 @@ static clgpu_status end_uncached_on_another_context(fixture *f) {
   return status;
 }
 
-static clgpu_status destroy_with_scope_open(fixture *f) {
-  assert_status(clgpu_alloc_scope_begin(f->context, f->cache), CLGPU_SUCCESS);
-  clgpu_status status = clgpu_alloc_cache_destroy(f->cache);
-  /* The cache still works. */
-  cl_mem buffer = create(f->context, CL_MEM_READ_WRITE, 1000);
-  assert_int_equal(size_of(buffer), 1024);
-  clgpu_buffer_release(f->context, buffer);
-  assert_status(clgpu_alloc_scope_end(f->context), CLGPU_SUCCESS);
-  assert_int_equal(stats_of(f->cache).misses + stats_of(f->cache).hits, 1);
-  return status;
-}
 
 static clgpu_status create_null_out(fixture *f) {
   (void)f;
@@ -458,7 +447,6 @@ static void misuse(void **state) {
       {"end on another context", end_on_another_context, CLGPU_ALLOC_SCOPE_MISMATCH},
       {"end of an uncached scope on another context", end_uncached_on_another_context,
        CLGPU_ALLOC_SCOPE_MISMATCH},
-      {"destroy with a scope open", destroy_with_scope_open, CLGPU_ALLOC_SCOPE_OPEN},
       {"cache_create(NULL)", create_null_out, CLGPU_INVALID_ARGUMENT},
       {"scope_begin(NULL, cache)", begin_null_context, CLGPU_INVALID_ARGUMENT},
       {"scope_begin(context, NULL)", begin_null_cache, CLGPU_INVALID_ARGUMENT},
@@ -484,13 +472,13 @@ static void misuse(void **state) {
     }
     assert_true(strlen(clgpu_last_error()) > 0);
     /* Only the row that shows the cache still works may change a counter. */
-    if (rows[i].call != destroy_with_scope_open) assert_stats_equal(stats_of(f.cache), before);
+    assert_stats_equal(stats_of(f.cache), before);
   }
   /* Every row closed what it opened: ending now finds no scope. */
   assert_status(clgpu_alloc_scope_end(f.context), CLGPU_ALLOC_SCOPE_MISMATCH);
   clgpu_buffer_release(f.context, NULL);
-  assert_status(clgpu_alloc_cache_destroy(NULL), CLGPU_SUCCESS);
-  assert_status(clgpu_alloc_cache_destroy(f.cache), CLGPU_SUCCESS);
+  clgpu_alloc_cache_destroy(NULL);
+  clgpu_alloc_cache_destroy(f.cache);
   clgpu_context_destroy(f.other);
   clgpu_context_destroy(f.context);
 }
@@ -512,7 +500,31 @@ static void *hold_a_scope(void *argument) {
   return NULL;
 }
 
-static void scope_on_another_thread_blocks_destroy(void **state) {
+/* A destroy while a scope is open on the cache only marks it: the scope
+ * goes on serving blocks, and its end frees the cache (a leak under the
+ * sanitizers otherwise). */
+static void destroy_with_a_scope_open_waits_for_its_end(void **state) {
+  (void)state;
+  clgpu_context *context = quiet_context();
+  clgpu_alloc_cache *cache = new_cache();
+  assert_status(clgpu_alloc_scope_begin(context, cache), CLGPU_SUCCESS);
+  cl_mem first = create(context, CL_MEM_READ_WRITE, 1000);
+  assert_int_equal(size_of(first), 1024);
+  clgpu_buffer_release(context, first);
+  clgpu_alloc_cache_destroy(cache);
+  /* Still served from the cache: the block just given back. */
+  cl_mem again = create(context, CL_MEM_READ_WRITE, 1000);
+  assert_ptr_equal(again, first);
+  clgpu_buffer_release(context, again);
+  assert_status(clgpu_alloc_scope_end(context), CLGPU_SUCCESS);
+  /* The cache is gone; a new scope on the context uses plain buffers. */
+  cl_mem plain = create(context, CL_MEM_READ_WRITE, 1000);
+  assert_int_equal(size_of(plain), 1000);
+  clgpu_buffer_release(context, plain);
+  clgpu_context_destroy(context);
+}
+
+static void scope_on_another_thread_defers_destroy(void **state) {
   (void)state;
   clgpu_context *context = quiet_context();
   clgpu_alloc_cache *cache = new_cache();
@@ -523,16 +535,15 @@ static void scope_on_another_thread_blocks_destroy(void **state) {
   pthread_t thread;
   assert_int_equal(pthread_create(&thread, NULL, hold_a_scope, &holder), 0);
   pthread_barrier_wait(&opened);
-  clgpu_status refused = clgpu_alloc_cache_destroy(cache);
+  /* Returns at once; the other thread's scope end frees the cache. */
+  clgpu_alloc_cache_destroy(cache);
   /* This thread has no scope of its own. */
   clgpu_status no_scope = clgpu_alloc_scope_end(context);
   pthread_barrier_wait(&checked);
   pthread_join(thread, NULL);
   pthread_barrier_destroy(&opened);
   pthread_barrier_destroy(&checked);
-  assert_status(refused, CLGPU_ALLOC_SCOPE_OPEN);
   assert_status(no_scope, CLGPU_ALLOC_SCOPE_MISMATCH);
-  assert_status(clgpu_alloc_cache_destroy(cache), CLGPU_SUCCESS);
   clgpu_context_destroy(context);
 }
 
@@ -609,7 +620,7 @@ static void two_threads_on_one_cache(void **state) {
   assert_int_equal(stats.bytes_in_use, 0);
   assert_int_equal(stats.bytes_held, stats.misses * 4096);
   assert_int_equal(stats.peak_bytes, stats.bytes_held);
-  assert_status(clgpu_alloc_cache_destroy(cache), CLGPU_SUCCESS);
+  clgpu_alloc_cache_destroy(cache);
   clgpu_context_destroy(context);
 }
 
@@ -703,7 +714,7 @@ static void reuse_across_queues_waits_for_the_marker(void **state) {
 
   /* The cache retained the queues its blocks were last used on and gives
    * them back when it goes. */
-  assert_status(clgpu_alloc_cache_destroy(cache), CLGPU_SUCCESS);
+  clgpu_alloc_cache_destroy(cache);
   assert_int_equal(settled_references(queue_references, queue_a, references_a), references_a);
   clgpu_context_destroy(b);
   assert_int_equal(settled_references(queue_references, queue_b, 1), 1);
@@ -743,7 +754,7 @@ static void out_of_order_queue_waits_for_the_marker(void **state) {
   clReleaseEvent(hold);
   clgpu_alloc_stats expected = {1, 2, 2, 8 * KIB, 0, 8 * KIB};
   assert_stats_equal(stats_of(cache), expected);
-  assert_status(clgpu_alloc_cache_destroy(cache), CLGPU_SUCCESS);
+  clgpu_alloc_cache_destroy(cache);
   clgpu_context_destroy(context);
   clReleaseCommandQueue(queue);
   clgpu_context_destroy(base);
@@ -797,7 +808,7 @@ static void trim_releases_free_blocks(void **state) {
 
   /* Destroying the cache releases what it still holds. */
   clRetainMemObject(in_use);
-  assert_status(clgpu_alloc_cache_destroy(cache), CLGPU_SUCCESS);
+  clgpu_alloc_cache_destroy(cache);
   assert_int_equal(settled_references(buffer_references, in_use, 1), 1);
   clReleaseMemObject(in_use);
   clgpu_context_destroy(context);
@@ -894,7 +905,7 @@ static void context_destroyed_before_its_workspace(void **state) {
   clReleaseMemObject(block);
   assert_int_equal(settled_references(queue_references, queue, 1), 1);
   clReleaseCommandQueue(queue);
-  assert_status(clgpu_alloc_cache_destroy(cache), CLGPU_SUCCESS);
+  clgpu_alloc_cache_destroy(cache);
 }
 
 /* A context destroyed with a scope open: the cache refuses to go while the
@@ -916,9 +927,6 @@ static void context_destroyed_with_a_scope_open(void **state) {
    * keeps. */
   check_words(queue, block, 0, 0x5EED);
 
-  assert_status(clgpu_alloc_cache_destroy(cache), CLGPU_ALLOC_SCOPE_OPEN);
-  assert_non_null(strstr(clgpu_last_error(), "1 scope(s) are still open"));
-
   clgpu_context *later = quiet_context();
   assert_ptr_not_equal(later, context);
   clgpu_alloc_stats before = stats_of(cache);
@@ -936,7 +944,7 @@ static void context_destroyed_with_a_scope_open(void **state) {
   assert_int_equal(stats.bytes_held, 0);
   assert_int_equal(settled_references(buffer_references, block, 1), 1);
   clReleaseMemObject(block);
-  assert_status(clgpu_alloc_cache_destroy(cache), CLGPU_SUCCESS);
+  clgpu_alloc_cache_destroy(cache);
   clgpu_context_destroy(later);
 }
 
@@ -985,7 +993,7 @@ static void second_context_gets_none_of_the_first_ones_blocks(void **state) {
   check_sum(second, NULL, 1000);
   assert_status(clgpu_alloc_scope_end(second), CLGPU_SUCCESS);
   for (int i = 0; i < 3; i++) clReleaseMemObject(old_blocks[i]);
-  assert_status(clgpu_alloc_cache_destroy(cache), CLGPU_SUCCESS);
+  clgpu_alloc_cache_destroy(cache);
   clgpu_context_destroy(second);
 }
 
@@ -1030,7 +1038,7 @@ static void interleaved_contexts_share_one_cache(void **state) {
   assert_int_equal(stats_of(cache).bytes_held, 0);
   assert_int_equal(settled_references(buffer_references, workspace_block, 1), 1);
   clReleaseMemObject(workspace_block);
-  assert_status(clgpu_alloc_cache_destroy(cache), CLGPU_SUCCESS);
+  clgpu_alloc_cache_destroy(cache);
 }
 
 /* A scope open on another thread when its context is destroyed here: that
@@ -1080,19 +1088,17 @@ static void context_destroyed_while_another_thread_has_a_scope(void **state) {
   assert_int_equal(pthread_create(&thread, NULL, close_a_scope_late, &scope), 0);
   pthread_barrier_wait(&opened);
   clgpu_context_destroy(scope.context);
-  clgpu_status refused = clgpu_alloc_cache_destroy(cache);
   pthread_barrier_wait(&destroyed);
   pthread_join(thread, NULL);
   pthread_barrier_destroy(&opened);
   pthread_barrier_destroy(&destroyed);
   if (scope.failure) fail_msg("the thread with the scope: %s", scope.failure);
-  assert_status(refused, CLGPU_ALLOC_SCOPE_OPEN);
   clgpu_alloc_stats stats = stats_of(cache);
   assert_int_equal(stats.hits, 1);
   assert_int_equal(stats.misses, 1);
   assert_int_equal(stats.bytes_in_use, 0);
   assert_int_equal(stats.bytes_held, 0);
-  assert_status(clgpu_alloc_cache_destroy(cache), CLGPU_SUCCESS);
+  clgpu_alloc_cache_destroy(cache);
 }
 
 /* ---- lifetimes: a workspace made in a scope outlives the scope ---- */
@@ -1194,7 +1200,7 @@ static void workspace_outlives_its_scope(void **state) {
   stats = stats_of(cache);
   assert_int_equal(stats.bytes_in_use, 0);
   assert_int_equal(stats.bytes_held, 2 * block_size);
-  assert_status(clgpu_alloc_cache_destroy(cache), CLGPU_SUCCESS);
+  clgpu_alloc_cache_destroy(cache);
   clgpu_context_destroy(context);
 }
 
@@ -1219,7 +1225,7 @@ static void workspace_outlives_its_cache(void **state) {
   cl_mem block = retained_region(workspace);
   assert_int_equal(settled_references(buffer_references, block, 2), 2);
 
-  assert_status(clgpu_alloc_cache_destroy(cache), CLGPU_SUCCESS);
+  clgpu_alloc_cache_destroy(cache);
   /* The free block went with the cache; the workspace's stayed its own. */
   assert_int_equal(settled_references(buffer_references, freed, 1), 1);
   clReleaseMemObject(freed);
@@ -1241,7 +1247,7 @@ static void workspace_outlives_its_cache(void **state) {
   clgpu_alloc_stats stats = stats_of(cache);
   assert_int_equal(stats.bytes_in_use, 0);
   assert_int_equal(stats.bytes_held, size_of(other));
-  assert_status(clgpu_alloc_cache_destroy(cache), CLGPU_SUCCESS);
+  clgpu_alloc_cache_destroy(cache);
   clgpu_context_destroy(context);
 }
 
@@ -1289,7 +1295,7 @@ static void workspace_outlives_its_scope_and_context(void **state) {
   stats = stats_of(cache);
   assert_int_equal(stats.bytes_held, 0);
   assert_int_equal(stats.bytes_in_use, 0);
-  assert_status(clgpu_alloc_cache_destroy(cache), CLGPU_SUCCESS);
+  clgpu_alloc_cache_destroy(cache);
 }
 
 int main(void) {
@@ -1300,7 +1306,8 @@ int main(void) {
       cmocka_unit_test(nested_scopes),
       cmocka_unit_test(outside_any_scope),
       cmocka_unit_test(misuse),
-      cmocka_unit_test(scope_on_another_thread_blocks_destroy),
+      cmocka_unit_test(destroy_with_a_scope_open_waits_for_its_end),
+      cmocka_unit_test(scope_on_another_thread_defers_destroy),
       cmocka_unit_test(two_threads_on_one_cache),
       cmocka_unit_test(reuse_across_queues_waits_for_the_marker),
       cmocka_unit_test(out_of_order_queue_waits_for_the_marker),

@@ -626,7 +626,7 @@ static void views_past_the_byte_bound_are_refused(void **state) {
   clgpu_array count_view;
   assert_status(clgpu_array_1d(buffer, 8, CLGPU_TYPE_UINT64, 1, &count_view), CLGPU_SUCCESS);
   clgpu_cache_stats before, after;
-  assert_status(clgpu_context_cache_stats(context, &before), CLGPU_SUCCESS);
+  assert_status(clgpu_program_cache_stats(context, &before), CLGPU_SUCCESS);
   unsigned char host[16 + 16];
   memset(host, 0xC3, sizeof host);
   assert_status(clgpu_array_read(context, host, 16, &forged, 0, NULL), CLGPU_VIEW_OUT_OF_BOUNDS);
@@ -655,7 +655,7 @@ static void views_past_the_byte_bound_are_refused(void **state) {
   assert_status(clgpu_copy(context, &one, &forged, 0, NULL, NULL), CLGPU_VIEW_OUT_OF_BOUNDS);
   assert_status(clgpu_sort_permutation(context, NULL, &one, &forged, NULL, 0, NULL, NULL),
                 CLGPU_VIEW_OUT_OF_BOUNDS);
-  assert_status(clgpu_context_cache_stats(context, &after), CLGPU_SUCCESS);
+  assert_status(clgpu_program_cache_stats(context, &after), CLGPU_SUCCESS);
   assert_int_equal(after.builds + after.memory_hits + after.disk_hits,
                    before.builds + before.memory_hits + before.disk_hits);
   clReleaseMemObject(buffer);

@@ -154,7 +154,7 @@ static clgpu_program *fill(clgpu_context *context, const char *salt) {
 static clgpu_cache_stats stats_of(const clgpu_context *context) {
   clgpu_cache_stats stats;
   memset(&stats, 0xff, sizeof stats);
-  assert_status(clgpu_context_cache_stats(context, &stats), CLGPU_SUCCESS);
+  assert_status(clgpu_program_cache_stats(context, &stats), CLGPU_SUCCESS);
   return stats;
 }
 
@@ -313,7 +313,7 @@ static int child_main(const char *folder, const char *salt) {
     }
   }
   clgpu_cache_stats stats;
-  if (code == 0 && clgpu_context_cache_stats(context, &stats) == CLGPU_SUCCESS) {
+  if (code == 0 && clgpu_program_cache_stats(context, &stats) == CLGPU_SUCCESS) {
     printf("builds=%llu disk_hits=%llu disk_writes=%llu disk_rejects=%llu\n",
            (unsigned long long)stats.builds, (unsigned long long)stats.disk_hits,
            (unsigned long long)stats.disk_writes, (unsigned long long)stats.disk_rejects);

@@ -95,7 +95,7 @@ static clgpu_elementwise_stats stats_of(clgpu_elementwise *kernel) {
 
 static uint64_t builds_so_far(void) {
   clgpu_cache_stats stats;
-  assert_status(clgpu_context_cache_stats(shared_context, &stats), CLGPU_SUCCESS);
+  assert_status(clgpu_program_cache_stats(shared_context, &stats), CLGPU_SUCCESS);
   return stats.builds;
 }
 

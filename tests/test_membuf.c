@@ -56,7 +56,7 @@ static int setup(void **state) {
   assert_status(clgpu_elementwise_create(f->context, "x = x * 3u + 1u;", 1, &arg, NULL, &f->triple),
                 CLGPU_SUCCESS);
   /* Reports go to the test, not to stderr, unless a test says otherwise. */
-  assert_status(clgpu_context_set_move_report(f->context, capture, &f->seen), CLGPU_SUCCESS);
+  assert_status(clgpu_membuf_set_move_report(f->context, capture, &f->seen), CLGPU_SUCCESS);
   *state = f;
   return 0;
 }
@@ -159,7 +159,7 @@ static void test_shallow_copy_shares(void **state) {
   assert_int_equal(info.moves_to_device, 1);
   /* Freed once, through either copy (ASan checks that nothing leaks and
    * nothing is freed twice). */
-  clgpu_membuf_free(b);
+  clgpu_membuf_destroy(b);
 }
 
 static void test_uninitialised_handle_refused(void **state) {
@@ -182,7 +182,7 @@ static void test_uninitialised_handle_refused(void **state) {
   assert_status(clgpu_membuf_assign(none, none), CLGPU_INVALID_ARGUMENT);
   assert_null(clgpu_membuf_host_pointer(none));
   assert_null(clgpu_membuf_device_memory(none));
-  clgpu_membuf_free(none); /* allowed, does nothing */
+  clgpu_membuf_destroy(none); /* allowed, does nothing */
 }
 
 /* ---- the host kind ---- */
@@ -223,7 +223,7 @@ static void test_host_buffer_refuses_device(void **state) {
   assert_memory_equal(clgpu_membuf_host_pointer(buffer), expected, sizeof expected);
   assert_int_equal(info_of(buffer).capacity, 5000);
   assert_int_equal(f->seen.calls, 0); /* nothing ever moved */
-  clgpu_membuf_free(buffer);
+  clgpu_membuf_destroy(buffer);
 }
 
 /* ---- moves ---- */
@@ -251,7 +251,7 @@ static void test_kernel_change_seen_on_host(void **state) {
   assert_int_equal(info.moves_to_host, 1);
   assert_int_equal(info.bytes_to_host, n * sizeof(uint32_t));
   free(expected);
-  clgpu_membuf_free(buffer);
+  clgpu_membuf_destroy(buffer);
 }
 
 static void test_const_move_is_not_tracked(void **state) {
@@ -279,7 +279,7 @@ static void test_const_move_is_not_tracked(void **state) {
   assert_true(info.host_current);
   assert_false(info.device_current); /* the READ_WRITE move to the host */
   free(original);
-  clgpu_membuf_free(buffer);
+  clgpu_membuf_destroy(buffer);
 }
 
 static void test_touch_forces_copy(void **state) {
@@ -319,9 +319,9 @@ static void test_touch_forces_copy(void **state) {
   assert_status(clgpu_membuf_touch(fresh, CLGPU_SPACE_DEVICE), CLGPU_WRONG_SPACE);
   assert_non_null(strstr(clgpu_last_error(), "no device allocation yet"));
   assert_true(info_of(fresh).host_current);
-  clgpu_membuf_free(fresh);
+  clgpu_membuf_destroy(fresh);
   free(written);
-  clgpu_membuf_free(buffer);
+  clgpu_membuf_destroy(buffer);
 }
 
 static void test_moves_counted(void **state) {
@@ -361,7 +361,7 @@ static void test_moves_counted(void **state) {
   assert_int_equal(info.moves_to_device, 2);
   assert_int_equal(info.moves_to_host, 2);
   assert_int_equal(f->seen.calls, 4);
-  clgpu_membuf_free(buffer);
+  clgpu_membuf_destroy(buffer);
 }
 
 /* ---- reallocation ---- */
@@ -427,7 +427,7 @@ static void test_reallocate_keeps_contents_in_its_space(void **state) {
   assert_int_equal(info.capacity, 600);
   assert_memory_equal(clgpu_membuf_host_pointer(buffer), expected, 600 * sizeof *expected);
   free(expected);
-  clgpu_membuf_free(buffer);
+  clgpu_membuf_destroy(buffer);
 }
 
 /* ---- fixed capacity ---- */
@@ -476,7 +476,7 @@ static void test_fixed_capacity(void **state) {
   uint32_t *back = NULL;
   assert_status(clgpu_membuf_host(empty, CLGPU_ACCESS_READ_WRITE, (void **)&back), CLGPU_SUCCESS);
   assert_ptr_equal(back, small);
-  clgpu_membuf_free(empty);
+  clgpu_membuf_destroy(empty);
 
   /* It moves like a host+device buffer: the kernel's result lands in the
    * caller's storage. */
@@ -520,9 +520,9 @@ static void test_fixed_capacity(void **state) {
   assert_status(clgpu_membuf_create_fixed(NULL, CLGPU_TYPE_UINT32, NULL, 8, 1, NULL, &bad),
                 CLGPU_INVALID_ARGUMENT);
   assert_null(bad);
-  clgpu_membuf_free(large);
-  clgpu_membuf_free(copy);
-  clgpu_membuf_free(fixed);
+  clgpu_membuf_destroy(large);
+  clgpu_membuf_destroy(copy);
+  clgpu_membuf_destroy(fixed);
 }
 
 static void test_assign_copies_contents(void **state) {
@@ -555,10 +555,10 @@ static void test_assign_copies_contents(void **state) {
   assert_status(clgpu_membuf_create_host(CLGPU_TYPE_FLOAT, 4, NULL, &floats), CLGPU_SUCCESS);
   assert_status(clgpu_membuf_assign(floats, source), CLGPU_TYPE_MISMATCH);
   assert_status(clgpu_membuf_assign(source, source), CLGPU_INVALID_ARGUMENT);
-  clgpu_membuf_free(floats);
+  clgpu_membuf_destroy(floats);
   free(expected);
-  clgpu_membuf_free(destination);
-  clgpu_membuf_free(source);
+  clgpu_membuf_destroy(destination);
+  clgpu_membuf_destroy(source);
 }
 
 /* ---- move reports ---- */
@@ -601,20 +601,20 @@ static void test_move_report_lines(void **state) {
   assert_string_equal(f->seen.lines[3], "Moved    1.5 MB to the HOST: struct particle swarm");
 
   /* Switched off: no calls; back on: calls again. */
-  assert_status(clgpu_context_set_move_report(f->context, NULL, NULL), CLGPU_SUCCESS);
+  assert_status(clgpu_membuf_set_move_report(f->context, NULL, NULL), CLGPU_SUCCESS);
   assert_status(clgpu_membuf_touch(buffer, CLGPU_SPACE_HOST), CLGPU_SUCCESS);
   assert_status(clgpu_membuf_move(buffer, CLGPU_SPACE_DEVICE, CLGPU_ACCESS_READ_ONLY, 0, NULL, NULL),
                 CLGPU_SUCCESS);
   assert_int_equal(f->seen.calls, 4);
   assert_int_equal(info_of(buffer).moves_to_device, 2); /* the move happened, unreported */
-  assert_status(clgpu_context_set_move_report(f->context, capture, &f->seen), CLGPU_SUCCESS);
+  assert_status(clgpu_membuf_set_move_report(f->context, capture, &f->seen), CLGPU_SUCCESS);
   assert_status(clgpu_membuf_touch(buffer, CLGPU_SPACE_HOST), CLGPU_SUCCESS);
   assert_status(clgpu_membuf_move(buffer, CLGPU_SPACE_DEVICE, CLGPU_ACCESS_READ_ONLY, 0, NULL, NULL),
                 CLGPU_SUCCESS);
   assert_int_equal(f->seen.calls, 5);
-  assert_status(clgpu_context_set_move_report(NULL, NULL, NULL), CLGPU_INVALID_ARGUMENT);
-  clgpu_membuf_free(particles);
-  clgpu_membuf_free(buffer);
+  assert_status(clgpu_membuf_set_move_report(NULL, NULL, NULL), CLGPU_INVALID_ARGUMENT);
+  clgpu_membuf_destroy(particles);
+  clgpu_membuf_destroy(buffer);
 }
 
 static void test_move_report_format(void **state) {
@@ -680,7 +680,7 @@ static void test_default_report_prints_to_stderr(void **state) {
   text[got] = '\0';
   assert_string_equal(text, "Moved    4.0 KB to the DEVICE: int my_buffer\n");
   assert_int_equal(f->seen.calls, 0); /* the other context's callback is its own */
-  clgpu_membuf_free(buffer);
+  clgpu_membuf_destroy(buffer);
   clgpu_context_destroy(context);
   remove(path);
   test_remove_folder(folder);
@@ -738,7 +738,7 @@ static void test_moves_follow_events(void **state) {
   cl_event pending = NULL;
   assert_status(clgpu_membuf_move(buffer, CLGPU_SPACE_HOST, CLGPU_ACCESS_READ_ONLY, 0, NULL, &pending),
                 CLGPU_SUCCESS);
-  clgpu_membuf_free(buffer);
+  clgpu_membuf_destroy(buffer);
   assert_int_equal(test_event_status(pending), CL_COMPLETE);
   clReleaseEvent(pending);
   free(expected);
@@ -755,7 +755,7 @@ static void test_moves_on_an_out_of_order_queue(void **state) {
   assert_status(clgpu_context_wrap(clgpu_context_cl_context(f->context), device, queue, NULL,
                                    &context),
                 CLGPU_SUCCESS);
-  assert_status(clgpu_context_set_move_report(context, NULL, NULL), CLGPU_SUCCESS);
+  assert_status(clgpu_membuf_set_move_report(context, NULL, NULL), CLGPU_SUCCESS);
   clgpu_elementwise_arg arg = {"x", CLGPU_ARG_INOUT, CLGPU_TYPE_UINT32};
   clgpu_elementwise *triple = NULL;
   assert_status(clgpu_elementwise_create(context, "x = x * 3u + 1u;", 1, &arg, NULL, &triple),
@@ -790,7 +790,7 @@ static void test_moves_on_an_out_of_order_queue(void **state) {
   assert_memory_equal(data, expected, n * sizeof *expected);
   clReleaseEvent(ready);
   clReleaseEvent(ran);
-  clgpu_membuf_free(buffer);
+  clgpu_membuf_destroy(buffer);
   clgpu_elementwise_destroy(triple);
   clgpu_context_destroy(context);
   clReleaseCommandQueue(queue);
@@ -829,7 +829,7 @@ static void test_device_view_for_operations(void **state) {
                 CLGPU_SUCCESS);
   assert_int_equal(view.shape[0], 0);
   free(expected);
-  clgpu_membuf_free(keys);
+  clgpu_membuf_destroy(keys);
 }
 
 /* ---- refusals ---- */
@@ -883,7 +883,7 @@ static void test_bad_arguments_change_nothing(void **state) {
   uint32_t expected[64];
   fill_pattern(expected, 64, 81);
   assert_memory_equal(clgpu_membuf_host_pointer(buffer), expected, sizeof expected);
-  clgpu_membuf_free(buffer);
+  clgpu_membuf_destroy(buffer);
 }
 
 /* ---- lifetimes ---- */
@@ -903,7 +903,7 @@ static void test_used_and_freed_after_context_destroy(void **state) {
   assert_status(
       clgpu_elementwise_create(own.context, "x = x * 3u + 1u;", 1, &arg, NULL, &own.triple),
       CLGPU_SUCCESS);
-  assert_status(clgpu_context_set_move_report(own.context, capture, &own.seen), CLGPU_SUCCESS);
+  assert_status(clgpu_membuf_set_move_report(own.context, capture, &own.seen), CLGPU_SUCCESS);
   cl_command_queue queue = clgpu_context_queue(own.context);
   clRetainCommandQueue(queue);
   clgpu_membuf *buffer = patterned(&own, n, 41, "outlives");
@@ -938,11 +938,11 @@ static void test_used_and_freed_after_context_destroy(void **state) {
   assert_int_equal(own.seen.to[0], CLGPU_SPACE_DEVICE);
   assert_int_equal(own.seen.to[3], CLGPU_SPACE_HOST);
 
-  clgpu_membuf_free(buffer);
+  clgpu_membuf_destroy(buffer);
   clgpu_elementwise_destroy(own.triple);
   /* The fixed buffer holds the last reference: freeing it frees the
    * context, whose queue this test still holds. */
-  clgpu_membuf_free(fixed);
+  clgpu_membuf_destroy(fixed);
   clReleaseCommandQueue(queue);
   free(storage);
   free(expected);

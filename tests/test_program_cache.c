@@ -26,7 +26,7 @@ static clgpu_context *memory_only_context(void) {
 
 static clgpu_cache_stats stats_of(const clgpu_context *context) {
   clgpu_cache_stats stats;
-  assert_status(clgpu_context_cache_stats(context, &stats), CLGPU_SUCCESS);
+  assert_status(clgpu_program_cache_stats(context, &stats), CLGPU_SUCCESS);
   return stats;
 }
 

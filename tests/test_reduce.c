@@ -3303,7 +3303,7 @@ static void hostile_expressions(void **state) {
   unsigned char input_before[20 * sizeof(cl_int)];
   test_guarded_read(f->context, &f->input, input_before);
   clgpu_cache_stats stats;
-  assert_status(clgpu_context_cache_stats(f->context, &stats), CLGPU_SUCCESS);
+  assert_status(clgpu_program_cache_stats(f->context, &stats), CLGPU_SUCCESS);
   uint64_t builds = stats.builds;
   for (size_t r = 0; r < sizeof expression_rows / sizeof expression_rows[0]; r++) {
     const expression_row *row = &expression_rows[r];
@@ -3329,7 +3329,7 @@ static void hostile_expressions(void **state) {
       clgpu_reduce_workspace_size(f->context, call.op, 0, call.output, call.input, NULL, &report),
       CLGPU_SUCCESS);
   free(text);
-  assert_status(clgpu_context_cache_stats(f->context, &stats), CLGPU_SUCCESS);
+  assert_status(clgpu_program_cache_stats(f->context, &stats), CLGPU_SUCCESS);
   assert_int_equal(stats.builds, builds);
 
   /* Benign expressions: parentheses, nested calls, ternaries, casts and

@@ -1512,7 +1512,7 @@ static void workspace_reports(void **state) {
       }
     }
   }
-  assert_status(clgpu_alloc_cache_destroy(cache), CLGPU_SUCCESS);
+  clgpu_alloc_cache_destroy(cache);
 }
 
 /* The buffers sort.h lists, in its order. */
@@ -1630,7 +1630,7 @@ static void workspace_exact(void **state) {
       }
       clgpu_workspace_destroy(scoped);
       assert_status(clgpu_alloc_scope_end(shared_context), CLGPU_SUCCESS);
-      assert_status(clgpu_alloc_cache_destroy(cache), CLGPU_SUCCESS);
+      clgpu_alloc_cache_destroy(cache);
       test_guarded_check(shared_context, &region, "a wrapped sort workspace");
       clgpu_workspace_destroy(wrapped);
       clgpu_workspace_destroy(made);

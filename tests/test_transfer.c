@@ -767,7 +767,7 @@ static void sub_buffers_and_temporaries(void **state) {
   assert_int_equal(stats.hits, 2);
   assert_int_equal(stats.bytes_in_use, 0);
   assert_status(clgpu_alloc_scope_end(f->context), CLGPU_SUCCESS);
-  assert_status(clgpu_alloc_cache_destroy(cache), CLGPU_SUCCESS);
+  clgpu_alloc_cache_destroy(cache);
 }
 
 /* ---- clgpu_convert ---- */

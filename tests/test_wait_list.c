@@ -107,8 +107,8 @@ static const entry entries[] = {
     {"clgpu_axpby", call_axpby},
     {"clgpu_copy", call_copy},
     {"clgpu_fill", call_fill},
-    {"clgpu_array_write", call_write},
-    {"clgpu_array_read", call_read},
+    {"clgpu_copy_from_host", call_write},
+    {"clgpu_copy_to_host", call_read},
     {"clgpu_membuf_move", call_membuf_move},
 };
 
@@ -163,7 +163,7 @@ static int setup(void **state) {
   assert_status(clgpu_array_write(f->context, &f->in, host, sizeof host, 0, NULL), CLGPU_SUCCESS);
   assert_status(clgpu_membuf_create(f->context, CLGPU_TYPE_UINT32, N, CLGPU_SPACE_HOST, NULL, &f->membuf),
                 CLGPU_SUCCESS);
-  clgpu_context_set_move_report(f->context, NULL, NULL);
+  clgpu_membuf_set_move_report(f->context, NULL, NULL);
   clgpu_elementwise_arg args[] = {{"y", CLGPU_ARG_OUT, CLGPU_TYPE_UINT32}, {"x", CLGPU_ARG_IN, CLGPU_TYPE_UINT32}};
   assert_status(clgpu_elementwise_create(f->context, "y = x * x", 2, args, NULL, &f->square),
                 CLGPU_SUCCESS);
@@ -185,7 +185,7 @@ static int teardown(void **state) {
   clReleaseEvent(f->own);
   clReleaseContext(f->other);
   clgpu_elementwise_destroy(f->square);
-  clgpu_membuf_free(f->membuf);
+  clgpu_membuf_destroy(f->membuf);
   clReleaseMemObject(f->input);
   clReleaseMemObject(f->output);
   clReleaseMemObject(f->count);

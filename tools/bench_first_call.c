@@ -111,11 +111,11 @@ static int measure_first_call_side(const run_options *o, int op, const host_type
   memset(&before, 0, sizeof before);
   memset(&after, 0, sizeof after);
   if (!failed) {
-    clgpu_context_cache_stats(context, &before);
+    clgpu_program_cache_stats(context, &before);
     failed = first_call_once(&c, op, 1, &out->ms);
   }
   if (!failed) {
-    clgpu_context_cache_stats(context, &after);
+    clgpu_program_cache_stats(context, &after);
     out->stats = cache_delta(&before, &after);
     failed = first_call_check(&c, op, "first call", label);
   }
@@ -123,11 +123,11 @@ static int measure_first_call_side(const run_options *o, int op, const host_type
     int warmup = o->warmup < 1 ? 1 : o->warmup;
     clgpu_cache_stats warmed = after, end;
     for (int k = 0; k < warmup + o->repeat && !failed; k++) {
-      if (k == warmup) clgpu_context_cache_stats(context, &warmed);
+      if (k == warmup) clgpu_program_cache_stats(context, &warmed);
       double ignored = 0;
       failed = first_call_once(&c, op, 0, k < warmup ? &ignored : &samples[k - warmup]);
     }
-    if (!failed && clgpu_context_cache_stats(context, &end) == CLGPU_SUCCESS) {
+    if (!failed && clgpu_program_cache_stats(context, &end) == CLGPU_SUCCESS) {
       out->steady = bench_summarize(samples, o->repeat);
       out->steady_calls = o->repeat;
       out->steady_warmup = warmup;

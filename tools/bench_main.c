@@ -193,7 +193,7 @@ static int run_iota(clgpu_context *context, size_t n, double *elapsed_ms) {
 
 static void print_stats(const char *label, const clgpu_context *context, double ms) {
   clgpu_cache_stats stats;
-  clgpu_context_cache_stats(context, &stats);
+  clgpu_program_cache_stats(context, &stats);
   printf(
       "%-34s %8.1f ms  (builds %llu in %.1f ms, disk hits %llu in %.1f ms, disk writes "
       "%llu)\n",

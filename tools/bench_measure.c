@@ -356,7 +356,7 @@ static clgpu_status time_peer(bench_case *c, int op, double *wall, double *devic
 /* Add what the context's program cache did since `before` to the row. */
 static void add_cache_delta(const bench_case *c, const clgpu_cache_stats *before, result *row) {
   clgpu_cache_stats after;
-  if (clgpu_context_cache_stats(c->context, &after) != CLGPU_SUCCESS) return;
+  if (clgpu_program_cache_stats(c->context, &after) != CLGPU_SUCCESS) return;
   row->has_cache = 1;
   row->cache_builds += after.builds - before->builds;
   row->cache_memory_hits += after.memory_hits - before->memory_hits;
@@ -369,7 +369,7 @@ static void add_cache_delta(const bench_case *c, const clgpu_cache_stats *before
 static int peer_call(bench_case *c, int op, const sample_buffers *buffers, int timed, result *row) {
   double wall = NAN, device = NAN;
   clgpu_cache_stats before;
-  clgpu_context_cache_stats(c->context, &before);
+  clgpu_program_cache_stats(c->context, &before);
   clgpu_status status = time_peer(c, op, &wall, &device);
   add_cache_delta(c, &before, row);
   if (status != CLGPU_SUCCESS) return bench_op_failure(c, op, "the peer's call", status);
@@ -475,7 +475,7 @@ static int measure_op_body(bench_case *c, int op, result *row, const sample_buff
     if (c->kernel) clgpu_elementwise_get_stats(c->kernel, &kernel_before);
     clgpu_cache_stats cache_before;
     memset(&cache_before, 0, sizeof cache_before);
-    if (has_peer) clgpu_context_cache_stats(c->context, &cache_before);
+    if (has_peer) clgpu_program_cache_stats(c->context, &cache_before);
     cl_event event = NULL;
     double start = bench_now_ms();
     status = bench_enqueue_op(c, op, &call, &sort_call, &event);

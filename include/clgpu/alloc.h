@@ -49,8 +49,8 @@
  *     else
  *       fprintf(stderr, "%s: %s\n", clgpu_status_name(status), clgpu_last_error());
  *     clgpu_context_destroy(context);
- *     clgpu_status destroyed = clgpu_alloc_cache_destroy(cache);
- *     return status == CLGPU_SUCCESS && destroyed == CLGPU_SUCCESS ? 0 : 1;
+ *     clgpu_alloc_cache_destroy(cache);
+ *     return status == CLGPU_SUCCESS ? 0 : 1;
  *   }
  *
  * End of example. */
@@ -75,15 +75,15 @@ typedef struct clgpu_alloc_cache clgpu_alloc_cache;
  * CLGPU_INVALID_ARGUMENT (out is NULL), CLGPU_CL_OUT_OF_HOST_MEMORY. */
 CLGPU_API clgpu_status clgpu_alloc_cache_create(clgpu_alloc_cache **out);
 
-/* Release every free block the cache holds, and the cache. NULL is allowed.
- * Unlike other destroy functions this one can refuse: while any thread has a
- * scope open on the cache (on a context destroyed since or not) it returns
- * CLGPU_ALLOC_SCOPE_OPEN, the message giving the number of open scopes, and
- * frees nothing. With no scope open the only blocks still handed out are
- * those of live workspaces: they are detached, each left to its workspace as
- * a plain buffer that clgpu_workspace_destroy releases, and the destroy
- * succeeds. A thread that exits with a scope open leaves it open for good. */
-CLGPU_API clgpu_status clgpu_alloc_cache_destroy(clgpu_alloc_cache *cache);
+/* Release every free block the cache holds, and the cache. NULL does
+ * nothing. The only blocks still handed out with no scope open are those of
+ * live workspaces: they are detached, each left to its workspace as a plain
+ * buffer that clgpu_workspace_destroy releases. While any thread has a
+ * scope open on the cache (on a context destroyed since or not), the
+ * cache lives on until the last of those scopes ends, which frees it; no
+ * new scope may be opened on it. A thread that exits with a scope open
+ * leaves it open for good, and the cache with it. */
+CLGPU_API void clgpu_alloc_cache_destroy(clgpu_alloc_cache *cache);
 
 /* Open a cached scope on the calling thread for allocations on `context`,
  * served by `cache`. Scopes nest (a later begin on the same thread pushes a

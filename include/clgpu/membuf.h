@@ -10,8 +10,8 @@
  *   copies only when the destination is stale, and `access` says what the
  *   caller will do there (clgpu_access).
  * - Handles are shallow: copying a `clgpu_membuf *` shares the buffer, and
- *   exactly one copy is given to clgpu_membuf_free. A NULL handle is refused
- *   by every function except clgpu_membuf_free.
+ *   exactly one copy is given to clgpu_membuf_destroy. A NULL handle is refused
+ *   by every function except clgpu_membuf_destroy.
  * - Moves to the device only enqueue; moves to the host block unless the
  *   caller asks for the event. Every copy between spaces calls the context's
  *   move report (by default one line on stderr).
@@ -38,7 +38,7 @@
  *     clgpu_array view;
  *     clgpu_status status = clgpu_context_create(NULL, &context);
  *     if (status == CLGPU_SUCCESS)
- *       status = clgpu_context_set_move_report(context, count_bytes, &moved);
+ *       status = clgpu_membuf_set_move_report(context, count_bytes, &moved);
  *     if (status == CLGPU_SUCCESS)
  *       status = clgpu_membuf_create_fixed(context, CLGPU_TYPE_FLOAT, storage, 8, 8, NULL, &buffer);
  *     if (status == CLGPU_SUCCESS)
@@ -53,7 +53,7 @@
  *       printf("%g ... %g, %llu bytes moved\n", host[0], host[7], (unsigned long long)moved);
  *     else
  *       fprintf(stderr, "%s: %s\n", clgpu_status_name(status), clgpu_last_error());
- *     clgpu_membuf_free(buffer);
+ *     clgpu_membuf_destroy(buffer);
  *     clgpu_context_destroy(context);
  *     return status == CLGPU_SUCCESS ? 0 : 1;
  *   }
@@ -115,7 +115,7 @@ typedef struct clgpu_membuf_options {
 
 /* Make a host-only buffer of `count` elements of `type` (contents
  * uninitialised), with capacity `count`, written to *out; free it with
- * clgpu_membuf_free. Errors: CLGPU_INVALID_ARGUMENT (NULL out, unknown type,
+ * clgpu_membuf_destroy. Errors: CLGPU_INVALID_ARGUMENT (NULL out, unknown type,
  * a byte size that overflows), CLGPU_CL_OUT_OF_HOST_MEMORY. On failure *out
  * is NULL. */
 CLGPU_API clgpu_status clgpu_membuf_create_host(clgpu_type type, size_t count,
@@ -125,7 +125,7 @@ CLGPU_API clgpu_status clgpu_membuf_create_host(clgpu_type type, size_t count,
 /* Make a host+device buffer of `count` elements (capacity `count`) on
  * `context`, written to *out, allocated in `space`, which holds the current
  * (uninitialised) data; the other side is made by the first move there. The
- * buffer holds a reference to the context until clgpu_membuf_free, so the
+ * buffer holds a reference to the context until clgpu_membuf_destroy, so the
  * context may be destroyed first and the buffer keeps working
  * (docs/lifetimes.md). Errors: as clgpu_membuf_create_host,
  * CLGPU_INVALID_ARGUMENT (NULL context, unknown space),
@@ -156,7 +156,7 @@ CLGPU_API clgpu_status clgpu_membuf_create_fixed(clgpu_context *context, clgpu_t
  * block), and drop its reference to its context (which frees a context
  * destroyed before). Every handle copied from this one dangles afterwards.
  * NULL does nothing. */
-CLGPU_API void clgpu_membuf_free(clgpu_membuf *buffer);
+CLGPU_API void clgpu_membuf_destroy(clgpu_membuf *buffer);
 
 /* ---- moving ---- */
 
@@ -287,7 +287,7 @@ CLGPU_API void clgpu_move_report_stderr(void *user, const clgpu_move_report *rep
  * thread that makes the move, once per copy, after the copy is enqueued,
  * possibly from several threads at once when several buffers move. Errors:
  * CLGPU_INVALID_ARGUMENT (NULL context). */
-CLGPU_API clgpu_status clgpu_context_set_move_report(clgpu_context *context,
+CLGPU_API clgpu_status clgpu_membuf_set_move_report(clgpu_context *context,
                                                      clgpu_move_report_fn callback, void *user);
 
 /* Format a report line into `text` (NUL-terminated, cut to `size`):

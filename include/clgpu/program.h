@@ -180,7 +180,7 @@ typedef struct clgpu_cache_stats {
 /* Copy the counters of the context's program cache into *stats; safe while
  * other threads use the context. Errors: CLGPU_INVALID_ARGUMENT (NULL context
  * or stats). */
-CLGPU_API clgpu_status clgpu_context_cache_stats(const clgpu_context *context,
+CLGPU_API clgpu_status clgpu_program_cache_stats(const clgpu_context *context,
                                                  clgpu_cache_stats *stats);
 
 /* Remove every clgpu binary from a disk-cache folder (NULL: the folder the

@@ -128,7 +128,7 @@ extern "C" {
   X(SHAPE_MISMATCH, -2016, "the arrays' shapes differ")                                         \
   X(TYPE_MISMATCH, -2017, "the arrays' element types differ")                                   \
   X(INVALID_OUTPUT, -2018, "an output array cannot be written (broadcast or self-overlapping)") \
-  X(ALLOC_SCOPE_OPEN, -2019, "the allocation cache still has a scope open")                     \
+  X(ALLOC_SCOPE_OPEN, -2019, "the allocation cache still has a scope open (no longer returned)") \
   X(ALLOC_SCOPE_MISMATCH, -2020, "no matching allocation scope is open on this thread")        \
   X(WORKSPACE_WRONG_DEVICE, -2021, "the workspace was made on another context or device")       \
   X(WORKSPACE_WRONG_OPERATION, -2022, "the workspace was made for another operation")           \

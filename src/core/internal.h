@@ -383,7 +383,7 @@ struct clgpu_context {
   pthread_mutex_t builtins_lock;
   int builtins_lock_ready;
   /* The move-report callback of membuf.h: membuf.c's default until
-   * clgpu_context_set_move_report sets one (NULL for off);
+   * clgpu_membuf_set_move_report sets one (NULL for off);
    * builtins_lock guards it too. */
   clgpu_move_report_fn move_report;
   void *move_report_user;

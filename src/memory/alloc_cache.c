@@ -85,9 +85,11 @@ struct clgpu_alloc_cache {
   pthread_mutex_t lock;
   size_bin *bins;
   alloc_block *oldest_free, *newest_free;
-  /* Scopes open on the cache over all threads: destroy refuses while any
-   * is, since its blocks are handed out through them. */
+  /* Scopes open on the cache over all threads: a destroy while any is
+   * open only marks the cache (destroyed), and the last scope to end frees
+   * it, since its blocks are handed out through them. */
   size_t open_scopes;
+  int destroyed;
   /* Blocks in use that their holders pinned: no scope takes them back. */
   alloc_block *pinned;
   clgpu_alloc_stats stats;
@@ -540,8 +542,9 @@ clgpu_status clgpu_alloc_cache_create(clgpu_alloc_cache **out) {
   return CLGPU_SUCCESS;
 }
 
-clgpu_status clgpu_alloc_cache_destroy(clgpu_alloc_cache *cache) {
-  if (!cache) return CLGPU_SUCCESS;
+/* Free the cache once no scope is open on it (by then destroyed). Takes the
+ * registry's lock, then the cache's. */
+static void cache_teardown(clgpu_alloc_cache *cache) {
   pthread_mutex_lock(&registry_lock);
   pthread_mutex_lock(&cache->lock);
   size_t open_scopes = cache->open_scopes;
@@ -559,16 +562,19 @@ clgpu_status clgpu_alloc_cache_destroy(clgpu_alloc_cache *cache) {
       newest_cache = cache->older_cache;
     }
   }
+  /* Open scopes keep it: the last one to end comes back here. */
+  if (open_scopes > 0) cache->destroyed = 1;
   pthread_mutex_unlock(&cache->lock);
   pthread_mutex_unlock(&registry_lock);
-  CLGPU__RETURN_ERROR_IF(open_scopes > 0, CLGPU_ALLOC_SCOPE_OPEN,
-                         "clgpu_alloc_cache_destroy: %zu scope(s) are still open on the cache",
-                         open_scopes);
+  if (open_scopes > 0) return;
   destroy_blocks(taken);
   free_detached(detached);
   pthread_mutex_destroy(&cache->lock);
   free(cache);
-  return CLGPU_SUCCESS;
+}
+
+void clgpu_alloc_cache_destroy(clgpu_alloc_cache *cache) {
+  if (cache) cache_teardown(cache);
 }
 
 clgpu_status clgpu_alloc_cache_stats(const clgpu_alloc_cache *cache, clgpu_alloc_stats *stats) {
@@ -658,13 +664,17 @@ clgpu_status clgpu_alloc_scope_end(clgpu_context *context) {
                          "clgpu_alloc_scope_end: the innermost scope of this thread is on "
                          "another context");
   innermost_scope = frame->outer;
+  clgpu_alloc_cache *finished = NULL;
   if (frame->cache) {
     pthread_mutex_lock(&frame->cache->lock);
     return_outstanding(frame);
     frame->cache->open_scopes--;
+    if (frame->cache->destroyed && frame->cache->open_scopes == 0) finished = frame->cache;
     pthread_mutex_unlock(&frame->cache->lock);
   }
   free(frame);
+  /* The last scope on a cache destroyed meanwhile frees it. */
+  if (finished) cache_teardown(finished);
   /* Last, with no lock held: it may be the context's last reference, whose
    * release gives the context's free blocks back from every cache. */
   clgpu__context_release(context);

@@ -15,7 +15,7 @@ enum { HOST = 0, DEVICE = 1 };
 struct clgpu_membuf {
   clgpu_membuf_kind kind;
   /* NULL: host only. A reference of the buffer's own, dropped by
-   * clgpu_membuf_free, so that the caller may destroy the context first. */
+   * clgpu_membuf_destroy, so that the caller may destroy the context first. */
   clgpu_context *context;
   clgpu_type type;
   size_t element_size;
@@ -83,10 +83,10 @@ void clgpu_move_report_stderr(void *user, const clgpu_move_report *report) {
   if (report && report->line) fprintf(stderr, "%s\n", report->line);
 }
 
-clgpu_status clgpu_context_set_move_report(clgpu_context *context, clgpu_move_report_fn callback,
+clgpu_status clgpu_membuf_set_move_report(clgpu_context *context, clgpu_move_report_fn callback,
                                            void *user) {
   CLGPU__RETURN_ERROR_IF(!context, CLGPU_INVALID_ARGUMENT,
-                         "clgpu_context_set_move_report: context must not be NULL");
+                         "clgpu_membuf_set_move_report: context must not be NULL");
   if (context->builtins_lock_ready) pthread_mutex_lock(&context->builtins_lock);
   context->move_report = callback;
   context->move_report_user = callback ? user : NULL;
@@ -228,7 +228,7 @@ static clgpu_status new_buffer(clgpu_membuf_kind kind, clgpu_context *context, c
   buffer->name = copy_string(name);
   if (options && options->type_name) buffer->type_name = copy_string(options->type_name);
   if (!buffer->name || (options && options->type_name && !buffer->type_name)) {
-    clgpu_membuf_free(buffer);
+    clgpu_membuf_destroy(buffer);
     return clgpu__fail(CLGPU_CL_OUT_OF_HOST_MEMORY, "out of host memory");
   }
   *out = buffer;
@@ -241,7 +241,7 @@ static clgpu_status finish_buffer(clgpu_membuf *buffer, int side, clgpu_membuf *
                                   const char *who) {
   clgpu_status status = ensure_side(buffer, side, who);
   if (status != CLGPU_SUCCESS) {
-    clgpu_membuf_free(buffer);
+    clgpu_membuf_destroy(buffer);
     return status;
   }
   buffer->current[side] = 1;
@@ -308,7 +308,7 @@ clgpu_status clgpu_membuf_create_fixed(clgpu_context *context, clgpu_type type, 
   return CLGPU_SUCCESS;
 }
 
-void clgpu_membuf_free(clgpu_membuf *buffer) {
+void clgpu_membuf_destroy(clgpu_membuf *buffer) {
   if (!buffer) return;
   /* A failed wait leaves nothing better to do than to go on freeing. */
   if (buffer->host_pending) clWaitForEvents(1, &buffer->host_pending);

@@ -831,9 +831,9 @@ void clgpu_kernel_release(clgpu_program *program, cl_kernel kernel) {
   clgpu__kernel_release(program, kernel);
 }
 
-clgpu_status clgpu_context_cache_stats(const clgpu_context *ctx, clgpu_cache_stats *stats) {
+clgpu_status clgpu_program_cache_stats(const clgpu_context *ctx, clgpu_cache_stats *stats) {
   CLGPU__RETURN_ERROR_IF(!ctx || !stats, CLGPU_INVALID_ARGUMENT,
-                         "clgpu_context_cache_stats: context and stats must not be NULL");
+                         "clgpu_program_cache_stats: context and stats must not be NULL");
   pthread_mutex_lock(&ctx->programs->lock);
   *stats = ctx->programs->stats;
   pthread_mutex_unlock(&ctx->programs->lock);

@@ -497,8 +497,8 @@ static void fuzz_setup(void) {
   world.listing_length = strlen(world.listing);
   if (world.listing_length + 1 != needed) setup_failed("clgpu_device_list's needed size", 0);
 
-  if (clgpu_context_cache_stats(world.context, &world.last_stats) != CLGPU_SUCCESS) {
-    setup_failed("clgpu_context_cache_stats", 0);
+  if (clgpu_program_cache_stats(world.context, &world.last_stats) != CLGPU_SUCCESS) {
+    setup_failed("clgpu_program_cache_stats", 0);
   }
   arrays_setup();
   membuf_setup();
@@ -546,7 +546,7 @@ void release_all_leases(fuzz_run *run) {
 clgpu_cache_stats current_stats(void) {
   clgpu_cache_stats stats;
   memset(&stats, 0, sizeof stats);
-  clgpu_context_cache_stats(world.context, &stats);
+  clgpu_program_cache_stats(world.context, &stats);
   return stats;
 }
 

@@ -112,9 +112,9 @@ report_target *target_of(const clgpu_context *context) {
 static void membuf_reports_on(void) {
   for (size_t i = 0; i < COUNT_OF(report_targets); i++) {
     report_targets[i].on = 1;
-    if (clgpu_context_set_move_report(report_targets[i].context, membuf_report,
+    if (clgpu_membuf_set_move_report(report_targets[i].context, membuf_report,
                                       &report_targets[i]) != CLGPU_SUCCESS) {
-      setup_failed("clgpu_context_set_move_report", 0);
+      setup_failed("clgpu_membuf_set_move_report", 0);
     }
   }
 }
@@ -412,7 +412,15 @@ void check_moved(const char *call, int index, const clgpu_membuf_info *before, i
 
 /* An event a successful move gave: waited for and released. */
 void finish_event(const char *call, int wanted, cl_event event, int index) {
-  if (!wanted) return;
+  if (!wanted) {
+    /* Without an event the call only enqueued: finish the queue before the
+     * model reads the host side. */
+    if (!host_only(index) && membufs[index].context &&
+        clFinish(clgpu_context_queue(membufs[index].context)) != CL_SUCCESS) {
+      violation(call, "the queue did not finish after it");
+    }
+    return;
+  }
   if (event == STALE_EVENT) violation(call, "succeeded without setting *event");
   if (host_only(index)) {
     if (event) violation(call, "gave an event for host-only buffer #%d", index);
@@ -434,9 +442,9 @@ void check_no_event(const char *call, clgpu_status status, cl_event event) {
 void free_slot(int index) {
   membuf_slot *slot = &membufs[index];
   prime_last_error();
-  clgpu_membuf_free(slot->buffer);
-  check_message_untouched("clgpu_membuf_free");
-  check_released("clgpu_membuf_free", index);
+  clgpu_membuf_destroy(slot->buffer);
+  check_message_untouched("clgpu_membuf_destroy");
+  check_released("clgpu_membuf_destroy", index);
   memset(slot, 0, sizeof *slot);
 }
 

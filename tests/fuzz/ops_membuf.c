@@ -450,12 +450,12 @@ void op_membuf_free(fuzz_run *run) {
   int index = take_slot(in);
   if (index < 0) {
     prime_last_error();
-    clgpu_membuf_free(NULL);
-    check_message_untouched("clgpu_membuf_free(NULL)");
+    clgpu_membuf_destroy(NULL);
+    check_message_untouched("clgpu_membuf_destroy(NULL)");
   } else {
     free_slot(index);
   }
-  check_membufs("clgpu_membuf_free");
+  check_membufs("clgpu_membuf_destroy");
 }
 
 /* ---- moving ---- */
@@ -821,13 +821,13 @@ void op_membuf_report_set(fuzz_run *run) {
   clgpu_move_report_fn callback = mode == 0 ? membuf_report : NULL;
   void *user = mode == 1 ? NULL : (void *)(target ? target : &report_targets[0]);
   char call[160];
-  snprintf(call, sizeof call, "clgpu_context_set_move_report(%s, %s, %s)",
+  snprintf(call, sizeof call, "clgpu_membuf_set_move_report(%s, %s, %s)",
            !context                 ? "NULL"
            : context == world.other ? "other ctx"
                                     : "ctx",
            callback ? "callback" : "NULL", user ? "&target" : "NULL");
   prime_last_error();
-  clgpu_status status = clgpu_context_set_move_report(context, callback, user);
+  clgpu_status status = clgpu_membuf_set_move_report(context, callback, user);
   check_call(call, status, STATUS_SET(plain_statuses, 0), 0);
   expect_refusals(call, status, context ? 0 : REFUSE_INVALID);
   if (status == CLGPU_SUCCESS) target->on = callback != NULL;

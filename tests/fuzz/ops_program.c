@@ -141,7 +141,7 @@ static int holds(const fuzz_run *run, cl_kernel kernel) {
   return 0;
 }
 
-/* clgpu_context_cache_stats: INVALID_ARGUMENT exactly when an argument is
+/* clgpu_program_cache_stats: INVALID_ARGUMENT exactly when an argument is
  * NULL, stats untouched then, and counters that never go down. */
 void op_cache_stats(fuzz_run *run) {
   uint8_t flags = take_byte(&run->in);
@@ -152,10 +152,10 @@ void op_cache_stats(fuzz_run *run) {
   before = stats;
   clgpu_cache_stats *out = flags & 4 ? NULL : &stats;
   char call[96];
-  snprintf(call, sizeof call, "clgpu_context_cache_stats(%s, %s)", context ? "ctx" : "NULL",
+  snprintf(call, sizeof call, "clgpu_program_cache_stats(%s, %s)", context ? "ctx" : "NULL",
            out ? "&stats" : "NULL");
   prime_last_error();
-  clgpu_status status = clgpu_context_cache_stats(context, out);
+  clgpu_status status = clgpu_program_cache_stats(context, out);
   check_call(call, status, STATUS_SET(plain_statuses, 0), 0);
   expect_status(call, status, context && out ? CLGPU_SUCCESS : CLGPU_INVALID_ARGUMENT,
                 "only a NULL argument is an error");

@@ -382,7 +382,26 @@ static void extents_at_the_buffer_boundary(void **state) {
       assert_memory_equal(&out, &untouched, sizeof out);
       assert_true(strlen(clgpu_last_error()) > 0);
     }
+    /* The short form checks nothing; its first check finds the same. */
+    clgpu_array short_form = clgpu_array_of_strided(buffer, rows[r].offset, rows[r].type,
+                                                    rows[r].shape, rows[r].stride);
+    clgpu_status checked = clgpu_array_check(&short_form);
+    if (checked != rows[r].expected) {
+      fail_msg("extent \"%s\", short form: %s, expected %s (%s)", rows[r].name,
+               clgpu_status_name(checked), clgpu_status_name(rows[r].expected),
+               clgpu_last_error());
+    }
+    if (status == CLGPU_SUCCESS) assert_true(clgpu_array_same(&short_form, &out));
   }
+  /* The contiguous short form is clgpu_array_1d's view from byte 0. */
+  clgpu_array made, short_made = clgpu_array_of(buffer, CLGPU_TYPE_FLOAT, 250);
+  assert_status(clgpu_array_1d(buffer, 0, CLGPU_TYPE_FLOAT, 250, &made), CLGPU_SUCCESS);
+  assert_true(clgpu_array_same(&made, &short_made));
+  assert_status(clgpu_array_check(&short_made), CLGPU_SUCCESS);
+  clgpu_array no_buffer = clgpu_array_of(NULL, CLGPU_TYPE_FLOAT, 4);
+  assert_status(clgpu_array_check(&no_buffer), CLGPU_INVALID_ARGUMENT);
+  clgpu_array unknown_type = clgpu_array_of(buffer, (clgpu_type)99, 4);
+  assert_status(clgpu_array_check(&unknown_type), CLGPU_INVALID_ARGUMENT);
   /* A view edited by hand after it was made is caught when used. */
   clgpu_array view;
   assert_status(clgpu_array_1d(buffer, 0, CLGPU_TYPE_UINT32, 250, &view), CLGPU_SUCCESS);

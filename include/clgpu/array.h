@@ -8,7 +8,9 @@
  * the same memory. A view holds no reference to its buffer: the caller keeps
  * the cl_mem alive while views of it are used.
  *
- * Every constructor and derivation checks the result against the buffer:
+ * Every constructor and derivation checks the result against the buffer
+ * (except the two short forms, clgpu_array_of and clgpu_array_of_strided,
+ * which return the view by value and leave the check to its first use):
  * every byte the view can reach, negative strides included, lies inside
  * CL_MEM_SIZE (with overflow-checked arithmetic), and the offset is a
  * multiple of the element size. Operations check their views again when
@@ -75,6 +77,15 @@ typedef enum clgpu_type {
   CLGPU_TYPE_HALF, /* storage only (vload_half/vstore_half); needs cl_khr_fp16 for arithmetic */
   CLGPU_TYPE_FLOAT,
   CLGPU_TYPE_DOUBLE, /* needs cl_khr_fp64 */
+  /* Opaque bytes: one byte per element, moved and never interpreted. For
+   * data the library has no type for: custom sort keys and values (a view
+   * of n keys of 12 bytes is 12 * n elements), records to copy, gather,
+   * fill byte-wise or transfer. Copies, fills, transfers, gathers and sorts
+   * with a custom key_type take it; every operation that computes on
+   * elements (elementwise, convert, axpby, compare, iota, reduce, count_if,
+   * scan, findall, a sort in the natural order) refuses it with
+   * CLGPU_TYPE_MISMATCH. Its OpenCL C name is "uchar". */
+  CLGPU_TYPE_OPAQUE,
 } clgpu_type;
 
 /* Bytes per element (1, 2, 4 or 8); 0 for a value that is not a type. */
@@ -111,6 +122,21 @@ typedef struct clgpu_array {
  * is unchanged. */
 CLGPU_API clgpu_status clgpu_array_1d(cl_mem buffer, size_t offset, clgpu_type type, size_t n,
                                       clgpu_array *out);
+
+/* The short forms: a contiguous 1-D view of n elements from the buffer's
+ * start (clgpu_array_of), or n elements `stride` elements apart from byte
+ * `offset` (clgpu_array_of_strided; a negative stride walks backwards from
+ * `offset`, 0 repeats one element), returned by value:
+ *
+ *   clgpu_array x = clgpu_array_of(buffer, CLGPU_TYPE_FLOAT, n);
+ *
+ * They check nothing and query nothing, so they cannot fail: a NULL
+ * buffer, an unknown type, a misaligned offset or elements past the
+ * buffer's end are found where the view is used, since every operation and
+ * clgpu_array_check check their views. */
+CLGPU_API clgpu_array clgpu_array_of(cl_mem buffer, clgpu_type type, size_t n);
+CLGPU_API clgpu_array clgpu_array_of_strided(cl_mem buffer, size_t offset, clgpu_type type,
+                                             size_t n, ptrdiff_t stride);
 
 /* A contiguous N-D view (rank 0 to CLGPU_MAX_RANK) in row- or column-major
  * order. Errors as clgpu_array_1d, and CLGPU_INVALID_ARGUMENT for a rank

@@ -527,6 +527,10 @@ static inline uint64_t clgpu__ceil_div_u64(uint64_t a, uint64_t b) { return a / 
 /* Internal twins of public functions (the public one is a wrapper): the
  * library calls these, never its own public entry points. */
 size_t clgpu__type_size(clgpu_type type);
+/* CLGPU_SUCCESS for a type operations compute on; CLGPU_TYPE_MISMATCH for
+ * CLGPU_TYPE_OPAQUE and CLGPU_INVALID_ARGUMENT for an unknown type, the
+ * message naming `what` (such as "the input"). */
+clgpu_status clgpu__check_arithmetic_type(clgpu_type type, const char *who, const char *what);
 const char *clgpu__type_cl_name(clgpu_type type);
 size_t clgpu__array_count(const clgpu_array *array);
 int clgpu__array_is_contiguous(const clgpu_array *array);

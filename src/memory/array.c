@@ -11,6 +11,7 @@ size_t clgpu__type_size(clgpu_type type) {
   switch (type) {
     case CLGPU_TYPE_INT8:
     case CLGPU_TYPE_UINT8:
+    case CLGPU_TYPE_OPAQUE:
       return 1;
     case CLGPU_TYPE_INT16:
     case CLGPU_TYPE_UINT16:
@@ -30,11 +31,22 @@ size_t clgpu__type_size(clgpu_type type) {
 
 size_t clgpu_type_size(clgpu_type type) { return clgpu__type_size(type); }
 
+clgpu_status clgpu__check_arithmetic_type(clgpu_type type, const char *who, const char *what) {
+  CLGPU__RETURN_ERROR_IF(type == CLGPU_TYPE_OPAQUE, CLGPU_TYPE_MISMATCH,
+                         "%s: %s holds opaque bytes (CLGPU_TYPE_OPAQUE), which are moved but "
+                         "never computed on",
+                         who, what);
+  CLGPU__RETURN_ERROR_IF(clgpu__type_size(type) == 0, CLGPU_INVALID_ARGUMENT,
+                         "%s: %s has an unknown element type %d", who, what, (int)type);
+  return CLGPU_SUCCESS;
+}
+
 const char *clgpu__type_cl_name(clgpu_type type) {
   switch (type) {
     case CLGPU_TYPE_INT8:
       return "char";
     case CLGPU_TYPE_UINT8:
+    case CLGPU_TYPE_OPAQUE:
       return "uchar";
     case CLGPU_TYPE_INT16:
       return "short";
@@ -244,6 +256,23 @@ clgpu_status clgpu__array_1d(cl_mem buffer, size_t offset, clgpu_type type, size
 clgpu_status clgpu_array_1d(cl_mem buffer, size_t offset, clgpu_type type, size_t n,
                             clgpu_array *out) {
   return clgpu__array_1d(buffer, offset, type, n, out);
+}
+
+clgpu_array clgpu_array_of(cl_mem buffer, clgpu_type type, size_t n) {
+  return clgpu_array_of_strided(buffer, 0, type, n, 1);
+}
+
+clgpu_array clgpu_array_of_strided(cl_mem buffer, size_t offset, clgpu_type type, size_t n,
+                                   ptrdiff_t stride) {
+  clgpu_array view;
+  memset(&view, 0, sizeof view);
+  view.buffer = buffer;
+  view.offset = offset;
+  view.type = type;
+  view.rank = 1;
+  view.shape[0] = n;
+  view.strides[0] = stride;
+  return view;
 }
 
 /* ---- derivations ---- */

@@ -101,6 +101,8 @@ clgpu_status clgpu_convert(clgpu_context *context, const clgpu_array *destinatio
   CLGPU__RETURN_ERROR_IF(
       clgpu__type_size(destination->type) == 0 || clgpu__type_size(source->type) == 0,
       CLGPU_INVALID_ARGUMENT, "%s: a view has an unknown element type", who);
+  CLGPU__FORWARD_IF_ERROR(clgpu__check_arithmetic_type(destination->type, who, "the destination"));
+  CLGPU__FORWARD_IF_ERROR(clgpu__check_arithmetic_type(source->type, who, "the source"));
   if (destination->type == source->type) {
     clgpu_status status = clgpu__copy(context, destination, source, num_events, wait_list, event);
     if (status != CLGPU_SUCCESS) clgpu__append_error(" (in %s)", who);
@@ -136,8 +138,7 @@ clgpu_status clgpu_axpby(clgpu_context *context, const clgpu_array *out, const v
   CLGPU__RETURN_ERROR_IF(!x || !y, CLGPU_INVALID_ARGUMENT, "%s: x and y must not be NULL", who);
   CLGPU__RETURN_ERROR_IF(!alpha || !beta, CLGPU_INVALID_ARGUMENT,
                          "%s: alpha and beta must not be NULL", who);
-  CLGPU__RETURN_ERROR_IF(clgpu__type_size(out->type) == 0, CLGPU_INVALID_ARGUMENT,
-                         "%s: out has an unknown element type", who);
+  CLGPU__FORWARD_IF_ERROR(clgpu__check_arithmetic_type(out->type, who, "out"));
   CLGPU__RETURN_ERROR_IF(x->type != out->type || y->type != out->type, CLGPU_TYPE_MISMATCH,
                          "%s: out holds %s, x %s and y %s; all three must be one type", who,
                          clgpu__type_cl_name(out->type), clgpu__type_cl_name(x->type),
@@ -178,8 +179,7 @@ clgpu_status clgpu_compare(clgpu_context *context, clgpu_comparison comparison,
   CLGPU__RETURN_ERROR_IF(mask->type != CLGPU_TYPE_UINT8, CLGPU_TYPE_MISMATCH,
                          "%s: the mask holds %s; it must be uchar (CLGPU_TYPE_UINT8)", who,
                          clgpu__type_cl_name(mask->type));
-  CLGPU__RETURN_ERROR_IF(clgpu__type_size(x->type) == 0, CLGPU_INVALID_ARGUMENT,
-                         "%s: x has an unknown element type", who);
+  CLGPU__FORWARD_IF_ERROR(clgpu__check_arithmetic_type(x->type, who, "x"));
   CLGPU__RETURN_ERROR_IF(x->type != y->type, CLGPU_TYPE_MISMATCH, "%s: x holds %s and y %s", who,
                          clgpu__type_cl_name(x->type), clgpu__type_cl_name(y->type));
   char key[64], operation[64];
@@ -203,8 +203,7 @@ clgpu_status clgpu__iota(clgpu_context *context, const clgpu_array *out, const v
   CLGPU__FORWARD_IF_ERROR(check_common(context, who, out, "out"));
   CLGPU__RETURN_ERROR_IF(!start || !step, CLGPU_INVALID_ARGUMENT,
                          "%s: start and step must not be NULL", who);
-  CLGPU__RETURN_ERROR_IF(clgpu__type_size(out->type) == 0, CLGPU_INVALID_ARGUMENT,
-                         "%s: out has an unknown element type", who);
+  CLGPU__FORWARD_IF_ERROR(clgpu__check_arithmetic_type(out->type, who, "out"));
   clgpu_type type = out->type;
   char key[64], operation[160];
   snprintf(key, sizeof key, "iota:%s", clgpu__type_cl_name(type));

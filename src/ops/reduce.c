@@ -295,7 +295,8 @@ static clgpu_status check_reduce_entry(const clgpu_context *context, const clgpu
 }
 
 clgpu_type clgpu_reduce_result_type(const clgpu_reduce_op *op, clgpu_type input_type) {
-  if (!op || clgpu__type_size(input_type) == 0) return (clgpu_type)0;
+  if (!op || clgpu__type_size(input_type) == 0 || input_type == CLGPU_TYPE_OPAQUE)
+    return (clgpu_type)0;
   switch (op->kind) {
     case CLGPU_REDUCE_SUM:
     case CLGPU_REDUCE_PRODUCT:

@@ -166,6 +166,7 @@ static void order_spec(clgpu_type type, int order, clgpu__op_spec *s) {
 clgpu_status clgpu__reduce_spec(const clgpu_reduce_op *op, clgpu_type type, const char *who,
                                 clgpu__op_spec *s) {
   memset(s, 0, sizeof *s);
+  CLGPU__FORWARD_IF_ERROR(clgpu__check_arithmetic_type(type, who, "the input"));
   if (op->kind == CLGPU_REDUCE_CUSTOM) {
     CLGPU__FORWARD_IF_ERROR(check_expression(op->map, who, "op->map"));
     CLGPU__FORWARD_IF_ERROR(check_expression(op->reduce, who, "op->reduce"));
@@ -216,6 +217,8 @@ clgpu_status clgpu__reduce_spec(const clgpu_reduce_op *op, clgpu_type type, cons
     case CLGPU_REDUCE_CUSTOM:
       CLGPU__RETURN_ERROR_IF(clgpu__type_size(op->result_type) == 0, CLGPU_INVALID_ARGUMENT,
                              "%s: a CUSTOM reduction needs a valid result_type", who);
+      CLGPU__FORWARD_IF_ERROR(
+          clgpu__check_arithmetic_type(op->result_type, who, "op->result_type"));
       CLGPU__RETURN_ERROR_IF(!op->reduce || !op->reduce[0], CLGPU_INVALID_ARGUMENT,
                              "%s: a CUSTOM reduction needs a reduce expression", who);
       CLGPU__RETURN_ERROR_IF(!op->neutral || !op->neutral[0], CLGPU_INVALID_ARGUMENT,
@@ -256,6 +259,7 @@ clgpu_status clgpu__reduce_spec(const clgpu_reduce_op *op, clgpu_type type, cons
 clgpu_status clgpu__predicate_spec(clgpu_type type, const char *predicate, const char *who,
                                    clgpu__op_spec *s) {
   memset(s, 0, sizeof *s);
+  CLGPU__FORWARD_IF_ERROR(clgpu__check_arithmetic_type(type, who, "the input"));
   if (predicate) {
     CLGPU__FORWARD_IF_ERROR(
         clgpu__check_user_text(predicate, CLGPU__TEXT_EXPRESSION, who, "predicate"));
@@ -280,6 +284,7 @@ clgpu_status clgpu__predicate_spec(clgpu_type type, const char *predicate, const
 clgpu_status clgpu__scan_spec(const clgpu_scan_op *op, clgpu_type type, const char *who,
                               clgpu__op_spec *s) {
   memset(s, 0, sizeof *s);
+  CLGPU__FORWARD_IF_ERROR(clgpu__check_arithmetic_type(type, who, "the input"));
   switch (op->kind) {
     case CLGPU_SCAN_SUM:
       arithmetic_spec(type, 0, s);

@@ -274,6 +274,10 @@ static clgpu_status resolve(clgpu_context *context, const clgpu_sort_spec *spec,
   if (plan->builtin) {
     CLGPU__RETURN_ERROR_IF(clgpu__type_size(key_type) == 0, CLGPU_INVALID_ARGUMENT,
                            "%s: unknown key type %d", who, (int)key_type);
+    CLGPU__RETURN_ERROR_IF(key_type == CLGPU_TYPE_OPAQUE, CLGPU_TYPE_MISMATCH,
+                           "%s: the keys are opaque bytes (CLGPU_TYPE_OPAQUE), which have no "
+                           "natural order; give spec->key_type, key_size and compare",
+                           who);
     plan->key_type = key_type;
     plan->key_bytes = clgpu__type_size(key_type);
     plan->key_kind = key_kind_of(key_type);

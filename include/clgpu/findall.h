@@ -104,7 +104,7 @@ CLGPU_API clgpu_status clgpu_findall_workspace_size(clgpu_context *context, cons
 
 /* The workspace that serves any findall over a contiguous input of up to
  * max_n elements of `type`. Errors: CLGPU_INVALID_ARGUMENT (NULL arguments,
- * an unknown type or algorithm), CLGPU_UNSUPPORTED_FEATURE,
+ * an unknown type or shape), CLGPU_UNSUPPORTED_FEATURE,
  * CLGPU_SIZE_OVERFLOW (a report that cannot be represented, workspace.h:
  * CHUNKED keeps a 4-byte position per element, so max_n above
  * (2^64 - 1) / 4 does not fit). */

@@ -11,7 +11,7 @@
  *   and ALL; clgpu_reduce_result_type says which.
  * - Float MIN and MAX ignore NaNs (unless every element is one) and order by
  *   bits as the sorts do; float SUM and PRODUCT are deterministic: the same
- *   bits for the same n, algorithm and device.
+ *   bits for the same n, shape and device.
  * - CUSTOM reductions and count_if's predicate are OpenCL C expressions,
  *   checked by the rules of docs/expressions.md before anything is built.
  * - Calls only enqueue on the context's queue behind the wait list, except
@@ -105,7 +105,7 @@ CLGPU_API clgpu_type clgpu_reduce_result_type(const clgpu_reduce_op *op, clgpu_t
  * CLGPU_INVALID_ARGUMENT (NULL context, op or arrays; unknown kind; CUSTOM
  * without reduce or neutral; initial with ARGMIN/ARGMAX; an expression that
  * breaks the rules of docs/expressions.md; an axis out of range; a wait list
- * that does not match num_events; an unknown algorithm),
+ * that does not match num_events; an unknown shape),
  * CLGPU_EXPRESSION_TOO_LONG (an expression over 65536 bytes),
  * CLGPU_TYPE_MISMATCH (the output's type is not the result type),
  * CLGPU_SHAPE_MISMATCH, CLGPU_INVALID_OUTPUT (an output that is broadcast or
@@ -133,7 +133,7 @@ CLGPU_API clgpu_status clgpu_reduce_workspace_size(
 /* The workspace that serves any whole-array reduction of a contiguous input
  * of up to `max_n` elements of `input_type`. Allocates and enqueues nothing.
  * Errors: CLGPU_INVALID_ARGUMENT (NULL arguments, an unknown type, kind or
- * algorithm, an op that clgpu_reduce refuses), CLGPU_EXPRESSION_TOO_LONG,
+ * shape, an op that clgpu_reduce refuses), CLGPU_EXPRESSION_TOO_LONG,
  * CLGPU_UNSUPPORTED_FEATURE,
  * CLGPU_SIZE_OVERFLOW (a report that cannot be represented, workspace.h; any
  * max_n up to 2^64 - 1 fits today, as the report holds per-chunk partials

@@ -17,7 +17,7 @@
  *   left operand), so a CUSTOM `combine` must be associative but need not be
  *   commutative. `combine` (over `a` and `b` of the element type) and
  *   `neutral` follow the rules of docs/expressions.md.
- * - Float sums are deterministic for a given n, algorithm and device (the
+ * - Float sums are deterministic for a given n, shape and device (the
  *   order of docs/reduce.md; in TILED, tiles of 8 elements per work-item
  *   whose totals are scanned in a fixed tree).
  * - Calls only enqueue, with wait lists and events as in reduce.h.

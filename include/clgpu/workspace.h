@@ -11,7 +11,7 @@
  *    CLGPU_SIZE_OVERFLOW, never wrapped numbers.
  * 2. clgpu_workspace_create allocates a workspace for a report;
  *    clgpu_workspace_wrap lays one over the caller's cl_mem.
- * 3. Every call given a workspace checks it (device, operation, algorithm,
+ * 3. Every call given a workspace checks it (device, operation, shape and algorithm,
  *    sizes, overlap with the call's arguments) and refuses a wrong one with
  *    a CLGPU_WORKSPACE_* status and nothing enqueued; a fitting one means
  *    the call makes no device allocation.

@@ -177,45 +177,48 @@ static clgpu_status transfer(clgpu_context *context, const clgpu_array *view, vo
   return status;
 }
 
+/* The argument checks, then the transfer: the one path of the four entry
+ * points below. */
+static clgpu_status checked_transfer(clgpu_context *context, const clgpu_array *view, void *host,
+                                     size_t host_size, cl_bool blocking, cl_uint num_events,
+                                     const cl_event *wait_list, cl_event *event, int write,
+                                     const char *who) {
+  CLGPU__FORWARD_IF_ERROR(
+      check_transfer(context, view, host, host_size, num_events, wait_list, who, write));
+  return transfer(context, view, host, blocking, num_events, wait_list, event, write, who);
+}
+
 clgpu_status clgpu_copy_to_host(clgpu_context *context, void *host, size_t host_size,
                                 const clgpu_array *source, cl_uint num_events,
                                 const cl_event *wait_list, cl_event *event) {
-  const char *who = "clgpu_copy_to_host";
-  CLGPU__FORWARD_IF_ERROR(
-      check_transfer(context, source, host, host_size, num_events, wait_list, who, 0));
-  return transfer(context, source, host, CL_FALSE, num_events, wait_list, event, 0, who);
+  return checked_transfer(context, source, host, host_size, CL_FALSE, num_events, wait_list, event,
+                          0, "clgpu_copy_to_host");
 }
 
 clgpu_status clgpu_copy_from_host(clgpu_context *context, const clgpu_array *destination,
                                   const void *host, size_t host_size, cl_uint num_events,
                                   const cl_event *wait_list, cl_event *event) {
-  const char *who = "clgpu_copy_from_host";
-  CLGPU__FORWARD_IF_ERROR(
-      check_transfer(context, destination, host, host_size, num_events, wait_list, who, 1));
-  return transfer(context, destination, (void *)host, CL_FALSE, num_events, wait_list, event, 1,
-                  who);
+  return checked_transfer(context, destination, (void *)host, host_size, CL_FALSE, num_events,
+                          wait_list, event, 1, "clgpu_copy_from_host");
 }
 
+/* The read is the last command, and it blocks. */
 clgpu_status clgpu_array_read(clgpu_context *context, void *host, size_t host_size,
                               const clgpu_array *source, cl_uint num_events,
                               const cl_event *wait_list) {
-  const char *who = "clgpu_array_read";
-  CLGPU__FORWARD_IF_ERROR(
-      check_transfer(context, source, host, host_size, num_events, wait_list, who, 0));
-  /* The read is the last command, and it blocks. */
-  return transfer(context, source, host, CL_TRUE, num_events, wait_list, NULL, 0, who);
+  return checked_transfer(context, source, host, host_size, CL_TRUE, num_events, wait_list, NULL, 0,
+                          "clgpu_array_read");
 }
 
+/* The write blocks; a packed write ends with the unpacking copy, waited
+ * for too. */
 clgpu_status clgpu_array_write(clgpu_context *context, const clgpu_array *destination,
                                const void *host, size_t host_size, cl_uint num_events,
                                const cl_event *wait_list) {
   const char *who = "clgpu_array_write";
-  CLGPU__FORWARD_IF_ERROR(
-      check_transfer(context, destination, host, host_size, num_events, wait_list, who, 1));
-  /* A packed write ends with the unpacking copy: wait for it too. */
   cl_event done = NULL;
-  CLGPU__FORWARD_IF_ERROR(
-      transfer(context, destination, (void *)host, CL_TRUE, num_events, wait_list, &done, 1, who));
+  CLGPU__FORWARD_IF_ERROR(checked_transfer(context, destination, (void *)host, host_size, CL_TRUE,
+                                           num_events, wait_list, &done, 1, who));
   if (!done) return CLGPU_SUCCESS;
   cl_int err = clWaitForEvents(1, &done);
   clReleaseEvent(done);

@@ -157,3 +157,12 @@ cl_command_queue test_out_of_order_queue(const clgpu_context *context) {
   assert_int_equal(err, CL_SUCCESS);
   return queue;
 }
+
+cl_uint test_settled_references(cl_uint (*references)(void *), void *object, cl_uint expected) {
+  cl_uint count = references(object);
+  for (int waited_ms = 0; count != expected && waited_ms < 2000; waited_ms++) {
+    nanosleep(&(struct timespec){0, 1000000}, NULL);
+    count = references(object);
+  }
+  return count;
+}

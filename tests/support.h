@@ -50,4 +50,10 @@ cl_command_queue test_out_of_order_queue(const clgpu_context *context);
 void test_assert_status(cl_int actual, cl_int expected, const char *expression, const char *file,
                         int line);
 
+/* The reference count `references` reports for an OpenCL object once it has
+ * come down to `expected`, or after two seconds. POCL and rusticl let go of
+ * the references their finished commands hold from a thread of their own,
+ * sometimes a moment after clFinish or a blocking read has returned. */
+cl_uint test_settled_references(cl_uint (*references)(void *), void *object, cl_uint expected);
+
 #endif

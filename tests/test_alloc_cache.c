@@ -83,19 +83,6 @@ static cl_uint queue_references(void *queue) {
   return count;
 }
 
-/* The reference count of an OpenCL object once it has come down to
- * `expected`, or after two seconds. POCL lets go of the references its
- * finished commands hold from a thread of its own, sometimes a moment after
- * clFinish or a blocking read has returned. */
-static cl_uint settled_references(cl_uint (*references)(void *), void *object, cl_uint expected) {
-  cl_uint count = references(object);
-  for (int waited_ms = 0; count != expected && waited_ms < 2000; waited_ms++) {
-    nanosleep(&(struct timespec){0, 1000000}, NULL);
-    count = references(object);
-  }
-  return count;
-}
-
 /* Write `value` into four words at `offset` of a buffer on `queue`, after
  * the events of the wait list, without waiting. */
 static void fill_words(cl_command_queue queue, cl_mem buffer, size_t offset, cl_uint value,
@@ -292,7 +279,7 @@ static void nested_scopes(void **state) {
   cl_command_queue queue = clgpu_context_queue(context);
   fill_words(queue, plain, 64, 0xC0FFEEu, 0, NULL);
   check_words(queue, plain, 64, 0xC0FFEEu);
-  assert_int_equal(settled_references(buffer_references, plain, 1), 1);
+  assert_int_equal(test_settled_references(buffer_references, plain, 1), 1);
   clgpu_buffer_release(context, plain);
   assert_stats_equal(stats_of(cache), expected);
   clgpu_alloc_cache_destroy(cache);
@@ -715,9 +702,9 @@ static void reuse_across_queues_waits_for_the_marker(void **state) {
   /* The cache retained the queues its blocks were last used on and gives
    * them back when it goes. */
   clgpu_alloc_cache_destroy(cache);
-  assert_int_equal(settled_references(queue_references, queue_a, references_a), references_a);
+  assert_int_equal(test_settled_references(queue_references, queue_a, references_a), references_a);
   clgpu_context_destroy(b);
-  assert_int_equal(settled_references(queue_references, queue_b, 1), 1);
+  assert_int_equal(test_settled_references(queue_references, queue_b, 1), 1);
   clReleaseCommandQueue(queue_b);
   clgpu_context_destroy(a);
 }
@@ -794,7 +781,7 @@ static void trim_releases_free_blocks(void **state) {
    * device, so asking again allocates anew. */
   assert_int_equal(stats.bytes_in_use, 5 * KIB);
   for (int i = 0; i < 4; i++) {
-    assert_int_equal(settled_references(buffer_references, kept[i], 1), 1);
+    assert_int_equal(test_settled_references(buffer_references, kept[i], 1), 1);
     clReleaseMemObject(kept[i]);
   }
   cl_mem again = create(context, CL_MEM_READ_WRITE, 8 * KIB);
@@ -809,7 +796,7 @@ static void trim_releases_free_blocks(void **state) {
   /* Destroying the cache releases what it still holds. */
   clRetainMemObject(in_use);
   clgpu_alloc_cache_destroy(cache);
-  assert_int_equal(settled_references(buffer_references, in_use, 1), 1);
+  assert_int_equal(test_settled_references(buffer_references, in_use, 1), 1);
   clReleaseMemObject(in_use);
   clgpu_context_destroy(context);
 }
@@ -900,10 +887,10 @@ static void context_destroyed_before_its_workspace(void **state) {
   stats = stats_of(cache);
   assert_int_equal(stats.bytes_held, 0);
   assert_int_equal(stats.bytes_in_use, 0);
-  assert_int_equal(settled_references(buffer_references, block, 1), 1);
+  assert_int_equal(test_settled_references(buffer_references, block, 1), 1);
   /* POCL's buffers hold their last command's event, and so its queue. */
   clReleaseMemObject(block);
-  assert_int_equal(settled_references(queue_references, queue, 1), 1);
+  assert_int_equal(test_settled_references(queue_references, queue, 1), 1);
   clReleaseCommandQueue(queue);
   clgpu_alloc_cache_destroy(cache);
 }
@@ -942,7 +929,7 @@ static void context_destroyed_with_a_scope_open(void **state) {
   clgpu_alloc_stats stats = stats_of(cache);
   assert_int_equal(stats.bytes_in_use, 0);
   assert_int_equal(stats.bytes_held, 0);
-  assert_int_equal(settled_references(buffer_references, block, 1), 1);
+  assert_int_equal(test_settled_references(buffer_references, block, 1), 1);
   clReleaseMemObject(block);
   clgpu_alloc_cache_destroy(cache);
   clgpu_context_destroy(later);
@@ -976,7 +963,7 @@ static void second_context_gets_none_of_the_first_ones_blocks(void **state) {
   clgpu_alloc_stats stats = stats_of(cache);
   assert_int_equal(stats.bytes_held, 0);
   for (int i = 0; i < 3; i++) {
-    assert_int_equal(settled_references(buffer_references, old_blocks[i], 1), 1);
+    assert_int_equal(test_settled_references(buffer_references, old_blocks[i], 1), 1);
   }
 
   clgpu_context *second = quiet_context();
@@ -1036,7 +1023,7 @@ static void interleaved_contexts_share_one_cache(void **state) {
   assert_int_equal(stats.bytes_held, 8 * KIB + workspace_bytes);
   clgpu_context_destroy(b);
   assert_int_equal(stats_of(cache).bytes_held, 0);
-  assert_int_equal(settled_references(buffer_references, workspace_block, 1), 1);
+  assert_int_equal(test_settled_references(buffer_references, workspace_block, 1), 1);
   clReleaseMemObject(workspace_block);
   clgpu_alloc_cache_destroy(cache);
 }
@@ -1223,13 +1210,13 @@ static void workspace_outlives_its_cache(void **state) {
   clgpu_workspace_destroy(short_lived);
   assert_status(clgpu_alloc_scope_end(context), CLGPU_SUCCESS);
   cl_mem block = retained_region(workspace);
-  assert_int_equal(settled_references(buffer_references, block, 2), 2);
+  assert_int_equal(test_settled_references(buffer_references, block, 2), 2);
 
   clgpu_alloc_cache_destroy(cache);
   /* The free block went with the cache; the workspace's stayed its own. */
-  assert_int_equal(settled_references(buffer_references, freed, 1), 1);
+  assert_int_equal(test_settled_references(buffer_references, freed, 1), 1);
   clReleaseMemObject(freed);
-  assert_int_equal(settled_references(buffer_references, block, 2), 2);
+  assert_int_equal(test_settled_references(buffer_references, block, 2), 2);
   check_sum(context, workspace, N);
   check_sum(context, workspace, 777);
 
@@ -1241,7 +1228,7 @@ static void workspace_outlives_its_cache(void **state) {
   assert_status(clgpu_alloc_scope_end(context), CLGPU_SUCCESS);
 
   clgpu_workspace_destroy(workspace);
-  assert_int_equal(settled_references(buffer_references, block, 1), 1);
+  assert_int_equal(test_settled_references(buffer_references, block, 1), 1);
   clReleaseMemObject(block);
   /* The old block never entered the new cache. */
   clgpu_alloc_stats stats = stats_of(cache);
@@ -1288,9 +1275,9 @@ static void workspace_outlives_its_scope_and_context(void **state) {
   stats = stats_of(cache);
   assert_int_equal(stats.bytes_in_use, 0);
   assert_int_equal(stats.bytes_held, 0);
-  assert_int_equal(settled_references(buffer_references, block, 2), 2);
+  assert_int_equal(test_settled_references(buffer_references, block, 2), 2);
   clgpu_workspace_destroy(workspace);
-  assert_int_equal(settled_references(buffer_references, block, 1), 1);
+  assert_int_equal(test_settled_references(buffer_references, block, 1), 1);
   clReleaseMemObject(block);
   stats = stats_of(cache);
   assert_int_equal(stats.bytes_held, 0);

@@ -547,6 +547,8 @@ static cl_uint mem_references(cl_mem buffer) {
   return count;
 }
 
+static cl_uint mem_references_of(void *buffer) { return mem_references((cl_mem)buffer); }
+
 static cl_mem plain_buffer(clgpu_context *context, size_t bytes) {
   cl_int err = CL_SUCCESS;
   cl_mem buffer =
@@ -2054,11 +2056,12 @@ static void describe_and_region(void **state) {
           clgpu_workspace_destroy(c.workspace);
           c.workspace = NULL;
           assert_int_equal(clFinish(clgpu_context_queue(context)), CL_SUCCESS);
-          if (mem_references(c.guarded.buffer) != 1) {
+          cl_uint left = test_settled_references(mem_references_of, c.guarded.buffer, 1);
+          if (left != 1) {
             fail_msg(
                 "%s: destroying a wrapped workspace left %u reference(s) to its buffer, "
                 "expected only the test's own",
-                what, mem_references(c.guarded.buffer));
+                what, left);
           }
           carved_release(&c);
         }

@@ -10,7 +10,7 @@
  * device class, so there is one row, for every device. The GPU shape work
  * (TILED kernels on GPU devices) and the CPU performance work are where
  * rows per device class are added with their measured values, with the command that measures them
- * (clgpu-bench run --algorithm ...), next to the value. */
+ * (clgpu-bench run --shape ...), next to the value. */
 #include <string.h>
 
 #include "internal.h"

@@ -26,7 +26,7 @@
  *
  *   int main(void) {
  *     size_t shape[2] = {3, 4};
- *     clgpu_slice rows[2] = {{0, CLGPU_SLICE_END, 2}, CLGPU_SLICE_ALL};
+ *     clgpu_slice rows[2] = {{.start = 0, .stop = CLGPU_SLICE_END, .step = 2}, CLGPU_SLICE_ALL};
  *     clgpu_context *context = NULL;
  *     cl_mem buffer = NULL;
  *     clgpu_array matrix, every_other_row, transposed;

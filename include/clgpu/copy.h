@@ -18,7 +18,7 @@
  *   int main(void) {
  *     cl_int host[6] = {0, 1, 2, 3, 4, 5};
  *     cl_int zero = 0;
- *     clgpu_slice reverse = {CLGPU_SLICE_BEGIN, CLGPU_SLICE_END, -1};
+ *     clgpu_slice reverse = {.start = CLGPU_SLICE_BEGIN, .stop = CLGPU_SLICE_END, .step = -1};
  *     clgpu_context *context = NULL;
  *     cl_mem buffer = NULL;
  *     clgpu_array all, reversed;

@@ -50,7 +50,7 @@
  *       status = clgpu_iota(context, &x, &start, &step, 0, NULL, NULL);
  *     }
  *     if (status == CLGPU_SUCCESS) {
- *       clgpu_elementwise_value values[] = {{&y, NULL}, {NULL, &a}, {&x, NULL}};
+ *       clgpu_elementwise_value values[] = {{.array = &y}, {.scalar = &a}, {.array = &x}};
  *       status = clgpu_elementwise_run(kernel, values, 0, NULL, NULL);
  *     }
  *     if (status == CLGPU_SUCCESS) status = clFinish(clgpu_context_queue(context));

@@ -26,7 +26,7 @@
  *       "}\n";
  *
  *   int main(void) {
- *     clgpu_define defines[] = {{"BY_TWO", "1"}};
+ *     clgpu_define defines[] = {{.name = "BY_TWO", .value = "1"}};
  *     clgpu_context *context = NULL;
  *     clgpu_program *program = NULL;
  *     cl_kernel kernel = NULL;

@@ -27,7 +27,7 @@
  *   int main(void) {
  *     float host[] = {1.5f, 2.0f, -0.5f, 4.0f};
  *     float sum = 0;
- *     clgpu_reduce_op op = {CLGPU_REDUCE_SUM, NULL, 0, NULL, NULL, NULL};
+ *     clgpu_reduce_op op = {.kind = CLGPU_REDUCE_SUM};
  *     clgpu_context *context = NULL;
  *     cl_mem buffer = NULL;
  *     clgpu_array input;

@@ -29,7 +29,7 @@
  *
  *   int main(void) {
  *     cl_int host[] = {1, 2, 3, 4};
- *     clgpu_scan_op op = {CLGPU_SCAN_SUM, 0, NULL, NULL};
+ *     clgpu_scan_op op = {.kind = CLGPU_SCAN_SUM};
  *     clgpu_context *context = NULL;
  *     cl_mem buffer = NULL;
  *     clgpu_array x;

@@ -27,7 +27,7 @@
  *   #include <clgpu/clgpu.h>
  *
  *   int main(void) {
- *     clgpu_reduce_op op = {CLGPU_REDUCE_MAX, NULL, 0, NULL, NULL, NULL};
+ *     clgpu_reduce_op op = {.kind = CLGPU_REDUCE_MAX};
  *     clgpu_context *context = NULL;
  *     clgpu_workspace *workspace = NULL;
  *     clgpu_workspace_size report;

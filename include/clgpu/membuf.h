@@ -139,7 +139,7 @@ CLGPU_API clgpu_status clgpu_membuf_create(clgpu_context *context, clgpu_type ty
 /* Make a fixed-capacity buffer over `storage` (capacity elements of `type`,
  * suitably aligned for it; the first `count` in use, their current contents
  * taken as the data), written to *out. The storage stays the caller's, valid
- * until the buffer is freed. With a context, a cl_mem of `capacity` elements
+ * until the buffer is destroyed. With a context, a cl_mem of `capacity` elements
  * is made by the first move to the device, and the buffer holds a reference
  * to the context as clgpu_membuf_create's do; with NULL, the buffer is
  * host-only (device requests get CLGPU_WRONG_SPACE). Errors:
@@ -213,16 +213,17 @@ CLGPU_API clgpu_status clgpu_membuf_assign(clgpu_membuf *destination, clgpu_memb
 
 /* ---- the data ---- */
 
-/* Move to the host for `access` (blocking, as clgpu_membuf_move with no
- * event) and set *data to the host pointer, valid until the buffer is
- * reallocated, assigned into or freed. Errors as clgpu_membuf_move, and
+/* Move to the host for `access`, wait until the data is there (and for any
+ * move still pending on the buffer, such as a clgpu_membuf_move without an
+ * event), and set *data to the host pointer, valid until the buffer is
+ * reallocated, assigned into or destroyed. Errors as clgpu_membuf_move, and
  * CLGPU_INVALID_ARGUMENT for NULL data. */
 CLGPU_API clgpu_status clgpu_membuf_host(clgpu_membuf *buffer, clgpu_access access, void **data);
 
 /* Move to the device for `access` (only enqueues, as clgpu_membuf_move) and
  * give a contiguous 1-D view of the `size` elements in use over the buffer's
  * cl_mem, for any operation of the library. The view stays valid until the
- * buffer is reallocated or freed. A buffer of size 0 gives a view of 0
+ * buffer is reallocated or destroyed. A buffer of size 0 gives a view of 0
  * elements. Errors as clgpu_membuf_move, and CLGPU_INVALID_ARGUMENT for NULL
  * out. */
 CLGPU_API clgpu_status clgpu_membuf_device_array(clgpu_membuf *buffer, clgpu_access access,
@@ -236,7 +237,7 @@ CLGPU_API void *clgpu_membuf_host_pointer(const clgpu_membuf *buffer);
 CLGPU_API cl_mem clgpu_membuf_device_memory(const clgpu_membuf *buffer);
 
 /* What a buffer is and has done. Strings are the buffer's, valid until it
- * is renamed or freed. */
+ * is renamed or destroyed. */
 typedef struct clgpu_membuf_info {
   clgpu_membuf_kind kind;
   clgpu_type type;

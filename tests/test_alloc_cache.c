@@ -334,7 +334,6 @@ static clgpu_status end_uncached_on_another_context(fixture *f) {
   return status;
 }
 
-
 static clgpu_status create_null_out(fixture *f) {
   (void)f;
   return clgpu_alloc_cache_create(NULL);
@@ -831,8 +830,9 @@ static void check_sum(clgpu_context *context, clgpu_workspace *workspace, size_t
 static clgpu_workspace *sum_workspace(clgpu_context *context, uint64_t max_n) {
   clgpu_reduce_op sum = {CLGPU_REDUCE_SUM, NULL, 0, NULL, NULL, NULL};
   clgpu_workspace_size report;
-  assert_status(clgpu_reduce_workspace_size_upto(context, &sum, CLGPU_TYPE_UINT64, max_n, NULL, &report),
-                CLGPU_SUCCESS);
+  assert_status(
+      clgpu_reduce_workspace_size_upto(context, &sum, CLGPU_TYPE_UINT64, max_n, NULL, &report),
+      CLGPU_SUCCESS);
   clgpu_workspace *workspace = NULL;
   assert_status(clgpu_workspace_create(context, &report, &workspace), CLGPU_SUCCESS);
   assert_non_null(workspace);

@@ -162,7 +162,8 @@ static void reshape_keeps_row_major_order(void **state) {
   clgpu_slice backwards[3] = {
       {CLGPU_SLICE_BEGIN, CLGPU_SLICE_END, -1}, CLGPU_SLICE_ALL, CLGPU_SLICE_ALL};
   assert_status(clgpu_array_slice(&a, backwards, &reversed), CLGPU_SUCCESS);
-  assert_status(clgpu_array_nd(buffer, 0, CLGPU_TYPE_FLOAT, 3, shape, CLGPU_ORDER_COLUMN_MAJOR, &column_major),
+  assert_status(clgpu_array_nd(buffer, 0, CLGPU_TYPE_FLOAT, 3, shape, CLGPU_ORDER_COLUMN_MAJOR,
+                               &column_major),
                 CLGPU_SUCCESS);
 
   typedef struct reshape_row {
@@ -264,8 +265,9 @@ static void permute_transpose_broadcast(void **state) {
   /* Broadcast a (4, 1) column to (2, 4, 3). */
   clgpu_array column;
   size_t column_shape[2] = {4, 1};
-  assert_status(clgpu_array_nd(buffer, 2, CLGPU_TYPE_UINT16, 2, column_shape, CLGPU_ORDER_ROW_MAJOR, &column),
-                CLGPU_SUCCESS);
+  assert_status(
+      clgpu_array_nd(buffer, 2, CLGPU_TYPE_UINT16, 2, column_shape, CLGPU_ORDER_ROW_MAJOR, &column),
+      CLGPU_SUCCESS);
   size_t wide[3] = {2, 4, 3};
   assert_status(clgpu_array_broadcast(&column, 3, wide, &b), CLGPU_SUCCESS);
   addresses ba = list_addresses(&b);
@@ -299,8 +301,9 @@ static void reinterpret_rules(void **state) {
   assert_int_equal(back.shape[0], 32);
   /* A (4, 8) float matrix seen as (4, 4) doubles: rows keep their 32 bytes. */
   size_t shape[2] = {4, 8};
-  assert_status(clgpu_array_nd(buffer, 0, CLGPU_TYPE_FLOAT, 2, shape, CLGPU_ORDER_ROW_MAJOR, &matrix),
-                CLGPU_SUCCESS);
+  assert_status(
+      clgpu_array_nd(buffer, 0, CLGPU_TYPE_FLOAT, 2, shape, CLGPU_ORDER_ROW_MAJOR, &matrix),
+      CLGPU_SUCCESS);
   assert_status(clgpu_array_reinterpret(&matrix, CLGPU_TYPE_DOUBLE, &as_pairs), CLGPU_SUCCESS);
   assert_int_equal(as_pairs.shape[1], 4);
   assert_int_equal(as_pairs.strides[0], 4);
@@ -383,13 +386,12 @@ static void extents_at_the_buffer_boundary(void **state) {
       assert_true(strlen(clgpu_last_error()) > 0);
     }
     /* The short form checks nothing; its first check finds the same. */
-    clgpu_array short_form = clgpu_array_of_strided(buffer, rows[r].offset, rows[r].type,
-                                                    rows[r].shape, rows[r].stride);
+    clgpu_array short_form =
+        clgpu_array_of_strided(buffer, rows[r].offset, rows[r].type, rows[r].shape, rows[r].stride);
     clgpu_status checked = clgpu_array_check(&short_form);
     if (checked != rows[r].expected) {
       fail_msg("extent \"%s\", short form: %s, expected %s (%s)", rows[r].name,
-               clgpu_status_name(checked), clgpu_status_name(rows[r].expected),
-               clgpu_last_error());
+               clgpu_status_name(checked), clgpu_status_name(rows[r].expected), clgpu_last_error());
     }
     if (status == CLGPU_SUCCESS) assert_true(clgpu_array_same(&short_form, &out));
   }
@@ -516,8 +518,9 @@ static void aliasing_truth_table(void **state) {
   assert_status(clgpu_array_1d(host_b, 0, CLGPU_TYPE_UINT8, 8192, &hb), CLGPU_SUCCESS);
   assert_status(clgpu_array_1d(host_c, 0, CLGPU_TYPE_UINT8, 8192, &hc), CLGPU_SUCCESS);
   size_t matrix_shape[2] = {10, 8};
-  assert_status(clgpu_array_nd(buffer, 0, CLGPU_TYPE_FLOAT, 2, matrix_shape, CLGPU_ORDER_ROW_MAJOR, &m),
-                CLGPU_SUCCESS);
+  assert_status(
+      clgpu_array_nd(buffer, 0, CLGPU_TYPE_FLOAT, 2, matrix_shape, CLGPU_ORDER_ROW_MAJOR, &m),
+      CLGPU_SUCCESS);
   assert_status(clgpu_array_1d(buffer, 40, CLGPU_TYPE_FLOAT, 0, &empty), CLGPU_SUCCESS);
   clgpu_array column0, column1, row0, row1, transposed;
   clgpu_slice first_column[2] = {CLGPU_SLICE_ALL, {0, 1, 1}};
@@ -600,10 +603,12 @@ static void type_facts(void **state) {
     size_t size;
     const char *name;
   } rows[] = {
-      {CLGPU_TYPE_INT8, 1, "char"},     {CLGPU_TYPE_UINT8, 1, "uchar"},   {CLGPU_TYPE_INT16, 2, "short"},
-      {CLGPU_TYPE_UINT16, 2, "ushort"}, {CLGPU_TYPE_INT32, 4, "int"},     {CLGPU_TYPE_UINT32, 4, "uint"},
-      {CLGPU_TYPE_INT64, 8, "long"},    {CLGPU_TYPE_UINT64, 8, "ulong"},  {CLGPU_TYPE_HALF, 2, "half"},
-      {CLGPU_TYPE_FLOAT, 4, "float"},   {CLGPU_TYPE_DOUBLE, 8, "double"},
+      {CLGPU_TYPE_INT8, 1, "char"},     {CLGPU_TYPE_UINT8, 1, "uchar"},
+      {CLGPU_TYPE_INT16, 2, "short"},   {CLGPU_TYPE_UINT16, 2, "ushort"},
+      {CLGPU_TYPE_INT32, 4, "int"},     {CLGPU_TYPE_UINT32, 4, "uint"},
+      {CLGPU_TYPE_INT64, 8, "long"},    {CLGPU_TYPE_UINT64, 8, "ulong"},
+      {CLGPU_TYPE_HALF, 2, "half"},     {CLGPU_TYPE_FLOAT, 4, "float"},
+      {CLGPU_TYPE_DOUBLE, 8, "double"},
   };
   for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
     assert_int_equal(clgpu_type_size(rows[i].type), rows[i].size);

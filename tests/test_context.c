@@ -868,8 +868,8 @@ static void the_largest_copy_chunk_copies_everything(void **state) {
   for (cl_uint i = 0; i < 2 * N; i++) host[i] = i * 2654435761u;
   clgpu_array all, every_other, packed;
   assert_status(clgpu_array_1d(source, 0, CLGPU_TYPE_UINT32, 2 * N, &all), CLGPU_SUCCESS);
-  assert_status(clgpu_array_strided(source, 0, CLGPU_TYPE_UINT32, 1, (size_t[]){N}, (ptrdiff_t[]){2},
-                                    &every_other),
+  assert_status(clgpu_array_strided(source, 0, CLGPU_TYPE_UINT32, 1, (size_t[]){N},
+                                    (ptrdiff_t[]){2}, &every_other),
                 CLGPU_SUCCESS);
   assert_status(clgpu_array_1d(destination, 0, CLGPU_TYPE_UINT32, N, &packed), CLGPU_SUCCESS);
   assert_status(clgpu_array_write(context, &all, host, sizeof host, 0, NULL), CLGPU_SUCCESS);

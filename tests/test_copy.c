@@ -213,7 +213,8 @@ static const clgpu_type all_types[] = {
     CLGPU_TYPE_INT8,  CLGPU_TYPE_UINT8, CLGPU_TYPE_INT16, CLGPU_TYPE_HALF,
     CLGPU_TYPE_INT32, CLGPU_TYPE_FLOAT, CLGPU_TYPE_INT64, CLGPU_TYPE_DOUBLE,
 };
-static const clgpu_type one_type_per_size[] = {CLGPU_TYPE_UINT8, CLGPU_TYPE_HALF, CLGPU_TYPE_FLOAT, CLGPU_TYPE_DOUBLE};
+static const clgpu_type one_type_per_size[] = {CLGPU_TYPE_UINT8, CLGPU_TYPE_HALF, CLGPU_TYPE_FLOAT,
+                                               CLGPU_TYPE_DOUBLE};
 
 /* A launch shape forced through the environment; NULL keeps the device's
  * choice. */
@@ -631,8 +632,8 @@ static void edit_broadcast_destination(misuse_fixture *f, misuse_call *call) {
 static void edit_self_overlapping_destination(misuse_fixture *f, misuse_call *call) {
   const size_t shape[2] = {4, 5};
   const ptrdiff_t strides[2] = {2, 1};
-  assert_status(clgpu_array_strided(f->destination.buffer, f->destination.offset, CLGPU_TYPE_INT32, 2,
-                                    shape, strides, &call->destination_view),
+  assert_status(clgpu_array_strided(f->destination.buffer, f->destination.offset, CLGPU_TYPE_INT32,
+                                    2, shape, strides, &call->destination_view),
                 CLGPU_SUCCESS);
 }
 /* Strides 5 and 6 over extents 4 and 5 never meet (the positions 5i + 6j
@@ -641,8 +642,8 @@ static void edit_self_overlapping_destination(misuse_fixture *f, misuse_call *ca
 static void edit_exotic_destination(misuse_fixture *f, misuse_call *call) {
   const size_t shape[2] = {4, 5};
   const ptrdiff_t strides[2] = {5, 6};
-  assert_status(clgpu_array_strided(f->destination.buffer, f->destination.offset, CLGPU_TYPE_INT32, 2,
-                                    shape, strides, &call->destination_view),
+  assert_status(clgpu_array_strided(f->destination.buffer, f->destination.offset, CLGPU_TYPE_INT32,
+                                    2, shape, strides, &call->destination_view),
                 CLGPU_SUCCESS);
 }
 static void edit_destination_past_end(misuse_fixture *f, misuse_call *call) {
@@ -677,9 +678,9 @@ static void edit_rank_too_large(misuse_fixture *f, misuse_call *call) {
 }
 static void edit_foreign_source(misuse_fixture *f, misuse_call *call) {
   const size_t shape[2] = {4, 5};
-  assert_status(
-      clgpu_array_nd(f->foreign, 0, CLGPU_TYPE_INT32, 2, shape, CLGPU_ORDER_ROW_MAJOR, &call->source_view),
-      CLGPU_SUCCESS);
+  assert_status(clgpu_array_nd(f->foreign, 0, CLGPU_TYPE_INT32, 2, shape, CLGPU_ORDER_ROW_MAJOR,
+                               &call->source_view),
+                CLGPU_SUCCESS);
 }
 static void edit_foreign_destination(misuse_fixture *f, misuse_call *call) {
   const size_t shape[2] = {4, 5};
@@ -745,8 +746,8 @@ static void misuse_is_refused(void **state) {
     misuse_call call;
     memset(&call, 0, sizeof call);
     call.context = f.context;
-    assert_status(clgpu_array_nd(f.destination.buffer, f.destination.offset, CLGPU_TYPE_INT32, 2, shape,
-                                 CLGPU_ORDER_ROW_MAJOR, &call.destination_view),
+    assert_status(clgpu_array_nd(f.destination.buffer, f.destination.offset, CLGPU_TYPE_INT32, 2,
+                                 shape, CLGPU_ORDER_ROW_MAJOR, &call.destination_view),
                   CLGPU_SUCCESS);
     assert_status(clgpu_array_nd(f.source.buffer, f.source.offset, CLGPU_TYPE_INT32, 2, shape,
                                  CLGPU_ORDER_ROW_MAJOR, &call.source_view),

@@ -209,17 +209,17 @@ static const kernel_def layouts_kernel = {5,
                                           {0}};
 
 /* A kernel y = f(x) over uints, its model the same expression in C. */
-#define UNARY_KERNEL(name, operation, expression)                      \
-  static void model_##name(uint64_t i, void *const *v) {               \
-    uint32_t x = get_u32(v, 1);                                        \
-    (void)i;                                                           \
-    set_u32(v, 0, (uint32_t)(expression));                             \
-  }                                                                    \
-  static const kernel_def name##_kernel = {                            \
-      2,                                                               \
+#define UNARY_KERNEL(name, operation, expression)                                        \
+  static void model_##name(uint64_t i, void *const *v) {                                 \
+    uint32_t x = get_u32(v, 1);                                                          \
+    (void)i;                                                                             \
+    set_u32(v, 0, (uint32_t)(expression));                                               \
+  }                                                                                      \
+  static const kernel_def name##_kernel = {                                              \
+      2,                                                                                 \
       {{"y", CLGPU_ARG_OUT, CLGPU_TYPE_UINT32}, {"x", CLGPU_ARG_IN, CLGPU_TYPE_UINT32}}, \
-      operation,                                                       \
-      model_##name,                                                    \
+      operation,                                                                         \
+      model_##name,                                                                      \
       {0}};
 UNARY_KERNEL(index, "y = (uint)i * 3u + x", (uint32_t)i * 3u + x)
 UNARY_KERNEL(plus_one, "y = x + 1u", x + 1u)
@@ -264,18 +264,22 @@ static void model_half(uint64_t i, void *const *v) {
   (void)i;
   set_u16(v, 0, float_to_half_rte(half_to_float(get_u16(v, 1)) * 1.5f));
 }
-static const kernel_def half_kernel = {2,
-                                       {{"y", CLGPU_ARG_OUT, CLGPU_TYPE_HALF}, {"x", CLGPU_ARG_IN, CLGPU_TYPE_HALF}},
-                                       "y = x * 1.5f",
-                                       model_half,
-                                       {NULL, prepare_halves}};
+static const kernel_def half_kernel = {
+    2,
+    {{"y", CLGPU_ARG_OUT, CLGPU_TYPE_HALF}, {"x", CLGPU_ARG_IN, CLGPU_TYPE_HALF}},
+    "y = x * 1.5f",
+    model_half,
+    {NULL, prepare_halves}};
 
 static void model_half_in_place(uint64_t i, void *const *v) {
   (void)i;
   set_u16(v, 0, float_to_half_rte(half_to_float(get_u16(v, 0)) * 1.5f));
 }
-static const kernel_def half_in_place_kernel = {
-    1, {{"y", CLGPU_ARG_INOUT, CLGPU_TYPE_HALF}}, "y *= 1.5f", model_half_in_place, {prepare_halves}};
+static const kernel_def half_in_place_kernel = {1,
+                                                {{"y", CLGPU_ARG_INOUT, CLGPU_TYPE_HALF}},
+                                                "y *= 1.5f",
+                                                model_half_in_place,
+                                                {prepare_halves}};
 
 /* Floats k / 1024 with |k| <= 10^6, and ints in [-1000, 1000]. */
 static void prepare_scaled_floats(unsigned char *bytes, size_t n) {
@@ -699,7 +703,9 @@ static void describe_byte(const ew_case *c, const prepared *p, unsigned r, size_
   snprintf(text, size, "a byte of no array's element (the call must leave it alone)");
 }
 
-static int is_float_type(clgpu_type type) { return type == CLGPU_TYPE_FLOAT || type == CLGPU_TYPE_DOUBLE; }
+static int is_float_type(clgpu_type type) {
+  return type == CLGPU_TYPE_FLOAT || type == CLGPU_TYPE_DOUBLE;
+}
 
 static double load_float(const unsigned char *element, clgpu_type type) {
   if (type == CLGPU_TYPE_FLOAT) {
@@ -1573,8 +1579,8 @@ static void run_refusals(void **state) {
     const int slot[4] = {0, 1, -1, 2};
     for (int k = 0; k < 4; k++) {
       if (slot[k] < 0) continue;
-      assert_status(clgpu_array_nd(regions[slot[k]].buffer, regions[slot[k]].offset, CLGPU_TYPE_UINT32,
-                                   2, shape, CLGPU_ORDER_ROW_MAJOR, &views[k]),
+      assert_status(clgpu_array_nd(regions[slot[k]].buffer, regions[slot[k]].offset,
+                                   CLGPU_TYPE_UINT32, 2, shape, CLGPU_ORDER_ROW_MAJOR, &views[k]),
                     CLGPU_SUCCESS);
     }
     clgpu_elementwise_value values[4] = {
@@ -1598,16 +1604,16 @@ static void run_refusals(void **state) {
         assert_status(clgpu_array_broadcast(&row_view, 2, shape, &views[0]), CLGPU_SUCCESS);
         break;
       case R_SELF_OVERLAPPING_OUTPUT:
-        assert_status(clgpu_array_strided(regions[0].buffer, regions[0].offset, CLGPU_TYPE_UINT32, 2,
-                                          shape, overlapping, &views[0]),
+        assert_status(clgpu_array_strided(regions[0].buffer, regions[0].offset, CLGPU_TYPE_UINT32,
+                                          2, shape, overlapping, &views[0]),
                       CLGPU_SUCCESS);
         break;
       case R_SAME_OUTPUTS:
         views[3] = views[0];
         break;
       case R_OVERLAPPING_OUTPUTS:
-        assert_status(clgpu_array_nd(regions[0].buffer, regions[0].offset + 20, CLGPU_TYPE_UINT32, 2,
-                                     shape, CLGPU_ORDER_ROW_MAJOR, &views[3]),
+        assert_status(clgpu_array_nd(regions[0].buffer, regions[0].offset + 20, CLGPU_TYPE_UINT32,
+                                     2, shape, CLGPU_ORDER_ROW_MAJOR, &views[3]),
                       CLGPU_SUCCESS);
         break;
       case R_SHAPES:
@@ -1621,7 +1627,8 @@ static void run_refusals(void **state) {
             CLGPU_SUCCESS);
         break;
       case R_TYPES:
-        assert_status(clgpu_array_reinterpret(&views[1], CLGPU_TYPE_INT32, &views[1]), CLGPU_SUCCESS);
+        assert_status(clgpu_array_reinterpret(&views[1], CLGPU_TYPE_INT32, &views[1]),
+                      CLGPU_SUCCESS);
         break;
       case R_MISSING_ARRAY:
         values[1].array = NULL;
@@ -1655,19 +1662,19 @@ static void run_refusals(void **state) {
         wait_list = &gate;
         break;
       case R_READ_ONLY_OUTPUT:
-        assert_status(
-            clgpu_array_nd(read_only, 0, CLGPU_TYPE_UINT32, 2, shape, CLGPU_ORDER_ROW_MAJOR, &views[0]),
-            CLGPU_SUCCESS);
+        assert_status(clgpu_array_nd(read_only, 0, CLGPU_TYPE_UINT32, 2, shape,
+                                     CLGPU_ORDER_ROW_MAJOR, &views[0]),
+                      CLGPU_SUCCESS);
         break;
       case R_WRITE_ONLY_INPUT:
-        assert_status(
-            clgpu_array_nd(write_only, 0, CLGPU_TYPE_UINT32, 2, shape, CLGPU_ORDER_ROW_MAJOR, &views[1]),
-            CLGPU_SUCCESS);
+        assert_status(clgpu_array_nd(write_only, 0, CLGPU_TYPE_UINT32, 2, shape,
+                                     CLGPU_ORDER_ROW_MAJOR, &views[1]),
+                      CLGPU_SUCCESS);
         break;
       case R_FOREIGN_INPUT:
-        assert_status(
-            clgpu_array_nd(foreign, 0, CLGPU_TYPE_UINT32, 2, shape, CLGPU_ORDER_ROW_MAJOR, &views[1]),
-            CLGPU_SUCCESS);
+        assert_status(clgpu_array_nd(foreign, 0, CLGPU_TYPE_UINT32, 2, shape, CLGPU_ORDER_ROW_MAJOR,
+                                     &views[1]),
+                      CLGPU_SUCCESS);
         break;
       default:
         break; /* R_ROWS: the unedited call, which must work */
@@ -1733,7 +1740,12 @@ static const struct {
 } create_rows[] = {
     {"no arguments", 0, {ARG_Y}, "y = 1u", 0, CLGPU_INVALID_ARGUMENT},
     {"no output", 1, {ARG_X}, "x + 1u", 0, CLGPU_INVALID_ARGUMENT},
-    {"name 2x", 2, {{"2x", CLGPU_ARG_OUT, CLGPU_TYPE_UINT32}, ARG_X}, "x", 0, CLGPU_INVALID_ARGUMENT},
+    {"name 2x",
+     2,
+     {{"2x", CLGPU_ARG_OUT, CLGPU_TYPE_UINT32}, ARG_X},
+     "x",
+     0,
+     CLGPU_INVALID_ARGUMENT},
     {"name i", 2, {{"i", CLGPU_ARG_OUT, CLGPU_TYPE_UINT32}, ARG_X}, "x", 0, CLGPU_INVALID_ARGUMENT},
     {"name clgpu_x",
      2,
@@ -1747,9 +1759,24 @@ static const struct {
      "y = CLGPU_X",
      0,
      CLGPU_INVALID_ARGUMENT},
-    {"empty name", 2, {ARG_Y, {"", CLGPU_ARG_IN, CLGPU_TYPE_UINT32}}, "y = 1u", 0, CLGPU_INVALID_ARGUMENT},
-    {"name a-b", 2, {ARG_Y, {"a-b", CLGPU_ARG_IN, CLGPU_TYPE_UINT32}}, "y = 1u", 0, CLGPU_INVALID_ARGUMENT},
-    {"NULL name", 2, {ARG_Y, {NULL, CLGPU_ARG_IN, CLGPU_TYPE_UINT32}}, "y = 1u", 0, CLGPU_INVALID_ARGUMENT},
+    {"empty name",
+     2,
+     {ARG_Y, {"", CLGPU_ARG_IN, CLGPU_TYPE_UINT32}},
+     "y = 1u",
+     0,
+     CLGPU_INVALID_ARGUMENT},
+    {"name a-b",
+     2,
+     {ARG_Y, {"a-b", CLGPU_ARG_IN, CLGPU_TYPE_UINT32}},
+     "y = 1u",
+     0,
+     CLGPU_INVALID_ARGUMENT},
+    {"NULL name",
+     2,
+     {ARG_Y, {NULL, CLGPU_ARG_IN, CLGPU_TYPE_UINT32}},
+     "y = 1u",
+     0,
+     CLGPU_INVALID_ARGUMENT},
     {"64-character name",
      2,
      {ARG_Y, {NAME_63 "3", CLGPU_ARG_IN, CLGPU_TYPE_UINT32}},
@@ -1863,7 +1890,8 @@ static void expect_build_failure(const char *operation, const char *preamble, co
   unsigned char *initial = random_bytes(400, test_case_seed(operation));
   test_guarded region = test_guarded_create(shared_context, 400, initial);
   clgpu_array y, x;
-  assert_status(clgpu_array_1d(region.buffer, region.offset, CLGPU_TYPE_UINT32, 50, &y), CLGPU_SUCCESS);
+  assert_status(clgpu_array_1d(region.buffer, region.offset, CLGPU_TYPE_UINT32, 50, &y),
+                CLGPU_SUCCESS);
   assert_status(clgpu_array_1d(region.buffer, region.offset + 200, CLGPU_TYPE_UINT32, 50, &x),
                 CLGPU_SUCCESS);
   clgpu_elementwise_value values[2] = {{&y, NULL}, {&x, NULL}};
@@ -2583,7 +2611,8 @@ static void used_and_destroyed_after_context_destroy(void **state) {
   assert_status(clgpu_array_1d(x_buffer, 0, CLGPU_TYPE_INT32, N, &x), CLGPU_SUCCESS);
   assert_status(clgpu_array_1d(y_buffer, 0, CLGPU_TYPE_INT32, N, &y), CLGPU_SUCCESS);
   assert_status(clgpu_array_1d(x_buffer, 0, CLGPU_TYPE_INT32, N - 1, &head), CLGPU_SUCCESS);
-  assert_status(clgpu_array_1d(x_buffer, sizeof(cl_int), CLGPU_TYPE_INT32, N - 1, &tail), CLGPU_SUCCESS);
+  assert_status(clgpu_array_1d(x_buffer, sizeof(cl_int), CLGPU_TYPE_INT32, N - 1, &tail),
+                CLGPU_SUCCESS);
   const cl_int start = -2000, step = 3;
   assert_status(clgpu_iota(context, &x, &start, &step, 0, NULL, NULL), CLGPU_SUCCESS);
   const clgpu_elementwise_arg args[] = {{"y", CLGPU_ARG_OUT, CLGPU_TYPE_INT32},

@@ -337,8 +337,10 @@ static outcome sort_call(void *argument) {
     clgpu_slice every_other = {0, CLGPU_SLICE_END, 2};
     assert_int_equal(clgpu_array_1d(buffer, 0, CLGPU_TYPE_UINT32, 2 * n, &whole), CLGPU_SUCCESS);
     assert_int_equal(clgpu_array_slice(&whole, &every_other, &keys), CLGPU_SUCCESS);
-    assert_int_equal(clgpu_array_1d(values_buffer, 0, CLGPU_TYPE_UINT32, n, &values), CLGPU_SUCCESS);
-    assert_int_equal(clgpu_array_1d(values_buffer, 0, CLGPU_TYPE_UINT64, n, &indices), CLGPU_SUCCESS);
+    assert_int_equal(clgpu_array_1d(values_buffer, 0, CLGPU_TYPE_UINT32, n, &values),
+                     CLGPU_SUCCESS);
+    assert_int_equal(clgpu_array_1d(values_buffer, 0, CLGPU_TYPE_UINT64, n, &indices),
+                     CLGPU_SUCCESS);
     clgpu_sort_options sort_options = {CLGPU_ALGORITHM_RADIX, CLGPU_SHAPE_CHUNKED, NULL};
     clgpu_sort_spec spec = {0};
     if (kind == SORT_RADIX_TILED || kind == SORT_MERGE_TILED) {
@@ -517,7 +519,8 @@ static outcome membuf_steps(void *argument) {
     cl_event event = NULL;
     if (step == 0) {
       call = "clgpu_membuf_move (to the device)";
-      status = clgpu_membuf_move(buffer, CLGPU_SPACE_DEVICE, CLGPU_ACCESS_READ_WRITE, 0, NULL, NULL);
+      status =
+          clgpu_membuf_move(buffer, CLGPU_SPACE_DEVICE, CLGPU_ACCESS_READ_WRITE, 0, NULL, NULL);
     } else if (step == 1) {
       call = "clgpu_membuf_move (to the host, with an event)";
       status = clgpu_membuf_move(buffer, CLGPU_SPACE_HOST, CLGPU_ACCESS_READ_ONLY, 0, NULL, &event);

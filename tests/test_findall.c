@@ -88,7 +88,7 @@ static void require_type(test_type type) {
 static const char *algorithm_name(clgpu_shape algorithm) {
   return algorithm == CLGPU_SHAPE_CHUNKED ? "chunked"
          : algorithm == CLGPU_SHAPE_TILED ? "tiled"
-                                              : "auto";
+                                          : "auto";
 }
 
 static const clgpu_shape both_algorithms[] = {CLGPU_SHAPE_CHUNKED, CLGPU_SHAPE_TILED};
@@ -416,13 +416,13 @@ static clgpu_array count_view(const test_guarded *region, int rank_0) {
   clgpu_array view;
   size_t one = 1;
   if (rank_0) {
-    assert_status(clgpu_array_nd(region->buffer, region->offset + sizeof(uint64_t), CLGPU_TYPE_UINT64, 0,
-                                 &one, CLGPU_ORDER_ROW_MAJOR, &view),
+    assert_status(clgpu_array_nd(region->buffer, region->offset + sizeof(uint64_t),
+                                 CLGPU_TYPE_UINT64, 0, &one, CLGPU_ORDER_ROW_MAJOR, &view),
                   CLGPU_SUCCESS);
   } else {
-    assert_status(
-        clgpu_array_1d(region->buffer, region->offset + sizeof(uint64_t), CLGPU_TYPE_UINT64, 1, &view),
-        CLGPU_SUCCESS);
+    assert_status(clgpu_array_1d(region->buffer, region->offset + sizeof(uint64_t),
+                                 CLGPU_TYPE_UINT64, 1, &view),
+                  CLGPU_SUCCESS);
   }
   return view;
 }
@@ -1010,8 +1010,8 @@ static void with_a_workspace(void **state) {
           test_guarded probe_count = test_guarded_create(context, 8, NULL);
           clgpu_array input = make_view(&probe_input, CLGPU_TYPE_INT32, &c.input);
           clgpu_array indices, count;
-          assert_status(clgpu_array_1d(probe_indices.buffer, probe_indices.offset, CLGPU_TYPE_UINT32,
-                                       rows[r].n, &indices),
+          assert_status(clgpu_array_1d(probe_indices.buffer, probe_indices.offset,
+                                       CLGPU_TYPE_UINT32, rows[r].n, &indices),
                         CLGPU_SUCCESS);
           assert_status(
               clgpu_array_1d(probe_count.buffer, probe_count.offset, CLGPU_TYPE_UINT64, 1, &count),
@@ -1143,8 +1143,9 @@ static void edit_indices_int32(misuse_fixture *f, misuse_call *call) {
 }
 static void edit_indices_uint16(misuse_fixture *f, misuse_call *call) {
   UNUSED_FIXTURE;
-  assert_status(clgpu_array_reinterpret(&call->indices_view, CLGPU_TYPE_UINT16, &call->indices_view),
-                CLGPU_SUCCESS);
+  assert_status(
+      clgpu_array_reinterpret(&call->indices_view, CLGPU_TYPE_UINT16, &call->indices_view),
+      CLGPU_SUCCESS);
 }
 static void edit_count_uint32(misuse_fixture *f, misuse_call *call) {
   assert_status(
@@ -1179,25 +1180,25 @@ static void edit_count_empty(misuse_fixture *f, misuse_call *call) {
       CLGPU_SUCCESS);
 }
 static void edit_indices_over_input(misuse_fixture *f, misuse_call *call) {
-  assert_status(
-      clgpu_array_1d(f->input.buffer, f->input.offset + 8, CLGPU_TYPE_UINT32, 10, &call->indices_view),
-      CLGPU_SUCCESS);
+  assert_status(clgpu_array_1d(f->input.buffer, f->input.offset + 8, CLGPU_TYPE_UINT32, 10,
+                               &call->indices_view),
+                CLGPU_SUCCESS);
 }
 static void edit_count_over_input(misuse_fixture *f, misuse_call *call) {
-  assert_status(
-      clgpu_array_1d(f->input.buffer, f->input.offset + 16, CLGPU_TYPE_UINT64, 1, &call->count_view),
-      CLGPU_SUCCESS);
+  assert_status(clgpu_array_1d(f->input.buffer, f->input.offset + 16, CLGPU_TYPE_UINT64, 1,
+                               &call->count_view),
+                CLGPU_SUCCESS);
 }
 static void edit_count_over_indices(misuse_fixture *f, misuse_call *call) {
-  assert_status(
-      clgpu_array_1d(f->indices.buffer, f->indices.offset + 72, CLGPU_TYPE_UINT64, 1, &call->count_view),
-      CLGPU_SUCCESS);
+  assert_status(clgpu_array_1d(f->indices.buffer, f->indices.offset + 72, CLGPU_TYPE_UINT64, 1,
+                               &call->count_view),
+                CLGPU_SUCCESS);
 }
 static void edit_broadcast_indices(misuse_fixture *f, misuse_call *call) {
   const size_t shape = 20;
   const ptrdiff_t stride = 0;
-  assert_status(clgpu_array_strided(f->indices.buffer, f->indices.offset, CLGPU_TYPE_UINT32, 1, &shape,
-                                    &stride, &call->indices_view),
+  assert_status(clgpu_array_strided(f->indices.buffer, f->indices.offset, CLGPU_TYPE_UINT32, 1,
+                                    &shape, &stride, &call->indices_view),
                 CLGPU_SUCCESS);
 }
 static void edit_huge_input_uint32(misuse_fixture *f, misuse_call *call) {
@@ -1239,7 +1240,8 @@ static void edit_count_misaligned(misuse_fixture *f, misuse_call *call) {
   call->count_view.offset += 4;
 }
 static void edit_foreign_input(misuse_fixture *f, misuse_call *call) {
-  assert_status(clgpu_array_1d(f->foreign, 0, CLGPU_TYPE_INT32, 20, &call->input_view), CLGPU_SUCCESS);
+  assert_status(clgpu_array_1d(f->foreign, 0, CLGPU_TYPE_INT32, 20, &call->input_view),
+                CLGPU_SUCCESS);
 }
 static void edit_foreign_indices(misuse_fixture *f, misuse_call *call) {
   assert_status(clgpu_array_1d(f->foreign, 0, CLGPU_TYPE_UINT32, 20, &call->indices_view),
@@ -1342,9 +1344,9 @@ static void reset_call(misuse_fixture *f, misuse_call *call) {
   assert_status(
       clgpu_array_1d(f->input.buffer, f->input.offset, CLGPU_TYPE_INT32, 20, &call->input_view),
       CLGPU_SUCCESS);
-  assert_status(
-      clgpu_array_1d(f->indices.buffer, f->indices.offset, CLGPU_TYPE_UINT32, 20, &call->indices_view),
-      CLGPU_SUCCESS);
+  assert_status(clgpu_array_1d(f->indices.buffer, f->indices.offset, CLGPU_TYPE_UINT32, 20,
+                               &call->indices_view),
+                CLGPU_SUCCESS);
   assert_status(
       clgpu_array_1d(f->count.buffer, f->count.offset, CLGPU_TYPE_UINT64, 1, &call->count_view),
       CLGPU_SUCCESS);
@@ -1458,8 +1460,8 @@ static void misuse_is_refused(void **state) {
       misuse_call call;
       reset_call(&f, &call);
       call.options_value.shape = w == 1   ? CLGPU_SHAPE_TILED
-                                     : w == 2 ? CLGPU_SHAPE_CHUNKED
-                                              : CLGPU_SHAPE_AUTO;
+                                 : w == 2 ? CLGPU_SHAPE_CHUNKED
+                                          : CLGPU_SHAPE_AUTO;
       call.options_value.workspace = w == 1   ? f.tiled_workspace
                                      : w == 2 ? f.chunked_workspace
                                               : NULL;

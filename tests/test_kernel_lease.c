@@ -232,7 +232,8 @@ static int setup(void **state) {
   assert_status(clgpu_array_1d(f->buffers[1], 0, CLGPU_TYPE_UINT32, N, &f->output), CLGPU_SUCCESS);
   assert_status(clgpu_array_1d(f->buffers[2], 0, CLGPU_TYPE_UINT32, N, &f->third), CLGPU_SUCCESS);
   assert_status(clgpu_array_1d(f->buffers[3], 0, CLGPU_TYPE_UINT64, 1, &f->count), CLGPU_SUCCESS);
-  assert_status(clgpu_array_1d(f->buffers[1], 0, CLGPU_TYPE_UINT32, 1, &f->output_one), CLGPU_SUCCESS);
+  assert_status(clgpu_array_1d(f->buffers[1], 0, CLGPU_TYPE_UINT32, 1, &f->output_one),
+                CLGPU_SUCCESS);
   assert_status(clgpu_array_strided(f->buffers[0], 0, CLGPU_TYPE_UINT32, 1, (size_t[]){N / 2},
                                     (ptrdiff_t[]){2}, &f->strided_input),
                 CLGPU_SUCCESS);

@@ -132,8 +132,9 @@ static void fill_pattern(uint32_t *data, size_t n, uint32_t seed) {
 static clgpu_membuf *patterned(fixture *f, size_t n, uint32_t seed, const char *name) {
   clgpu_membuf_options options = {name, NULL};
   clgpu_membuf *buffer = NULL;
-  assert_status(clgpu_membuf_create(f->context, CLGPU_TYPE_UINT32, n, CLGPU_SPACE_HOST, &options, &buffer),
-                CLGPU_SUCCESS);
+  assert_status(
+      clgpu_membuf_create(f->context, CLGPU_TYPE_UINT32, n, CLGPU_SPACE_HOST, &options, &buffer),
+      CLGPU_SUCCESS);
   uint32_t *host = NULL;
   assert_status(clgpu_membuf_host(buffer, CLGPU_ACCESS_WRITE_ONLY, (void **)&host), CLGPU_SUCCESS);
   fill_pattern(host, n, seed);
@@ -201,8 +202,9 @@ static void test_host_buffer_refuses_device(void **state) {
   assert_int_equal(before.kind, CLGPU_MEMBUF_HOST);
 
   cl_event event = (cl_event)&event; /* must come back NULL */
-  assert_status(clgpu_membuf_move(buffer, CLGPU_SPACE_DEVICE, CLGPU_ACCESS_READ_WRITE, 0, NULL, &event),
-                CLGPU_WRONG_SPACE);
+  assert_status(
+      clgpu_membuf_move(buffer, CLGPU_SPACE_DEVICE, CLGPU_ACCESS_READ_WRITE, 0, NULL, &event),
+      CLGPU_WRONG_SPACE);
   assert_null(event);
   assert_non_null(strstr(clgpu_last_error(), "host_only"));
   assert_non_null(strstr(clgpu_last_error(), "no device side"));
@@ -286,8 +288,9 @@ static void test_touch_forces_copy(void **state) {
   fixture *f = *state;
   size_t n = 777;
   clgpu_membuf *buffer = patterned(f, n, 31, "touched");
-  assert_status(clgpu_membuf_move(buffer, CLGPU_SPACE_DEVICE, CLGPU_ACCESS_READ_ONLY, 0, NULL, NULL),
-                CLGPU_SUCCESS);
+  assert_status(
+      clgpu_membuf_move(buffer, CLGPU_SPACE_DEVICE, CLGPU_ACCESS_READ_ONLY, 0, NULL, NULL),
+      CLGPU_SUCCESS);
   /* Written behind the buffer's back, then declared with touch. */
   uint32_t *written = malloc(n * sizeof *written);
   assert_non_null(written);
@@ -306,8 +309,9 @@ static void test_touch_forces_copy(void **state) {
    * copies, and the device gets the host's new data. */
   host[0] = 0xdeadbeefu;
   assert_status(clgpu_membuf_touch(buffer, CLGPU_SPACE_HOST), CLGPU_SUCCESS);
-  assert_status(clgpu_membuf_move(buffer, CLGPU_SPACE_DEVICE, CLGPU_ACCESS_READ_ONLY, 0, NULL, NULL),
-                CLGPU_SUCCESS);
+  assert_status(
+      clgpu_membuf_move(buffer, CLGPU_SPACE_DEVICE, CLGPU_ACCESS_READ_ONLY, 0, NULL, NULL),
+      CLGPU_SUCCESS);
   assert_int_equal(info_of(buffer).moves_to_device, 2);
   uint32_t *device = read_device(f, buffer, n);
   assert_int_equal(device[0], 0xdeadbeefu);
@@ -329,10 +333,12 @@ static void test_moves_counted(void **state) {
   size_t n = 2048;
   clgpu_membuf *buffer = patterned(f, n, 41, "counted");
   for (int round = 0; round < 3; round++) {
-    assert_status(clgpu_membuf_move(buffer, CLGPU_SPACE_DEVICE, CLGPU_ACCESS_READ_ONLY, 0, NULL, NULL),
-                  CLGPU_SUCCESS);
-    assert_status(clgpu_membuf_move(buffer, CLGPU_SPACE_HOST, CLGPU_ACCESS_READ_ONLY, 0, NULL, NULL),
-                  CLGPU_SUCCESS);
+    assert_status(
+        clgpu_membuf_move(buffer, CLGPU_SPACE_DEVICE, CLGPU_ACCESS_READ_ONLY, 0, NULL, NULL),
+        CLGPU_SUCCESS);
+    assert_status(
+        clgpu_membuf_move(buffer, CLGPU_SPACE_HOST, CLGPU_ACCESS_READ_ONLY, 0, NULL, NULL),
+        CLGPU_SUCCESS);
   }
   clgpu_membuf_info info = info_of(buffer);
   assert_int_equal(info.moves_to_device, 1); /* then the device was current */
@@ -341,8 +347,9 @@ static void test_moves_counted(void **state) {
   assert_int_equal(f->seen.calls, 1);
 
   /* WRITE_ONLY copies nothing, and makes that side the only current one. */
-  assert_status(clgpu_membuf_move(buffer, CLGPU_SPACE_DEVICE, CLGPU_ACCESS_WRITE_ONLY, 0, NULL, NULL),
-                CLGPU_SUCCESS);
+  assert_status(
+      clgpu_membuf_move(buffer, CLGPU_SPACE_DEVICE, CLGPU_ACCESS_WRITE_ONLY, 0, NULL, NULL),
+      CLGPU_SUCCESS);
   info = info_of(buffer);
   assert_int_equal(info.moves_to_device, 1);
   assert_false(info.host_current);
@@ -353,8 +360,9 @@ static void test_moves_counted(void **state) {
   assert_status(clgpu_membuf_move(buffer, CLGPU_SPACE_HOST, CLGPU_ACCESS_READ_WRITE, 0, NULL, NULL),
                 CLGPU_SUCCESS);
   assert_int_equal(info_of(buffer).moves_to_host, 1);
-  assert_status(clgpu_membuf_move(buffer, CLGPU_SPACE_DEVICE, CLGPU_ACCESS_READ_WRITE, 0, NULL, NULL),
-                CLGPU_SUCCESS);
+  assert_status(
+      clgpu_membuf_move(buffer, CLGPU_SPACE_DEVICE, CLGPU_ACCESS_READ_WRITE, 0, NULL, NULL),
+      CLGPU_SUCCESS);
   assert_status(clgpu_membuf_move(buffer, CLGPU_SPACE_HOST, CLGPU_ACCESS_READ_WRITE, 0, NULL, NULL),
                 CLGPU_SUCCESS);
   info = info_of(buffer);
@@ -440,9 +448,9 @@ static void test_fixed_capacity(void **state) {
   memcpy(expected, storage, sizeof storage);
   clgpu_membuf_options options = {"stack", NULL};
   clgpu_membuf *fixed = NULL;
-  assert_status(clgpu_membuf_create_fixed(f->context, CLGPU_TYPE_UINT32, storage, 64, 40, &options,
-                                          &fixed),
-                CLGPU_SUCCESS);
+  assert_status(
+      clgpu_membuf_create_fixed(f->context, CLGPU_TYPE_UINT32, storage, 64, 40, &options, &fixed),
+      CLGPU_SUCCESS);
   assert_ptr_equal(clgpu_membuf_host_pointer(fixed), storage);
   clgpu_membuf_info info = info_of(fixed);
   assert_int_equal(info.kind, CLGPU_MEMBUF_FIXED);
@@ -491,8 +499,9 @@ static void test_fixed_capacity(void **state) {
   uint32_t other_storage[64];
   memset(other_storage, 0, sizeof other_storage);
   clgpu_membuf *copy = NULL;
-  assert_status(clgpu_membuf_create_fixed(NULL, CLGPU_TYPE_UINT32, other_storage, 64, 0, NULL, &copy),
-                CLGPU_SUCCESS);
+  assert_status(
+      clgpu_membuf_create_fixed(NULL, CLGPU_TYPE_UINT32, other_storage, 64, 0, NULL, &copy),
+      CLGPU_SUCCESS);
   assert_status(clgpu_membuf_assign(copy, fixed), CLGPU_SUCCESS);
   assert_int_equal(info_of(copy).size, 64);
   assert_memory_equal(other_storage, storage, sizeof storage);
@@ -514,8 +523,9 @@ static void test_fixed_capacity(void **state) {
   clgpu_membuf *bad = NULL;
   assert_status(clgpu_membuf_create_fixed(NULL, CLGPU_TYPE_UINT32, storage, 64, 65, NULL, &bad),
                 CLGPU_INVALID_ARGUMENT);
-  assert_status(clgpu_membuf_create_fixed(NULL, CLGPU_TYPE_UINT32, (char *)storage + 1, 8, 1, NULL, &bad),
-                CLGPU_INVALID_ARGUMENT);
+  assert_status(
+      clgpu_membuf_create_fixed(NULL, CLGPU_TYPE_UINT32, (char *)storage + 1, 8, 1, NULL, &bad),
+      CLGPU_INVALID_ARGUMENT);
   assert_non_null(strstr(clgpu_last_error(), "aligned"));
   assert_status(clgpu_membuf_create_fixed(NULL, CLGPU_TYPE_UINT32, NULL, 8, 1, NULL, &bad),
                 CLGPU_INVALID_ARGUMENT);
@@ -536,8 +546,9 @@ static void test_assign_copies_contents(void **state) {
   for (size_t i = 0; i < n; i++) expected[i] = expected[i] * 3u + 1u;
 
   clgpu_membuf *destination = patterned(f, 10, 2, "destination");
-  assert_status(clgpu_membuf_move(destination, CLGPU_SPACE_DEVICE, CLGPU_ACCESS_READ_WRITE, 0, NULL, NULL),
-                CLGPU_SUCCESS);
+  assert_status(
+      clgpu_membuf_move(destination, CLGPU_SPACE_DEVICE, CLGPU_ACCESS_READ_WRITE, 0, NULL, NULL),
+      CLGPU_SUCCESS);
   assert_status(clgpu_membuf_assign(destination, source), CLGPU_SUCCESS);
   clgpu_membuf_info info = info_of(destination);
   assert_int_equal(info.size, n);
@@ -568,8 +579,9 @@ static void test_move_report_lines(void **state) {
   clgpu_membuf *buffer = patterned(f, 1024, 4, "my_buffer"); /* 4096 bytes of int */
   clgpu_membuf_set_type_name(buffer, "int");
   f->seen.calls = 0;
-  assert_status(clgpu_membuf_move(buffer, CLGPU_SPACE_DEVICE, CLGPU_ACCESS_READ_WRITE, 0, NULL, NULL),
-                CLGPU_SUCCESS);
+  assert_status(
+      clgpu_membuf_move(buffer, CLGPU_SPACE_DEVICE, CLGPU_ACCESS_READ_WRITE, 0, NULL, NULL),
+      CLGPU_SUCCESS);
   assert_int_equal(f->seen.calls, 1);
   assert_string_equal(f->seen.lines[0], "Moved    4.0 KB to the DEVICE: int my_buffer");
   assert_int_equal(f->seen.bytes[0], 4096);
@@ -587,30 +599,34 @@ static void test_move_report_lines(void **state) {
   /* An overridden type name, a size in MB, and an unnamed buffer. */
   clgpu_membuf_options options = {NULL, "struct particle"};
   clgpu_membuf *particles = NULL;
-  assert_status(clgpu_membuf_create(f->context, CLGPU_TYPE_FLOAT, 393216, CLGPU_SPACE_HOST, &options,
-                                    &particles),
+  assert_status(clgpu_membuf_create(f->context, CLGPU_TYPE_FLOAT, 393216, CLGPU_SPACE_HOST,
+                                    &options, &particles),
                 CLGPU_SUCCESS);
-  assert_status(clgpu_membuf_move(particles, CLGPU_SPACE_DEVICE, CLGPU_ACCESS_READ_ONLY, 0, NULL, NULL),
-                CLGPU_SUCCESS);
+  assert_status(
+      clgpu_membuf_move(particles, CLGPU_SPACE_DEVICE, CLGPU_ACCESS_READ_ONLY, 0, NULL, NULL),
+      CLGPU_SUCCESS);
   assert_int_equal(f->seen.calls, 3);
   assert_string_equal(f->seen.lines[2], "Moved    1.5 MB to the DEVICE: struct particle");
   assert_status(clgpu_membuf_set_name(particles, "swarm"), CLGPU_SUCCESS);
   assert_status(clgpu_membuf_touch(particles, CLGPU_SPACE_DEVICE), CLGPU_SUCCESS);
-  assert_status(clgpu_membuf_move(particles, CLGPU_SPACE_HOST, CLGPU_ACCESS_READ_ONLY, 0, NULL, NULL),
-                CLGPU_SUCCESS);
+  assert_status(
+      clgpu_membuf_move(particles, CLGPU_SPACE_HOST, CLGPU_ACCESS_READ_ONLY, 0, NULL, NULL),
+      CLGPU_SUCCESS);
   assert_string_equal(f->seen.lines[3], "Moved    1.5 MB to the HOST: struct particle swarm");
 
   /* Switched off: no calls; back on: calls again. */
   assert_status(clgpu_membuf_set_move_report(f->context, NULL, NULL), CLGPU_SUCCESS);
   assert_status(clgpu_membuf_touch(buffer, CLGPU_SPACE_HOST), CLGPU_SUCCESS);
-  assert_status(clgpu_membuf_move(buffer, CLGPU_SPACE_DEVICE, CLGPU_ACCESS_READ_ONLY, 0, NULL, NULL),
-                CLGPU_SUCCESS);
+  assert_status(
+      clgpu_membuf_move(buffer, CLGPU_SPACE_DEVICE, CLGPU_ACCESS_READ_ONLY, 0, NULL, NULL),
+      CLGPU_SUCCESS);
   assert_int_equal(f->seen.calls, 4);
   assert_int_equal(info_of(buffer).moves_to_device, 2); /* the move happened, unreported */
   assert_status(clgpu_membuf_set_move_report(f->context, capture, &f->seen), CLGPU_SUCCESS);
   assert_status(clgpu_membuf_touch(buffer, CLGPU_SPACE_HOST), CLGPU_SUCCESS);
-  assert_status(clgpu_membuf_move(buffer, CLGPU_SPACE_DEVICE, CLGPU_ACCESS_READ_ONLY, 0, NULL, NULL),
-                CLGPU_SUCCESS);
+  assert_status(
+      clgpu_membuf_move(buffer, CLGPU_SPACE_DEVICE, CLGPU_ACCESS_READ_ONLY, 0, NULL, NULL),
+      CLGPU_SUCCESS);
   assert_int_equal(f->seen.calls, 5);
   assert_status(clgpu_membuf_set_move_report(NULL, NULL, NULL), CLGPU_INVALID_ARGUMENT);
   clgpu_membuf_destroy(particles);
@@ -663,10 +679,10 @@ static void test_default_report_prints_to_stderr(void **state) {
   clgpu_membuf *buffer = NULL;
   clgpu_status created =
       clgpu_membuf_create(context, CLGPU_TYPE_INT32, 1024, CLGPU_SPACE_HOST, &options, &buffer);
-  clgpu_status moved = created == CLGPU_SUCCESS
-                           ? clgpu_membuf_move(buffer, CLGPU_SPACE_DEVICE, CLGPU_ACCESS_READ_ONLY, 0,
-                                               NULL, NULL)
-                           : created;
+  clgpu_status moved =
+      created == CLGPU_SUCCESS
+          ? clgpu_membuf_move(buffer, CLGPU_SPACE_DEVICE, CLGPU_ACCESS_READ_ONLY, 0, NULL, NULL)
+          : created;
   fflush(stderr);
   dup2(saved, 2);
   close(saved);
@@ -702,8 +718,9 @@ static void test_moves_follow_events(void **state) {
   cl_event gate = clCreateUserEvent(clgpu_context_cl_context(f->context), &err);
   assert_int_equal(err, CL_SUCCESS);
   cl_event moved = NULL;
-  assert_status(clgpu_membuf_move(buffer, CLGPU_SPACE_DEVICE, CLGPU_ACCESS_READ_WRITE, 1, &gate, &moved),
-                CLGPU_SUCCESS);
+  assert_status(
+      clgpu_membuf_move(buffer, CLGPU_SPACE_DEVICE, CLGPU_ACCESS_READ_WRITE, 1, &gate, &moved),
+      CLGPU_SUCCESS);
   assert_non_null(moved);
   assert_true(test_event_status(moved) > CL_COMPLETE);
   assert_int_equal(clSetUserEventStatus(gate, CL_COMPLETE), CL_SUCCESS);
@@ -725,8 +742,9 @@ static void test_moves_follow_events(void **state) {
 
   /* Nothing to copy: an event is still given (a marker), complete soon. */
   cl_event marker = NULL;
-  assert_status(clgpu_membuf_move(buffer, CLGPU_SPACE_HOST, CLGPU_ACCESS_READ_ONLY, 0, NULL, &marker),
-                CLGPU_SUCCESS);
+  assert_status(
+      clgpu_membuf_move(buffer, CLGPU_SPACE_HOST, CLGPU_ACCESS_READ_ONLY, 0, NULL, &marker),
+      CLGPU_SUCCESS);
   assert_non_null(marker);
   assert_int_equal(clWaitForEvents(1, &marker), CL_SUCCESS);
   clReleaseEvent(marker);
@@ -736,8 +754,9 @@ static void test_moves_follow_events(void **state) {
    * check above cover the rest): free right after a non-blocking move. */
   assert_status(clgpu_membuf_touch(buffer, CLGPU_SPACE_DEVICE), CLGPU_SUCCESS);
   cl_event pending = NULL;
-  assert_status(clgpu_membuf_move(buffer, CLGPU_SPACE_HOST, CLGPU_ACCESS_READ_ONLY, 0, NULL, &pending),
-                CLGPU_SUCCESS);
+  assert_status(
+      clgpu_membuf_move(buffer, CLGPU_SPACE_HOST, CLGPU_ACCESS_READ_ONLY, 0, NULL, &pending),
+      CLGPU_SUCCESS);
   clgpu_membuf_destroy(buffer);
   assert_int_equal(test_event_status(pending), CL_COMPLETE);
   clReleaseEvent(pending);
@@ -770,8 +789,9 @@ static void test_moves_on_an_out_of_order_queue(void **state) {
   memcpy(clgpu_membuf_host_pointer(buffer), expected, n * sizeof *expected);
   /* Write, grow on the device (a copy), then the kernel after the view's
    * event, then the read after the kernel's. */
-  assert_status(clgpu_membuf_move(buffer, CLGPU_SPACE_DEVICE, CLGPU_ACCESS_READ_WRITE, 0, NULL, NULL),
-                CLGPU_SUCCESS);
+  assert_status(
+      clgpu_membuf_move(buffer, CLGPU_SPACE_DEVICE, CLGPU_ACCESS_READ_WRITE, 0, NULL, NULL),
+      CLGPU_SUCCESS);
   assert_status(clgpu_membuf_reallocate(buffer, n, CLGPU_SPACE_DEVICE, 2 * n), CLGPU_SUCCESS);
   clgpu_array view;
   cl_event ready = NULL, ran = NULL;
@@ -845,11 +865,13 @@ static void test_bad_arguments_change_nothing(void **state) {
   assert_status(clgpu_membuf_move(buffer, CLGPU_SPACE_DEVICE, (clgpu_access)9, 0, NULL, NULL),
                 CLGPU_INVALID_ARGUMENT);
   assert_non_null(strstr(clgpu_last_error(), "access 9"));
-  assert_status(clgpu_membuf_move(buffer, CLGPU_SPACE_DEVICE, CLGPU_ACCESS_READ_WRITE, 2, NULL, &event),
-                CLGPU_INVALID_ARGUMENT);
+  assert_status(
+      clgpu_membuf_move(buffer, CLGPU_SPACE_DEVICE, CLGPU_ACCESS_READ_WRITE, 2, NULL, &event),
+      CLGPU_INVALID_ARGUMENT);
   assert_null(event);
-  assert_status(clgpu_membuf_move(buffer, CLGPU_SPACE_DEVICE, CLGPU_ACCESS_READ_WRITE, 0, &event, NULL),
-                CLGPU_INVALID_ARGUMENT);
+  assert_status(
+      clgpu_membuf_move(buffer, CLGPU_SPACE_DEVICE, CLGPU_ACCESS_READ_WRITE, 0, &event, NULL),
+      CLGPU_INVALID_ARGUMENT);
   assert_status(clgpu_membuf_touch(buffer, (clgpu_space)3), CLGPU_INVALID_ARGUMENT);
   assert_status(clgpu_membuf_host(buffer, CLGPU_ACCESS_READ_ONLY, NULL), CLGPU_INVALID_ARGUMENT);
   assert_status(clgpu_membuf_device_array(buffer, CLGPU_ACCESS_READ_ONLY, 0, NULL, NULL, NULL),
@@ -871,9 +893,9 @@ static void test_bad_arguments_change_nothing(void **state) {
   assert_non_null(strstr(clgpu_last_error(), "overflow"));
   const clgpu_device_info *device = clgpu_context_device_info(f->context);
   size_t too_many = (size_t)(device->max_mem_alloc_size / 4) + 1;
-  assert_status(clgpu_membuf_create(f->context, CLGPU_TYPE_UINT32, too_many, CLGPU_SPACE_DEVICE, NULL,
-                                    &made),
-                CLGPU_CL_INVALID_BUFFER_SIZE);
+  assert_status(
+      clgpu_membuf_create(f->context, CLGPU_TYPE_UINT32, too_many, CLGPU_SPACE_DEVICE, NULL, &made),
+      CLGPU_CL_INVALID_BUFFER_SIZE);
   assert_null(made);
   assert_status(clgpu_membuf_create_host(CLGPU_TYPE_UINT32, 4, NULL, NULL), CLGPU_INVALID_ARGUMENT);
   /* A refused device reallocation keeps the host data and record. */
@@ -913,8 +935,9 @@ static void test_used_and_freed_after_context_destroy(void **state) {
   assert_non_null(expected);
   fill_pattern(storage, n, 43);
   clgpu_membuf *fixed = NULL;
-  assert_status(clgpu_membuf_create_fixed(own.context, CLGPU_TYPE_UINT32, storage, n, n, NULL, &fixed),
-                CLGPU_SUCCESS);
+  assert_status(
+      clgpu_membuf_create_fixed(own.context, CLGPU_TYPE_UINT32, storage, n, n, NULL, &fixed),
+      CLGPU_SUCCESS);
 
   clgpu_context_destroy(own.context);
 
@@ -928,7 +951,8 @@ static void test_used_and_freed_after_context_destroy(void **state) {
     assert_status(clgpu_elementwise_run(own.triple, &value, 0, NULL, NULL), CLGPU_SUCCESS);
     assert_int_equal(clFinish(queue), CL_SUCCESS);
     uint32_t *host = NULL;
-    assert_status(clgpu_membuf_host(both[b], CLGPU_ACCESS_READ_ONLY, (void **)&host), CLGPU_SUCCESS);
+    assert_status(clgpu_membuf_host(both[b], CLGPU_ACCESS_READ_ONLY, (void **)&host),
+                  CLGPU_SUCCESS);
     fill_pattern(expected, n, seeds[b]);
     for (size_t i = 0; i < n; i++) expected[i] = expected[i] * 3u + 1u;
     assert_memory_equal(host, expected, n * sizeof *expected);

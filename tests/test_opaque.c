@@ -52,8 +52,7 @@ static void sort_records(clgpu_context *context, size_t n, int shape) {
   cl_mem value_buffer = make_buffer(context, n * sizeof *values);
   clgpu_array keys = clgpu_array_of(key_buffer, CLGPU_TYPE_OPAQUE, n * sizeof *host);
   clgpu_array payload = clgpu_array_of(value_buffer, CLGPU_TYPE_OPAQUE, n * sizeof *values);
-  assert_status(clgpu_array_write(context, &keys, host, n * sizeof *host, 0, NULL),
-                CLGPU_SUCCESS);
+  assert_status(clgpu_array_write(context, &keys, host, n * sizeof *host, 0, NULL), CLGPU_SUCCESS);
   assert_status(clgpu_array_write(context, &payload, values, n * sizeof *values, 0, NULL),
                 CLGPU_SUCCESS);
   clgpu_sort_spec spec = {.compare = "a.key < b.key",
@@ -170,27 +169,27 @@ static void computing_on_bytes_is_refused(void **state) {
     int has_event;
   } calls[9];
   size_t count = 0;
-#define CALL(label, expression, with_event)                                                     \
-  do {                                                                                         \
-    event = NULL;                                                                              \
-    calls[count].name = label;                                                                 \
-    calls[count].status = (expression);                                                        \
-    calls[count].has_event = (with_event) && event != NULL;                                    \
-    if (calls[count].status != CLGPU_TYPE_MISMATCH) {                                          \
-      fail_msg("%s on opaque bytes: %s, expected CLGPU_TYPE_MISMATCH (%s)", label,             \
-               clgpu_status_name(calls[count].status), clgpu_last_error());                    \
-    }                                                                                          \
-    if (!strstr(clgpu_last_error(), "opaque")) {                                               \
-      fail_msg("%s: the message \"%s\" does not say the bytes are opaque", label,              \
-               clgpu_last_error());                                                            \
-    }                                                                                          \
-    assert_false(calls[count].has_event);                                                      \
-    count++;                                                                                   \
+#define CALL(label, expression, with_event)                                        \
+  do {                                                                             \
+    event = NULL;                                                                  \
+    calls[count].name = label;                                                     \
+    calls[count].status = (expression);                                            \
+    calls[count].has_event = (with_event) && event != NULL;                        \
+    if (calls[count].status != CLGPU_TYPE_MISMATCH) {                              \
+      fail_msg("%s on opaque bytes: %s, expected CLGPU_TYPE_MISMATCH (%s)", label, \
+               clgpu_status_name(calls[count].status), clgpu_last_error());        \
+    }                                                                              \
+    if (!strstr(clgpu_last_error(), "opaque")) {                                   \
+      fail_msg("%s: the message \"%s\" does not say the bytes are opaque", label,  \
+               clgpu_last_error());                                                \
+    }                                                                              \
+    assert_false(calls[count].has_event);                                          \
+    count++;                                                                       \
   } while (0)
-  CALL("clgpu_reduce", clgpu_reduce(context, &sum, CLGPU_ALL_AXES, &words, &bytes, NULL, 0, NULL,
-                                    &event), 1);
-  CALL("clgpu_count_if",
-       clgpu_count_if(context, "x > 3", &words, &bytes, NULL, 0, NULL, &event), 1);
+  CALL("clgpu_reduce",
+       clgpu_reduce(context, &sum, CLGPU_ALL_AXES, &words, &bytes, NULL, 0, NULL, &event), 1);
+  CALL("clgpu_count_if", clgpu_count_if(context, "x > 3", &words, &bytes, NULL, 0, NULL, &event),
+       1);
   CALL("clgpu_scan", clgpu_scan(context, &scan, 0, &bytes, &bytes, NULL, 0, NULL, &event), 1);
   CALL("clgpu_findall",
        clgpu_findall(context, "x > 3", &words, &total, &bytes, NULL, 0, NULL, &event), 1);
@@ -199,8 +198,8 @@ static void computing_on_bytes_is_refused(void **state) {
   CALL("clgpu_elementwise_create",
        clgpu_elementwise_create(context, "y = x", 2, args, NULL, &kernel), 0);
   CALL("clgpu_convert", clgpu_convert(context, &words, &bytes, 0, NULL, &event), 1);
-  CALL("clgpu_compare", clgpu_compare(context, CLGPU_COMPARE_LESS, &mask, &bytes, &bytes, 0, NULL,
-                                      &event), 1);
+  CALL("clgpu_compare",
+       clgpu_compare(context, CLGPU_COMPARE_LESS, &mask, &bytes, &bytes, 0, NULL, &event), 1);
   CALL("clgpu_iota", clgpu_iota(context, &bytes, &start, &one, 0, NULL, &event), 1);
 #undef CALL
   assert_null(kernel);

@@ -149,13 +149,13 @@ static unsigned random_shape(size_t *shape) {
 }
 
 static clgpu_type random_type(void) {
-  static const clgpu_type types[] = {CLGPU_TYPE_UINT32, CLGPU_TYPE_FLOAT, CLGPU_TYPE_INT64, CLGPU_TYPE_UINT8};
+  static const clgpu_type types[] = {CLGPU_TYPE_UINT32, CLGPU_TYPE_FLOAT, CLGPU_TYPE_INT64,
+                                     CLGPU_TYPE_UINT8};
   return types[below(sizeof types / sizeof *types)];
 }
 
 static clgpu_shape random_shape_choice(void) {
-  static const clgpu_shape shapes[] = {CLGPU_SHAPE_AUTO, CLGPU_SHAPE_CHUNKED,
-                                           CLGPU_SHAPE_TILED};
+  static const clgpu_shape shapes[] = {CLGPU_SHAPE_AUTO, CLGPU_SHAPE_CHUNKED, CLGPU_SHAPE_TILED};
   return shapes[below(3)];
 }
 

@@ -130,7 +130,8 @@ static int is_float_type(clgpu_type type) {
 }
 
 static int is_signed_integer(clgpu_type type) {
-  return type == CLGPU_TYPE_INT8 || type == CLGPU_TYPE_INT16 || type == CLGPU_TYPE_INT32 || type == CLGPU_TYPE_INT64;
+  return type == CLGPU_TYPE_INT8 || type == CLGPU_TYPE_INT16 || type == CLGPU_TYPE_INT32 ||
+         type == CLGPU_TYPE_INT64;
 }
 
 static test_type to_test_type(clgpu_type type) {
@@ -1113,9 +1114,10 @@ static void reduce_whole_and_check(clgpu_context *context, const op_case *c,
 
 static void result_types(void **state) {
   (void)state;
-  static const clgpu_type types[] = {CLGPU_TYPE_INT8,  CLGPU_TYPE_UINT8,  CLGPU_TYPE_INT16, CLGPU_TYPE_UINT16,
-                                     CLGPU_TYPE_INT32, CLGPU_TYPE_UINT32, CLGPU_TYPE_INT64, CLGPU_TYPE_UINT64,
-                                     CLGPU_TYPE_HALF,  CLGPU_TYPE_FLOAT,  CLGPU_TYPE_DOUBLE};
+  static const clgpu_type types[] = {CLGPU_TYPE_INT8,   CLGPU_TYPE_UINT8,  CLGPU_TYPE_INT16,
+                                     CLGPU_TYPE_UINT16, CLGPU_TYPE_INT32,  CLGPU_TYPE_UINT32,
+                                     CLGPU_TYPE_INT64,  CLGPU_TYPE_UINT64, CLGPU_TYPE_HALF,
+                                     CLGPU_TYPE_FLOAT,  CLGPU_TYPE_DOUBLE};
   for (size_t t = 0; t < sizeof types / sizeof types[0]; t++) {
     for (size_t k = 0; k < BUILTIN_KIND_COUNT; k++) {
       op_case c = builtin_op(builtin_kinds[k]);
@@ -1145,8 +1147,9 @@ static void result_types(void **state) {
 
 /* ---- every kind, type and distribution ---- */
 
-static const clgpu_type integer_types[] = {CLGPU_TYPE_INT8,  CLGPU_TYPE_UINT8,  CLGPU_TYPE_INT16, CLGPU_TYPE_UINT16,
-                                           CLGPU_TYPE_INT32, CLGPU_TYPE_UINT32, CLGPU_TYPE_INT64, CLGPU_TYPE_UINT64};
+static const clgpu_type integer_types[] = {CLGPU_TYPE_INT8,   CLGPU_TYPE_UINT8, CLGPU_TYPE_INT16,
+                                           CLGPU_TYPE_UINT16, CLGPU_TYPE_INT32, CLGPU_TYPE_UINT32,
+                                           CLGPU_TYPE_INT64,  CLGPU_TYPE_UINT64};
 
 /* data.h's distributions plus sawtooths with this implementation's own
  * periods: 64 (chunk lengths are multiples of it) and 2048 (the TILED tile
@@ -1310,11 +1313,12 @@ static void float_sums_are_deterministic(void **state) {
   clgpu_context *context = open_context();
   const size_t large = facts.oclgrind ? 4099 : 65537;
   check_deterministic_sum(context, CLGPU_TYPE_FLOAT, large, DATA_UNIT_INTERVAL, TEST_UNIFORM);
-  check_deterministic_sum(context, CLGPU_TYPE_FLOAT, facts.oclgrind ? 2049 : 16385, DATA_UNIT_INTERVAL,
-                          TEST_UNIFORM);
+  check_deterministic_sum(context, CLGPU_TYPE_FLOAT, facts.oclgrind ? 2049 : 16385,
+                          DATA_UNIT_INTERVAL, TEST_UNIFORM);
   /* Every exponent: rounding at every scale, and overflow to infinities
    * whose sign depends on the order. */
-  check_deterministic_sum(context, CLGPU_TYPE_FLOAT, large, DATA_DISTRIBUTION, TEST_SORTED_1PCT_SWAPS);
+  check_deterministic_sum(context, CLGPU_TYPE_FLOAT, large, DATA_DISTRIBUTION,
+                          TEST_SORTED_1PCT_SWAPS);
 }
 
 /* double: the matrix and the determinism check; skipped without fp64. */
@@ -1326,8 +1330,8 @@ static void every_kind_double(void **state) {
   }
   const clgpu_type type = CLGPU_TYPE_DOUBLE;
   run_matrix(context, &type, 1);
-  check_deterministic_sum(context, CLGPU_TYPE_DOUBLE, facts.oclgrind ? 4099 : 65537, DATA_UNIT_INTERVAL,
-                          TEST_UNIFORM);
+  check_deterministic_sum(context, CLGPU_TYPE_DOUBLE, facts.oclgrind ? 4099 : 65537,
+                          DATA_UNIT_INTERVAL, TEST_UNIFORM);
 }
 
 /* ---- half, where the device has it ---- */
@@ -1358,7 +1362,8 @@ static void every_kind_half(void **state) {
         unsigned char *host = generate(kind, n, CLGPU_TYPE_HALF, distribution, 0, seed);
         device_input input = upload(context, host, n, CLGPU_TYPE_HALF);
         char label[400];
-        describe_input(label, sizeof label, "reduce", n, CLGPU_TYPE_HALF, kind, distribution, 0, seed);
+        describe_input(label, sizeof label, "reduce", n, CLGPU_TYPE_HALF, kind, distribution, 0,
+                       seed);
         reduce_whole_and_check(context, &ops[k], &input.view, host, n, SINGLE_1D,
                                home_mode(CLGPU_TYPE_HALF, &ops[k]), label);
         check_unchanged(context, &input.guarded, host, label);
@@ -1395,12 +1400,14 @@ static size_t size_rows(size_row *rows) {
   ROW(CLGPU_TYPE_INT32, builtin_op(CLGPU_REDUCE_MAX), DATA_DISTRIBUTION, TEST_SAWTOOTH, 2049, 0);
   ROW(CLGPU_TYPE_INT32, builtin_op(CLGPU_REDUCE_ARGMIN), DATA_LOWEST_LAST, TEST_UNIFORM, 0, 1);
   ROW(CLGPU_TYPE_INT32, builtin_op(CLGPU_REDUCE_ARGMAX), DATA_DISTRIBUTION, TEST_FEW_UNIQUE, 2, 0);
-  ROW(CLGPU_TYPE_INT32, builtin_op(CLGPU_REDUCE_COUNT), DATA_DISTRIBUTION, TEST_SMALL_INTEGERS, 2, 0);
+  ROW(CLGPU_TYPE_INT32, builtin_op(CLGPU_REDUCE_COUNT), DATA_DISTRIBUTION, TEST_SMALL_INTEGERS, 2,
+      0);
   ROW(CLGPU_TYPE_INT32, builtin_op(CLGPU_REDUCE_ANY), DATA_ZEROS_THEN_ONE, TEST_UNIFORM, 0, 1);
   ROW(CLGPU_TYPE_INT32, builtin_op(CLGPU_REDUCE_ALL), DATA_ONES_THEN_ZERO, TEST_UNIFORM, 0, 0);
   ROW(CLGPU_TYPE_INT32, weighted_sum_op(), DATA_DISTRIBUTION, TEST_UNIFORM, 0, 1);
   ROW(CLGPU_TYPE_FLOAT, builtin_op(CLGPU_REDUCE_SUM), DATA_UNIT_INTERVAL, TEST_UNIFORM, 0, 1);
-  ROW(CLGPU_TYPE_FLOAT, builtin_op(CLGPU_REDUCE_SUM), DATA_DISTRIBUTION, TEST_SMALL_INTEGERS, 16, 1);
+  ROW(CLGPU_TYPE_FLOAT, builtin_op(CLGPU_REDUCE_SUM), DATA_DISTRIBUTION, TEST_SMALL_INTEGERS, 16,
+      1);
   ROW(CLGPU_TYPE_FLOAT, builtin_op(CLGPU_REDUCE_PRODUCT), DATA_NARROW, TEST_UNIFORM, 0, 0);
   ROW(CLGPU_TYPE_FLOAT, builtin_op(CLGPU_REDUCE_MIN), DATA_DISTRIBUTION, TEST_FLOAT_SPECIALS, 0, 1);
   ROW(CLGPU_TYPE_FLOAT, builtin_op(CLGPU_REDUCE_ARGMIN), DATA_DISTRIBUTION, TEST_FEW_UNIQUE, 16, 0);
@@ -1823,9 +1830,9 @@ static size_t axis_ops(clgpu_type type, op_case *ops, int *both) {
   for (size_t k = 0; k < count; k++) {
     clgpu_reduce_kind kind = ops[k].op.kind;
     both[k] = type == CLGPU_TYPE_INT32 ? kind == CLGPU_REDUCE_SUM || kind == CLGPU_REDUCE_ARGMIN ||
-                                        ops[k].model == WEIGHTED_SUM
+                                             ops[k].model == WEIGHTED_SUM
               : type == CLGPU_TYPE_FLOAT ? kind == CLGPU_REDUCE_SUM || kind == CLGPU_REDUCE_MIN
-                                    : 0;
+                                         : 0;
   }
   return count;
 }
@@ -1928,8 +1935,7 @@ static void long_ranges_in_every_shape(void **state) {
                 CLGPU_SUCCESS);
   assert_status(clgpu_array_1d(output.buffer, output.offset, CLGPU_TYPE_UINT64, 1, &output_view),
                 CLGPU_SUCCESS);
-  const clgpu_shape shapes[] = {CLGPU_SHAPE_AUTO, CLGPU_SHAPE_TILED,
-                                    CLGPU_SHAPE_CHUNKED};
+  const clgpu_shape shapes[] = {CLGPU_SHAPE_AUTO, CLGPU_SHAPE_TILED, CLGPU_SHAPE_CHUNKED};
   for (size_t s = 0; s < 3; s++) {
     clgpu_call_options options = {shapes[s], NULL};
     clgpu_status status =
@@ -1954,7 +1960,8 @@ static void long_ranges_in_every_shape(void **state) {
 static void along_an_axis(void **state) {
   (void)state;
   clgpu_context *context = open_context();
-  static const clgpu_type types[] = {CLGPU_TYPE_INT32, CLGPU_TYPE_FLOAT, CLGPU_TYPE_UINT8, CLGPU_TYPE_INT64};
+  static const clgpu_type types[] = {CLGPU_TYPE_INT32, CLGPU_TYPE_FLOAT, CLGPU_TYPE_UINT8,
+                                     CLGPU_TYPE_INT64};
   for (size_t t = 0; t < sizeof types / sizeof types[0]; t++) run_axis_type(context, types[t]);
 }
 
@@ -1981,17 +1988,18 @@ static void initial_is_combined_once(void **state) {
     count++;                                  \
   } while (0)
   ROW(CLGPU_TYPE_INT32, sum_with_initial_op(CLGPU_TYPE_INT32), DATA_DISTRIBUTION, TEST_UNIFORM);
-  ROW(CLGPU_TYPE_FLOAT, sum_with_initial_op(CLGPU_TYPE_FLOAT), DATA_DISTRIBUTION, TEST_SMALL_INTEGERS);
+  ROW(CLGPU_TYPE_FLOAT, sum_with_initial_op(CLGPU_TYPE_FLOAT), DATA_DISTRIBUTION,
+      TEST_SMALL_INTEGERS);
   ROW(CLGPU_TYPE_INT32, builtin_with_initial(CLGPU_REDUCE_SUM, "100", 100, CLGPU_TYPE_INT32),
       DATA_DISTRIBUTION, TEST_SMALL_INTEGERS);
-  ROW(CLGPU_TYPE_INT16, builtin_with_initial(CLGPU_REDUCE_MIN, "-5", -5, CLGPU_TYPE_INT16), DATA_DISTRIBUTION,
-      TEST_SMALL_INTEGERS);
+  ROW(CLGPU_TYPE_INT16, builtin_with_initial(CLGPU_REDUCE_MIN, "-5", -5, CLGPU_TYPE_INT16),
+      DATA_DISTRIBUTION, TEST_SMALL_INTEGERS);
   ROW(CLGPU_TYPE_FLOAT, builtin_with_initial(CLGPU_REDUCE_MAX, "1.5f", 1.5L, CLGPU_TYPE_FLOAT),
       DATA_UNIT_INTERVAL, TEST_UNIFORM);
-  ROW(CLGPU_TYPE_UINT32, builtin_with_initial(CLGPU_REDUCE_COUNT, "5", 5, CLGPU_TYPE_UINT64), DATA_SPARSE,
-      TEST_UNIFORM);
-  ROW(CLGPU_TYPE_INT32, builtin_with_initial(CLGPU_REDUCE_ALL, "0", 0, CLGPU_TYPE_INT32), DATA_ONES_THEN_ZERO,
-      TEST_UNIFORM);
+  ROW(CLGPU_TYPE_UINT32, builtin_with_initial(CLGPU_REDUCE_COUNT, "5", 5, CLGPU_TYPE_UINT64),
+      DATA_SPARSE, TEST_UNIFORM);
+  ROW(CLGPU_TYPE_INT32, builtin_with_initial(CLGPU_REDUCE_ALL, "0", 0, CLGPU_TYPE_INT32),
+      DATA_ONES_THEN_ZERO, TEST_UNIFORM);
 #undef ROW
   const size_t sizes[] = {0, 1, 93, 4097, facts.oclgrind ? 2049 : 16385};
   for (size_t r = 0; r < count; r++) {
@@ -2190,7 +2198,8 @@ static run_mode count_mode(clgpu_type type, size_t predicate) {
 static void count_if_results(void **state) {
   (void)state;
   clgpu_context *context = open_context();
-  static const clgpu_type types[] = {CLGPU_TYPE_INT8, CLGPU_TYPE_INT32, CLGPU_TYPE_UINT64, CLGPU_TYPE_FLOAT};
+  static const clgpu_type types[] = {CLGPU_TYPE_INT8, CLGPU_TYPE_INT32, CLGPU_TYPE_UINT64,
+                                     CLGPU_TYPE_FLOAT};
   static const test_distribution_case distributions[] = {
       {TEST_UNIFORM, 0},
       {TEST_SMALL_INTEGERS, 16},
@@ -2236,8 +2245,8 @@ static void count_if_results(void **state) {
     size_t n = shape[0] * shape[1];
     char label[400];
     snprintf(label, sizeof label, "count_if over a transposed (37, 29) int32 view");
-    unsigned char *stored =
-        generate(DATA_DISTRIBUTION, n, CLGPU_TYPE_INT32, TEST_SMALL_INTEGERS, 16, test_case_seed(label));
+    unsigned char *stored = generate(DATA_DISTRIBUTION, n, CLGPU_TYPE_INT32, TEST_SMALL_INTEGERS,
+                                     16, test_case_seed(label));
     test_guarded region = test_guarded_create(context, n * sizeof(cl_int), stored);
     axis_input input = {CLGPU_TYPE_INT32, &region, stored,
                         make_layout_view(&region, CLGPU_TYPE_INT32, LAYOUT_TRANSPOSED, 2, shape)};
@@ -2247,8 +2256,8 @@ static void count_if_results(void **state) {
       store_bits(line, k++, CLGPU_TYPE_INT32,
                  load_bits(stored, view_position(&input.view, &region, index), CLGPU_TYPE_INT32));
     } while (next_index(2, shape, index));
-    count_if_and_check(context, &input.view, line, n, &predicates[p], count_mode(CLGPU_TYPE_INT32, p),
-                       label);
+    count_if_and_check(context, &input.view, line, n, &predicates[p],
+                       count_mode(CLGPU_TYPE_INT32, p), label);
     free(line);
     test_guarded_release(&region);
     free(stored);
@@ -2261,8 +2270,8 @@ static void events(void **state) {
   (void)state;
   clgpu_context *context = open_context();
   const size_t n = 4097;
-  unsigned char *host =
-      generate(DATA_DISTRIBUTION, n, CLGPU_TYPE_INT32, TEST_UNIFORM, 0, test_case_seed("reduce events"));
+  unsigned char *host = generate(DATA_DISTRIBUTION, n, CLGPU_TYPE_INT32, TEST_UNIFORM, 0,
+                                 test_case_seed("reduce events"));
   device_input input = upload(context, host, n, CLGPU_TYPE_INT32);
   op_case sum = builtin_op(CLGPU_REDUCE_SUM), max = builtin_op(CLGPU_REDUCE_MAX);
   expectation expected_sum, expected_max;
@@ -2312,7 +2321,8 @@ static void events(void **state) {
   uint64_t expected_count = 0;
   test_guarded_read(context, &outputs[2], value);
   for (size_t i = 0; i < n; i++) {
-    expected_count += predicate_above_five(load_bits(host, i, CLGPU_TYPE_INT32), CLGPU_TYPE_INT32, i);
+    expected_count +=
+        predicate_above_five(load_bits(host, i, CLGPU_TYPE_INT32), CLGPU_TYPE_INT32, i);
   }
   assert_int_equal(load_bits(value, 0, CLGPU_TYPE_UINT64), expected_count);
   for (int i = 0; i < 3; i++) {
@@ -2335,16 +2345,17 @@ static void wait_list_gates_the_call(void **state) {
     skip();
   }
   const size_t n = 4097;
-  unsigned char *before =
-      generate(DATA_DISTRIBUTION, n, CLGPU_TYPE_INT32, TEST_UNIFORM, 0, test_case_seed("gate before"));
+  unsigned char *before = generate(DATA_DISTRIBUTION, n, CLGPU_TYPE_INT32, TEST_UNIFORM, 0,
+                                   test_case_seed("gate before"));
   unsigned char *after = generate(DATA_DISTRIBUTION, n, CLGPU_TYPE_INT32, TEST_SMALL_INTEGERS, 16,
                                   test_case_seed("gate after"));
   device_input input = upload(context, before, n, CLGPU_TYPE_INT32);
   test_guarded sum_output = test_guarded_create(context, sizeof(cl_int), NULL);
   test_guarded count_output = test_guarded_create(context, sizeof(cl_ulong), NULL);
   clgpu_array sum_view, count_view;
-  assert_status(clgpu_array_1d(sum_output.buffer, sum_output.offset, CLGPU_TYPE_INT32, 1, &sum_view),
-                CLGPU_SUCCESS);
+  assert_status(
+      clgpu_array_1d(sum_output.buffer, sum_output.offset, CLGPU_TYPE_INT32, 1, &sum_view),
+      CLGPU_SUCCESS);
   assert_status(
       clgpu_array_1d(count_output.buffer, count_output.offset, CLGPU_TYPE_UINT64, 1, &count_view),
       CLGPU_SUCCESS);
@@ -2764,14 +2775,14 @@ static void edit_output_is_input_row(misuse_fixture *f, misuse_call *call) {
 }
 static void edit_whole_output_in_input(misuse_fixture *f, misuse_call *call) {
   call->axis = CLGPU_ALL_AXES;
-  assert_status(clgpu_array_1d(f->input.buffer, f->input.offset + 7 * sizeof(cl_int), CLGPU_TYPE_INT32,
-                               1, &call->output_view),
+  assert_status(clgpu_array_1d(f->input.buffer, f->input.offset + 7 * sizeof(cl_int),
+                               CLGPU_TYPE_INT32, 1, &call->output_view),
                 CLGPU_SUCCESS);
 }
 static void edit_broadcast_output(misuse_fixture *f, misuse_call *call) {
   assert_status(
-      clgpu_array_strided(f->output.buffer, f->output.offset, CLGPU_TYPE_INT32, 1, (const size_t[]){5},
-                          (const ptrdiff_t[]){0}, &call->output_view),
+      clgpu_array_strided(f->output.buffer, f->output.offset, CLGPU_TYPE_INT32, 1,
+                          (const size_t[]){5}, (const ptrdiff_t[]){0}, &call->output_view),
       CLGPU_SUCCESS);
 }
 static void edit_self_overlapping_output(misuse_fixture *f, misuse_call *call) {
@@ -2816,12 +2827,13 @@ static void edit_input_rank_too_large(misuse_fixture *f, misuse_call *call) {
 }
 static void edit_foreign_input(misuse_fixture *f, misuse_call *call) {
   const size_t shape[2] = {4, 5};
-  assert_status(
-      clgpu_array_nd(f->foreign, 0, CLGPU_TYPE_INT32, 2, shape, CLGPU_ORDER_ROW_MAJOR, &call->input_view),
-      CLGPU_SUCCESS);
+  assert_status(clgpu_array_nd(f->foreign, 0, CLGPU_TYPE_INT32, 2, shape, CLGPU_ORDER_ROW_MAJOR,
+                               &call->input_view),
+                CLGPU_SUCCESS);
 }
 static void edit_foreign_output(misuse_fixture *f, misuse_call *call) {
-  assert_status(clgpu_array_1d(f->foreign, 0, CLGPU_TYPE_INT32, 5, &call->output_view), CLGPU_SUCCESS);
+  assert_status(clgpu_array_1d(f->foreign, 0, CLGPU_TYPE_INT32, 5, &call->output_view),
+                CLGPU_SUCCESS);
 }
 static void edit_double_input(misuse_fixture *f, misuse_call *call) {
   const size_t shape[2] = {2, 5};
@@ -3092,7 +3104,8 @@ static void run_read_misuse(misuse_fixture *f, const misuse_row *row,
   misuse_default(f, &call);
   row->edit(f, &call);
   clgpu_type input_type = call.input ? call.input->type : CLGPU_TYPE_INT32;
-  clgpu_type result_type = call.op ? clgpu_reduce_result_type(call.op, input_type) : CLGPU_TYPE_INT32;
+  clgpu_type result_type =
+      call.op ? clgpu_reduce_result_type(call.op, input_type) : CLGPU_TYPE_INT32;
   size_t size =
       call.result_size ? call.result_size : (result_type ? clgpu_type_size(result_type) : 4);
   unsigned char result[8 + 2 * HOST_GUARD];
@@ -3126,7 +3139,8 @@ static void reduce_read_misuse(void **state) {
   assert_status(clgpu_reduce_read(f->context, call.op, &total, sizeof total, call.input, NULL),
                 CLGPU_SUCCESS);
   uint32_t expected = 0;
-  for (size_t i = 0; i < 20; i++) expected += (uint32_t)load_bits(input_before, i, CLGPU_TYPE_INT32);
+  for (size_t i = 0; i < 20; i++)
+    expected += (uint32_t)load_bits(input_before, i, CLGPU_TYPE_INT32);
   assert_int_equal((uint32_t)total, expected);
 }
 
@@ -3152,16 +3166,17 @@ static void edit_count_into_two(misuse_fixture *f, misuse_call *call) {
   output_1d(f, call, CLGPU_TYPE_UINT64, 2, 0);
 }
 static void edit_count_into_input(misuse_fixture *f, misuse_call *call) {
-  assert_status(
-      clgpu_array_1d(f->input.buffer, f->input.offset + 8, CLGPU_TYPE_UINT64, 1, &call->output_view),
-      CLGPU_SUCCESS);
+  assert_status(clgpu_array_1d(f->input.buffer, f->input.offset + 8, CLGPU_TYPE_UINT64, 1,
+                               &call->output_view),
+                CLGPU_SUCCESS);
 }
 static void edit_count_misaligned_output(misuse_fixture *f, misuse_call *call) {
   output_1d(f, call, CLGPU_TYPE_UINT64, 1, 0);
   call->output_view.offset += 4;
 }
 static void edit_count_foreign_output(misuse_fixture *f, misuse_call *call) {
-  assert_status(clgpu_array_1d(f->foreign, 0, CLGPU_TYPE_UINT64, 1, &call->output_view), CLGPU_SUCCESS);
+  assert_status(clgpu_array_1d(f->foreign, 0, CLGPU_TYPE_UINT64, 1, &call->output_view),
+                CLGPU_SUCCESS);
 }
 
 /* Rows applied after edit_count_output has made the one uint64 output. */
@@ -3336,10 +3351,13 @@ static void hostile_expressions(void **state) {
    * line breaks, against the host. */
   int32_t x[20];
   memcpy(x, input_before, sizeof x);
-  clgpu_reduce_op op = {CLGPU_REDUCE_CUSTOM, NULL, CLGPU_TYPE_INT64,
+  clgpu_reduce_op op = {CLGPU_REDUCE_CUSTOM,
+                        NULL,
+                        CLGPU_TYPE_INT64,
                         "(long)(\n  (x & 1) ? (x >> 1) : -(x >> 2)\n)\n"
                         "  + max((long)clamp(x, -100, 100), (long)0)",
-                        "((a) > (b)\r\n ? a : b)", "(long)(-0x7fffffffffffffffL - 1)"};
+                        "((a) > (b)\r\n ? a : b)",
+                        "(long)(-0x7fffffffffffffffL - 1)"};
   int64_t expected = INT64_MIN;
   for (int k = 0; k < 20; k++) {
     int64_t v = (int64_t)((x[k] & 1) ? (x[k] >> 1) : -(x[k] >> 2));

@@ -133,7 +133,7 @@ static void require_type(test_type type) {
 static const char *algorithm_name(clgpu_shape algorithm) {
   return algorithm == CLGPU_SHAPE_CHUNKED ? "chunked"
          : algorithm == CLGPU_SHAPE_TILED ? "tiled"
-                                              : "auto";
+                                          : "auto";
 }
 
 static const clgpu_shape both_algorithms[] = {CLGPU_SHAPE_CHUNKED, CLGPU_SHAPE_TILED};
@@ -1380,8 +1380,7 @@ static void long_lines_along_an_axis(void **state) {
   const size_t rows = 2, length = 70001, n = rows * length;
   int32_t *values = test_allocate(n, TEST_INT32);
   for (size_t i = 0; i < n; i++) values[i] = (int32_t)(1000000 - (int64_t)i);
-  const clgpu_shape shapes[] = {CLGPU_SHAPE_AUTO, CLGPU_SHAPE_TILED,
-                                    CLGPU_SHAPE_CHUNKED};
+  const clgpu_shape shapes[] = {CLGPU_SHAPE_AUTO, CLGPU_SHAPE_TILED, CLGPU_SHAPE_CHUNKED};
   const char *names[] = {"AUTO", "TILED", "CHUNKED"};
   for (size_t s = 0; s < 3; s++) {
     test_guarded input = test_guarded_create(context, n * sizeof(int32_t), values);
@@ -1676,9 +1675,9 @@ static void edit_input_misaligned(misuse_fixture *f, misuse_call *call) {
 }
 static void edit_foreign_input(misuse_fixture *f, misuse_call *call) {
   const size_t shape[2] = {4, 5};
-  assert_status(
-      clgpu_array_nd(f->foreign, 0, CLGPU_TYPE_INT32, 2, shape, CLGPU_ORDER_ROW_MAJOR, &call->input_view),
-      CLGPU_SUCCESS);
+  assert_status(clgpu_array_nd(f->foreign, 0, CLGPU_TYPE_INT32, 2, shape, CLGPU_ORDER_ROW_MAJOR,
+                               &call->input_view),
+                CLGPU_SUCCESS);
 }
 static void edit_half(misuse_fixture *f, misuse_call *call) {
   (void)f;
@@ -1762,8 +1761,9 @@ static clgpu_workspace *make_scan_workspace(clgpu_context *context, clgpu_shape 
   clgpu_scan_op op = scan_op(OP_SUM, 0);
   clgpu_call_options options = {algorithm, NULL};
   clgpu_workspace_size report;
-  assert_status(clgpu_scan_workspace_size_upto(context, &op, CLGPU_TYPE_INT32, 20, &options, &report),
-                CLGPU_SUCCESS);
+  assert_status(
+      clgpu_scan_workspace_size_upto(context, &op, CLGPU_TYPE_INT32, 20, &options, &report),
+      CLGPU_SUCCESS);
   clgpu_workspace *workspace = NULL;
   assert_status(clgpu_workspace_create(context, &report, &workspace), CLGPU_SUCCESS);
   return workspace;
@@ -1789,8 +1789,9 @@ static void misuse_is_refused(void **state) {
   assert_int_equal(err, CL_SUCCESS);
   clgpu_reduce_op sum = {CLGPU_REDUCE_SUM, NULL, (clgpu_type)0, NULL, NULL, NULL};
   clgpu_workspace_size report;
-  assert_status(clgpu_reduce_workspace_size_upto(f.context, &sum, CLGPU_TYPE_INT32, n, NULL, &report),
-                CLGPU_SUCCESS);
+  assert_status(
+      clgpu_reduce_workspace_size_upto(f.context, &sum, CLGPU_TYPE_INT32, n, NULL, &report),
+      CLGPU_SUCCESS);
   assert_status(clgpu_workspace_create(f.context, &report, &f.reduce_workspace), CLGPU_SUCCESS);
   f.tiled_workspace = make_scan_workspace(f.context, CLGPU_SHAPE_TILED);
   f.chunked_workspace = make_scan_workspace(f.context, CLGPU_SHAPE_CHUNKED);

@@ -319,9 +319,7 @@ static const char *algorithm_text(clgpu_algorithm algorithm) {
   return clgpu_algorithm_name(algorithm);
 }
 
-static const char *shape_text(clgpu_shape shape) {
-  return clgpu_shape_name(shape);
-}
+static const char *shape_text(clgpu_shape shape) { return clgpu_shape_name(shape); }
 
 /* The first index at which two arrays of n elements of `size` bytes
  * differ, and how many do; n when none. */
@@ -403,8 +401,7 @@ typedef struct sort_case {
   const char *data_label;     /* seed the data from this label, not the case's */
 } sort_case;
 
-static sort_case base_case(unsigned key, size_t n, clgpu_algorithm algorithm,
-                           clgpu_shape shape) {
+static sort_case base_case(unsigned key, size_t n, clgpu_algorithm algorithm, clgpu_shape shape) {
   sort_case c;
   memset(&c, 0, sizeof c);
   c.what = "keys";
@@ -508,8 +505,8 @@ static void release_placed(placed *p) {
 static clgpu_array view_of_values(const test_guarded *guarded, const view_spec *spec, size_t size) {
   if (size == 16) {
     clgpu_array view;
-    assert_status(clgpu_array_1d(guarded->buffer, guarded->offset + spec->offset * 16, CLGPU_TYPE_UINT64,
-                                 2 * spec->shape[0], &view),
+    assert_status(clgpu_array_1d(guarded->buffer, guarded->offset + spec->offset * 16,
+                                 CLGPU_TYPE_UINT64, 2 * spec->shape[0], &view),
                   CLGPU_SUCCESS);
     return view;
   }
@@ -855,8 +852,7 @@ static void value_sizes(void **state) {
       for (size_t s = 0; s < size_count; s++) {
         if ((s + k) % 2 && s != size_count - 1) continue;
         size_t r = (v * 5 + s * 3 + k) % distribution_count;
-        sort_case c =
-            base_case(rows[v].key, sizes[s], CLGPU_ALGORITHM_RADIX, CLGPU_SHAPE_CHUNKED);
+        sort_case c = base_case(rows[v].key, sizes[s], CLGPU_ALGORITHM_RADIX, CLGPU_SHAPE_CHUNKED);
         set_combination(&c, rows[v].combinations[k]);
         c.what = "values";
         c.distribution = distributions[r].distribution;
@@ -886,8 +882,7 @@ static void strided_views(void **state) {
       if (oclgrind && m != l % 4) continue;
       for (size_t s = 0; s < size_count; s++) {
         if (!oclgrind && (s + l + m) % 2) continue;
-        sort_case c =
-            base_case(KEY_UINT32, sizes[s], CLGPU_ALGORITHM_RADIX, CLGPU_SHAPE_CHUNKED);
+        sort_case c = base_case(KEY_UINT32, sizes[s], CLGPU_ALGORITHM_RADIX, CLGPU_SHAPE_CHUNKED);
         set_combination(&c, m);
         c.what = "strided";
         c.distribution = s % 2 ? TEST_FEW_UNIQUE : TEST_UNIFORM;
@@ -1193,8 +1188,7 @@ static void sort_permutation(void **state) {
       if (oclgrind && k != r % 4) continue;
       for (size_t s = 0; s < size_count; s++) {
         if (!oclgrind && (s + k + r) % 2 && s + 1 != size_count) continue;
-        sort_case c =
-            base_case(rows[r].key, sizes[s], CLGPU_ALGORITHM_RADIX, CLGPU_SHAPE_CHUNKED);
+        sort_case c = base_case(rows[r].key, sizes[s], CLGPU_ALGORITHM_RADIX, CLGPU_SHAPE_CHUNKED);
         set_combination(&c, combinations[k]);
         c.what = "argsort";
         c.distribution = rows[r].distribution;
@@ -1398,16 +1392,16 @@ static int allocated_between(clgpu_alloc_stats before, clgpu_alloc_stats after) 
          before.device_allocations != after.device_allocations;
 }
 
-/* The report of a sort: one part (SORT, the shape, the algorithm); aligned, non-overlapping buffers inside total_bytes; at
- * least the second half of the ping-pong, n * (k + v) bytes, plus the
- * packed or sorted copy of the keys where the call makes one. */
+/* The report of a sort: one part (SORT, the shape, the algorithm); aligned, non-overlapping buffers
+ * inside total_bytes; at least the second half of the ping-pong, n * (k + v) bytes, plus the packed
+ * or sorted copy of the keys where the call makes one. */
 static void check_report(const clgpu_workspace_size *report, const sort_case *c,
                          const char *label) {
   if (report->num_parts != 1 || report->parts[0].operation != CLGPU_OPERATION_SORT ||
       report->parts[0].algorithm != c->algorithm || report->parts[0].shape != c->shape ||
       report->parts[0].parent != -1) {
-    fail_msg("%s: the report's parts are not (sort, %s, %s, -1): %u parts, (%s, %s, %s, %d)",
-             label, algorithm_text(c->algorithm), shape_text(c->shape), report->num_parts,
+    fail_msg("%s: the report's parts are not (sort, %s, %s, -1): %u parts, (%s, %s, %s, %d)", label,
+             algorithm_text(c->algorithm), shape_text(c->shape), report->num_parts,
              clgpu_operation_name(report->parts[0].operation),
              algorithm_text(report->parts[0].algorithm), shape_text(report->parts[0].shape),
              report->parts[0].parent);
@@ -1742,9 +1736,9 @@ static void workspace_refused(void **state) {
   const size_t n = oclgrind ? 1000 : 4099;
   clgpu_scan_op sum = {CLGPU_SCAN_SUM, 0, NULL, NULL};
   clgpu_workspace_size scan_report;
-  assert_status(
-      clgpu_scan_workspace_size_upto(shared_context, &sum, CLGPU_TYPE_UINT32, n, NULL, &scan_report),
-      CLGPU_SUCCESS);
+  assert_status(clgpu_scan_workspace_size_upto(shared_context, &sum, CLGPU_TYPE_UINT32, n, NULL,
+                                               &scan_report),
+                CLGPU_SUCCESS);
   clgpu_workspace *scan_workspace = NULL;
   assert_status(clgpu_workspace_create(shared_context, &scan_report, &scan_workspace),
                 CLGPU_SUCCESS);
@@ -1754,9 +1748,9 @@ static void workspace_refused(void **state) {
     clgpu_shape shape = both_shapes[m / 2];
     clgpu_sort_options options = {algorithm, shape, NULL};
     clgpu_workspace_size report;
-    assert_status(
-        clgpu_sort_workspace_size_upto(shared_context, NULL, CLGPU_TYPE_UINT32, 4, n, &options, &report),
-        CLGPU_SUCCESS);
+    assert_status(clgpu_sort_workspace_size_upto(shared_context, NULL, CLGPU_TYPE_UINT32, 4, n,
+                                                 &options, &report),
+                  CLGPU_SUCCESS);
     clgpu_workspace_size permutation_report;
     assert_status(clgpu_sort_permutation_workspace_size_upto(shared_context, NULL,
                                                              CLGPU_TYPE_UINT32, CLGPU_TYPE_UINT32,
@@ -1915,8 +1909,8 @@ static void workspace_upto_serves_smaller(void **state) {
       for (size_t s = 0; s < count; s++) {
         clgpu_workspace_size report;
         assert_status(
-            clgpu_sort_workspace_size_upto(shared_context, NULL, CLGPU_TYPE_UINT32, value_sizes_upto[v],
-                                           sizes[s], &options, &report),
+            clgpu_sort_workspace_size_upto(shared_context, NULL, CLGPU_TYPE_UINT32,
+                                           value_sizes_upto[v], sizes[s], &options, &report),
             CLGPU_SUCCESS);
         char label[300];
         snprintf(label, sizeof label,
@@ -2366,8 +2360,7 @@ static const misuse_row misuse_rows[] = {
     {"unknown algorithm", CLGPU_INVALID_ARGUMENT, edit_unknown_algorithm, BOTH_CALLS, NULL},
     {"a negative algorithm", CLGPU_INVALID_ARGUMENT, edit_negative_algorithm, BOTH_CALLS, NULL},
     {"unknown shape", CLGPU_INVALID_ARGUMENT, edit_unknown_shape, BOTH_CALLS, NULL},
-    {"a negative shape", CLGPU_INVALID_ARGUMENT, edit_negative_shape, BOTH_CALLS,
-     NULL},
+    {"a negative shape", CLGPU_INVALID_ARGUMENT, edit_negative_shape, BOTH_CALLS, NULL},
     {"a comparator that does not compile", CLGPU_CL_BUILD_PROGRAM_FAILURE,
      edit_malformed_comparator, BOTH_CALLS, NULL},
     {"a comparator calling an undefined function", CLGPU_CL_BUILD_PROGRAM_FAILURE,
@@ -2611,12 +2604,14 @@ static void gather_misuse_is_refused(void **state) {
        view_1d(sb, so, CLGPU_TYPE_UINT32, n), view_1d(db, dof, CLGPU_TYPE_UINT32, n)},
       {"element sizes that differ", CLGPU_TYPE_MISMATCH, 0, view_1d(pb, po, CLGPU_TYPE_UINT32, n),
        view_1d(sb, so, CLGPU_TYPE_UINT32, n), view_1d(db, dof, CLGPU_TYPE_UINT16, n)},
-      {"a destination of another length", CLGPU_SHAPE_MISMATCH, 0, view_1d(pb, po, CLGPU_TYPE_UINT32, n),
-       view_1d(sb, so, CLGPU_TYPE_UINT32, n), view_1d(db, dof, CLGPU_TYPE_UINT32, n - 1)},
+      {"a destination of another length", CLGPU_SHAPE_MISMATCH, 0,
+       view_1d(pb, po, CLGPU_TYPE_UINT32, n), view_1d(sb, so, CLGPU_TYPE_UINT32, n),
+       view_1d(db, dof, CLGPU_TYPE_UINT32, n - 1)},
       {"a rank-2 destination", CLGPU_SHAPE_MISMATCH, 0, view_1d(pb, po, CLGPU_TYPE_UINT32, n),
        view_1d(sb, so, CLGPU_TYPE_UINT32, n), view_2d(db, dof, CLGPU_TYPE_UINT32, 4, 5)},
-      {"a destination over the source", CLGPU_INVALID_OUTPUT, 0, view_1d(pb, po, CLGPU_TYPE_UINT32, n),
-       view_1d(db, dof, CLGPU_TYPE_UINT32, n), view_1d(db, dof + 8, CLGPU_TYPE_UINT32, n)},
+      {"a destination over the source", CLGPU_INVALID_OUTPUT, 0,
+       view_1d(pb, po, CLGPU_TYPE_UINT32, n), view_1d(db, dof, CLGPU_TYPE_UINT32, n),
+       view_1d(db, dof + 8, CLGPU_TYPE_UINT32, n)},
       {"a destination over the permutation", CLGPU_INVALID_OUTPUT, 0,
        view_1d(db, dof, CLGPU_TYPE_UINT32, n), view_1d(sb, so, CLGPU_TYPE_UINT32, n),
        view_1d(db, dof + 4, CLGPU_TYPE_UINT32, n)},
@@ -2740,9 +2735,10 @@ static void unaligned_values(void **state) {
       placed key_region = place_elements(n, 4, 1, keys, seed ^ 2);
       placed value_region = place_elements(bytes, 1, 1, values, seed ^ 3);
       clgpu_array key_view = make_view(&key_region.guarded, CLGPU_TYPE_UINT32, &key_region.spec);
-      clgpu_array value_view = view_1d(
-          value_region.guarded.buffer,
-          value_region.guarded.offset + value_region.spec.offset + shift, CLGPU_TYPE_UINT8, n * vsize);
+      clgpu_array value_view =
+          view_1d(value_region.guarded.buffer,
+                  value_region.guarded.offset + value_region.spec.offset + shift, CLGPU_TYPE_UINT8,
+                  n * vsize);
       clgpu_sort_options options = {both_algorithms[m % 2], both_shapes[m / 2], NULL};
       cl_event event = NULL;
       expect_success(
@@ -2787,8 +2783,8 @@ static void auto_algorithm(void **state) {
       if (report.parts[0].algorithm != CLGPU_ALGORITHM_RADIX ||
           report.parts[0].shape != expected_shape) {
         fail_msg("%s: AUTO resolved to %s, %s; expected radix, %s", label,
-                 algorithm_text(report.parts[0].algorithm),
-                 shape_text(report.parts[0].shape), shape_text(expected_shape));
+                 algorithm_text(report.parts[0].algorithm), shape_text(report.parts[0].shape),
+                 shape_text(expected_shape));
       }
       /* AUTO, then RADIX explicitly on the same data: both must give
        * the reference's bytes, so the same bytes. */
@@ -2858,8 +2854,8 @@ static void expect_key_size_refused(const key_size_row *row, size_t n, uint64_t 
   assert_status(
       clgpu_array_1d(value_region.buffer, value_region.offset, CLGPU_TYPE_UINT32, n, &value_view),
       CLGPU_SUCCESS);
-  assert_status(clgpu_array_1d(permutation_region.buffer, permutation_region.offset, CLGPU_TYPE_UINT32,
-                               n, &permutation_view),
+  assert_status(clgpu_array_1d(permutation_region.buffer, permutation_region.offset,
+                               CLGPU_TYPE_UINT32, n, &permutation_view),
                 CLGPU_SUCCESS);
   clgpu_sort_spec spec;
   memset(&spec, 0, sizeof spec);
@@ -2933,9 +2929,9 @@ static void custom_key_size_must_be_the_devices(void **state) {
   test_generate(keys, sizeof keys, TEST_UINT8, TEST_UNIFORM, seed + 99, 0);
   test_guarded key_region = test_guarded_create(shared_context, sizeof keys, keys);
   clgpu_array key_view;
-  assert_status(
-      clgpu_array_1d(key_region.buffer, key_region.offset, CLGPU_TYPE_UINT8, sizeof keys, &key_view),
-      CLGPU_SUCCESS);
+  assert_status(clgpu_array_1d(key_region.buffer, key_region.offset, CLGPU_TYPE_UINT8, sizeof keys,
+                               &key_view),
+                CLGPU_SUCCESS);
   cl_int err = CL_SUCCESS;
   cl_event gate = clCreateUserEvent(clgpu_context_cl_context(shared_context), &err);
   assert_int_equal(err, CL_SUCCESS);

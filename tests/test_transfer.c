@@ -88,7 +88,8 @@ static int is_float_type(clgpu_type type) {
 }
 
 static int is_signed_type(clgpu_type type) {
-  return type == CLGPU_TYPE_INT8 || type == CLGPU_TYPE_INT16 || type == CLGPU_TYPE_INT32 || type == CLGPU_TYPE_INT64;
+  return type == CLGPU_TYPE_INT8 || type == CLGPU_TYPE_INT16 || type == CLGPU_TYPE_INT32 ||
+         type == CLGPU_TYPE_INT64;
 }
 
 static uint64_t load(const void *array, size_t index, size_t size) {
@@ -660,7 +661,8 @@ static void transfers_of_every_layout(void **state) {
 
 static void transfers_at_the_buffer_bounds(void **state) {
   fixture *f = *state;
-  static const clgpu_type types[] = {CLGPU_TYPE_INT8, CLGPU_TYPE_HALF, CLGPU_TYPE_FLOAT, CLGPU_TYPE_UINT64};
+  static const clgpu_type types[] = {CLGPU_TYPE_INT8, CLGPU_TYPE_HALF, CLGPU_TYPE_FLOAT,
+                                     CLGPU_TYPE_UINT64};
   for (size_t t = 0; t < COUNT(types); t++) {
     for (size_t r = 0; r < COUNT(bound_layouts); r++) {
       const layout_row *row = &bound_layouts[r];
@@ -945,8 +947,9 @@ static void convert_pairs(void **state) {
   }
   /* Three more pairs of the set, rotated by the run seed, so that runs
    * together cover all of them. */
-  static const clgpu_type set[] = {CLGPU_TYPE_INT8,  CLGPU_TYPE_UINT8, CLGPU_TYPE_INT32, CLGPU_TYPE_UINT32,
-                                   CLGPU_TYPE_INT64, CLGPU_TYPE_FLOAT, CLGPU_TYPE_HALF};
+  static const clgpu_type set[] = {CLGPU_TYPE_INT8,   CLGPU_TYPE_UINT8, CLGPU_TYPE_INT32,
+                                   CLGPU_TYPE_UINT32, CLGPU_TYPE_INT64, CLGPU_TYPE_FLOAT,
+                                   CLGPU_TYPE_HALF};
   test_rng rng;
   test_rng_init(&rng, test_case_seed("convert rotation"));
   for (int added = 0; added < 3;) {
@@ -963,8 +966,10 @@ static void convert_pairs(void **state) {
   /* Strided: a reversed step-2 source into a column-major destination, and
    * an equal-type conversion that must copy the bits. */
   view_spec source = {0, 2, {20, 35}, {-70, -2}}, destination = {0, 2, {20, 35}, {1, 20}};
-  run_convert(f, CLGPU_TYPE_FLOAT, CLGPU_TYPE_INT32, source, destination, "reversed step 2 to column-major");
-  run_convert(f, CLGPU_TYPE_HALF, CLGPU_TYPE_UINT8, destination, source, "column-major to reversed step 2");
+  run_convert(f, CLGPU_TYPE_FLOAT, CLGPU_TYPE_INT32, source, destination,
+              "reversed step 2 to column-major");
+  run_convert(f, CLGPU_TYPE_HALF, CLGPU_TYPE_UINT8, destination, source,
+              "column-major to reversed step 2");
   run_convert(f, CLGPU_TYPE_FLOAT, CLGPU_TYPE_FLOAT, source, destination, "equal types, strided");
   /* Empty views convert nothing. */
   view_spec empty = {0, 2, {0, 7}, {7, 1}};
@@ -1420,9 +1425,11 @@ static void doubles(void **state) {
       run_transfer(f, FILL, CLGPU_TYPE_DOUBLE, &bound_layouts[r], EXACT, BLOCKING, &nan);
   }
   static const type_pair pairs[] = {
-      {CLGPU_TYPE_DOUBLE, CLGPU_TYPE_INT64},  {CLGPU_TYPE_DOUBLE, CLGPU_TYPE_HALF}, {CLGPU_TYPE_DOUBLE, CLGPU_TYPE_FLOAT},
-      {CLGPU_TYPE_DOUBLE, CLGPU_TYPE_UINT32}, {CLGPU_TYPE_DOUBLE, CLGPU_TYPE_INT8}, {CLGPU_TYPE_INT64, CLGPU_TYPE_DOUBLE},
-      {CLGPU_TYPE_UINT32, CLGPU_TYPE_DOUBLE}, {CLGPU_TYPE_HALF, CLGPU_TYPE_DOUBLE}, {CLGPU_TYPE_FLOAT, CLGPU_TYPE_DOUBLE},
+      {CLGPU_TYPE_DOUBLE, CLGPU_TYPE_INT64},  {CLGPU_TYPE_DOUBLE, CLGPU_TYPE_HALF},
+      {CLGPU_TYPE_DOUBLE, CLGPU_TYPE_FLOAT},  {CLGPU_TYPE_DOUBLE, CLGPU_TYPE_UINT32},
+      {CLGPU_TYPE_DOUBLE, CLGPU_TYPE_INT8},   {CLGPU_TYPE_INT64, CLGPU_TYPE_DOUBLE},
+      {CLGPU_TYPE_UINT32, CLGPU_TYPE_DOUBLE}, {CLGPU_TYPE_HALF, CLGPU_TYPE_DOUBLE},
+      {CLGPU_TYPE_FLOAT, CLGPU_TYPE_DOUBLE},
   };
   if (!f->fp64) {
     print_message(

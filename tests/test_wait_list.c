@@ -161,10 +161,12 @@ static int setup(void **state) {
   cl_uint host[N];
   for (cl_uint i = 0; i < N; i++) host[i] = i * 7 % 31;
   assert_status(clgpu_array_write(f->context, &f->in, host, sizeof host, 0, NULL), CLGPU_SUCCESS);
-  assert_status(clgpu_membuf_create(f->context, CLGPU_TYPE_UINT32, N, CLGPU_SPACE_HOST, NULL, &f->membuf),
-                CLGPU_SUCCESS);
+  assert_status(
+      clgpu_membuf_create(f->context, CLGPU_TYPE_UINT32, N, CLGPU_SPACE_HOST, NULL, &f->membuf),
+      CLGPU_SUCCESS);
   clgpu_membuf_set_move_report(f->context, NULL, NULL);
-  clgpu_elementwise_arg args[] = {{"y", CLGPU_ARG_OUT, CLGPU_TYPE_UINT32}, {"x", CLGPU_ARG_IN, CLGPU_TYPE_UINT32}};
+  clgpu_elementwise_arg args[] = {{"y", CLGPU_ARG_OUT, CLGPU_TYPE_UINT32},
+                                  {"x", CLGPU_ARG_IN, CLGPU_TYPE_UINT32}};
   assert_status(clgpu_elementwise_create(f->context, "y = x * x", 2, args, NULL, &f->square),
                 CLGPU_SUCCESS);
   f->other = clCreateContext(NULL, 1, &device, NULL, NULL, &err);

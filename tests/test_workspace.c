@@ -417,8 +417,7 @@ static int reports_equal(const clgpu_workspace_size *a, const clgpu_workspace_si
     return 0;
   }
   for (unsigned k = 0; k < a->num_parts && k < CLGPU_WORKSPACE_MAX_PARTS; k++) {
-    if (a->parts[k].operation != b->parts[k].operation ||
-        a->parts[k].shape != b->parts[k].shape ||
+    if (a->parts[k].operation != b->parts[k].operation || a->parts[k].shape != b->parts[k].shape ||
         a->parts[k].parent != b->parts[k].parent) {
       snprintf(why, why_size, "part %u differs", k);
       return 0;
@@ -456,8 +455,7 @@ static void assert_same_buffer_list(const clgpu_workspace_size *a, const clgpu_w
   int same = a->num_parts == b->num_parts && a->num_buffers == b->num_buffers;
   for (unsigned k = 0; same && k < a->num_parts; k++) {
     same = a->parts[k].operation == b->parts[k].operation &&
-           a->parts[k].shape == b->parts[k].shape &&
-           a->parts[k].parent == b->parts[k].parent;
+           a->parts[k].shape == b->parts[k].shape && a->parts[k].parent == b->parts[k].parent;
   }
   for (unsigned i = 0; same && i < a->num_buffers; i++) {
     same = strcmp(a->buffers[i].name, b->buffers[i].name) == 0 &&
@@ -648,12 +646,12 @@ static void instance_views(instance *inst) {
       }
       break;
     case CLGPU_OPERATION_FINDALL:
-      assert_status(
-          clgpu_array_1d(inst->out_buffer, inst->out_offset, CLGPU_TYPE_UINT32, inst->n, &inst->output),
-          CLGPU_SUCCESS);
-      assert_status(
-          clgpu_array_1d(inst->count_buffer, inst->count_offset, CLGPU_TYPE_UINT64, 1, &inst->count),
-          CLGPU_SUCCESS);
+      assert_status(clgpu_array_1d(inst->out_buffer, inst->out_offset, CLGPU_TYPE_UINT32, inst->n,
+                                   &inst->output),
+                    CLGPU_SUCCESS);
+      assert_status(clgpu_array_1d(inst->count_buffer, inst->count_offset, CLGPU_TYPE_UINT64, 1,
+                                   &inst->count),
+                    CLGPU_SUCCESS);
       break;
     case CLGPU_OPERATION_SORT: /* sorts have their own workspace rows in test_sort.c */
       break;
@@ -1084,7 +1082,7 @@ static void query_is_pure_and_well_formed(void **state) {
   assert_status(clgpu_alloc_scope_begin(context, cache), CLGPU_SUCCESS);
   static const size_t sizes[] = {0, 1, 93, 4099, 16385, 65537, MAX_QUERY_N};
   static const clgpu_shape algorithms[] = {CLGPU_SHAPE_AUTO, CLGPU_SHAPE_CHUNKED,
-                                               CLGPU_SHAPE_TILED};
+                                           CLGPU_SHAPE_TILED};
   size_t queries = 0;
   for (size_t o = 0; o < 3; o++) {
     clgpu_operation operation = all_operations[o];
@@ -1177,8 +1175,9 @@ static void query_is_pure_and_well_formed(void **state) {
                                   &options, &there),
                     CLGPU_SUCCESS);
       assert_reports_equal(&here, &there, what);
-      assert_status(query_upto(context, all_operations[o], CLGPU_TYPE_INT32, 65537, &options, &here),
-                    CLGPU_SUCCESS);
+      assert_status(
+          query_upto(context, all_operations[o], CLGPU_TYPE_INT32, 65537, &options, &here),
+          CLGPU_SUCCESS);
       assert_status(query_upto(other, all_operations[o], CLGPU_TYPE_INT32, 65537, &options, &there),
                     CLGPU_SUCCESS);
       assert_reports_equal(&here, &there, what);
@@ -2204,8 +2203,8 @@ static int edit_unknown_algorithm(clgpu_workspace_size *r) {
   return 1;
 }
 static int edit_algorithm_of_another_operation(clgpu_workspace_size *r) {
-  r->parts[0].algorithm = r->parts[0].operation == CLGPU_OPERATION_SORT ? CLGPU_ALGORITHM_AUTO
-                                                                         : CLGPU_ALGORITHM_RADIX;
+  r->parts[0].algorithm =
+      r->parts[0].operation == CLGPU_OPERATION_SORT ? CLGPU_ALGORITHM_AUTO : CLGPU_ALGORITHM_RADIX;
   return 1;
 }
 static int edit_unknown_operation(clgpu_workspace_size *r) {
@@ -2436,8 +2435,8 @@ static const size_row size_rows[] = {
      BOTH_OVERFLOW},
     {"radix sort uint", QUERY_SORT, CLGPU_TYPE_UINT32, CLGPU_ALGORITHM_RADIX, 0, 0, TWO_TO(61),
      BOTH_FIT},
-    {"radix sort uint", QUERY_SORT, CLGPU_TYPE_UINT32, CLGPU_ALGORITHM_RADIX, 0, 0, SIZE_MAX / 4 + 1,
-     BOTH_OVERFLOW},
+    {"radix sort uint", QUERY_SORT, CLGPU_TYPE_UINT32, CLGPU_ALGORITHM_RADIX, 0, 0,
+     SIZE_MAX / 4 + 1, BOTH_OVERFLOW},
     {"radix sort uint with 16-byte values", QUERY_SORT, CLGPU_TYPE_UINT32, CLGPU_ALGORITHM_RADIX, 0,
      16, TWO_TO(58), BOTH_FIT},
     {"radix sort uint with 16-byte values", QUERY_SORT, CLGPU_TYPE_UINT32, CLGPU_ALGORITHM_RADIX, 0,
@@ -2450,10 +2449,10 @@ static const size_row size_rows[] = {
      BOTH_OVERFLOW},
     {"merge sort uchar", QUERY_SORT, CLGPU_TYPE_UINT8, CLGPU_ALGORITHM_MERGE, 0, 0, UINT64_MAX,
      BOTH_OVERFLOW},
-    {"merge sort of 16-byte custom keys", QUERY_SORT, CLGPU_TYPE_UINT8, CLGPU_ALGORITHM_MERGE, 16, 0,
-     TWO_TO(59), BOTH_FIT},
-    {"merge sort of 16-byte custom keys", QUERY_SORT, CLGPU_TYPE_UINT8, CLGPU_ALGORITHM_MERGE, 16, 0,
-     SIZE_MAX / 16 + 1, BOTH_OVERFLOW},
+    {"merge sort of 16-byte custom keys", QUERY_SORT, CLGPU_TYPE_UINT8, CLGPU_ALGORITHM_MERGE, 16,
+     0, TWO_TO(59), BOTH_FIT},
+    {"merge sort of 16-byte custom keys", QUERY_SORT, CLGPU_TYPE_UINT8, CLGPU_ALGORITHM_MERGE, 16,
+     0, SIZE_MAX / 16 + 1, BOTH_OVERFLOW},
     /* Sort permutations: staged keys, alternate keys and indices. */
     {"radix permutation of uint keys, ulong", QUERY_PERMUTATION, CLGPU_TYPE_UINT32,
      CLGPU_ALGORITHM_RADIX, 0, 8, TWO_TO(59), BOTH_FIT},

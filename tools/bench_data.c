@@ -380,10 +380,10 @@ const host_type bench_host_types[] = {
                     KIND_FLOAT),
     HOST_TYPE_ENTRY(int32, CLGPU_TYPE_INT32, 4, 0, "x < -1717986918", KEY_ONES, generate_32,
                     KIND_SIGNED),
-    HOST_TYPE_ENTRY(uint64, CLGPU_TYPE_UINT64, 8, 0, "x < 1844674407370955162UL", KEY_ONES, generate_64,
-                    KIND_UNSIGNED),
-    HOST_TYPE_ENTRY(double, CLGPU_TYPE_DOUBLE, 8, 1, "x < 0.1", KEY_MINUS_ONE_DOUBLE, generate_double,
-                    KIND_FLOAT),
+    HOST_TYPE_ENTRY(uint64, CLGPU_TYPE_UINT64, 8, 0, "x < 1844674407370955162UL", KEY_ONES,
+                    generate_64, KIND_UNSIGNED),
+    HOST_TYPE_ENTRY(double, CLGPU_TYPE_DOUBLE, 8, 1, "x < 0.1", KEY_MINUS_ONE_DOUBLE,
+                    generate_double, KIND_FLOAT),
 };
 _Static_assert(sizeof bench_host_types / sizeof bench_host_types[0] == NUM_HOST_TYPES,
                "NUM_HOST_TYPES counts bench_host_types");

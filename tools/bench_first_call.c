@@ -170,8 +170,8 @@ int bench_command_first_call_child(int argc, char **argv) {
   size_t a = 0;
   while (a < 3 && strcmp(argv[5], clgpu_shape_name(shapes[a])) != 0) a++;
   if (a == 3)
-    return bench_usage_error(&bench_tool_command,
-                             FIRST_CALL_CHILD ": internal; unknown shape '%s'", argv[5]);
+    return bench_usage_error(&bench_tool_command, FIRST_CALL_CHILD ": internal; unknown shape '%s'",
+                             argv[5]);
   o.call_shape = shapes[a];
   const char *folder = argv[6], *label = argv[7];
   /* The progress line goes over the parent's, with its prefix. */

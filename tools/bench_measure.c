@@ -671,7 +671,8 @@ int bench_prepare_case(bench_case *c) {
   if (status == CLGPU_SUCCESS) {
     status = clgpu_array_1d(c->d_result, 0, CLGPU_TYPE_UINT64, 1, &c->v_count64);
   }
-  if (status == CLGPU_SUCCESS) status = clgpu_array_1d(c->d_count, 0, CLGPU_TYPE_UINT64, 1, &c->v_count);
+  if (status == CLGPU_SUCCESS)
+    status = clgpu_array_1d(c->d_count, 0, CLGPU_TYPE_UINT64, 1, &c->v_count);
   if (status == CLGPU_SUCCESS) {
     clgpu_slice reverse = {CLGPU_SLICE_BEGIN, CLGPU_SLICE_END, -1};
     status = clgpu_array_slice(&c->v_in, &reverse, &c->v_reversed);

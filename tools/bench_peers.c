@@ -184,7 +184,8 @@ clgpu_status bench_setup_peer_views(bench_case *c, int op, result *row) {
   }
   c->layout.first = v->offset / t->size;
   c->count = clgpu_array_count(v);
-  status = clgpu_array_nd(c->d_out, 0, t->type, v->rank, v->shape, CLGPU_ORDER_ROW_MAJOR, &c->op_dst);
+  status =
+      clgpu_array_nd(c->d_out, 0, t->type, v->rank, v->shape, CLGPU_ORDER_ROW_MAJOR, &c->op_dst);
   if (status == CLGPU_SUCCESS) status = clgpu_array_1d(c->d_in, 0, t->type, c->count, &c->peer_src);
   if (status == CLGPU_SUCCESS) {
     status = clgpu_array_1d(c->d_peer_out, 0, t->type, c->count, &c->peer_dst);
@@ -214,7 +215,8 @@ clgpu_status bench_create_op_kernel(bench_case *c, int op) {
     return clgpu_elementwise_create(c->context, "y = a * x + z", 4, args, NULL, &c->kernel);
   }
   if (op == OP_ELEMENTWISE_STRIDED || op == OP_ELEMENTWISE_TRANSPOSED) {
-    const clgpu_elementwise_arg args[] = {{"y", CLGPU_ARG_OUT, t->type}, {"x", CLGPU_ARG_IN, t->type}};
+    const clgpu_elementwise_arg args[] = {{"y", CLGPU_ARG_OUT, t->type},
+                                          {"x", CLGPU_ARG_IN, t->type}};
     return clgpu_elementwise_create(c->context, "y = x * x", 2, args, NULL, &c->kernel);
   }
   return CLGPU_SUCCESS;

@@ -34,7 +34,8 @@
  *     if (status == CLGPU_SUCCESS)
  *       status = clgpu_buffer_create(context, CL_MEM_READ_WRITE, 12 * sizeof(cl_float), &buffer);
  *     if (status == CLGPU_SUCCESS)
- *       status = clgpu_array_nd(buffer, 0, CLGPU_TYPE_FLOAT, 2, shape, CLGPU_ORDER_ROW_MAJOR, &matrix);
+ *       status = clgpu_array_nd(buffer, 0, CLGPU_TYPE_FLOAT, 2, shape, CLGPU_ORDER_ROW_MAJOR,
+ *                               &matrix);
  *     if (status == CLGPU_SUCCESS) status = clgpu_array_slice(&matrix, rows, &every_other_row);
  *     if (status == CLGPU_SUCCESS) status = clgpu_array_transpose(&matrix, &transposed);
  *     if (status == CLGPU_SUCCESS)

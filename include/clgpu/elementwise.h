@@ -35,7 +35,6 @@
  *     clgpu_context *context = NULL;
  *     clgpu_elementwise *kernel = NULL;
  *     cl_mem x_buffer = NULL, y_buffer = NULL;
- *     clgpu_array x, y;
  *     clgpu_status status = clgpu_context_create(NULL, &context);
  *     if (status == CLGPU_SUCCESS)
  *       status = clgpu_elementwise_create(context, "y = a * x + sin(x)", 3, args, NULL, &kernel);
@@ -43,8 +42,8 @@
  *       status = clgpu_buffer_create(context, CL_MEM_READ_WRITE, 1000 * sizeof(float), &x_buffer);
  *     if (status == CLGPU_SUCCESS)
  *       status = clgpu_buffer_create(context, CL_MEM_READ_WRITE, 1000 * sizeof(float), &y_buffer);
- *     if (status == CLGPU_SUCCESS) status = clgpu_array_1d(x_buffer, 0, CLGPU_TYPE_FLOAT, 1000, &x);
- *     if (status == CLGPU_SUCCESS) status = clgpu_array_1d(y_buffer, 0, CLGPU_TYPE_FLOAT, 1000, &y);
+ *     clgpu_array x = clgpu_array_of(x_buffer, CLGPU_TYPE_FLOAT, 1000); // checked at use
+ *     clgpu_array y = clgpu_array_of(y_buffer, CLGPU_TYPE_FLOAT, 1000);
  *     if (status == CLGPU_SUCCESS) {
  *       float start = 0.0f, step = 0.001f;
  *       status = clgpu_iota(context, &x, &start, &step, 0, NULL, NULL);

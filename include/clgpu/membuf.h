@@ -40,7 +40,8 @@
  *     if (status == CLGPU_SUCCESS)
  *       status = clgpu_membuf_set_move_report(context, count_bytes, &moved);
  *     if (status == CLGPU_SUCCESS)
- *       status = clgpu_membuf_create_fixed(context, CLGPU_TYPE_FLOAT, storage, 8, 8, NULL, &buffer);
+ *       status =
+ *           clgpu_membuf_create_fixed(context, CLGPU_TYPE_FLOAT, storage, 8, 8, NULL, &buffer);
  *     if (status == CLGPU_SUCCESS)
  *       status = clgpu_membuf_device_array(buffer, CLGPU_ACCESS_WRITE_ONLY, 0, NULL, NULL, &view);
  *     if (status == CLGPU_SUCCESS) {

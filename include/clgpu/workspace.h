@@ -41,7 +41,8 @@
  *     if (status == CLGPU_SUCCESS) status = clgpu_workspace_create(context, &report, &workspace);
  *     if (status == CLGPU_SUCCESS)
  *       status = clgpu_buffer_create(context, CL_MEM_READ_WRITE, 1000 * sizeof(cl_int), &buffer);
- *     if (status == CLGPU_SUCCESS) status = clgpu_array_1d(buffer, 0, CLGPU_TYPE_INT32, 1000, &input);
+ *     if (status == CLGPU_SUCCESS)
+ *       status = clgpu_array_1d(buffer, 0, CLGPU_TYPE_INT32, 1000, &input);
  *     if (status == CLGPU_SUCCESS) {
  *       cl_int start = -500, step = 1;
  *       status = clgpu_iota(context, &input, &start, &step, 0, NULL, NULL);

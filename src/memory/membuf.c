@@ -84,7 +84,7 @@ void clgpu_move_report_stderr(void *user, const clgpu_move_report *report) {
 }
 
 clgpu_status clgpu_membuf_set_move_report(clgpu_context *context, clgpu_move_report_fn callback,
-                                           void *user) {
+                                          void *user) {
   CLGPU__RETURN_ERROR_IF(!context, CLGPU_INVALID_ARGUMENT,
                          "clgpu_membuf_set_move_report: context must not be NULL");
   if (context->builtins_lock_ready) pthread_mutex_lock(&context->builtins_lock);
@@ -340,11 +340,12 @@ static clgpu_status check_space(const clgpu_membuf *buffer, clgpu_space space, c
 }
 
 static clgpu_status check_access(clgpu_access access, const char *who) {
-  CLGPU__RETURN_ERROR_IF(
-      access != CLGPU_ACCESS_READ_WRITE && access != CLGPU_ACCESS_READ_ONLY && access != CLGPU_ACCESS_WRITE_ONLY,
-      CLGPU_INVALID_ARGUMENT,
-      "%s: access %d is not CLGPU_ACCESS_READ_WRITE, CLGPU_ACCESS_READ_ONLY or CLGPU_ACCESS_WRITE_ONLY", who,
-      (int)access);
+  CLGPU__RETURN_ERROR_IF(access != CLGPU_ACCESS_READ_WRITE && access != CLGPU_ACCESS_READ_ONLY &&
+                             access != CLGPU_ACCESS_WRITE_ONLY,
+                         CLGPU_INVALID_ARGUMENT,
+                         "%s: access %d is not CLGPU_ACCESS_READ_WRITE, CLGPU_ACCESS_READ_ONLY or "
+                         "CLGPU_ACCESS_WRITE_ONLY",
+                         who, (int)access);
   return CLGPU_SUCCESS;
 }
 

@@ -137,17 +137,17 @@ static clgpu_status check_report(const clgpu_workspace_size *report, const char 
   for (unsigned p = 0; p < report->num_parts; p++) {
     const clgpu_workspace_part *part = &report->parts[p];
     int sort = part->operation == CLGPU_OPERATION_SORT;
-    CLGPU__RETURN_ERROR_IF(strcmp(clgpu_operation_name(part->operation), "invalid") == 0 ||
-                               (part->shape != CLGPU_SHAPE_CHUNKED &&
-                                part->shape != CLGPU_SHAPE_TILED) ||
-                               (sort ? part->algorithm != CLGPU_ALGORITHM_RADIX &&
-                                           part->algorithm != CLGPU_ALGORITHM_MERGE
-                                     : part->algorithm != CLGPU_ALGORITHM_AUTO),
-                           CLGPU_INVALID_ARGUMENT,
-                           "%s: part %u of the report has an unknown operation, an "
-                           "unresolved shape, or an algorithm its operation does not have "
-                           "(operation %d, shape %d, algorithm %d)",
-                           who, p, (int)part->operation, (int)part->shape, (int)part->algorithm);
+    CLGPU__RETURN_ERROR_IF(
+        strcmp(clgpu_operation_name(part->operation), "invalid") == 0 ||
+            (part->shape != CLGPU_SHAPE_CHUNKED && part->shape != CLGPU_SHAPE_TILED) ||
+            (sort ? part->algorithm != CLGPU_ALGORITHM_RADIX &&
+                        part->algorithm != CLGPU_ALGORITHM_MERGE
+                  : part->algorithm != CLGPU_ALGORITHM_AUTO),
+        CLGPU_INVALID_ARGUMENT,
+        "%s: part %u of the report has an unknown operation, an "
+        "unresolved shape, or an algorithm its operation does not have "
+        "(operation %d, shape %d, algorithm %d)",
+        who, p, (int)part->operation, (int)part->shape, (int)part->algorithm);
     CLGPU__RETURN_ERROR_IF(
         p == 0 ? part->parent != -1 : (part->parent < 0 || part->parent >= (int)p),
         CLGPU_INVALID_ARGUMENT, "%s: part %u of the report has parent %d", who, p, part->parent);
@@ -355,8 +355,8 @@ static clgpu_status check_workspace(clgpu_context *context, const clgpu_workspac
   }
   if (!workspace->buffer) return CLGPU_SUCCESS;
   clgpu_array region;
-  clgpu_status status =
-      clgpu__array_1d(workspace->buffer, workspace->offset, CLGPU_TYPE_UINT8, workspace->size, &region);
+  clgpu_status status = clgpu__array_1d(workspace->buffer, workspace->offset, CLGPU_TYPE_UINT8,
+                                        workspace->size, &region);
   if (status != CLGPU_SUCCESS) {
     clgpu__append_error(" (%s: the workspace's region)", who);
     return status;

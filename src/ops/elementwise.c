@@ -165,10 +165,9 @@ static clgpu_status check_declaration(const clgpu_context *context, size_t num_a
     CLGPU__RETURN_ERROR_IF(clgpu__type_size(args[a].type) == 0, CLGPU_INVALID_ARGUMENT,
                            "%s: argument \"%s\" has an unknown type %d", who, name,
                            (int)args[a].type);
-    CLGPU__RETURN_ERROR_IF(args[a].type == CLGPU_TYPE_OPAQUE, CLGPU_TYPE_MISMATCH,
-                           "%s: argument \"%s\" holds opaque bytes (CLGPU_TYPE_OPAQUE), which "
-                           "are moved but never computed on",
-                           who, name);
+    char shown[96];
+    snprintf(shown, sizeof shown, "argument \"%s\"", name);
+    CLGPU__FORWARD_IF_ERROR(clgpu__check_arithmetic_type(args[a].type, who, shown));
     CLGPU__RETURN_ERROR_IF(kind == CLGPU_ARG_SCALAR && args[a].type == CLGPU_TYPE_HALF,
                            CLGPU_INVALID_ARGUMENT,
                            "%s: scalar \"%s\" is half; declare it float (half arrays compute "

@@ -70,11 +70,11 @@ static clgpu_status check_outputs(const clgpu_context *context, const clgpu_arra
                                   const clgpu_array *indices, const clgpu_array *count,
                                   const char *who) {
   CLGPU__FORWARD_IF_ERROR(clgpu__check_view(indices, who, "indices"));
-  CLGPU__RETURN_ERROR_IF(indices->type != CLGPU_TYPE_UINT32 && indices->type != CLGPU_TYPE_UINT64,
-                         CLGPU_TYPE_MISMATCH,
-                         "%s: the indices must be uint (CLGPU_TYPE_UINT32) or ulong (CLGPU_TYPE_UINT64), "
-                         "not %s",
-                         who, clgpu__type_cl_name(indices->type));
+  CLGPU__RETURN_ERROR_IF(
+      indices->type != CLGPU_TYPE_UINT32 && indices->type != CLGPU_TYPE_UINT64, CLGPU_TYPE_MISMATCH,
+      "%s: the indices must be uint (CLGPU_TYPE_UINT32) or ulong (CLGPU_TYPE_UINT64), "
+      "not %s",
+      who, clgpu__type_cl_name(indices->type));
   CLGPU__RETURN_ERROR_IF(indices->rank != 1, CLGPU_SHAPE_MISMATCH,
                          "%s: the indices must be a 1-D view, not rank %u", who, indices->rank);
   uint64_t n = clgpu__array_count(input);

@@ -45,7 +45,8 @@ static int is_float_type(clgpu_type type) {
 }
 
 static int is_signed_integer(clgpu_type type) {
-  return type == CLGPU_TYPE_INT8 || type == CLGPU_TYPE_INT16 || type == CLGPU_TYPE_INT32 || type == CLGPU_TYPE_INT64;
+  return type == CLGPU_TYPE_INT8 || type == CLGPU_TYPE_INT16 || type == CLGPU_TYPE_INT32 ||
+         type == CLGPU_TYPE_INT64;
 }
 
 /* The largest and lowest value of an integer type, in OpenCL C. */
@@ -330,10 +331,11 @@ clgpu_status clgpu__scan_spec(const clgpu_scan_op *op, clgpu_type type, const ch
 
 clgpu_status clgpu__check_type_support(const clgpu_context *context, clgpu_type type,
                                        const char *who) {
-  CLGPU__RETURN_ERROR_IF(type == CLGPU_TYPE_DOUBLE && !context->info.has_fp64, CLGPU_UNSUPPORTED_FEATURE,
-                         "%s: double needs cl_khr_fp64, which %s does not report", who,
-                         context->info.name);
-  CLGPU__RETURN_ERROR_IF(type == CLGPU_TYPE_HALF && !context->info.has_fp16, CLGPU_UNSUPPORTED_FEATURE,
+  CLGPU__RETURN_ERROR_IF(
+      type == CLGPU_TYPE_DOUBLE && !context->info.has_fp64, CLGPU_UNSUPPORTED_FEATURE,
+      "%s: double needs cl_khr_fp64, which %s does not report", who, context->info.name);
+  CLGPU__RETURN_ERROR_IF(type == CLGPU_TYPE_HALF && !context->info.has_fp16,
+                         CLGPU_UNSUPPORTED_FEATURE,
                          "%s: arithmetic on half needs cl_khr_fp16, which %s does not report", who,
                          context->info.name);
   return CLGPU_SUCCESS;
@@ -419,8 +421,8 @@ clgpu_status clgpu__enqueue_ranges(clgpu_context *context, clgpu__chain *chain, 
 unsigned clgpu__scan_buffers(clgpu_workspace_size *report, int parent, const clgpu__shape *shape,
                              const clgpu__op_spec *s, uint64_t staged, uint64_t packed,
                              uint64_t totals) {
-  unsigned part = clgpu__report_part(report, CLGPU_OPERATION_SCAN, shape->kind,
-                                     CLGPU_ALGORITHM_AUTO, parent);
+  unsigned part =
+      clgpu__report_part(report, CLGPU_OPERATION_SCAN, shape->kind, CLGPU_ALGORITHM_AUTO, parent);
   unsigned first = clgpu__report_buffer(report, part, "staged_input", s->input, staged);
   clgpu__report_buffer(report, part, "packed_output", s->result, packed);
   clgpu__report_buffer(report, part, "totals", s->accumulator, totals);

@@ -8,15 +8,14 @@
 clgpu_status clgpu__shape_resolve(const clgpu_context *context, const clgpu_call_options *options,
                                   const char *who, clgpu__shape *out) {
   clgpu_shape requested = options ? options->shape : CLGPU_SHAPE_AUTO;
-  CLGPU__RETURN_ERROR_IF(requested != CLGPU_SHAPE_AUTO &&
-                             requested != CLGPU_SHAPE_CHUNKED &&
+  CLGPU__RETURN_ERROR_IF(requested != CLGPU_SHAPE_AUTO && requested != CLGPU_SHAPE_CHUNKED &&
                              requested != CLGPU_SHAPE_TILED,
-                         CLGPU_INVALID_ARGUMENT, "%s: unknown shape %d (CLGPU_SHAPE_AUTO, _CHUNKED or _TILED)", who,
+                         CLGPU_INVALID_ARGUMENT,
+                         "%s: unknown shape %d (CLGPU_SHAPE_AUTO, _CHUNKED or _TILED)", who,
                          (int)requested);
   clgpu_shape algorithm = requested;
   if (algorithm == CLGPU_SHAPE_AUTO) {
-    algorithm =
-        (context->info.type & CL_DEVICE_TYPE_CPU) ? CLGPU_SHAPE_CHUNKED : CLGPU_SHAPE_TILED;
+    algorithm = (context->info.type & CL_DEVICE_TYPE_CPU) ? CLGPU_SHAPE_CHUNKED : CLGPU_SHAPE_TILED;
   }
   size_t group = 1;
   if (algorithm == CLGPU_SHAPE_TILED) {
@@ -42,8 +41,7 @@ static uint64_t loop_limit(const clgpu_context *context) {
 /* Elements one work-item walks when `length` elements are one group's range
  * (a line along an axis, or the second pass over partials). */
 static uint64_t per_item(const clgpu__shape *shape, uint64_t length) {
-  return shape->kind == CLGPU_SHAPE_CHUNKED ? length
-                                                     : clgpu__ceil_div_u64(length, shape->group);
+  return shape->kind == CLGPU_SHAPE_CHUNKED ? length : clgpu__ceil_div_u64(length, shape->group);
 }
 
 /* A line of `length` elements is one group's range (reductions and scans
@@ -72,8 +70,8 @@ clgpu_status clgpu__fit_line(const clgpu_context *context, const char *who, uint
                      "loop iterations with the %s shape, and this device (%s) silently leaves "
                      "a work-item's loops after %llu (the quirks table's loop_iteration_cap)%s",
                      who, (unsigned long long)length, (unsigned long long)per_item(shape, length),
-                     shape->kind == CLGPU_SHAPE_CHUNKED ? "CHUNKED" : "TILED",
-                     context->info.name, (unsigned long long)context->quirks.loop_iteration_cap,
+                     shape->kind == CLGPU_SHAPE_CHUNKED ? "CHUNKED" : "TILED", context->info.name,
+                     (unsigned long long)context->quirks.loop_iteration_cap,
                      shape->kind == CLGPU_SHAPE_CHUNKED
                          ? "; CLGPU_SHAPE_TILED or AUTO splits the line among a group"
                          : "");

@@ -291,10 +291,10 @@ static clgpu_status resolve(clgpu_context *context, const clgpu_sort_spec *spec,
                          "%s: unknown sort algorithm %d (AUTO, RADIX or MERGE)", who,
                          (int)requested);
   clgpu_shape shape = options ? options->shape : CLGPU_SHAPE_AUTO;
-  CLGPU__RETURN_ERROR_IF(shape != CLGPU_SHAPE_AUTO && shape != CLGPU_SHAPE_CHUNKED &&
-                             shape != CLGPU_SHAPE_TILED,
-                         CLGPU_INVALID_ARGUMENT,
-                         "%s: unknown kernel shape %d (AUTO, CHUNKED or TILED)", who, (int)shape);
+  CLGPU__RETURN_ERROR_IF(
+      shape != CLGPU_SHAPE_AUTO && shape != CLGPU_SHAPE_CHUNKED && shape != CLGPU_SHAPE_TILED,
+      CLGPU_INVALID_ARGUMENT, "%s: unknown kernel shape %d (AUTO, CHUNKED or TILED)", who,
+      (int)shape);
   if (requested == CLGPU_ALGORITHM_AUTO) {
     requested = plan->builtin && !spec->compare ? CLGPU_ALGORITHM_RADIX : CLGPU_ALGORITHM_MERGE;
   }
@@ -304,8 +304,7 @@ static clgpu_status resolve(clgpu_context *context, const clgpu_sort_spec *spec,
                          "CLGPU_ALGORITHM_MERGE or AUTO",
                          who);
   if (shape == CLGPU_SHAPE_AUTO) {
-    shape =
-        (context->info.type & CL_DEVICE_TYPE_CPU) ? CLGPU_SHAPE_CHUNKED : CLGPU_SHAPE_TILED;
+    shape = (context->info.type & CL_DEVICE_TYPE_CPU) ? CLGPU_SHAPE_CHUNKED : CLGPU_SHAPE_TILED;
   }
   plan->algorithm = requested;
   plan->shape = shape;
@@ -467,8 +466,8 @@ static clgpu_status lay_out(const clgpu_context *context, sort_plan *plan, const
       "iterations, and %s leaves a work-item's loops after %llu (the "
       "quirks table's loop_iteration_cap), which would give wrong keys",
       who, (unsigned long long)n, plan->algorithm == CLGPU_ALGORITHM_RADIX ? "radix" : "merge",
-      plan->shape == CLGPU_SHAPE_TILED ? "tiled" : "chunked",
-      (unsigned long long)plan_loops(plan), context->info.name, (unsigned long long)cap);
+      plan->shape == CLGPU_SHAPE_TILED ? "tiled" : "chunked", (unsigned long long)plan_loops(plan),
+      context->info.name, (unsigned long long)cap);
   return CLGPU_SUCCESS;
 }
 
@@ -848,7 +847,8 @@ static clgpu_status run_iota(clgpu_context *context, const sort_plan *plan, clgp
   int wide = plan->value_bytes == 8;
   clgpu_array view;
   CLGPU__FORWARD_IF_ERROR(clgpu__array_1d(values.buffer, (size_t)values.at,
-                                          wide ? CLGPU_TYPE_UINT64 : CLGPU_TYPE_UINT32, plan->n, &view));
+                                          wide ? CLGPU_TYPE_UINT64 : CLGPU_TYPE_UINT32, plan->n,
+                                          &view));
   cl_ulong wide_start = 0, wide_step = 1;
   cl_uint start = 0, step = 1;
   cl_event made = NULL;
@@ -896,7 +896,8 @@ static clgpu_status run_sort(clgpu_context *context, const sort_plan *plan, cons
     if (status == CLGPU_SUCCESS) {
       clgpu_array from = *keys;
       if (!plan->builtin)
-        status = clgpu__array_1d(keys->buffer, keys->offset, CLGPU_TYPE_UINT8, (size_t)key_count, &from);
+        status =
+            clgpu__array_1d(keys->buffer, keys->offset, CLGPU_TYPE_UINT8, (size_t)key_count, &from);
       if (status == CLGPU_SUCCESS)
         status = clgpu__chain_copy(context, &chain, &staged_keys, &from, who);
     }
@@ -918,8 +919,8 @@ static clgpu_status run_sort(clgpu_context *context, const sort_plan *plan, cons
       if (status == CLGPU_SUCCESS && !plan->permutation) {
         clgpu_array from = *values;
         if (type == CLGPU_TYPE_UINT8 && values->type != CLGPU_TYPE_UINT8) {
-          status =
-              clgpu__array_1d(values->buffer, values->offset, CLGPU_TYPE_UINT8, (size_t)count, &from);
+          status = clgpu__array_1d(values->buffer, values->offset, CLGPU_TYPE_UINT8, (size_t)count,
+                                   &from);
         }
         if (status == CLGPU_SUCCESS) {
           status = clgpu__chain_copy(context, &chain, &staged_values, &from, who);
@@ -1052,12 +1053,13 @@ static clgpu_status permutation_entry(clgpu_context *context, const clgpu_sort_s
   CLGPU__FORWARD_IF_ERROR(check_keys(context, keys, 0, who, &plan));
   plan.stage_keys = 1; /* the keys are sorted in a copy */
   CLGPU__RETURN_ERROR_IF(
-      permutation->type != CLGPU_TYPE_UINT32 && permutation->type != CLGPU_TYPE_UINT64, CLGPU_TYPE_MISMATCH,
-      "%s: the permutation must be uint (CLGPU_TYPE_UINT32) or ulong (CLGPU_TYPE_UINT64), not %s", who,
-      clgpu__type_cl_name(permutation->type));
+      permutation->type != CLGPU_TYPE_UINT32 && permutation->type != CLGPU_TYPE_UINT64,
+      CLGPU_TYPE_MISMATCH,
+      "%s: the permutation must be uint (CLGPU_TYPE_UINT32) or ulong (CLGPU_TYPE_UINT64), not %s",
+      who, clgpu__type_cl_name(permutation->type));
   CLGPU__RETURN_ERROR_IF(permutation->type == CLGPU_TYPE_UINT32 && plan.n > UINT32_MAX,
-                         CLGPU_TYPE_MISMATCH, "%s: %llu keys need a CLGPU_TYPE_UINT64 permutation", who,
-                         (unsigned long long)plan.n);
+                         CLGPU_TYPE_MISMATCH, "%s: %llu keys need a CLGPU_TYPE_UINT64 permutation",
+                         who, (unsigned long long)plan.n);
   CLGPU__RETURN_ERROR_IF(permutation->shape[0] != plan.n, CLGPU_SHAPE_MISMATCH,
                          "%s: the permutation has %zu elements for %llu keys", who,
                          permutation->shape[0], (unsigned long long)plan.n);
@@ -1100,9 +1102,10 @@ clgpu_status clgpu_sort_permutation_workspace_size_upto(clgpu_context *context,
                                                         clgpu_workspace_size *out) {
   const char *who = "clgpu_sort_permutation_workspace_size_upto";
   CLGPU__RETURN_ERROR_IF(!context || !out, CLGPU_INVALID_ARGUMENT, "%s: NULL argument", who);
-  CLGPU__RETURN_ERROR_IF(permutation_type != CLGPU_TYPE_UINT32 && permutation_type != CLGPU_TYPE_UINT64,
-                         CLGPU_TYPE_MISMATCH,
-                         "%s: the permutation type must be CLGPU_TYPE_UINT32 or CLGPU_TYPE_UINT64", who);
+  CLGPU__RETURN_ERROR_IF(
+      permutation_type != CLGPU_TYPE_UINT32 && permutation_type != CLGPU_TYPE_UINT64,
+      CLGPU_TYPE_MISMATCH,
+      "%s: the permutation type must be CLGPU_TYPE_UINT32 or CLGPU_TYPE_UINT64", who);
   sort_plan plan;
   memset(&plan, 0, sizeof plan);
   plan.permutation = 1;
@@ -1134,9 +1137,10 @@ clgpu_status clgpu_gather(clgpu_context *context, const clgpu_array *destination
   CLGPU__FORWARD_IF_ERROR(check_view(destination, who, "destination"));
   CLGPU__FORWARD_IF_ERROR(clgpu__check_wait_list(context, num_events, wait_list, who));
   CLGPU__RETURN_ERROR_IF(
-      permutation->type != CLGPU_TYPE_UINT32 && permutation->type != CLGPU_TYPE_UINT64, CLGPU_TYPE_MISMATCH,
-      "%s: the permutation must be uint (CLGPU_TYPE_UINT32) or ulong (CLGPU_TYPE_UINT64), not %s", who,
-      clgpu__type_cl_name(permutation->type));
+      permutation->type != CLGPU_TYPE_UINT32 && permutation->type != CLGPU_TYPE_UINT64,
+      CLGPU_TYPE_MISMATCH,
+      "%s: the permutation must be uint (CLGPU_TYPE_UINT32) or ulong (CLGPU_TYPE_UINT64), not %s",
+      who, clgpu__type_cl_name(permutation->type));
   size_t size = clgpu__type_size(source->type);
   CLGPU__RETURN_ERROR_IF(size != clgpu__type_size(destination->type), CLGPU_TYPE_MISMATCH,
                          "%s: source elements of %zu bytes, destination elements of %zu", who, size,

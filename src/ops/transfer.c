@@ -103,8 +103,8 @@ static clgpu_status make_temporary(clgpu_context *context, const clgpu_array *vi
     clgpu__append_error(" (%s: the temporary of %zu bytes to pack the view)", who, bytes);
     return status;
   }
-  status =
-      clgpu__array_nd(*buffer, 0, view->type, view->rank, view->shape, CLGPU_ORDER_ROW_MAJOR, packed);
+  status = clgpu__array_nd(*buffer, 0, view->type, view->rank, view->shape, CLGPU_ORDER_ROW_MAJOR,
+                           packed);
   if (status != CLGPU_SUCCESS) {
     clgpu__buffer_release(context, *buffer);
     *buffer = NULL;

@@ -713,14 +713,15 @@ void keep_view(array_run *pool, const clgpu_array *view) {
 static void seed_views(array_run *pool) {
   clgpu_array view;
   size_t shape[2] = {8, 8};
-  if (clgpu_array_1d(arrays.buffers[BUF_LARGE], 0, CLGPU_TYPE_UINT8, 1000, &view) == CLGPU_SUCCESS) {
+  if (clgpu_array_1d(arrays.buffers[BUF_LARGE], 0, CLGPU_TYPE_UINT8, 1000, &view) ==
+      CLGPU_SUCCESS) {
     keep_view(pool, &view);
   }
   if (clgpu_array_1d(arrays.buffers[BUF_SMALL], 0, CLGPU_TYPE_FLOAT, 64, &view) == CLGPU_SUCCESS) {
     keep_view(pool, &view);
   }
-  if (clgpu_array_nd(arrays.buffers[BUF_SUB], 0, CLGPU_TYPE_INT32, 2, shape, CLGPU_ORDER_ROW_MAJOR, &view) ==
-      CLGPU_SUCCESS) {
+  if (clgpu_array_nd(arrays.buffers[BUF_SUB], 0, CLGPU_TYPE_INT32, 2, shape, CLGPU_ORDER_ROW_MAJOR,
+                     &view) == CLGPU_SUCCESS) {
     keep_view(pool, &view);
   }
   memset(&view, 0, sizeof view);

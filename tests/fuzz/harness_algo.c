@@ -75,7 +75,8 @@ int is_real(clgpu_type type) {
 }
 
 int is_signed_type(clgpu_type type) {
-  return type == CLGPU_TYPE_INT8 || type == CLGPU_TYPE_INT16 || type == CLGPU_TYPE_INT32 || type == CLGPU_TYPE_INT64;
+  return type == CLGPU_TYPE_INT8 || type == CLGPU_TYPE_INT16 || type == CLGPU_TYPE_INT32 ||
+         type == CLGPU_TYPE_INT64;
 }
 
 static uint64_t load_bits(const uint8_t *p, size_t size) {
@@ -193,7 +194,7 @@ uint64_t order_image(const uint8_t *p, clgpu_type type) {
   if (!is_real(type)) return is_signed_type(type) ? bits ^ sign : bits;
   uint64_t infinity = type == CLGPU_TYPE_HALF    ? 0x7c00
                       : type == CLGPU_TYPE_FLOAT ? 0x7f800000
-                                            : 0x7ff0000000000000ull;
+                                                 : 0x7ff0000000000000ull;
   if ((bits & ~sign) > infinity) bits &= ~sign;
   return bits & sign ? ~bits & mask : bits | sign;
 }

@@ -113,7 +113,7 @@ static void membuf_reports_on(void) {
   for (size_t i = 0; i < COUNT_OF(report_targets); i++) {
     report_targets[i].on = 1;
     if (clgpu_membuf_set_move_report(report_targets[i].context, membuf_report,
-                                      &report_targets[i]) != CLGPU_SUCCESS) {
+                                     &report_targets[i]) != CLGPU_SUCCESS) {
       setup_failed("clgpu_membuf_set_move_report", 0);
     }
   }

@@ -56,8 +56,8 @@ void op_algo_elementwise_create(fuzz_run *run) {
   clgpu_context *context = take_algo_context(in);
   int config = take_byte(in) % COUNT_OF(elementwise_configs);
   const elementwise_config *fixed = &elementwise_configs[config];
-  static const clgpu_type types[] = {CLGPU_TYPE_INT32, CLGPU_TYPE_FLOAT, CLGPU_TYPE_UINT8, CLGPU_TYPE_INT64,
-                                     CLGPU_TYPE_HALF,  CLGPU_TYPE_UINT16};
+  static const clgpu_type types[] = {CLGPU_TYPE_INT32, CLGPU_TYPE_FLOAT, CLGPU_TYPE_UINT8,
+                                     CLGPU_TYPE_INT64, CLGPU_TYPE_HALF,  CLGPU_TYPE_UINT16};
   clgpu_type type = types[take_byte(in) % COUNT_OF(types)];
   clgpu_elementwise_arg args[CLGPU_ELEMENTWISE_MAX_ARGS + 2];
   const char *names[3] = {fixed->names[0], fixed->names[1], fixed->names[2]};
@@ -353,7 +353,8 @@ void op_algo_builtin(fuzz_run *run) {
   if (broadcast_output(&out)) call.must_fail = 1;
   uint8_t alpha[8], beta[8];
   clgpu_type scalar_type = type == CLGPU_TYPE_HALF ? CLGPU_TYPE_FLOAT : type;
-  if (which == 3 && out.made) scalar_type = out.view.type == CLGPU_TYPE_HALF ? CLGPU_TYPE_FLOAT : out.view.type;
+  if (which == 3 && out.made)
+    scalar_type = out.view.type == CLGPU_TYPE_HALF ? CLGPU_TYPE_FLOAT : out.view.type;
   if (which == 4 && out.made) scalar_type = out.view.type;
   int alpha_value = take_byte(in) % 7 - 3, beta_value = take_byte(in) % 7 - 3;
   if (!is_signed_type(scalar_type) && !is_real(scalar_type)) {
@@ -414,12 +415,12 @@ void op_algo_builtin(fuzz_run *run) {
       }
     } else if (which == 2) {
       double a = element_real(px, x.view.type), b = element_real(py, x.view.type);
-      int result = comparison == CLGPU_COMPARE_LESS            ? a < b
-                   : comparison == CLGPU_COMPARE_LESS_EQUAL    ? a <= b
-                   : comparison == CLGPU_COMPARE_EQUAL         ? a == b
-                   : comparison == CLGPU_COMPARE_NOT_EQUAL     ? a != b
-                   : comparison == CLGPU_COMPARE_GREATER       ? a > b
-                                                       : a >= b;
+      int result = comparison == CLGPU_COMPARE_LESS         ? a < b
+                   : comparison == CLGPU_COMPARE_LESS_EQUAL ? a <= b
+                   : comparison == CLGPU_COMPARE_EQUAL      ? a == b
+                   : comparison == CLGPU_COMPARE_NOT_EQUAL  ? a != b
+                   : comparison == CLGPU_COMPARE_GREATER    ? a > b
+                                                            : a >= b;
       store_int(target, CLGPU_TYPE_UINT8, (uint64_t)result);
     } else if (which == 3) {
       if (is_real(t)) {

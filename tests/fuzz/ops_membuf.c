@@ -72,7 +72,8 @@ static const char *const membuf_type_name_words[] = {
 };
 
 static int valid_access(clgpu_access access) {
-  return access == CLGPU_ACCESS_READ_WRITE || access == CLGPU_ACCESS_READ_ONLY || access == CLGPU_ACCESS_WRITE_ONLY;
+  return access == CLGPU_ACCESS_READ_WRITE || access == CLGPU_ACCESS_READ_ONLY ||
+         access == CLGPU_ACCESS_WRITE_ONLY;
 }
 
 /* Mostly the two spaces; 0 (not a space), 3, -1 and any int. */

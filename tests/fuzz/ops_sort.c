@@ -229,9 +229,9 @@ static void algo_sort(fuzz_run *run, int permutation) {
   const custom_key *custom = request.order.kind == 2 ? request.order.custom : NULL;
   view_wish wish = wish_1d(key_type, n, ALG_A);
   if (custom) {
-    wish.type = custom->real ? CLGPU_TYPE_FLOAT
+    wish.type = custom->real                             ? CLGPU_TYPE_FLOAT
                 : strcmp(custom->type, "fuzz_wide") == 0 ? CLGPU_TYPE_INT64
-                                                          : CLGPU_TYPE_INT32;
+                                                         : CLGPU_TYPE_INT32;
     wish.shape[0] = n * (custom->size / clgpu_type_size(wish.type));
   }
   take_algo_view(in, pool, wish, &keys);
@@ -359,14 +359,15 @@ void op_algo_gather(fuzz_run *run) {
   size_t source_n = take_byte(in) % (ALGO_MAX_N + 1);
   clgpu_type type = take_algo_type(in);
   algo_view permutation, source, destination;
-  take_algo_view(in, pool, wish_1d(take_byte(in) % 2 ? CLGPU_TYPE_UINT32 : CLGPU_TYPE_UINT64, n, ALG_A),
+  take_algo_view(in, pool,
+                 wish_1d(take_byte(in) % 2 ? CLGPU_TYPE_UINT32 : CLGPU_TYPE_UINT64, n, ALG_A),
                  &permutation);
   take_algo_view(in, pool, wish_1d(type, source_n, ALG_B), &source);
   take_algo_view(in, pool, wish_1d(type, n, take_byte(in) % 4 ? ALG_C : ALG_B), &destination);
   write_values(&source, take_byte(in), 1);
   uint8_t spread = take_byte(in);
-  if (permutation.made && (permutation.view.type == CLGPU_TYPE_UINT32 ||
-                           permutation.view.type == CLGPU_TYPE_UINT64)) {
+  if (permutation.made &&
+      (permutation.view.type == CLGPU_TYPE_UINT32 || permutation.view.type == CLGPU_TYPE_UINT64)) {
     uint32_t state = spread * 2654435761u + 1;
     for (size_t k = 0; k < permutation.count; k++) {
       state = state * 1103515245u + 12345u;

@@ -5,6 +5,7 @@
 
 #include "call.h"
 #include "opencl.h"
+#include "shape.h"
 
 clgpu__place clgpu__scratch_place(const clgpu__scratch *scratch, unsigned index) {
   cl_mem buffer = NULL;
@@ -83,4 +84,56 @@ clgpu_status clgpu__axis_last(const clgpu_array *array, unsigned axis, clgpu_arr
   }
   axes[at] = axis;
   return clgpu__array_permute(array, axes, out);
+}
+
+clgpu__call clgpu__call_make(const char *who, const clgpu_array *input, const clgpu_array *output,
+                             const clgpu_call_options *options, cl_uint num_events,
+                             const cl_event *wait_list, cl_event *event) {
+  clgpu__call call = {.who = who,
+                      .input = input,
+                      .axis = CLGPU_ALL_AXES,
+                      .output = output,
+                      .options = options,
+                      .num_events = num_events,
+                      .wait_list = wait_list,
+                      .event = event};
+  return call;
+}
+
+clgpu_status clgpu__query_or_run(clgpu_context *context, const clgpu__family *family,
+                                 const clgpu__call *call, void *plan, clgpu_workspace_size *query) {
+  const char *who = call->who;
+  CLGPU__RETURN_ERROR_IF(!context, CLGPU_INVALID_ARGUMENT, "%s: context is NULL", who);
+  CLGPU__FORWARD_IF_ERROR(clgpu__check_view(call->input, who, "input"));
+  CLGPU__FORWARD_IF_ERROR(clgpu__check_wait_list(context, call->num_events, call->wait_list, who));
+  CLGPU__FORWARD_IF_ERROR(family->plan(context, call, plan));
+  clgpu_status status = CLGPU_SUCCESS;
+  if (query) {
+    memcpy(query, (const char *)plan + family->report_offset, sizeof *query);
+  } else {
+    status = family->run(context, plan, call);
+  }
+  if (family->release) family->release(plan);
+  return status;
+}
+
+clgpu_status clgpu__query_upto(clgpu_context *context, const clgpu__family *family,
+                               clgpu__call *call, clgpu_type type, uint64_t max_n, int in_place,
+                               void *plan, clgpu_workspace_size *out) {
+  const char *who = call->who;
+  CLGPU__RETURN_ERROR_IF(!context || !out, CLGPU_INVALID_ARGUMENT, "%s: NULL argument", who);
+  CLGPU__RETURN_ERROR_IF(clgpu__type_size(type) == 0, CLGPU_INVALID_ARGUMENT, "%s: unknown type %d",
+                         who, (int)type);
+  clgpu_array largest = clgpu__upto_view(type, max_n);
+  call->input = &largest;
+  call->output = in_place ? &largest : NULL;
+  call->axis = CLGPU_ALL_AXES;
+  clgpu_status status = family->plan(context, call, plan);
+  if (status != CLGPU_SUCCESS) {
+    clgpu__append_max_n(max_n);
+    return status;
+  }
+  memcpy(out, (const char *)plan + family->report_offset, sizeof *out);
+  if (family->release) family->release(plan);
+  return CLGPU_SUCCESS;
 }

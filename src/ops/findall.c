@@ -1,5 +1,6 @@
 /* findall (findall.h): checks, plan, enqueueing. Its counts are scanned by
  * the scan kernels of reduce_program.c. */
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -131,11 +132,13 @@ static clgpu_status plan_findall(clgpu_context *context, const clgpu_array *inpu
   return status;
 }
 
-static clgpu_status run_findall(clgpu_context *context, findall_plan *plan,
-                                const clgpu_array *indices, const clgpu_array *count,
-                                const clgpu_call_options *options, cl_uint num_events,
-                                const cl_event *wait_list, cl_event *event, uint64_t *host,
-                                const char *who) {
+static clgpu_status run_findall(clgpu_context *context, void *planned, const clgpu__call *call) {
+  findall_plan *plan = planned;
+  const clgpu_array *indices = call->output, *count = call->count;
+  const clgpu_call_options *options = call->options;
+  cl_event *event = call->event;
+  uint64_t *host = call->host;
+  const char *who = call->who;
   clgpu__argument arguments[] = {{&plan->input, "input"}, {indices, "indices"}, {count, "count"}};
   clgpu__scratch scratch;
   CLGPU__FORWARD_IF_ERROR(clgpu__scratch_acquire(
@@ -164,7 +167,7 @@ static clgpu_status run_findall(clgpu_context *context, findall_plan *plan,
   }
 
   clgpu__chain chain;
-  clgpu__chain_begin(&chain, num_events, wait_list);
+  clgpu__chain_begin(&chain, call->num_events, call->wait_list);
   clgpu__place in = {0}, counted = {0}, total = {0}, out = {0};
   if (status == CLGPU_SUCCESS) {
     status = clgpu__input_place(context, &chain, &scratch, FINDALL_PACKED_INPUT, plan->pack_input,
@@ -231,38 +234,31 @@ static clgpu_status run_findall(clgpu_context *context, findall_plan *plan,
   return clgpu__finish_call(context, status, &chain, event, &held, &scratch);
 }
 
-static clgpu_status findall_entry(clgpu_context *context, const clgpu_array *input,
-                                  const char *predicate, const clgpu_array *indices,
-                                  const clgpu_array *count, const clgpu_call_options *options,
-                                  cl_uint num_events, const cl_event *wait_list, cl_event *event,
-                                  clgpu_workspace_size *query, uint64_t *host, const char *who) {
-  CLGPU__RETURN_ERROR_IF(!context, CLGPU_INVALID_ARGUMENT, "%s: context is NULL", who);
-  CLGPU__FORWARD_IF_ERROR(clgpu__check_view(input, who, "input"));
-  CLGPU__RETURN_ERROR_IF(!indices, CLGPU_INVALID_ARGUMENT, "%s: indices is NULL", who);
-  CLGPU__FORWARD_IF_ERROR(clgpu__check_wait_list(context, num_events, wait_list, who));
-  findall_plan plan;
-  CLGPU__FORWARD_IF_ERROR(
-      plan_findall(context, input, predicate, indices, count, options, who, &plan));
-  clgpu_status status = CLGPU_SUCCESS;
-  if (query) {
-    *query = plan.report;
-  } else {
-    status = run_findall(context, &plan, indices, count, options, num_events, wait_list, event,
-                         host, who);
-  }
-  findall_free(&plan);
-  return status;
+/* The family of findall: the predicate, the indices (call->output) and the
+ * count view, or the host count (call->host) of the _read form. */
+static clgpu_status findall_call_plan(clgpu_context *context, const clgpu__call *call, void *out) {
+  return plan_findall(context, call->input, call->predicate, call->output, call->count,
+                      call->options, call->who, out);
 }
+
+static void findall_call_release(void *plan) { findall_free(plan); }
+
+static const clgpu__family findall_family = {findall_call_plan, run_findall, findall_call_release,
+                                             offsetof(findall_plan, report)};
 
 clgpu_status clgpu_findall(clgpu_context *context, const char *predicate,
                            const clgpu_array *indices, const clgpu_array *count,
                            const clgpu_array *input, const clgpu_call_options *options,
                            cl_uint num_events, const cl_event *wait_list, cl_event *event) {
   const char *who = "clgpu_findall";
+  CLGPU__RETURN_ERROR_IF(!indices, CLGPU_INVALID_ARGUMENT, "%s: indices is NULL", who);
   CLGPU__RETURN_ERROR_IF(!count, CLGPU_INVALID_ARGUMENT,
                          "%s: count is NULL (clgpu_findall_read takes none)", who);
-  return findall_entry(context, input, predicate, indices, count, options, num_events, wait_list,
-                       event, NULL, NULL, who);
+  clgpu__call call = clgpu__call_make(who, input, indices, options, num_events, wait_list, event);
+  call.predicate = predicate;
+  call.count = count;
+  findall_plan plan;
+  return clgpu__query_or_run(context, &findall_family, &call, &plan, NULL);
 }
 
 clgpu_status clgpu_findall_workspace_size(clgpu_context *context, const char *predicate,
@@ -272,27 +268,21 @@ clgpu_status clgpu_findall_workspace_size(clgpu_context *context, const char *pr
                                           clgpu_workspace_size *out) {
   const char *who = "clgpu_findall_workspace_size";
   CLGPU__RETURN_ERROR_IF(!out, CLGPU_INVALID_ARGUMENT, "%s: out is NULL", who);
-  return findall_entry(context, input, predicate, indices, count, options, 0, NULL, NULL, out, NULL,
-                       who);
+  CLGPU__RETURN_ERROR_IF(!indices, CLGPU_INVALID_ARGUMENT, "%s: indices is NULL", who);
+  clgpu__call call = clgpu__call_make(who, input, indices, options, 0, NULL, NULL);
+  call.predicate = predicate;
+  call.count = count;
+  findall_plan plan;
+  return clgpu__query_or_run(context, &findall_family, &call, &plan, out);
 }
 
 clgpu_status clgpu_findall_workspace_size_upto(clgpu_context *context, clgpu_type type,
                                                uint64_t max_n, const clgpu_call_options *options,
                                                clgpu_workspace_size *out) {
-  const char *who = "clgpu_findall_workspace_size_upto";
-  CLGPU__RETURN_ERROR_IF(!context || !out, CLGPU_INVALID_ARGUMENT, "%s: NULL argument", who);
-  CLGPU__RETURN_ERROR_IF(clgpu__type_size(type) == 0, CLGPU_INVALID_ARGUMENT, "%s: unknown type %d",
-                         who, (int)type);
-  clgpu_array largest = clgpu__upto_view(type, max_n);
+  clgpu__call call =
+      clgpu__call_make("clgpu_findall_workspace_size_upto", NULL, NULL, options, 0, NULL, NULL);
   findall_plan plan;
-  clgpu_status status = plan_findall(context, &largest, NULL, NULL, NULL, options, who, &plan);
-  if (status != CLGPU_SUCCESS) {
-    clgpu__append_max_n(max_n);
-    return status;
-  }
-  *out = plan.report;
-  findall_free(&plan);
-  return CLGPU_SUCCESS;
+  return clgpu__query_upto(context, &findall_family, &call, type, max_n, 0, &plan, out);
 }
 
 clgpu_status clgpu_findall_read(clgpu_context *context, const char *predicate,
@@ -301,6 +291,11 @@ clgpu_status clgpu_findall_read(clgpu_context *context, const char *predicate,
                                 const clgpu_call_options *options) {
   const char *who = "clgpu_findall_read";
   CLGPU__RETURN_ERROR_IF(!count, CLGPU_INVALID_ARGUMENT, "%s: count is NULL", who);
-  return findall_entry(context, input, predicate, indices, count_view, options, 0, NULL, NULL, NULL,
-                       count, who);
+  CLGPU__RETURN_ERROR_IF(!indices, CLGPU_INVALID_ARGUMENT, "%s: indices is NULL", who);
+  clgpu__call call = clgpu__call_make(who, input, indices, options, 0, NULL, NULL);
+  call.predicate = predicate;
+  call.count = count_view;
+  call.host = count;
+  findall_plan plan;
+  return clgpu__query_or_run(context, &findall_family, &call, &plan, NULL);
 }

@@ -1,4 +1,5 @@
 /* Reductions and count_if (reduce.h): checks, plan, enqueueing. */
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -182,12 +183,15 @@ static clgpu_status plan_reduce(clgpu_context *context, clgpu__op_spec *taken,
  * results), or into the workspace's "result" when `result` is NULL. When
  * `host` is not NULL, read the result there, blocking, before the scratch is
  * given back. */
-static clgpu_status run_reduce(clgpu_context *context, reduce_plan *plan, const clgpu_array *input,
-                               const clgpu_array *output, const clgpu_call_options *options,
-                               cl_uint num_events, const cl_event *wait_list, cl_event *event,
-                               void *host, const char *who) {
+static clgpu_status run_reduce(clgpu_context *context, void *planned, const clgpu__call *call) {
+  reduce_plan *plan = planned;
+  const clgpu_array *input = call->input, *output = call->output;
+  const clgpu_call_options *options = call->options;
+  cl_event *event = call->event;
+  void *host = call->host;
+  const char *who = call->who;
   clgpu__chain chain;
-  clgpu__chain_begin(&chain, num_events, wait_list);
+  clgpu__chain_begin(&chain, call->num_events, call->wait_list);
   if (plan->rows == 0) return clgpu__chain_end(context, &chain, event);
 
   clgpu__argument arguments[] = {{input, "input"}, {output, "output"}};
@@ -287,13 +291,6 @@ static clgpu_status run_reduce(clgpu_context *context, reduce_plan *plan, const 
   return clgpu__finish_call(context, status, &chain, event, &held, &scratch);
 }
 
-static clgpu_status check_reduce_entry(const clgpu_context *context, const clgpu_reduce_op *op,
-                                       const clgpu_array *input, const char *who) {
-  CLGPU__RETURN_ERROR_IF(!context, CLGPU_INVALID_ARGUMENT, "%s: context is NULL", who);
-  CLGPU__RETURN_ERROR_IF(!op, CLGPU_INVALID_ARGUMENT, "%s: op is NULL", who);
-  return clgpu__check_view(input, who, "input");
-}
-
 clgpu_type clgpu_reduce_result_type(const clgpu_reduce_op *op, clgpu_type input_type) {
   if (!op || clgpu__type_size(input_type) == 0 || input_type == CLGPU_TYPE_OPAQUE)
     return (clgpu_type)0;
@@ -316,47 +313,38 @@ clgpu_type clgpu_reduce_result_type(const clgpu_reduce_op *op, clgpu_type input_
   return (clgpu_type)0;
 }
 
-static clgpu_status reduce_entry(clgpu_context *context, const clgpu_reduce_op *op,
-                                 const char *predicate, const clgpu_array *input, int axis,
-                                 const clgpu_array *output, const clgpu_call_options *options,
-                                 cl_uint num_events, const cl_event *wait_list, cl_event *event,
-                                 clgpu_workspace_size *query, void *host, const char *who) {
-  if (op) {
-    CLGPU__FORWARD_IF_ERROR(check_reduce_entry(context, op, input, who));
-  } else {
-    CLGPU__RETURN_ERROR_IF(!context, CLGPU_INVALID_ARGUMENT, "%s: context is NULL", who);
-    CLGPU__FORWARD_IF_ERROR(clgpu__check_view(input, who, "input"));
-  }
-  CLGPU__FORWARD_IF_ERROR(clgpu__check_wait_list(context, num_events, wait_list, who));
+/* The family of clgpu_reduce and count_if: a reduce op (call->op) or a
+ * predicate (call->predicate, count_if), and the output (NULL for the
+ * _read form and the _upto query). */
+static clgpu_status reduce_call_plan(clgpu_context *context, const clgpu__call *call, void *out) {
   clgpu__op_spec s;
-  if (op) {
-    CLGPU__FORWARD_IF_ERROR(clgpu__reduce_spec(op, input->type, who, &s));
+  if (call->op) {
+    CLGPU__FORWARD_IF_ERROR(clgpu__reduce_spec(call->op, call->input->type, call->who, &s));
   } else {
-    CLGPU__FORWARD_IF_ERROR(clgpu__predicate_spec(input->type, predicate, who, &s));
+    CLGPU__FORWARD_IF_ERROR(
+        clgpu__predicate_spec(call->input->type, call->predicate, call->who, &s));
   }
-  reduce_plan plan;
-  CLGPU__FORWARD_IF_ERROR(plan_reduce(context, &s, input, axis, output, options, who, &plan));
-  clgpu_status status = CLGPU_SUCCESS;
-  if (query) {
-    *query = plan.report;
-  } else {
-    status =
-        run_reduce(context, &plan, input, output, options, num_events, wait_list, event, host, who);
-  }
-  clgpu__spec_free(&plan.spec);
-  return status;
+  return plan_reduce(context, &s, call->input, call->axis, call->output, call->options, call->who,
+                     out);
 }
+
+static void reduce_call_release(void *plan) { clgpu__spec_free(&((reduce_plan *)plan)->spec); }
+
+static const clgpu__family reduce_family = {reduce_call_plan, run_reduce, reduce_call_release,
+                                            offsetof(reduce_plan, report)};
 
 clgpu_status clgpu_reduce(clgpu_context *context, const clgpu_reduce_op *op, int axis,
                           const clgpu_array *output, const clgpu_array *input,
                           const clgpu_call_options *options, cl_uint num_events,
                           const cl_event *wait_list, cl_event *event) {
   const char *who = "clgpu_reduce";
-  CLGPU__RETURN_ERROR_IF(!context, CLGPU_INVALID_ARGUMENT, "%s: context is NULL", who);
   CLGPU__RETURN_ERROR_IF(!op, CLGPU_INVALID_ARGUMENT, "%s: op is NULL", who);
   CLGPU__RETURN_ERROR_IF(!output, CLGPU_INVALID_ARGUMENT, "%s: output is NULL", who);
-  return reduce_entry(context, op, NULL, input, axis, output, options, num_events, wait_list, event,
-                      NULL, NULL, who);
+  clgpu__call call = clgpu__call_make(who, input, output, options, num_events, wait_list, event);
+  call.op = op;
+  call.axis = axis;
+  reduce_plan plan;
+  return clgpu__query_or_run(context, &reduce_family, &call, &plan, NULL);
 }
 
 clgpu_status clgpu_reduce_workspace_size(clgpu_context *context, const clgpu_reduce_op *op,
@@ -366,26 +354,32 @@ clgpu_status clgpu_reduce_workspace_size(clgpu_context *context, const clgpu_red
                                          clgpu_workspace_size *out) {
   const char *who = "clgpu_reduce_workspace_size";
   CLGPU__RETURN_ERROR_IF(!out, CLGPU_INVALID_ARGUMENT, "%s: out is NULL", who);
-  CLGPU__RETURN_ERROR_IF(!context, CLGPU_INVALID_ARGUMENT, "%s: context is NULL", who);
   CLGPU__RETURN_ERROR_IF(!op, CLGPU_INVALID_ARGUMENT, "%s: op is NULL", who);
   CLGPU__RETURN_ERROR_IF(!output, CLGPU_INVALID_ARGUMENT, "%s: output is NULL", who);
-  return reduce_entry(context, op, NULL, input, axis, output, options, 0, NULL, NULL, out, NULL,
-                      who);
+  clgpu__call call = clgpu__call_make(who, input, output, options, 0, NULL, NULL);
+  call.op = op;
+  call.axis = axis;
+  reduce_plan plan;
+  return clgpu__query_or_run(context, &reduce_family, &call, &plan, out);
 }
 
 clgpu_status clgpu_reduce_read(clgpu_context *context, const clgpu_reduce_op *op, void *result,
                                size_t result_size, const clgpu_array *input,
                                const clgpu_call_options *options) {
   const char *who = "clgpu_reduce_read";
+  CLGPU__RETURN_ERROR_IF(!context, CLGPU_INVALID_ARGUMENT, "%s: context is NULL", who);
   CLGPU__RETURN_ERROR_IF(!op, CLGPU_INVALID_ARGUMENT, "%s: op is NULL", who);
   CLGPU__RETURN_ERROR_IF(!result, CLGPU_INVALID_ARGUMENT, "%s: result is NULL", who);
-  CLGPU__FORWARD_IF_ERROR(check_reduce_entry(context, op, input, who));
+  CLGPU__FORWARD_IF_ERROR(clgpu__check_view(input, who, "input"));
   clgpu_type type = clgpu_reduce_result_type(op, input->type);
   CLGPU__RETURN_ERROR_IF(type && result_size != clgpu__type_size(type), CLGPU_INVALID_ARGUMENT,
                          "%s: result_size is %zu, the result is a %s of %zu bytes", who,
                          result_size, clgpu__type_cl_name(type), clgpu__type_size(type));
-  return reduce_entry(context, op, NULL, input, CLGPU_ALL_AXES, NULL, options, 0, NULL, NULL, NULL,
-                      result, who);
+  clgpu__call call = clgpu__call_make(who, input, NULL, options, 0, NULL, NULL);
+  call.op = op;
+  call.host = result;
+  reduce_plan plan;
+  return clgpu__query_or_run(context, &reduce_family, &call, &plan, NULL);
 }
 
 clgpu_status clgpu_reduce_workspace_size_upto(clgpu_context *context, const clgpu_reduce_op *op,
@@ -393,22 +387,11 @@ clgpu_status clgpu_reduce_workspace_size_upto(clgpu_context *context, const clgp
                                               const clgpu_call_options *options,
                                               clgpu_workspace_size *out) {
   const char *who = "clgpu_reduce_workspace_size_upto";
-  CLGPU__RETURN_ERROR_IF(!context || !op || !out, CLGPU_INVALID_ARGUMENT, "%s: NULL argument", who);
-  CLGPU__RETURN_ERROR_IF(clgpu__type_size(input_type) == 0, CLGPU_INVALID_ARGUMENT,
-                         "%s: unknown input type %d", who, (int)input_type);
-  clgpu__op_spec s;
-  CLGPU__FORWARD_IF_ERROR(clgpu__reduce_spec(op, input_type, who, &s));
-  clgpu_array largest = clgpu__upto_view(input_type, max_n);
+  CLGPU__RETURN_ERROR_IF(!op, CLGPU_INVALID_ARGUMENT, "%s: NULL argument", who);
+  clgpu__call call = clgpu__call_make(who, NULL, NULL, options, 0, NULL, NULL);
+  call.op = op;
   reduce_plan plan;
-  clgpu_status status =
-      plan_reduce(context, &s, &largest, CLGPU_ALL_AXES, NULL, options, who, &plan);
-  if (status != CLGPU_SUCCESS) {
-    clgpu__append_max_n(max_n);
-    return status;
-  }
-  *out = plan.report;
-  clgpu__spec_free(&plan.spec);
-  return CLGPU_SUCCESS;
+  return clgpu__query_upto(context, &reduce_family, &call, input_type, max_n, 0, &plan, out);
 }
 
 clgpu_status clgpu_count_if(clgpu_context *context, const char *predicate,
@@ -417,8 +400,10 @@ clgpu_status clgpu_count_if(clgpu_context *context, const char *predicate,
                             const cl_event *wait_list, cl_event *event) {
   const char *who = "clgpu_count_if";
   CLGPU__RETURN_ERROR_IF(!output, CLGPU_INVALID_ARGUMENT, "%s: output is NULL", who);
-  return reduce_entry(context, NULL, predicate, input, CLGPU_ALL_AXES, output, options, num_events,
-                      wait_list, event, NULL, NULL, who);
+  clgpu__call call = clgpu__call_make(who, input, output, options, num_events, wait_list, event);
+  call.predicate = predicate;
+  reduce_plan plan;
+  return clgpu__query_or_run(context, &reduce_family, &call, &plan, NULL);
 }
 
 clgpu_status clgpu_count_if_workspace_size(clgpu_context *context, const char *predicate,
@@ -428,6 +413,8 @@ clgpu_status clgpu_count_if_workspace_size(clgpu_context *context, const char *p
   const char *who = "clgpu_count_if_workspace_size";
   CLGPU__RETURN_ERROR_IF(!out, CLGPU_INVALID_ARGUMENT, "%s: out is NULL", who);
   CLGPU__RETURN_ERROR_IF(!output, CLGPU_INVALID_ARGUMENT, "%s: output is NULL", who);
-  return reduce_entry(context, NULL, predicate, input, CLGPU_ALL_AXES, output, options, 0, NULL,
-                      NULL, out, NULL, who);
+  clgpu__call call = clgpu__call_make(who, input, output, options, 0, NULL, NULL);
+  call.predicate = predicate;
+  reduce_plan plan;
+  return clgpu__query_or_run(context, &reduce_family, &call, &plan, out);
 }

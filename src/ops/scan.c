@@ -1,4 +1,5 @@
 /* Scans (scan.h): checks, plan, enqueueing. */
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -106,12 +107,15 @@ static clgpu_status plan_scan(clgpu_context *context, clgpu__op_spec *taken,
   return status;
 }
 
-static clgpu_status run_scan(clgpu_context *context, scan_plan *plan, const clgpu_scan_op *op,
-                             const clgpu_array *input, const clgpu_array *output,
-                             const clgpu_call_options *options, cl_uint num_events,
-                             const cl_event *wait_list, cl_event *event, const char *who) {
+static clgpu_status run_scan(clgpu_context *context, void *planned, const clgpu__call *call) {
+  scan_plan *plan = planned;
+  const clgpu_scan_op *op = call->op;
+  const clgpu_array *input = call->input, *output = call->output;
+  const clgpu_call_options *options = call->options;
+  cl_event *event = call->event;
+  const char *who = call->who;
   clgpu__chain chain;
-  clgpu__chain_begin(&chain, num_events, wait_list);
+  clgpu__chain_begin(&chain, call->num_events, call->wait_list);
   if (plan->n == 0) return clgpu__chain_end(context, &chain, event);
 
   clgpu__argument arguments[] = {{input, "input"}, {output, "output"}};
@@ -162,37 +166,31 @@ static clgpu_status run_scan(clgpu_context *context, scan_plan *plan, const clgp
   return clgpu__finish_call(context, status, &chain, event, &held, &scratch);
 }
 
-static clgpu_status scan_entry(clgpu_context *context, const clgpu_scan_op *op,
-                               const clgpu_array *input, int axis, const clgpu_array *output,
-                               const clgpu_call_options *options, cl_uint num_events,
-                               const cl_event *wait_list, cl_event *event,
-                               clgpu_workspace_size *query, const char *who) {
-  CLGPU__RETURN_ERROR_IF(!context, CLGPU_INVALID_ARGUMENT, "%s: context is NULL", who);
-  CLGPU__RETURN_ERROR_IF(!op, CLGPU_INVALID_ARGUMENT, "%s: op is NULL", who);
-  CLGPU__FORWARD_IF_ERROR(clgpu__check_view(input, who, "input"));
-  CLGPU__RETURN_ERROR_IF(!output, CLGPU_INVALID_ARGUMENT, "%s: output is NULL", who);
-  CLGPU__FORWARD_IF_ERROR(clgpu__check_wait_list(context, num_events, wait_list, who));
+/* The family of clgpu_scan: the scan op is call->op. */
+static clgpu_status scan_call_plan(clgpu_context *context, const clgpu__call *call, void *out) {
+  const char *who = call->who;
+  CLGPU__RETURN_ERROR_IF(!call->output, CLGPU_INVALID_ARGUMENT, "%s: output is NULL", who);
   clgpu__op_spec s;
-  CLGPU__FORWARD_IF_ERROR(clgpu__scan_spec(op, input->type, who, &s));
-  scan_plan plan;
-  CLGPU__FORWARD_IF_ERROR(plan_scan(context, &s, input, axis, output, options, who, &plan));
-  clgpu_status status = CLGPU_SUCCESS;
-  if (query) {
-    *query = plan.report;
-  } else {
-    status =
-        run_scan(context, &plan, op, input, output, options, num_events, wait_list, event, who);
-  }
-  clgpu__spec_free(&plan.spec);
-  return status;
+  CLGPU__FORWARD_IF_ERROR(clgpu__scan_spec(call->op, call->input->type, who, &s));
+  return plan_scan(context, &s, call->input, call->axis, call->output, call->options, who, out);
 }
+
+static void scan_call_release(void *plan) { clgpu__spec_free(&((scan_plan *)plan)->spec); }
+
+static const clgpu__family scan_family = {scan_call_plan, run_scan, scan_call_release,
+                                          offsetof(scan_plan, report)};
 
 clgpu_status clgpu_scan(clgpu_context *context, const clgpu_scan_op *op, int axis,
                         const clgpu_array *output, const clgpu_array *input,
                         const clgpu_call_options *options, cl_uint num_events,
                         const cl_event *wait_list, cl_event *event) {
-  return scan_entry(context, op, input, axis, output, options, num_events, wait_list, event, NULL,
-                    "clgpu_scan");
+  const char *who = "clgpu_scan";
+  CLGPU__RETURN_ERROR_IF(!op, CLGPU_INVALID_ARGUMENT, "%s: op is NULL", who);
+  clgpu__call call = clgpu__call_make(who, input, output, options, num_events, wait_list, event);
+  call.op = op;
+  call.axis = axis;
+  scan_plan plan;
+  return clgpu__query_or_run(context, &scan_family, &call, &plan, NULL);
 }
 
 clgpu_status clgpu_scan_workspace_size(clgpu_context *context, const clgpu_scan_op *op, int axis,
@@ -201,7 +199,12 @@ clgpu_status clgpu_scan_workspace_size(clgpu_context *context, const clgpu_scan_
                                        clgpu_workspace_size *out) {
   const char *who = "clgpu_scan_workspace_size";
   CLGPU__RETURN_ERROR_IF(!out, CLGPU_INVALID_ARGUMENT, "%s: out is NULL", who);
-  return scan_entry(context, op, input, axis, output, options, 0, NULL, NULL, out, who);
+  CLGPU__RETURN_ERROR_IF(!op, CLGPU_INVALID_ARGUMENT, "%s: op is NULL", who);
+  clgpu__call call = clgpu__call_make(who, input, output, options, 0, NULL, NULL);
+  call.op = op;
+  call.axis = axis;
+  scan_plan plan;
+  return clgpu__query_or_run(context, &scan_family, &call, &plan, out);
 }
 
 clgpu_status clgpu_scan_workspace_size_upto(clgpu_context *context, const clgpu_scan_op *op,
@@ -209,21 +212,10 @@ clgpu_status clgpu_scan_workspace_size_upto(clgpu_context *context, const clgpu_
                                             const clgpu_call_options *options,
                                             clgpu_workspace_size *out) {
   const char *who = "clgpu_scan_workspace_size_upto";
-  CLGPU__RETURN_ERROR_IF(!context || !op || !out, CLGPU_INVALID_ARGUMENT, "%s: NULL argument", who);
-  CLGPU__RETURN_ERROR_IF(clgpu__type_size(type) == 0, CLGPU_INVALID_ARGUMENT, "%s: unknown type %d",
-                         who, (int)type);
-  clgpu__op_spec s;
-  CLGPU__FORWARD_IF_ERROR(clgpu__scan_spec(op, type, who, &s));
-  /* In place: the largest call's input and output are one view. */
-  clgpu_array largest = clgpu__upto_view(type, max_n);
+  CLGPU__RETURN_ERROR_IF(!op, CLGPU_INVALID_ARGUMENT, "%s: NULL argument", who);
+  clgpu__call call = clgpu__call_make(who, NULL, NULL, options, 0, NULL, NULL);
+  call.op = op;
   scan_plan plan;
-  clgpu_status status =
-      plan_scan(context, &s, &largest, CLGPU_ALL_AXES, &largest, options, who, &plan);
-  if (status != CLGPU_SUCCESS) {
-    clgpu__append_max_n(max_n);
-    return status;
-  }
-  *out = plan.report;
-  clgpu__spec_free(&plan.spec);
-  return CLGPU_SUCCESS;
+  /* In place: the largest call's input and output are one view. */
+  return clgpu__query_upto(context, &scan_family, &call, type, max_n, 1, &plan, out);
 }

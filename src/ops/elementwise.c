@@ -31,6 +31,7 @@
 #include "check.h"
 #include "elementwise.h"
 #include "internal.h"
+#include "text.h"
 
 #define MAX_ARRAYS CLGPU_ELEMENTWISE_MAX_ARRAYS
 #define MAX_SLOTS (CLGPU_ELEMENTWISE_MAX_ARRAYS + 1) /* the arrays and the index */
@@ -283,47 +284,6 @@ clgpu_status clgpu_elementwise_get_stats(clgpu_elementwise *kernel,
 
 /* ---- generated source ---- */
 
-/* A growing string; `failed` records an allocation failure, after which
- * appends do nothing. */
-typedef struct text {
-  char *data;
-  size_t length;
-  size_t capacity;
-  int failed;
-} text;
-
-static void add(text *t, const char *format, ...) CLGPU__PRINTF(2, 3);
-
-static void add(text *t, const char *format, ...) {
-  if (t->failed) return;
-  va_list args;
-  va_start(args, format);
-  va_list again;
-  va_copy(again, args);
-  int needed = vsnprintf(NULL, 0, format, args);
-  va_end(args);
-  if (needed < 0) {
-    t->failed = 1;
-    va_end(again);
-    return;
-  }
-  if (t->length + (size_t)needed + 1 > t->capacity) {
-    size_t capacity = t->capacity ? t->capacity : 4096;
-    while (capacity < t->length + (size_t)needed + 1) capacity *= 2;
-    char *grown = realloc(t->data, capacity);
-    if (!grown) {
-      t->failed = 1;
-      va_end(again);
-      return;
-    }
-    t->data = grown;
-    t->capacity = capacity;
-  }
-  vsnprintf(t->data + t->length, (size_t)needed + 1, format, again);
-  va_end(again);
-  t->length += (size_t)needed;
-}
-
 typedef enum program_kind { KIND_CONTIGUOUS, KIND_SPECIALISED, KIND_GENERIC } program_kind;
 
 /* The variable type of an argument: half computes in float. */
@@ -333,33 +293,33 @@ static const char *variable_type(clgpu_type type) {
 
 /* CLGPU_LOADS and CLGPU_STORES: the element's variables, in the order of
  * the arguments, at the skeleton's CLGPU_AT(slot). */
-static void add_slot_loads(text *t, const clgpu_elementwise *kernel) {
-  add(t, "#define CLGPU_LOADS");
+static void add_slot_loads(clgpu__text *t, const clgpu_elementwise *kernel) {
+  clgpu__text_add(t, "#define CLGPU_LOADS");
   for (size_t a = 0; a < kernel->num_args; a++) {
     const ew_arg *arg = &kernel->args[a];
     if (!is_array_kind(arg->kind)) continue;
     const char *type = variable_type(arg->type);
     if (arg->kind == CLGPU_ARG_OUT) {
-      add(t, " %s %s = (%s)0;", type, arg->name, type);
+      clgpu__text_add(t, " %s %s = (%s)0;", type, arg->name, type);
     } else if (arg->type == CLGPU_TYPE_HALF) {
-      add(t, " float %s = vload_half((size_t)(CLGPU_AT(%u)), clgpu_a%u);", arg->name, arg->slot,
+      clgpu__text_add(t, " float %s = vload_half((size_t)(CLGPU_AT(%u)), clgpu_a%u);", arg->name, arg->slot,
           arg->slot);
     } else {
-      add(t, " %s %s = clgpu_a%u[CLGPU_AT(%u)];", type, arg->name, arg->slot, arg->slot);
+      clgpu__text_add(t, " %s %s = clgpu_a%u[CLGPU_AT(%u)];", type, arg->name, arg->slot, arg->slot);
     }
   }
-  add(t, "\n#define CLGPU_STORES");
+  clgpu__text_add(t, "\n#define CLGPU_STORES");
   for (size_t a = 0; a < kernel->num_args; a++) {
     const ew_arg *arg = &kernel->args[a];
     if (!is_output_kind(arg->kind)) continue;
     if (arg->type == CLGPU_TYPE_HALF) {
-      add(t, " vstore_half_rte(%s, (size_t)(CLGPU_AT(%u)), clgpu_a%u);", arg->name, arg->slot,
+      clgpu__text_add(t, " vstore_half_rte(%s, (size_t)(CLGPU_AT(%u)), clgpu_a%u);", arg->name, arg->slot,
           arg->slot);
     } else {
-      add(t, " clgpu_a%u[CLGPU_AT(%u)] = %s;", arg->slot, arg->slot, arg->name);
+      clgpu__text_add(t, " clgpu_a%u[CLGPU_AT(%u)] = %s;", arg->slot, arg->slot, arg->name);
     }
   }
-  add(t, "\n");
+  clgpu__text_add(t, "\n");
 }
 
 /* The generated part of a program: the #define lines cl/elementwise.cl
@@ -368,38 +328,34 @@ static void add_slot_loads(text *t, const clgpu_elementwise *kernel) {
  * and operation are parts of their own, as given. */
 static char *generate(const clgpu_elementwise *kernel, program_kind kind, unsigned rank,
                       unsigned tile, int scalar_run) {
-  text t = {NULL, 0, 0, 0};
-  add(&t, "#define CLGPU_PARAMS");
+  clgpu__text t = {NULL, 0, 0, 0};
+  clgpu__text_add(&t, "#define CLGPU_PARAMS");
   for (unsigned k = 0; k < kernel->num_arrays; k++) {
     const ew_arg *arg = &kernel->args[kernel->array_arg[k]];
-    add(&t, "%s __global %s%s *clgpu_a%u, long clgpu_o%u", k ? "," : "",
+    clgpu__text_add(&t, "%s __global %s%s *clgpu_a%u, long clgpu_o%u", k ? "," : "",
         arg->kind == CLGPU_ARG_IN ? "const " : "", clgpu__type_cl_name(arg->type), k, k);
   }
-  if (kernel->uses_index) add(&t, ", long clgpu_oi");
+  if (kernel->uses_index) clgpu__text_add(&t, ", long clgpu_oi");
   for (size_t a = 0; a < kernel->num_args; a++) {
     const ew_arg *arg = &kernel->args[a];
     if (arg->kind == CLGPU_ARG_SCALAR) {
-      add(&t, ", const %s %s", clgpu__type_cl_name(arg->type), arg->name);
+      clgpu__text_add(&t, ", const %s %s", clgpu__type_cl_name(arg->type), arg->name);
     }
   }
-  add(&t, ", ulong clgpu_count\n#define CLGPU_EACH_SLOT(X, d)");
-  for (unsigned k = 0; k < kernel->num_arrays; k++) add(&t, " X(%u, d)", k);
-  if (kernel->uses_index) add(&t, " X(i, d)\n#define CLGPU_USES_INDEX");
-  add(&t, "\n");
+  clgpu__text_add(&t, ", ulong clgpu_count\n#define CLGPU_EACH_SLOT(X, d)");
+  for (unsigned k = 0; k < kernel->num_arrays; k++) clgpu__text_add(&t, " X(%u, d)", k);
+  if (kernel->uses_index) clgpu__text_add(&t, " X(i, d)\n#define CLGPU_USES_INDEX");
+  clgpu__text_add(&t, "\n");
   add_slot_loads(&t, kernel);
   if (kind == KIND_CONTIGUOUS) {
-    add(&t, "#define CLGPU_CONTIGUOUS\n");
+    clgpu__text_add(&t, "#define CLGPU_CONTIGUOUS\n");
   } else {
-    if (kind == KIND_GENERIC) add(&t, "#define CLGPU_GENERIC\n");
-    add(&t, "#define CLGPU_RANK %u\n#define CLGPU_INNER %u\n", rank, rank - 1);
-    if (tile) add(&t, "#define CLGPU_TILE %u\n", tile - 1);
-    if (scalar_run) add(&t, "#define CLGPU_SCALAR_RUN\n");
+    if (kind == KIND_GENERIC) clgpu__text_add(&t, "#define CLGPU_GENERIC\n");
+    clgpu__text_add(&t, "#define CLGPU_RANK %u\n#define CLGPU_INNER %u\n", rank, rank - 1);
+    if (tile) clgpu__text_add(&t, "#define CLGPU_TILE %u\n", tile - 1);
+    if (scalar_run) clgpu__text_add(&t, "#define CLGPU_SCALAR_RUN\n");
   }
-  if (t.failed) {
-    free(t.data);
-    return NULL;
-  }
-  return t.data;
+return clgpu__text_take(&t, NULL);
 }
 
 /* ---- the plan of a call ---- */

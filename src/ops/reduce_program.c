@@ -1,10 +1,10 @@
 /* The program of cl/reduce.cl for an operator (reduce_program.h). */
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "reduce_program.h"
+#include "text.h"
 
 void clgpu__spec_free(clgpu__op_spec *s) {
   free(s->map);
@@ -23,21 +23,6 @@ void clgpu__spec_free(clgpu__op_spec *s) {
 static clgpu_status check_expression(const char *text, const char *who, const char *name) {
   if (!text || !text[0]) return CLGPU_SUCCESS;
   return clgpu__check_user_text(text, CLGPU__TEXT_EXPRESSION, who, name);
-}
-
-static char *format_text(const char *format, ...) CLGPU__PRINTF(1, 2);
-static char *format_text(const char *format, ...) {
-  va_list args;
-  va_start(args, format);
-  int length = vsnprintf(NULL, 0, format, args);
-  va_end(args);
-  if (length < 0) return NULL;
-  char *text = malloc((size_t)length + 1);
-  if (!text) return NULL;
-  va_start(args, format);
-  vsnprintf(text, (size_t)length + 1, format, args);
-  va_end(args);
-  return text;
 }
 
 static int is_float_type(clgpu_type type) {
@@ -78,22 +63,22 @@ static char *order_neutral(clgpu_type type, int order) {
   const char *name = clgpu__type_cl_name(type);
   switch (type) {
     case CLGPU_TYPE_HALF:
-      return format_text("as_half((ushort)%s)", order == 1 ? "0x7fffu" : "0xffffu");
+      return clgpu__format("as_half((ushort)%s)", order == 1 ? "0x7fffu" : "0xffffu");
     case CLGPU_TYPE_FLOAT:
-      return format_text("as_float(%s)", order == 1 ? "0x7fffffffu" : "0xffffffffu");
+      return clgpu__format("as_float(%s)", order == 1 ? "0x7fffffffu" : "0xffffffffu");
     case CLGPU_TYPE_DOUBLE:
-      return format_text("as_double(%s)",
+      return clgpu__format("as_double(%s)",
                          order == 1 ? "0x7fffffffffffffffUL" : "0xffffffffffffffffUL");
     default:
-      return format_text("((%s)%s)", name, integer_limit(type, order == 1));
+      return clgpu__format("((%s)%s)", name, integer_limit(type, order == 1));
   }
 }
 
 /* The result of an empty MIN (MAX): the type's largest (lowest) value, an
  * infinity for floats. */
 static char *order_empty(clgpu_type type, int order) {
-  if (is_float_type(type)) return format_text("%sINFINITY", order == 1 ? "" : "-");
-  return format_text("%s", integer_limit(type, order == 1));
+  if (is_float_type(type)) return clgpu__format("%sINFINITY", order == 1 ? "" : "-");
+  return clgpu__format("%s", integer_limit(type, order == 1));
 }
 
 /* How a wrapping integer accumulator becomes the element type: through the
@@ -101,22 +86,22 @@ static char *order_empty(clgpu_type type, int order) {
 static char *integer_store(clgpu_type type) {
   size_t size = clgpu__type_size(type);
   if (is_signed_integer(type)) {
-    return format_text("as_%s((%s)(a))", clgpu__type_cl_name(type), clgpu__unsigned_type(size));
+    return clgpu__format("as_%s((%s)(a))", clgpu__type_cl_name(type), clgpu__unsigned_type(size));
   }
-  return format_text("((%s)(a))", clgpu__type_cl_name(type));
+  return clgpu__format("((%s)(a))", clgpu__type_cl_name(type));
 }
 
 /* How a 16-vector of wrapping accumulators `r` becomes 16 elements. */
 static char *vector_store(clgpu_type type, clgpu_type accumulator) {
   const char *name = clgpu__type_cl_name(type);
   size_t size = clgpu__type_size(type);
-  if (is_float_type(type)) return format_text("(r)");
+  if (is_float_type(type)) return clgpu__format("(r)");
   const char *bits = clgpu__unsigned_type(size);
   if (size == clgpu__type_size(accumulator)) {
-    return is_signed_integer(type) ? format_text("as_%s16(r)", name) : format_text("(r)");
+    return is_signed_integer(type) ? clgpu__format("as_%s16(r)", name) : clgpu__format("(r)");
   }
-  if (is_signed_integer(type)) return format_text("as_%s16(convert_%s16(r))", name, bits);
-  return format_text("convert_%s16(r)", name);
+  if (is_signed_integer(type)) return clgpu__format("as_%s16(convert_%s16(r))", name, bits);
+  return clgpu__format("convert_%s16(r)", name);
 }
 
 /* Integer sums and products accumulate in uint (ulong for 64-bit types),
@@ -139,13 +124,13 @@ static void arithmetic_spec(clgpu_type type, int product, clgpu__op_spec *s) {
   s->input = type;
   s->accumulator = wrapping_accumulator(type);
   s->result = type;
-  s->map = format_text("x");
-  s->reduce = format_text(product ? "a * b" : "a + b");
+  s->map = clgpu__format("x");
+  s->reduce = clgpu__format(product ? "a * b" : "a + b");
   /* -0.0 is the neutral element of float addition (+0.0 is not: -0 + +0
    * gives +0); for integers -(A)0 is 0. */
-  s->neutral = format_text(product ? "((A)1)" : "(-(A)0)");
-  s->store = is_float_type(type) ? format_text("(a)") : integer_store(type);
-  s->empty = format_text(product ? "1" : "0");
+  s->neutral = clgpu__format(product ? "((A)1)" : "(-(A)0)");
+  s->store = is_float_type(type) ? clgpu__format("(a)") : integer_store(type);
+  s->empty = clgpu__format(product ? "1" : "0");
   s->vector_op = type == CLGPU_TYPE_HALF ? 0 : (product ? 2 : 1);
 }
 
@@ -154,10 +139,10 @@ static void order_spec(clgpu_type type, int order, clgpu__op_spec *s) {
   s->input = type;
   s->accumulator = type;
   s->result = type;
-  s->map = format_text("x");
-  s->reduce = format_text("clgpu_pick(a, b)");
+  s->map = clgpu__format("x");
+  s->reduce = clgpu__format("clgpu_pick(a, b)");
   s->neutral = order_neutral(type, order);
-  s->store = format_text("(a)");
+  s->store = clgpu__format("(a)");
   s->empty = order_empty(type, order);
   s->order = order;
   s->vector_op = is_float_type(type) ? 0 : (order == 1 ? 3 : 4);
@@ -193,27 +178,27 @@ clgpu_status clgpu__reduce_spec(const clgpu_reduce_op *op, clgpu_type type, cons
       s->vector_op = 0;
       s->arg = 1;
       free(s->store);
-      s->store = format_text("((R)0)");
+      s->store = clgpu__format("((R)0)");
       break;
     case CLGPU_REDUCE_COUNT:
       s->input = type;
       s->accumulator = s->result = CLGPU_TYPE_UINT64;
-      s->map = format_text("((x) != 0 ? 1UL : 0UL)");
-      s->reduce = format_text("a + b");
-      s->neutral = format_text("0UL");
-      s->store = format_text("(a)");
-      s->empty = format_text("0");
+      s->map = clgpu__format("((x) != 0 ? 1UL : 0UL)");
+      s->reduce = clgpu__format("a + b");
+      s->neutral = clgpu__format("0UL");
+      s->store = clgpu__format("(a)");
+      s->empty = clgpu__format("0");
       break;
     case CLGPU_REDUCE_ANY:
     case CLGPU_REDUCE_ALL:
       s->input = type;
       s->accumulator = CLGPU_TYPE_UINT32;
       s->result = CLGPU_TYPE_INT32;
-      s->map = format_text("((x) != 0 ? 1u : 0u)");
-      s->reduce = format_text(op->kind == CLGPU_REDUCE_ANY ? "a | b" : "a & b");
-      s->neutral = format_text(op->kind == CLGPU_REDUCE_ANY ? "0u" : "1u");
-      s->store = format_text("((int)(a))");
-      s->empty = format_text(op->kind == CLGPU_REDUCE_ANY ? "0" : "1");
+      s->map = clgpu__format("((x) != 0 ? 1u : 0u)");
+      s->reduce = clgpu__format(op->kind == CLGPU_REDUCE_ANY ? "a | b" : "a & b");
+      s->neutral = clgpu__format(op->kind == CLGPU_REDUCE_ANY ? "0u" : "1u");
+      s->store = clgpu__format("((int)(a))");
+      s->empty = clgpu__format(op->kind == CLGPU_REDUCE_ANY ? "0" : "1");
       break;
     case CLGPU_REDUCE_CUSTOM:
       CLGPU__RETURN_ERROR_IF(clgpu__type_size(op->result_type) == 0, CLGPU_INVALID_ARGUMENT,
@@ -229,7 +214,7 @@ clgpu_status clgpu__reduce_spec(const clgpu_reduce_op *op, clgpu_type type, cons
       s->map = clgpu__expression_line(op->map && op->map[0] ? op->map : "x");
       s->reduce = clgpu__expression_line(op->reduce);
       s->neutral = clgpu__expression_line(op->neutral);
-      s->store = format_text("(a)");
+      s->store = clgpu__format("(a)");
       s->empty = clgpu__expression_line(op->neutral);
       break;
     default:
@@ -269,12 +254,12 @@ clgpu_status clgpu__predicate_spec(clgpu_type type, const char *predicate, const
   if (!line) return out_of_memory(who);
   s->input = type;
   s->accumulator = s->result = CLGPU_TYPE_UINT64;
-  s->map = format_text("((%s) ? 1UL : 0UL)", line);
+  s->map = clgpu__format("((%s) ? 1UL : 0UL)", line);
   free(line);
-  s->reduce = format_text("a + b");
-  s->neutral = format_text("0UL");
-  s->store = format_text("(a)");
-  s->empty = format_text("0");
+  s->reduce = clgpu__format("a + b");
+  s->neutral = clgpu__format("0UL");
+  s->store = clgpu__format("(a)");
+  s->empty = clgpu__format("0");
   if (!spec_complete(s)) {
     clgpu__spec_free(s);
     return out_of_memory(who);
@@ -291,7 +276,7 @@ clgpu_status clgpu__scan_spec(const clgpu_scan_op *op, clgpu_type type, const ch
       arithmetic_spec(type, 0, s);
       /* An exclusive sum starts at +0. */
       free(s->neutral);
-      s->neutral = format_text("((A)0)");
+      s->neutral = clgpu__format("((A)0)");
       if (s->vector_op) {
         s->vector_store = vector_store(type, s->accumulator);
         if (!s->vector_store) {
@@ -313,10 +298,10 @@ clgpu_status clgpu__scan_spec(const clgpu_scan_op *op, clgpu_type type, const ch
       CLGPU__FORWARD_IF_ERROR(check_expression(op->combine, who, "op->combine"));
       CLGPU__FORWARD_IF_ERROR(check_expression(op->neutral, who, "op->neutral"));
       s->input = s->accumulator = s->result = type;
-      s->map = format_text("x");
+      s->map = clgpu__format("x");
       s->reduce = clgpu__expression_line(op->combine);
       s->neutral = clgpu__expression_line(op->neutral);
-      s->store = format_text("(a)");
+      s->store = clgpu__format("(a)");
       s->empty = clgpu__expression_line(op->neutral);
       break;
     default:

@@ -35,8 +35,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "check.h"
-#include "copy.h"
+#include "call.h"
 #include "internal.h"
 
 /* The numbers that shape a sort's plan (single-kernel sizes, digit widths,
@@ -680,36 +679,39 @@ static size_t round_up(uint64_t items, size_t group) {
   return (size_t)(ceil_div(items, group) * group);
 }
 
-/* A place on the device: a buffer and a byte offset. */
-typedef struct place {
+/* Where a sort's kernels find an array: a buffer and a byte offset into
+ * it. Sort kernels address bytes (custom keys of any size and values of 1
+ * to 16 bytes go through one uchar pointer), unlike call.h's clgpu__place,
+ * which counts elements of the array's type. */
+typedef struct byte_place {
   cl_mem buffer;
-  cl_ulong at;
-} place;
+  cl_ulong byte;
+} byte_place;
 
-static place slot(const clgpu__scratch *scratch, unsigned index, cl_mem fallback) {
+static byte_place slot(const clgpu__scratch *scratch, unsigned index, cl_mem fallback) {
   cl_mem buffer = NULL;
   size_t at = 0;
   clgpu__scratch_slot(scratch, index, &buffer, &at);
-  if (!buffer || scratch->layout.buffers[index].bytes == 0) return (place){fallback, 0};
-  return (place){buffer, (cl_ulong)at};
+  if (!buffer || scratch->layout.buffers[index].bytes == 0) return (byte_place){fallback, 0};
+  return (byte_place){buffer, (cl_ulong)at};
 }
 
-static clgpu_status place_of(const clgpu_array *array, place *out) {
-  cl_ulong element = 0;
-  CLGPU__FORWARD_IF_ERROR(clgpu__array_root(array, &out->buffer, &element));
-  out->at = element * clgpu__type_size(array->type);
+static clgpu_status byte_place_of(const clgpu_array *array, byte_place *out) {
+  clgpu__place element;
+  CLGPU__FORWARD_IF_ERROR(clgpu__place_of(array, &element));
+  *out = (byte_place){element.buffer, element.offset * clgpu__type_size(array->type)};
   return CLGPU_SUCCESS;
 }
 
 /* A contiguous view of `count` elements of `type` at a place. */
-static clgpu_status view_at(place where, clgpu_type type, uint64_t count, clgpu_array *out) {
-  return clgpu__array_1d(where.buffer, (size_t)where.at, type, (size_t)count, out);
+static clgpu_status view_at(byte_place where, clgpu_type type, uint64_t count, clgpu_array *out) {
+  return clgpu__array_1d(where.buffer, (size_t)where.byte, type, (size_t)count, out);
 }
 
 /* The four places a sort moves data between. */
 typedef struct places {
-  place keys[2];
-  place values[2];
+  byte_place keys[2];
+  byte_place values[2];
 } places;
 
 /* ---- enqueueing a sort over places ---- */
@@ -719,10 +721,10 @@ static clgpu_status run_radix(clgpu_context *context, const sort_plan *plan, clg
                               const clgpu__scratch *scratch) {
   cl_ulong n = plan->n;
   size_t group = plan->group;
-  clgpu__kernel_arg where[] = {ARG(at->keys[0].buffer),   ARG(at->keys[0].at),
-                               ARG(at->keys[1].buffer),   ARG(at->keys[1].at),
-                               ARG(at->values[0].buffer), ARG(at->values[0].at),
-                               ARG(at->values[1].buffer), ARG(at->values[1].at)};
+  clgpu__kernel_arg where[] = {ARG(at->keys[0].buffer),   ARG(at->keys[0].byte),
+                               ARG(at->keys[1].buffer),   ARG(at->keys[1].byte),
+                               ARG(at->values[0].buffer), ARG(at->values[0].byte),
+                               ARG(at->values[1].buffer), ARG(at->values[1].byte)};
   if (plan->single) {
     cl_kernel single = NULL;
     CLGPU__FORWARD_IF_ERROR(clgpu__lease(
@@ -754,8 +756,8 @@ static clgpu_status run_radix(clgpu_context *context, const sort_plan *plan, clg
                                            CLGPU__BUFFER_ARG(4) | CLGPU__BUFFER_ARG(6) |
                                            CLGPU__BUFFER_ARG(8),
                                        &finish));
-  place counts = slot(scratch, SORT_COUNTS, at->keys[0].buffer);
-  place state = slot(scratch, SORT_PASS_STATE, at->keys[0].buffer);
+  byte_place counts = slot(scratch, SORT_COUNTS, at->keys[0].buffer);
+  byte_place state = slot(scratch, SORT_PASS_STATE, at->keys[0].buffer);
   cl_ulong chunk = plan->chunk, groups = plan->groups;
   CLGPU__FORWARD_IF_ERROR(clgpu__set_args(histogram, 0, where, 8, "clgpu_radix_histogram"));
   CLGPU__FORWARD_IF_ERROR(clgpu__set_args(scatter, 0, where, 8, "clgpu_radix_scatter"));
@@ -767,12 +769,12 @@ static clgpu_status run_radix(clgpu_context *context, const sort_plan *plan, clg
         plan->end_bit - shift < plan->digit_bits ? plan->end_bit - shift : plan->digit_bits;
     cl_uint mask = (cl_uint)((1u << width) - 1);
     clgpu__kernel_arg pass_args[] = {
-        ARG(state.buffer), ARG(state.at), ARG(pass),          ARG(n),         ARG(chunk),
-        ARG(shift),        ARG(mask),     ARG(counts.buffer), ARG(counts.at), ARG(groups)};
+        ARG(state.buffer), ARG(state.byte), ARG(pass),          ARG(n),         ARG(chunk),
+        ARG(shift),        ARG(mask),     ARG(counts.buffer), ARG(counts.byte), ARG(groups)};
     CLGPU__FORWARD_IF_ERROR(clgpu__set_args(histogram, 8, pass_args, 10, "clgpu_radix_histogram"));
     CLGPU__FORWARD_IF_ERROR(clgpu__set_args(scatter, 8, pass_args, 10, "clgpu_radix_scatter"));
-    clgpu__kernel_arg scan_args[] = {ARG(state.buffer),  ARG(state.at),  ARG(pass),  ARG(n),
-                                     ARG(counts.buffer), ARG(counts.at), ARG(groups)};
+    clgpu__kernel_arg scan_args[] = {ARG(state.buffer),  ARG(state.byte),  ARG(pass),  ARG(n),
+                                     ARG(counts.buffer), ARG(counts.byte), ARG(groups)};
     CLGPU__FORWARD_IF_ERROR(clgpu__set_args(scan, 0, scan_args, 7, "clgpu_radix_scan"));
     CLGPU__FORWARD_IF_ERROR(clgpu__chain_kernel(context, chain, histogram, wide, group,
                                                 "clEnqueueNDRangeKernel(clgpu_radix_histogram)"));
@@ -784,7 +786,7 @@ static clgpu_status run_radix(clgpu_context *context, const sort_plan *plan, clg
   }
   cl_uint passes = plan->passes;
   cl_ulong per_item = chunk;
-  clgpu__kernel_arg finish_args[] = {ARG(state.buffer), ARG(state.at), ARG(passes), ARG(n),
+  clgpu__kernel_arg finish_args[] = {ARG(state.buffer), ARG(state.byte), ARG(passes), ARG(n),
                                      ARG(per_item)};
   CLGPU__FORWARD_IF_ERROR(clgpu__set_args(finish, 0, where, 8, "clgpu_radix_finish"));
   CLGPU__FORWARD_IF_ERROR(clgpu__set_args(finish, 8, finish_args, 5, "clgpu_radix_finish"));
@@ -812,10 +814,10 @@ static clgpu_status run_merge(clgpu_context *context, const sort_plan *plan, clg
         CLGPU__BUFFER_ARG(0) | CLGPU__BUFFER_ARG(2) | CLGPU__BUFFER_ARG(4) | CLGPU__BUFFER_ARG(6),
         &pass_kernel));
   }
-  clgpu__kernel_arg where[] = {ARG(at->keys[0].buffer),   ARG(at->keys[0].at),
-                               ARG(at->keys[1].buffer),   ARG(at->keys[1].at),
-                               ARG(at->values[0].buffer), ARG(at->values[0].at),
-                               ARG(at->values[1].buffer), ARG(at->values[1].at)};
+  clgpu__kernel_arg where[] = {ARG(at->keys[0].buffer),   ARG(at->keys[0].byte),
+                               ARG(at->keys[1].buffer),   ARG(at->keys[1].byte),
+                               ARG(at->values[0].buffer), ARG(at->values[0].byte),
+                               ARG(at->values[1].buffer), ARG(at->values[1].byte)};
   cl_ulong chunk = plan->merge_chunk;
   cl_uint inner = plan->inner, to = plan->first_to;
   clgpu__kernel_arg block_args[] = {ARG(n), ARG(chunk), ARG(inner), ARG(to)};
@@ -843,10 +845,10 @@ static clgpu_status run_merge(clgpu_context *context, const sort_plan *plan, clg
 /* The index sequence 0, 1, ... into a permutation's place: the context's
  * built-in iota over a 1-D view of the place. */
 static clgpu_status run_iota(clgpu_context *context, const sort_plan *plan, clgpu__chain *chain,
-                             place values) {
+                             byte_place values) {
   int wide = plan->value_bytes == 8;
   clgpu_array view;
-  CLGPU__FORWARD_IF_ERROR(clgpu__array_1d(values.buffer, (size_t)values.at,
+  CLGPU__FORWARD_IF_ERROR(clgpu__array_1d(values.buffer, (size_t)values.byte,
                                           wide ? CLGPU_TYPE_UINT64 : CLGPU_TYPE_UINT32, plan->n,
                                           &view));
   cl_ulong wide_start = 0, wide_step = 1;
@@ -902,7 +904,7 @@ static clgpu_status run_sort(clgpu_context *context, const sort_plan *plan, cons
         status = clgpu__chain_copy(context, &chain, &staged_keys, &from, who);
     }
   } else if (status == CLGPU_SUCCESS) {
-    status = place_of(keys, &at.keys[0]);
+    status = byte_place_of(keys, &at.keys[0]);
   }
   if (status == CLGPU_SUCCESS && values) {
     if (values_staged) {
@@ -927,7 +929,7 @@ static clgpu_status run_sort(clgpu_context *context, const sort_plan *plan, cons
         }
       }
     } else {
-      status = place_of(values, &at.values[0]);
+      status = byte_place_of(values, &at.values[0]);
     }
   } else if (status == CLGPU_SUCCESS) {
     at.values[0] = at.keys[0];
@@ -970,27 +972,84 @@ static clgpu_status run_sort(clgpu_context *context, const sort_plan *plan, cons
 
 /* ---- entry points ---- */
 
+/* A permutation's element type: uint or ulong, ulong when there are more
+ * than 2^32 - 1 keys. */
+static clgpu_status check_permutation_type(clgpu_type type, uint64_t n, const char *who) {
+  CLGPU__RETURN_ERROR_IF(
+      type != CLGPU_TYPE_UINT32 && type != CLGPU_TYPE_UINT64, CLGPU_TYPE_MISMATCH,
+      "%s: the permutation must be uint (CLGPU_TYPE_UINT32) or ulong (CLGPU_TYPE_UINT64), not %s",
+      who, clgpu__type_cl_name(type));
+  CLGPU__RETURN_ERROR_IF(type == CLGPU_TYPE_UINT32 && n > UINT32_MAX, CLGPU_TYPE_MISMATCH,
+                         "%s: %llu keys need a CLGPU_TYPE_UINT64 permutation", who,
+                         (unsigned long long)n);
+  return CLGPU_SUCCESS;
+}
+
+/* The start of every sort entry point: the checks of the context, the keys
+ * and the second view (the values, when given, or the permutation), the
+ * wait list, then the spec resolved into a fresh plan. */
+static clgpu_status begin_entry(clgpu_context *context, const clgpu_sort_spec *spec,
+                                const clgpu_array *keys, const clgpu_array *second,
+                                const char *second_name, int permutation,
+                                const clgpu_sort_options *options,
+                                cl_uint num_events, const cl_event *wait_list, const char *who,
+                                sort_plan *plan) {
+  CLGPU__RETURN_ERROR_IF(!context, CLGPU_INVALID_ARGUMENT, "%s: context is NULL", who);
+  CLGPU__FORWARD_IF_ERROR(check_view(keys, who, "keys"));
+  if (second) CLGPU__FORWARD_IF_ERROR(check_view(second, who, second_name));
+  CLGPU__FORWARD_IF_ERROR(clgpu__check_wait_list(context, num_events, wait_list, who));
+  memset(plan, 0, sizeof *plan);
+  plan->permutation = permutation;
+  return resolve(context, spec ? spec : &default_spec, options, keys->type, who, plan);
+}
+
+/* The end of every sort entry point, once the plan knows n and what is
+ * staged: the layout, then its report into `query`, or the sort. */
+static clgpu_status query_or_sort(clgpu_context *context, sort_plan *plan, const clgpu_array *keys,
+                                  const clgpu_array *values, const clgpu_sort_options *options,
+                                  cl_uint num_events, const cl_event *wait_list, cl_event *event,
+                                  clgpu_workspace_size *query, const char *who) {
+  CLGPU__FORWARD_IF_ERROR(lay_out(context, plan, who));
+  if (query) {
+    *query = plan->report;
+    return CLGPU_SUCCESS;
+  }
+  return run_sort(context, plan, keys, values, options, num_events, wait_list, event, who);
+}
+
+/* An "_upto" query's plan: the spec resolved for keys of `key_type` (bytes
+ * for custom keys), max_n keys in place, each with `value_bytes` of values;
+ * then the layout and its report. */
+static clgpu_status query_upto(clgpu_context *context, const clgpu_sort_spec *spec,
+                               const clgpu_sort_options *options, clgpu_type key_type,
+                               uint64_t max_n, sort_plan *plan, clgpu_workspace_size *out,
+                               const char *who) {
+  CLGPU__RETURN_ERROR_IF(!context || !out, CLGPU_INVALID_ARGUMENT, "%s: NULL argument", who);
+  spec = spec ? spec : &default_spec;
+  if (spec->key_type) key_type = CLGPU_TYPE_UINT8;
+  CLGPU__FORWARD_IF_ERROR(resolve(context, spec, options, key_type, who, plan));
+  plan->n = max_n;
+  clgpu_status status = lay_out(context, plan, who);
+  if (status != CLGPU_SUCCESS) {
+    clgpu__append_error(" (max_n %llu is too large for this query)", (unsigned long long)max_n);
+    return status;
+  }
+  *out = plan->report;
+  return CLGPU_SUCCESS;
+}
+
 static clgpu_status sort_entry(clgpu_context *context, const clgpu_sort_spec *spec,
                                const clgpu_array *keys, const clgpu_array *values,
                                const clgpu_sort_options *options, cl_uint num_events,
                                const cl_event *wait_list, cl_event *event,
                                clgpu_workspace_size *query, const char *who) {
-  CLGPU__RETURN_ERROR_IF(!context, CLGPU_INVALID_ARGUMENT, "%s: context is NULL", who);
-  CLGPU__FORWARD_IF_ERROR(check_view(keys, who, "keys"));
-  if (values) CLGPU__FORWARD_IF_ERROR(check_view(values, who, "values"));
-  CLGPU__FORWARD_IF_ERROR(clgpu__check_wait_list(context, num_events, wait_list, who));
   sort_plan plan;
-  memset(&plan, 0, sizeof plan);
-  CLGPU__FORWARD_IF_ERROR(
-      resolve(context, spec ? spec : &default_spec, options, keys->type, who, &plan));
+  CLGPU__FORWARD_IF_ERROR(begin_entry(context, spec, keys, values, "values", 0, options, num_events,
+                                      wait_list, who, &plan));
   CLGPU__FORWARD_IF_ERROR(check_keys(context, keys, 1, who, &plan));
   if (values) CLGPU__FORWARD_IF_ERROR(check_values(context, keys, values, who, &plan));
-  CLGPU__FORWARD_IF_ERROR(lay_out(context, &plan, who));
-  if (query) {
-    *query = plan.report;
-    return CLGPU_SUCCESS;
-  }
-  return run_sort(context, &plan, keys, values, options, num_events, wait_list, event, who);
+  return query_or_sort(context, &plan, keys, values, options, num_events, wait_list, event, query,
+                       who);
 }
 
 clgpu_status clgpu_sort(clgpu_context *context, const clgpu_sort_spec *spec,
@@ -1015,25 +1074,14 @@ clgpu_status clgpu_sort_workspace_size_upto(clgpu_context *context, const clgpu_
                                             const clgpu_sort_options *options,
                                             clgpu_workspace_size *out) {
   const char *who = "clgpu_sort_workspace_size_upto";
-  CLGPU__RETURN_ERROR_IF(!context || !out, CLGPU_INVALID_ARGUMENT, "%s: NULL argument", who);
   CLGPU__RETURN_ERROR_IF(value_size != 0 && value_size != 1 && value_size != 2 && value_size != 4 &&
                              value_size != 8 && value_size != 16,
                          CLGPU_INVALID_ARGUMENT,
                          "%s: value_size %zu is not 0, 1, 2, 4, 8 or 16 bytes", who, value_size);
   sort_plan plan;
   memset(&plan, 0, sizeof plan);
-  spec = spec ? spec : &default_spec;
-  if (spec->key_type) key_type = CLGPU_TYPE_UINT8;
-  CLGPU__FORWARD_IF_ERROR(resolve(context, spec, options, key_type, who, &plan));
-  plan.n = max_n;
   plan.value_bytes = value_size;
-  clgpu_status status = lay_out(context, &plan, who);
-  if (status != CLGPU_SUCCESS) {
-    clgpu__append_error(" (max_n %llu is too large for this query)", (unsigned long long)max_n);
-    return status;
-  }
-  *out = plan.report;
-  return CLGPU_SUCCESS;
+  return query_upto(context, spec, options, key_type, max_n, &plan, out, who);
 }
 
 static clgpu_status permutation_entry(clgpu_context *context, const clgpu_sort_spec *spec,
@@ -1041,25 +1089,12 @@ static clgpu_status permutation_entry(clgpu_context *context, const clgpu_sort_s
                                       const clgpu_sort_options *options, cl_uint num_events,
                                       const cl_event *wait_list, cl_event *event,
                                       clgpu_workspace_size *query, const char *who) {
-  CLGPU__RETURN_ERROR_IF(!context, CLGPU_INVALID_ARGUMENT, "%s: context is NULL", who);
-  CLGPU__FORWARD_IF_ERROR(check_view(keys, who, "keys"));
-  CLGPU__FORWARD_IF_ERROR(check_view(permutation, who, "permutation"));
-  CLGPU__FORWARD_IF_ERROR(clgpu__check_wait_list(context, num_events, wait_list, who));
   sort_plan plan;
-  memset(&plan, 0, sizeof plan);
-  plan.permutation = 1;
-  CLGPU__FORWARD_IF_ERROR(
-      resolve(context, spec ? spec : &default_spec, options, keys->type, who, &plan));
+  CLGPU__FORWARD_IF_ERROR(begin_entry(context, spec, keys, permutation, "permutation", 1, options,
+                                      num_events, wait_list, who, &plan));
   CLGPU__FORWARD_IF_ERROR(check_keys(context, keys, 0, who, &plan));
   plan.stage_keys = 1; /* the keys are sorted in a copy */
-  CLGPU__RETURN_ERROR_IF(
-      permutation->type != CLGPU_TYPE_UINT32 && permutation->type != CLGPU_TYPE_UINT64,
-      CLGPU_TYPE_MISMATCH,
-      "%s: the permutation must be uint (CLGPU_TYPE_UINT32) or ulong (CLGPU_TYPE_UINT64), not %s",
-      who, clgpu__type_cl_name(permutation->type));
-  CLGPU__RETURN_ERROR_IF(permutation->type == CLGPU_TYPE_UINT32 && plan.n > UINT32_MAX,
-                         CLGPU_TYPE_MISMATCH, "%s: %llu keys need a CLGPU_TYPE_UINT64 permutation",
-                         who, (unsigned long long)plan.n);
+  CLGPU__FORWARD_IF_ERROR(check_permutation_type(permutation->type, plan.n, who));
   CLGPU__RETURN_ERROR_IF(permutation->shape[0] != plan.n, CLGPU_SHAPE_MISMATCH,
                          "%s: the permutation has %zu elements for %llu keys", who,
                          permutation->shape[0], (unsigned long long)plan.n);
@@ -1070,12 +1105,8 @@ static clgpu_status permutation_entry(clgpu_context *context, const clgpu_sort_s
   plan.permutation_type = permutation->type;
   plan.value_bytes = clgpu__type_size(permutation->type);
   plan.stage_values = !clgpu__array_is_contiguous(permutation);
-  CLGPU__FORWARD_IF_ERROR(lay_out(context, &plan, who));
-  if (query) {
-    *query = plan.report;
-    return CLGPU_SUCCESS;
-  }
-  return run_sort(context, &plan, keys, permutation, options, num_events, wait_list, event, who);
+  return query_or_sort(context, &plan, keys, permutation, options, num_events, wait_list, event,
+                       query, who);
 }
 
 clgpu_status clgpu_sort_permutation(clgpu_context *context, const clgpu_sort_spec *spec,
@@ -1101,28 +1132,14 @@ clgpu_status clgpu_sort_permutation_workspace_size_upto(clgpu_context *context,
                                                         const clgpu_sort_options *options,
                                                         clgpu_workspace_size *out) {
   const char *who = "clgpu_sort_permutation_workspace_size_upto";
-  CLGPU__RETURN_ERROR_IF(!context || !out, CLGPU_INVALID_ARGUMENT, "%s: NULL argument", who);
-  CLGPU__RETURN_ERROR_IF(
-      permutation_type != CLGPU_TYPE_UINT32 && permutation_type != CLGPU_TYPE_UINT64,
-      CLGPU_TYPE_MISMATCH,
-      "%s: the permutation type must be CLGPU_TYPE_UINT32 or CLGPU_TYPE_UINT64", who);
+  CLGPU__FORWARD_IF_ERROR(check_permutation_type(permutation_type, 0, who));
   sort_plan plan;
   memset(&plan, 0, sizeof plan);
   plan.permutation = 1;
-  spec = spec ? spec : &default_spec;
-  if (spec->key_type) key_type = CLGPU_TYPE_UINT8;
-  CLGPU__FORWARD_IF_ERROR(resolve(context, spec, options, key_type, who, &plan));
-  plan.n = max_n;
   plan.stage_keys = 1;
   plan.permutation_type = permutation_type;
   plan.value_bytes = clgpu__type_size(permutation_type);
-  clgpu_status status = lay_out(context, &plan, who);
-  if (status != CLGPU_SUCCESS) {
-    clgpu__append_error(" (max_n %llu is too large for this query)", (unsigned long long)max_n);
-    return status;
-  }
-  *out = plan.report;
-  return CLGPU_SUCCESS;
+  return query_upto(context, spec, options, key_type, max_n, &plan, out, who);
 }
 
 /* ---- gather ---- */
@@ -1136,11 +1153,7 @@ clgpu_status clgpu_gather(clgpu_context *context, const clgpu_array *destination
   CLGPU__FORWARD_IF_ERROR(check_view(source, who, "source"));
   CLGPU__FORWARD_IF_ERROR(check_view(destination, who, "destination"));
   CLGPU__FORWARD_IF_ERROR(clgpu__check_wait_list(context, num_events, wait_list, who));
-  CLGPU__RETURN_ERROR_IF(
-      permutation->type != CLGPU_TYPE_UINT32 && permutation->type != CLGPU_TYPE_UINT64,
-      CLGPU_TYPE_MISMATCH,
-      "%s: the permutation must be uint (CLGPU_TYPE_UINT32) or ulong (CLGPU_TYPE_UINT64), not %s",
-      who, clgpu__type_cl_name(permutation->type));
+  CLGPU__FORWARD_IF_ERROR(check_permutation_type(permutation->type, 0, who));
   size_t size = clgpu__type_size(source->type);
   CLGPU__RETURN_ERROR_IF(size != clgpu__type_size(destination->type), CLGPU_TYPE_MISMATCH,
                          "%s: source elements of %zu bytes, destination elements of %zu", who, size,
@@ -1168,17 +1181,17 @@ clgpu_status clgpu_gather(clgpu_context *context, const clgpu_array *destination
   CLGPU__FORWARD_IF_ERROR(clgpu__program_get_named(context, "sort", defines, 3, NULL, &program));
   cl_kernel kernel = NULL;
   CLGPU__FORWARD_IF_ERROR(clgpu__kernel_acquire(program, "clgpu_gather", &kernel));
-  place p = {0}, s = {0}, d = {0};
-  clgpu_status status = place_of(permutation, &p);
-  if (status == CLGPU_SUCCESS) status = place_of(source, &s);
-  if (status == CLGPU_SUCCESS) status = place_of(destination, &d);
+  byte_place p = {0}, s = {0}, d = {0};
+  clgpu_status status = byte_place_of(permutation, &p);
+  if (status == CLGPU_SUCCESS) status = byte_place_of(source, &s);
+  if (status == CLGPU_SUCCESS) status = byte_place_of(destination, &d);
   cl_long p_stride = permutation->strides[0], s_stride = source->strides[0],
           d_stride = destination->strides[0];
   cl_int wide = permutation->type == CLGPU_TYPE_UINT64;
   cl_ulong source_n = source->shape[0];
-  clgpu__kernel_arg args[] = {ARG(p.buffer), ARG(p.at), ARG(p_stride), ARG(wide),
-                              ARG(s.buffer), ARG(s.at), ARG(s_stride), ARG(source_n),
-                              ARG(d.buffer), ARG(d.at), ARG(d_stride), ARG(n)};
+  clgpu__kernel_arg args[] = {ARG(p.buffer), ARG(p.byte), ARG(p_stride), ARG(wide),
+                              ARG(s.buffer), ARG(s.byte), ARG(s_stride), ARG(source_n),
+                              ARG(d.buffer), ARG(d.byte), ARG(d_stride), ARG(n)};
   if (status == CLGPU_SUCCESS) status = clgpu__set_args(kernel, 0, args, 12, "clgpu_gather");
   size_t group = device_group(context);
   if (group > 64) group = 64;

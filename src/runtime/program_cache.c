@@ -8,6 +8,7 @@
 
 #include "internal.h"
 #include "opencl.h"
+#include "text.h"
 
 typedef struct kernel_slot {
   char *name;
@@ -261,32 +262,22 @@ static clgpu_status resolve_parts(const clgpu__source_part *parts, size_t count,
  * "#line 1 \"label\"" before each later one. */
 static char *assemble_source(const resolved_part *parts, size_t num_parts,
                              const clgpu_define *defines, size_t count, size_t *length) {
-  size_t size = 32;
+  clgpu__text text = {NULL, 0, 0, 0};
   for (size_t i = 0; i < count; i++) {
-    size += strlen(defines[i].name) + (defines[i].value ? strlen(defines[i].value) : 0) + 11;
-  }
-  for (size_t p = 0; p < num_parts; p++) size += parts[p].length + strlen(parts[p].label) + 16;
-  char *text = malloc(size);
-  if (!text) return NULL;
-  size_t used = 0;
-  for (size_t i = 0; i < count; i++) {
-    used += (size_t)snprintf(text + used, size - used, "#define %s %s\n", defines[i].name,
-                             defines[i].value ? defines[i].value : "");
+    clgpu__text_add(&text, "#define %s %s\n", defines[i].name,
+                    defines[i].value ? defines[i].value : "");
   }
   for (size_t p = 0; p < num_parts; p++) {
     if (p > 0) {
       /* A part need not end its last line; the directive needs one of its own. */
-      if (used > 0 && text[used - 1] != '\n') text[used++] = '\n';
-      used += (size_t)snprintf(text + used, size - used, "#line 1 \"%s\"\n", parts[p].label);
+      if (text.length > 0 && text.data[text.length - 1] != '\n') clgpu__text_add(&text, "\n");
+      clgpu__text_add(&text, "#line 1 \"%s\"\n", parts[p].label);
     } else if (count > 0) {
-      used += (size_t)snprintf(text + used, size - used, "#line 1\n");
+      clgpu__text_add(&text, "#line 1\n");
     }
-    memcpy(text + used, parts[p].text, parts[p].length);
-    used += parts[p].length;
+    clgpu__text_add_bytes(&text, parts[p].text, parts[p].length);
   }
-  text[used] = '\0';
-  *length = used;
-  return text;
+  return clgpu__text_take(&text, length);
 }
 
 /* ---- building ---- */
@@ -297,20 +288,13 @@ static char *describe_key(const clgpu_context *ctx, const unsigned char program_
                           const char *options) {
   char hex[65];
   clgpu__sha256_hex(program_key, hex);
-  static const char format[] =
-      "clgpu %s\nplatform: %s | %s\ndevice: %s | %s | %s | %s\nprogram: %s\noptions: %s\n";
   const clgpu_device_info *info = &ctx->info;
   const char *opts = options ? options : "";
-  int needed =
-      snprintf(NULL, 0, format, CLGPU_VERSION_STRING, info->platform_name, info->platform_version,
-               info->name, info->vendor, info->device_version, info->driver_version, hex, opts);
-  if (needed < 0) return NULL;
-  char *key = malloc((size_t)needed + 1);
-  if (!key) return NULL;
-  snprintf(key, (size_t)needed + 1, format, CLGPU_VERSION_STRING, info->platform_name,
-           info->platform_version, info->name, info->vendor, info->device_version,
-           info->driver_version, hex, opts);
-  return key;
+  return clgpu__format("clgpu %s\nplatform: %s | %s\ndevice: %s | %s | %s | %s\nprogram: %s\n"
+                       "options: %s\n",
+                       CLGPU_VERSION_STRING, info->platform_name,
+                       info->platform_version, info->name, info->vendor, info->device_version,
+                       info->driver_version, hex, opts);
 }
 
 static clgpu_status report_build_failure(const clgpu_context *ctx, cl_program program, cl_int err,

@@ -119,3 +119,22 @@ clgpu_status clgpu__check_wait_list(const clgpu_context *context, cl_uint num_ev
   }
   return CLGPU_SUCCESS;
 }
+
+clgpu_status clgpu__check_index_type(clgpu_type type, uint64_t n, const char *who,
+                                     const char *name) {
+  CLGPU__RETURN_ERROR_IF(
+      type != CLGPU_TYPE_UINT32 && type != CLGPU_TYPE_UINT64, CLGPU_TYPE_MISMATCH,
+      "%s: the %s must be uint (CLGPU_TYPE_UINT32) or ulong (CLGPU_TYPE_UINT64), not %s", who, name,
+      clgpu__type_cl_name(type));
+  CLGPU__RETURN_ERROR_IF(type == CLGPU_TYPE_UINT32 && n > UINT32_MAX, CLGPU_TYPE_MISMATCH,
+                         "%s: %llu elements need 64-bit %s (CLGPU_TYPE_UINT64)", who,
+                         (unsigned long long)n, name);
+  return CLGPU_SUCCESS;
+}
+
+clgpu_status clgpu__check_apart(const clgpu_array *output, const clgpu_array *other,
+                                const char *who, const char *output_name, const char *name) {
+  CLGPU__RETURN_ERROR_IF(clgpu__may_alias(output, other), CLGPU_INVALID_OUTPUT,
+                         "%s: the %s may overlap the %s", who, output_name, name);
+  return CLGPU_SUCCESS;
+}

@@ -31,4 +31,15 @@ clgpu_status clgpu__check_buffer(const clgpu_context *context, cl_mem buffer, co
 clgpu_status clgpu__check_wait_list(const clgpu_context *context, cl_uint num_events,
                                     const cl_event *wait_list, const char *who);
 
+/* An array of indices (findall's indices, a sort permutation): uint or
+ * ulong (CLGPU_TYPE_MISMATCH otherwise), ulong when it must count `n`
+ * elements past UINT32_MAX. */
+clgpu_status clgpu__check_index_type(clgpu_type type, uint64_t n, const char *who,
+                                     const char *name);
+
+/* Refuse an output that may share memory with another argument:
+ * CLGPU_INVALID_OUTPUT, "who: the <output_name> may overlap the <name>". */
+clgpu_status clgpu__check_apart(const clgpu_array *output, const clgpu_array *other,
+                                const char *who, const char *output_name, const char *name);
+
 #endif

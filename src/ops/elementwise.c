@@ -302,10 +302,11 @@ static void add_slot_loads(clgpu__text *t, const clgpu_elementwise *kernel) {
     if (arg->kind == CLGPU_ARG_OUT) {
       clgpu__text_add(t, " %s %s = (%s)0;", type, arg->name, type);
     } else if (arg->type == CLGPU_TYPE_HALF) {
-      clgpu__text_add(t, " float %s = vload_half((size_t)(CLGPU_AT(%u)), clgpu_a%u);", arg->name, arg->slot,
-          arg->slot);
+      clgpu__text_add(t, " float %s = vload_half((size_t)(CLGPU_AT(%u)), clgpu_a%u);", arg->name,
+                      arg->slot, arg->slot);
     } else {
-      clgpu__text_add(t, " %s %s = clgpu_a%u[CLGPU_AT(%u)];", type, arg->name, arg->slot, arg->slot);
+      clgpu__text_add(t, " %s %s = clgpu_a%u[CLGPU_AT(%u)];", type, arg->name, arg->slot,
+                      arg->slot);
     }
   }
   clgpu__text_add(t, "\n#define CLGPU_STORES");
@@ -313,8 +314,8 @@ static void add_slot_loads(clgpu__text *t, const clgpu_elementwise *kernel) {
     const ew_arg *arg = &kernel->args[a];
     if (!is_output_kind(arg->kind)) continue;
     if (arg->type == CLGPU_TYPE_HALF) {
-      clgpu__text_add(t, " vstore_half_rte(%s, (size_t)(CLGPU_AT(%u)), clgpu_a%u);", arg->name, arg->slot,
-          arg->slot);
+      clgpu__text_add(t, " vstore_half_rte(%s, (size_t)(CLGPU_AT(%u)), clgpu_a%u);", arg->name,
+                      arg->slot, arg->slot);
     } else {
       clgpu__text_add(t, " clgpu_a%u[CLGPU_AT(%u)] = %s;", arg->slot, arg->slot, arg->name);
     }
@@ -333,7 +334,8 @@ static char *generate(const clgpu_elementwise *kernel, program_kind kind, unsign
   for (unsigned k = 0; k < kernel->num_arrays; k++) {
     const ew_arg *arg = &kernel->args[kernel->array_arg[k]];
     clgpu__text_add(&t, "%s __global %s%s *clgpu_a%u, long clgpu_o%u", k ? "," : "",
-        arg->kind == CLGPU_ARG_IN ? "const " : "", clgpu__type_cl_name(arg->type), k, k);
+                    arg->kind == CLGPU_ARG_IN ? "const " : "", clgpu__type_cl_name(arg->type), k,
+                    k);
   }
   if (kernel->uses_index) clgpu__text_add(&t, ", long clgpu_oi");
   for (size_t a = 0; a < kernel->num_args; a++) {
@@ -355,7 +357,7 @@ static char *generate(const clgpu_elementwise *kernel, program_kind kind, unsign
     if (tile) clgpu__text_add(&t, "#define CLGPU_TILE %u\n", tile - 1);
     if (scalar_run) clgpu__text_add(&t, "#define CLGPU_SCALAR_RUN\n");
   }
-return clgpu__text_take(&t, NULL);
+  return clgpu__text_take(&t, NULL);
 }
 
 /* ---- the plan of a call ---- */

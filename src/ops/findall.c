@@ -71,20 +71,12 @@ static clgpu_status check_outputs(const clgpu_context *context, const clgpu_arra
                                   const clgpu_array *indices, const clgpu_array *count,
                                   const char *who) {
   CLGPU__FORWARD_IF_ERROR(clgpu__check_view(indices, who, "indices"));
-  CLGPU__RETURN_ERROR_IF(
-      indices->type != CLGPU_TYPE_UINT32 && indices->type != CLGPU_TYPE_UINT64, CLGPU_TYPE_MISMATCH,
-      "%s: the indices must be uint (CLGPU_TYPE_UINT32) or ulong (CLGPU_TYPE_UINT64), "
-      "not %s",
-      who, clgpu__type_cl_name(indices->type));
+  uint64_t n = clgpu__array_count(input);
+  CLGPU__FORWARD_IF_ERROR(clgpu__check_index_type(indices->type, n, who, "indices"));
   CLGPU__RETURN_ERROR_IF(indices->rank != 1, CLGPU_SHAPE_MISMATCH,
                          "%s: the indices must be a 1-D view, not rank %u", who, indices->rank);
-  uint64_t n = clgpu__array_count(input);
-  CLGPU__RETURN_ERROR_IF(indices->type == CLGPU_TYPE_UINT32 && n > UINT32_MAX, CLGPU_TYPE_MISMATCH,
-                         "%s: %llu elements need 64-bit indices (CLGPU_TYPE_UINT64)", who,
-                         (unsigned long long)n);
   CLGPU__FORWARD_IF_ERROR(clgpu__check_output_layout(indices, who, "indices"));
-  CLGPU__RETURN_ERROR_IF(clgpu__may_alias(input, indices), CLGPU_INVALID_OUTPUT,
-                         "%s: the indices may overlap the input", who);
+  CLGPU__FORWARD_IF_ERROR(clgpu__check_apart(input, indices, who, "indices", "input"));
   CLGPU__FORWARD_IF_ERROR(clgpu__check_buffer(context, indices->buffer, who, "indices", 1));
   if (count) {
     CLGPU__FORWARD_IF_ERROR(clgpu__check_view(count, who, "count"));
@@ -94,10 +86,8 @@ static clgpu_status check_outputs(const clgpu_context *context, const clgpu_arra
     CLGPU__RETURN_ERROR_IF(clgpu__array_count(count) != 1, CLGPU_SHAPE_MISMATCH,
                            "%s: the count must be one element, not %zu", who,
                            clgpu__array_count(count));
-    CLGPU__RETURN_ERROR_IF(clgpu__may_alias(input, count), CLGPU_INVALID_OUTPUT,
-                           "%s: the count may overlap the input", who);
-    CLGPU__RETURN_ERROR_IF(clgpu__may_alias(indices, count), CLGPU_INVALID_OUTPUT,
-                           "%s: the count may overlap the indices", who);
+    CLGPU__FORWARD_IF_ERROR(clgpu__check_apart(input, count, who, "count", "input"));
+    CLGPU__FORWARD_IF_ERROR(clgpu__check_apart(indices, count, who, "count", "indices"));
     CLGPU__FORWARD_IF_ERROR(clgpu__check_buffer(context, count->buffer, who, "count", 1));
   }
   CLGPU__FORWARD_IF_ERROR(clgpu__check_buffer(context, input->buffer, who, "input", 0));

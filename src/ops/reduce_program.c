@@ -68,7 +68,7 @@ static char *order_neutral(clgpu_type type, int order) {
       return clgpu__format("as_float(%s)", order == 1 ? "0x7fffffffu" : "0xffffffffu");
     case CLGPU_TYPE_DOUBLE:
       return clgpu__format("as_double(%s)",
-                         order == 1 ? "0x7fffffffffffffffUL" : "0xffffffffffffffffUL");
+                           order == 1 ? "0x7fffffffffffffffUL" : "0xffffffffffffffffUL");
     default:
       return clgpu__format("((%s)%s)", name, integer_limit(type, order == 1));
   }

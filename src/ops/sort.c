@@ -769,8 +769,8 @@ static clgpu_status run_radix(clgpu_context *context, const sort_plan *plan, clg
         plan->end_bit - shift < plan->digit_bits ? plan->end_bit - shift : plan->digit_bits;
     cl_uint mask = (cl_uint)((1u << width) - 1);
     clgpu__kernel_arg pass_args[] = {
-        ARG(state.buffer), ARG(state.byte), ARG(pass),          ARG(n),         ARG(chunk),
-        ARG(shift),        ARG(mask),     ARG(counts.buffer), ARG(counts.byte), ARG(groups)};
+        ARG(state.buffer), ARG(state.byte), ARG(pass),          ARG(n),           ARG(chunk),
+        ARG(shift),        ARG(mask),       ARG(counts.buffer), ARG(counts.byte), ARG(groups)};
     CLGPU__FORWARD_IF_ERROR(clgpu__set_args(histogram, 8, pass_args, 10, "clgpu_radix_histogram"));
     CLGPU__FORWARD_IF_ERROR(clgpu__set_args(scatter, 8, pass_args, 10, "clgpu_radix_scatter"));
     clgpu__kernel_arg scan_args[] = {ARG(state.buffer),  ARG(state.byte),  ARG(pass),  ARG(n),
@@ -972,31 +972,18 @@ static clgpu_status run_sort(clgpu_context *context, const sort_plan *plan, cons
 
 /* ---- entry points ---- */
 
-/* A permutation's element type: uint or ulong, ulong when there are more
- * than 2^32 - 1 keys. */
-static clgpu_status check_permutation_type(clgpu_type type, uint64_t n, const char *who) {
-  CLGPU__RETURN_ERROR_IF(
-      type != CLGPU_TYPE_UINT32 && type != CLGPU_TYPE_UINT64, CLGPU_TYPE_MISMATCH,
-      "%s: the permutation must be uint (CLGPU_TYPE_UINT32) or ulong (CLGPU_TYPE_UINT64), not %s",
-      who, clgpu__type_cl_name(type));
-  CLGPU__RETURN_ERROR_IF(type == CLGPU_TYPE_UINT32 && n > UINT32_MAX, CLGPU_TYPE_MISMATCH,
-                         "%s: %llu keys need a CLGPU_TYPE_UINT64 permutation", who,
-                         (unsigned long long)n);
-  return CLGPU_SUCCESS;
-}
-
 /* The start of every sort entry point: the checks of the context, the keys
  * and the second view (the values, when given, or the permutation), the
  * wait list, then the spec resolved into a fresh plan. */
 static clgpu_status begin_entry(clgpu_context *context, const clgpu_sort_spec *spec,
                                 const clgpu_array *keys, const clgpu_array *second,
                                 const char *second_name, int permutation,
-                                const clgpu_sort_options *options,
-                                cl_uint num_events, const cl_event *wait_list, const char *who,
-                                sort_plan *plan) {
+                                const clgpu_sort_options *options, cl_uint num_events,
+                                const cl_event *wait_list, const char *who, sort_plan *plan) {
   CLGPU__RETURN_ERROR_IF(!context, CLGPU_INVALID_ARGUMENT, "%s: context is NULL", who);
   CLGPU__FORWARD_IF_ERROR(check_view(keys, who, "keys"));
-  if (second) CLGPU__FORWARD_IF_ERROR(check_view(second, who, second_name));
+  /* Values are optional, a permutation is not. */
+  if (second || permutation) CLGPU__FORWARD_IF_ERROR(check_view(second, who, second_name));
   CLGPU__FORWARD_IF_ERROR(clgpu__check_wait_list(context, num_events, wait_list, who));
   memset(plan, 0, sizeof *plan);
   plan->permutation = permutation;
@@ -1094,13 +1081,12 @@ static clgpu_status permutation_entry(clgpu_context *context, const clgpu_sort_s
                                       num_events, wait_list, who, &plan));
   CLGPU__FORWARD_IF_ERROR(check_keys(context, keys, 0, who, &plan));
   plan.stage_keys = 1; /* the keys are sorted in a copy */
-  CLGPU__FORWARD_IF_ERROR(check_permutation_type(permutation->type, plan.n, who));
+  CLGPU__FORWARD_IF_ERROR(clgpu__check_index_type(permutation->type, plan.n, who, "permutation"));
   CLGPU__RETURN_ERROR_IF(permutation->shape[0] != plan.n, CLGPU_SHAPE_MISMATCH,
                          "%s: the permutation has %zu elements for %llu keys", who,
                          permutation->shape[0], (unsigned long long)plan.n);
   CLGPU__FORWARD_IF_ERROR(clgpu__check_output_layout(permutation, who, "permutation"));
-  CLGPU__RETURN_ERROR_IF(clgpu__may_alias(keys, permutation), CLGPU_INVALID_OUTPUT,
-                         "%s: the permutation may overlap the keys", who);
+  CLGPU__FORWARD_IF_ERROR(clgpu__check_apart(keys, permutation, who, "permutation", "keys"));
   CLGPU__FORWARD_IF_ERROR(clgpu__check_buffer(context, permutation->buffer, who, "permutation", 1));
   plan.permutation_type = permutation->type;
   plan.value_bytes = clgpu__type_size(permutation->type);
@@ -1132,7 +1118,7 @@ clgpu_status clgpu_sort_permutation_workspace_size_upto(clgpu_context *context,
                                                         const clgpu_sort_options *options,
                                                         clgpu_workspace_size *out) {
   const char *who = "clgpu_sort_permutation_workspace_size_upto";
-  CLGPU__FORWARD_IF_ERROR(check_permutation_type(permutation_type, 0, who));
+  CLGPU__FORWARD_IF_ERROR(clgpu__check_index_type(permutation_type, 0, who, "permutation"));
   sort_plan plan;
   memset(&plan, 0, sizeof plan);
   plan.permutation = 1;
@@ -1153,7 +1139,7 @@ clgpu_status clgpu_gather(clgpu_context *context, const clgpu_array *destination
   CLGPU__FORWARD_IF_ERROR(check_view(source, who, "source"));
   CLGPU__FORWARD_IF_ERROR(check_view(destination, who, "destination"));
   CLGPU__FORWARD_IF_ERROR(clgpu__check_wait_list(context, num_events, wait_list, who));
-  CLGPU__FORWARD_IF_ERROR(check_permutation_type(permutation->type, 0, who));
+  CLGPU__FORWARD_IF_ERROR(clgpu__check_index_type(permutation->type, 0, who, "permutation"));
   size_t size = clgpu__type_size(source->type);
   CLGPU__RETURN_ERROR_IF(size != clgpu__type_size(destination->type), CLGPU_TYPE_MISMATCH,
                          "%s: source elements of %zu bytes, destination elements of %zu", who, size,
@@ -1162,10 +1148,9 @@ clgpu_status clgpu_gather(clgpu_context *context, const clgpu_array *destination
                          "%s: the destination has %zu elements, the permutation %zu", who,
                          destination->shape[0], permutation->shape[0]);
   CLGPU__FORWARD_IF_ERROR(clgpu__check_output_layout(destination, who, "destination"));
-  CLGPU__RETURN_ERROR_IF(clgpu__may_alias(destination, source), CLGPU_INVALID_OUTPUT,
-                         "%s: the destination may overlap the source", who);
-  CLGPU__RETURN_ERROR_IF(clgpu__may_alias(destination, permutation), CLGPU_INVALID_OUTPUT,
-                         "%s: the destination may overlap the permutation", who);
+  CLGPU__FORWARD_IF_ERROR(clgpu__check_apart(destination, source, who, "destination", "source"));
+  CLGPU__FORWARD_IF_ERROR(
+      clgpu__check_apart(destination, permutation, who, "destination", "permutation"));
   CLGPU__FORWARD_IF_ERROR(clgpu__check_buffer(context, permutation->buffer, who, "permutation", 0));
   CLGPU__FORWARD_IF_ERROR(clgpu__check_buffer(context, source->buffer, who, "source", 0));
   CLGPU__FORWARD_IF_ERROR(clgpu__check_buffer(context, destination->buffer, who, "destination", 1));

@@ -101,6 +101,20 @@ static clgpu_status finish_context(clgpu_context *ctx, const clgpu_context_optio
   return clgpu__program_cache_create(&ctx->programs);
 }
 
+/* The end of creating and of wrapping: the context finished and counted
+ * live, or destroyed half-made. */
+static clgpu_status publish_context(clgpu_context *ctx, const clgpu_context_options *options,
+                                    const clgpu__environment *environment, clgpu_context **out) {
+  clgpu_status status = finish_context(ctx, options, environment);
+  if (status != CLGPU_SUCCESS) {
+    clgpu_context_destroy(ctx);
+    return status;
+  }
+  add_live(ctx);
+  *out = ctx;
+  return CLGPU_SUCCESS;
+}
+
 clgpu_status clgpu_context_create(const clgpu_context_options *options, clgpu_context **out) {
   CLGPU__RETURN_ERROR_IF(!out, CLGPU_INVALID_ARGUMENT,
                          "clgpu_context_create: out must not be NULL");
@@ -129,14 +143,7 @@ clgpu_status clgpu_context_create(const clgpu_context_options *options, clgpu_co
     clgpu_context_destroy(ctx);
     return clgpu__fail_cl(err, "clCreateContext");
   }
-  clgpu_status status = finish_context(ctx, options, &environment);
-  if (status != CLGPU_SUCCESS) {
-    clgpu_context_destroy(ctx);
-    return status;
-  }
-  add_live(ctx);
-  *out = ctx;
-  return CLGPU_SUCCESS;
+  return publish_context(ctx, options, &environment, out);
 }
 
 /* Check that the device is one of the context's and the queue (if any)
@@ -203,14 +210,7 @@ clgpu_status clgpu_context_wrap(cl_context context, cl_device_id device, cl_comm
     ctx->queue = queue;
   }
   ctx->platform = platform;
-  clgpu_status status = finish_context(ctx, options, &environment);
-  if (status != CLGPU_SUCCESS) {
-    clgpu_context_destroy(ctx);
-    return status;
-  }
-  add_live(ctx);
-  *out = ctx;
-  return CLGPU_SUCCESS;
+  return publish_context(ctx, options, &environment, out);
 }
 
 /* What runs when the last clgpu context over a cl_context goes: the

@@ -290,11 +290,11 @@ static char *describe_key(const clgpu_context *ctx, const unsigned char program_
   clgpu__sha256_hex(program_key, hex);
   const clgpu_device_info *info = &ctx->info;
   const char *opts = options ? options : "";
-  return clgpu__format("clgpu %s\nplatform: %s | %s\ndevice: %s | %s | %s | %s\nprogram: %s\n"
-                       "options: %s\n",
-                       CLGPU_VERSION_STRING, info->platform_name,
-                       info->platform_version, info->name, info->vendor, info->device_version,
-                       info->driver_version, hex, opts);
+  return clgpu__format(
+      "clgpu %s\nplatform: %s | %s\ndevice: %s | %s | %s | %s\nprogram: %s\n"
+      "options: %s\n",
+      CLGPU_VERSION_STRING, info->platform_name, info->platform_version, info->name, info->vendor,
+      info->device_version, info->driver_version, hex, opts);
 }
 
 static clgpu_status report_build_failure(const clgpu_context *ctx, cl_program program, cl_int err,

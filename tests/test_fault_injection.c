@@ -14,7 +14,9 @@
 
 #include <cmocka.h>
 
-#include "internal.h"
+#include <clgpu/clgpu.h>
+
+#include "fault.h"
 
 static const clgpu_define uint_define[] = {{"CLGPU_T", "uint"}};
 

@@ -25,7 +25,7 @@
 
 #include <clgpu/clgpu.h>
 
-#include "internal.h"
+#include "workspace_internal.h"
 
 static clgpu_context *context;
 static uint64_t state;

@@ -6,7 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "internal.h"
+#include "environment.h"
+#include "status_internal.h"
 
 /* A decimal of digits only, within [low, high]; 0 when it is not. */
 static int parse_decimal(const char *text, cl_ulong low, cl_ulong high, cl_ulong *out) {

@@ -17,11 +17,13 @@
  *
  * Each rule is written down in the public headers (reduce.h, scan.h,
  * findall.h, sort.h, elementwise.h); change them together. */
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "internal.h"
+#include "expression.h"
+#include "status_internal.h"
 
 /* Nesting deeper than this is refused (clang's own bracket limit is 256). */
 #define MAX_DEPTH 256

@@ -5,7 +5,7 @@
  * the static library can arm it: the functions are not exported. */
 #include <stdatomic.h>
 
-#include "internal.h"
+#include "fault.h"
 
 static atomic_uint armed_kinds;
 static atomic_long countdown;

@@ -1,5 +1,6 @@
 /* Thin wrappers over OpenCL's enqueue and create calls, each a fault point
  * (opencl.h). */
+#include "fault.h"
 #include "opencl.h"
 
 static int enqueue_fault(void) { return clgpu__fault_hit(CLGPU__FAULT_ENQUEUE); }

@@ -6,7 +6,7 @@
 #ifndef CLGPU_SRC_OPENCL_H
 #define CLGPU_SRC_OPENCL_H
 
-#include "internal.h"
+#include <clgpu/api.h> /* <CL/cl.h> at the OpenCL version clgpu targets */
 
 /* One-dimensional NDRange. */
 cl_int clgpu__cl_enqueue_kernel(cl_command_queue queue, cl_kernel kernel, size_t global,

@@ -1,8 +1,9 @@
 /* SHA-256 (FIPS 180-4), used to key the program caches by source and options. */
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 
-#include "internal.h"
+#include "sha256.h"
 
 static const uint32_t round_constants[64] = {
     0x428a2f98u, 0x71374491u, 0xb5c0fbcfu, 0xe9b5dba5u, 0x3956c25bu, 0x59f111f1u, 0x923f82a4u,

@@ -1,9 +1,13 @@
 /* Status names and strings, the thread-local detail message, the version. */
+#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
 
-#include "internal.h"
+#include <clgpu/status.h>
+#include <clgpu/version.h>
+
+#include "status_internal.h"
 
 /* Long enough for a compiler log of a few hundred lines; longer messages are
  * cut with a note saying so. */

@@ -6,7 +6,7 @@
 
 #include <stddef.h>
 
-#include "internal.h"
+#include "status_internal.h"
 
 typedef struct clgpu__text {
   char *data;

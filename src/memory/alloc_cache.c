@@ -17,11 +17,18 @@
  * while a miss, a trim or a destroy change the registry with the cache
  * locked. A request served from the pool and the end of a scope take only
  * the cache's lock. */
+#include <pthread.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "internal.h"
+#include <clgpu/alloc.h>
+#include <clgpu/context.h>
+
+#include "alloc_cache.h"
+#include "context_internal.h"
 #include "opencl.h"
+#include "status_internal.h"
 
 typedef struct scope_frame scope_frame;
 typedef struct size_bin size_bin;

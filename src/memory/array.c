@@ -2,10 +2,16 @@
  * buffer, memory location and alias detection. All arithmetic on sizes and
  * offsets is done in 64 bits with explicit overflow checks. */
 #include <limits.h>
+#include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 
-#include "internal.h"
+#include <clgpu/array.h>
+
+#include "array_internal.h"
+#include "overflow.h"
+#include "status_internal.h"
 
 size_t clgpu__type_size(clgpu_type type) {
   switch (type) {

@@ -4,7 +4,14 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <clgpu/array.h>
+#include <clgpu/context.h>
+
+#include "array_internal.h"
 #include "check.h"
+#include "context_internal.h"
+#include "overflow.h"
+#include "status_internal.h"
 
 clgpu_status clgpu__check_view(const clgpu_array *array, const char *who, const char *name) {
   CLGPU__RETURN_ERROR_IF(!array, CLGPU_INVALID_ARGUMENT, "%s: %s is NULL", who, name);

@@ -5,7 +5,8 @@
 #ifndef CLGPU_SRC_CHECK_H
 #define CLGPU_SRC_CHECK_H
 
-#include "internal.h"
+#include <clgpu/array.h>
+#include <clgpu/context.h>
 
 /* A view argument: CLGPU_INVALID_ARGUMENT when NULL, else clgpu_array_check's
  * status with " (who: the name)" appended. */

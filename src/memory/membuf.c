@@ -2,13 +2,22 @@
  * fixed-capacity buffers, their moves with the record of which side is
  * current, and the move reports. */
 #include <inttypes.h>
+#include <pthread.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include <clgpu/array.h>
+#include <clgpu/context.h>
+#include <clgpu/membuf.h>
+
+#include "array_internal.h"
 #include "check.h"
+#include "context_internal.h"
+#include "membuf_internal.h"
 #include "opencl.h"
-#include "internal.h"
+#include "status_internal.h"
 
 enum { HOST = 0, DEVICE = 1 };
 

@@ -1,11 +1,21 @@
 /* Workspaces: reports of what a call needs, workspaces made from them or
  * laid over the caller's memory, and the check every call makes (see
  * include/clgpu/workspace.h for the contract). */
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include <clgpu/array.h>
+#include <clgpu/context.h>
+#include <clgpu/workspace.h>
+
+#include "alloc_cache.h"
+#include "array_internal.h"
 #include "check.h"
-#include "internal.h"
+#include "context_internal.h"
+#include "overflow.h"
+#include "status_internal.h"
+#include "workspace_internal.h"
 
 /* A workspace keeps no pointer to its context: it must stay safe to destroy
  * after the context (see workspace.h). The buffer it holds keeps its OpenCL

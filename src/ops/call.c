@@ -1,11 +1,24 @@
 /* What every operation's call does around its kernels (call.h). */
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include <clgpu/array.h>
+#include <clgpu/context.h>
+#include <clgpu/reduce.h>
+
+#include "array_internal.h"
 #include "call.h"
+#include "chain.h"
+#include "check.h"
+#include "context_internal.h"
+#include "copy.h"
+#include "lease.h"
 #include "opencl.h"
 #include "shape.h"
+#include "status_internal.h"
+#include "workspace_internal.h"
 
 clgpu__place clgpu__scratch_place(const clgpu__scratch *scratch, unsigned index) {
   cl_mem buffer = NULL;

@@ -4,8 +4,16 @@
 #ifndef CLGPU_SRC_CALL_H
 #define CLGPU_SRC_CALL_H
 
-#include "check.h"
-#include "copy.h"
+#include <stddef.h>
+#include <stdint.h>
+
+#include <clgpu/array.h>
+#include <clgpu/context.h>
+#include <clgpu/workspace.h>
+
+#include "chain.h"
+#include "lease.h"
+#include "workspace_internal.h"
 
 /* A place on the device: a buffer and an element offset into it. */
 typedef struct clgpu__place {

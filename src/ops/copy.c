@@ -13,10 +13,18 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <clgpu/array.h>
+#include <clgpu/context.h>
+#include <clgpu/copy.h>
+
+#include "array_internal.h"
+#include "chain.h"
 #include "check.h"
-#include "opencl.h"
+#include "context_internal.h"
 #include "copy.h"
 #include "elementwise.h"
+#include "opencl.h"
+#include "status_internal.h"
 
 /* ---- argument checks ---- */
 

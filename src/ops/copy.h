@@ -2,7 +2,10 @@
 #ifndef CLGPU_SRC_COPY_H
 #define CLGPU_SRC_COPY_H
 
-#include "internal.h"
+#include <clgpu/array.h>
+#include <clgpu/context.h>
+
+#include "chain.h"
 
 /* Copy views as the chain's next command: an operation's own staging, over
  * views it made or checked, so no argument is checked again; a failure

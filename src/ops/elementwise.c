@@ -24,14 +24,32 @@
  * and merging as the real arrays, so `i` stays right whatever order the
  * kernel walks in. It takes part only when the operation mentions `i`, so
  * that it never stops dimensions from merging otherwise. */
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include <clgpu/array.h>
+#include <clgpu/context.h>
+#include <clgpu/elementwise.h>
+#include <clgpu/program.h>
+
+#include "alloc_cache.h"
+#include "array_internal.h"
+#include "chain.h"
 #include "check.h"
+#include "context_internal.h"
 #include "elementwise.h"
-#include "internal.h"
+#include "expression.h"
+#include "lease.h"
+#include "overflow.h"
+#include "program_cache.h"
+#include "quirks.h"
+#include "status_internal.h"
 #include "text.h"
+#include "tuning.h"
 
 #define MAX_ARRAYS CLGPU_ELEMENTWISE_MAX_ARRAYS
 #define MAX_SLOTS (CLGPU_ELEMENTWISE_MAX_ARRAYS + 1) /* the arrays and the index */

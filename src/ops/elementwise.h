@@ -4,7 +4,11 @@
 #ifndef CLGPU_SRC_ELEMENTWISE_H
 #define CLGPU_SRC_ELEMENTWISE_H
 
-#include "internal.h"
+#include <stddef.h>
+
+#include <clgpu/array.h>
+#include <clgpu/context.h>
+#include <clgpu/elementwise.h>
 
 /* clgpu_elementwise_run with the checks (the twin the library calls). */
 clgpu_status clgpu__elementwise_run(clgpu_elementwise *kernel,

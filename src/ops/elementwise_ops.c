@@ -8,8 +8,15 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <clgpu/array.h>
+#include <clgpu/context.h>
+#include <clgpu/elementwise.h>
+
+#include "array_internal.h"
 #include "copy.h"
 #include "elementwise.h"
+#include "elementwise_ops.h"
+#include "status_internal.h"
 
 static int is_float(clgpu_type type) {
   return type == CLGPU_TYPE_HALF || type == CLGPU_TYPE_FLOAT || type == CLGPU_TYPE_DOUBLE;

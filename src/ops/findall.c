@@ -1,11 +1,27 @@
 /* findall (findall.h): checks, plan, enqueueing. Its counts are scanned by
  * the scan kernels of reduce_program.c. */
 #include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include <clgpu/array.h>
+#include <clgpu/context.h>
+#include <clgpu/findall.h>
+#include <clgpu/program.h>
+#include <clgpu/scan.h>
+#include <clgpu/workspace.h>
+
+#include "array_internal.h"
+#include "call.h"
+#include "chain.h"
+#include "check.h"
+#include "lease.h"
 #include "reduce_program.h"
+#include "shape.h"
+#include "status_internal.h"
+#include "workspace_internal.h"
 
 #define ARG(x) CLGPU__ARG(x)
 

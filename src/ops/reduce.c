@@ -1,10 +1,26 @@
 /* Reductions and count_if (reduce.h): checks, plan, enqueueing. */
 #include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include <clgpu/array.h>
+#include <clgpu/context.h>
+#include <clgpu/program.h>
+#include <clgpu/reduce.h>
+#include <clgpu/workspace.h>
+
+#include "array_internal.h"
+#include "call.h"
+#include "chain.h"
+#include "check.h"
+#include "copy.h"
+#include "lease.h"
 #include "reduce_program.h"
+#include "shape.h"
+#include "status_internal.h"
+#include "workspace_internal.h"
 
 #define ARG(x) CLGPU__ARG(x)
 

@@ -1,10 +1,29 @@
 /* The program of cl/reduce.cl for an operator (reduce_program.h). */
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include <clgpu/array.h>
+#include <clgpu/context.h>
+#include <clgpu/program.h>
+#include <clgpu/reduce.h>
+#include <clgpu/scan.h>
+#include <clgpu/workspace.h>
+
+#include "array_internal.h"
+#include "call.h"
+#include "chain.h"
+#include "context_internal.h"
+#include "expression.h"
+#include "lease.h"
+#include "program_cache.h"
 #include "reduce_program.h"
+#include "shape.h"
+#include "status_internal.h"
 #include "text.h"
+#include "tuning.h"
+#include "workspace_internal.h"
 
 void clgpu__spec_free(clgpu__op_spec *s) {
   free(s->map);

@@ -5,7 +5,18 @@
 #ifndef CLGPU_SRC_REDUCE_PROGRAM_H
 #define CLGPU_SRC_REDUCE_PROGRAM_H
 
+#include <stdint.h>
+
+#include <clgpu/array.h>
+#include <clgpu/context.h>
+#include <clgpu/program.h>
+#include <clgpu/reduce.h>
+#include <clgpu/scan.h>
+#include <clgpu/workspace.h>
+
 #include "call.h"
+#include "chain.h"
+#include "lease.h"
 #include "shape.h"
 
 /* The text of one program: every define of cl/reduce.cl except the shape's.

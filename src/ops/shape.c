@@ -1,9 +1,19 @@
 /* Kernel shapes and ranges (shape.h). */
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include <clgpu/context.h>
+#include <clgpu/workspace.h>
+
+#include "chain.h"
+#include "context_internal.h"
+#include "overflow.h"
+#include "quirks.h"
 #include "shape.h"
+#include "status_internal.h"
+#include "tuning.h"
 
 clgpu_status clgpu__shape_resolve(const clgpu_context *context, const clgpu_call_options *options,
                                   const char *who, clgpu__shape *out) {

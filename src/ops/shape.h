@@ -18,7 +18,11 @@
 #ifndef CLGPU_SRC_SHAPE_H
 #define CLGPU_SRC_SHAPE_H
 
-#include "internal.h"
+#include <stddef.h>
+#include <stdint.h>
+
+#include <clgpu/context.h>
+#include <clgpu/workspace.h>
 
 typedef struct clgpu__shape {
   clgpu_shape kind;

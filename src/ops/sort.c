@@ -31,12 +31,32 @@
  * passes across chunks; TILED: every pass is a kernel. The number of passes
  * is known on the host, so the first write goes to whichever buffer makes
  * the last one land in the caller's. */
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include <clgpu/array.h>
+#include <clgpu/context.h>
+#include <clgpu/program.h>
+#include <clgpu/sort.h>
+#include <clgpu/workspace.h>
+
+#include "array_internal.h"
 #include "call.h"
-#include "internal.h"
+#include "chain.h"
+#include "check.h"
+#include "context_internal.h"
+#include "copy.h"
+#include "elementwise_ops.h"
+#include "expression.h"
+#include "lease.h"
+#include "overflow.h"
+#include "program_cache.h"
+#include "quirks.h"
+#include "status_internal.h"
+#include "tuning.h"
+#include "workspace_internal.h"
 
 /* The numbers that shape a sort's plan (single-kernel sizes, digit widths,
  * keys per item, group and block sizes) are the tuning table's

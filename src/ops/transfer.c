@@ -4,14 +4,24 @@
  * the layout's reduction to its fewest dimensions, and the three ways a
  * layout moves: one plain transfer, one rectangular transfer, or packing
  * through a temporary on the device. */
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include <clgpu/array.h>
+#include <clgpu/context.h>
+#include <clgpu/copy.h>
+
+#include "alloc_cache.h"
+#include "array_internal.h"
+#include "chain.h"
 #include "check.h"
-#include "opencl.h"
+#include "context_internal.h"
 #include "copy.h"
-#include "internal.h"
+#include "elementwise_ops.h"
+#include "opencl.h"
+#include "status_internal.h"
 
 /* A view's layout reduced for a transfer: dimensions of extent 1 dropped and
  * neighbours merged where the view is contiguous across them. The host side

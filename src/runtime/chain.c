@@ -1,8 +1,13 @@
 /* Event chains: enqueueing a sequence of commands of one operation so that
  * each waits for the one before, whatever the queue's ordering, with the
  * caller's wait list at the front and the caller's event at the end. */
-#include "internal.h"
+#include <clgpu/context.h>
+
+#include "chain.h"
+#include "context_internal.h"
 #include "opencl.h"
+#include "quirks.h"
+#include "status_internal.h"
 
 void clgpu__chain_begin(clgpu__chain *chain, cl_uint num_events, const cl_event *wait_list) {
   chain->num_events = num_events;

@@ -1,10 +1,21 @@
 /* Contexts: creating one on a selected device, wrapping the caller's objects,
  * and the accessors. */
+#include <pthread.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "internal.h"
+#include <clgpu/context.h>
+
+#include "context_internal.h"
+#include "device.h"
+#include "disk_cache.h"
+#include "environment.h"
 #include "opencl.h"
+#include "program_cache.h"
+#include "quirks.h"
+#include "status_internal.h"
+#include "tuning.h"
 
 /* How many fully made, not yet freed contexts there are over each
  * cl_context, so that the last one can be told from the others. A context

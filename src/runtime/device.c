@@ -1,11 +1,15 @@
 /* Finding devices: enumeration, the selector grammar, the listing shown in
  * errors, and the device facts a context keeps. */
 #include <ctype.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "internal.h"
+#include <clgpu/context.h>
+
+#include "device.h"
+#include "status_internal.h"
 
 typedef struct device_entry {
   cl_platform_id platform;

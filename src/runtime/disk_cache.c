@@ -14,13 +14,21 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdarg.h>
+#include <stdatomic.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "internal.h"
+#include <clgpu/context.h>
+#include <clgpu/program.h>
+
+#include "disk_cache.h"
+#include "quirks.h"
+#include "sha256.h"
+#include "status_internal.h"
 
 #define FORMAT_VERSION 1u
 #define HEADER_SIZE 24u

@@ -4,7 +4,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "internal.h"
+#include <clgpu/program.h>
+
+#include "disk_cache.h"
+#include "kernel_source.h"
+#include "status_internal.h"
 
 static int is_valid_name(const char *name) {
   if (!*name) return 0;

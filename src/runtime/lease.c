@@ -1,6 +1,12 @@
 /* Kernel leases: the one way every family of the library takes cached
  * kernel objects for a call and gives them back. */
-#include "internal.h"
+#include <stdint.h>
+
+#include <clgpu/program.h>
+
+#include "lease.h"
+#include "program_cache.h"
+#include "status_internal.h"
 
 void clgpu__kernel_clear_buffers(cl_kernel kernel, uint64_t buffer_args) {
   /* A buffer argument set to NULL keeps no caller's cl_mem alive inside a

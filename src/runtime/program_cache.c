@@ -2,12 +2,26 @@
  * allow-list, building (or loading from disk) once per key even when threads
  * race, and kernel objects handed out by lease. */
 #include <ctype.h>
+#include <pthread.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "internal.h"
+#include <clgpu/context.h>
+#include <clgpu/program.h>
+#include <clgpu/version.h>
+
+#include "context_internal.h"
+#include "disk_cache.h"
+#include "expression.h"
+#include "fault.h"
+#include "kernel_source.h"
 #include "opencl.h"
+#include "program_cache.h"
+#include "quirks.h"
+#include "sha256.h"
+#include "status_internal.h"
 #include "text.h"
 
 typedef struct kernel_slot {

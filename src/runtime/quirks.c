@@ -5,7 +5,9 @@
  * override earlier ones. */
 #include <string.h>
 
-#include "internal.h"
+#include <clgpu/context.h>
+
+#include "quirks.h"
 
 typedef enum quirk_kind {
   QUIRK_DISK_CACHE_OFF_BY_DEFAULT,

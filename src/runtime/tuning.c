@@ -13,7 +13,9 @@
  * (clgpu-bench run --shape ...), next to the value. */
 #include <string.h>
 
-#include "internal.h"
+#include <clgpu/context.h>
+
+#include "tuning.h"
 
 /* Rows, in the order they are matched: the first whose device type bits
  * meet the device's wins; the last row matches every device. */

@@ -1,0 +1,25 @@
+/* Environment variables (environment.c): the CLGPU_* variables a context
+ * reads, read and checked once. */
+#ifndef CLGPU_SRC_ENVIRONMENT_H
+#define CLGPU_SRC_ENVIRONMENT_H
+
+#include <clgpu/status.h>
+
+/* The largest CLGPU_COPY_CHUNK (elements per work-item) and
+ * CLGPU_COPY_GROUP (work-items per group, then lowered to what the kernel
+ * allows) that are accepted. */
+#define CLGPU__COPY_CHUNK_MAX ((cl_ulong)1 << 31)
+#define CLGPU__COPY_GROUP_MAX ((cl_ulong)1 << 16)
+
+typedef struct clgpu__environment {
+  cl_ulong copy_chunk; /* 0: the device's choice */
+  cl_ulong copy_group; /* 0: the device's choice */
+  int disk_cache;      /* CLGPU_DISK_CACHE: -1 unset, 0 off, 1 on */
+} clgpu__environment;
+
+/* Read and check every variable a context uses; CLGPU_INVALID_ARGUMENT
+ * naming `who`, the variable and its value when one is set to a value it
+ * does not take. */
+clgpu_status clgpu__read_environment(clgpu__environment *out, const char *who);
+
+#endif

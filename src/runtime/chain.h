@@ -1,0 +1,55 @@
+/* Event chains (chain.c): commands enqueued one after another, the kernel
+ * arguments they are given, and the work-group size they may use. */
+#ifndef CLGPU_SRC_CHAIN_H
+#define CLGPU_SRC_CHAIN_H
+
+#include <stddef.h>
+
+#include <clgpu/context.h>
+
+/* A sequence of commands each waiting for the one before: the first waits
+ * for the caller's wait list, the caller's event is the last one's. Right on
+ * out-of-order queues too. */
+typedef struct clgpu__chain {
+  cl_uint num_events;
+  const cl_event *wait_list;
+  cl_event last; /* NULL before the first command */
+  int started;
+} clgpu__chain;
+
+void clgpu__chain_begin(clgpu__chain *chain, cl_uint num_events, const cl_event *wait_list);
+/* What the next command waits for. */
+cl_uint clgpu__chain_wait_count(const clgpu__chain *chain);
+const cl_event *clgpu__chain_wait_list(const clgpu__chain *chain);
+/* Record the event of the command just enqueued (takes ownership). */
+void clgpu__chain_push(clgpu__chain *chain, cl_event event);
+/* Enqueue a kernel as the chain's next command (a fault point). */
+clgpu_status clgpu__chain_kernel(clgpu_context *context, clgpu__chain *chain, cl_kernel kernel,
+                                 size_t global, size_t local, const char *what);
+/* Hand the last event to the caller (a marker when nothing was enqueued
+ * and an event is wanted), or release it. */
+clgpu_status clgpu__chain_end(clgpu_context *context, clgpu__chain *chain, cl_event *event);
+/* Drop the chain after a failure. */
+void clgpu__chain_abandon(clgpu__chain *chain);
+
+/* Kernel arguments from index `first` on, naming `what` in the message of
+ * a failure. */
+typedef struct clgpu__kernel_arg {
+  size_t size;
+  const void *value;
+} clgpu__kernel_arg;
+#define CLGPU__ARG(x) \
+  { sizeof(x), &(x) }
+clgpu_status clgpu__set_args(cl_kernel kernel, cl_uint first, const clgpu__kernel_arg *args,
+                             cl_uint count, const char *what);
+
+/* "uchar", "ushort", "uint" or "ulong": the OpenCL C unsigned integer of
+ * 1, 2, 4 or 8 bytes (ulong for any other size). */
+const char *clgpu__unsigned_type(size_t size);
+
+/* The work-group size the wide (TILED) kernels may use on the context's
+ * device: `cap`, lowered to the quirks table's cap, the device's maximum
+ * work-group size and its first work-item dimension. */
+size_t clgpu__work_group_limit(const clgpu_context *context, size_t cap);
+
+#endif

@@ -1,0 +1,46 @@
+/* The program cache (program_cache.c): programs built from their parts and
+ * kept per context, keyed by their source and options, and the kernels
+ * lent out of them. */
+#ifndef CLGPU_SRC_PROGRAM_CACHE_H
+#define CLGPU_SRC_PROGRAM_CACHE_H
+
+#include <stddef.h>
+
+#include <clgpu/context.h>
+#include <clgpu/program.h>
+
+typedef struct clgpu__program_cache clgpu__program_cache;
+
+clgpu_status clgpu__program_cache_create(clgpu__program_cache **out);
+void clgpu__program_cache_destroy(clgpu__program_cache *cache);
+
+/* One part of a program's source (program_cache.c): an embedded file by its
+ * stem (`name`; read from CLGPU_KERNEL_DIR when that is set), or text the
+ * library generated (`text`, with `label`, the file name a #line directive
+ * gives it in the compiler's messages). */
+typedef struct clgpu__source_part {
+  const char *name;
+  const char *text;
+  const char *label;
+} clgpu__source_part;
+
+/* clgpu_program_get over the parts in order (1 to 8), after the prelude of
+ * defines; the cache key covers every part. clgpu_program_get_named builds
+ * the families written on cl/common.cl (elementwise, reduce, sort) as
+ * {"common", name}. */
+clgpu_status clgpu__program_get_parts(clgpu_context *ctx, const clgpu__source_part *parts,
+                                      size_t num_parts, const clgpu_define *defines,
+                                      size_t num_defines, const char *options, clgpu_program **out);
+
+/* Internal twins of public functions (the public one is a wrapper): the
+ * library calls these, never its own public entry points. */
+clgpu_status clgpu__kernel_acquire(clgpu_program *program, const char *kernel_name,
+                                   cl_kernel *kernel);
+void clgpu__kernel_release(clgpu_program *program, cl_kernel kernel);
+clgpu_status clgpu__program_get_named(clgpu_context *ctx, const char *name,
+                                      const clgpu_define *defines, size_t num_defines,
+                                      const char *options, clgpu_program **out);
+clgpu_status clgpu__program_get(clgpu_context *ctx, const char *source, const clgpu_define *defines,
+                                size_t num_defines, const char *options, clgpu_program **out);
+
+#endif

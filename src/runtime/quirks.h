@@ -1,0 +1,30 @@
+/* Quirks (quirks.c): what clgpu does differently on a device whose platform
+ * or compiler needs it, looked up from the device's facts. */
+#ifndef CLGPU_SRC_QUIRKS_H
+#define CLGPU_SRC_QUIRKS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <clgpu/context.h>
+
+typedef struct clgpu__quirks {
+  /* Whether CLGPU_DISK_CACHE_DEFAULT turns the disk cache on. */
+  int disk_cache_by_default;
+  /* Upper bound on the work-group size clgpu's kernels use on this device. */
+  size_t work_group_cap;
+  /* Whether the compiler crashes on some build options the allow-list
+   * passes: then a "-D" reaches it joined to the name after it ("-D X" as
+   * "-DX"), and options holding a double quote are refused. */
+  int fragile_build_options;
+  /* 0, or the most loop iterations one work-item may run in one kernel,
+   * summed over every loop of the kernel (an inner loop's iterations
+   * counted each time): past it the device leaves its loops early and the
+   * results are wrong. Kernels whose work per item grows with n (the
+   * CHUNKED sorts) size that work to stay below it. */
+  uint64_t loop_iteration_cap;
+} clgpu__quirks;
+
+void clgpu__quirks_for(const clgpu_device_info *info, clgpu__quirks *quirks);
+
+#endif

@@ -1,0 +1,39 @@
+/* The tuning table (tuning.c): the numbers that shape plans, one row per
+ * class of device. */
+#ifndef CLGPU_SRC_TUNING_H
+#define CLGPU_SRC_TUNING_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <clgpu/context.h>
+
+typedef struct clgpu__tuning {
+  const char *device_class;
+  cl_device_type device_types; /* the row serves devices of these types */
+  /* Reductions, scans, findall, count_if (ops/shape.c). */
+  uint64_t chunk_unit;
+  uint64_t chunk_minimum;
+  unsigned chunked_chunks_per_unit;
+  unsigned tile_items;
+  unsigned tiled_minimum_tiles;
+  size_t tiled_group_cap;
+  unsigned tiled_chunks_per_unit;
+  uint64_t tiled_chunks_cap;
+  /* Sorts (ops/sort.c). */
+  uint64_t sort_single_chunk;
+  uint64_t sort_chunk_minimum;
+  unsigned sort_chunked_digit_max;
+  unsigned radix_items;
+  size_t sort_group_cap;
+  unsigned sort_single_tiles;
+  unsigned merge_block;
+  /* Elementwise kernels (ops/elementwise.c). */
+  unsigned block;
+  uint64_t blocking_floor;
+} clgpu__tuning;
+
+/* The row of the tuning table for a device (never NULL). */
+const clgpu__tuning *clgpu__tuning_for(const clgpu_device_info *info);
+
+#endif

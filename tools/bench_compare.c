@@ -148,14 +148,8 @@ static const bench_option compare_option_table[] = {
 
 static const char *const compare_help[] = {compare_usage_text, NULL};
 
-static const bench_command compare_command = {
-    "clgpu-bench compare: ",
-    "clgpu-bench compare --help",
-    compare_option_table,
-    sizeof compare_option_table / sizeof compare_option_table[0],
-    1,
-    0,
-    compare_help};
+static const bench_command compare_command =
+    BENCH_SUBCOMMAND("compare", compare_option_table, 1, 0, compare_help);
 
 /* ---- run's CSV ---- */
 

@@ -113,14 +113,8 @@ static const bench_option kernel_option_table[] = {
 static const char *const kernel_help[] = {kernel_usage_text, NULL};
 
 /* FILE.cl is its operand. */
-static const bench_command kernel_command = {
-    "clgpu-bench kernel: ",
-    "clgpu-bench kernel --help",
-    kernel_option_table,
-    sizeof kernel_option_table / sizeof kernel_option_table[0],
-    1,
-    1,
-    kernel_help};
+static const bench_command kernel_command =
+    BENCH_SUBCOMMAND("kernel", kernel_option_table, 1, 1, kernel_help);
 
 #if defined(__GNUC__)
 __attribute__((format(printf, 1, 2)))

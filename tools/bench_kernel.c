@@ -1,16 +1,14 @@
 /* clgpu-bench kernel (bench_kernel.h): the user's OpenCL C file, built on the
  * tool's device with -D defines, one kernel of it timed by profiling events
- * over buffers, scalars and __local memory made from argument specs, beside
- * the device's read bandwidth over as many bytes (run's read kernel). */
+ * over buffers, scalars and __local memory made from argument specs
+ * (bench_kernel_args.c), beside the device's read bandwidth over as many
+ * bytes (run's read kernel). */
 #include "bench_kernel.h"
 
 #include <ctype.h>
 #include <errno.h>
-#include <float.h>
-#include <limits.h>
 #include <math.h>
 #include <stdarg.h>
-#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,6 +17,7 @@
 #include <clgpu/clgpu.h>
 
 #include "bench_common.h"
+#include "bench_kernel_args.h"
 #include "bench_options.h"
 #include "bench_reference.h"
 
@@ -135,190 +134,6 @@ static int cl_failure(const char *what, cl_int err) {
   return 1;
 }
 
-/* ---- argument specs ---- */
-
-enum { KIND_UNSIGNED, KIND_SIGNED, KIND_FLOAT };
-
-typedef struct arg_type {
-  const char *name;  /* OpenCL C's name, as CL_KERNEL_ARG_TYPE_NAME gives it */
-  const char *alias; /* the fixed-width name */
-  const char *alias2;
-  size_t size;
-  int kind;
-} arg_type;
-
-static const arg_type arg_types[] = {
-    {"char", "int8", NULL, 1, KIND_SIGNED},    {"uchar", "uint8", NULL, 1, KIND_UNSIGNED},
-    {"short", "int16", NULL, 2, KIND_SIGNED},  {"ushort", "uint16", NULL, 2, KIND_UNSIGNED},
-    {"int", "int32", NULL, 4, KIND_SIGNED},    {"uint", "uint32", NULL, 4, KIND_UNSIGNED},
-    {"long", "int64", NULL, 8, KIND_SIGNED},   {"ulong", "uint64", NULL, 8, KIND_UNSIGNED},
-    {"float", "float32", NULL, 4, KIND_FLOAT}, {"double", "float64", NULL, 8, KIND_FLOAT},
-};
-#define NUM_ARG_TYPES (sizeof arg_types / sizeof arg_types[0])
-
-static const arg_type *find_type(const char *name, size_t length) {
-  for (size_t t = 0; t < NUM_ARG_TYPES; t++) {
-    const char *names[] = {arg_types[t].name, arg_types[t].alias, arg_types[t].alias2};
-    for (size_t k = 0; k < 3; k++) {
-      if (names[k] && strlen(names[k]) == length && strncmp(names[k], name, length) == 0) {
-        return &arg_types[t];
-      }
-    }
-  }
-  return NULL;
-}
-
-enum { ARG_BUFFER, ARG_SCALAR, ARG_LOCAL };
-enum { FILL_RANDOM, FILL_ZEROS, FILL_VALUE };
-
-typedef struct arg_spec {
-  const char *text; /* as given */
-  int kind;
-  const arg_type *type; /* buffers and scalars */
-  size_t count;         /* buffers: elements */
-  size_t bytes;         /* buffers and local: bytes; scalars: the type's size */
-  int fill;             /* buffers */
-  const char *value_text;
-  unsigned char value[8]; /* scalars and constant buffers: the value's bytes */
-} arg_spec;
-
-/* VALUE of `type` into out (its bytes, host order): 0, or -1 when it is not a
- * number of the type or out of its range. */
-static int parse_value(const arg_type *type, const char *text, unsigned char out[8]) {
-  if (!*text || isspace((unsigned char)text[0])) return -1;
-  char *end = NULL;
-  errno = 0;
-  if (type->kind == KIND_FLOAT) {
-    double v = strtod(text, &end);
-    if (*end != '\0' || (errno == ERANGE && isinf(v))) return -1;
-    if (type->size == 4) {
-      if (isfinite(v) && fabs(v) > FLT_MAX) return -1;
-      float f = (float)v;
-      memcpy(out, &f, sizeof f);
-    } else {
-      memcpy(out, &v, sizeof v);
-    }
-    return 0;
-  }
-  int hex = (text[0] == '0' && (text[1] == 'x' || text[1] == 'X')) ||
-            (text[0] == '-' && text[1] == '0' && (text[2] == 'x' || text[2] == 'X'));
-  if (type->kind == KIND_UNSIGNED) {
-    if (text[0] == '-' || text[0] == '+') return -1;
-    unsigned long long v = strtoull(text, &end, hex ? 16 : 10);
-    if (*end != '\0' || end == text || errno == ERANGE) return -1;
-    unsigned long long max = type->size == 8 ? ULLONG_MAX : (1ull << (8 * type->size)) - 1;
-    if (v > max) return -1;
-    uint8_t u8 = (uint8_t)v;
-    uint16_t u16 = (uint16_t)v;
-    uint32_t u32 = (uint32_t)v;
-    uint64_t u64 = (uint64_t)v;
-    memcpy(out,
-           type->size == 1   ? (void *)&u8
-           : type->size == 2 ? (void *)&u16
-           : type->size == 4 ? (void *)&u32
-                             : (void *)&u64,
-           type->size);
-    return 0;
-  }
-  long long v = strtoll(text, &end, hex ? 16 : 10);
-  if (*end != '\0' || end == text || errno == ERANGE) return -1;
-  long long max = type->size == 8 ? LLONG_MAX : (1ll << (8 * type->size - 1)) - 1;
-  long long min = type->size == 8 ? LLONG_MIN : -max - 1;
-  if (v < min || v > max) return -1;
-  int8_t i8 = (int8_t)v;
-  int16_t i16 = (int16_t)v;
-  int32_t i32 = (int32_t)v;
-  int64_t i64 = (int64_t)v;
-  memcpy(out,
-         type->size == 1   ? (void *)&i8
-         : type->size == 2 ? (void *)&i16
-         : type->size == 4 ? (void *)&i32
-                           : (void *)&i64,
-         type->size);
-  return 0;
-}
-
-static void list_types(char *buffer, size_t size) {
-  buffer[0] = '\0';
-  for (size_t t = 0; t < NUM_ARG_TYPES; t++) {
-    size_t used = strlen(buffer);
-    snprintf(buffer + used, size - used, "%s%s", t ? ", " : "", arg_types[t].name);
-  }
-}
-
-/* One --arg: 0, or 2 after a usage error (printed). */
-static int parse_spec(const char *text, size_t index, arg_spec *spec) {
-  memset(spec, 0, sizeof *spec);
-  spec->text = text;
-  if (strncmp(text, "local:", 6) == 0) {
-    spec->kind = ARG_LOCAL;
-    if (bench_parse_size(text + 6, &spec->bytes) != 0) {
-      return kernel_usage_error(
-          "--arg %zu '%s': local:BYTES needs a byte count from 1 to 4G-1 (suffixes K, M, G)", index,
-          text);
-    }
-    return 0;
-  }
-  size_t length = strcspn(text, "[=");
-  spec->type = find_type(text, length);
-  if (!spec->type) {
-    char types[160];
-    list_types(types, sizeof types);
-    return kernel_usage_error("--arg %zu '%s': unknown type '%.*s' (types: %s, or local:BYTES)",
-                              index, text, (int)length, text, types);
-  }
-  const char *rest = text + length;
-  if (*rest == '\0') {
-    return kernel_usage_error(
-        "--arg %zu '%s': a buffer needs a count (%s[COUNT]) and a scalar a value (%s=VALUE)", index,
-        text, spec->type->name, spec->type->name);
-  }
-  if (*rest == '=') {
-    spec->kind = ARG_SCALAR;
-    spec->bytes = spec->type->size;
-    spec->value_text = rest + 1;
-    if (parse_value(spec->type, rest + 1, spec->value) != 0) {
-      return kernel_usage_error("--arg %zu '%s': '%s' is not a %s value", index, text, rest + 1,
-                                spec->type->name);
-    }
-    return 0;
-  }
-  /* TYPE[COUNT]... */
-  const char *close = strchr(rest, ']');
-  char count_text[32];
-  size_t count_length = close ? (size_t)(close - rest - 1) : 0;
-  if (!close || count_length == 0 || count_length >= sizeof count_text) {
-    return kernel_usage_error("--arg %zu '%s': expected %s[COUNT] with a count in brackets", index,
-                              text, spec->type->name);
-  }
-  memcpy(count_text, rest + 1, count_length);
-  count_text[count_length] = '\0';
-  spec->kind = ARG_BUFFER;
-  if (bench_parse_size(count_text, &spec->count) != 0) {
-    return kernel_usage_error(
-        "--arg %zu '%s': '%s' is not an element count from 1 to 4G-1 (suffixes K, M, G)", index,
-        text, count_text);
-  }
-  spec->bytes = spec->count * spec->type->size;
-  const char *after = close + 1;
-  if (*after == '\0' || strcmp(after, "=random") == 0) {
-    spec->fill = FILL_RANDOM;
-  } else if (strcmp(after, "=zeros") == 0) {
-    spec->fill = FILL_ZEROS;
-  } else if (*after == '=') {
-    spec->fill = FILL_VALUE;
-    spec->value_text = after + 1;
-    if (parse_value(spec->type, after + 1, spec->value) != 0) {
-      return kernel_usage_error("--arg %zu '%s': '%s' is not a %s value (nor random or zeros)",
-                                index, text, after + 1, spec->type->name);
-    }
-  } else {
-    return kernel_usage_error("--arg %zu '%s': unexpected '%s' after the count", index, text,
-                              after);
-  }
-  return 0;
-}
-
 /* ---- options ---- */
 
 enum { OUT_TABLE, OUT_CSV, OUT_JSON };
@@ -403,7 +218,7 @@ static int kernel_option(const bench_command *command, void *state, const bench_
       break;
     }
     case KERNEL_ARG: {
-      int failed = parse_spec(value, o->num_args, &o->args[o->num_args]);
+      int failed = bench_arg_parse(command, value, o->num_args, &o->args[o->num_args]);
       if (failed) return failed;
       o->num_args++;
       break;
@@ -670,25 +485,6 @@ static int create_kernel(kernel_run *r) {
   return 1;
 }
 
-/* "unsigned int" -> "uint", "float*" -> "float": the name to compare specs
- * with, in buffer (at least 32 bytes). */
-static const char *base_type_name(const char *type_name, char *buffer, size_t size) {
-  static const char *const unsigned_names[][2] = {
-      {"unsigned char", "uchar"}, {"unsigned short", "ushort"}, {"unsigned int", "uint"},
-      {"unsigned long", "ulong"}, {"signed char", "char"},
-  };
-  snprintf(buffer, size, "%s", type_name);
-  size_t length = strlen(buffer);
-  while (length > 0 && (buffer[length - 1] == '*' || isspace((unsigned char)buffer[length - 1]))) {
-    buffer[--length] = '\0';
-  }
-  for (size_t k = 0; k < sizeof unsigned_names / sizeof unsigned_names[0]; k++) {
-    if (strcmp(buffer, unsigned_names[k][0]) == 0)
-      snprintf(buffer, size, "%s", unsigned_names[k][1]);
-  }
-  return buffer;
-}
-
 /* The spec count against CL_KERNEL_NUM_ARGS, and, where the device reports
  * parameters, each spec's kind against its parameter's: 0, or 2. */
 static int check_parameters(const kernel_run *r) {
@@ -716,7 +512,7 @@ static int check_parameters(const kernel_run *r) {
   for (cl_uint k = 0; k < count; k++) {
     const arg_spec *a = &o->args[k];
     cl_kernel_arg_address_qualifier address = 0;
-    char type_name[128] = "", name[128] = "", base[128];
+    char type_name[128] = "", name[128] = "";
     if (clGetKernelArgInfo(r->kernel, k, CL_KERNEL_ARG_ADDRESS_QUALIFIER, sizeof address, &address,
                            NULL) != CL_SUCCESS ||
         clGetKernelArgInfo(r->kernel, k, CL_KERNEL_ARG_TYPE_NAME, sizeof type_name, type_name,
@@ -724,7 +520,6 @@ static int check_parameters(const kernel_run *r) {
       return 0; /* not reported: clSetKernelArg checks what it can */
     }
     clGetKernelArgInfo(r->kernel, k, CL_KERNEL_ARG_NAME, sizeof name, name, NULL);
-    base_type_name(type_name, base, sizeof base);
     int pointer = strchr(type_name, '*') != NULL;
     const char *wanted = NULL;
     if (address == CL_KERNEL_ARG_ADDRESS_LOCAL) {
@@ -744,7 +539,7 @@ static int check_parameters(const kernel_run *r) {
                                                                             : "",
                                 type_name, wanted);
     }
-    const arg_type *known = find_type(base, strlen(base));
+    const arg_type *known = bench_arg_type_of_parameter(type_name);
     if (known && a->type && known != a->type) {
       if (a->kind == ARG_SCALAR) {
         return kernel_usage_error("--arg %u '%s': parameter %u '%s' of %s is a %s, not a %s", k,
@@ -757,36 +552,6 @@ static int check_parameters(const kernel_run *r) {
     }
   }
   return 0;
-}
-
-/* Random data (bench_kernel's fixed seeds), zeros or a constant. */
-static void fill(const arg_spec *a, size_t index, void *data) {
-  unsigned char *bytes = data;
-  if (a->fill == FILL_ZEROS) {
-    memset(bytes, 0, a->bytes);
-  } else if (a->fill == FILL_VALUE) {
-    for (size_t i = 0; i < a->count; i++)
-      memcpy(bytes + i * a->type->size, a->value, a->type->size);
-  } else if (a->type->kind == KIND_FLOAT && a->type->size == 4) {
-    uint64_t seed = 0x6b65726e656c0000ull + index;
-    float *x = data;
-    for (size_t i = 0; i < a->count; i++) x[i] = (float)(bench_splitmix64(&seed) >> 40) * 0x1p-24f;
-  } else if (a->type->kind == KIND_FLOAT) {
-    uint64_t seed = 0x6b65726e656c0000ull + index;
-    double *x = data;
-    for (size_t i = 0; i < a->count; i++) x[i] = (double)(bench_splitmix64(&seed) >> 11) * 0x1p-53;
-  } else {
-    uint64_t seed = 0x6b65726e656c0000ull + index;
-    size_t i = 0;
-    for (; i + 8 <= a->bytes; i += 8) {
-      uint64_t word = bench_splitmix64(&seed);
-      memcpy(bytes + i, &word, 8);
-    }
-    if (i < a->bytes) {
-      uint64_t word = bench_splitmix64(&seed);
-      memcpy(bytes + i, &word, a->bytes - i);
-    }
-  }
 }
 
 /* Buffers made and filled, every argument set: 0, 1 (OpenCL failed) or 2
@@ -802,7 +567,7 @@ static int set_arguments(kernel_run *r) {
     if (a->kind == ARG_BUFFER) {
       void *host = malloc(a->bytes);
       if (!host) return cl_failure("filling a buffer", CL_OUT_OF_HOST_MEMORY);
-      fill(a, k, host);
+      bench_arg_fill(a, k, host);
       r->buffers[k] =
           clCreateBuffer(cl, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, a->bytes, host, &err);
       free(host);
@@ -906,14 +671,6 @@ static const char *dims_text(const size_t *sizes, cl_uint dims, char *buffer, si
   return buffer;
 }
 
-static const char *fill_name(const arg_spec *a) {
-  return a->fill == FILL_ZEROS ? "zeros" : a->fill == FILL_VALUE ? "value" : "random";
-}
-
-static const char *kind_name(const arg_spec *a) {
-  return a->kind == ARG_BUFFER ? "buffer" : a->kind == ARG_LOCAL ? "local" : "scalar";
-}
-
 static const char *bytes_text(double bytes, char *buffer, size_t size) {
   if (bytes >= 1024.0 * 1024 * 1024) {
     snprintf(buffer, size, "%.1f GiB", bytes / (1024.0 * 1024 * 1024));
@@ -964,7 +721,7 @@ static void print_table(const kernel_run *r) {
     const arg_spec *a = &o->args[k];
     if (a->kind == ARG_BUFFER) {
       printf("  arg %zu  %-24s buffer of %zu %s, %s, %s%s\n", k, a->text, a->count, a->type->name,
-             bytes_text((double)a->bytes, bytes, sizeof bytes), fill_name(a),
+             bytes_text((double)a->bytes, bytes, sizeof bytes), bench_arg_fill_name(a),
              a->fill == FILL_RANDOM && a->type->kind == KIND_FLOAT ? " in [0, 1)" : "");
     } else if (a->kind == ARG_LOCAL) {
       printf("  arg %zu  %-24s __local, %zu bytes\n", k, a->text, a->bytes);
@@ -1094,10 +851,10 @@ static void print_json(const kernel_run *r) {
     const arg_spec *a = &o->args[k];
     fprintf(out, "%s\n    {\"index\": %zu, \"spec\": ", k ? "," : "", k);
     bench_json_string(out, a->text);
-    fprintf(out, ", \"kind\": \"%s\"", kind_name(a));
+    fprintf(out, ", \"kind\": \"%s\"", bench_arg_kind_name(a));
     if (a->type) fprintf(out, ", \"type\": \"%s\"", a->type->name);
     if (a->kind == ARG_BUFFER) {
-      fprintf(out, ", \"count\": %zu, \"fill\": \"%s\"", a->count, fill_name(a));
+      fprintf(out, ", \"count\": %zu, \"fill\": \"%s\"", a->count, bench_arg_fill_name(a));
     }
     if (a->value_text) {
       fputs(", \"value\": ", out);

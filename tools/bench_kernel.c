@@ -643,8 +643,9 @@ static int time_kernel(kernel_run *r) {
 
 /* ---- output ---- */
 
-static double gb_per_s(double bytes, const bench_timing *t) {
-  return bytes > 0 && t->valid && t->median > 0 ? bytes / (t->median * 1e-3) / 1e9 : NAN;
+/* GB/s of buffer bytes over a time; none without buffer arguments. */
+static double buffer_gbps(size_t bytes, const bench_timing *t) {
+  return bytes > 0 ? bench_gbps((double)bytes, t) : NAN;
 }
 
 typedef struct kernel_figures {
@@ -653,10 +654,9 @@ typedef struct kernel_figures {
 
 static kernel_figures figures(const kernel_run *r) {
   kernel_figures f;
-  f.gbps = gb_per_s((double)r->buffer_bytes, &r->event);
-  f.wall_gbps = gb_per_s((double)r->buffer_bytes, &r->wall);
-  f.reference_gbps =
-      r->has_reference ? gb_per_s((double)r->reference_bytes, &r->reference_event) : NAN;
+  f.gbps = buffer_gbps(r->buffer_bytes, &r->event);
+  f.wall_gbps = buffer_gbps(r->buffer_bytes, &r->wall);
+  f.reference_gbps = r->has_reference ? buffer_gbps(r->reference_bytes, &r->reference_event) : NAN;
   f.share = f.gbps / f.reference_gbps;
   return f;
 }
@@ -684,32 +684,11 @@ static const char *bytes_text(double bytes, char *buffer, size_t size) {
   return buffer;
 }
 
-static const char *or_na(char *buffer, size_t size, const char *format, double value) {
-  if (isfinite(value)) {
-    snprintf(buffer, size, format, value);
-  } else {
-    snprintf(buffer, size, "n/a");
-  }
-  return buffer;
-}
-
-static const char *timing_text(const bench_timing *t, char *buffer, size_t size) {
-  if (!t->valid) {
-    snprintf(buffer, size, "n/a");
-    return buffer;
-  }
-  int digits = t->max >= 100 ? 1 : t->max >= 10 ? 2 : 3;
-  snprintf(buffer, size, "%.*f (%.*f-%.*f)", digits, t->median, digits, t->min, digits, t->max);
-  return buffer;
-}
-
 static void print_table(const kernel_run *r) {
   const kernel_options *o = r->options;
-  const clgpu_device_info *d = r->device;
   kernel_figures f = figures(r);
-  char global[96], local[96], bytes[32];
-  printf("clgpu %s on %s / %s (%s, %u compute units)\n", clgpu_version(), d->platform_name, d->name,
-         bench_device_type_name(d->type), d->compute_units);
+  char title[640], global[96], local[96], bytes[32];
+  printf("%s\n", bench_device_title(r->device, title, sizeof title));
   printf("kernel %s from %s, built in %.1f ms with \"%s\"\n", o->kernel, o->file, r->build_ms,
          r->build_options);
   printf("global %s, local %s; %d timed calls after %d warm-up calls\n",
@@ -734,10 +713,11 @@ static void print_table(const kernel_run *r) {
   printf("\n%-*s %28s %28s %9s %10s %6s\n", name_width, "kernel", "device ms: median (min-max)",
          "wall ms: median (min-max)", "GB/s", "read GB/s", "%read");
   printf("%-*s %28s %28s %9s %10s %6s\n", name_width, o->kernel,
-         timing_text(&r->event, event, sizeof event), timing_text(&r->wall, wall, sizeof wall),
-         or_na(gbps, sizeof gbps, "%.2f", f.gbps),
-         or_na(reference, sizeof reference, "%.2f", f.reference_gbps),
-         or_na(share, sizeof share, "%.0f%%", 100 * f.share));
+         bench_timing_text(&r->event, event, sizeof event),
+         bench_timing_text(&r->wall, wall, sizeof wall),
+         bench_format_or_na(gbps, sizeof gbps, "%.2f", f.gbps),
+         bench_format_or_na(reference, sizeof reference, "%.2f", f.reference_gbps),
+         bench_format_or_na(share, sizeof share, "%.0f%%", 100 * f.share));
   printf(
       "\nGB/s: the bytes of all buffer arguments (%s), each counted once, over the median\n"
       "device time (the calls' profiling events).\n",
@@ -759,20 +739,15 @@ static void print_table(const kernel_run *r) {
 
 static void print_csv(const kernel_run *r) {
   const kernel_options *o = r->options;
-  const clgpu_device_info *d = r->device;
   kernel_figures f = figures(r);
   char global[96], local[96];
-  printf(
-      "library_version,platform,device,device_type,compute_units,file,kernel,global,local,"
-      "build_options,build_ms,repeat,warmup,arguments,bytes,event_ms_median,event_ms_min,"
-      "event_ms_max,wall_ms_median,wall_ms_min,wall_ms_max,gb_per_s,wall_gb_per_s,reference_op,"
-      "reference_bytes,reference_event_ms_median,reference_gb_per_s,share_of_reference\n");
-  bench_csv_string(stdout, clgpu_version());
+  printf(BENCH_CSV_DEVICE_COLUMNS
+         ",file,kernel,global,local,"
+         "build_options,build_ms,repeat,warmup,arguments,bytes,event_ms_median,event_ms_min,"
+         "event_ms_max,wall_ms_median,wall_ms_min,wall_ms_max,gb_per_s,wall_gb_per_s,reference_op,"
+         "reference_bytes,reference_event_ms_median,reference_gb_per_s,share_of_reference\n");
+  bench_csv_device(stdout, r->device);
   putchar(',');
-  bench_csv_string(stdout, d->platform_name);
-  putchar(',');
-  bench_csv_string(stdout, d->name);
-  printf(",%s,%u,", bench_device_type_name(d->type), d->compute_units);
   bench_csv_string(stdout, o->file);
   putchar(',');
   bench_csv_string(stdout, o->kernel);
@@ -815,25 +790,25 @@ static void print_csv(const kernel_run *r) {
   putchar('\n');
 }
 
+/* [N, N, N]: a work size. */
+static void print_json_sizes(FILE *out, const size_t *sizes, cl_uint dims) {
+  fputc('[', out);
+  for (cl_uint d = 0; d < dims; d++) fprintf(out, "%s%zu", d ? ", " : "", sizes[d]);
+  fputc(']', out);
+}
+
 static void print_json(const kernel_run *r) {
   const kernel_options *o = r->options;
   kernel_figures f = figures(r);
   FILE *out = stdout;
-  fputs("{\n  \"tool\": \"clgpu-bench kernel\",\n  \"library_version\": ", out);
-  bench_json_string(out, clgpu_version());
-  fputs(",\n  \"device\": ", out);
-  bench_json_device(out, r->device);
-  fputs(",\n  \"file\": ", out);
-  bench_json_string(out, o->file);
-  fputs(",\n  \"kernel\": ", out);
-  bench_json_string(out, o->kernel);
-  fputs(",\n  \"global\": [", out);
-  for (cl_uint d = 0; d < o->dims; d++) fprintf(out, "%s%zu", d ? ", " : "", o->global[d]);
-  fputs("],\n  \"local\": ", out);
+  bench_json_report_start(out, "clgpu-bench kernel", r->device);
+  bench_json_string_member(out, ",\n  ", "file", o->file);
+  bench_json_string_member(out, ",\n  ", "kernel", o->kernel);
+  fputs(",\n  \"global\": ", out);
+  print_json_sizes(out, o->global, o->dims);
+  fputs(",\n  \"local\": ", out);
   if (o->local_dims) {
-    fputc('[', out);
-    for (cl_uint d = 0; d < o->dims; d++) fprintf(out, "%s%zu", d ? ", " : "", o->local[d]);
-    fputc(']', out);
+    print_json_sizes(out, o->local, o->dims);
   } else {
     fputs("null", out);
   }
@@ -842,51 +817,39 @@ static void print_json(const kernel_run *r) {
     if (k) fputs(", ", out);
     bench_json_string(out, o->defines[k]);
   }
-  fputs("],\n  \"build_options\": ", out);
-  bench_json_string(out, r->build_options);
-  fputs(",\n  \"build_ms\": ", out);
-  bench_json_number(out, r->build_ms);
+  fputc(']', out);
+  bench_json_string_member(out, ",\n  ", "build_options", r->build_options);
+  bench_json_number_member(out, ",\n  ", "build_ms", r->build_ms);
   fprintf(out, ",\n  \"repeat\": %d,\n  \"warmup\": %d,\n  \"arguments\": [", o->repeat, o->warmup);
   for (size_t k = 0; k < o->num_args; k++) {
     const arg_spec *a = &o->args[k];
-    fprintf(out, "%s\n    {\"index\": %zu, \"spec\": ", k ? "," : "", k);
-    bench_json_string(out, a->text);
+    fprintf(out, "%s\n    {\"index\": %zu", k ? "," : "", k);
+    bench_json_string_member(out, ", ", "spec", a->text);
     fprintf(out, ", \"kind\": \"%s\"", bench_arg_kind_name(a));
     if (a->type) fprintf(out, ", \"type\": \"%s\"", a->type->name);
     if (a->kind == ARG_BUFFER) {
       fprintf(out, ", \"count\": %zu, \"fill\": \"%s\"", a->count, bench_arg_fill_name(a));
     }
-    if (a->value_text) {
-      fputs(", \"value\": ", out);
-      bench_json_string(out, a->value_text);
-    }
+    if (a->value_text) bench_json_string_member(out, ", ", "value", a->value_text);
     fprintf(out, ", \"bytes\": %zu}", a->bytes);
   }
   fprintf(out, "%s],\n  \"bytes\": %zu,\n", o->num_args ? "\n  " : "", r->buffer_bytes);
-  fputs("  \"units\": {\"time\": \"ms\", \"throughput\": \"GB/s (1e9 bytes)\"},\n  ", out);
-  bench_json_timing(out, "event_ms", &r->event);
-  fputs(",\n  ", out);
-  bench_json_timing(out, "wall_ms", &r->wall);
-  fputs(",\n  \"gb_per_s\": ", out);
-  bench_json_number(out, f.gbps);
-  fputs(",\n  \"wall_gb_per_s\": ", out);
-  bench_json_number(out, f.wall_gbps);
-  fputs(",\n  \"reference_op\": ", out);
-  fputs(r->has_reference ? "\"read\"" : "null", out);
+  fputs("  \"units\": {\"time\": \"ms\", \"throughput\": \"GB/s (1e9 bytes)\"}", out);
+  bench_json_timing(out, ",\n  ", "event_ms", &r->event);
+  bench_json_timing(out, ",\n  ", "wall_ms", &r->wall);
+  bench_json_number_member(out, ",\n  ", "gb_per_s", f.gbps);
+  bench_json_number_member(out, ",\n  ", "wall_gb_per_s", f.wall_gbps);
+  bench_json_string_member(out, ",\n  ", "reference_op", r->has_reference ? "read" : NULL);
   fputs(",\n  \"reference_bytes\": ", out);
   if (r->has_reference) {
     fprintf(out, "%zu", r->reference_bytes);
   } else {
     fputs("null", out);
   }
-  fputs(",\n  ", out);
-  bench_json_timing(out, "reference_event_ms", &r->reference_event);
-  fputs(",\n  ", out);
-  bench_json_timing(out, "reference_wall_ms", &r->reference_wall);
-  fputs(",\n  \"reference_gb_per_s\": ", out);
-  bench_json_number(out, f.reference_gbps);
-  fputs(",\n  \"share_of_reference\": ", out);
-  bench_json_number(out, f.share);
+  bench_json_timing(out, ",\n  ", "reference_event_ms", &r->reference_event);
+  bench_json_timing(out, ",\n  ", "reference_wall_ms", &r->reference_wall);
+  bench_json_number_member(out, ",\n  ", "reference_gb_per_s", f.reference_gbps);
+  bench_json_number_member(out, ",\n  ", "share_of_reference", f.share);
   fputs("\n}\n", out);
 }
 

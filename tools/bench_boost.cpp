@@ -32,6 +32,16 @@ namespace {
 
 namespace bc = boost::compute;
 
+// After a call and queue.finish(): its wall time since `start` into
+// wall_ms, when it is a timed call (past the warm-up ones).
+void record_call(int call, int warmup, std::chrono::steady_clock::time_point start,
+                 double *wall_ms) {
+  auto stop = std::chrono::steady_clock::now();
+  if (call >= warmup) {
+    wall_ms[call - warmup] = std::chrono::duration<double, std::milli>(stop - start).count();
+  }
+}
+
 template <class T>
 uint64_t run_once(bench_boost_op op, bc::command_queue &queue, const bc::buffer &input,
                   const bc::buffer &output, size_t n, const bc::function<bool(T)> &predicate) {
@@ -83,10 +93,7 @@ void run_typed(cl_command_queue cl_queue, bench_boost_op op, const char *predica
     auto start = std::chrono::steady_clock::now();
     uint64_t counted = run_once<T>(op, queue, input, output, n, predicate);
     queue.finish();
-    auto stop = std::chrono::steady_clock::now();
-    if (call >= warmup) {
-      wall_ms[call - warmup] = std::chrono::duration<double, std::milli>(stop - start).count();
-    }
+    record_call(call, warmup, start, wall_ms);
     *count = counted;
   }
 }
@@ -147,47 +154,31 @@ void sort_typed(cl_command_queue cl_queue, bench_boost_op op, cl_mem keys_source
         throw std::invalid_argument("bench_boost_sort: not a sort");
     }
     queue.finish();
-    auto stop = std::chrono::steady_clock::now();
-    if (call >= warmup) {
-      wall_ms[call - warmup] = std::chrono::duration<double, std::milli>(stop - start).count();
-    }
+    record_call(call, warmup, start, wall_ms);
   }
 }
 
-}  // namespace
-
-extern "C" const char *bench_boost_version(void) {
-  static char version[32];
-  std::snprintf(version, sizeof version, "%d.%d.%d", BOOST_VERSION / 100000,
-                BOOST_VERSION / 100 % 1000, BOOST_VERSION % 100);
-  return version;
-}
-
-extern "C" int bench_boost_run(cl_command_queue queue, bench_boost_op op, clgpu_type type,
-                               const char *predicate, cl_mem input, cl_mem output, size_t n,
-                               int warmup, int repeat, double *wall_ms, uint64_t *count,
-                               char *error, size_t error_size) {
-  *count = 0;
+// body(T()) with T the Boost.Compute type of `type`, for the entry points:
+// 0, or 1 with what went wrong in `error` (a type Boost.Compute is not run
+// at, or what body threw).
+template <class Body>
+int with_type(clgpu_type type, char *error, size_t error_size, Body body) {
   try {
     switch (type) {
       case CLGPU_TYPE_INT32:
-        run_typed<bc::int_>(queue, op, predicate, input, output, n, warmup, repeat, wall_ms, count);
+        body(bc::int_());
         return 0;
       case CLGPU_TYPE_UINT32:
-        run_typed<bc::uint_>(queue, op, predicate, input, output, n, warmup, repeat, wall_ms,
-                             count);
+        body(bc::uint_());
         return 0;
       case CLGPU_TYPE_UINT64:
-        run_typed<bc::ulong_>(queue, op, predicate, input, output, n, warmup, repeat, wall_ms,
-                              count);
+        body(bc::ulong_());
         return 0;
       case CLGPU_TYPE_FLOAT:
-        run_typed<bc::float_>(queue, op, predicate, input, output, n, warmup, repeat, wall_ms,
-                              count);
+        body(bc::float_());
         return 0;
       case CLGPU_TYPE_DOUBLE:
-        run_typed<bc::double_>(queue, op, predicate, input, output, n, warmup, repeat, wall_ms,
-                               count);
+        body(bc::double_());
         return 0;
       default:
         std::snprintf(error, error_size, "type %s is not benchmarked against Boost.Compute",
@@ -205,46 +196,34 @@ extern "C" int bench_boost_run(cl_command_queue queue, bench_boost_op op, clgpu_
   return 1;
 }
 
+}  // namespace
+
+extern "C" const char *bench_boost_version(void) {
+  static char version[32];
+  std::snprintf(version, sizeof version, "%d.%d.%d", BOOST_VERSION / 100000,
+                BOOST_VERSION / 100 % 1000, BOOST_VERSION % 100);
+  return version;
+}
+
+extern "C" int bench_boost_run(cl_command_queue queue, bench_boost_op op, clgpu_type type,
+                               const char *predicate, cl_mem input, cl_mem output, size_t n,
+                               int warmup, int repeat, double *wall_ms, uint64_t *count,
+                               char *error, size_t error_size) {
+  *count = 0;
+  return with_type(type, error, error_size, [&](auto element) {
+    run_typed<decltype(element)>(queue, op, predicate, input, output, n, warmup, repeat, wall_ms,
+                                 count);
+  });
+}
+
 extern "C" int bench_boost_sort(cl_command_queue queue, bench_boost_op op, clgpu_type key_type,
                                 cl_mem keys_source, cl_mem keys, cl_mem values_source,
                                 cl_mem values, size_t n, int warmup, int repeat, double *wall_ms,
                                 char *error, size_t error_size) {
-  try {
-    switch (key_type) {
-      case CLGPU_TYPE_INT32:
-        sort_typed<bc::int_>(queue, op, keys_source, keys, values_source, values, n, warmup, repeat,
-                             wall_ms);
-        return 0;
-      case CLGPU_TYPE_UINT32:
-        sort_typed<bc::uint_>(queue, op, keys_source, keys, values_source, values, n, warmup,
+  return with_type(key_type, error, error_size, [&](auto key) {
+    sort_typed<decltype(key)>(queue, op, keys_source, keys, values_source, values, n, warmup,
                               repeat, wall_ms);
-        return 0;
-      case CLGPU_TYPE_UINT64:
-        sort_typed<bc::ulong_>(queue, op, keys_source, keys, values_source, values, n, warmup,
-                               repeat, wall_ms);
-        return 0;
-      case CLGPU_TYPE_FLOAT:
-        sort_typed<bc::float_>(queue, op, keys_source, keys, values_source, values, n, warmup,
-                               repeat, wall_ms);
-        return 0;
-      case CLGPU_TYPE_DOUBLE:
-        sort_typed<bc::double_>(queue, op, keys_source, keys, values_source, values, n, warmup,
-                                repeat, wall_ms);
-        return 0;
-      default:
-        std::snprintf(error, error_size, "type %s is not benchmarked against Boost.Compute",
-                      clgpu_type_cl_name(key_type));
-        return 1;
-    }
-  } catch (const bc::program_build_failure &failure) {
-    std::snprintf(error, error_size, "Boost.Compute's kernel failed to build: %s",
-                  failure.build_log().c_str());
-  } catch (const std::exception &exception) {
-    std::snprintf(error, error_size, "%s", exception.what());
-  } catch (...) {
-    std::snprintf(error, error_size, "unknown exception");
-  }
-  return 1;
+  });
 }
 
 extern "C" const char *bench_boost_sort_algorithm(bench_boost_op op, cl_device_type type) {

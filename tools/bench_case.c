@@ -1,12 +1,7 @@
 /* Helpers of clgpu-bench run's case (bench_case.h). */
 #include "bench_case.h"
 
-#include <math.h>
 #include <stdio.h>
-
-double bench_gbps(double bytes, const timing *t) {
-  return t->valid && t->median > 0 ? bytes / (t->median * 1e-3) / 1e9 : NAN;
-}
 
 int bench_op_failure(const bench_case *c, int op, const char *what, clgpu_status status) {
   bench_progress_clear();

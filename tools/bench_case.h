@@ -136,9 +136,6 @@ typedef struct bench_case {
 /* The host baselines of the sorts (bench_case.baseline). */
 enum { BASE_RADIX_KEYS, BASE_RADIX_PAIRS, BASE_QSORT_KEYS, BASE_QSORT_PAIRS };
 
-/* GB/s of `bytes` moved in the median time of t; NaN without one. */
-double bench_gbps(double bytes, const timing *t);
-
 /* "clgpu-bench run: OP TYPE N: WHAT: STATUS..." on stderr; returns 1. */
 int bench_op_failure(const bench_case *c, int op, const char *what, clgpu_status status);
 

@@ -1,6 +1,7 @@
 /* clgpu-bench's low layer: the clock, failure messages, parsing of sizes and
- * counts, summaries of timings, profiling events, JSON and CSV writers, the
- * progress line and removing a folder. It calls nothing else of the tool. */
+ * counts, summaries of timings, profiling events, table cells, JSON and CSV
+ * writers, the progress line and removing a folder. It calls nothing else
+ * of the tool. */
 #include "bench_common.h"
 
 #include <ctype.h>
@@ -119,6 +120,35 @@ const char *bench_size_label(size_t n, char *buffer, size_t size) {
   return buffer;
 }
 
+double bench_gbps(double bytes, const bench_timing *t) {
+  return t->valid && t->median > 0 ? bytes / (t->median * 1e-3) / 1e9 : NAN;
+}
+
+const char *bench_format_or_na(char *buffer, size_t size, const char *format, double value) {
+  if (isfinite(value)) {
+    snprintf(buffer, size, format, value);
+  } else {
+    snprintf(buffer, size, "n/a");
+  }
+  return buffer;
+}
+
+const char *bench_timing_text(const bench_timing *t, char *buffer, size_t size) {
+  if (!t->valid) {
+    snprintf(buffer, size, "n/a");
+    return buffer;
+  }
+  int digits = t->max >= 100 ? 1 : t->max >= 10 ? 2 : 3;
+  snprintf(buffer, size, "%.*f (%.*f-%.*f)", digits, t->median, digits, t->min, digits, t->max);
+  return buffer;
+}
+
+const char *bench_device_title(const clgpu_device_info *d, char *buffer, size_t size) {
+  snprintf(buffer, size, "clgpu %s on %s / %s (%s, %u compute units)", clgpu_version(),
+           d->platform_name, d->name, bench_device_type_name(d->type), d->compute_units);
+  return buffer;
+}
+
 /* Whether the device of the event's queue has a profiling timer: one whose
  * resolution is 0 ns has none (rusticl of Mesa 22.3 stamps every command
  * 0, 1, 2 and 3 ns), and its events' times are not device times. */
@@ -183,40 +213,68 @@ void bench_csv_string(FILE *out, const char *text) {
   fputc('"', out);
 }
 
-void bench_json_timing(FILE *out, const char *name, const bench_timing *t) {
-  fprintf(out, "\"%s\": ", name);
+void bench_json_string_member(FILE *out, const char *before, const char *name, const char *text) {
+  fprintf(out, "%s\"%s\": ", before, name);
+  if (text) {
+    bench_json_string(out, text);
+  } else {
+    fputs("null", out);
+  }
+}
+
+void bench_json_number_member(FILE *out, const char *before, const char *name, double value) {
+  fprintf(out, "%s\"%s\": ", before, name);
+  bench_json_number(out, value);
+}
+
+void bench_json_timing(FILE *out, const char *before, const char *name, const bench_timing *t) {
+  fprintf(out, "%s\"%s\": ", before, name);
   if (!t->valid) {
     fputs("null", out);
     return;
   }
-  fputs("{\"median\": ", out);
-  bench_json_number(out, t->median);
-  fputs(", \"min\": ", out);
-  bench_json_number(out, t->min);
-  fputs(", \"max\": ", out);
-  bench_json_number(out, t->max);
+  bench_json_number_member(out, "{", "median", t->median);
+  bench_json_number_member(out, ", ", "min", t->min);
+  bench_json_number_member(out, ", ", "max", t->max);
   fputc('}', out);
 }
 
 void bench_json_device(FILE *out, const clgpu_device_info *d) {
-  fputs("{\"platform\": ", out);
-  bench_json_string(out, d->platform_name);
-  fputs(", \"platform_version\": ", out);
-  bench_json_string(out, d->platform_version);
-  fputs(", \"name\": ", out);
-  bench_json_string(out, d->name);
-  fputs(", \"vendor\": ", out);
-  bench_json_string(out, d->vendor);
-  fputs(", \"version\": ", out);
-  bench_json_string(out, d->device_version);
-  fputs(", \"driver\": ", out);
-  bench_json_string(out, d->driver_version);
+  const char *const strings[][2] = {
+      {"platform", d->platform_name},
+      {"platform_version", d->platform_version},
+      {"name", d->name},
+      {"vendor", d->vendor},
+      {"version", d->device_version},
+      {"driver", d->driver_version},
+  };
+  for (size_t k = 0; k < sizeof strings / sizeof strings[0]; k++) {
+    bench_json_string_member(out, k ? ", " : "{", strings[k][0], strings[k][1]);
+  }
   fprintf(out,
           ", \"type\": \"%s\", \"compute_units\": %u, \"max_clock_mhz\": %u, "
           "\"global_mem_bytes\": %llu, \"max_alloc_bytes\": %llu, \"timer_resolution_ns\": %zu}",
           bench_device_type_name(d->type), d->compute_units, d->max_clock_mhz,
           (unsigned long long)d->global_mem_size, (unsigned long long)d->max_mem_alloc_size,
           d->profiling_timer_resolution_ns);
+}
+
+void bench_json_report_start(FILE *out, const char *tool, const clgpu_device_info *device) {
+  bench_json_string_member(out, "{\n  ", "tool", tool);
+  bench_json_string_member(out, ",\n  ", "library_version", clgpu_version());
+  if (device) {
+    fputs(",\n  \"device\": ", out);
+    bench_json_device(out, device);
+  }
+}
+
+void bench_csv_device(FILE *out, const clgpu_device_info *d) {
+  bench_csv_string(out, clgpu_version());
+  fputc(',', out);
+  bench_csv_string(out, d->platform_name);
+  fputc(',', out);
+  bench_csv_string(out, d->name);
+  fprintf(out, ",%s,%u", bench_device_type_name(d->type), d->compute_units);
 }
 
 /* Remove `path` and everything under it (a folder clgpu-bench made), without

@@ -1,7 +1,7 @@
 /* clgpu-bench's low layer (bench_common.c), which every other file of the
  * tool may use and which uses none of them: the clock, failure messages,
- * sizes and counts, timings, profiling events, JSON and CSV output, the
- * progress line. */
+ * sizes and counts, timings, profiling events, table cells, JSON and CSV
+ * output, the progress line. */
 #ifndef CLGPU_BENCH_COMMON_H
 #define CLGPU_BENCH_COMMON_H
 
@@ -54,6 +54,20 @@ double bench_event_ms(cl_event event);
  * returns buffer. */
 const char *bench_size_label(size_t n, char *buffer, size_t size);
 
+/* GB/s: bytes over the timing's median (in ms); NaN when it has none. */
+double bench_gbps(double bytes, const bench_timing *t);
+
+/* Table cells: value in printf's `format`, or "n/a" when it is not finite;
+ * a timing as "median (min-max)" in ms, with 3 decimals (2 from a max of
+ * 10 ms, 1 from 100 ms), or "n/a" when it is not valid. Both return buffer. */
+const char *bench_format_or_na(char *buffer, size_t size, const char *format, double value);
+const char *bench_timing_text(const bench_timing *t, char *buffer, size_t size);
+
+/* "clgpu VERSION on PLATFORM / DEVICE (TYPE, N compute units)", the first
+ * line of a report and the title of a plot (640 bytes hold any); returns
+ * buffer. */
+const char *bench_device_title(const clgpu_device_info *device, char *buffer, size_t size);
+
 /* JSON and CSV output: a string, quoted and escaped; a number, or null (JSON)
  * and nothing (CSV) when it is not finite. */
 void bench_json_string(FILE *out, const char *text);
@@ -61,11 +75,26 @@ void bench_json_number(FILE *out, double value);
 void bench_csv_string(FILE *out, const char *text);
 void bench_csv_number(FILE *out, double value);
 
-/* "NAME": {"median": ..., "min": ..., "max": ...}, or "NAME": null. */
-void bench_json_timing(FILE *out, const char *name, const bench_timing *t);
+/* A member of a JSON object: `before` (what comes between it and the member
+ * before it, such as ", " or ",\n  "; "{" for the first), then "NAME": and
+ * the value. A string member whose text is NULL is null; a timing is
+ * {"median": ..., "min": ..., "max": ...}, or null when it is not valid. */
+void bench_json_string_member(FILE *out, const char *before, const char *name, const char *text);
+void bench_json_number_member(FILE *out, const char *before, const char *name, double value);
+void bench_json_timing(FILE *out, const char *before, const char *name, const bench_timing *t);
 
 /* The "device" object of the tool's JSON output (no trailing comma). */
 void bench_json_device(FILE *out, const clgpu_device_info *device);
+
+/* The start of a JSON report, a member a line: {"tool": TOOL, the library's
+ * version and, unless device is NULL, the "device" object (no trailing
+ * comma). */
+void bench_json_report_start(FILE *out, const char *tool, const clgpu_device_info *device);
+
+/* The columns every CSV report starts with, and a row's cells in them for
+ * the device (no trailing comma). */
+#define BENCH_CSV_DEVICE_COLUMNS "library_version,platform,device,device_type,compute_units"
+void bench_csv_device(FILE *out, const clgpu_device_info *device);
 
 /* The progress line on stderr, shown only when bench_progress_enabled is set
  * (the subcommands set it when stderr is a terminal and --quiet is not

@@ -148,14 +148,8 @@ static const bench_option compare_option_table[] = {
 
 static const char *const compare_help[] = {compare_usage_text, NULL};
 
-static const bench_command compare_command = {
-    "clgpu-bench compare: ",
-    "clgpu-bench compare --help",
-    compare_option_table,
-    sizeof compare_option_table / sizeof compare_option_table[0],
-    1,
-    0,
-    compare_help};
+static const bench_command compare_command =
+    BENCH_SUBCOMMAND("compare", compare_option_table, 1, 0, compare_help);
 
 /* ---- run's CSV ---- */
 
@@ -663,61 +657,43 @@ static void print_table(compare_report *report) {
   }
 }
 
-static void json_cell_number(FILE *out, const char *name, double value) {
-  fprintf(out, "\"%s\": ", name);
-  bench_json_number(out, value);
-}
-
 static void print_json(const compare_report *report) {
   const compare_options *o = report->options;
   FILE *out = stdout;
-  fputs("{\n  \"tool\": \"clgpu-bench compare\",\n  \"library_version\": ", out);
-  bench_json_string(out, clgpu_version());
-  fputs(",\n  \"run_options\": {\"sizes\": ", out);
-  bench_json_string(out, o->sizes ? o->sizes : COMPARE_DEFAULT_SIZES);
+  bench_json_report_start(out, "clgpu-bench compare", NULL);
+  fputs(",\n  \"run_options\": ", out);
+  bench_json_string_member(out, "{", "sizes", o->sizes ? o->sizes : COMPARE_DEFAULT_SIZES);
   const char *named[][2] = {{"ops", o->ops},
                             {"types", o->types},
                             {"repeat", o->repeat},
                             {"warmup", o->warmup},
                             {"shape", o->shape}};
   for (size_t k = 0; k < sizeof named / sizeof named[0]; k++) {
-    fprintf(out, ", \"%s\": ", named[k][0]);
-    if (named[k][1]) {
-      bench_json_string(out, named[k][1]);
-    } else {
-      fputs("null", out);
-    }
+    bench_json_string_member(out, ", ", named[k][0], named[k][1]);
   }
-  fputs("},\n  ", out);
-  json_cell_number(out, "timeout_s", o->timeout_s);
+  bench_json_number_member(out, "},\n  ", "timeout_s", o->timeout_s);
   fputs(",\n  \"devices\": [", out);
   for (size_t d = 0; d < report->num_columns; d++) {
     const device_column *col = &report->columns[d];
     size_t verified = 0;
     for (size_t k = 0; k < report->plan_count; k++) verified += col->cells[k].state == CELL_OK;
     int ok = verified == report->plan_count && (!o->first_call || col->first_call.state == CELL_OK);
-    fprintf(out, "%s\n    {\"index\": ", d ? "," : "");
-    bench_json_string(out, col->index);
-    fputs(", \"listing\": ", out);
-    bench_json_string(out, col->listing);
+    fprintf(out, "%s\n    ", d ? "," : "");
+    bench_json_string_member(out, "{", "index", col->index);
+    bench_json_string_member(out, ", ", "listing", col->listing);
     fprintf(out, ", \"status\": \"%s\", \"verified\": %zu, \"cells\": %zu,\n     ",
             ok ? "ok" : "failed", verified, report->plan_count);
-    fprintf(out, "\"children\": %d, \"timeouts\": %d, ", col->children, col->timeouts);
-    json_cell_number(out, "seconds", col->seconds);
+    fprintf(out, "\"children\": %d, \"timeouts\": %d", col->children, col->timeouts);
+    bench_json_number_member(out, ", ", "seconds", col->seconds);
     fputs(",\n     \"first_call\": ", out);
     if (!o->first_call) {
       fputs("null", out);
     } else {
-      fprintf(out, "{\"state\": \"%s\", ", cell_state_names[col->first_call.state]);
-      json_cell_number(out, "ms", col->first_call.state == CELL_OK ? col->first_call.wall_ms : NAN);
-      fputs(", ", out);
-      json_cell_number(out, "context_ms", col->first_call.state == CELL_OK ? col->context_ms : NAN);
-      fputs(", \"message\": ", out);
-      if (col->first_call.state == CELL_OK) {
-        fputs("null", out);
-      } else {
-        bench_json_string(out, col->first_call.message);
-      }
+      int first_ok = col->first_call.state == CELL_OK;
+      fprintf(out, "{\"state\": \"%s\"", cell_state_names[col->first_call.state]);
+      bench_json_number_member(out, ", ", "ms", first_ok ? col->first_call.wall_ms : NAN);
+      bench_json_number_member(out, ", ", "context_ms", first_ok ? col->context_ms : NAN);
+      bench_json_string_member(out, ", ", "message", first_ok ? NULL : col->first_call.message);
       fputc('}', out);
     }
     fputc('}', out);
@@ -735,37 +711,19 @@ static void print_json(const compare_report *report) {
       const device_column *col = &report->columns[d];
       const cell *c = &col->cells[index];
       int ok = c->state == CELL_OK;
-      fprintf(out, "%s\n      {\"index\": ", d ? "," : "");
-      bench_json_string(out, col->index);
-      fprintf(out, ", \"state\": \"%s\", \"checked_on_host\": %s, ", cell_state_names[c->state],
+      fprintf(out, "%s\n      ", d ? "," : "");
+      bench_json_string_member(out, "{", "index", col->index);
+      fprintf(out, ", \"state\": \"%s\", \"checked_on_host\": %s", cell_state_names[c->state],
               ok && strcmp(e->op, "read") != 0 ? "true" : "false");
-      json_cell_number(out, "gb_per_s", ok ? c->gbps : NAN);
-      fputs(", ", out);
-      json_cell_number(out, "melem_per_s", ok ? c->melems : NAN);
-      fputs(", ", out);
-      json_cell_number(out, "share_of_reference", ok ? c->share : NAN);
-      fputs(", \"reference_op\": ", out);
-      if (ok && c->reference_op[0]) {
-        bench_json_string(out, c->reference_op);
-      } else {
-        fputs("null", out);
-      }
-      fputs(", ", out);
-      json_cell_number(out, "reference_gb_per_s", ok ? c->reference_gbps : NAN);
-      fputs(", ", out);
-      json_cell_number(out, "wall_ms_median", ok ? c->wall_ms : NAN);
-      fputs(", \"algorithm\": ", out);
-      if (ok) {
-        bench_json_string(out, c->algorithm);
-      } else {
-        fputs("null", out);
-      }
-      fputs(", \"message\": ", out);
-      if (ok) {
-        fputs("null", out);
-      } else {
-        bench_json_string(out, c->message);
-      }
+      bench_json_number_member(out, ", ", "gb_per_s", ok ? c->gbps : NAN);
+      bench_json_number_member(out, ", ", "melem_per_s", ok ? c->melems : NAN);
+      bench_json_number_member(out, ", ", "share_of_reference", ok ? c->share : NAN);
+      bench_json_string_member(out, ", ", "reference_op",
+                               ok && c->reference_op[0] ? c->reference_op : NULL);
+      bench_json_number_member(out, ", ", "reference_gb_per_s", ok ? c->reference_gbps : NAN);
+      bench_json_number_member(out, ", ", "wall_ms_median", ok ? c->wall_ms : NAN);
+      bench_json_string_member(out, ", ", "algorithm", ok ? c->algorithm : NULL);
+      bench_json_string_member(out, ", ", "message", ok ? NULL : c->message);
       fputc('}', out);
     }
     fputs("]}", out);

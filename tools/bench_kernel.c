@@ -1,16 +1,14 @@
 /* clgpu-bench kernel (bench_kernel.h): the user's OpenCL C file, built on the
  * tool's device with -D defines, one kernel of it timed by profiling events
- * over buffers, scalars and __local memory made from argument specs, beside
- * the device's read bandwidth over as many bytes (run's read kernel). */
+ * over buffers, scalars and __local memory made from argument specs
+ * (bench_kernel_args.c), beside the device's read bandwidth over as many
+ * bytes (run's read kernel). */
 #include "bench_kernel.h"
 
 #include <ctype.h>
 #include <errno.h>
-#include <float.h>
-#include <limits.h>
 #include <math.h>
 #include <stdarg.h>
-#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,6 +17,7 @@
 #include <clgpu/clgpu.h>
 
 #include "bench_common.h"
+#include "bench_kernel_args.h"
 #include "bench_options.h"
 #include "bench_reference.h"
 
@@ -113,14 +112,8 @@ static const bench_option kernel_option_table[] = {
 static const char *const kernel_help[] = {kernel_usage_text, NULL};
 
 /* FILE.cl is its operand. */
-static const bench_command kernel_command = {
-    "clgpu-bench kernel: ",
-    "clgpu-bench kernel --help",
-    kernel_option_table,
-    sizeof kernel_option_table / sizeof kernel_option_table[0],
-    1,
-    1,
-    kernel_help};
+static const bench_command kernel_command =
+    BENCH_SUBCOMMAND("kernel", kernel_option_table, 1, 1, kernel_help);
 
 #if defined(__GNUC__)
 __attribute__((format(printf, 1, 2)))
@@ -139,190 +132,6 @@ static int cl_failure(const char *what, cl_int err) {
   fprintf(stderr, "clgpu-bench kernel: %s: %s (%d): %s\n", what, clgpu_status_name(err), (int)err,
           clgpu_status_string(err));
   return 1;
-}
-
-/* ---- argument specs ---- */
-
-enum { KIND_UNSIGNED, KIND_SIGNED, KIND_FLOAT };
-
-typedef struct arg_type {
-  const char *name;  /* OpenCL C's name, as CL_KERNEL_ARG_TYPE_NAME gives it */
-  const char *alias; /* the fixed-width name */
-  const char *alias2;
-  size_t size;
-  int kind;
-} arg_type;
-
-static const arg_type arg_types[] = {
-    {"char", "int8", NULL, 1, KIND_SIGNED},    {"uchar", "uint8", NULL, 1, KIND_UNSIGNED},
-    {"short", "int16", NULL, 2, KIND_SIGNED},  {"ushort", "uint16", NULL, 2, KIND_UNSIGNED},
-    {"int", "int32", NULL, 4, KIND_SIGNED},    {"uint", "uint32", NULL, 4, KIND_UNSIGNED},
-    {"long", "int64", NULL, 8, KIND_SIGNED},   {"ulong", "uint64", NULL, 8, KIND_UNSIGNED},
-    {"float", "float32", NULL, 4, KIND_FLOAT}, {"double", "float64", NULL, 8, KIND_FLOAT},
-};
-#define NUM_ARG_TYPES (sizeof arg_types / sizeof arg_types[0])
-
-static const arg_type *find_type(const char *name, size_t length) {
-  for (size_t t = 0; t < NUM_ARG_TYPES; t++) {
-    const char *names[] = {arg_types[t].name, arg_types[t].alias, arg_types[t].alias2};
-    for (size_t k = 0; k < 3; k++) {
-      if (names[k] && strlen(names[k]) == length && strncmp(names[k], name, length) == 0) {
-        return &arg_types[t];
-      }
-    }
-  }
-  return NULL;
-}
-
-enum { ARG_BUFFER, ARG_SCALAR, ARG_LOCAL };
-enum { FILL_RANDOM, FILL_ZEROS, FILL_VALUE };
-
-typedef struct arg_spec {
-  const char *text; /* as given */
-  int kind;
-  const arg_type *type; /* buffers and scalars */
-  size_t count;         /* buffers: elements */
-  size_t bytes;         /* buffers and local: bytes; scalars: the type's size */
-  int fill;             /* buffers */
-  const char *value_text;
-  unsigned char value[8]; /* scalars and constant buffers: the value's bytes */
-} arg_spec;
-
-/* VALUE of `type` into out (its bytes, host order): 0, or -1 when it is not a
- * number of the type or out of its range. */
-static int parse_value(const arg_type *type, const char *text, unsigned char out[8]) {
-  if (!*text || isspace((unsigned char)text[0])) return -1;
-  char *end = NULL;
-  errno = 0;
-  if (type->kind == KIND_FLOAT) {
-    double v = strtod(text, &end);
-    if (*end != '\0' || (errno == ERANGE && isinf(v))) return -1;
-    if (type->size == 4) {
-      if (isfinite(v) && fabs(v) > FLT_MAX) return -1;
-      float f = (float)v;
-      memcpy(out, &f, sizeof f);
-    } else {
-      memcpy(out, &v, sizeof v);
-    }
-    return 0;
-  }
-  int hex = (text[0] == '0' && (text[1] == 'x' || text[1] == 'X')) ||
-            (text[0] == '-' && text[1] == '0' && (text[2] == 'x' || text[2] == 'X'));
-  if (type->kind == KIND_UNSIGNED) {
-    if (text[0] == '-' || text[0] == '+') return -1;
-    unsigned long long v = strtoull(text, &end, hex ? 16 : 10);
-    if (*end != '\0' || end == text || errno == ERANGE) return -1;
-    unsigned long long max = type->size == 8 ? ULLONG_MAX : (1ull << (8 * type->size)) - 1;
-    if (v > max) return -1;
-    uint8_t u8 = (uint8_t)v;
-    uint16_t u16 = (uint16_t)v;
-    uint32_t u32 = (uint32_t)v;
-    uint64_t u64 = (uint64_t)v;
-    memcpy(out,
-           type->size == 1   ? (void *)&u8
-           : type->size == 2 ? (void *)&u16
-           : type->size == 4 ? (void *)&u32
-                             : (void *)&u64,
-           type->size);
-    return 0;
-  }
-  long long v = strtoll(text, &end, hex ? 16 : 10);
-  if (*end != '\0' || end == text || errno == ERANGE) return -1;
-  long long max = type->size == 8 ? LLONG_MAX : (1ll << (8 * type->size - 1)) - 1;
-  long long min = type->size == 8 ? LLONG_MIN : -max - 1;
-  if (v < min || v > max) return -1;
-  int8_t i8 = (int8_t)v;
-  int16_t i16 = (int16_t)v;
-  int32_t i32 = (int32_t)v;
-  int64_t i64 = (int64_t)v;
-  memcpy(out,
-         type->size == 1   ? (void *)&i8
-         : type->size == 2 ? (void *)&i16
-         : type->size == 4 ? (void *)&i32
-                           : (void *)&i64,
-         type->size);
-  return 0;
-}
-
-static void list_types(char *buffer, size_t size) {
-  buffer[0] = '\0';
-  for (size_t t = 0; t < NUM_ARG_TYPES; t++) {
-    size_t used = strlen(buffer);
-    snprintf(buffer + used, size - used, "%s%s", t ? ", " : "", arg_types[t].name);
-  }
-}
-
-/* One --arg: 0, or 2 after a usage error (printed). */
-static int parse_spec(const char *text, size_t index, arg_spec *spec) {
-  memset(spec, 0, sizeof *spec);
-  spec->text = text;
-  if (strncmp(text, "local:", 6) == 0) {
-    spec->kind = ARG_LOCAL;
-    if (bench_parse_size(text + 6, &spec->bytes) != 0) {
-      return kernel_usage_error(
-          "--arg %zu '%s': local:BYTES needs a byte count from 1 to 4G-1 (suffixes K, M, G)", index,
-          text);
-    }
-    return 0;
-  }
-  size_t length = strcspn(text, "[=");
-  spec->type = find_type(text, length);
-  if (!spec->type) {
-    char types[160];
-    list_types(types, sizeof types);
-    return kernel_usage_error("--arg %zu '%s': unknown type '%.*s' (types: %s, or local:BYTES)",
-                              index, text, (int)length, text, types);
-  }
-  const char *rest = text + length;
-  if (*rest == '\0') {
-    return kernel_usage_error(
-        "--arg %zu '%s': a buffer needs a count (%s[COUNT]) and a scalar a value (%s=VALUE)", index,
-        text, spec->type->name, spec->type->name);
-  }
-  if (*rest == '=') {
-    spec->kind = ARG_SCALAR;
-    spec->bytes = spec->type->size;
-    spec->value_text = rest + 1;
-    if (parse_value(spec->type, rest + 1, spec->value) != 0) {
-      return kernel_usage_error("--arg %zu '%s': '%s' is not a %s value", index, text, rest + 1,
-                                spec->type->name);
-    }
-    return 0;
-  }
-  /* TYPE[COUNT]... */
-  const char *close = strchr(rest, ']');
-  char count_text[32];
-  size_t count_length = close ? (size_t)(close - rest - 1) : 0;
-  if (!close || count_length == 0 || count_length >= sizeof count_text) {
-    return kernel_usage_error("--arg %zu '%s': expected %s[COUNT] with a count in brackets", index,
-                              text, spec->type->name);
-  }
-  memcpy(count_text, rest + 1, count_length);
-  count_text[count_length] = '\0';
-  spec->kind = ARG_BUFFER;
-  if (bench_parse_size(count_text, &spec->count) != 0) {
-    return kernel_usage_error(
-        "--arg %zu '%s': '%s' is not an element count from 1 to 4G-1 (suffixes K, M, G)", index,
-        text, count_text);
-  }
-  spec->bytes = spec->count * spec->type->size;
-  const char *after = close + 1;
-  if (*after == '\0' || strcmp(after, "=random") == 0) {
-    spec->fill = FILL_RANDOM;
-  } else if (strcmp(after, "=zeros") == 0) {
-    spec->fill = FILL_ZEROS;
-  } else if (*after == '=') {
-    spec->fill = FILL_VALUE;
-    spec->value_text = after + 1;
-    if (parse_value(spec->type, after + 1, spec->value) != 0) {
-      return kernel_usage_error("--arg %zu '%s': '%s' is not a %s value (nor random or zeros)",
-                                index, text, after + 1, spec->type->name);
-    }
-  } else {
-    return kernel_usage_error("--arg %zu '%s': unexpected '%s' after the count", index, text,
-                              after);
-  }
-  return 0;
 }
 
 /* ---- options ---- */
@@ -409,7 +218,7 @@ static int kernel_option(const bench_command *command, void *state, const bench_
       break;
     }
     case KERNEL_ARG: {
-      int failed = parse_spec(value, o->num_args, &o->args[o->num_args]);
+      int failed = bench_arg_parse(command, value, o->num_args, &o->args[o->num_args]);
       if (failed) return failed;
       o->num_args++;
       break;
@@ -676,25 +485,6 @@ static int create_kernel(kernel_run *r) {
   return 1;
 }
 
-/* "unsigned int" -> "uint", "float*" -> "float": the name to compare specs
- * with, in buffer (at least 32 bytes). */
-static const char *base_type_name(const char *type_name, char *buffer, size_t size) {
-  static const char *const unsigned_names[][2] = {
-      {"unsigned char", "uchar"}, {"unsigned short", "ushort"}, {"unsigned int", "uint"},
-      {"unsigned long", "ulong"}, {"signed char", "char"},
-  };
-  snprintf(buffer, size, "%s", type_name);
-  size_t length = strlen(buffer);
-  while (length > 0 && (buffer[length - 1] == '*' || isspace((unsigned char)buffer[length - 1]))) {
-    buffer[--length] = '\0';
-  }
-  for (size_t k = 0; k < sizeof unsigned_names / sizeof unsigned_names[0]; k++) {
-    if (strcmp(buffer, unsigned_names[k][0]) == 0)
-      snprintf(buffer, size, "%s", unsigned_names[k][1]);
-  }
-  return buffer;
-}
-
 /* The spec count against CL_KERNEL_NUM_ARGS, and, where the device reports
  * parameters, each spec's kind against its parameter's: 0, or 2. */
 static int check_parameters(const kernel_run *r) {
@@ -722,7 +512,7 @@ static int check_parameters(const kernel_run *r) {
   for (cl_uint k = 0; k < count; k++) {
     const arg_spec *a = &o->args[k];
     cl_kernel_arg_address_qualifier address = 0;
-    char type_name[128] = "", name[128] = "", base[128];
+    char type_name[128] = "", name[128] = "";
     if (clGetKernelArgInfo(r->kernel, k, CL_KERNEL_ARG_ADDRESS_QUALIFIER, sizeof address, &address,
                            NULL) != CL_SUCCESS ||
         clGetKernelArgInfo(r->kernel, k, CL_KERNEL_ARG_TYPE_NAME, sizeof type_name, type_name,
@@ -730,7 +520,6 @@ static int check_parameters(const kernel_run *r) {
       return 0; /* not reported: clSetKernelArg checks what it can */
     }
     clGetKernelArgInfo(r->kernel, k, CL_KERNEL_ARG_NAME, sizeof name, name, NULL);
-    base_type_name(type_name, base, sizeof base);
     int pointer = strchr(type_name, '*') != NULL;
     const char *wanted = NULL;
     if (address == CL_KERNEL_ARG_ADDRESS_LOCAL) {
@@ -750,7 +539,7 @@ static int check_parameters(const kernel_run *r) {
                                                                             : "",
                                 type_name, wanted);
     }
-    const arg_type *known = find_type(base, strlen(base));
+    const arg_type *known = bench_arg_type_of_parameter(type_name);
     if (known && a->type && known != a->type) {
       if (a->kind == ARG_SCALAR) {
         return kernel_usage_error("--arg %u '%s': parameter %u '%s' of %s is a %s, not a %s", k,
@@ -763,36 +552,6 @@ static int check_parameters(const kernel_run *r) {
     }
   }
   return 0;
-}
-
-/* Random data (bench_kernel's fixed seeds), zeros or a constant. */
-static void fill(const arg_spec *a, size_t index, void *data) {
-  unsigned char *bytes = data;
-  if (a->fill == FILL_ZEROS) {
-    memset(bytes, 0, a->bytes);
-  } else if (a->fill == FILL_VALUE) {
-    for (size_t i = 0; i < a->count; i++)
-      memcpy(bytes + i * a->type->size, a->value, a->type->size);
-  } else if (a->type->kind == KIND_FLOAT && a->type->size == 4) {
-    uint64_t seed = 0x6b65726e656c0000ull + index;
-    float *x = data;
-    for (size_t i = 0; i < a->count; i++) x[i] = (float)(bench_splitmix64(&seed) >> 40) * 0x1p-24f;
-  } else if (a->type->kind == KIND_FLOAT) {
-    uint64_t seed = 0x6b65726e656c0000ull + index;
-    double *x = data;
-    for (size_t i = 0; i < a->count; i++) x[i] = (double)(bench_splitmix64(&seed) >> 11) * 0x1p-53;
-  } else {
-    uint64_t seed = 0x6b65726e656c0000ull + index;
-    size_t i = 0;
-    for (; i + 8 <= a->bytes; i += 8) {
-      uint64_t word = bench_splitmix64(&seed);
-      memcpy(bytes + i, &word, 8);
-    }
-    if (i < a->bytes) {
-      uint64_t word = bench_splitmix64(&seed);
-      memcpy(bytes + i, &word, a->bytes - i);
-    }
-  }
 }
 
 /* Buffers made and filled, every argument set: 0, 1 (OpenCL failed) or 2
@@ -808,7 +567,7 @@ static int set_arguments(kernel_run *r) {
     if (a->kind == ARG_BUFFER) {
       void *host = malloc(a->bytes);
       if (!host) return cl_failure("filling a buffer", CL_OUT_OF_HOST_MEMORY);
-      fill(a, k, host);
+      bench_arg_fill(a, k, host);
       r->buffers[k] =
           clCreateBuffer(cl, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, a->bytes, host, &err);
       free(host);
@@ -884,8 +643,9 @@ static int time_kernel(kernel_run *r) {
 
 /* ---- output ---- */
 
-static double gb_per_s(double bytes, const bench_timing *t) {
-  return bytes > 0 && t->valid && t->median > 0 ? bytes / (t->median * 1e-3) / 1e9 : NAN;
+/* GB/s of buffer bytes over a time; none without buffer arguments. */
+static double buffer_gbps(size_t bytes, const bench_timing *t) {
+  return bytes > 0 ? bench_gbps((double)bytes, t) : NAN;
 }
 
 typedef struct kernel_figures {
@@ -894,10 +654,9 @@ typedef struct kernel_figures {
 
 static kernel_figures figures(const kernel_run *r) {
   kernel_figures f;
-  f.gbps = gb_per_s((double)r->buffer_bytes, &r->event);
-  f.wall_gbps = gb_per_s((double)r->buffer_bytes, &r->wall);
-  f.reference_gbps =
-      r->has_reference ? gb_per_s((double)r->reference_bytes, &r->reference_event) : NAN;
+  f.gbps = buffer_gbps(r->buffer_bytes, &r->event);
+  f.wall_gbps = buffer_gbps(r->buffer_bytes, &r->wall);
+  f.reference_gbps = r->has_reference ? buffer_gbps(r->reference_bytes, &r->reference_event) : NAN;
   f.share = f.gbps / f.reference_gbps;
   return f;
 }
@@ -910,14 +669,6 @@ static const char *dims_text(const size_t *sizes, cl_uint dims, char *buffer, si
     snprintf(buffer + used, size - used, "%s%zu", d ? "x" : "", sizes[d]);
   }
   return buffer;
-}
-
-static const char *fill_name(const arg_spec *a) {
-  return a->fill == FILL_ZEROS ? "zeros" : a->fill == FILL_VALUE ? "value" : "random";
-}
-
-static const char *kind_name(const arg_spec *a) {
-  return a->kind == ARG_BUFFER ? "buffer" : a->kind == ARG_LOCAL ? "local" : "scalar";
 }
 
 static const char *bytes_text(double bytes, char *buffer, size_t size) {
@@ -933,32 +684,11 @@ static const char *bytes_text(double bytes, char *buffer, size_t size) {
   return buffer;
 }
 
-static const char *or_na(char *buffer, size_t size, const char *format, double value) {
-  if (isfinite(value)) {
-    snprintf(buffer, size, format, value);
-  } else {
-    snprintf(buffer, size, "n/a");
-  }
-  return buffer;
-}
-
-static const char *timing_text(const bench_timing *t, char *buffer, size_t size) {
-  if (!t->valid) {
-    snprintf(buffer, size, "n/a");
-    return buffer;
-  }
-  int digits = t->max >= 100 ? 1 : t->max >= 10 ? 2 : 3;
-  snprintf(buffer, size, "%.*f (%.*f-%.*f)", digits, t->median, digits, t->min, digits, t->max);
-  return buffer;
-}
-
 static void print_table(const kernel_run *r) {
   const kernel_options *o = r->options;
-  const clgpu_device_info *d = r->device;
   kernel_figures f = figures(r);
-  char global[96], local[96], bytes[32];
-  printf("clgpu %s on %s / %s (%s, %u compute units)\n", clgpu_version(), d->platform_name, d->name,
-         bench_device_type_name(d->type), d->compute_units);
+  char title[640], global[96], local[96], bytes[32];
+  printf("%s\n", bench_device_title(r->device, title, sizeof title));
   printf("kernel %s from %s, built in %.1f ms with \"%s\"\n", o->kernel, o->file, r->build_ms,
          r->build_options);
   printf("global %s, local %s; %d timed calls after %d warm-up calls\n",
@@ -970,7 +700,7 @@ static void print_table(const kernel_run *r) {
     const arg_spec *a = &o->args[k];
     if (a->kind == ARG_BUFFER) {
       printf("  arg %zu  %-24s buffer of %zu %s, %s, %s%s\n", k, a->text, a->count, a->type->name,
-             bytes_text((double)a->bytes, bytes, sizeof bytes), fill_name(a),
+             bytes_text((double)a->bytes, bytes, sizeof bytes), bench_arg_fill_name(a),
              a->fill == FILL_RANDOM && a->type->kind == KIND_FLOAT ? " in [0, 1)" : "");
     } else if (a->kind == ARG_LOCAL) {
       printf("  arg %zu  %-24s __local, %zu bytes\n", k, a->text, a->bytes);
@@ -983,10 +713,11 @@ static void print_table(const kernel_run *r) {
   printf("\n%-*s %28s %28s %9s %10s %6s\n", name_width, "kernel", "device ms: median (min-max)",
          "wall ms: median (min-max)", "GB/s", "read GB/s", "%read");
   printf("%-*s %28s %28s %9s %10s %6s\n", name_width, o->kernel,
-         timing_text(&r->event, event, sizeof event), timing_text(&r->wall, wall, sizeof wall),
-         or_na(gbps, sizeof gbps, "%.2f", f.gbps),
-         or_na(reference, sizeof reference, "%.2f", f.reference_gbps),
-         or_na(share, sizeof share, "%.0f%%", 100 * f.share));
+         bench_timing_text(&r->event, event, sizeof event),
+         bench_timing_text(&r->wall, wall, sizeof wall),
+         bench_format_or_na(gbps, sizeof gbps, "%.2f", f.gbps),
+         bench_format_or_na(reference, sizeof reference, "%.2f", f.reference_gbps),
+         bench_format_or_na(share, sizeof share, "%.0f%%", 100 * f.share));
   printf(
       "\nGB/s: the bytes of all buffer arguments (%s), each counted once, over the median\n"
       "device time (the calls' profiling events).\n",
@@ -1008,20 +739,15 @@ static void print_table(const kernel_run *r) {
 
 static void print_csv(const kernel_run *r) {
   const kernel_options *o = r->options;
-  const clgpu_device_info *d = r->device;
   kernel_figures f = figures(r);
   char global[96], local[96];
-  printf(
-      "library_version,platform,device,device_type,compute_units,file,kernel,global,local,"
-      "build_options,build_ms,repeat,warmup,arguments,bytes,event_ms_median,event_ms_min,"
-      "event_ms_max,wall_ms_median,wall_ms_min,wall_ms_max,gb_per_s,wall_gb_per_s,reference_op,"
-      "reference_bytes,reference_event_ms_median,reference_gb_per_s,share_of_reference\n");
-  bench_csv_string(stdout, clgpu_version());
+  printf(BENCH_CSV_DEVICE_COLUMNS
+         ",file,kernel,global,local,"
+         "build_options,build_ms,repeat,warmup,arguments,bytes,event_ms_median,event_ms_min,"
+         "event_ms_max,wall_ms_median,wall_ms_min,wall_ms_max,gb_per_s,wall_gb_per_s,reference_op,"
+         "reference_bytes,reference_event_ms_median,reference_gb_per_s,share_of_reference\n");
+  bench_csv_device(stdout, r->device);
   putchar(',');
-  bench_csv_string(stdout, d->platform_name);
-  putchar(',');
-  bench_csv_string(stdout, d->name);
-  printf(",%s,%u,", bench_device_type_name(d->type), d->compute_units);
   bench_csv_string(stdout, o->file);
   putchar(',');
   bench_csv_string(stdout, o->kernel);
@@ -1064,25 +790,25 @@ static void print_csv(const kernel_run *r) {
   putchar('\n');
 }
 
+/* [N, N, N]: a work size. */
+static void print_json_sizes(FILE *out, const size_t *sizes, cl_uint dims) {
+  fputc('[', out);
+  for (cl_uint d = 0; d < dims; d++) fprintf(out, "%s%zu", d ? ", " : "", sizes[d]);
+  fputc(']', out);
+}
+
 static void print_json(const kernel_run *r) {
   const kernel_options *o = r->options;
   kernel_figures f = figures(r);
   FILE *out = stdout;
-  fputs("{\n  \"tool\": \"clgpu-bench kernel\",\n  \"library_version\": ", out);
-  bench_json_string(out, clgpu_version());
-  fputs(",\n  \"device\": ", out);
-  bench_json_device(out, r->device);
-  fputs(",\n  \"file\": ", out);
-  bench_json_string(out, o->file);
-  fputs(",\n  \"kernel\": ", out);
-  bench_json_string(out, o->kernel);
-  fputs(",\n  \"global\": [", out);
-  for (cl_uint d = 0; d < o->dims; d++) fprintf(out, "%s%zu", d ? ", " : "", o->global[d]);
-  fputs("],\n  \"local\": ", out);
+  bench_json_report_start(out, "clgpu-bench kernel", r->device);
+  bench_json_string_member(out, ",\n  ", "file", o->file);
+  bench_json_string_member(out, ",\n  ", "kernel", o->kernel);
+  fputs(",\n  \"global\": ", out);
+  print_json_sizes(out, o->global, o->dims);
+  fputs(",\n  \"local\": ", out);
   if (o->local_dims) {
-    fputc('[', out);
-    for (cl_uint d = 0; d < o->dims; d++) fprintf(out, "%s%zu", d ? ", " : "", o->local[d]);
-    fputc(']', out);
+    print_json_sizes(out, o->local, o->dims);
   } else {
     fputs("null", out);
   }
@@ -1091,51 +817,39 @@ static void print_json(const kernel_run *r) {
     if (k) fputs(", ", out);
     bench_json_string(out, o->defines[k]);
   }
-  fputs("],\n  \"build_options\": ", out);
-  bench_json_string(out, r->build_options);
-  fputs(",\n  \"build_ms\": ", out);
-  bench_json_number(out, r->build_ms);
+  fputc(']', out);
+  bench_json_string_member(out, ",\n  ", "build_options", r->build_options);
+  bench_json_number_member(out, ",\n  ", "build_ms", r->build_ms);
   fprintf(out, ",\n  \"repeat\": %d,\n  \"warmup\": %d,\n  \"arguments\": [", o->repeat, o->warmup);
   for (size_t k = 0; k < o->num_args; k++) {
     const arg_spec *a = &o->args[k];
-    fprintf(out, "%s\n    {\"index\": %zu, \"spec\": ", k ? "," : "", k);
-    bench_json_string(out, a->text);
-    fprintf(out, ", \"kind\": \"%s\"", kind_name(a));
+    fprintf(out, "%s\n    {\"index\": %zu", k ? "," : "", k);
+    bench_json_string_member(out, ", ", "spec", a->text);
+    fprintf(out, ", \"kind\": \"%s\"", bench_arg_kind_name(a));
     if (a->type) fprintf(out, ", \"type\": \"%s\"", a->type->name);
     if (a->kind == ARG_BUFFER) {
-      fprintf(out, ", \"count\": %zu, \"fill\": \"%s\"", a->count, fill_name(a));
+      fprintf(out, ", \"count\": %zu, \"fill\": \"%s\"", a->count, bench_arg_fill_name(a));
     }
-    if (a->value_text) {
-      fputs(", \"value\": ", out);
-      bench_json_string(out, a->value_text);
-    }
+    if (a->value_text) bench_json_string_member(out, ", ", "value", a->value_text);
     fprintf(out, ", \"bytes\": %zu}", a->bytes);
   }
   fprintf(out, "%s],\n  \"bytes\": %zu,\n", o->num_args ? "\n  " : "", r->buffer_bytes);
-  fputs("  \"units\": {\"time\": \"ms\", \"throughput\": \"GB/s (1e9 bytes)\"},\n  ", out);
-  bench_json_timing(out, "event_ms", &r->event);
-  fputs(",\n  ", out);
-  bench_json_timing(out, "wall_ms", &r->wall);
-  fputs(",\n  \"gb_per_s\": ", out);
-  bench_json_number(out, f.gbps);
-  fputs(",\n  \"wall_gb_per_s\": ", out);
-  bench_json_number(out, f.wall_gbps);
-  fputs(",\n  \"reference_op\": ", out);
-  fputs(r->has_reference ? "\"read\"" : "null", out);
+  fputs("  \"units\": {\"time\": \"ms\", \"throughput\": \"GB/s (1e9 bytes)\"}", out);
+  bench_json_timing(out, ",\n  ", "event_ms", &r->event);
+  bench_json_timing(out, ",\n  ", "wall_ms", &r->wall);
+  bench_json_number_member(out, ",\n  ", "gb_per_s", f.gbps);
+  bench_json_number_member(out, ",\n  ", "wall_gb_per_s", f.wall_gbps);
+  bench_json_string_member(out, ",\n  ", "reference_op", r->has_reference ? "read" : NULL);
   fputs(",\n  \"reference_bytes\": ", out);
   if (r->has_reference) {
     fprintf(out, "%zu", r->reference_bytes);
   } else {
     fputs("null", out);
   }
-  fputs(",\n  ", out);
-  bench_json_timing(out, "reference_event_ms", &r->reference_event);
-  fputs(",\n  ", out);
-  bench_json_timing(out, "reference_wall_ms", &r->reference_wall);
-  fputs(",\n  \"reference_gb_per_s\": ", out);
-  bench_json_number(out, f.reference_gbps);
-  fputs(",\n  \"share_of_reference\": ", out);
-  bench_json_number(out, f.share);
+  bench_json_timing(out, ",\n  ", "reference_event_ms", &r->reference_event);
+  bench_json_timing(out, ",\n  ", "reference_wall_ms", &r->reference_wall);
+  bench_json_number_member(out, ",\n  ", "reference_gb_per_s", f.reference_gbps);
+  bench_json_number_member(out, ",\n  ", "share_of_reference", f.share);
   fputs("\n}\n", out);
 }
 

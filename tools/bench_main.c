@@ -115,8 +115,8 @@ static const char *const devices_help[] = {
     "index, and the device clgpu chooses by default (or by CLGPU_DEVICE).\n",
     NULL};
 
-static const bench_command devices_command = {
-    "clgpu-bench: devices: ", "clgpu-bench --help", NULL, 0, 0, 0, devices_help};
+static const bench_command devices_command =
+    BENCH_TOOL_SUBCOMMAND("devices", NULL, 0, devices_help);
 
 static int command_devices(int argc, char **argv) {
   int parsed = bench_parse_options(&devices_command, argc, argv, no_option, NULL);
@@ -217,14 +217,9 @@ static const char *const first_call_help[] = {
     "twice over one empty DIR for a cold and then a warm disk cache.\n",
     NULL};
 
-static const bench_command first_call_command = {
-    "clgpu-bench: first-call: ",
-    "clgpu-bench --help",
-    first_call_options,
-    sizeof first_call_options / sizeof first_call_options[0],
-    0,
-    0,
-    first_call_help};
+static const bench_command first_call_command = BENCH_TOOL_SUBCOMMAND(
+    "first-call", first_call_options, sizeof first_call_options / sizeof first_call_options[0],
+    first_call_help);
 
 static int first_call_option(const bench_command *command, void *state, const bench_option *option,
                              const char *value) {
@@ -276,8 +271,8 @@ static const char *const selfcheck_help[] = {
     "removed afterwards). Exit status 0 when the result is right.\n",
     NULL};
 
-static const bench_command selfcheck_command = {
-    "clgpu-bench: selfcheck: ", "clgpu-bench --help", NULL, 0, 0, 0, selfcheck_help};
+static const bench_command selfcheck_command =
+    BENCH_TOOL_SUBCOMMAND("selfcheck", NULL, 0, selfcheck_help);
 
 static int command_selfcheck(int argc, char **argv) {
   int parsed = bench_parse_options(&selfcheck_command, argc, argv, no_option, NULL);

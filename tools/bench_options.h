@@ -31,6 +31,21 @@ typedef struct bench_command {
   const char *const *help;
 } bench_command;
 
+/* The bench_command of subcommand NAME (a string literal) with an option
+ * table (an array) and a help page of its own: its usage errors read
+ * "clgpu-bench NAME: ... (see clgpu-bench NAME --help)". */
+#define BENCH_SUBCOMMAND(name, table, equals, operands, help)            \
+  {                                                                      \
+    "clgpu-bench " name ": ", "clgpu-bench " name " --help", (table),    \
+        sizeof(table) / sizeof((table)[0]), (equals), (operands), (help) \
+  }
+
+/* The bench_command of a subcommand that the tool's help describes, with
+ * num_options options (no operands, no --NAME=VALUE): its usage errors read
+ * "clgpu-bench: NAME: ... (see clgpu-bench --help)". */
+#define BENCH_TOOL_SUBCOMMAND(name, table, num_options, help) \
+  { "clgpu-bench: " name ": ", "clgpu-bench --help", (table), (num_options), 0, 0, (help) }
+
 /* The tool's own usage errors: "clgpu-bench: ... (see clgpu-bench --help)";
  * it has no options. */
 extern const bench_command bench_tool_command;

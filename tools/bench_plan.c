@@ -204,6 +204,58 @@ static int split_list(const char *text, char *copy, size_t copy_size, char **ite
   }
 }
 
+/* The value of a list option (--ops, --types, --sizes) split as split_list
+ * does: 0, or 2 after the usage error "NAME: malformed list" (printed). */
+static int split_option_list(const bench_command *command, const bench_option *option,
+                             const char *value, char *copy, size_t copy_size, char **items,
+                             size_t *count) {
+  if (split_list(value, copy, copy_size, items, count) == 0) return 0;
+  return bench_usage_error(command, "%s: malformed list '%s'", option->name, value);
+}
+
+/* One item of --types or --sizes into *out: 0, or 2 after a usage error
+ * (printed). */
+typedef int (*list_item_parser)(const bench_command *command, const char *item, size_t *out);
+
+/* A --types item: its index in bench_host_types. */
+static int parse_type_item(const bench_command *command, const char *item, size_t *out) {
+  size_t t = 0;
+  while (t < NUM_HOST_TYPES && strcmp(item, bench_host_types[t].name) != 0) t++;
+  if (t == NUM_HOST_TYPES) return bench_usage_error(command, "--types: unknown type '%s'", item);
+  *out = t;
+  return 0;
+}
+
+/* A --sizes item: an element count. */
+static int parse_size_item(const bench_command *command, const char *item, size_t *out) {
+  if (bench_parse_size(item, out) == 0) return 0;
+  return bench_usage_error(
+      command, "--sizes: '%s' is not an element count from 1 to 4G-1 (suffixes K, M, G)", item);
+}
+
+/* --types or --sizes: the list's items, each through `parse`, into
+ * list[0..*count), each once (an item given twice runs once): 0, or 2 after
+ * a usage error (printed). */
+static int parse_list_option(const bench_command *command, const bench_option *option,
+                             const char *value, list_item_parser parse, size_t *list,
+                             size_t *count) {
+  char copy[1024];
+  char *items[MAX_LIST];
+  size_t num_items = 0;
+  int failed = split_option_list(command, option, value, copy, sizeof copy, items, &num_items);
+  if (failed) return failed;
+  *count = 0;
+  for (size_t k = 0; k < num_items; k++) {
+    size_t item = 0;
+    failed = parse(command, items[k], &item);
+    if (failed) return failed;
+    int seen = 0;
+    for (size_t s = 0; s < *count; s++) seen |= list[s] == item;
+    if (!seen) list[(*count)++] = item;
+  }
+  return 0;
+}
+
 enum {
   RUN_QUIET,
   RUN_NO_BOOST,
@@ -241,21 +293,12 @@ static const bench_option run_option_table[] = {
 static const char *const run_help[] = {run_usage_text, run_usage_more, run_usage_end,
                                        run_usage_first_call, NULL};
 
-const bench_command bench_run_command = {"clgpu-bench run: ",
-                                         "clgpu-bench run --help",
-                                         run_option_table,
-                                         sizeof run_option_table / sizeof run_option_table[0],
-                                         1,
-                                         0,
-                                         run_help};
+const bench_command bench_run_command = BENCH_SUBCOMMAND("run", run_option_table, 1, 0, run_help);
 
 /* One of run's options into *state (a run_options). */
 static int run_option(const bench_command *command, void *state, const bench_option *option,
                       const char *value) {
   run_options *options = state;
-  char copy[1024];
-  char *items[MAX_LIST];
-  size_t count = 0;
   switch (option->id) {
     case RUN_QUIET:
       options->quiet = 1;
@@ -269,10 +312,12 @@ static int run_option(const bench_command *command, void *state, const bench_opt
     case RUN_NO_FIRST_CALL:
       options->first_call = FIRST_CALL_OFF;
       break;
-    case RUN_OPS:
-      if (split_list(value, copy, sizeof copy, items, &count) != 0) {
-        return bench_usage_error(command, "--ops: malformed list '%s'", value);
-      }
+    case RUN_OPS: {
+      char copy[1024];
+      char *items[MAX_LIST];
+      size_t count = 0;
+      int failed = split_option_list(command, option, value, copy, sizeof copy, items, &count);
+      if (failed) return failed;
       for (int op = 0; op < NUM_OPS; op++) options->ops[op] = 0;
       for (size_t k = 0; k < count; k++) {
         int all = strcmp(items[k], "all") == 0, found = all;
@@ -286,41 +331,15 @@ static int run_option(const bench_command *command, void *state, const bench_opt
         if (!found) return bench_usage_error(command, "--ops: unknown operation '%s'", items[k]);
       }
       break;
+    }
     case RUN_TYPES:
-      if (split_list(value, copy, sizeof copy, items, &count) != 0) {
-        return bench_usage_error(command, "--types: malformed list '%s'", value);
-      }
-      options->num_types = 0;
       options->types_given = 1;
-      for (size_t k = 0; k < count; k++) {
-        size_t t = 0;
-        while (t < NUM_HOST_TYPES && strcmp(items[k], bench_host_types[t].name) != 0) t++;
-        if (t == NUM_HOST_TYPES) {
-          return bench_usage_error(command, "--types: unknown type '%s'", items[k]);
-        }
-        int seen = 0;
-        for (size_t s = 0; s < options->num_types; s++) seen |= options->types[s] == t;
-        if (!seen) options->types[options->num_types++] = t;
-      }
-      break;
+      return parse_list_option(command, option, value, parse_type_item, options->types,
+                               &options->num_types);
     case RUN_SIZES:
-      if (split_list(value, copy, sizeof copy, items, &count) != 0) {
-        return bench_usage_error(command, "--sizes: malformed list '%s'", value);
-      }
-      options->num_sizes = 0;
       options->sizes_given = 1;
-      for (size_t k = 0; k < count; k++) {
-        size_t n = 0;
-        if (bench_parse_size(items[k], &n) != 0) {
-          return bench_usage_error(
-              command, "--sizes: '%s' is not an element count from 1 to 4G-1 (suffixes K, M, G)",
-              items[k]);
-        }
-        int seen = 0;
-        for (size_t s = 0; s < options->num_sizes; s++) seen |= options->sizes[s] == n;
-        if (!seen) options->sizes[options->num_sizes++] = n;
-      }
-      break;
+      return parse_list_option(command, option, value, parse_size_item, options->sizes,
+                               &options->num_sizes);
     case RUN_REPEAT:
       options->repeat_given = 1;
       return bench_option_count(command, option, value, 1, &options->repeat);

@@ -48,20 +48,33 @@ static const char *event_covers(const result *r) {
   return bench_op_table[r->op].sort ? "marker_to_last_command" : "last_command";
 }
 
-static const char *format_or_na(char *buffer, size_t size, const char *format, double value) {
-  if (isfinite(value)) {
-    snprintf(buffer, size, format, value);
-  } else {
-    snprintf(buffer, size, "n/a");
-  }
-  return buffer;
-}
+/* The counters of a row's elementwise kernel object, as every format
+ * prints them; op_*: the runs of the operation's own calls, by kernel. */
+typedef struct kernel_counters {
+  /* The programs the kernel object has run: the plain 1-D kernel's, one per
+   * specialised layout, and the generic kernel's (each one program of the
+   * context's cache, built or loaded at its first call). */
+  unsigned long long programs;
+  unsigned long long specialisations, variants_held, evictions, staged_inputs;
+  unsigned long long contiguous_runs, specialised_runs, generic_runs;
+  unsigned long long op_contiguous_runs, op_specialised_runs, op_generic_runs;
+} kernel_counters;
 
-/* The programs a kernel object has run: the plain 1-D kernel's, one per
- * specialised layout, and the generic kernel's (each one program of the
- * context's cache, built or loaded at its first call). */
-static uint64_t kernel_programs(const clgpu_elementwise_stats *st) {
-  return (st->contiguous_runs > 0) + st->specialisations + (st->generic_runs > 0);
+static kernel_counters counters_of(const result *r) {
+  const clgpu_elementwise_stats *st = &r->kernel_stats;
+  kernel_counters c;
+  c.programs = (st->contiguous_runs > 0) + st->specialisations + (st->generic_runs > 0);
+  c.specialisations = st->specialisations;
+  c.variants_held = st->variants_held;
+  c.evictions = st->evictions;
+  c.staged_inputs = st->staged_inputs;
+  c.contiguous_runs = st->contiguous_runs;
+  c.specialised_runs = st->specialised_runs;
+  c.generic_runs = st->generic_runs;
+  c.op_contiguous_runs = r->op_contiguous_runs;
+  c.op_specialised_runs = r->op_specialised_runs;
+  c.op_generic_runs = r->op_generic_runs;
+  return c;
 }
 
 /* The ops timed beside a peer: the ratios, the views, the kernels. */
@@ -79,33 +92,23 @@ static void print_peer_table(const run_report *report, int name_width, int n_wid
     if (!r->has_peer) continue;
     row_figures f = figures_of(r);
     char mine[64], theirs[64], ratio[16], relative[16];
-    int digits = r->wall.max >= 100 ? 1 : r->wall.max >= 10 ? 2 : 3;
-    snprintf(mine, sizeof mine, "%.*f (%.*f-%.*f)", digits, r->wall.median, digits, r->wall.min,
-             digits, r->wall.max);
-    if (r->peer_wall.valid) {
-      digits = r->peer_wall.max >= 100 ? 1 : r->peer_wall.max >= 10 ? 2 : 3;
-      snprintf(theirs, sizeof theirs, "%.*f (%.*f-%.*f)", digits, r->peer_wall.median, digits,
-               r->peer_wall.min, digits, r->peer_wall.max);
-    } else {
-      snprintf(theirs, sizeof theirs, "n/a");
-    }
-    format_or_na(ratio, sizeof ratio, "%.3f", f.time_ratio);
-    format_or_na(relative, sizeof relative, "%.3f", f.vs_peer);
+    bench_timing_text(&r->wall, mine, sizeof mine);
+    bench_timing_text(&r->peer_wall, theirs, sizeof theirs);
+    bench_format_or_na(ratio, sizeof ratio, "%.3f", f.time_ratio);
+    bench_format_or_na(relative, sizeof relative, "%.3f", f.vs_peer);
     printf("%-*s %-6s %*s %-11s %22s %22s %8s %8s  %s\n", name_width, bench_op_table[r->op].name,
            r->type->name, n_width, r->shape, r->algorithm, mine, theirs, ratio, relative,
            bench_op_table[r->op].peer);
     printf("    view: %s; %zu elements; peer: %s\n", r->layout, r->elements, r->peer_launch);
     if (r->has_elementwise) {
-      const clgpu_elementwise_stats *st = &r->kernel_stats;
+      kernel_counters c = counters_of(r);
       printf(
-          "    kernel object: %llu programs: %llu layouts specialised (%u held), %llu evicted; "
+          "    kernel object: %llu programs: %llu layouts specialised (%llu held), %llu evicted; "
           "runs contiguous %llu, specialised %llu, generic %llu (clgpu's own calls: %llu, %llu, "
           "%llu)\n",
-          (unsigned long long)kernel_programs(st), (unsigned long long)st->specialisations,
-          st->variants_held, (unsigned long long)st->evictions,
-          (unsigned long long)st->contiguous_runs, (unsigned long long)st->specialised_runs,
-          (unsigned long long)st->generic_runs, (unsigned long long)r->op_contiguous_runs,
-          (unsigned long long)r->op_specialised_runs, (unsigned long long)r->op_generic_runs);
+          c.programs, c.specialisations, c.variants_held, c.evictions, c.contiguous_runs,
+          c.specialised_runs, c.generic_runs, c.op_contiguous_runs, c.op_specialised_runs,
+          c.op_generic_runs);
     }
     if (r->has_cache) {
       printf(
@@ -143,6 +146,16 @@ static double over_steady(const first_call *fc, double ms) {
   return fc->warm.steady.valid && fc->warm.steady.median > 0 ? ms / fc->warm.steady.median : NAN;
 }
 
+/* A first call's cell: "ms (count, count_ms)", the programs it built or
+ * loaded and their time, with 2 decimals (1 from 10 ms, none from 100 ms). */
+static const char *first_call_text(double ms, uint64_t count, double count_ms, char *buffer,
+                                   size_t size) {
+  int digits = ms >= 100 ? 0 : ms >= 10 ? 1 : 2;
+  snprintf(buffer, size, "%.*f (%llu, %.*f)", digits, ms, (unsigned long long)count, digits,
+           count_ms);
+  return buffer;
+}
+
 /* The first calls, cold and warm, beside the later calls. */
 static void print_first_call_table(const run_report *report, int name_width) {
   if (report->num_first_calls == 0) return;
@@ -158,21 +171,12 @@ static void print_first_call_table(const run_report *report, int name_width) {
   for (size_t k = 0; k < report->num_first_calls; k++) {
     const first_call *fc = &report->first_calls[k];
     char cold[64], warm[64], steady[64], cold_ratio[24], warm_ratio[24];
-    int digits = fc->cold.ms >= 100 ? 0 : fc->cold.ms >= 10 ? 1 : 2;
-    snprintf(cold, sizeof cold, "%.*f (%llu, %.*f)", digits, fc->cold.ms,
-             (unsigned long long)fc->cold.stats.builds, digits, fc->cold.stats.build_ms);
-    digits = fc->warm.ms >= 100 ? 0 : fc->warm.ms >= 10 ? 1 : 2;
-    snprintf(warm, sizeof warm, "%.*f (%llu, %.*f)", digits, fc->warm.ms,
-             (unsigned long long)fc->warm.stats.disk_hits, digits, fc->warm.stats.disk_load_ms);
-    if (fc->warm.steady.valid) {
-      digits = fc->warm.steady.max >= 100 ? 1 : fc->warm.steady.max >= 10 ? 2 : 3;
-      snprintf(steady, sizeof steady, "%.*f (%.*f-%.*f)", digits, fc->warm.steady.median, digits,
-               fc->warm.steady.min, digits, fc->warm.steady.max);
-    } else {
-      snprintf(steady, sizeof steady, "n/a");
-    }
-    format_or_na(cold_ratio, sizeof cold_ratio, "%.0fx", over_steady(fc, fc->cold.ms));
-    format_or_na(warm_ratio, sizeof warm_ratio, "%.1fx", over_steady(fc, fc->warm.ms));
+    first_call_text(fc->cold.ms, fc->cold.stats.builds, fc->cold.stats.build_ms, cold, sizeof cold);
+    first_call_text(fc->warm.ms, fc->warm.stats.disk_hits, fc->warm.stats.disk_load_ms, warm,
+                    sizeof warm);
+    bench_timing_text(&fc->warm.steady, steady, sizeof steady);
+    bench_format_or_na(cold_ratio, sizeof cold_ratio, "%.0fx", over_steady(fc, fc->cold.ms));
+    bench_format_or_na(warm_ratio, sizeof warm_ratio, "%.1fx", over_steady(fc, fc->warm.ms));
     printf("%-*s %-6s %*s %26s %28s %24s %11s %11s\n", name_width, bench_op_table[fc->op].name,
            fc->type->name, n_width, fc->shape, cold, warm, steady, cold_ratio, warm_ratio);
     /* What would make a row read otherwise: said under it. */
@@ -212,8 +216,8 @@ static void print_first_call_table(const run_report *report, int name_width) {
 static void print_table(const run_report *report) {
   const clgpu_device_info *d = report->device;
   const run_options *o = report->options;
-  printf("clgpu %s on %s / %s (%s, %u compute units)\n", clgpu_version(), d->platform_name, d->name,
-         bench_device_type_name(d->type), d->compute_units);
+  char title[640];
+  printf("%s\n", bench_device_title(d, title, sizeof title));
   printf("shape %s; %d timed calls after %d warm-up calls", clgpu_shape_name(o->call_shape),
          o->repeat, o->warmup);
   int sorts = 0;
@@ -246,19 +250,17 @@ static void print_table(const run_report *report) {
     const result *r = &report->rows[k];
     row_figures f = figures_of(r);
     char wall[64], share[16], event[24], cpu[16], vs_cpu[16], boost[16], vs_boost[16];
-    int digits = r->wall.max >= 100 ? 1 : r->wall.max >= 10 ? 2 : 3;
-    snprintf(wall, sizeof wall, "%.*f (%.*f-%.*f)", digits, r->wall.median, digits, r->wall.min,
-             digits, r->wall.max);
+    bench_timing_text(&r->wall, wall, sizeof wall);
     if (bench_op_table[r->op].reference < 0) {
       snprintf(share, sizeof share, "ref");
     } else {
-      format_or_na(share, sizeof share, "%.0f%%", 100 * f.share);
+      bench_format_or_na(share, sizeof share, "%.0f%%", 100 * f.share);
     }
-    format_or_na(event, sizeof event, "%.3f", r->event.valid ? r->event.median : NAN);
-    format_or_na(cpu, sizeof cpu, "%.2f", f.cpu_gbps);
-    format_or_na(vs_cpu, sizeof vs_cpu, "%.2fx", f.vs_cpu);
-    format_or_na(boost, sizeof boost, "%.2f", f.boost_gbps);
-    format_or_na(vs_boost, sizeof vs_boost, "%.2fx", f.vs_boost);
+    bench_format_or_na(event, sizeof event, "%.3f", r->event.valid ? r->event.median : NAN);
+    bench_format_or_na(cpu, sizeof cpu, "%.2f", f.cpu_gbps);
+    bench_format_or_na(vs_cpu, sizeof vs_cpu, "%.2fx", f.vs_cpu);
+    bench_format_or_na(boost, sizeof boost, "%.2f", f.boost_gbps);
+    bench_format_or_na(vs_boost, sizeof vs_boost, "%.2fx", f.vs_boost);
     if (r->boost_note[0] && strncmp(r->boost_note, "wrong", 5) == 0) {
       snprintf(boost, sizeof boost, "WRONG");
     } else if (r->boost_note[0] && strncmp(r->boost_note, "failed", 6) == 0) {
@@ -320,8 +322,8 @@ static void print_table(const run_report *report) {
       } else {
         snprintf(quick, sizeof quick, "n/a");
       }
-      format_or_na(vs_radix, sizeof vs_radix, "%.2fx", f.vs_cpu);
-      format_or_na(vs_quick, sizeof vs_quick, "%.2fx", f.vs_qsort);
+      bench_format_or_na(vs_radix, sizeof vs_radix, "%.2fx", f.vs_cpu);
+      bench_format_or_na(vs_quick, sizeof vs_quick, "%.2fx", f.vs_qsort);
       printf("%-12s %-6s %5s %22s %8s %22s %8s  %s\n", bench_op_table[r->op].name, r->type->name,
              bench_size_label(r->n, n_label, sizeof n_label), radix, vs_radix, quick, vs_quick,
              r->boost.valid ? r->boost_note : "-");
@@ -345,7 +347,8 @@ static const char *cpu_label_of(const run_report *report, const result *r) {
 static void print_csv(const run_report *report) {
   const clgpu_device_info *d = report->device;
   printf(
-      "library_version,platform,device,device_type,compute_units,op,type,n,bytes,selected,"
+      BENCH_CSV_DEVICE_COLUMNS
+      ",op,type,n,bytes,selected,"
       "algorithm,repeat,warmup,wall_ms_median,wall_ms_min,wall_ms_max,melem_per_s,gb_per_s,"
       "event_ms_median,event_ms_min,event_ms_max,event_gb_per_s,reference_op,reference_ms_median,"
       "reference_gb_per_s,"
@@ -365,14 +368,9 @@ static void print_csv(const run_report *report) {
   for (size_t k = 0; k < report->num_rows; k++) {
     const result *r = &report->rows[k];
     row_figures f = figures_of(r);
-    bench_csv_string(stdout, clgpu_version());
-    putchar(',');
-    bench_csv_string(stdout, d->platform_name);
-    putchar(',');
-    bench_csv_string(stdout, d->name);
-    printf(",%s,%u,%s,%s,%zu,%.0f,%llu,%s,%d,%d,", bench_device_type_name(d->type),
-           d->compute_units, bench_op_table[r->op].name, r->type->name, r->n, r->bytes,
-           (unsigned long long)r->selected, r->algorithm, r->repeat, r->warmup);
+    bench_csv_device(stdout, d);
+    printf(",%s,%s,%zu,%.0f,%llu,%s,%d,%d,", bench_op_table[r->op].name, r->type->name, r->n,
+           r->bytes, (unsigned long long)r->selected, r->algorithm, r->repeat, r->warmup);
     const double numbers1[] = {r->wall.median,
                                r->wall.min,
                                r->wall.max,
@@ -440,12 +438,10 @@ static void print_csv(const run_report *report) {
       bench_csv_number(stdout, numbers5[i]);
     }
     if (r->has_elementwise) {
-      const clgpu_elementwise_stats *st = &r->kernel_stats;
-      printf(",%llu,%llu,%u,%llu,%llu,%llu,%llu,%llu,%llu", (unsigned long long)kernel_programs(st),
-             (unsigned long long)st->specialisations, st->variants_held,
-             (unsigned long long)st->contiguous_runs, (unsigned long long)st->specialised_runs,
-             (unsigned long long)st->generic_runs, (unsigned long long)r->op_contiguous_runs,
-             (unsigned long long)r->op_specialised_runs, (unsigned long long)r->op_generic_runs);
+      kernel_counters c = counters_of(r);
+      printf(",%llu,%llu,%llu,%llu,%llu,%llu,%llu,%llu,%llu", c.programs, c.specialisations,
+             c.variants_held, c.contiguous_runs, c.specialised_runs, c.generic_runs,
+             c.op_contiguous_runs, c.op_specialised_runs, c.op_generic_runs);
     } else {
       printf(",,,,,,,,,");
     }
@@ -475,24 +471,25 @@ static void print_csv(const run_report *report) {
   }
 }
 
+/* A baseline's GB/s and clgpu's over it, members of the baseline's JSON
+ * object: "gb_per_s" and "clgpu_over_NAME". */
+static void print_json_speed(FILE *out, const char *name, double gbps, double clgpu_over) {
+  char key[32];
+  snprintf(key, sizeof key, "clgpu_over_%s", name);
+  bench_json_number_member(out, ", ", "gb_per_s", gbps);
+  bench_json_number_member(out, ", ", key, clgpu_over);
+}
+
 static void print_json(const run_report *report) {
-  const clgpu_device_info *d = report->device;
   const run_options *o = report->options;
   FILE *out = stdout;
-  fputs("{\n  \"tool\": \"clgpu-bench run\",\n  \"library_version\": ", out);
-  bench_json_string(out, clgpu_version());
-  fputs(",\n  \"device\": ", out);
-  bench_json_device(out, d);
-  fputs(",\n", out);
+  bench_json_report_start(out, "clgpu-bench run", report->device);
   fprintf(out,
-          "  \"shape\": \"%s\",\n  \"repeat\": %d,\n  \"warmup\": %d,\n"
-          "  \"cpu_threads\": %d,\n  \"boost_compute\": ",
+          ",\n  \"shape\": \"%s\",\n  \"repeat\": %d,\n  \"warmup\": %d,\n"
+          "  \"cpu_threads\": %d",
           clgpu_shape_name(o->call_shape), o->repeat, o->warmup, bench_cpu_threads());
-  if (report->boost_built) {
-    bench_json_string(out, report->boost_version);
-  } else {
-    fputs("null", out);
-  }
+  bench_json_string_member(out, ",\n  ", "boost_compute",
+                           report->boost_built ? report->boost_version : NULL);
   fputs(",\n  \"units\": {\"time\": \"ms\", \"throughput\": \"GB/s (1e9 bytes) and Melem/s\"},\n",
         out);
   fprintf(out,
@@ -507,94 +504,63 @@ static void print_json(const run_report *report) {
   for (size_t k = 0; k < report->num_rows; k++) {
     const result *r = &report->rows[k];
     row_figures f = figures_of(r);
+    int reference = bench_op_table[r->op].reference;
     fprintf(out, "%s\n    {\"op\": \"%s\", \"type\": \"%s\", \"n\": %zu, \"bytes\": %.0f, ",
             k ? "," : "", bench_op_table[r->op].name, r->type->name, r->n, r->bytes);
-    fprintf(out, "\"selected\": %llu, \"algorithm\": ", (unsigned long long)r->selected);
-    bench_json_string(out, r->algorithm);
-    fprintf(out, ", \"repeat\": %d, \"warmup\": %d, \"event_covers\": \"%s\",\n     ", r->repeat,
-            r->warmup, event_covers(r));
-    bench_json_timing(out, "wall_ms", &r->wall);
-    fputs(", \"melem_per_s\": ", out);
-    bench_json_number(out, f.melems);
-    fputs(", \"gb_per_s\": ", out);
-    bench_json_number(out, f.wall_gbps);
-    fputs(",\n     ", out);
-    bench_json_timing(out, "event_ms", &r->event);
-    fputs(", \"event_gb_per_s\": ", out);
-    bench_json_number(out, f.event_gbps);
-    fputs(",\n     \"reference_op\": ", out);
-    if (bench_op_table[r->op].reference >= 0) {
-      bench_json_string(out, bench_op_table[bench_op_table[r->op].reference].name);
-    } else {
-      fputs("null", out);
-    }
-    fputs(", ", out);
-    bench_json_timing(out, "reference_ms", &r->reference);
-    fputs(", \"reference_gb_per_s\": ", out);
-    bench_json_number(out, r->reference_gbps);
-    fputs(", \"share_of_reference\": ", out);
-    bench_json_number(out, f.share);
-    fputs(",\n     \"cpu\": {\"baseline\": ", out);
-    bench_json_string(out, cpu_label_of(report, r));
-    fputs(", ", out);
-    bench_json_timing(out, "ms", &r->cpu);
-    fputs(", \"gb_per_s\": ", out);
-    bench_json_number(out, f.cpu_gbps);
-    fputs(", \"clgpu_over_cpu\": ", out);
-    bench_json_number(out, f.vs_cpu);
-    fputs("},\n     \"qsort\": {", out);
-    bench_json_timing(out, "ms", &r->qsort);
-    fprintf(out, ", \"calls\": %d, \"gb_per_s\": ", r->qsort_calls);
-    bench_json_number(out, f.qsort_gbps);
-    fputs(", \"clgpu_over_qsort\": ", out);
-    bench_json_number(out, f.vs_qsort);
-    fputs("},\n     \"boost\": {", out);
-    bench_json_timing(out, "ms", &r->boost);
-    fputs(", \"gb_per_s\": ", out);
-    bench_json_number(out, f.boost_gbps);
-    fputs(", \"clgpu_over_boost\": ", out);
-    bench_json_number(out, f.vs_boost);
-    fputs(", \"note\": ", out);
-    bench_json_string(out, r->boost_note);
-    fprintf(out, "},\n     \"elements\": %zu, \"shape\": ", r->elements);
-    bench_json_string(out, r->shape);
+    fprintf(out, "\"selected\": %llu", (unsigned long long)r->selected);
+    bench_json_string_member(out, ", ", "algorithm", r->algorithm);
+    fprintf(out, ", \"repeat\": %d, \"warmup\": %d, \"event_covers\": \"%s\"", r->repeat, r->warmup,
+            event_covers(r));
+    bench_json_timing(out, ",\n     ", "wall_ms", &r->wall);
+    bench_json_number_member(out, ", ", "melem_per_s", f.melems);
+    bench_json_number_member(out, ", ", "gb_per_s", f.wall_gbps);
+    bench_json_timing(out, ",\n     ", "event_ms", &r->event);
+    bench_json_number_member(out, ", ", "event_gb_per_s", f.event_gbps);
+    bench_json_string_member(out, ",\n     ", "reference_op",
+                             reference >= 0 ? bench_op_table[reference].name : NULL);
+    bench_json_timing(out, ", ", "reference_ms", &r->reference);
+    bench_json_number_member(out, ", ", "reference_gb_per_s", r->reference_gbps);
+    bench_json_number_member(out, ", ", "share_of_reference", f.share);
+    fputs(",\n     \"cpu\": ", out);
+    bench_json_string_member(out, "{", "baseline", cpu_label_of(report, r));
+    bench_json_timing(out, ", ", "ms", &r->cpu);
+    print_json_speed(out, "cpu", f.cpu_gbps, f.vs_cpu);
+    fputs("},\n     \"qsort\": ", out);
+    bench_json_timing(out, "{", "ms", &r->qsort);
+    fprintf(out, ", \"calls\": %d", r->qsort_calls);
+    print_json_speed(out, "qsort", f.qsort_gbps, f.vs_qsort);
+    fputs("},\n     \"boost\": ", out);
+    bench_json_timing(out, "{", "ms", &r->boost);
+    print_json_speed(out, "boost", f.boost_gbps, f.vs_boost);
+    bench_json_string_member(out, ", ", "note", r->boost_note);
+    fprintf(out, "},\n     \"elements\": %zu", r->elements);
+    bench_json_string_member(out, ", ", "shape", r->shape);
     fputs(", \"peer\": ", out);
     if (r->has_peer) {
-      fputs("{\"name\": ", out);
-      bench_json_string(out, bench_op_table[r->op].peer);
-      fputs(", \"launch\": ", out);
-      bench_json_string(out, r->peer_launch);
-      fputs(", \"layout\": ", out);
-      bench_json_string(out, r->layout);
-      fputs(", ", out);
-      bench_json_timing(out, "wall_ms", &r->peer_wall);
-      fputs(", ", out);
-      bench_json_timing(out, "event_ms", &r->peer_event);
-      fputs(", \"gb_per_s\": ", out);
-      bench_json_number(out, f.peer_gbps);
-      fputs(", \"time_ratio\": ", out);
-      bench_json_number(out, f.time_ratio);
-      fputs(", \"throughput_relative\": ", out);
-      bench_json_number(out, f.vs_peer);
+      bench_json_string_member(out, "{", "name", bench_op_table[r->op].peer);
+      bench_json_string_member(out, ", ", "launch", r->peer_launch);
+      bench_json_string_member(out, ", ", "layout", r->layout);
+      bench_json_timing(out, ", ", "wall_ms", &r->peer_wall);
+      bench_json_timing(out, ", ", "event_ms", &r->peer_event);
+      bench_json_number_member(out, ", ", "gb_per_s", f.peer_gbps);
+      bench_json_number_member(out, ", ", "time_ratio", f.time_ratio);
+      bench_json_number_member(out, ", ", "throughput_relative", f.vs_peer);
       fputc('}', out);
     } else {
       fputs("null", out);
     }
     fputs(",\n     \"elementwise_kernel\": ", out);
     if (r->has_elementwise) {
-      const clgpu_elementwise_stats *st = &r->kernel_stats;
+      kernel_counters c = counters_of(r);
       fprintf(out,
-              "{\"programs\": %llu, \"specialisations\": %llu, \"variants_held\": %u, "
+              "{\"programs\": %llu, \"specialisations\": %llu, \"variants_held\": %llu, "
               "\"evictions\": %llu, "
               "\"contiguous_runs\": %llu, \"specialised_runs\": %llu, \"generic_runs\": %llu, "
               "\"staged_inputs\": %llu, \"op_runs\": {\"contiguous\": %llu, \"specialised\": "
               "%llu, \"generic\": %llu}}",
-              (unsigned long long)kernel_programs(st), (unsigned long long)st->specialisations,
-              st->variants_held, (unsigned long long)st->evictions,
-              (unsigned long long)st->contiguous_runs, (unsigned long long)st->specialised_runs,
-              (unsigned long long)st->generic_runs, (unsigned long long)st->staged_inputs,
-              (unsigned long long)r->op_contiguous_runs, (unsigned long long)r->op_specialised_runs,
-              (unsigned long long)r->op_generic_runs);
+              c.programs, c.specialisations, c.variants_held, c.evictions, c.contiguous_runs,
+              c.specialised_runs, c.generic_runs, c.staged_inputs, c.op_contiguous_runs,
+              c.op_specialised_runs, c.op_generic_runs);
     } else {
       fputs("null", out);
     }
@@ -611,33 +577,28 @@ static void print_json(const run_report *report) {
     fputs(",\n     \"first_call\": ", out);
     const first_call *fc = first_call_of(report, r);
     if (fc) {
-      fprintf(out, "{\"n\": %zu, \"shape\": ", fc->n);
-      bench_json_string(out, fc->shape);
-      fputs(", \"cold_ms\": ", out);
-      bench_json_number(out, fc->cold.ms);
-      fprintf(out, ", \"cold_builds\": %llu, \"cold_build_ms\": ",
-              (unsigned long long)fc->cold.stats.builds);
-      bench_json_number(out, fc->cold.stats.build_ms);
-      fprintf(out, ", \"cold_disk_hits\": %llu, \"cold_disk_writes\": %llu,\n      \"warm_ms\": ",
+      fprintf(out, "{\"n\": %zu", fc->n);
+      bench_json_string_member(out, ", ", "shape", fc->shape);
+      bench_json_number_member(out, ", ", "cold_ms", fc->cold.ms);
+      fprintf(out, ", \"cold_builds\": %llu", (unsigned long long)fc->cold.stats.builds);
+      bench_json_number_member(out, ", ", "cold_build_ms", fc->cold.stats.build_ms);
+      fprintf(out, ", \"cold_disk_hits\": %llu, \"cold_disk_writes\": %llu",
               (unsigned long long)fc->cold.stats.disk_hits,
               (unsigned long long)fc->cold.stats.disk_writes);
-      bench_json_number(out, fc->warm.ms);
-      fprintf(out, ", \"warm_disk_hits\": %llu, \"warm_load_ms\": ",
-              (unsigned long long)fc->warm.stats.disk_hits);
-      bench_json_number(out, fc->warm.stats.disk_load_ms);
-      fprintf(out, ", \"warm_builds\": %llu,\n      ", (unsigned long long)fc->warm.stats.builds);
-      bench_json_timing(out, "steady_ms", &fc->warm.steady);
+      bench_json_number_member(out, ",\n      ", "warm_ms", fc->warm.ms);
+      fprintf(out, ", \"warm_disk_hits\": %llu", (unsigned long long)fc->warm.stats.disk_hits);
+      bench_json_number_member(out, ", ", "warm_load_ms", fc->warm.stats.disk_load_ms);
+      fprintf(out, ", \"warm_builds\": %llu", (unsigned long long)fc->warm.stats.builds);
+      bench_json_timing(out, ",\n      ", "steady_ms", &fc->warm.steady);
       fprintf(out,
               ", \"steady_calls\": %d, \"steady_warmup\": %d, \"steady_builds\": %llu, "
-              "\"steady_disk_hits\": %llu, \"steady_timed_programs\": %llu, "
-              "\"cold_over_steady\": ",
+              "\"steady_disk_hits\": %llu, \"steady_timed_programs\": %llu",
               fc->warm.steady_calls, fc->warm.steady_warmup,
               (unsigned long long)fc->warm.steady_builds,
               (unsigned long long)fc->warm.steady_disk_hits,
               (unsigned long long)fc->warm.timed_programs);
-      bench_json_number(out, over_steady(fc, fc->cold.ms));
-      fputs(", \"warm_over_steady\": ", out);
-      bench_json_number(out, over_steady(fc, fc->warm.ms));
+      bench_json_number_member(out, ", ", "cold_over_steady", over_steady(fc, fc->cold.ms));
+      bench_json_number_member(out, ", ", "warm_over_steady", over_steady(fc, fc->warm.ms));
       fputc('}', out);
     } else {
       fputs("null", out);
@@ -708,10 +669,8 @@ int bench_write_plot(const run_report *report, const char *path) {
   }
   const clgpu_device_info *d = report->device;
   char title[640];
-  snprintf(title, sizeof title, "clgpu %s on %s / %s (%s, %u compute units)", clgpu_version(),
-           d->platform_name, d->name, bench_device_type_name(d->type), d->compute_units);
   bench_plot plot = {0};
-  plot.title = title;
+  plot.title = bench_device_title(d, title, sizeof title);
   plot.subtitle = "clgpu-bench run: the table's GB/s, bytes moved over the median wall time";
   plot.x_label = "n (elements)";
   plot.y_label = "GB/s";

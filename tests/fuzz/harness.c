@@ -792,7 +792,9 @@ void compare_roots(const char *call, const mirrors *expected, const char *what) 
  * enum, before the count; as bytes are taken modulo the count, that changes
  * what the bytes at or past the old count mean (the escapes were added
  * instead of entries for that reason), so the corpus is replayed and checked
- * for it. Each entry is an op_* function of a family file (ops_*.c). */
+ * for it. The checked-in corpus writes every sub-opcode below its table's
+ * count, which keeps its meaning when entries are appended. Each entry is an
+ * op_* function of a family file (ops_*.c). */
 
 enum {
   OP_STATUS_NAMES,
@@ -919,6 +921,7 @@ enum {
   GOP_WORKSPACE,
   GOP_WORKSPACE_DESTROY,
   GOP_NAMES,
+  GOP_OPAQUE,
   ALGO_OP_COUNT
 };
 
@@ -938,6 +941,7 @@ static const fuzz_op algorithm_ops[ALGO_OP_COUNT] = {
     [GOP_WORKSPACE] = op_algo_workspace,
     [GOP_WORKSPACE_DESTROY] = op_algo_workspace_destroy,
     [GOP_NAMES] = op_algo_names,
+    [GOP_OPAQUE] = op_algo_opaque,
 };
 
 /* The operation an opcode names, its escape's sub-opcode taken first. */

@@ -31,7 +31,8 @@
  * status and detail message, and maps opcodes to operations;
  * harness_algo.c and harness_membuf.c hold what the algorithm and membuf
  * operations share (their buffers, models and checks); each ops_*.c holds
- * one family's op_* functions. This header is what they share. */
+ * one family's op_* functions, except ops_opaque.c, whose one operation
+ * calls every family with opaque views. This header is what they share. */
 #ifndef FUZZ_HARNESS_H
 #define FUZZ_HARNESS_H
 
@@ -537,5 +538,9 @@ void op_algo_builtin(fuzz_run *run);
 void op_algo_query_upto(fuzz_run *run);
 void op_algo_workspace(fuzz_run *run);
 void op_algo_workspace_destroy(fuzz_run *run);
+
+/* ops_opaque.c: CLGPU_TYPE_OPAQUE views across the families, refused by
+ * every function that computes and moved exactly by every one that moves. */
+void op_algo_opaque(fuzz_run *run);
 
 #endif

@@ -138,9 +138,10 @@ typedef struct clgpu_elementwise clgpu_elementwise;
  * docs/elementwise.md, a variant_cap above 256; the message names the
  * argument, and for a text the byte offset and what is there),
  * CLGPU_EXPRESSION_TOO_LONG (an operation over 65536 bytes or a preamble
- * over 1048576), CLGPU_UNSUPPORTED_FEATURE (a double argument on a device
- * without cl_khr_fp64), CLGPU_CL_OUT_OF_HOST_MEMORY. On failure *out is
- * NULL. */
+ * over 1048576), CLGPU_TYPE_MISMATCH (an argument of CLGPU_TYPE_OPAQUE,
+ * which has no arithmetic), CLGPU_UNSUPPORTED_FEATURE (a double argument on
+ * a device without cl_khr_fp64), CLGPU_CL_OUT_OF_HOST_MEMORY. On failure
+ * *out is NULL. */
 CLGPU_API clgpu_status clgpu_elementwise_create(clgpu_context *context, const char *operation,
                                                 size_t num_args, const clgpu_elementwise_arg *args,
                                                 const clgpu_elementwise_options *options,

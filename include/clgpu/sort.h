@@ -10,8 +10,10 @@
  *   comparator expressions; AUTO picks RADIX when it can. The shape (CHUNKED,
  *   the CPU shape, or TILED, the GPU shape; AUTO by device type) never changes
  *   the result.
- * - Keys and values are 1-D views of any stride; a view that cannot be sorted
- *   where it is goes through the workspace (workspace.h) and is written back.
+ * - Keys of a built-in type and values are 1-D views of any stride; a view
+ *   that cannot be sorted where it is goes through the workspace
+ *   (workspace.h) and is written back. Custom keys (spec->key_type) are a
+ *   contiguous view.
  * - Calls only enqueue: every pass goes on the context's queue behind the wait
  *   list, and nothing is read back to decide anything. A call that fails its
  *   checks has enqueued nothing and changed nothing.
@@ -104,8 +106,10 @@ typedef struct clgpu_sort_options {
  * that does not match its count, a key_size that is not the device's
  * sizeof(key_type): the message gives both), CLGPU_EXPRESSION_TOO_LONG (a
  * text over its length cap), CLGPU_SHAPE_MISMATCH (a view that is not 1-D,
- * values whose byte length is not n times 1, 2, 4, 8 or 16, custom keys whose
- * byte length is not a multiple of key_size), CLGPU_INVALID_OUTPUT (keys with
+ * values whose byte length is not n times 1, 2, 4, 8 or 16, custom keys that
+ * are not contiguous or whose byte length is not a multiple of key_size),
+ * CLGPU_TYPE_MISMATCH (keys of CLGPU_TYPE_OPAQUE without spec->key_type:
+ * opaque bytes have no order of their own), CLGPU_INVALID_OUTPUT (keys with
  * stride 0, keys and values that may overlap), CLGPU_MISMATCHED_OBJECTS (a
  * buffer of another OpenCL context), CLGPU_MISALIGNED_VIEW (custom keys that
  * do not start at a multiple of the largest power of two, up to 16, dividing

@@ -13,6 +13,7 @@
 #include <clgpu/membuf.h>
 
 #include "array_internal.h"
+#include "chain.h"
 #include "check.h"
 #include "context_internal.h"
 #include "membuf_internal.h"
@@ -152,28 +153,10 @@ static clgpu_status settle_host(clgpu_membuf *buffer, const char *who) {
 }
 
 /* The caller's wait list and the buffer's last command, as one list. */
-typedef struct wait_set {
-  cl_event small[8];
-  cl_event *list;
-  cl_uint count;
-} wait_set;
-
-static clgpu_status wait_set_make(wait_set *set, const clgpu_membuf *buffer, cl_uint num_events,
-                                  const cl_event *wait_list) {
-  size_t total = (size_t)num_events + (buffer->last ? 1 : 0);
-  set->list = total <= 8 ? set->small : malloc(total * sizeof *set->list);
-  CLGPU__RETURN_ERROR_IF(!set->list, CLGPU_CL_OUT_OF_HOST_MEMORY, "out of host memory");
-  for (cl_uint e = 0; e < num_events; e++) set->list[e] = wait_list[e];
-  if (buffer->last) set->list[num_events] = buffer->last;
-  set->count = (cl_uint)total;
-  return CLGPU_SUCCESS;
+static clgpu_status wait_set_make(clgpu__wait_join *set, const clgpu_membuf *buffer,
+                                  cl_uint num_events, const cl_event *wait_list) {
+  return clgpu__wait_join_make(set, num_events, wait_list, buffer->last);
 }
-
-static void wait_set_free(wait_set *set) {
-  if (set->list != set->small) free(set->list);
-}
-
-static const cl_event *wait_set_list(const wait_set *set) { return set->count ? set->list : NULL; }
 
 /* ---- allocations ---- */
 
@@ -373,15 +356,15 @@ static void count_move(clgpu_membuf *buffer, int to, size_t bytes) {
 static clgpu_status enqueue_transfer(clgpu_membuf *buffer, int to, cl_mem device, void *host,
                                      size_t count, cl_bool blocking, cl_uint num_events,
                                      const cl_event *wait_list, const char *who) {
-  wait_set set;
+  clgpu__wait_join set;
   CLGPU__FORWARD_IF_ERROR(wait_set_make(&set, buffer, num_events, wait_list));
   size_t bytes = count * buffer->element_size;
   cl_command_queue queue = buffer->context->queue;
   cl_event done = NULL;
   cl_int err = CL_SUCCESS;
   err = clgpu__cl_enqueue_transfer(queue, to == DEVICE, device, blocking, 0, bytes, host, set.count,
-                                   wait_set_list(&set), &done);
-  wait_set_free(&set);
+                                   clgpu__wait_join_list(&set), &done);
+  clgpu__wait_join_free(&set);
   if (err != CL_SUCCESS) {
     return clgpu__fail((clgpu_status)err, "%s: %s of %zu bytes failed: %s (%d)", who,
                        to == DEVICE ? "clEnqueueWriteBuffer" : "clEnqueueReadBuffer", bytes,
@@ -400,12 +383,12 @@ static clgpu_status enqueue_transfer(clgpu_membuf *buffer, int to, cl_mem device
  * the buffer's last command. */
 static clgpu_status enqueue_marker(clgpu_membuf *buffer, cl_uint num_events,
                                    const cl_event *wait_list, const char *who) {
-  wait_set set;
+  clgpu__wait_join set;
   CLGPU__FORWARD_IF_ERROR(wait_set_make(&set, buffer, num_events, wait_list));
   cl_event marker = NULL;
-  cl_int err =
-      clgpu__cl_enqueue_marker(buffer->context->queue, set.count, wait_set_list(&set), &marker);
-  wait_set_free(&set);
+  cl_int err = clgpu__cl_enqueue_marker(buffer->context->queue, set.count,
+                                        clgpu__wait_join_list(&set), &marker);
+  clgpu__wait_join_free(&set);
   if (err != CL_SUCCESS) {
     return fail_cl_in(err, who, "clEnqueueMarkerWithWaitList");
   }
@@ -449,7 +432,7 @@ static clgpu_status move(clgpu_membuf *buffer, clgpu_space space, clgpu_access a
   } else if (blocking) {
     /* Nothing to copy, but the host data is there only once the wait list
      * and the commands on it have completed. */
-    wait_set set = {{NULL}, NULL, 0};
+    clgpu__wait_join set = {{NULL}, NULL, 0};
     status = wait_set_make(&set, buffer, num_events, wait_list);
     if (status == CLGPU_SUCCESS && set.count > 0) {
       cl_int err = clWaitForEvents(set.count, set.list);
@@ -457,7 +440,7 @@ static clgpu_status move(clgpu_membuf *buffer, clgpu_space space, clgpu_access a
         status = fail_cl_in(err, who, "waiting for the wait list");
       }
     }
-    if (set.list) wait_set_free(&set);
+    if (set.list) clgpu__wait_join_free(&set);
     if (status == CLGPU_SUCCESS && buffer->host_pending) {
       clReleaseEvent(buffer->host_pending);
       buffer->host_pending = NULL;
@@ -550,14 +533,14 @@ static clgpu_status reallocate_device(clgpu_membuf *buffer, size_t size, size_t 
   clgpu_status status = CLGPU_SUCCESS;
   int from_host = keep > 0 && !buffer->current[DEVICE];
   if (keep > 0 && !from_host) {
-    wait_set set;
+    clgpu__wait_join set;
     status = wait_set_make(&set, buffer, 0, NULL);
     if (status == CLGPU_SUCCESS) {
       cl_event done = NULL;
       cl_int err = clgpu__cl_enqueue_copy(buffer->context->queue, buffer->device, block, 0, 0,
                                           keep * buffer->element_size, set.count,
-                                          wait_set_list(&set), &done);
-      wait_set_free(&set);
+                                          clgpu__wait_join_list(&set), &done);
+      clgpu__wait_join_free(&set);
       if (err == CL_SUCCESS) {
         set_last(buffer, done, 0);
       } else {

@@ -1,6 +1,8 @@
 /* Event chains: enqueueing a sequence of commands of one operation so that
  * each waits for the one before, whatever the queue's ordering, with the
  * caller's wait list at the front and the caller's event at the end. */
+#include <stdlib.h>
+
 #include <clgpu/context.h>
 
 #include "chain.h"
@@ -102,4 +104,25 @@ size_t clgpu__work_group_limit(const clgpu_context *context, size_t cap) {
     limit = context->info.max_work_item_sizes[0];
   }
   return limit;
+}
+
+clgpu_status clgpu__wait_join_make(clgpu__wait_join *join, cl_uint num_events,
+                                   const cl_event *wait_list, cl_event extra) {
+  size_t total = (size_t)num_events + (extra ? 1 : 0);
+  join->list = total <= 8 ? join->small : malloc(total * sizeof *join->list);
+  join->count = 0;
+  CLGPU__RETURN_ERROR_IF(!join->list, CLGPU_CL_OUT_OF_HOST_MEMORY, "out of host memory");
+  for (cl_uint e = 0; e < num_events; e++) join->list[e] = wait_list[e];
+  if (extra) join->list[num_events] = extra;
+  join->count = (cl_uint)total;
+  return CLGPU_SUCCESS;
+}
+
+const cl_event *clgpu__wait_join_list(const clgpu__wait_join *join) {
+  return join->count ? join->list : NULL;
+}
+
+void clgpu__wait_join_free(clgpu__wait_join *join) {
+  if (join->list != join->small) free(join->list);
+  join->list = NULL;
 }

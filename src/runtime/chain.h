@@ -32,6 +32,23 @@ clgpu_status clgpu__chain_end(clgpu_context *context, clgpu__chain *chain, cl_ev
 /* Drop the chain after a failure. */
 void clgpu__chain_abandon(clgpu__chain *chain);
 
+/* A wait list joined with one more event (`extra`, when not NULL): what a
+ * command waits for when it must follow both the caller's list and the last
+ * command on the same object (membuf.c's buffers). Up to 8 events need no
+ * allocation. */
+typedef struct clgpu__wait_join {
+  cl_event small[8];
+  cl_event *list;
+  cl_uint count;
+} clgpu__wait_join;
+
+/* CLGPU_CL_OUT_OF_HOST_MEMORY when the joined list cannot be allocated. */
+clgpu_status clgpu__wait_join_make(clgpu__wait_join *join, cl_uint num_events,
+                                   const cl_event *wait_list, cl_event extra);
+/* The joined list, NULL when it is empty (as OpenCL wants). */
+const cl_event *clgpu__wait_join_list(const clgpu__wait_join *join);
+void clgpu__wait_join_free(clgpu__wait_join *join);
+
 /* Kernel arguments from index `first` on, naming `what` in the message of
  * a failure. */
 typedef struct clgpu__kernel_arg {

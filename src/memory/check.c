@@ -145,3 +145,11 @@ clgpu_status clgpu__check_apart(const clgpu_array *output, const clgpu_array *ot
                          "%s: the %s may overlap the %s", who, output_name, name);
   return CLGPU_SUCCESS;
 }
+
+clgpu_status clgpu__check_view_1d(const clgpu_array *array, const char *who, const char *name) {
+  CLGPU__FORWARD_IF_ERROR(clgpu__check_view(array, who, name));
+  CLGPU__RETURN_ERROR_IF(array->rank != 1, CLGPU_SHAPE_MISMATCH,
+                         "%s: %s must be a 1-D view, not rank %u (reshape it first)", who, name,
+                         array->rank);
+  return CLGPU_SUCCESS;
+}

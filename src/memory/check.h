@@ -43,4 +43,8 @@ clgpu_status clgpu__check_index_type(clgpu_type type, uint64_t n, const char *wh
 clgpu_status clgpu__check_apart(const clgpu_array *output, const clgpu_array *other,
                                 const char *who, const char *output_name, const char *name);
 
+/* A view argument that must be 1-D (sorts, gather): clgpu__check_view's
+ * checks, then CLGPU_SHAPE_MISMATCH for another rank. */
+clgpu_status clgpu__check_view_1d(const clgpu_array *array, const char *who, const char *name);
+
 #endif

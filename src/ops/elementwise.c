@@ -1140,6 +1140,15 @@ clgpu_type clgpu__unsigned_clgpu_type(size_t size) {
                      : CLGPU_TYPE_UINT64;
 }
 
+clgpu_status clgpu__bits_builtin(clgpu_context *context, const char *family, clgpu_type bits,
+                                 clgpu_elementwise_kind kind, const char *name,
+                                 const char *operation, clgpu_elementwise **out) {
+  char key[64];
+  snprintf(key, sizeof key, "%s:%s", family, clgpu__type_cl_name(bits));
+  const clgpu_elementwise_arg args[] = {{"y", CLGPU_ARG_OUT, bits}, {name, kind, bits}};
+  return clgpu__elementwise_builtin(context, key, 2, args, operation, out);
+}
+
 clgpu_status clgpu__copy_elementwise(clgpu_context *context, const clgpu_array *destination,
                                      const clgpu_array *source, cl_uint num_events,
                                      const cl_event *wait_list, cl_event *event, const char *who) {
@@ -1147,11 +1156,9 @@ clgpu_status clgpu__copy_elementwise(clgpu_context *context, const clgpu_array *
   clgpu_array to, from;
   CLGPU__FORWARD_IF_ERROR(clgpu__array_reinterpret(destination, bits, &to));
   CLGPU__FORWARD_IF_ERROR(clgpu__array_reinterpret(source, bits, &from));
-  char key[64];
-  snprintf(key, sizeof key, "copy:%s", clgpu__type_cl_name(bits));
-  const clgpu_elementwise_arg args[] = {{"y", CLGPU_ARG_OUT, bits}, {"x", CLGPU_ARG_IN, bits}};
   clgpu_elementwise *kernel = NULL;
-  CLGPU__FORWARD_IF_ERROR(clgpu__elementwise_builtin(context, key, 2, args, "y = x", &kernel));
+  CLGPU__FORWARD_IF_ERROR(
+      clgpu__bits_builtin(context, "copy", bits, CLGPU_ARG_IN, "x", "y = x", &kernel));
   const clgpu_elementwise_value values[] = {{&to, NULL}, {&from, NULL}};
   /* Views the copy's caller checked or made: no check again. */
   clgpu_status status = clgpu__elementwise_enqueue(kernel, values, num_events, wait_list, event);

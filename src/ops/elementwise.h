@@ -27,6 +27,13 @@ clgpu_status clgpu__elementwise_builtin(clgpu_context *context, const char *key,
                                         const clgpu_elementwise_arg *args, const char *operation,
                                         clgpu_elementwise **out);
 
+/* The built-in kernel over the bits of a type (`bits`: an unsigned type of
+ * its size) that writes output "y" from one more argument of `kind` named
+ * `name`, by `operation`; kept under the key "family:type". */
+clgpu_status clgpu__bits_builtin(clgpu_context *context, const char *family, clgpu_type bits,
+                                 clgpu_elementwise_kind kind, const char *name,
+                                 const char *operation, clgpu_elementwise **out);
+
 /* CLGPU_TYPE_UINT8, _UINT16, _UINT32 or _UINT64 for an element of `size` bytes. */
 clgpu_type clgpu__unsigned_clgpu_type(size_t size);
 

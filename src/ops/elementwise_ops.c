@@ -53,11 +53,9 @@ clgpu_status clgpu__fill_strided(clgpu_context *context, const clgpu_array *dest
   clgpu_type bits = clgpu__unsigned_clgpu_type(size);
   clgpu_array view;
   CLGPU__FORWARD_IF_ERROR(clgpu__array_reinterpret(destination, bits, &view));
-  char key[64];
-  snprintf(key, sizeof key, "fill:%s", clgpu__type_cl_name(bits));
-  const clgpu_elementwise_arg args[] = {{"y", CLGPU_ARG_OUT, bits}, {"v", CLGPU_ARG_SCALAR, bits}};
   clgpu_elementwise *kernel = NULL;
-  CLGPU__FORWARD_IF_ERROR(clgpu__elementwise_builtin(context, key, 2, args, "y = v", &kernel));
+  CLGPU__FORWARD_IF_ERROR(
+      clgpu__bits_builtin(context, "fill", bits, CLGPU_ARG_SCALAR, "v", "y = v", &kernel));
   const clgpu_elementwise_value values[] = {{&view, NULL}, {NULL, value}};
   return run_builtin(kernel, values, num_events, wait_list, event, "clgpu_fill");
 }

@@ -243,15 +243,6 @@ static uint64_t plan_loops(const sort_plan *plan) {
 
 /* ---- checks ---- */
 
-/* A view argument, which a sort takes 1-D. */
-static clgpu_status check_view(const clgpu_array *array, const char *who, const char *name) {
-  CLGPU__FORWARD_IF_ERROR(clgpu__check_view(array, who, name));
-  CLGPU__RETURN_ERROR_IF(array->rank != 1, CLGPU_SHAPE_MISMATCH,
-                         "%s: %s must be a 1-D view, not rank %u (reshape it first)", who, name,
-                         array->rank);
-  return CLGPU_SUCCESS;
-}
-
 static size_t array_bytes(const clgpu_array *array) {
   return clgpu__array_count(array) * clgpu__type_size(array->type);
 }
@@ -1001,9 +992,10 @@ static clgpu_status begin_entry(clgpu_context *context, const clgpu_sort_spec *s
                                 const clgpu_sort_options *options, cl_uint num_events,
                                 const cl_event *wait_list, const char *who, sort_plan *plan) {
   CLGPU__RETURN_ERROR_IF(!context, CLGPU_INVALID_ARGUMENT, "%s: context is NULL", who);
-  CLGPU__FORWARD_IF_ERROR(check_view(keys, who, "keys"));
+  CLGPU__FORWARD_IF_ERROR(clgpu__check_view_1d(keys, who, "keys"));
   /* Values are optional, a permutation is not. */
-  if (second || permutation) CLGPU__FORWARD_IF_ERROR(check_view(second, who, second_name));
+  if (second || permutation)
+    CLGPU__FORWARD_IF_ERROR(clgpu__check_view_1d(second, who, second_name));
   CLGPU__FORWARD_IF_ERROR(clgpu__check_wait_list(context, num_events, wait_list, who));
   memset(plan, 0, sizeof *plan);
   plan->permutation = permutation;
@@ -1146,71 +1138,4 @@ clgpu_status clgpu_sort_permutation_workspace_size_upto(clgpu_context *context,
   plan.permutation_type = permutation_type;
   plan.value_bytes = clgpu__type_size(permutation_type);
   return query_upto(context, spec, options, key_type, max_n, &plan, out, who);
-}
-
-/* ---- gather ---- */
-
-clgpu_status clgpu_gather(clgpu_context *context, const clgpu_array *destination,
-                          const clgpu_array *source, const clgpu_array *permutation,
-                          cl_uint num_events, const cl_event *wait_list, cl_event *event) {
-  const char *who = "clgpu_gather";
-  CLGPU__RETURN_ERROR_IF(!context, CLGPU_INVALID_ARGUMENT, "%s: context is NULL", who);
-  CLGPU__FORWARD_IF_ERROR(check_view(permutation, who, "permutation"));
-  CLGPU__FORWARD_IF_ERROR(check_view(source, who, "source"));
-  CLGPU__FORWARD_IF_ERROR(check_view(destination, who, "destination"));
-  CLGPU__FORWARD_IF_ERROR(clgpu__check_wait_list(context, num_events, wait_list, who));
-  CLGPU__FORWARD_IF_ERROR(clgpu__check_index_type(permutation->type, 0, who, "permutation"));
-  size_t size = clgpu__type_size(source->type);
-  CLGPU__RETURN_ERROR_IF(size != clgpu__type_size(destination->type), CLGPU_TYPE_MISMATCH,
-                         "%s: source elements of %zu bytes, destination elements of %zu", who, size,
-                         clgpu__type_size(destination->type));
-  CLGPU__RETURN_ERROR_IF(destination->shape[0] != permutation->shape[0], CLGPU_SHAPE_MISMATCH,
-                         "%s: the destination has %zu elements, the permutation %zu", who,
-                         destination->shape[0], permutation->shape[0]);
-  CLGPU__FORWARD_IF_ERROR(clgpu__check_output_layout(destination, who, "destination"));
-  CLGPU__FORWARD_IF_ERROR(clgpu__check_apart(destination, source, who, "destination", "source"));
-  CLGPU__FORWARD_IF_ERROR(
-      clgpu__check_apart(destination, permutation, who, "destination", "permutation"));
-  CLGPU__FORWARD_IF_ERROR(clgpu__check_buffer(context, permutation->buffer, who, "permutation", 0));
-  CLGPU__FORWARD_IF_ERROR(clgpu__check_buffer(context, source->buffer, who, "source", 0));
-  CLGPU__FORWARD_IF_ERROR(clgpu__check_buffer(context, destination->buffer, who, "destination", 1));
-
-  clgpu__chain chain;
-  clgpu__chain_begin(&chain, num_events, wait_list);
-  cl_ulong n = destination->shape[0];
-  if (n == 0) return clgpu__chain_end(context, &chain, event);
-  clgpu_define defines[] = {{"CLGPU_GATHER", NULL},
-                            {"CLGPU_ELEMENT_T", clgpu__unsigned_type(size)},
-                            {"CLGPU_SORT_GROUP", "1"}};
-  clgpu_program *program = NULL;
-  CLGPU__FORWARD_IF_ERROR(clgpu__program_get_named(context, "sort", defines, 3, NULL, &program));
-  cl_kernel kernel = NULL;
-  CLGPU__FORWARD_IF_ERROR(clgpu__kernel_acquire(program, "clgpu_gather", &kernel));
-  byte_place p = {0}, s = {0}, d = {0};
-  clgpu_status status = byte_place_of(permutation, &p);
-  if (status == CLGPU_SUCCESS) status = byte_place_of(source, &s);
-  if (status == CLGPU_SUCCESS) status = byte_place_of(destination, &d);
-  cl_long p_stride = permutation->strides[0], s_stride = source->strides[0],
-          d_stride = destination->strides[0];
-  cl_int wide = permutation->type == CLGPU_TYPE_UINT64;
-  cl_ulong source_n = source->shape[0];
-  clgpu__kernel_arg args[] = {ARG(p.buffer), ARG(p.byte), ARG(p_stride), ARG(wide),
-                              ARG(s.buffer), ARG(s.byte), ARG(s_stride), ARG(source_n),
-                              ARG(d.buffer), ARG(d.byte), ARG(d_stride), ARG(n)};
-  if (status == CLGPU_SUCCESS) status = clgpu__set_args(kernel, 0, args, 12, "clgpu_gather");
-  size_t group = device_group(context);
-  if (group > 64) group = 64;
-  if (status == CLGPU_SUCCESS) {
-    status = clgpu__chain_kernel(context, &chain, kernel, round_up(n, group), group,
-                                 "clEnqueueNDRangeKernel(clgpu_gather)");
-  }
-  if (status == CLGPU_SUCCESS) {
-    status = clgpu__chain_end(context, &chain, event);
-  } else {
-    clgpu__chain_abandon(&chain);
-  }
-  clgpu__kernel_clear_buffers(kernel,
-                              CLGPU__BUFFER_ARG(0) | CLGPU__BUFFER_ARG(4) | CLGPU__BUFFER_ARG(8));
-  clgpu__kernel_release(program, kernel);
-  return status;
 }

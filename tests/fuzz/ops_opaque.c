@@ -382,8 +382,10 @@ static void opaque_reduction(byte_reader *in, int what, size_t n) {
       "clgpu_reduce_workspace_size", "clgpu_count_if_workspace_size", "clgpu_scan_workspace_size",
       "clgpu_findall_workspace_size"};
   char name[96];
-  snprintf(name, sizeof name, "%s[opaque, axis %d]",
-           (query ? query_names : names)[what - WHAT_REDUCE], axis);
+  /* One array indexed at a time: UBSan's object-size check (GCC) misjudges
+   * an index into `query ? query_names : names`. */
+  const char *entry = query ? query_names[what - WHAT_REDUCE] : names[what - WHAT_REDUCE];
+  snprintf(name, sizeof name, "%s[opaque, axis %d]", entry, axis);
   if (query) {
     clgpu_workspace_size report;
     memset(&report, 0x5a, sizeof report);

@@ -4,7 +4,7 @@
  *   CLGPU_T  the element type (for example int, float, ulong).
  *
  * The range is (offset, n) in elements of `out`, passed as a buffer and an
- * element offset (PORTABILITY.md rule 13). The global size is n rounded up to
+ * element offset (docs/portability.md rule 13). The global size is n rounded up to
  * a multiple of the local size; items past n do nothing. */
 #ifndef CLGPU_T
 #error "fill.cl needs CLGPU_T, the element type"

@@ -30,7 +30,7 @@
  *
  * Every kernel works on ranges: group g owns elements
  * [g * chunk, min(n, (g + 1) * chunk)). Buffers are passed as (buffer,
- * element offset) (PORTABILITY.md rule 13). Barriers sit only in loops whose
+ * element offset) (docs/portability.md rule 13). Barriers sit only in loops whose
  * bounds are the same for the whole group (rule 3); partial tiles load the
  * neutral element. No group waits for another (rule 1): multi-pass work is
  * separate kernels. */

@@ -25,7 +25,7 @@
  *   CLGPU_NEEDS_FP64, CLGPU_NEEDS_FP16 (read by common.cl, built before
  *                       this file and before a custom key's declarations)
  *
- * Buffers are (buffer, byte offset) pairs (PORTABILITY.md rule 13). The
+ * Buffers are (buffer, byte offset) pairs (docs/portability.md rule 13). The
  * keys of a sort live in two places, 0 (where the caller's keys are) and 1
  * (the workspace's alternate); a radix pass moves them from one to the
  * other unless every key has the same digit, which the pass's scan finds

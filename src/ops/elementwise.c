@@ -836,8 +836,8 @@ static clgpu_status plan_of(const clgpu_elementwise *kernel, const clgpu_array *
 
 /* How the strided kernels run on this device. A CPU device (POCL) runs a
  * work-group as a loop on one thread, so it gets groups of one work-item,
- * each a long chunk, about four per compute unit (PORTABILITY.md, speed on
- * CPU devices); a chunk is at least 4096 elements so that small copies are
+ * each a long chunk, about four per compute unit (docs/portability.md, what
+ * the implementations here do: POCL); a chunk is at least 4096 elements so that small copies are
  * not spread thinly. Other devices get wide groups (at most 256: enough to
  * hide memory latency on every vendor, and what AMD allows) and short
  * chunks: one element per work-item until the device has about eight

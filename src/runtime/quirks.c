@@ -40,7 +40,7 @@ static const quirk_row quirk_table[] = {
     {"Portable Computing Language", NULL, NULL, QUIRK_WORK_GROUP_CAP, 256,
      "POCL reports 4096 work-items per group but runs a group as a loop on one "
      "thread; wide groups only add compile time and local-memory footprint",
-     "PORTABILITY.md, quirks known before we start"},
+     "docs/portability.md, what the implementations here do"},
     {"rusticl", NULL, "22.3.", QUIRK_FRAGILE_BUILD_OPTIONS, 1,
      "rusticl of Mesa 22.3 ends the process inside clBuildProgram on two kinds of options: a "
      "word of one character (\"-D X\": a Rust panic, range end index 2 out of range for slice "

@@ -76,7 +76,8 @@ typedef struct clgpu__call {
   cl_uint num_events;
   const cl_event *wait_list;
   cl_event *event;
-  void *host; /* the _read forms: where the result is read to */
+  void *host;       /* the _read forms: where the result is read to */
+  size_t host_size; /* clgpu_reduce_read: the bytes at `host` */
 } clgpu__call;
 
 /* An operation family: `plan` checks a call and plans it into the family's

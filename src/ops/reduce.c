@@ -340,6 +340,13 @@ static clgpu_status reduce_call_plan(clgpu_context *context, const clgpu__call *
     CLGPU__FORWARD_IF_ERROR(
         clgpu__predicate_spec(call->input->type, call->predicate, call->who, &s));
   }
+  if (call->host && call->host_size != clgpu__type_size(s.result)) {
+    clgpu_status status = clgpu__fail(
+        CLGPU_INVALID_ARGUMENT, "%s: result_size is %zu, the result is a %s of %zu bytes",
+        call->who, call->host_size, clgpu__type_cl_name(s.result), clgpu__type_size(s.result));
+    clgpu__spec_free(&s);
+    return status;
+  }
   return plan_reduce(context, &s, call->input, call->axis, call->output, call->options, call->who,
                      out);
 }
@@ -383,17 +390,14 @@ clgpu_status clgpu_reduce_read(clgpu_context *context, const clgpu_reduce_op *op
                                size_t result_size, const clgpu_array *input,
                                const clgpu_call_options *options) {
   const char *who = "clgpu_reduce_read";
-  CLGPU__RETURN_ERROR_IF(!context, CLGPU_INVALID_ARGUMENT, "%s: context is NULL", who);
   CLGPU__RETURN_ERROR_IF(!op, CLGPU_INVALID_ARGUMENT, "%s: op is NULL", who);
   CLGPU__RETURN_ERROR_IF(!result, CLGPU_INVALID_ARGUMENT, "%s: result is NULL", who);
-  CLGPU__FORWARD_IF_ERROR(clgpu__check_view(input, who, "input"));
-  clgpu_type type = clgpu_reduce_result_type(op, input->type);
-  CLGPU__RETURN_ERROR_IF(type && result_size != clgpu__type_size(type), CLGPU_INVALID_ARGUMENT,
-                         "%s: result_size is %zu, the result is a %s of %zu bytes", who,
-                         result_size, clgpu__type_cl_name(type), clgpu__type_size(type));
+  /* The skeleton checks the context and the input once; the plan checks
+   * result_size against the operator's result type. */
   clgpu__call call = clgpu__call_make(who, input, NULL, options, 0, NULL, NULL);
   call.op = op;
   call.host = result;
+  call.host_size = result_size;
   reduce_plan plan;
   return clgpu__query_or_run(context, &reduce_family, &call, &plan, NULL);
 }

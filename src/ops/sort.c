@@ -987,13 +987,13 @@ static clgpu_status run_sort(clgpu_context *context, const sort_plan *plan, cons
  * and the second view (the values, when given, or the permutation), the
  * wait list, then the spec resolved into a fresh plan. */
 static clgpu_status begin_entry(clgpu_context *context, const clgpu_sort_spec *spec,
-                                const clgpu_array *keys, const clgpu_array *second,
-                                const char *second_name, int permutation,
+                                const clgpu_array *keys, const clgpu_array *second, int permutation,
                                 const clgpu_sort_options *options, cl_uint num_events,
                                 const cl_event *wait_list, const char *who, sort_plan *plan) {
   CLGPU__RETURN_ERROR_IF(!context, CLGPU_INVALID_ARGUMENT, "%s: context is NULL", who);
   CLGPU__FORWARD_IF_ERROR(clgpu__check_view_1d(keys, who, "keys"));
   /* Values are optional, a permutation is not. */
+  const char *second_name = permutation ? "permutation" : "values";
   if (second || permutation)
     CLGPU__FORWARD_IF_ERROR(clgpu__check_view_1d(second, who, second_name));
   CLGPU__FORWARD_IF_ERROR(clgpu__check_wait_list(context, num_events, wait_list, who));
@@ -1043,8 +1043,8 @@ static clgpu_status sort_entry(clgpu_context *context, const clgpu_sort_spec *sp
                                const cl_event *wait_list, cl_event *event,
                                clgpu_workspace_size *query, const char *who) {
   sort_plan plan;
-  CLGPU__FORWARD_IF_ERROR(begin_entry(context, spec, keys, values, "values", 0, options, num_events,
-                                      wait_list, who, &plan));
+  CLGPU__FORWARD_IF_ERROR(
+      begin_entry(context, spec, keys, values, 0, options, num_events, wait_list, who, &plan));
   CLGPU__FORWARD_IF_ERROR(check_keys(context, keys, 1, who, &plan));
   if (values) CLGPU__FORWARD_IF_ERROR(check_values(context, keys, values, who, &plan));
   return query_or_sort(context, &plan, keys, values, options, num_events, wait_list, event, query,
@@ -1089,8 +1089,8 @@ static clgpu_status permutation_entry(clgpu_context *context, const clgpu_sort_s
                                       const cl_event *wait_list, cl_event *event,
                                       clgpu_workspace_size *query, const char *who) {
   sort_plan plan;
-  CLGPU__FORWARD_IF_ERROR(begin_entry(context, spec, keys, permutation, "permutation", 1, options,
-                                      num_events, wait_list, who, &plan));
+  CLGPU__FORWARD_IF_ERROR(
+      begin_entry(context, spec, keys, permutation, 1, options, num_events, wait_list, who, &plan));
   CLGPU__FORWARD_IF_ERROR(check_keys(context, keys, 0, who, &plan));
   plan.stage_keys = 1; /* the keys are sorted in a copy */
   CLGPU__FORWARD_IF_ERROR(clgpu__check_index_type(permutation->type, plan.n, who, "permutation"));

@@ -25,7 +25,6 @@
  * kernel walks in. It takes part only when the operation mentions `i`, so
  * that it never stops dimensions from merging otherwise. */
 #include <pthread.h>
-#include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>

@@ -360,24 +360,37 @@ inline void move_tile(__global key_t *out, __global const value_t *values,
   }
 }
 
+/* The digit counts of each group's chunk [g * chunk, min(n, (g + 1) *
+ * chunk)): every item counts the keys g * chunk + lid, + GROUP, ...
+ * (consecutive items read consecutive keys) into its own column of a
+ * digit-major table, then the columns are summed per digit. */
 __attribute__((reqd_work_group_size(GROUP, 1, 1))) __kernel void clgpu_radix_histogram(
     PLACES_ARGS, __global uint *state_buffer, ulong state_at, uint pass, ulong n, ulong chunk,
     uint shift, uint mask, __global ulong *counts_buffer, ulong counts_at, ulong groups) {
   __global const uint *state = AT(uint, state_buffer, state_at);
   __global ulong *counts = AT(ulong, counts_buffer, counts_at);
   __local uint count[RADIX * GROUP];
-  __local uint partial[GROUP];
-  key_t held[ITEMS];
-  uint digits[ITEMS];
-  ulong tile = get_group_id(0);
-  ulong begin = tile * TILE;
-  rank_tile(KEYS(place_before(state, pass)), begin, n, shift, mask, count, partial, held, digits);
-  uint valid = (uint)min((ulong)TILE, n - begin);
-  for (uint d = get_local_id(0); d < RADIX; d += GROUP) {
-    counts[(ulong)d * groups + tile] = tile_digit_total(count, d, valid);
+  uint lid = get_local_id(0);
+  for (uint d = 0; d < RADIX; d++) count[d * GROUP + lid] = 0;
+  ulong g = get_group_id(0);
+  ulong begin = min(n, g * chunk);
+  ulong end = min(n, begin + chunk);
+  __global const key_t *keys = KEYS(place_before(state, pass));
+  for (ulong i = begin + lid; i < end; i += GROUP) {
+    count[digit_of(keys[i], shift, mask) * GROUP + lid]++;
+  }
+  barrier(CLK_LOCAL_MEM_FENCE);
+  for (uint d = lid; d < RADIX; d += GROUP) {
+    ulong sum = 0;
+    for (uint l = 0; l < GROUP; l++) sum += count[d * GROUP + l];
+    counts[(ulong)d * groups + g] = sum;
   }
 }
 
+/* Each group moves its chunk tile by tile: a tile is ranked in local
+ * memory (stable), its keys go to the running start of their digit, which
+ * then advances by the tile's count of that digit. The tile loop's bounds
+ * are the group's own (uniform). */
 __attribute__((reqd_work_group_size(GROUP, 1, 1))) __kernel void clgpu_radix_scatter(
     PLACES_ARGS, __global uint *state_buffer, ulong state_at, uint pass, ulong n, ulong chunk,
     uint shift, uint mask, __global ulong *counts_buffer, ulong counts_at, ulong groups) {
@@ -386,21 +399,29 @@ __attribute__((reqd_work_group_size(GROUP, 1, 1))) __kernel void clgpu_radix_sca
   __local uint count[RADIX * GROUP];
   __local uint partial[GROUP];
   __local ulong base[RADIX];
+  __local ulong run[RADIX];
   key_t held[ITEMS];
   uint digits[ITEMS];
   uint lid = get_local_id(0);
   uint from = place_before(state, pass);
   /* The same for every item of every group: uniform control flow. */
   if (state[pass + 1] != from) {
-    ulong tile = get_group_id(0);
-    ulong begin = tile * TILE;
-    rank_tile(KEYS(from), begin, n, shift, mask, count, partial, held, digits);
-    for (uint d = lid; d < RADIX; d += GROUP) {
-      base[d] = counts[(ulong)d * groups + tile] - count[d * GROUP];
+    ulong g = get_group_id(0);
+    ulong begin = min(n, g * chunk);
+    ulong end = min(n, begin + chunk);
+    for (uint d = lid; d < RADIX; d += GROUP) run[d] = counts[(ulong)d * groups + g];
+    for (ulong t = begin; t < end; t += TILE) {
+      rank_tile(KEYS(from), t, end, shift, mask, count, partial, held, digits);
+      uint valid = (uint)min((ulong)TILE, end - t);
+      for (uint d = lid; d < RADIX; d += GROUP) {
+        base[d] = run[d] - count[d * GROUP];
+        run[d] += tile_digit_total(count, d, valid);
+      }
+      barrier(CLK_LOCAL_MEM_FENCE);
+      move_tile(KEYS(1u - from), VALUES(from), VALUES(1u - from), t, count, base, held, digits);
+      /* The next tile's ranking rewrites count and base. */
+      barrier(CLK_LOCAL_MEM_FENCE);
     }
-    barrier(CLK_LOCAL_MEM_FENCE);
-    move_tile(KEYS(1u - from), VALUES(from), VALUES(1u - from), begin, count, base, held,
-              digits);
   }
 }
 

@@ -19,7 +19,8 @@
  *   `neutral` follow the rules of docs/expressions.md.
  * - Float sums are deterministic for a given n, shape and device (the
  *   order of docs/reduce.md; in TILED, tiles of 8 elements per work-item
- *   whose totals are scanned in a fixed tree).
+ *   whose totals are scanned in a fixed tree, and the totals of a cut
+ *   range's chunks folded in the TILED reduce's order).
  * - Calls only enqueue, with wait lists and events as in reduce.h.
  *
  * Example:

@@ -326,6 +326,7 @@ clgpu_status clgpu__scan_spec(const clgpu_scan_op *op, clgpu_type type, const ch
     default:
       return clgpu__fail(CLGPU_INVALID_ARGUMENT, "%s: unknown scan kind %d", who, (int)op->kind);
   }
+  s->commutes = op->kind != CLGPU_SCAN_CUSTOM;
   if (!spec_complete(s)) {
     clgpu__spec_free(s);
     return out_of_memory(who);
@@ -392,6 +393,7 @@ clgpu_status clgpu__spec_program(clgpu_context *context, const clgpu__op_spec *s
           (clgpu_define){"CLGPU_VMASK", clgpu__unsigned_type(clgpu__type_size(s->accumulator))};
     }
   }
+  if (s->commutes) defines[count++] = (clgpu_define){"CLGPU_COMMUTES", NULL};
   defines[count++] = (clgpu_define){"CLGPU_GROUP", group};
   defines[count++] = (clgpu_define){"CLGPU_ITEMS", items};
   clgpu_type types[3] = {s->input, s->accumulator, s->result};

@@ -28,6 +28,8 @@ typedef struct clgpu__op_spec {
   int order;          /* 0, 1 (min order) or 2 (max order) */
   int arg;            /* argmin / argmax */
   int vector_op;      /* 0, or 1 sum, 2 product, 3 min, 4 max (CHUNKED only) */
+  int commutes;       /* scans: the operator commutes (SUM, MIN, MAX), so a
+                         range's total may be folded in any fixed order */
 } clgpu__op_spec;
 
 void clgpu__spec_free(clgpu__op_spec *s);

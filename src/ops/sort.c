@@ -11,9 +11,10 @@
  * most four chunks per compute unit, each walked by one work-item (count,
  * then a stable serial scatter); arrays up to 16384 keys run every
  * pass in one work-item. TILED: 4- or 5-bit digits, the widest whose
- * per-item count table fits the device's local memory; one group per tile
- * of GROUP * 8 keys; up to four tiles run every pass in one
- * group. Each multi-group pass is three kernels (digit counts per group, a
+ * per-item count table fits the device's local memory; tiles of GROUP * 8
+ * keys, each group walking a chunk of whole tiles (coalesced digit counts,
+ * then each tile ranked in local memory and moved); up to four tiles run
+ * every pass in one group. Each multi-group pass is three kernels (digit counts per group, a
  * one-group scan that also decides on the device whether to skip the pass,
  * the scatter), and one kernel at the end moves the keys back when they
  * ended in the alternate buffer.
@@ -95,6 +96,9 @@ typedef struct sort_plan {
   unsigned digit_bits, passes;
   int single;
   uint64_t groups, chunk;
+  uint64_t count_groups; /* groups the digit counts are sized for (>= groups,
+                            and growing with n, so _upto reports serve
+                            every smaller n) */
   size_t scan_group; /* work-items of the one-group scan of digit counts */
   /* merge */
   unsigned inner, merge_passes, first_to;
@@ -227,7 +231,12 @@ static uint64_t plan_loops(const sort_plan *plan) {
       }
       uint64_t finish_groups = plan->groups < 1024 ? plan->groups : 1024;
       uint64_t finish = ceil_div(n, finish_groups * group) + 1;
-      most = rank + spread + items + 1;
+      /* The histogram: zero the column, the chunk's keys, the column sums;
+       * the scatter: the chunk's tiles, each ranked, spread and moved. */
+      uint64_t histogram = radix + 1 + ceil_div(plan->chunk, group) + 1 + spread * (group + 1);
+      uint64_t tiles = ceil_div(plan->chunk, group * items);
+      uint64_t scatter = spread + tiles * (rank + spread + items + 1) + 1;
+      most = histogram > scatter ? histogram : scatter;
       if (finish > most) most = finish;
     }
     uint64_t scan = radix_scan_loops(radix, plan->groups, plan->scan_group);
@@ -387,12 +396,39 @@ static clgpu_status lay_out(const clgpu_context *context, sort_plan *plan, const
       if (plan->chunk == 0) plan->chunk = 1;
       plan->groups = ceil_div(n, plan->chunk);
     } else {
+      /* A group walks a chunk of whole tiles (as many groups as the
+       * ranges of cl/reduce.cl get), so that the digit counts are few and
+       * their scan short; under a loop cap, chunks of fewer tiles. */
       uint64_t tile = (uint64_t)plan->group * tuning->radix_items;
       plan->single = n <= tuning->sort_single_tiles * tile;
-      plan->chunk = tile;
-      plan->groups = ceil_div(n, tile);
+      uint64_t tiles = ceil_div(n, tile);
+      uint64_t most = (uint64_t)tuning->tiled_chunks_per_unit * units;
+      if (most > tuning->tiled_chunks_cap) most = tuning->tiled_chunks_cap;
+      if (most < 1) most = 1;
+      uint64_t per = ceil_div(tiles, most);
+      if (per < 1) per = 1;
+      if (cap) {
+        /* The most tiles per chunk under the cap, whatever n: the
+         * scatter's loops (per tile: rank, spread, move) and the
+         * histogram's (a key per GROUP of the chunk). */
+        uint64_t radix = (uint64_t)1 << plan->digit_bits;
+        uint64_t group = plan->group, items = tuning->radix_items;
+        uint64_t spread = ceil_div(radix, group) + 1;
+        uint64_t per_tile = rank_tile_loops(radix, group, items) + spread + items + 1;
+        uint64_t fixed = radix + 3 + spread * (group + 1);
+        uint64_t fit = cap > spread + 1 ? (cap - spread - 1) / per_tile : 0;
+        uint64_t fit_histogram = cap > fixed ? (cap - fixed) / items : 0;
+        if (fit > fit_histogram) fit = fit_histogram;
+        if (fit < 1) fit = 1;
+        if (per > fit) per = fit;
+      }
+      plan->chunk = per * tile;
+      plan->groups = ceil_div(n, plan->chunk);
+      plan->count_groups = tiles < most ? tiles : most;
+      if (plan->count_groups < plan->groups) plan->count_groups = plan->groups;
     }
     if (plan->groups < 1) plan->groups = 1;
+    if (plan->count_groups < plan->groups) plan->count_groups = plan->groups;
   } else {
     uint64_t pieces = 1;
     uint64_t block = context->tuning->merge_block;
@@ -457,7 +493,7 @@ static clgpu_status lay_out(const clgpu_context *context, sort_plan *plan, const
   int moves = n > 1;
   int multi = moves && plan->algorithm == CLGPU_ALGORITHM_RADIX && !plan->single;
   CLGPU__RETURN_ERROR_IF(
-      multi && !clgpu__mul_u64((uint64_t)1 << plan->digit_bits, plan->groups, &counts),
+      multi && !clgpu__mul_u64((uint64_t)1 << plan->digit_bits, plan->count_groups, &counts),
       CLGPU_SIZE_OVERFLOW, "%s: the digit counts of %llu groups do not fit in 64 bits", who,
       (unsigned long long)plan->groups);
   clgpu__report_buffer(report, part, "staged_keys", key_type, plan->stage_keys ? key_count : 0);

@@ -233,28 +233,7 @@ inline A clgpu_reduce_items(__global const T *in, ulong begin, ulong end, ulong 
 #endif
   for (; k < end; k++) acc = clgpu_combine(acc, clgpu_map(in[k], k - base));
 #else
-  /* Whole tiles first, with bounds the same for every item of the group:
-   * element j of an item is base + j * GROUP + lid, so consecutive items
-   * read consecutive addresses in every step (coalesced on GPUs, one
-   * vector load across the items where a compiler vectorises the group),
-   * no item tests a bound, and ITEMS loads are in flight at once, each
-   * into its own accumulator. The accumulators are combined in a fixed
-   * order, then the partial tile is walked one stride of GROUP at a
-   * time. */
-  const ulong tile = (ulong)CLGPU_GROUP * CLGPU_ITEMS;
-  const uint lid = get_local_id(0);
-  ulong whole = begin + (end - begin) / tile * tile;
-  A lanes[CLGPU_ITEMS];
-  for (int j = 0; j < CLGPU_ITEMS; j++) lanes[j] = CLGPU_NEUTRAL;
-  for (ulong b = begin; b < whole; b += tile) {
-    __global const T *p = in + b + lid;
-    for (int j = 0; j < CLGPU_ITEMS; j++) {
-      ulong k = b + lid + (ulong)j * CLGPU_GROUP;
-      lanes[j] = clgpu_combine(lanes[j], clgpu_map(p[j * CLGPU_GROUP], k - base));
-    }
-  }
-  for (int j = 0; j < CLGPU_ITEMS; j++) acc = clgpu_combine(acc, lanes[j]);
-  for (ulong k = whole + lid; k < end; k += CLGPU_GROUP) {
+  for (ulong k = begin + get_local_id(0); k < end; k += CLGPU_GROUP) {
     acc = clgpu_combine(acc, clgpu_map(in[k], k - base));
   }
 #endif
@@ -583,28 +562,18 @@ __kernel __attribute__((reqd_work_group_size(CLGPU_GROUP, 1, 1))) void clgpu_fin
   }
 #else
   __local ulong scratch[CLGPU_GROUP];
-  __local uchar hit[CLGPU_GROUP * CLGPU_ITEMS];
   const ulong tile = (ulong)CLGPU_GROUP * CLGPU_ITEMS;
   uint lid = get_local_id(0);
   ulong first = begin + (ulong)lid * CLGPU_ITEMS;
   for (ulong base = begin; base < end; base += tile, first += tile) {
-    /* The predicate over the tile with coalesced loads (element j * GROUP +
-     * lid of the tile), its flags kept in local memory; then each item
-     * takes the flags of its own ITEMS consecutive elements, so that the
-     * indices are written in order. */
-    for (int j = 0; j < CLGPU_ITEMS; j++) {
-      ulong k = base + (ulong)j * CLGPU_GROUP + lid;
-      uchar h = 0;
-      if (k < end && clgpu_map(in[k], k) != 0) h = 1;
-      hit[j * CLGPU_GROUP + lid] = h;
-    }
-    barrier(CLK_LOCAL_MEM_FENCE);
     uint hits = 0;
     uint flags = 0;
     for (int j = 0; j < CLGPU_ITEMS; j++) {
-      uint h = hit[lid * CLGPU_ITEMS + j];
-      flags |= h << j;
-      hits += h;
+      ulong k = first + j;
+      if (k < end && clgpu_map(in[k], k) != 0) {
+        flags |= 1u << j;
+        hits++;
+      }
     }
     /* Exclusive scan of the items' hit counts (Hillis and Steele). */
     ulong mine = hits;

@@ -30,10 +30,8 @@ clgpu_status clgpu__shape_resolve(const clgpu_context *context, const clgpu_call
   size_t group = 1;
   if (algorithm == CLGPU_SHAPE_TILED) {
     size_t limit = clgpu__work_group_limit(context, context->tuning->tiled_group_cap);
-    /* Local memory: two arrays of `group` 8-byte values at most, and
-     * findall's byte per element of a tile (cl/reduce.cl). */
-    cl_ulong per_item = 16 + context->tuning->tile_items;
-    while (limit > 1 && (cl_ulong)limit * per_item > context->info.local_mem_size) limit /= 2;
+    /* Local memory: two arrays of `group` 8-byte values at most. */
+    while (limit > 1 && (cl_ulong)limit * 16 > context->info.local_mem_size) limit /= 2;
     while (group * 2 <= limit) group *= 2;
   }
   out->kind = algorithm;

@@ -11,7 +11,7 @@
  * most four chunks per compute unit, each walked by one work-item (count,
  * then a stable serial scatter); arrays up to 16384 keys run every
  * pass in one work-item. TILED: 4- or 5-bit digits, the widest whose
- * per-item count table fits the device's local memory; tiles of GROUP * 8
+ * per-item count table fits the device's local memory; tiles of GROUP * 16
  * keys, each group walking a chunk of whole tiles (coalesced digit counts,
  * then each tile ranked in local memory and moved); up to four tiles run
  * every pass in one group. Each multi-group pass is three kernels (digit counts per group, a

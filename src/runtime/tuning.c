@@ -52,8 +52,16 @@ static const clgpu__tuning rows[] = {
         /* The widest digit of a CHUNKED radix pass (2048 counters per
          * chunk, which stay in a CPU core's cache). */
         .sort_chunked_digit_max = 11,
-        /* Keys per work-item of a TILED radix tile (CLGPU_RADIX_ITEMS). */
-        .radix_items = 8,
+        /* Keys per work-item of a TILED radix tile (CLGPU_SORT_ITEMS):
+         * a tile's ranking costs a fixed number of group barriers, so more
+         * keys per tile spread them thinner. Intel's CPU runtime (which
+         * vectorises work-items as GPU compilers do), 16M uint32 keys,
+         * `clgpu-bench run --shape tiled --ops radix_sort --sizes 16M`:
+         * 8 keys 19 Mkeys/s, 16 keys 25, 32 keys 29 (one run each,
+         * 2026-12-02). 16, as GPU radix sorts take (CUB ranks 15 to 23
+         * keys per thread), keeps a work-item's keys in registers on a
+         * GPU; 32 would spill there. */
+        .radix_items = 16,
         /* The widest sort group, as tiled_group_cap. */
         .sort_group_cap = 256,
         /* TILED radix: up to this many tiles run every pass in one group. */

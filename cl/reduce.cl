@@ -26,6 +26,12 @@
  *   CLGPU_COMMUTES      optional, scans: the operator commutes, so that
  *                       clgpu_scan_totals may fold a range in the TILED
  *                       reduce's coalesced order
+ *   CLGPU_SUBGROUPS     optional, TILED: the device has sub-groups (their
+ *                       scans replace the tree in findall's tile scan)
+ *   CLGPU_SUBGROUP_ADD  optional, with CLGPU_SUBGROUPS: the operator is +
+ *                       over int, uint, long, ulong, float or double (the
+ *                       types sub-group scans take): the tile scan of
+ *                       clgpu_scan_ranges uses them
  *   CLGPU_GROUP         work-items per group (a power of two)
  *   CLGPU_ITEMS         elements per work-item per tile (TILED)
  *   CLGPU_NEEDS_FP64, CLGPU_NEEDS_FP16 (read by common.cl, built before
@@ -159,6 +165,47 @@ inline A clgpu_group_scan(A value, __local A *scratch, A *total) {
   *total = scratch[CLGPU_GROUP - 1];
   return value;
 }
+
+/* The host defines CLGPU_SUBGROUPS only for a device that reports
+ * sub-groups; a compiler that does not declare their functions after all
+ * gets the tree instead. */
+#if defined(CLGPU_SUBGROUPS) && !defined(cl_khr_subgroups) && !defined(cl_intel_subgroups) && \
+    !defined(__opencl_c_subgroups)
+#undef CLGPU_SUBGROUPS
+#undef CLGPU_SUBGROUP_ADD
+#endif
+#ifdef CLGPU_SUBGROUPS
+/* The exclusive prefix sum of one value of type V per work-item and the
+ * group's total, by sub-group scans (only where the device reports
+ * sub-groups, and for the types their functions take): a scan inside each
+ * sub-group, the sub-groups' totals through local memory, read by every
+ * item in a loop of the same length for all. Two barriers instead of the
+ * tree's two per doubling step. Called by every item of the group; returns
+ * after a barrier, so `scratch` may be written again at once. */
+#define CLGPU_DEFINE_SUBGROUP_ADD(V, NAME)                                  \
+  inline V NAME(V value, __local V *scratch, V *total) {                  \
+    uint sub = get_sub_group_id();                                        \
+    uint subs = get_num_sub_groups();                                     \
+    V inside = sub_group_scan_exclusive_add(value);                       \
+    if (get_sub_group_local_id() + 1 == get_sub_group_size()) {           \
+      scratch[sub] = inside + value;                                      \
+    }                                                                     \
+    barrier(CLK_LOCAL_MEM_FENCE);                                         \
+    V before = (V)0, all = (V)0;                                          \
+    for (uint k = 0; k < subs; k++) {                                     \
+      V t = scratch[k];                                                   \
+      if (k < sub) before += t;                                           \
+      all += t;                                                           \
+    }                                                                     \
+    barrier(CLK_LOCAL_MEM_FENCE);                                         \
+    *total = all;                                                         \
+    return before + inside;                                               \
+  }
+CLGPU_DEFINE_SUBGROUP_ADD(ulong, clgpu_group_count_prefix)
+#ifdef CLGPU_SUBGROUP_ADD
+CLGPU_DEFINE_SUBGROUP_ADD(A, clgpu_group_sum_prefix)
+#endif
+#endif
 #endif
 
 /* The range of group g. */
@@ -233,9 +280,15 @@ inline A clgpu_reduce_items(__global const T *in, ulong begin, ulong end, ulong 
 #endif
   for (; k < end; k++) acc = clgpu_combine(acc, clgpu_map(in[k], k - base));
 #else
-  for (ulong k = begin + get_local_id(0); k < end; k += CLGPU_GROUP) {
-    acc = clgpu_combine(acc, clgpu_map(in[k], k - base));
+  const ulong tile = (ulong)CLGPU_GROUP * CLGPU_ITEMS;
+  ulong whole = begin + (end - begin) / tile * tile;
+  ulong k = begin + get_local_id(0);
+  for (; k < whole; k += tile) {
+    for (ulong j = 0; j < tile; j += CLGPU_GROUP) {
+      acc = clgpu_combine(acc, clgpu_map(in[k + j], k + j - base));
+    }
   }
+  for (; k < end; k += CLGPU_GROUP) acc = clgpu_combine(acc, clgpu_map(in[k], k - base));
 #endif
   return acc;
 }
@@ -447,11 +500,15 @@ __kernel __attribute__((reqd_work_group_size(CLGPU_GROUP, 1, 1))) void clgpu_sca
       run = clgpu_combine(run, v[j]);
     }
     A total;
+#ifdef CLGPU_SUBGROUP_ADD
+    A before = clgpu_combine(carry, clgpu_group_sum_prefix(run, scratch, &total));
+#else
     (void)clgpu_group_scan(run, scratch, &total);
     /* clgpu_group_scan leaves each item's inclusive prefix in its slot:
      * what comes before this item is its left neighbour's. */
     A before = get_local_id(0) > 0 ? clgpu_combine(carry, scratch[get_local_id(0) - 1]) : carry;
     barrier(CLK_LOCAL_MEM_FENCE);
+#endif
     for (int j = 0; j < CLGPU_ITEMS; j++) {
       ulong k = first + j;
       A next = clgpu_combine(before, v[j]);
@@ -575,6 +632,10 @@ __kernel __attribute__((reqd_work_group_size(CLGPU_GROUP, 1, 1))) void clgpu_fin
         hits++;
       }
     }
+#ifdef CLGPU_SUBGROUPS
+    ulong tile_total;
+    ulong at_position = position + clgpu_group_count_prefix(hits, scratch, &tile_total);
+#else
     /* Exclusive scan of the items' hit counts (Hillis and Steele). */
     ulong mine = hits;
     scratch[lid] = mine;
@@ -589,6 +650,7 @@ __kernel __attribute__((reqd_work_group_size(CLGPU_GROUP, 1, 1))) void clgpu_fin
     ulong tile_total = scratch[CLGPU_GROUP - 1];
     barrier(CLK_LOCAL_MEM_FENCE);
     ulong at_position = position + mine - hits;
+#endif
     for (int j = 0; j < CLGPU_ITEMS; j++) {
       if (flags & (1u << j)) {
         if (at_position < capacity) {

@@ -394,6 +394,18 @@ clgpu_status clgpu__spec_program(clgpu_context *context, const clgpu__op_spec *s
     }
   }
   if (s->commutes) defines[count++] = (clgpu_define){"CLGPU_COMMUTES", NULL};
+  /* Sub-group scans in the TILED tile scans, only where the device reports
+   * sub-groups (docs/portability.md rule 2): findall's counts always,
+   * scans when the operator is a SUM over a type they take. */
+  if (shape->kind == CLGPU_SHAPE_TILED && shape->group > 1 && context->info.has_subgroups) {
+    defines[count++] = (clgpu_define){"CLGPU_SUBGROUPS", NULL};
+    clgpu_type a = s->accumulator;
+    int takes = a == CLGPU_TYPE_INT32 || a == CLGPU_TYPE_UINT32 || a == CLGPU_TYPE_INT64 ||
+                a == CLGPU_TYPE_UINT64 || a == CLGPU_TYPE_FLOAT || a == CLGPU_TYPE_DOUBLE;
+    if (s->commutes && s->vector_op == 1 && takes) {
+      defines[count++] = (clgpu_define){"CLGPU_SUBGROUP_ADD", NULL};
+    }
+  }
   defines[count++] = (clgpu_define){"CLGPU_GROUP", group};
   defines[count++] = (clgpu_define){"CLGPU_ITEMS", items};
   clgpu_type types[3] = {s->input, s->accumulator, s->result};

@@ -33,8 +33,15 @@ static const clgpu__tuning rows[] = {
          * (CHUNKED), so that uneven chunks even out. */
         .chunked_chunks_per_unit = 4,
         /* Elements per work-item of a TILED tile (CLGPU_ITEMS in
-         * cl/reduce.cl): enough loads in flight per item. */
-        .tile_items = 8,
+         * cl/reduce.cl): enough loads in flight per item, and a tile's
+         * group scan (a fixed number of barriers) spread over more
+         * elements. Intel's CPU runtime, 16M elements, uint32 and float,
+         * `clgpu-bench run --shape tiled --ops scan,findall --sizes 16M`,
+         * two rounds alternating with 8 (2026-12-02): scan 0.21-0.23 of
+         * the copy kernel at 8, 0.28-0.30 at 16, 0.25-0.30 at 32; findall
+         * 0.10 of the read kernel at 8, 0.12-0.13 at 16 and at 32. 16
+         * keeps a work-item's elements in registers on a GPU. */
+        .tile_items = 16,
         /* TILED: a range of fewer tiles than this runs in one group. */
         .tiled_minimum_tiles = 4,
         /* The widest TILED group: local memory holds two arrays of 8-byte

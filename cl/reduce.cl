@@ -167,10 +167,12 @@ inline A clgpu_group_scan(A value, __local A *scratch, A *total) {
 }
 
 /* The host defines CLGPU_SUBGROUPS only for a device that reports
- * sub-groups; a compiler that does not declare their functions after all
- * gets the tree instead. */
-#if defined(CLGPU_SUBGROUPS) && !defined(cl_khr_subgroups) && !defined(cl_intel_subgroups) && \
-    !defined(__opencl_c_subgroups)
+ * sub-groups. The kernels are OpenCL C 1.2 (docs/portability.md rule 4),
+ * where cl_intel_subgroups declares the sub-group functions but
+ * cl_khr_subgroups (an OpenCL C 2.0 extension) may not: any other
+ * compiler gets the tree. */
+#if defined(CLGPU_SUBGROUPS) && !defined(cl_intel_subgroups) && \
+    !(defined(cl_khr_subgroups) && __OPENCL_C_VERSION__ >= 200)
 #undef CLGPU_SUBGROUPS
 #undef CLGPU_SUBGROUP_ADD
 #endif

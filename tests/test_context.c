@@ -812,6 +812,20 @@ static void environment_variables_are_parsed_strictly(void **state) {
       {"CLGPU_COPY_GROUP", "3", 1},
       {"CLGPU_DISK_CACHE", "off", 1},
       {"CLGPU_DISK_CACHE", "", 1},
+      {"CLGPU_TUNING", "tile_items=0", 0},
+      {"CLGPU_TUNING", "tile_items=33", 0},
+      {"CLGPU_TUNING", "tile_items=-1", 0},
+      {"CLGPU_TUNING", "tile_items=+8", 0},
+      {"CLGPU_TUNING", "tile_items", 0},
+      {"CLGPU_TUNING", "tile_items=8,", 0},
+      {"CLGPU_TUNING", "tile_items=99999999999999999999", 0},
+      {"CLGPU_TUNING", "tiled_group_cap=100", 0},
+      {"CLGPU_TUNING", "chunk_unit=65", 0},
+      {"CLGPU_TUNING", "no_such_field=4", 0},
+      {"CLGPU_TUNING", "radix_items=8;tile_items=8", 0},
+      {"CLGPU_TUNING", "", 1},
+      {"CLGPU_TUNING", "tile_items=4", 1},
+      {"CLGPU_TUNING", "tile_items=32,radix_items=4,tiled_group_cap=64", 1},
   };
   caller_objects own = make_caller_objects();
   for (size_t r = 0; r < sizeof rows / sizeof rows[0]; r++) {
@@ -894,6 +908,87 @@ typedef struct racer {
   race *shared;
   int index;
 } racer;
+
+/* CLGPU_TUNING reaches the plans and kernels: odd tile sizes (3 elements and
+ * 5 keys per work-item), narrow groups and few chunks (several tiles per
+ * chunk, partial last tiles) still give the host's results in the TILED
+ * shape: reduce, scan, findall and radix sort. */
+static int compare_uint(const void *a, const void *b) {
+  cl_uint x = *(const cl_uint *)a, y = *(const cl_uint *)b;
+  return (x > y) - (x < y);
+}
+
+static void tuning_overrides_keep_tiled_results_right(void **state) {
+  (void)state;
+  assert_int_equal(setenv("CLGPU_TUNING",
+                          "tile_items=3,radix_items=5,tiled_group_cap=32,sort_group_cap=32,"
+                          "tiled_chunks_per_unit=1,tiled_minimum_tiles=1,sort_single_tiles=1",
+                          1),
+                   0);
+  clgpu_context *context = test_context(NULL);
+  unsetenv("CLGPU_TUNING");
+  enum { N = 100003 };
+  static cl_uint host[N], scanned[N], sorted[N], expected[N];
+  static cl_uint indices[N];
+  uint64_t seed = 12345;
+  for (size_t i = 0; i < N; i++) {
+    seed = seed * 6364136223846793005u + 1442695040888963407u;
+    host[i] = (cl_uint)(seed >> 40) % 10000u;
+  }
+  cl_mem in = NULL, out = NULL, found = NULL;
+  assert_status(clgpu_buffer_create(context, CL_MEM_READ_WRITE, sizeof host, &in), CLGPU_SUCCESS);
+  assert_status(clgpu_buffer_create(context, CL_MEM_READ_WRITE, sizeof host, &out), CLGPU_SUCCESS);
+  assert_status(clgpu_buffer_create(context, CL_MEM_READ_WRITE, sizeof host, &found),
+                CLGPU_SUCCESS);
+  clgpu_array x, y, z;
+  assert_status(clgpu_array_1d(in, 0, CLGPU_TYPE_UINT32, N, &x), CLGPU_SUCCESS);
+  assert_status(clgpu_array_1d(out, 0, CLGPU_TYPE_UINT32, N, &y), CLGPU_SUCCESS);
+  assert_status(clgpu_array_1d(found, 0, CLGPU_TYPE_UINT32, N, &z), CLGPU_SUCCESS);
+  assert_status(clgpu_array_write(context, &x, host, sizeof host, 0, NULL), CLGPU_SUCCESS);
+  clgpu_call_options tiled = {CLGPU_SHAPE_TILED, NULL};
+
+  clgpu_reduce_op sum = {0};
+  sum.kind = CLGPU_REDUCE_SUM;
+  cl_uint total = 0, expected_total = 0;
+  for (size_t i = 0; i < N; i++) expected_total += host[i];
+  assert_status(clgpu_reduce_read(context, &sum, &total, sizeof total, &x, &tiled), CLGPU_SUCCESS);
+  assert_int_equal(total, expected_total);
+
+  clgpu_scan_op scan = {CLGPU_SCAN_SUM, 0, NULL, NULL};
+  assert_status(clgpu_scan(context, &scan, CLGPU_ALL_AXES, &y, &x, &tiled, 0, NULL, NULL),
+                CLGPU_SUCCESS);
+  assert_status(clgpu_array_read(context, scanned, sizeof scanned, &y, 0, NULL), CLGPU_SUCCESS);
+  cl_uint run = 0;
+  for (size_t i = 0; i < N; i++) {
+    run += host[i];
+    if (scanned[i] != run) fail_msg("scan: element %zu is %u, not %u", i, scanned[i], run);
+  }
+
+  uint64_t count = 0, expected_count = 0;
+  assert_status(clgpu_findall_read(context, "x < 1000u", &z, NULL, &count, &x, &tiled),
+                CLGPU_SUCCESS);
+  assert_status(clgpu_array_read(context, indices, sizeof indices, &z, 0, NULL), CLGPU_SUCCESS);
+  for (size_t i = 0; i < N; i++) {
+    if (host[i] >= 1000u) continue;
+    if (expected_count >= count || indices[expected_count] != (cl_uint)i) {
+      fail_msg("findall: index %llu is not %zu", (unsigned long long)expected_count, i);
+    }
+    expected_count++;
+  }
+  assert_int_equal(count, expected_count);
+
+  clgpu_sort_options radix = {CLGPU_ALGORITHM_RADIX, CLGPU_SHAPE_TILED, NULL};
+  assert_status(clgpu_sort(context, NULL, &x, NULL, &radix, 0, NULL, NULL), CLGPU_SUCCESS);
+  assert_status(clgpu_array_read(context, sorted, sizeof sorted, &x, 0, NULL), CLGPU_SUCCESS);
+  memcpy(expected, host, sizeof host);
+  qsort(expected, N, sizeof expected[0], compare_uint);
+  assert_memory_equal(sorted, expected, sizeof sorted);
+
+  clgpu_buffer_release(context, in);
+  clgpu_buffer_release(context, out);
+  clgpu_buffer_release(context, found);
+  clgpu_context_destroy(context);
+}
 
 static void *make_first_context(void *argument) {
   racer *me = argument;
@@ -1000,6 +1095,7 @@ int main(int argc, char **argv) {
       cmocka_unit_test(wrapped_context_runs_a_kernel_on_the_callers_queue),
       cmocka_unit_test(environment_variables_are_parsed_strictly),
       cmocka_unit_test(the_largest_copy_chunk_copies_everything),
+      cmocka_unit_test(tuning_overrides_keep_tiled_results_right),
       cmocka_unit_test(first_contexts_from_eight_threads_at_once),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);

@@ -53,6 +53,8 @@ clgpu_status clgpu__read_environment(clgpu__environment *out, const char *who) {
       read_launch_number("CLGPU_COPY_CHUNK", CLGPU__COPY_CHUNK_MAX, who, &out->copy_chunk));
   CLGPU__FORWARD_IF_ERROR(
       read_launch_number("CLGPU_COPY_GROUP", CLGPU__COPY_GROUP_MAX, who, &out->copy_group));
+  out->tuning = getenv("CLGPU_TUNING");
+  out->who = who;
   out->disk_cache = environment_switch("CLGPU_DISK_CACHE");
   if (out->disk_cache == -2) {
     const char *text = getenv("CLGPU_DISK_CACHE");

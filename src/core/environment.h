@@ -15,6 +15,9 @@ typedef struct clgpu__environment {
   cl_ulong copy_chunk; /* 0: the device's choice */
   cl_ulong copy_group; /* 0: the device's choice */
   int disk_cache;      /* CLGPU_DISK_CACHE: -1 unset, 0 off, 1 on */
+  const char *tuning;  /* CLGPU_TUNING as getenv gave it (NULL: unset), checked
+                          by the tuning table when the context is finished */
+  const char *who;     /* the function making the context, for messages */
 } clgpu__environment;
 
 /* Read and check every variable a context uses; CLGPU_INVALID_ARGUMENT

@@ -89,7 +89,10 @@ static clgpu_status finish_context(clgpu_context *ctx, const clgpu_context_optio
   clgpu__platform_unlock();
   CLGPU__FORWARD_IF_ERROR(status);
   clgpu__quirks_for(&ctx->info, &ctx->quirks);
-  ctx->tuning = clgpu__tuning_for(&ctx->info);
+  ctx->tuning_row = *clgpu__tuning_for(&ctx->info);
+  ctx->tuning = &ctx->tuning_row;
+  CLGPU__FORWARD_IF_ERROR(
+      clgpu__tuning_apply(&ctx->tuning_row, environment->tuning, environment->who));
   ctx->copy_chunk = environment->copy_chunk;
   ctx->copy_group = environment->copy_group;
   /* The move report starts as membuf.c's default (move_report_set 0). */

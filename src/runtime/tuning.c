@@ -11,10 +11,15 @@
  * (TILED kernels on GPU devices) and the CPU performance work are where
  * rows per device class are added with their measured values, with the command that measures them
  * (clgpu-bench run --shape ...), next to the value. */
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <clgpu/context.h>
 
+#include "status_internal.h"
 #include "tuning.h"
 
 /* Rows, in the order they are matched: the first whose device type bits
@@ -91,4 +96,132 @@ const clgpu__tuning *clgpu__tuning_for(const clgpu_device_info *info) {
     if (info->type & rows[i].device_types) return &rows[i];
   }
   return &rows[count - 1];
+}
+
+/* ---- overrides (CLGPU_TUNING) ----
+ *
+ * Each field that may be overridden, with the values the kernels and plans
+ * accept: a range, and whether it must be a power of two (group sizes,
+ * which the kernels halve in their trees). The bounds are what the code
+ * relies on, not what is fast: tile_items at most 32 (findall keeps a
+ * tile's flags in a uint), chunk_unit a multiple of 64 (the CHUNKED vector
+ * loop). */
+typedef struct tuning_field {
+  const char *name;
+  size_t offset;
+  int kind; /* 0 unsigned, 1 uint64_t, 2 size_t */
+  uint64_t low, high;
+  int power_of_two;
+  uint64_t multiple_of; /* 0: any */
+} tuning_field;
+
+#define FIELD(name, kind, low, high, pow2, multiple) \
+  {#name, offsetof(clgpu__tuning, name), kind, low, high, pow2, multiple}
+
+static const tuning_field fields[] = {
+    FIELD(chunk_unit, 1, 64, 1u << 20, 0, 64),
+    FIELD(chunk_minimum, 1, 64, (uint64_t)1 << 32, 0, 0),
+    FIELD(chunked_chunks_per_unit, 0, 1, 1024, 0, 0),
+    FIELD(tile_items, 0, 1, 32, 0, 0),
+    FIELD(tiled_minimum_tiles, 0, 1, 1024, 0, 0),
+    FIELD(tiled_group_cap, 2, 2, 1024, 1, 0),
+    FIELD(tiled_chunks_per_unit, 0, 1, 1024, 0, 0),
+    FIELD(tiled_chunks_cap, 1, 1, 1u << 20, 0, 0),
+    FIELD(sort_single_chunk, 1, 1, (uint64_t)1 << 24, 0, 0),
+    FIELD(sort_chunk_minimum, 1, 1, (uint64_t)1 << 32, 0, 0),
+    FIELD(sort_chunked_digit_max, 0, 1, 16, 0, 0),
+    FIELD(radix_items, 0, 1, 64, 0, 0),
+    FIELD(sort_group_cap, 2, 32, 1024, 1, 0),
+    FIELD(sort_single_tiles, 0, 1, 64, 0, 0),
+    FIELD(merge_block, 0, 1, 256, 0, 0),
+    FIELD(block, 0, 8, 1024, 0, 0),
+    FIELD(blocking_floor, 1, 0, (uint64_t)1 << 32, 0, 0),
+};
+
+const char *clgpu__tuning_field_name(size_t i) {
+  return i < sizeof fields / sizeof fields[0] ? fields[i].name : NULL;
+}
+
+static const tuning_field *find_field(const char *name, size_t length) {
+  for (size_t i = 0; i < sizeof fields / sizeof fields[0]; i++) {
+    if (strlen(fields[i].name) == length && strncmp(fields[i].name, name, length) == 0) {
+      return &fields[i];
+    }
+  }
+  return NULL;
+}
+
+/* A decimal of digits only (at most 19, so it cannot wrap). */
+static int read_decimal(const char *text, size_t length, uint64_t *out) {
+  if (length == 0 || length > 19) return 0;
+  uint64_t value = 0;
+  for (size_t i = 0; i < length; i++) {
+    if (text[i] < '0' || text[i] > '9') return 0;
+    value = value * 10 + (uint64_t)(text[i] - '0');
+  }
+  *out = value;
+  return 1;
+}
+
+static void store_field(clgpu__tuning *row, const tuning_field *f, uint64_t value) {
+  char *at = (char *)row + f->offset;
+  if (f->kind == 0) {
+    unsigned v = (unsigned)value;
+    memcpy(at, &v, sizeof v);
+  } else if (f->kind == 1) {
+    memcpy(at, &value, sizeof value);
+  } else {
+    size_t v = (size_t)value;
+    memcpy(at, &v, sizeof v);
+  }
+}
+
+clgpu_status clgpu__tuning_apply(clgpu__tuning *row, const char *text, const char *who) {
+  if (!text || !*text) return CLGPU_SUCCESS;
+  clgpu__tuning changed = *row;
+  const char *at = text;
+  for (;;) {
+    const char *end = strchr(at, ',');
+    size_t length = end ? (size_t)(end - at) : strlen(at);
+    const char *equals = memchr(at, '=', length);
+    const tuning_field *f = equals ? find_field(at, (size_t)(equals - at)) : NULL;
+    uint64_t value = 0;
+    if (!f) {
+      char names[512];
+      size_t used = 0;
+      names[0] = '\0';
+      for (size_t i = 0; i < sizeof fields / sizeof fields[0]; i++) {
+        int wrote = snprintf(names + used, sizeof names - used, "%s%s", i ? ", " : "",
+                             fields[i].name);
+        if (wrote < 0 || (size_t)wrote >= sizeof names - used) break;
+        used += (size_t)wrote;
+      }
+      return clgpu__fail(CLGPU_INVALID_ARGUMENT,
+                         "%s: the environment variable CLGPU_TUNING is \"%.80s\"%s: its part "
+                         "\"%.*s\" is not NAME=VALUE with NAME one of %s (pairs separated by "
+                         "commas)",
+                         who, text, strlen(text) > 80 ? "..." : "",
+                         (int)(length > 60 ? 60 : length), at, names);
+    }
+    size_t value_length = length - (size_t)(equals + 1 - at);
+    int ok = read_decimal(equals + 1, value_length, &value) && value >= f->low &&
+             value <= f->high && (!f->power_of_two || (value & (value - 1)) == 0) &&
+             (!f->multiple_of || value % f->multiple_of == 0);
+    if (!ok) {
+      return clgpu__fail(CLGPU_INVALID_ARGUMENT,
+                         "%s: the environment variable CLGPU_TUNING is \"%.80s\"%s: it sets "
+                         "%s to \"%.*s\", and %s takes a decimal from %llu to %llu%s%s",
+                         who, text, strlen(text) > 80 ? "..." : "", f->name,
+                         (int)(value_length > 30 ? 30 : value_length), equals + 1, f->name,
+                         (unsigned long long)f->low, (unsigned long long)f->high,
+                         f->power_of_two ? ", a power of two" : "",
+                         f->multiple_of == 64 ? ", a multiple of 64" : "");
+    }
+    store_field(&changed, f, value);
+    if (!end) break;
+    at = end + 1;
+  }
+  changed.device_class = "overridden by CLGPU_TUNING";
+  *row = changed;
+  return CLGPU_SUCCESS;
 }

@@ -7,6 +7,7 @@
 #include <stdint.h>
 
 #include <clgpu/context.h>
+#include <clgpu/status.h>
 
 typedef struct clgpu__tuning {
   const char *device_class;
@@ -35,5 +36,17 @@ typedef struct clgpu__tuning {
 
 /* The row of the tuning table for a device (never NULL). */
 const clgpu__tuning *clgpu__tuning_for(const clgpu_device_info *info);
+
+/* Apply CLGPU_TUNING's text to *row: "name=value" pairs separated by
+ * commas, each name a field of the row that takes overrides (the table in
+ * tuning.c), each value a decimal within that field's range. NULL or ""
+ * changes nothing. On a bad pair *row is unchanged and the status is
+ * CLGPU_INVALID_ARGUMENT with a message naming `who`, the pair and what the
+ * field takes. */
+clgpu_status clgpu__tuning_apply(clgpu__tuning *row, const char *text, const char *who);
+
+/* The fields that take overrides, for messages and for clgpu-bench tune:
+ * the i-th name, NULL past the last. */
+const char *clgpu__tuning_field_name(size_t i);
 
 #endif

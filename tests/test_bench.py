@@ -460,6 +460,50 @@ class Compare(BenchTestCase):
         self.assertIn("0 of 3 cells measured and checked.", table.stdout)
 
 
+class Tune(BenchTestCase):
+    """clgpu-bench tune: each value measured by run in a child with
+    CLGPU_TUNING set; the best kept and printed as a value to keep."""
+
+    def test_sweeps_a_parameter_and_prints_the_value_to_keep(self):
+        # chunked_chunks_per_unit shapes plans only, not programs: the
+        # children find their programs in the disk cache.
+        result = bench("tune", "--shape", "chunked", "--params", "chunked_chunks_per_unit",
+                       "--sizes", "64K", "--repeat", "1", timeout=900)
+        self.assert_exit(result, 0)
+        lines = result.stdout.splitlines()
+        self.assertTrue(lines[0].startswith("tune: clgpu "), describe(result))
+        scores = {}
+        for line in lines:
+            match = re.match(r"^  chunked_chunks_per_unit=(\d+)\s+([\d.]+) Melem/s$", line)
+            if match:
+                scores[int(match.group(1))] = float(match.group(2))
+        self.assertEqual(sorted(scores), [1, 2, 4, 8, 16], describe(result))
+        self.assertTrue(all(score > 0 for score in scores.values()), describe(result))
+        best = max(scores, key=lambda value: scores[value])
+        self.assertIn(f"  best: chunked_chunks_per_unit={best}", lines, describe(result))
+        self.assertIn(f"keep: CLGPU_TUNING=chunked_chunks_per_unit={best}", lines,
+                      describe(result))
+        self.assertIn(f"    .chunked_chunks_per_unit = {best},", lines, describe(result))
+
+    def test_starts_from_the_callers_value_and_refuses_a_bad_one(self):
+        result = bench("tune", "--shape", "chunked", "--params", "chunked_chunks_per_unit",
+                       "--sizes", "4K", "--repeat", "1", env={"CLGPU_TUNING": "tile_items=40"})
+        self.assert_exit(result, 1)
+        self.assertIn("CLGPU_TUNING is \"tile_items=40\"", result.stderr)
+        self.assertIn("tile_items takes a decimal from 1 to 32", result.stderr)
+
+    def test_misuse_exits_2(self):
+        for args, message in ((["--params", "no_such"], "'no_such' is not a parameter"),
+                              (["--params", "tile_items", "--shape", "chunked"],
+                               "'tile_items' is not a parameter of the chunked shape"),
+                              (["--shape", "round"], "--shape"),
+                              (["--sizes", "1K,2K"], "one size only"),
+                              (["--rounds", "0"], "--rounds")):
+            result = bench("tune", *args)
+            self.assert_exit(result, 2)
+            self.assertIn(message, result.stderr, describe(result))
+
+
 class Kernel(BenchTestCase):
     def test_table_has_a_timing_row(self):
         result = bench("kernel", ok_kernel(), *OK_ARGS)

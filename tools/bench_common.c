@@ -302,3 +302,43 @@ void bench_remove_tree(const char *path) {
   }
   rmdir(path);
 }
+
+/* Split a CSV line in place into fields (quotes removed, "" unescaped). */
+size_t bench_split_csv(char *line, char **fields, size_t max) {
+  size_t count = 0;
+  char *p = line;
+  for (;;) {
+    if (count == max) return count;
+    char *field = p, *w = p;
+    if (*p == '"') {
+      p++;
+      for (;;) {
+        if (*p == '\0') break;
+        if (*p == '"' && p[1] == '"') {
+          *w++ = '"';
+          p += 2;
+        } else if (*p == '"') {
+          p++;
+          break;
+        } else {
+          *w++ = *p++;
+        }
+      }
+      while (*p && *p != ',') p++;
+    } else {
+      while (*p && *p != ',') *w++ = *p++;
+    }
+    char end = *p;
+    *w = '\0';
+    fields[count++] = field;
+    if (end != ',') return count;
+    p++;
+  }
+}
+
+double bench_csv_value(const char *text) {
+  if (!text || !*text) return NAN;
+  char *end = NULL;
+  double value = strtod(text, &end);
+  return end && *end == '\0' ? value : NAN;
+}

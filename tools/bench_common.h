@@ -75,6 +75,12 @@ void bench_json_number(FILE *out, double value);
 void bench_csv_string(FILE *out, const char *text);
 void bench_csv_number(FILE *out, double value);
 
+/* Reading a CSV (run's output, read back by compare and tune): split a line
+ * in place into at most `max` fields (quotes removed, "" unescaped), their
+ * count; and a field as a number, NaN when it is empty or not a number. */
+size_t bench_split_csv(char *line, char **fields, size_t max);
+double bench_csv_value(const char *text);
+
 /* A member of a JSON object: `before` (what comes between it and the member
  * before it, such as ", " or ",\n  "; "{" for the first), then "NAME": and
  * the value. A string member whose text is NULL is null; a timing is

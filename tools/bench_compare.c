@@ -153,46 +153,6 @@ static const bench_command compare_command =
 
 /* ---- run's CSV ---- */
 
-/* Split a CSV line in place into fields (quotes removed, "" unescaped). */
-static size_t split_csv(char *line, char **fields, size_t max) {
-  size_t count = 0;
-  char *p = line;
-  for (;;) {
-    if (count == max) return count;
-    char *field = p, *w = p;
-    if (*p == '"') {
-      p++;
-      for (;;) {
-        if (*p == '\0') break;
-        if (*p == '"' && p[1] == '"') {
-          *w++ = '"';
-          p += 2;
-        } else if (*p == '"') {
-          p++;
-          break;
-        } else {
-          *w++ = *p++;
-        }
-      }
-      while (*p && *p != ',') p++;
-    } else {
-      while (*p && *p != ',') *w++ = *p++;
-    }
-    char end = *p;
-    *w = '\0';
-    fields[count++] = field;
-    if (end != ',') return count;
-    p++;
-  }
-}
-
-static double csv_number(const char *text) {
-  if (!text || !*text) return NAN;
-  char *end = NULL;
-  double value = strtod(text, &end);
-  return end && *end == '\0' ? value : NAN;
-}
-
 /* The columns compare reads from run's CSV. */
 enum {
   COL_OP,
@@ -230,7 +190,7 @@ static int read_run_csv(char *text, const bench_plan_entry *plan, const size_t *
   char *save = NULL;
   char *line = strtok_r(text, "\n", &save);
   if (!line) return 0;
-  size_t header = split_csv(line, fields, MAX_FIELDS);
+  size_t header = bench_split_csv(line, fields, MAX_FIELDS);
   for (int c = 0; c < NUM_COLS; c++) {
     where[c] = -1;
     for (size_t f = 0; f < header; f++) {
@@ -240,7 +200,7 @@ static int read_run_csv(char *text, const bench_plan_entry *plan, const size_t *
   }
   int filled = 0;
   while ((line = strtok_r(NULL, "\n", &save)) != NULL) {
-    size_t got = split_csv(line, fields, MAX_FIELDS);
+    size_t got = bench_split_csv(line, fields, MAX_FIELDS);
     if (got != header) continue;
     char *end = NULL;
     unsigned long long n = strtoull(fields[where[COL_N]], &end, 10);
@@ -253,11 +213,11 @@ static int read_run_csv(char *text, const bench_plan_entry *plan, const size_t *
         continue;
       }
       c->state = CELL_OK;
-      c->wall_ms = csv_number(fields[where[COL_WALL]]);
-      c->melems = csv_number(fields[where[COL_MELEMS]]);
-      c->gbps = csv_number(fields[where[COL_GBPS]]);
-      c->reference_gbps = csv_number(fields[where[COL_REFERENCE_GBPS]]);
-      c->share = csv_number(fields[where[COL_SHARE]]);
+      c->wall_ms = bench_csv_value(fields[where[COL_WALL]]);
+      c->melems = bench_csv_value(fields[where[COL_MELEMS]]);
+      c->gbps = bench_csv_value(fields[where[COL_GBPS]]);
+      c->reference_gbps = bench_csv_value(fields[where[COL_REFERENCE_GBPS]]);
+      c->share = bench_csv_value(fields[where[COL_SHARE]]);
       snprintf(c->algorithm, sizeof c->algorithm, "%s", fields[where[COL_ALGORITHM]]);
       snprintf(c->reference_op, sizeof c->reference_op, "%s", fields[where[COL_REFERENCE_OP]]);
       filled++;

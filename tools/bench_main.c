@@ -29,6 +29,9 @@
  *                       measured by `run` in child processes of its own
  *                       (CLGPU_DEVICE=P:D, a timeout), as one table with a
  *                       column per device (bench_compare.c)
+ *   tune                sweep the tuning table's values on the device, each
+ *                       measured by run in a child with CLGPU_TUNING set, and
+ *                       print the best (bench_tune.c)
  *   kernel              build the user's .cl file and time one of its kernels
  *                       over buffers made from argument specs: device time
  *                       from profiling events, wall time, GB/s and the share
@@ -48,6 +51,7 @@
 #include "bench_kernel.h"
 #include "bench_options.h"
 #include "bench_run.h"
+#include "bench_tune.h"
 
 static const char usage_text[] =
     "usage: clgpu-bench [SUBCOMMAND] [OPTIONS]\n"
@@ -72,6 +76,10 @@ static const char usage_text[] =
     "                       column): one table, a column per device, of GB/s and\n"
     "                       share of that device's read or copy bandwidth, its\n"
     "                       bandwidth and first-call time; results checked\n"
+    "  tune                 sweep the tuning table's values (tile sizes, group caps,\n"
+    "                       chunks per compute unit) on the device, each measured\n"
+    "                       by run in a child process with CLGPU_TUNING set, and\n"
+    "                       print the best as a CLGPU_TUNING value to keep\n"
     "  selfcheck            list devices, run one kernel on the default device,\n"
     "                       check it against the host, and time its first call\n"
     "                       with a cold and a warm disk cache\n"
@@ -328,6 +336,7 @@ int main(int argc, char **argv) {
   if (strcmp(command, "run") == 0) return bench_command_run(argc - 2, argv + 2);
   if (strcmp(command, "kernel") == 0) return bench_command_kernel(argc - 2, argv + 2);
   if (strcmp(command, "compare") == 0) return bench_command_compare(bench_self, argc - 2, argv + 2);
+  if (strcmp(command, "tune") == 0) return bench_command_tune(bench_self, argc - 2, argv + 2);
   if (strcmp(command, FIRST_CALL_CHILD) == 0)
     return bench_command_first_call_child(argc - 2, argv + 2);
   /* Options without a subcommand are run's: `clgpu-bench --plot x.svg`. */

@@ -570,6 +570,68 @@ static void every_failure_of_the_buffers(void **state) {
   assert_true(fail_each_point("buffers across memory spaces", membuf_steps, NULL, 0) >= 10);
 }
 
+/* A kernel the device builds for fewer work-items per group than its plan
+ * compiled it for (CLGPU__FAULT_NARROW_GROUP makes the first leased kernel
+ * report half): the call fails before enqueueing anything, so the caller's
+ * data is unchanged, and the message says how to plan narrower groups. */
+static void a_kernel_built_narrower_than_its_plan_is_refused(void **state) {
+  (void)state;
+  clgpu_context *context = NULL;
+  assert_int_equal(clgpu_context_create(NULL, &context), CLGPU_SUCCESS);
+  enum { N = 50000 };
+  static cl_uint host[N], after[N];
+  for (cl_uint i = 0; i < N; i++) host[i] = (i * 2654435761u) % 1000u;
+  cl_mem keys = NULL, result = NULL;
+  assert_int_equal(clgpu_buffer_create(context, CL_MEM_READ_WRITE, sizeof host, &keys),
+                   CLGPU_SUCCESS);
+  assert_int_equal(clgpu_buffer_create(context, CL_MEM_READ_WRITE, sizeof(cl_uint), &result),
+                   CLGPU_SUCCESS);
+  clgpu_array x, r;
+  assert_int_equal(clgpu_array_1d(keys, 0, CLGPU_TYPE_UINT32, N, &x), CLGPU_SUCCESS);
+  assert_int_equal(clgpu_array_1d(result, 0, CLGPU_TYPE_UINT32, 1, &r), CLGPU_SUCCESS);
+  assert_int_equal(clgpu_array_write(context, &x, host, sizeof host, 0, NULL), CLGPU_SUCCESS);
+  cl_uint sentinel = 0xabcdef01u, read_back = 0;
+  assert_int_equal(clgpu_array_write(context, &r, &sentinel, sizeof sentinel, 0, NULL),
+                   CLGPU_SUCCESS);
+
+  clgpu_reduce_op sum = {0};
+  sum.kind = CLGPU_REDUCE_SUM;
+  clgpu_call_options tiled = {CLGPU_SHAPE_TILED, NULL};
+  clgpu__fault_arm(CLGPU__FAULT_NARROW_GROUP, 1);
+  clgpu_status status = clgpu_reduce(context, &sum, CLGPU_ALL_AXES, &r, &x, &tiled, 0, NULL, NULL);
+  clgpu__fault_disarm();
+  assert_int_equal(status, CLGPU_UNSUPPORTED_FEATURE);
+  const char *message = clgpu_last_error();
+  if (!strstr(message, "clgpu_reduce_ranges") || !strstr(message, "CL_KERNEL_WORK_GROUP_SIZE") ||
+      !strstr(message, "CLGPU_TUNING=tiled_group_cap=")) {
+    fail_msg("the message does not name the kernel, the limit and the remedy: %s", message);
+  }
+  assert_int_equal(clgpu_array_read(context, &read_back, sizeof read_back, &r, 0, NULL),
+                   CLGPU_SUCCESS);
+  assert_int_equal(read_back, sentinel);
+
+  clgpu_sort_options radix = {CLGPU_ALGORITHM_RADIX, CLGPU_SHAPE_TILED, NULL};
+  clgpu__fault_arm(CLGPU__FAULT_NARROW_GROUP, 1);
+  status = clgpu_sort(context, NULL, &x, NULL, &radix, 0, NULL, NULL);
+  clgpu__fault_disarm();
+  assert_int_equal(status, CLGPU_UNSUPPORTED_FEATURE);
+  assert_non_null(strstr(clgpu_last_error(), "clgpu_radix_"));
+  assert_int_equal(clgpu_array_read(context, after, sizeof after, &x, 0, NULL), CLGPU_SUCCESS);
+  assert_memory_equal(after, host, sizeof host);
+
+  /* Disarmed, the same calls run. */
+  assert_int_equal(clgpu_reduce(context, &sum, CLGPU_ALL_AXES, &r, &x, &tiled, 0, NULL, NULL),
+                   CLGPU_SUCCESS);
+  assert_int_equal(clgpu_array_read(context, &read_back, sizeof read_back, &r, 0, NULL),
+                   CLGPU_SUCCESS);
+  cl_uint expected = 0;
+  for (cl_uint i = 0; i < N; i++) expected += host[i];
+  assert_int_equal(read_back, expected);
+  clgpu_buffer_release(context, keys);
+  clgpu_buffer_release(context, result);
+  clgpu_context_destroy(context);
+}
+
 int main(void) {
   clgpu_context *context = NULL;
   if (clgpu_context_create(NULL, &context) == CLGPU_SUCCESS) {
@@ -587,6 +649,7 @@ int main(void) {
       cmocka_unit_test(every_failure_of_the_sorts),
       cmocka_unit_test(every_failure_of_the_elementwise_family),
       cmocka_unit_test(every_failure_of_the_buffers),
+      cmocka_unit_test(a_kernel_built_narrower_than_its_plan_is_refused),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

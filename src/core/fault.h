@@ -12,6 +12,9 @@ enum {
   CLGPU__FAULT_BUILD = 2u,
   CLGPU__FAULT_ENQUEUE = 4u,
   CLGPU__FAULT_ALL = 7u,
+  /* Not in ALL: a leased kernel reports half the work-group size it was
+   * compiled for (lease.c), as a device short of registers may. */
+  CLGPU__FAULT_NARROW_GROUP = 8u,
 };
 
 /* The status an injected fault reports. */

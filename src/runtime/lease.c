@@ -4,6 +4,7 @@
 
 #include <clgpu/program.h>
 
+#include "fault.h"
 #include "lease.h"
 #include "program_cache.h"
 #include "status_internal.h"
@@ -19,6 +20,41 @@ void clgpu__kernel_clear_buffers(cl_kernel kernel, uint64_t buffer_args) {
   }
 }
 
+/* The largest power of two not above n (n >= 1). */
+static size_t power_of_two_floor(size_t n) {
+  size_t p = 1;
+  while (p <= n / 2) p *= 2;
+  return p;
+}
+
+/* Every kernel of the library is compiled for its group size
+ * (reqd_work_group_size), chosen by the plan before the build. A device
+ * may still build it for fewer work-items per group than that (short of
+ * registers or local memory): enqueueing it would then fail part-way
+ * through a call. Checked when the kernel is leased, before the call
+ * enqueues anything, so the call changes nothing and says what to do. */
+static clgpu_status check_group(clgpu_program *program, cl_kernel kernel, const char *name) {
+  cl_device_id device = clgpu__program_device(program);
+  size_t compiled[3] = {0, 0, 0}, allowed = 0;
+  if (clGetKernelWorkGroupInfo(kernel, device, CL_KERNEL_COMPILE_WORK_GROUP_SIZE,
+                               sizeof compiled, compiled, NULL) != CL_SUCCESS ||
+      clGetKernelWorkGroupInfo(kernel, device, CL_KERNEL_WORK_GROUP_SIZE, sizeof allowed,
+                               &allowed, NULL) != CL_SUCCESS) {
+    return CLGPU_SUCCESS; /* nothing known: the enqueue reports what happens */
+  }
+  size_t needed = compiled[0] * (compiled[1] ? compiled[1] : 1) * (compiled[2] ? compiled[2] : 1);
+  if (needed > 1 && clgpu__fault_hit(CLGPU__FAULT_NARROW_GROUP)) allowed = needed / 2;
+  if (needed <= 1 || allowed == 0 || allowed >= needed) return CLGPU_SUCCESS;
+  size_t narrower = power_of_two_floor(allowed);
+  return clgpu__fail(CLGPU_UNSUPPORTED_FEATURE,
+                     "%s: this device built the kernel for at most %zu work-items per group "
+                     "(CL_KERNEL_WORK_GROUP_SIZE), fewer than the %zu its plan compiled it for; "
+                     "nothing was enqueued. Plan narrower groups with the environment variable "
+                     "CLGPU_TUNING=tiled_group_cap=%zu,sort_group_cap=%zu (README)",
+                     name, allowed, needed, narrower < 2 ? 2 : narrower,
+                     narrower < 32 ? 32 : narrower);
+}
+
 clgpu_status clgpu__lease(clgpu__leases *held, clgpu_program *program, const char *name,
                           uint64_t buffer_args, cl_kernel *out) {
   *out = NULL;
@@ -31,6 +67,8 @@ clgpu_status clgpu__lease(clgpu__leases *held, clgpu_program *program, const cha
   held->kernels[held->count] = kernel;
   held->buffer_args[held->count] = buffer_args;
   held->count++;
+  /* Held first: the caller gives it back with the others on failure. */
+  CLGPU__FORWARD_IF_ERROR(check_group(program, kernel, name));
   *out = kernel;
   return CLGPU_SUCCESS;
 }

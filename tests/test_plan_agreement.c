@@ -25,6 +25,7 @@
 
 #include <clgpu/clgpu.h>
 
+#include "tuning.h"
 #include "workspace_internal.h"
 
 static clgpu_context *context;
@@ -380,12 +381,21 @@ static void sort(void **unused) {
   }
 }
 
+/* The tuning table's device classes are written in CLGPU_TUNING's syntax
+ * and applied at every context creation: each must parse (a class that did
+ * not would leave its devices on the base row without a word). */
+static void tuning_classes_parse(void **unused) {
+  (void)unused;
+  if (!clgpu__tuning_classes_parse()) fail_msg("a tuning class is refused: %s", clgpu_last_error());
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(reduce_and_count),
       cmocka_unit_test(scan),
       cmocka_unit_test(findall),
       cmocka_unit_test(sort),
+      cmocka_unit_test(tuning_classes_parse),
   };
   const char *filter = getenv("CLGPU_TEST_FILTER");
   if (filter) cmocka_set_test_filter(filter);

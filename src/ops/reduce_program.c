@@ -393,7 +393,9 @@ clgpu_status clgpu__spec_program(clgpu_context *context, const clgpu__op_spec *s
           (clgpu_define){"CLGPU_VMASK", clgpu__unsigned_type(clgpu__type_size(s->accumulator))};
     }
   }
-  if (s->commutes) defines[count++] = (clgpu_define){"CLGPU_COMMUTES", NULL};
+  if (s->commutes && context->tuning->tiled_scan_totals_coalesced) {
+    defines[count++] = (clgpu_define){"CLGPU_COMMUTES", NULL};
+  }
   /* Sub-group scans in the TILED tile scans, only where the device reports
    * sub-groups (docs/portability.md rule 2): findall's counts always,
    * scans when the operator is a SUM over a type they take. */

@@ -89,7 +89,7 @@ static clgpu_status finish_context(clgpu_context *ctx, const clgpu_context_optio
   clgpu__platform_unlock();
   CLGPU__FORWARD_IF_ERROR(status);
   clgpu__quirks_for(&ctx->info, &ctx->quirks);
-  ctx->tuning_row = *clgpu__tuning_for(&ctx->info);
+  clgpu__tuning_for(&ctx->info, &ctx->tuning_row);
   ctx->tuning = &ctx->tuning_row;
   CLGPU__FORWARD_IF_ERROR(
       clgpu__tuning_apply(&ctx->tuning_row, environment->tuning, environment->who));

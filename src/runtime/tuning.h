@@ -10,8 +10,7 @@
 #include <clgpu/status.h>
 
 typedef struct clgpu__tuning {
-  const char *device_class;
-  cl_device_type device_types; /* the row serves devices of these types */
+  const char *device_class; /* the class whose values these are (messages) */
   /* Reductions, scans, findall, count_if (ops/shape.c). */
   uint64_t chunk_unit;
   uint64_t chunk_minimum;
@@ -21,6 +20,9 @@ typedef struct clgpu__tuning {
   size_t tiled_group_cap;
   unsigned tiled_chunks_per_unit;
   uint64_t tiled_chunks_cap;
+  unsigned tiled_scan_totals_coalesced; /* 1: a scan whose operator commutes folds
+                                           its chunks' totals with the reduce's
+                                           coalesced loads; 0: tile by tile */
   /* Sorts (ops/sort.c). */
   uint64_t sort_single_chunk;
   uint64_t sort_chunk_minimum;
@@ -34,8 +36,13 @@ typedef struct clgpu__tuning {
   uint64_t blocking_floor;
 } clgpu__tuning;
 
-/* The row of the tuning table for a device (never NULL). */
-const clgpu__tuning *clgpu__tuning_for(const clgpu_device_info *info);
+/* The tuning table's values for a device, into *out: the base row with
+ * the overrides of the first device class that matches it. */
+void clgpu__tuning_for(const clgpu_device_info *info, clgpu__tuning *out);
+
+/* Whether every device class's overrides parse (for the tests): 1, or 0
+ * with the message of the first that does not. */
+int clgpu__tuning_classes_parse(void);
 
 /* Apply CLGPU_TUNING's text to *row: "name=value" pairs separated by
  * commas, each name a field of the row that takes overrides (the table in

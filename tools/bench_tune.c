@@ -41,6 +41,7 @@ static const tune_param params[] = {
     {"tiled_chunks_per_unit", 1, "reduce,scan,findall,radix_sort", {2, 4, 8, 16, 32}, 5, 0},
     {"radix_items", 1, "radix_sort,sort_by_key", {4, 8, 16, 24, 32}, 5, 0},
     {"sort_group_cap", 1, "radix_sort,sort_by_key", {64, 128, 256, 512}, 4, 1},
+    {"tiled_digit_max", 1, "radix_sort,sort_by_key", {4, 5, 6, 7, 8}, 5, 0},
     {"chunked_chunks_per_unit", 0, "reduce,scan,findall", {1, 2, 4, 8, 16}, 5, 0},
     {"sort_chunked_digit_max", 0, "radix_sort,sort_by_key", {8, 9, 10, 11, 12}, 5, 0},
 };
@@ -83,7 +84,8 @@ static const char *const tune_help[] = {
     "                the GPU shape):\n",
     "                  tiled:   tile_items, tiled_group_cap, tiled_chunks_per_unit\n"
     "                           (reduce, scan, findall; the last also radix_sort),\n"
-    "                           radix_items, sort_group_cap (radix_sort, sort_by_key)\n"
+    "                           radix_items, sort_group_cap, tiled_digit_max\n"
+    "                           (radix_sort, sort_by_key)\n"
     "                  chunked: chunked_chunks_per_unit (reduce, scan, findall),\n"
     "                           sort_chunked_digit_max (radix_sort, sort_by_key)\n"
     "  --sizes N     elements per operation, as run takes them (default 16M)\n"

@@ -10,8 +10,9 @@
  * table's, runtime/tuning.c). CHUNKED: digits up to 11 bits; at
  * most four chunks per compute unit, each walked by one work-item (count,
  * then a stable serial scatter); arrays up to 16384 keys run every
- * pass in one work-item. TILED: 4- or 5-bit digits, the widest whose
- * per-item count table fits the device's local memory; tiles of GROUP * 16
+ * pass in one work-item. TILED: digits of 4 bits up to the tuning table's
+ * tiled_digit_max, the widest whose per-item count table fits the device's
+ * local memory; tiles of GROUP * 16
  * keys, each group walking a chunk of whole tiles (coalesced digit counts,
  * then each tile ranked in local memory and moved); up to four tiles run
  * every pass in one group. Each multi-group pass is three kernels (digit counts per group, a
@@ -372,7 +373,8 @@ static clgpu_status lay_out(const clgpu_context *context, sort_plan *plan, const
     if (plan->shape == CLGPU_SHAPE_TILED) {
       cl_ulong local = context->info.local_mem_size ? context->info.local_mem_size : 32768;
       while (plan->group > 32 && tiled_radix_local(plan->group, 4) > local) plan->group /= 2;
-      widest = tiled_radix_local(plan->group, 5) <= local ? 5 : 4;
+      widest = tuning->tiled_digit_max;
+      while (widest > 4 && tiled_radix_local(plan->group, widest) > local) widest--;
     }
     plan->scan_group = plan->group;
     plan->passes = (bits + widest - 1) / widest;

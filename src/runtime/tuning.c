@@ -81,6 +81,10 @@ static const clgpu__tuning base_row = {
          * keys per thread), keeps a work-item's keys in registers on a
          * GPU; 32 would spill there. */
         .radix_items = 16,
+        /* The widest TILED radix digit: each work-item counts into its own
+         * column of 2^bits counters, so local memory bounds it (the plan
+         * takes the widest that fits, 4 bits at least). */
+        .tiled_digit_max = 5,
         /* The widest sort group, as tiled_group_cap. */
         .sort_group_cap = 256,
         /* TILED radix: up to this many tiles run every pass in one group. */
@@ -178,6 +182,7 @@ static const tuning_field fields[] = {
     FIELD(sort_chunk_minimum, 1, 1, (uint64_t)1 << 32, 0, 0),
     FIELD(sort_chunked_digit_max, 0, 1, 16, 0, 0),
     FIELD(radix_items, 0, 1, 64, 0, 0),
+    FIELD(tiled_digit_max, 0, 4, 8, 0, 0),
     FIELD(sort_group_cap, 2, 32, 1024, 1, 0),
     FIELD(sort_single_tiles, 0, 1, 64, 0, 0),
     FIELD(merge_block, 0, 1, 256, 0, 0),

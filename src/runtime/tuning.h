@@ -28,6 +28,7 @@ typedef struct clgpu__tuning {
   uint64_t sort_chunk_minimum;
   unsigned sort_chunked_digit_max;
   unsigned radix_items;
+  unsigned tiled_digit_max; /* widest TILED radix digit, if local memory allows */
   size_t sort_group_cap;
   unsigned sort_single_tiles;
   unsigned merge_block;

@@ -60,9 +60,9 @@ typedef struct tune_options {
 enum { TUNE_SHAPE, TUNE_SIZES, TUNE_TYPES, TUNE_PARAMS, TUNE_ROUNDS, TUNE_REPEAT, TUNE_TIMEOUT };
 
 static const bench_option tune_option_table[] = {
-    {"--shape", NULL, "a value", 1, TUNE_SHAPE},    {"--sizes", NULL, "a value", 1, TUNE_SIZES},
-    {"--types", NULL, "a value", 1, TUNE_TYPES},    {"--params", NULL, "a value", 1, TUNE_PARAMS},
-    {"--rounds", NULL, "a value", 1, TUNE_ROUNDS},  {"--repeat", NULL, "a value", 1, TUNE_REPEAT},
+    {"--shape", NULL, "a value", 1, TUNE_SHAPE},     {"--sizes", NULL, "a value", 1, TUNE_SIZES},
+    {"--types", NULL, "a value", 1, TUNE_TYPES},     {"--params", NULL, "a value", 1, TUNE_PARAMS},
+    {"--rounds", NULL, "a value", 1, TUNE_ROUNDS},   {"--repeat", NULL, "a value", 1, TUNE_REPEAT},
     {"--timeout", NULL, "a value", 1, TUNE_TIMEOUT},
 };
 
@@ -183,12 +183,12 @@ static int compare_doubles(const void *a, const void *b) {
 static double measure(const char *self, const tune_options *o, const tune_param *p,
                       const char *tuning) {
   if (setenv("CLGPU_TUNING", tuning, 1) != 0) return NAN;
-  const char *argv[] = {self,        "run",      "--format", "csv",
-                        "--quiet",   "--no-cpu", "--no-boost", "--no-first-call",
-                        "--shape",   o->shape ? "tiled" : "chunked",
-                        "--ops",     p->ops,     "--types",  o->types,
-                        "--sizes",   o->sizes,   "--repeat", o->repeat,
-                        "--warmup",  "1",        NULL};
+  const char *argv[] = {
+      self,       "run",        "--format",        "csv",      "--quiet",
+      "--no-cpu", "--no-boost", "--no-first-call", "--shape",  o->shape ? "tiled" : "chunked",
+      "--ops",    p->ops,       "--types",         o->types,   "--sizes",
+      o->sizes,   "--repeat",   o->repeat,         "--warmup", "1",
+      NULL};
   double scores[64];
   int kept = 0;
   for (int r = 0; r < o->rounds && kept < 64; r++) {
@@ -196,7 +196,8 @@ static double measure(const char *self, const tune_options *o, const tune_param 
     bench_child_run(self, (char **)argv, NULL, NULL, o->timeout_s, &result);
     int rows = 0;
     double score = NAN;
-    if (bench_child_succeeded(&result) && result.out.text) score = csv_score(result.out.text, &rows);
+    if (bench_child_succeeded(&result) && result.out.text)
+      score = csv_score(result.out.text, &rows);
     if (!(score > 0)) {
       char message[1024];
       if (bench_child_succeeded(&result)) {
@@ -217,8 +218,7 @@ static double measure(const char *self, const tune_options *o, const tune_param 
 
 /* `base` with "name=value" appended (or put in place of an earlier value
  * of the same name), into out. */
-static void with_value(const char *base, const char *name, unsigned value, char *out,
-                       size_t size) {
+static void with_value(const char *base, const char *name, unsigned value, char *out, size_t size) {
   size_t used = 0;
   out[0] = '\0';
   size_t length = strlen(name);
@@ -270,10 +270,11 @@ int bench_command_tune(const char *self, int argc, char **argv) {
   size_t largest_group = info->max_work_group_size;
   printf("tune: %s\n", bench_device_title(info, title, sizeof title));
   clgpu_context_destroy(context);
-  printf("shape %s, %s elements of %s, %d round%s per value, %s calls each; score: the\n"
-         "geometric mean of the operations' Melem/s\n",
-         o.shape ? "tiled" : "chunked", o.sizes, o.types, o.rounds, o.rounds == 1 ? "" : "s",
-         o.repeat);
+  printf(
+      "shape %s, %s elements of %s, %d round%s per value, %s calls each; score: the\n"
+      "geometric mean of the operations' Melem/s\n",
+      o.shape ? "tiled" : "chunked", o.sizes, o.types, o.rounds, o.rounds == 1 ? "" : "s",
+      o.repeat);
   bench_child_install_signal_handlers();
   int failures = 0, swept = 0;
   for (size_t k = 0; k < NUM_PARAMS; k++) {
@@ -327,6 +328,7 @@ int bench_command_tune(const char *self, int argc, char **argv) {
     if (!end) break;
     at = end + 1;
   }
-  if (failures) printf("%d value%s could not be measured (above)\n", failures, failures == 1 ? "" : "s");
+  if (failures)
+    printf("%d value%s could not be measured (above)\n", failures, failures == 1 ? "" : "s");
   return swept > 0 && failures == 0 ? 0 : 1;
 }

@@ -22,8 +22,8 @@ struct clgpu_context {
   char *extensions;
   clgpu__quirks quirks;
   const clgpu__tuning *tuning; /* &tuning_row */
-  clgpu__tuning tuning_row;     /* the tuning table's row for the device, with
-                                   CLGPU_TUNING's overrides */
+  clgpu__tuning tuning_row;    /* the tuning table's row for the device, with
+                                  CLGPU_TUNING's overrides */
   char *cache_folder;          /* NULL: no disk cache */
   clgpu__program_cache *programs;
   /* CLGPU_COPY_CHUNK and CLGPU_COPY_GROUP, read once (0: the device's choice). */

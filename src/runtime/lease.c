@@ -36,10 +36,10 @@ static size_t power_of_two_floor(size_t n) {
 static clgpu_status check_group(clgpu_program *program, cl_kernel kernel, const char *name) {
   cl_device_id device = clgpu__program_device(program);
   size_t compiled[3] = {0, 0, 0}, allowed = 0;
-  if (clGetKernelWorkGroupInfo(kernel, device, CL_KERNEL_COMPILE_WORK_GROUP_SIZE,
-                               sizeof compiled, compiled, NULL) != CL_SUCCESS ||
-      clGetKernelWorkGroupInfo(kernel, device, CL_KERNEL_WORK_GROUP_SIZE, sizeof allowed,
-                               &allowed, NULL) != CL_SUCCESS) {
+  if (clGetKernelWorkGroupInfo(kernel, device, CL_KERNEL_COMPILE_WORK_GROUP_SIZE, sizeof compiled,
+                               compiled, NULL) != CL_SUCCESS ||
+      clGetKernelWorkGroupInfo(kernel, device, CL_KERNEL_WORK_GROUP_SIZE, sizeof allowed, &allowed,
+                               NULL) != CL_SUCCESS) {
     return CLGPU_SUCCESS; /* nothing known: the enqueue reports what happens */
   }
   size_t needed = compiled[0] * (compiled[1] ? compiled[1] : 1) * (compiled[2] ? compiled[2] : 1);

@@ -26,78 +26,78 @@
 
 /* The base row, for every device. */
 static const clgpu__tuning base_row = {
-        .device_class = "every device",
-        /* The 16-wide vector loop of cl/reduce.cl's CHUNKED kernels runs
-         * four vectors per step: chunks are cut at multiples of that. */
-        .chunk_unit = 64,
-        /* Below this a range is not cut: one work-item walks it faster
-         * than a second pass over partials can be launched and run. */
-        .chunk_minimum = 16384,
-        /* A cut range gets at most this many chunks per compute unit
-         * (CHUNKED), so that uneven chunks even out. */
-        .chunked_chunks_per_unit = 4,
-        /* Elements per work-item of a TILED tile (CLGPU_ITEMS in
-         * cl/reduce.cl): enough loads in flight per item, and a tile's
-         * group scan (a fixed number of barriers) spread over more
-         * elements. Intel's CPU runtime, 16M elements, uint32 and float,
-         * `clgpu-bench run --shape tiled --ops scan,findall --sizes 16M`,
-         * two rounds alternating with 8 (2026-12-02): scan 0.21-0.23 of
-         * the copy kernel at 8, 0.28-0.30 at 16, 0.25-0.30 at 32; findall
-         * 0.10 of the read kernel at 8, 0.12-0.13 at 16 and at 32. 16
-         * keeps a work-item's elements in registers on a GPU. */
-        .tile_items = 16,
-        /* TILED: a range of fewer tiles than this runs in one group. */
-        .tiled_minimum_tiles = 4,
-        /* The widest TILED group: local memory holds two arrays of 8-byte
-         * values of this length (4 KiB), which every device offers. */
-        .tiled_group_cap = 256,
-        /* TILED chunks per compute unit, and the most in all: the second
-         * pass reads the partials in one group, four per item at 256. */
-        .tiled_chunks_per_unit = 8,
-        .tiled_chunks_cap = 1024,
-        /* A scan's first pass only needs each chunk's total: where the
-         * operator commutes (SUM, MIN, MAX) it is folded like the TILED
-         * reduce, with coalesced loads and no group scan per tile. Intel's
-         * CPU runtime, 16M uint32 and float, `clgpu-bench run --shape
-         * tiled --ops scan --sizes 16M`, three rounds alternating: 0.21-0.23
-         * of the copy kernel tile by tile, 0.24-0.25 folded (2026-12-02).
-         * POCL is the other way (its class below). */
-        .tiled_scan_totals_coalesced = 1,
-        /* Radix sort: keys up to this count are sorted by one work-item in
-         * one kernel (CHUNKED), every pass at once. */
-        .sort_single_chunk = 16384,
-        /* Radix sort, CHUNKED: nothing is cut below this, as for ranges. */
-        .sort_chunk_minimum = 16384,
-        /* The widest digit of a CHUNKED radix pass (2048 counters per
-         * chunk, which stay in a CPU core's cache). */
-        .sort_chunked_digit_max = 11,
-        /* Keys per work-item of a TILED radix tile (CLGPU_SORT_ITEMS):
-         * a tile's ranking costs a fixed number of group barriers, so more
-         * keys per tile spread them thinner. Intel's CPU runtime (which
-         * vectorises work-items as GPU compilers do), 16M uint32 keys,
-         * `clgpu-bench run --shape tiled --ops radix_sort --sizes 16M`:
-         * 8 keys 19 Mkeys/s, 16 keys 25, 32 keys 29 (one run each,
-         * 2026-12-02). 16, as GPU radix sorts take (CUB ranks 15 to 23
-         * keys per thread), keeps a work-item's keys in registers on a
-         * GPU; 32 would spill there. */
-        .radix_items = 16,
-        /* The widest TILED radix digit: each work-item counts into its own
-         * column of 2^bits counters, so local memory bounds it (the plan
-         * takes the widest that fits, 4 bits at least). */
-        .tiled_digit_max = 5,
-        /* The widest sort group, as tiled_group_cap. */
-        .sort_group_cap = 256,
-        /* TILED radix: up to this many tiles run every pass in one group. */
-        .sort_single_tiles = 4,
-        /* Merge sort: blocks of this many keys are sorted by insertion
-         * before the first merge (CLGPU_MERGE_BLOCK). */
-        .merge_block = 16,
-        /* Elementwise, CPU devices: the side of the squares a blocked
-         * kernel walks (both arrays of a transpose stay in the cache), and
-         * the fewest elements for which blocking is worth its own
-         * program. */
-        .block = 64,
-        .blocking_floor = 4096,
+    .device_class = "every device",
+    /* The 16-wide vector loop of cl/reduce.cl's CHUNKED kernels runs
+     * four vectors per step: chunks are cut at multiples of that. */
+    .chunk_unit = 64,
+    /* Below this a range is not cut: one work-item walks it faster
+     * than a second pass over partials can be launched and run. */
+    .chunk_minimum = 16384,
+    /* A cut range gets at most this many chunks per compute unit
+     * (CHUNKED), so that uneven chunks even out. */
+    .chunked_chunks_per_unit = 4,
+    /* Elements per work-item of a TILED tile (CLGPU_ITEMS in
+     * cl/reduce.cl): enough loads in flight per item, and a tile's
+     * group scan (a fixed number of barriers) spread over more
+     * elements. Intel's CPU runtime, 16M elements, uint32 and float,
+     * `clgpu-bench run --shape tiled --ops scan,findall --sizes 16M`,
+     * two rounds alternating with 8 (2026-12-02): scan 0.21-0.23 of
+     * the copy kernel at 8, 0.28-0.30 at 16, 0.25-0.30 at 32; findall
+     * 0.10 of the read kernel at 8, 0.12-0.13 at 16 and at 32. 16
+     * keeps a work-item's elements in registers on a GPU. */
+    .tile_items = 16,
+    /* TILED: a range of fewer tiles than this runs in one group. */
+    .tiled_minimum_tiles = 4,
+    /* The widest TILED group: local memory holds two arrays of 8-byte
+     * values of this length (4 KiB), which every device offers. */
+    .tiled_group_cap = 256,
+    /* TILED chunks per compute unit, and the most in all: the second
+     * pass reads the partials in one group, four per item at 256. */
+    .tiled_chunks_per_unit = 8,
+    .tiled_chunks_cap = 1024,
+    /* A scan's first pass only needs each chunk's total: where the
+     * operator commutes (SUM, MIN, MAX) it is folded like the TILED
+     * reduce, with coalesced loads and no group scan per tile. Intel's
+     * CPU runtime, 16M uint32 and float, `clgpu-bench run --shape
+     * tiled --ops scan --sizes 16M`, three rounds alternating: 0.21-0.23
+     * of the copy kernel tile by tile, 0.24-0.25 folded (2026-12-02).
+     * POCL is the other way (its class below). */
+    .tiled_scan_totals_coalesced = 1,
+    /* Radix sort: keys up to this count are sorted by one work-item in
+     * one kernel (CHUNKED), every pass at once. */
+    .sort_single_chunk = 16384,
+    /* Radix sort, CHUNKED: nothing is cut below this, as for ranges. */
+    .sort_chunk_minimum = 16384,
+    /* The widest digit of a CHUNKED radix pass (2048 counters per
+     * chunk, which stay in a CPU core's cache). */
+    .sort_chunked_digit_max = 11,
+    /* Keys per work-item of a TILED radix tile (CLGPU_SORT_ITEMS):
+     * a tile's ranking costs a fixed number of group barriers, so more
+     * keys per tile spread them thinner. Intel's CPU runtime (which
+     * vectorises work-items as GPU compilers do), 16M uint32 keys,
+     * `clgpu-bench run --shape tiled --ops radix_sort --sizes 16M`:
+     * 8 keys 19 Mkeys/s, 16 keys 25, 32 keys 29 (one run each,
+     * 2026-12-02). 16, as GPU radix sorts take (CUB ranks 15 to 23
+     * keys per thread), keeps a work-item's keys in registers on a
+     * GPU; 32 would spill there. */
+    .radix_items = 16,
+    /* The widest TILED radix digit: each work-item counts into its own
+     * column of 2^bits counters, so local memory bounds it (the plan
+     * takes the widest that fits, 4 bits at least). */
+    .tiled_digit_max = 5,
+    /* The widest sort group, as tiled_group_cap. */
+    .sort_group_cap = 256,
+    /* TILED radix: up to this many tiles run every pass in one group. */
+    .sort_single_tiles = 4,
+    /* Merge sort: blocks of this many keys are sorted by insertion
+     * before the first merge (CLGPU_MERGE_BLOCK). */
+    .merge_block = 16,
+    /* Elementwise, CPU devices: the side of the squares a blocked
+     * kernel walks (both arrays of a transpose stay in the cache), and
+     * the fewest elements for which blocking is worth its own
+     * program. */
+    .block = 64,
+    .blocking_floor = 4096,
 };
 
 /* Device classes, in the order they are matched: the first whose type bits
@@ -166,7 +166,7 @@ typedef struct tuning_field {
 } tuning_field;
 
 #define FIELD(name, kind, low, high, pow2, multiple) \
-  {#name, offsetof(clgpu__tuning, name), kind, low, high, pow2, multiple}
+  { #name, offsetof(clgpu__tuning, name), kind, low, high, pow2, multiple }
 
 static const tuning_field fields[] = {
     FIELD(chunk_unit, 1, 64, 1u << 20, 0, 64),
@@ -243,8 +243,8 @@ clgpu_status clgpu__tuning_apply(clgpu__tuning *row, const char *text, const cha
       size_t used = 0;
       names[0] = '\0';
       for (size_t i = 0; i < sizeof fields / sizeof fields[0]; i++) {
-        int wrote = snprintf(names + used, sizeof names - used, "%s%s", i ? ", " : "",
-                             fields[i].name);
+        int wrote =
+            snprintf(names + used, sizeof names - used, "%s%s", i ? ", " : "", fields[i].name);
         if (wrote < 0 || (size_t)wrote >= sizeof names - used) break;
         used += (size_t)wrote;
       }

@@ -5,7 +5,9 @@
  * Defines:
  *   CLGPU_NEEDS_FP64  optional: the device has cl_khr_fp64 and the program
  *                     may use double
- *   CLGPU_NEEDS_FP16  optional: the same for cl_khr_fp16 and half */
+ *   CLGPU_NEEDS_FP16  optional: the same for cl_khr_fp16 and half
+ *   CLGPU_SUBGROUPS   optional: the device reports sub-groups; their
+ *                     group-wide prefix sums below are used */
 #ifdef CLGPU_NEEDS_FP64
 #pragma OPENCL EXTENSION cl_khr_fp64 : enable
 #endif
@@ -17,3 +19,42 @@
  * a macro naming a number gives x3, not xN. */
 #define CLGPU_CAT_(a, b) a##b
 #define CLGPU_CAT(a, b) CLGPU_CAT_(a, b)
+
+/* The host defines CLGPU_SUBGROUPS only for a device that reports
+ * sub-groups. The kernels are OpenCL C 1.2 (docs/portability.md rule 4),
+ * where cl_intel_subgroups declares the sub-group functions but
+ * cl_khr_subgroups (an OpenCL C 2.0 extension) may not: any other
+ * compiler gets the tree. */
+#if defined(CLGPU_SUBGROUPS) && !defined(cl_intel_subgroups) && \
+    !(defined(cl_khr_subgroups) && __OPENCL_C_VERSION__ >= 200)
+#undef CLGPU_SUBGROUPS
+#undef CLGPU_SUBGROUP_ADD
+#endif
+#ifdef CLGPU_SUBGROUPS
+/* The exclusive prefix sum of one value of type V per work-item and the
+ * group's total, by sub-group scans (only where the device reports
+ * sub-groups, and for the types their functions take): a scan inside each
+ * sub-group, the sub-groups' totals through local memory, read by every
+ * item in a loop of the same length for all. Two barriers instead of the
+ * tree's two per doubling step. Called by every item of the group; returns
+ * after a barrier, so `scratch` may be written again at once. */
+#define CLGPU_DEFINE_SUBGROUP_ADD(V, NAME)                                  \
+  inline V NAME(V value, __local V *scratch, V *total) {                  \
+    uint sub = get_sub_group_id();                                        \
+    uint subs = get_num_sub_groups();                                     \
+    V inside = sub_group_scan_exclusive_add(value);                       \
+    if (get_sub_group_local_id() + 1 == get_sub_group_size()) {           \
+      scratch[sub] = inside + value;                                      \
+    }                                                                     \
+    barrier(CLK_LOCAL_MEM_FENCE);                                         \
+    V before = (V)0, all = (V)0;                                          \
+    for (uint k = 0; k < subs; k++) {                                     \
+      V t = scratch[k];                                                   \
+      if (k < sub) before += t;                                           \
+      all += t;                                                           \
+    }                                                                     \
+    barrier(CLK_LOCAL_MEM_FENCE);                                         \
+    *total = all;                                                         \
+    return before + inside;                                               \
+  }
+#endif

@@ -6,6 +6,8 @@
  * Defines:
  *   CLGPU_SORT_GROUP    work-items per group: 1 (CHUNKED) or a power of two
  *   CLGPU_SORT_ITEMS    keys per work-item in a tile (TILED radix)
+ *   CLGPU_SUBGROUPS     optional, TILED: the device has sub-groups, whose
+ *                       scans rank a tile's counts (common.cl)
  *   CLGPU_SCAN_GROUP    optional: work-items of clgpu_radix_scan, when not
  *                       CLGPU_SORT_GROUP (a power of two)
  *   CLGPU_VALUE_BYTES   bytes carried with each key: 0, 1, 2, 4, 8 or 16
@@ -293,6 +295,11 @@ __attribute__((reqd_work_group_size(1, 1, 1))) __kernel void clgpu_radix_single(
 
 #define TILE (GROUP * ITEMS)
 
+#ifdef CLGPU_SUBGROUPS
+/* The prefix of the items' key counts by sub-group scans (common.cl). */
+CLGPU_DEFINE_SUBGROUP_ADD(uint, clgpu_tile_prefix)
+#endif
+
 /* Rank the keys [begin, begin + TILE) ∩ [0, n): item l holds keys
  * begin + l * ITEMS + j, j < ITEMS (so item order is key order). Afterwards
  * count[d * GROUP + l] is the number of the tile's keys whose digit is
@@ -319,6 +326,10 @@ inline void rank_tile(__global const key_t *keys, ulong begin, ulong n, uint shi
   barrier(CLK_LOCAL_MEM_FENCE);
   uint sum = 0;
   for (uint r = 0; r < RADIX; r++) sum += count[lid * RADIX + r];
+#ifdef CLGPU_SUBGROUPS
+  uint all;
+  uint run = clgpu_tile_prefix(sum, partial, &all);
+#else
   partial[lid] = sum;
   barrier(CLK_LOCAL_MEM_FENCE);
   for (uint step = 1; step < GROUP; step <<= 1) {
@@ -328,6 +339,7 @@ inline void rank_tile(__global const key_t *keys, ulong begin, ulong n, uint shi
     barrier(CLK_LOCAL_MEM_FENCE);
   }
   uint run = partial[lid] - sum;
+#endif
   for (uint r = 0; r < RADIX; r++) {
     uint t = count[lid * RADIX + r];
     count[lid * RADIX + r] = run;

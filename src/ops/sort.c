@@ -704,6 +704,11 @@ static clgpu_status sort_program(clgpu_context *context, const sort_plan *plan, 
   if (plan->algorithm == CLGPU_ALGORITHM_RADIX) {
     defines[count++] = (clgpu_define){"CLGPU_RADIX", NULL};
     defines[count++] = (clgpu_define){"CLGPU_RADIX_BITS", digit};
+    /* Sub-group scans rank the TILED tiles where the device reports
+     * sub-groups (docs/portability.md rule 5). */
+    if (plan->group > 1 && context->info.has_subgroups) {
+      defines[count++] = (clgpu_define){"CLGPU_SUBGROUPS", NULL};
+    }
   } else {
     defines[count++] = (clgpu_define){"CLGPU_MERGE", NULL};
     defines[count++] = (clgpu_define){"CLGPU_MERGE_BLOCK", block};

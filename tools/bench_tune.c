@@ -43,7 +43,7 @@ static const tune_param params[] = {
     {"sort_group_cap", 1, "radix_sort,sort_by_key", {64, 128, 256, 512}, 4, 1},
     {"tiled_digit_max", 1, "radix_sort,sort_by_key", {4, 5, 6, 7, 8}, 5, 0},
     {"chunked_chunks_per_unit", 0, "reduce,scan,findall", {1, 2, 4, 8, 16}, 5, 0},
-    {"sort_chunked_digit_max", 0, "radix_sort,sort_by_key", {8, 9, 10, 11, 12}, 5, 0},
+    {"sort_chunked_digit_max", 0, "radix_sort,sort_by_key", {8, 9, 10, 11}, 4, 0},
 };
 enum { NUM_PARAMS = sizeof params / sizeof params[0] };
 

@@ -155,7 +155,9 @@ int clgpu__tuning_classes_parse(void) {
  * which the kernels halve in their trees). The bounds are what the code
  * relies on, not what is fast: tile_items at most 32 (findall keeps a
  * tile's flags in a uint), chunk_unit a multiple of 64 (the CHUNKED vector
- * loop). */
+ * loop), sort_chunked_digit_max at most 11 (a CHUNKED radix pass keeps
+ * 12 bytes per digit value in local memory, and 32 KiB is all rusticl and
+ * Oclgrind have). */
 typedef struct tuning_field {
   const char *name;
   size_t offset;
@@ -180,7 +182,7 @@ static const tuning_field fields[] = {
     FIELD(tiled_scan_totals_coalesced, 0, 0, 1, 0, 0),
     FIELD(sort_single_chunk, 1, 1, (uint64_t)1 << 24, 0, 0),
     FIELD(sort_chunk_minimum, 1, 1, (uint64_t)1 << 32, 0, 0),
-    FIELD(sort_chunked_digit_max, 0, 1, 16, 0, 0),
+    FIELD(sort_chunked_digit_max, 0, 1, 11, 0, 0),
     FIELD(radix_items, 0, 1, 64, 0, 0),
     FIELD(tiled_digit_max, 0, 4, 8, 0, 0),
     FIELD(sort_group_cap, 2, 32, 1024, 1, 0),
@@ -189,10 +191,6 @@ static const tuning_field fields[] = {
     FIELD(block, 0, 8, 1024, 0, 0),
     FIELD(blocking_floor, 1, 0, (uint64_t)1 << 32, 0, 0),
 };
-
-const char *clgpu__tuning_field_name(size_t i) {
-  return i < sizeof fields / sizeof fields[0] ? fields[i].name : NULL;
-}
 
 static const tuning_field *find_field(const char *name, size_t length) {
   for (size_t i = 0; i < sizeof fields / sizeof fields[0]; i++) {

@@ -53,8 +53,4 @@ int clgpu__tuning_classes_parse(void);
  * field takes. */
 clgpu_status clgpu__tuning_apply(clgpu__tuning *row, const char *text, const char *who);
 
-/* The fields that take overrides, for messages and for clgpu-bench tune:
- * the i-th name, NULL past the last. */
-const char *clgpu__tuning_field_name(size_t i);
-
 #endif

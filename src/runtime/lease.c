@@ -4,6 +4,7 @@
 
 #include <clgpu/program.h>
 
+#include "context_internal.h"
 #include "fault.h"
 #include "lease.h"
 #include "program_cache.h"
@@ -34,17 +35,23 @@ static size_t power_of_two_floor(size_t n) {
  * through a call. Checked when the kernel is leased, before the call
  * enqueues anything, so the call changes nothing and says what to do. */
 static clgpu_status check_group(clgpu_program *program, cl_kernel kernel, const char *name) {
-  cl_device_id device = clgpu__program_device(program);
+  const clgpu_context *context = clgpu__program_owner(program);
+  cl_device_id device = context->device;
   size_t compiled[3] = {0, 0, 0}, allowed = 0;
   if (clGetKernelWorkGroupInfo(kernel, device, CL_KERNEL_COMPILE_WORK_GROUP_SIZE, sizeof compiled,
-                               compiled, NULL) != CL_SUCCESS ||
-      clGetKernelWorkGroupInfo(kernel, device, CL_KERNEL_WORK_GROUP_SIZE, sizeof allowed, &allowed,
-                               NULL) != CL_SUCCESS) {
+                               compiled, NULL) != CL_SUCCESS) {
     return CLGPU_SUCCESS; /* nothing known: the enqueue reports what happens */
   }
   size_t needed = compiled[0] * (compiled[1] ? compiled[1] : 1) * (compiled[2] ? compiled[2] : 1);
-  if (needed > 1 && clgpu__fault_hit(CLGPU__FAULT_NARROW_GROUP)) allowed = needed / 2;
-  if (needed <= 1 || allowed == 0 || allowed >= needed) return CLGPU_SUCCESS;
+  if (needed <= 1) return CLGPU_SUCCESS;
+  if (clgpu__fault_hit(CLGPU__FAULT_NARROW_GROUP)) {
+    allowed = needed / 2;
+  } else if (context->quirks.kernel_group_size_unreliable ||
+             clGetKernelWorkGroupInfo(kernel, device, CL_KERNEL_WORK_GROUP_SIZE, sizeof allowed,
+                                      &allowed, NULL) != CL_SUCCESS) {
+    return CLGPU_SUCCESS; /* a device whose answer is no limit (quirks.c), or none */
+  }
+  if (allowed == 0 || allowed >= needed) return CLGPU_SUCCESS;
   size_t narrower = power_of_two_floor(allowed);
   return clgpu__fail(CLGPU_UNSUPPORTED_FEATURE,
                      "%s: this device built the kernel for at most %zu work-items per group "

@@ -40,7 +40,7 @@ struct clgpu_program {
   program_state state;
   cl_program program;
   clgpu__program_cache *cache;
-  cl_device_id device; /* the one device it is built for */
+  clgpu_context *owner; /* the context whose cache holds it */
   /* Set while the program is a binary from the disk cache that no kernel
    * creation has found wanting: what rebuilding it from source takes. */
   clgpu_context *context;
@@ -544,7 +544,7 @@ static clgpu_status get_program(clgpu_context *ctx, const resolved_part *parts, 
   memcpy(entry->key, key, sizeof key);
   entry->state = PROGRAM_BUILDING;
   entry->cache = cache;
-  entry->device = ctx->device;
+  entry->owner = ctx;
   entry->next = cache->programs;
   cache->programs = entry;
   pthread_mutex_unlock(&cache->lock);
@@ -840,4 +840,4 @@ clgpu_status clgpu_program_cache_stats(const clgpu_context *ctx, clgpu_cache_sta
   return CLGPU_SUCCESS;
 }
 
-cl_device_id clgpu__program_device(const clgpu_program *program) { return program->device; }
+clgpu_context *clgpu__program_owner(const clgpu_program *program) { return program->owner; }

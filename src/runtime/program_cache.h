@@ -43,7 +43,8 @@ clgpu_status clgpu__program_get_named(clgpu_context *ctx, const char *name,
 clgpu_status clgpu__program_get(clgpu_context *ctx, const char *source, const clgpu_define *defines,
                                 size_t num_defines, const char *options, clgpu_program **out);
 
-/* The device a program of the cache is built for. */
-cl_device_id clgpu__program_device(const clgpu_program *program);
+/* The context whose cache holds a program (and whose device it is built
+ * for). */
+clgpu_context *clgpu__program_owner(const clgpu_program *program);
 
 #endif

@@ -14,6 +14,7 @@ typedef enum quirk_kind {
   QUIRK_WORK_GROUP_CAP,
   QUIRK_FRAGILE_BUILD_OPTIONS,
   QUIRK_LOOP_ITERATION_CAP,
+  QUIRK_KERNEL_GROUP_SIZE_UNRELIABLE,
 } quirk_kind;
 
 typedef struct quirk_row {
@@ -48,6 +49,11 @@ static const quirk_row quirk_table[] = {
      "SIGSEGV in clang::SourceManager::~SourceManager)",
      "measured on Mesa 22.3.6 llvmpipe; tests/test_program_cache.c "
      "options_the_compiler_cannot_take"},
+    {"rusticl", NULL, "22.3.", QUIRK_KERNEL_GROUP_SIZE_UNRELIABLE, 1,
+     "rusticl of Mesa 22.3 answers CL_KERNEL_WORK_GROUP_SIZE with 32 for kernels compiled "
+     "with reqd_work_group_size(256), which it then runs at 256 work-items per group and "
+     "gets right (every TILED test of the suite): the answer is not the kernel's limit",
+     "measured on Mesa 22.3.6 llvmpipe; src/runtime/lease.c check_group"},
     {NULL, "llvmpipe", NULL, QUIRK_LOOP_ITERATION_CAP, 65535,
      "Mesa's llvmpipe (gallivm) counts the loop iterations of a work-item in one counter "
      "for the whole kernel, every loop and every pass of an inner loop included, and leaves "
@@ -66,6 +72,7 @@ void clgpu__quirks_for(const clgpu_device_info *info, clgpu__quirks *quirks) {
   quirks->work_group_cap = 1024;
   quirks->fragile_build_options = 0;
   quirks->loop_iteration_cap = 0;
+  quirks->kernel_group_size_unreliable = 0;
   for (size_t i = 0; i < sizeof quirk_table / sizeof quirk_table[0]; i++) {
     const quirk_row *row = &quirk_table[i];
     if (!matches(row->platform, info->platform_name) || !matches(row->device, info->name) ||
@@ -84,6 +91,9 @@ void clgpu__quirks_for(const clgpu_device_info *info, clgpu__quirks *quirks) {
         break;
       case QUIRK_LOOP_ITERATION_CAP:
         quirks->loop_iteration_cap = row->value;
+        break;
+      case QUIRK_KERNEL_GROUP_SIZE_UNRELIABLE:
+        quirks->kernel_group_size_unreliable = row->value != 0;
         break;
     }
   }

@@ -23,6 +23,9 @@ typedef struct clgpu__quirks {
    * results are wrong. Kernels whose work per item grows with n (the
    * CHUNKED sorts) size that work to stay below it. */
   uint64_t loop_iteration_cap;
+  /* Whether CL_KERNEL_WORK_GROUP_SIZE is not a kernel's limit on this
+   * device, so a kernel is not refused for it (lease.c). */
+  int kernel_group_size_unreliable;
 } clgpu__quirks;
 
 void clgpu__quirks_for(const clgpu_device_info *info, clgpu__quirks *quirks);

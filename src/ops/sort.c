@@ -12,10 +12,10 @@
  * then a stable serial scatter); arrays up to 16384 keys run every
  * pass in one work-item. TILED: digits of 4 bits up to the tuning table's
  * tiled_digit_max, the widest whose per-item count table fits the device's
- * local memory; tiles of GROUP * 16
- * keys, each group walking a chunk of whole tiles (coalesced digit counts,
- * then each tile ranked in local memory and moved); up to four tiles run
- * every pass in one group. Each multi-group pass is three kernels (digit counts per group, a
+ * local memory; tiles of GROUP * radix_items keys, each group walking a
+ * chunk of whole tiles (coalesced digit counts, then each tile ranked in
+ * local memory and moved); up to four tiles run every pass in one group.
+ * Each multi-group pass is three kernels (digit counts per group, a
  * one-group scan that also decides on the device whether to skip the pass,
  * the scatter), and one kernel at the end moves the keys back when they
  * ended in the alternate buffer.
@@ -427,7 +427,6 @@ static clgpu_status lay_out(const clgpu_context *context, sort_plan *plan, const
       plan->chunk = per * tile;
       plan->groups = ceil_div(n, plan->chunk);
       plan->count_groups = tiles < most ? tiles : most;
-      if (plan->count_groups < plan->groups) plan->count_groups = plan->groups;
     }
     if (plan->groups < 1) plan->groups = 1;
     if (plan->count_groups < plan->groups) plan->count_groups = plan->groups;
@@ -497,7 +496,7 @@ static clgpu_status lay_out(const clgpu_context *context, sort_plan *plan, const
   CLGPU__RETURN_ERROR_IF(
       multi && !clgpu__mul_u64((uint64_t)1 << plan->digit_bits, plan->count_groups, &counts),
       CLGPU_SIZE_OVERFLOW, "%s: the digit counts of %llu groups do not fit in 64 bits", who,
-      (unsigned long long)plan->groups);
+      (unsigned long long)plan->count_groups);
   clgpu__report_buffer(report, part, "staged_keys", key_type, plan->stage_keys ? key_count : 0);
   clgpu__report_buffer(report, part, "staged_values", CLGPU_TYPE_UINT8,
                        plan->stage_values ? value_count : 0);

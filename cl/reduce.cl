@@ -32,6 +32,17 @@
  *                       over int, uint, long, ulong, float or double (the
  *                       types sub-group scans take): the tile scan of
  *                       clgpu_scan_ranges uses them
+ *   CLGPU_SLICES        optional, TILED: each group's range is cut into this
+ *                       many slices, and the totals of a scan and the counts
+ *                       of findall have one entry per slice (group g's at
+ *                       g * CLGPU_SLICES + i). With sub-groups and an add
+ *                       (CLGPU_SUBGROUP_ADD, or findall's counts), each
+ *                       sub-group walks whole slices alone (clgpu_sliced);
+ *                       without them a group's total goes to its first
+ *                       entry and the others hold the neutral element
+ *   CLGPU_TILE_STEP     optional, TILED: a barrier after each whole tile of
+ *                       a range walk (CPU runtimes, which run a group's
+ *                       work-items one after another between barriers)
  *   CLGPU_GROUP         work-items per group (a power of two)
  *   CLGPU_ITEMS         elements per work-item per tile (TILED)
  *   CLGPU_NEEDS_FP64, CLGPU_NEEDS_FP16 (read by common.cl, built before
@@ -174,6 +185,19 @@ CLGPU_DEFINE_SUBGROUP_ADD(A, clgpu_group_sum_prefix)
 #endif
 #endif
 
+#ifndef CLGPU_SLICES
+#define CLGPU_SLICES 1
+#endif
+/* Slices walked by sub-groups: scans whose operator is an add over a type
+ * sub-group scans take (CLGPU_SLICED_SCAN), findall's counts of ulong
+ * (CLGPU_SLICED_COUNTS). */
+#if CLGPU_SLICES > 1 && CLGPU_GROUP > 1 && defined(CLGPU_SUBGROUPS)
+#define CLGPU_SLICED_COUNTS 1
+#ifdef CLGPU_SUBGROUP_ADD
+#define CLGPU_SLICED_SCAN 1
+#endif
+#endif
+
 /* The range of group g. */
 inline void clgpu_range(ulong n, ulong chunk, ulong *begin, ulong *end) {
   ulong g = get_group_id(0);
@@ -183,6 +207,22 @@ inline void clgpu_range(ulong n, ulong chunk, ulong *begin, ulong *end) {
   *begin = b;
   *end = e;
 }
+
+#ifdef CLGPU_SLICED_COUNTS
+/* Slice i of the range [begin, end) cut into CLGPU_SLICES: [*b, *e). Every
+ * kernel of a program cuts the same way, whatever its sub-groups' width;
+ * each sub-group takes slices i = its id, + the number of sub-groups, ...
+ * and reads a slice in rows of its width (consecutive items, consecutive
+ * elements), so that its loads and stores are coalesced and no group
+ * barrier is needed. */
+inline void clgpu_slice(ulong begin, ulong end, uint i, ulong *b, ulong *e) {
+  ulong length = (end - begin + CLGPU_SLICES - 1) / CLGPU_SLICES;
+  ulong first = begin + (ulong)i * length;
+  if (first > end) first = end;
+  *b = first;
+  *e = end - first < length ? end : first + length;
+}
+#endif
 
 /* ---- reduce ---- */
 
@@ -253,6 +293,13 @@ inline A clgpu_reduce_items(__global const T *in, ulong begin, ulong end, ulong 
     for (ulong j = 0; j < tile; j += CLGPU_GROUP) {
       acc = clgpu_combine(acc, clgpu_map(in[k + j], k + j - base));
     }
+#ifdef CLGPU_TILE_STEP
+    /* A CPU runtime runs the items of a group one after another between
+     * barriers: without this one, each item (or each vector of items)
+     * would walk the whole range alone, one element in GROUP, and read
+     * every cache line of the range GROUP / vector-width times. */
+    barrier(CLK_LOCAL_MEM_FENCE);
+#endif
   }
   for (; k < end; k += CLGPU_GROUP) acc = clgpu_combine(acc, clgpu_map(in[k], k - base));
 #endif
@@ -391,6 +438,56 @@ __kernel __attribute__((reqd_work_group_size(CLGPU_GROUP, 1, 1))) void clgpu_red
 
 #ifndef CLGPU_ARG
 
+#ifdef CLGPU_SLICED_SCAN
+/* ITEMS rows of w elements from r (those at or past e skipped when
+ * `masked`), scanned by the sub-group from `run`; returns the run after
+ * them. Each row: a sub-group scan; the rows' scans are all issued before
+ * their totals are carried, so that they do not wait for one another. */
+inline A clgpu_scan_rows(__global const T *in, __global R *out, ulong r, ulong e, uint w,
+                         uint lane, A run, int exclusive, int masked) {
+  if (!exclusive) {
+    /* Inclusive scans need neither the elements nor a second scan after
+     * the first (a fifth faster on Intel's CPU runtime). */
+    A x[CLGPU_ITEMS];
+    for (int j = 0; j < CLGPU_ITEMS; j++) {
+      ulong k = r + (ulong)j * w + lane;
+      A v = CLGPU_NEUTRAL;
+      if (!masked || k < e) v = clgpu_map(in[k], k);
+      x[j] = sub_group_scan_inclusive_add(v);
+    }
+    for (int j = 0; j < CLGPU_ITEMS; j++) {
+      ulong k = r + (ulong)j * w + lane;
+      if (!masked || k < e) out[k] = clgpu_store(run + x[j]);
+      run += sub_group_broadcast(x[j], w - 1);
+    }
+    return run;
+  }
+  A v[CLGPU_ITEMS], before[CLGPU_ITEMS];
+  for (int j = 0; j < CLGPU_ITEMS; j++) {
+    ulong k = r + (ulong)j * w + lane;
+    v[j] = CLGPU_NEUTRAL;
+    if (!masked || k < e) v[j] = clgpu_map(in[k], k);
+    before[j] = sub_group_scan_exclusive_add(v[j]);
+  }
+  for (int j = 0; j < CLGPU_ITEMS; j++) {
+    ulong k = r + (ulong)j * w + lane;
+    if (!masked || k < e) out[k] = clgpu_store(run + before[j]);
+    run += sub_group_broadcast(before[j] + v[j], w - 1);
+  }
+  return run;
+}
+
+/* The slice [b, e) scanned by the sub-group from `run` (`exclusive` a
+ * constant in each call). */
+inline void clgpu_scan_slice(__global const T *in, __global R *out, ulong b, ulong e, uint w,
+                             uint lane, A run, int exclusive) {
+  ulong rows = (ulong)CLGPU_ITEMS * w;
+  ulong r = b;
+  for (; r + rows <= e; r += rows) run = clgpu_scan_rows(in, out, r, e, w, lane, run, exclusive, 0);
+  if (r < e) run = clgpu_scan_rows(in, out, r, e, w, lane, run, exclusive, 1);
+}
+#endif
+
 /* Scan the range of each group into out, starting from carries[g] when
  * `use_carries` (the combined totals of the earlier groups) or the neutral
  * element. in and out may be the same elements (exact in place): every
@@ -409,7 +506,7 @@ __kernel __attribute__((reqd_work_group_size(CLGPU_GROUP, 1, 1))) void clgpu_sca
    * and MAX scans started from 0; in the TILED loop and in
    * clgpu_scan_carries the same shape crashed LLVM instead. */
   A carry = CLGPU_NEUTRAL;
-  if (use_carries) carry = carries[carries_offset + get_group_id(0)];
+  if (use_carries) carry = carries[carries_offset + get_group_id(0) * CLGPU_SLICES];
   in += in_offset;
   out += out_offset;
 #if CLGPU_GROUP == 1
@@ -453,6 +550,30 @@ __kernel __attribute__((reqd_work_group_size(CLGPU_GROUP, 1, 1))) void clgpu_sca
     }
   }
 #else
+#ifdef CLGPU_SLICED_SCAN
+  /* Each sub-group scans its slices from their carries, ITEMS rows of its
+   * width at a time (clgpu_scan_rows), with no group barrier: on Intel's
+   * CPU runtime a sub-group walking its slices alone was faster than the
+   * sub-groups stepping together with a barrier per block (0.43 of the
+   * copy kernel against 0.37). */
+  if (use_carries) {
+    uint w = get_sub_group_size();
+    uint lane = get_sub_group_local_id();
+    for (uint i = get_sub_group_id(); i < CLGPU_SLICES; i += get_num_sub_groups()) {
+      ulong b, e;
+      clgpu_slice(begin, end, i, &b, &e);
+      A run = carries[carries_offset + get_group_id(0) * CLGPU_SLICES + i];
+      /* Separate loops for the two kinds: a branch on `exclusive` inside
+       * them cost a third of the kernel's speed on Intel's CPU runtime. */
+      if (exclusive) {
+        clgpu_scan_slice(in, out, b, e, w, lane, run, 1);
+      } else {
+        clgpu_scan_slice(in, out, b, e, w, lane, run, 0);
+      }
+    }
+    return;
+  }
+#endif
   __local A scratch[CLGPU_GROUP];
   const ulong tile = (ulong)CLGPU_GROUP * CLGPU_ITEMS;
   ulong first = begin + (ulong)get_local_id(0) * CLGPU_ITEMS;
@@ -500,6 +621,16 @@ __kernel __attribute__((reqd_work_group_size(CLGPU_GROUP, 1, 1))) void clgpu_sca
   in += in_offset;
 #if CLGPU_GROUP == 1
   A carry = clgpu_reduce_items(in, begin, end, 0);
+#elif defined(CLGPU_SLICED_SCAN)
+  /* Each slice's total in the coalesced order of the TILED reduce, then the
+   * group's tree (the slices' scans need each slice's total). */
+  __local A scratch[CLGPU_GROUP];
+  for (uint i = 0; i < CLGPU_SLICES; i++) {
+    ulong b, e;
+    clgpu_slice(begin, end, i, &b, &e);
+    A total = clgpu_group_reduce(clgpu_reduce_items(in, b, e, 0), scratch);
+    if (get_local_id(0) == 0) totals[totals_offset + get_group_id(0) * CLGPU_SLICES + i] = total;
+  }
 #elif defined(CLGPU_COMMUTES)
   /* The operator commutes: the range's total in the coalesced order of the
    * TILED reduce, then the group's tree. */
@@ -522,7 +653,15 @@ __kernel __attribute__((reqd_work_group_size(CLGPU_GROUP, 1, 1))) void clgpu_sca
     carry = clgpu_combine(carry, total);
   }
 #endif
-  if (get_local_id(0) == 0) totals[totals_offset + get_group_id(0)] = carry;
+#ifndef CLGPU_SLICED_SCAN
+  /* One entry per slice: the range's total in the first, the neutral
+   * element in the others (CLGPU_SLICES without the sub-groups' walk). */
+  for (uint i = get_local_id(0); i < CLGPU_SLICES; i += CLGPU_GROUP) {
+    A t = CLGPU_NEUTRAL;
+    if (i == 0) t = carry;
+    totals[totals_offset + get_group_id(0) * CLGPU_SLICES + i] = t;
+  }
+#endif
 }
 
 /* Exclusive scan, in place, of `count` group totals into carries, in one
@@ -555,19 +694,132 @@ __kernel __attribute__((reqd_work_group_size(CLGPU_GROUP, 1, 1))) void clgpu_sca
 
 /* ---- findall ---- */
 
+/* The number of elements of each group's range whose mapped value is not 0
+ * (the map gives 1 or 0), one entry per slice: counts[g * CLGPU_SLICES + i]
+ * (TILED). */
+__kernel __attribute__((reqd_work_group_size(CLGPU_GROUP, 1, 1))) void clgpu_findall_counts(
+    __global const T *in, ulong in_offset, ulong n, ulong chunk, __global A *counts,
+    ulong counts_offset) {
+  ulong begin, end;
+  clgpu_range(n, chunk, &begin, &end);
+  in += in_offset;
+  counts += counts_offset + get_group_id(0) * CLGPU_SLICES;
+#ifdef CLGPU_SLICED_COUNTS
+  uint w = get_sub_group_size();
+  uint lane = get_sub_group_local_id();
+  ulong rows = (ulong)CLGPU_ITEMS * w;
+  for (uint i = get_sub_group_id(); i < CLGPU_SLICES; i += get_num_sub_groups()) {
+    ulong b, e;
+    clgpu_slice(begin, end, i, &b, &e);
+    /* Counted in a uint per ITEMS rows (at most ITEMS per item), then
+     * added to the ulong. */
+    A acc = CLGPU_NEUTRAL;
+    ulong r = b;
+    for (; r + rows <= e; r += rows) {
+      uint block = 0;
+      for (int j = 0; j < CLGPU_ITEMS; j++) {
+        ulong k = r + (ulong)j * w + lane;
+        block += clgpu_map(in[k], k) != 0 ? 1u : 0u;
+      }
+      acc += block;
+    }
+    for (ulong k = r + lane; k < e; k += w) acc += clgpu_map(in[k], k);
+    acc = sub_group_reduce_add(acc);
+    if (lane == 0) counts[i] = acc;
+  }
+#else
+  A total = clgpu_reduce_items(in, begin, end, 0);
+#if CLGPU_GROUP > 1
+  __local A scratch[CLGPU_GROUP];
+  total = clgpu_group_reduce(total, scratch);
+#endif
+  for (uint i = get_local_id(0); i < CLGPU_SLICES; i += CLGPU_GROUP) {
+    A t = CLGPU_NEUTRAL;
+    if (i == 0) t = total;
+    counts[i] = t;
+  }
+#endif
+}
+
+#ifdef CLGPU_SLICED_COUNTS
+/* Index k as the `at_position`th index: kind 0 a uint at stride 1, 1 a
+ * uint at out_stride, 2 a ulong at out_stride (a constant in each call). */
+inline void clgpu_put_index(__global uint *out32, __global ulong *out64, ulong out_offset,
+                            long out_stride, ulong at_position, ulong k, int kind) {
+  if (kind == 0) {
+    out32[out_offset + at_position] = (uint)k;
+  } else {
+    long at = (long)out_offset + (long)at_position * out_stride;
+    if (kind == 2) {
+      out64[at] = k;
+    } else {
+      out32[at] = (uint)k;
+    }
+  }
+}
+
+/* clgpu_findall_write with slices: each sub-group writes its slices from
+ * their offsets, a row of its width at a time: a sub-group scan of the
+ * row's hits places them (ITEMS rows at a time, so that their scans do not
+ * wait for one another). */
+inline void clgpu_findall_slices(__global const T *in, ulong begin, ulong end, ulong g,
+                                 __global const ulong *offsets, __global uint *out32,
+                                 __global ulong *out64, ulong out_offset, long out_stride,
+                                 ulong capacity, int kind) {
+  uint w = get_sub_group_size();
+  uint lane = get_sub_group_local_id();
+  ulong rows = (ulong)CLGPU_ITEMS * w;
+  for (uint i = get_sub_group_id(); i < CLGPU_SLICES; i += get_num_sub_groups()) {
+    ulong b, e;
+    clgpu_slice(begin, end, i, &b, &e);
+    ulong entry = g * CLGPU_SLICES + i;
+    ulong run = entry > 0 ? offsets[entry - 1] : 0;
+    ulong r = b;
+    for (; r + rows <= e; r += rows) {
+      uint hits[CLGPU_ITEMS], before[CLGPU_ITEMS];
+      for (int j = 0; j < CLGPU_ITEMS; j++) {
+        ulong k = r + (ulong)j * w + lane;
+        hits[j] = clgpu_map(in[k], k) != 0 ? 1u : 0u;
+        before[j] = sub_group_scan_exclusive_add(hits[j]);
+      }
+      for (int j = 0; j < CLGPU_ITEMS; j++) {
+        ulong at_position = run + before[j];
+        if (hits[j] && at_position < capacity) {
+          clgpu_put_index(out32, out64, out_offset, out_stride, at_position,
+                          r + (ulong)j * w + lane, kind);
+        }
+        run += sub_group_broadcast(before[j] + hits[j], w - 1);
+      }
+    }
+    for (; r < e; r += w) {
+      ulong k = r + lane;
+      uint hit = 0;
+      if (k < e && clgpu_map(in[k], k) != 0) hit = 1;
+      uint before = sub_group_scan_exclusive_add(hit);
+      ulong at_position = run + before;
+      if (hit && at_position < capacity) {
+        clgpu_put_index(out32, out64, out_offset, out_stride, at_position, k, kind);
+      }
+      run += sub_group_broadcast(before + hit, w - 1);
+    }
+  }
+}
+#endif
+
 /* Write the indices of the elements of each group's range whose mapped
  * value is not 0, from the group's offset: offsets holds the inclusive scan
- * of the groups' counts, so group g starts at offsets[g - 1]. Indices at or
+ * of the `entries` counts of clgpu_findall_counts (one per slice), so slice
+ * i of group g starts at offsets[g * CLGPU_SLICES + i - 1]. Indices at or
  * past `capacity` are not written. Group 0 writes the total count. */
 __kernel __attribute__((reqd_work_group_size(CLGPU_GROUP, 1, 1))) void clgpu_findall_write(
     __global const T *in, ulong in_offset, ulong n, ulong chunk, __global const ulong *offsets,
-    ulong offsets_offset, ulong groups, int wide, __global uint *out32, __global ulong *out64,
+    ulong offsets_offset, ulong entries, int wide, __global uint *out32, __global ulong *out64,
     ulong out_offset, long out_stride, ulong capacity, __global ulong *count,
     ulong count_offset) {
   ulong begin, end;
   clgpu_range(n, chunk, &begin, &end);
   ulong g = get_group_id(0);
-  ulong position = g > 0 ? offsets[offsets_offset + g - 1] : 0;
+  ulong position = g > 0 ? offsets[offsets_offset + g * CLGPU_SLICES - 1] : 0;
   in += in_offset;
 #if CLGPU_GROUP == 1
   for (ulong k = begin; k < end; k++) {
@@ -582,6 +834,20 @@ __kernel __attribute__((reqd_work_group_size(CLGPU_GROUP, 1, 1))) void clgpu_fin
       }
       position++;
     }
+  }
+#elif defined(CLGPU_SLICED_COUNTS)
+  /* Three copies of the loops, each with its own way to store an index
+   * (a branch inside them cost a third of the kernel's time on Intel's
+   * CPU runtime, which vectorised both stores). */
+  if (wide) {
+    clgpu_findall_slices(in, begin, end, g, offsets + offsets_offset, out32, out64, out_offset,
+                         out_stride, capacity, 2);
+  } else if (out_stride == 1) {
+    clgpu_findall_slices(in, begin, end, g, offsets + offsets_offset, out32, out64, out_offset,
+                         out_stride, capacity, 0);
+  } else {
+    clgpu_findall_slices(in, begin, end, g, offsets + offsets_offset, out32, out64, out_offset,
+                         out_stride, capacity, 1);
   }
 #else
   __local ulong scratch[CLGPU_GROUP];
@@ -634,7 +900,7 @@ __kernel __attribute__((reqd_work_group_size(CLGPU_GROUP, 1, 1))) void clgpu_fin
   }
 #endif
   if (g == 0 && get_local_id(0) == 0) {
-    count[count_offset] = groups > 0 ? offsets[offsets_offset + groups - 1] : 0;
+    count[count_offset] = entries > 0 ? offsets[offsets_offset + entries - 1] : 0;
   }
 }
 

@@ -8,6 +8,8 @@
  *   CLGPU_SORT_ITEMS    keys per work-item in a tile (TILED radix)
  *   CLGPU_SUBGROUPS     optional, TILED: the device has sub-groups, whose
  *                       scans rank a tile's counts (common.cl)
+ *   CLGPU_TILE_STEP     optional, TILED: a barrier after each tile of the
+ *                       histogram's walk (CPU runtimes, cl/reduce.cl)
  *   CLGPU_SCAN_GROUP    optional: work-items of clgpu_radix_scan, when not
  *                       CLGPU_SORT_GROUP (a power of two)
  *   CLGPU_VALUE_BYTES   bytes carried with each key: 0, 1, 2, 4, 8 or 16
@@ -388,8 +390,14 @@ __attribute__((reqd_work_group_size(GROUP, 1, 1))) __kernel void clgpu_radix_his
   ulong begin = min(n, g * chunk);
   ulong end = min(n, begin + chunk);
   __global const key_t *keys = KEYS(place_before(state, pass));
-  for (ulong i = begin + lid; i < end; i += GROUP) {
-    count[digit_of(keys[i], shift, mask) * GROUP + lid]++;
+  for (ulong t = begin; t < end; t += TILE) {
+    for (uint j = 0; j < ITEMS; j++) {
+      ulong i = t + (ulong)j * GROUP + lid;
+      if (i < end) count[digit_of(keys[i], shift, mask) * GROUP + lid]++;
+    }
+#ifdef CLGPU_TILE_STEP
+    barrier(CLK_LOCAL_MEM_FENCE);
+#endif
   }
   barrier(CLK_LOCAL_MEM_FENCE);
   for (uint d = lid; d < RADIX; d += GROUP) {

@@ -918,13 +918,10 @@ static int compare_uint(const void *a, const void *b) {
   return (x > y) - (x < y);
 }
 
-static void tuning_overrides_keep_tiled_results_right(void **state) {
-  (void)state;
-  assert_int_equal(setenv("CLGPU_TUNING",
-                          "tile_items=3,radix_items=5,tiled_group_cap=32,sort_group_cap=32,"
-                          "tiled_chunks_per_unit=1,tiled_minimum_tiles=1,sort_single_tiles=1",
-                          1),
-                   0);
+/* TILED reduce, scan (inclusive and exclusive), findall and radix sort
+ * under a CLGPU_TUNING text, against the host. */
+static void check_tiled_under(const char *tuning) {
+  assert_int_equal(setenv("CLGPU_TUNING", tuning, 1), 0);
   clgpu_context *context = test_context(NULL);
   unsetenv("CLGPU_TUNING");
   enum { N = 100003 };
@@ -961,7 +958,20 @@ static void tuning_overrides_keep_tiled_results_right(void **state) {
   cl_uint run = 0;
   for (size_t i = 0; i < N; i++) {
     run += host[i];
-    if (scanned[i] != run) fail_msg("scan: element %zu is %u, not %u", i, scanned[i], run);
+    if (scanned[i] != run) {
+      fail_msg("%s: scan: element %zu is %u, not %u", tuning, i, scanned[i], run);
+    }
+  }
+  clgpu_scan_op exclusive = {CLGPU_SCAN_SUM, 1, NULL, NULL};
+  assert_status(clgpu_scan(context, &exclusive, CLGPU_ALL_AXES, &y, &x, &tiled, 0, NULL, NULL),
+                CLGPU_SUCCESS);
+  assert_status(clgpu_array_read(context, scanned, sizeof scanned, &y, 0, NULL), CLGPU_SUCCESS);
+  run = 0;
+  for (size_t i = 0; i < N; i++) {
+    if (scanned[i] != run) {
+      fail_msg("%s: exclusive scan: element %zu is %u, not %u", tuning, i, scanned[i], run);
+    }
+    run += host[i];
   }
 
   uint64_t count = 0, expected_count = 0;
@@ -971,7 +981,7 @@ static void tuning_overrides_keep_tiled_results_right(void **state) {
   for (size_t i = 0; i < N; i++) {
     if (host[i] >= 1000u) continue;
     if (expected_count >= count || indices[expected_count] != (cl_uint)i) {
-      fail_msg("findall: index %llu is not %zu", (unsigned long long)expected_count, i);
+      fail_msg("%s: findall: index %llu is not %zu", tuning, (unsigned long long)expected_count, i);
     }
     expected_count++;
   }
@@ -988,6 +998,20 @@ static void tuning_overrides_keep_tiled_results_right(void **state) {
   clgpu_buffer_release(context, out);
   clgpu_buffer_release(context, found);
   clgpu_context_destroy(context);
+}
+
+static void tuning_overrides_keep_tiled_results_right(void **state) {
+  (void)state;
+  /* Small tiles and groups: many ranges, partial tiles everywhere. */
+  check_tiled_under(
+      "tile_items=3,radix_items=5,tiled_group_cap=32,sort_group_cap=32,"
+      "tiled_chunks_per_unit=1,tiled_minimum_tiles=1,sort_single_tiles=1");
+  /* Slices that end inside a row of every sub-group width, with and
+   * without the barrier per tile (the slices matter where the device has
+   * sub-groups; elsewhere the layout of one entry per slice is tested). */
+  check_tiled_under("tiled_slices=3,tiled_step_barrier=1,tile_items=5,tiled_minimum_tiles=1");
+  check_tiled_under("tiled_slices=64,tiled_step_barrier=0,tiled_chunks_per_unit=3");
+  check_tiled_under("tiled_slices=1,tiled_step_barrier=1");
 }
 
 static void *make_first_context(void *argument) {

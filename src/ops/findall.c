@@ -33,6 +33,8 @@ typedef struct findall_plan {
   int pack_input;
   clgpu__split split;        /* of the input */
   clgpu__split counts_split; /* of the counts, for the nested scan */
+  unsigned slices;           /* counts per chunk (TILED, clgpu__spec_slices) */
+  unsigned sum_slices;       /* the nested scan's totals per chunk */
   clgpu_array input;
   int wide; /* 64-bit indices */
   clgpu_workspace_size report;
@@ -58,13 +60,17 @@ static clgpu_status findall_report(const clgpu_context *context, findall_plan *p
   clgpu__report_buffer(report, part, "packed_input", plan->predicate.input,
                        plan->pack_input ? plan->n : 0);
   uint64_t chunks = plan->split.reserved > 0 ? plan->split.reserved : 1;
+  /* Overflow-free: chunks is at most the split's cap (or a loop cap's
+   * count, far below 2^57), slices at most 64. */
+  chunks *= plan->slices;
   clgpu__report_buffer(report, part, "counts", CLGPU_TYPE_UINT64, chunks);
   clgpu__report_buffer(report, part, "count", CLGPU_TYPE_UINT64, 1);
   clgpu__report_buffer(report, part, "positions", CLGPU_TYPE_UINT32,
                        plan->shape.kind == CLGPU_SHAPE_CHUNKED ? plan->n : 0);
   plan->counts_split = clgpu__split_range(context, &plan->shape, chunks);
+  plan->sum_slices = clgpu__spec_slices(context, &plan->sum, &plan->shape);
   clgpu__scan_buffers(report, (int)part, &plan->shape, &plan->sum, 0, 0,
-                      plan->counts_split.reserved);
+                      plan->counts_split.reserved * plan->sum_slices);
   return clgpu__report_finish(report, context, who);
 }
 
@@ -126,13 +132,18 @@ static clgpu_status plan_findall(clgpu_context *context, const clgpu_array *inpu
   plan->wide = !indices || indices->type == CLGPU_TYPE_UINT64;
   plan->pack_input = n > 0 && !clgpu__array_is_contiguous(input);
   plan->split = clgpu__split_range(context, &plan->shape, n);
+  plan->slices =
+      findall_compacts(plan) ? 1 : clgpu__spec_slices(context, &plan->predicate, &plan->shape);
   /* The report before the loop cap's second-pass check: a size no report
    * can hold is CLGPU_SIZE_OVERFLOW on every device. */
   clgpu_status status = findall_report(context, plan, who);
   if (status != CLGPU_SUCCESS) {
     clgpu__append_error(" (the input holds %llu elements)", (unsigned long long)n);
   } else {
-    status = clgpu__fit_partials(context, who, n, &plan->shape, &plan->split);
+    /* The counts are scanned per slice: that many entries per range. */
+    clgpu__split entries = plan->split;
+    entries.reserved *= plan->slices;
+    status = clgpu__fit_partials(context, who, n, &plan->shape, &entries);
   }
   if (status != CLGPU_SUCCESS) findall_free(plan);
   return status;
@@ -155,11 +166,13 @@ static clgpu_status run_findall(clgpu_context *context, void *planned, const clg
   clgpu__scan_kernels nested = {NULL, NULL, NULL};
   clgpu_program *program = NULL, *sum_program = NULL;
   uint64_t groups = plan->split.groups;
-  int scan_needed = groups > 1;
+  uint64_t entries = groups * plan->slices; /* counts, one per slice */
+  int scan_needed = entries > 1;
   clgpu_status status = clgpu__spec_program(context, &plan->predicate, &plan->shape, &program);
   if (status == CLGPU_SUCCESS) {
-    status = clgpu__lease(&held, program, compact ? "clgpu_findall_compact" : "clgpu_reduce_ranges",
-                          compact ? CLGPU__ARG_FINDALL_COMPACT : CLGPU__ARG_RANGES, &ranges);
+    status =
+        clgpu__lease(&held, program, compact ? "clgpu_findall_compact" : "clgpu_findall_counts",
+                     compact ? CLGPU__ARG_FINDALL_COMPACT : CLGPU__ARG_FINDALL_COUNTS, &ranges);
   }
   if (status == CLGPU_SUCCESS) {
     status = clgpu__lease(&held, program, compact ? "clgpu_findall_move" : "clgpu_findall_write",
@@ -201,19 +214,26 @@ static clgpu_status run_findall(clgpu_context *context, void *planned, const clg
                                    "clEnqueueNDRangeKernel(clgpu_findall_compact)");
     }
   } else if (status == CLGPU_SUCCESS) {
-    status = clgpu__enqueue_ranges(context, &chain, ranges, &plan->shape, in, n, chunk, groups, 0,
-                                   0, counted, counted);
+    clgpu__kernel_arg args[] = {ARG(in.buffer), ARG(in.offset),      ARG(n),
+                                ARG(chunk),     ARG(counted.buffer), ARG(counted.offset)};
+    status = clgpu__set_args(ranges, 0, args, 6, "clgpu_findall_counts");
+    if (status == CLGPU_SUCCESS) {
+      status = clgpu__chain_kernel(context, &chain, ranges,
+                                   clgpu__global_size(groups, plan->shape.group), plan->shape.group,
+                                   "clEnqueueNDRangeKernel(clgpu_findall_counts)");
+    }
   }
   if (status == CLGPU_SUCCESS && scan_needed) {
     clgpu__place totals =
         plan->counts_split.reserved > 0
             ? clgpu__scratch_place(&scratch, FINDALL_SCAN_FIRST + CLGPU__SCAN_TOTALS)
             : counted;
-    status = clgpu__enqueue_scan_contiguous(context, &chain, &nested, &plan->shape, counted,
-                                            counted, groups, &plan->counts_split, 0, totals);
+    status =
+        clgpu__enqueue_scan_contiguous(context, &chain, &nested, &plan->shape, counted, counted,
+                                       entries, &plan->counts_split, plan->sum_slices, 0, totals);
   }
   if (status == CLGPU_SUCCESS) {
-    cl_ulong groups_arg = groups;
+    cl_ulong groups_arg = entries;
     cl_int wide = plan->wide;
     cl_long stride = indices->rank == 1 ? (cl_long)indices->strides[0] : 1;
     cl_ulong capacity = clgpu__array_count(indices);

@@ -273,6 +273,7 @@ clgpu_status clgpu__predicate_spec(clgpu_type type, const char *predicate, const
   if (!line) return out_of_memory(who);
   s->input = type;
   s->accumulator = s->result = CLGPU_TYPE_UINT64;
+  s->counts = 1;
   s->map = clgpu__format("((%s) ? 1UL : 0UL)", line);
   free(line);
   s->reduce = clgpu__format("a + b");
@@ -353,10 +354,34 @@ clgpu_status clgpu__check_spec_support(const clgpu_context *context, const clgpu
   return clgpu__check_type_support(context, s->result, who);
 }
 
+/* Whether sub-group scans take the spec's operator: an add over int,
+ * uint, long, ulong, float or double. */
+static int subgroup_adds(const clgpu__op_spec *s) {
+  clgpu_type a = s->accumulator;
+  int takes = a == CLGPU_TYPE_INT32 || a == CLGPU_TYPE_UINT32 || a == CLGPU_TYPE_INT64 ||
+              a == CLGPU_TYPE_UINT64 || a == CLGPU_TYPE_FLOAT || a == CLGPU_TYPE_DOUBLE;
+  return s->commutes && s->vector_op == 1 && takes;
+}
+
+static int subgroups_in(const clgpu_context *context, const clgpu__shape *shape) {
+  return shape->kind == CLGPU_SHAPE_TILED && shape->group > 1 && context->info.has_subgroups;
+}
+
+/* Every TILED device gets the slices' layout (a device without sub-groups
+ * writes each chunk's total to its first entry, the neutral element to the
+ * others, and reads only those: a few entries more to scan), so that one
+ * layout runs, and is tested, everywhere. */
+unsigned clgpu__spec_slices(const clgpu_context *context, const clgpu__op_spec *s,
+                            const clgpu__shape *shape) {
+  if (shape->kind != CLGPU_SHAPE_TILED || shape->group < 2 || s->arg) return 1;
+  if (!s->counts && !subgroup_adds(s)) return 1;
+  return context->tuning->tiled_slices;
+}
+
 /* The program of a spec in a shape. */
 clgpu_status clgpu__spec_program(clgpu_context *context, const clgpu__op_spec *s,
                                  const clgpu__shape *shape, clgpu_program **out) {
-  char group[32], items[32], order[8], vector_op[8], key_top[8];
+  char group[32], items[32], order[8], vector_op[8], key_top[8], slices[16];
   snprintf(group, sizeof group, "%zu", shape->group);
   snprintf(items, sizeof items, "%u", context->tuning->tile_items);
   snprintf(order, sizeof order, "%d", s->order);
@@ -396,17 +421,21 @@ clgpu_status clgpu__spec_program(clgpu_context *context, const clgpu__op_spec *s
   if (s->commutes && context->tuning->tiled_scan_totals_coalesced) {
     defines[count++] = (clgpu_define){"CLGPU_COMMUTES", NULL};
   }
-  /* Sub-group scans in the TILED tile scans, only where the device reports
-   * sub-groups (docs/portability.md rule 2): findall's counts always,
-   * scans when the operator is a SUM over a type they take. */
-  if (shape->kind == CLGPU_SHAPE_TILED && shape->group > 1 && context->info.has_subgroups) {
+  if (shape->kind == CLGPU_SHAPE_TILED && shape->group > 1 && context->tuning->tiled_step_barrier) {
+    defines[count++] = (clgpu_define){"CLGPU_TILE_STEP", NULL};
+  }
+  /* Sub-group scans in the TILED tile scans and slices, only where the
+   * device reports sub-groups (docs/portability.md rule 2): findall's
+   * counts always, scans when the operator is a SUM over a type they
+   * take. */
+  if (subgroups_in(context, shape)) {
     defines[count++] = (clgpu_define){"CLGPU_SUBGROUPS", NULL};
-    clgpu_type a = s->accumulator;
-    int takes = a == CLGPU_TYPE_INT32 || a == CLGPU_TYPE_UINT32 || a == CLGPU_TYPE_INT64 ||
-                a == CLGPU_TYPE_UINT64 || a == CLGPU_TYPE_FLOAT || a == CLGPU_TYPE_DOUBLE;
-    if (s->commutes && s->vector_op == 1 && takes) {
-      defines[count++] = (clgpu_define){"CLGPU_SUBGROUP_ADD", NULL};
-    }
+    if (subgroup_adds(s)) defines[count++] = (clgpu_define){"CLGPU_SUBGROUP_ADD", NULL};
+  }
+  unsigned sliced = clgpu__spec_slices(context, s, shape);
+  if (sliced > 1) {
+    snprintf(slices, sizeof slices, "%u", sliced);
+    defines[count++] = (clgpu_define){"CLGPU_SLICES", slices};
   }
   defines[count++] = (clgpu_define){"CLGPU_GROUP", group};
   defines[count++] = (clgpu_define){"CLGPU_ITEMS", items};
@@ -461,13 +490,15 @@ clgpu_status clgpu__lease_scan(clgpu__leases *held, clgpu_program *program, int 
 }
 
 /* Scan n contiguous elements from `in` to `out` (which may be the same
- * place). A cut range reduces its chunks into `totals`, scans those into
- * carries, then scans each chunk from its carry. */
+ * place). A cut range reduces its chunks into `totals` (`slices` entries per
+ * chunk, clgpu__spec_slices), scans those into carries, then scans each
+ * chunk (or slice) from its carry. */
 clgpu_status clgpu__enqueue_scan_contiguous(clgpu_context *context, clgpu__chain *chain,
                                             const clgpu__scan_kernels *kernels,
                                             const clgpu__shape *shape, clgpu__place in,
                                             clgpu__place out, cl_ulong n, const clgpu__split *split,
-                                            cl_int exclusive, clgpu__place totals) {
+                                            unsigned slices, cl_int exclusive,
+                                            clgpu__place totals) {
   int multi = split->reserved > 0;
   cl_ulong chunk = multi ? split->chunk : n;
   uint64_t groups = multi ? split->groups : 1;
@@ -480,7 +511,7 @@ clgpu_status clgpu__enqueue_scan_contiguous(clgpu_context *context, clgpu__chain
     CLGPU__FORWARD_IF_ERROR(clgpu__chain_kernel(
         context, chain, kernels->ranges, clgpu__global_size(groups, shape->group), shape->group,
         "clEnqueueNDRangeKernel(clgpu_scan_totals)"));
-    cl_ulong count = groups;
+    cl_ulong count = groups * slices;
     clgpu__kernel_arg args[] = {CLGPU__ARG(totals.buffer), CLGPU__ARG(totals.offset),
                                 CLGPU__ARG(count)};
     CLGPU__FORWARD_IF_ERROR(clgpu__set_args(kernels->carries, 0, args, 3, "clgpu_scan_carries"));

@@ -30,7 +30,16 @@ typedef struct clgpu__op_spec {
   int vector_op;      /* 0, or 1 sum, 2 product, 3 min, 4 max (CHUNKED only) */
   int commutes;       /* scans: the operator commutes (SUM, MIN, MAX), so a
                          range's total may be folded in any fixed order */
+  int counts;         /* count_if and findall: the map gives 1 or 0, summed */
 } clgpu__op_spec;
+
+/* The slices of each TILED chunk in a spec's program (cl/reduce.cl's
+ * CLGPU_SLICES): the tuning table's tiled_slices for a scan that adds over
+ * a type sub-group scans take and for findall's counts (sub-groups walk the
+ * slices where the device has them), else 1. A scan's totals and findall's
+ * counts have this many entries per chunk. */
+unsigned clgpu__spec_slices(const clgpu_context *context, const clgpu__op_spec *s,
+                            const clgpu__shape *shape);
 
 void clgpu__spec_free(clgpu__op_spec *s);
 
@@ -73,6 +82,7 @@ clgpu_status clgpu__spec_program(clgpu_context *context, const clgpu__op_spec *s
 #define CLGPU__ARG_FINDALL_WRITE                                                               \
   (CLGPU__BUFFER_ARG(0) | CLGPU__BUFFER_ARG(4) | CLGPU__BUFFER_ARG(8) | CLGPU__BUFFER_ARG(9) | \
    CLGPU__BUFFER_ARG(13)) /* clgpu_findall_write and clgpu_findall_move */
+#define CLGPU__ARG_FINDALL_COUNTS (CLGPU__BUFFER_ARG(0) | CLGPU__BUFFER_ARG(4))
 #define CLGPU__ARG_FINDALL_COMPACT \
   (CLGPU__BUFFER_ARG(0) | CLGPU__BUFFER_ARG(4) | CLGPU__BUFFER_ARG(6))
 
@@ -101,12 +111,13 @@ clgpu_status clgpu__lease_scan(clgpu__leases *held, clgpu_program *program, int 
                                clgpu__scan_kernels *out);
 
 /* Scans n contiguous elements from `in` to `out` (which may be the same
- * place). A cut range reduces its chunks into `totals`, scans those into
- * carries, then scans each chunk from its carry. */
+ * place). A cut range reduces its chunks into `totals` (`slices` entries per
+ * chunk, clgpu__spec_slices), scans those into carries, then scans each
+ * chunk (or slice) from its carry. */
 clgpu_status clgpu__enqueue_scan_contiguous(clgpu_context *context, clgpu__chain *chain,
                                             const clgpu__scan_kernels *kernels,
                                             const clgpu__shape *shape, clgpu__place in,
                                             clgpu__place out, cl_ulong n, const clgpu__split *split,
-                                            cl_int exclusive, clgpu__place totals);
+                                            unsigned slices, cl_int exclusive, clgpu__place totals);
 
 #endif

@@ -32,6 +32,7 @@ typedef struct scan_plan {
   uint64_t rows, length, n;
   int stage_input, pack_output;
   clgpu__split split;
+  unsigned slices;           /* totals per chunk (clgpu__spec_slices) */
   clgpu_array input, output; /* axis last */
   clgpu_workspace_size report;
 } scan_plan;
@@ -39,7 +40,8 @@ typedef struct scan_plan {
 static clgpu_status scan_report(const clgpu_context *context, scan_plan *plan, const char *who) {
   clgpu__report_init(&plan->report);
   clgpu__scan_buffers(&plan->report, -1, &plan->shape, &plan->spec, plan->stage_input ? plan->n : 0,
-                      plan->pack_output ? plan->n : 0, plan->rows_mode ? 0 : plan->split.reserved);
+                      plan->pack_output ? plan->n : 0,
+                      plan->rows_mode ? 0 : plan->split.reserved * plan->slices);
   return clgpu__report_finish(&plan->report, context, who);
 }
 
@@ -107,6 +109,7 @@ static clgpu_status plan_scan(clgpu_context *context, clgpu__op_spec *taken,
     status = clgpu__fit_line(context, who, plan->length, &plan->shape);
   } else {
     plan->split = clgpu__split_range(context, &plan->shape, plan->n);
+    plan->slices = clgpu__spec_slices(context, &plan->spec, &plan->shape);
   }
   if (status != CLGPU_SUCCESS) {
     clgpu__spec_free(&plan->spec);
@@ -118,7 +121,10 @@ static clgpu_status plan_scan(clgpu_context *context, clgpu__op_spec *taken,
   if (status != CLGPU_SUCCESS) {
     clgpu__append_error(" (the input holds %llu elements)", (unsigned long long)plan->n);
   } else if (!plan->rows_mode) {
-    status = clgpu__fit_partials(context, who, plan->n, &plan->shape, &plan->split);
+    /* The carries are scanned per slice: that many entries per range. */
+    clgpu__split entries = plan->split;
+    entries.reserved *= plan->slices;
+    status = clgpu__fit_partials(context, who, plan->n, &plan->shape, &entries);
   }
   if (status != CLGPU_SUCCESS) clgpu__spec_free(&plan->spec);
   return status;
@@ -175,7 +181,7 @@ static clgpu_status run_scan(clgpu_context *context, void *planned, const clgpu_
   } else if (status == CLGPU_SUCCESS) {
     clgpu__place totals = multi ? clgpu__scratch_place(&scratch, CLGPU__SCAN_TOTALS) : out;
     status = clgpu__enqueue_scan_contiguous(context, &chain, &kernels, &plan->shape, in, out,
-                                            plan->n, &plan->split, exclusive, totals);
+                                            plan->n, &plan->split, plan->slices, exclusive, totals);
   }
   if (status == CLGPU_SUCCESS && plan->pack_output) {
     status = clgpu__chain_copy(context, &chain, &plan->output, &packed, who);

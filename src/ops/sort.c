@@ -708,6 +708,11 @@ static clgpu_status sort_program(clgpu_context *context, const sort_plan *plan, 
     if (plan->group > 1 && context->info.has_subgroups) {
       defines[count++] = (clgpu_define){"CLGPU_SUBGROUPS", NULL};
     }
+    /* A barrier per tile of the histogram's walk (the tuning table's
+     * tiled_step_barrier: CPU runtimes). */
+    if (plan->group > 1 && context->tuning->tiled_step_barrier) {
+      defines[count++] = (clgpu_define){"CLGPU_TILE_STEP", NULL};
+    }
   } else {
     defines[count++] = (clgpu_define){"CLGPU_MERGE", NULL};
     defines[count++] = (clgpu_define){"CLGPU_MERGE_BLOCK", block};

@@ -63,6 +63,24 @@ static const clgpu__tuning base_row = {
      * of the copy kernel tile by tile, 0.24-0.25 folded (2026-12-02).
      * POCL is the other way (its class below). */
     .tiled_scan_totals_coalesced = 1,
+    /* GPUs run a group's work-items together, so loads of consecutive
+     * items coalesce without help: no barrier in a range walk. CPU
+     * runtimes run them one after another between barriers (their
+     * class below). */
+    .tiled_step_barrier = 0,
+    /* Where the device has sub-groups, a TILED scan that adds and
+     * findall cut each chunk into this many slices, and each sub-group
+     * walks whole slices alone in rows of its width: coalesced loads
+     * and stores, a sub-group scan per row, no group barrier, the
+     * carries scanned per slice. 16 slices give each sub-group of a
+     * 256-wide group of 16-wide sub-groups one slice; sub-groups of 32
+     * or 64 take two or four. Intel's CPU runtime, 16M elements,
+     * `clgpu-bench run --shape tiled --ops scan,findall --sizes 16M`
+     * three rounds alternating with 3a1f0ef (tile-by-tile scans with
+     * sub-group prefixes; 2026-12-02): scan 0.31-0.33 of the copy kernel
+     * before, 0.41-0.45 after for uint32, 0.33-0.36 for float; findall
+     * 0.15-0.17 of the read kernel both. */
+    .tiled_slices = 16,
     /* Radix sort: keys up to this count are sorted by one work-item in
      * one kernel (CHUNKED), every pass at once. */
     .sort_single_chunk = 16384,
@@ -117,10 +135,37 @@ static const tuning_class classes[] = {
      * folded), and ranks radix tiles faster with more keys per work-item
      * (`clgpu-bench tune --params radix_items --sizes 256K`: 4 keys 2.7,
      * 8 keys 4.0, 16 keys 6.6, 24 keys 11.3, 32 keys 15.9 Mkeys/s;
-     * 2026-12-02). TILED is not POCL's automatic shape; these keep the
-     * shape it is asked for no slower than before. */
+     * 2026-12-02). Like every CPU runtime it wants the barrier per tile
+     * (the CPU class below): 16M uint32, `CLGPU_TUNING=tiled_step_barrier=
+     * 0|1 clgpu-bench run --shape tiled --ops reduce,scan,findall`, two
+     * rounds alternating (2026-12-02): reduce 0.06 of the read kernel
+     * without, 0.33-0.35 with; scan 0.13-0.14 of the copy kernel against
+     * 0.15-0.19; findall 0.04 of the read kernel against 0.08. TILED is
+     * not POCL's automatic shape; these keep the shape it is asked for no
+     * slower than before. */
     {"POCL", CL_DEVICE_TYPE_CPU, "Portable Computing Language",
-     "tiled_scan_totals_coalesced=0,radix_items=32"},
+     "tiled_scan_totals_coalesced=0,radix_items=32,tiled_step_barrier=1"},
+    /* Mesa's rusticl on llvmpipe pays more for a barrier than it gains:
+     * 4M uint32, `CLGPU_TUNING=tiled_step_barrier=0|1 clgpu-bench run
+     * --shape tiled --ops reduce,scan,findall --sizes 4M`, two rounds
+     * alternating (2026-12-02): reduce 16 ms without, 25-27 with; scan
+     * 88-94 against 100-105; findall 81 against 95. */
+    {"rusticl", CL_DEVICE_TYPE_CPU, "rusticl", "tiled_step_barrier=0"},
+    /* Other CPU runtimes (Intel's) also run a group's work-items one
+     * after another between barriers, vectorised across items: without
+     * a barrier per tile, each vector of items walks a whole range
+     * alone, one element in GROUP, and reads each cache line of it
+     * GROUP / width times. Intel's CPU runtime, 16M elements, TILED
+     * reduce (`clgpu-bench run --shape tiled --ops reduce --sizes 16M`,
+     * 2026-12-02): 0.51 of the read kernel without, 0.93-0.97 with;
+     * TILED radix sort 28 -> 42-45 Mkeys/s (its histogram walks the
+     * same way). Its TILED radix ranks faster with 24 keys per
+     * work-item: 16M uint32, `CLGPU_TUNING=radix_items=16|24|32
+     * clgpu-bench run --shape tiled --ops radix_sort,sort_by_key`, two
+     * rounds alternating (2026-12-02): radix_sort 25-34 Mkeys/s at 16,
+     * 37-38 at 24, 29-33 at 32; sort_by_key 22 at 16, 26-28 at 24, 25-28
+     * at 32. */
+    {"CPU", CL_DEVICE_TYPE_CPU, NULL, "tiled_step_barrier=1,radix_items=24"},
 };
 
 void clgpu__tuning_for(const clgpu_device_info *info, clgpu__tuning *out) {
@@ -180,6 +225,8 @@ static const tuning_field fields[] = {
     FIELD(tiled_chunks_per_unit, 0, 1, 1024, 0, 0),
     FIELD(tiled_chunks_cap, 1, 1, 1u << 20, 0, 0),
     FIELD(tiled_scan_totals_coalesced, 0, 0, 1, 0, 0),
+    FIELD(tiled_step_barrier, 0, 0, 1, 0, 0),
+    FIELD(tiled_slices, 0, 1, 64, 0, 0),
     FIELD(sort_single_chunk, 1, 1, (uint64_t)1 << 24, 0, 0),
     FIELD(sort_chunk_minimum, 1, 1, (uint64_t)1 << 32, 0, 0),
     FIELD(sort_chunked_digit_max, 0, 1, 11, 0, 0),
@@ -237,7 +284,7 @@ clgpu_status clgpu__tuning_apply(clgpu__tuning *row, const char *text, const cha
     const tuning_field *f = equals ? find_field(at, (size_t)(equals - at)) : NULL;
     uint64_t value = 0;
     if (!f) {
-      char names[512];
+      char names[1024];
       size_t used = 0;
       names[0] = '\0';
       for (size_t i = 0; i < sizeof fields / sizeof fields[0]; i++) {

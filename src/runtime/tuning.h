@@ -23,6 +23,11 @@ typedef struct clgpu__tuning {
   unsigned tiled_scan_totals_coalesced; /* 1: a scan whose operator commutes folds
                                            its chunks' totals with the reduce's
                                            coalesced loads; 0: tile by tile */
+  unsigned tiled_step_barrier;          /* 1: TILED range walks pass a barrier
+                                           after each whole tile (CPU runtimes) */
+  unsigned tiled_slices;                /* slices of a TILED chunk that sub-groups
+                                           walk alone (scans that add, findall);
+                                           1: none */
   /* Sorts (ops/sort.c). */
   uint64_t sort_single_chunk;
   uint64_t sort_chunk_minimum;

@@ -297,6 +297,16 @@ __attribute__((reqd_work_group_size(1, 1, 1))) __kernel void clgpu_radix_single(
 
 #define TILE (GROUP * ITEMS)
 
+/* The digit-count table of a tile, count[d * GROUP + l] in digit-major
+ * order, is stored with one padding slot after every 32 entries: the scan
+ * over it has item l read entries l * RADIX + r, which would all fall in
+ * one of a GPU's 32 local-memory banks without the padding (RADIX is a
+ * multiple of 32 from 5 bits up), and consecutive items still touch
+ * consecutive slots where they walk a digit's row. src/ops/sort.c sizes
+ * local memory the same way. */
+#define SLOT(e) ((e) + ((e) >> 5))
+#define CELL(d, l) SLOT((d) * GROUP + (l))
+
 #ifdef CLGPU_SUBGROUPS
 /* The prefix of the items' key counts by sub-group scans (common.cl). */
 CLGPU_DEFINE_SUBGROUP_ADD(uint, clgpu_tile_prefix)
@@ -304,7 +314,7 @@ CLGPU_DEFINE_SUBGROUP_ADD(uint, clgpu_tile_prefix)
 
 /* Rank the keys [begin, begin + TILE) ∩ [0, n): item l holds keys
  * begin + l * ITEMS + j, j < ITEMS (so item order is key order). Afterwards
- * count[d * GROUP + l] is the number of the tile's keys whose digit is
+ * count[CELL(d, l)] is the number of the tile's keys whose digit is
  * below d, plus those with digit d held by items below l: the stable
  * position of item l's first key of digit d inside the tile. No atomics:
  * every item counts into its own column, then one scan over the
@@ -312,7 +322,7 @@ CLGPU_DEFINE_SUBGROUP_ADD(uint, clgpu_tile_prefix)
 inline void rank_tile(__global const key_t *keys, ulong begin, ulong n, uint shift, uint mask,
                       __local uint *count, __local uint *partial, key_t *held, uint *digits) {
   uint lid = get_local_id(0);
-  for (uint d = 0; d < RADIX; d++) count[d * GROUP + lid] = 0;
+  for (uint d = 0; d < RADIX; d++) count[CELL(d, lid)] = 0;
   for (uint j = 0; j < ITEMS; j++) {
     ulong i = begin + (ulong)lid * ITEMS + j;
     if (i < n) {
@@ -320,14 +330,14 @@ inline void rank_tile(__global const key_t *keys, ulong begin, ulong n, uint shi
       uint d = digit_of(key, shift, mask);
       held[j] = key;
       digits[j] = d;
-      count[d * GROUP + lid]++;
+      count[CELL(d, lid)]++;
     } else {
       digits[j] = RADIX;
     }
   }
   barrier(CLK_LOCAL_MEM_FENCE);
   uint sum = 0;
-  for (uint r = 0; r < RADIX; r++) sum += count[lid * RADIX + r];
+  for (uint r = 0; r < RADIX; r++) sum += count[SLOT(lid * RADIX + r)];
 #ifdef CLGPU_SUBGROUPS
   uint all;
   uint run = clgpu_tile_prefix(sum, partial, &all);
@@ -343,8 +353,8 @@ inline void rank_tile(__global const key_t *keys, ulong begin, ulong n, uint shi
   uint run = partial[lid] - sum;
 #endif
   for (uint r = 0; r < RADIX; r++) {
-    uint t = count[lid * RADIX + r];
-    count[lid * RADIX + r] = run;
+    uint t = count[SLOT(lid * RADIX + r)];
+    count[SLOT(lid * RADIX + r)] = run;
     run += t;
   }
   barrier(CLK_LOCAL_MEM_FENCE);
@@ -352,8 +362,8 @@ inline void rank_tile(__global const key_t *keys, ulong begin, ulong n, uint shi
 
 /* How many of the tile's keys have digit d. */
 inline uint tile_digit_total(__local const uint *count, uint d, uint valid) {
-  uint stop = d + 1 < RADIX ? count[(d + 1) * GROUP] : valid;
-  return stop - count[d * GROUP];
+  uint stop = d + 1 < RADIX ? count[CELL(d + 1, 0)] : valid;
+  return stop - count[CELL(d, 0)];
 }
 
 /* Move the ranked tile's keys (and values) to out: key j of item l with
@@ -365,7 +375,7 @@ inline void move_tile(__global key_t *out, __global const value_t *values,
   for (uint j = 0; j < ITEMS; j++) {
     uint d = digits[j];
     if (d < RADIX) {
-      ulong at = base[d] + count[d * GROUP + lid]++;
+      ulong at = base[d] + count[CELL(d, lid)]++;
       out[at] = held[j];
 #if HAS_VALUES
       values_out[at] = values[begin + (ulong)lid * ITEMS + j];
@@ -383,9 +393,9 @@ __attribute__((reqd_work_group_size(GROUP, 1, 1))) __kernel void clgpu_radix_his
     uint shift, uint mask, __global ulong *counts_buffer, ulong counts_at, ulong groups) {
   __global const uint *state = AT(uint, state_buffer, state_at);
   __global ulong *counts = AT(ulong, counts_buffer, counts_at);
-  __local uint count[RADIX * GROUP];
+  __local uint count[SLOT(RADIX * GROUP)];
   uint lid = get_local_id(0);
-  for (uint d = 0; d < RADIX; d++) count[d * GROUP + lid] = 0;
+  for (uint d = 0; d < RADIX; d++) count[CELL(d, lid)] = 0;
   ulong g = get_group_id(0);
   ulong begin = min(n, g * chunk);
   ulong end = min(n, begin + chunk);
@@ -393,7 +403,7 @@ __attribute__((reqd_work_group_size(GROUP, 1, 1))) __kernel void clgpu_radix_his
   for (ulong t = begin; t < end; t += TILE) {
     for (uint j = 0; j < ITEMS; j++) {
       ulong i = t + (ulong)j * GROUP + lid;
-      if (i < end) count[digit_of(keys[i], shift, mask) * GROUP + lid]++;
+      if (i < end) count[CELL(digit_of(keys[i], shift, mask), lid)]++;
     }
 #ifdef CLGPU_TILE_STEP
     barrier(CLK_LOCAL_MEM_FENCE);
@@ -402,7 +412,7 @@ __attribute__((reqd_work_group_size(GROUP, 1, 1))) __kernel void clgpu_radix_his
   barrier(CLK_LOCAL_MEM_FENCE);
   for (uint d = lid; d < RADIX; d += GROUP) {
     ulong sum = 0;
-    for (uint l = 0; l < GROUP; l++) sum += count[d * GROUP + l];
+    for (uint l = 0; l < GROUP; l++) sum += count[CELL(d, l)];
     counts[(ulong)d * groups + g] = sum;
   }
 }
@@ -416,7 +426,7 @@ __attribute__((reqd_work_group_size(GROUP, 1, 1))) __kernel void clgpu_radix_sca
     uint shift, uint mask, __global ulong *counts_buffer, ulong counts_at, ulong groups) {
   __global const uint *state = AT(uint, state_buffer, state_at);
   __global const ulong *counts = AT(ulong, counts_buffer, counts_at);
-  __local uint count[RADIX * GROUP];
+  __local uint count[SLOT(RADIX * GROUP)];
   __local uint partial[GROUP];
   __local ulong base[RADIX];
   __local ulong run[RADIX];
@@ -434,7 +444,7 @@ __attribute__((reqd_work_group_size(GROUP, 1, 1))) __kernel void clgpu_radix_sca
       rank_tile(KEYS(from), t, end, shift, mask, count, partial, held, digits);
       uint valid = (uint)min((ulong)TILE, end - t);
       for (uint d = lid; d < RADIX; d += GROUP) {
-        base[d] = run[d] - count[d * GROUP];
+        base[d] = run[d] - count[CELL(d, 0)];
         run[d] += tile_digit_total(count, d, valid);
       }
       barrier(CLK_LOCAL_MEM_FENCE);
@@ -450,7 +460,7 @@ __attribute__((reqd_work_group_size(GROUP, 1, 1))) __kernel void clgpu_radix_sca
  * digit in local memory. */
 __attribute__((reqd_work_group_size(GROUP, 1, 1))) __kernel void clgpu_radix_single(
     PLACES_ARGS, ulong n, uint begin_bit, uint end_bit) {
-  __local uint count[RADIX * GROUP];
+  __local uint count[SLOT(RADIX * GROUP)];
   __local uint partial[GROUP];
   __local ulong start[RADIX];
   __local ulong base[RADIX];
@@ -490,7 +500,7 @@ __attribute__((reqd_work_group_size(GROUP, 1, 1))) __kernel void clgpu_radix_sin
         rank_tile(keys, begin, n, shift, mask, count, partial, held, digits);
         uint valid = (uint)min((ulong)TILE, n - begin);
         for (uint d = lid; d < RADIX; d += GROUP) {
-          base[d] = start[d] - count[d * GROUP];
+          base[d] = start[d] - count[CELL(d, 0)];
           start[d] += tile_digit_total(count, d, valid);
         }
         barrier(CLK_LOCAL_MEM_FENCE);

@@ -153,7 +153,9 @@ static size_t device_group(const clgpu_context *context) {
  * kernel, the largest). */
 static uint64_t tiled_radix_local(size_t group, unsigned bits) {
   uint64_t radix = (uint64_t)1 << bits;
-  return radix * group * 4 + group * 8 + radix * 16 + 64;
+  uint64_t cells = radix * group;
+  /* The count table has a padding slot per 32 entries (cl/sort.cl's SLOT). */
+  return (cells + cells / 32) * 4 + group * 8 + radix * 16 + 64;
 }
 
 /* ---- loop iterations per work-item ----

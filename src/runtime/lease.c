@@ -34,7 +34,7 @@ static size_t power_of_two_floor(size_t n) {
  * registers or local memory): enqueueing it would then fail part-way
  * through a call. Checked when the kernel is leased, before the call
  * enqueues anything, so the call changes nothing and says what to do. */
-static clgpu_status check_group(clgpu_program *program, cl_kernel kernel, const char *name) {
+static clgpu_status check_group_once(clgpu_program *program, cl_kernel kernel, const char *name) {
   const clgpu_context *context = clgpu__program_owner(program);
   cl_device_id device = context->device;
   size_t compiled[3] = {0, 0, 0}, allowed = 0;
@@ -60,6 +60,14 @@ static clgpu_status check_group(clgpu_program *program, cl_kernel kernel, const 
                      "CLGPU_TUNING=tiled_group_cap=%zu,sort_group_cap=%zu (README)",
                      name, allowed, needed, narrower < 2 ? 2 : narrower,
                      narrower < 32 ? 32 : narrower);
+}
+
+static clgpu_status check_group(clgpu_program *program, cl_kernel kernel, const char *name) {
+  /* Once per pooled kernel: its answer does not change. */
+  if (clgpu__kernel_group_checked(program, kernel)) return CLGPU_SUCCESS;
+  clgpu_status status = check_group_once(program, kernel, name);
+  if (status == CLGPU_SUCCESS) clgpu__kernel_mark_group_checked(program, kernel);
+  return status;
 }
 
 clgpu_status clgpu__lease(clgpu__leases *held, clgpu_program *program, const char *name,

@@ -31,6 +31,8 @@ typedef struct kernel_slot {
   /* Made from a binary that was replaced (see rebuild_from_source): never
    * leased again, released when its lease ends. */
   int retired;
+  /* Passed lease.c's group check (clgpu__kernel_mark_group_checked). */
+  int group_checked;
 } kernel_slot;
 
 typedef enum program_state { PROGRAM_BUILDING, PROGRAM_READY } program_state;
@@ -794,6 +796,7 @@ clgpu_status clgpu__kernel_acquire(clgpu_program *program, const char *kernel_na
     slot->kernel = created;
     slot->leased = 1;
     slot->retired = 0;
+    slot->group_checked = 0;
     *kernel = created;
   }
   pthread_mutex_unlock(&program->kernel_lock);
@@ -824,6 +827,29 @@ void clgpu__kernel_release(clgpu_program *program, cl_kernel kernel) {
     }
     break;
   }
+  pthread_mutex_unlock(&program->kernel_lock);
+}
+
+/* The pool's slot of a kernel, under kernel_lock; NULL when not pooled. */
+static kernel_slot *slot_of(clgpu_program *program, cl_kernel kernel) {
+  for (size_t i = 0; i < program->kernel_count; i++) {
+    if (program->kernels[i].kernel == kernel) return &program->kernels[i];
+  }
+  return NULL;
+}
+
+int clgpu__kernel_group_checked(clgpu_program *program, cl_kernel kernel) {
+  pthread_mutex_lock(&program->kernel_lock);
+  kernel_slot *slot = slot_of(program, kernel);
+  int checked = slot && slot->group_checked;
+  pthread_mutex_unlock(&program->kernel_lock);
+  return checked;
+}
+
+void clgpu__kernel_mark_group_checked(clgpu_program *program, cl_kernel kernel) {
+  pthread_mutex_lock(&program->kernel_lock);
+  kernel_slot *slot = slot_of(program, kernel);
+  if (slot) slot->group_checked = 1;
   pthread_mutex_unlock(&program->kernel_lock);
 }
 

@@ -47,4 +47,10 @@ clgpu_status clgpu__program_get(clgpu_context *ctx, const char *source, const cl
  * for). */
 clgpu_context *clgpu__program_owner(const clgpu_program *program);
 
+/* Whether a kernel of the program's pool passed the lease-time group check
+ * (lease.c), and marking that it did: each pooled kernel is checked once,
+ * not at every lease. A kernel not in the pool reads as not checked. */
+int clgpu__kernel_group_checked(clgpu_program *program, cl_kernel kernel);
+void clgpu__kernel_mark_group_checked(clgpu_program *program, cl_kernel kernel);
+
 #endif

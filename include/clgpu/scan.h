@@ -18,10 +18,11 @@
  *   commutative. `combine` (over `a` and `b` of the element type) and
  *   `neutral` follow the rules of docs/expressions.md.
  * - Float sums are deterministic for a given n, shape and device (the
- *   order of docs/reduce.md; in TILED, tiles of 16 elements per work-item
- *   whose totals are scanned in a fixed tree, or by the device's sub-group
- *   scans where it reports sub-groups, and the totals of a cut range's
- *   chunks folded in the TILED reduce's order).
+ *   order of docs/reduce.md; in TILED, a cut range's chunks are cut into
+ *   slices: where the device reports sub-groups each slice is scanned by
+ *   one sub-group a row of its width at a time, elsewhere each chunk in
+ *   tiles of 16 elements per work-item whose totals are scanned in a fixed
+ *   tree; the slices' totals are folded in the TILED reduce's order).
  * - Calls only enqueue, with wait lists and events as in reduce.h.
  *
  * Example:

@@ -40,6 +40,9 @@
  *                       sub-group walks whole slices alone (clgpu_sliced);
  *                       without them a group's total goes to its first
  *                       entry and the others hold the neutral element
+ *   CLGPU_LANE_RUNS     optional, with slices: findall's items take runs of
+ *                       ITEMS consecutive elements instead of rows (CPU
+ *                       runtimes; rows are what a GPU coalesces)
  *   CLGPU_TILE_STEP     optional, TILED: a barrier after each whole tile of
  *                       a range walk (CPU runtimes, which run a group's
  *                       work-items one after another between barriers)
@@ -775,6 +778,31 @@ inline void clgpu_findall_slices(__global const T *in, ulong begin, ulong end, u
     ulong entry = g * CLGPU_SLICES + i;
     ulong run = entry > 0 ? offsets[entry - 1] : 0;
     ulong r = b;
+#ifdef CLGPU_LANE_RUNS
+    /* Each item takes ITEMS consecutive elements of a block (CPU runtimes,
+     * where loads of consecutive elements by one item are vector loads and
+     * one sub-group scan per block replaces one per row): its hits as bits,
+     * their count scanned across the sub-group, then its indices in order. */
+    for (; r + rows <= e; r += rows) {
+      ulong mine = r + (ulong)lane * CLGPU_ITEMS;
+      uint flags = 0;
+      for (int j = 0; j < CLGPU_ITEMS; j++) {
+        flags |= (clgpu_map(in[mine + j], mine + j) != 0 ? 1u : 0u) << j;
+      }
+      uint found = popcount(flags);
+      uint before = sub_group_scan_exclusive_add(found);
+      ulong at_position = run + before;
+      for (int j = 0; j < CLGPU_ITEMS; j++) {
+        if ((flags >> j) & 1u) {
+          if (at_position < capacity) {
+            clgpu_put_index(out32, out64, out_offset, out_stride, at_position, mine + j, kind);
+          }
+          at_position++;
+        }
+      }
+      run += sub_group_broadcast(before + found, w - 1);
+    }
+#endif
     for (; r + rows <= e; r += rows) {
       uint hits[CLGPU_ITEMS], before[CLGPU_ITEMS];
       for (int j = 0; j < CLGPU_ITEMS; j++) {

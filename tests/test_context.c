@@ -1010,7 +1010,10 @@ static void tuning_overrides_keep_tiled_results_right(void **state) {
    * without the barrier per tile (the slices matter where the device has
    * sub-groups; elsewhere the layout of one entry per slice is tested). */
   check_tiled_under("tiled_slices=3,tiled_step_barrier=1,tile_items=5,tiled_minimum_tiles=1");
-  check_tiled_under("tiled_slices=64,tiled_step_barrier=0,tiled_chunks_per_unit=3");
+  check_tiled_under(
+      "tiled_slices=64,tiled_step_barrier=0,tiled_chunks_per_unit=3,"
+      "tiled_lane_runs=0");
+  check_tiled_under("tiled_slices=5,tiled_lane_runs=1,tile_items=7");
   check_tiled_under("tiled_slices=1,tiled_step_barrier=1");
 }
 

@@ -41,6 +41,7 @@ static const tune_param params[] = {
     {"tiled_chunks_per_unit", 1, "reduce,scan,findall,radix_sort", {2, 4, 8, 16, 32}, 5, 0},
     {"tiled_step_barrier", 1, "reduce,scan,findall,radix_sort", {0, 1}, 2, 0},
     {"tiled_slices", 1, "scan,findall", {1, 4, 16, 64}, 4, 0},
+    {"tiled_lane_runs", 1, "findall", {0, 1}, 2, 0},
     {"radix_items", 1, "radix_sort,sort_by_key", {4, 8, 16, 24, 32}, 5, 0},
     {"sort_group_cap", 1, "radix_sort,sort_by_key", {64, 128, 256, 512}, 4, 1},
     {"tiled_digit_max", 1, "radix_sort,sort_by_key", {4, 5, 6, 7, 8}, 5, 0},
@@ -87,6 +88,7 @@ static const char *const tune_help[] = {
     "                  tiled:   tile_items, tiled_group_cap, tiled_chunks_per_unit,\n"
     "                           tiled_step_barrier (reduce, scan, findall; the last\n"
     "                           two also radix_sort), tiled_slices (scan, findall),\n"
+    "                           tiled_lane_runs (findall),\n"
     "                           radix_items, sort_group_cap, tiled_digit_max\n"
     "                           (radix_sort, sort_by_key)\n"
     "                  chunked: chunked_chunks_per_unit (reduce, scan, findall),\n"

@@ -436,6 +436,9 @@ clgpu_status clgpu__spec_program(clgpu_context *context, const clgpu__op_spec *s
   if (sliced > 1) {
     snprintf(slices, sizeof slices, "%u", sliced);
     defines[count++] = (clgpu_define){"CLGPU_SLICES", slices};
+    if (s->counts && context->tuning->tiled_lane_runs) {
+      defines[count++] = (clgpu_define){"CLGPU_LANE_RUNS", NULL};
+    }
   }
   defines[count++] = (clgpu_define){"CLGPU_GROUP", group};
   defines[count++] = (clgpu_define){"CLGPU_ITEMS", items};

@@ -81,6 +81,10 @@ static const clgpu__tuning base_row = {
      * before, 0.41-0.45 after for uint32, 0.33-0.36 for float; findall
      * 0.15-0.17 of the read kernel both. */
     .tiled_slices = 16,
+    /* findall's slices are read in rows (consecutive items, consecutive
+     * elements), as a GPU coalesces them; CPU runtimes vectorise runs of
+     * consecutive elements per item better (the CPU classes). */
+    .tiled_lane_runs = 0,
     /* Radix sort: keys up to this count are sorted by one work-item in
      * one kernel (CHUNKED), every pass at once. */
     .sort_single_chunk = 16384,
@@ -164,8 +168,12 @@ static const tuning_class classes[] = {
      * clgpu-bench run --shape tiled --ops radix_sort,sort_by_key`, two
      * rounds alternating (2026-12-02): radix_sort 25-34 Mkeys/s at 16,
      * 37-38 at 24, 29-33 at 32; sort_by_key 22 at 16, 26-28 at 24, 25-28
-     * at 32. */
-    {"CPU", CL_DEVICE_TYPE_CPU, NULL, "tiled_step_barrier=1,radix_items=24"},
+     * at 32. Its sub-groups read findall's slices faster in runs of
+     * consecutive elements per item than in rows: 16M, `CLGPU_TUNING=
+     * tiled_lane_runs=0|1 clgpu-bench run --shape tiled --ops findall`,
+     * two rounds alternating (2026-12-02): 0.13-0.14 of the read kernel
+     * in rows, 0.16-0.18 in runs. */
+    {"CPU", CL_DEVICE_TYPE_CPU, NULL, "tiled_step_barrier=1,radix_items=24,tiled_lane_runs=1"},
 };
 
 void clgpu__tuning_for(const clgpu_device_info *info, clgpu__tuning *out) {
@@ -227,6 +235,7 @@ static const tuning_field fields[] = {
     FIELD(tiled_scan_totals_coalesced, 0, 0, 1, 0, 0),
     FIELD(tiled_step_barrier, 0, 0, 1, 0, 0),
     FIELD(tiled_slices, 0, 1, 64, 0, 0),
+    FIELD(tiled_lane_runs, 0, 0, 1, 0, 0),
     FIELD(sort_single_chunk, 1, 1, (uint64_t)1 << 24, 0, 0),
     FIELD(sort_chunk_minimum, 1, 1, (uint64_t)1 << 32, 0, 0),
     FIELD(sort_chunked_digit_max, 0, 1, 11, 0, 0),

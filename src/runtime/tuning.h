@@ -28,6 +28,9 @@ typedef struct clgpu__tuning {
   unsigned tiled_slices;                /* slices of a TILED chunk that sub-groups
                                            walk alone (scans that add, findall);
                                            1: none */
+  unsigned tiled_lane_runs;             /* 1: findall's sub-groups take runs of
+                                           consecutive elements per item, not
+                                           coalesced rows (CPU runtimes) */
   /* Sorts (ops/sort.c). */
   uint64_t sort_single_chunk;
   uint64_t sort_chunk_minimum;

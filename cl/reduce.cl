@@ -611,11 +611,13 @@ __kernel __attribute__((reqd_work_group_size(CLGPU_GROUP, 1, 1))) void clgpu_sca
 }
 
 /* The total of each group's range in element order, for scans (whose
- * operator need not be commutative): totals[g]. CHUNKED walks the range
- * serially (16 lanes at a time for sums, which commute); TILED folds each
- * work-item's 8 consecutive elements and combines the items of each tile
- * from left to right, or, when the operator commutes (SUM, MIN, MAX),
- * folds the range as the TILED reduce does, with coalesced loads. */
+ * operator need not be commutative), one entry per slice:
+ * totals[g * CLGPU_SLICES + i]. CHUNKED walks the range serially (16 lanes
+ * at a time for sums, which commute); TILED folds each work-item's ITEMS
+ * consecutive elements and combines the items of each tile from left to
+ * right, or, when the operator commutes (SUM, MIN, MAX), folds the range
+ * (each slice, with CLGPU_SLICED_SCAN) as the TILED reduce does, with
+ * coalesced loads. */
 __kernel __attribute__((reqd_work_group_size(CLGPU_GROUP, 1, 1))) void clgpu_scan_totals(
     __global const T *in, ulong in_offset, ulong n, ulong chunk, __global A *totals,
     ulong totals_offset) {

@@ -986,6 +986,24 @@ static void check_tiled_under(const char *tuning) {
     expected_count++;
   }
   assert_int_equal(count, expected_count);
+  /* A view shorter than the count: its first indices, nothing past it. */
+  enum { SHORT = 3001 };
+  static cl_uint guard[N];
+  for (size_t i = 0; i < N; i++) guard[i] = 0xdeadbeefu;
+  assert_status(clgpu_array_write(context, &z, guard, sizeof guard, 0, NULL), CLGPU_SUCCESS);
+  clgpu_array short_view;
+  assert_status(clgpu_array_1d(found, 0, CLGPU_TYPE_UINT32, SHORT, &short_view), CLGPU_SUCCESS);
+  uint64_t short_count = 0;
+  assert_status(
+      clgpu_findall_read(context, "x < 1000u", &short_view, NULL, &short_count, &x, &tiled),
+      CLGPU_SUCCESS);
+  assert_int_equal(short_count, expected_count);
+  assert_status(clgpu_array_read(context, guard, sizeof guard, &z, 0, NULL), CLGPU_SUCCESS);
+  assert_true(expected_count > SHORT);
+  assert_memory_equal(guard, indices, SHORT * sizeof indices[0]);
+  for (size_t i = SHORT; i < N; i++) {
+    if (guard[i] != 0xdeadbeefu) fail_msg("%s: findall wrote past its view at %zu", tuning, i);
+  }
 
   clgpu_sort_options radix = {CLGPU_ALGORITHM_RADIX, CLGPU_SHAPE_TILED, NULL};
   assert_status(clgpu_sort(context, NULL, &x, NULL, &radix, 0, NULL, NULL), CLGPU_SUCCESS);

@@ -245,6 +245,112 @@ inline void scatter_range(PLACES_ARGS, uint from, ulong begin, ulong end, uint s
 
 #define PLACES keys0, keys0_at, keys1, keys1_at, values0, values0_at, values1, values1_at
 
+#ifdef CLGPU_SORT_STREAM
+/* The scatter with software write-combining (CLGPU_SORT_STREAM, CPU
+ * runtimes where measured faster: src/runtime/tuning.c): the keys of each
+ * digit wait in local memory until they fill a 64-byte line of the output,
+ * which then goes out in non-temporal stores, so the output's lines are
+ * written whole and never read first. A digit's first and last lines,
+ * which it shares with its neighbours, go out as plain stores of its own
+ * positions only. Keys are 1, 2, 4 or 8 bytes, so a line holds LINE_KEYS
+ * whole keys and its first key's position is a multiple of LINE_KEYS
+ * from the line-aligned address before it. */
+#define LINE_BYTES 64
+#define LINE_KEYS (LINE_BYTES / sizeof(key_t))
+/* Non-temporal stores are a Clang builtin, not OpenCL C: a compiler
+ * without it gets plain stores of the same whole lines. */
+#if defined(__has_builtin)
+#if __has_builtin(__builtin_nontemporal_store)
+#define STREAM_STORE(value, to) __builtin_nontemporal_store((value), (to))
+#endif
+#endif
+#ifndef STREAM_STORE
+#define STREAM_STORE(value, to) (*(to) = (value))
+#endif
+
+inline void put_value_streaming(__global value_t *to, value_t value) {
+#if CLGPU_VALUE_BYTES == 4
+  STREAM_STORE(value, to);
+#elif CLGPU_VALUE_BYTES >= 8
+  for (int w = 0; w < CLGPU_VALUE_BYTES / 4; w++) {
+    STREAM_STORE(value.word[w], (__global uint *)to + w);
+  }
+#else
+  *to = value;
+#endif
+}
+
+/* A digit's line, whole: its keys in one 64-byte non-temporal store (the
+ * output line is 64-byte aligned), its values one by one. */
+inline void flush_whole(__global key_t *out, __global value_t *values_out, __local ulong8 *line,
+                        __local value_t *line_values, ulong first) {
+  STREAM_STORE(*line, (__global ulong8 *)(out + first));
+#if HAS_VALUES
+  /* The values' line is whole 64-byte lines too where the values' place
+   * sits at the same distance from a line as the keys' place. */
+  const uint value_line = LINE_KEYS * sizeof(value_t);
+  __global value_t *to = values_out + first;
+  if (value_line % LINE_BYTES == 0 && (ulong)to % LINE_BYTES == 0) {
+    for (uint k = 0; k < value_line / LINE_BYTES; k++) {
+      STREAM_STORE(((__local ulong8 *)line_values)[k], (__global ulong8 *)to + k);
+    }
+  } else {
+    for (uint slot = 0; slot < LINE_KEYS; slot++) put_value_streaming(to + slot, line_values[slot]);
+  }
+#endif
+}
+
+/* Positions [first, last] of a digit's line, shared with a neighbour, go
+ * out as plain stores. */
+inline void flush_part(__global key_t *out, __global value_t *values_out, __local ulong8 *line,
+                       __local value_t *line_values, ulong first, ulong last) {
+  __local key_t *keys = (__local key_t *)line;
+  for (ulong at = first; at <= last; at++) {
+    uint slot = (uint)(((ulong)(out + at) / sizeof(key_t)) % LINE_KEYS);
+    out[at] = keys[slot];
+#if HAS_VALUES
+    values_out[at] = line_values[slot];
+#endif
+  }
+}
+
+inline void scatter_range_streaming(PLACES_ARGS, uint from, ulong begin, ulong end, uint shift,
+                                    uint mask, __local ulong *offset, __local ulong *pending,
+                                    __local ulong8 *lines, __local value_t *line_values) {
+  __global const key_t *keys = KEYS(from);
+  __global key_t *out = KEYS(1u - from);
+  __global const value_t *values = VALUES(from);
+  __global value_t *values_out = VALUES(1u - from);
+  __local key_t *line_keys = (__local key_t *)lines;
+  for (uint d = 0; d <= mask; d++) pending[d] = offset[d];
+  for (ulong i = begin; i < end; i++) {
+    key_t key = keys[i];
+    uint d = digit_of(key, shift, mask);
+    ulong at = offset[d]++;
+    uint slot = (uint)(((ulong)(out + at) / sizeof(key_t)) % LINE_KEYS);
+    line_keys[d * LINE_KEYS + slot] = key;
+#if HAS_VALUES
+    line_values[d * LINE_KEYS + slot] = values[i];
+#endif
+    if (slot == LINE_KEYS - 1) {
+      ulong first = pending[d];
+      if (at - first == LINE_KEYS - 1) {
+        flush_whole(out, values_out, lines + d, line_values + d * LINE_KEYS, first);
+      } else {
+        flush_part(out, values_out, lines + d, line_values + d * LINE_KEYS, first, at);
+      }
+      pending[d] = at + 1;
+    }
+  }
+  for (uint d = 0; d <= mask; d++) {
+    if (pending[d] < offset[d]) {
+      flush_part(out, values_out, lines + d, line_values + d * LINE_KEYS, pending[d],
+                 offset[d] - 1);
+    }
+  }
+}
+#endif
+
 __attribute__((reqd_work_group_size(1, 1, 1))) __kernel void clgpu_radix_scatter(
     PLACES_ARGS, __global uint *state_buffer, ulong state_at, uint pass, ulong n, ulong chunk,
     uint shift, uint mask, __global ulong *counts_buffer, ulong counts_at, ulong groups) {
@@ -256,7 +362,20 @@ __attribute__((reqd_work_group_size(1, 1, 1))) __kernel void clgpu_radix_scatter
   ulong group = get_group_id(0);
   for (uint d = 0; d <= mask; d++) offset[d] = counts[(ulong)d * groups + group];
   ulong begin = group * chunk;
+#ifdef CLGPU_SORT_STREAM
+  __local ulong pending[RADIX];
+  __local ulong8 lines[RADIX];
+#if HAS_VALUES
+  /* 64-byte aligned, so that whole lines of values load as ulong8. */
+  __local ulong8 line_values[(RADIX * LINE_KEYS * sizeof(value_t) + LINE_BYTES - 1) / LINE_BYTES];
+#else
+  __local ulong8 line_values[1];
+#endif
+  scatter_range_streaming(PLACES, from, begin, min(n, begin + chunk), shift, mask, offset, pending,
+                          lines, (__local value_t *)line_values);
+#else
   scatter_range(PLACES, from, begin, min(n, begin + chunk), shift, mask, offset);
+#endif
 }
 
 /* Every pass in one work-item, for short arrays: no state, no counts. */

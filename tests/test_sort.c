@@ -864,6 +864,70 @@ static void value_sizes(void **state) {
   }
 }
 
+/* The CHUNKED radix scatter through write-combined lines (the tuning
+ * table's sort_stream, cl/sort.cl scatter_range_streaming), forced on for
+ * every size: every key width (a line holds 64, 32, 16 or 8 keys), every
+ * value size, both orders, stability, and places at offsets that put the
+ * lines' boundaries anywhere (place_elements' guards), with the 11-bit
+ * digits of the plan (where local memory holds them) and with 8-bit ones
+ * (which every device's 32 KiB holds). */
+static clgpu_context *shared_before_streaming;
+
+/* Puts the shared context back after streaming_scatter, also when a
+ * failure left its own context in place. */
+static int streaming_teardown(void **state) {
+  (void)state;
+  unsetenv("CLGPU_TUNING");
+  if (shared_before_streaming && shared_context != shared_before_streaming) {
+    clgpu_context_destroy(shared_context);
+    shared_context = shared_before_streaming;
+  }
+  shared_before_streaming = NULL;
+  return 0;
+}
+
+static void streaming_scatter(void **state) {
+  (void)state;
+  static const char *const tunings[] = {
+      "sort_stream=1,sort_stream_floor=0",
+      "sort_stream=1,sort_stream_floor=0,sort_chunked_digit_max=8",
+  };
+  static const struct {
+    unsigned key;
+    size_t value_bytes;
+    int descending, index_values;
+  } rows[] = {
+      {KEY_UINT8, 0, 0, 0},  {KEY_INT16, 2, 1, 0}, {KEY_UINT32, 0, 0, 0},  {KEY_FLOAT, 4, 1, 0},
+      {KEY_UINT32, 1, 0, 0}, {KEY_INT32, 8, 0, 0}, {KEY_UINT32, 16, 1, 0}, {KEY_INT64, 4, 0, 1},
+      {KEY_DOUBLE, 0, 1, 0}, {KEY_HALF, 0, 0, 1},
+  };
+  shared_before_streaming = shared_context;
+  clgpu_context_options options;
+  memset(&options, 0, sizeof options);
+  options.disk_cache = CLGPU_DISK_CACHE_OFF;
+  size_t n = oclgrind ? 20011 : 100003;
+  collect_distributions();
+  for (size_t t = 0; t < sizeof tunings / sizeof tunings[0]; t++) {
+    assert_int_equal(setenv("CLGPU_TUNING", tunings[t], 1), 0);
+    shared_context = test_context(&options);
+    unsetenv("CLGPU_TUNING");
+    for (size_t r = 0; r < sizeof rows / sizeof rows[0]; r++) {
+      if (oclgrind && (r + t) % 3) continue;
+      sort_case c = base_case(rows[r].key, n, CLGPU_ALGORITHM_RADIX, CLGPU_SHAPE_CHUNKED);
+      c.what = tunings[t];
+      size_t d = (r * 7 + t) % distribution_count;
+      c.distribution = distributions[d].distribution;
+      c.parameter = distributions[d].parameter;
+      c.value_bytes = rows[r].value_bytes;
+      c.descending = rows[r].descending;
+      c.index_values = rows[r].index_values;
+      run_sort_case(&c);
+    }
+    clgpu_context_destroy(shared_context);
+    shared_context = shared_before_streaming;
+  }
+}
+
 /* Strided keys and values (packed into the workspace and written back):
  * the same as sorting the logical elements, and every byte between them
  * unchanged. */
@@ -3201,6 +3265,7 @@ int main(void) {
       cmocka_unit_test(every_size),
       cmocka_unit_test(stability),
       cmocka_unit_test(value_sizes),
+      cmocka_unit_test_teardown(streaming_scatter, streaming_teardown),
       cmocka_unit_test(strided_views),
       cmocka_unit_test(bit_ranges),
       cmocka_unit_test(custom_comparator),

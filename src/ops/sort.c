@@ -96,6 +96,7 @@ typedef struct sort_plan {
   /* radix */
   unsigned digit_bits, passes;
   int single;
+  int stream; /* CHUNKED scatter through write-combined lines (sort_stream) */
   uint64_t groups, chunk;
   uint64_t count_groups; /* groups the digit counts are sized for (>= groups,
                             and growing with n, so _upto reports serve
@@ -399,6 +400,15 @@ static clgpu_status lay_out(const clgpu_context *context, sort_plan *plan, const
       plan->chunk = ceil_div(n, pieces);
       if (plan->chunk == 0) plan->chunk = 1;
       plan->groups = ceil_div(n, plan->chunk);
+      /* Streaming lines where the tuning row asks for them and local
+       * memory holds a line of keys (and of values) per digit beside the
+       * offsets (cl/sort.cl, scatter_range_streaming). */
+      uint64_t lines =
+          radix * 64 + (plan->value_bytes ? radix * (64 / plan->key_bytes) * plan->value_bytes : 0);
+      plan->stream =
+          tuning->sort_stream && !plan->single &&
+          n >= ceil_div(tuning->sort_stream_floor, plan->key_bytes + plan->value_bytes) &&
+          radix * 16 + lines <= context->info.local_mem_size;
     } else {
       /* A group walks a chunk of whole tiles (as many groups as the
        * ranges of cl/reduce.cl get), so that the digit counts are few and
@@ -715,6 +725,7 @@ static clgpu_status sort_program(clgpu_context *context, const sort_plan *plan, 
     if (plan->group > 1 && context->tuning->tiled_step_barrier) {
       defines[count++] = (clgpu_define){"CLGPU_TILE_STEP", NULL};
     }
+    if (plan->stream) defines[count++] = (clgpu_define){"CLGPU_SORT_STREAM", NULL};
   } else {
     defines[count++] = (clgpu_define){"CLGPU_MERGE", NULL};
     defines[count++] = (clgpu_define){"CLGPU_MERGE_BLOCK", block};

@@ -93,6 +93,19 @@ static const clgpu__tuning base_row = {
     /* The widest digit of a CHUNKED radix pass (2048 counters per
      * chunk, which stay in a CPU core's cache). */
     .sort_chunked_digit_max = 11,
+    /* Streaming (write-combined, non-temporal) stores in the CHUNKED
+     * radix scatter: off unless a device class measured them faster.
+     * POCL, 16M uint32, `clgpu-bench run --ops radix_sort,sort_by_key`,
+     * three rounds alternating with 83902ae (2026-12-02): radix_sort
+     * 95-99 -> 148-165 Mkeys/s, sort_by_key 57-62 -> 79-95; Intel's CPU
+     * runtime radix_sort 79-98 -> 155-164 (sort_by_key does not fit its
+     * local memory). At 1M keys (4 MiB, in the cache) streaming was
+     * slower (112 -> 92-105 on POCL), at 4M faster (103 -> 165). */
+    .sort_stream = 0,
+    /* Below this many bytes of keys and values, the sort's places stay
+     * in the cache between passes and streaming stores, which bypass it,
+     * are slower. */
+    .sort_stream_floor = (uint64_t)16 << 20,
     /* Keys per work-item of a TILED radix tile (CLGPU_SORT_ITEMS):
      * a tile's ranking costs a fixed number of group barriers, so more
      * keys per tile spread them thinner. Intel's CPU runtime (which
@@ -148,7 +161,7 @@ static const tuning_class classes[] = {
      * not POCL's automatic shape; these keep the shape it is asked for no
      * slower than before. */
     {"POCL", CL_DEVICE_TYPE_CPU, "Portable Computing Language",
-     "tiled_scan_totals_coalesced=0,radix_items=32,tiled_step_barrier=1"},
+     "tiled_scan_totals_coalesced=0,radix_items=32,tiled_step_barrier=1,sort_stream=1"},
     /* Mesa's rusticl on llvmpipe pays more for a barrier than it gains:
      * 4M uint32, `CLGPU_TUNING=tiled_step_barrier=0|1 clgpu-bench run
      * --shape tiled --ops reduce,scan,findall --sizes 4M`, two rounds
@@ -176,7 +189,8 @@ static const tuning_class classes[] = {
      * as many store steps as an item's most hits (same command, three
      * rounds alternating with 83902ae, 2026-12-02): uint32 1231 -> 1498 Melem/s, float 1306 -> 1975
      * (medians; 0.15-0.23 of the read kernel before, 0.21-0.37 after, a noisy machine). */
-    {"CPU", CL_DEVICE_TYPE_CPU, NULL, "tiled_step_barrier=1,radix_items=24,tiled_lane_runs=1"},
+    {"CPU", CL_DEVICE_TYPE_CPU, NULL,
+     "tiled_step_barrier=1,radix_items=24,tiled_lane_runs=1,sort_stream=1"},
 };
 
 void clgpu__tuning_for(const clgpu_device_info *info, clgpu__tuning *out) {
@@ -242,6 +256,8 @@ static const tuning_field fields[] = {
     FIELD(sort_single_chunk, 1, 1, (uint64_t)1 << 24, 0, 0),
     FIELD(sort_chunk_minimum, 1, 1, (uint64_t)1 << 32, 0, 0),
     FIELD(sort_chunked_digit_max, 0, 1, 11, 0, 0),
+    FIELD(sort_stream, 0, 0, 1, 0, 0),
+    FIELD(sort_stream_floor, 1, 0, (uint64_t)1 << 40, 0, 0),
     FIELD(radix_items, 0, 1, 64, 0, 0),
     FIELD(tiled_digit_max, 0, 4, 8, 0, 0),
     FIELD(sort_group_cap, 2, 32, 1024, 1, 0),

@@ -35,6 +35,11 @@ typedef struct clgpu__tuning {
   uint64_t sort_single_chunk;
   uint64_t sort_chunk_minimum;
   unsigned sort_chunked_digit_max;
+  unsigned sort_stream;       /* 1: the CHUNKED radix scatter combines each digit's
+                                 keys into whole 64-byte lines in local memory and
+                                 writes them with non-temporal stores */
+  uint64_t sort_stream_floor; /* ... only for sorts moving at least this many
+                                 bytes of keys and values */
   unsigned radix_items;
   unsigned tiled_digit_max; /* widest TILED radix digit, if local memory allows */
   size_t sort_group_cap;

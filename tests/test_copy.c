@@ -281,6 +281,26 @@ static void one_dimensional(void **state) {
   }
 }
 
+/* Contiguous copies sent to the copy kernel instead of clEnqueueCopyBuffer
+ * (the tuning table's copy_kernel_floor, POCL's row from 1 MiB), here from
+ * the first byte: the same results for every type and size. */
+static void contiguous_through_the_kernel(void **state) {
+  (void)state;
+  assert_int_equal(setenv("CLGPU_TUNING", "copy_kernel_floor=1", 1), 0);
+  clgpu_context *context = test_context(NULL);
+  unsetenv("CLGPU_TUNING");
+  const ptrdiff_t one = 1;
+  for (size_t t = 0; t < sizeof all_types / sizeof all_types[0]; t++) {
+    for (size_t s = 0; s < size_count(context); s++) {
+      char label[160];
+      snprintf(label, sizeof label, "1-D contiguous through the copy kernel, n=%zu", all_sizes[s]);
+      copy_case c = separate_case(label, all_types[t], 1, &all_sizes[s], &one, &one);
+      run_case(context, &c);
+    }
+  }
+  clgpu_context_destroy(context);
+}
+
 typedef struct shape_row {
   unsigned rank;
   size_t shape[CLGPU_MAX_RANK];
@@ -1046,6 +1066,7 @@ int main(void) {
   test_seed();
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(one_dimensional),
+      cmocka_unit_test(contiguous_through_the_kernel),
       cmocka_unit_test(n_dimensional),
       cmocka_unit_test(overlapping_views),
       cmocka_unit_test(long_work_per_item),

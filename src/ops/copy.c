@@ -2,7 +2,9 @@
  * with the other operations that write views, and clgpu_copy.
  *
  * A copy between two row-major contiguous views that cannot share a byte is
- * one clEnqueueCopyBuffer. Every other copy runs the context's built-in
+ * one clEnqueueCopyBuffer, unless the tuning table's copy_kernel_floor
+ * sends copies of its size to the copy kernel (POCL, whose
+ * clEnqueueCopyBuffer runs on one thread). Every other copy runs the context's built-in
  * elementwise copy (elementwise_ops.c: "y = x" over the views seen as
  * unsigned integers of their element size), which brings what elementwise
  * kernels do for any layout: dimensions merged and reordered, a kernel
@@ -80,11 +82,12 @@ static clgpu_status copy_views(clgpu_context *context, const clgpu_array *destin
   if (count == 0 || clgpu__array_same(destination, source)) {
     return enqueue_nothing(context, num_events, wait_list, event);
   }
+  size_t element_size = clgpu__type_size(destination->type);
+  uint64_t floor = context->tuning->copy_kernel_floor;
   if (!clgpu__array_is_contiguous(destination) || !clgpu__array_is_contiguous(source) ||
-      clgpu__may_alias(destination, source)) {
+      clgpu__may_alias(destination, source) || (floor && count * element_size >= floor)) {
     return clgpu__copy_elementwise(context, destination, source, num_events, wait_list, event, who);
   }
-  size_t element_size = clgpu__type_size(destination->type);
   cl_mem destination_root = NULL, source_root = NULL;
   cl_ulong destination_offset = 0, source_offset = 0;
   clgpu_status status = clgpu__array_root(destination, &destination_root, &destination_offset);

@@ -127,6 +127,10 @@ static const clgpu__tuning base_row = {
     /* Merge sort: blocks of this many keys are sorted by insertion
      * before the first merge (CLGPU_MERGE_BLOCK). */
     .merge_block = 16,
+    /* A copy between contiguous views is one clEnqueueCopyBuffer, the
+     * implementation's own copy, unless a class measured the library's
+     * copy kernel faster from some size on. */
+    .copy_kernel_floor = 0,
     /* Elementwise, CPU devices: the side of the squares a blocked
      * kernel walks (both arrays of a transpose stay in the cache), and
      * the fewest elements for which blocking is worth its own
@@ -159,9 +163,15 @@ static const tuning_class classes[] = {
      * without, 0.33-0.35 with; scan 0.13-0.14 of the copy kernel against
      * 0.15-0.19; findall 0.04 of the read kernel against 0.08. TILED is
      * not POCL's automatic shape; these keep the shape it is asked for no
-     * slower than before. */
+     * slower than before. Its clEnqueueCopyBuffer copies on one thread:
+     * contiguous clgpu_copy, uint32 and float, `CLGPU_TUNING=
+     * copy_kernel_floor=0|1 clgpu-bench run --ops copy --sizes
+     * 16K,256K,1M,4M,16M`, two rounds each (2026-12-02): 16M 7.0-8.8 ms
+     * through it, 3.5-4.0 through the copy kernel; 4M 1.24-1.44 against
+     * 0.76-1.03; 1M 0.32-0.44 against 0.23-0.38; alike below. */
     {"POCL", CL_DEVICE_TYPE_CPU, "Portable Computing Language",
-     "tiled_scan_totals_coalesced=0,radix_items=32,tiled_step_barrier=1,sort_stream=1"},
+     "tiled_scan_totals_coalesced=0,radix_items=32,tiled_step_barrier=1,sort_stream=1,"
+     "copy_kernel_floor=1048576"},
     /* Mesa's rusticl on llvmpipe pays more for a barrier than it gains:
      * 4M uint32, `CLGPU_TUNING=tiled_step_barrier=0|1 clgpu-bench run
      * --shape tiled --ops reduce,scan,findall --sizes 4M`, two rounds
@@ -263,6 +273,7 @@ static const tuning_field fields[] = {
     FIELD(sort_group_cap, 2, 32, 1024, 1, 0),
     FIELD(sort_single_tiles, 0, 1, 64, 0, 0),
     FIELD(merge_block, 0, 1, 256, 0, 0),
+    FIELD(copy_kernel_floor, 1, 0, (uint64_t)1 << 40, 0, 0),
     FIELD(block, 0, 8, 1024, 0, 0),
     FIELD(blocking_floor, 1, 0, (uint64_t)1 << 32, 0, 0),
 };

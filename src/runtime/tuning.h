@@ -45,6 +45,10 @@ typedef struct clgpu__tuning {
   size_t sort_group_cap;
   unsigned sort_single_tiles;
   unsigned merge_block;
+  /* Copies (ops/copy.c). */
+  uint64_t copy_kernel_floor; /* contiguous copies of at least this many
+                                 bytes run the elementwise copy kernel, not
+                                 clEnqueueCopyBuffer; 0: never */
   /* Elementwise kernels (ops/elementwise.c). */
   unsigned block;
   uint64_t blocking_floor;

@@ -4,8 +4,8 @@
  * A copy between two row-major contiguous views that cannot share a byte is
  * one clEnqueueCopyBuffer, unless the tuning table's copy_kernel_floor
  * sends copies of its size to the copy kernel (POCL, whose
- * clEnqueueCopyBuffer runs on one thread). Every other copy runs the context's built-in
- * elementwise copy (elementwise_ops.c: "y = x" over the views seen as
+ * clEnqueueCopyBuffer runs on one thread). Every other copy runs the
+ * context's built-in elementwise copy (elementwise_ops.c: "y = x" over the views seen as
  * unsigned integers of their element size), which brings what elementwise
  * kernels do for any layout: dimensions merged and reordered, a kernel
  * specialised per layout (blocked on CPU devices when the two sides are

@@ -401,14 +401,16 @@ static clgpu_status lay_out(const clgpu_context *context, sort_plan *plan, const
       if (plan->chunk == 0) plan->chunk = 1;
       plan->groups = ceil_div(n, plan->chunk);
       /* Streaming lines where the tuning row asks for them and local
-       * memory holds a line of keys (and of values) per digit beside the
-       * offsets (cl/sort.cl, scatter_range_streaming). */
-      uint64_t lines =
-          radix * 64 + (plan->value_bytes ? radix * (64 / plan->key_bytes) * plan->value_bytes : 0);
+       * memory holds, per digit, a line of keys and one of values beside
+       * the two ulong counters (offset, pending) of cl/sort.cl's
+       * scatter_range_streaming, whose LINE_BYTES this is. */
+      const uint64_t line_bytes = 64;
+      uint64_t per_digit =
+          2 * sizeof(cl_ulong) + line_bytes + line_bytes / plan->key_bytes * plan->value_bytes;
       plan->stream =
           tuning->sort_stream && !plan->single &&
           n >= ceil_div(tuning->sort_stream_floor, plan->key_bytes + plan->value_bytes) &&
-          radix * 16 + lines <= context->info.local_mem_size;
+          radix * per_digit <= context->info.local_mem_size;
     } else {
       /* A group walks a chunk of whole tiles (as many groups as the
        * ranges of cl/reduce.cl get), so that the digit counts are few and

@@ -195,10 +195,12 @@ static const tuning_class classes[] = {
      * consecutive elements per item than in rows: 16M, `CLGPU_TUNING=
      * tiled_lane_runs=0|1 clgpu-bench run --shape tiled --ops findall`,
      * two rounds alternating (2026-12-02): 0.13-0.14 of the read kernel
-     * in rows, 0.16-0.18 in runs; runs of 32 stored lowest hit first,
-     * as many store steps as an item's most hits (same command, three
-     * rounds alternating with 83902ae, 2026-12-02): uint32 1231 -> 1498 Melem/s, float 1306 -> 1975
-     * (medians; 0.15-0.23 of the read kernel before, 0.21-0.37 after, a noisy machine). */
+     * in rows, 0.16-0.18 in runs. Runs of 32 stored lowest hit first,
+     * in as many store steps as an item's most hits (same command, three
+     * rounds alternating with 83902ae, 2026-12-02): uint32 1231 -> 1498
+     * Melem/s, float 1306 -> 1975 (medians); at b17477c, three runs with
+     * Boost.Compute beside: 0.21-0.23 (uint32) and 0.24-0.25 (float) of
+     * the read kernel. */
     {"CPU", CL_DEVICE_TYPE_CPU, NULL,
      "tiled_step_barrier=1,radix_items=24,tiled_lane_runs=1,sort_stream=1"},
 };

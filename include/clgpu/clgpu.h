@@ -34,5 +34,6 @@
 #include <clgpu/sort.h>
 #include <clgpu/elementwise.h>
 #include <clgpu/membuf.h>
+#include <clgpu/prebuild.h>
 
 #endif

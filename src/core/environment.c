@@ -55,6 +55,13 @@ clgpu_status clgpu__read_environment(clgpu__environment *out, const char *who) {
       read_launch_number("CLGPU_COPY_GROUP", CLGPU__COPY_GROUP_MAX, who, &out->copy_group));
   out->tuning = getenv("CLGPU_TUNING");
   out->who = who;
+  const char *record = getenv("CLGPU_PROGRAM_RECORD");
+  out->program_record = record && *record ? record : NULL;
+  CLGPU__RETURN_ERROR_IF(record && strlen(record) > CLGPU__PROGRAM_RECORD_MAX,
+                         CLGPU_INVALID_ARGUMENT,
+                         "%s: the environment variable CLGPU_PROGRAM_RECORD is %zu bytes long: it "
+                         "takes a name of at most %d bytes, off, or nothing",
+                         who, strlen(record), CLGPU__PROGRAM_RECORD_MAX);
   out->disk_cache = environment_switch("CLGPU_DISK_CACHE");
   if (out->disk_cache == -2) {
     const char *text = getenv("CLGPU_DISK_CACHE");

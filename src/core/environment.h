@@ -10,6 +10,8 @@
  * allows) that are accepted. */
 #define CLGPU__COPY_CHUNK_MAX ((cl_ulong)1 << 31)
 #define CLGPU__COPY_GROUP_MAX ((cl_ulong)1 << 16)
+/* The longest CLGPU_PROGRAM_RECORD accepted, in bytes. */
+#define CLGPU__PROGRAM_RECORD_MAX 255
 
 typedef struct clgpu__environment {
   cl_ulong copy_chunk; /* 0: the device's choice */
@@ -17,7 +19,10 @@ typedef struct clgpu__environment {
   int disk_cache;      /* CLGPU_DISK_CACHE: -1 unset, 0 off, 1 on */
   const char *tuning;  /* CLGPU_TUNING as getenv gave it (NULL: unset), checked
                           by the tuning table when the context is finished */
-  const char *who;     /* the function making the context, for messages */
+  /* CLGPU_PROGRAM_RECORD as getenv gave it (NULL: unset or empty): the name
+   * of the context's record of programs, "off" for none. */
+  const char *program_record;
+  const char *who; /* the function making the context, for messages */
 } clgpu__environment;
 
 /* Read and check every variable a context uses; CLGPU_INVALID_ARGUMENT

@@ -56,6 +56,7 @@
 #include "overflow.h"
 #include "program_cache.h"
 #include "quirks.h"
+#include "sort_prepare.h"
 #include "status_internal.h"
 #include "tuning.h"
 #include "workspace_internal.h"
@@ -1111,6 +1112,38 @@ static clgpu_status sort_entry(clgpu_context *context, const clgpu_sort_spec *sp
   if (values) CLGPU__FORWARD_IF_ERROR(check_values(context, keys, values, who, &plan));
   return query_or_sort(context, &plan, keys, values, options, num_events, wait_list, event, query,
                        who);
+}
+
+clgpu_status clgpu__sort_prepare(clgpu_context *context, const clgpu_sort_spec *spec,
+                                 const clgpu_sort_options *options, clgpu_type key_type,
+                                 size_t value_bytes, uint64_t max_n, const char *who) {
+  spec = spec ? spec : &default_spec;
+  if (spec->key_type) key_type = CLGPU_TYPE_UINT8;
+  CLGPU__RETURN_ERROR_IF(value_bytes != 0 && value_bytes != 1 && value_bytes != 2 &&
+                             value_bytes != 4 && value_bytes != 8 && value_bytes != 16,
+                         CLGPU_INVALID_ARGUMENT,
+                         "%s: value_bytes is %zu (0 for keys only, or 1, 2, 4, 8 or 16)", who,
+                         value_bytes);
+  if (max_n == 0) max_n = (uint64_t)1 << 32;
+  /* A plan depends on the count through thresholds that only switch one
+   * way as the count grows (one chunk or many, streaming scatter or not):
+   * counts at every power of two and max_n meet every program. */
+  for (uint64_t n = 2;; n = n * 2 < max_n ? n * 2 : max_n) {
+    sort_plan plan;
+    memset(&plan, 0, sizeof plan);
+    CLGPU__FORWARD_IF_ERROR(resolve(context, spec, options, key_type, who, &plan));
+    plan.n = n;
+    plan.value_bytes = value_bytes;
+    clgpu_status status = lay_out(context, &plan, who);
+    if (status != CLGPU_SUCCESS) {
+      clgpu__append_error(" (max_n %llu is too large)", (unsigned long long)max_n);
+      return status;
+    }
+    clgpu_program *program = NULL;
+    CLGPU__FORWARD_IF_ERROR(sort_program(context, &plan, who, &program));
+    if (n >= max_n) break;
+  }
+  return CLGPU_SUCCESS;
 }
 
 clgpu_status clgpu_sort(clgpu_context *context, const clgpu_sort_spec *spec,

@@ -112,6 +112,8 @@ static clgpu_status finish_context(clgpu_context *ctx, const clgpu_context_optio
   ctx->cache_folder = clgpu__disk_cache_folder(
       options ? options->cache_dir : NULL, options ? options->disk_cache : CLGPU_DISK_CACHE_DEFAULT,
       environment->disk_cache, &ctx->quirks);
+  ctx->record =
+      clgpu__record_open(ctx->cache_folder, &ctx->info, environment->program_record);
   return clgpu__program_cache_create(&ctx->programs);
 }
 
@@ -257,6 +259,7 @@ static void free_context(clgpu_context *ctx) {
   /* Root devices ignore retain and release; sub-devices count. */
   if (ctx->device) clReleaseDevice(ctx->device);
   free(ctx->extensions);
+  clgpu__record_close(ctx->record);
   free(ctx->cache_folder);
   free(ctx);
 }

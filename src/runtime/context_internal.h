@@ -10,6 +10,7 @@
 #include <clgpu/membuf.h>
 
 #include "program_cache.h"
+#include "program_record.h"
 #include "quirks.h"
 #include "tuning.h"
 
@@ -25,6 +26,9 @@ struct clgpu_context {
   clgpu__tuning tuning_row;    /* the tuning table's row for the device, with
                                   CLGPU_TUNING's overrides */
   char *cache_folder;          /* NULL: no disk cache */
+  /* The record of programs this context used (program_record.h), in the
+   * disk-cache folder; NULL when the disk cache or the record is off. */
+  clgpu__record *record;
   clgpu__program_cache *programs;
   /* CLGPU_COPY_CHUNK and CLGPU_COPY_GROUP, read once (0: the device's choice). */
   cl_ulong copy_chunk;

@@ -24,11 +24,13 @@
 
 #include <clgpu/context.h>
 #include <clgpu/program.h>
+#include <clgpu/version.h>
 
 #include "disk_cache.h"
 #include "quirks.h"
 #include "sha256.h"
 #include "status_internal.h"
+#include "text.h"
 
 #define FORMAT_VERSION 1u
 #define HEADER_SIZE 24u
@@ -98,6 +100,12 @@ char *clgpu__disk_cache_folder(const char *option, clgpu_disk_cache_mode mode,
     folder = NULL;
   }
   return folder;
+}
+
+char *clgpu__disk_cache_device_text(const clgpu_device_info *info) {
+  return clgpu__format("clgpu %s\nplatform: %s | %s\ndevice: %s | %s | %s | %s\n",
+                       CLGPU_VERSION_STRING, info->platform_name, info->platform_version,
+                       info->name, info->vendor, info->device_version, info->driver_version);
 }
 
 static char *file_path(const char *folder, const char *key) {

@@ -15,6 +15,11 @@
 char *clgpu__disk_cache_folder(const char *option, clgpu_disk_cache_mode mode, int from_environment,
                                const clgpu__quirks *quirks);
 
+/* The part of every cache file's key text that names the library and the
+ * device: "clgpu <version>\nplatform: <name> | <version>\ndevice: <name> |
+ * <vendor> | <version> | <driver>\n". malloc'd, NULL out of memory. */
+char *clgpu__disk_cache_device_text(const clgpu_device_info *info);
+
 /* Load a binary for `key` from `folder`. Returns 1 and a malloc'd binary when
  * a valid file is there, 0 when there is none, -1 when a file is there but
  * is unusable (truncated, corrupt, foreign). */

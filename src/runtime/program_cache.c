@@ -19,6 +19,7 @@
 #include "kernel_source.h"
 #include "opencl.h"
 #include "program_cache.h"
+#include "program_record.h"
 #include "quirks.h"
 #include "sha256.h"
 #include "status_internal.h"
@@ -217,6 +218,7 @@ static clgpu_status check_options(const char *options) {
  * place, or `owned`: generated text is borrowed, a CLGPU_KERNEL_DIR file is
  * read into `owned`), its SHA-256, and the name the #line before it gives. */
 typedef struct resolved_part {
+  const char *name; /* the embedded file's stem; NULL for generated text */
   const char *text;
   size_t length;
   unsigned char digest[32];
@@ -245,6 +247,7 @@ static clgpu_status resolve_parts(const clgpu__source_part *parts, size_t count,
     memset(r, 0, sizeof *r);
     clgpu_status status = CLGPU_SUCCESS;
     if (parts[i].name) {
+      r->name = parts[i].name;
       snprintf(r->label, sizeof r->label, "%s.cl", parts[i].name);
       const clgpu__embedded_source *embedded = NULL;
       status = clgpu__find_embedded_source(parts[i].name, &embedded);
@@ -305,13 +308,12 @@ static char *describe_key(const clgpu_context *ctx, const unsigned char program_
                           const char *options) {
   char hex[65];
   clgpu__sha256_hex(program_key, hex);
-  const clgpu_device_info *info = &ctx->info;
-  const char *opts = options ? options : "";
-  return clgpu__format(
-      "clgpu %s\nplatform: %s | %s\ndevice: %s | %s | %s | %s\nprogram: %s\n"
-      "options: %s\n",
-      CLGPU_VERSION_STRING, info->platform_name, info->platform_version, info->name, info->vendor,
-      info->device_version, info->driver_version, hex, opts);
+  char *device = clgpu__disk_cache_device_text(&ctx->info);
+  char *key = device ? clgpu__format("%sprogram: %s\noptions: %s\n", device, hex,
+                                     options ? options : "")
+                     : NULL;
+  free(device);
+  return key;
 }
 
 static clgpu_status report_build_failure(const clgpu_context *ctx, cl_program program, cl_int err,
@@ -515,11 +517,26 @@ static void program_key(const resolved_part *parts, size_t num_parts, const clgp
 
 /* Get a program whose parts are resolved: from memory, else from disk, else
  * built. Arguments are checked by the caller. */
+/* The parts as a recipe names them: embedded files by stem, generated text
+ * with its label. */
+static void recipe_sources(const resolved_part *parts, size_t num_parts,
+                           clgpu__recipe_source *out) {
+  for (size_t p = 0; p < num_parts; p++) {
+    out[p].name = parts[p].name;
+    out[p].text = parts[p].name ? NULL : parts[p].text;
+    out[p].label = parts[p].label;
+  }
+}
+
+/* Get a program whose parts are resolved and whose key is computed: from
+ * memory, else from disk, else built; *from (if not NULL) says which. A
+ * program new to the context is noted in its record. Arguments are checked
+ * by the caller. */
 static clgpu_status get_program(clgpu_context *ctx, const resolved_part *parts, size_t num_parts,
                                 const clgpu_define *defines, size_t num_defines,
-                                const char *options, clgpu_program **out) {
-  unsigned char key[32];
-  program_key(parts, num_parts, defines, num_defines, options, key);
+                                const char *options, const unsigned char key[32],
+                                clgpu_program **out, clgpu__program_from *from) {
+  if (from) *from = CLGPU__FROM_MEMORY;
 
   clgpu__program_cache *cache = ctx->programs;
   pthread_mutex_lock(&cache->lock);
@@ -543,7 +560,7 @@ static clgpu_status get_program(clgpu_context *ctx, const resolved_part *parts, 
     free(entry);
     return clgpu__fail(CLGPU_CL_OUT_OF_HOST_MEMORY, "out of host memory");
   }
-  memcpy(entry->key, key, sizeof key);
+  memcpy(entry->key, key, 32);
   entry->state = PROGRAM_BUILDING;
   entry->cache = cache;
   entry->owner = ctx;
@@ -584,6 +601,12 @@ static clgpu_status get_program(clgpu_context *ctx, const resolved_part *parts, 
     free_program(entry);
     return status;
   }
+  if (from) *from = loaded ? CLGPU__FROM_DISK : CLGPU__FROM_SOURCE;
+  if (ctx->record) {
+    clgpu__recipe_source sources[CLGPU__MAX_PARTS];
+    recipe_sources(parts, num_parts, sources);
+    clgpu__record_note(ctx->record, sources, num_parts, defines, num_defines, options, key);
+  }
   *out = entry;
   return CLGPU_SUCCESS;
 }
@@ -603,8 +626,13 @@ static clgpu_status check_request(const clgpu_context *ctx, const clgpu_define *
   return CLGPU_SUCCESS;
 }
 
-/* The most parts a program is built from (the elementwise family's). */
-#define MAX_PARTS 8
+#define MAX_PARTS CLGPU__MAX_PARTS
+
+/* The list a thread's requests are captured into instead of built
+ * (clgpu__program_capture), or NULL. */
+static _Thread_local clgpu__recipe_list *capturing;
+
+void clgpu__program_capture(clgpu__recipe_list *list) { capturing = list; }
 
 /* The parts resolved, then the program; the request is checked by the
  * caller. */
@@ -615,8 +643,58 @@ static clgpu_status get_parts(clgpu_context *ctx, const clgpu__source_part *part
                          "a program of %zu source parts (1 to %d)", num_parts, MAX_PARTS);
   resolved_part resolved[MAX_PARTS];
   CLGPU__FORWARD_IF_ERROR(resolve_parts(parts, num_parts, resolved));
-  clgpu_status status = get_program(ctx, resolved, num_parts, defines, num_defines, options, out);
+  unsigned char key[32];
+  program_key(resolved, num_parts, defines, num_defines, options, key);
+  clgpu_status status = CLGPU_SUCCESS;
+  if (capturing) {
+    clgpu__recipe_source sources[MAX_PARTS];
+    recipe_sources(resolved, num_parts, sources);
+    if (clgpu__recipe_list_add(capturing, sources, num_parts, defines, num_defines, options, key) <
+        0) {
+      status = clgpu__fail(CLGPU_CL_OUT_OF_HOST_MEMORY, "out of host memory");
+    }
+  } else {
+    status = get_program(ctx, resolved, num_parts, defines, num_defines, options, key, out, NULL);
+  }
   release_parts(resolved, num_parts);
+  return status;
+}
+
+clgpu_status clgpu__program_get_recipe(clgpu_context *ctx, const clgpu__recipe *recipe,
+                                       clgpu_program **out, clgpu__program_from *from) {
+  *out = NULL;
+  *from = CLGPU__FROM_STALE;
+  clgpu__source_part parts[MAX_PARTS];
+  CLGPU__RETURN_ERROR_IF(recipe->num_parts == 0 || recipe->num_parts > MAX_PARTS,
+                         CLGPU_INTERNAL_ERROR, "a recipe of %zu parts", recipe->num_parts);
+  for (size_t p = 0; p < recipe->num_parts; p++) {
+    parts[p].name = recipe->parts[p].name;
+    parts[p].text = recipe->parts[p].text;
+    parts[p].label = recipe->parts[p].label;
+    /* A recorded embedded stem that this library no longer has is stale. */
+    const clgpu__embedded_source *embedded = NULL;
+    if (parts[p].name && clgpu__find_embedded_source(parts[p].name, &embedded) != CLGPU_SUCCESS) {
+      return CLGPU_SUCCESS;
+    }
+  }
+  CLGPU__FORWARD_IF_ERROR(check_request(ctx, recipe->defines, recipe->num_defines, recipe->options));
+  resolved_part resolved[MAX_PARTS];
+  clgpu_status resolving = resolve_parts(parts, recipe->num_parts, resolved);
+  /* So is a file CLGPU_KERNEL_DIR no longer holds. */
+  if (resolving == CLGPU_KERNEL_SOURCE_NOT_FOUND) return CLGPU_SUCCESS;
+  CLGPU__FORWARD_IF_ERROR(resolving);
+  unsigned char key[32];
+  program_key(resolved, recipe->num_parts, recipe->defines, recipe->num_defines, recipe->options,
+              key);
+  clgpu_status status = CLGPU_SUCCESS;
+  /* Sources changed since the recipe was taken (another build of the
+   * library, an edited CLGPU_KERNEL_DIR): no call of this process would ask
+   * for what it builds. */
+  if (memcmp(key, recipe->key, 32) == 0) {
+    status = get_program(ctx, resolved, recipe->num_parts, recipe->defines, recipe->num_defines,
+                         recipe->options, key, out, from);
+  }
+  release_parts(resolved, recipe->num_parts);
   return status;
 }
 

@@ -9,6 +9,8 @@
 #include <clgpu/context.h>
 #include <clgpu/program.h>
 
+#include "program_record.h"
+
 typedef struct clgpu__program_cache clgpu__program_cache;
 
 clgpu_status clgpu__program_cache_create(clgpu__program_cache **out);
@@ -31,6 +33,29 @@ typedef struct clgpu__source_part {
 clgpu_status clgpu__program_get_parts(clgpu_context *ctx, const clgpu__source_part *parts,
                                       size_t num_parts, const clgpu_define *defines,
                                       size_t num_defines, const char *options, clgpu_program **out);
+
+/* Where a program came from. */
+typedef enum clgpu__program_from {
+  CLGPU__FROM_MEMORY = 0, /* already in the context's cache */
+  CLGPU__FROM_DISK,       /* loaded from the disk cache */
+  CLGPU__FROM_SOURCE,     /* built from source */
+  CLGPU__FROM_STALE,      /* not got: the recipe's sources are no longer what
+                             gave its key (another build of the library, an
+                             edited or missing CLGPU_KERNEL_DIR file) */
+} clgpu__program_from;
+
+/* The program of a recipe, as the request that gave the recipe would get
+ * it; *from says where it came from. A stale recipe gets nothing (*out NULL,
+ * CLGPU_SUCCESS). Errors as clgpu_program_get's. */
+clgpu_status clgpu__program_get_recipe(clgpu_context *ctx, const clgpu__recipe *recipe,
+                                       clgpu_program **out, clgpu__program_from *from);
+
+/* While `list` is set (NULL ends it), this thread's requests for programs
+ * (clgpu__program_get_parts, _get_named, _get) are checked and their
+ * recipes added to the list, no two with the same key, instead of being
+ * built: they succeed with *out NULL. What prebuilding takes from the
+ * operations' own code paths. */
+void clgpu__program_capture(clgpu__recipe_list *list);
 
 /* Internal twins of public functions (the public one is a wrapper): the
  * library calls these, never its own public entry points. */

@@ -32,9 +32,11 @@
  *   Only getting the programs happens on the background threads, and their
  *   failures (a build error) are reported by clgpu_prebuild_wait.
  *
- * Example: prebuild what the last run used, plus a reduction for the first
- * run, then do other work; the first reduction waits at most for its own
- * program.
+ * The example prebuilds what the last run used, plus a reduction for the
+ * first run, then does other work; a first reduction would wait at most for
+ * its own program.
+ *
+ * Example:
  *
  *   #include <stdio.h>
  *   #include <clgpu/clgpu.h>

@@ -1,0 +1,498 @@
+/* clgpu_prebuild: listed operations prebuild exactly the programs their
+ * calls use (the calls afterwards build and load nothing, and their results
+ * match the host); a later context replays the record of an earlier one
+ * from the disk cache, and records of other names stay apart; a call made
+ * while a prebuild runs gets the right result and no program is built
+ * twice; a build failure comes back from clgpu_prebuild_wait with the log;
+ * a recipe whose source changed is skipped as stale; a prebuild may outlive
+ * its context's caller reference and be destroyed while it works; and bad
+ * arguments are refused with nothing started.
+ *
+ * Every test works in a fresh disk-cache folder with a record name of its
+ * own (CLGPU_PROGRAM_RECORD), so that no test sees another's programs. */
+#include "support.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define N 3000
+#define SORT_N 2048
+
+/* ---- helpers ---- */
+
+typedef struct fixture {
+  char *folder;
+  clgpu_context *contexts[3];
+  clgpu_prebuild *prebuild;
+  cl_mem buffers[6];
+  char *kernel_dir;
+} fixture;
+
+static int setup(void **state) {
+  fixture *f = calloc(1, sizeof *f);
+  if (!f) return -1;
+  *state = f;
+  return 0;
+}
+
+static int teardown(void **state) {
+  fixture *f = *state;
+  clgpu_prebuild_destroy(f->prebuild);
+  for (size_t i = 0; i < 6; i++) {
+    if (f->buffers[i]) clReleaseMemObject(f->buffers[i]);
+  }
+  for (size_t i = 0; i < 3; i++) clgpu_context_destroy(f->contexts[i]);
+  if (f->kernel_dir) test_remove_folder(f->kernel_dir);
+  if (f->folder) test_remove_folder(f->folder);
+  unsetenv("CLGPU_PROGRAM_RECORD");
+  unsetenv("CLGPU_KERNEL_DIR");
+  free(f);
+  return 0;
+}
+
+/* A context whose disk cache is on in `folder` (NULL: off). */
+static clgpu_context *context_in(const char *folder) {
+  clgpu_context_options options = {0};
+  options.cache_dir = folder;
+  options.disk_cache = folder ? CLGPU_DISK_CACHE_ON : CLGPU_DISK_CACHE_OFF;
+  return test_context(&options);
+}
+
+/* A record name no other test or run shares. */
+static void name_record(const char *label) {
+  char name[96];
+  snprintf(name, sizeof name, "test-prebuild-%s-%llu", label, (unsigned long long)test_seed());
+  setenv("CLGPU_PROGRAM_RECORD", name, 1);
+}
+
+static cl_mem make_buffer(fixture *f, size_t slot, clgpu_context *context, size_t bytes,
+                          const void *data) {
+  cl_int err = CL_SUCCESS;
+  cl_mem buffer =
+      clCreateBuffer(clgpu_context_cl_context(context), CL_MEM_READ_WRITE, bytes, NULL, &err);
+  assert_int_equal(err, CL_SUCCESS);
+  f->buffers[slot] = buffer;
+  if (data) {
+    assert_int_equal(clEnqueueWriteBuffer(clgpu_context_queue(context), buffer, CL_TRUE, 0, bytes,
+                                          data, 0, NULL, NULL),
+                     CL_SUCCESS);
+  }
+  return buffer;
+}
+
+static void read_buffer(clgpu_context *context, cl_mem buffer, size_t bytes, void *out) {
+  assert_int_equal(
+      clEnqueueReadBuffer(clgpu_context_queue(context), buffer, CL_TRUE, 0, bytes, out, 0, NULL,
+                          NULL),
+      CL_SUCCESS);
+}
+
+/* The buffers of a run in the fixture's slots are released at its end. */
+static void release_buffers(fixture *f) {
+  for (size_t i = 0; i < 6; i++) {
+    if (f->buffers[i]) clReleaseMemObject(f->buffers[i]);
+    f->buffers[i] = NULL;
+  }
+}
+
+/* A float SUM over N values, checked against the host (small integers:
+ * every order of addition gives the same float). */
+static void run_reduce(fixture *f, clgpu_context *context) {
+  float input[N];
+  float expected = 0;
+  uint64_t seed = test_seed();
+  for (size_t i = 0; i < N; i++) {
+    seed = seed * 6364136223846793005ull + 1442695040888963407ull;
+    input[i] = (float)((seed >> 40) % 100);
+    expected += input[i];
+  }
+  cl_mem buffer = make_buffer(f, 0, context, sizeof input, input);
+  clgpu_array view;
+  assert_status(clgpu_array_1d(buffer, 0, CLGPU_TYPE_FLOAT, N, &view), CLGPU_SUCCESS);
+  clgpu_reduce_op sum = {.kind = CLGPU_REDUCE_SUM};
+  float result = -1;
+  assert_status(clgpu_reduce_read(context, &sum, &result, sizeof result, &view, NULL),
+                CLGPU_SUCCESS);
+  assert_true(result == expected);
+  release_buffers(f);
+}
+
+/* An inclusive uint SUM scan over N values against the host. */
+static void run_scan(fixture *f, clgpu_context *context) {
+  static cl_uint input[N], output[N];
+  for (size_t i = 0; i < N; i++) input[i] = (cl_uint)(i * 7 % 13);
+  cl_mem in = make_buffer(f, 0, context, sizeof input, input);
+  cl_mem out = make_buffer(f, 1, context, sizeof output, NULL);
+  clgpu_array in_view, out_view;
+  assert_status(clgpu_array_1d(in, 0, CLGPU_TYPE_UINT32, N, &in_view), CLGPU_SUCCESS);
+  assert_status(clgpu_array_1d(out, 0, CLGPU_TYPE_UINT32, N, &out_view), CLGPU_SUCCESS);
+  clgpu_scan_op sum = {.kind = CLGPU_SCAN_SUM};
+  assert_status(
+      clgpu_scan(context, &sum, CLGPU_ALL_AXES, &out_view, &in_view, NULL, 0, NULL, NULL),
+      CLGPU_SUCCESS);
+  read_buffer(context, out, sizeof output, output);
+  cl_uint running = 0;
+  for (size_t i = 0; i < N; i++) {
+    running += input[i];
+    assert_int_equal(output[i], running);
+  }
+  release_buffers(f);
+}
+
+/* findall of "x > 5" over N ints against the host. */
+static void run_findall(fixture *f, clgpu_context *context) {
+  static cl_int input[N];
+  static cl_uint indices[N];
+  for (size_t i = 0; i < N; i++) input[i] = (cl_int)(i * 5 % 11);
+  cl_mem in = make_buffer(f, 0, context, sizeof input, input);
+  cl_mem out = make_buffer(f, 1, context, sizeof indices, NULL);
+  clgpu_array in_view, out_view;
+  assert_status(clgpu_array_1d(in, 0, CLGPU_TYPE_INT32, N, &in_view), CLGPU_SUCCESS);
+  assert_status(clgpu_array_1d(out, 0, CLGPU_TYPE_UINT32, N, &out_view), CLGPU_SUCCESS);
+  uint64_t count = 0;
+  assert_status(clgpu_findall_read(context, "x > 5", &out_view, NULL, &count, &in_view, NULL),
+                CLGPU_SUCCESS);
+  read_buffer(context, out, sizeof indices, indices);
+  size_t expected = 0;
+  for (size_t i = 0; i < N; i++) {
+    if (input[i] > 5) {
+      assert_true(expected < count);
+      assert_int_equal(indices[expected], i);
+      expected++;
+    }
+  }
+  assert_int_equal(count, expected);
+  release_buffers(f);
+}
+
+/* A uint key sort carrying uint values (the key's first position) against
+ * the host: keys in order, each value the position its key came from, ties
+ * in that order (stable). */
+static void run_sort(fixture *f, clgpu_context *context) {
+  static cl_uint keys[SORT_N], values[SORT_N], original[SORT_N];
+  for (size_t i = 0; i < SORT_N; i++) {
+    keys[i] = original[i] = (cl_uint)((i * 2654435761u) % 1000);
+    values[i] = (cl_uint)i;
+  }
+  cl_mem key_buffer = make_buffer(f, 0, context, sizeof keys, keys);
+  cl_mem value_buffer = make_buffer(f, 1, context, sizeof values, values);
+  clgpu_array key_view, value_view;
+  assert_status(clgpu_array_1d(key_buffer, 0, CLGPU_TYPE_UINT32, SORT_N, &key_view),
+                CLGPU_SUCCESS);
+  assert_status(clgpu_array_1d(value_buffer, 0, CLGPU_TYPE_UINT32, SORT_N, &value_view),
+                CLGPU_SUCCESS);
+  assert_status(clgpu_sort(context, NULL, &key_view, &value_view, NULL, 0, NULL, NULL),
+                CLGPU_SUCCESS);
+  read_buffer(context, key_buffer, sizeof keys, keys);
+  read_buffer(context, value_buffer, sizeof values, values);
+  for (size_t i = 0; i < SORT_N; i++) {
+    assert_int_equal(keys[i], original[values[i]]);
+    if (i > 0) {
+      assert_true(keys[i - 1] <= keys[i]);
+      if (keys[i - 1] == keys[i]) assert_true(values[i - 1] < values[i]);
+    }
+  }
+  release_buffers(f);
+}
+
+static clgpu_cache_stats cache_stats(const clgpu_context *context) {
+  clgpu_cache_stats stats;
+  assert_status(clgpu_program_cache_stats(context, &stats), CLGPU_SUCCESS);
+  return stats;
+}
+
+/* The four operations the listed-item tests prepare and run. */
+static const clgpu_prebuild_item four_items[] = {
+    {.kind = CLGPU_PREBUILD_REDUCE, .type = CLGPU_TYPE_FLOAT},
+    {.kind = CLGPU_PREBUILD_SCAN, .type = CLGPU_TYPE_UINT32},
+    {.kind = CLGPU_PREBUILD_FINDALL, .type = CLGPU_TYPE_INT32, .predicate = "x > 5"},
+    {.kind = CLGPU_PREBUILD_SORT, .type = CLGPU_TYPE_UINT32, .value_bytes = 4, .max_n = SORT_N},
+};
+
+/* ---- tests ---- */
+
+static void test_items_cover_their_calls(void **state) {
+  fixture *f = *state;
+  f->folder = test_make_folder("prebuild-items");
+  name_record("items");
+  clgpu_context *context = f->contexts[0] = context_in(f->folder);
+  clgpu_prebuild_options options = {.items = four_items, .num_items = 4, .skip_record = 1};
+  assert_status(clgpu_prebuild_start(context, &options, &f->prebuild), CLGPU_SUCCESS);
+  clgpu_prebuild_stats stats;
+  assert_status(clgpu_prebuild_wait(f->prebuild, &stats), CLGPU_SUCCESS);
+  print_message("# prebuilt %zu programs in %.0f ms (%zu built)\n", stats.programs, stats.ms,
+                stats.built);
+  /* reduce 1, scan 1, findall 2 (the predicate's and the counts' scan, a
+   * ulong SUM: not the uint scan's), sort at least 1. */
+  assert_true(stats.programs >= 5);
+  assert_int_equal(stats.done, stats.programs);
+  assert_int_equal(stats.built + stats.from_disk, stats.programs);
+  assert_int_equal(stats.failed + stats.stale + stats.from_memory + stats.recorded, 0);
+  clgpu_cache_stats before = cache_stats(context);
+  assert_int_equal(before.builds + before.disk_hits, stats.programs);
+
+  run_reduce(f, context);
+  run_scan(f, context);
+  run_findall(f, context);
+  run_sort(f, context);
+  /* The calls found every program in memory: the prebuild made exactly
+   * what they use. */
+  clgpu_cache_stats after = cache_stats(context);
+  assert_int_equal(after.builds, before.builds);
+  assert_int_equal(after.disk_hits, before.disk_hits);
+}
+
+static void test_record_replays_in_a_later_context(void **state) {
+  fixture *f = *state;
+  f->folder = test_make_folder("prebuild-record");
+  name_record("replay");
+  /* The first run: its programs are recorded as it gets them. */
+  clgpu_context *first = f->contexts[0] = context_in(f->folder);
+  run_reduce(f, first);
+  run_findall(f, first);
+  clgpu_cache_stats first_stats = cache_stats(first);
+  /* reduce 1, findall 1 or 2 (the counts' scan only where the input takes
+   * more than one range). */
+  size_t used = (size_t)(first_stats.builds + first_stats.disk_hits);
+  assert_true(used >= 2 && used <= 3);
+  clgpu_context_destroy(first);
+  f->contexts[0] = NULL;
+
+  /* The next run replays them from the disk cache, then uses them. */
+  clgpu_context *second = f->contexts[1] = context_in(f->folder);
+  assert_status(clgpu_prebuild_start(second, NULL, &f->prebuild), CLGPU_SUCCESS);
+  clgpu_prebuild_stats stats;
+  assert_status(clgpu_prebuild_wait(f->prebuild, &stats), CLGPU_SUCCESS);
+  assert_int_equal(stats.programs, used);
+  assert_int_equal(stats.recorded, used);
+  assert_int_equal(stats.from_disk, used);
+  assert_int_equal(stats.built + stats.failed + stats.stale, 0);
+  /* A second wait says the same. */
+  clgpu_prebuild_stats again;
+  assert_status(clgpu_prebuild_wait(f->prebuild, &again), CLGPU_SUCCESS);
+  assert_int_equal(again.from_disk, used);
+  clgpu_cache_stats before = cache_stats(second);
+  run_findall(f, second);
+  run_reduce(f, second);
+  clgpu_cache_stats after = cache_stats(second);
+  assert_int_equal(after.builds, 0);
+  assert_int_equal(after.disk_hits, before.disk_hits);
+
+  /* Another record name over the same folder and device has no programs. */
+  clgpu_prebuild_destroy(f->prebuild);
+  f->prebuild = NULL;
+  name_record("replay-other");
+  clgpu_context *other = f->contexts[2] = context_in(f->folder);
+  assert_status(clgpu_prebuild_start(other, NULL, &f->prebuild), CLGPU_SUCCESS);
+  assert_status(clgpu_prebuild_wait(f->prebuild, &stats), CLGPU_SUCCESS);
+  assert_int_equal(stats.programs, 0);
+  assert_int_equal(cache_stats(other).disk_hits, 0);
+
+  /* And clgpu_disk_cache_clear removes the records with the binaries. */
+  clgpu_prebuild_destroy(f->prebuild);
+  f->prebuild = NULL;
+  size_t removed = 0;
+  assert_status(clgpu_disk_cache_clear(f->folder, &removed), CLGPU_SUCCESS);
+  assert_int_equal(removed, used + 1);
+}
+
+static void test_call_during_a_prebuild(void **state) {
+  fixture *f = *state;
+  f->folder = test_make_folder("prebuild-during");
+  name_record("during");
+  clgpu_context *context = f->contexts[0] = context_in(f->folder);
+  /* One thread: the sort's program first, then the reduction's, which the
+   * call below needs at once. */
+  const clgpu_prebuild_item items[] = {four_items[3], four_items[0]};
+  clgpu_prebuild_options options = {.items = items, .num_items = 2, .threads = 1, .skip_record = 1};
+  assert_status(clgpu_prebuild_start(context, &options, &f->prebuild), CLGPU_SUCCESS);
+  run_reduce(f, context);
+  run_sort(f, context);
+  clgpu_prebuild_stats stats;
+  assert_status(clgpu_prebuild_wait(f->prebuild, &stats), CLGPU_SUCCESS);
+  /* Whoever came first built each program; nothing was built twice. */
+  assert_int_equal(stats.from_memory + stats.built, stats.programs);
+  clgpu_cache_stats cache = cache_stats(context);
+  assert_int_equal(cache.builds, stats.programs);
+  /* The results stay right with every program in memory. */
+  run_reduce(f, context);
+  assert_int_equal(cache_stats(context).builds, stats.programs);
+}
+
+static void test_build_failure_comes_back_from_wait(void **state) {
+  fixture *f = *state;
+  name_record("failure");
+  clgpu_context *context = f->contexts[0] = context_in(NULL);
+  clgpu_reduce_op broken = {.kind = CLGPU_REDUCE_CUSTOM,
+                            .result_type = CLGPU_TYPE_FLOAT,
+                            .map = "x + prebuild_not_declared",
+                            .reduce = "a + b",
+                            .neutral = "0"};
+  const clgpu_prebuild_item items[] = {
+      {.kind = CLGPU_PREBUILD_REDUCE, .type = CLGPU_TYPE_FLOAT, .reduce_op = &broken},
+      four_items[0]};
+  clgpu_prebuild_options options = {.items = items, .num_items = 2};
+  assert_status(clgpu_prebuild_start(context, &options, &f->prebuild), CLGPU_SUCCESS);
+  clgpu_prebuild_stats stats;
+  assert_status(clgpu_prebuild_wait(f->prebuild, &stats), CLGPU_CL_BUILD_PROGRAM_FAILURE);
+  assert_non_null(strstr(clgpu_last_error(), "prebuild_not_declared"));
+  assert_non_null(strstr(clgpu_last_error(), "1 of 2 programs failed"));
+  assert_int_equal(stats.failed, 1);
+  assert_int_equal(stats.built, 1);
+  assert_int_equal(cache_stats(context).builds, 2); /* the cache counts failed builds too */
+  assert_int_equal(stats.done, 2);
+  /* The working program is there, and the call of the broken one fails as
+   * its prebuild did. */
+  run_reduce(f, context);
+  cl_mem buffer = make_buffer(f, 0, context, sizeof(float) * 4, NULL);
+  clgpu_array view;
+  assert_status(clgpu_array_1d(buffer, 0, CLGPU_TYPE_FLOAT, 4, &view), CLGPU_SUCCESS);
+  float result = 0;
+  assert_status(clgpu_reduce_read(context, &broken, &result, sizeof result, &view, NULL),
+                CLGPU_CL_BUILD_PROGRAM_FAILURE);
+}
+
+static const clgpu_define uint_define[] = {{"CLGPU_T", "uint"}};
+
+static void test_changed_source_is_stale(void **state) {
+  fixture *f = *state;
+  f->folder = test_make_folder("prebuild-stale");
+  f->kernel_dir = test_make_folder("prebuild-stale-kernels");
+  name_record("stale");
+  char *fill = NULL;
+  size_t length = 0;
+  assert_status(clgpu_kernel_source("fill", &fill, &length), CLGPU_SUCCESS);
+  char path[4096];
+  snprintf(path, sizeof path, "%s/fill.cl", f->kernel_dir);
+  FILE *file = fopen(path, "w");
+  assert_non_null(file);
+  assert_int_equal(fwrite(fill, 1, length, file), length);
+  assert_int_equal(fclose(file), 0);
+  free(fill);
+  setenv("CLGPU_KERNEL_DIR", f->kernel_dir, 1);
+
+  /* The first run gets fill.cl from the folder, and a program of its own. */
+  static const char own[] = "kernel void twice(global uint *x) { x[get_global_id(0)] *= 2; }\n";
+  clgpu_context *first = f->contexts[0] = context_in(f->folder);
+  clgpu_program *program = NULL;
+  assert_status(clgpu_program_get_named(first, "fill", uint_define, 1, NULL, &program),
+                CLGPU_SUCCESS);
+  test_check_iota(first, program, 1000);
+  assert_status(clgpu_program_get(first, own, NULL, 0, NULL, &program), CLGPU_SUCCESS);
+  clgpu_context_destroy(first);
+  f->contexts[0] = NULL;
+
+  /* fill.cl changes: its recipe no longer gives the recorded key. */
+  file = fopen(path, "a");
+  assert_non_null(file);
+  assert_true(fputs("\n/* edited */\n", file) >= 0);
+  assert_int_equal(fclose(file), 0);
+  clgpu_context *second = f->contexts[1] = context_in(f->folder);
+  assert_status(clgpu_prebuild_start(second, NULL, &f->prebuild), CLGPU_SUCCESS);
+  clgpu_prebuild_stats stats;
+  assert_status(clgpu_prebuild_wait(f->prebuild, &stats), CLGPU_SUCCESS);
+  assert_int_equal(stats.programs, 2);
+  assert_int_equal(stats.stale, 1);
+  assert_int_equal(stats.from_disk, 1);
+  assert_int_equal(stats.built, 0);
+  /* The edited file is built by the call that asks for it, and works. */
+  assert_status(clgpu_program_get_named(second, "fill", uint_define, 1, NULL, &program),
+                CLGPU_SUCCESS);
+  test_check_iota(second, program, 1000);
+  assert_int_equal(cache_stats(second).builds, 1);
+}
+
+static void test_destroyed_while_working(void **state) {
+  fixture *f = *state;
+  f->folder = test_make_folder("prebuild-destroy");
+  name_record("destroy");
+  clgpu_context *context = context_in(f->folder);
+  clgpu_prebuild_options options = {.items = four_items, .num_items = 4, .threads = 2};
+  clgpu_prebuild *prebuild = NULL;
+  assert_status(clgpu_prebuild_start(context, &options, &prebuild), CLGPU_SUCCESS);
+  /* The caller's reference goes first; the prebuild keeps the context. */
+  clgpu_context_destroy(context);
+  clgpu_prebuild_stats stats;
+  assert_status(clgpu_prebuild_stats_get(prebuild, &stats), CLGPU_SUCCESS);
+  assert_true(stats.done <= stats.programs);
+  assert_true(stats.programs >= 5);
+  clgpu_prebuild_destroy(prebuild);
+}
+
+static void test_bad_arguments_start_nothing(void **state) {
+  fixture *f = *state;
+  name_record("bad");
+  clgpu_context *context = f->contexts[0] = context_in(NULL);
+  clgpu_prebuild *prebuild = (clgpu_prebuild *)context; /* must come back NULL */
+  assert_status(clgpu_prebuild_start(context, NULL, NULL), CLGPU_INVALID_ARGUMENT);
+  assert_status(clgpu_prebuild_start(NULL, NULL, &prebuild), CLGPU_INVALID_ARGUMENT);
+  assert_null(prebuild);
+
+  clgpu_prebuild_options options = {.num_items = 1};
+  prebuild = (clgpu_prebuild *)context;
+  assert_status(clgpu_prebuild_start(context, &options, &prebuild), CLGPU_INVALID_ARGUMENT);
+  assert_null(prebuild);
+  assert_non_null(strstr(clgpu_last_error(), "items is NULL"));
+
+  options = (clgpu_prebuild_options){.threads = 65};
+  assert_status(clgpu_prebuild_start(context, &options, &prebuild), CLGPU_INVALID_ARGUMENT);
+  assert_non_null(strstr(clgpu_last_error(), "65 threads"));
+
+  static const struct {
+    clgpu_prebuild_item item;
+    clgpu_status status;
+    const char *says;
+  } rows[] = {
+      {{.kind = (clgpu_prebuild_kind)99, .type = CLGPU_TYPE_FLOAT},
+       CLGPU_INVALID_ARGUMENT,
+       "unknown kind 99"},
+      {{.kind = CLGPU_PREBUILD_REDUCE, .type = (clgpu_type)999}, CLGPU_INVALID_ARGUMENT, "item 1"},
+      {{.kind = CLGPU_PREBUILD_FINDALL, .type = CLGPU_TYPE_INT32, .predicate = "x > 1; }"},
+       CLGPU_INVALID_ARGUMENT,
+       "item 1"},
+      {{.kind = CLGPU_PREBUILD_SORT, .type = CLGPU_TYPE_UINT32, .value_bytes = 3},
+       CLGPU_INVALID_ARGUMENT,
+       "value_bytes is 3"},
+      {{.kind = CLGPU_PREBUILD_SORT, .type = CLGPU_TYPE_OPAQUE}, CLGPU_TYPE_MISMATCH, "opaque"},
+  };
+  for (size_t r = 0; r < sizeof rows / sizeof rows[0]; r++) {
+    /* The bad item second, after a good one: nothing starts either way. */
+    const clgpu_prebuild_item items[] = {four_items[0], rows[r].item};
+    options = (clgpu_prebuild_options){.items = items, .num_items = 2};
+    prebuild = (clgpu_prebuild *)context;
+    assert_status(clgpu_prebuild_start(context, &options, &prebuild), rows[r].status);
+    assert_null(prebuild);
+    if (!strstr(clgpu_last_error(), rows[r].says)) {
+      fail_msg("row %zu: \"%s\" does not say \"%s\"", r, clgpu_last_error(), rows[r].says);
+    }
+  }
+  /* Nothing was built or loaded by the refused starts. */
+  clgpu_cache_stats stats = cache_stats(context);
+  assert_int_equal(stats.builds + stats.disk_hits + stats.memory_hits, 0);
+
+  clgpu_prebuild_stats counts;
+  assert_status(clgpu_prebuild_wait(NULL, &counts), CLGPU_INVALID_ARGUMENT);
+  assert_status(clgpu_prebuild_stats_get(NULL, &counts), CLGPU_INVALID_ARGUMENT);
+  clgpu_prebuild_destroy(NULL);
+
+  /* No record and no items: done at once. */
+  options = (clgpu_prebuild_options){0};
+  assert_status(clgpu_prebuild_start(context, &options, &f->prebuild), CLGPU_SUCCESS);
+  assert_status(clgpu_prebuild_stats_get(f->prebuild, &counts), CLGPU_SUCCESS);
+  assert_int_equal(counts.programs, 0);
+  assert_status(clgpu_prebuild_wait(f->prebuild, NULL), CLGPU_SUCCESS);
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test_setup_teardown(test_items_cover_their_calls, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_record_replays_in_a_later_context, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_call_during_a_prebuild, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_build_failure_comes_back_from_wait, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_changed_source_is_stale, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_destroyed_while_working, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_bad_arguments_start_nothing, setup, teardown),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -202,6 +202,14 @@ class Run(BenchTestCase):
             self.assertAlmostEqual(first["cold_over_steady"],
                                    first["cold_ms"] / first["steady_ms"]["median"],
                                    delta=first["cold_over_steady"] * 1e-3)
+            # The prebuilt side replayed the record of what the cold and
+            # warm sides used, so its first call found every program in
+            # memory.
+            self.assertGreater(first["prebuild_programs"], 0, where)
+            self.assertGreater(first["prebuild_ms"], 0, where)
+            self.assertGreater(first["prebuilt_ms"], 0, where)
+            self.assertEqual((first["prebuilt_builds"], first["prebuilt_disk_hits"]), (0, 0),
+                             where)
         self.assertEqual(report["first_calls"]["selection"], "all")
         self.assertEqual(os.listdir(folder), [], "the first calls' folders were left behind")
 
@@ -217,6 +225,9 @@ class Run(BenchTestCase):
                          ("4096", "4K"), describe(result))
         self.assertGreater(int(rows["uint32"]["first_call_cold_builds"]), 0)
         self.assertGreater(int(rows["uint32"]["first_call_warm_disk_hits"]), 0)
+        self.assertGreater(int(rows["uint32"]["first_call_prebuild_programs"]), 0)
+        self.assertGreater(float(rows["uint32"]["first_call_prebuilt_ms"]), 0)
+        self.assertEqual(rows["float"]["first_call_prebuilt_ms"], "")
         self.assertGreater(float(rows["uint32"]["first_call_steady_ms_median"]), 0)
         self.assertEqual(rows["float"]["first_call_n"], "")
         self.assertEqual(rows["float"]["first_call_cold_ms"], "")
@@ -245,15 +256,18 @@ class Run(BenchTestCase):
         rows = [line for line in main.splitlines() if re.match(r"^reduce\s+uint32\s+4K ", line)]
         self.assertEqual(len(rows), 1, describe(result))
         # The table's last section: cold ms (builds, build ms), warm ms (disk
-        # hits, load ms), steady ms (min-max), cold/steady, warm/steady.
+        # hits, load ms), prebuilt ms (programs, prebuild ms), steady ms
+        # (min-max), cold/steady, warm/steady, prebuilt/steady.
         rows = [line for line in first_calls.splitlines() if line.startswith("reduce ")]
         self.assertEqual(len(rows), 1, describe(result))
         figures = re.match(r"^reduce\s+uint32\s+4K\s+([\d.]+) \((\d+), [\d.]+\)\s+([\d.]+) "
-                           r"\((\d+), [\d.]+\)\s+[\d.]+ \([\d.]+-[\d.]+\)\s+\d+x\s+[\d.]+x$",
+                           r"\((\d+), [\d.]+\)\s+([\d.]+) \((\d+), [\d.]+\)\s+"
+                           r"[\d.]+ \([\d.]+-[\d.]+\)\s+\d+x\s+[\d.]+x\s+[\d.]+x$",
                            rows[0])
         self.assertIsNotNone(figures, describe(result))
         self.assertGreater(int(figures.group(2)), 0, describe(result))  # cold: builds
         self.assertGreater(int(figures.group(4)), 0, describe(result))  # warm: disk hits
+        self.assertGreater(int(figures.group(6)), 0, describe(result))  # prebuilt: programs
 
     def test_help_names_run_the_default(self):
         result = bench("--help")

@@ -70,6 +70,10 @@ typedef struct first_call_side {
    * loaded from the disk cache (a layout that specialises at its second
    * call, say), and how many of them came in the timed calls. */
   uint64_t steady_builds, steady_disk_hits, timed_programs;
+  /* The prebuilt side: clgpu_prebuild_start over the record and its wait,
+   * before the first call (0 on the other sides). */
+  double prebuild_ms;
+  uint64_t prebuild_programs;
 } first_call_side;
 
 /* The first calls of an operation at one type (bench_measure_first_call): cold
@@ -79,7 +83,7 @@ typedef struct first_call {
   const host_type *type;
   size_t n;
   char shape[32];
-  first_call_side cold, warm;
+  first_call_side cold, warm, prebuilt;
 } first_call;
 
 /* Everything one (type, size) needs. */

@@ -100,7 +100,25 @@ static int measure_first_call_side(const run_options *o, int op, const host_type
   c.cpu_shape = (c.device->type & CL_DEVICE_TYPE_CPU) != 0;
   result scratch; /* bench_setup_peer_views describes the views in a row */
   memset(&scratch, 0, sizeof scratch);
-  int failed = bench_prepare_case(&c);
+  int failed = 0;
+  /* The prebuilt side replays the record the cold and warm sides left (the
+   * programs of every call they made), and waits for it, before anything
+   * else. */
+  if (strcmp(label, "prebuilt") == 0) {
+    clgpu_prebuild *prebuild = NULL;
+    clgpu_prebuild_stats prebuilt;
+    double start = bench_now_ms();
+    status = clgpu_prebuild_start(context, NULL, &prebuild);
+    if (status == CLGPU_SUCCESS) status = clgpu_prebuild_wait(prebuild, &prebuilt);
+    out->prebuild_ms = bench_now_ms() - start;
+    clgpu_prebuild_destroy(prebuild);
+    if (status != CLGPU_SUCCESS) {
+      failed = bench_report_failure("prebuilding the recorded programs", status);
+    } else {
+      out->prebuild_programs = prebuilt.programs;
+    }
+  }
+  if (!failed) failed = bench_prepare_case(&c);
   if (!failed && bench_op_table[op].sort) failed = bench_prepare_sorts(&c, op);
   if (!failed && bench_op_table[op].peer) {
     failed = bench_prepare_peer_ops(&c, op);
@@ -144,7 +162,8 @@ static int measure_first_call_side(const run_options *o, int op, const host_type
 
 /* The child process of `run`'s first calls (an internal subcommand, left out
  * of the help): clgpu-bench run-first-call OP TYPE N REPEAT WARMUP ALGORITHM
- * FOLDER LABEL [PROGRESS], LABEL cold or warm (for messages) and PROGRESS
+ * FOLDER LABEL [PROGRESS], LABEL cold, warm or prebuilt (the last prebuilds
+ * the record first; all three name messages) and PROGRESS
  * the prefix of the progress line. Prints one line of key=value figures on
  * stdout; exit status 0, 1 after a failure or a wrong result (printed on
  * stderr), 2 after a usage error. */
@@ -195,13 +214,15 @@ int bench_command_first_call_child(int argc, char **argv) {
   printf(
       "ms=%.17g builds=%llu build_ms=%.17g disk_hits=%llu load_ms=%.17g disk_writes=%llu "
       "kernels=%llu steady_median=%.17g steady_min=%.17g steady_max=%.17g steady_calls=%d "
-      "steady_warmup=%d steady_builds=%llu steady_disk_hits=%llu timed_programs=%llu\n",
+      "steady_warmup=%d steady_builds=%llu steady_disk_hits=%llu timed_programs=%llu "
+      "prebuild_ms=%.17g prebuild_programs=%llu\n",
       out.ms, (unsigned long long)out.stats.builds, out.stats.build_ms,
       (unsigned long long)out.stats.disk_hits, out.stats.disk_load_ms,
       (unsigned long long)out.stats.disk_writes, (unsigned long long)out.stats.kernels_created,
       out.steady.median, out.steady.min, out.steady.max, out.steady_calls, out.steady_warmup,
       (unsigned long long)out.steady_builds, (unsigned long long)out.steady_disk_hits,
-      (unsigned long long)out.timed_programs);
+      (unsigned long long)out.timed_programs, out.prebuild_ms,
+      (unsigned long long)out.prebuild_programs);
   return fflush(stdout) == 0 ? 0 : 1;
 }
 
@@ -211,7 +232,8 @@ static int parse_first_call_side(char *line, first_call_side *side) {
   static const char *const keys[] = {
       "ms",           "builds",        "build_ms",      "disk_hits",        "load_ms",
       "disk_writes",  "kernels",       "steady_median", "steady_min",       "steady_max",
-      "steady_calls", "steady_warmup", "steady_builds", "steady_disk_hits", "timed_programs"};
+      "steady_calls", "steady_warmup", "steady_builds", "steady_disk_hits", "timed_programs",
+      "prebuild_ms",  "prebuild_programs"};
   enum { NUM_KEYS = sizeof keys / sizeof keys[0] };
   double values[NUM_KEYS];
   int seen[NUM_KEYS] = {0};
@@ -247,6 +269,8 @@ static int parse_first_call_side(char *line, first_call_side *side) {
   side->steady_builds = (uint64_t)values[12];
   side->steady_disk_hits = (uint64_t)values[13];
   side->timed_programs = (uint64_t)values[14];
+  side->prebuild_ms = values[15];
+  side->prebuild_programs = (uint64_t)values[16];
   side->steady.valid = side->steady_calls > 0 && side->steady.median >= 0;
   return 0;
 }
@@ -346,7 +370,7 @@ static int spawn_first_call(const run_options *o, const first_call *fc, const ch
   return 0;
 }
 
-/* The first calls of *fc, cold and then warm, each in a child process of its
+/* The first calls of *fc, cold, warm and prebuilt, each in a child process of its
  * own, in a new temporary folder (under TMPDIR, else /tmp) that holds the
  * clgpu disk cache they share and their POCL_CACHE_DIR, removed afterwards.
  * 0, or 1 after a failure (printed). */
@@ -375,6 +399,9 @@ int bench_measure_first_call(const run_options *o, first_call *fc, const char *p
   }
   if (!failed) failed = spawn_first_call(o, fc, "cold", &fc->cold, clgpu_dir, pocl_dir, progress);
   if (!failed) failed = spawn_first_call(o, fc, "warm", &fc->warm, clgpu_dir, pocl_dir, progress);
+  if (!failed) {
+    failed = spawn_first_call(o, fc, "prebuilt", &fc->prebuilt, clgpu_dir, pocl_dir, progress);
+  }
   if (made) {
     clgpu_disk_cache_clear(clgpu_dir, NULL);
     rmdir(clgpu_dir);

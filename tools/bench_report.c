@@ -165,20 +165,33 @@ static void print_first_call_table(const run_report *report, int name_width) {
       "built from source; with a warm one, loaded from the disk cache; wall time from the call\n"
       "to the end of clFinish):\n");
   int n_width = 7;
-  printf("%-*s %-6s %*s %26s %28s %24s %11s %11s\n", name_width, "op", "type", n_width, "n",
-         "cold ms (builds, build ms)", "warm ms (disk hits, load ms)", "steady ms (min-max)",
-         "cold/steady", "warm/steady");
+  printf("%-*s %-6s %*s %26s %28s %27s %24s %11s %11s %15s\n", name_width, "op", "type", n_width,
+         "n", "cold ms (builds, build ms)", "warm ms (disk hits, load ms)",
+         "prebuilt ms (programs, ms)", "steady ms (min-max)", "cold/steady", "warm/steady",
+         "prebuilt/steady");
   for (size_t k = 0; k < report->num_first_calls; k++) {
     const first_call *fc = &report->first_calls[k];
-    char cold[64], warm[64], steady[64], cold_ratio[24], warm_ratio[24];
+    char cold[64], warm[64], prebuilt[64], steady[64], cold_ratio[24], warm_ratio[24],
+        prebuilt_ratio[24];
     first_call_text(fc->cold.ms, fc->cold.stats.builds, fc->cold.stats.build_ms, cold, sizeof cold);
     first_call_text(fc->warm.ms, fc->warm.stats.disk_hits, fc->warm.stats.disk_load_ms, warm,
                     sizeof warm);
+    first_call_text(fc->prebuilt.ms, fc->prebuilt.prebuild_programs, fc->prebuilt.prebuild_ms,
+                    prebuilt, sizeof prebuilt);
     bench_timing_text(&fc->warm.steady, steady, sizeof steady);
     bench_format_or_na(cold_ratio, sizeof cold_ratio, "%.0fx", over_steady(fc, fc->cold.ms));
     bench_format_or_na(warm_ratio, sizeof warm_ratio, "%.1fx", over_steady(fc, fc->warm.ms));
-    printf("%-*s %-6s %*s %26s %28s %24s %11s %11s\n", name_width, bench_op_table[fc->op].name,
-           fc->type->name, n_width, fc->shape, cold, warm, steady, cold_ratio, warm_ratio);
+    bench_format_or_na(prebuilt_ratio, sizeof prebuilt_ratio, "%.1fx",
+                       over_steady(fc, fc->prebuilt.ms));
+    printf("%-*s %-6s %*s %26s %28s %27s %24s %11s %11s %15s\n", name_width,
+           bench_op_table[fc->op].name, fc->type->name, n_width, fc->shape, cold, warm, prebuilt,
+           steady, cold_ratio, warm_ratio, prebuilt_ratio);
+    if (fc->prebuilt.stats.builds || fc->prebuilt.stats.disk_hits) {
+      printf("    note: after the prebuild, the first call still built %llu programs and loaded "
+             "%llu\n",
+             (unsigned long long)fc->prebuilt.stats.builds,
+             (unsigned long long)fc->prebuilt.stats.disk_hits);
+    }
     /* What would make a row read otherwise: said under it. */
     if (fc->cold.stats.disk_hits || fc->warm.stats.builds) {
       printf(
@@ -200,13 +213,17 @@ static void print_first_call_table(const run_report *report, int name_width) {
       "and the time they took (the rest of the call includes creating kernels, the run, and\n"
       "writing the programs to the disk cache, which the cache's counters do not time). warm:\n"
       "the first call in a second new process, a fresh context over the same folder; disk\n"
-      "hits, load ms: the programs it loaded from there. steady: the median of %d later calls\n"
-      "in the warm process after %d untimed (the cold one makes them too, so that the folder\n"
-      "holds what a first run leaves). cold/steady, warm/steady: the first call over that\n"
-      "median. n: 64K, or the operation's smallest size in the run where that is smaller; no\n"
-      "workspace (the calls allocate what they need). The two processes share an empty\n"
-      "POCL_CACHE_DIR, so that POCL's own kernel cache holds only what the cold one put\n"
-      "there. Every first call and the last later call checked against the host.\n%s\n",
+      "hits, load ms: the programs it loaded from there. prebuilt: the first call in a third\n"
+      "new process over the same folder, after clgpu_prebuild_start replayed the record of\n"
+      "the programs the first two used and clgpu_prebuild_wait returned; programs, ms: how\n"
+      "many it got and its wall time, which a program overlaps with its own start-up work.\n"
+      "steady: the median of %d later calls in the warm process after %d untimed (the cold\n"
+      "one makes them too, so that the folder holds what a first run leaves). cold/steady,\n"
+      "warm/steady, prebuilt/steady: the first call over that median. n: 64K, or the\n"
+      "operation's smallest size in the run where that is smaller; no workspace (the calls\n"
+      "allocate what they need). The three processes share an empty POCL_CACHE_DIR, so that\n"
+      "POCL's own kernel cache holds only what the cold one put there. Every first call and\n"
+      "the last later call checked against the host.\n%s\n",
       o->repeat, o->warmup < 1 ? 1 : o->warmup,
       o->first_call == FIRST_CALL_ALL
           ? "Every type of the run (--first-call all, or --types given)."
@@ -364,7 +381,8 @@ static void print_csv(const run_report *report) {
       "first_call_cold_builds,first_call_cold_build_ms,first_call_warm_ms,"
       "first_call_warm_disk_hits,first_call_warm_load_ms,first_call_warm_builds,"
       "first_call_steady_ms_median,first_call_steady_calls,first_call_cold_over_steady,"
-      "first_call_warm_over_steady\n");
+      "first_call_warm_over_steady,first_call_prebuilt_ms,first_call_prebuild_programs,"
+      "first_call_prebuild_ms,first_call_prebuilt_over_steady\n");
   for (size_t k = 0; k < report->num_rows; k++) {
     const result *r = &report->rows[k];
     row_figures f = figures_of(r);
@@ -464,8 +482,11 @@ static void print_csv(const run_report *report) {
       bench_csv_number(stdout, over_steady(fc, fc->cold.ms));
       putchar(',');
       bench_csv_number(stdout, over_steady(fc, fc->warm.ms));
+      printf(",%.6g,%llu,%.6g,", fc->prebuilt.ms, (unsigned long long)fc->prebuilt.prebuild_programs,
+             fc->prebuilt.prebuild_ms);
+      bench_csv_number(stdout, over_steady(fc, fc->prebuilt.ms));
     } else {
-      printf(",,,,,,,,,,,,,");
+      printf(",,,,,,,,,,,,,,,,,");
     }
     putchar('\n');
   }
@@ -599,6 +620,14 @@ static void print_json(const run_report *report) {
               (unsigned long long)fc->warm.timed_programs);
       bench_json_number_member(out, ", ", "cold_over_steady", over_steady(fc, fc->cold.ms));
       bench_json_number_member(out, ", ", "warm_over_steady", over_steady(fc, fc->warm.ms));
+      bench_json_number_member(out, ",\n      ", "prebuilt_ms", fc->prebuilt.ms);
+      fprintf(out, ", \"prebuild_programs\": %llu",
+              (unsigned long long)fc->prebuilt.prebuild_programs);
+      bench_json_number_member(out, ", ", "prebuild_ms", fc->prebuilt.prebuild_ms);
+      fprintf(out, ", \"prebuilt_builds\": %llu, \"prebuilt_disk_hits\": %llu",
+              (unsigned long long)fc->prebuilt.stats.builds,
+              (unsigned long long)fc->prebuilt.stats.disk_hits);
+      bench_json_number_member(out, ", ", "prebuilt_over_steady", over_steady(fc, fc->prebuilt.ms));
       fputc('}', out);
     } else {
       fputs("null", out);

@@ -15,7 +15,8 @@
  * Each header opens with an overview and an example program; docs/ holds
  * the background: expressions.md (the rules for OpenCL C expressions),
  * lifetimes.md, workspaces.md, copy.md, reduce.md, sort.md,
- * elementwise.md, membuf.md, program-cache.md and quirks.md. */
+ * elementwise.md, membuf.md, program-cache.md (with prebuilding) and
+ * quirks.md. */
 #ifndef CLGPU_H
 #define CLGPU_H
 

@@ -82,10 +82,9 @@ static cl_mem make_buffer(fixture *f, size_t slot, clgpu_context *context, size_
 }
 
 static void read_buffer(clgpu_context *context, cl_mem buffer, size_t bytes, void *out) {
-  assert_int_equal(
-      clEnqueueReadBuffer(clgpu_context_queue(context), buffer, CL_TRUE, 0, bytes, out, 0, NULL,
-                          NULL),
-      CL_SUCCESS);
+  assert_int_equal(clEnqueueReadBuffer(clgpu_context_queue(context), buffer, CL_TRUE, 0, bytes, out,
+                                       0, NULL, NULL),
+                   CL_SUCCESS);
 }
 
 /* The buffers of a run in the fixture's slots are released at its end. */
@@ -128,9 +127,8 @@ static void run_scan(fixture *f, clgpu_context *context) {
   assert_status(clgpu_array_1d(in, 0, CLGPU_TYPE_UINT32, N, &in_view), CLGPU_SUCCESS);
   assert_status(clgpu_array_1d(out, 0, CLGPU_TYPE_UINT32, N, &out_view), CLGPU_SUCCESS);
   clgpu_scan_op sum = {.kind = CLGPU_SCAN_SUM};
-  assert_status(
-      clgpu_scan(context, &sum, CLGPU_ALL_AXES, &out_view, &in_view, NULL, 0, NULL, NULL),
-      CLGPU_SUCCESS);
+  assert_status(clgpu_scan(context, &sum, CLGPU_ALL_AXES, &out_view, &in_view, NULL, 0, NULL, NULL),
+                CLGPU_SUCCESS);
   read_buffer(context, out, sizeof output, output);
   cl_uint running = 0;
   for (size_t i = 0; i < N; i++) {
@@ -178,8 +176,7 @@ static void run_sort(fixture *f, clgpu_context *context) {
   cl_mem key_buffer = make_buffer(f, 0, context, sizeof keys, keys);
   cl_mem value_buffer = make_buffer(f, 1, context, sizeof values, values);
   clgpu_array key_view, value_view;
-  assert_status(clgpu_array_1d(key_buffer, 0, CLGPU_TYPE_UINT32, SORT_N, &key_view),
-                CLGPU_SUCCESS);
+  assert_status(clgpu_array_1d(key_buffer, 0, CLGPU_TYPE_UINT32, SORT_N, &key_view), CLGPU_SUCCESS);
   assert_status(clgpu_array_1d(value_buffer, 0, CLGPU_TYPE_UINT32, SORT_N, &value_view),
                 CLGPU_SUCCESS);
   assert_status(clgpu_sort(context, NULL, &key_view, &value_view, NULL, 0, NULL, NULL),

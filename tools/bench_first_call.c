@@ -230,9 +230,9 @@ int bench_command_first_call_child(int argc, char **argv) {
  * missing or malformed. */
 static int parse_first_call_side(char *line, first_call_side *side) {
   static const char *const keys[] = {
-      "ms",           "builds",        "build_ms",      "disk_hits",        "load_ms",
-      "disk_writes",  "kernels",       "steady_median", "steady_min",       "steady_max",
-      "steady_calls", "steady_warmup", "steady_builds", "steady_disk_hits", "timed_programs",
+      "ms",           "builds",           "build_ms",      "disk_hits",        "load_ms",
+      "disk_writes",  "kernels",          "steady_median", "steady_min",       "steady_max",
+      "steady_calls", "steady_warmup",    "steady_builds", "steady_disk_hits", "timed_programs",
       "prebuild_ms",  "prebuild_programs"};
   enum { NUM_KEYS = sizeof keys / sizeof keys[0] };
   double values[NUM_KEYS];

@@ -187,10 +187,11 @@ static void print_first_call_table(const run_report *report, int name_width) {
            bench_op_table[fc->op].name, fc->type->name, n_width, fc->shape, cold, warm, prebuilt,
            steady, cold_ratio, warm_ratio, prebuilt_ratio);
     if (fc->prebuilt.stats.builds || fc->prebuilt.stats.disk_hits) {
-      printf("    note: after the prebuild, the first call still built %llu programs and loaded "
-             "%llu\n",
-             (unsigned long long)fc->prebuilt.stats.builds,
-             (unsigned long long)fc->prebuilt.stats.disk_hits);
+      printf(
+          "    note: after the prebuild, the first call still built %llu programs and loaded "
+          "%llu\n",
+          (unsigned long long)fc->prebuilt.stats.builds,
+          (unsigned long long)fc->prebuilt.stats.disk_hits);
     }
     /* What would make a row read otherwise: said under it. */
     if (fc->cold.stats.disk_hits || fc->warm.stats.builds) {
@@ -482,8 +483,8 @@ static void print_csv(const run_report *report) {
       bench_csv_number(stdout, over_steady(fc, fc->cold.ms));
       putchar(',');
       bench_csv_number(stdout, over_steady(fc, fc->warm.ms));
-      printf(",%.6g,%llu,%.6g,", fc->prebuilt.ms, (unsigned long long)fc->prebuilt.prebuild_programs,
-             fc->prebuilt.prebuild_ms);
+      printf(",%.6g,%llu,%.6g,", fc->prebuilt.ms,
+             (unsigned long long)fc->prebuilt.prebuild_programs, fc->prebuilt.prebuild_ms);
       bench_csv_number(stdout, over_steady(fc, fc->prebuilt.ms));
     } else {
       printf(",,,,,,,,,,,,,,,,,");

@@ -237,7 +237,8 @@ clgpu_status clgpu_prebuild_stats_get(clgpu_prebuild *prebuild, clgpu_prebuild_s
 }
 
 clgpu_status clgpu_prebuild_wait(clgpu_prebuild *prebuild, clgpu_prebuild_stats *stats) {
-  CLGPU__RETURN_ERROR_IF(!prebuild, CLGPU_INVALID_ARGUMENT, "clgpu_prebuild_wait: prebuild is NULL");
+  CLGPU__RETURN_ERROR_IF(!prebuild, CLGPU_INVALID_ARGUMENT,
+                         "clgpu_prebuild_wait: prebuild is NULL");
   pthread_mutex_lock(&prebuild->lock);
   while (prebuild->stats.done < prebuild->stats.programs) {
     pthread_cond_wait(&prebuild->finished, &prebuild->lock);
@@ -246,10 +247,10 @@ clgpu_status clgpu_prebuild_wait(clgpu_prebuild *prebuild, clgpu_prebuild_stats 
   clgpu_status failure = prebuild->failure;
   clgpu_status status = CLGPU_SUCCESS;
   if (failure != CLGPU_SUCCESS) {
-    status = clgpu__fail(failure, "clgpu_prebuild_wait: %zu of %zu programs failed; the first: %s",
-                         prebuild->stats.failed, prebuild->stats.programs,
-                         prebuild->failure_message ? prebuild->failure_message
-                                                   : "(no message: out of host memory)");
+    status = clgpu__fail(
+        failure, "clgpu_prebuild_wait: %zu of %zu programs failed; the first: %s",
+        prebuild->stats.failed, prebuild->stats.programs,
+        prebuild->failure_message ? prebuild->failure_message : "(no message: out of host memory)");
   }
   pthread_mutex_unlock(&prebuild->lock);
   return status;

@@ -112,8 +112,7 @@ static clgpu_status finish_context(clgpu_context *ctx, const clgpu_context_optio
   ctx->cache_folder = clgpu__disk_cache_folder(
       options ? options->cache_dir : NULL, options ? options->disk_cache : CLGPU_DISK_CACHE_DEFAULT,
       environment->disk_cache, &ctx->quirks);
-  ctx->record =
-      clgpu__record_open(ctx->cache_folder, &ctx->info, environment->program_record);
+  ctx->record = clgpu__record_open(ctx->cache_folder, &ctx->info, environment->program_record);
   return clgpu__program_cache_create(&ctx->programs);
 }
 

@@ -309,9 +309,9 @@ static char *describe_key(const clgpu_context *ctx, const unsigned char program_
   char hex[65];
   clgpu__sha256_hex(program_key, hex);
   char *device = clgpu__disk_cache_device_text(&ctx->info);
-  char *key = device ? clgpu__format("%sprogram: %s\noptions: %s\n", device, hex,
-                                     options ? options : "")
-                     : NULL;
+  char *key =
+      device ? clgpu__format("%sprogram: %s\noptions: %s\n", device, hex, options ? options : "")
+             : NULL;
   free(device);
   return key;
 }
@@ -677,7 +677,8 @@ clgpu_status clgpu__program_get_recipe(clgpu_context *ctx, const clgpu__recipe *
       return CLGPU_SUCCESS;
     }
   }
-  CLGPU__FORWARD_IF_ERROR(check_request(ctx, recipe->defines, recipe->num_defines, recipe->options));
+  CLGPU__FORWARD_IF_ERROR(
+      check_request(ctx, recipe->defines, recipe->num_defines, recipe->options));
   resolved_part resolved[MAX_PARTS];
   clgpu_status resolving = resolve_parts(parts, recipe->num_parts, resolved);
   /* So is a file CLGPU_KERNEL_DIR no longer holds. */

@@ -151,8 +151,8 @@ static char *serialise(const clgpu__recipe_list *list, size_t *length) {
     const clgpu__recipe *r = &list->items[i];
     char hex[65];
     clgpu__sha256_hex(r->key, hex);
-    clgpu__text_add(&text, "R %zu %zu %d\nK %s\n", r->num_parts, r->num_defines,
-                    r->options != NULL, hex);
+    clgpu__text_add(&text, "R %zu %zu %d\nK %s\n", r->num_parts, r->num_defines, r->options != NULL,
+                    hex);
     for (size_t p = 0; p < r->num_parts; p++) {
       const clgpu__recipe_part *part = &r->parts[p];
       if (part->name) {
@@ -336,8 +336,8 @@ clgpu__record *clgpu__record_open(const char *folder, const clgpu_device_info *i
   record->folder = copy_text(folder);
   record->name = name && *name ? copy_text(name) : default_name();
   char *device = clgpu__disk_cache_device_text(info);
-  record->key = device && record->name ? clgpu__format("%srecord: %s\n", device, record->name)
-                                       : NULL;
+  record->key =
+      device && record->name ? clgpu__format("%srecord: %s\n", device, record->name) : NULL;
   free(device);
   if (!record->folder || !record->name || !record->key ||
       pthread_mutex_init(&record->lock, NULL) != 0) {

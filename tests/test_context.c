@@ -826,6 +826,11 @@ static void environment_variables_are_parsed_strictly(void **state) {
       {"CLGPU_TUNING", "", 1},
       {"CLGPU_TUNING", "tile_items=4", 1},
       {"CLGPU_TUNING", "tile_items=32,radix_items=4,tiled_group_cap=64", 1},
+      {"CLGPU_PROGRAM_RECORD", "two\nlines", 0},
+      {"CLGPU_PROGRAM_RECORD", "cr\r", 0},
+      {"CLGPU_PROGRAM_RECORD", "my program", 1},
+      {"CLGPU_PROGRAM_RECORD", "off", 1},
+      {"CLGPU_PROGRAM_RECORD", "", 1},
   };
   caller_objects own = make_caller_objects();
   for (size_t r = 0; r < sizeof rows / sizeof rows[0]; r++) {
@@ -858,6 +863,28 @@ static void environment_variables_are_parsed_strictly(void **state) {
       fail_msg("%s=\"%s\": the message \"%s\" does not name the variable and its value",
                row->name, row->value, message);
     }
+  }
+  /* A record name of 255 bytes is taken, one of 256 refused (the message
+   * shows its first 40 bytes and its length). */
+  char name[257];
+  memset(name, 'r', sizeof name - 1);
+  name[256] = '\0';
+  for (size_t length = 255; length <= 256; length++) {
+    name[length] = '\0';
+    assert_int_equal(setenv("CLGPU_PROGRAM_RECORD", name, 1), 0);
+    clgpu_context *made = NOT_WRITTEN;
+    clgpu_status created = clgpu_context_create(NULL, &made);
+    unsetenv("CLGPU_PROGRAM_RECORD");
+    if (length == 255) {
+      assert_status(created, CLGPU_SUCCESS);
+      clgpu_context_destroy(made);
+    } else {
+      assert_status(created, CLGPU_INVALID_ARGUMENT);
+      assert_null(made);
+      assert_non_null(strstr(clgpu_last_error(), "CLGPU_PROGRAM_RECORD"));
+      assert_non_null(strstr(clgpu_last_error(), "(256 bytes)"));
+    }
+    name[length] = 'r';
   }
   /* The caller's objects gained no reference from the refused wraps. */
   release_caller_objects(&own);

@@ -12,9 +12,11 @@
  * own (CLGPU_PROGRAM_RECORD), so that no test sees another's programs. */
 #include "support.h"
 
+#include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #define N 3000
 #define SORT_N 2048
@@ -294,6 +296,67 @@ static void test_record_replays_in_a_later_context(void **state) {
   assert_int_equal(removed, used + 1);
 }
 
+/* The path of the folder's file whose content holds `text` (malloc'd), or
+ * NULL. */
+static char *file_holding(const char *folder, const char *text) {
+  DIR *directory = opendir(folder);
+  assert_non_null(directory);
+  char *found = NULL;
+  struct dirent *entry;
+  static char data[1 << 20];
+  while (!found && (entry = readdir(directory)) != NULL) {
+    if (entry->d_name[0] == '.') continue;
+    char path[4096];
+    snprintf(path, sizeof path, "%s/%s", folder, entry->d_name);
+    FILE *file = fopen(path, "rb");
+    if (!file) continue;
+    size_t size = fread(data, 1, sizeof data - 1, file);
+    fclose(file);
+    data[size] = '\0';
+    for (size_t i = 0; i + strlen(text) <= size && !found; i++) {
+      if (memcmp(data + i, text, strlen(text)) == 0) found = strdup(path);
+    }
+  }
+  closedir(directory);
+  return found;
+}
+
+static void test_damaged_record_is_ignored_and_rewritten(void **state) {
+  fixture *f = *state;
+  f->folder = test_make_folder("prebuild-damaged");
+  name_record("damaged");
+  clgpu_context *first = f->contexts[0] = context_in(f->folder);
+  run_reduce(f, first);
+  clgpu_context_destroy(first);
+  f->contexts[0] = NULL;
+  /* Cut the record in half: its digest no longer checks out. */
+  char *path = file_holding(f->folder, "\nrecord: test-prebuild-damaged-");
+  assert_non_null(path);
+  FILE *file = fopen(path, "rb");
+  assert_non_null(file);
+  assert_int_equal(fseek(file, 0, SEEK_END), 0);
+  long size = ftell(file);
+  fclose(file);
+  assert_true(size > 0);
+  assert_int_equal(truncate(path, size / 2), 0);
+
+  clgpu_context *second = f->contexts[1] = context_in(f->folder);
+  clgpu_prebuild_stats stats;
+  assert_status(clgpu_prebuild_start(second, NULL, &f->prebuild), CLGPU_SUCCESS);
+  assert_status(clgpu_prebuild_wait(f->prebuild, &stats), CLGPU_SUCCESS);
+  assert_int_equal(stats.programs, 0);
+  clgpu_prebuild_destroy(f->prebuild);
+  f->prebuild = NULL;
+  /* The next program the context gets writes a whole record again. */
+  run_reduce(f, second);
+  clgpu_context *third = f->contexts[2] = context_in(f->folder);
+  assert_status(clgpu_prebuild_start(third, NULL, &f->prebuild), CLGPU_SUCCESS);
+  assert_status(clgpu_prebuild_wait(f->prebuild, &stats), CLGPU_SUCCESS);
+  assert_int_equal(stats.programs, 1);
+  assert_int_equal(stats.from_disk, 1);
+  free(path);
+}
+
 static void test_call_during_a_prebuild(void **state) {
   fixture *f = *state;
   f->folder = test_make_folder("prebuild-during");
@@ -485,6 +548,8 @@ int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test_setup_teardown(test_items_cover_their_calls, setup, teardown),
       cmocka_unit_test_setup_teardown(test_record_replays_in_a_later_context, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_damaged_record_is_ignored_and_rewritten, setup,
+                                      teardown),
       cmocka_unit_test_setup_teardown(test_call_during_a_prebuild, setup, teardown),
       cmocka_unit_test_setup_teardown(test_build_failure_comes_back_from_wait, setup, teardown),
       cmocka_unit_test_setup_teardown(test_changed_source_is_stale, setup, teardown),

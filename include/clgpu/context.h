@@ -142,7 +142,7 @@ typedef struct clgpu_device_info {
  * devices), and OpenCL's codes from creating the context or queue.
  * CLGPU_INVALID_ARGUMENT also when an environment variable the library reads
  * (CLGPU_COPY_CHUNK, CLGPU_COPY_GROUP, CLGPU_DISK_CACHE, a CLGPU_PROGRAM_RECORD
- * over 255 bytes; README's table)
+ * over 255 bytes or with a line break; README's table)
  * holds a value it does not take: the message names the variable and the
  * value, which is never read as something else.
  *

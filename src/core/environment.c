@@ -59,9 +59,13 @@ clgpu_status clgpu__read_environment(clgpu__environment *out, const char *who) {
   out->program_record = record && *record ? record : NULL;
   CLGPU__RETURN_ERROR_IF(record && strlen(record) > CLGPU__PROGRAM_RECORD_MAX,
                          CLGPU_INVALID_ARGUMENT,
-                         "%s: the environment variable CLGPU_PROGRAM_RECORD is %zu bytes long: it "
-                         "takes a name of at most %d bytes, off, or nothing",
-                         who, strlen(record), CLGPU__PROGRAM_RECORD_MAX);
+                         "%s: the environment variable CLGPU_PROGRAM_RECORD is \"%.40s\"... (%zu "
+                         "bytes): it takes a name of at most %d bytes, off, or nothing",
+                         who, record, strlen(record), CLGPU__PROGRAM_RECORD_MAX);
+  CLGPU__RETURN_ERROR_IF(record && strpbrk(record, "\r\n"), CLGPU_INVALID_ARGUMENT,
+                         "%s: the environment variable CLGPU_PROGRAM_RECORD is \"%s\": it takes a "
+                         "name without line breaks, off, or nothing",
+                         who, record);
   out->disk_cache = environment_switch("CLGPU_DISK_CACHE");
   if (out->disk_cache == -2) {
     const char *text = getenv("CLGPU_DISK_CACHE");

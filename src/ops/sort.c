@@ -1128,7 +1128,7 @@ clgpu_status clgpu__sort_prepare(clgpu_context *context, const clgpu_sort_spec *
   /* A plan depends on the count through thresholds that only switch one
    * way as the count grows (one chunk or many, streaming scatter or not):
    * counts at every power of two and max_n meet every program. */
-  for (uint64_t n = 2;; n = n * 2 < max_n ? n * 2 : max_n) {
+  for (uint64_t n = 2;; n = n < max_n / 2 ? n * 2 : max_n) {
     sort_plan plan;
     memset(&plan, 0, sizeof plan);
     CLGPU__FORWARD_IF_ERROR(resolve(context, spec, options, key_type, who, &plan));

@@ -299,6 +299,13 @@ static int parse(const unsigned char *data, size_t size, clgpu__recipe_list *out
       clgpu__recipe_list_free(out);
       return 0;
     }
+    /* More than a record holds was not written by clgpu: unusable, and
+     * not worth the quadratic check for repeated keys. */
+    if (out->count >= CLGPU__RECORD_MAX + 1) {
+      clgpu__recipe_free(&recipe);
+      clgpu__recipe_list_free(out);
+      return 0;
+    }
     if (list_take(out, &recipe) < 0) {
       clgpu__recipe_list_free(out);
       return -1;

@@ -201,6 +201,21 @@ static clgpu_cache_stats cache_stats(const clgpu_context *context) {
   return stats;
 }
 
+/* Replay the record of `context` (the fixture's previous prebuild
+ * destroyed first) and wait for it; its counts into *stats. */
+static void replay(fixture *f, clgpu_context *context, clgpu_prebuild_stats *stats) {
+  clgpu_prebuild_destroy(f->prebuild);
+  f->prebuild = NULL;
+  assert_status(clgpu_prebuild_start(context, NULL, &f->prebuild), CLGPU_SUCCESS);
+  assert_status(clgpu_prebuild_wait(f->prebuild, stats), CLGPU_SUCCESS);
+}
+
+/* Destroy the context in a fixture slot: a run that has ended. */
+static void end_run(fixture *f, size_t slot) {
+  clgpu_context_destroy(f->contexts[slot]);
+  f->contexts[slot] = NULL;
+}
+
 /* The four operations the listed-item tests prepare and run. */
 static const clgpu_prebuild_item four_items[] = {
     {.kind = CLGPU_PREBUILD_REDUCE, .type = CLGPU_TYPE_FLOAT},
@@ -255,14 +270,12 @@ static void test_record_replays_in_a_later_context(void **state) {
    * more than one range). */
   size_t used = (size_t)(first_stats.builds + first_stats.disk_hits);
   assert_true(used >= 2 && used <= 3);
-  clgpu_context_destroy(first);
-  f->contexts[0] = NULL;
+  end_run(f, 0);
 
   /* The next run replays them from the disk cache, then uses them. */
   clgpu_context *second = f->contexts[1] = context_in(f->folder);
-  assert_status(clgpu_prebuild_start(second, NULL, &f->prebuild), CLGPU_SUCCESS);
   clgpu_prebuild_stats stats;
-  assert_status(clgpu_prebuild_wait(f->prebuild, &stats), CLGPU_SUCCESS);
+  replay(f, second, &stats);
   assert_int_equal(stats.programs, used);
   assert_int_equal(stats.recorded, used);
   assert_int_equal(stats.from_disk, used);
@@ -279,12 +292,9 @@ static void test_record_replays_in_a_later_context(void **state) {
   assert_int_equal(after.disk_hits, before.disk_hits);
 
   /* Another record name over the same folder and device has no programs. */
-  clgpu_prebuild_destroy(f->prebuild);
-  f->prebuild = NULL;
   name_record("replay-other");
   clgpu_context *other = f->contexts[2] = context_in(f->folder);
-  assert_status(clgpu_prebuild_start(other, NULL, &f->prebuild), CLGPU_SUCCESS);
-  assert_status(clgpu_prebuild_wait(f->prebuild, &stats), CLGPU_SUCCESS);
+  replay(f, other, &stats);
   assert_int_equal(stats.programs, 0);
   assert_int_equal(cache_stats(other).disk_hits, 0);
 
@@ -327,8 +337,7 @@ static void test_damaged_record_is_ignored_and_rewritten(void **state) {
   name_record("damaged");
   clgpu_context *first = f->contexts[0] = context_in(f->folder);
   run_reduce(f, first);
-  clgpu_context_destroy(first);
-  f->contexts[0] = NULL;
+  end_run(f, 0);
   /* Cut the record in half: its digest no longer checks out. */
   char *path = file_holding(f->folder, "\nrecord: test-prebuild-damaged-");
   assert_non_null(path);
@@ -342,16 +351,12 @@ static void test_damaged_record_is_ignored_and_rewritten(void **state) {
 
   clgpu_context *second = f->contexts[1] = context_in(f->folder);
   clgpu_prebuild_stats stats;
-  assert_status(clgpu_prebuild_start(second, NULL, &f->prebuild), CLGPU_SUCCESS);
-  assert_status(clgpu_prebuild_wait(f->prebuild, &stats), CLGPU_SUCCESS);
+  replay(f, second, &stats);
   assert_int_equal(stats.programs, 0);
-  clgpu_prebuild_destroy(f->prebuild);
-  f->prebuild = NULL;
   /* The next program the context gets writes a whole record again. */
   run_reduce(f, second);
   clgpu_context *third = f->contexts[2] = context_in(f->folder);
-  assert_status(clgpu_prebuild_start(third, NULL, &f->prebuild), CLGPU_SUCCESS);
-  assert_status(clgpu_prebuild_wait(f->prebuild, &stats), CLGPU_SUCCESS);
+  replay(f, third, &stats);
   assert_int_equal(stats.programs, 1);
   assert_int_equal(stats.from_disk, 1);
   free(path);
@@ -440,8 +445,7 @@ static void test_changed_source_is_stale(void **state) {
                 CLGPU_SUCCESS);
   test_check_iota(first, program, 1000);
   assert_status(clgpu_program_get(first, own, NULL, 0, NULL, &program), CLGPU_SUCCESS);
-  clgpu_context_destroy(first);
-  f->contexts[0] = NULL;
+  end_run(f, 0);
 
   /* fill.cl changes: its recipe no longer gives the recorded key. */
   file = fopen(path, "a");
@@ -449,9 +453,8 @@ static void test_changed_source_is_stale(void **state) {
   assert_true(fputs("\n/* edited */\n", file) >= 0);
   assert_int_equal(fclose(file), 0);
   clgpu_context *second = f->contexts[1] = context_in(f->folder);
-  assert_status(clgpu_prebuild_start(second, NULL, &f->prebuild), CLGPU_SUCCESS);
   clgpu_prebuild_stats stats;
-  assert_status(clgpu_prebuild_wait(f->prebuild, &stats), CLGPU_SUCCESS);
+  replay(f, second, &stats);
   assert_int_equal(stats.programs, 2);
   assert_int_equal(stats.stale, 1);
   assert_int_equal(stats.from_disk, 1);

@@ -1125,13 +1125,14 @@ clgpu_status clgpu__sort_prepare(clgpu_context *context, const clgpu_sort_spec *
                          "%s: value_bytes is %zu (0 for keys only, or 1, 2, 4, 8 or 16)", who,
                          value_bytes);
   if (max_n == 0) max_n = (uint64_t)1 << 32;
+  sort_plan resolved;
+  memset(&resolved, 0, sizeof resolved);
+  CLGPU__FORWARD_IF_ERROR(resolve(context, spec, options, key_type, who, &resolved));
   /* A plan depends on the count through thresholds that only switch one
    * way as the count grows (one chunk or many, streaming scatter or not):
    * counts at every power of two and max_n meet every program. */
   for (uint64_t n = 2;; n = n < max_n / 2 ? n * 2 : max_n) {
-    sort_plan plan;
-    memset(&plan, 0, sizeof plan);
-    CLGPU__FORWARD_IF_ERROR(resolve(context, spec, options, key_type, who, &plan));
+    sort_plan plan = resolved;
     plan.n = n;
     plan.value_bytes = value_bytes;
     clgpu_status status = lay_out(context, &plan, who);

@@ -515,8 +515,6 @@ static void program_key(const resolved_part *parts, size_t num_parts, const clgp
   clgpu__sha256_final(&hash, key);
 }
 
-/* Get a program whose parts are resolved: from memory, else from disk, else
- * built. Arguments are checked by the caller. */
 /* The parts as a recipe names them: embedded files by stem, generated text
  * with its label. */
 static void recipe_sources(const resolved_part *parts, size_t num_parts,
@@ -671,17 +669,14 @@ clgpu_status clgpu__program_get_recipe(clgpu_context *ctx, const clgpu__recipe *
     parts[p].name = recipe->parts[p].name;
     parts[p].text = recipe->parts[p].text;
     parts[p].label = recipe->parts[p].label;
-    /* A recorded embedded stem that this library no longer has is stale. */
-    const clgpu__embedded_source *embedded = NULL;
-    if (parts[p].name && clgpu__find_embedded_source(parts[p].name, &embedded) != CLGPU_SUCCESS) {
-      return CLGPU_SUCCESS;
-    }
   }
   CLGPU__FORWARD_IF_ERROR(
       check_request(ctx, recipe->defines, recipe->num_defines, recipe->options));
   resolved_part resolved[MAX_PARTS];
   clgpu_status resolving = resolve_parts(parts, recipe->num_parts, resolved);
-  /* So is a file CLGPU_KERNEL_DIR no longer holds. */
+  /* A stem this library no longer embeds, or a file CLGPU_KERNEL_DIR no
+   * longer holds: stale. (A recorded stem that is not a valid name at all
+   * is refused as CLGPU_INVALID_ARGUMENT, a failure.) */
   if (resolving == CLGPU_KERNEL_SOURCE_NOT_FOUND) return CLGPU_SUCCESS;
   CLGPU__FORWARD_IF_ERROR(resolving);
   unsigned char key[32];

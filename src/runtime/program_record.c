@@ -321,8 +321,9 @@ struct clgpu__record {
   char *key; /* the file's key text */
   char *name;
   pthread_mutex_t lock;
-  int loaded;               /* `known` mirrors the file as last read or written */
-  clgpu__recipe_list known; /* guarded by lock */
+  /* The recipes of the file as this record last read or wrote it (empty
+   * before the first note); guarded by lock. */
+  clgpu__recipe_list known;
 };
 
 /* The executable's file name, or "default". malloc'd (NULL out of memory). */
@@ -381,10 +382,7 @@ static int read_file(const clgpu__record *record, clgpu__recipe_list *out) {
 }
 
 int clgpu__record_read(clgpu__record *record, clgpu__recipe_list *out) {
-  pthread_mutex_lock(&record->lock);
-  int result = read_file(record, out);
-  pthread_mutex_unlock(&record->lock);
-  return result;
+  return read_file(record, out);
 }
 
 void clgpu__record_note(clgpu__record *record, const clgpu__recipe_source *parts, size_t num_parts,
@@ -392,15 +390,12 @@ void clgpu__record_note(clgpu__record *record, const clgpu__recipe_source *parts
                         const unsigned char key[32]) {
   if (!record) return;
   pthread_mutex_lock(&record->lock);
-  if (!record->loaded) {
-    read_file(record, &record->known);
-    record->loaded = 1;
-  }
   if (list_has(&record->known, key)) {
     pthread_mutex_unlock(&record->lock);
     return;
   }
-  /* Another process may have added recipes since: start from the file. */
+  /* Not known: read the file (the first note, or another process may have
+   * added recipes since); written only when it lacks the key too. */
   clgpu__recipe_list fresh;
   read_file(record, &fresh);
   int added = clgpu__recipe_list_add(&fresh, parts, num_parts, defines, num_defines, options, key);

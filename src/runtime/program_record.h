@@ -72,8 +72,9 @@ void clgpu__record_close(clgpu__record *record);
 const char *clgpu__record_name(const clgpu__record *record);
 
 /* Note that a program was built or loaded: its recipe is added to the file
- * when the file does not hold its key yet. The first note of a record reads
- * the file; later notes of recorded keys touch no file. Never fails for the
+ * when the file does not hold its key yet. A note of a key the record has
+ * not seen reads the file (so the first note does, once); a note of a key
+ * it has read or written touches no file. Never fails for the
  * caller: a record that cannot be read or written is simply not kept. At
  * most CLGPU__RECORD_MAX recipes are kept, the oldest dropped first. */
 void clgpu__record_note(clgpu__record *record, const clgpu__recipe_source *parts, size_t num_parts,

@@ -182,6 +182,31 @@ class Run(BenchTestCase):
             self.assertIn(row["reference_op"], ("read", "copy_kernel"), where)
             self.assert_timing(row["reference_ms"], where + " reference_ms")
             self.assertGreater(row["share_of_reference"], 0, where)
+            # The limit: the fastest of the row's kernel figure and the
+            # case's measured ones for its kind of traffic (a reduce reads,
+            # a scan reads and writes); the host's count on a CPU device only.
+            limit = row["limit"]
+            cpu = device["type"] == "CPU"
+            self.assertEqual(limit["host_counts"], cpu, where)
+            self.assertEqual(limit["threads"], 1, where)  # 256 KiB: one thread's share
+            for key in ("host_memcpy_gb_per_s", "host_copy_gb_per_s", "host_read_gb_per_s",
+                        "copy_buffer_gb_per_s"):
+                self.assertGreater(limit[key], 0, f"{where}: limit {key}")
+            if row["op"] == "reduce":
+                candidates = {"read kernel": row["reference_gb_per_s"]}
+                if cpu:
+                    candidates["host read"] = limit["host_read_gb_per_s"]
+            else:
+                candidates = {"copy kernel": row["reference_gb_per_s"],
+                              "CopyBuffer": limit["copy_buffer_gb_per_s"]}
+                if cpu:
+                    candidates["host memcpy"] = limit["host_memcpy_gb_per_s"]
+                    candidates["host copy"] = limit["host_copy_gb_per_s"]
+            self.assertEqual(limit["source"], max(candidates, key=candidates.get), where)
+            self.assertAlmostEqual(limit["gb_per_s"], max(candidates.values()),
+                                   delta=limit["gb_per_s"] * 1e-3, msg=where)
+            self.assertAlmostEqual(limit["share"], row["gb_per_s"] / limit["gb_per_s"],
+                                   delta=limit["share"] * 1e-3, msg=where)
             self.assertEqual(row["boost"]["note"], "--no-boost", where)
             self.assertEqual(row["bytes"], 65536 * 4 * (1 if row["op"] == "reduce" else 2))
             # --types given: every (operation, type) gets its first calls,
@@ -230,6 +255,13 @@ class Run(BenchTestCase):
         self.assertEqual(rows["float"]["first_call_prebuilt_ms"], "")
         self.assertGreater(float(rows["uint32"]["first_call_steady_ms_median"]), 0)
         self.assertEqual(rows["float"]["first_call_n"], "")
+        # The limit columns: each case's own figures (4K elements: one thread).
+        for row in rows.values():
+            self.assertIn(row["limit_source"], ("read kernel", "host read"), describe(result))
+            self.assertEqual(row["limit_threads"], "1")
+            for key in ("limit_gb_per_s", "share_of_limit", "host_memcpy_gb_per_s",
+                        "host_copy_gb_per_s", "host_read_gb_per_s", "copy_buffer_gb_per_s"):
+                self.assertGreater(float(row[key]), 0, key)
         self.assertEqual(rows["float"]["first_call_cold_ms"], "")
         self.assertEqual(os.listdir(folder), [], "the first calls' folders were left behind")
 
@@ -406,9 +438,17 @@ class Compare(BenchTestCase):
                 self.assertGreater(cell["gb_per_s"], 0, where)
                 self.assertGreater(cell["melem_per_s"], 0, where)
                 self.assertGreater(cell["wall_ms_median"], 0, where)
+                # Every row, the kernels' own too, has a limit at least as
+                # fast as its kernel figure (a kernel's row: itself).
+                self.assertAlmostEqual(cell["share_of_limit"],
+                                       cell["gb_per_s"] / cell["limit_gb_per_s"],
+                                       delta=cell["share_of_limit"] * 1e-3, msg=where)
                 if row["bandwidth_reference"]:
                     self.assertIsNone(cell["reference_op"], where)
+                    self.assertLessEqual(cell["share_of_limit"], 1.0 + 1e-3, where)
                     continue
+                self.assertLessEqual(cell["share_of_limit"],
+                                     cell["share_of_reference"] * (1.0 + 1e-3), where)
                 self.assertEqual(cell["reference_op"],
                                  "read" if row["op"] == "reduce" else "copy_kernel", where)
                 self.assertGreater(cell["reference_gb_per_s"], 0, where)
@@ -433,7 +473,7 @@ class Compare(BenchTestCase):
         self.assertNotIn("first call", result.stdout)
         for label, figure in (("read float 16K GB/s", r"[\d.]+"),
                               ("copy_kernel float 16K GB/s", r"[\d.]+"),
-                              ("reduce float 16K GB/s", r"[\d.]+ \(\d+%\)")):
+                              ("reduce float 16K GB/s", r"[\d.]+ \(\d+%, lim \d+%\)")):
             rows = [line for line in lines if line.startswith(label + " ")]
             self.assertEqual(len(rows), 1, describe(result))
             cells = re.findall(figure, rows[0][len(label):])

@@ -16,6 +16,22 @@
 /* A median with min and max, in ms (bench_common.h). */
 typedef bench_timing timing;
 
+/* The memory limits of a case (bench_limit.c), measured once per case (type
+ * and size) before its operations, each the median of `calls` timed calls
+ * (--repeat, at least 11) after `warmup`; bytes as the read and copy kernels count them (n*size
+ * read; n*size read + n*size written). */
+typedef struct bench_limits {
+  int measured; /* 0: none (the row's case measured none) */
+  int calls, warmup;
+  int threads;        /* the host's threads of host_copy and host_read */
+  int host_counts;    /* a CPU device: the host figures bound the device too */
+  timing host_memcpy; /* memcpy on one thread */
+  timing host_copy;   /* memcpy of a share per thread, on `threads` threads */
+  timing host_read;   /* a 64-bit sum of a share per thread, on `threads` threads */
+  timing copy_buffer; /* clEnqueueCopyBuffer on the device, to clFinish */
+  double host_memcpy_gbps, host_copy_gbps, host_read_gbps, copy_buffer_gbps; /* NaN: none */
+} bench_limits;
+
 /* One row: an operation on one type and size. */
 typedef struct result {
   int op;
@@ -53,6 +69,8 @@ typedef struct result {
   int has_cache;
   uint64_t cache_builds, cache_memory_hits, cache_disk_hits;
   double cache_build_ms;
+  /* The limits of the row's case (bench_limit.h). */
+  bench_limits limits;
 } result;
 
 /* The first calls' size: this many elements at most (the 2-D ops: 256x256). */
@@ -95,6 +113,7 @@ typedef struct bench_case {
   const host_type *type;
   size_t n;
   int cpu_shape;
+  bench_limits limits; /* measured at the case's start (bench_measure_limits) */
   void *host_in;       /* the data */
   void *host_out;      /* what the device wrote, read back */
   void *cpu_out;       /* the CPU baselines' output */

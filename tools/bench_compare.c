@@ -85,6 +85,7 @@ static const char *const cell_state_names[] = {"pending", "verified", "failed", 
 typedef struct cell {
   int state;
   double melems, gbps, share, reference_gbps, wall_ms;
+  double limit_share, limit_gbps; /* of run's limit (share_of_limit) */
   char algorithm[32];
   char reference_op[16];
   char message[600]; /* why it failed (CELL_FAILED, CELL_TIMEOUT, CELL_SKIPPED) */
@@ -165,6 +166,8 @@ enum {
   COL_REFERENCE_OP,
   COL_REFERENCE_GBPS,
   COL_SHARE,
+  COL_LIMIT_GBPS,
+  COL_LIMIT_SHARE,
   NUM_COLS
 };
 static const char *const csv_columns[NUM_COLS] = {"op",
@@ -176,7 +179,9 @@ static const char *const csv_columns[NUM_COLS] = {"op",
                                                   "gb_per_s",
                                                   "reference_op",
                                                   "reference_gb_per_s",
-                                                  "share_of_reference"};
+                                                  "share_of_reference",
+                                                  "limit_gb_per_s",
+                                                  "share_of_limit"};
 
 /* Fill the pending cells of `entries` (indices into plan) that run's CSV in
  * `text` reports. Returns how many it filled; -1 when the header lacks a
@@ -218,6 +223,8 @@ static int read_run_csv(char *text, const bench_plan_entry *plan, const size_t *
       c->gbps = bench_csv_value(fields[where[COL_GBPS]]);
       c->reference_gbps = bench_csv_value(fields[where[COL_REFERENCE_GBPS]]);
       c->share = bench_csv_value(fields[where[COL_SHARE]]);
+      c->limit_gbps = bench_csv_value(fields[where[COL_LIMIT_GBPS]]);
+      c->limit_share = bench_csv_value(fields[where[COL_LIMIT_SHARE]]);
       snprintf(c->algorithm, sizeof c->algorithm, "%s", fields[where[COL_ALGORITHM]]);
       snprintf(c->reference_op, sizeof c->reference_op, "%s", fields[where[COL_REFERENCE_OP]]);
       filled++;
@@ -452,7 +459,10 @@ static void format_cell(const bench_plan_entry *e, const cell *c, int with_share
     const char *format = value >= 100 ? "%.0f" : value >= 10 ? "%.1f" : "%.2f";
     int length = snprintf(out, size, format, value);
     if (with_share && length > 0 && (size_t)length < size) {
-      if (isfinite(c->share)) {
+      if (isfinite(c->share) && isfinite(c->limit_share)) {
+        snprintf(out + length, size - (size_t)length, " (%.0f%%, lim %.0f%%)", 100 * c->share,
+                 100 * c->limit_share);
+      } else if (isfinite(c->share)) {
         snprintf(out + length, size - (size_t)length, " (%.0f%%)", 100 * c->share);
       } else {
         snprintf(out + length, size - (size_t)length, " (n/a)");
@@ -559,7 +569,7 @@ static void print_table(compare_report *report) {
              report->columns[d].children);
     printf(" %*s", width, text);
   }
-  printf("\n\noperations (share of the device's read or copy bandwidth)\n");
+  printf("\n\noperations (share of the device's read or copy bandwidth, and of its limit)\n");
   for (size_t k = 0; k < report->plan_count; k++) {
     const bench_plan_entry *e = &plan[report->order[k]];
     if (e->reference) continue;
@@ -583,8 +593,11 @@ static void print_table(compare_report *report) {
       "\nGB/s: the bytes an operation must move over its median wall time, as run reports\n"
       "it; Melem/s (sorts): keys sorted per second. (%%): the share of the read kernel's\n"
       "GB/s (reduce, count_if, findall) or the copy kernel's (the others) on the same\n"
-      "device, type and size, timed right before each call. Every result is checked\n"
-      "against the host by run (read's value aside: it only keeps the reads alive).\n");
+      "device, type and size, timed right before each call; lim: the share of run's\n"
+      "limit there (%%lim of run's table: the fastest of that kernel,\n"
+      "clEnqueueCopyBuffer and, on a CPU device, the host's memcpy and read on all\n"
+      "threads). Every result is checked against the host by run (read's value aside:\n"
+      "it only keeps the reads alive).\n");
   if (o->first_call) {
     printf(
         "First call: iota over 1M uints in a new process with empty clgpu and POCL caches;\n"
@@ -678,6 +691,8 @@ static void print_json(const compare_report *report) {
       bench_json_number_member(out, ", ", "gb_per_s", ok ? c->gbps : NAN);
       bench_json_number_member(out, ", ", "melem_per_s", ok ? c->melems : NAN);
       bench_json_number_member(out, ", ", "share_of_reference", ok ? c->share : NAN);
+      bench_json_number_member(out, ", ", "limit_gb_per_s", ok ? c->limit_gbps : NAN);
+      bench_json_number_member(out, ", ", "share_of_limit", ok ? c->limit_share : NAN);
       bench_json_string_member(out, ", ", "reference_op",
                                ok && c->reference_op[0] ? c->reference_op : NULL);
       bench_json_number_member(out, ", ", "reference_gb_per_s", ok ? c->reference_gbps : NAN);

@@ -403,6 +403,7 @@ static int measure_op_body(bench_case *c, int op, result *row, const sample_buff
   row->bytes = op_bytes(c, op);
   row->selected = op == OP_FINDALL || op == OP_COUNT_IF ? c->selected : 0;
   row->reference_gbps = NAN;
+  row->limits = c->limits;
   int qsort_repeat = 0;
   bench_op_calls(o, op, c->n, &row->repeat, &row->warmup, &qsort_repeat);
   const int repeat = row->repeat, warmup = row->warmup;

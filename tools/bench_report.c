@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "bench_cpu.h"
+#include "bench_limit.h"
 #include "bench_plot.h"
 
 /* ---- output ---- */
@@ -21,6 +22,10 @@ typedef struct row_figures {
    * peer's (above 1: clgpu is slower), and clgpu's throughput relative to
    * the peer's (its inverse: the bytes are the same). */
   double peer_gbps, time_ratio, vs_peer;
+  /* The row's limit (bench_row_limit): its GB/s, the row's share of it, and
+   * which measurement it is. */
+  double limit_gbps, limit_share;
+  const char *limit_source;
 } row_figures;
 
 static row_figures figures_of(const result *r) {
@@ -40,6 +45,10 @@ static row_figures figures_of(const result *r) {
                      ? r->wall.median / r->peer_wall.median
                      : NAN;
   f.vs_peer = f.wall_gbps / f.peer_gbps;
+  /* The read and copy kernels' own rows are their own kernel figure. */
+  double kernel = bench_op_table[r->op].reference >= 0 ? r->reference_gbps : f.wall_gbps;
+  f.limit_gbps = bench_row_limit(r, kernel, &f.limit_source);
+  f.limit_share = f.wall_gbps / f.limit_gbps;
   return f;
 }
 
@@ -75,6 +84,48 @@ static kernel_counters counters_of(const result *r) {
   c.op_specialised_runs = r->op_specialised_runs;
   c.op_generic_runs = r->op_generic_runs;
   return c;
+}
+
+/* The memory limits of each type and size of the run, from the first row
+ * of each case (every row of a case holds the same figures), and which of
+ * them bound each kind of traffic. */
+static void print_limits_table(const run_report *report) {
+  int any = 0;
+  for (size_t k = 0; k < report->num_rows; k++) {
+    const result *r = &report->rows[k];
+    if (!r->limits.measured) continue;
+    if (k > 0 && report->rows[k - 1].limits.measured && report->rows[k - 1].type == r->type &&
+        report->rows[k - 1].n == r->n)
+      continue;
+    if (!any) {
+      printf(
+          "\nMemory limits in GB/s (before each type and size's operations; median of %d\n"
+          "calls after %d; bytes as the read and copy kernels count them):\n",
+          r->limits.calls, r->limits.warmup);
+      printf("%-6s %5s %12s %16s %16s %11s  %s\n", "type", "n", "host memcpy", "host copy",
+             "host read", "CopyBuffer", "bound the device");
+      any = 1;
+    }
+    const bench_limits *l = &r->limits;
+    char n_label[32], memcpy_text[16], copy[24], read[24], buffer[16], copy_gbps[16], read_gbps[16];
+    bench_format_or_na(memcpy_text, sizeof memcpy_text, "%.2f", l->host_memcpy_gbps);
+    bench_format_or_na(copy_gbps, sizeof copy_gbps, "%.2f", l->host_copy_gbps);
+    bench_format_or_na(read_gbps, sizeof read_gbps, "%.2f", l->host_read_gbps);
+    snprintf(copy, sizeof copy, "%s (%d thr)", copy_gbps, l->threads);
+    snprintf(read, sizeof read, "%s (%d thr)", read_gbps, l->threads);
+    bench_format_or_na(buffer, sizeof buffer, "%.2f", l->copy_buffer_gbps);
+    printf("%-6s %5s %12s %16s %16s %11s  %s\n", r->type->name,
+           bench_size_label(r->n, n_label, sizeof n_label), memcpy_text, copy, read, buffer,
+           l->host_counts ? "all (a CPU device)" : "CopyBuffer only");
+  }
+  if (any) {
+    printf(
+        "host memcpy: memcpy of n*size bytes on one thread; host copy: a share of them per\n"
+        "thread; host read: a 64-bit sum of a share per thread (thr: threads, one per 256\n"
+        "KiB at most, up to one per core); CopyBuffer: clEnqueueCopyBuffer to clFinish.\n"
+        "A CPU device shares the host's memory, so the host figures bound it too; on other\n"
+        "devices only CopyBuffer and the kernels count toward %%lim.\n");
+  }
 }
 
 /* The ops timed beside a peer: the ratios, the views, the kernels. */
@@ -261,19 +312,20 @@ static void print_table(const run_report *report) {
     if (name > name_width) name_width = name;
     if (shape > n_width) n_width = shape;
   }
-  printf("\n%-*s %-6s %*s %-13s %24s %8s %7s %5s %9s | %7s %6s | %7s %6s\n", name_width, "op",
+  printf("\n%-*s %-6s %*s %-13s %24s %8s %7s %5s %5s %9s | %7s %6s | %7s %6s\n", name_width, "op",
          "type", n_width, "n", "algo", "wall ms: median (min-max)", "Melem/s", "GB/s", "%ref",
-         "event ms", "CPU GB/s", "x CPU", "Boost", "x Boost");
+         "%lim", "event ms", "CPU GB/s", "x CPU", "Boost", "x Boost");
   for (size_t k = 0; k < report->num_rows; k++) {
     const result *r = &report->rows[k];
     row_figures f = figures_of(r);
-    char wall[64], share[16], event[24], cpu[16], vs_cpu[16], boost[16], vs_boost[16];
+    char wall[64], share[16], limit[16], event[24], cpu[16], vs_cpu[16], boost[16], vs_boost[16];
     bench_timing_text(&r->wall, wall, sizeof wall);
     if (bench_op_table[r->op].reference < 0) {
       snprintf(share, sizeof share, "ref");
     } else {
       bench_format_or_na(share, sizeof share, "%.0f%%", 100 * f.share);
     }
+    bench_format_or_na(limit, sizeof limit, "%.0f%%", 100 * f.limit_share);
     bench_format_or_na(event, sizeof event, "%.3f", r->event.valid ? r->event.median : NAN);
     bench_format_or_na(cpu, sizeof cpu, "%.2f", f.cpu_gbps);
     bench_format_or_na(vs_cpu, sizeof vs_cpu, "%.2fx", f.vs_cpu);
@@ -284,9 +336,9 @@ static void print_table(const run_report *report) {
     } else if (r->boost_note[0] && strncmp(r->boost_note, "failed", 6) == 0) {
       snprintf(boost, sizeof boost, "FAILED");
     }
-    printf("%-*s %-6s %*s %-13s %24s %8.0f %7.2f %5s %9s | %8s %6s | %7s %6s\n", name_width,
+    printf("%-*s %-6s %*s %-13s %24s %8.0f %7.2f %5s %5s %9s | %8s %6s | %7s %6s\n", name_width,
            bench_op_table[r->op].name, r->type->name, n_width, r->shape, r->algorithm, wall,
-           f.melems, f.wall_gbps, share, event, cpu, vs_cpu, boost, vs_boost);
+           f.melems, f.wall_gbps, share, limit, event, cpu, vs_cpu, boost, vs_boost);
   }
   printf(
       "\nGB/s: the bytes an operation must move over the median wall time (reduce, count_if,\n"
@@ -295,6 +347,11 @@ static void print_table(const run_report *report) {
       "%%ref: share of the read kernel's GB/s (reduce, count_if, findall) or the copy\n"
       "kernel's (scan, copy, copy_strided) at the same type and size, the kernel timed right\n"
       "before each call of the operation (medians of both).\n"
+      "%%lim: share of the limit of its kind of traffic at the same type and size, the\n"
+      "fastest of: the read kernel, and on a CPU device the host's read on all threads\n"
+      "(reduce, count_if, findall, read); the copy kernel, clEnqueueCopyBuffer, and on a\n"
+      "CPU device the host's memcpy on one thread and on all (the others). The memory\n"
+      "limits table below gives the host and CopyBuffer figures.\n"
       "event ms: the profiling event the call returns, which covers only its last command.\n"
       "CPU: a plain C loop over the same host data (reduce, count_if, read: up to %d\n"
       "threads, one per 64K elements; copy_kernel: memcpy; the others one thread).\n"
@@ -353,6 +410,7 @@ static void print_table(const run_report *report) {
       printf("Boost.Compute %s %s: %s\n", bench_op_table[r->op].name, r->type->name, r->boost_note);
     }
   }
+  print_limits_table(report);
   print_peer_table(report, name_width, n_width);
   print_first_call_table(report, name_width);
 }
@@ -383,7 +441,9 @@ static void print_csv(const run_report *report) {
       "first_call_warm_disk_hits,first_call_warm_load_ms,first_call_warm_builds,"
       "first_call_steady_ms_median,first_call_steady_calls,first_call_cold_over_steady,"
       "first_call_warm_over_steady,first_call_prebuilt_ms,first_call_prebuild_programs,"
-      "first_call_prebuild_ms,first_call_prebuilt_over_steady\n");
+      "first_call_prebuild_ms,first_call_prebuilt_over_steady,limit_source,limit_gb_per_s,"
+      "share_of_limit,limit_threads,host_memcpy_gb_per_s,host_copy_gb_per_s,"
+      "host_read_gb_per_s,copy_buffer_gb_per_s\n");
   for (size_t k = 0; k < report->num_rows; k++) {
     const result *r = &report->rows[k];
     row_figures f = figures_of(r);
@@ -489,6 +549,19 @@ static void print_csv(const run_report *report) {
     } else {
       printf(",,,,,,,,,,,,,,,,,");
     }
+    putchar(',');
+    bench_csv_string(stdout, f.limit_source);
+    const double numbers6[] = {f.limit_gbps,
+                               f.limit_share,
+                               r->limits.measured ? r->limits.threads : NAN,
+                               r->limits.host_memcpy_gbps,
+                               r->limits.host_copy_gbps,
+                               r->limits.host_read_gbps,
+                               r->limits.copy_buffer_gbps};
+    for (size_t i = 0; i < sizeof numbers6 / sizeof numbers6[0]; i++) {
+      putchar(',');
+      bench_csv_number(stdout, numbers6[i]);
+    }
     putchar('\n');
   }
 }
@@ -543,6 +616,16 @@ static void print_json(const run_report *report) {
     bench_json_timing(out, ", ", "reference_ms", &r->reference);
     bench_json_number_member(out, ", ", "reference_gb_per_s", r->reference_gbps);
     bench_json_number_member(out, ", ", "share_of_reference", f.share);
+    fputs(",\n     \"limit\": ", out);
+    bench_json_string_member(out, "{", "source", f.limit_source[0] ? f.limit_source : NULL);
+    bench_json_number_member(out, ", ", "gb_per_s", f.limit_gbps);
+    bench_json_number_member(out, ", ", "share", f.limit_share);
+    bench_json_number_member(out, ", ", "threads", r->limits.measured ? r->limits.threads : NAN);
+    bench_json_number_member(out, ", ", "host_memcpy_gb_per_s", r->limits.host_memcpy_gbps);
+    bench_json_number_member(out, ", ", "host_copy_gb_per_s", r->limits.host_copy_gbps);
+    bench_json_number_member(out, ", ", "host_read_gb_per_s", r->limits.host_read_gbps);
+    bench_json_number_member(out, ", ", "copy_buffer_gb_per_s", r->limits.copy_buffer_gbps);
+    fprintf(out, ", \"host_counts\": %s}", r->limits.host_counts ? "true" : "false");
     fputs(",\n     \"cpu\": ", out);
     bench_json_string_member(out, "{", "baseline", cpu_label_of(report, r));
     bench_json_timing(out, ", ", "ms", &r->cpu);

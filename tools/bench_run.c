@@ -10,6 +10,7 @@
 #include "bench_boost.h"
 #include "bench_case.h"
 #include "bench_first_call.h"
+#include "bench_limit.h"
 #include "bench_measure.h"
 #include "bench_report.h"
 
@@ -92,6 +93,10 @@ int bench_command_run(int argc, char **argv) {
                c.type->name, bench_size_label(c.n, n_label, sizeof n_label));
       bench_progress("%s: preparing data", prefix);
       failed = bench_prepare_case(&c);
+      if (!failed) {
+        bench_progress("%s: measuring the memory limits", prefix);
+        failed = bench_measure_limits(&c, &c.limits);
+      }
       for (int op = 0; op < NUM_OPS && !failed; op++) {
         if (!bench_op_runs(&options, op, options.types[t], c.n)) continue;
         snprintf(prefix, sizeof prefix, "clgpu-bench: [%zu/%zu] %s %s", report.num_rows + 1, total,

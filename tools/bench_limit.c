@@ -1,0 +1,222 @@
+/* clgpu-bench run's memory limits (bench_limit.h): the host's memcpy on one
+ * thread and on all, the host's read on all threads, and the device's
+ * clEnqueueCopyBuffer, over the bytes of a case; and each row's limit, the
+ * fastest of them (and of the read or copy kernel) for its kind of traffic. */
+#include "bench_limit.h"
+
+#include <math.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "bench_cpu.h"
+
+/* A thread's share of the host's work: at least this many bytes, so that a
+ * small case does not measure the threads' start more than the memory. */
+#define SHARE_MIN ((size_t)256 << 10)
+
+/* The timed calls of each figure: --repeat, but at least this many, since a
+ * limit measured once per case meets the machine's noise only once. */
+#define LIMIT_CALLS 11
+
+enum { WORK_COPY, WORK_READ, WORK_STOP };
+
+/* The threads of the host figures, made once per measurement. Each call
+ * raises `generation`; the workers spin on it (a sleeping thread's wake-up
+ * would be timed with the memory) and count themselves in `finished`.
+ * WORK_STOP ends them, also when a thread could not be made. */
+typedef struct host_pool {
+  atomic_uint generation, finished;
+  atomic_int work;
+  const unsigned char *in;
+  unsigned char *out;
+  size_t bytes;
+  int threads;
+  uint64_t sums[64];
+} host_pool;
+
+typedef struct host_worker {
+  host_pool *pool;
+  int index;
+} host_worker;
+
+static volatile uint64_t limit_sink; /* keeps the reads' sums alive */
+
+/* A 64-bit sum of bytes [begin, end) of `in`, four words at a time in
+ * independent sums (which the compiler may widen into vectors). */
+static uint64_t read_share(const unsigned char *in, size_t begin, size_t end) {
+  uint64_t s0 = 0, s1 = 0, s2 = 0, s3 = 0;
+  size_t k = begin;
+  for (; k + 32 <= end; k += 32) {
+    uint64_t w[4];
+    memcpy(w, in + k, sizeof w);
+    s0 += w[0];
+    s1 += w[1];
+    s2 += w[2];
+    s3 += w[3];
+  }
+  for (; k < end; k++) s0 += in[k];
+  return s0 + s1 + s2 + s3;
+}
+
+/* Thread `index`'s share of the pool's work. */
+static void do_share(host_pool *pool, int index) {
+  size_t share = (pool->bytes + (size_t)pool->threads - 1) / (size_t)pool->threads;
+  share = (share + 63) & ~(size_t)63; /* whole cache lines */
+  size_t begin = (size_t)index * share < pool->bytes ? (size_t)index * share : pool->bytes;
+  size_t end = begin + share < pool->bytes ? begin + share : pool->bytes;
+  if (atomic_load(&pool->work) == WORK_COPY) {
+    memcpy(pool->out + begin, pool->in + begin, end - begin);
+  } else {
+    pool->sums[index] = read_share(pool->in, begin, end);
+  }
+}
+
+static void *pool_worker(void *argument) {
+  host_worker *worker = argument;
+  host_pool *pool = worker->pool;
+  unsigned seen = 0;
+  for (;;) {
+    unsigned now;
+    while ((now = atomic_load(&pool->generation)) == seen) {
+    }
+    seen = now;
+    if (atomic_load(&pool->work) == WORK_STOP) break;
+    do_share(pool, worker->index);
+    atomic_fetch_add(&pool->finished, 1u);
+  }
+  return NULL;
+}
+
+/* One call of the pool's work over every thread, the caller's included. */
+static void pool_run(host_pool *pool) {
+  atomic_store(&pool->finished, 0u);
+  atomic_fetch_add(&pool->generation, 1u);
+  do_share(pool, 0);
+  while (atomic_load(&pool->finished) != (unsigned)pool->threads - 1) {
+  }
+  uint64_t sum = 0;
+  for (int k = 0; k < pool->threads; k++) sum += pool->sums[k];
+  limit_sink = sum;
+}
+
+/* The limits' warm-up and timed calls of the pool's work, into *out. */
+static void run_calls(const bench_limits *l, host_pool *pool, double *samples, timing *out) {
+  for (int call = 0; call < l->warmup + l->calls; call++) {
+    double begin = bench_now_ms();
+    pool_run(pool);
+    double ms = bench_now_ms() - begin;
+    if (call >= l->warmup) samples[call - l->warmup] = ms;
+  }
+  *out = bench_summarize(samples, l->calls);
+}
+
+/* Time `work` over the case's calls on `threads` threads (the caller's one
+ * of them). Not valid when a thread could not start. */
+static timing time_host(const bench_case *c, const bench_limits *l, int work, int threads,
+                        double *samples) {
+  host_pool pool;
+  memset(&pool, 0, sizeof pool);
+  atomic_init(&pool.generation, 0u);
+  atomic_init(&pool.finished, 0u);
+  atomic_init(&pool.work, work);
+  pool.in = c->host_in;
+  pool.out = c->cpu_out;
+  pool.bytes = c->n * c->type->size;
+  pool.threads = threads;
+  pthread_t handles[64];
+  host_worker workers[64];
+  int started = 1;
+  for (; started < threads; started++) {
+    workers[started].pool = &pool;
+    workers[started].index = started;
+    if (pthread_create(&handles[started], NULL, pool_worker, &workers[started]) != 0) break;
+  }
+  timing measured = {0, NAN, NAN, NAN};
+  if (started == threads) run_calls(l, &pool, samples, &measured);
+  atomic_store(&pool.work, WORK_STOP);
+  atomic_fetch_add(&pool.generation, 1u);
+  for (int k = 1; k < started; k++) pthread_join(handles[k], NULL);
+  return measured;
+}
+
+int bench_measure_limits(bench_case *c, bench_limits *out) {
+  const run_options *o = c->options;
+  size_t bytes = c->n * c->type->size;
+  memset(out, 0, sizeof *out);
+  out->calls = o->repeat > LIMIT_CALLS ? o->repeat : LIMIT_CALLS;
+  out->warmup = o->warmup < 1 ? 1 : o->warmup; /* at least one: page in the output */
+  double *samples = malloc(sizeof(double) * (size_t)out->calls);
+  if (!samples) {
+    bench_progress_clear();
+    fprintf(stderr, "clgpu-bench run: out of host memory\n");
+    return 1;
+  }
+  size_t most = (bytes + SHARE_MIN - 1) / SHARE_MIN;
+  out->threads = (size_t)bench_cpu_threads() < most ? bench_cpu_threads() : (int)most;
+  if (out->threads < 1) out->threads = 1;
+  out->host_counts = (c->device->type & CL_DEVICE_TYPE_CPU) != 0;
+  out->host_memcpy = time_host(c, out, WORK_COPY, 1, samples);
+  out->host_copy = time_host(c, out, WORK_COPY, out->threads, samples);
+  out->host_read = time_host(c, out, WORK_READ, out->threads, samples);
+
+  for (int call = 0; call < out->warmup + out->calls; call++) {
+    double begin = bench_now_ms();
+    cl_int err = clEnqueueCopyBuffer(c->queue, c->d_in, c->d_out, 0, 0, bytes, 0, NULL, NULL);
+    if (err == CL_SUCCESS) err = clFinish(c->queue);
+    if (err != CL_SUCCESS) {
+      free(samples);
+      return bench_op_failure(c, OP_COPY_KERNEL, "clEnqueueCopyBuffer", err);
+    }
+    double ms = bench_now_ms() - begin;
+    if (call >= out->warmup) samples[call - out->warmup] = ms;
+  }
+  out->copy_buffer = bench_summarize(samples, out->calls);
+  free(samples);
+
+  out->host_memcpy_gbps = bench_gbps(2.0 * (double)bytes, &out->host_memcpy);
+  out->host_copy_gbps = bench_gbps(2.0 * (double)bytes, &out->host_copy);
+  out->host_read_gbps = bench_gbps((double)bytes, &out->host_read);
+  out->copy_buffer_gbps = bench_gbps(2.0 * (double)bytes, &out->copy_buffer);
+  out->measured = 1;
+  return 0;
+}
+
+int bench_op_reads_only(int op) { return op == OP_READ || bench_op_table[op].reference == OP_READ; }
+
+double bench_row_limit(const result *row, double kernel_gbps, const char **source) {
+  const bench_limits *l = &row->limits;
+  struct {
+    const char *name;
+    double gbps;
+  } candidates[4];
+  int count = 0;
+  int reads = bench_op_reads_only(row->op);
+  candidates[count].name = reads ? "read kernel" : "copy kernel";
+  candidates[count++].gbps = kernel_gbps;
+  if (l->measured && reads && l->host_counts) {
+    candidates[count].name = "host read";
+    candidates[count++].gbps = l->host_read_gbps;
+  }
+  if (l->measured && !reads) {
+    candidates[count].name = "CopyBuffer";
+    candidates[count++].gbps = l->copy_buffer_gbps;
+    if (l->host_counts) {
+      candidates[count].name = "host memcpy";
+      candidates[count++].gbps = l->host_memcpy_gbps;
+      candidates[count].name = "host copy";
+      candidates[count++].gbps = l->host_copy_gbps;
+    }
+  }
+  double best = NAN;
+  *source = "";
+  for (int k = 0; k < count; k++) {
+    if (isfinite(candidates[k].gbps) && !(candidates[k].gbps <= best)) {
+      best = candidates[k].gbps;
+      *source = candidates[k].name;
+    }
+  }
+  return best;
+}

@@ -18,8 +18,8 @@ typedef bench_timing timing;
 
 /* The memory limits of a case (bench_limit.c), measured once per case (type
  * and size) before its operations, each the median of `calls` timed calls
- * (--repeat, at least 11) after `warmup`; bytes as the read and copy kernels count them (n*size
- * read; n*size read + n*size written). */
+ * (--repeat, at least 11) after `warmup`; bytes as the read and copy
+ * kernels count them (n*size read; n*size read + n*size written). */
 typedef struct bench_limits {
   int measured; /* 0: none (the row's case measured none) */
   int calls, warmup;

@@ -245,6 +245,8 @@ static void test_items_cover_their_calls(void **state) {
   assert_int_equal(stats.failed + stats.stale + stats.from_memory + stats.recorded, 0);
   clgpu_cache_stats before = cache_stats(context);
   assert_int_equal(before.builds + before.disk_hits, stats.programs);
+  /* It made the programs' kernel objects too. */
+  assert_true(before.kernels_created >= stats.programs);
 
   run_reduce(f, context);
   run_scan(f, context);
@@ -255,6 +257,8 @@ static void test_items_cover_their_calls(void **state) {
   clgpu_cache_stats after = cache_stats(context);
   assert_int_equal(after.builds, before.builds);
   assert_int_equal(after.disk_hits, before.disk_hits);
+  /* and leased the kernels the prebuild made, creating none. */
+  assert_int_equal(after.kernels_created, before.kernels_created);
 }
 
 static void test_record_replays_in_a_later_context(void **state) {
@@ -290,6 +294,7 @@ static void test_record_replays_in_a_later_context(void **state) {
   clgpu_cache_stats after = cache_stats(second);
   assert_int_equal(after.builds, 0);
   assert_int_equal(after.disk_hits, before.disk_hits);
+  assert_int_equal(after.kernels_created, before.kernels_created);
 
   /* Another record name over the same folder and device has no programs. */
   name_record("replay-other");

@@ -882,6 +882,67 @@ clgpu_status clgpu__kernel_acquire(clgpu_program *program, const char *kernel_na
   return status;
 }
 
+/* Whether the pool has a kernel of that name to lease, under kernel_lock. */
+static int pool_has(const clgpu_program *program, const char *name) {
+  for (size_t i = 0; i < program->kernel_count; i++) {
+    const kernel_slot *slot = &program->kernels[i];
+    if (!slot->leased && !slot->retired && strcmp(slot->name, name) == 0) return 1;
+  }
+  return 0;
+}
+
+size_t clgpu__program_create_kernels(clgpu_program *program) {
+  pthread_mutex_lock(&program->kernel_lock);
+  cl_program cl = program->program;
+  clRetainProgram(cl); /* a rebuild may replace it meanwhile */
+  pthread_mutex_unlock(&program->kernel_lock);
+  cl_uint count = 0;
+  cl_kernel *made = NULL;
+  cl_int err = clCreateKernelsInProgram(cl, 0, NULL, &count);
+  if (err == CL_SUCCESS && count > 0) made = malloc(count * sizeof *made);
+  if (made) err = clCreateKernelsInProgram(cl, count, made, NULL);
+  size_t added = 0;
+  for (cl_uint k = 0; made && err == CL_SUCCESS && k < count; k++) {
+    char name[256];
+    cl_int got = clGetKernelInfo(made[k], CL_KERNEL_FUNCTION_NAME, sizeof name, name, NULL);
+    char *copy = got == CL_SUCCESS ? strdup(name) : NULL;
+    pthread_mutex_lock(&program->kernel_lock);
+    int keep = copy && program->program == cl && !pool_has(program, name);
+    if (keep && program->kernel_count == program->kernel_capacity) {
+      size_t capacity = program->kernel_capacity ? 2 * program->kernel_capacity : 4;
+      kernel_slot *grown = realloc(program->kernels, capacity * sizeof *grown);
+      if (grown) {
+        program->kernels = grown;
+        program->kernel_capacity = capacity;
+      } else {
+        keep = 0;
+      }
+    }
+    if (keep) {
+      kernel_slot *slot = &program->kernels[program->kernel_count++];
+      slot->name = copy;
+      slot->kernel = made[k];
+      slot->leased = 0;
+      slot->retired = 0;
+      slot->group_checked = 0;
+      added++;
+    }
+    pthread_mutex_unlock(&program->kernel_lock);
+    if (!keep) {
+      free(copy);
+      clReleaseKernel(made[k]);
+    }
+  }
+  free(made);
+  clReleaseProgram(cl);
+  if (added > 0) {
+    pthread_mutex_lock(&program->cache->lock);
+    program->cache->stats.kernels_created += added;
+    pthread_mutex_unlock(&program->cache->lock);
+  }
+  return added;
+}
+
 clgpu_status clgpu_kernel_acquire(clgpu_program *program, const char *kernel_name,
                                   cl_kernel *kernel) {
   return clgpu__kernel_acquire(program, kernel_name, kernel);

@@ -57,6 +57,13 @@ clgpu_status clgpu__program_get_recipe(clgpu_context *ctx, const clgpu__recipe *
  * operations' own code paths. */
 void clgpu__program_capture(clgpu__recipe_list *list);
 
+/* Create a kernel object of every kernel of the program that has none
+ * waiting in its pool, for the first calls to lease (what a prebuild does
+ * after getting a program: some implementations finish compiling a kernel
+ * only when its object is made). How many it created; none when the
+ * implementation fails (the calls then create their kernels as before). */
+size_t clgpu__program_create_kernels(clgpu_program *program);
+
 /* Internal twins of public functions (the public one is a wrapper): the
  * library calls these, never its own public entry points. */
 clgpu_status clgpu__kernel_acquire(clgpu_program *program, const char *kernel_name,

@@ -182,29 +182,32 @@ class Run(BenchTestCase):
             self.assertIn(row["reference_op"], ("read", "copy_kernel"), where)
             self.assert_timing(row["reference_ms"], where + " reference_ms")
             self.assertGreater(row["share_of_reference"], 0, where)
-            # The limit: the fastest of the row's kernel figure and the
-            # case's measured ones for its kind of traffic (a reduce reads,
-            # a scan reads and writes); the host's count on a CPU device only.
+            # The limit: the fastest of the case's figures for the row's kind
+            # of traffic (a reduce reads, a scan reads and writes; the host's
+            # count on a CPU device only), as a multiple of the case's read or
+            # copy kernel, applied to the row's own kernel figure.
             limit = row["limit"]
             cpu = device["type"] == "CPU"
             self.assertEqual(limit["host_counts"], cpu, where)
             self.assertEqual(limit["threads"], 1, where)  # 256 KiB: one thread's share
             for key in ("host_memcpy_gb_per_s", "host_copy_gb_per_s", "host_read_gb_per_s",
-                        "copy_buffer_gb_per_s"):
+                        "copy_buffer_gb_per_s", "read_kernel_gb_per_s", "copy_kernel_gb_per_s"):
                 self.assertGreater(limit[key], 0, f"{where}: limit {key}")
             if row["op"] == "reduce":
-                candidates = {"read kernel": row["reference_gb_per_s"]}
+                kernel = limit["read_kernel_gb_per_s"]
+                candidates = {"read kernel": kernel}
                 if cpu:
                     candidates["host read"] = limit["host_read_gb_per_s"]
             else:
-                candidates = {"copy kernel": row["reference_gb_per_s"],
-                              "CopyBuffer": limit["copy_buffer_gb_per_s"]}
+                kernel = limit["copy_kernel_gb_per_s"]
+                candidates = {"copy kernel": kernel, "CopyBuffer": limit["copy_buffer_gb_per_s"]}
                 if cpu:
                     candidates["host memcpy"] = limit["host_memcpy_gb_per_s"]
                     candidates["host copy"] = limit["host_copy_gb_per_s"]
             self.assertEqual(limit["source"], max(candidates, key=candidates.get), where)
-            self.assertAlmostEqual(limit["gb_per_s"], max(candidates.values()),
-                                   delta=limit["gb_per_s"] * 1e-3, msg=where)
+            expected = row["reference_gb_per_s"] * max(candidates.values()) / kernel
+            self.assertAlmostEqual(limit["gb_per_s"], expected, delta=expected * 2e-3, msg=where)
+            self.assertGreaterEqual(limit["gb_per_s"], row["reference_gb_per_s"] * (1 - 1e-3))
             self.assertAlmostEqual(limit["share"], row["gb_per_s"] / limit["gb_per_s"],
                                    delta=limit["share"] * 1e-3, msg=where)
             self.assertEqual(row["boost"]["note"], "--no-boost", where)
@@ -260,7 +263,8 @@ class Run(BenchTestCase):
             self.assertIn(row["limit_source"], ("read kernel", "host read"), describe(result))
             self.assertEqual(row["limit_threads"], "1")
             for key in ("limit_gb_per_s", "share_of_limit", "host_memcpy_gb_per_s",
-                        "host_copy_gb_per_s", "host_read_gb_per_s", "copy_buffer_gb_per_s"):
+                        "host_copy_gb_per_s", "host_read_gb_per_s", "copy_buffer_gb_per_s",
+                        "limit_read_kernel_gb_per_s", "limit_copy_kernel_gb_per_s"):
                 self.assertGreater(float(row[key]), 0, key)
         self.assertEqual(rows["float"]["first_call_cold_ms"], "")
         self.assertEqual(os.listdir(folder), [], "the first calls' folders were left behind")

@@ -17,9 +17,10 @@
 typedef bench_timing timing;
 
 /* The memory limits of a case (bench_limit.c), measured once per case (type
- * and size) before its operations, each the median of `calls` timed calls
- * (--repeat, at least 11) after `warmup`; bytes as the read and copy
- * kernels count them (n*size read; n*size read + n*size written). */
+ * and size) before its operations, in rounds of every figure in turn, each
+ * the median of `calls` timed rounds (--repeat, at least 11) after `warmup`;
+ * bytes as the read and copy kernels count them (n*size read; n*size read +
+ * n*size written). */
 typedef struct bench_limits {
   int measured; /* 0: none (the row's case measured none) */
   int calls, warmup;
@@ -29,7 +30,9 @@ typedef struct bench_limits {
   timing host_copy;   /* memcpy of a share per thread, on `threads` threads */
   timing host_read;   /* a 64-bit sum of a share per thread, on `threads` threads */
   timing copy_buffer; /* clEnqueueCopyBuffer on the device, to clFinish */
+  timing read_kernel, copy_kernel; /* the reference kernels, in the same rounds */
   double host_memcpy_gbps, host_copy_gbps, host_read_gbps, copy_buffer_gbps; /* NaN: none */
+  double read_kernel_gbps, copy_kernel_gbps;
 } bench_limits;
 
 /* One row: an operation on one type and size. */

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "bench_cpu.h"
+#include "bench_reference.h"
 
 /* A thread's share of the host's work: at least this many bytes, so that a
  * small case does not measure the threads' start more than the memory. */
@@ -102,44 +103,67 @@ static void pool_run(host_pool *pool) {
   limit_sink = sum;
 }
 
-/* The limits' warm-up and timed calls of the pool's work, into *out. */
-static void run_calls(const bench_limits *l, host_pool *pool, double *samples, timing *out) {
-  for (int call = 0; call < l->warmup + l->calls; call++) {
-    double begin = bench_now_ms();
-    pool_run(pool);
-    double ms = bench_now_ms() - begin;
-    if (call >= l->warmup) samples[call - l->warmup] = ms;
-  }
-  *out = bench_summarize(samples, l->calls);
-}
-
-/* Time `work` over the case's calls on `threads` threads (the caller's one
- * of them). Not valid when a thread could not start. */
-static timing time_host(const bench_case *c, const bench_limits *l, int work, int threads,
-                        double *samples) {
-  host_pool pool;
-  memset(&pool, 0, sizeof pool);
-  atomic_init(&pool.generation, 0u);
-  atomic_init(&pool.finished, 0u);
-  atomic_init(&pool.work, work);
-  pool.in = c->host_in;
-  pool.out = c->cpu_out;
-  pool.bytes = c->n * c->type->size;
-  pool.threads = threads;
+/* The host's threads of one round (host_pool), started spinning. The pool
+ * lives for one round only: between rounds the device's kernels run, and a
+ * spinning thread would take a core from them. 0 when a thread could not
+ * be made (then none is left running). */
+typedef struct pool_threads {
   pthread_t handles[64];
   host_worker workers[64];
-  int started = 1;
-  for (; started < threads; started++) {
-    workers[started].pool = &pool;
-    workers[started].index = started;
-    if (pthread_create(&handles[started], NULL, pool_worker, &workers[started]) != 0) break;
+  int started;
+} pool_threads;
+
+static int pool_start(host_pool *pool, pool_threads *t) {
+  atomic_store(&pool->work, WORK_COPY);
+  t->started = 1;
+  for (; t->started < pool->threads; t->started++) {
+    t->workers[t->started].pool = pool;
+    t->workers[t->started].index = t->started;
+    if (pthread_create(&t->handles[t->started], NULL, pool_worker, &t->workers[t->started]) != 0)
+      break;
   }
-  timing measured = {0, NAN, NAN, NAN};
-  if (started == threads) run_calls(l, &pool, samples, &measured);
-  atomic_store(&pool.work, WORK_STOP);
-  atomic_fetch_add(&pool.generation, 1u);
-  for (int k = 1; k < started; k++) pthread_join(handles[k], NULL);
-  return measured;
+  if (t->started == pool->threads) return 1;
+  atomic_store(&pool->work, WORK_STOP);
+  atomic_fetch_add(&pool->generation, 1u);
+  for (int k = 1; k < t->started; k++) pthread_join(t->handles[k], NULL);
+  return 0;
+}
+
+static void pool_stop(host_pool *pool, pool_threads *t) {
+  atomic_store(&pool->work, WORK_STOP);
+  atomic_fetch_add(&pool->generation, 1u);
+  for (int k = 1; k < t->started; k++) pthread_join(t->handles[k], NULL);
+}
+
+/* One timed call of the pool's `work`, in ms. */
+static double pool_time(host_pool *pool, int work) {
+  atomic_store(&pool->work, work);
+  double begin = bench_now_ms();
+  pool_run(pool);
+  return bench_now_ms() - begin;
+}
+
+/* The figures of a round, in bench_limits' order. */
+enum { F_MEMCPY, F_COPY, F_READ, F_COPY_BUFFER, F_READ_KERNEL, F_COPY_KERNEL, NUM_FIGURES };
+
+/* One device command (clEnqueueCopyBuffer, or the read or copy kernel) to
+ * clFinish, timed into *ms. 0, or 1 after a failure (printed). */
+static int time_device(bench_case *c, int figure, double *ms) {
+  size_t bytes = c->n * c->type->size;
+  double begin = bench_now_ms();
+  if (figure == F_COPY_BUFFER) {
+    cl_int err = clEnqueueCopyBuffer(c->queue, c->d_in, c->d_out, 0, 0, bytes, 0, NULL, NULL);
+    if (err == CL_SUCCESS) err = clFinish(c->queue);
+    if (err != CL_SUCCESS) return bench_op_failure(c, OP_COPY_KERNEL, "clEnqueueCopyBuffer", err);
+  } else {
+    int copy = figure == F_COPY_KERNEL;
+    clgpu_status status = bench_enqueue_reference(c, copy, NULL);
+    if (status == CLGPU_SUCCESS) status = (clgpu_status)clFinish(c->queue);
+    if (status != CLGPU_SUCCESS)
+      return bench_op_failure(c, copy ? OP_COPY_KERNEL : OP_READ, "reference kernel", status);
+  }
+  *ms = bench_now_ms() - begin;
+  return 0;
 }
 
 int bench_measure_limits(bench_case *c, bench_limits *out) {
@@ -148,7 +172,7 @@ int bench_measure_limits(bench_case *c, bench_limits *out) {
   memset(out, 0, sizeof *out);
   out->calls = o->repeat > LIMIT_CALLS ? o->repeat : LIMIT_CALLS;
   out->warmup = o->warmup < 1 ? 1 : o->warmup; /* at least one: page in the output */
-  double *samples = malloc(sizeof(double) * (size_t)out->calls);
+  double *samples = malloc(sizeof(double) * (size_t)out->calls * NUM_FIGURES);
   if (!samples) {
     bench_progress_clear();
     fprintf(stderr, "clgpu-bench run: out of host memory\n");
@@ -158,28 +182,56 @@ int bench_measure_limits(bench_case *c, bench_limits *out) {
   out->threads = (size_t)bench_cpu_threads() < most ? bench_cpu_threads() : (int)most;
   if (out->threads < 1) out->threads = 1;
   out->host_counts = (c->device->type & CL_DEVICE_TYPE_CPU) != 0;
-  out->host_memcpy = time_host(c, out, WORK_COPY, 1, samples);
-  out->host_copy = time_host(c, out, WORK_COPY, out->threads, samples);
-  out->host_read = time_host(c, out, WORK_READ, out->threads, samples);
 
+  host_pool pool;
+  memset(&pool, 0, sizeof pool);
+  atomic_init(&pool.generation, 0u);
+  atomic_init(&pool.finished, 0u);
+  atomic_init(&pool.work, WORK_COPY);
+  pool.in = c->host_in;
+  pool.out = c->cpu_out;
+  pool.bytes = bytes;
+  pool.threads = out->threads;
+  int host_ok = 1;
+  /* Rounds of every figure in turn, so that the machine's drift meets each
+   * figure alike and the ratios between them hold (bench_row_limit). */
   for (int call = 0; call < out->warmup + out->calls; call++) {
+    double ms[NUM_FIGURES] = {0};
     double begin = bench_now_ms();
-    cl_int err = clEnqueueCopyBuffer(c->queue, c->d_in, c->d_out, 0, 0, bytes, 0, NULL, NULL);
-    if (err == CL_SUCCESS) err = clFinish(c->queue);
-    if (err != CL_SUCCESS) {
-      free(samples);
-      return bench_op_failure(c, OP_COPY_KERNEL, "clEnqueueCopyBuffer", err);
+    memcpy(c->cpu_out, c->host_in, bytes);
+    ms[F_MEMCPY] = bench_now_ms() - begin;
+    pool_threads threads;
+    if (host_ok && pool_start(&pool, &threads)) {
+      ms[F_COPY] = pool_time(&pool, WORK_COPY);
+      ms[F_READ] = pool_time(&pool, WORK_READ);
+      pool_stop(&pool, &threads);
+    } else {
+      host_ok = 0; /* no figure: NaN makes the summaries invalid */
+      ms[F_COPY] = ms[F_READ] = NAN;
     }
-    double ms = bench_now_ms() - begin;
-    if (call >= out->warmup) samples[call - out->warmup] = ms;
+    for (int f = F_COPY_BUFFER; f < NUM_FIGURES; f++) {
+      if (time_device(c, f, &ms[f]) != 0) {
+        free(samples);
+        return 1;
+      }
+    }
+    if (call < out->warmup) continue;
+    for (int f = 0; f < NUM_FIGURES; f++)
+      samples[(size_t)f * (size_t)out->calls + (size_t)(call - out->warmup)] = ms[f];
   }
-  out->copy_buffer = bench_summarize(samples, out->calls);
+  timing *figures[NUM_FIGURES] = {&out->host_memcpy, &out->host_copy,   &out->host_read,
+                                  &out->copy_buffer, &out->read_kernel, &out->copy_kernel};
+  for (int f = 0; f < NUM_FIGURES; f++) {
+    *figures[f] = bench_summarize(samples + (size_t)f * (size_t)out->calls, out->calls);
+  }
   free(samples);
 
   out->host_memcpy_gbps = bench_gbps(2.0 * (double)bytes, &out->host_memcpy);
   out->host_copy_gbps = bench_gbps(2.0 * (double)bytes, &out->host_copy);
   out->host_read_gbps = bench_gbps((double)bytes, &out->host_read);
   out->copy_buffer_gbps = bench_gbps(2.0 * (double)bytes, &out->copy_buffer);
+  out->read_kernel_gbps = bench_gbps((double)bytes, &out->read_kernel);
+  out->copy_kernel_gbps = bench_gbps(2.0 * (double)bytes, &out->copy_kernel);
   out->measured = 1;
   return 0;
 }
@@ -188,19 +240,27 @@ int bench_op_reads_only(int op) { return op == OP_READ || bench_op_table[op].ref
 
 double bench_row_limit(const result *row, double kernel_gbps, const char **source) {
   const bench_limits *l = &row->limits;
+  *source = "";
+  int reads = bench_op_reads_only(row->op);
+  const char *kernel_name = reads ? "read kernel" : "copy kernel";
+  if (!l->measured) {
+    *source = isfinite(kernel_gbps) ? kernel_name : "";
+    return kernel_gbps;
+  }
+  /* The case's figures beside its kernel's, measured in the same rounds. */
   struct {
     const char *name;
     double gbps;
   } candidates[4];
   int count = 0;
-  int reads = bench_op_reads_only(row->op);
-  candidates[count].name = reads ? "read kernel" : "copy kernel";
-  candidates[count++].gbps = kernel_gbps;
-  if (l->measured && reads && l->host_counts) {
+  double kernel_then = reads ? l->read_kernel_gbps : l->copy_kernel_gbps;
+  candidates[count].name = kernel_name;
+  candidates[count++].gbps = kernel_then;
+  if (reads && l->host_counts) {
     candidates[count].name = "host read";
     candidates[count++].gbps = l->host_read_gbps;
   }
-  if (l->measured && !reads) {
+  if (!reads) {
     candidates[count].name = "CopyBuffer";
     candidates[count++].gbps = l->copy_buffer_gbps;
     if (l->host_counts) {
@@ -211,12 +271,18 @@ double bench_row_limit(const result *row, double kernel_gbps, const char **sourc
     }
   }
   double best = NAN;
-  *source = "";
   for (int k = 0; k < count; k++) {
     if (isfinite(candidates[k].gbps) && !(candidates[k].gbps <= best)) {
       best = candidates[k].gbps;
       *source = candidates[k].name;
     }
   }
-  return best;
+  /* The row's own kernel figure (timed beside its calls) scaled by how far
+   * the best figure was above the kernel in the case's rounds: the
+   * machine's drift between the case's start and the row cancels. */
+  if (isfinite(kernel_gbps) && isfinite(kernel_then) && kernel_then > 0 && isfinite(best)) {
+    return kernel_gbps * (best / kernel_then);
+  }
+  *source = isfinite(kernel_gbps) ? kernel_name : "";
+  return kernel_gbps;
 }

@@ -13,9 +13,10 @@ int bench_measure_limits(bench_case *c, bench_limits *out);
 /* A row's limit: the fastest measured way to move its kind of bytes (reads:
  * the read kernel, and the host's read on a CPU device; the others: the copy
  * kernel, clEnqueueCopyBuffer, and the host's memcpy on one thread and on
- * all on a CPU device); `kernel_gbps` is the read or copy kernel's figure
- * for the row. Sets *source to the winner's name ("" when there is none)
- * and returns its GB/s, or NaN. */
+ * all on a CPU device), as a multiple of the read or copy kernel in the
+ * case's rounds, applied to `kernel_gbps`, the kernel's figure timed beside
+ * the row's own calls. Sets *source to the fastest one's name ("" when there
+ * is none) and returns the limit's GB/s, or NaN. */
 double bench_row_limit(const result *row, double kernel_gbps, const char **source);
 
 /* Whether the op's traffic is a read (reduce, count_if, findall, read) rather

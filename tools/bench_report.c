@@ -99,31 +99,37 @@ static void print_limits_table(const run_report *report) {
       continue;
     if (!any) {
       printf(
-          "\nMemory limits in GB/s (before each type and size's operations; median of %d\n"
-          "calls after %d; bytes as the read and copy kernels count them):\n",
+          "\nMemory limits in GB/s (before each type and size's operations, in rounds of\n"
+          "every figure in turn; median of %d rounds after %d; bytes as the read and copy\n"
+          "kernels count them):\n",
           r->limits.calls, r->limits.warmup);
-      printf("%-6s %5s %12s %16s %16s %11s  %s\n", "type", "n", "host memcpy", "host copy",
-             "host read", "CopyBuffer", "bound the device");
+      printf("%-6s %5s %12s %16s %16s %11s %12s %12s  %s\n", "type", "n", "host memcpy",
+             "host copy", "host read", "CopyBuffer", "read kernel", "copy kernel",
+             "bound the device");
       any = 1;
     }
     const bench_limits *l = &r->limits;
-    char n_label[32], memcpy_text[16], copy[24], read[24], buffer[16], copy_gbps[16], read_gbps[16];
+    char n_label[32], memcpy_text[16], copy[24], read[24], buffer[16], copy_gbps[16], read_gbps[16],
+        read_kernel[16], copy_kernel[16];
     bench_format_or_na(memcpy_text, sizeof memcpy_text, "%.2f", l->host_memcpy_gbps);
     bench_format_or_na(copy_gbps, sizeof copy_gbps, "%.2f", l->host_copy_gbps);
     bench_format_or_na(read_gbps, sizeof read_gbps, "%.2f", l->host_read_gbps);
     snprintf(copy, sizeof copy, "%s (%d thr)", copy_gbps, l->threads);
     snprintf(read, sizeof read, "%s (%d thr)", read_gbps, l->threads);
     bench_format_or_na(buffer, sizeof buffer, "%.2f", l->copy_buffer_gbps);
-    printf("%-6s %5s %12s %16s %16s %11s  %s\n", r->type->name,
+    bench_format_or_na(read_kernel, sizeof read_kernel, "%.2f", l->read_kernel_gbps);
+    bench_format_or_na(copy_kernel, sizeof copy_kernel, "%.2f", l->copy_kernel_gbps);
+    printf("%-6s %5s %12s %16s %16s %11s %12s %12s  %s\n", r->type->name,
            bench_size_label(r->n, n_label, sizeof n_label), memcpy_text, copy, read, buffer,
-           l->host_counts ? "all (a CPU device)" : "CopyBuffer only");
+           read_kernel, copy_kernel, l->host_counts ? "all (a CPU device)" : "CopyBuffer only");
   }
   if (any) {
     printf(
         "host memcpy: memcpy of n*size bytes on one thread; host copy: a share of them per\n"
         "thread; host read: a 64-bit sum of a share per thread (thr: threads, one per 256\n"
-        "KiB at most, up to one per core); CopyBuffer: clEnqueueCopyBuffer to clFinish.\n"
-        "A CPU device shares the host's memory, so the host figures bound it too; on other\n"
+        "KiB at most, up to one per core); CopyBuffer: clEnqueueCopyBuffer to clFinish;\n"
+        "read kernel, copy kernel: the references of %%ref, in the same rounds. A CPU\n"
+        "device shares the host's memory, so the host figures bound it too; on other\n"
         "devices only CopyBuffer and the kernels count toward %%lim.\n");
   }
 }
@@ -351,7 +357,9 @@ static void print_table(const run_report *report) {
       "fastest of: the read kernel, and on a CPU device the host's read on all threads\n"
       "(reduce, count_if, findall, read); the copy kernel, clEnqueueCopyBuffer, and on a\n"
       "CPU device the host's memcpy on one thread and on all (the others). The memory\n"
-      "limits table below gives the host and CopyBuffer figures.\n"
+      "limits table below gives them; a row's limit is its %%ref kernel's figure times\n"
+      "the fastest one's ratio to that kernel there, so that %%lim drifts no more than\n"
+      "%%ref as the machine's speed changes during the run.\n"
       "event ms: the profiling event the call returns, which covers only its last command.\n"
       "CPU: a plain C loop over the same host data (reduce, count_if, read: up to %d\n"
       "threads, one per 64K elements; copy_kernel: memcpy; the others one thread).\n"
@@ -443,7 +451,8 @@ static void print_csv(const run_report *report) {
       "first_call_warm_over_steady,first_call_prebuilt_ms,first_call_prebuild_programs,"
       "first_call_prebuild_ms,first_call_prebuilt_over_steady,limit_source,limit_gb_per_s,"
       "share_of_limit,limit_threads,host_memcpy_gb_per_s,host_copy_gb_per_s,"
-      "host_read_gb_per_s,copy_buffer_gb_per_s\n");
+      "host_read_gb_per_s,copy_buffer_gb_per_s,limit_read_kernel_gb_per_s,"
+      "limit_copy_kernel_gb_per_s\n");
   for (size_t k = 0; k < report->num_rows; k++) {
     const result *r = &report->rows[k];
     row_figures f = figures_of(r);
@@ -557,7 +566,9 @@ static void print_csv(const run_report *report) {
                                r->limits.host_memcpy_gbps,
                                r->limits.host_copy_gbps,
                                r->limits.host_read_gbps,
-                               r->limits.copy_buffer_gbps};
+                               r->limits.copy_buffer_gbps,
+                               r->limits.read_kernel_gbps,
+                               r->limits.copy_kernel_gbps};
     for (size_t i = 0; i < sizeof numbers6 / sizeof numbers6[0]; i++) {
       putchar(',');
       bench_csv_number(stdout, numbers6[i]);
@@ -625,6 +636,8 @@ static void print_json(const run_report *report) {
     bench_json_number_member(out, ", ", "host_copy_gb_per_s", r->limits.host_copy_gbps);
     bench_json_number_member(out, ", ", "host_read_gb_per_s", r->limits.host_read_gbps);
     bench_json_number_member(out, ", ", "copy_buffer_gb_per_s", r->limits.copy_buffer_gbps);
+    bench_json_number_member(out, ", ", "read_kernel_gb_per_s", r->limits.read_kernel_gbps);
+    bench_json_number_member(out, ", ", "copy_kernel_gb_per_s", r->limits.copy_kernel_gbps);
     fprintf(out, ", \"host_counts\": %s}", r->limits.host_counts ? "true" : "false");
     fputs(",\n     \"cpu\": ", out);
     bench_json_string_member(out, "{", "baseline", cpu_label_of(report, r));

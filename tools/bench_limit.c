@@ -24,10 +24,10 @@
 
 enum { WORK_COPY, WORK_READ, WORK_STOP };
 
-/* The threads of the host figures, made once per measurement. Each call
- * raises `generation`; the workers spin on it (a sleeping thread's wake-up
- * would be timed with the memory) and count themselves in `finished`.
- * WORK_STOP ends them, also when a thread could not be made. */
+/* The host figures' work over `threads` threads, the caller's one of them.
+ * Each call raises `generation`; the other threads spin on it (a sleeping
+ * thread's wake-up would be timed with the memory) and count themselves in
+ * `finished`. WORK_STOP ends them (pool_threads, one round's threads). */
 typedef struct host_pool {
   atomic_uint generation, finished;
   atomic_int work;
@@ -236,18 +236,17 @@ int bench_measure_limits(bench_case *c, bench_limits *out) {
   return 0;
 }
 
-int bench_op_reads_only(int op) { return op == OP_READ || bench_op_table[op].reference == OP_READ; }
+/* Whether the op's traffic is a read (reduce, count_if, findall, read) rather
+ * than a read and a write. */
+static int reads_only(int op) { return op == OP_READ || bench_op_table[op].reference == OP_READ; }
 
 double bench_row_limit(const result *row, double kernel_gbps, const char **source) {
   const bench_limits *l = &row->limits;
   *source = "";
-  int reads = bench_op_reads_only(row->op);
+  int reads = reads_only(row->op);
   const char *kernel_name = reads ? "read kernel" : "copy kernel";
-  if (!l->measured) {
-    *source = isfinite(kernel_gbps) ? kernel_name : "";
-    return kernel_gbps;
-  }
-  /* The case's figures beside its kernel's, measured in the same rounds. */
+  /* The case's figures beside its kernel's, measured in the same rounds (all
+   * 0 when the case measured none: then the row's kernel alone). */
   struct {
     const char *name;
     double gbps;
@@ -280,7 +279,7 @@ double bench_row_limit(const result *row, double kernel_gbps, const char **sourc
   /* The row's own kernel figure (timed beside its calls) scaled by how far
    * the best figure was above the kernel in the case's rounds: the
    * machine's drift between the case's start and the row cancels. */
-  if (isfinite(kernel_gbps) && isfinite(kernel_then) && kernel_then > 0 && isfinite(best)) {
+  if (isfinite(kernel_gbps) && kernel_then > 0 && isfinite(best)) {
     return kernel_gbps * (best / kernel_then);
   }
   *source = isfinite(kernel_gbps) ? kernel_name : "";

@@ -19,8 +19,4 @@ int bench_measure_limits(bench_case *c, bench_limits *out);
  * is none) and returns the limit's GB/s, or NaN. */
 double bench_row_limit(const result *row, double kernel_gbps, const char **source);
 
-/* Whether the op's traffic is a read (reduce, count_if, findall, read) rather
- * than a read and a write. */
-int bench_op_reads_only(int op);
-
 #endif

@@ -121,7 +121,7 @@ static void print_limits_table(const run_report *report) {
     bench_format_or_na(copy_kernel, sizeof copy_kernel, "%.2f", l->copy_kernel_gbps);
     printf("%-6s %5s %12s %16s %16s %11s %12s %12s  %s\n", r->type->name,
            bench_size_label(r->n, n_label, sizeof n_label), memcpy_text, copy, read, buffer,
-           read_kernel, copy_kernel, l->host_counts ? "all (a CPU device)" : "CopyBuffer only");
+           read_kernel, copy_kernel, l->host_counts ? "all (a CPU device)" : "kernels, CopyBuffer");
   }
   if (any) {
     printf(
@@ -130,7 +130,7 @@ static void print_limits_table(const run_report *report) {
         "KiB at most, up to one per core); CopyBuffer: clEnqueueCopyBuffer to clFinish;\n"
         "read kernel, copy kernel: the references of %%ref, in the same rounds. A CPU\n"
         "device shares the host's memory, so the host figures bound it too; on other\n"
-        "devices only CopyBuffer and the kernels count toward %%lim.\n");
+        "devices only the kernels and CopyBuffer count toward %%lim.\n");
   }
 }
 

@@ -117,8 +117,10 @@ static void *work(void *argument) {
     clgpu_program *program = NULL;
     clgpu__program_from from = CLGPU__FROM_STALE;
     clgpu_status status = clgpu__program_get_recipe(prebuild->context, recipe, &program, &from);
-    /* Its kernel objects too: the first call then leases them ready. */
-    if (status == CLGPU_SUCCESS && program) clgpu__program_create_kernels(program);
+    /* Its kernel objects too, so that the first call leases them ready; a
+     * program already in memory was got by a call, which made its own. */
+    if (status == CLGPU_SUCCESS && program && from != CLGPU__FROM_MEMORY)
+      clgpu__program_create_kernels(program);
 
     pthread_mutex_lock(&prebuild->lock);
     clgpu_prebuild_stats *stats = &prebuild->stats;

@@ -811,6 +811,35 @@ static int lacks_kernel(cl_int err) {
 
 /* ---- kernel leases ---- */
 
+/* The pool's kernel of that name that no lease holds, under kernel_lock;
+ * NULL when there is none. */
+static kernel_slot *free_slot(clgpu_program *program, const char *name) {
+  for (size_t i = 0; i < program->kernel_count; i++) {
+    kernel_slot *slot = &program->kernels[i];
+    if (!slot->leased && !slot->retired && strcmp(slot->name, name) == 0) return slot;
+  }
+  return NULL;
+}
+
+/* Add a kernel to the pool (taking `name`, strdup'ed), under kernel_lock;
+ * its slot, or NULL when the pool cannot grow. */
+static kernel_slot *add_slot(clgpu_program *program, char *name, cl_kernel kernel, int leased) {
+  if (program->kernel_count == program->kernel_capacity) {
+    size_t capacity = program->kernel_capacity ? 2 * program->kernel_capacity : 4;
+    kernel_slot *grown = realloc(program->kernels, capacity * sizeof *grown);
+    if (!grown) return NULL;
+    program->kernels = grown;
+    program->kernel_capacity = capacity;
+  }
+  kernel_slot *slot = &program->kernels[program->kernel_count++];
+  slot->name = name;
+  slot->kernel = kernel;
+  slot->leased = leased;
+  slot->retired = 0;
+  slot->group_checked = 0;
+  return slot;
+}
+
 clgpu_status clgpu__kernel_acquire(clgpu_program *program, const char *kernel_name,
                                    cl_kernel *kernel) {
   CLGPU__RETURN_ERROR_IF(!kernel, CLGPU_INVALID_ARGUMENT, "clgpu_kernel_acquire: kernel is NULL");
@@ -827,26 +856,14 @@ clgpu_status clgpu__kernel_acquire(clgpu_program *program, const char *kernel_na
                          "(letters, digits and '_', not starting with a digit), so no kernel "
                          "has that name");
   pthread_mutex_lock(&program->kernel_lock);
-  for (size_t i = 0; i < program->kernel_count; i++) {
-    kernel_slot *slot = &program->kernels[i];
-    if (!slot->leased && !slot->retired && strcmp(slot->name, kernel_name) == 0) {
-      slot->leased = 1;
-      *kernel = slot->kernel;
-      pthread_mutex_unlock(&program->kernel_lock);
-      return CLGPU_SUCCESS;
-    }
+  kernel_slot *waiting = free_slot(program, kernel_name);
+  if (waiting) {
+    waiting->leased = 1;
+    *kernel = waiting->kernel;
+    pthread_mutex_unlock(&program->kernel_lock);
+    return CLGPU_SUCCESS;
   }
   clgpu_status status = CLGPU_SUCCESS;
-  if (program->kernel_count == program->kernel_capacity) {
-    size_t capacity = program->kernel_capacity ? 2 * program->kernel_capacity : 4;
-    kernel_slot *grown = realloc(program->kernels, capacity * sizeof *grown);
-    if (!grown) {
-      pthread_mutex_unlock(&program->kernel_lock);
-      return clgpu__fail(CLGPU_CL_OUT_OF_HOST_MEMORY, "out of host memory");
-    }
-    program->kernels = grown;
-    program->kernel_capacity = capacity;
-  }
   cl_int err = CL_SUCCESS;
   cl_kernel created = clgpu__cl_create_kernel(program->program, kernel_name, &err);
   if (lacks_kernel(err) && program->source) {
@@ -861,16 +878,11 @@ clgpu_status clgpu__kernel_acquire(clgpu_program *program, const char *kernel_na
   if (err != CL_SUCCESS) {
     status = clgpu__fail((clgpu_status)err, "clCreateKernel(\"%s\") failed: %s (%d)", kernel_name,
                          clgpu__status_name(err), (int)err);
-  } else if (!name) {
+  } else if (!name || !add_slot(program, name, created, 1)) {
+    free(name);
     clReleaseKernel(created);
     status = clgpu__fail(CLGPU_CL_OUT_OF_HOST_MEMORY, "out of host memory");
   } else {
-    kernel_slot *slot = &program->kernels[program->kernel_count++];
-    slot->name = name;
-    slot->kernel = created;
-    slot->leased = 1;
-    slot->retired = 0;
-    slot->group_checked = 0;
     *kernel = created;
   }
   pthread_mutex_unlock(&program->kernel_lock);
@@ -880,15 +892,6 @@ clgpu_status clgpu__kernel_acquire(clgpu_program *program, const char *kernel_na
     pthread_mutex_unlock(&program->cache->lock);
   }
   return status;
-}
-
-/* Whether the pool has a kernel of that name to lease, under kernel_lock. */
-static int pool_has(const clgpu_program *program, const char *name) {
-  for (size_t i = 0; i < program->kernel_count; i++) {
-    const kernel_slot *slot = &program->kernels[i];
-    if (!slot->leased && !slot->retired && strcmp(slot->name, name) == 0) return 1;
-  }
-  return 0;
 }
 
 size_t clgpu__program_create_kernels(clgpu_program *program) {
@@ -907,26 +910,9 @@ size_t clgpu__program_create_kernels(clgpu_program *program) {
     cl_int got = clGetKernelInfo(made[k], CL_KERNEL_FUNCTION_NAME, sizeof name, name, NULL);
     char *copy = got == CL_SUCCESS ? strdup(name) : NULL;
     pthread_mutex_lock(&program->kernel_lock);
-    int keep = copy && program->program == cl && !pool_has(program, name);
-    if (keep && program->kernel_count == program->kernel_capacity) {
-      size_t capacity = program->kernel_capacity ? 2 * program->kernel_capacity : 4;
-      kernel_slot *grown = realloc(program->kernels, capacity * sizeof *grown);
-      if (grown) {
-        program->kernels = grown;
-        program->kernel_capacity = capacity;
-      } else {
-        keep = 0;
-      }
-    }
-    if (keep) {
-      kernel_slot *slot = &program->kernels[program->kernel_count++];
-      slot->name = copy;
-      slot->kernel = made[k];
-      slot->leased = 0;
-      slot->retired = 0;
-      slot->group_checked = 0;
-      added++;
-    }
+    int keep = copy && program->program == cl && !free_slot(program, name) &&
+               add_slot(program, copy, made[k], 0);
+    added += keep;
     pthread_mutex_unlock(&program->kernel_lock);
     if (!keep) {
       free(copy);

@@ -22,6 +22,8 @@
  *   CLGPU_MERGE         merge kernels; CLGPU_COMPARE_EXPR optional, an
  *                       expression over a and b (key_t) true when a sorts
  *                       before b; without it the natural order
+ *   CLGPU_SEARCH        the lower and upper bound kernels (the order of
+ *                       CLGPU_MERGE: natural, or CLGPU_COMPARE_EXPR)
  *   CLGPU_GATHER        the gather kernel; CLGPU_ELEMENT_T its element type
  *   CLGPU_KEY_SIZE      custom keys: the caller's key_size; the program does
  *                       not build unless sizeof(CLGPU_KEY_T) equals it
@@ -68,7 +70,8 @@ typedef uchar value_t;
 
 /* ---- the order of built-in keys ---- */
 
-#if defined(CLGPU_RADIX) || (defined(CLGPU_MERGE) && !defined(CLGPU_COMPARE_EXPR))
+#if defined(CLGPU_RADIX) || \
+    ((defined(CLGPU_MERGE) || defined(CLGPU_SEARCH)) && !defined(CLGPU_COMPARE_EXPR))
 typedef CLGPU_KEY_T key_t;
 #define KEY_TOP ((key_t)((key_t)1 << (sizeof(key_t) * 8 - 1)))
 
@@ -643,9 +646,9 @@ __attribute__((reqd_work_group_size(GROUP, 1, 1))) __kernel void clgpu_radix_sin
 #endif
 #endif
 
-/* ==== merge sort ==== */
+/* ==== the order of merge sort and search ==== */
 
-#ifdef CLGPU_MERGE
+#if defined(CLGPU_MERGE) || defined(CLGPU_SEARCH)
 #ifdef CLGPU_COMPARE_EXPR
 typedef CLGPU_KEY_T key_t;
 #ifdef CLGPU_KEY_SIZE
@@ -665,7 +668,11 @@ inline int user_precedes(key_t a, key_t b) { return (CLGPU_COMPARE_EXPR) ? 1 : 0
 #else
 #define PRECEDES(a, b) (ordered(a) < ordered(b))
 #endif
+#endif
 
+/* ==== merge sort ==== */
+
+#ifdef CLGPU_MERGE
 #define MERGE_ARGS                                                                  \
   __global uchar *keys0, ulong keys0_at, __global uchar *keys1, ulong keys1_at,     \
       __global uchar *values0, ulong values0_at, __global uchar *values1,           \
@@ -829,6 +836,151 @@ __kernel void clgpu_merge_pass(MERGE_ARGS, ulong n, ulong width, ulong per_item,
   merge_range(keys0, keys0_at, keys1, keys1_at, values0, values0_at, values1, values1_at, from, n,
               width, begin, min(n, begin + per_item));
 }
+#endif
+
+/* ==== lower and upper bounds ==== */
+
+/* For each needle x, its bound in a haystack sorted in the order above: the
+ * lower bound is the number of haystack keys that precede x, the upper bound
+ * the number that x does not precede. Over a sorted haystack each is the
+ * length of the prefix for which BEFORE holds, found by halving. Needles are
+ * compared through their probe: the ordered image of a built-in key (an
+ * integer compare per step), or the key itself under a comparator. */
+#ifdef CLGPU_SEARCH
+#ifdef CLGPU_COMPARE_EXPR
+#define PROBE(k) (k)
+#define PROBE_LESS(a, b) PRECEDES(a, b)
+#else
+#define PROBE(k) ordered(k)
+#define PROBE_LESS(a, b) ((a) < (b))
+#endif
+#define BEFORE_LOWER(h, px) PROBE_LESS(PROBE(h), (px))
+#define BEFORE_UPPER(h, px) (!PROBE_LESS((px), PROBE(h)))
+
+/* Needles per CHUNKED batch searched in step: their loads are independent,
+ * so a core has that many misses in flight instead of one. */
+#define LANES 8
+
+#define SEARCH_ARGS                                                                     \
+  __global const uchar *haystack, ulong haystack_at, ulong n, __global const uchar *needles, \
+      ulong needles_at, ulong m, __global uchar *positions, ulong positions_at, int wide,    \
+      ulong chunk
+
+inline void put_position(__global uchar *positions, ulong positions_at, int wide, ulong i,
+                         ulong position) {
+  if (wide) {
+    AT(ulong, positions, positions_at)[i] = position;
+  } else {
+    AT(uint, positions, positions_at)[i] = (uint)position;
+  }
+}
+
+/* The functions and kernel of one bound (NAME: lower or upper):
+ * NAME_all, over the whole haystack, halving with a trip count that depends
+ * on n alone (the answer lies in [base, base + len]; a probe at
+ * base + half moves base or not, then len loses half);
+ * NAME_between, the classic halving of [low, high];
+ * NAME_from, a needle not below the previous one, whose bound is at or
+ * after `from`: steps of 1, 2, 4, ... from there bracket it, then halving.
+ * The kernel, CHUNKED (GROUP 1): a chunk of needles per work-item, each
+ * from the previous bound when the chunk's needles are in order, else
+ * LANES at a time; TILED: a needle per work-item, the rest in strides of
+ * the global size. */
+#define DEFINE_BOUND(NAME, BEFORE)                                                             \
+  inline ulong NAME##_all(__global const key_t *h, ulong n, key_t px) {                       \
+    if (n == 0) return 0;                                                                      \
+    ulong base = 0, len = n;                                                                   \
+    while (len > 1) {                                                                          \
+      ulong part = len / 2;                                                                    \
+      base = BEFORE(h[base + part], px) ? base + part : base;                                  \
+      len -= part;                                                                             \
+    }                                                                                          \
+    return base + (BEFORE(h[base], px) ? 1 : 0);                                               \
+  }                                                                                            \
+  inline ulong NAME##_between(__global const key_t *h, ulong low, ulong high, key_t px) {     \
+    while (low < high) {                                                                       \
+      ulong middle = low + (high - low) / 2;                                                   \
+      if (BEFORE(h[middle], px)) {                                                             \
+        low = middle + 1;                                                                      \
+      } else {                                                                                 \
+        high = middle;                                                                         \
+      }                                                                                        \
+    }                                                                                          \
+    return low;                                                                                \
+  }                                                                                            \
+  inline ulong NAME##_from(__global const key_t *h, ulong n, ulong from, key_t px) {          \
+    ulong low = from, step = 1;                                                                \
+    for (;;) {                                                                                 \
+      if (step > n - low) return NAME##_between(h, low, n, px);                                \
+      ulong probe = low + step - 1;                                                            \
+      if (!BEFORE(h[probe], px)) return NAME##_between(h, low, probe, px);                     \
+      low = probe + 1;                                                                         \
+      step *= 2;                                                                               \
+    }                                                                                          \
+  }                                                                                            \
+  SEARCH_KERNEL(NAME, BEFORE)
+
+#if GROUP == 1
+#define SEARCH_KERNEL(NAME, BEFORE)                                                            \
+  __attribute__((reqd_work_group_size(1, 1, 1))) __kernel void clgpu_##NAME##_bound(          \
+      SEARCH_ARGS) {                                                                           \
+    ulong begin = get_global_id(0) * chunk;                                                    \
+    if (begin >= m) return;                                                                    \
+    ulong end = min(begin + chunk, m);                                                         \
+    __global const key_t *h = AT(const key_t, haystack, haystack_at);                         \
+    __global const key_t *x = AT(const key_t, needles, needles_at);                           \
+    int in_order = 1;                                                                          \
+    for (ulong i = begin + 1; i < end; i++) in_order &= PRECEDES(x[i], x[i - 1]) ? 0 : 1;     \
+    if (in_order) {                                                                            \
+      ulong at = NAME##_all(h, n, PROBE(x[begin]));                                            \
+      put_position(positions, positions_at, wide, begin, at);                                  \
+      for (ulong i = begin + 1; i < end; i++) {                                                \
+        at = NAME##_from(h, n, at, PROBE(x[i]));                                               \
+        put_position(positions, positions_at, wide, i, at);                                    \
+      }                                                                                        \
+      return;                                                                                  \
+    }                                                                                          \
+    ulong i = begin;                                                                           \
+    if (n > 0) {                                                                               \
+      for (; i + LANES <= end; i += LANES) {                                                   \
+        key_t px[LANES];                                                                       \
+        ulong base[LANES];                                                                     \
+        for (int j = 0; j < LANES; j++) {                                                      \
+          px[j] = PROBE(x[i + j]);                                                             \
+          base[j] = 0;                                                                         \
+        }                                                                                      \
+        for (ulong len = n; len > 1;) {                                                        \
+          ulong part = len / 2;                                                                \
+          for (int j = 0; j < LANES; j++) {                                                    \
+            base[j] = BEFORE(h[base[j] + part], px[j]) ? base[j] + part : base[j];             \
+          }                                                                                    \
+          len -= part;                                                                         \
+        }                                                                                      \
+        for (int j = 0; j < LANES; j++) {                                                      \
+          ulong at = base[j] + (BEFORE(h[base[j]], px[j]) ? 1 : 0);                            \
+          put_position(positions, positions_at, wide, i + j, at);                              \
+        }                                                                                      \
+      }                                                                                        \
+    }                                                                                          \
+    for (; i < end; i++) {                                                                     \
+      put_position(positions, positions_at, wide, i, NAME##_all(h, n, PROBE(x[i])));           \
+    }                                                                                          \
+  }
+#else
+#define SEARCH_KERNEL(NAME, BEFORE)                                                            \
+  __attribute__((reqd_work_group_size(GROUP, 1, 1))) __kernel void clgpu_##NAME##_bound(      \
+      SEARCH_ARGS) {                                                                           \
+    __global const key_t *h = AT(const key_t, haystack, haystack_at);                         \
+    __global const key_t *x = AT(const key_t, needles, needles_at);                           \
+    ulong stride = get_global_size(0);                                                         \
+    for (ulong i = get_global_id(0); i < m; i += stride) {                                     \
+      put_position(positions, positions_at, wide, i, NAME##_all(h, n, PROBE(x[i])));           \
+    }                                                                                          \
+  }
+#endif
+
+DEFINE_BOUND(lower, BEFORE_LOWER)
+DEFINE_BOUND(upper, BEFORE_UPPER)
 #endif
 
 /* ==== gather ==== */

@@ -89,6 +89,8 @@ static const char *operation_text(clgpu_operation operation) {
       return "findall";
     case CLGPU_OPERATION_SORT:
       return "sort";
+    case CLGPU_OPERATION_SEARCH:
+      return "search";
   }
   return "(invalid operation)";
 }
@@ -218,6 +220,7 @@ static clgpu_status query_views(clgpu_context *context, clgpu_operation operatio
     case CLGPU_OPERATION_FINDALL:
       return clgpu_findall_workspace_size(context, NULL, output, count, input, options, report);
     case CLGPU_OPERATION_SORT: /* sorts have their own workspace rows in test_sort.c */
+    case CLGPU_OPERATION_SEARCH: /* and searches in test_search.c */
       break;
   }
   fail_msg("unknown operation %d", (int)operation);
@@ -243,6 +246,7 @@ static clgpu_status query_upto(clgpu_context *context, clgpu_operation operation
     case CLGPU_OPERATION_FINDALL:
       return clgpu_findall_workspace_size_upto(context, type, max_n, options, report);
     case CLGPU_OPERATION_SORT: /* sorts have their own workspace rows in test_sort.c */
+    case CLGPU_OPERATION_SEARCH: /* and searches in test_search.c */
       break;
   }
   fail_msg("unknown operation %d", (int)operation);
@@ -615,6 +619,7 @@ static void instance_setup(instance *inst, const op_spec *spec, size_t n, ptrdif
       inst->out_bytes = n * sizeof(uint32_t); /* capacity n: every index fits */
       break;
     case CLGPU_OPERATION_SORT: /* sorts have their own workspace rows in test_sort.c */
+    case CLGPU_OPERATION_SEARCH: /* and searches in test_search.c */
       break;
   }
 }
@@ -654,6 +659,7 @@ static void instance_views(instance *inst) {
                     CLGPU_SUCCESS);
       break;
     case CLGPU_OPERATION_SORT: /* sorts have their own workspace rows in test_sort.c */
+    case CLGPU_OPERATION_SEARCH: /* and searches in test_search.c */
       break;
   }
 }
@@ -752,6 +758,7 @@ static void instance_expected(const instance *inst, unsigned char *expected, uin
       break;
     }
     case CLGPU_OPERATION_SORT: /* sorts have their own workspace rows in test_sort.c */
+    case CLGPU_OPERATION_SEARCH: /* and searches in test_search.c */
       break;
   }
 }
@@ -812,6 +819,7 @@ static void instance_check(clgpu_context *context, const instance *inst, const c
       break;
     }
     case CLGPU_OPERATION_SORT: /* sorts have their own workspace rows in test_sort.c */
+    case CLGPU_OPERATION_SEARCH: /* and searches in test_search.c */
       break;
   }
   free(expected);
@@ -889,6 +897,7 @@ static clgpu_status instance_call(clgpu_context *context, const instance *inst,
       return clgpu_findall(context, NULL, &inst->output, &inst->count, &inst->input, &options, 0,
                            NULL, event);
     case CLGPU_OPERATION_SORT: /* sorts have their own workspace rows in test_sort.c */
+    case CLGPU_OPERATION_SEARCH: /* and searches in test_search.c */
       break;
   }
   fail_msg("unknown operation");

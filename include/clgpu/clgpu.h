@@ -33,6 +33,7 @@
 #include <clgpu/scan.h>
 #include <clgpu/findall.h>
 #include <clgpu/sort.h>
+#include <clgpu/search.h>
 #include <clgpu/elementwise.h>
 #include <clgpu/membuf.h>
 #include <clgpu/prebuild.h>

@@ -41,6 +41,8 @@ const char *clgpu_operation_name(clgpu_operation operation) {
       return "findall";
     case CLGPU_OPERATION_SORT:
       return "sort";
+    case CLGPU_OPERATION_SEARCH:
+      return "search";
   }
   return "invalid";
 }

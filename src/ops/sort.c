@@ -57,6 +57,7 @@
 #include "program_cache.h"
 #include "quirks.h"
 #include "sort_prepare.h"
+#include "sort_search.h"
 #include "status_internal.h"
 #include "tuning.h"
 #include "workspace_internal.h"
@@ -77,6 +78,7 @@ enum {
 typedef struct sort_plan {
   const clgpu__tuning *tuning; /* the device's row of the tuning table */
   int permutation;             /* clgpu_sort_permutation */
+  int search;                  /* the order of a search (sort_search.h), no sort */
   clgpu_algorithm algorithm;
   clgpu_shape shape;
   size_t group;
@@ -533,30 +535,40 @@ static clgpu_status lay_out(const clgpu_context *context, sort_plan *plan, const
   return CLGPU_SUCCESS;
 }
 
+/* How many keys a 1-D view holds in the plan's key type, and whether it
+ * must be staged to be read as contiguous keys: built-in keys of any
+ * stride (staged when not contiguous); custom keys only contiguous, aligned,
+ * whole keys of spec->key_size bytes. */
+static clgpu_status key_count(const sort_plan *plan, const clgpu_array *keys, const char *who,
+                              const char *name, uint64_t *n, int *stage) {
+  if (plan->builtin) {
+    *n = keys->shape[0];
+    *stage = !clgpu__array_is_contiguous(keys);
+    return CLGPU_SUCCESS;
+  }
+  CLGPU__RETURN_ERROR_IF(!clgpu__array_is_contiguous(keys), CLGPU_SHAPE_MISMATCH,
+                         "%s: custom %s (%s) must be a contiguous view", who, name,
+                         plan->spec->key_type);
+  size_t bytes = array_bytes(keys);
+  CLGPU__RETURN_ERROR_IF(bytes % plan->key_bytes != 0, CLGPU_SHAPE_MISMATCH,
+                         "%s: the %s hold %zu bytes, not a multiple of key_size %zu", who, name,
+                         bytes, plan->key_bytes);
+  size_t alignment = byte_offset_alignment(plan->key_bytes);
+  clgpu_location location;
+  CLGPU__FORWARD_IF_ERROR(clgpu__array_location(keys, &location));
+  CLGPU__RETURN_ERROR_IF(location.offset % alignment != 0, CLGPU_MISALIGNED_VIEW,
+                         "%s: custom %s of %zu bytes must start at a multiple of %zu bytes "
+                         "in their buffer, not at byte %zu",
+                         who, name, plan->key_bytes, alignment, location.offset);
+  *n = bytes / plan->key_bytes;
+  *stage = 0;
+  return CLGPU_SUCCESS;
+}
+
 /* Keys: a 1-D view of a built-in type or of custom keys. */
 static clgpu_status check_keys(clgpu_context *context, const clgpu_array *keys, int written,
                                const char *who, sort_plan *plan) {
-  if (plan->builtin) {
-    plan->n = keys->shape[0];
-    plan->stage_keys = !clgpu__array_is_contiguous(keys);
-  } else {
-    CLGPU__RETURN_ERROR_IF(!clgpu__array_is_contiguous(keys), CLGPU_SHAPE_MISMATCH,
-                           "%s: custom keys (%s) must be a contiguous view", who,
-                           plan->spec->key_type);
-    size_t bytes = array_bytes(keys);
-    CLGPU__RETURN_ERROR_IF(bytes % plan->key_bytes != 0, CLGPU_SHAPE_MISMATCH,
-                           "%s: the keys hold %zu bytes, not a multiple of key_size %zu", who,
-                           bytes, plan->key_bytes);
-    plan->n = bytes / plan->key_bytes;
-    size_t alignment = byte_offset_alignment(plan->key_bytes);
-    clgpu_location location;
-    CLGPU__FORWARD_IF_ERROR(clgpu__array_location(keys, &location));
-    CLGPU__RETURN_ERROR_IF(location.offset % alignment != 0, CLGPU_MISALIGNED_VIEW,
-                           "%s: custom keys of %zu bytes must start at a multiple of %zu bytes "
-                           "in their buffer, not at byte %zu",
-                           who, plan->key_bytes, alignment, location.offset);
-    plan->stage_keys = 0;
-  }
+  CLGPU__FORWARD_IF_ERROR(key_count(plan, keys, who, "keys", &plan->n, &plan->stage_keys));
   if (written) CLGPU__FORWARD_IF_ERROR(clgpu__check_output_layout(keys, who, "keys"));
   return clgpu__check_buffer(context, keys->buffer, who, "keys", written);
 }
@@ -729,6 +741,8 @@ static clgpu_status sort_program(clgpu_context *context, const sort_plan *plan, 
       defines[count++] = (clgpu_define){"CLGPU_TILE_STEP", NULL};
     }
     if (plan->stream) defines[count++] = (clgpu_define){"CLGPU_SORT_STREAM", NULL};
+  } else if (plan->search) {
+    defines[count++] = (clgpu_define){"CLGPU_SEARCH", NULL};
   } else {
     defines[count++] = (clgpu_define){"CLGPU_MERGE", NULL};
     defines[count++] = (clgpu_define){"CLGPU_MERGE_BLOCK", block};
@@ -1234,4 +1248,52 @@ clgpu_status clgpu_sort_permutation_workspace_size_upto(clgpu_context *context,
   plan.permutation_type = permutation_type;
   plan.value_bytes = clgpu__type_size(permutation_type);
   return query_upto(context, spec, options, key_type, max_n, &plan, out, who);
+}
+
+/* ---- the order of a search (sort_search.h) ---- */
+
+/* The plan of a merge sort in `shape` with `spec`, for its order alone. */
+static clgpu_status search_plan(clgpu_context *context, const clgpu_sort_spec *spec,
+                                clgpu_shape shape, clgpu_type key_type, const char *who,
+                                sort_plan *plan) {
+  memset(plan, 0, sizeof *plan);
+  clgpu_sort_options options = {CLGPU_ALGORITHM_MERGE, shape, NULL};
+  CLGPU__FORWARD_IF_ERROR(
+      resolve(context, spec ? spec : &default_spec, &options, key_type, who, plan));
+  plan->search = 1;
+  return CLGPU_SUCCESS;
+}
+
+clgpu_status clgpu__search_resolve(clgpu_context *context, const clgpu_sort_spec *spec,
+                                 clgpu_shape shape, clgpu_type key_type, const char *who,
+                                 clgpu__search_order *out) {
+  sort_plan plan;
+  CLGPU__FORWARD_IF_ERROR(search_plan(context, spec, shape, key_type, who, &plan));
+  out->spec = plan.spec;
+  out->shape = plan.shape;
+  out->group = plan.group;
+  out->builtin = plan.builtin;
+  out->key_type = plan.key_type;
+  out->key_bytes = plan.key_bytes;
+  return CLGPU_SUCCESS;
+}
+
+clgpu_status clgpu__search_keys(clgpu_context *context, const clgpu__search_order *order,
+                                const clgpu_array *keys, const char *who, const char *name,
+                                uint64_t *n, int *stage) {
+  sort_plan plan;
+  memset(&plan, 0, sizeof plan);
+  plan.spec = order->spec;
+  plan.builtin = order->builtin;
+  plan.key_bytes = order->key_bytes;
+  CLGPU__FORWARD_IF_ERROR(key_count(&plan, keys, who, name, n, stage));
+  return keys->buffer ? clgpu__check_buffer(context, keys->buffer, who, name, 0) : CLGPU_SUCCESS;
+}
+
+clgpu_status clgpu__search_program(clgpu_context *context, const clgpu__search_order *order,
+                                   const char *who, clgpu_program **out) {
+  sort_plan plan;
+  CLGPU__FORWARD_IF_ERROR(
+      search_plan(context, order->spec, order->shape, order->key_type, who, &plan));
+  return sort_program(context, &plan, who, out);
 }

@@ -19,7 +19,7 @@
  *   of the same bits only, and -0 sorts before +0.
  * - Needles need not be sorted. On the CPU shape (CHUNKED) needles that are
  *   in order within a work-item's chunk are found from the previous bound,
- *   which makes sorted needles cheaper; any others are searched eight at a
+ *   which makes sorted needles cheaper; any others are searched 64 at a
  *   time. TILED runs a needle per work-item.
  * - Needles, haystack and positions are 1-D views of any stride (custom
  *   keys: contiguous); a view that is not contiguous is copied to the
@@ -32,6 +32,7 @@
  *   overlap each other.
  * - Calls only enqueue, with wait lists and events as in reduce.h; nothing
  *   is read back.
+ * docs/search.md has the details: the order, how the shapes run, staging.
  *
  * Example:
  *

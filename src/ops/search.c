@@ -65,7 +65,7 @@ static clgpu_status lay_out(const clgpu_context *context, search_plan *plan, con
   uint64_t levels = search_levels(n);
   if (plan->order.shape == CLGPU_SHAPE_CHUNKED) {
     uint64_t units = context->info.compute_units > 0 ? context->info.compute_units : 1;
-    uint64_t pieces = clgpu__ceil_div_u64(m, 64);
+    uint64_t pieces = clgpu__ceil_div_u64(m, 256);
     if (pieces > 4 * units) pieces = 4 * units;
     /* Under a loop cap: per needle, the in-order test, the steps from the
      * previous bound and the halving after them (2 * levels), with room

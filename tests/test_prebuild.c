@@ -195,6 +195,30 @@ static void run_sort(fixture *f, clgpu_context *context) {
   release_buffers(f);
 }
 
+/* lower bounds of N uints in SORT_N sorted ones against the host. */
+static void run_search(fixture *f, clgpu_context *context) {
+  static cl_uint haystack[SORT_N], needles[N], positions[N];
+  for (size_t i = 0; i < SORT_N; i++) haystack[i] = (cl_uint)(i / 2 * 3);
+  for (size_t i = 0; i < N; i++) needles[i] = (cl_uint)((i * 7919u) % (SORT_N * 2));
+  cl_mem hay = make_buffer(f, 0, context, sizeof haystack, haystack);
+  cl_mem need = make_buffer(f, 1, context, sizeof needles, needles);
+  cl_mem out = make_buffer(f, 2, context, sizeof positions, NULL);
+  clgpu_array hay_view, need_view, out_view;
+  assert_status(clgpu_array_1d(hay, 0, CLGPU_TYPE_UINT32, SORT_N, &hay_view), CLGPU_SUCCESS);
+  assert_status(clgpu_array_1d(need, 0, CLGPU_TYPE_UINT32, N, &need_view), CLGPU_SUCCESS);
+  assert_status(clgpu_array_1d(out, 0, CLGPU_TYPE_UINT32, N, &out_view), CLGPU_SUCCESS);
+  assert_status(
+      clgpu_lower_bound(context, NULL, &out_view, &need_view, &hay_view, NULL, 0, NULL, NULL),
+      CLGPU_SUCCESS);
+  read_buffer(context, out, sizeof positions, positions);
+  for (size_t i = 0; i < N; i++) {
+    size_t expected = 0;
+    while (expected < SORT_N && haystack[expected] < needles[i]) expected++;
+    assert_int_equal(positions[i], expected);
+  }
+  release_buffers(f);
+}
+
 static clgpu_cache_stats cache_stats(const clgpu_context *context) {
   clgpu_cache_stats stats;
   assert_status(clgpu_program_cache_stats(context, &stats), CLGPU_SUCCESS);
@@ -216,12 +240,13 @@ static void end_run(fixture *f, size_t slot) {
   f->contexts[slot] = NULL;
 }
 
-/* The four operations the listed-item tests prepare and run. */
-static const clgpu_prebuild_item four_items[] = {
+/* The operations the listed-item tests prepare and run. */
+static const clgpu_prebuild_item listed_items[] = {
     {.kind = CLGPU_PREBUILD_REDUCE, .type = CLGPU_TYPE_FLOAT},
     {.kind = CLGPU_PREBUILD_SCAN, .type = CLGPU_TYPE_UINT32},
     {.kind = CLGPU_PREBUILD_FINDALL, .type = CLGPU_TYPE_INT32, .predicate = "x > 5"},
     {.kind = CLGPU_PREBUILD_SORT, .type = CLGPU_TYPE_UINT32, .value_bytes = 4, .max_n = SORT_N},
+    {.kind = CLGPU_PREBUILD_SEARCH, .type = CLGPU_TYPE_UINT32},
 };
 
 /* ---- tests ---- */
@@ -231,15 +256,15 @@ static void test_items_cover_their_calls(void **state) {
   f->folder = test_make_folder("prebuild-items");
   name_record("items");
   clgpu_context *context = f->contexts[0] = context_in(f->folder);
-  clgpu_prebuild_options options = {.items = four_items, .num_items = 4, .skip_record = 1};
+  clgpu_prebuild_options options = {.items = listed_items, .num_items = 5, .skip_record = 1};
   assert_status(clgpu_prebuild_start(context, &options, &f->prebuild), CLGPU_SUCCESS);
   clgpu_prebuild_stats stats;
   assert_status(clgpu_prebuild_wait(f->prebuild, &stats), CLGPU_SUCCESS);
   print_message("# prebuilt %zu programs in %.0f ms (%zu built)\n", stats.programs, stats.ms,
                 stats.built);
   /* reduce 1, scan 1, findall 2 (the predicate's and the counts' scan, a
-   * ulong SUM: not the uint scan's), sort at least 1. */
-  assert_true(stats.programs >= 5);
+   * ulong SUM: not the uint scan's), sort at least 1, search 1. */
+  assert_true(stats.programs >= 6);
   assert_int_equal(stats.done, stats.programs);
   assert_int_equal(stats.built + stats.from_disk, stats.programs);
   assert_int_equal(stats.failed + stats.stale + stats.from_memory + stats.recorded, 0);
@@ -252,6 +277,7 @@ static void test_items_cover_their_calls(void **state) {
   run_scan(f, context);
   run_findall(f, context);
   run_sort(f, context);
+  run_search(f, context);
   /* The calls found every program in memory: the prebuild made exactly
    * what they use. */
   clgpu_cache_stats after = cache_stats(context);
@@ -374,7 +400,7 @@ static void test_call_during_a_prebuild(void **state) {
   clgpu_context *context = f->contexts[0] = context_in(f->folder);
   /* One thread: the sort's program first, then the reduction's, which the
    * call below needs at once. */
-  const clgpu_prebuild_item items[] = {four_items[3], four_items[0]};
+  const clgpu_prebuild_item items[] = {listed_items[3], listed_items[0]};
   clgpu_prebuild_options options = {.items = items, .num_items = 2, .threads = 1, .skip_record = 1};
   assert_status(clgpu_prebuild_start(context, &options, &f->prebuild), CLGPU_SUCCESS);
   run_reduce(f, context);
@@ -401,7 +427,7 @@ static void test_build_failure_comes_back_from_wait(void **state) {
                             .neutral = "0"};
   const clgpu_prebuild_item items[] = {
       {.kind = CLGPU_PREBUILD_REDUCE, .type = CLGPU_TYPE_FLOAT, .reduce_op = &broken},
-      four_items[0]};
+      listed_items[0]};
   clgpu_prebuild_options options = {.items = items, .num_items = 2};
   assert_status(clgpu_prebuild_start(context, &options, &f->prebuild), CLGPU_SUCCESS);
   clgpu_prebuild_stats stats;
@@ -476,7 +502,7 @@ static void test_destroyed_while_working(void **state) {
   f->folder = test_make_folder("prebuild-destroy");
   name_record("destroy");
   clgpu_context *context = context_in(f->folder);
-  clgpu_prebuild_options options = {.items = four_items, .num_items = 4, .threads = 2};
+  clgpu_prebuild_options options = {.items = listed_items, .num_items = 4, .threads = 2};
   clgpu_prebuild *prebuild = NULL;
   assert_status(clgpu_prebuild_start(context, &options, &prebuild), CLGPU_SUCCESS);
   /* The caller's reference goes first; the prebuild keeps the context. */
@@ -507,6 +533,7 @@ static void test_bad_arguments_start_nothing(void **state) {
   assert_status(clgpu_prebuild_start(context, &options, &prebuild), CLGPU_INVALID_ARGUMENT);
   assert_non_null(strstr(clgpu_last_error(), "65 threads"));
 
+  static const clgpu_sort_spec bad_bits = {.begin_bit = 1, .end_bit = 9};
   static const struct {
     clgpu_prebuild_item item;
     clgpu_status status;
@@ -523,10 +550,14 @@ static void test_bad_arguments_start_nothing(void **state) {
        CLGPU_INVALID_ARGUMENT,
        "value_bytes is 3"},
       {{.kind = CLGPU_PREBUILD_SORT, .type = CLGPU_TYPE_OPAQUE}, CLGPU_TYPE_MISMATCH, "opaque"},
+      {{.kind = CLGPU_PREBUILD_SEARCH, .type = CLGPU_TYPE_OPAQUE}, CLGPU_TYPE_MISMATCH, "opaque"},
+      {{.kind = CLGPU_PREBUILD_SEARCH, .type = CLGPU_TYPE_INT32, .sort_spec = &bad_bits},
+       CLGPU_INVALID_ARGUMENT,
+       "radix sort only"},
   };
   for (size_t r = 0; r < sizeof rows / sizeof rows[0]; r++) {
     /* The bad item second, after a good one: nothing starts either way. */
-    const clgpu_prebuild_item items[] = {four_items[0], rows[r].item};
+    const clgpu_prebuild_item items[] = {listed_items[0], rows[r].item};
     options = (clgpu_prebuild_options){.items = items, .num_items = 2};
     prebuild = (clgpu_prebuild *)context;
     assert_status(clgpu_prebuild_start(context, &options, &prebuild), rows[r].status);

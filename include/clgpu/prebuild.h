@@ -104,6 +104,11 @@ typedef enum clgpu_prebuild_kind {
    * value_bytes 4 (a uint32 permutation) or 8 (uint64); it also fills the
    * permutation with an elementwise kernel items do not cover. */
   CLGPU_PREBUILD_SORT,
+  /* clgpu_lower_bound and clgpu_upper_bound (search.h) over keys of `type`
+   * (ignored for custom keys: sort_spec's key_type) in the order of
+   * `sort_spec` (NULL: ascending, natural order), in the shape of
+   * `call_options`. */
+  CLGPU_PREBUILD_SEARCH,
 } clgpu_prebuild_kind;
 
 /* One operation to prepare. Zero-initialise, then set `kind`, `type` and
@@ -114,13 +119,13 @@ typedef enum clgpu_prebuild_kind {
 typedef struct clgpu_prebuild_item {
   clgpu_prebuild_kind kind;
   clgpu_type type;
-  const clgpu_call_options *call_options; /* REDUCE, COUNT_IF, SCAN, FINDALL: the
+  const clgpu_call_options *call_options; /* REDUCE, COUNT_IF, SCAN, FINDALL, SEARCH: the
                                              shape (NULL: AUTO); the workspace is
                                              ignored */
   const clgpu_reduce_op *reduce_op;       /* REDUCE */
   const clgpu_scan_op *scan_op;           /* SCAN */
   const char *predicate;                  /* COUNT_IF, FINDALL */
-  const clgpu_sort_spec *sort_spec;       /* SORT */
+  const clgpu_sort_spec *sort_spec;       /* SORT, SEARCH */
   const clgpu_sort_options *sort_options; /* SORT: algorithm and shape; the
                                              workspace is ignored */
   size_t value_bytes;                     /* SORT */

@@ -17,6 +17,7 @@
 #include "reduce_program.h"
 #include "shape.h"
 #include "sort_prepare.h"
+#include "sort_search.h"
 #include "status_internal.h"
 
 #define MOST_THREADS 64
@@ -80,10 +81,18 @@ static clgpu_status prepare_item(clgpu_context *context, const clgpu_prebuild_it
     case CLGPU_PREBUILD_SORT:
       return clgpu__sort_prepare(context, item->sort_spec, item->sort_options, item->type,
                                  item->value_bytes, item->max_n, where);
+    case CLGPU_PREBUILD_SEARCH: {
+      clgpu__search_order order;
+      clgpu_shape shape = item->call_options ? item->call_options->shape : CLGPU_SHAPE_AUTO;
+      CLGPU__FORWARD_IF_ERROR(
+          clgpu__search_resolve(context, item->sort_spec, shape, item->type, where, &order));
+      clgpu_program *program = NULL;
+      return clgpu__search_program(context, &order, where, &program);
+    }
   }
   return clgpu__fail(CLGPU_INVALID_ARGUMENT,
-                     "%s: unknown kind %d (CLGPU_PREBUILD_REDUCE, _COUNT_IF, _SCAN, _FINDALL or "
-                     "_SORT)",
+                     "%s: unknown kind %d (CLGPU_PREBUILD_REDUCE, _COUNT_IF, _SCAN, _FINDALL, "
+                     "_SORT or _SEARCH)",
                      where, (int)item->kind);
 }
 

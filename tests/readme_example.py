@@ -3,23 +3,30 @@
 
   readme_example.py extract README.md OUT.c   write the C block between the
                                               readme-example markers to OUT.c
+  readme_example.py extract-binning README.md OUT.c
+                                              the same for the readme-binning
+                                              markers (the binning example)
   readme_example.py run EXECUTABLE            run it and check what it prints:
                                               exit status 0, "sorted 1048576
                                               keys" on stdout, and the two move
                                               reports, word for word, on stderr
+  readme_example.py run-binning EXECUTABLE    run the binning example: exit
+                                              status 0 and "binned 1048576
+                                              particles into 4096 cells, 0
+                                              wrong" on stdout
 """
 import re
 import subprocess
 import sys
 
 
-def extract(readme, output):
+def extract(readme, output, marker="readme-example"):
     with open(readme, encoding="utf-8") as f:
         text = f.read()
-    match = re.search(r"<!-- readme-example: begin -->\s*```c\n(.*?)```\s*<!-- readme-example: end -->",
+    match = re.search(rf"<!-- {marker}: begin -->\s*```c\n(.*?)```\s*<!-- {marker}: end -->",
                       text, re.S)
     if not match:
-        sys.exit(f"{readme}: no C block between the readme-example markers")
+        sys.exit(f"{readme}: no C block between the {marker} markers")
     with open(output, "w", encoding="utf-8") as f:
         f.write(f"/* Generated from {readme} by tests/readme_example.py. */\n")
         f.write(match.group(1))
@@ -60,10 +67,26 @@ def run(executable):
     return 0
 
 
+def run_binning(executable):
+    result = subprocess.run([executable], capture_output=True, text=True, timeout=600)
+    expected = "binned 1048576 particles into 4096 cells, 0 wrong\n"
+    if result.returncode != 0 or result.stdout != expected:
+        print(f"README binning example: exit status {result.returncode}, stdout {result.stdout!r}, "
+              f"not 0 and {expected!r}")
+        print("stderr:\n" + result.stderr)
+        return 1
+    print("README binning example: " + expected.strip())
+    return 0
+
+
 if __name__ == "__main__":
     if len(sys.argv) == 4 and sys.argv[1] == "extract":
         extract(sys.argv[2], sys.argv[3])
+    elif len(sys.argv) == 4 and sys.argv[1] == "extract-binning":
+        extract(sys.argv[2], sys.argv[3], "readme-binning")
     elif len(sys.argv) == 3 and sys.argv[1] == "run":
         sys.exit(run(sys.argv[2]))
+    elif len(sys.argv) == 3 and sys.argv[1] == "run-binning":
+        sys.exit(run_binning(sys.argv[2]))
     else:
         sys.exit(__doc__)

@@ -44,8 +44,8 @@ typedef struct placed {
 
 /* `count` elements of `size` bytes at `stride` in a region of their own,
  * the other bytes of the region random. */
-static placed place(const void *data, size_t count, size_t size, clgpu_type type,
-                    ptrdiff_t stride, uint64_t seed) {
+static placed place(const void *data, size_t count, size_t size, clgpu_type type, ptrdiff_t stride,
+                    uint64_t seed) {
   placed p;
   memset(&p, 0, sizeof p);
   p.spec.rank = 1;
@@ -227,16 +227,16 @@ static void run_case(const search_case *c) {
 
   placed hay = place(haystack, c->n, size, type, c->haystack_stride, seed + 30);
   placed need = place(needles, c->m, size, type, c->needles_stride, seed + 31);
-  placed pos = place(initial, c->m, position_size, c->positions_type, c->positions_stride,
-                     seed + 32);
+  placed pos =
+      place(initial, c->m, position_size, c->positions_type, c->positions_stride, seed + 32);
   clgpu_sort_spec spec = {.descending = c->descending};
   clgpu_call_options options = {.shape = c->shape};
-  clgpu_status status =
-      c->upper ? clgpu_upper_bound(context, &spec, &pos.view, &need.view, &hay.view, &options, 0,
-                                   NULL, NULL)
-               : clgpu_lower_bound(context, &spec, &pos.view, &need.view, &hay.view, &options, 0,
-                                   NULL, NULL);
-  if (status != CLGPU_SUCCESS) fail_msg("%s: %s: %s", label, clgpu_status_name(status), clgpu_last_error());
+  clgpu_status status = c->upper ? clgpu_upper_bound(context, &spec, &pos.view, &need.view,
+                                                     &hay.view, &options, 0, NULL, NULL)
+                                 : clgpu_lower_bound(context, &spec, &pos.view, &need.view,
+                                                     &hay.view, &options, 0, NULL, NULL);
+  if (status != CLGPU_SUCCESS)
+    fail_msg("%s: %s: %s", label, clgpu_status_name(status), clgpu_last_error());
 
   unsigned char *region = malloc(pos.region_bytes);
   unsigned char *wanted = malloc(pos.region_bytes);
@@ -248,9 +248,10 @@ static void run_case(const search_case *c) {
   for (size_t b = 0; b < pos.region_bytes; b++) {
     if (region[b] != wanted[b]) {
       size_t element = b / position_size;
-      fail_msg("%s: seed %llu: byte %zu of the positions' region (element %zu) is 0x%02x, "
-               "expected 0x%02x",
-               label, (unsigned long long)test_seed(), b, element, region[b], wanted[b]);
+      fail_msg(
+          "%s: seed %llu: byte %zu of the positions' region (element %zu) is 0x%02x, "
+          "expected 0x%02x",
+          label, (unsigned long long)test_seed(), b, element, region[b], wanted[b]);
     }
   }
   test_guarded_check(context, &pos.guarded, label);
@@ -285,8 +286,19 @@ static void every_type_both_orders(void **state) {
         /* Oclgrind simulates every load: its sizes stay small. */
         if (small && (sizes[z][0] > 20 || sizes[z][1] > 40)) continue;
         for (int descending = 0; descending < 2; descending++) {
-          search_case c = {test_types[t], sizes[z][0], sizes[z][1], TEST_FEW_UNIQUE, 16, 0,
-                           descending, shapes[s], CLGPU_TYPE_UINT32, 1, 1, 1, (int)(z % 2)};
+          search_case c = {test_types[t],
+                           sizes[z][0],
+                           sizes[z][1],
+                           TEST_FEW_UNIQUE,
+                           16,
+                           0,
+                           descending,
+                           shapes[s],
+                           CLGPU_TYPE_UINT32,
+                           1,
+                           1,
+                           1,
+                           (int)(z % 2)};
           c.upper = (int)((z + (size_t)descending) % 2);
           run_case(&c);
           c.upper = !c.upper;
@@ -312,8 +324,19 @@ static void distributions_and_sizes(void **state) {
       for (size_t s = 0; s < 2; s++) {
         for (int upper = 0; upper < 2; upper++) {
           size_t m = small ? 70 : 5000 + h;
-          search_case c = {types[(d + h) % 4], haystacks[h], m, distributions[d], 2, (int)(h % 2),
-                           0, shapes[s], CLGPU_TYPE_UINT32, 1, 1, 1, upper};
+          search_case c = {types[(d + h) % 4],
+                           haystacks[h],
+                           m,
+                           distributions[d],
+                           2,
+                           (int)(h % 2),
+                           0,
+                           shapes[s],
+                           CLGPU_TYPE_UINT32,
+                           1,
+                           1,
+                           1,
+                           upper};
           run_case(&c);
         }
       }
@@ -327,9 +350,19 @@ static void strided_views(void **state) {
   for (size_t v = 0; v < sizeof strides / sizeof strides[0]; v++) {
     for (size_t s = 0; s < 2; s++) {
       int small = test_on_oclgrind(context);
-      search_case c = {v % 2 ? TEST_FLOAT : TEST_INT16, small ? 70 : 700, small ? 91 : 901, TEST_FEW_UNIQUE, 256, (int)(v % 2),
-                       (int)(v == 3), shapes[s], v % 2 ? CLGPU_TYPE_UINT64 : CLGPU_TYPE_UINT32,
-                       strides[v][0], strides[v][1], strides[v][2], (int)((v + s) % 2)};
+      search_case c = {v % 2 ? TEST_FLOAT : TEST_INT16,
+                       small ? 70 : 700,
+                       small ? 91 : 901,
+                       TEST_FEW_UNIQUE,
+                       256,
+                       (int)(v % 2),
+                       (int)(v == 3),
+                       shapes[s],
+                       v % 2 ? CLGPU_TYPE_UINT64 : CLGPU_TYPE_UINT32,
+                       strides[v][0],
+                       strides[v][1],
+                       strides[v][2],
+                       (int)((v + s) % 2)};
       run_case(&c);
     }
   }
@@ -337,8 +370,8 @@ static void strided_views(void **state) {
 
 /* A host array of uint32 keys in a buffer, read back after a call. */
 static void read_uints(cl_mem buffer, size_t offset, uint32_t *host, size_t count) {
-  cl_int err = clEnqueueReadBuffer(clgpu_context_queue(context), buffer, CL_TRUE, offset,
-                                   count * 4, host, 0, NULL, NULL);
+  cl_int err = clEnqueueReadBuffer(clgpu_context_queue(context), buffer, CL_TRUE, offset, count * 4,
+                                   host, 0, NULL, NULL);
   assert_int_equal(err, CL_SUCCESS);
 }
 
@@ -372,9 +405,9 @@ static void positions_over_their_inputs(void **state) {
       clgpu_call_options options = {.shape = shapes[s]};
       clgpu_workspace_size report;
       const clgpu_array *positions = target ? &hay : &need;
-      assert_status(clgpu_search_workspace_size(context, NULL, positions, &need, &hay, &options,
-                                                &report),
-                    CLGPU_SUCCESS);
+      assert_status(
+          clgpu_search_workspace_size(context, NULL, positions, &need, &hay, &options, &report),
+          CLGPU_SUCCESS);
       assert_int_equal(report.num_buffers, 3);
       assert_string_equal(report.buffers[2].name, "packed_positions");
       assert_int_equal(report.buffers[2].count, N);
@@ -426,12 +459,12 @@ static void comparators(void **state) {
         clgpu_sort_spec spec = {.compare = variant == 0 ? "a > b" : "a < b",
                                 .descending = variant == 2};
         clgpu_call_options options = {.shape = shapes[s]};
-        clgpu_status status =
-            upper ? clgpu_upper_bound(context, &spec, &pos.view, &need.view, &hay.view, &options, 0,
-                                      NULL, NULL)
-                  : clgpu_lower_bound(context, &spec, &pos.view, &need.view, &hay.view, &options, 0,
-                                      NULL, NULL);
-        if (status != CLGPU_SUCCESS) fail_msg("%s: %s", clgpu_status_name(status), clgpu_last_error());
+        clgpu_status status = upper ? clgpu_upper_bound(context, &spec, &pos.view, &need.view,
+                                                        &hay.view, &options, 0, NULL, NULL)
+                                    : clgpu_lower_bound(context, &spec, &pos.view, &need.view,
+                                                        &hay.view, &options, 0, NULL, NULL);
+        if (status != CLGPU_SUCCESS)
+          fail_msg("%s: %s", clgpu_status_name(status), clgpu_last_error());
         uint32_t *out = malloc(pos.region_bytes);
         assert_non_null(out);
         test_guarded_read(context, &pos.guarded, out);
@@ -510,8 +543,9 @@ static void custom_keys(void **state) {
       placed pos = place(needles, M, 8, CLGPU_TYPE_UINT64, 2, 7);
       clgpu_call_options options = {.shape = shapes[s]};
       clgpu_status status =
-          upper ? clgpu_upper_bound(context, &spec, &pos.view, &need, &hay, &options, 0, NULL, NULL)
-                : clgpu_lower_bound(context, &spec, &pos.view, &need, &hay, &options, 0, NULL, NULL);
+          upper
+              ? clgpu_upper_bound(context, &spec, &pos.view, &need, &hay, &options, 0, NULL, NULL)
+              : clgpu_lower_bound(context, &spec, &pos.view, &need, &hay, &options, 0, NULL, NULL);
       if (status != CLGPU_SUCCESS) {
         fail_msg("%s: %s", clgpu_status_name(status), clgpu_last_error());
       }
@@ -594,8 +628,8 @@ static void fixture_expect(fixture *f, const uint32_t *needles, const char *what
   assert_status(clgpu_array_read(context, out, sizeof out, &f->positions, 0, NULL), CLGPU_SUCCESS);
   for (size_t i = 0; i < 256; i++) {
     uint64_t want = reference_bound(keys, 512, needles[i], 0);
-    if (out[i] != want) fail_msg("%s: position %zu is %u, expected %llu", what, i, out[i],
-                                 (unsigned long long)want);
+    if (out[i] != want)
+      fail_msg("%s: position %zu is %u, expected %llu", what, i, out[i], (unsigned long long)want);
   }
 }
 
@@ -680,9 +714,9 @@ static void events(void **state) {
   cl_event gate = clCreateUserEvent(clgpu_context_cl_context(context), &err);
   assert_int_equal(err, CL_SUCCESS);
   cl_event done = NULL;
-  assert_status(
-      clgpu_lower_bound(context, NULL, &f.positions, &f.needles, &f.haystack, NULL, 1, &gate, &done),
-      CLGPU_SUCCESS);
+  assert_status(clgpu_lower_bound(context, NULL, &f.positions, &f.needles, &f.haystack, NULL, 1,
+                                  &gate, &done),
+                CLGPU_SUCCESS);
   assert_non_null(done);
   assert_int_equal(clFlush(clgpu_context_queue(context)), CL_SUCCESS);
   assert_true(test_event_status(done) != CL_COMPLETE);
@@ -693,8 +727,7 @@ static void events(void **state) {
   clReleaseEvent(gate);
   clgpu_array none_needles, none_positions;
   assert_status(clgpu_array_1d(f.buffer, 0, CLGPU_TYPE_UINT32, 0, &none_needles), CLGPU_SUCCESS);
-  assert_status(clgpu_array_1d(f.buffer, 0, CLGPU_TYPE_UINT32, 0, &none_positions),
-                CLGPU_SUCCESS);
+  assert_status(clgpu_array_1d(f.buffer, 0, CLGPU_TYPE_UINT32, 0, &none_positions), CLGPU_SUCCESS);
   done = NULL;
   assert_status(clgpu_upper_bound(context, NULL, &none_positions, &none_needles, &f.haystack, NULL,
                                   0, NULL, &done),
@@ -736,8 +769,7 @@ static void misuse_is_refused(void **state) {
                 CLGPU_SUCCESS);
   assert_status(clgpu_array_1d(other_buffer, 0, CLGPU_TYPE_OPAQUE, 256, &opaque), CLGPU_SUCCESS);
   opaque.type = CLGPU_TYPE_OPAQUE;
-  assert_status(clgpu_array_1d(other_buffer, 0, CLGPU_TYPE_UINT16, 256, &half_view),
-                CLGPU_SUCCESS);
+  assert_status(clgpu_array_1d(other_buffer, 0, CLGPU_TYPE_UINT16, 256, &half_view), CLGPU_SUCCESS);
   clgpu_sort_spec bits = {.begin_bit = 0, .end_bit = 8};
   clgpu_sort_spec bad_compare = {.compare = "a < b; }"};
   clgpu_call_options bad_shape = {.shape = (clgpu_shape)7};
@@ -787,8 +819,8 @@ static void misuse_is_refused(void **state) {
          &f.haystack, &bad_shape, 0, NULL},
         {"a wait list without events", CLGPU_INVALID_ARGUMENT, context, NULL, &f.positions,
          &f.needles, &f.haystack, NULL, 1, NULL},
-        {"a NULL event in the wait list", CLGPU_CL_INVALID_EVENT_WAIT_LIST, context, NULL, &f.positions,
-         &f.needles, &f.haystack, NULL, 1, &missing},
+        {"a NULL event in the wait list", CLGPU_CL_INVALID_EVENT_WAIT_LIST, context, NULL,
+         &f.positions, &f.needles, &f.haystack, NULL, 1, &missing},
     };
     for (size_t r = 0; r < sizeof rows / sizeof rows[0]; r++) {
       if (form == 1 && rows[r].num_events > 0) continue; /* the query takes no wait list */
@@ -814,21 +846,21 @@ static void misuse_is_refused(void **state) {
   for (size_t i = 0; i < 256; i++) assert_int_equal(out[i], 0);
   /* The _upto query's own checks. */
   clgpu_workspace_size report;
-  assert_status(clgpu_search_workspace_size_upto(NULL, NULL, CLGPU_TYPE_UINT32, 1, 1, NULL,
-                                                 &report),
-                CLGPU_INVALID_ARGUMENT);
-  assert_status(clgpu_search_workspace_size_upto(context, NULL, CLGPU_TYPE_UINT32, 1, 1, NULL,
-                                                 NULL),
-                CLGPU_INVALID_ARGUMENT);
-  assert_status(clgpu_search_workspace_size_upto(context, NULL, (clgpu_type)99, 1, 1, NULL,
-                                                 &report),
-                CLGPU_INVALID_ARGUMENT);
-  assert_status(clgpu_search_workspace_size_upto(context, NULL, CLGPU_TYPE_OPAQUE, 1, 1, NULL,
-                                                 &report),
-                CLGPU_TYPE_MISMATCH);
-  assert_status(clgpu_search_workspace_size(context, NULL, &f.positions, &f.needles, &f.haystack,
-                                            NULL, NULL),
-                CLGPU_INVALID_ARGUMENT);
+  assert_status(
+      clgpu_search_workspace_size_upto(NULL, NULL, CLGPU_TYPE_UINT32, 1, 1, NULL, &report),
+      CLGPU_INVALID_ARGUMENT);
+  assert_status(
+      clgpu_search_workspace_size_upto(context, NULL, CLGPU_TYPE_UINT32, 1, 1, NULL, NULL),
+      CLGPU_INVALID_ARGUMENT);
+  assert_status(
+      clgpu_search_workspace_size_upto(context, NULL, (clgpu_type)99, 1, 1, NULL, &report),
+      CLGPU_INVALID_ARGUMENT);
+  assert_status(
+      clgpu_search_workspace_size_upto(context, NULL, CLGPU_TYPE_OPAQUE, 1, 1, NULL, &report),
+      CLGPU_TYPE_MISMATCH);
+  assert_status(
+      clgpu_search_workspace_size(context, NULL, &f.positions, &f.needles, &f.haystack, NULL, NULL),
+      CLGPU_INVALID_ARGUMENT);
   (void)half_view;
   clgpu_buffer_release(context, other_buffer);
   clgpu_buffer_release(context, f.buffer);

@@ -126,13 +126,10 @@ CLGPU_API clgpu_status clgpu_upper_bound(clgpu_context *context, const clgpu_sor
 /* The workspace clgpu_lower_bound and clgpu_upper_bound need for these
  * arguments (the same for both), written to *out. Builds and enqueues
  * nothing. Errors as their argument checks, and CLGPU_SIZE_OVERFLOW. */
-CLGPU_API clgpu_status clgpu_search_workspace_size(clgpu_context *context,
-                                                   const clgpu_sort_spec *spec,
-                                                   const clgpu_array *positions,
-                                                   const clgpu_array *needles,
-                                                   const clgpu_array *haystack,
-                                                   const clgpu_call_options *options,
-                                                   clgpu_workspace_size *out);
+CLGPU_API clgpu_status clgpu_search_workspace_size(
+    clgpu_context *context, const clgpu_sort_spec *spec, const clgpu_array *positions,
+    const clgpu_array *needles, const clgpu_array *haystack, const clgpu_call_options *options,
+    clgpu_workspace_size *out);
 
 /* The workspace that serves any search of up to max_needles needles in a
  * haystack of up to max_haystack keys of `key_type` (ignored with a custom
@@ -142,12 +139,9 @@ CLGPU_API clgpu_status clgpu_search_workspace_size(clgpu_context *context,
  * CLGPU_INVALID_ARGUMENT (NULL context or out, an unknown type, the spec and
  * options checks), CLGPU_TYPE_MISMATCH (opaque keys without a key type),
  * CLGPU_UNSUPPORTED_FEATURE. */
-CLGPU_API clgpu_status clgpu_search_workspace_size_upto(clgpu_context *context,
-                                                        const clgpu_sort_spec *spec,
-                                                        clgpu_type key_type, uint64_t max_needles,
-                                                        uint64_t max_haystack,
-                                                        const clgpu_call_options *options,
-                                                        clgpu_workspace_size *out);
+CLGPU_API clgpu_status clgpu_search_workspace_size_upto(
+    clgpu_context *context, const clgpu_sort_spec *spec, clgpu_type key_type, uint64_t max_needles,
+    uint64_t max_haystack, const clgpu_call_options *options, clgpu_workspace_size *out);
 
 #ifdef __cplusplus
 }

@@ -83,7 +83,7 @@ typedef enum clgpu_operation {
   CLGPU_OPERATION_REDUCE = 1, /* clgpu_reduce and clgpu_count_if */
   CLGPU_OPERATION_SCAN = 2,
   CLGPU_OPERATION_FINDALL = 3,
-  CLGPU_OPERATION_SORT = 4, /* clgpu_sort and clgpu_sort_permutation (sort.h) */
+  CLGPU_OPERATION_SORT = 4,   /* clgpu_sort and clgpu_sort_permutation (sort.h) */
   CLGPU_OPERATION_SEARCH = 5, /* clgpu_lower_bound and clgpu_upper_bound (search.h) */
 } clgpu_operation;
 

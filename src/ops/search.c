@@ -126,8 +126,8 @@ static clgpu_status check_views(clgpu_context *context, const clgpu_array *posit
   CLGPU__RETURN_ERROR_IF(order->builtin && needles->type != haystack->type, CLGPU_TYPE_MISMATCH,
                          "%s: the needles hold %s and the haystack %s", who,
                          clgpu__type_cl_name(needles->type), clgpu__type_cl_name(haystack->type));
-  CLGPU__FORWARD_IF_ERROR(clgpu__search_keys(context, order, needles, who, "needles", &plan->m,
-                                             &plan->stage_needles));
+  CLGPU__FORWARD_IF_ERROR(
+      clgpu__search_keys(context, order, needles, who, "needles", &plan->m, &plan->stage_needles));
   CLGPU__FORWARD_IF_ERROR(clgpu__search_keys(context, order, haystack, who, "haystack", &plan->n,
                                              &plan->stage_haystack));
   CLGPU__FORWARD_IF_ERROR(clgpu__check_index_type(positions->type, plan->n, who, "positions"));
@@ -192,16 +192,17 @@ static clgpu_status run_search(clgpu_context *context, const search_plan *plan, 
   clgpu__leases held = {{0}, {0}, {0}, 0};
   clgpu__chain chain;
   clgpu__chain_begin(&chain, num_events, wait_list);
-  if (plan->m == 0) return clgpu__finish_call(context, CLGPU_SUCCESS, &chain, event, &held, &scratch);
+  if (plan->m == 0)
+    return clgpu__finish_call(context, CLGPU_SUCCESS, &chain, event, &held, &scratch);
 
   const char *name = upper ? "clgpu_upper_bound" : "clgpu_lower_bound";
   clgpu_program *program = NULL;
   cl_kernel kernel = NULL;
   clgpu_status status = clgpu__search_program(context, &plan->order, who, &program);
   if (status == CLGPU_SUCCESS) {
-    status = clgpu__lease(&held, program, name,
-                          CLGPU__BUFFER_ARG(0) | CLGPU__BUFFER_ARG(3) | CLGPU__BUFFER_ARG(6),
-                          &kernel);
+    status =
+        clgpu__lease(&held, program, name,
+                     CLGPU__BUFFER_ARG(0) | CLGPU__BUFFER_ARG(3) | CLGPU__BUFFER_ARG(6), &kernel);
   }
   clgpu_location from_needles = {0}, from_haystack = {0}, to = {0};
   if (status == CLGPU_SUCCESS) {
@@ -227,17 +228,24 @@ static clgpu_status run_search(clgpu_context *context, const search_plan *plan, 
     cl_ulong needles_at = from_needles.offset, m = plan->m;
     cl_ulong positions_at = to.offset, chunk = plan->chunk;
     cl_int wide = plan->wide;
-    clgpu__kernel_arg args[] = {ARG(haystack_buffer),   ARG(haystack_at), ARG(n),
-                                ARG(from_needles.base), ARG(needles_at),  ARG(m),
-                                ARG(to.base),           ARG(positions_at), ARG(wide),
+    clgpu__kernel_arg args[] = {ARG(haystack_buffer),
+                                ARG(haystack_at),
+                                ARG(n),
+                                ARG(from_needles.base),
+                                ARG(needles_at),
+                                ARG(m),
+                                ARG(to.base),
+                                ARG(positions_at),
+                                ARG(wide),
                                 ARG(chunk)};
     status = clgpu__set_args(kernel, 0, args, 10, name);
   }
   if (status == CLGPU_SUCCESS) {
     size_t group = plan->order.shape == CLGPU_SHAPE_TILED ? plan->order.group : 1;
-    status = clgpu__chain_kernel(context, &chain, kernel, clgpu__global_size(plan->groups, group),
-                                 group, upper ? "clEnqueueNDRangeKernel(clgpu_upper_bound)"
-                                              : "clEnqueueNDRangeKernel(clgpu_lower_bound)");
+    status =
+        clgpu__chain_kernel(context, &chain, kernel, clgpu__global_size(plan->groups, group), group,
+                            upper ? "clEnqueueNDRangeKernel(clgpu_upper_bound)"
+                                  : "clEnqueueNDRangeKernel(clgpu_lower_bound)");
   }
   if (status == CLGPU_SUCCESS && plan->pack_positions) {
     status = clgpu__chain_copy(context, &chain, positions, &packed, who);
@@ -287,8 +295,8 @@ clgpu_status clgpu_search_workspace_size(clgpu_context *context, const clgpu_sor
                                          clgpu_workspace_size *out) {
   const char *who = "clgpu_search_workspace_size";
   CLGPU__RETURN_ERROR_IF(!out, CLGPU_INVALID_ARGUMENT, "%s: out is NULL", who);
-  return search_entry(context, 0, spec, positions, needles, haystack, options, 0, NULL, NULL,
-                      out, who);
+  return search_entry(context, 0, spec, positions, needles, haystack, options, 0, NULL, NULL, out,
+                      who);
 }
 
 clgpu_status clgpu_search_workspace_size_upto(clgpu_context *context, const clgpu_sort_spec *spec,

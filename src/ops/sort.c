@@ -1265,8 +1265,8 @@ static clgpu_status search_plan(clgpu_context *context, const clgpu_sort_spec *s
 }
 
 clgpu_status clgpu__search_resolve(clgpu_context *context, const clgpu_sort_spec *spec,
-                                 clgpu_shape shape, clgpu_type key_type, const char *who,
-                                 clgpu__search_order *out) {
+                                   clgpu_shape shape, clgpu_type key_type, const char *who,
+                                   clgpu__search_order *out) {
   sort_plan plan;
   CLGPU__FORWARD_IF_ERROR(search_plan(context, spec, shape, key_type, who, &plan));
   out->spec = plan.spec;

@@ -26,8 +26,8 @@ typedef struct clgpu__search_order {
  * (ignored with spec->key_type) in `shape` (AUTO by device type), after
  * clgpu_sort's checks of a merge sort's spec. */
 clgpu_status clgpu__search_resolve(clgpu_context *context, const clgpu_sort_spec *spec,
-                                 clgpu_shape shape, clgpu_type key_type, const char *who,
-                                 clgpu__search_order *out);
+                                   clgpu_shape shape, clgpu_type key_type, const char *who,
+                                   clgpu__search_order *out);
 
 /* The number of keys of the order in the 1-D view `keys` (called `name` in
  * messages) and whether it must be staged to be read contiguously, with

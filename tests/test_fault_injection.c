@@ -231,12 +231,18 @@ static void every_failure_of_an_overlapping_copy(void **state) {
               9);
 }
 
-/* reduce, scan and findall over a strided input of more elements than one
- * chunk holds, so each call packs its input (a strided copy), runs several
- * kernels, and (scan) writes a strided output through a packed one; with no
+/* reduce, scan, findall and an upper bound over a strided input of more
+ * elements than one chunk holds, so each call packs its input (a strided
+ * copy), runs several kernels, and (scan, the bound) writes a strided output
+ * through a packed one; with no
  * workspace, so the scratch buffer is made and released inside the call.
  * Each runs on a fresh context so that its programs are built inside it. */
-typedef enum family_operation { FAMILY_REDUCE, FAMILY_SCAN, FAMILY_FINDALL } family_operation;
+typedef enum family_operation {
+  FAMILY_REDUCE,
+  FAMILY_SCAN,
+  FAMILY_FINDALL,
+  FAMILY_SEARCH
+} family_operation;
 
 static outcome strided_family_call(void *argument) {
   family_operation operation = *(const family_operation *)argument;
@@ -277,10 +283,14 @@ static outcome strided_family_call(void *argument) {
       call = "clgpu_scan";
       status =
           clgpu_scan(context, &sum, CLGPU_ALL_AXES, &output, &input, &chunked, 0, NULL, &event);
-    } else {
+    } else if (operation == FAMILY_FINDALL) {
       call = "clgpu_findall";
       status = clgpu_findall(context, "(x & 7) == 0", &indices, &count, &input, &chunked, 0, NULL,
                              &event);
+    } else {
+      /* Needles and haystack staged, positions packed. */
+      call = "clgpu_upper_bound";
+      status = clgpu_upper_bound(context, NULL, &output, &input, &input, &chunked, 0, NULL, &event);
     }
     if (status == CLGPU_SUCCESS) {
       assert_int_equal(clWaitForEvents(1, &event), CL_SUCCESS);
@@ -297,9 +307,10 @@ static outcome strided_family_call(void *argument) {
 
 static void every_failure_of_reduce_scan_findall(void **state) {
   (void)state;
-  family_operation operations[] = {FAMILY_REDUCE, FAMILY_SCAN, FAMILY_FINDALL};
-  const char *labels[] = {"strided argmax", "strided exclusive scan", "strided findall"};
-  for (int i = 0; i < 3; i++) {
+  family_operation operations[] = {FAMILY_REDUCE, FAMILY_SCAN, FAMILY_FINDALL, FAMILY_SEARCH};
+  const char *labels[] = {"strided argmax", "strided exclusive scan", "strided findall",
+                          "strided upper bound"};
+  for (int i = 0; i < 4; i++) {
     /* Context, queue, two buffers, scratch, the copy's program, build and
      * kernel, the operation's program, build and kernels, and at least three
      * enqueues. */

@@ -305,6 +305,119 @@ class Run(BenchTestCase):
         self.assertGreater(int(figures.group(4)), 0, describe(result))  # warm: disk hits
         self.assertGreater(int(figures.group(6)), 0, describe(result))  # prebuilt: programs
 
+    def test_lower_bound_json_beside_the_c_binary_search(self):
+        folder = first_call_folder("lower_bound_json")
+        n = 65536
+        result = bench("run", "--ops", "lower_bound", "--types", "uint32,float", "--sizes", "64K",
+                       "--repeat", "2", "--warmup", "1", "--format", "json", "--no-boost",
+                       "--first-call", "first", env={"TMPDIR": folder})
+        self.assert_exit(result, 0)
+        rows = json.loads(result.stdout)["results"]
+        self.assertEqual([(r["op"], r["type"], r["n"]) for r in rows],
+                         [("lower_bound", "uint32", n), ("lower_bound", "float", n)])
+        for row in rows:
+            where = f"lower_bound {row['type']}"
+            self.assertIn(row["algorithm"], ("chunked", "tiled"), where)
+            # n needles of 4 bytes read, n uint32 positions written.
+            self.assertEqual(row["bytes"], n * 4 + n * 4, where)
+            self.assert_timing(row["wall_ms"], where + " wall_ms")
+            # Melem/s: needles searched per second.
+            self.assertGreater(row["melem_per_s"], 0, where)
+            self.assertAlmostEqual(row["melem_per_s"], n / (row["wall_ms"]["median"] * 1e3),
+                                   delta=row["melem_per_s"] * 1e-3, msg=where)
+            self.assertGreater(row["gb_per_s"], 0, where)
+            # %ref and %lim as the copies': the copy kernel, read-and-write
+            # traffic.
+            self.assertEqual(row["reference_op"], "copy_kernel", where)
+            self.assertGreater(row["share_of_reference"], 0, where)
+            self.assertIn(row["limit"]["source"],
+                          ("copy kernel", "CopyBuffer", "host memcpy", "host copy"), where)
+            self.assertGreater(row["limit"]["share"], 0, where)
+            # The C binary search on one thread over the same needles: its
+            # time, calls and clgpu's speed-up over it (the bytes are the
+            # same, so the ratio of the times).
+            cpu = row["cpu"]
+            self.assertEqual(cpu["baseline"], "C binary search, one thread", where)
+            self.assert_timing(cpu["ms"], where + " cpu ms")
+            self.assertEqual(cpu["calls"], 2, where)
+            self.assertGreater(cpu["gb_per_s"], 0, where)
+            self.assertGreater(cpu["clgpu_over_cpu"], 0, where)
+            self.assertAlmostEqual(cpu["clgpu_over_cpu"],
+                                   cpu["ms"]["median"] / row["wall_ms"]["median"],
+                                   delta=cpu["clgpu_over_cpu"] * 1e-3, msg=where)
+            self.assertIsNone(row["qsort"]["ms"], where)
+            # No peer, and the note says why.
+            self.assertIsNone(row["boost"]["ms"], where)
+            self.assertTrue(
+                row["boost"]["note"].startswith("no peer: Boost.Compute's lower_bound"), where)
+            self.assertIsNone(row["peer"], where)
+        # --first-call first: the first type's first calls, checked too.
+        first = rows[0]["first_call"]
+        self.assertIsInstance(first, dict)
+        self.assertEqual(first["n"], n)
+        self.assertGreater(first["cold_builds"], 0)
+        self.assertGreater(first["warm_disk_hits"], 0)
+        self.assertIsNone(rows[1]["first_call"])
+        self.assertEqual(os.listdir(folder), [], "the first calls' folders were left behind")
+
+    def test_lower_bound_table_and_csv(self):
+        # A warm-up call: the first one builds the program.
+        common = ("run", "--ops", "lower_bound", "--types", "int32,double", "--sizes", "4K,16K",
+                  "--repeat", "2", "--warmup", "1", "--no-boost", "--no-first-call")
+        table = bench(*common)
+        self.assert_exit(table, 0)
+        lines = table.stdout.splitlines()
+        for type_name in ("int32", "double"):
+            for size in ("4K", "16K"):
+                where = f"lower_bound {type_name} {size}\n" + describe(table)
+                # The main table: algo, wall ms, Melem/s, GB/s, %ref, %lim,
+                # event ms | CPU GB/s, x CPU | Boost n/a.
+                rows = [line for line in lines
+                        if re.match(rf"^lower_bound\s+{type_name}\s+{size}\s+[a-z]", line)]
+                self.assertEqual(len(rows), 1, where)
+                figures = re.match(
+                    rf"^lower_bound\s+{type_name}\s+{size}\s+(chunked|tiled)\s+"
+                    r"[\d.]+ \([\d.]+-[\d.]+\)\s+(\d+)\s+([\d.]+)\s+\d+%\s+\d+%\s+\S+ \|"
+                    r"\s+([\d.]+)\s+([\d.]+)x \|\s+n/a\s+n/a$", rows[0])
+                self.assertIsNotNone(figures, where)
+                self.assertGreater(float(figures.group(5)), 0, where)  # x CPU
+                # The searches' table: the C binary search's ms (min-max),
+                # its calls, x C bsearch, clgpu's and C's Mkeys/s.
+                rows = [line for line in lines
+                        if re.match(rf"^lower_bound\s+{type_name}\s+{size}\s+[\d.]", line)]
+                self.assertEqual(len(rows), 1, where)
+                figures = re.match(
+                    rf"^lower_bound\s+{type_name}\s+{size}\s+([\d.]+) \([\d.]+-[\d.]+\)\s+(\d+)"
+                    r"\s+([\d.]+)x\s+([\d.]+)\s+([\d.]+)$", rows[0])
+                self.assertIsNotNone(figures, where)
+                self.assertEqual(figures.group(2), "2", where)
+                for k in (1, 3, 4, 5):
+                    self.assertGreater(float(figures.group(k)), 0, where)
+        self.assertRegex(table.stdout, r"(?m)^search\s+type\s+n\s+C bsearch ms \(min-max\)\s+"
+                         r"calls\s+x C bsearch\s+clgpu Mkeys/s\s+C Mkeys/s$")
+        self.assertIn("lower_bound has no peer: Boost.Compute's lower_bound", table.stdout)
+
+        result = bench(*common, "--format", "csv")
+        self.assert_exit(result, 0)
+        rows = list(csv.DictReader(io.StringIO(result.stdout)))
+        self.assertEqual([(r["op"], r["type"], r["n"]) for r in rows],
+                         [("lower_bound", t, n) for t in ("int32", "double")
+                          for n in ("4096", "16384")], describe(result))
+        for row in rows:
+            where = f"lower_bound {row['type']} {row['n']}"
+            n, size = int(row["n"]), 4 if row["type"] == "int32" else 8
+            self.assertEqual(int(row["bytes"]), n * size + n * 4, where)
+            self.assertEqual(row["reference_op"], "copy_kernel", where)
+            self.assertEqual(row["cpu_baseline"], "C binary search, one thread", where)
+            self.assertEqual(row["cpu_calls"], "2", where)
+            for key in ("melem_per_s", "gb_per_s", "cpu_ms_median", "cpu_gb_per_s",
+                        "clgpu_over_cpu", "share_of_reference"):
+                self.assertGreater(float(row[key]), 0, f"{where}: {key}")
+            self.assertAlmostEqual(float(row["clgpu_over_cpu"]),
+                                   float(row["cpu_ms_median"]) / float(row["wall_ms_median"]),
+                                   delta=float(row["clgpu_over_cpu"]) * 1e-3, msg=where)
+            self.assertTrue(row["boost_note"].startswith("no peer"), where)
+
     def test_help_names_run_the_default(self):
         result = bench("--help")
         self.assert_exit(result, 0)
@@ -320,6 +433,7 @@ class Run(BenchTestCase):
         run_help = bench("run", "--help")
         self.assert_exit(run_help, 0)
         self.assertIn("--plot FILE.svg", run_help.stdout)
+        self.assertRegex(run_help.stdout, r"lower_bound\s+clgpu_lower_bound of n needles")
         self.assertIn("--first-call first|all", run_help.stdout)
         self.assertIn("--no-first-call", run_help.stdout)
         self.assertIn("POCL_CACHE_DIR", run_help.stdout)

@@ -47,6 +47,7 @@ typedef struct result {
   timing reference;      /* the read or copy kernel, timed alternately with this operation */
   double reference_gbps; /* its wall-clock GB/s; NaN if none */
   timing cpu;
+  int cpu_calls; /* the timed calls behind cpu */
   timing boost;
   char boost_note[640]; /* why Boost has no figure, if it has none */
   int repeat, warmup;   /* the calls behind wall and event (bench_op_calls) */
@@ -140,6 +141,16 @@ typedef struct bench_case {
    * (radix_sort and merge_sort, sort_by_key and argsort): timed once. */
   timing baseline[4];
   int baseline_done[4];
+  /* lower_bound's (bench_prepare_search, at its first call in a case): the
+   * haystack, the data sorted on the host in sort.h's order (host_haystack,
+   * uploaded to d_haystack), and n positions of search_wide ? 8 : 4 bytes
+   * each: the reference (search_expected, from the sort, no search), the
+   * device's (d_positions, read back into search_got) and the C binary
+   * search's (search_positions). Needles: the data, v_in. */
+  int search_ready, search_wide;
+  void *host_haystack, *search_expected, *search_got, *search_positions;
+  cl_mem d_haystack, d_positions;
+  clgpu_array v_haystack, v_positions;
   /* The ops with a peer (bench_setup_peer_op, per operation): the operation's
    * source and destination views (and z for elementwise), the peer's, the
    * host side of the source view, the elements written, and the buffers

@@ -33,10 +33,10 @@ static const char compare_usage_text[] =
     "Time run's operations on every OpenCL device present (every implementation\n"
     "the ICD loader sees) and print one table with a column per device: for each\n"
     "operation, type and size its throughput (GB/s; the sorts: Melem/s, keys sorted\n"
-    "per second) and its share of that device's own read or copy bandwidth; and per\n"
-    "device its read and copy bandwidth, the first call of one kernel (fill.cl's\n"
-    "iota over 1M uints) with an empty program cache, and the time its measurement\n"
-    "took.\n"
+    "per second; lower_bound: Melem/s, needles searched per second) and its share of\n"
+    "that device's own read or copy bandwidth; and per device its read and copy\n"
+    "bandwidth, the first call of one kernel (fill.cl's iota over 1M uints) with an\n"
+    "empty program cache, and the time its measurement took.\n"
     "\n"
     "Each device is measured in child processes of its own: this tool started\n"
     "again as `clgpu-bench run --format csv --quiet --no-cpu --no-boost\n"
@@ -446,10 +446,10 @@ typedef struct compare_report {
   size_t num_columns;
 } compare_report;
 
-static const char *unit_of(const bench_plan_entry *e) { return e->sort ? "Melem/s" : "GB/s"; }
+static const char *unit_of(const bench_plan_entry *e) { return e->keys ? "Melem/s" : "GB/s"; }
 
 static double figure_of(const bench_plan_entry *e, const cell *c) {
-  return e->sort ? c->melems : c->gbps;
+  return e->keys ? c->melems : c->gbps;
 }
 
 static void format_cell(const bench_plan_entry *e, const cell *c, int with_share, char *out,
@@ -591,13 +591,13 @@ static void print_table(compare_report *report) {
   }
   printf(
       "\nGB/s: the bytes an operation must move over its median wall time, as run reports\n"
-      "it; Melem/s (sorts): keys sorted per second. (%%): the share of the read kernel's\n"
-      "GB/s (reduce, count_if, findall) or the copy kernel's (the others) on the same\n"
-      "device, type and size, timed right before each call; lim: the share of run's\n"
-      "limit there (%%lim of run's table: the fastest of that kernel,\n"
-      "clEnqueueCopyBuffer and, on a CPU device, the host's memcpy and read on all\n"
-      "threads). Every result is checked against the host by run (read's value aside:\n"
-      "it only keeps the reads alive).\n");
+      "it; Melem/s: keys sorted per second (sorts) or needles searched per second\n"
+      "(lower_bound). (%%): the share of the read kernel's GB/s (reduce, count_if,\n"
+      "findall) or the copy kernel's (the others) on the same device, type and size,\n"
+      "timed right before each call; lim: the share of run's limit there (%%lim of run's\n"
+      "table: the fastest of that kernel, clEnqueueCopyBuffer and, on a CPU device, the\n"
+      "host's memcpy and read on all threads). Every result is checked against the host\n"
+      "by run (read's value aside: it only keeps the reads alive).\n");
   if (o->first_call) {
     printf(
         "First call: iota over 1M uints in a new process with empty clgpu and POCL caches;\n"

@@ -1,5 +1,6 @@
 /* clgpu-bench run's CPU baselines (bench_cpu.h): each operation's loop on
- * the host, over all threads or one, and the sorts' LSD radix and qsort. */
+ * the host, over all threads or one, the sorts' LSD radix and qsort, and
+ * lower_bound's binary search. */
 #include "bench_cpu.h"
 
 #include <math.h>
@@ -82,6 +83,10 @@ static void cpu_run(bench_case *c, int op) {
     case OP_FINDALL:
       cpu_sink = t->findall(c->host_in, c->cpu_index, c->n);
       break;
+    case OP_LOWER_BOUND: /* the sorted data, the data as needles: bench_prepare_search */
+      bench_lower_bound_host(t, c->host_haystack, c->n, c->host_in, c->n, c->search_positions,
+                             c->search_wide);
+      break;
     case OP_COPY:
       t->copy(c->host_in, c->cpu_out, c->n);
       break;
@@ -105,16 +110,15 @@ static void cpu_run(bench_case *c, int op) {
   }
 }
 
-timing bench_time_cpu(bench_case *c, int op, double *samples) {
-  const run_options *o = c->options;
-  int warmup = o->warmup < 1 ? 1 : o->warmup; /* at least one: page in the output */
-  for (int call = 0; call < warmup + o->repeat; call++) {
+timing bench_time_cpu(bench_case *c, int op, int repeat, int warmup, double *samples) {
+  if (warmup < 1) warmup = 1; /* at least one: page in the output */
+  for (int call = 0; call < warmup + repeat; call++) {
     double start = bench_now_ms();
     cpu_run(c, op);
     double ms = bench_now_ms() - start;
     if (call >= warmup) samples[call - warmup] = ms;
   }
-  return bench_summarize(samples, o->repeat);
+  return bench_summarize(samples, repeat);
 }
 
 /* One timed call of a sort baseline; its refill (the unsorted keys, the

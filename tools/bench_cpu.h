@@ -8,9 +8,9 @@
  * at most 64. */
 int bench_cpu_threads(void);
 
-/* The CPU baseline of `op` on the case over --repeat calls (samples: as
- * many entries). */
-timing bench_time_cpu(bench_case *c, int op, double *samples);
+/* The CPU baseline of `op` on the case over `repeat` timed calls (samples:
+ * as many entries) after `warmup` untimed, at least one. */
+timing bench_time_cpu(bench_case *c, int op, int repeat, int warmup, double *samples);
 
 /* A sort baseline (BASE_*) over `repeat` calls, timed once per case. */
 timing bench_time_cpu_sort(bench_case *c, int base, int repeat, double *samples);

@@ -600,3 +600,142 @@ int bench_check_sorted(const host_type *t, const void *in, size_t n, const uint3
   }
   return 0;
 }
+
+/* ---- host side of lower_bound: the C baseline and the checks ---- */
+
+/* lower_bound's C baseline over W-bit keys of one kind (a constant, so that
+ * the images fold into the loop): std::lower_bound's loop, one branch per
+ * step, over the keys' images (the needle's taken once). */
+#define LOWER_BOUND_HOST_FUNCTION(NAME, W, KIND)                                   \
+  static void NAME(const uint##W##_t *h, size_t n, const uint##W##_t *x, size_t m, \
+                   void *positions, int wide) {                                    \
+    uint32_t *narrow = positions;                                                  \
+    uint64_t *broad = positions;                                                   \
+    for (size_t i = 0; i < m; i++) {                                               \
+      const uint##W##_t key = order##W(x[i], KIND);                                \
+      size_t first = 0, count = n;                                                 \
+      while (count > 0) {                                                          \
+        size_t step = count / 2;                                                   \
+        if (order##W(h[first + step], KIND) < key) {                               \
+          first += step + 1;                                                       \
+          count -= step + 1;                                                       \
+        } else {                                                                   \
+          count = step;                                                            \
+        }                                                                          \
+      }                                                                            \
+      if (wide) {                                                                  \
+        broad[i] = first;                                                          \
+      } else {                                                                     \
+        narrow[i] = (uint32_t)first;                                               \
+      }                                                                            \
+    }                                                                              \
+  }
+
+LOWER_BOUND_HOST_FUNCTION(lower_bound_u32, 32, KIND_UNSIGNED)
+LOWER_BOUND_HOST_FUNCTION(lower_bound_s32, 32, KIND_SIGNED)
+LOWER_BOUND_HOST_FUNCTION(lower_bound_f32, 32, KIND_FLOAT)
+LOWER_BOUND_HOST_FUNCTION(lower_bound_u64, 64, KIND_UNSIGNED)
+LOWER_BOUND_HOST_FUNCTION(lower_bound_s64, 64, KIND_SIGNED)
+LOWER_BOUND_HOST_FUNCTION(lower_bound_f64, 64, KIND_FLOAT)
+
+void bench_lower_bound_host(const host_type *t, const void *haystack, size_t n, const void *needles,
+                            size_t m, void *positions, int wide) {
+  if (t->size == 4) {
+    void (*search)(const uint32_t *, size_t, const uint32_t *, size_t, void *, int) =
+        t->kind == KIND_FLOAT    ? lower_bound_f32
+        : t->kind == KIND_SIGNED ? lower_bound_s32
+                                 : lower_bound_u32;
+    search(haystack, n, needles, m, positions, wide);
+  } else {
+    void (*search)(const uint64_t *, size_t, const uint64_t *, size_t, void *, int) =
+        t->kind == KIND_FLOAT    ? lower_bound_f64
+        : t->kind == KIND_SIGNED ? lower_bound_s64
+                                 : lower_bound_u64;
+    search(haystack, n, needles, m, positions, wide);
+  }
+}
+
+void bench_lower_bound_reference(const host_type *t, const void *sorted, const uint32_t *perm,
+                                 size_t n, void *positions, int wide) {
+  uint64_t previous = 0;
+  size_t start = 0;
+  for (size_t j = 0; j < n; j++) {
+    uint64_t image = bench_element_image(t, bench_element_bits(t, sorted, j));
+    if (j == 0 || image != previous) start = j;
+    previous = image;
+    if (wide) {
+      ((uint64_t *)positions)[perm[j]] = start;
+    } else {
+      ((uint32_t *)positions)[perm[j]] = (uint32_t)start;
+    }
+  }
+}
+
+/* Position i of uint32 (uint64 when `wide`) positions. */
+static uint64_t position_at(const void *positions, int wide, size_t i) {
+  if (wide) {
+    uint64_t p;
+    memcpy(&p, (const unsigned char *)positions + i * sizeof p, sizeof p);
+    return p;
+  }
+  uint32_t p;
+  memcpy(&p, (const unsigned char *)positions + i * sizeof p, sizeof p);
+  return p;
+}
+
+int bench_check_lower_bound(const host_type *t, const void *haystack, size_t n, const void *needles,
+                            size_t m, const void *positions, int wide, check_message *message) {
+  char a[48], b[48];
+  for (size_t j = 1; j < n; j++) {
+    uint64_t before = bench_element_bits(t, haystack, j - 1),
+             here = bench_element_bits(t, haystack, j);
+    if (bench_element_image(t, here) < bench_element_image(t, before)) {
+      snprintf(message->text, sizeof message->text,
+               "NOT SORTED: haystack key %zu is %s and key %zu is %s", j - 1,
+               format_element(t, before, a, sizeof a), j, format_element(t, here, b, sizeof b));
+      return 1;
+    }
+  }
+  for (size_t i = 0; i < m; i++) {
+    uint64_t p = position_at(positions, wide, i);
+    uint64_t needle = bench_element_bits(t, needles, i);
+    uint64_t key = bench_element_image(t, needle);
+    if (p > n) {
+      snprintf(message->text, sizeof message->text,
+               "position %zu is %llu, past the haystack's %zu keys", i, (unsigned long long)p, n);
+      return 1;
+    }
+    /* The key before the position orders below the needle, the key at it
+     * does not. */
+    for (int side = 0; side < 2; side++) {
+      if ((side == 0 && p == 0) || (side == 1 && p == n)) continue;
+      size_t at = (size_t)p - (side == 0);
+      uint64_t bits = bench_element_bits(t, haystack, at);
+      int below = bench_element_image(t, bits) < key;
+      if (below == (side == 0)) continue;
+      snprintf(message->text, sizeof message->text,
+               "position %zu is %llu, but haystack key %zu (%s) %s the needle %s", i,
+               (unsigned long long)p, at, format_element(t, bits, a, sizeof a),
+               below ? "orders below" : "does not order below",
+               format_element(t, needle, b, sizeof b));
+      return 1;
+    }
+  }
+  return 0;
+}
+
+int bench_check_positions(const host_type *t, const void *needles, size_t m, const void *got,
+                          const void *expected, int wide, const char *who, check_message *message) {
+  size_t size = wide ? sizeof(uint64_t) : sizeof(uint32_t);
+  if (memcmp(got, expected, m * size) == 0) return 0;
+  for (size_t i = 0; i < m; i++) {
+    uint64_t g = position_at(got, wide, i), e = position_at(expected, wide, i);
+    if (g == e) continue;
+    char a[48];
+    snprintf(message->text, sizeof message->text, "position %zu is %llu, %s %llu (needle %s)", i,
+             (unsigned long long)g, who, (unsigned long long)e,
+             format_element(t, bench_element_bits(t, needles, i), a, sizeof a));
+    return 1;
+  }
+  return 0;
+}

@@ -92,4 +92,32 @@ int bench_check_sorted(const host_type *t, const void *in, size_t n, const uint3
                        const void *keys, const uint32_t *values, int stable, unsigned char *scratch,
                        check_message *message);
 
+/* lower_bound's CPU baseline, one thread: for each of the m needles, the
+ * lower bound in the n keys of `haystack` (sorted in sort.h's order) by the
+ * branching binary search of std::lower_bound, which compares the keys'
+ * order-preserving images; into positions, uint32 (uint64 when `wide`). */
+void bench_lower_bound_host(const host_type *t, const void *haystack, size_t n, const void *needles,
+                            size_t m, void *positions, int wide);
+
+/* The lower bound of each of n keys in the same keys sorted, without a
+ * search: `sorted` holds them in sort.h's order, sorted[j] the key
+ * perm[j] (the sorting permutation), and key perm[j] goes where the run of
+ * keys equal to sorted[j] starts. Into positions, uint32 (uint64 when
+ * `wide`). */
+void bench_lower_bound_reference(const host_type *t, const void *sorted, const uint32_t *perm,
+                                 size_t n, void *positions, int wide);
+
+/* Check lower bounds against their definition: the haystack in sort.h's
+ * order, and for each needle every key before its position ordered below
+ * it and none from there on (the keys beside the position tell). 0 when
+ * right, else 1 with *message. */
+int bench_check_lower_bound(const host_type *t, const void *haystack, size_t n, const void *needles,
+                            size_t m, const void *positions, int wide, check_message *message);
+
+/* Compare the m positions a search wrote (`got`) with the expected ones: 0
+ * when equal, else 1 with the first difference and its needle in *message,
+ * as `who` ("the C binary search's") names the expected side. */
+int bench_check_positions(const host_type *t, const void *needles, size_t m, const void *got,
+                          const void *expected, int wide, const char *who, check_message *message);
+
 #endif

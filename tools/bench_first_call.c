@@ -120,6 +120,7 @@ static int measure_first_call_side(const run_options *o, int op, const host_type
   }
   if (!failed) failed = bench_prepare_case(&c);
   if (!failed && bench_op_table[op].sort) failed = bench_prepare_sorts(&c, op);
+  if (!failed && op == OP_LOWER_BOUND) failed = bench_prepare_search(&c, op);
   if (!failed && bench_op_table[op].peer) {
     failed = bench_prepare_peer_ops(&c, op);
     status = failed ? CLGPU_SUCCESS : bench_setup_peer_views(&c, op, &scratch);

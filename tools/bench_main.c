@@ -10,7 +10,8 @@
  *                       and warm disk caches across processes)
  *   run                 time the library's operations (reduce, count_if, scan,
  *                       findall, copy, strided copy, radix sort, sort by key,
- *                       merge sort through a comparator, argsort) per type
+ *                       merge sort through a comparator, argsort,
+ *                       lower_bound beside a C binary search) per type
  *                       and size: wall clock and profiling events, GB/s, the
  *                       share of the device's read and copy bandwidth
  *                       (measured in the same run with plain kernels), CPU
@@ -59,9 +60,9 @@ static const char usage_text[] =
     "\n"
     "Subcommands:\n"
     "  run                  (the default) time reduce, count_if, scan, findall,\n"
-    "                       copies and sorts (radix_sort, sort_by_key, merge_sort,\n"
-    "                       argsort) per type and size beside the device's read\n"
-    "                       and copy bandwidth,\n"
+    "                       copies, sorts (radix_sort, sort_by_key, merge_sort,\n"
+    "                       argsort) and lower_bound per type and size beside the\n"
+    "                       device's read and copy bandwidth,\n"
     "                       a CPU baseline and Boost.Compute; results checked;\n"
     "                       and elementwise kernels and strided copies beside a\n"
     "                       hand-written kernel and clEnqueueCopyBuffer;\n"

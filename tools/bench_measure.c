@@ -1,7 +1,7 @@
 /* clgpu-bench run's measurement of one operation on one case
  * (bench_measure.h): the case's buffers, the calls, the sorts' refill and
- * reference, the checks of every result, and the CPU, Boost.Compute and peer
- * figures beside them. */
+ * reference, lower_bound's haystack and reference, the checks of every
+ * result, and the CPU, Boost.Compute and peer figures beside them. */
 #include "bench_measure.h"
 
 #include <math.h>
@@ -50,6 +50,9 @@ clgpu_status bench_enqueue_op(bench_case *c, int op, const clgpu_call_options *c
     case OP_FINDALL:
       return clgpu_findall(c->context, c->type->predicate, &c->v_indices, &c->v_count, &c->v_in,
                            call, 0, NULL, event);
+    case OP_LOWER_BOUND:
+      return clgpu_lower_bound(c->context, NULL, &c->v_positions, &c->v_in, &c->v_haystack, call, 0,
+                               NULL, event);
     case OP_COPY:
       return clgpu_copy(c->context, &c->v_out, &c->v_in, 0, NULL, event);
     case OP_ELEMENTWISE: {
@@ -104,9 +107,19 @@ static int workspace_report(bench_case *c, int op, const clgpu_call_options *cal
       *status = clgpu_findall_workspace_size(c->context, c->type->predicate, &c->v_indices,
                                              &c->v_count, &c->v_in, call, report);
       return 1;
+    case OP_LOWER_BOUND:
+      *status = clgpu_search_workspace_size(c->context, NULL, &c->v_positions, &c->v_in,
+                                            &c->v_haystack, call, report);
+      return 1;
     default:
       return 0;
   }
+}
+
+/* The bytes of lower_bound's positions over a haystack of n keys: uint32,
+ * or uint64 past 2^32 - 1 keys. */
+static size_t position_size(size_t n) {
+  return (uint64_t)n > UINT32_MAX ? sizeof(uint64_t) : sizeof(uint32_t);
 }
 
 /* Check what the device wrote. `boost`: the output of Boost.Compute's peer
@@ -174,6 +187,11 @@ int bench_check_output(bench_case *c, int op, int boost, uint64_t count, check_m
       }
       if (*status != CLGPU_SUCCESS) return -1;
       return t->check_selected(c->host_in, c->n, c->host_out, count, !boost, message);
+    case OP_LOWER_BOUND:
+      *status = bench_read_buffer(c, c->d_positions, c->n * position_size(c->n), c->search_got);
+      if (*status != CLGPU_SUCCESS) return -1;
+      return bench_check_positions(t, c->host_in, c->n, c->search_got, c->search_expected,
+                                   c->search_wide, "the reference's", message);
     case OP_COPY_STRIDED:
       *status = bench_read_buffer(c, c->d_out, bytes, c->host_out);
       if (*status != CLGPU_SUCCESS) return -1;
@@ -220,6 +238,8 @@ static double op_bytes(const bench_case *c, int op) {
       return 2 * (data + 4.0 * (double)c->n);
     case OP_ARGSORT: /* keys read once, the permutation written once */
       return data + 4.0 * (double)c->n;
+    case OP_LOWER_BOUND: /* the needles read, their positions written */
+      return data + (double)position_size(c->n) * (double)c->n;
     case OP_ELEMENTWISE: /* x and z read, y written */
       return 3.0 * (double)c->count * (double)c->type->size;
     case OP_ELEMENTWISE_STRIDED: /* the view's elements read, as many written */
@@ -304,6 +324,89 @@ static void release_sorts(bench_case *c) {
   c->sort_keys = c->sort_tmp_keys = c->pairs = NULL;
   memset(c->baseline_done, 0, sizeof c->baseline_done);
   c->sorts_ready = 0;
+}
+
+/* ---- lower_bound's haystack and reference ---- */
+
+/* At the first lower_bound of a case: the data sorted on the host by the
+ * sorts' LSD radix (sort.h's order), uploaded as the haystack; the buffers
+ * of the positions; and the reference positions, where each needle's run
+ * of equal keys starts in the sorted data (no search: a second way to the
+ * answer), checked against the definition of a lower bound. 0, or 1 after
+ * a failure (printed). */
+int bench_prepare_search(bench_case *c, int op) {
+  if (c->search_ready) return 0;
+  const host_type *t = c->type;
+  size_t n = c->n, bytes = n * t->size, position_bytes = n * position_size(n);
+  size_t index_bytes = n * sizeof(uint32_t);
+  c->search_wide = position_size(n) == sizeof(uint64_t);
+  c->host_haystack = malloc(bytes);
+  c->search_expected = malloc(position_bytes);
+  c->search_got = malloc(position_bytes);
+  c->search_positions = malloc(position_bytes);
+  void *tmp_keys = malloc(bytes);
+  uint32_t *perm = malloc(index_bytes), *tmp_values = malloc(index_bytes);
+  if (!c->host_haystack || !c->search_expected || !c->search_got || !c->search_positions ||
+      !tmp_keys || !perm || !tmp_values) {
+    free(tmp_keys);
+    free(perm);
+    free(tmp_values);
+    bench_progress_clear();
+    fprintf(stderr, "clgpu-bench run: out of host memory for searching %zu elements of %s\n", n,
+            t->name);
+    return 1;
+  }
+  memcpy(c->host_haystack, c->host_in, bytes);
+  for (size_t i = 0; i < n; i++) perm[i] = (uint32_t)i;
+  bench_radix_sort_host(t, c->host_haystack, perm, tmp_keys, tmp_values, n);
+  free(tmp_keys);
+  free(tmp_values);
+  bench_lower_bound_reference(t, c->host_haystack, perm, n, c->search_expected, c->search_wide);
+  free(perm);
+  /* Every page touched once, so that neither the check nor the baseline pays for it. */
+  memset(c->search_got, 0, position_bytes);
+  memset(c->search_positions, 0, position_bytes);
+  check_message message = {{0}};
+  if (bench_check_lower_bound(t, c->host_haystack, n, c->host_in, n, c->search_expected,
+                              c->search_wide, &message) != 0) {
+    return bench_wrong_result(c, op, "the host's reference", &message);
+  }
+
+  cl_context cl = clgpu_context_cl_context(c->context);
+  cl_int err = CL_SUCCESS;
+  c->d_haystack = clCreateBuffer(cl, CL_MEM_READ_ONLY, bytes, NULL, &err);
+  if (err == CL_SUCCESS) {
+    c->d_positions = clCreateBuffer(cl, CL_MEM_READ_WRITE, position_bytes, NULL, &err);
+  }
+  if (err == CL_SUCCESS) {
+    err = clEnqueueWriteBuffer(c->queue, c->d_haystack, CL_TRUE, 0, bytes, c->host_haystack, 0,
+                               NULL, NULL);
+  }
+  if (err != CL_SUCCESS)
+    return bench_op_failure(c, op, "making the haystack and positions", (clgpu_status)err);
+  clgpu_status status = clgpu_array_1d(c->d_haystack, 0, t->type, n, &c->v_haystack);
+  if (status == CLGPU_SUCCESS) {
+    status =
+        clgpu_array_1d(c->d_positions, 0, c->search_wide ? CLGPU_TYPE_UINT64 : CLGPU_TYPE_UINT32, n,
+                       &c->v_positions);
+  }
+  if (status != CLGPU_SUCCESS) return bench_op_failure(c, op, "making array views", status);
+  c->search_ready = 1;
+  return 0;
+}
+
+static void release_search(bench_case *c) {
+  cl_mem *buffers[] = {&c->d_haystack, &c->d_positions};
+  for (size_t k = 0; k < sizeof buffers / sizeof buffers[0]; k++) {
+    if (*buffers[k]) clReleaseMemObject(*buffers[k]);
+    *buffers[k] = NULL;
+  }
+  free(c->host_haystack);
+  free(c->search_expected);
+  free(c->search_got);
+  free(c->search_positions);
+  c->host_haystack = c->search_expected = c->search_got = c->search_positions = NULL;
+  c->search_ready = 0;
 }
 
 /* Before every call of a sort, not timed: the unsorted keys copied back into
@@ -404,10 +507,11 @@ static int measure_op_body(bench_case *c, int op, result *row, const sample_buff
   row->selected = op == OP_FINDALL || op == OP_COUNT_IF ? c->selected : 0;
   row->reference_gbps = NAN;
   row->limits = c->limits;
-  int qsort_repeat = 0;
-  bench_op_calls(o, op, c->n, &row->repeat, &row->warmup, &qsort_repeat);
+  int baseline_repeat = 0;
+  bench_op_calls(o, op, c->n, &row->repeat, &row->warmup, &baseline_repeat);
   const int repeat = row->repeat, warmup = row->warmup;
   if (is_sort && bench_prepare_sorts(c, op) != 0) return 1;
+  if (op == OP_LOWER_BOUND && bench_prepare_search(c, op) != 0) return 1;
 
   clgpu_call_options call = {o->call_shape, NULL};
   clgpu_sort_options sort_call = {
@@ -544,19 +648,34 @@ static int measure_op_body(bench_case *c, int op, result *row, const sample_buff
     int pairs = op == OP_SORT_BY_KEY || op == OP_ARGSORT;
     bench_progress("%s %s: CPU baseline (LSD radix)", progress_prefix, bench_op_table[op].name);
     row->cpu = bench_time_cpu_sort(c, pairs ? BASE_RADIX_PAIRS : BASE_RADIX_KEYS, repeat, samples);
+    row->cpu_calls = repeat;
     bench_progress("%s %s: CPU baseline (qsort)", progress_prefix, bench_op_table[op].name);
-    row->qsort =
-        bench_time_cpu_sort(c, pairs ? BASE_QSORT_PAIRS : BASE_QSORT_KEYS, qsort_repeat, samples);
-    row->qsort_calls = qsort_repeat;
+    row->qsort = bench_time_cpu_sort(c, pairs ? BASE_QSORT_PAIRS : BASE_QSORT_KEYS, baseline_repeat,
+                                     samples);
+    row->qsort_calls = baseline_repeat;
+  } else if (!o->no_cpu && op == OP_LOWER_BOUND) {
+    /* The C binary search: as many calls as qsort gets, after the row's
+     * warm-ups (seconds a call at 16M). */
+    bench_progress("%s %s: CPU baseline (C binary search)", progress_prefix,
+                   bench_op_table[op].name);
+    row->cpu = bench_time_cpu(c, op, baseline_repeat, warmup, samples);
+    row->cpu_calls = baseline_repeat;
+    /* Its positions, like the device's, must be the reference's. */
+    if (bench_check_positions(c->type, c->host_in, c->n, c->search_positions, c->search_expected,
+                              c->search_wide, "the reference's", &message) != 0) {
+      return bench_wrong_result(c, op, "the C binary search", &message);
+    }
   } else if (!o->no_cpu) {
     bench_progress("%s %s: CPU baseline", progress_prefix, bench_op_table[op].name);
-    row->cpu = bench_time_cpu(c, op, samples);
+    row->cpu = bench_time_cpu(c, op, o->repeat, o->warmup, samples);
+    row->cpu_calls = o->repeat;
   }
 
   snprintf(row->boost_note, sizeof row->boost_note, "%s",
-           bench_op_table[op].boost == BENCH_BOOST_NONE ? "no peer"
-           : o->no_boost                                ? "--no-boost"
-                                                        : "not built (boost_compute feature)");
+           op == OP_LOWER_BOUND                           ? LOWER_BOUND_NO_PEER
+           : bench_op_table[op].boost == BENCH_BOOST_NONE ? "no peer"
+           : o->no_boost                                  ? "--no-boost"
+                                                          : "not built (boost_compute feature)");
 #ifdef CLGPU_BENCH_BOOST
   if (bench_op_table[op].boost != BENCH_BOOST_NONE && !o->no_boost) {
     bench_progress("%s %s: Boost.Compute", progress_prefix, bench_op_table[op].name);
@@ -565,7 +684,7 @@ static int measure_op_body(bench_case *c, int op, result *row, const sample_buff
     int boost_warmup = warmup < 1 ? 1 : warmup; /* Boost's kernel builds are never timed */
     /* Boost's sorts on a CPU device take seconds a call at 16M: one timed
      * call there, as the qsort baseline, unless --repeat says otherwise. */
-    int boost_repeat = is_sort && qsort_repeat == 1 && !o->repeat_given ? 1 : repeat;
+    int boost_repeat = is_sort && baseline_repeat == 1 && !o->repeat_given ? 1 : repeat;
     row->boost_note[0] = '\0';
     int boost_failed =
         is_sort ? bench_boost_sort(c->queue, bench_op_table[op].boost, c->type->type, c->d_in,
@@ -622,6 +741,7 @@ void bench_release_case(bench_case *c) {
   c->host_in = c->host_out = c->cpu_out = NULL;
   c->cpu_index = NULL;
   release_sorts(c);
+  release_search(c);
   bench_release_peer_ops(c);
 }
 

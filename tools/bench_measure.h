@@ -19,6 +19,11 @@ void bench_release_case(bench_case *c);
  * failure (printed). */
 int bench_prepare_sorts(bench_case *c, int op);
 
+/* At the first lower_bound of a case: the sorted haystack, the positions'
+ * buffers and the C baseline's positions, checked. 0, or 1 after a failure
+ * (printed). */
+int bench_prepare_search(bench_case *c, int op);
+
 /* Refill a sort's input from the case's data, then a marker event (the
  * start of the sort's device time). */
 clgpu_status bench_refill_sort(bench_case *c, int op, cl_event *marker);

@@ -46,6 +46,12 @@ const op_info bench_op_table[NUM_OPS] = {
      TYPES_FLOAT, SIZES_1M | SIZES_16M, TYPES_ALL, 1, NULL, 0, NULL},
     {"argsort", OP_COPY_KERNEL, BENCH_BOOST_ARGSORT, "LSD radix, one thread", 1, TYPES_UINT32,
      SIZES_1M, TYPES_ALL, 1, NULL, 0, NULL},
+    /* One kernel launch, but its C baseline takes 0.25-0.4 s a call at 1M on
+     * one core (12 s at 16M, the haystack past the caches): by default at 1M
+     * and one type, about 8 s of the default run on a 2-core POCL CPU device,
+     * its first calls included. */
+    {"lower_bound", OP_COPY_KERNEL, BENCH_BOOST_NONE, "C binary search, one thread", 0,
+     TYPES_UINT32, SIZES_1M, TYPES_ALL, 1, NULL, 0, NULL},
     /* Timed beside a peer (with them the default run takes about 40 s on a
      * 2-core POCL CPU device, against 30 s without). */
     {"elementwise", OP_COPY_KERNEL, BENCH_BOOST_NONE, "C loop, one thread", 0, ALL_DEFAULT_TYPES,
@@ -89,6 +95,8 @@ static const char run_usage_text[] =
     "                                    comparator path (compare \"" SORT_COMPARE
     "\")\n"
     "                      argsort       clgpu_sort_permutation, radix, into uint32\n"
+    "                      lower_bound   clgpu_lower_bound of n needles (the data) in the\n"
+    "                                    data sorted, into uint32 positions\n"
     "                      read          reference: a plain kernel reading every element\n"
     "                      copy_kernel   reference: a plain copy kernel\n"
     "                    and, each timed beside a peer:\n";
@@ -120,23 +128,27 @@ static const char run_usage_more[] =
     "                    that kernel run right before each of its calls, whatever --ops.\n"
     "                    The sorts sort a fresh copy of the data on every call (copied on\n"
     "                    the device before the call, not timed), with a workspace made\n"
-    "                    once per type and size.\n";
+    "                    once per type and size. lower_bound searches the data (n needles)\n"
+    "                    in a copy sorted once per type and size on the host, beside a C\n"
+    "                    binary search (std::lower_bound's loop) on one thread.\n";
 
 /* And the rest of the options. */
 static const char run_usage_end[] =
     "  --types LIST      uint32, float, int32, uint64, double (default uint32,float;\n"
-    "                    sort_by_key and argsort uint32, merge_sort float, the strided\n"
-    "                    and transposed elementwise ops and copies float)\n"
+    "                    sort_by_key, argsort and lower_bound uint32, merge_sort float,\n"
+    "                    the strided and transposed elementwise ops and copies float)\n"
     "  --sizes LIST      element counts, with suffix K (1024) or M (1048576) (default\n"
-    "                    16M; radix_sort, sort_by_key and merge_sort 1M,16M; argsort 1M)\n"
+    "                    16M; radix_sort, sort_by_key and merge_sort 1M,16M; argsort and\n"
+    "                    lower_bound 1M)\n"
     "                    For the 2-D ops (elementwise_strided, elementwise_transposed,\n"
     "                    strided_copy_transposed) a size n means an s x s array with\n"
     "                    s = floor(sqrt(n)): 16000000 is 4000x4000.\n"
-    "  --repeat N        timed calls per figure (default 10; sorts of 4M elements or\n"
-    "                    more 3, and their qsort and Boost.Compute baselines 1)\n"
-    "  --warmup N        untimed calls first (default 2; sorts of 4M elements or more 1;\n"
-    "                    Boost.Compute gets at least 1, so that its kernel builds are\n"
-    "                    never timed)\n"
+    "  --repeat N        timed calls per figure (default 10; sorts and lower_bound of 4M\n"
+    "                    elements or more 3, and the sorts' qsort and Boost.Compute\n"
+    "                    baselines and lower_bound's C binary search 1)\n"
+    "  --warmup N        untimed calls first (default 2; sorts and lower_bound of 4M\n"
+    "                    elements or more 1; Boost.Compute gets at least 1, so that its\n"
+    "                    kernel builds are never timed)\n"
     "  --shape S         clgpu's kernel shape: auto (default), chunked (the CPU shape)\n"
     "                    or tiled (the GPU shape), for every operation\n"
     "  --format F        table (default), csv or json (every figure, the device and\n"
@@ -438,17 +450,18 @@ int bench_op_runs(const run_options *o, int op, size_t type_index, size_t n) {
 }
 
 /* The calls of `op` at n elements: --repeat and --warmup, or for the sorts
- * at SORT_LARGE elements and more fewer unless given; *qsort_repeat: the
- * timed calls of the sorts' qsort baseline (seconds each at 16M). */
+ * and lower_bound at SORT_LARGE elements and more fewer unless given;
+ * *baseline_repeat: the timed calls of the slow host baselines, the sorts'
+ * qsort and lower_bound's C binary search (seconds each at 16M). */
 void bench_op_calls(const run_options *o, int op, size_t n, int *repeat, int *warmup,
-                    int *qsort_repeat) {
+                    int *baseline_repeat) {
   *repeat = o->repeat;
   *warmup = o->warmup;
-  *qsort_repeat = o->repeat;
-  if (!bench_op_table[op].sort || n < SORT_LARGE) return;
+  *baseline_repeat = o->repeat;
+  if ((!bench_op_table[op].sort && op != OP_LOWER_BOUND) || n < SORT_LARGE) return;
   if (!o->repeat_given && *repeat > SORT_LARGE_REPEAT) *repeat = SORT_LARGE_REPEAT;
   if (!o->warmup_given && *warmup > SORT_LARGE_WARMUP) *warmup = SORT_LARGE_WARMUP;
-  if (!o->repeat_given) *qsort_repeat = 1;
+  if (!o->repeat_given) *baseline_repeat = 1;
 }
 
 size_t bench_count_runs(const run_options *o) {
@@ -487,6 +500,7 @@ int bench_run_plan(int argc, char **argv, bench_plan_entry **entries, size_t *co
         e->op_index = op;
         e->reference = bench_op_table[op].reference < 0;
         e->sort = bench_op_table[op].sort;
+        e->keys = e->sort || op == OP_LOWER_BOUND;
         if (bench_op_table[op].two_d) {
           size_t side = bench_square_side(n);
           snprintf(e->shape, sizeof e->shape, "%zux%zu", side, side);

@@ -26,6 +26,8 @@ enum {
   OP_SORT_BY_KEY,
   OP_MERGE_SORT,
   OP_ARGSORT,
+  /* clgpu_lower_bound of the data in the data sorted (search.h). */
+  OP_LOWER_BOUND,
   /* Elementwise kernels (elementwise.h) and strided copies (copy.h), each
    * timed beside a peer in the same run (op_info.peer). */
   OP_ELEMENTWISE,
@@ -36,9 +38,10 @@ enum {
   NUM_OPS
 };
 
-/* Sorts at this many elements or more run fewer calls by default (their
- * qsort baseline alone takes seconds a call): SORT_LARGE_REPEAT timed calls
- * after SORT_LARGE_WARMUP, unless --repeat or --warmup say otherwise. */
+/* Sorts and lower_bound at this many elements or more run fewer calls by
+ * default (their slow host baselines, the sorts' qsort and lower_bound's C
+ * binary search, take seconds a call): SORT_LARGE_REPEAT timed calls after
+ * SORT_LARGE_WARMUP, unless --repeat or --warmup say otherwise. */
 #define SORT_LARGE ((size_t)4 << 20)
 #define SORT_LARGE_REPEAT 3
 #define SORT_LARGE_WARMUP 1
@@ -61,6 +64,11 @@ typedef struct op_info {
 } op_info;
 
 extern const op_info bench_op_table[NUM_OPS];
+
+/* Why lower_bound has no peer (its rows' Boost.Compute note). */
+#define LOWER_BOUND_NO_PEER                                                                  \
+  "no peer: Boost.Compute's lower_bound searches for one value (no form for many needles), " \
+  "PyOpenCL has none"
 
 /* What the sorts compare with (merge_sort goes through clgpu's comparator
  * path with it; Boost.Compute's merge_sort peer gets the same expression). */
@@ -120,10 +128,11 @@ int bench_op_runs(const run_options *o, int op, size_t type_index, size_t n);
 size_t bench_count_runs(const run_options *o);
 
 /* The calls of `op` at n elements: --repeat and --warmup, or for the sorts
- * at SORT_LARGE elements and more fewer unless given; *qsort_repeat: the
- * timed calls of the sorts' qsort baseline (seconds each at 16M). */
+ * and lower_bound at SORT_LARGE elements and more fewer unless given;
+ * *baseline_repeat: the timed calls of the slow host baselines, the sorts'
+ * qsort and lower_bound's C binary search (seconds each at 16M). */
 void bench_op_calls(const run_options *o, int op, size_t n, int *repeat, int *warmup,
-                    int *qsort_repeat);
+                    int *baseline_repeat);
 
 /* What `clgpu-bench run` with these options (run's own, as it takes them
  * after "run") would measure, without opening a device: one entry per
@@ -137,6 +146,9 @@ typedef struct bench_plan_entry {
   int op_index;     /* the operation's place in run's table (its order of rows) */
   int reference;    /* a bandwidth reference of run (read, copy_kernel), not clgpu's */
   int sort;         /* a sort: Melem/s are keys sorted per second */
+  /* Its figure is Melem/s rather than GB/s: keys sorted per second (the
+   * sorts) or needles searched per second (lower_bound). */
+  int keys;
 } bench_plan_entry;
 
 /* 0 with *entries (malloc'ed; free it) and *count; -1 after --help (run's

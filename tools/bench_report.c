@@ -288,6 +288,37 @@ static void print_first_call_table(const run_report *report, int name_width) {
           : "Each operation at the first of its types in the run (--first-call all: at each).");
 }
 
+/* lower_bound's rows beside the C binary search: its time, clgpu's speed-up
+ * over it, and both in needles per second. */
+static void print_search_table(const run_report *report) {
+  printf(
+      "lower_bound: the n values of the data (the needles, unsorted) searched in the data\n"
+      "sorted once per type and size on the host, in sort.h's order (floats by their bits:\n"
+      "-0 before +0, NaNs last), into uint32 positions, with a workspace made once per type\n"
+      "and size. Melem/s: needles searched per second. CPU: the C binary search of\n"
+      "std::lower_bound (a branch per step, comparing the keys' order images), one thread,\n"
+      "over the same needles and haystack; x CPU its time over clgpu's. The device's\n"
+      "positions and the C search's are checked once against the host's reference, the\n"
+      "start of each needle's run of equal keys in the sorted data.\n");
+  if (report->options->no_cpu) return;
+  printf("\n%-12s %-6s %5s %24s %6s %11s %13s %10s\n", "search", "type", "n",
+         "C bsearch ms (min-max)", "calls", "x C bsearch", "clgpu Mkeys/s", "C Mkeys/s");
+  for (size_t k = 0; k < report->num_rows; k++) {
+    const result *r = &report->rows[k];
+    if (r->op != OP_LOWER_BOUND) continue;
+    row_figures f = figures_of(r);
+    char n_label[32], baseline[64], ratio[16], mine[16], theirs[16];
+    bench_timing_text(&r->cpu, baseline, sizeof baseline);
+    bench_format_or_na(ratio, sizeof ratio, "%.2fx", f.vs_cpu);
+    bench_format_or_na(mine, sizeof mine, "%.1f", f.melems);
+    bench_format_or_na(theirs, sizeof theirs, "%.1f",
+                       r->cpu.valid ? (double)r->elements / (r->cpu.median * 1e-3) / 1e6 : NAN);
+    printf("%-12s %-6s %5s %24s %6d %11s %13s %10s\n", bench_op_table[r->op].name, r->type->name,
+           bench_size_label(r->n, n_label, sizeof n_label), baseline, r->cpu_calls, ratio, mine,
+           theirs);
+  }
+}
+
 static void print_table(const run_report *report) {
   const clgpu_device_info *d = report->device;
   const run_options *o = report->options;
@@ -295,13 +326,14 @@ static void print_table(const run_report *report) {
   printf("%s\n", bench_device_title(d, title, sizeof title));
   printf("shape %s; %d timed calls after %d warm-up calls", clgpu_shape_name(o->call_shape),
          o->repeat, o->warmup);
-  int sorts = 0;
+  int sorts = 0, searches = 0;
+  for (size_t k = 0; k < report->num_rows; k++) searches |= report->rows[k].op == OP_LOWER_BOUND;
   for (size_t k = 0; k < report->num_rows; k++) {
     const result *r = &report->rows[k];
     sorts |= bench_op_table[r->op].sort;
     if (r->repeat != o->repeat || r->warmup != o->warmup) {
-      printf(" (sorts of %zuM elements or more: %d after %d)", SORT_LARGE >> 20, r->repeat,
-             r->warmup);
+      printf(" (sorts and lower_bound of %zuM elements or more: %d after %d)", SORT_LARGE >> 20,
+             r->repeat, r->warmup);
       break;
     }
   }
@@ -349,10 +381,11 @@ static void print_table(const run_report *report) {
   printf(
       "\nGB/s: the bytes an operation must move over the median wall time (reduce, count_if,\n"
       "read: n*size read; findall: n*size read + 4 bytes per index written; scan, copy,\n"
-      "copy_strided, copy_kernel: n*size read + n*size written).\n"
+      "copy_strided, copy_kernel: n*size read + n*size written; lower_bound: n*size needles\n"
+      "read + 4 bytes per position written).\n"
       "%%ref: share of the read kernel's GB/s (reduce, count_if, findall) or the copy\n"
-      "kernel's (scan, copy, copy_strided) at the same type and size, the kernel timed right\n"
-      "before each call of the operation (medians of both).\n"
+      "kernel's (scan, copy, copy_strided, lower_bound) at the same type and size, the kernel\n"
+      "timed right before each call of the operation (medians of both).\n"
       "%%lim: share of the limit of its kind of traffic at the same type and size, the\n"
       "fastest of: the read kernel, and on a CPU device the host's read on all threads\n"
       "(reduce, count_if, findall, read); the copy kernel, clEnqueueCopyBuffer, and on a\n"
@@ -365,7 +398,9 @@ static void print_table(const run_report *report) {
       "threads, one per 64K elements; copy_kernel: memcpy; the others one thread).\n"
       "x CPU, x Boost: clgpu's GB/s over the peer's (above 1: clgpu is faster).\n"
       "Boost.Compute's peers: reduce, count_if, inclusive_scan, copy_if (writes the\n"
-      "selected values, not indices; same byte count), copy, reverse_copy; n/a: none.\n",
+      "selected values, not indices; same byte count), copy, reverse_copy; n/a: none.\n"
+      "lower_bound has no peer: Boost.Compute's lower_bound searches for one value (no\n"
+      "form for many needles) and PyOpenCL has none.\n",
       bench_cpu_threads());
   int sort_peers = !o->no_cpu;
   for (size_t k = 0; k < report->num_rows; k++) sort_peers |= report->rows[k].boost.valid;
@@ -412,6 +447,7 @@ static void print_table(const run_report *report) {
              r->boost.valid ? r->boost_note : "-");
     }
   }
+  if (searches) print_search_table(report);
   for (size_t k = 0; k < report->num_rows; k++) {
     const result *r = &report->rows[k];
     if (strncmp(r->boost_note, "wrong", 5) == 0 || strncmp(r->boost_note, "failed", 6) == 0) {
@@ -452,7 +488,7 @@ static void print_csv(const run_report *report) {
       "first_call_prebuild_ms,first_call_prebuilt_over_steady,limit_source,limit_gb_per_s,"
       "share_of_limit,limit_threads,host_memcpy_gb_per_s,host_copy_gb_per_s,"
       "host_read_gb_per_s,copy_buffer_gb_per_s,limit_read_kernel_gb_per_s,"
-      "limit_copy_kernel_gb_per_s\n");
+      "limit_copy_kernel_gb_per_s,cpu_calls\n");
   for (size_t k = 0; k < report->num_rows; k++) {
     const result *r = &report->rows[k];
     row_figures f = figures_of(r);
@@ -573,7 +609,7 @@ static void print_csv(const run_report *report) {
       putchar(',');
       bench_csv_number(stdout, numbers6[i]);
     }
-    putchar('\n');
+    printf(",%d\n", r->cpu_calls);
   }
 }
 
@@ -642,6 +678,7 @@ static void print_json(const run_report *report) {
     fputs(",\n     \"cpu\": ", out);
     bench_json_string_member(out, "{", "baseline", cpu_label_of(report, r));
     bench_json_timing(out, ", ", "ms", &r->cpu);
+    fprintf(out, ", \"calls\": %d", r->cpu_calls);
     print_json_speed(out, "cpu", f.cpu_gbps, f.vs_cpu);
     fputs("},\n     \"qsort\": ", out);
     bench_json_timing(out, "{", "ms", &r->qsort);

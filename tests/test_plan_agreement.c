@@ -381,6 +381,49 @@ static void sort(void **unused) {
   }
 }
 
+/* Lower and upper bounds over random layouts (strided views staged,
+ * positions packed), and the _upto query of contiguous views. */
+static void search(void **unused) {
+  (void)unused;
+  for (unsigned round = 0; round < rounds; round++) {
+    size_t needles_shape[1] = {below(below(2) ? 3000 : largest)};
+    size_t haystack_shape[1] = {below(below(2) ? 3000 : largest)};
+    static const clgpu_type types[] = {CLGPU_TYPE_UINT32, CLGPU_TYPE_FLOAT, CLGPU_TYPE_INT64};
+    clgpu_type type = types[below(3)];
+    cl_mem needles_buffer, haystack_buffer, positions_buffer;
+    clgpu_array needles = random_view(type, 1, needles_shape, 0, &needles_buffer);
+    clgpu_array haystack = random_view(type, 1, haystack_shape, 0, &haystack_buffer);
+    clgpu_type position_type = below(2) ? CLGPU_TYPE_UINT32 : CLGPU_TYPE_UINT64;
+    clgpu_array positions = random_view(position_type, 1, needles_shape, 0, &positions_buffer);
+    int upper = (int)below(2);
+    clgpu_call_options options = {random_shape_choice(), NULL};
+    char text[512], other[512], what[1200];
+    describe_view(&needles, text, sizeof text);
+    describe_view(&haystack, other, sizeof other);
+    snprintf(what, sizeof what, "%s bound of %s in %s, shape %d", upper ? "upper" : "lower", text,
+             other, (int)options.shape);
+    clgpu_workspace_size query;
+    CHECK(clgpu_search_workspace_size(context, NULL, &positions, &needles, &haystack, &options,
+                                      &query));
+    forget();
+    check_call(upper ? clgpu_upper_bound(context, NULL, &positions, &needles, &haystack, &options, 0,
+                                         NULL, NULL)
+                     : clgpu_lower_bound(context, NULL, &positions, &needles, &haystack, &options, 0,
+                                         NULL, NULL),
+               &query, needles_shape[0], what);
+    if (clgpu_array_is_contiguous(&needles) && clgpu_array_is_contiguous(&haystack) &&
+        clgpu_array_is_contiguous(&positions)) {
+      clgpu_workspace_size upto;
+      CHECK(clgpu_search_workspace_size_upto(context, NULL, type, needles_shape[0],
+                                             haystack_shape[0], &options, &upto));
+      assert_same_report(&upto, &query, what);
+    }
+    clReleaseMemObject(needles_buffer);
+    clReleaseMemObject(haystack_buffer);
+    clReleaseMemObject(positions_buffer);
+  }
+}
+
 /* The tuning table's device classes are written in CLGPU_TUNING's syntax
  * and applied at every context creation: each must parse (a class that did
  * not would leave its devices on the base row without a word). */
@@ -395,6 +438,7 @@ int main(void) {
       cmocka_unit_test(scan),
       cmocka_unit_test(findall),
       cmocka_unit_test(sort),
+      cmocka_unit_test(search),
       cmocka_unit_test(tuning_classes_parse),
   };
   const char *filter = getenv("CLGPU_TEST_FILTER");

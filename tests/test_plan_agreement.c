@@ -406,10 +406,10 @@ static void search(void **unused) {
     CHECK(clgpu_search_workspace_size(context, NULL, &positions, &needles, &haystack, &options,
                                       &query));
     forget();
-    check_call(upper ? clgpu_upper_bound(context, NULL, &positions, &needles, &haystack, &options, 0,
-                                         NULL, NULL)
-                     : clgpu_lower_bound(context, NULL, &positions, &needles, &haystack, &options, 0,
-                                         NULL, NULL),
+    check_call(upper ? clgpu_upper_bound(context, NULL, &positions, &needles, &haystack, &options,
+                                         0, NULL, NULL)
+                     : clgpu_lower_bound(context, NULL, &positions, &needles, &haystack, &options,
+                                         0, NULL, NULL),
                &query, needles_shape[0], what);
     if (clgpu_array_is_contiguous(&needles) && clgpu_array_is_contiguous(&haystack) &&
         clgpu_array_is_contiguous(&positions)) {
@@ -434,12 +434,9 @@ static void tuning_classes_parse(void **unused) {
 
 int main(void) {
   const struct CMUnitTest tests[] = {
-      cmocka_unit_test(reduce_and_count),
-      cmocka_unit_test(scan),
-      cmocka_unit_test(findall),
-      cmocka_unit_test(sort),
-      cmocka_unit_test(search),
-      cmocka_unit_test(tuning_classes_parse),
+      cmocka_unit_test(reduce_and_count), cmocka_unit_test(scan),
+      cmocka_unit_test(findall),          cmocka_unit_test(sort),
+      cmocka_unit_test(search),           cmocka_unit_test(tuning_classes_parse),
   };
   const char *filter = getenv("CLGPU_TEST_FILTER");
   if (filter) cmocka_set_test_filter(filter);

@@ -585,6 +585,18 @@ static void custom_keys(void **state) {
                 CLGPU_SHAPE_MISMATCH);
   assert_status(clgpu_lower_bound(context, &spec, &positions, &need, &shifted, NULL, 0, NULL, NULL),
                 CLGPU_MISALIGNED_VIEW);
+  /* A key_size that is not the device's sizeof(key_type) is refused, with
+   * needles or without (as clgpu_sort refuses it whatever n). */
+  clgpu_sort_spec wrong_size = spec;
+  wrong_size.key_size = 12;
+  clgpu_array no_needles, no_positions, twelve;
+  assert_status(clgpu_array_1d(buffer, 0, CLGPU_TYPE_UINT8, 0, &no_needles), CLGPU_SUCCESS);
+  assert_status(clgpu_array_1d(out_buffer, 0, CLGPU_TYPE_UINT64, 0, &no_positions), CLGPU_SUCCESS);
+  assert_status(clgpu_array_1d(buffer, 0, CLGPU_TYPE_UINT8, 120, &twelve), CLGPU_SUCCESS);
+  assert_status(clgpu_lower_bound(context, &wrong_size, &no_positions, &no_needles, &twelve, NULL,
+                                  0, NULL, NULL),
+                CLGPU_INVALID_ARGUMENT);
+  assert_non_null(strstr(clgpu_last_error(), "sizeof"));
   clgpu_buffer_release(context, out_buffer);
   clgpu_buffer_release(context, buffer);
   free(haystack);

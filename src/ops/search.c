@@ -192,13 +192,16 @@ static clgpu_status run_search(clgpu_context *context, const search_plan *plan, 
   clgpu__leases held = {{0}, {0}, {0}, 0};
   clgpu__chain chain;
   clgpu__chain_begin(&chain, num_events, wait_list);
-  if (plan->m == 0)
-    return clgpu__finish_call(context, CLGPU_SUCCESS, &chain, event, &held, &scratch);
-
+  /* The program first, whatever the number of needles: building it is what
+   * checks custom keys' key_size against the device (as clgpu_sort does
+   * for any n), so a call without needles refuses a wrong one too. */
   const char *name = upper ? "clgpu_upper_bound" : "clgpu_lower_bound";
   clgpu_program *program = NULL;
   cl_kernel kernel = NULL;
   clgpu_status status = clgpu__search_program(context, &plan->order, who, &program);
+  if (status == CLGPU_SUCCESS && plan->m == 0) {
+    return clgpu__finish_call(context, status, &chain, event, &held, &scratch);
+  }
   if (status == CLGPU_SUCCESS) {
     status =
         clgpu__lease(&held, program, name,

@@ -922,6 +922,7 @@ enum {
   GOP_WORKSPACE_DESTROY,
   GOP_NAMES,
   GOP_OPAQUE,
+  GOP_SEARCH,
   ALGO_OP_COUNT
 };
 
@@ -942,6 +943,7 @@ static const fuzz_op algorithm_ops[ALGO_OP_COUNT] = {
     [GOP_WORKSPACE_DESTROY] = op_algo_workspace_destroy,
     [GOP_NAMES] = op_algo_names,
     [GOP_OPAQUE] = op_algo_opaque,
+    [GOP_SEARCH] = op_algo_search,
 };
 
 /* The operation an opcode names, its escape's sub-opcode taken first. */

@@ -419,6 +419,8 @@ clgpu_context *take_algo_context(byte_reader *in);
 clgpu_workspace *take_algo_workspace(byte_reader *in, int *slot);
 clgpu_algorithm take_algorithm(byte_reader *in);
 clgpu_shape take_shape(byte_reader *in);
+const clgpu_call_options *take_call_options(byte_reader *in, clgpu_call_options *storage,
+                                            int *slot);
 void take_expression(byte_reader *in, const char *const *table, size_t count, expression *out);
 void algo_call_init(algo_call *call);
 int broadcast_output(const algo_view *view);
@@ -524,10 +526,12 @@ void op_algo_count_if(fuzz_run *run);
 void op_algo_scan(fuzz_run *run);
 void op_algo_findall(fuzz_run *run);
 
-/* ops_sort.c: sort, sort permutation, gather. */
+/* ops_sort.c: sort, sort permutation, gather, and the searches in a sorted
+ * haystack (lower and upper bounds), which take a sort's order. */
 void op_algo_sort(fuzz_run *run);
 void op_algo_permutation(fuzz_run *run);
 void op_algo_gather(fuzz_run *run);
+void op_algo_search(fuzz_run *run);
 
 /* ops_elementwise.c: elementwise kernels and the built-in operations. */
 void op_algo_elementwise_create(fuzz_run *run);

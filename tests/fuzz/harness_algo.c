@@ -92,7 +92,13 @@ void store_bits(uint8_t *p, size_t size, uint64_t bits) {
 /* Half precision, without libm: exact for the small integers the fuzzer
  * writes, and read back exactly. */
 static uint16_t half_from(double value) {
-  if (value == 0) return 0;
+  if (value == 0) {
+    /* -0 keeps its sign, as the device's conversion does (an axpby of
+     * -3 * 0 + 0 * -1 is -0). */
+    uint64_t bits;
+    memcpy(&bits, &value, sizeof bits);
+    return bits >> 63 ? 0x8000 : 0;
+  }
   uint16_t sign = value < 0 ? 0x8000 : 0;
   double magnitude = value < 0 ? -value : value;
   int exponent = 0;
@@ -433,6 +439,18 @@ static int take_enum_value(byte_reader *in) {
 clgpu_algorithm take_algorithm(byte_reader *in) { return (clgpu_algorithm)take_enum_value(in); }
 
 clgpu_shape take_shape(byte_reader *in) { return (clgpu_shape)take_enum_value(in); }
+
+/* A call's options: NULL, or a shape and maybe a workspace of the
+ * input's. */
+const clgpu_call_options *take_call_options(byte_reader *in, clgpu_call_options *storage,
+                                            int *slot) {
+  *slot = -1;
+  uint8_t mode = take_byte(in) % 4;
+  if (mode == 0) return NULL;
+  storage->shape = take_shape(in);
+  storage->workspace = mode == 3 ? take_algo_workspace(in, slot) : NULL;
+  return storage;
+}
 
 /* ---- expressions ---- */
 

@@ -2,18 +2,6 @@
  * with a host model when its arguments are ones the fuzzer knows. */
 #include "harness.h"
 
-/* A call's options: NULL, or a shape and maybe a workspace of the
- * input's. */
-static const clgpu_call_options *take_call_options(byte_reader *in, clgpu_call_options *storage,
-                                                   int *slot) {
-  *slot = -1;
-  uint8_t mode = take_byte(in) % 4;
-  if (mode == 0) return NULL;
-  storage->shape = take_shape(in);
-  storage->workspace = mode == 3 ? take_algo_workspace(in, slot) : NULL;
-  return storage;
-}
-
 /* ---- reduce and count_if ---- */
 
 /* Fixed custom reductions: a sum in the input's type, and a count of the

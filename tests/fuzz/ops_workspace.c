@@ -11,6 +11,29 @@ static const clgpu_status workspace_wrap_statuses[] = {
 
 /* ---- size queries up to n ---- */
 
+/* The statuses of the queries up to n: the algorithms' and those their
+ * headers add (a report past 64 bits is CLGPU_SIZE_OVERFLOW); the
+ * search's, which stages nothing, only those search.h lists. */
+static const clgpu_status upto_statuses[] = {CLGPU_SUCCESS,
+                                             CLGPU_INVALID_ARGUMENT,
+                                             CLGPU_TYPE_MISMATCH,
+                                             CLGPU_SHAPE_MISMATCH,
+                                             CLGPU_INVALID_OUTPUT,
+                                             CLGPU_UNSUPPORTED_FEATURE,
+                                             CLGPU_MISMATCHED_OBJECTS,
+                                             CLGPU_MISALIGNED_VIEW,
+                                             CLGPU_VIEW_OUT_OF_BOUNDS,
+                                             CLGPU_WORKSPACE_WRONG_DEVICE,
+                                             CLGPU_WORKSPACE_WRONG_OPERATION,
+                                             CLGPU_WORKSPACE_WRONG_ALGORITHM,
+                                             CLGPU_WORKSPACE_TOO_SMALL,
+                                             CLGPU_WORKSPACE_ALIASES_ARGUMENT,
+                                             CLGPU_CL_BUILD_PROGRAM_FAILURE,
+                                             CLGPU_EXPRESSION_TOO_LONG,
+                                             CLGPU_SIZE_OVERFLOW};
+static const clgpu_status search_upto_statuses[] = {CLGPU_SUCCESS, CLGPU_INVALID_ARGUMENT,
+                                                    CLGPU_TYPE_MISMATCH, CLGPU_UNSUPPORTED_FEATURE};
+
 static uint64_t take_max_n(byte_reader *in) {
   uint8_t choice = take_byte(in) % 8;
   uint64_t n;
@@ -76,7 +99,7 @@ static void check_report(const char *call, const clgpu_workspace_size *report, u
 void op_algo_query_upto(fuzz_run *run) {
   byte_reader *in = &run->in;
   clgpu_context *context = take_algo_context(in);
-  uint8_t which = take_byte(in) % 5;
+  uint8_t which = take_byte(in) % 6;
   clgpu_type type = take_type(in);
   uint64_t max_n = take_max_n(in);
   clgpu_call_options call_options = {take_shape(in), NULL};
@@ -102,10 +125,13 @@ void op_algo_query_upto(fuzz_run *run) {
   clgpu_workspace_size before = report;
   int out_null = take_byte(in) % 16 == 15;
   clgpu_workspace_size *out = out_null ? NULL : &report;
+  /* The searches' second count, read last so that the other queries'
+   * inputs keep their meaning. */
+  uint64_t max_haystack = which == 5 ? take_max_n(in) : 0;
   static const char *const names[] = {
-      "clgpu_reduce_workspace_size_upto", "clgpu_scan_workspace_size_upto",
-      "clgpu_findall_workspace_size_upto", "clgpu_sort_workspace_size_upto",
-      "clgpu_sort_permutation_workspace_size_upto"};
+      "clgpu_reduce_workspace_size_upto",           "clgpu_scan_workspace_size_upto",
+      "clgpu_findall_workspace_size_upto",          "clgpu_sort_workspace_size_upto",
+      "clgpu_sort_permutation_workspace_size_upto", "clgpu_search_workspace_size_upto"};
   char call[256];
   snprintf(call, sizeof call, "%s(type %d, max_n %llu)", names[which], (int)type,
            (unsigned long long)max_n);
@@ -127,12 +153,17 @@ void op_algo_query_upto(fuzz_run *run) {
       status = clgpu_sort_workspace_size_upto(context, &spec, type, value_size, max_n, sorting,
                                               out);
       break;
-    default:
+    case 4:
       status = clgpu_sort_permutation_workspace_size_upto(context, &spec, permutation_type, type,
                                                           max_n, sorting, out);
       break;
+    default:
+      status =
+          clgpu_search_workspace_size_upto(context, &spec, type, max_n, max_haystack, options, out);
+      break;
   }
-  check_call(call, status, STATUS_SET(algo_statuses, 1), 0);
+  check_call(call, status,
+             which == 5 ? STATUS_SET(search_upto_statuses, 0) : STATUS_SET(upto_statuses, 1), 0);
   if ((out_null || !context) && status == CLGPU_SUCCESS) {
     violation(call, "succeeded with a NULL argument");
   }
@@ -141,6 +172,12 @@ void op_algo_query_upto(fuzz_run *run) {
     return;
   }
   check_report(call, &report, max_n, type);
+  /* search.h: contiguous views apart from each other stage nothing. */
+  if (which == 5 &&
+      (report.parts[0].operation != CLGPU_OPERATION_SEARCH || report.total_bytes != 0)) {
+    violation(call, "gave a report that is not a search's or holds %llu bytes",
+              (unsigned long long)report.total_bytes);
+  }
   /* The query is the call's at max_n: a larger n never needs less. */
   if (max_n > 0 && max_n < ((uint64_t)1 << 40)) {
     clgpu_workspace_size smaller;
@@ -161,9 +198,13 @@ void op_algo_query_upto(fuzz_run *run) {
         again = clgpu_sort_workspace_size_upto(context, &spec, type, value_size, max_n - 1,
                                                sorting, &smaller);
         break;
-      default:
+      case 4:
         again = clgpu_sort_permutation_workspace_size_upto(context, &spec, permutation_type, type,
                                                            max_n - 1, sorting, &smaller);
+        break;
+      default:
+        again = clgpu_search_workspace_size_upto(context, &spec, type, max_n - 1, max_haystack,
+                                                 options, &smaller);
         break;
     }
     if (again != CLGPU_SUCCESS) violation(call, "works at n but not at n - 1");
@@ -183,7 +224,7 @@ void op_algo_workspace(fuzz_run *run) {
   destroy_workspace(slot);
   clgpu_context *context = take_algo_context(in);
   /* A report from a query: a small whole-array call of some operation. */
-  uint8_t which = take_byte(in) % 5;
+  uint8_t which = take_byte(in) % 6;
   clgpu_type type = (clgpu_type)(1 + take_byte(in) % CLGPU_TYPE_FLOAT);
   uint64_t n = take_byte(in) % (ALGO_MAX_N + 1);
   clgpu_call_options call_options = {take_shape(in), NULL};
@@ -209,9 +250,13 @@ void op_algo_workspace(fuzz_run *run) {
       status = clgpu_sort_workspace_size_upto(world.context, NULL, type, take_byte(in) % 2 ? 4 : 0,
                                               n, &sort_options, &report);
       break;
-    default:
+    case 4:
       status = clgpu_sort_permutation_workspace_size_upto(world.context, NULL, CLGPU_TYPE_UINT32,
                                                           type, n, &sort_options, &report);
+      break;
+    default:
+      status =
+          clgpu_search_workspace_size_upto(world.context, NULL, type, n, n, &call_options, &report);
       break;
   }
   if (status != CLGPU_SUCCESS) return;
@@ -267,7 +312,7 @@ void op_algo_workspace(fuzz_run *run) {
     case 7:
       report.parts[0].operation = (clgpu_operation)(take_byte(in) % 7);
       if (report.parts[0].operation < CLGPU_OPERATION_REDUCE ||
-          report.parts[0].operation > CLGPU_OPERATION_SORT) {
+          report.parts[0].operation > CLGPU_OPERATION_SEARCH) {
         inconsistent = 1;
       }
       break;

@@ -6,10 +6,12 @@
  * size, strided views, positions written over their own needles or haystack,
  * both shapes, workspaces, events, and the misuse table. Every call runs on
  * guarded buffers: bytes outside the positions' view must not change. */
+#include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "data.h"
 #include "guard.h"
@@ -716,6 +718,28 @@ static void with_workspaces(void **state) {
   clgpu_buffer_release(context, f.buffer);
 }
 
+/* A user event set complete from another thread after a pause, noting the
+ * call's status just before: Oclgrind runs commands inside clFlush and
+ * clWaitForEvents on the calling thread, so the gate cannot be opened from
+ * the thread that waits. */
+typedef struct gate_opener {
+  cl_event gate;
+  cl_event call;
+  cl_int call_status_before_opening;
+} gate_opener;
+
+static void *open_gate_later(void *argument) {
+  gate_opener *opener = argument;
+  struct timespec pause = {0, 20 * 1000 * 1000};
+  nanosleep(&pause, NULL);
+  opener->call_status_before_opening = CL_COMPLETE;
+  clGetEventInfo(opener->call, CL_EVENT_COMMAND_EXECUTION_STATUS,
+                 sizeof opener->call_status_before_opening, &opener->call_status_before_opening,
+                 NULL);
+  clSetUserEventStatus(opener->gate, CL_COMPLETE);
+  return NULL;
+}
+
 /* The call waits for its wait list and its event completes with the
  * positions written; an empty search still gives an event. */
 static void events(void **state) {
@@ -723,20 +747,27 @@ static void events(void **state) {
   fixture f;
   fixture_make(&f);
   cl_int err = CL_SUCCESS;
-  cl_event gate = clCreateUserEvent(clgpu_context_cl_context(context), &err);
+  gate_opener opener = {NULL, NULL, CL_COMPLETE};
+  opener.gate = clCreateUserEvent(clgpu_context_cl_context(context), &err);
   assert_int_equal(err, CL_SUCCESS);
   cl_event done = NULL;
   assert_status(clgpu_lower_bound(context, NULL, &f.positions, &f.needles, &f.haystack, NULL, 1,
-                                  &gate, &done),
+                                  &opener.gate, &done),
                 CLGPU_SUCCESS);
   assert_non_null(done);
+  opener.call = done;
+  pthread_t thread;
+  assert_int_equal(pthread_create(&thread, NULL, open_gate_later, &opener), 0);
   assert_int_equal(clFlush(clgpu_context_queue(context)), CL_SUCCESS);
-  assert_true(test_event_status(done) != CL_COMPLETE);
-  assert_int_equal(clSetUserEventStatus(gate, CL_COMPLETE), CL_SUCCESS);
   assert_int_equal(clWaitForEvents(1, &done), CL_SUCCESS);
+  assert_int_equal(pthread_join(thread, NULL), 0);
+  if (opener.call_status_before_opening == CL_COMPLETE) {
+    fail_msg("the search completed before its wait list");
+  }
+  assert_int_equal(test_event_status(done), CL_COMPLETE);
   fixture_expect(&f, f.host_needles, "after the gate");
   clReleaseEvent(done);
-  clReleaseEvent(gate);
+  clReleaseEvent(opener.gate);
   clgpu_array none_needles, none_positions;
   assert_status(clgpu_array_1d(f.buffer, 0, CLGPU_TYPE_UINT32, 0, &none_needles), CLGPU_SUCCESS);
   assert_status(clgpu_array_1d(f.buffer, 0, CLGPU_TYPE_UINT32, 0, &none_positions), CLGPU_SUCCESS);

@@ -286,7 +286,7 @@ static void every_type_both_orders(void **state) {
     for (size_t s = 0; s < 2; s++) {
       for (size_t z = 0; z < count; z++) {
         /* Oclgrind simulates every load: its sizes stay small. */
-        if (small && (sizes[z][0] > 20 || sizes[z][1] > 40)) continue;
+        if (small && sizes[z][0] > 1000) continue;
         for (int descending = 0; descending < 2; descending++) {
           search_case c = {test_types[t],
                            sizes[z][0],
@@ -322,10 +322,10 @@ static void distributions_and_sizes(void **state) {
   const test_type types[] = {TEST_UINT32, TEST_FLOAT, TEST_INT64, TEST_DOUBLE};
   for (size_t d = 0; d < sizeof distributions / sizeof distributions[0]; d++) {
     for (size_t h = 0; h < sizeof haystacks / sizeof haystacks[0]; h++) {
-      if (small && haystacks[h] > 257) continue;
+
       for (size_t s = 0; s < 2; s++) {
         for (int upper = 0; upper < 2; upper++) {
-          size_t m = small ? 70 : 5000 + h;
+          size_t m = small ? 300 : 5000 + h;
           search_case c = {types[(d + h) % 4],
                            haystacks[h],
                            m,
@@ -595,10 +595,13 @@ static void custom_keys(void **state) {
   assert_status(clgpu_array_1d(buffer, 0, CLGPU_TYPE_UINT8, 0, &no_needles), CLGPU_SUCCESS);
   assert_status(clgpu_array_1d(out_buffer, 0, CLGPU_TYPE_UINT64, 0, &no_positions), CLGPU_SUCCESS);
   assert_status(clgpu_array_1d(buffer, 0, CLGPU_TYPE_UINT8, 120, &twelve), CLGPU_SUCCESS);
-  assert_status(clgpu_lower_bound(context, &wrong_size, &no_positions, &no_needles, &twelve, NULL,
-                                  0, NULL, NULL),
-                CLGPU_INVALID_ARGUMENT);
-  assert_non_null(strstr(clgpu_last_error(), "sizeof"));
+  /* (Not on Oclgrind, which reports every failed build as an error.) */
+  if (!test_on_oclgrind(context)) {
+    assert_status(clgpu_lower_bound(context, &wrong_size, &no_positions, &no_needles, &twelve,
+                                    NULL, 0, NULL, NULL),
+                  CLGPU_INVALID_ARGUMENT);
+    assert_non_null(strstr(clgpu_last_error(), "sizeof"));
+  }
   clgpu_buffer_release(context, out_buffer);
   clgpu_buffer_release(context, buffer);
   free(haystack);

@@ -412,7 +412,7 @@ static void positions_over_their_inputs(void **state) {
           CLGPU_SUCCESS);
       assert_int_equal(report.num_buffers, 3);
       assert_string_equal(report.buffers[2].name, "packed_positions");
-      assert_int_equal(report.buffers[2].count, N);
+      assert_int_equal(report.buffers[2].bytes, N * 4);
       assert_status(
           clgpu_upper_bound(context, NULL, positions, &need, &hay, &options, 0, NULL, NULL),
           CLGPU_SUCCESS);

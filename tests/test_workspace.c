@@ -2373,8 +2373,9 @@ static void names(void **state) {
   assert_string_equal(clgpu_operation_name(CLGPU_OPERATION_SCAN), "scan");
   assert_string_equal(clgpu_operation_name(CLGPU_OPERATION_FINDALL), "findall");
   assert_string_equal(clgpu_operation_name(CLGPU_OPERATION_SORT), "sort");
+  assert_string_equal(clgpu_operation_name(CLGPU_OPERATION_SEARCH), "search");
   assert_string_equal(clgpu_operation_name((clgpu_operation)0), "invalid");
-  assert_string_equal(clgpu_operation_name((clgpu_operation)5), "invalid");
+  assert_string_equal(clgpu_operation_name((clgpu_operation)6), "invalid");
   assert_string_equal(clgpu_operation_name((clgpu_operation)-1), "invalid");
   assert_string_equal(clgpu_shape_name(CLGPU_SHAPE_AUTO), "auto");
   assert_string_equal(clgpu_shape_name(CLGPU_SHAPE_CHUNKED), "chunked");

@@ -27,9 +27,9 @@
  *   CLGPU_TYPE_UINT32 (a haystack of at most 2^32 - 1 keys) or
  *   CLGPU_TYPE_UINT64, one per needle. Positions that are not contiguous,
  *   or that may overlap the needles or the haystack, are written to
- *   "packed_positions" and copied out after every needle was searched, so
- *   the result is as if through a fresh buffer. Needles and haystack may
- *   overlap each other.
+ *   "packed_positions" (bytes, 4 or 8 per needle) and copied out after
+ *   every needle was searched, so the result is as if through a fresh
+ *   buffer. Needles and haystack may overlap each other.
  * - Calls only enqueue, with wait lists and events as in reduce.h; nothing
  *   is read back.
  * docs/search.md has the details: the order, how the shapes run, staging.

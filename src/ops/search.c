@@ -109,9 +109,15 @@ static clgpu_status lay_out(const clgpu_context *context, search_plan *plan, con
   clgpu_type key_type = plan->order.builtin ? plan->order.key_type : CLGPU_TYPE_UINT8;
   clgpu__report_buffer(report, part, "staged_needles", key_type, plan->stage_needles ? m : 0);
   clgpu__report_buffer(report, part, "staged_haystack", key_type, plan->stage_haystack ? n : 0);
-  clgpu__report_buffer(report, part, "packed_positions",
-                       plan->wide ? CLGPU_TYPE_UINT64 : CLGPU_TYPE_UINT32,
-                       plan->pack_positions ? m : 0);
+  /* Packed positions in bytes (4 or 8 per needle), so that a report does
+   * not depend on the positions' type and the _upto query, which has none,
+   * agrees with every call it serves. */
+  uint64_t position_bytes = 0;
+  CLGPU__RETURN_ERROR_IF(
+      plan->pack_positions && !clgpu__mul_u64(m, plan->wide ? 8 : 4, &position_bytes),
+      CLGPU_SIZE_OVERFLOW, "%s: the positions of %llu needles are more bytes than 64 bits count",
+      who, (unsigned long long)m);
+  clgpu__report_buffer(report, part, "packed_positions", CLGPU_TYPE_UINT8, position_bytes);
   return clgpu__report_finish(report, context, who);
 }
 

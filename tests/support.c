@@ -166,3 +166,15 @@ cl_uint test_settled_references(cl_uint (*references)(void *), void *object, cl_
   }
   return count;
 }
+
+void *test_open_gate_later(void *argument) {
+  test_gate_opener *opener = argument;
+  struct timespec pause = {0, 20 * 1000 * 1000};
+  nanosleep(&pause, NULL);
+  opener->call_status_before_opening = CL_COMPLETE;
+  clGetEventInfo(opener->call, CL_EVENT_COMMAND_EXECUTION_STATUS,
+                 sizeof opener->call_status_before_opening, &opener->call_status_before_opening,
+                 NULL);
+  clSetUserEventStatus(opener->gate, CL_COMPLETE);
+  return NULL;
+}

@@ -44,6 +44,20 @@ cl_int test_event_status(cl_event event);
  * it. */
 cl_command_queue test_out_of_order_queue(const clgpu_context *context);
 
+/* Opens a user event `gate` from another thread after a pause of 20 ms,
+ * noting first the execution status of `call` (a command that waits for
+ * the gate). A thread, because Oclgrind runs commands inside clFlush and
+ * clWaitForEvents on the calling thread and waits there for the wait list.
+ * Use: set gate and call, pthread_create(..., test_open_gate_later, &opener),
+ * clFlush, clWaitForEvents(call), pthread_join; then
+ * call_status_before_opening must not be CL_COMPLETE. */
+typedef struct test_gate_opener {
+  cl_event gate;
+  cl_event call;
+  cl_int call_status_before_opening;
+} test_gate_opener;
+void *test_open_gate_later(void *argument);
+
 /* Assert a clgpu status, printing both names and the detail message. */
 #define assert_status(actual, expected) \
   test_assert_status((actual), (expected), #actual, __FILE__, __LINE__)

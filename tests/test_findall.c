@@ -393,24 +393,6 @@ static size_t capacity_of(const findall_case *c, size_t n, size_t count) {
   return n;
 }
 
-typedef struct gate_opener {
-  cl_event gate;
-  cl_event call;
-  cl_int call_status_before_opening;
-} gate_opener;
-
-static void *open_gate_later(void *argument) {
-  gate_opener *opener = argument;
-  struct timespec pause = {0, 20 * 1000 * 1000};
-  nanosleep(&pause, NULL);
-  opener->call_status_before_opening = CL_COMPLETE;
-  clGetEventInfo(opener->call, CL_EVENT_COMMAND_EXECUTION_STATUS,
-                 sizeof opener->call_status_before_opening, &opener->call_status_before_opening,
-                 NULL);
-  clSetUserEventStatus(opener->gate, CL_COMPLETE);
-  return NULL;
-}
-
 /* A count view on the middle element of a three-element region. */
 static clgpu_array count_view(const test_guarded *region, int rank_0) {
   clgpu_array view;
@@ -503,7 +485,7 @@ static void run_findall_case(const findall_case *c) {
       assert_int_equal(clWaitForEvents(1, &event), CL_SUCCESS);
     } else {
       cl_int err = CL_SUCCESS;
-      gate_opener opener = {NULL, NULL, CL_COMPLETE};
+      test_gate_opener opener = {NULL, NULL, CL_COMPLETE};
       opener.gate = clCreateUserEvent(clgpu_context_cl_context(context), &err);
       assert_int_equal(err, CL_SUCCESS);
       status = clgpu_findall(context, predicate, &indices, &count_array, &input, options_pointer, 1,
@@ -516,7 +498,7 @@ static void run_findall_case(const findall_case *c) {
       if (event == NULL) fail_msg("%s: no event", label);
       opener.call = event;
       pthread_t thread;
-      assert_int_equal(pthread_create(&thread, NULL, open_gate_later, &opener), 0);
+      assert_int_equal(pthread_create(&thread, NULL, test_open_gate_later, &opener), 0);
       assert_int_equal(clFlush(clgpu_context_queue(context)), CL_SUCCESS);
       assert_int_equal(clWaitForEvents(1, &event), CL_SUCCESS);
       assert_int_equal(pthread_join(thread, NULL), 0);

@@ -695,27 +695,6 @@ static void check_result(const scan_case *c, const test_case *tc, const char *la
   free(out_line);
 }
 
-/* Opens a gate from another thread after a pause, noting first whether the
- * scan's event had completed (a thread, because Oclgrind runs commands
- * inside clFlush on the calling thread and waits there for the wait list). */
-typedef struct gate_opener {
-  cl_event gate;
-  cl_event call;
-  cl_int call_status_before_opening;
-} gate_opener;
-
-static void *open_gate_later(void *argument) {
-  gate_opener *opener = argument;
-  struct timespec pause = {0, 20 * 1000 * 1000};
-  nanosleep(&pause, NULL);
-  opener->call_status_before_opening = CL_COMPLETE;
-  clGetEventInfo(opener->call, CL_EVENT_COMMAND_EXECUTION_STATUS,
-                 sizeof opener->call_status_before_opening, &opener->call_status_before_opening,
-                 NULL);
-  clSetUserEventStatus(opener->gate, CL_COMPLETE);
-  return NULL;
-}
-
 /* Run the scan, wait for its event, return the call's status. */
 static clgpu_status call_scan(const scan_case *c, const char *label, const clgpu_array *input,
                               const clgpu_array *output) {
@@ -734,7 +713,7 @@ static clgpu_status call_scan(const scan_case *c, const char *label, const clgpu
     return CLGPU_SUCCESS;
   }
   cl_int err = CL_SUCCESS;
-  gate_opener opener = {NULL, NULL, CL_COMPLETE};
+  test_gate_opener opener = {NULL, NULL, CL_COMPLETE};
   opener.gate = clCreateUserEvent(clgpu_context_cl_context(context), &err);
   assert_int_equal(err, CL_SUCCESS);
   clgpu_status status = clgpu_scan(context, &op, c->axis, output, input,
@@ -747,7 +726,7 @@ static clgpu_status call_scan(const scan_case *c, const char *label, const clgpu
   if (event == NULL) fail_msg("%s: no event", label);
   opener.call = event;
   pthread_t thread;
-  assert_int_equal(pthread_create(&thread, NULL, open_gate_later, &opener), 0);
+  assert_int_equal(pthread_create(&thread, NULL, test_open_gate_later, &opener), 0);
   assert_int_equal(clFlush(clgpu_context_queue(context)), CL_SUCCESS);
   assert_int_equal(clWaitForEvents(1, &event), CL_SUCCESS);
   assert_int_equal(pthread_join(thread, NULL), 0);

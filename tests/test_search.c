@@ -721,28 +721,6 @@ static void with_workspaces(void **state) {
   clgpu_buffer_release(context, f.buffer);
 }
 
-/* A user event set complete from another thread after a pause, noting the
- * call's status just before: Oclgrind runs commands inside clFlush and
- * clWaitForEvents on the calling thread, so the gate cannot be opened from
- * the thread that waits. */
-typedef struct gate_opener {
-  cl_event gate;
-  cl_event call;
-  cl_int call_status_before_opening;
-} gate_opener;
-
-static void *open_gate_later(void *argument) {
-  gate_opener *opener = argument;
-  struct timespec pause = {0, 20 * 1000 * 1000};
-  nanosleep(&pause, NULL);
-  opener->call_status_before_opening = CL_COMPLETE;
-  clGetEventInfo(opener->call, CL_EVENT_COMMAND_EXECUTION_STATUS,
-                 sizeof opener->call_status_before_opening, &opener->call_status_before_opening,
-                 NULL);
-  clSetUserEventStatus(opener->gate, CL_COMPLETE);
-  return NULL;
-}
-
 /* The call waits for its wait list and its event completes with the
  * positions written; an empty search still gives an event. */
 static void events(void **state) {
@@ -750,7 +728,7 @@ static void events(void **state) {
   fixture f;
   fixture_make(&f);
   cl_int err = CL_SUCCESS;
-  gate_opener opener = {NULL, NULL, CL_COMPLETE};
+  test_gate_opener opener = {NULL, NULL, CL_COMPLETE};
   opener.gate = clCreateUserEvent(clgpu_context_cl_context(context), &err);
   assert_int_equal(err, CL_SUCCESS);
   cl_event done = NULL;
@@ -760,7 +738,7 @@ static void events(void **state) {
   assert_non_null(done);
   opener.call = done;
   pthread_t thread;
-  assert_int_equal(pthread_create(&thread, NULL, open_gate_later, &opener), 0);
+  assert_int_equal(pthread_create(&thread, NULL, test_open_gate_later, &opener), 0);
   assert_int_equal(clFlush(clgpu_context_queue(context)), CL_SUCCESS);
   assert_int_equal(clWaitForEvents(1, &done), CL_SUCCESS);
   assert_int_equal(pthread_join(thread, NULL), 0);

@@ -362,12 +362,12 @@ class Run(BenchTestCase):
 
     def test_lower_bound_table_and_csv(self):
         # A warm-up call: the first one builds the program.
-        common = ("run", "--ops", "lower_bound", "--types", "int32,double", "--sizes", "4K,16K",
+        common = ("run", "--ops", "lower_bound", "--types", "int32,uint64", "--sizes", "4K,16K",
                   "--repeat", "2", "--warmup", "1", "--no-boost", "--no-first-call")
         table = bench(*common)
         self.assert_exit(table, 0)
         lines = table.stdout.splitlines()
-        for type_name in ("int32", "double"):
+        for type_name in ("int32", "uint64"):
             for size in ("4K", "16K"):
                 where = f"lower_bound {type_name} {size}\n" + describe(table)
                 # The main table: algo, wall ms, Melem/s, GB/s, %ref, %lim,
@@ -401,7 +401,7 @@ class Run(BenchTestCase):
         self.assert_exit(result, 0)
         rows = list(csv.DictReader(io.StringIO(result.stdout)))
         self.assertEqual([(r["op"], r["type"], r["n"]) for r in rows],
-                         [("lower_bound", t, n) for t in ("int32", "double")
+                         [("lower_bound", t, n) for t in ("int32", "uint64")
                           for n in ("4096", "16384")], describe(result))
         for row in rows:
             where = f"lower_bound {row['type']} {row['n']}"

@@ -168,21 +168,10 @@ static clgpu_status plan_search(clgpu_context *context, const clgpu_sort_spec *s
   return lay_out(context, plan, who);
 }
 
-/* Where a kernel reads a view from, as a root buffer and byte offset: the
- * view itself, or workspace slot `index`, into which the chain's next
- * command copies it. */
-static clgpu_status read_place(clgpu_context *context, clgpu__chain *chain,
-                               const clgpu__scratch *scratch, unsigned index, int stage,
-                               const clgpu_array *view, clgpu_location *out, const char *who) {
-  clgpu_array staged;
-  const clgpu_array *from = view;
-  if (stage) {
-    CLGPU__FORWARD_IF_ERROR(
-        clgpu__scratch_view(scratch, index, view->type, view->rank, view->shape, &staged));
-    CLGPU__FORWARD_IF_ERROR(clgpu__chain_copy(context, chain, &staged, view, who));
-    from = &staged;
-  }
-  return clgpu__array_location(from, out);
+/* A place's element offset in bytes (the search kernels address bytes, as
+ * custom keys have no element type of their own). */
+static cl_ulong byte_offset(clgpu__place place, const clgpu_array *view) {
+  return place.offset * clgpu__type_size(view->type);
 }
 
 static clgpu_status run_search(clgpu_context *context, const search_plan *plan, int upper,
@@ -213,14 +202,14 @@ static clgpu_status run_search(clgpu_context *context, const search_plan *plan, 
         clgpu__lease(&held, program, name,
                      CLGPU__BUFFER_ARG(0) | CLGPU__BUFFER_ARG(3) | CLGPU__BUFFER_ARG(6), &kernel);
   }
-  clgpu_location from_needles = {0}, from_haystack = {0}, to = {0};
+  clgpu__place from_needles = {0}, from_haystack = {0}, to = {0};
   if (status == CLGPU_SUCCESS) {
-    status = read_place(context, &chain, &scratch, SEARCH_STAGED_NEEDLES, plan->stage_needles,
-                        needles, &from_needles, who);
+    status = clgpu__input_place(context, &chain, &scratch, SEARCH_STAGED_NEEDLES,
+                                plan->stage_needles, needles, &from_needles, who);
   }
   if (status == CLGPU_SUCCESS) {
-    status = read_place(context, &chain, &scratch, SEARCH_STAGED_HAYSTACK, plan->stage_haystack,
-                        haystack, &from_haystack, who);
+    status = clgpu__input_place(context, &chain, &scratch, SEARCH_STAGED_HAYSTACK,
+                                plan->stage_haystack, haystack, &from_haystack, who);
   }
   clgpu_array packed;
   const clgpu_array *target = positions;
@@ -229,21 +218,21 @@ static clgpu_status run_search(clgpu_context *context, const search_plan *plan, 
                                  positions->shape, &packed);
     target = &packed;
   }
-  if (status == CLGPU_SUCCESS) status = clgpu__array_location(target, &to);
+  if (status == CLGPU_SUCCESS) status = clgpu__place_of(target, &to);
   if (status == CLGPU_SUCCESS) {
     /* An empty haystack is never read: any buffer stands in for it. */
-    cl_mem haystack_buffer = plan->n > 0 ? from_haystack.base : from_needles.base;
-    cl_ulong haystack_at = from_haystack.offset, n = plan->n;
-    cl_ulong needles_at = from_needles.offset, m = plan->m;
-    cl_ulong positions_at = to.offset, chunk = plan->chunk;
+    cl_mem haystack_buffer = plan->n > 0 ? from_haystack.buffer : from_needles.buffer;
+    cl_ulong haystack_at = byte_offset(from_haystack, haystack), n = plan->n;
+    cl_ulong needles_at = byte_offset(from_needles, needles), m = plan->m;
+    cl_ulong positions_at = byte_offset(to, target), chunk = plan->chunk;
     cl_int wide = plan->wide;
     clgpu__kernel_arg args[] = {ARG(haystack_buffer),
                                 ARG(haystack_at),
                                 ARG(n),
-                                ARG(from_needles.base),
+                                ARG(from_needles.buffer),
                                 ARG(needles_at),
                                 ARG(m),
-                                ARG(to.base),
+                                ARG(to.buffer),
                                 ARG(positions_at),
                                 ARG(wide),
                                 ARG(chunk)};

@@ -1252,23 +1252,15 @@ clgpu_status clgpu_sort_permutation_workspace_size_upto(clgpu_context *context,
 
 /* ---- the order of a search (sort_search.h) ---- */
 
-/* The plan of a merge sort in `shape` with `spec`, for its order alone. */
-static clgpu_status search_plan(clgpu_context *context, const clgpu_sort_spec *spec,
-                                clgpu_shape shape, clgpu_type key_type, const char *who,
-                                sort_plan *plan) {
-  memset(plan, 0, sizeof *plan);
-  clgpu_sort_options options = {CLGPU_ALGORITHM_MERGE, shape, NULL};
-  CLGPU__FORWARD_IF_ERROR(
-      resolve(context, spec ? spec : &default_spec, &options, key_type, who, plan));
-  plan->search = 1;
-  return CLGPU_SUCCESS;
-}
-
+/* The order of a merge sort in `shape` with `spec`: clgpu_sort's checks. */
 clgpu_status clgpu__search_resolve(clgpu_context *context, const clgpu_sort_spec *spec,
                                    clgpu_shape shape, clgpu_type key_type, const char *who,
                                    clgpu__search_order *out) {
   sort_plan plan;
-  CLGPU__FORWARD_IF_ERROR(search_plan(context, spec, shape, key_type, who, &plan));
+  memset(&plan, 0, sizeof plan);
+  clgpu_sort_options options = {CLGPU_ALGORITHM_MERGE, shape, NULL};
+  CLGPU__FORWARD_IF_ERROR(
+      resolve(context, spec ? spec : &default_spec, &options, key_type, who, &plan));
   out->spec = plan.spec;
   out->shape = plan.shape;
   out->group = plan.group;
@@ -1292,8 +1284,20 @@ clgpu_status clgpu__search_keys(clgpu_context *context, const clgpu__search_orde
 
 clgpu_status clgpu__search_program(clgpu_context *context, const clgpu__search_order *order,
                                    const char *who, clgpu_program **out) {
+  /* The resolved order as the merge plan sort_program reads (its spec was
+   * checked when the order was resolved, so it is not checked again). */
   sort_plan plan;
-  CLGPU__FORWARD_IF_ERROR(
-      search_plan(context, order->spec, order->shape, order->key_type, who, &plan));
+  memset(&plan, 0, sizeof plan);
+  plan.tuning = context->tuning;
+  plan.search = 1;
+  plan.algorithm = CLGPU_ALGORITHM_MERGE;
+  plan.shape = order->shape;
+  plan.group = order->group;
+  plan.spec = order->spec;
+  plan.descending = order->spec->descending != 0;
+  plan.builtin = order->builtin;
+  plan.key_type = order->key_type;
+  plan.key_bytes = order->key_bytes;
+  plan.key_kind = order->builtin ? key_kind_of(order->key_type) : 0;
   return sort_program(context, &plan, who, out);
 }

@@ -23,48 +23,48 @@ static const size_t default_sizes[] = {(size_t)1 << 20, (size_t)16 << 20};
 
 const op_info bench_op_table[NUM_OPS] = {
     {"read", -1, BENCH_BOOST_NONE, "C read loop, all threads", 0, ALL_DEFAULT_TYPES, SIZES_16M,
-     TYPES_ALL, 1, NULL, 0, NULL},
+     TYPES_ALL, 1, NULL, 0, NULL, 0},
     {"copy_kernel", -1, BENCH_BOOST_NONE, "memcpy", 0, ALL_DEFAULT_TYPES, SIZES_16M, TYPES_ALL, 1,
-     NULL, 0, NULL},
+     NULL, 0, NULL, 0},
     {"reduce", OP_READ, BENCH_BOOST_REDUCE, "C loop, all threads", 0, ALL_DEFAULT_TYPES, SIZES_16M,
-     TYPES_ALL, 1, NULL, 0, NULL},
+     TYPES_ALL, 1, NULL, 0, NULL, 0},
     {"count_if", OP_READ, BENCH_BOOST_COUNT_IF, "C loop, all threads", 0, ALL_DEFAULT_TYPES,
-     SIZES_16M, TYPES_ALL, 1, NULL, 0, NULL},
+     SIZES_16M, TYPES_ALL, 1, NULL, 0, NULL, 0},
     {"scan", OP_COPY_KERNEL, BENCH_BOOST_INCLUSIVE_SCAN, "C loop, one thread", 0, ALL_DEFAULT_TYPES,
-     SIZES_16M, TYPES_ALL, 1, NULL, 0, NULL},
+     SIZES_16M, TYPES_ALL, 1, NULL, 0, NULL, 0},
     {"findall", OP_READ, BENCH_BOOST_COPY_IF, "C loop, one thread", 0, ALL_DEFAULT_TYPES, SIZES_16M,
-     TYPES_ALL, 1, NULL, 0, NULL},
+     TYPES_ALL, 1, NULL, 0, NULL, 0},
     {"copy", OP_COPY_KERNEL, BENCH_BOOST_COPY, "C loop, one thread", 0, ALL_DEFAULT_TYPES,
-     SIZES_16M, TYPES_ALL, 1, NULL, 0, NULL},
+     SIZES_16M, TYPES_ALL, 1, NULL, 0, NULL, 0},
     {"copy_strided", OP_COPY_KERNEL, BENCH_BOOST_REVERSE_COPY, "C loop, one thread", 0,
-     ALL_DEFAULT_TYPES, SIZES_16M, TYPES_ALL, 1, NULL, 0, NULL},
+     ALL_DEFAULT_TYPES, SIZES_16M, TYPES_ALL, 1, NULL, 0, NULL, 0},
     {"radix_sort", OP_COPY_KERNEL, BENCH_BOOST_SORT, "LSD radix, one thread", 1, ALL_DEFAULT_TYPES,
-     SIZES_1M | SIZES_16M, TYPES_ALL, 1, NULL, 0, NULL},
+     SIZES_1M | SIZES_16M, TYPES_ALL, 1, NULL, 0, NULL, 1},
     {"sort_by_key", OP_COPY_KERNEL, BENCH_BOOST_SORT_BY_KEY, "LSD radix, one thread", 1,
-     TYPES_UINT32, SIZES_1M | SIZES_16M, TYPES_ALL, 1, NULL, 0, NULL},
+     TYPES_UINT32, SIZES_1M | SIZES_16M, TYPES_ALL, 1, NULL, 0, NULL, 1},
     {"merge_sort", OP_COPY_KERNEL, BENCH_BOOST_SORT_COMPARE, "LSD radix, one thread", 1,
-     TYPES_FLOAT, SIZES_1M | SIZES_16M, TYPES_ALL, 1, NULL, 0, NULL},
+     TYPES_FLOAT, SIZES_1M | SIZES_16M, TYPES_ALL, 1, NULL, 0, NULL, 1},
     {"argsort", OP_COPY_KERNEL, BENCH_BOOST_ARGSORT, "LSD radix, one thread", 1, TYPES_UINT32,
-     SIZES_1M, TYPES_ALL, 1, NULL, 0, NULL},
+     SIZES_1M, TYPES_ALL, 1, NULL, 0, NULL, 1},
     /* One kernel launch, but its C baseline takes 0.25-0.4 s a call at 1M on
      * one core (12 s at 16M, the haystack past the caches): by default at 1M
      * and one type, about 8 s of the default run on a 2-core POCL CPU device,
      * its first calls included. */
     {"lower_bound", OP_COPY_KERNEL, BENCH_BOOST_NONE, "C binary search, one thread", 0,
-     TYPES_UINT32, SIZES_1M, TYPES_ALL, 1, NULL, 0, NULL},
+     TYPES_UINT32, SIZES_1M, TYPES_ALL, 1, NULL, 0, NULL, 1},
     /* Timed beside a peer (with them the default run takes about 40 s on a
      * 2-core POCL CPU device, against 30 s without). */
     {"elementwise", OP_COPY_KERNEL, BENCH_BOOST_NONE, "C loop, one thread", 0, ALL_DEFAULT_TYPES,
-     SIZES_16M, TYPES_ALL, 1, NULL, 0, "hand-written kernel"},
+     SIZES_16M, TYPES_ALL, 1, NULL, 0, "hand-written kernel", 0},
     {"elementwise_strided", OP_COPY_KERNEL, BENCH_BOOST_NONE, "C loop, one thread", 0, TYPES_FLOAT,
-     SIZES_16M, TYPES_FLOAT | TYPES_UINT32, 1, NULL, 1, "contiguous y = x * x"},
+     SIZES_16M, TYPES_FLOAT | TYPES_UINT32, 1, NULL, 1, "contiguous y = x * x", 0},
     {"elementwise_transposed", OP_COPY_KERNEL, BENCH_BOOST_NONE, "C loop, one thread", 0,
-     TYPES_FLOAT, SIZES_16M, TYPES_FLOAT | TYPES_UINT32, 1, NULL, 1, "contiguous y = x * x"},
+     TYPES_FLOAT, SIZES_16M, TYPES_FLOAT | TYPES_UINT32, 1, NULL, 1, "contiguous y = x * x", 0},
     {"strided_copy", OP_COPY_KERNEL, BENCH_BOOST_NONE, "C loop, one thread", 0, TYPES_FLOAT,
-     SIZES_16M, TYPES_FLOAT | TYPES_UINT32, 1, NULL, 0, "clEnqueueCopyBuffer"},
+     SIZES_16M, TYPES_FLOAT | TYPES_UINT32, 1, NULL, 0, "clEnqueueCopyBuffer", 0},
     {"strided_copy_transposed", OP_COPY_KERNEL, BENCH_BOOST_NONE, "C loop, one thread", 0,
      TYPES_FLOAT, SIZES_16M, TYPES_FLOAT | TYPES_UINT32, 1, "strided_copy", 1,
-     "clEnqueueCopyBuffer"},
+     "clEnqueueCopyBuffer", 0},
 };
 
 /* ---- options ---- */
@@ -458,7 +458,7 @@ void bench_op_calls(const run_options *o, int op, size_t n, int *repeat, int *wa
   *repeat = o->repeat;
   *warmup = o->warmup;
   *baseline_repeat = o->repeat;
-  if ((!bench_op_table[op].sort && op != OP_LOWER_BOUND) || n < SORT_LARGE) return;
+  if (!bench_op_table[op].keys || n < SORT_LARGE) return;
   if (!o->repeat_given && *repeat > SORT_LARGE_REPEAT) *repeat = SORT_LARGE_REPEAT;
   if (!o->warmup_given && *warmup > SORT_LARGE_WARMUP) *warmup = SORT_LARGE_WARMUP;
   if (!o->repeat_given) *baseline_repeat = 1;
@@ -500,7 +500,7 @@ int bench_run_plan(int argc, char **argv, bench_plan_entry **entries, size_t *co
         e->op_index = op;
         e->reference = bench_op_table[op].reference < 0;
         e->sort = bench_op_table[op].sort;
-        e->keys = e->sort || op == OP_LOWER_BOUND;
+        e->keys = bench_op_table[op].keys;
         if (bench_op_table[op].two_d) {
           size_t side = bench_square_side(n);
           snprintf(e->shape, sizeof e->shape, "%zux%zu", side, side);

@@ -61,6 +61,10 @@ typedef struct op_info {
   const char *select; /* another --ops name that selects it too; NULL: none */
   int two_d;          /* over an s x s array, s = floor(sqrt(n)) */
   const char *peer;   /* what it is timed beside in the same run; NULL: nothing */
+  /* Counted in keys (Melem/s in compare), with the sorts' fewer calls at
+   * SORT_LARGE elements and one call of its slow host baseline: the sorts
+   * and lower_bound. */
+  int keys;
 } op_info;
 
 extern const op_info bench_op_table[NUM_OPS];

@@ -48,6 +48,9 @@
  *                       work-items one after another between barriers)
  *   CLGPU_GROUP         work-items per group (a power of two)
  *   CLGPU_ITEMS         elements per work-item per tile (TILED)
+ *   CLGPU_OPERATOR_ONLY optional: stop after the operator (the order and
+ *                       clgpu_map, clgpu_combine, clgpu_store), for a file
+ *                       built after this one (cl/runs.cl)
  *   CLGPU_NEEDS_FP64, CLGPU_NEEDS_FP16 (read by common.cl, built before
  *                       this file; CLGPU_CAT is from there too)
  *
@@ -120,6 +123,10 @@ inline int clgpu_arg_takes(A value, ulong index, A other, ulong other_index) {
   return clgpu_before(other, value);
 }
 #endif
+
+/* CLGPU_OPERATOR_ONLY: the operator above and nothing more, for programs
+ * that build their own kernels on it (cl/runs.cl). */
+#ifndef CLGPU_OPERATOR_ONLY
 
 /* ---- combining the work-items of a group (TILED) ---- */
 
@@ -1148,3 +1155,5 @@ __kernel __attribute__((reqd_work_group_size(1, 1, 1))) void clgpu_findall_move(
 #endif
 
 #endif /* !CLGPU_ARG */
+
+#endif /* !CLGPU_OPERATOR_ONLY */

@@ -34,39 +34,6 @@ static int teardown(void **state) {
 
 static const clgpu_shape shapes[] = {CLGPU_SHAPE_CHUNKED, CLGPU_SHAPE_TILED};
 
-/* ---- a guarded 1-D view holding host data ---- */
-
-typedef struct placed {
-  view_spec spec;
-  test_guarded guarded;
-  clgpu_array view;
-  unsigned char *region; /* the region's bytes as written */
-  size_t region_bytes;
-} placed;
-
-/* `count` elements of `size` bytes at `stride` in a region of their own,
- * the other bytes of the region random. */
-static placed place(const void *data, size_t count, size_t size, clgpu_type type, ptrdiff_t stride,
-                    uint64_t seed) {
-  placed p;
-  memset(&p, 0, sizeof p);
-  p.spec.rank = 1;
-  p.spec.shape[0] = count;
-  p.spec.strides[0] = stride;
-  size_t length = spec_fit(&p.spec, 3);
-  p.region_bytes = length * size;
-  p.region = random_bytes(p.region_bytes, seed);
-  scatter(p.region, &p.spec, size, data);
-  p.guarded = test_guarded_create(context, p.region_bytes, p.region);
-  p.view = make_view(&p.guarded, type, &p.spec);
-  return p;
-}
-
-static void release(placed *p) {
-  test_guarded_release(&p->guarded);
-  free(p->region);
-}
-
 /* A buffer holding `bytes` bytes of `image`, written whole in one command:
  * Oclgrind 21.10 does not count bytes written at an offset into a buffer
  * (clEnqueueWriteBuffer at a nonzero offset) as initialised and then reports
@@ -227,10 +194,10 @@ static void run_case(const search_case *c) {
     }
   }
 
-  placed hay = place(haystack, c->n, size, type, c->haystack_stride, seed + 30);
-  placed need = place(needles, c->m, size, type, c->needles_stride, seed + 31);
-  placed pos =
-      place(initial, c->m, position_size, c->positions_type, c->positions_stride, seed + 32);
+  test_placed hay = test_place(context, haystack, c->n, size, type, c->haystack_stride, seed + 30);
+  test_placed need = test_place(context, needles, c->m, size, type, c->needles_stride, seed + 31);
+  test_placed pos =
+      test_place(context, initial, c->m, position_size, c->positions_type, c->positions_stride, seed + 32);
   clgpu_sort_spec spec = {.descending = c->descending};
   clgpu_call_options options = {.shape = c->shape};
   clgpu_status status = c->upper ? clgpu_upper_bound(context, &spec, &pos.view, &need.view,
@@ -263,9 +230,9 @@ static void run_case(const search_case *c) {
   test_guarded_read(context, &hay.guarded, hay_after);
   assert_memory_equal(hay_after, hay.region, hay.region_bytes);
   free(hay_after);
-  release(&hay);
-  release(&need);
-  release(&pos);
+  test_placed_release(&hay);
+  test_placed_release(&need);
+  test_placed_release(&pos);
   free(region);
   free(wanted);
   free(expected);
@@ -455,9 +422,9 @@ static void comparators(void **state) {
         uint64_t *keys = malloc(N * sizeof *keys);
         assert_non_null(keys);
         for (size_t i = 0; i < N; i++) keys[i] = key_of(haystack, i, type, descending);
-        placed hay = place(haystack, N, 4, test_cl_type(type), 1, seed + 2);
-        placed need = place(needles, M, 4, test_cl_type(type), 1, seed + 3);
-        placed pos = place(needles, M, 4, CLGPU_TYPE_UINT32, 1, seed + 4);
+        test_placed hay = test_place(context, haystack, N, 4, test_cl_type(type), 1, seed + 2);
+        test_placed need = test_place(context, needles, M, 4, test_cl_type(type), 1, seed + 3);
+        test_placed pos = test_place(context, needles, M, 4, CLGPU_TYPE_UINT32, 1, seed + 4);
         clgpu_sort_spec spec = {.compare = variant == 0 ? "a > b" : "a < b",
                                 .descending = variant == 2};
         clgpu_call_options options = {.shape = shapes[s]};
@@ -482,9 +449,9 @@ static void comparators(void **state) {
         test_guarded_check(context, &pos.guarded, "comparators");
         free(out);
         free(keys);
-        release(&hay);
-        release(&need);
-        release(&pos);
+        test_placed_release(&hay);
+        test_placed_release(&need);
+        test_placed_release(&pos);
         free(haystack);
         free(needles);
       }
@@ -542,7 +509,7 @@ static void custom_keys(void **state) {
       CLGPU_SUCCESS);
   for (size_t s = 0; s < 2; s++) {
     for (int upper = 0; upper < 2; upper++) {
-      placed pos = place(needles, M, 8, CLGPU_TYPE_UINT64, 2, 7);
+      test_placed pos = test_place(context, needles, M, 8, CLGPU_TYPE_UINT64, 2, 7);
       clgpu_call_options options = {.shape = shapes[s]};
       clgpu_status status =
           upper
@@ -565,7 +532,7 @@ static void custom_keys(void **state) {
       }
       test_guarded_check(context, &pos.guarded, "custom keys");
       free(out);
-      release(&pos);
+      test_placed_release(&pos);
     }
   }
   /* Custom keys must be whole records, contiguous and aligned. */

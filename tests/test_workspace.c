@@ -91,6 +91,10 @@ static const char *operation_text(clgpu_operation operation) {
       return "sort";
     case CLGPU_OPERATION_SEARCH:
       return "search";
+    case CLGPU_OPERATION_SCAN_BY_KEY:
+      return "scan_by_key";
+    case CLGPU_OPERATION_REDUCE_BY_KEY:
+      return "reduce_by_key";
   }
   return "(invalid operation)";
 }
@@ -221,6 +225,8 @@ static clgpu_status query_views(clgpu_context *context, clgpu_operation operatio
       return clgpu_findall_workspace_size(context, NULL, output, count, input, options, report);
     case CLGPU_OPERATION_SORT: /* sorts have their own workspace rows in test_sort.c */
     case CLGPU_OPERATION_SEARCH: /* and searches in test_search.c */
+    case CLGPU_OPERATION_SCAN_BY_KEY:   /* and runs in test_runs.c */
+    case CLGPU_OPERATION_REDUCE_BY_KEY:
       break;
   }
   fail_msg("unknown operation %d", (int)operation);
@@ -247,6 +253,8 @@ static clgpu_status query_upto(clgpu_context *context, clgpu_operation operation
       return clgpu_findall_workspace_size_upto(context, type, max_n, options, report);
     case CLGPU_OPERATION_SORT: /* sorts have their own workspace rows in test_sort.c */
     case CLGPU_OPERATION_SEARCH: /* and searches in test_search.c */
+    case CLGPU_OPERATION_SCAN_BY_KEY:   /* and runs in test_runs.c */
+    case CLGPU_OPERATION_REDUCE_BY_KEY:
       break;
   }
   fail_msg("unknown operation %d", (int)operation);
@@ -620,6 +628,8 @@ static void instance_setup(instance *inst, const op_spec *spec, size_t n, ptrdif
       break;
     case CLGPU_OPERATION_SORT: /* sorts have their own workspace rows in test_sort.c */
     case CLGPU_OPERATION_SEARCH: /* and searches in test_search.c */
+    case CLGPU_OPERATION_SCAN_BY_KEY:   /* and runs in test_runs.c */
+    case CLGPU_OPERATION_REDUCE_BY_KEY:
       break;
   }
 }
@@ -660,6 +670,8 @@ static void instance_views(instance *inst) {
       break;
     case CLGPU_OPERATION_SORT: /* sorts have their own workspace rows in test_sort.c */
     case CLGPU_OPERATION_SEARCH: /* and searches in test_search.c */
+    case CLGPU_OPERATION_SCAN_BY_KEY:   /* and runs in test_runs.c */
+    case CLGPU_OPERATION_REDUCE_BY_KEY:
       break;
   }
 }
@@ -759,6 +771,8 @@ static void instance_expected(const instance *inst, unsigned char *expected, uin
     }
     case CLGPU_OPERATION_SORT: /* sorts have their own workspace rows in test_sort.c */
     case CLGPU_OPERATION_SEARCH: /* and searches in test_search.c */
+    case CLGPU_OPERATION_SCAN_BY_KEY:   /* and runs in test_runs.c */
+    case CLGPU_OPERATION_REDUCE_BY_KEY:
       break;
   }
 }
@@ -820,6 +834,8 @@ static void instance_check(clgpu_context *context, const instance *inst, const c
     }
     case CLGPU_OPERATION_SORT: /* sorts have their own workspace rows in test_sort.c */
     case CLGPU_OPERATION_SEARCH: /* and searches in test_search.c */
+    case CLGPU_OPERATION_SCAN_BY_KEY:   /* and runs in test_runs.c */
+    case CLGPU_OPERATION_REDUCE_BY_KEY:
       break;
   }
   free(expected);
@@ -898,6 +914,8 @@ static clgpu_status instance_call(clgpu_context *context, const instance *inst,
                            NULL, event);
     case CLGPU_OPERATION_SORT: /* sorts have their own workspace rows in test_sort.c */
     case CLGPU_OPERATION_SEARCH: /* and searches in test_search.c */
+    case CLGPU_OPERATION_SCAN_BY_KEY:   /* and runs in test_runs.c */
+    case CLGPU_OPERATION_REDUCE_BY_KEY:
       break;
   }
   fail_msg("unknown operation");
@@ -2374,6 +2392,8 @@ static void names(void **state) {
   assert_string_equal(clgpu_operation_name(CLGPU_OPERATION_FINDALL), "findall");
   assert_string_equal(clgpu_operation_name(CLGPU_OPERATION_SORT), "sort");
   assert_string_equal(clgpu_operation_name(CLGPU_OPERATION_SEARCH), "search");
+  assert_string_equal(clgpu_operation_name(CLGPU_OPERATION_SCAN_BY_KEY), "scan_by_key");
+  assert_string_equal(clgpu_operation_name(CLGPU_OPERATION_REDUCE_BY_KEY), "reduce_by_key");
   assert_string_equal(clgpu_operation_name((clgpu_operation)0), "invalid");
   assert_string_equal(clgpu_operation_name((clgpu_operation)6), "invalid");
   assert_string_equal(clgpu_operation_name((clgpu_operation)-1), "invalid");

@@ -76,6 +76,27 @@ unsigned char *random_bytes(size_t bytes, uint64_t seed) {
   return data;
 }
 
+test_placed test_place(clgpu_context *context, const void *data, size_t count, size_t size,
+                       clgpu_type type, ptrdiff_t stride, uint64_t seed) {
+  test_placed p;
+  memset(&p, 0, sizeof p);
+  p.spec.rank = 1;
+  p.spec.shape[0] = count;
+  p.spec.strides[0] = stride;
+  size_t length = spec_fit(&p.spec, 3);
+  p.region_bytes = length * size;
+  p.region = random_bytes(p.region_bytes, seed);
+  scatter(p.region, &p.spec, size, data);
+  p.guarded = test_guarded_create(context, p.region_bytes, p.region);
+  p.view = make_view(&p.guarded, type, &p.spec);
+  return p;
+}
+
+void test_placed_release(test_placed *placed) {
+  test_guarded_release(&placed->guarded);
+  free(placed->region);
+}
+
 int test_on_oclgrind(const clgpu_context *context) {
   const clgpu_device_info *info = clgpu_context_device_info(context);
   return strstr(info->name, "Oclgrind") != NULL || strstr(info->platform_name, "Oclgrind") != NULL;

@@ -50,6 +50,20 @@ void scatter(unsigned char *region, const view_spec *spec, size_t size,
 /* The device view of `spec` over the region of a guarded buffer. */
 clgpu_array make_view(const test_guarded *guarded, clgpu_type type, const view_spec *spec);
 
+/* A guarded 1-D view holding host data: `count` elements of `size` bytes
+ * at `stride` in a region of their own (the other bytes of the region
+ * random, from `seed`), and the region's bytes as written. */
+typedef struct test_placed {
+  view_spec spec;
+  test_guarded guarded;
+  clgpu_array view;
+  unsigned char *region;
+  size_t region_bytes;
+} test_placed;
+test_placed test_place(clgpu_context *context, const void *data, size_t count, size_t size,
+                       clgpu_type type, ptrdiff_t stride, uint64_t seed);
+void test_placed_release(test_placed *placed);
+
 /* malloc'd random bytes (at least one byte), from a seed. */
 unsigned char *random_bytes(size_t bytes, uint64_t seed);
 

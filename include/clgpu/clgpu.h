@@ -34,6 +34,7 @@
 #include <clgpu/findall.h>
 #include <clgpu/sort.h>
 #include <clgpu/search.h>
+#include <clgpu/runs.h>
 #include <clgpu/elementwise.h>
 #include <clgpu/membuf.h>
 #include <clgpu/prebuild.h>

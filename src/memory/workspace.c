@@ -43,6 +43,10 @@ const char *clgpu_operation_name(clgpu_operation operation) {
       return "sort";
     case CLGPU_OPERATION_SEARCH:
       return "search";
+    case CLGPU_OPERATION_SCAN_BY_KEY:
+      return "scan_by_key";
+    case CLGPU_OPERATION_REDUCE_BY_KEY:
+      return "reduce_by_key";
   }
   return "invalid";
 }

@@ -381,13 +381,23 @@ unsigned clgpu__spec_slices(const clgpu_context *context, const clgpu__op_spec *
 /* The program of a spec in a shape. */
 clgpu_status clgpu__spec_program(clgpu_context *context, const clgpu__op_spec *s,
                                  const clgpu__shape *shape, clgpu_program **out) {
+  return clgpu__spec_program_with(context, s, shape, NULL, 0, NULL, out);
+}
+
+clgpu_status clgpu__spec_program_with(clgpu_context *context, const clgpu__op_spec *s,
+                                      const clgpu__shape *shape, const clgpu_define *extra,
+                                      size_t num_extra, const char *kernels, clgpu_program **out) {
   char group[32], items[32], order[8], vector_op[8], key_top[8], slices[16];
   snprintf(group, sizeof group, "%zu", shape->group);
   snprintf(items, sizeof items, "%u", context->tuning->tile_items);
   snprintf(order, sizeof order, "%d", s->order);
   snprintf(vector_op, sizeof vector_op, "%d", s->vector_op);
-  clgpu_define defines[24];
+  clgpu_define defines[24 + CLGPU__SPEC_EXTRA_DEFINES];
   size_t count = 0;
+  if (num_extra > CLGPU__SPEC_EXTRA_DEFINES) {
+    return clgpu__fail(CLGPU_INVALID_ARGUMENT, "clgpu__spec_program_with: %zu defines (at most %d)",
+                       num_extra, CLGPU__SPEC_EXTRA_DEFINES);
+  }
   defines[count++] = (clgpu_define){"CLGPU_T", clgpu__type_cl_name(s->input)};
   defines[count++] = (clgpu_define){"CLGPU_A", clgpu__type_cl_name(s->accumulator)};
   defines[count++] = (clgpu_define){"CLGPU_R", clgpu__type_cl_name(s->result)};
@@ -450,7 +460,12 @@ clgpu_status clgpu__spec_program(clgpu_context *context, const clgpu__op_spec *s
   }
   if (fp64) defines[count++] = (clgpu_define){"CLGPU_NEEDS_FP64", NULL};
   if (fp16) defines[count++] = (clgpu_define){"CLGPU_NEEDS_FP16", NULL};
-  return clgpu__program_get_named(context, "reduce", defines, count, NULL, out);
+  if (!kernels) return clgpu__program_get_named(context, "reduce", defines, count, NULL, out);
+  for (size_t k = 0; k < num_extra; k++) defines[count++] = extra[k];
+  defines[count++] = (clgpu_define){"CLGPU_OPERATOR_ONLY", NULL};
+  const clgpu__source_part parts[] = {{"common", NULL, NULL}, {"reduce", NULL, NULL},
+                                      {kernels, NULL, NULL}};
+  return clgpu__program_get_parts(context, parts, 3, defines, count, NULL, out);
 }
 
 /* clgpu_reduce_ranges of a non-ARG program. */

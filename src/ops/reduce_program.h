@@ -67,6 +67,17 @@ clgpu_status clgpu__check_spec_support(const clgpu_context *context, const clgpu
 clgpu_status clgpu__spec_program(clgpu_context *context, const clgpu__op_spec *s,
                                  const clgpu__shape *shape, clgpu_program **out);
 
+/* The most defines clgpu__spec_program_with adds. */
+#define CLGPU__SPEC_EXTRA_DEFINES 8
+
+/* The program of cl/common.cl, the operator of cl/reduce.cl
+ * (CLGPU_OPERATOR_ONLY) and the embedded file `kernels`, built with the
+ * spec's defines and `extra` (at most CLGPU__SPEC_EXTRA_DEFINES). With
+ * `kernels` NULL: clgpu__spec_program. */
+clgpu_status clgpu__spec_program_with(clgpu_context *context, const clgpu__op_spec *s,
+                                      const clgpu__shape *shape, const clgpu_define *extra,
+                                      size_t num_extra, const char *kernels, clgpu_program **out);
+
 /* The buffer arguments of cl/reduce.cl's kernels, cleared when a call
  * gives them back (clgpu__leases_give_back). The argmin/argmax variants of
  * the range kernels take the partial indices as well. */

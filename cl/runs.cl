@@ -1,0 +1,296 @@
+/* Runs of equal adjacent keys: scan_by_key and reduce_by_key (runs.h).
+ *
+ * Built after cl/common.cl and the operator section of cl/reduce.cl
+ * (CLGPU_OPERATOR_ONLY), whose defines and functions it uses: T (the
+ * values' type), A (the accumulator), R (the output's type), clgpu_map,
+ * clgpu_combine, clgpu_store, CLGPU_NEUTRAL, CLGPU_INITIAL
+ * (src/ops/runs.c writes them).
+ *
+ * Defines of its own:
+ *   CLGPU_RUN_KB      the unsigned integer type of the key's size: keys are
+ *                     read and written as their bits
+ *   CLGPU_RUN_EQUAL   optional: the caller's equality, an expression over a
+ *                     and b of type CLGPU_RUN_K (CLGPU_RUN_AS turns bits
+ *                     into a key); without it keys are equal when their
+ *                     bits are
+ *   CLGPU_RUN_SCAN    scan_by_key: an output per element. Without it,
+ *                     reduce_by_key: the first key of each run and the
+ *                     run's reduced value, at the run's index, and the
+ *                     number of runs
+ *   CLGPU_RUN_STRIDED optional: views are read and written with their
+ *                     strides (else every view is contiguous)
+ *
+ * Element i starts a run (is a head) when i is 0 or its key differs from
+ * key i - 1. A run's value is the combination of its elements' mapped
+ * values from its head. Pairs (h, v), the heads of a stretch of elements
+ * and the value of the run open at its end, combine associatively:
+ * (h1, v1) then (h2, v2) is (h1 + h2, h2 ? v2 : v1 op v2). The three
+ * kernels are those of every scan (docs/portability.md rule 1): each
+ * group's range folded to a pair (clgpu_runs_totals), the pairs scanned
+ * into carries (clgpu_runs_carries), each range walked again from its carry
+ * writing the outputs (clgpu_runs_write). A run that crosses ranges is
+ * written by the range where it ends, with what the carry brought.
+ *
+ * CHUNKED (CLGPU_GROUP 1): a work-item walks its range in order. TILED: a
+ * group takes tiles of CLGPU_GROUP * CLGPU_ITEMS elements, each work-item
+ * CLGPU_ITEMS consecutive ones; the items' pairs are scanned through local
+ * memory by doubling, and the tile's total carried to the next tile. */
+#ifndef CLGPU_RUN_KB
+#error "runs.cl needs CLGPU_RUN_KB"
+#endif
+
+typedef CLGPU_RUN_KB KB;
+
+#ifdef CLGPU_RUN_EQUAL
+inline int clgpu_run_equal(KB bits_a, KB bits_b) {
+  CLGPU_RUN_K a = CLGPU_RUN_AS(bits_a);
+  CLGPU_RUN_K b = CLGPU_RUN_AS(bits_b);
+  return (CLGPU_RUN_EQUAL) ? 1 : 0;
+}
+#else
+inline int clgpu_run_equal(KB a, KB b) { return a == b; }
+#endif
+
+/* Element i of a view given as (buffer, element offset of element 0,
+ * stride); contiguous views ignore the stride. */
+#ifdef CLGPU_RUN_STRIDED
+#define CLGPU_RUN_AT(at, step, i) ((long)(at) + (long)(i) * (step))
+#else
+#define CLGPU_RUN_AT(at, step, i) ((at) + (i))
+#endif
+
+/* The views every kernel reads, as parameters and as arguments. */
+#define CLGPU_RUN_INPUTS                                                    \
+  __global const KB *keys, ulong keys_at, long keys_step, __global const T *values, \
+      ulong values_at, long values_step
+#define CLGPU_RUN_PASS keys, keys_at, keys_step, values, values_at, values_step
+#define CLGPU_RUN_KEY(i) keys[CLGPU_RUN_AT(keys_at, keys_step, i)]
+#define CLGPU_RUN_VALUE(i) clgpu_map(values[CLGPU_RUN_AT(values_at, values_step, i)], (i))
+
+/* (h, v) then (h2, v2), into (h, v). */
+inline void clgpu_run_join(ulong *h, A *v, ulong h2, A v2) {
+  *v = h2 ? v2 : clgpu_combine(*v, v2);
+  *h += h2;
+}
+
+/* The pair of the elements [b, e). */
+inline void clgpu_run_fold(CLGPU_RUN_INPUTS, ulong b, ulong e, ulong *heads, A *value) {
+  ulong h = 0;
+  A v = CLGPU_NEUTRAL;
+  KB previous = b > 0 && b < e ? CLGPU_RUN_KEY(b - 1) : (KB)0;
+  for (ulong i = b; i < e; i++) {
+    KB key = CLGPU_RUN_KEY(i);
+    A x = CLGPU_RUN_VALUE(i);
+    int head = i == 0 || !clgpu_run_equal(previous, key);
+    v = head ? x : clgpu_combine(v, x);
+    h += head ? 1 : 0;
+    previous = key;
+  }
+  *heads = h;
+  *value = v;
+}
+
+/* The outputs: scan_by_key's (one view of n elements) or reduce_by_key's
+ * (the run keys, the reduced values, each with its capacity, and the
+ * count). */
+#ifdef CLGPU_RUN_SCAN
+#define CLGPU_RUN_OUTPUTS __global R *out, ulong out_at, long out_step, int exclusive
+#define CLGPU_RUN_OUT out, out_at, out_step, exclusive
+#else
+#define CLGPU_RUN_OUTPUTS                                                               \
+  __global KB *run_keys, ulong run_keys_at, long run_keys_step, ulong key_capacity,     \
+      __global R *reduced, ulong reduced_at, long reduced_step, ulong value_capacity, \
+      __global ulong *count, ulong count_at
+#define CLGPU_RUN_OUT                                                                    \
+  run_keys, run_keys_at, run_keys_step, key_capacity, reduced, reduced_at, reduced_step, \
+      value_capacity, count, count_at
+
+/* Run r's reduced value, where the caller has room for it. */
+inline void clgpu_run_reduced(CLGPU_RUN_OUTPUTS, ulong r, A v) {
+#ifdef CLGPU_INITIAL
+  v = clgpu_combine((A)(CLGPU_INITIAL), v);
+#endif
+  if (r < value_capacity) reduced[CLGPU_RUN_AT(reduced_at, reduced_step, r)] = clgpu_store(v);
+}
+#endif
+
+/* Walk [b, e) of n elements from the pair (h, v) of everything before b,
+ * writing the outputs of these elements. */
+inline void clgpu_run_walk(CLGPU_RUN_INPUTS, CLGPU_RUN_OUTPUTS, ulong b, ulong e, ulong n,
+                           ulong h, A v) {
+  KB previous = b > 0 && b < e ? CLGPU_RUN_KEY(b - 1) : (KB)0;
+  for (ulong i = b; i < e; i++) {
+    KB key = CLGPU_RUN_KEY(i);
+    A x = CLGPU_RUN_VALUE(i);
+    int head = i == 0 || !clgpu_run_equal(previous, key);
+#ifdef CLGPU_RUN_SCAN
+    A before = head ? (A)(CLGPU_NEUTRAL) : v;
+    v = head ? x : clgpu_combine(v, x);
+    out[CLGPU_RUN_AT(out_at, out_step, i)] = clgpu_store(exclusive ? before : v);
+#else
+    if (head) {
+      if (h > 0) clgpu_run_reduced(CLGPU_RUN_OUT, h - 1, v);
+      if (h < key_capacity) run_keys[CLGPU_RUN_AT(run_keys_at, run_keys_step, h)] = key;
+      h++;
+      v = x;
+    } else {
+      v = clgpu_combine(v, x);
+    }
+#endif
+    previous = key;
+  }
+#ifndef CLGPU_RUN_SCAN
+  /* The walk that holds element n - 1 ends the last run and counts them. */
+  if (b < e && e == n) {
+    clgpu_run_reduced(CLGPU_RUN_OUT, h - 1, v);
+    count[count_at] = h;
+  }
+#endif
+}
+
+/* The range of group g. */
+inline void clgpu_run_range(ulong n, ulong chunk, ulong *begin, ulong *end) {
+  ulong b = (ulong)get_group_id(0) * chunk;
+  if (b > n) b = n;
+  *begin = b;
+  *end = n - b < chunk ? n : b + chunk;
+}
+
+#if CLGPU_GROUP > 1
+/* The exclusive scan of one pair per work-item, by doubling through local
+ * memory (Hillis and Steele), and the group's total. Called by every item
+ * of the group; returns after a barrier, so the scratch may be written
+ * again at once. */
+inline void clgpu_run_scan_group(__local ulong *hs, __local A *vs, ulong *h, A *v, ulong *total_h,
+                                 A *total_v) {
+  uint lid = get_local_id(0);
+  ulong mine_h = *h;
+  A mine_v = *v;
+  hs[lid] = mine_h;
+  vs[lid] = mine_v;
+  barrier(CLK_LOCAL_MEM_FENCE);
+  for (uint s = 1; s < CLGPU_GROUP; s <<= 1) {
+    ulong left_h = 0;
+    A left_v = CLGPU_NEUTRAL;
+    if (lid >= s) {
+      left_h = hs[lid - s];
+      left_v = vs[lid - s];
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+    if (lid >= s) {
+      clgpu_run_join(&left_h, &left_v, mine_h, mine_v);
+      mine_h = left_h;
+      mine_v = left_v;
+      hs[lid] = mine_h;
+      vs[lid] = mine_v;
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+  }
+  *h = lid > 0 ? hs[lid - 1] : 0;
+  *v = lid > 0 ? vs[lid - 1] : (A)(CLGPU_NEUTRAL);
+  *total_h = hs[CLGPU_GROUP - 1];
+  *total_v = vs[CLGPU_GROUP - 1];
+  barrier(CLK_LOCAL_MEM_FENCE);
+}
+
+/* The elements of item lid in the tile at t of the range ending at e. */
+inline void clgpu_run_items(ulong t, ulong e, ulong *b, ulong *end) {
+  ulong first = t + (ulong)get_local_id(0) * CLGPU_ITEMS;
+  if (first > e) first = e;
+  *b = first;
+  *end = e - first < CLGPU_ITEMS ? e : first + CLGPU_ITEMS;
+}
+#endif
+
+/* The pair of each group's range, to heads[g] and totals[g]. */
+__kernel __attribute__((reqd_work_group_size(CLGPU_GROUP, 1, 1))) void clgpu_runs_totals(
+    CLGPU_RUN_INPUTS, ulong n, ulong chunk, __global ulong *heads, ulong heads_at,
+    __global A *totals, ulong totals_at) {
+  ulong b, e;
+  clgpu_run_range(n, chunk, &b, &e);
+  ulong h = 0;
+  A v = CLGPU_NEUTRAL;
+#if CLGPU_GROUP == 1
+  clgpu_run_fold(CLGPU_RUN_PASS, b, e, &h, &v);
+#else
+  __local ulong hs[CLGPU_GROUP];
+  __local A vs[CLGPU_GROUP];
+  for (ulong t = b; t < e; t += CLGPU_GROUP * CLGPU_ITEMS) {
+    ulong mb, me, ph, th;
+    A pv, tv;
+    clgpu_run_items(t, e, &mb, &me);
+    clgpu_run_fold(CLGPU_RUN_PASS, mb, me, &ph, &pv);
+    clgpu_run_scan_group(hs, vs, &ph, &pv, &th, &tv);
+    clgpu_run_join(&h, &v, th, tv);
+  }
+  if (get_local_id(0) != 0) return;
+#endif
+  ulong g = get_group_id(0);
+  heads[heads_at + g] = h;
+  totals[totals_at + g] = v;
+}
+
+/* The exclusive scan, in place, of `count` pairs (heads[k], totals[k]), in
+ * one group: each item folds a stretch of consecutive pairs, the items'
+ * folds are scanned, then each item rewrites its stretch from its carry. */
+__kernel __attribute__((reqd_work_group_size(CLGPU_GROUP, 1, 1))) void clgpu_runs_carries(
+    __global ulong *heads, ulong heads_at, __global A *totals, ulong totals_at, ulong count) {
+  ulong per = (count + CLGPU_GROUP - 1) / CLGPU_GROUP;
+  ulong b = (ulong)get_local_id(0) * per;
+  if (b > count) b = count;
+  ulong e = count - b < per ? count : b + per;
+  ulong h = 0;
+  A v = CLGPU_NEUTRAL;
+  for (ulong k = b; k < e; k++) clgpu_run_join(&h, &v, heads[heads_at + k], totals[totals_at + k]);
+#if CLGPU_GROUP > 1
+  __local ulong hs[CLGPU_GROUP];
+  __local A vs[CLGPU_GROUP];
+  ulong th;
+  A tv;
+  clgpu_run_scan_group(hs, vs, &h, &v, &th, &tv);
+#else
+  h = 0;
+  v = CLGPU_NEUTRAL;
+#endif
+  for (ulong k = b; k < e; k++) {
+    ulong next_h = heads[heads_at + k];
+    A next_v = totals[totals_at + k];
+    heads[heads_at + k] = h;
+    totals[totals_at + k] = v;
+    clgpu_run_join(&h, &v, next_h, next_v);
+  }
+}
+
+/* Walk each group's range from its carry (heads[g], totals[g]; nothing
+ * before it when use_carries is 0), writing the outputs. */
+__kernel __attribute__((reqd_work_group_size(CLGPU_GROUP, 1, 1))) void clgpu_runs_write(
+    CLGPU_RUN_INPUTS, ulong n, ulong chunk, __global const ulong *heads, ulong heads_at,
+    __global const A *totals, ulong totals_at, int use_carries, CLGPU_RUN_OUTPUTS) {
+  ulong b, e;
+  clgpu_run_range(n, chunk, &b, &e);
+  ulong g = get_group_id(0);
+  ulong h = use_carries ? heads[heads_at + g] : 0;
+  A v = use_carries ? totals[totals_at + g] : (A)(CLGPU_NEUTRAL);
+#ifndef CLGPU_RUN_SCAN
+  /* No element: no run, and no walk to count them. */
+  if (n == 0 && g == 0 && get_local_id(0) == 0) count[count_at] = 0;
+#endif
+#if CLGPU_GROUP == 1
+  clgpu_run_walk(CLGPU_RUN_PASS, CLGPU_RUN_OUT, b, e, n, h, v);
+#else
+  __local ulong hs[CLGPU_GROUP];
+  __local A vs[CLGPU_GROUP];
+  for (ulong t = b; t < e; t += CLGPU_GROUP * CLGPU_ITEMS) {
+    ulong mb, me, ph, th;
+    A pv, tv;
+    clgpu_run_items(t, e, &mb, &me);
+    clgpu_run_fold(CLGPU_RUN_PASS, mb, me, &ph, &pv);
+    clgpu_run_scan_group(hs, vs, &ph, &pv, &th, &tv);
+    ulong mine_h = h;
+    A mine_v = v;
+    clgpu_run_join(&mine_h, &mine_v, ph, pv);
+    clgpu_run_walk(CLGPU_RUN_PASS, CLGPU_RUN_OUT, mb, me, n, mine_h, mine_v);
+    clgpu_run_join(&h, &v, th, tv);
+  }
+#endif
+}

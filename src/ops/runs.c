@@ -1,0 +1,497 @@
+/* Scan and reduce by key (runs.h): checks, plan, enqueueing. The operator
+ * is a scan or reduce spec of reduce_program.c; the kernels are
+ * cl/runs.cl, built on the operator section of cl/reduce.cl.
+ *
+ * Both shapes cut the n elements as the scans do (clgpu__split_range):
+ * a cut range takes three kernels (each range's pair of heads and open-run
+ * value, their exclusive scan in one group, each range walked again from
+ * its carry); an uncut one the last kernel alone. Views reach the kernels
+ * with their strides, so only an input that an output may overlap is
+ * copied to the workspace. */
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <clgpu/array.h>
+#include <clgpu/context.h>
+#include <clgpu/program.h>
+#include <clgpu/reduce.h>
+#include <clgpu/runs.h>
+#include <clgpu/scan.h>
+#include <clgpu/workspace.h>
+
+#include "array_internal.h"
+#include "call.h"
+#include "chain.h"
+#include "check.h"
+#include "expression.h"
+#include "lease.h"
+#include "reduce_program.h"
+#include "shape.h"
+#include "status_internal.h"
+#include "workspace_internal.h"
+
+#define ARG(x) CLGPU__ARG(x)
+
+enum { RUNS_STAGED_KEYS, RUNS_STAGED_VALUES, RUNS_HEADS, RUNS_TOTALS };
+
+/* The views of a call: scan_by_key's output, or reduce_by_key's three. */
+typedef struct runs_views {
+  const clgpu_array *keys, *values;
+  const clgpu_array *output;                   /* scan */
+  const clgpu_array *run_keys, *reduced, *count; /* reduce */
+} runs_views;
+
+typedef struct runs_plan {
+  clgpu__shape shape;
+  clgpu__op_spec spec;
+  int scan;          /* scan_by_key; else reduce_by_key */
+  int exclusive;     /* scan_by_key */
+  clgpu_type key_type;
+  char *equal; /* the caller's key equality as one line, or NULL */
+  uint64_t n;
+  int stage_keys, stage_values;
+  clgpu__split split;
+  clgpu_workspace_size report;
+} runs_plan;
+
+static void runs_free(runs_plan *plan) {
+  clgpu__spec_free(&plan->spec);
+  free(plan->equal);
+  plan->equal = NULL;
+}
+
+/* The key type and equality: any built-in type; an expression is checked
+ * by the rules of docs/expressions.md and needs the type's arithmetic
+ * (bitwise equality reads only bits, so half and double keys need no
+ * extension). */
+static clgpu_status check_keys(const clgpu_context *context, clgpu_type key_type,
+                               const char *key_equal, const char *who, runs_plan *plan) {
+  CLGPU__FORWARD_IF_ERROR(clgpu__check_arithmetic_type(key_type, who, "the keys"));
+  plan->key_type = key_type;
+  if (!key_equal) return CLGPU_SUCCESS;
+  CLGPU__RETURN_ERROR_IF(!key_equal[0], CLGPU_INVALID_ARGUMENT,
+                         "%s: key_equal is empty (NULL compares the keys' bits)", who);
+  CLGPU__FORWARD_IF_ERROR(
+      clgpu__check_user_text(key_equal, CLGPU__TEXT_EXPRESSION, who, "key_equal"));
+  CLGPU__FORWARD_IF_ERROR(clgpu__check_type_support(context, key_type, who));
+  plan->equal = clgpu__expression_line(key_equal);
+  CLGPU__RETURN_ERROR_IF(!plan->equal, CLGPU_CL_OUT_OF_HOST_MEMORY, "%s: out of host memory",
+                         who);
+  return CLGPU_SUCCESS;
+}
+
+/* The operator: a scan op, or a reduce op other than ARGMIN and ARGMAX. */
+static clgpu_status take_op(const clgpu_context *context, int scan, const void *op,
+                            clgpu_type value_type, const char *who, runs_plan *plan) {
+  CLGPU__RETURN_ERROR_IF(!op, CLGPU_INVALID_ARGUMENT, "%s: op is NULL", who);
+  if (scan) {
+    const clgpu_scan_op *scan_op = op;
+    CLGPU__FORWARD_IF_ERROR(clgpu__scan_spec(scan_op, value_type, who, &plan->spec));
+    plan->exclusive = scan_op->exclusive != 0;
+  } else {
+    const clgpu_reduce_op *reduce_op = op;
+    CLGPU__RETURN_ERROR_IF(
+        reduce_op->kind == CLGPU_REDUCE_ARGMIN || reduce_op->kind == CLGPU_REDUCE_ARGMAX,
+        CLGPU_INVALID_ARGUMENT,
+        "%s: ARGMIN and ARGMAX are not reductions by key (a run's index is its head's: "
+        "reduce the positions with a CUSTOM op instead)",
+        who);
+    CLGPU__FORWARD_IF_ERROR(clgpu__reduce_spec(reduce_op, value_type, who, &plan->spec));
+  }
+  return clgpu__check_spec_support(context, &plan->spec, who);
+}
+
+/* Two 1-D inputs of the same length. */
+static clgpu_status check_inputs(const clgpu_context *context, const runs_views *views,
+                                 const char *who) {
+  CLGPU__FORWARD_IF_ERROR(clgpu__check_view_1d(views->keys, who, "keys"));
+  CLGPU__FORWARD_IF_ERROR(clgpu__check_view_1d(views->values, who, "values"));
+  CLGPU__RETURN_ERROR_IF(views->keys->shape[0] != views->values->shape[0], CLGPU_SHAPE_MISMATCH,
+                         "%s: %zu keys and %zu values (one value per key)", who,
+                         views->keys->shape[0], views->values->shape[0]);
+  CLGPU__FORWARD_IF_ERROR(clgpu__check_buffer(context, views->keys->buffer, who, "keys", 0));
+  return clgpu__check_buffer(context, views->values->buffer, who, "values", 0);
+}
+
+/* A 1-D output of `type`, written by the kernels at any stride. */
+static clgpu_status check_output(const clgpu_context *context, const clgpu_array *view,
+                                 clgpu_type type, const char *who, const char *name) {
+  CLGPU__FORWARD_IF_ERROR(clgpu__check_view_1d(view, who, name));
+  CLGPU__RETURN_ERROR_IF(view->type != type, CLGPU_TYPE_MISMATCH, "%s: %s holds %s, not %s", who,
+                         name, clgpu__type_cl_name(view->type), clgpu__type_cl_name(type));
+  CLGPU__FORWARD_IF_ERROR(clgpu__check_output_layout(view, who, name));
+  return clgpu__check_buffer(context, view->buffer, who, name, 1);
+}
+
+static clgpu_status check_scan_views(const clgpu_context *context, const runs_views *views,
+                                     const char *who, runs_plan *plan) {
+  const clgpu_array *output = views->output;
+  CLGPU__FORWARD_IF_ERROR(check_output(context, output, plan->spec.result, who, "output"));
+  CLGPU__RETURN_ERROR_IF(output->shape[0] != plan->n, CLGPU_SHAPE_MISMATCH,
+                         "%s: the output has %zu elements for %llu values", who, output->shape[0],
+                         (unsigned long long)plan->n);
+  /* In place over the values reads each value before writing it. */
+  int in_place = clgpu__array_same(views->values, output);
+  plan->stage_keys = clgpu__may_alias(views->keys, output);
+  plan->stage_values = !in_place && clgpu__may_alias(views->values, output);
+  return CLGPU_SUCCESS;
+}
+
+static clgpu_status check_reduce_views(const clgpu_context *context, const runs_views *views,
+                                       const char *who, runs_plan *plan) {
+  const clgpu_array *run_keys = views->run_keys, *reduced = views->reduced, *count = views->count;
+  CLGPU__RETURN_ERROR_IF(!run_keys || !reduced || !count, CLGPU_INVALID_ARGUMENT,
+                         "%s: %s is NULL", who,
+                         !run_keys ? "run_keys"
+                         : !reduced ? "reduced"
+                                    : "count");
+  CLGPU__FORWARD_IF_ERROR(check_output(context, run_keys, plan->key_type, who, "run_keys"));
+  CLGPU__FORWARD_IF_ERROR(check_output(context, reduced, plan->spec.result, who, "reduced"));
+  CLGPU__FORWARD_IF_ERROR(clgpu__check_view(count, who, "count"));
+  CLGPU__RETURN_ERROR_IF(count->type != CLGPU_TYPE_UINT64, CLGPU_TYPE_MISMATCH,
+                         "%s: the count must be a ulong (CLGPU_TYPE_UINT64), not %s", who,
+                         clgpu__type_cl_name(count->type));
+  CLGPU__RETURN_ERROR_IF(clgpu__array_count(count) != 1, CLGPU_SHAPE_MISMATCH,
+                         "%s: the count must be one element, not %zu", who,
+                         clgpu__array_count(count));
+  CLGPU__FORWARD_IF_ERROR(clgpu__check_buffer(context, count->buffer, who, "count", 1));
+  CLGPU__FORWARD_IF_ERROR(clgpu__check_apart(reduced, run_keys, who, "reduced", "run_keys"));
+  CLGPU__FORWARD_IF_ERROR(clgpu__check_apart(count, run_keys, who, "count", "run_keys"));
+  CLGPU__FORWARD_IF_ERROR(clgpu__check_apart(count, reduced, who, "count", "reduced"));
+  const clgpu_array *outputs[] = {run_keys, reduced, count};
+  for (int k = 0; k < 3; k++) {
+    plan->stage_keys |= clgpu__may_alias(views->keys, outputs[k]);
+    plan->stage_values |= clgpu__may_alias(views->values, outputs[k]);
+  }
+  return CLGPU_SUCCESS;
+}
+
+/* The ranges and the report. */
+static clgpu_status lay_out(const clgpu_context *context, runs_plan *plan, const char *who) {
+  plan->stage_keys = plan->stage_keys && plan->n > 0;
+  plan->stage_values = plan->stage_values && plan->n > 0;
+  plan->split = clgpu__split_range(context, &plan->shape, plan->n);
+  clgpu_workspace_size *report = &plan->report;
+  clgpu__report_init(report);
+  unsigned part = clgpu__report_part(
+      report, plan->scan ? CLGPU_OPERATION_SCAN_BY_KEY : CLGPU_OPERATION_REDUCE_BY_KEY,
+      plan->shape.kind, CLGPU_ALGORITHM_AUTO, -1);
+  clgpu__report_buffer(report, part, "staged_keys", plan->key_type,
+                       plan->stage_keys ? plan->n : 0);
+  clgpu__report_buffer(report, part, "staged_values", plan->spec.input,
+                       plan->stage_values ? plan->n : 0);
+  clgpu__report_buffer(report, part, "heads", CLGPU_TYPE_UINT64, plan->split.reserved);
+  clgpu__report_buffer(report, part, "totals", plan->spec.accumulator, plan->split.reserved);
+  clgpu_status status = clgpu__report_finish(report, context, who);
+  if (status != CLGPU_SUCCESS) {
+    clgpu__append_error(" (the keys hold %llu elements)", (unsigned long long)plan->n);
+    return status;
+  }
+  return clgpu__fit_partials(context, who, plan->n, &plan->shape, &plan->split);
+}
+
+/* Checks and plans a call (views given) or an "_upto" query (views NULL:
+ * max_n contiguous keys and values, nothing staged). */
+static clgpu_status plan_runs(clgpu_context *context, int scan, const void *op,
+                              const char *key_equal, const runs_views *views,
+                              clgpu_type key_type, clgpu_type value_type, uint64_t n,
+                              const clgpu_call_options *options, const char *who,
+                              runs_plan *plan) {
+  memset(plan, 0, sizeof *plan);
+  plan->scan = scan;
+  plan->n = n;
+  CLGPU__RETURN_ERROR_IF(!context, CLGPU_INVALID_ARGUMENT, "%s: context is NULL", who);
+  CLGPU__FORWARD_IF_ERROR(clgpu__shape_resolve(context, options, who, &plan->shape));
+  clgpu_status status = take_op(context, scan, op, value_type, who, plan);
+  if (status == CLGPU_SUCCESS) status = check_keys(context, key_type, key_equal, who, plan);
+  if (status == CLGPU_SUCCESS && views) {
+    status = scan ? check_scan_views(context, views, who, plan)
+                  : check_reduce_views(context, views, who, plan);
+  }
+  if (status == CLGPU_SUCCESS) status = lay_out(context, plan, who);
+  if (status != CLGPU_SUCCESS) runs_free(plan);
+  return status;
+}
+
+/* The program of the plan, with the views' strides or without. */
+static clgpu_status runs_program(clgpu_context *context, const runs_plan *plan, int strided,
+                                 clgpu_program **out) {
+  size_t key_size = clgpu__type_size(plan->key_type);
+  const char *key_name = clgpu__type_cl_name(plan->key_type);
+  char as_key[32];
+  snprintf(as_key, sizeof as_key, "as_%s", key_name);
+  clgpu_define extra[CLGPU__SPEC_EXTRA_DEFINES];
+  size_t count = 0;
+  extra[count++] = (clgpu_define){"CLGPU_RUN_KB", clgpu__unsigned_type(key_size)};
+  if (plan->equal) {
+    extra[count++] = (clgpu_define){"CLGPU_RUN_K", key_name};
+    extra[count++] = (clgpu_define){"CLGPU_RUN_AS", as_key};
+    extra[count++] = (clgpu_define){"CLGPU_RUN_EQUAL", plan->equal};
+    /* The key's arithmetic, where the operator's types do not bring it. */
+    const clgpu__op_spec *s = &plan->spec;
+    clgpu_type types[3] = {s->input, s->accumulator, s->result};
+    int has = 0;
+    for (int k = 0; k < 3; k++) has |= types[k] == plan->key_type;
+    if (!has && plan->key_type == CLGPU_TYPE_DOUBLE) {
+      extra[count++] = (clgpu_define){"CLGPU_NEEDS_FP64", NULL};
+    }
+    if (!has && plan->key_type == CLGPU_TYPE_HALF) {
+      extra[count++] = (clgpu_define){"CLGPU_NEEDS_FP16", NULL};
+    }
+  }
+  if (plan->scan) extra[count++] = (clgpu_define){"CLGPU_RUN_SCAN", NULL};
+  if (strided) extra[count++] = (clgpu_define){"CLGPU_RUN_STRIDED", NULL};
+  return clgpu__spec_program_with(context, &plan->spec, &plan->shape, extra, count, "runs", out);
+}
+
+/* A view's place and stride as a kernel reads it (a staged copy: 1). */
+typedef struct runs_view_arg {
+  clgpu__place place;
+  cl_long step;
+} runs_view_arg;
+
+static clgpu_status view_arg(const clgpu_array *view, runs_view_arg *out) {
+  out->step = view->strides[0];
+  return clgpu__place_of(view, &out->place);
+}
+
+static clgpu_status staged_arg(clgpu_context *context, clgpu__chain *chain,
+                               const clgpu__scratch *scratch, unsigned index, int stage,
+                               const clgpu_array *view, const char *who, runs_view_arg *out) {
+  out->step = stage ? 1 : view->strides[0];
+  return clgpu__input_place(context, chain, scratch, index, stage, view, &out->place, who);
+}
+
+/* The kernels' buffer arguments (cleared when a call gives them back). */
+#define RUNS_ARG_TOTALS \
+  (CLGPU__BUFFER_ARG(0) | CLGPU__BUFFER_ARG(3) | CLGPU__BUFFER_ARG(8) | CLGPU__BUFFER_ARG(10))
+#define RUNS_ARG_CARRIES (CLGPU__BUFFER_ARG(0) | CLGPU__BUFFER_ARG(2))
+#define RUNS_ARG_SCAN (RUNS_ARG_TOTALS | CLGPU__BUFFER_ARG(13))
+#define RUNS_ARG_REDUCE (RUNS_ARG_SCAN | CLGPU__BUFFER_ARG(17) | CLGPU__BUFFER_ARG(21))
+
+static clgpu_status run_runs(clgpu_context *context, const runs_plan *plan,
+                             const runs_views *views, const clgpu_call_options *options,
+                             cl_uint num_events, const cl_event *wait_list, cl_event *event,
+                             const char *who) {
+  clgpu__chain chain;
+  clgpu__chain_begin(&chain, num_events, wait_list);
+  /* An empty scan writes nothing; an empty reduction still writes its
+   * count of 0. */
+  if (plan->scan && plan->n == 0) return clgpu__chain_end(context, &chain, event);
+  clgpu__argument arguments[] = {{views->keys, "keys"},         {views->values, "values"},
+                                 {views->output, "output"},     {views->run_keys, "run_keys"},
+                                 {views->reduced, "reduced"},   {views->count, "count"}};
+  clgpu__argument listed[6];
+  unsigned num_listed = 0;
+  for (unsigned k = 0; k < 6; k++) {
+    if (arguments[k].array) listed[num_listed++] = arguments[k];
+  }
+  clgpu__scratch scratch;
+  CLGPU__FORWARD_IF_ERROR(clgpu__scratch_acquire(context, &plan->report,
+                                                 options ? options->workspace : NULL, listed,
+                                                 num_listed, who, &scratch));
+  clgpu__leases held = {{0}, {0}, {0}, 0};
+  int multi = plan->split.reserved > 0;
+  runs_view_arg keys, values, first, second, third;
+  memset(&first, 0, sizeof first);
+  memset(&second, 0, sizeof second);
+  memset(&third, 0, sizeof third);
+  clgpu_status status = staged_arg(context, &chain, &scratch, RUNS_STAGED_KEYS, plan->stage_keys,
+                                   views->keys, who, &keys);
+  if (status == CLGPU_SUCCESS) {
+    status = staged_arg(context, &chain, &scratch, RUNS_STAGED_VALUES, plan->stage_values,
+                        views->values, who, &values);
+  }
+  if (status == CLGPU_SUCCESS && plan->scan) status = view_arg(views->output, &first);
+  if (status == CLGPU_SUCCESS && !plan->scan) {
+    status = view_arg(views->run_keys, &first);
+    if (status == CLGPU_SUCCESS) status = view_arg(views->reduced, &second);
+    if (status == CLGPU_SUCCESS) status = view_arg(views->count, &third);
+  }
+  int strided = keys.step != 1 || values.step != 1 || first.step != 1 ||
+                (!plan->scan && second.step != 1);
+  clgpu_program *program = NULL;
+  cl_kernel totals_kernel = NULL, carries_kernel = NULL, write_kernel = NULL;
+  if (status == CLGPU_SUCCESS) status = runs_program(context, plan, strided, &program);
+  if (status == CLGPU_SUCCESS && multi) {
+    status = clgpu__lease(&held, program, "clgpu_runs_totals", RUNS_ARG_TOTALS, &totals_kernel);
+    if (status == CLGPU_SUCCESS) {
+      status =
+          clgpu__lease(&held, program, "clgpu_runs_carries", RUNS_ARG_CARRIES, &carries_kernel);
+    }
+  }
+  if (status == CLGPU_SUCCESS) {
+    status = clgpu__lease(&held, program, "clgpu_runs_write",
+                          plan->scan ? RUNS_ARG_SCAN : RUNS_ARG_REDUCE, &write_kernel);
+  }
+  cl_ulong n = plan->n, chunk = multi ? plan->split.chunk : plan->n;
+  uint64_t groups = multi ? plan->split.groups : 1;
+  size_t group = plan->shape.group;
+  /* Without a cut there are no carries: the keys stand in for them. */
+  clgpu__place heads = multi ? clgpu__scratch_place(&scratch, RUNS_HEADS) : keys.place;
+  clgpu__place totals = multi ? clgpu__scratch_place(&scratch, RUNS_TOTALS) : keys.place;
+  if (status == CLGPU_SUCCESS && multi) {
+    clgpu__kernel_arg args[] = {ARG(keys.place.buffer),   ARG(keys.place.offset),
+                                ARG(keys.step),           ARG(values.place.buffer),
+                                ARG(values.place.offset), ARG(values.step),
+                                ARG(n),                   ARG(chunk),
+                                ARG(heads.buffer),        ARG(heads.offset),
+                                ARG(totals.buffer),       ARG(totals.offset)};
+    status = clgpu__set_args(totals_kernel, 0, args, 12, "clgpu_runs_totals");
+    if (status == CLGPU_SUCCESS) {
+      status = clgpu__chain_kernel(context, &chain, totals_kernel,
+                                   clgpu__global_size(groups, group), group,
+                                   "clEnqueueNDRangeKernel(clgpu_runs_totals)");
+    }
+    cl_ulong count = groups;
+    clgpu__kernel_arg carry_args[] = {ARG(heads.buffer), ARG(heads.offset), ARG(totals.buffer),
+                                      ARG(totals.offset), ARG(count)};
+    if (status == CLGPU_SUCCESS) {
+      status = clgpu__set_args(carries_kernel, 0, carry_args, 5, "clgpu_runs_carries");
+    }
+    if (status == CLGPU_SUCCESS) {
+      status = clgpu__chain_kernel(context, &chain, carries_kernel, group, group,
+                                   "clEnqueueNDRangeKernel(clgpu_runs_carries)");
+    }
+  }
+  if (status == CLGPU_SUCCESS) {
+    cl_int use_carries = multi;
+    clgpu__kernel_arg args[] = {ARG(keys.place.buffer),   ARG(keys.place.offset),
+                                ARG(keys.step),           ARG(values.place.buffer),
+                                ARG(values.place.offset), ARG(values.step),
+                                ARG(n),                   ARG(chunk),
+                                ARG(heads.buffer),        ARG(heads.offset),
+                                ARG(totals.buffer),       ARG(totals.offset),
+                                ARG(use_carries)};
+    status = clgpu__set_args(write_kernel, 0, args, 13, "clgpu_runs_write");
+  }
+  if (status == CLGPU_SUCCESS && plan->scan) {
+    cl_int exclusive = plan->exclusive;
+    clgpu__kernel_arg args[] = {ARG(first.place.buffer), ARG(first.place.offset), ARG(first.step),
+                                ARG(exclusive)};
+    status = clgpu__set_args(write_kernel, 13, args, 4, "clgpu_runs_write");
+  } else if (status == CLGPU_SUCCESS) {
+    cl_ulong key_capacity = views->run_keys->shape[0];
+    cl_ulong value_capacity = views->reduced->shape[0];
+    clgpu__kernel_arg args[] = {ARG(first.place.buffer),  ARG(first.place.offset),
+                                ARG(first.step),          ARG(key_capacity),
+                                ARG(second.place.buffer), ARG(second.place.offset),
+                                ARG(second.step),         ARG(value_capacity),
+                                ARG(third.place.buffer),  ARG(third.place.offset)};
+    status = clgpu__set_args(write_kernel, 13, args, 10, "clgpu_runs_write");
+  }
+  if (status == CLGPU_SUCCESS) {
+    status = clgpu__chain_kernel(context, &chain, write_kernel, clgpu__global_size(groups, group),
+                                 group, "clEnqueueNDRangeKernel(clgpu_runs_write)");
+  }
+  return clgpu__finish_call(context, status, &chain, event, &held, &scratch);
+}
+
+/* Every entry point: the checks, the plan, then the report into `query`
+ * when it is not NULL, else the run. */
+static clgpu_status runs_entry(clgpu_context *context, int scan, const void *op,
+                               const char *key_equal, const runs_views *views,
+                               const clgpu_call_options *options, cl_uint num_events,
+                               const cl_event *wait_list, cl_event *event,
+                               clgpu_workspace_size *query, const char *who) {
+  CLGPU__RETURN_ERROR_IF(!context, CLGPU_INVALID_ARGUMENT, "%s: context is NULL", who);
+  CLGPU__FORWARD_IF_ERROR(clgpu__check_wait_list(context, num_events, wait_list, who));
+  CLGPU__RETURN_ERROR_IF(!views->keys, CLGPU_INVALID_ARGUMENT, "%s: keys is NULL", who);
+  CLGPU__RETURN_ERROR_IF(!views->values, CLGPU_INVALID_ARGUMENT, "%s: values is NULL", who);
+  CLGPU__RETURN_ERROR_IF(scan && !views->output, CLGPU_INVALID_ARGUMENT, "%s: output is NULL",
+                         who);
+  CLGPU__FORWARD_IF_ERROR(check_inputs(context, views, who));
+  runs_plan plan;
+  CLGPU__FORWARD_IF_ERROR(plan_runs(context, scan, op, key_equal, views, views->keys->type,
+                                    views->values->type, views->keys->shape[0], options, who,
+                                    &plan));
+  clgpu_status status = CLGPU_SUCCESS;
+  if (query) {
+    *query = plan.report;
+  } else {
+    status = run_runs(context, &plan, views, options, num_events, wait_list, event, who);
+  }
+  runs_free(&plan);
+  return status;
+}
+
+static clgpu_status runs_upto(clgpu_context *context, int scan, const void *op,
+                              const char *key_equal, clgpu_type key_type, clgpu_type value_type,
+                              uint64_t max_n, const clgpu_call_options *options,
+                              clgpu_workspace_size *out, const char *who) {
+  CLGPU__RETURN_ERROR_IF(!out, CLGPU_INVALID_ARGUMENT, "%s: out is NULL", who);
+  runs_plan plan;
+  clgpu_status status = plan_runs(context, scan, op, key_equal, NULL, key_type, value_type,
+                                  max_n, options, who, &plan);
+  if (status != CLGPU_SUCCESS) {
+    clgpu__append_max_n(max_n);
+    return status;
+  }
+  *out = plan.report;
+  runs_free(&plan);
+  return CLGPU_SUCCESS;
+}
+
+clgpu_status clgpu_scan_by_key(clgpu_context *context, const clgpu_scan_op *op,
+                               const char *key_equal, const clgpu_array *output,
+                               const clgpu_array *values, const clgpu_array *keys,
+                               const clgpu_call_options *options, cl_uint num_events,
+                               const cl_event *wait_list, cl_event *event) {
+  runs_views views = {keys, values, output, NULL, NULL, NULL};
+  return runs_entry(context, 1, op, key_equal, &views, options, num_events, wait_list, event,
+                    NULL, "clgpu_scan_by_key");
+}
+
+clgpu_status clgpu_scan_by_key_workspace_size(clgpu_context *context, const clgpu_scan_op *op,
+                                              const char *key_equal, const clgpu_array *output,
+                                              const clgpu_array *values, const clgpu_array *keys,
+                                              const clgpu_call_options *options,
+                                              clgpu_workspace_size *out) {
+  const char *who = "clgpu_scan_by_key_workspace_size";
+  CLGPU__RETURN_ERROR_IF(!out, CLGPU_INVALID_ARGUMENT, "%s: out is NULL", who);
+  runs_views views = {keys, values, output, NULL, NULL, NULL};
+  return runs_entry(context, 1, op, key_equal, &views, options, 0, NULL, NULL, out, who);
+}
+
+clgpu_status clgpu_scan_by_key_workspace_size_upto(clgpu_context *context,
+                                                   const clgpu_scan_op *op, const char *key_equal,
+                                                   clgpu_type key_type, clgpu_type value_type,
+                                                   uint64_t max_n,
+                                                   const clgpu_call_options *options,
+                                                   clgpu_workspace_size *out) {
+  return runs_upto(context, 1, op, key_equal, key_type, value_type, max_n, options, out,
+                   "clgpu_scan_by_key_workspace_size_upto");
+}
+
+clgpu_status clgpu_reduce_by_key(clgpu_context *context, const clgpu_reduce_op *op,
+                                 const char *key_equal, const clgpu_array *run_keys,
+                                 const clgpu_array *reduced, const clgpu_array *count,
+                                 const clgpu_array *keys, const clgpu_array *values,
+                                 const clgpu_call_options *options, cl_uint num_events,
+                                 const cl_event *wait_list, cl_event *event) {
+  runs_views views = {keys, values, NULL, run_keys, reduced, count};
+  return runs_entry(context, 0, op, key_equal, &views, options, num_events, wait_list, event,
+                    NULL, "clgpu_reduce_by_key");
+}
+
+clgpu_status clgpu_reduce_by_key_workspace_size(
+    clgpu_context *context, const clgpu_reduce_op *op, const char *key_equal,
+    const clgpu_array *run_keys, const clgpu_array *reduced, const clgpu_array *count,
+    const clgpu_array *keys, const clgpu_array *values, const clgpu_call_options *options,
+    clgpu_workspace_size *out) {
+  const char *who = "clgpu_reduce_by_key_workspace_size";
+  CLGPU__RETURN_ERROR_IF(!out, CLGPU_INVALID_ARGUMENT, "%s: out is NULL", who);
+  runs_views views = {keys, values, NULL, run_keys, reduced, count};
+  return runs_entry(context, 0, op, key_equal, &views, options, 0, NULL, NULL, out, who);
+}
+
+clgpu_status clgpu_reduce_by_key_workspace_size_upto(
+    clgpu_context *context, const clgpu_reduce_op *op, const char *key_equal, clgpu_type key_type,
+    clgpu_type value_type, uint64_t max_n, const clgpu_call_options *options,
+    clgpu_workspace_size *out) {
+  return runs_upto(context, 0, op, key_equal, key_type, value_type, max_n, options, out,
+                   "clgpu_reduce_by_key_workspace_size_upto");
+}

@@ -1,4 +1,5 @@
-/* Runs of equal adjacent keys: scan_by_key and reduce_by_key (runs.h).
+/* Runs of equal adjacent keys: scan_by_key, reduce_by_key, unique,
+ * unique_by_key and run-length encoding (runs.h).
  *
  * Built after cl/common.cl and the operator section of cl/reduce.cl
  * (CLGPU_OPERATOR_ONLY), whose defines and functions it uses: T (the
@@ -14,9 +15,18 @@
  *                     into a key); without it keys are equal when their
  *                     bits are
  *   CLGPU_RUN_SCAN    scan_by_key: an output per element. Without it,
- *                     reduce_by_key: the first key of each run and the
- *                     run's reduced value, at the run's index, and the
- *                     number of runs
+ *                     the outputs of runs at each run's index: its first
+ *                     key, its reduced value (reduce_by_key, and the
+ *                     lengths of run-length encoding), its first index
+ *                     (the offsets), and the number of runs
+ *   CLGPU_RUN_FIRST   optional, without CLGPU_RUN_SCAN: each run's first
+ *                     value instead of its reduced value (unique_by_key;
+ *                     T and R are then the values' bits)
+ *   CLGPU_RUN_NO_VALUES optional: no values are read; each element's value
+ *                     is clgpu_map((T)0, i) (unique and run-length
+ *                     encoding, whose map is 1)
+ *   CLGPU_RUN_OFFSET_T optional: the offsets' type (uint or ulong; ulong
+ *                     when not given)
  *   CLGPU_RUN_STRIDED optional: views are read and written with their
  *                     strides (else every view is contiguous)
  *
@@ -65,7 +75,14 @@ inline int clgpu_run_equal(KB a, KB b) { return a == b; }
       ulong values_at, long values_step
 #define CLGPU_RUN_PASS keys, keys_at, keys_step, values, values_at, values_step
 #define CLGPU_RUN_KEY(i) keys[CLGPU_RUN_AT(keys_at, keys_step, i)]
+#ifdef CLGPU_RUN_NO_VALUES
+#define CLGPU_RUN_VALUE(i) clgpu_map((T)0, (i))
+#else
 #define CLGPU_RUN_VALUE(i) clgpu_map(values[CLGPU_RUN_AT(values_at, values_step, i)], (i))
+#endif
+#ifndef CLGPU_RUN_OFFSET_T
+#define CLGPU_RUN_OFFSET_T ulong
+#endif
 
 /* (h, v) then (h2, v2), into (h, v). */
 inline void clgpu_run_join(ulong *h, A *v, ulong h2, A v2) {
@@ -90,9 +107,9 @@ inline void clgpu_run_fold(CLGPU_RUN_INPUTS, ulong b, ulong e, ulong *heads, A *
   *value = v;
 }
 
-/* The outputs: scan_by_key's (one view of n elements) or reduce_by_key's
- * (the run keys, the reduced values, each with its capacity, and the
- * count). */
+/* The outputs: scan_by_key's (one view of n elements) or the runs' (the
+ * run keys, the reduced or first values, the count, the offsets; each
+ * view with its capacity, 0 for a view the call does not have). */
 #ifdef CLGPU_RUN_SCAN
 #define CLGPU_RUN_OUTPUTS __global R *out, ulong out_at, long out_step, int exclusive
 #define CLGPU_RUN_OUT out, out_at, out_step, exclusive
@@ -100,10 +117,11 @@ inline void clgpu_run_fold(CLGPU_RUN_INPUTS, ulong b, ulong e, ulong *heads, A *
 #define CLGPU_RUN_OUTPUTS                                                               \
   __global KB *run_keys, ulong run_keys_at, long run_keys_step, ulong key_capacity,     \
       __global R *reduced, ulong reduced_at, long reduced_step, ulong value_capacity, \
-      __global ulong *count, ulong count_at
+      __global ulong *count, ulong count_at, __global CLGPU_RUN_OFFSET_T *offsets,       \
+      ulong offsets_at, long offsets_step, ulong offset_capacity
 #define CLGPU_RUN_OUT                                                                    \
   run_keys, run_keys_at, run_keys_step, key_capacity, reduced, reduced_at, reduced_step, \
-      value_capacity, count, count_at
+      value_capacity, count, count_at, offsets, offsets_at, offsets_step, offset_capacity
 
 /* Run r's reduced value, where the caller has room for it. */
 inline void clgpu_run_reduced(CLGPU_RUN_OUTPUTS, ulong r, A v) {
@@ -129,8 +147,15 @@ inline void clgpu_run_walk(CLGPU_RUN_INPUTS, CLGPU_RUN_OUTPUTS, ulong b, ulong e
     out[CLGPU_RUN_AT(out_at, out_step, i)] = clgpu_store(exclusive ? before : v);
 #else
     if (head) {
+#ifdef CLGPU_RUN_FIRST
+      if (h < value_capacity) reduced[CLGPU_RUN_AT(reduced_at, reduced_step, h)] = clgpu_store(x);
+#else
       if (h > 0) clgpu_run_reduced(CLGPU_RUN_OUT, h - 1, v);
+#endif
       if (h < key_capacity) run_keys[CLGPU_RUN_AT(run_keys_at, run_keys_step, h)] = key;
+      if (h < offset_capacity) {
+        offsets[CLGPU_RUN_AT(offsets_at, offsets_step, h)] = (CLGPU_RUN_OFFSET_T)i;
+      }
       h++;
       v = x;
     } else {
@@ -142,7 +167,9 @@ inline void clgpu_run_walk(CLGPU_RUN_INPUTS, CLGPU_RUN_OUTPUTS, ulong b, ulong e
 #ifndef CLGPU_RUN_SCAN
   /* The walk that holds element n - 1 ends the last run and counts them. */
   if (b < e && e == n) {
+#ifndef CLGPU_RUN_FIRST
     clgpu_run_reduced(CLGPU_RUN_OUT, h - 1, v);
+#endif
     count[count_at] = h;
   }
 #endif

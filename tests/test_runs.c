@@ -468,6 +468,169 @@ static void run_case(const runs_case *c) {
   free(expected_keys);
 }
 
+/* ---- unique, unique by key, run-length encoding ---- */
+
+typedef enum unique_form { FORM_UNIQUE, FORM_UNIQUE_BY_KEY, FORM_ENCODE } unique_form;
+
+typedef struct unique_case {
+  unique_form form;
+  test_type key_type, value_type; /* values: unique_by_key */
+  size_t n;
+  run_pattern pattern;
+  size_t length;
+  equality equal;
+  clgpu_shape shape;
+  ptrdiff_t key_stride, out_stride;
+  size_t capacity;   /* the outputs' length (0: n) */
+  int wide;          /* encode: ulong lengths and offsets (else uint) */
+  int without;       /* encode: 1 no run keys, 2 no lengths, 3 no offsets */
+} unique_case;
+
+static const char *const form_names[] = {"unique", "unique_by_key", "run_length_encode"};
+
+static void run_unique_case(const unique_case *c) {
+  char label[400];
+  snprintf(label, sizeof label,
+           "%s of %zu %s keys (%s runs %zu, %s)%s%s, %s, strides %td/%td, capacity %zu, %s%s",
+           form_names[c->form], c->n, test_type_name(c->key_type), pattern_names[c->pattern],
+           c->length, c->equal == EQUAL_BITS ? "bitwise" : equality_text(c->equal),
+           c->form == FORM_UNIQUE_BY_KEY ? " with values of " : "",
+           c->form == FORM_UNIQUE_BY_KEY ? test_type_name(c->value_type) : "",
+           clgpu_shape_name(c->shape), c->key_stride, c->out_stride, c->capacity,
+           c->wide ? "ulong" : "uint",
+           c->without == 1 ? ", no run keys" : c->without == 2 ? ", no lengths"
+                                             : c->without == 3 ? ", no offsets" : "");
+  uint64_t seed = test_case_seed(label);
+  size_t n = c->n, key_size = test_type_size(c->key_type);
+  size_t capacity = c->capacity ? c->capacity : n;
+  unsigned char *keys = make_keys(c->key_type, n, c->pattern, c->length, c->equal, seed);
+  /* Values: random bits of any type (moved, never computed on). */
+  test_type vt = c->form == FORM_UNIQUE_BY_KEY ? c->value_type : TEST_UINT64;
+  size_t value_size = test_type_size(vt);
+  unsigned char *values = test_allocate(n, vt);
+  test_generate(values, n, vt, TEST_UNIFORM, seed + 1, 0);
+  test_type index_type = c->wide ? TEST_UINT64 : TEST_UINT32;
+  size_t index_size = test_type_size(index_type);
+  unsigned char *expected_keys = test_allocate(n + 1, c->key_type);
+  unsigned char *expected_values = test_allocate(n + 1, vt);
+  unsigned char *expected_lengths = test_allocate(n + 1, index_type);
+  unsigned char *expected_offsets = test_allocate(n + 1, index_type);
+  size_t runs = 0;
+  for (size_t i = 0; i < n; i++) {
+    if (i > 0 && keys_equal(keys, i - 1, i, c->key_type, c->equal)) {
+      test_store_bits(expected_lengths, runs - 1, index_type,
+                      test_load_bits(expected_lengths, runs - 1, index_type) + 1);
+      continue;
+    }
+    memcpy(expected_keys + runs * key_size, keys + i * key_size, key_size);
+    memcpy(expected_values + runs * value_size, values + i * value_size, value_size);
+    test_store_bits(expected_offsets, runs, index_type, i);
+    test_store_bits(expected_lengths, runs, index_type, 1);
+    runs++;
+  }
+  test_placed k = test_place(context, keys, n, key_size, test_cl_type(c->key_type), c->key_stride,
+                             seed + 2);
+  test_placed v = test_place(context, values, n, value_size, test_cl_type(vt), 1, seed + 3);
+  unsigned char *junk = random_bytes((capacity + 1) * 8, seed + 4);
+  test_placed out_keys = test_place(context, junk, capacity, key_size, test_cl_type(c->key_type),
+                                    c->out_stride, seed + 5);
+  test_placed out_values =
+      test_place(context, junk, capacity, value_size, test_cl_type(vt), 1, seed + 6);
+  test_placed lengths = test_place(context, junk, capacity, index_size, test_cl_type(index_type),
+                                   -c->out_stride, seed + 7);
+  test_placed offsets =
+      test_place(context, junk, capacity, index_size, test_cl_type(index_type), 2, seed + 8);
+  test_placed count = test_place(context, junk, 1, 8, CLGPU_TYPE_UINT64, 1, seed + 9);
+  clgpu_call_options options = {.shape = c->shape};
+  const char *equal = equality_text(c->equal);
+  clgpu_status status;
+  if (c->form == FORM_UNIQUE) {
+    status = clgpu_unique(context, equal, &out_keys.view, &count.view, &k.view, &options, 0, NULL,
+                          NULL);
+  } else if (c->form == FORM_UNIQUE_BY_KEY) {
+    status = clgpu_unique_by_key(context, equal, &out_keys.view, &out_values.view, &count.view,
+                                 &k.view, &v.view, &options, 0, NULL, NULL);
+  } else {
+    status = clgpu_run_length_encode(context, equal, c->without == 1 ? NULL : &out_keys.view,
+                                     c->without == 2 ? NULL : &lengths.view,
+                                     c->without == 3 ? NULL : &offsets.view, &count.view, &k.view,
+                                     &options, 0, NULL, NULL);
+  }
+  if (status != CLGPU_SUCCESS) {
+    fail_msg("%s: %s: %s", label, clgpu_status_name(status), clgpu_last_error());
+  }
+  size_t written = runs < capacity ? runs : capacity;
+  uint64_t counted = runs;
+  check_region(&count, 8, (const unsigned char *)&counted, 1, label, "count");
+  int encode = c->form == FORM_ENCODE;
+  check_region(&out_keys, key_size, expected_keys, encode && c->without == 1 ? 0 : written, label,
+               "run_keys");
+  check_region(&out_values, value_size, expected_values,
+               c->form == FORM_UNIQUE_BY_KEY ? written : 0, label, "run_values");
+  check_region(&lengths, index_size, expected_lengths,
+               encode && c->without != 2 ? written : 0, label, "lengths");
+  check_region(&offsets, index_size, expected_offsets,
+               encode && c->without != 3 ? written : 0, label, "offsets");
+  check_region(&k, key_size, keys, 0, label, "keys");
+  test_placed *all[] = {&k, &v, &out_keys, &out_values, &lengths, &offsets, &count};
+  for (size_t i = 0; i < sizeof all / sizeof all[0]; i++) test_placed_release(all[i]);
+  free(junk);
+  free(keys);
+  free(values);
+  free(expected_keys);
+  free(expected_values);
+  free(expected_lengths);
+  free(expected_offsets);
+}
+
+static void unique_and_encode(void **state) {
+  (void)state;
+  int small = test_on_oclgrind(context);
+  const size_t sizes[] = {0, 1, 2, 17, 1000, 4099, 70001};
+  for (size_t z = 0; z < sizeof sizes / sizeof sizes[0]; z++) {
+    if (small && sizes[z] > 5000) continue;
+    for (size_t s = 0; s < 2; s++) {
+      for (int form = 0; form < 3; form++) {
+        unique_case c = {(unique_form)form,
+                         test_types[(z + (size_t)form) % TEST_TYPE_COUNT],
+                         test_types[(z * 3 + s) % TEST_TYPE_COUNT],
+                         sizes[z],
+                         (run_pattern)((z + s) % 6),
+                         5,
+                         EQUAL_BITS,
+                         shapes[s],
+                         1,
+                         1,
+                         0,
+                         (int)((z + s) % 2),
+                         0};
+        run_unique_case(&c);
+      }
+    }
+  }
+  /* Strides, capacities below the count, optional outputs, an equality
+   * expression and runs longer than a chunk. */
+  const ptrdiff_t strides[][2] = {{2, 1}, {-1, 3}, {1, -2}};
+  for (size_t v = 0; v < 3; v++) {
+    for (size_t s = 0; s < 2; s++) {
+      for (int without = 0; without < 4; without++) {
+        unique_case c = {FORM_ENCODE, TEST_INT32,     TEST_FLOAT,
+                         small ? 3000 : 40000, RUNS_RANDOM, 9, without == 2 ? EQUAL_TENS : EQUAL_BITS,
+                         shapes[s],   strides[v][0],  strides[v][1],
+                         without == 1 ? 50 : 0, (int)(v % 2), without};
+        run_unique_case(&c);
+      }
+      unique_case c = {FORM_UNIQUE_BY_KEY, TEST_FLOAT, TEST_DOUBLE, small ? 3000 : 300000,
+                       RUNS_FIXED, v == 0 ? 1 : v == 1 ? 4097 : (size_t)1 << 17,
+                       v == 2 ? EQUAL_NUMERIC : EQUAL_BITS, shapes[s], strides[v][0],
+                       strides[v][1], v == 1 ? 20 : 0, 0, 0};
+      run_unique_case(&c);
+      c.form = FORM_UNIQUE;
+      run_unique_case(&c);
+    }
+  }
+}
+
 /* ---- the tests ---- */
 
 static int fp64(void) { return clgpu_context_device_info(context)->has_fp64; }
@@ -1021,6 +1184,7 @@ int main(void) {
       cmocka_unit_test(key_equalities),
       cmocka_unit_test(float_specials_as_keys),
       cmocka_unit_test(strided_views_and_capacity),
+      cmocka_unit_test(unique_and_encode),
       cmocka_unit_test(outputs_over_inputs),
       cmocka_unit_test(workspaces),
       cmocka_unit_test(wait_list_and_event),

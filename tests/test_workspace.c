@@ -95,6 +95,10 @@ static const char *operation_text(clgpu_operation operation) {
       return "scan_by_key";
     case CLGPU_OPERATION_REDUCE_BY_KEY:
       return "reduce_by_key";
+    case CLGPU_OPERATION_UNIQUE:
+      return "unique";
+    case CLGPU_OPERATION_RUN_LENGTH_ENCODE:
+      return "run_length_encode";
   }
   return "(invalid operation)";
 }
@@ -227,6 +231,8 @@ static clgpu_status query_views(clgpu_context *context, clgpu_operation operatio
     case CLGPU_OPERATION_SEARCH: /* and searches in test_search.c */
     case CLGPU_OPERATION_SCAN_BY_KEY:   /* and runs in test_runs.c */
     case CLGPU_OPERATION_REDUCE_BY_KEY:
+    case CLGPU_OPERATION_UNIQUE:
+    case CLGPU_OPERATION_RUN_LENGTH_ENCODE:
       break;
   }
   fail_msg("unknown operation %d", (int)operation);
@@ -255,6 +261,8 @@ static clgpu_status query_upto(clgpu_context *context, clgpu_operation operation
     case CLGPU_OPERATION_SEARCH: /* and searches in test_search.c */
     case CLGPU_OPERATION_SCAN_BY_KEY:   /* and runs in test_runs.c */
     case CLGPU_OPERATION_REDUCE_BY_KEY:
+    case CLGPU_OPERATION_UNIQUE:
+    case CLGPU_OPERATION_RUN_LENGTH_ENCODE:
       break;
   }
   fail_msg("unknown operation %d", (int)operation);
@@ -630,6 +638,8 @@ static void instance_setup(instance *inst, const op_spec *spec, size_t n, ptrdif
     case CLGPU_OPERATION_SEARCH: /* and searches in test_search.c */
     case CLGPU_OPERATION_SCAN_BY_KEY:   /* and runs in test_runs.c */
     case CLGPU_OPERATION_REDUCE_BY_KEY:
+    case CLGPU_OPERATION_UNIQUE:
+    case CLGPU_OPERATION_RUN_LENGTH_ENCODE:
       break;
   }
 }
@@ -672,6 +682,8 @@ static void instance_views(instance *inst) {
     case CLGPU_OPERATION_SEARCH: /* and searches in test_search.c */
     case CLGPU_OPERATION_SCAN_BY_KEY:   /* and runs in test_runs.c */
     case CLGPU_OPERATION_REDUCE_BY_KEY:
+    case CLGPU_OPERATION_UNIQUE:
+    case CLGPU_OPERATION_RUN_LENGTH_ENCODE:
       break;
   }
 }
@@ -773,6 +785,8 @@ static void instance_expected(const instance *inst, unsigned char *expected, uin
     case CLGPU_OPERATION_SEARCH: /* and searches in test_search.c */
     case CLGPU_OPERATION_SCAN_BY_KEY:   /* and runs in test_runs.c */
     case CLGPU_OPERATION_REDUCE_BY_KEY:
+    case CLGPU_OPERATION_UNIQUE:
+    case CLGPU_OPERATION_RUN_LENGTH_ENCODE:
       break;
   }
 }
@@ -836,6 +850,8 @@ static void instance_check(clgpu_context *context, const instance *inst, const c
     case CLGPU_OPERATION_SEARCH: /* and searches in test_search.c */
     case CLGPU_OPERATION_SCAN_BY_KEY:   /* and runs in test_runs.c */
     case CLGPU_OPERATION_REDUCE_BY_KEY:
+    case CLGPU_OPERATION_UNIQUE:
+    case CLGPU_OPERATION_RUN_LENGTH_ENCODE:
       break;
   }
   free(expected);
@@ -916,6 +932,8 @@ static clgpu_status instance_call(clgpu_context *context, const instance *inst,
     case CLGPU_OPERATION_SEARCH: /* and searches in test_search.c */
     case CLGPU_OPERATION_SCAN_BY_KEY:   /* and runs in test_runs.c */
     case CLGPU_OPERATION_REDUCE_BY_KEY:
+    case CLGPU_OPERATION_UNIQUE:
+    case CLGPU_OPERATION_RUN_LENGTH_ENCODE:
       break;
   }
   fail_msg("unknown operation");
@@ -2394,6 +2412,8 @@ static void names(void **state) {
   assert_string_equal(clgpu_operation_name(CLGPU_OPERATION_SEARCH), "search");
   assert_string_equal(clgpu_operation_name(CLGPU_OPERATION_SCAN_BY_KEY), "scan_by_key");
   assert_string_equal(clgpu_operation_name(CLGPU_OPERATION_REDUCE_BY_KEY), "reduce_by_key");
+  assert_string_equal(clgpu_operation_name(CLGPU_OPERATION_UNIQUE), "unique");
+  assert_string_equal(clgpu_operation_name(CLGPU_OPERATION_RUN_LENGTH_ENCODE), "run_length_encode");
   assert_string_equal(clgpu_operation_name((clgpu_operation)0), "invalid");
   assert_string_equal(clgpu_operation_name((clgpu_operation)6), "invalid");
   assert_string_equal(clgpu_operation_name((clgpu_operation)-1), "invalid");

@@ -1,7 +1,9 @@
 /* Operations over runs of equal adjacent keys: scan by key (a scan that
- * restarts at each run) and reduce by key (one value per run), as
- * Thrust's and Boost.Compute's inclusive_scan_by_key, exclusive_scan_by_key
- * and reduce_by_key.
+ * restarts at each run), reduce by key (one value per run), unique (the
+ * first key of each run), unique by key (with its value) and run-length
+ * encoding (each run's length and offset), as Thrust's and
+ * Boost.Compute's inclusive_scan_by_key, exclusive_scan_by_key,
+ * reduce_by_key, unique, unique_by_key and CUB's RunLengthEncode.
  *
  * Key concepts:
  * - Keys and values are 1-D views of the same length, of any stride.
@@ -174,6 +176,92 @@ CLGPU_API clgpu_status clgpu_reduce_by_key_workspace_size_upto(
     clgpu_context *context, const clgpu_reduce_op *op, const char *key_equal, clgpu_type key_type,
     clgpu_type value_type, uint64_t max_n, const clgpu_call_options *options,
     clgpu_workspace_size *out);
+
+/* The first key of each run of equal adjacent `keys` (key_equal as in
+ * clgpu_scan_by_key) to run_keys[r], and the number of runs to `count`
+ * (one CLGPU_TYPE_UINT64 element, on the device). run_keys is a 1-D view
+ * of the keys' type, any stride and any length: runs past its length are
+ * not written, elements past the count are left as they were. Any
+ * built-in key type. An input an output overlaps is copied to the
+ * workspace first. Only enqueues.
+ * Errors, with nothing enqueued and the outputs unchanged:
+ * CLGPU_INVALID_ARGUMENT (NULL context, keys, run_keys or count; a
+ * key_equal that breaks the rules of docs/expressions.md; a wait list that
+ * does not match), CLGPU_EXPRESSION_TOO_LONG, CLGPU_SHAPE_MISMATCH (views
+ * not 1-D, a count that is not one element), CLGPU_TYPE_MISMATCH (run_keys
+ * not of the keys' type, count not UINT64), CLGPU_INVALID_OUTPUT (outputs
+ * that overlap each other or themselves, or are broadcast),
+ * CLGPU_UNSUPPORTED_FEATURE (a key_equal over half or double keys without
+ * the device's extension), CLGPU_MISMATCHED_OBJECTS, the workspace
+ * statuses of workspace.h, the errors of clgpu_array_check, build
+ * failures. */
+CLGPU_API clgpu_status clgpu_unique(clgpu_context *context, const char *key_equal,
+                                    const clgpu_array *run_keys, const clgpu_array *count,
+                                    const clgpu_array *keys, const clgpu_call_options *options,
+                                    cl_uint num_events, const cl_event *wait_list,
+                                    cl_event *event);
+
+/* clgpu_unique, and the value at each run's first key to run_values[r] (a
+ * 1-D view of the values' type, any stride and length, as run_keys).
+ * Values are moved as bits: any built-in type, half and double without
+ * their extensions. Errors as clgpu_unique's, and CLGPU_INVALID_ARGUMENT
+ * for NULL values or run_values, CLGPU_SHAPE_MISMATCH for keys and values
+ * of different lengths, CLGPU_TYPE_MISMATCH for run_values not of the
+ * values' type. */
+CLGPU_API clgpu_status clgpu_unique_by_key(clgpu_context *context, const char *key_equal,
+                                           const clgpu_array *run_keys,
+                                           const clgpu_array *run_values, const clgpu_array *count,
+                                           const clgpu_array *keys, const clgpu_array *values,
+                                           const clgpu_call_options *options, cl_uint num_events,
+                                           const cl_event *wait_list, cl_event *event);
+
+/* Run-length encoding of `keys`: run r's first key to run_keys[r], its
+ * number of elements to lengths[r], the index of its first element to
+ * offsets[r], and the number of runs to `count` (as clgpu_unique). Any of
+ * run_keys, lengths and offsets may be NULL (not written); lengths and
+ * offsets are 1-D views of CLGPU_TYPE_UINT32 (keys of at most 2^32 - 1
+ * elements) or CLGPU_TYPE_UINT64, any stride and length. Errors as
+ * clgpu_unique's, and CLGPU_TYPE_MISMATCH for lengths or offsets of
+ * another type, or uint for more keys than it counts. */
+CLGPU_API clgpu_status clgpu_run_length_encode(clgpu_context *context, const char *key_equal,
+                                               const clgpu_array *run_keys,
+                                               const clgpu_array *lengths,
+                                               const clgpu_array *offsets, const clgpu_array *count,
+                                               const clgpu_array *keys,
+                                               const clgpu_call_options *options,
+                                               cl_uint num_events, const cl_event *wait_list,
+                                               cl_event *event);
+
+/* The workspace clgpu_unique (values and run_values NULL) or
+ * clgpu_unique_by_key needs for these arguments, written to *out.
+ * Allocates and enqueues nothing. Errors as the call's argument checks. */
+CLGPU_API clgpu_status clgpu_unique_workspace_size(
+    clgpu_context *context, const char *key_equal, const clgpu_array *run_keys,
+    const clgpu_array *run_values, const clgpu_array *count, const clgpu_array *keys,
+    const clgpu_array *values, const clgpu_call_options *options, clgpu_workspace_size *out);
+
+/* The workspace clgpu_run_length_encode needs for these arguments. */
+CLGPU_API clgpu_status clgpu_run_length_encode_workspace_size(
+    clgpu_context *context, const char *key_equal, const clgpu_array *run_keys,
+    const clgpu_array *lengths, const clgpu_array *offsets, const clgpu_array *count,
+    const clgpu_array *keys, const clgpu_call_options *options, clgpu_workspace_size *out);
+
+/* The workspace that serves any clgpu_unique (value_type 0) or
+ * clgpu_unique_by_key (values of value_type) of up to max_n keys of
+ * key_type whose outputs overlap no input. Errors as
+ * clgpu_scan_workspace_size_upto's. */
+CLGPU_API clgpu_status clgpu_unique_workspace_size_upto(clgpu_context *context,
+                                                        const char *key_equal, clgpu_type key_type,
+                                                        clgpu_type value_type, uint64_t max_n,
+                                                        const clgpu_call_options *options,
+                                                        clgpu_workspace_size *out);
+
+/* The workspace that serves any clgpu_run_length_encode of up to max_n
+ * keys of key_type whose outputs overlap the keys nowhere, whatever the
+ * lengths' and offsets' types. */
+CLGPU_API clgpu_status clgpu_run_length_encode_workspace_size_upto(
+    clgpu_context *context, const char *key_equal, clgpu_type key_type, uint64_t max_n,
+    const clgpu_call_options *options, clgpu_workspace_size *out);
 
 #ifdef __cplusplus
 }

@@ -47,6 +47,10 @@ const char *clgpu_operation_name(clgpu_operation operation) {
       return "scan_by_key";
     case CLGPU_OPERATION_REDUCE_BY_KEY:
       return "reduce_by_key";
+    case CLGPU_OPERATION_UNIQUE:
+      return "unique";
+    case CLGPU_OPERATION_RUN_LENGTH_ENCODE:
+      return "run_length_encode";
   }
   return "invalid";
 }

@@ -1,6 +1,9 @@
-/* Scan and reduce by key (runs.h): checks, plan, enqueueing. The operator
- * is a scan or reduce spec of reduce_program.c; the kernels are
- * cl/runs.cl, built on the operator section of cl/reduce.cl.
+/* Scan and reduce by key, unique, unique by key and run-length encoding
+ * (runs.h): checks, plan, enqueueing. The operator is a scan or reduce
+ * spec of reduce_program.c (unique_by_key's: the values' bits, kept from
+ * each run's head; unique's and run-length encoding's: 1 per element,
+ * summed into the lengths); the kernels are cl/runs.cl, built on the
+ * operator section of cl/reduce.cl.
  *
  * Both shapes cut the n elements as the scans do (clgpu__split_range):
  * a cut range takes three kernels (each range's pair of heads and open-run
@@ -37,22 +40,37 @@
 
 enum { RUNS_STAGED_KEYS, RUNS_STAGED_VALUES, RUNS_HEADS, RUNS_TOTALS };
 
-/* The views of a call: scan_by_key's output, or reduce_by_key's three. */
+/* What a call writes. */
+typedef enum runs_mode {
+  RUNS_SCAN,   /* clgpu_scan_by_key: an output per element */
+  RUNS_REDUCE, /* clgpu_reduce_by_key: run keys, reduced values, count */
+  RUNS_FIRST,  /* clgpu_unique_by_key: run keys, first values, count */
+  RUNS_COUNT,  /* clgpu_unique and clgpu_run_length_encode: run keys,
+                  lengths, offsets (each optional but for unique's keys),
+                  count; no values */
+} runs_mode;
+
+/* The views of a call: scan_by_key's output, or the runs' outputs
+ * (`second`: the reduced values, the first values or the lengths). */
 typedef struct runs_views {
   const clgpu_array *keys, *values;
-  const clgpu_array *output;                   /* scan */
-  const clgpu_array *run_keys, *reduced, *count; /* reduce */
+  const clgpu_array *output;
+  const clgpu_array *run_keys, *second, *offsets, *count;
 } runs_views;
 
 typedef struct runs_plan {
   clgpu__shape shape;
   clgpu__op_spec spec;
-  int scan;          /* scan_by_key; else reduce_by_key */
-  int exclusive;     /* scan_by_key */
+  runs_mode mode;
+  int scan;      /* RUNS_SCAN */
+  int exclusive; /* scan_by_key */
   clgpu_type key_type;
   char *equal; /* the caller's key equality as one line, or NULL */
   uint64_t n;
   int stage_keys, stage_values;
+  int encode;             /* RUNS_COUNT: run-length encoding (else unique) */
+  clgpu_type values_type; /* the values', where the call has values */
+  int wide_offsets;       /* RUNS_COUNT: ulong offsets */
   clgpu__split split;
   clgpu_workspace_size report;
 } runs_plan;
@@ -83,11 +101,33 @@ static clgpu_status check_keys(const clgpu_context *context, clgpu_type key_type
   return CLGPU_SUCCESS;
 }
 
-/* The operator: a scan op, or a reduce op other than ARGMIN and ARGMAX. */
-static clgpu_status take_op(const clgpu_context *context, int scan, const void *op,
+/* The operator of the mode: the caller's scan op, the caller's reduce op
+ * other than ARGMIN and ARGMAX, the values' bits (kept, never combined),
+ * or 1 per element summed in `type` (the lengths'). */
+static clgpu_status take_op(const clgpu_context *context, runs_mode mode, const void *op,
                             clgpu_type value_type, const char *who, runs_plan *plan) {
+  if (mode == RUNS_FIRST || mode == RUNS_COUNT) {
+    clgpu_type bits = CLGPU_TYPE_UINT8;
+    if (mode == RUNS_FIRST) {
+      CLGPU__FORWARD_IF_ERROR(clgpu__check_arithmetic_type(value_type, who, "the values"));
+      static const clgpu_type unsigned_types[] = {CLGPU_TYPE_UINT8, CLGPU_TYPE_UINT16, 0,
+                                                  CLGPU_TYPE_UINT32, 0, 0, 0, CLGPU_TYPE_UINT64};
+      bits = unsigned_types[clgpu__type_size(value_type) - 1];
+    }
+    /* Lengths are counted in ulong whatever their type, so that the
+     * workspace does not depend on it. */
+    clgpu_reduce_op own = {CLGPU_REDUCE_CUSTOM,
+                           NULL,
+                           mode == RUNS_FIRST ? bits : CLGPU_TYPE_UINT64,
+                           mode == RUNS_FIRST ? "x" : "1",
+                           mode == RUNS_FIRST ? "a" : "a + b",
+                           "0"};
+    CLGPU__FORWARD_IF_ERROR(clgpu__reduce_spec(&own, bits, who, &plan->spec));
+    if (mode == RUNS_COUNT) plan->spec.result = value_type;
+    return CLGPU_SUCCESS;
+  }
   CLGPU__RETURN_ERROR_IF(!op, CLGPU_INVALID_ARGUMENT, "%s: op is NULL", who);
-  if (scan) {
+  if (mode == RUNS_SCAN) {
     const clgpu_scan_op *scan_op = op;
     CLGPU__FORWARD_IF_ERROR(clgpu__scan_spec(scan_op, value_type, who, &plan->spec));
     plan->exclusive = scan_op->exclusive != 0;
@@ -104,10 +144,11 @@ static clgpu_status take_op(const clgpu_context *context, int scan, const void *
   return clgpu__check_spec_support(context, &plan->spec, who);
 }
 
-/* Two 1-D inputs of the same length. */
+/* 1-D keys, and values of the same length where the call has them. */
 static clgpu_status check_inputs(const clgpu_context *context, const runs_views *views,
                                  const char *who) {
   CLGPU__FORWARD_IF_ERROR(clgpu__check_view_1d(views->keys, who, "keys"));
+  if (!views->values) return clgpu__check_buffer(context, views->keys->buffer, who, "keys", 0);
   CLGPU__FORWARD_IF_ERROR(clgpu__check_view_1d(views->values, who, "values"));
   CLGPU__RETURN_ERROR_IF(views->keys->shape[0] != views->values->shape[0], CLGPU_SHAPE_MISMATCH,
                          "%s: %zu keys and %zu values (one value per key)", who,
@@ -140,16 +181,36 @@ static clgpu_status check_scan_views(const clgpu_context *context, const runs_vi
   return CLGPU_SUCCESS;
 }
 
-static clgpu_status check_reduce_views(const clgpu_context *context, const runs_views *views,
-                                       const char *who, runs_plan *plan) {
-  const clgpu_array *run_keys = views->run_keys, *reduced = views->reduced, *count = views->count;
-  CLGPU__RETURN_ERROR_IF(!run_keys || !reduced || !count, CLGPU_INVALID_ARGUMENT,
-                         "%s: %s is NULL", who,
-                         !run_keys ? "run_keys"
-                         : !reduced ? "reduced"
-                                    : "count");
-  CLGPU__FORWARD_IF_ERROR(check_output(context, run_keys, plan->key_type, who, "run_keys"));
-  CLGPU__FORWARD_IF_ERROR(check_output(context, reduced, plan->spec.result, who, "reduced"));
+/* The name of a runs call's second output. */
+static const char *second_output(runs_mode mode) {
+  return mode == RUNS_REDUCE ? "reduced" : mode == RUNS_FIRST ? "run_values" : "lengths";
+}
+
+/* An optional output of the runs: 1-D, of `type` (0: uint or ulong for
+ * indices up to n), apart from the outputs checked before it. */
+static clgpu_status check_run_output(const clgpu_context *context, const clgpu_array *view,
+                                     clgpu_type type, const clgpu_array *const *before,
+                                     const char *const *before_names, int num_before,
+                                     const runs_plan *plan, const char *who, const char *name) {
+  if (!view) return CLGPU_SUCCESS;
+  if (!type) {
+    CLGPU__FORWARD_IF_ERROR(clgpu__check_view_1d(view, who, name));
+    CLGPU__FORWARD_IF_ERROR(clgpu__check_index_type(view->type, plan->n, who, name));
+    type = view->type;
+  }
+  CLGPU__FORWARD_IF_ERROR(check_output(context, view, type, who, name));
+  for (int k = 0; k < num_before; k++) {
+    if (before[k]) {
+      CLGPU__FORWARD_IF_ERROR(clgpu__check_apart(view, before[k], who, name, before_names[k]));
+    }
+  }
+  return CLGPU_SUCCESS;
+}
+
+static clgpu_status check_run_views(const clgpu_context *context, const runs_views *views,
+                                    const char *who, runs_plan *plan) {
+  const clgpu_array *count = views->count;
+  CLGPU__RETURN_ERROR_IF(!count, CLGPU_INVALID_ARGUMENT, "%s: count is NULL", who);
   CLGPU__FORWARD_IF_ERROR(clgpu__check_view(count, who, "count"));
   CLGPU__RETURN_ERROR_IF(count->type != CLGPU_TYPE_UINT64, CLGPU_TYPE_MISMATCH,
                          "%s: the count must be a ulong (CLGPU_TYPE_UINT64), not %s", who,
@@ -158,13 +219,24 @@ static clgpu_status check_reduce_views(const clgpu_context *context, const runs_
                          "%s: the count must be one element, not %zu", who,
                          clgpu__array_count(count));
   CLGPU__FORWARD_IF_ERROR(clgpu__check_buffer(context, count->buffer, who, "count", 1));
-  CLGPU__FORWARD_IF_ERROR(clgpu__check_apart(reduced, run_keys, who, "reduced", "run_keys"));
-  CLGPU__FORWARD_IF_ERROR(clgpu__check_apart(count, run_keys, who, "count", "run_keys"));
-  CLGPU__FORWARD_IF_ERROR(clgpu__check_apart(count, reduced, who, "count", "reduced"));
-  const clgpu_array *outputs[] = {run_keys, reduced, count};
-  for (int k = 0; k < 3; k++) {
+  /* The second output: the reduced values (the result type), the first
+   * values (the values' type) or the lengths (uint or ulong). */
+  const char *second_name = second_output(plan->mode);
+  clgpu_type second_type = plan->mode == RUNS_REDUCE  ? plan->spec.result
+                           : plan->mode == RUNS_FIRST ? views->values->type
+                                                      : 0;
+  const clgpu_array *outputs[] = {count, views->run_keys, views->second, views->offsets};
+  const char *const names[] = {"count", "run_keys", second_name, "offsets"};
+  CLGPU__FORWARD_IF_ERROR(check_run_output(context, views->run_keys, plan->key_type, outputs,
+                                           names, 1, plan, who, "run_keys"));
+  CLGPU__FORWARD_IF_ERROR(check_run_output(context, views->second, second_type, outputs, names,
+                                           2, plan, who, second_name));
+  CLGPU__FORWARD_IF_ERROR(check_run_output(context, views->offsets, 0, outputs, names, 3, plan,
+                                           who, "offsets"));
+  for (int k = 0; k < 4; k++) {
+    if (!outputs[k]) continue;
     plan->stage_keys |= clgpu__may_alias(views->keys, outputs[k]);
-    plan->stage_values |= clgpu__may_alias(views->values, outputs[k]);
+    if (views->values) plan->stage_values |= clgpu__may_alias(views->values, outputs[k]);
   }
   return CLGPU_SUCCESS;
 }
@@ -176,12 +248,19 @@ static clgpu_status lay_out(const clgpu_context *context, runs_plan *plan, const
   plan->split = clgpu__split_range(context, &plan->shape, plan->n);
   clgpu_workspace_size *report = &plan->report;
   clgpu__report_init(report);
-  unsigned part = clgpu__report_part(
-      report, plan->scan ? CLGPU_OPERATION_SCAN_BY_KEY : CLGPU_OPERATION_REDUCE_BY_KEY,
-      plan->shape.kind, CLGPU_ALGORITHM_AUTO, -1);
+  static const clgpu_operation operations[] = {
+      CLGPU_OPERATION_SCAN_BY_KEY, CLGPU_OPERATION_REDUCE_BY_KEY, CLGPU_OPERATION_UNIQUE,
+      CLGPU_OPERATION_RUN_LENGTH_ENCODE};
+  clgpu_operation operation = operations[plan->mode];
+  /* unique and unique_by_key are one operation, run-length encoding
+   * another. */
+  if (plan->mode == RUNS_COUNT && !plan->encode) operation = CLGPU_OPERATION_UNIQUE;
+  unsigned part =
+      clgpu__report_part(report, operation, plan->shape.kind, CLGPU_ALGORITHM_AUTO, -1);
   clgpu__report_buffer(report, part, "staged_keys", plan->key_type,
                        plan->stage_keys ? plan->n : 0);
-  clgpu__report_buffer(report, part, "staged_values", plan->spec.input,
+  clgpu__report_buffer(report, part, "staged_values",
+                       plan->values_type ? plan->values_type : plan->spec.input,
                        plan->stage_values ? plan->n : 0);
   clgpu__report_buffer(report, part, "heads", CLGPU_TYPE_UINT64, plan->split.reserved);
   clgpu__report_buffer(report, part, "totals", plan->spec.accumulator, plan->split.reserved);
@@ -195,21 +274,34 @@ static clgpu_status lay_out(const clgpu_context *context, runs_plan *plan, const
 
 /* Checks and plans a call (views given) or an "_upto" query (views NULL:
  * max_n contiguous keys and values, nothing staged). */
-static clgpu_status plan_runs(clgpu_context *context, int scan, const void *op,
+static clgpu_status plan_runs(clgpu_context *context, runs_mode mode, int encode, const void *op,
                               const char *key_equal, const runs_views *views,
                               clgpu_type key_type, clgpu_type value_type, uint64_t n,
                               const clgpu_call_options *options, const char *who,
                               runs_plan *plan) {
   memset(plan, 0, sizeof *plan);
-  plan->scan = scan;
+  plan->mode = mode;
+  plan->scan = mode == RUNS_SCAN;
+  plan->encode = encode;
   plan->n = n;
+  plan->values_type = mode == RUNS_COUNT ? 0 : value_type;
+  /* Lengths of the lengths' type; unique (and an encoding without
+   * lengths, or its _upto query) counts in ulong. */
+  if (mode == RUNS_COUNT) {
+    value_type = views && views->second ? views->second->type : CLGPU_TYPE_UINT64;
+    plan->wide_offsets = !views || !views->offsets || views->offsets->type == CLGPU_TYPE_UINT64;
+  }
   CLGPU__RETURN_ERROR_IF(!context, CLGPU_INVALID_ARGUMENT, "%s: context is NULL", who);
   CLGPU__FORWARD_IF_ERROR(clgpu__shape_resolve(context, options, who, &plan->shape));
-  clgpu_status status = take_op(context, scan, op, value_type, who, plan);
+  clgpu_status status = CLGPU_SUCCESS;
+  if (mode == RUNS_COUNT && views && views->second) {
+    status = clgpu__check_index_type(value_type, n, who, "lengths");
+  }
+  if (status == CLGPU_SUCCESS) status = take_op(context, mode, op, value_type, who, plan);
   if (status == CLGPU_SUCCESS) status = check_keys(context, key_type, key_equal, who, plan);
   if (status == CLGPU_SUCCESS && views) {
-    status = scan ? check_scan_views(context, views, who, plan)
-                  : check_reduce_views(context, views, who, plan);
+    status = plan->scan ? check_scan_views(context, views, who, plan)
+                        : check_run_views(context, views, who, plan);
   }
   if (status == CLGPU_SUCCESS) status = lay_out(context, plan, who);
   if (status != CLGPU_SUCCESS) runs_free(plan);
@@ -243,18 +335,31 @@ static clgpu_status runs_program(clgpu_context *context, const runs_plan *plan, 
     }
   }
   if (plan->scan) extra[count++] = (clgpu_define){"CLGPU_RUN_SCAN", NULL};
+  if (plan->mode == RUNS_FIRST) extra[count++] = (clgpu_define){"CLGPU_RUN_FIRST", NULL};
+  if (plan->mode == RUNS_COUNT) {
+    extra[count++] = (clgpu_define){"CLGPU_RUN_NO_VALUES", NULL};
+    if (!plan->wide_offsets) extra[count++] = (clgpu_define){"CLGPU_RUN_OFFSET_T", "uint"};
+  }
   if (strided) extra[count++] = (clgpu_define){"CLGPU_RUN_STRIDED", NULL};
   return clgpu__spec_program_with(context, &plan->spec, &plan->shape, extra, count, "runs", out);
 }
 
-/* A view's place and stride as a kernel reads it (a staged copy: 1). */
+/* A view's place and stride as a kernel reads it (a staged copy: 1), and
+ * how many elements it has room for (0: a view the call does not have,
+ * whose place is a stand-in the kernel never writes). */
 typedef struct runs_view_arg {
   clgpu__place place;
   cl_long step;
+  cl_ulong capacity;
 } runs_view_arg;
 
-static clgpu_status view_arg(const clgpu_array *view, runs_view_arg *out) {
+static clgpu_status view_arg(const clgpu_array *view, clgpu__place stand_in, runs_view_arg *out) {
+  out->step = 1;
+  out->capacity = 0;
+  out->place = stand_in;
+  if (!view) return CLGPU_SUCCESS;
   out->step = view->strides[0];
+  out->capacity = view->shape[0];
   return clgpu__place_of(view, &out->place);
 }
 
@@ -262,6 +367,7 @@ static clgpu_status staged_arg(clgpu_context *context, clgpu__chain *chain,
                                const clgpu__scratch *scratch, unsigned index, int stage,
                                const clgpu_array *view, const char *who, runs_view_arg *out) {
   out->step = stage ? 1 : view->strides[0];
+  out->capacity = view->shape[0];
   return clgpu__input_place(context, chain, scratch, index, stage, view, &out->place, who);
 }
 
@@ -270,7 +376,29 @@ static clgpu_status staged_arg(clgpu_context *context, clgpu__chain *chain,
   (CLGPU__BUFFER_ARG(0) | CLGPU__BUFFER_ARG(3) | CLGPU__BUFFER_ARG(8) | CLGPU__BUFFER_ARG(10))
 #define RUNS_ARG_CARRIES (CLGPU__BUFFER_ARG(0) | CLGPU__BUFFER_ARG(2))
 #define RUNS_ARG_SCAN (RUNS_ARG_TOTALS | CLGPU__BUFFER_ARG(13))
-#define RUNS_ARG_REDUCE (RUNS_ARG_SCAN | CLGPU__BUFFER_ARG(17) | CLGPU__BUFFER_ARG(21))
+#define RUNS_ARG_RUNS \
+  (RUNS_ARG_SCAN | CLGPU__BUFFER_ARG(17) | CLGPU__BUFFER_ARG(21) | CLGPU__BUFFER_ARG(23))
+
+/* The arguments of clgpu_runs_write from 13 on: the outputs. */
+static clgpu_status set_outputs(cl_kernel kernel, const runs_plan *plan,
+                                const runs_view_arg *outputs) {
+  if (plan->scan) {
+    cl_int exclusive = plan->exclusive;
+    const runs_view_arg *out = &outputs[0];
+    clgpu__kernel_arg args[] = {ARG(out->place.buffer), ARG(out->place.offset), ARG(out->step),
+                                ARG(exclusive)};
+    return clgpu__set_args(kernel, 13, args, 4, "clgpu_runs_write");
+  }
+  const runs_view_arg *keys = &outputs[0], *second = &outputs[1], *count = &outputs[2];
+  const runs_view_arg *offsets = &outputs[3];
+  clgpu__kernel_arg args[] = {
+      ARG(keys->place.buffer),    ARG(keys->place.offset),    ARG(keys->step),
+      ARG(keys->capacity),        ARG(second->place.buffer),  ARG(second->place.offset),
+      ARG(second->step),          ARG(second->capacity),      ARG(count->place.buffer),
+      ARG(count->place.offset),   ARG(offsets->place.buffer), ARG(offsets->place.offset),
+      ARG(offsets->step),         ARG(offsets->capacity)};
+  return clgpu__set_args(kernel, 13, args, 14, "clgpu_runs_write");
+}
 
 static clgpu_status run_runs(clgpu_context *context, const runs_plan *plan,
                              const runs_views *views, const clgpu_call_options *options,
@@ -278,41 +406,44 @@ static clgpu_status run_runs(clgpu_context *context, const runs_plan *plan,
                              const char *who) {
   clgpu__chain chain;
   clgpu__chain_begin(&chain, num_events, wait_list);
-  /* An empty scan writes nothing; an empty reduction still writes its
-   * count of 0. */
+  /* An empty scan writes nothing; the runs' calls still write their count
+   * of 0. */
   if (plan->scan && plan->n == 0) return clgpu__chain_end(context, &chain, event);
+  /* The views the call does not have are NULL, which the check skips. */
   clgpu__argument arguments[] = {{views->keys, "keys"},         {views->values, "values"},
                                  {views->output, "output"},     {views->run_keys, "run_keys"},
-                                 {views->reduced, "reduced"},   {views->count, "count"}};
-  clgpu__argument listed[6];
-  unsigned num_listed = 0;
-  for (unsigned k = 0; k < 6; k++) {
-    if (arguments[k].array) listed[num_listed++] = arguments[k];
-  }
+                                 {views->second, second_output(plan->mode)},
+                                 {views->offsets, "offsets"},
+                                 {views->count, "count"}};
   clgpu__scratch scratch;
-  CLGPU__FORWARD_IF_ERROR(clgpu__scratch_acquire(context, &plan->report,
-                                                 options ? options->workspace : NULL, listed,
-                                                 num_listed, who, &scratch));
+  CLGPU__FORWARD_IF_ERROR(clgpu__scratch_acquire(
+      context, &plan->report, options ? options->workspace : NULL, arguments, 7, who, &scratch));
   clgpu__leases held = {{0}, {0}, {0}, 0};
   int multi = plan->split.reserved > 0;
-  runs_view_arg keys, values, first, second, third;
-  memset(&first, 0, sizeof first);
-  memset(&second, 0, sizeof second);
-  memset(&third, 0, sizeof third);
+  runs_view_arg keys, values, outputs[4];
+  memset(outputs, 0, sizeof outputs);
   clgpu_status status = staged_arg(context, &chain, &scratch, RUNS_STAGED_KEYS, plan->stage_keys,
                                    views->keys, who, &keys);
-  if (status == CLGPU_SUCCESS) {
+  if (status == CLGPU_SUCCESS && views->values) {
     status = staged_arg(context, &chain, &scratch, RUNS_STAGED_VALUES, plan->stage_values,
                         views->values, who, &values);
+  } else {
+    /* No values (unique, run-length encoding): never read. */
+    values = keys;
+    values.step = 1;
   }
-  if (status == CLGPU_SUCCESS && plan->scan) status = view_arg(views->output, &first);
-  if (status == CLGPU_SUCCESS && !plan->scan) {
-    status = view_arg(views->run_keys, &first);
-    if (status == CLGPU_SUCCESS) status = view_arg(views->reduced, &second);
-    if (status == CLGPU_SUCCESS) status = view_arg(views->count, &third);
+  const clgpu_array *written[4] = {views->output, NULL, NULL, NULL};
+  if (!plan->scan) {
+    written[0] = views->run_keys;
+    written[1] = views->second;
+    written[2] = views->count;
+    written[3] = views->offsets;
   }
-  int strided = keys.step != 1 || values.step != 1 || first.step != 1 ||
-                (!plan->scan && second.step != 1);
+  for (int k = 0; k < 4 && status == CLGPU_SUCCESS; k++) {
+    status = view_arg(written[k], keys.place, &outputs[k]);
+  }
+  int strided = keys.step != 1 || values.step != 1;
+  for (int k = 0; k < 4; k++) strided |= outputs[k].step != 1;
   clgpu_program *program = NULL;
   cl_kernel totals_kernel = NULL, carries_kernel = NULL, write_kernel = NULL;
   if (status == CLGPU_SUCCESS) status = runs_program(context, plan, strided, &program);
@@ -325,7 +456,7 @@ static clgpu_status run_runs(clgpu_context *context, const runs_plan *plan,
   }
   if (status == CLGPU_SUCCESS) {
     status = clgpu__lease(&held, program, "clgpu_runs_write",
-                          plan->scan ? RUNS_ARG_SCAN : RUNS_ARG_REDUCE, &write_kernel);
+                          plan->scan ? RUNS_ARG_SCAN : RUNS_ARG_RUNS, &write_kernel);
   }
   cl_ulong n = plan->n, chunk = multi ? plan->split.chunk : plan->n;
   uint64_t groups = multi ? plan->split.groups : 1;
@@ -368,21 +499,7 @@ static clgpu_status run_runs(clgpu_context *context, const runs_plan *plan,
                                 ARG(use_carries)};
     status = clgpu__set_args(write_kernel, 0, args, 13, "clgpu_runs_write");
   }
-  if (status == CLGPU_SUCCESS && plan->scan) {
-    cl_int exclusive = plan->exclusive;
-    clgpu__kernel_arg args[] = {ARG(first.place.buffer), ARG(first.place.offset), ARG(first.step),
-                                ARG(exclusive)};
-    status = clgpu__set_args(write_kernel, 13, args, 4, "clgpu_runs_write");
-  } else if (status == CLGPU_SUCCESS) {
-    cl_ulong key_capacity = views->run_keys->shape[0];
-    cl_ulong value_capacity = views->reduced->shape[0];
-    clgpu__kernel_arg args[] = {ARG(first.place.buffer),  ARG(first.place.offset),
-                                ARG(first.step),          ARG(key_capacity),
-                                ARG(second.place.buffer), ARG(second.place.offset),
-                                ARG(second.step),         ARG(value_capacity),
-                                ARG(third.place.buffer),  ARG(third.place.offset)};
-    status = clgpu__set_args(write_kernel, 13, args, 10, "clgpu_runs_write");
-  }
+  if (status == CLGPU_SUCCESS) status = set_outputs(write_kernel, plan, outputs);
   if (status == CLGPU_SUCCESS) {
     status = clgpu__chain_kernel(context, &chain, write_kernel, clgpu__global_size(groups, group),
                                  group, "clEnqueueNDRangeKernel(clgpu_runs_write)");
@@ -392,7 +509,7 @@ static clgpu_status run_runs(clgpu_context *context, const runs_plan *plan,
 
 /* Every entry point: the checks, the plan, then the report into `query`
  * when it is not NULL, else the run. */
-static clgpu_status runs_entry(clgpu_context *context, int scan, const void *op,
+static clgpu_status runs_entry(clgpu_context *context, runs_mode mode, int encode, const void *op,
                                const char *key_equal, const runs_views *views,
                                const clgpu_call_options *options, cl_uint num_events,
                                const cl_event *wait_list, cl_event *event,
@@ -400,14 +517,22 @@ static clgpu_status runs_entry(clgpu_context *context, int scan, const void *op,
   CLGPU__RETURN_ERROR_IF(!context, CLGPU_INVALID_ARGUMENT, "%s: context is NULL", who);
   CLGPU__FORWARD_IF_ERROR(clgpu__check_wait_list(context, num_events, wait_list, who));
   CLGPU__RETURN_ERROR_IF(!views->keys, CLGPU_INVALID_ARGUMENT, "%s: keys is NULL", who);
-  CLGPU__RETURN_ERROR_IF(!views->values, CLGPU_INVALID_ARGUMENT, "%s: values is NULL", who);
-  CLGPU__RETURN_ERROR_IF(scan && !views->output, CLGPU_INVALID_ARGUMENT, "%s: output is NULL",
-                         who);
+  CLGPU__RETURN_ERROR_IF(mode != RUNS_COUNT && !views->values, CLGPU_INVALID_ARGUMENT,
+                         "%s: values is NULL", who);
+  CLGPU__RETURN_ERROR_IF(mode == RUNS_SCAN && !views->output, CLGPU_INVALID_ARGUMENT,
+                         "%s: output is NULL", who);
+  /* Run keys are optional in a run-length encoding only. */
+  CLGPU__RETURN_ERROR_IF(mode != RUNS_SCAN && !encode && !views->run_keys, CLGPU_INVALID_ARGUMENT,
+                         "%s: run_keys is NULL", who);
+  CLGPU__RETURN_ERROR_IF(
+      (mode == RUNS_REDUCE || mode == RUNS_FIRST) && !views->second, CLGPU_INVALID_ARGUMENT,
+      "%s: %s is NULL", who, mode == RUNS_REDUCE ? "reduced" : "run_values");
   CLGPU__FORWARD_IF_ERROR(check_inputs(context, views, who));
   runs_plan plan;
-  CLGPU__FORWARD_IF_ERROR(plan_runs(context, scan, op, key_equal, views, views->keys->type,
-                                    views->values->type, views->keys->shape[0], options, who,
-                                    &plan));
+  CLGPU__FORWARD_IF_ERROR(plan_runs(context, mode, encode, op, key_equal, views,
+                                    views->keys->type,
+                                    views->values ? views->values->type : CLGPU_TYPE_UINT8,
+                                    views->keys->shape[0], options, who, &plan));
   clgpu_status status = CLGPU_SUCCESS;
   if (query) {
     *query = plan.report;
@@ -418,14 +543,14 @@ static clgpu_status runs_entry(clgpu_context *context, int scan, const void *op,
   return status;
 }
 
-static clgpu_status runs_upto(clgpu_context *context, int scan, const void *op,
+static clgpu_status runs_upto(clgpu_context *context, runs_mode mode, int encode, const void *op,
                               const char *key_equal, clgpu_type key_type, clgpu_type value_type,
                               uint64_t max_n, const clgpu_call_options *options,
                               clgpu_workspace_size *out, const char *who) {
   CLGPU__RETURN_ERROR_IF(!out, CLGPU_INVALID_ARGUMENT, "%s: out is NULL", who);
   runs_plan plan;
-  clgpu_status status = plan_runs(context, scan, op, key_equal, NULL, key_type, value_type,
-                                  max_n, options, who, &plan);
+  clgpu_status status = plan_runs(context, mode, encode, op, key_equal, NULL, key_type,
+                                  value_type, max_n, options, who, &plan);
   if (status != CLGPU_SUCCESS) {
     clgpu__append_max_n(max_n);
     return status;
@@ -435,14 +560,16 @@ static clgpu_status runs_upto(clgpu_context *context, int scan, const void *op,
   return CLGPU_SUCCESS;
 }
 
+/* ---- scan and reduce by key ---- */
+
 clgpu_status clgpu_scan_by_key(clgpu_context *context, const clgpu_scan_op *op,
                                const char *key_equal, const clgpu_array *output,
                                const clgpu_array *values, const clgpu_array *keys,
                                const clgpu_call_options *options, cl_uint num_events,
                                const cl_event *wait_list, cl_event *event) {
-  runs_views views = {keys, values, output, NULL, NULL, NULL};
-  return runs_entry(context, 1, op, key_equal, &views, options, num_events, wait_list, event,
-                    NULL, "clgpu_scan_by_key");
+  runs_views views = {keys, values, output, NULL, NULL, NULL, NULL};
+  return runs_entry(context, RUNS_SCAN, 0, op, key_equal, &views, options, num_events, wait_list,
+                    event, NULL, "clgpu_scan_by_key");
 }
 
 clgpu_status clgpu_scan_by_key_workspace_size(clgpu_context *context, const clgpu_scan_op *op,
@@ -452,8 +579,9 @@ clgpu_status clgpu_scan_by_key_workspace_size(clgpu_context *context, const clgp
                                               clgpu_workspace_size *out) {
   const char *who = "clgpu_scan_by_key_workspace_size";
   CLGPU__RETURN_ERROR_IF(!out, CLGPU_INVALID_ARGUMENT, "%s: out is NULL", who);
-  runs_views views = {keys, values, output, NULL, NULL, NULL};
-  return runs_entry(context, 1, op, key_equal, &views, options, 0, NULL, NULL, out, who);
+  runs_views views = {keys, values, output, NULL, NULL, NULL, NULL};
+  return runs_entry(context, RUNS_SCAN, 0, op, key_equal, &views, options, 0, NULL, NULL, out,
+                    who);
 }
 
 clgpu_status clgpu_scan_by_key_workspace_size_upto(clgpu_context *context,
@@ -462,8 +590,8 @@ clgpu_status clgpu_scan_by_key_workspace_size_upto(clgpu_context *context,
                                                    uint64_t max_n,
                                                    const clgpu_call_options *options,
                                                    clgpu_workspace_size *out) {
-  return runs_upto(context, 1, op, key_equal, key_type, value_type, max_n, options, out,
-                   "clgpu_scan_by_key_workspace_size_upto");
+  return runs_upto(context, RUNS_SCAN, 0, op, key_equal, key_type, value_type, max_n, options,
+                   out, "clgpu_scan_by_key_workspace_size_upto");
 }
 
 clgpu_status clgpu_reduce_by_key(clgpu_context *context, const clgpu_reduce_op *op,
@@ -472,9 +600,9 @@ clgpu_status clgpu_reduce_by_key(clgpu_context *context, const clgpu_reduce_op *
                                  const clgpu_array *keys, const clgpu_array *values,
                                  const clgpu_call_options *options, cl_uint num_events,
                                  const cl_event *wait_list, cl_event *event) {
-  runs_views views = {keys, values, NULL, run_keys, reduced, count};
-  return runs_entry(context, 0, op, key_equal, &views, options, num_events, wait_list, event,
-                    NULL, "clgpu_reduce_by_key");
+  runs_views views = {keys, values, NULL, run_keys, reduced, NULL, count};
+  return runs_entry(context, RUNS_REDUCE, 0, op, key_equal, &views, options, num_events,
+                    wait_list, event, NULL, "clgpu_reduce_by_key");
 }
 
 clgpu_status clgpu_reduce_by_key_workspace_size(
@@ -484,14 +612,88 @@ clgpu_status clgpu_reduce_by_key_workspace_size(
     clgpu_workspace_size *out) {
   const char *who = "clgpu_reduce_by_key_workspace_size";
   CLGPU__RETURN_ERROR_IF(!out, CLGPU_INVALID_ARGUMENT, "%s: out is NULL", who);
-  runs_views views = {keys, values, NULL, run_keys, reduced, count};
-  return runs_entry(context, 0, op, key_equal, &views, options, 0, NULL, NULL, out, who);
+  runs_views views = {keys, values, NULL, run_keys, reduced, NULL, count};
+  return runs_entry(context, RUNS_REDUCE, 0, op, key_equal, &views, options, 0, NULL, NULL, out,
+                    who);
 }
 
 clgpu_status clgpu_reduce_by_key_workspace_size_upto(
     clgpu_context *context, const clgpu_reduce_op *op, const char *key_equal, clgpu_type key_type,
     clgpu_type value_type, uint64_t max_n, const clgpu_call_options *options,
     clgpu_workspace_size *out) {
-  return runs_upto(context, 0, op, key_equal, key_type, value_type, max_n, options, out,
-                   "clgpu_reduce_by_key_workspace_size_upto");
+  return runs_upto(context, RUNS_REDUCE, 0, op, key_equal, key_type, value_type, max_n, options,
+                   out, "clgpu_reduce_by_key_workspace_size_upto");
+}
+
+/* ---- unique, unique by key, run-length encoding ---- */
+
+clgpu_status clgpu_unique(clgpu_context *context, const char *key_equal,
+                          const clgpu_array *run_keys, const clgpu_array *count,
+                          const clgpu_array *keys, const clgpu_call_options *options,
+                          cl_uint num_events, const cl_event *wait_list, cl_event *event) {
+  runs_views views = {keys, NULL, NULL, run_keys, NULL, NULL, count};
+  return runs_entry(context, RUNS_COUNT, 0, NULL, key_equal, &views, options, num_events,
+                    wait_list, event, NULL, "clgpu_unique");
+}
+
+clgpu_status clgpu_unique_by_key(clgpu_context *context, const char *key_equal,
+                                 const clgpu_array *run_keys, const clgpu_array *run_values,
+                                 const clgpu_array *count, const clgpu_array *keys,
+                                 const clgpu_array *values, const clgpu_call_options *options,
+                                 cl_uint num_events, const cl_event *wait_list, cl_event *event) {
+  runs_views views = {keys, values, NULL, run_keys, run_values, NULL, count};
+  return runs_entry(context, RUNS_FIRST, 0, NULL, key_equal, &views, options, num_events,
+                    wait_list, event, NULL, "clgpu_unique_by_key");
+}
+
+clgpu_status clgpu_run_length_encode(clgpu_context *context, const char *key_equal,
+                                     const clgpu_array *run_keys, const clgpu_array *lengths,
+                                     const clgpu_array *offsets, const clgpu_array *count,
+                                     const clgpu_array *keys, const clgpu_call_options *options,
+                                     cl_uint num_events, const cl_event *wait_list,
+                                     cl_event *event) {
+  runs_views views = {keys, NULL, NULL, run_keys, lengths, offsets, count};
+  return runs_entry(context, RUNS_COUNT, 1, NULL, key_equal, &views, options, num_events,
+                    wait_list, event, NULL, "clgpu_run_length_encode");
+}
+
+clgpu_status clgpu_unique_workspace_size(clgpu_context *context, const char *key_equal,
+                                         const clgpu_array *run_keys, const clgpu_array *run_values,
+                                         const clgpu_array *count, const clgpu_array *keys,
+                                         const clgpu_array *values,
+                                         const clgpu_call_options *options,
+                                         clgpu_workspace_size *out) {
+  const char *who = "clgpu_unique_workspace_size";
+  CLGPU__RETURN_ERROR_IF(!out, CLGPU_INVALID_ARGUMENT, "%s: out is NULL", who);
+  runs_views views = {keys, values, NULL, run_keys, run_values, NULL, count};
+  return runs_entry(context, values ? RUNS_FIRST : RUNS_COUNT, 0, NULL, key_equal, &views,
+                    options, 0, NULL, NULL, out, who);
+}
+
+clgpu_status clgpu_run_length_encode_workspace_size(
+    clgpu_context *context, const char *key_equal, const clgpu_array *run_keys,
+    const clgpu_array *lengths, const clgpu_array *offsets, const clgpu_array *count,
+    const clgpu_array *keys, const clgpu_call_options *options, clgpu_workspace_size *out) {
+  const char *who = "clgpu_run_length_encode_workspace_size";
+  CLGPU__RETURN_ERROR_IF(!out, CLGPU_INVALID_ARGUMENT, "%s: out is NULL", who);
+  runs_views views = {keys, NULL, NULL, run_keys, lengths, offsets, count};
+  return runs_entry(context, RUNS_COUNT, 1, NULL, key_equal, &views, options, 0, NULL, NULL, out,
+                    who);
+}
+
+clgpu_status clgpu_unique_workspace_size_upto(clgpu_context *context, const char *key_equal,
+                                              clgpu_type key_type, clgpu_type value_type,
+                                              uint64_t max_n, const clgpu_call_options *options,
+                                              clgpu_workspace_size *out) {
+  return runs_upto(context, value_type ? RUNS_FIRST : RUNS_COUNT, 0, NULL, key_equal, key_type,
+                   value_type, max_n, options, out, "clgpu_unique_workspace_size_upto");
+}
+
+clgpu_status clgpu_run_length_encode_workspace_size_upto(clgpu_context *context,
+                                                         const char *key_equal,
+                                                         clgpu_type key_type, uint64_t max_n,
+                                                         const clgpu_call_options *options,
+                                                         clgpu_workspace_size *out) {
+  return runs_upto(context, RUNS_COUNT, 1, NULL, key_equal, key_type, CLGPU_TYPE_UINT64, max_n,
+                   options, out, "clgpu_run_length_encode_workspace_size_upto");
 }

@@ -29,6 +29,7 @@
 #include "call.h"
 #include "chain.h"
 #include "check.h"
+#include "context_internal.h"
 #include "expression.h"
 #include "lease.h"
 #include "reduce_program.h"
@@ -140,6 +141,12 @@ static clgpu_status take_op(const clgpu_context *context, runs_mode mode, const 
         "reduce the positions with a CUSTOM op instead)",
         who);
     CLGPU__FORWARD_IF_ERROR(clgpu__reduce_spec(reduce_op, value_type, who, &plan->spec));
+  }
+  /* A device that fails on char MIN and MAX (the quirks table) orders in
+   * int: the same order, the values and results still int8. */
+  if (context->quirks.widen_char_order && plan->spec.order &&
+      plan->spec.accumulator == CLGPU_TYPE_INT8) {
+    plan->spec.accumulator = CLGPU_TYPE_INT32;
   }
   return clgpu__check_spec_support(context, &plan->spec, who);
 }

@@ -15,6 +15,7 @@ typedef enum quirk_kind {
   QUIRK_FRAGILE_BUILD_OPTIONS,
   QUIRK_LOOP_ITERATION_CAP,
   QUIRK_KERNEL_GROUP_SIZE_UNRELIABLE,
+  QUIRK_WIDEN_CHAR_ORDER,
 } quirk_kind;
 
 typedef struct quirk_row {
@@ -61,6 +62,12 @@ static const quirk_row quirk_table[] = {
      "work-item copying 65536 elements in a loop leaves the last one unwritten (rusticl, "
      "Mesa 22.3.6, LLVM 15)",
      "tests/test_sort.c loop_iteration_cap; docs/quirks.md"},
+    {NULL, "llvmpipe", NULL, QUIRK_WIDEN_CHAR_ORDER, 1,
+     "Mesa's llvmpipe ends the process with a segmentation fault inside the compiled code of "
+     "cl/runs.cl's kernels when their accumulator is char under MIN or MAX (a select of two "
+     "chars from a comparison); uchar, short and wider types run right (rusticl, Mesa 22.3.6, "
+     "LLVM 15)",
+     "tests/test_runs.c scan_every_type_and_operator; docs/quirks.md"},
 };
 
 static int matches(const char *pattern, const char *text) {
@@ -73,6 +80,7 @@ void clgpu__quirks_for(const clgpu_device_info *info, clgpu__quirks *quirks) {
   quirks->fragile_build_options = 0;
   quirks->loop_iteration_cap = 0;
   quirks->kernel_group_size_unreliable = 0;
+  quirks->widen_char_order = 0;
   for (size_t i = 0; i < sizeof quirk_table / sizeof quirk_table[0]; i++) {
     const quirk_row *row = &quirk_table[i];
     if (!matches(row->platform, info->platform_name) || !matches(row->device, info->name) ||
@@ -94,6 +102,9 @@ void clgpu__quirks_for(const clgpu_device_info *info, clgpu__quirks *quirks) {
         break;
       case QUIRK_KERNEL_GROUP_SIZE_UNRELIABLE:
         quirks->kernel_group_size_unreliable = row->value != 0;
+        break;
+      case QUIRK_WIDEN_CHAR_ORDER:
+        quirks->widen_char_order = row->value != 0;
         break;
     }
   }

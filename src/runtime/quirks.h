@@ -26,6 +26,9 @@ typedef struct clgpu__quirks {
   /* Whether CL_KERNEL_WORK_GROUP_SIZE is not a kernel's limit on this
    * device, so a kernel is not refused for it (lease.c). */
   int kernel_group_size_unreliable;
+  /* Whether MIN and MAX over int8 in cl/runs.cl's kernels take an int
+   * accumulator (the values and results stay int8). */
+  int widen_char_order;
 } clgpu__quirks;
 
 void clgpu__quirks_for(const clgpu_device_info *info, clgpu__quirks *quirks);

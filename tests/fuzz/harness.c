@@ -923,6 +923,7 @@ enum {
   GOP_NAMES,
   GOP_OPAQUE,
   GOP_SEARCH,
+  GOP_RUNS,
   ALGO_OP_COUNT
 };
 
@@ -944,6 +945,7 @@ static const fuzz_op algorithm_ops[ALGO_OP_COUNT] = {
     [GOP_NAMES] = op_algo_names,
     [GOP_OPAQUE] = op_algo_opaque,
     [GOP_SEARCH] = op_algo_search,
+    [GOP_RUNS] = op_algo_runs,
 };
 
 /* The operation an opcode names, its escape's sub-opcode taken first. */

@@ -543,6 +543,10 @@ void op_algo_query_upto(fuzz_run *run);
 void op_algo_workspace(fuzz_run *run);
 void op_algo_workspace_destroy(fuzz_run *run);
 
+/* ops_runs.c: scan and reduce by key over runs of equal adjacent keys, and
+ * their workspace queries. */
+void op_algo_runs(fuzz_run *run);
+
 /* ops_opaque.c: CLGPU_TYPE_OPAQUE views across the families, refused by
  * every function that computes and moved exactly by every one that moves. */
 void op_algo_opaque(fuzz_run *run);

@@ -418,6 +418,120 @@ class Run(BenchTestCase):
                                    delta=float(row["clgpu_over_cpu"]) * 1e-3, msg=where)
             self.assertTrue(row["boost_note"].startswith("no peer"), where)
 
+        # reduce_by_key and scan_by_key (with scan, for scan_by_key's ratio
+        # to it), the same way: not part of the default run, so named.
+        self.check_by_key_table_and_csv()
+
+    def check_by_key_table_and_csv(self):
+        common = ("run", "--ops", "reduce_by_key,scan_by_key,scan", "--types", "int32,uint64",
+                  "--sizes", "1K,64K", "--repeat", "2", "--warmup", "1", "--no-boost",
+                  "--no-first-call")
+        table = bench(*common)
+        self.assert_exit(table, 0)
+        lines = table.stdout.splitlines()
+        runs = {}
+        for op in ("reduce_by_key", "scan_by_key"):
+            for type_name in ("int32", "uint64"):
+                for size in ("1K", "64K"):
+                    where = f"{op} {type_name} {size}\n" + describe(table)
+                    # The main table: algo, wall ms, Melem/s, GB/s, %ref,
+                    # %lim, event ms | CPU GB/s, x CPU | Boost n/a.
+                    rows = [line for line in lines
+                            if re.match(rf"^{op}\s+{type_name}\s+{size}\s+[a-z]", line)]
+                    self.assertEqual(len(rows), 1, where)
+                    figures = re.match(
+                        rf"^{op}\s+{type_name}\s+{size}\s+(chunked|tiled)\s+"
+                        r"[\d.]+ \([\d.]+-[\d.]+\)\s+(\d+)\s+([\d.]+)\s+\d+%\s+\d+%\s+\S+ \|"
+                        r"\s+([\d.]+)\s+([\d.]+)x \|\s+n/a\s+n/a$", rows[0])
+                    self.assertIsNotNone(figures, where)
+                    self.assertGreater(float(figures.group(5)), 0, where)  # x CPU
+                    # The by-key table: runs, the C loop's ms (min-max), its
+                    # calls, x C, clgpu's and C's Mkeys/s, x scan (GB/s and
+                    # Melem/s: scan_by_key only), the peers' note.
+                    rows = [line for line in lines
+                            if re.match(rf"^{op}\s+{type_name}\s+{size}\s+\d+\s+[\d.]", line)]
+                    self.assertEqual(len(rows), 1, where)
+                    figures = re.match(
+                        rf"^{op}\s+{type_name}\s+{size}\s+(\d+)\s+([\d.]+) \([\d.]+-[\d.]+\)"
+                        r"\s+(\d+)\s+([\d.]+)x\s+([\d.]+)\s+([\d.]+)\s+(\S+)\s+(\S+)\s+(.*)$",
+                        rows[0])
+                    self.assertIsNotNone(figures, where)
+                    self.assertEqual(figures.group(3), "2", where)
+                    for k in (2, 4, 5, 6):
+                        self.assertGreater(float(figures.group(k)), 0, where)
+                    # Runs of 1 to 15 keys: n/15 to n of them, about n/8.
+                    n = 1024 if size == "1K" else 65536
+                    count = int(figures.group(1))
+                    self.assertTrue(n / 15 <= count <= n, where)
+                    if size == "64K":
+                        self.assertAlmostEqual(count / n, 1 / 8, delta=0.01, msg=where)
+                    runs.setdefault((type_name, size), set()).add(count)
+                    if op == "scan_by_key":
+                        for k in (7, 8):
+                            self.assertRegex(figures.group(k), r"^[\d.]+x$", where)
+                            self.assertGreater(float(figures.group(k)[:-1]), 0, where)
+                        self.assertTrue(figures.group(9).startswith(
+                            "no peer: Boost.Compute has no inclusive_scan_by_key"), where)
+                    else:
+                        self.assertEqual((figures.group(7), figures.group(8)), ("n/a", "n/a"), where)
+                        self.assertEqual(figures.group(9),
+                                         "--no-boost; PyOpenCL has no by-key operations", where)
+        # Both ops see the same keys in a case.
+        for key, counts in runs.items():
+            self.assertEqual(len(counts), 1, f"{key}: {counts}")
+        self.assertRegex(table.stdout, r"(?m)^by key\s+type\s+n\s+runs\s+C loop ms \(min-max\)\s+"
+                         r"calls\s+x C\s+clgpu Mkeys/s\s+C Mkeys/s\s+x scan GB/s\s+"
+                         r"x scan Melem/s\s+peers$")
+        self.assertIn("PyOpenCL has no by-key operations", table.stdout)
+
+        result = bench(*common, "--format", "csv")
+        self.assert_exit(result, 0)
+        rows = list(csv.DictReader(io.StringIO(result.stdout)))
+        self.assertEqual([(r["op"], r["type"], r["n"]) for r in rows],
+                         [(op, t, n) for t in ("int32", "uint64") for n in ("1024", "65536")
+                          for op in ("scan", "reduce_by_key", "scan_by_key")], describe(result))
+        gbps = {}
+        for row in rows:
+            where = f"{row['op']} {row['type']} {row['n']}"
+            n, size = int(row["n"]), 4 if row["type"] == "int32" else 8
+            gbps[(row["op"], row["type"], n)] = float(row["gb_per_s"])
+            if row["op"] == "scan":
+                self.assertEqual(row["runs"], "", where)
+                self.assertEqual(row["gb_per_s_relative_to_scan"], "", where)
+                continue
+            runs = int(row["runs"])
+            self.assertTrue(n / 15 <= runs <= n, where)
+            # Keys and values read; reduce_by_key: a key and a sum per run
+            # and the uint64 count written; scan_by_key: n values written.
+            if row["op"] == "reduce_by_key":
+                self.assertEqual(int(row["bytes"]), n * (4 + size) + runs * (4 + size) + 8, where)
+                self.assertEqual(row["gb_per_s_relative_to_scan"], "", where)
+                self.assertEqual(row["boost_note"],
+                                 "--no-boost; PyOpenCL has no by-key operations", where)
+            else:
+                self.assertEqual(int(row["bytes"]), n * (4 + size) + n * size, where)
+                for key in ("gb_per_s_relative_to_scan", "melem_per_s_relative_to_scan"):
+                    self.assertGreater(float(row[key]), 0, f"{where}: {key}")
+                self.assertTrue(row["boost_note"].startswith("no peer"), where)
+            self.assertEqual(row["reference_op"], "copy_kernel", where)
+            self.assertEqual(row["cpu_baseline"], "C loop, one thread", where)
+            self.assertEqual(row["cpu_calls"], "2", where)
+            for key in ("melem_per_s", "gb_per_s", "cpu_ms_median", "cpu_gb_per_s",
+                        "clgpu_over_cpu", "share_of_reference"):
+                self.assertGreater(float(row[key]), 0, f"{where}: {key}")
+            self.assertAlmostEqual(float(row["clgpu_over_cpu"]),
+                                   float(row["cpu_ms_median"]) / float(row["wall_ms_median"]),
+                                   delta=float(row["clgpu_over_cpu"]) * 1e-3, msg=where)
+        # scan_by_key's ratio is its GB/s over the scan row's of the same case.
+        for row in rows:
+            if row["op"] != "scan_by_key":
+                continue
+            key = (row["type"], int(row["n"]))
+            self.assertAlmostEqual(float(row["gb_per_s_relative_to_scan"]),
+                                   gbps[("scan_by_key", *key)] / gbps[("scan", *key)],
+                                   delta=float(row["gb_per_s_relative_to_scan"]) * 1e-3,
+                                   msg=str(key))
+
     def test_help_names_run_the_default(self):
         result = bench("--help")
         self.assert_exit(result, 0)
@@ -434,6 +548,9 @@ class Run(BenchTestCase):
         self.assert_exit(run_help, 0)
         self.assertIn("--plot FILE.svg", run_help.stdout)
         self.assertRegex(run_help.stdout, r"lower_bound\s+clgpu_lower_bound of n needles")
+        self.assertRegex(run_help.stdout, r"reduce_by_key\s+clgpu_reduce_by_key, SUM")
+        self.assertRegex(run_help.stdout, r"scan_by_key\s+clgpu_scan_by_key, inclusive SUM")
+        self.assertIn("default all but reduce_by_key and", run_help.stdout)
         self.assertIn("--first-call first|all", run_help.stdout)
         self.assertIn("--no-first-call", run_help.stdout)
         self.assertIn("POCL_CACHE_DIR", run_help.stdout)

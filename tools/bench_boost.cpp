@@ -11,6 +11,7 @@
 #include <boost/compute/algorithm/inclusive_scan.hpp>
 #include <boost/compute/algorithm/iota.hpp>
 #include <boost/compute/algorithm/reduce.hpp>
+#include <boost/compute/algorithm/reduce_by_key.hpp>
 #include <boost/compute/algorithm/reverse_copy.hpp>
 #include <boost/compute/algorithm/sort.hpp>
 #include <boost/compute/algorithm/sort_by_key.hpp>
@@ -72,9 +73,12 @@ uint64_t run_once(bench_boost_op op, bc::command_queue &queue, const bc::buffer 
     case BENCH_BOOST_SORT_BY_KEY:
     case BENCH_BOOST_SORT_COMPARE:
     case BENCH_BOOST_ARGSORT:
+    case BENCH_BOOST_REDUCE_BY_KEY:
       break;
   }
-  throw std::invalid_argument("no such Boost.Compute operation (sorts go to bench_boost_sort)");
+  throw std::invalid_argument(
+      "no such Boost.Compute operation (sorts go to bench_boost_sort, by-key ones to "
+      "bench_boost_by_key)");
 }
 
 template <class T>
@@ -158,6 +162,34 @@ void sort_typed(cl_command_queue cl_queue, bench_boost_op op, cl_mem keys_source
   }
 }
 
+// A by-key operation over uint keys and T values, timed as run_typed's.
+template <class T>
+void by_key_typed(cl_command_queue cl_queue, bench_boost_op op, cl_mem keys_mem, cl_mem values_mem,
+                  cl_mem out_keys_mem, cl_mem out_values_mem, size_t n, int warmup, int repeat,
+                  double *wall_ms, uint64_t *count) {
+  if (op != BENCH_BOOST_REDUCE_BY_KEY) {
+    throw std::invalid_argument("bench_boost_by_key: not a by-key operation");
+  }
+  bc::command_queue queue(cl_queue, true);
+  bc::buffer keys(keys_mem, true);
+  bc::buffer values(values_mem, true);
+  bc::buffer out_keys(out_keys_mem, true);
+  bc::buffer out_values(out_values_mem, true);
+  bc::buffer_iterator<bc::uint_> keys_first = bc::make_buffer_iterator<bc::uint_>(keys, 0);
+  bc::buffer_iterator<bc::uint_> keys_last = bc::make_buffer_iterator<bc::uint_>(keys, n);
+  bc::buffer_iterator<T> values_first = bc::make_buffer_iterator<T>(values, 0);
+  bc::buffer_iterator<bc::uint_> keys_result = bc::make_buffer_iterator<bc::uint_>(out_keys, 0);
+  bc::buffer_iterator<T> values_result = bc::make_buffer_iterator<T>(out_values, 0);
+  for (int call = 0; call < warmup + repeat; call++) {
+    auto start = std::chrono::steady_clock::now();
+    auto ends =
+        bc::reduce_by_key(keys_first, keys_last, values_first, keys_result, values_result, queue);
+    queue.finish();
+    record_call(call, warmup, start, wall_ms);
+    *count = static_cast<uint64_t>(ends.first - keys_result);
+  }
+}
+
 // body(T()) with T the Boost.Compute type of `type`, for the entry points:
 // 0, or 1 with what went wrong in `error` (a type Boost.Compute is not run
 // at, or what body threw).
@@ -223,6 +255,17 @@ extern "C" int bench_boost_sort(cl_command_queue queue, bench_boost_op op, clgpu
   return with_type(key_type, error, error_size, [&](auto key) {
     sort_typed<decltype(key)>(queue, op, keys_source, keys, values_source, values, n, warmup,
                               repeat, wall_ms);
+  });
+}
+
+extern "C" int bench_boost_by_key(cl_command_queue queue, bench_boost_op op, clgpu_type value_type,
+                                  cl_mem keys, cl_mem values, cl_mem out_keys, cl_mem out_values,
+                                  size_t n, int warmup, int repeat, double *wall_ms,
+                                  uint64_t *count, char *error, size_t error_size) {
+  *count = 0;
+  return with_type(value_type, error, error_size, [&](auto value) {
+    by_key_typed<decltype(value)>(queue, op, keys, values, out_keys, out_values, n, warmup, repeat,
+                                  wall_ms, count);
   });
 }
 

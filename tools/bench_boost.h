@@ -32,6 +32,8 @@ typedef enum bench_boost_op {
   BENCH_BOOST_SORT_BY_KEY,  /* sort_by_key(keys, uint values) */
   BENCH_BOOST_SORT_COMPARE, /* sort(keys, comparator): an OpenCL C function "a < b" */
   BENCH_BOOST_ARGSORT,      /* copy the keys, iota the values, sort_by_key: argsort */
+  /* By key (bench_boost_by_key): */
+  BENCH_BOOST_REDUCE_BY_KEY, /* reduce_by_key(uint keys, values), plus and equal_to */
 } bench_boost_op;
 
 /* Boost's version, "1.74.0" for example. */
@@ -67,6 +69,17 @@ int bench_boost_run(cl_command_queue queue, bench_boost_op op, clgpu_type type,
 int bench_boost_sort(cl_command_queue queue, bench_boost_op op, clgpu_type key_type,
                      cl_mem keys_source, cl_mem keys, cl_mem values_source, cl_mem values, size_t n,
                      int warmup, int repeat, double *wall_ms, char *error, size_t error_size);
+
+/* Run the by-key `op` over n uint32 `keys` and n `values` of `value_type`
+ * (as bench_boost_run's types): `warmup` untimed calls, then `repeat` timed
+ * ones, wall_ms[k] as bench_boost_run's. BENCH_BOOST_REDUCE_BY_KEY writes
+ * each run's key to `out_keys` and its sum (plus) to `out_values`, n
+ * elements of room each, and *count receives the number of runs the last
+ * call wrote. Returns 0, or 1 with what went wrong in `error`. */
+int bench_boost_by_key(cl_command_queue queue, bench_boost_op op, clgpu_type value_type,
+                       cl_mem keys, cl_mem values, cl_mem out_keys, cl_mem out_values, size_t n,
+                       int warmup, int repeat, double *wall_ms, uint64_t *count, char *error,
+                       size_t error_size);
 
 /* The Boost.Compute routine that `op` (a sort) runs on a device of `type`
  * (CL_DEVICE_TYPE_*), for the notes: "radix_sort", "merge_sort_on_cpu", ... */

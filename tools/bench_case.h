@@ -42,6 +42,7 @@ typedef struct result {
   size_t n;
   double bytes;      /* the bytes the operation must move */
   uint64_t selected; /* findall, count_if: elements selected */
+  uint64_t runs;     /* reduce_by_key, scan_by_key: runs of equal keys */
   char algorithm[24];
   timing wall, event;
   timing reference;      /* the read or copy kernel, timed alternately with this operation */
@@ -151,6 +152,19 @@ typedef struct bench_case {
   void *host_haystack, *search_expected, *search_got, *search_positions;
   cl_mem d_haystack, d_positions;
   clgpu_array v_haystack, v_positions;
+  /* reduce_by_key's and scan_by_key's (bench_prepare_by_key, at the first
+   * of them in a case): the keys, uint32 runs of 1 to BY_KEY_MAX_RUN equal
+   * keys (host_keys, uploaded to d_keys), and the runs as generated, the
+   * checks' reference (run_starts, num_runs). Values: the data, v_in.
+   * Outputs: the run keys in v_indices, the sums or the scan in v_out, the
+   * count in v_count; run keys read back into run_keys_got. The C
+   * baselines write run keys to cpu_index, sums and scans to cpu_out, and
+   * the number of runs to cpu_runs. */
+  int by_key_ready;
+  uint32_t *host_keys, *run_starts, *run_keys_got;
+  uint64_t num_runs, cpu_runs;
+  cl_mem d_keys;
+  clgpu_array v_keys;
   /* The ops with a peer (bench_setup_peer_op, per operation): the operation's
    * source and destination views (and z for elementwise), the peer's, the
    * host side of the source view, the elements written, and the buffers

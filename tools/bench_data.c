@@ -739,3 +739,146 @@ int bench_check_positions(const host_type *t, const void *needles, size_t m, con
   }
   return 0;
 }
+
+/* ---- host side of reduce_by_key and scan_by_key: the keys, the C baselines, the checks ---- */
+
+uint64_t bench_generate_runs(uint32_t *keys, size_t n, unsigned max_run, uint64_t seed,
+                             uint32_t *starts) {
+  uint64_t runs = 0;
+  uint32_t key = 0;
+  for (size_t i = 0; i < n;) {
+    size_t length = 1 + (size_t)(bench_splitmix64(&seed) % max_run);
+    uint32_t next = (uint32_t)(bench_splitmix64(&seed) >> 32);
+    while (runs > 0 && next == key) next = (uint32_t)(bench_splitmix64(&seed) >> 32);
+    key = next;
+    starts[runs++] = (uint32_t)i;
+    for (size_t end = i + length < n ? i + length : n; i < end; i++) keys[i] = key;
+  }
+  return runs;
+}
+
+/* The C baselines of the by-key ops over values T summed in U (unsigned for
+ * integers, so that they wrap): one pass, a head where the key changes. */
+#define BY_KEY_HOST_FUNCTIONS(S, T, U)                                                            \
+  static uint64_t S##_reduce_by_key(const uint32_t *keys, const void *values, size_t n,           \
+                                    uint32_t *run_keys, void *sums) {                             \
+    const T *x = values;                                                                          \
+    T *out = sums;                                                                                \
+    if (n == 0) return 0;                                                                         \
+    uint64_t runs = 0;                                                                            \
+    uint32_t key = keys[0];                                                                       \
+    U s = (U)x[0];                                                                                \
+    for (size_t i = 1; i < n; i++) {                                                              \
+      if (keys[i] != key) {                                                                       \
+        run_keys[runs] = key;                                                                     \
+        out[runs++] = (T)s;                                                                       \
+        key = keys[i];                                                                            \
+        s = (U)x[i];                                                                              \
+      } else {                                                                                    \
+        s += (U)x[i];                                                                             \
+      }                                                                                           \
+    }                                                                                             \
+    run_keys[runs] = key;                                                                         \
+    out[runs++] = (T)s;                                                                           \
+    return runs;                                                                                  \
+  }                                                                                               \
+  static void S##_scan_by_key(const uint32_t *keys, const void *values, size_t n, void *output) { \
+    const T *x = values;                                                                          \
+    T *y = output;                                                                                \
+    U s = 0;                                                                                      \
+    for (size_t i = 0; i < n; i++) {                                                              \
+      s = i == 0 || keys[i] != keys[i - 1] ? (U)x[i] : s + (U)x[i];                               \
+      y[i] = (T)s;                                                                                \
+    }                                                                                             \
+  }
+
+BY_KEY_HOST_FUNCTIONS(by_key_u32, uint32_t, uint32_t)
+BY_KEY_HOST_FUNCTIONS(by_key_s32, int32_t, uint32_t)
+BY_KEY_HOST_FUNCTIONS(by_key_u64, uint64_t, uint64_t)
+BY_KEY_HOST_FUNCTIONS(by_key_f32, float, float)
+BY_KEY_HOST_FUNCTIONS(by_key_f64, double, double)
+
+uint64_t bench_reduce_by_key_host(const host_type *t, const uint32_t *keys, const void *values,
+                                  size_t n, uint32_t *run_keys, void *sums) {
+  switch (t->type) {
+    case CLGPU_TYPE_FLOAT:
+      return by_key_f32_reduce_by_key(keys, values, n, run_keys, sums);
+    case CLGPU_TYPE_DOUBLE:
+      return by_key_f64_reduce_by_key(keys, values, n, run_keys, sums);
+    case CLGPU_TYPE_INT32:
+      return by_key_s32_reduce_by_key(keys, values, n, run_keys, sums);
+    case CLGPU_TYPE_UINT64:
+      return by_key_u64_reduce_by_key(keys, values, n, run_keys, sums);
+    default:
+      return by_key_u32_reduce_by_key(keys, values, n, run_keys, sums);
+  }
+}
+
+void bench_scan_by_key_host(const host_type *t, const uint32_t *keys, const void *values, size_t n,
+                            void *output) {
+  switch (t->type) {
+    case CLGPU_TYPE_FLOAT:
+      by_key_f32_scan_by_key(keys, values, n, output);
+      break;
+    case CLGPU_TYPE_DOUBLE:
+      by_key_f64_scan_by_key(keys, values, n, output);
+      break;
+    case CLGPU_TYPE_INT32:
+      by_key_s32_scan_by_key(keys, values, n, output);
+      break;
+    case CLGPU_TYPE_UINT64:
+      by_key_u64_scan_by_key(keys, values, n, output);
+      break;
+    default:
+      by_key_u32_scan_by_key(keys, values, n, output);
+      break;
+  }
+}
+
+/* Where run r of `runs` over n elements ends. */
+static size_t run_end(const uint32_t *starts, uint64_t runs, size_t n, uint64_t r) {
+  return r + 1 < runs ? starts[r + 1] : n;
+}
+
+int bench_check_reduce_by_key(const host_type *t, const uint32_t *keys, const void *values,
+                              const uint32_t *starts, uint64_t runs, size_t n, uint64_t count,
+                              const uint32_t *run_keys, const void *sums, check_message *message) {
+  if (count != runs) {
+    snprintf(message->text, sizeof message->text, "count is %llu, the host's %llu runs",
+             (unsigned long long)count, (unsigned long long)runs);
+    return 1;
+  }
+  for (uint64_t r = 0; r < runs; r++) {
+    size_t start = starts[r], end = run_end(starts, runs, n, r);
+    if (run_keys[r] != keys[start]) {
+      snprintf(message->text, sizeof message->text,
+               "run %llu's key is %u, the host's %u (elements %zu to %zu)", (unsigned long long)r,
+               run_keys[r], keys[start], start, end - 1);
+      return 1;
+    }
+    check_message inner = {{0}};
+    if (t->check_sum((const unsigned char *)values + start * t->size, end - start,
+                     (const unsigned char *)sums + r * t->size, &inner) != 0) {
+      snprintf(message->text, sizeof message->text, "run %llu (elements %zu to %zu): %.400s",
+               (unsigned long long)r, start, end - 1, inner.text);
+      return 1;
+    }
+  }
+  return 0;
+}
+
+int bench_check_scan_by_key(const host_type *t, const void *values, const uint32_t *starts,
+                            uint64_t runs, size_t n, const void *output, check_message *message) {
+  for (uint64_t r = 0; r < runs; r++) {
+    size_t start = starts[r], end = run_end(starts, runs, n, r);
+    check_message inner = {{0}};
+    if (t->check_scan((const unsigned char *)values + start * t->size, end - start,
+                      (const unsigned char *)output + start * t->size, &inner) != 0) {
+      snprintf(message->text, sizeof message->text,
+               "run %llu (elements %zu to %zu, out[k]: element %zu + k): %.400s",
+               (unsigned long long)r, start, end - 1, start, inner.text);
+      return 1;
+    }
+  }
+  return 0;
+}

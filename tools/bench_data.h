@@ -120,4 +120,37 @@ int bench_check_lower_bound(const host_type *t, const void *haystack, size_t n, 
 int bench_check_positions(const host_type *t, const void *needles, size_t m, const void *got,
                           const void *expected, int wide, const char *who, check_message *message);
 
+/* The by-key ops' keys: n uint32 keys in runs of 1 to max_run equal keys
+ * (lengths uniform, from the seed; the last run cut at n), each run's key
+ * random and unlike the one before; starts[r] receives where run r starts
+ * (room for n). Returns the number of runs. */
+uint64_t bench_generate_runs(uint32_t *keys, size_t n, unsigned max_run, uint64_t seed,
+                             uint32_t *starts);
+
+/* reduce_by_key's C baseline, one thread: a head wherever a key differs from
+ * the one before; each run's key into run_keys and the SUM of its values
+ * (of t, integers wrapping) into sums, each with room for n. Returns the
+ * number of runs. */
+uint64_t bench_reduce_by_key_host(const host_type *t, const uint32_t *keys, const void *values,
+                                  size_t n, uint32_t *run_keys, void *sums);
+
+/* scan_by_key's C baseline, one thread: the inclusive SUM of the values
+ * restarting at each head, into output (n values of t). */
+void bench_scan_by_key_host(const host_type *t, const uint32_t *keys, const void *values, size_t n,
+                            void *output);
+
+/* Check a reduce by key against the runs as generated (starts, runs): the
+ * count, each run's key, and each run's sum against the host's sum of its
+ * values (t->check_sum: integers exact, floats within its tolerance of the
+ * run's absolute sum). 0 when right, else 1 with *message. */
+int bench_check_reduce_by_key(const host_type *t, const uint32_t *keys, const void *values,
+                              const uint32_t *starts, uint64_t runs, size_t n, uint64_t count,
+                              const uint32_t *run_keys, const void *sums, check_message *message);
+
+/* Check a scan by key against the runs as generated: each run's elements
+ * an inclusive scan of its own values (t->check_scan). 0 when right, else 1
+ * with *message. */
+int bench_check_scan_by_key(const host_type *t, const void *values, const uint32_t *starts,
+                            uint64_t runs, size_t n, const void *output, check_message *message);
+
 #endif

@@ -11,8 +11,9 @@
  *   run                 time the library's operations (reduce, count_if, scan,
  *                       findall, copy, strided copy, radix sort, sort by key,
  *                       merge sort through a comparator, argsort,
- *                       lower_bound beside a C binary search) per type
- *                       and size: wall clock and profiling events, GB/s, the
+ *                       lower_bound beside a C binary search; with --ops,
+ *                       reduce_by_key and scan_by_key beside a C loop) per
+ *                       type and size: wall clock and profiling events, GB/s, the
  *                       share of the device's read and copy bandwidth
  *                       (measured in the same run with plain kernels), CPU
  *                       baselines, and Boost.Compute's equivalents when the
@@ -61,8 +62,9 @@ static const char usage_text[] =
     "Subcommands:\n"
     "  run                  (the default) time reduce, count_if, scan, findall,\n"
     "                       copies, sorts (radix_sort, sort_by_key, merge_sort,\n"
-    "                       argsort) and lower_bound per type and size beside the\n"
-    "                       device's read and copy bandwidth,\n"
+    "                       argsort) and lower_bound (and, named in --ops,\n"
+    "                       reduce_by_key and scan_by_key) per type and size beside\n"
+    "                       the device's read and copy bandwidth,\n"
     "                       a CPU baseline and Boost.Compute; results checked;\n"
     "                       and elementwise kernels and strided copies beside a\n"
     "                       hand-written kernel and clEnqueueCopyBuffer;\n"

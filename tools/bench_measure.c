@@ -1,6 +1,7 @@
 /* clgpu-bench run's measurement of one operation on one case
  * (bench_measure.h): the case's buffers, the calls, the sorts' refill and
- * reference, lower_bound's haystack and reference, the checks of every
+ * reference, lower_bound's haystack and reference, the by-key ops' keys
+ * and runs, the checks of every
  * result, and the CPU, Boost.Compute and peer figures beside them. */
 #include "bench_measure.h"
 
@@ -52,6 +53,12 @@ clgpu_status bench_enqueue_op(bench_case *c, int op, const clgpu_call_options *c
                            call, 0, NULL, event);
     case OP_LOWER_BOUND:
       return clgpu_lower_bound(c->context, NULL, &c->v_positions, &c->v_in, &c->v_haystack, call, 0,
+                               NULL, event);
+    case OP_REDUCE_BY_KEY:
+      return clgpu_reduce_by_key(c->context, &sum_op, NULL, &c->v_indices, &c->v_out, &c->v_count,
+                                 &c->v_keys, &c->v_in, call, 0, NULL, event);
+    case OP_SCAN_BY_KEY:
+      return clgpu_scan_by_key(c->context, &scan_op, NULL, &c->v_out, &c->v_in, &c->v_keys, call, 0,
                                NULL, event);
     case OP_COPY:
       return clgpu_copy(c->context, &c->v_out, &c->v_in, 0, NULL, event);
@@ -111,6 +118,15 @@ static int workspace_report(bench_case *c, int op, const clgpu_call_options *cal
       *status = clgpu_search_workspace_size(c->context, NULL, &c->v_positions, &c->v_in,
                                             &c->v_haystack, call, report);
       return 1;
+    case OP_REDUCE_BY_KEY:
+      *status =
+          clgpu_reduce_by_key_workspace_size(c->context, &sum_op, NULL, &c->v_indices, &c->v_out,
+                                             &c->v_count, &c->v_keys, &c->v_in, call, report);
+      return 1;
+    case OP_SCAN_BY_KEY:
+      *status = clgpu_scan_by_key_workspace_size(c->context, &scan_op, NULL, &c->v_out, &c->v_in,
+                                                 &c->v_keys, call, report);
+      return 1;
     default:
       return 0;
   }
@@ -123,7 +139,8 @@ static size_t position_size(size_t n) {
 }
 
 /* Check what the device wrote. `boost`: the output of Boost.Compute's peer
- * (copy_if gives values, reduce its sum in output[0]), with `count` from it.
+ * (copy_if gives values, reduce its sum in output[0], reduce_by_key its
+ * run keys and sums where clgpu's go), with `count` from it.
  * 0 when right, 1 with *message, or -1 with *status when reading failed. */
 int bench_check_output(bench_case *c, int op, int boost, uint64_t count, check_message *message,
                        clgpu_status *status) {
@@ -192,6 +209,26 @@ int bench_check_output(bench_case *c, int op, int boost, uint64_t count, check_m
       if (*status != CLGPU_SUCCESS) return -1;
       return bench_check_positions(t, c->host_in, c->n, c->search_got, c->search_expected,
                                    c->search_wide, "the reference's", message);
+    case OP_REDUCE_BY_KEY: {
+      if (!boost) {
+        *status = bench_read_buffer(c, c->d_count, sizeof count, &count);
+        if (*status != CLGPU_SUCCESS) return -1;
+      }
+      /* As many runs as the outputs hold (the check then says the count is wrong). */
+      size_t written = count < c->n ? (size_t)count : c->n;
+      *status = bench_read_buffer(c, c->d_indices, written * sizeof(uint32_t), c->run_keys_got);
+      if (*status == CLGPU_SUCCESS) {
+        *status = bench_read_buffer(c, c->d_out, written * t->size, c->host_out);
+      }
+      if (*status != CLGPU_SUCCESS) return -1;
+      return bench_check_reduce_by_key(t, c->host_keys, c->host_in, c->run_starts, c->num_runs,
+                                       c->n, count, c->run_keys_got, c->host_out, message);
+    }
+    case OP_SCAN_BY_KEY:
+      *status = bench_read_buffer(c, c->d_out, bytes, c->host_out);
+      if (*status != CLGPU_SUCCESS) return -1;
+      return bench_check_scan_by_key(t, c->host_in, c->run_starts, c->num_runs, c->n, c->host_out,
+                                     message);
     case OP_COPY_STRIDED:
       *status = bench_read_buffer(c, c->d_out, bytes, c->host_out);
       if (*status != CLGPU_SUCCESS) return -1;
@@ -240,6 +277,10 @@ static double op_bytes(const bench_case *c, int op) {
       return data + 4.0 * (double)c->n;
     case OP_LOWER_BOUND: /* the needles read, their positions written */
       return data + (double)position_size(c->n) * (double)c->n;
+    case OP_REDUCE_BY_KEY: /* keys and values read; a key and a sum per run and the count written */
+      return data + 4.0 * (double)c->n + (4.0 + (double)c->type->size) * (double)c->num_runs + 8.0;
+    case OP_SCAN_BY_KEY: /* keys and values read, the scan written */
+      return 2 * data + 4.0 * (double)c->n;
     case OP_ELEMENTWISE: /* x and z read, y written */
       return 3.0 * (double)c->count * (double)c->type->size;
     case OP_ELEMENTWISE_STRIDED: /* the view's elements read, as many written */
@@ -409,6 +450,54 @@ static void release_search(bench_case *c) {
   c->search_ready = 0;
 }
 
+/* ---- the by-key ops' keys ---- */
+
+/* At the first reduce_by_key or scan_by_key of a case: the keys, generated
+ * from a seed of the type and size (the same for every run of the case),
+ * uploaded to d_keys, with the runs as generated. 0, or 1 after a failure
+ * (printed). */
+int bench_prepare_by_key(bench_case *c, int op) {
+  if (c->by_key_ready) return 0;
+  size_t n = c->n, key_bytes = n * sizeof(uint32_t);
+  c->host_keys = malloc(key_bytes);
+  c->run_starts = malloc(key_bytes);
+  c->run_keys_got = malloc(key_bytes);
+  if (!c->host_keys || !c->run_starts || !c->run_keys_got) {
+    bench_progress_clear();
+    fprintf(stderr, "clgpu-bench run: out of host memory for the keys of %zu elements of %s\n", n,
+            c->type->name);
+    return 1;
+  }
+  c->num_runs = bench_generate_runs(c->host_keys, n, BY_KEY_MAX_RUN,
+                                    0x6b657900ull + (uint64_t)c->type->type * 0x100000001ull + n,
+                                    c->run_starts);
+  memset(c->run_keys_got, 0, key_bytes); /* paged in before any check */
+
+  cl_int err = CL_SUCCESS;
+  c->d_keys =
+      clCreateBuffer(clgpu_context_cl_context(c->context), CL_MEM_READ_ONLY, key_bytes, NULL, &err);
+  if (err == CL_SUCCESS) {
+    err = clEnqueueWriteBuffer(c->queue, c->d_keys, CL_TRUE, 0, key_bytes, c->host_keys, 0, NULL,
+                               NULL);
+  }
+  if (err != CL_SUCCESS) return bench_op_failure(c, op, "making the keys", (clgpu_status)err);
+  clgpu_status status = clgpu_array_1d(c->d_keys, 0, CLGPU_TYPE_UINT32, n, &c->v_keys);
+  if (status != CLGPU_SUCCESS) return bench_op_failure(c, op, "making array views", status);
+  c->by_key_ready = 1;
+  return 0;
+}
+
+static void release_by_key(bench_case *c) {
+  if (c->d_keys) clReleaseMemObject(c->d_keys);
+  c->d_keys = NULL;
+  free(c->host_keys);
+  free(c->run_starts);
+  free(c->run_keys_got);
+  c->host_keys = c->run_starts = c->run_keys_got = NULL;
+  c->num_runs = c->cpu_runs = 0;
+  c->by_key_ready = 0;
+}
+
 /* Before every call of a sort, not timed: the unsorted keys copied back into
  * d_out on the device (and the values 0, 1, ..., n-1 into d_indices), the
  * queue finished, then a marker enqueued and waited for; the sort's device
@@ -491,6 +580,7 @@ static int measure_op_body(bench_case *c, int op, result *row, const sample_buff
   const run_options *o = c->options;
   const int is_sort = bench_op_table[op].sort;
   const int has_peer = bench_op_table[op].peer != NULL;
+  const int by_key = op == OP_REDUCE_BY_KEY || op == OP_SCAN_BY_KEY;
   memset(row, 0, sizeof *row);
   row->op = op;
   row->type = c->type;
@@ -503,8 +593,10 @@ static int measure_op_body(bench_case *c, int op, result *row, const sample_buff
     if (setup != CLGPU_SUCCESS)
       return bench_op_failure(c, op, "setting up views and kernels", setup);
   }
+  if (by_key && bench_prepare_by_key(c, op) != 0) return 1; /* op_bytes counts its runs */
   row->bytes = op_bytes(c, op);
   row->selected = op == OP_FINDALL || op == OP_COUNT_IF ? c->selected : 0;
+  row->runs = by_key ? c->num_runs : 0;
   row->reference_gbps = NAN;
   row->limits = c->limits;
   int baseline_repeat = 0;
@@ -665,17 +757,32 @@ static int measure_op_body(bench_case *c, int op, result *row, const sample_buff
                               c->search_wide, "the reference's", &message) != 0) {
       return bench_wrong_result(c, op, "the C binary search", &message);
     }
+  } else if (!o->no_cpu && by_key) {
+    /* The C loop over the same keys and values, as lower_bound's C search;
+     * its output is checked against the runs as generated too. */
+    bench_progress("%s %s: CPU baseline (C loop)", progress_prefix, bench_op_table[op].name);
+    row->cpu = bench_time_cpu(c, op, baseline_repeat, warmup, samples);
+    row->cpu_calls = baseline_repeat;
+    int wrong = op == OP_REDUCE_BY_KEY
+                    ? bench_check_reduce_by_key(c->type, c->host_keys, c->host_in, c->run_starts,
+                                                c->num_runs, c->n, c->cpu_runs, c->cpu_index,
+                                                c->cpu_out, &message)
+                    : bench_check_scan_by_key(c->type, c->host_in, c->run_starts, c->num_runs, c->n,
+                                              c->cpu_out, &message);
+    if (wrong) return bench_wrong_result(c, op, "the C loop", &message);
   } else if (!o->no_cpu) {
     bench_progress("%s %s: CPU baseline", progress_prefix, bench_op_table[op].name);
     row->cpu = bench_time_cpu(c, op, o->repeat, o->warmup, samples);
     row->cpu_calls = o->repeat;
   }
 
-  snprintf(row->boost_note, sizeof row->boost_note, "%s",
+  snprintf(row->boost_note, sizeof row->boost_note, "%s%s",
            op == OP_LOWER_BOUND                           ? LOWER_BOUND_NO_PEER
+           : op == OP_SCAN_BY_KEY                         ? SCAN_BY_KEY_NO_PEER
            : bench_op_table[op].boost == BENCH_BOOST_NONE ? "no peer"
            : o->no_boost                                  ? "--no-boost"
-                                                          : "not built (boost_compute feature)");
+                                                          : "not built (boost_compute feature)",
+           op == OP_REDUCE_BY_KEY ? "; " BY_KEY_NO_PYOPENCL : "");
 #ifdef CLGPU_BENCH_BOOST
   if (bench_op_table[op].boost != BENCH_BOOST_NONE && !o->no_boost) {
     bench_progress("%s %s: Boost.Compute", progress_prefix, bench_op_table[op].name);
@@ -687,12 +794,15 @@ static int measure_op_body(bench_case *c, int op, result *row, const sample_buff
     int boost_repeat = is_sort && baseline_repeat == 1 && !o->repeat_given ? 1 : repeat;
     row->boost_note[0] = '\0';
     int boost_failed =
-        is_sort ? bench_boost_sort(c->queue, bench_op_table[op].boost, c->type->type, c->d_in,
-                                   c->d_out, c->d_iota, c->d_indices, c->n, boost_warmup,
-                                   boost_repeat, samples, error, sizeof error)
-                : bench_boost_run(c->queue, bench_op_table[op].boost, c->type->type,
-                                  c->type->predicate, c->d_in, c->d_out, c->n, boost_warmup, repeat,
-                                  samples, &count, error, sizeof error);
+        is_sort  ? bench_boost_sort(c->queue, bench_op_table[op].boost, c->type->type, c->d_in,
+                                    c->d_out, c->d_iota, c->d_indices, c->n, boost_warmup,
+                                    boost_repeat, samples, error, sizeof error)
+        : by_key ? bench_boost_by_key(c->queue, bench_op_table[op].boost, c->type->type, c->d_keys,
+                                      c->d_in, c->d_indices, c->d_out, c->n, boost_warmup, repeat,
+                                      samples, &count, error, sizeof error)
+                 : bench_boost_run(c->queue, bench_op_table[op].boost, c->type->type,
+                                   c->type->predicate, c->d_in, c->d_out, c->n, boost_warmup,
+                                   repeat, samples, &count, error, sizeof error);
     if (boost_failed) {
       bench_progress_clear();
       fprintf(stderr, "clgpu-bench run: Boost.Compute %s %s failed: %s\n", bench_op_table[op].name,
@@ -711,6 +821,8 @@ static int measure_op_body(bench_case *c, int op, result *row, const sample_buff
         if (is_sort) {
           snprintf(row->boost_note, sizeof row->boost_note, "%s",
                    bench_boost_sort_algorithm(bench_op_table[op].boost, c->device->type));
+        } else if (by_key) {
+          snprintf(row->boost_note, sizeof row->boost_note, "%s", BY_KEY_NO_PYOPENCL);
         }
       }
     }
@@ -742,6 +854,7 @@ void bench_release_case(bench_case *c) {
   c->cpu_index = NULL;
   release_sorts(c);
   release_search(c);
+  release_by_key(c);
   bench_release_peer_ops(c);
 }
 

@@ -24,6 +24,10 @@ int bench_prepare_sorts(bench_case *c, int op);
  * (printed). */
 int bench_prepare_search(bench_case *c, int op);
 
+/* At the first reduce_by_key or scan_by_key of a case: the keys, uploaded,
+ * and the runs as generated. 0, or 1 after a failure (printed). */
+int bench_prepare_by_key(bench_case *c, int op);
+
 /* Refill a sort's input from the case's data, then a marker event (the
  * start of the sort's device time). */
 clgpu_status bench_refill_sort(bench_case *c, int op, cl_event *marker);

@@ -52,6 +52,12 @@ const op_info bench_op_table[NUM_OPS] = {
      * its first calls included. */
     {"lower_bound", OP_COPY_KERNEL, BENCH_BOOST_NONE, "C binary search, one thread", 0,
      TYPES_UINT32, SIZES_1M, TYPES_ALL, 1, NULL, 0, NULL, 1},
+    /* Over the data as values and uint32 keys in runs (mean length 8); only
+     * when --ops names them. */
+    {"reduce_by_key", OP_COPY_KERNEL, BENCH_BOOST_REDUCE_BY_KEY, "C loop, one thread", 0,
+     ALL_DEFAULT_TYPES, SIZES_16M, TYPES_ALL, 0, NULL, 0, NULL, 0},
+    {"scan_by_key", OP_COPY_KERNEL, BENCH_BOOST_NONE, "C loop, one thread", 0, ALL_DEFAULT_TYPES,
+     SIZES_16M, TYPES_ALL, 0, NULL, 0, NULL, 0},
     /* Timed beside a peer (with them the default run takes about 40 s on a
      * 2-core POCL CPU device, against 30 s without). */
     {"elementwise", OP_COPY_KERNEL, BENCH_BOOST_NONE, "C loop, one thread", 0, ALL_DEFAULT_TYPES,
@@ -82,7 +88,8 @@ static const char run_usage_text[] =
     "device, 20 s of them the first calls); 'clgpu-bench OPTIONS' is 'clgpu-bench run\n"
     "OPTIONS'.\n"
     "\n"
-    "  --ops LIST        comma-separated, default all:\n"
+    "  --ops LIST        comma-separated, default all but reduce_by_key and\n"
+    "                    scan_by_key ('all': every one):\n"
     "                      reduce        SUM over the whole array\n"
     "                      count_if      elements where the predicate holds\n"
     "                      scan          inclusive SUM\n"
@@ -97,6 +104,12 @@ static const char run_usage_text[] =
     "                      argsort       clgpu_sort_permutation, radix, into uint32\n"
     "                      lower_bound   clgpu_lower_bound of n needles (the data) in the\n"
     "                                    data sorted, into uint32 positions\n"
+    "                      reduce_by_key clgpu_reduce_by_key, SUM of the data (the values)\n"
+    "                                    per run of equal uint32 keys, into run keys,\n"
+    "                                    sums and a uint64 count (not in the default)\n"
+    "                      scan_by_key   clgpu_scan_by_key, inclusive SUM of the data\n"
+    "                                    restarting at each run of keys (not in the\n"
+    "                                    default)\n"
     "                      read          reference: a plain kernel reading every element\n"
     "                      copy_kernel   reference: a plain copy kernel\n"
     "                    and, each timed beside a peer:\n";
@@ -130,7 +143,11 @@ static const char run_usage_more[] =
     "                    the device before the call, not timed), with a workspace made\n"
     "                    once per type and size. lower_bound searches the data (n needles)\n"
     "                    in a copy sorted once per type and size on the host, beside a C\n"
-    "                    binary search (std::lower_bound's loop) on one thread.\n";
+    "                    binary search (std::lower_bound's loop) on one thread.\n"
+    "                    reduce_by_key and scan_by_key take the data as values and\n"
+    "                    uint32 keys in runs of 1 to 15 (mean 8; each run's key random\n"
+    "                    and unlike the one before, the same for every call of a type\n"
+    "                    and size), key equality bitwise, beside a C loop on one thread.\n";
 
 /* And the rest of the options. */
 static const char run_usage_end[] =

@@ -28,6 +28,11 @@ enum {
   OP_ARGSORT,
   /* clgpu_lower_bound of the data in the data sorted (search.h). */
   OP_LOWER_BOUND,
+  /* clgpu_reduce_by_key and clgpu_scan_by_key (runs.h): the data as values
+   * beside uint32 keys in runs of 1 to 15 (bench_prepare_by_key). Not in
+   * the default run. */
+  OP_REDUCE_BY_KEY,
+  OP_SCAN_BY_KEY,
   /* Elementwise kernels (elementwise.h) and strided copies (copy.h), each
    * timed beside a peer in the same run (op_info.peer). */
   OP_ELEMENTWISE,
@@ -57,7 +62,7 @@ typedef struct op_info {
   /* The types it runs at at all: others are skipped even when --types names
    * them (with a note on stderr). */
   unsigned supported_types;
-  int in_default;     /* part of the run when --ops is not given (all are, for now) */
+  int in_default;     /* part of the run when --ops is not given (all but the by-key ops) */
   const char *select; /* another --ops name that selects it too; NULL: none */
   int two_d;          /* over an s x s array, s = floor(sqrt(n)) */
   const char *peer;   /* what it is timed beside in the same run; NULL: nothing */
@@ -73,6 +78,16 @@ extern const op_info bench_op_table[NUM_OPS];
 #define LOWER_BOUND_NO_PEER                                                                  \
   "no peer: Boost.Compute's lower_bound searches for one value (no form for many needles), " \
   "PyOpenCL has none"
+
+/* What the by-key ops have instead of a PyOpenCL peer, and why scan_by_key
+ * has no Boost.Compute one (their rows' Boost.Compute note). */
+#define BY_KEY_NO_PYOPENCL "PyOpenCL has no by-key operations"
+#define SCAN_BY_KEY_NO_PEER \
+  "no peer: Boost.Compute has no inclusive_scan_by_key (reduce_by_key only), " BY_KEY_NO_PYOPENCL
+
+/* The by-key ops' keys: uint32 runs of 1 to BY_KEY_MAX_RUN equal keys
+ * (uniformly, so 8 on average), each run's key unlike the one before. */
+#define BY_KEY_MAX_RUN 15
 
 /* What the sorts compare with (merge_sort goes through clgpu's comparator
  * path with it; Boost.Compute's merge_sort peer gets the same expression). */

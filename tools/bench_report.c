@@ -319,6 +319,73 @@ static void print_search_table(const run_report *report) {
   }
 }
 
+/* scan_by_key's throughput over plain scan's in the same run (the scan row
+ * of the same type and size): *gbps over their GB/s, *melems over their
+ * Melem/s (elements per second, the inverse of their times' ratio). Both
+ * NaN for other rows and without a scan row. */
+static void scan_ratios(const run_report *report, const result *r, double *gbps, double *melems) {
+  *gbps = *melems = NAN;
+  if (r->op != OP_SCAN_BY_KEY) return;
+  for (size_t k = 0; k < report->num_rows; k++) {
+    const result *scan = &report->rows[k];
+    if (scan->op != OP_SCAN || scan->type != r->type || scan->n != r->n) continue;
+    row_figures mine = figures_of(r), theirs = figures_of(scan);
+    *gbps = mine.wall_gbps / theirs.wall_gbps;
+    *melems = mine.melems / theirs.melems;
+  }
+}
+
+/* The by-key ops' rows beside the C loop (and scan_by_key's beside plain
+ * scan): the runs, the C loop's time, clgpu's speed-up over it, both in
+ * keys per second, and the ratios to scan. */
+static void print_by_key_table(const run_report *report) {
+  printf(
+      "reduce_by_key, scan_by_key: the data as values beside n uint32 keys in runs of 1 to\n"
+      "%d equal keys (mean 8; each run's key random and unlike the one before, the same for\n"
+      "every call of a type and size), key equality bitwise (key_equal NULL), SUM (scan_by_key\n"
+      "inclusive), with a workspace made once per type and size. GB/s: reduce_by_key\n"
+      "n*(4 + size) read + runs*(4 + size) written + 8 (the count); scan_by_key n*(4 + size)\n"
+      "read + n*size written; %%ref: of the copy kernel. Mkeys/s: elements per second. C: one\n"
+      "pass on one thread, a head where a key differs from the one before; x C its time\n"
+      "over clgpu's. x scan: scan_by_key's GB/s, and its Melem/s, over plain scan's at the\n"
+      "same type and size in this run (n/a without a scan row: --ops scan,scan_by_key).\n"
+      "clgpu's, the C loop's and Boost.Compute's results are checked against the runs as\n"
+      "generated: the count and run keys exactly, each run's sum or scan by the host\n"
+      "(integers exactly, wrapping; floats within 1e-4, doubles 1e-10, of the run's\n"
+      "absolute sum). Boost.Compute: reduce_by_key (plus, equal_to); it has no\n"
+      "inclusive_scan_by_key. " BY_KEY_NO_PYOPENCL ".\n",
+      BY_KEY_MAX_RUN);
+  printf("\n%-13s %-6s %5s %9s %24s %6s %8s %13s %10s %11s %14s  %s\n", "by key", "type", "n",
+         "runs", "C loop ms (min-max)", "calls", "x C", "clgpu Mkeys/s", "C Mkeys/s", "x scan GB/s",
+         "x scan Melem/s", "peers");
+  for (size_t k = 0; k < report->num_rows; k++) {
+    const result *r = &report->rows[k];
+    if (r->op != OP_REDUCE_BY_KEY && r->op != OP_SCAN_BY_KEY) continue;
+    row_figures f = figures_of(r);
+    double over_scan_gbps = NAN, over_scan_melems = NAN;
+    scan_ratios(report, r, &over_scan_gbps, &over_scan_melems);
+    char n_label[32], baseline[64], ratio[16], mine[16], theirs[16], scan_gbps[16], scan_melems[16];
+    if (r->cpu.valid) {
+      bench_timing_text(&r->cpu, baseline, sizeof baseline);
+    } else {
+      snprintf(baseline, sizeof baseline, "n/a");
+    }
+    bench_format_or_na(ratio, sizeof ratio, "%.2fx", f.vs_cpu);
+    bench_format_or_na(mine, sizeof mine, "%.1f", f.melems);
+    bench_format_or_na(theirs, sizeof theirs, "%.1f",
+                       r->cpu.valid ? (double)r->elements / (r->cpu.median * 1e-3) / 1e6 : NAN);
+    bench_format_or_na(scan_gbps, sizeof scan_gbps, "%.2fx", over_scan_gbps);
+    bench_format_or_na(scan_melems, sizeof scan_melems, "%.2fx", over_scan_melems);
+    printf("%-13s %-6s %5s %9llu %24s %6d %8s %13s %10s %11s %14s  %s\n",
+           bench_op_table[r->op].name, r->type->name,
+           bench_size_label(r->n, n_label, sizeof n_label), (unsigned long long)r->runs, baseline,
+           r->cpu_calls, ratio, mine, theirs, scan_gbps, scan_melems,
+           r->boost.valid     ? r->boost_note
+           : r->boost_note[0] ? r->boost_note
+                              : "-");
+  }
+}
+
 static void print_table(const run_report *report) {
   const clgpu_device_info *d = report->device;
   const run_options *o = report->options;
@@ -326,8 +393,11 @@ static void print_table(const run_report *report) {
   printf("%s\n", bench_device_title(d, title, sizeof title));
   printf("shape %s; %d timed calls after %d warm-up calls", clgpu_shape_name(o->call_shape),
          o->repeat, o->warmup);
-  int sorts = 0, searches = 0;
-  for (size_t k = 0; k < report->num_rows; k++) searches |= report->rows[k].op == OP_LOWER_BOUND;
+  int sorts = 0, searches = 0, by_key = 0;
+  for (size_t k = 0; k < report->num_rows; k++) {
+    searches |= report->rows[k].op == OP_LOWER_BOUND;
+    by_key |= report->rows[k].op == OP_REDUCE_BY_KEY || report->rows[k].op == OP_SCAN_BY_KEY;
+  }
   for (size_t k = 0; k < report->num_rows; k++) {
     const result *r = &report->rows[k];
     sorts |= bench_op_table[r->op].sort;
@@ -382,10 +452,10 @@ static void print_table(const run_report *report) {
       "\nGB/s: the bytes an operation must move over the median wall time (reduce, count_if,\n"
       "read: n*size read; findall: n*size read + 4 bytes per index written; scan, copy,\n"
       "copy_strided, copy_kernel: n*size read + n*size written; lower_bound: n*size needles\n"
-      "read + 4 bytes per position written).\n"
+      "read + 4 bytes per position written; reduce_by_key, scan_by_key: below).\n"
       "%%ref: share of the read kernel's GB/s (reduce, count_if, findall) or the copy\n"
-      "kernel's (scan, copy, copy_strided, lower_bound) at the same type and size, the kernel\n"
-      "timed right before each call of the operation (medians of both).\n"
+      "kernel's (scan, copy, copy_strided, lower_bound, the by-key ops) at the same type and\n"
+      "size, the kernel timed right before each call of the operation (medians of both).\n"
       "%%lim: share of the limit of its kind of traffic at the same type and size, the\n"
       "fastest of: the read kernel, and on a CPU device the host's read on all threads\n"
       "(reduce, count_if, findall, read); the copy kernel, clEnqueueCopyBuffer, and on a\n"
@@ -400,7 +470,9 @@ static void print_table(const run_report *report) {
       "Boost.Compute's peers: reduce, count_if, inclusive_scan, copy_if (writes the\n"
       "selected values, not indices; same byte count), copy, reverse_copy; n/a: none.\n"
       "lower_bound has no peer: Boost.Compute's lower_bound searches for one value (no\n"
-      "form for many needles) and PyOpenCL has none.\n",
+      "form for many needles) and PyOpenCL has none.\n"
+      "reduce_by_key's peer: Boost.Compute's reduce_by_key; scan_by_key has none\n"
+      "(Boost.Compute has no inclusive_scan_by_key); PyOpenCL has no by-key operations.\n",
       bench_cpu_threads());
   int sort_peers = !o->no_cpu;
   for (size_t k = 0; k < report->num_rows; k++) sort_peers |= report->rows[k].boost.valid;
@@ -448,6 +520,7 @@ static void print_table(const run_report *report) {
     }
   }
   if (searches) print_search_table(report);
+  if (by_key) print_by_key_table(report);
   for (size_t k = 0; k < report->num_rows; k++) {
     const result *r = &report->rows[k];
     if (strncmp(r->boost_note, "wrong", 5) == 0 || strncmp(r->boost_note, "failed", 6) == 0) {
@@ -488,7 +561,8 @@ static void print_csv(const run_report *report) {
       "first_call_prebuild_ms,first_call_prebuilt_over_steady,limit_source,limit_gb_per_s,"
       "share_of_limit,limit_threads,host_memcpy_gb_per_s,host_copy_gb_per_s,"
       "host_read_gb_per_s,copy_buffer_gb_per_s,limit_read_kernel_gb_per_s,"
-      "limit_copy_kernel_gb_per_s,cpu_calls\n");
+      "limit_copy_kernel_gb_per_s,cpu_calls,runs,gb_per_s_relative_to_scan,"
+      "melem_per_s_relative_to_scan\n");
   for (size_t k = 0; k < report->num_rows; k++) {
     const result *r = &report->rows[k];
     row_figures f = figures_of(r);
@@ -609,7 +683,16 @@ static void print_csv(const run_report *report) {
       putchar(',');
       bench_csv_number(stdout, numbers6[i]);
     }
-    printf(",%d\n", r->cpu_calls);
+    printf(",%d,", r->cpu_calls);
+    if (r->op == OP_REDUCE_BY_KEY || r->op == OP_SCAN_BY_KEY)
+      printf("%llu", (unsigned long long)r->runs);
+    double over_scan_gbps = NAN, over_scan_melems = NAN;
+    scan_ratios(report, r, &over_scan_gbps, &over_scan_melems);
+    putchar(',');
+    bench_csv_number(stdout, over_scan_gbps);
+    putchar(',');
+    bench_csv_number(stdout, over_scan_melems);
+    putchar('\n');
   }
 }
 
@@ -688,7 +771,23 @@ static void print_json(const run_report *report) {
     bench_json_timing(out, "{", "ms", &r->boost);
     print_json_speed(out, "boost", f.boost_gbps, f.vs_boost);
     bench_json_string_member(out, ", ", "note", r->boost_note);
-    fprintf(out, "},\n     \"elements\": %zu", r->elements);
+    fputs("},\n     \"runs\": ", out);
+    if (r->op == OP_REDUCE_BY_KEY || r->op == OP_SCAN_BY_KEY) {
+      fprintf(out, "%llu", (unsigned long long)r->runs);
+    } else {
+      fputs("null", out);
+    }
+    double over_scan_gbps = NAN, over_scan_melems = NAN;
+    scan_ratios(report, r, &over_scan_gbps, &over_scan_melems);
+    fputs(", \"relative_to_scan\": ", out);
+    if (r->op == OP_SCAN_BY_KEY) {
+      bench_json_number_member(out, "{", "gb_per_s", over_scan_gbps);
+      bench_json_number_member(out, ", ", "melem_per_s", over_scan_melems);
+      fputc('}', out);
+    } else {
+      fputs("null", out);
+    }
+    fprintf(out, ",\n     \"elements\": %zu", r->elements);
     bench_json_string_member(out, ", ", "shape", r->shape);
     fputs(", \"peer\": ", out);
     if (r->has_peer) {

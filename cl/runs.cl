@@ -90,19 +90,37 @@ inline void clgpu_run_join(ulong *h, A *v, ulong h2, A v2) {
   *h += h2;
 }
 
-/* The pair of the elements [b, e). */
+/* Whether element i (> 0) starts a run. */
+#define CLGPU_RUN_HEAD_AT(i) (!clgpu_run_equal(CLGPU_RUN_KEY((i) - 1), CLGPU_RUN_KEY(i)))
+
+/* The pair of the elements [b, e): the heads among them, counted from the
+ * keys alone (for a scan 1 when there is one: it needs no count), and the value of the run open at e,
+ * from the last head before e, found walking back from e (a run's length
+ * on average), or from b when [b, e) has none. So the first pass reads
+ * the keys once and few values, and a scan's first pass reads little. */
 inline void clgpu_run_fold(CLGPU_RUN_INPUTS, ulong b, ulong e, ulong *heads, A *value) {
   ulong h = 0;
-  A v = CLGPU_NEUTRAL;
-  KB previous = b > 0 && b < e ? CLGPU_RUN_KEY(b - 1) : (KB)0;
-  for (ulong i = b; i < e; i++) {
-    KB key = CLGPU_RUN_KEY(i);
-    A x = CLGPU_RUN_VALUE(i);
-    int head = i == 0 || !clgpu_run_equal(previous, key);
-    v = head ? x : clgpu_combine(v, x);
-    h += head ? 1 : 0;
-    previous = key;
+#ifndef CLGPU_RUN_SCAN
+  if (b == 0 && e > 0) h = 1;
+  for (ulong i = b > 0 ? b : 1; i < e; i++) h += CLGPU_RUN_HEAD_AT(i) ? 1 : 0;
+#endif
+  ulong j = e;
+  int found = 0;
+  while (j > b && !found) {
+    j--;
+    found = j == 0 || CLGPU_RUN_HEAD_AT(j);
   }
+  A v = CLGPU_NEUTRAL;
+  ulong k = b;
+  if (found) {
+    v = CLGPU_RUN_VALUE(j);
+    k = j + 1;
+  }
+  for (; k < e; k++) v = clgpu_combine(v, CLGPU_RUN_VALUE(k));
+#ifdef CLGPU_RUN_SCAN
+  /* A scan's pairs need only whether a head is there. */
+  h = found ? 1 : 0;
+#endif
   *heads = h;
   *value = v;
 }
@@ -174,6 +192,22 @@ inline void clgpu_run_walk(CLGPU_RUN_INPUTS, CLGPU_RUN_OUTPUTS, ulong b, ulong e
   }
 #endif
 }
+
+/* The walk of [b, e) from (h, v), in the kernels: a scan's walk is
+ * inlined once per value of `exclusive`, so that no branch on it is left
+ * inside the loop (docs/portability.md rule 5a). */
+#ifdef CLGPU_RUN_SCAN
+#define CLGPU_RUN_WALK(b, e, h, v)                                                               \
+  do {                                                                                          \
+    if (exclusive) {                                                                            \
+      clgpu_run_walk(CLGPU_RUN_PASS, out, out_at, out_step, 1, (b), (e), n, (h), (v));           \
+    } else {                                                                                    \
+      clgpu_run_walk(CLGPU_RUN_PASS, out, out_at, out_step, 0, (b), (e), n, (h), (v));           \
+    }                                                                                           \
+  } while (0)
+#else
+#define CLGPU_RUN_WALK(b, e, h, v) clgpu_run_walk(CLGPU_RUN_PASS, CLGPU_RUN_OUT, (b), (e), n, (h), (v))
+#endif
 
 /* The range of group g. */
 inline void clgpu_run_range(ulong n, ulong chunk, ulong *begin, ulong *end) {
@@ -303,7 +337,7 @@ __kernel __attribute__((reqd_work_group_size(CLGPU_GROUP, 1, 1))) void clgpu_run
   if (n == 0 && g == 0 && get_local_id(0) == 0) count[count_at] = 0;
 #endif
 #if CLGPU_GROUP == 1
-  clgpu_run_walk(CLGPU_RUN_PASS, CLGPU_RUN_OUT, b, e, n, h, v);
+  CLGPU_RUN_WALK(b, e, h, v);
 #else
   __local ulong hs[CLGPU_GROUP];
   __local A vs[CLGPU_GROUP];
@@ -316,7 +350,7 @@ __kernel __attribute__((reqd_work_group_size(CLGPU_GROUP, 1, 1))) void clgpu_run
     ulong mine_h = h;
     A mine_v = v;
     clgpu_run_join(&mine_h, &mine_v, ph, pv);
-    clgpu_run_walk(CLGPU_RUN_PASS, CLGPU_RUN_OUT, mb, me, n, mine_h, mine_v);
+    CLGPU_RUN_WALK(mb, me, mine_h, mine_v);
     clgpu_run_join(&h, &v, th, tv);
   }
 #endif

@@ -1,5 +1,6 @@
 /* Fuzz operations on runs of equal adjacent keys (runs.h): scan by key,
- * reduce by key and their workspace queries, compared with a host model
+ * reduce by key, unique, unique by key, run-length encoding and their
+ * workspace queries, compared with a host model
  * when the arguments are ones the fuzzer knows. */
 #include "harness.h"
 
@@ -345,9 +346,352 @@ static void check_runs_report(const char *text, const clgpu_workspace_size *repo
   }
 }
 
+/* ---- unique, unique by key, run-length encoding ---- */
+
+/* An output's length choice: 1 a byte's worth below 8, 2 half the keys, 3
+ * five past them, else the keys' length. */
+static size_t take_run_length(byte_reader *in, size_t n) {
+  static const size_t extra[] = {0, 0, 0, 5};
+  uint8_t length = take_byte(in) % 4;
+  return length == 1 ? take_byte(in) % 8 : length == 2 ? n / 2 : n + extra[length];
+}
+
+/* One run output: the mode (0 over `first`'s bytes, its own view when of
+ * `type`; 1 over `second`'s bytes; 2 a view in buffer `near`; 7 NULL; else
+ * one in buffer `far`, its upper half when `high`), the length choice and
+ * the view. */
+static void take_run_output(byte_reader *in, const array_run *pool, clgpu_type type, size_t n,
+                            const algo_view *first, const algo_view *second, int near, int far,
+                            int high, algo_view *out) {
+  memset(out, 0, sizeof *out);
+  uint8_t mode = take_byte(in) % 8;
+  if (mode == 7) return;
+  size_t wanted = take_run_length(in, n);
+  if (mode == 0 && first->made && first->view.rank == 1 && first->view.type == type) {
+    *out = *first;
+    out->pointer = &out->view;
+  } else if (mode == 0 && first->made && first->view.rank == 1) {
+    runs_view_over(first, type, wanted, out);
+  } else if (mode == 1 && second->made && second->view.rank == 1) {
+    runs_view_over(second, type, wanted, out);
+  } else {
+    take_output_view(in, pool, wish_1d(type, wanted, mode == 2 ? near : far), high, out);
+  }
+}
+
+/* The type of lengths or offsets: uint, ulong, or any type. */
+static clgpu_type take_index_type(byte_reader *in) {
+  uint8_t choice = take_byte(in) % 4;
+  return choice == 3 ? take_algo_type(in) : choice == 1 ? CLGPU_TYPE_UINT64 : CLGPU_TYPE_UINT32;
+}
+
+static int index_type(clgpu_type type) {
+  return type == CLGPU_TYPE_UINT32 || type == CLGPU_TYPE_UINT64;
+}
+
+/* The runs of the keys: each run's first key, the value at its head (as
+ * bits), its length and its offset, for the runs below each output's
+ * length, and the number of runs. NULL outputs are zeroed views. */
+static void model_unique(const uint8_t *keys, clgpu_type key_type, int bitwise,
+                         const uint8_t *values, clgpu_type value_type, size_t n,
+                         const algo_view *run_keys, const algo_view *run_values,
+                         const algo_view *lengths, const algo_view *offsets,
+                         const algo_view *count) {
+  size_t key_size = clgpu_type_size(key_type);
+  size_t value_size = values ? clgpu_type_size(value_type) : 0;
+  uint64_t runs = 0;
+  for (size_t i = 0; i < n;) {
+    size_t end = i + 1;
+    while (end < n && !starts_run(keys, end, key_type, bitwise)) end++;
+    if (run_keys->pointer && runs < run_keys->count) {
+      memcpy(&algo_model[run_keys->buffer][element_offset(&run_keys->view, runs)],
+             keys + i * key_size, key_size);
+    }
+    if (values && run_values->pointer && runs < run_values->count) {
+      memcpy(&algo_model[run_values->buffer][element_offset(&run_values->view, runs)],
+             values + i * value_size, value_size);
+    }
+    if (lengths->pointer && runs < lengths->count) {
+      store_int(&algo_model[lengths->buffer][element_offset(&lengths->view, runs)],
+                lengths->view.type, end - i);
+    }
+    if (offsets->pointer && runs < offsets->count) {
+      store_int(&algo_model[offsets->buffer][element_offset(&offsets->view, runs)],
+                offsets->view.type, i);
+    }
+    runs++;
+    i = end;
+  }
+  store_int(&algo_model[count->buffer][element_offset(&count->view, 0)], CLGPU_TYPE_UINT64, runs);
+}
+
+/* The extended forms of op_algo_runs (see there): 8 clgpu_unique, 9
+ * clgpu_unique_by_key, 10 clgpu_run_length_encode, 11
+ * clgpu_unique_workspace_size for clgpu_unique, 12 for
+ * clgpu_unique_by_key, 13 clgpu_run_length_encode_workspace_size, 14
+ * clgpu_unique_workspace_size_upto, 15
+ * clgpu_run_length_encode_workspace_size_upto. */
+static void algo_runs_unique(byte_reader *in, const array_run *pool, clgpu_context *context,
+                             uint8_t form, algo_call *call) {
+  int by_key = form == 9 || form == 12, encode = form == 10 || form == 13 || form == 15;
+  int query = form >= 11 && form <= 13, upto = form >= 14;
+  algo_write_buffers(take_byte(in));
+  clgpu_type key_type = take_algo_type(in), value_type = take_algo_type(in);
+  size_t n = take_byte(in) % (ALGO_MAX_N + 1);
+  expression equality;
+  memset(&equality, 0, sizeof equality);
+  const char *key_equal = NULL;
+  if (take_byte(in) % 3 != 0) {
+    take_expression(in, key_equalities, COUNT_OF(key_equalities), &equality);
+    key_equal = equality.text;
+    add_expression(call, &equality);
+  }
+  clgpu_operation operation = encode ? CLGPU_OPERATION_RUN_LENGTH_ENCODE : CLGPU_OPERATION_UNIQUE;
+
+  if (upto) {
+    clgpu_call_options options_storage;
+    int slot;
+    const clgpu_call_options *options = take_call_options(in, &options_storage, &slot);
+    uint64_t max_n = take_byte(in) % 4 == 3 ? take_u64(in) : n;
+    if (!encode && take_byte(in) % 2 == 0) value_type = (clgpu_type)0;
+    clgpu_workspace_size report;
+    memset(&report, 0x5a, sizeof report);
+    clgpu_workspace_size before = report;
+    snprintf(
+        call->text, sizeof call->text, "%s(%s keys, %s values, max_n %llu, key_equal %s)",
+        encode ? "clgpu_run_length_encode_workspace_size_upto" : "clgpu_unique_workspace_size_upto",
+        clgpu_type_cl_name(key_type), encode || !value_type ? "no" : clgpu_type_cl_name(value_type),
+        (unsigned long long)max_n, key_equal ? "given" : "NULL");
+    prime_last_error();
+    clgpu_status status =
+        encode ? clgpu_run_length_encode_workspace_size_upto(context, key_equal, key_type, max_n,
+                                                             options, &report)
+               : clgpu_unique_workspace_size_upto(context, key_equal, key_type, value_type, max_n,
+                                                  options, &report);
+    trace_query(call->text, status);
+    check_call(call->text, status, STATUS_SET(runs_query_statuses, 1), 0);
+    if (status != CLGPU_SUCCESS && memcmp(&report, &before, sizeof report) != 0) {
+      violation(call->text, "failed but wrote the report");
+    }
+    if (status == CLGPU_SUCCESS && !context) {
+      violation(call->text, "accepted arguments its header refuses");
+    }
+    if (status == CLGPU_SUCCESS) check_runs_report(call->text, &report, operation, 0, 0);
+    return;
+  }
+
+  /* The inputs. */
+  algo_view keys, values;
+  memset(&values, 0, sizeof values);
+  take_algo_view(in, pool, wish_1d(key_type, n, ALG_A), &keys);
+  int values_are_keys = 0;
+  if (by_key) {
+    if (take_byte(in) % 8 == 7 && keys.made) {
+      values = keys;
+      values.pointer = &values.view;
+      values_are_keys = 1;
+    } else {
+      take_algo_view(in, pool, wish_1d(value_type, n, ALG_B), &values);
+    }
+  }
+  if (keys.made) key_type = keys.view.type;
+  if (values.made) value_type = values.view.type;
+
+  /* The outputs: run_keys; run_values or lengths; offsets; count. */
+  algo_view run_keys, second, offsets, count;
+  memset(&second, 0, sizeof second);
+  memset(&offsets, 0, sizeof offsets);
+  take_run_output(in, pool, key_type, n, &keys, by_key ? &values : &keys, ALG_A, ALG_C, 0,
+                  &run_keys);
+  if (by_key) {
+    take_run_output(in, pool, value_type, n, &values, &keys, ALG_B, ALG_C, 1, &second);
+  } else if (encode) {
+    clgpu_type lengths_type = take_index_type(in);
+    take_run_output(in, pool, lengths_type, n, &keys, &keys, ALG_A, ALG_C, 1, &second);
+    clgpu_type offsets_type = take_index_type(in);
+    take_run_output(in, pool, offsets_type, n, &keys, &keys, ALG_A, ALG_B, 0, &offsets);
+  }
+  uint8_t count_mode = take_byte(in) % 8;
+  const algo_view *under = count_mode == 0   ? &keys
+                           : count_mode == 1 ? (by_key ? &values : &keys)
+                           : count_mode == 2 ? &run_keys
+                                             : NULL;
+  if (under && under->made && under->view.rank == 1) {
+    runs_view_over(under, CLGPU_TYPE_UINT64, 1, &count);
+  } else {
+    take_output_view(in, pool, wish_1d(CLGPU_TYPE_UINT64, 1, ALG_WRITE_ONLY), 0, &count);
+  }
+
+  uint8_t key_data = take_byte(in), value_data = take_byte(in);
+  write_keys(&keys, key_data, key_equal != NULL);
+  if (by_key && !values_are_keys) write_values(&values, value_data, value_data % 3 == 0);
+  clgpu_call_options options_storage;
+  const clgpu_call_options *options =
+      take_call_options(in, &options_storage, &call->workspace_slot);
+
+  /* NULL optional outputs (run-length encoding's) leave the model valid. */
+  int checkable = call->checkable;
+  add_view(call, &keys);
+  if (by_key) add_view(call, &values);
+  add_view(call, &run_keys);
+  if (by_key || encode) add_view(call, &second);
+  if (encode) add_view(call, &offsets);
+  add_view(call, &count);
+  const algo_view *outputs[] = {&run_keys, &second, &offsets, &count};
+  /* Required: run_keys but for an encoding, run_values by key, the count. */
+  int required[] = {!encode, by_key, 0, 1};
+  for (int k = 0; k < 4; k++) {
+    if (outputs[k]->pointer && !outputs[k]->made) checkable = 0;
+    if (!outputs[k]->pointer && required[k]) checkable = 0;
+  }
+  if (!keys.made || (by_key && !values.made)) checkable = 0;
+  call->checkable = checkable;
+
+  /* What the header refuses whatever else the call gets. */
+  if (!context || !keys.pointer || (by_key && !values.pointer) || !count.pointer) {
+    call->must_fail = 1;
+  }
+  if (keys.made && keys.view.rank != 1) call->must_fail = 1;
+  if (values.made && values.view.rank != 1) call->must_fail = 1;
+  if (by_key && keys.made && values.made && keys.view.rank == 1 && values.view.rank == 1 &&
+      keys.view.shape[0] != values.view.shape[0]) {
+    call->must_fail = 1;
+  }
+  int any_made = keys.made || values.made;
+  for (int k = 0; k < 4; k++) {
+    if (!outputs[k]->made) continue;
+    any_made = 1;
+    if (broadcast_output(outputs[k])) call->must_fail = 1;
+    for (int j = 0; j < k; j++) {
+      if (views_overlap(outputs[j], outputs[k])) call->must_fail = 1;
+    }
+  }
+  if (run_keys.made && (run_keys.view.rank != 1 || run_keys.view.type != key_type)) {
+    call->must_fail = 1;
+  }
+  if (by_key && second.made && (second.view.rank != 1 || second.view.type != value_type)) {
+    call->must_fail = 1;
+  }
+  const algo_view *indices[] = {&second, &offsets};
+  for (int k = 0; k < 2 && encode; k++) {
+    if (indices[k]->made && indices[k]->view.rank != 1) call->must_fail = 1;
+  }
+  if (count.made && (count.view.type != CLGPU_TYPE_UINT64 || count.count != 1)) {
+    call->must_fail = 1;
+  }
+  if (context && context != world.context && any_made) call->must_fail = 1;
+  /* The faults the fuzzer holds to one status when the call has no other:
+   * a missing run_keys or run_values (CLGPU_INVALID_ARGUMENT), lengths or
+   * offsets of another type than uint and ulong (CLGPU_TYPE_MISMATCH). */
+  int missing = !encode && (!run_keys.pointer || (by_key && !second.pointer));
+  int wrong_index = 0;
+  for (int k = 0; k < 2 && encode; k++) {
+    if (indices[k]->made && indices[k]->view.rank == 1 && !index_type(indices[k]->view.type)) {
+      wrong_index = 1;
+    }
+  }
+  int clean = !call->must_fail && context == world.context && keys.made &&
+              keys.buffer != ALG_WRITE_ONLY &&
+              (!by_key || (values.made && values.buffer != ALG_WRITE_ONLY)) && count.made &&
+              equality.fixed >= 0 && (!run_keys.pointer || run_keys.made) &&
+              (!second.pointer || second.made) && (!offsets.pointer || offsets.made) &&
+              (!options || (!options->workspace && options->shape >= CLGPU_SHAPE_AUTO &&
+                            options->shape <= CLGPU_SHAPE_TILED)) &&
+              !(key_equal && key_type == CLGPU_TYPE_HALF && !algo.fp16) &&
+              !(key_equal && key_type == CLGPU_TYPE_DOUBLE && !algo.fp64);
+  clgpu_status expected = CLGPU_SUCCESS;
+  if (clean && missing) expected = CLGPU_INVALID_ARGUMENT;
+  if (clean && !missing && wrong_index) expected = CLGPU_TYPE_MISMATCH;
+  if (missing || wrong_index) call->must_fail = 1;
+  static const char *const names[] = {"clgpu_unique", "clgpu_unique_by_key",
+                                      "clgpu_run_length_encode"};
+  const char *name = names[by_key ? 1 : encode ? 2 : 0];
+
+  if (query) {
+    clgpu_workspace_size report;
+    memset(&report, 0x5a, sizeof report);
+    clgpu_workspace_size before = report;
+    int out_null = take_byte(in) % 8 == 7;
+    char label[64];
+    snprintf(label, sizeof label, "%s_workspace_size",
+             encode   ? "clgpu_run_length_encode"
+             : by_key ? "clgpu_unique[by key]"
+                      : "clgpu_unique");
+    snprintf(call->wait.word, sizeof call->wait.word, "none (a query)");
+    describe_views(call, label);
+    prime_last_error();
+    clgpu_workspace_size *out = out_null ? NULL : &report;
+    clgpu_status status =
+        encode ? clgpu_run_length_encode_workspace_size(context, key_equal, run_keys.pointer,
+                                                        second.pointer, offsets.pointer,
+                                                        count.pointer, keys.pointer, options, out)
+               : clgpu_unique_workspace_size(
+                     context, key_equal, run_keys.pointer, by_key ? second.pointer : NULL,
+                     count.pointer, keys.pointer, by_key ? values.pointer : NULL, options, out);
+    trace_query(call->text, status);
+    check_call(call->text, status, STATUS_SET(runs_query_statuses, 1), 0);
+    if (out_null && status == CLGPU_SUCCESS) violation(call->text, "succeeded with out NULL");
+    if (status != CLGPU_SUCCESS && memcmp(&report, &before, sizeof report) != 0) {
+      violation(call->text, "failed but wrote the report");
+    }
+    if (status == CLGPU_SUCCESS && call->must_fail) {
+      violation(call->text, "accepted arguments its header refuses");
+    }
+    if (expected != CLGPU_SUCCESS && !out_null) {
+      expect_status(call->text, status, expected, "the one fault of these arguments");
+    }
+    if (status == CLGPU_SUCCESS && keys.made && (!by_key || values.made)) {
+      uint64_t stage_keys = 0, stage_values = 0;
+      for (int k = 0; k < 4; k++) {
+        if (!outputs[k]->made) continue;
+        if (clgpu_may_alias(outputs[k]->pointer, keys.pointer)) stage_keys = keys.count;
+        if (by_key && clgpu_may_alias(outputs[k]->pointer, values.pointer)) {
+          stage_values = keys.count;
+        }
+      }
+      check_runs_report(call->text, &report, operation, stage_keys, stage_values);
+    }
+    return;
+  }
+
+  algo_upload();
+  if (context != world.context || call->must_fail || keys.buffer == ALG_WRITE_ONLY ||
+      (by_key && values.buffer == ALG_WRITE_ONLY)) {
+    call->checkable = 0;
+  }
+  if (call->checkable) {
+    static uint8_t key_bytes[ALGO_BYTES], value_bytes[ALGO_BYTES];
+    gather(&keys, key_bytes);
+    if (by_key) gather(&values, value_bytes);
+    algo_view none;
+    memset(&none, 0, sizeof none);
+    model_unique(key_bytes, key_type, key_equal == NULL, by_key ? value_bytes : NULL, value_type,
+                 keys.count, &run_keys, by_key ? &second : &none, encode ? &second : &none,
+                 &offsets, &count);
+  }
+  begin_algo_call(call, in);
+  describe_views(call, name);
+  cl_event *event = call->want_event ? &call->event : NULL;
+  clgpu_status status =
+      by_key   ? clgpu_unique_by_key(context, key_equal, run_keys.pointer, second.pointer,
+                                     count.pointer, keys.pointer, values.pointer, options,
+                                     call->wait.count, call->wait.list, event)
+      : encode ? clgpu_run_length_encode(context, key_equal, run_keys.pointer, second.pointer,
+                                         offsets.pointer, count.pointer, keys.pointer, options,
+                                         call->wait.count, call->wait.list, event)
+               : clgpu_unique(context, key_equal, run_keys.pointer, count.pointer, keys.pointer,
+                              options, call->wait.count, call->wait.list, event);
+  if (expected != CLGPU_SUCCESS && !call->wait.bad && !call->wait.hostile) {
+    expect_status(call->text, status, expected, "the one fault of these arguments");
+  }
+  finish_algo_call(call, status, STATUS_SET(runs_statuses, 1));
+}
+
 /* clgpu_scan_by_key, clgpu_reduce_by_key and their queries. Bytes: the
- * context, the form (0 inclusive scan, 1 exclusive scan, 2 and 3 reduce,
- * 4 the scan's query, 5 the reduce's, 6 the scan's _upto, 7 the reduce's),
+ * context, the form (modulo 16: 0 inclusive scan, 1 exclusive scan, 2
+ * and 3 reduce, 4 the scan's query, 5 the reduce's, 6 the scan's _upto, 7
+ * the reduce's; 8 to 15 the forms of algo_runs_unique, whose bytes follow
+ * below),
  * the seed of the buffers, the key and value types, n, the key equality
  * (0 NULL, else take_expression over "a == b"), the operator (scan: SUM,
  * MIN, MAX or an unknown kind; reduce: SUM, MIN, MAX, COUNT, ANY, ALL,
@@ -362,14 +706,33 @@ static void check_runs_report(const char *text, const clgpu_workspace_size *repo
  * view, count's mode (0 over the keys, 1 over the values, 2 over run_keys,
  * else its own view); then the keys' and the values' data, the options,
  * and the call's wait list and event. A success is compared with the
- * host's runs, every other byte unchanged. */
+ * host's runs, every other byte unchanged.
+ * Forms 8 to 15 (clgpu_unique, clgpu_unique_by_key,
+ * clgpu_run_length_encode, their queries and _upto queries; the corpus
+ * before them used forms 0 to 5 only) take: the seed, the key and value
+ * types, n, the key equality; for an _upto the options, max_n's choice
+ * (3: a u64 follows) and for unique's a byte (even: no values); else the
+ * keys' view, by key the values' mode (7: the keys' own view) and view,
+ * then run_keys (take_run_output: mode 0 over the keys, 1 over the
+ * values, 2 in buffer A, 7 NULL, else buffer C; length choice; view), by
+ * key run_values (0 over the values, 1 over the keys, 2 in buffer B, 7
+ * NULL, else the upper half of C), for an encoding the lengths' type
+ * (take_index_type: 0 and 2 uint, 1 ulong, 3 any type) and output (as
+ * run_values, in A or C), the offsets' type and output (in A or B), the
+ * count's mode (0 over the keys, 1 over the values, 2 over run_keys, else
+ * its own view), the keys' and values' data, the options, then a query's
+ * out choice (7: NULL) or the call's wait list and event. */
 void op_algo_runs(fuzz_run *run) {
   byte_reader *in = &run->in;
   const array_run *pool = &run->pool;
   algo_call call;
   algo_call_init(&call);
   clgpu_context *context = take_algo_context(in);
-  uint8_t form = take_byte(in) % 8;
+  uint8_t form = take_byte(in) % 16;
+  if (form >= 8) {
+    algo_runs_unique(in, pool, context, form, &call);
+    return;
+  }
   int scan = form <= 1 || form == 4 || form == 6;
   int query = form >= 4 && form <= 5, upto = form >= 6;
   algo_write_buffers(take_byte(in));

@@ -32,9 +32,11 @@
 #include "context_internal.h"
 #include "expression.h"
 #include "lease.h"
+#include "overflow.h"
 #include "reduce_program.h"
 #include "shape.h"
 #include "status_internal.h"
+#include "tuning.h"
 #include "workspace_internal.h"
 
 #define ARG(x) CLGPU__ARG(x)
@@ -248,11 +250,33 @@ static clgpu_status check_run_views(const clgpu_context *context, const runs_vie
   return CLGPU_SUCCESS;
 }
 
+/* On a device with a loop cap (quirks.c), ranges small enough that no
+ * work-item's loops pass it: a work-item walks its elements up to about
+ * five times in one kernel (the heads counted, the open run found walking
+ * back and folded, the walk, a CHUNKED scan's blocks twice), where the
+ * common split allows for four. */
+static void fit_loop_cap(const clgpu_context *context, runs_plan *plan) {
+  uint64_t cap = context->quirks.loop_iteration_cap;
+  if (!cap || plan->n == 0) return;
+  int tiled = plan->shape.kind == CLGPU_SHAPE_TILED;
+  uint64_t items = tiled ? plan->shape.group : 1;
+  uint64_t unit = tiled ? (uint64_t)plan->shape.group * context->tuning->tile_items
+                        : context->tuning->chunk_unit;
+  uint64_t fits = cap / 6 * items / unit * unit;
+  if (fits < unit) fits = unit;
+  uint64_t chunk = plan->split.reserved > 0 ? plan->split.chunk : plan->n;
+  if (chunk <= fits) return;
+  plan->split.chunk = fits;
+  plan->split.groups = clgpu__ceil_div_u64(plan->n, fits);
+  plan->split.reserved = plan->split.groups;
+}
+
 /* The ranges and the report. */
 static clgpu_status lay_out(const clgpu_context *context, runs_plan *plan, const char *who) {
   plan->stage_keys = plan->stage_keys && plan->n > 0;
   plan->stage_values = plan->stage_values && plan->n > 0;
   plan->split = clgpu__split_range(context, &plan->shape, plan->n);
+  fit_loop_cap(context, plan);
   clgpu_workspace_size *report = &plan->report;
   clgpu__report_init(report);
   static const clgpu_operation operations[] = {

@@ -104,19 +104,25 @@ inline void clgpu_run_fold(CLGPU_RUN_INPUTS, ulong b, ulong e, ulong *heads, A *
   if (b == 0 && e > 0) h = 1;
   for (ulong i = b > 0 ? b : 1; i < e; i++) h += CLGPU_RUN_HEAD_AT(i) ? 1 : 0;
 #endif
-  ulong j = e;
+  /* The last head in [b, e), or b. */
+  ulong start = b;
   int found = 0;
-  while (j > b && !found) {
-    j--;
-    found = j == 0 || CLGPU_RUN_HEAD_AT(j);
+  for (ulong j = e; j > b; j--) {
+    if (j - 1 == 0 || CLGPU_RUN_HEAD_AT(j - 1)) {
+      start = j - 1;
+      found = 1;
+      break;
+    }
   }
   A v = CLGPU_NEUTRAL;
-  ulong k = b;
-  if (found) {
-    v = CLGPU_RUN_VALUE(j);
-    k = j + 1;
+  for (ulong k = start; k < e; k++) {
+    A x = CLGPU_RUN_VALUE(k);
+    if (k == start && found) {
+      v = x;
+    } else {
+      v = clgpu_combine(v, x);
+    }
   }
-  for (; k < e; k++) v = clgpu_combine(v, CLGPU_RUN_VALUE(k));
 #ifdef CLGPU_RUN_SCAN
   /* A scan's pairs need only whether a head is there. */
   h = found ? 1 : 0;

@@ -444,7 +444,11 @@ class Run(BenchTestCase):
                         r"[\d.]+ \([\d.]+-[\d.]+\)\s+(\d+)\s+([\d.]+)\s+\d+%\s+\d+%\s+\S+ \|"
                         r"\s+([\d.]+)\s+([\d.]+)x \|\s+n/a\s+n/a$", rows[0])
                     self.assertIsNotNone(figures, where)
-                    self.assertGreater(float(figures.group(5)), 0, where)  # x CPU
+                    # x CPU: printed to two places, so a slow device's
+                    # launch against a 1K C loop may read 0.00 (rusticl).
+                    self.assertGreaterEqual(float(figures.group(5)), 0, where)
+                    if size == "64K":
+                        self.assertGreater(float(figures.group(4)), 0, where)  # CPU GB/s
                     # The by-key table: runs, the C loop's ms (min-max), its
                     # calls, x C, clgpu's and C's Mkeys/s, x scan (GB/s and
                     # Melem/s: scan_by_key only), the peers' note.
@@ -457,7 +461,11 @@ class Run(BenchTestCase):
                         rows[0])
                     self.assertIsNotNone(figures, where)
                     self.assertEqual(figures.group(3), "2", where)
-                    for k in (2, 4, 5, 6):
+                    # The C loop's ms and x C may round to 0 at 1K; the
+                    # rates may not.
+                    for k in (2, 4):
+                        self.assertGreaterEqual(float(figures.group(k)), 0, where)
+                    for k in (5, 6):
                         self.assertGreater(float(figures.group(k)), 0, where)
                     # Runs of 1 to 15 keys: n/15 to n of them, about n/8.
                     n = 1024 if size == "1K" else 65536

@@ -162,42 +162,6 @@ inline void clgpu_run_walk(CLGPU_RUN_INPUTS, CLGPU_RUN_OUTPUTS, ulong b, ulong e
                            ulong h, A v) {
   KB previous = b > 0 && b < e ? CLGPU_RUN_KEY(b - 1) : (KB)0;
   ulong i = b;
-#if defined(CLGPU_RUN_SCAN) && CLGPU_GROUP == 1
-  /* CHUNKED scans walk blocks of 8: each element's value from the block's
-   * start (or from its run's head inside the block) does not wait for the
-   * carry, which then takes one combine per block, and per element before
-   * the block's first head. The carry's chain is an eighth as long: a
-   * float add's latency per element was the limit (float scan_by_key at
-   * 0.59 of plain scan's elements per second on POCL). */
-  for (; e - i >= 8; i += 8) {
-    A inside[8], full[8];
-    int fresh[8], heads[8];
-    int seen = 0;
-    A running = CLGPU_NEUTRAL;
-    for (uint j = 0; j < 8; j++) {
-      KB key = CLGPU_RUN_KEY(i + j);
-      A x = CLGPU_RUN_VALUE(i + j);
-      int head = i + j == 0 || !clgpu_run_equal(previous, key);
-      previous = key;
-      if (head || j == 0) {
-        running = x;
-      } else {
-        running = clgpu_combine(running, x);
-      }
-      seen |= head;
-      inside[j] = running;
-      fresh[j] = seen;
-      heads[j] = head;
-    }
-    for (uint j = 0; j < 8; j++) full[j] = fresh[j] ? inside[j] : clgpu_combine(v, inside[j]);
-    for (uint j = 0; j < 8; j++) {
-      A before = j == 0 ? v : full[j - 1];
-      if (heads[j]) before = (A)(CLGPU_NEUTRAL);
-      out[CLGPU_RUN_AT(out_at, out_step, i + j)] = clgpu_store(exclusive ? before : full[j]);
-    }
-    v = full[7];
-  }
-#endif
   for (; i < e; i++) {
     KB key = CLGPU_RUN_KEY(i);
     A x = CLGPU_RUN_VALUE(i);

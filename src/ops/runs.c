@@ -251,10 +251,10 @@ static clgpu_status check_run_views(const clgpu_context *context, const runs_vie
 }
 
 /* On a device with a loop cap (quirks.c), ranges small enough that no
- * work-item's loops pass it: a work-item walks its elements up to about
- * five times in one kernel (the heads counted, the open run found walking
- * back and folded, the walk, a CHUNKED scan's blocks twice), where the
- * common split allows for four. */
+ * work-item's loops pass it: a TILED work-item walks its elements up to
+ * four times in one kernel (the heads counted, the open run found walking
+ * back and folded, the walk), plus the loops of its tiles, where the
+ * common split allows for four in all. */
 static void fit_loop_cap(const clgpu_context *context, runs_plan *plan) {
   uint64_t cap = context->quirks.loop_iteration_cap;
   if (!cap || plan->n == 0) return;

@@ -50,8 +50,8 @@ typedef enum op_kind {
   OP_KIND_COUNT
 } op_kind;
 
-static const char *const op_names[] = {"sum", "product", "min", "max",
-                                       "count", "any", "all", "custom"};
+static const char *const op_names[] = {"sum",   "product", "min", "max",
+                                       "count", "any",     "all", "custom"};
 
 static uint64_t mask_of(test_type type) {
   size_t bits = 8 * test_type_size(type);
@@ -186,7 +186,7 @@ typedef enum run_pattern {
   RUNS_FROM_DATA,   /* test_generate's FEW_UNIQUE: equal keys apart too */
 } run_pattern;
 
-static const char *const pattern_names[] = {"distinct", "all equal", "fixed",
+static const char *const pattern_names[] = {"distinct", "all equal",   "fixed",
                                             "random",   "alternating", "few unique"};
 
 /* n keys of `type` whose runs follow the pattern. Runs alternate between
@@ -225,8 +225,8 @@ static unsigned char *make_keys(test_type type, size_t n, run_pattern pattern, s
     }
     left--;
     /* Run r's key: 3 or 5 by turns (20 or 40 for tens, plus 0..9). */
-    uint64_t value = e == EQUAL_TENS ? (run % 2 ? 20 : 40) + test_rng_below(&rng, 10)
-                                     : (run % 2 ? 3 : 5);
+    uint64_t value =
+        e == EQUAL_TENS ? (run % 2 ? 20 : 40) + test_rng_below(&rng, 10) : (run % 2 ? 3 : 5);
     if (pattern == RUNS_DISTINCT) value = e == EQUAL_TENS ? 10 * (i % 7) + i % 3 : i % 7 + 1;
     if (pattern == RUNS_DISTINCT && e == EQUAL_TENS && i > 0) {
       /* Neighbours in different tens. */
@@ -299,8 +299,8 @@ static clgpu_scan_op scan_op_of(const runs_case *c) {
 
 static clgpu_reduce_op reduce_op_of(const runs_case *c) {
   static const clgpu_reduce_kind kinds[] = {
-      CLGPU_REDUCE_SUM, CLGPU_REDUCE_PRODUCT, CLGPU_REDUCE_MIN, CLGPU_REDUCE_MAX,
-      CLGPU_REDUCE_COUNT, CLGPU_REDUCE_ANY, CLGPU_REDUCE_ALL, CLGPU_REDUCE_CUSTOM};
+      CLGPU_REDUCE_SUM,   CLGPU_REDUCE_PRODUCT, CLGPU_REDUCE_MIN, CLGPU_REDUCE_MAX,
+      CLGPU_REDUCE_COUNT, CLGPU_REDUCE_ANY,     CLGPU_REDUCE_ALL, CLGPU_REDUCE_CUSTOM};
   clgpu_reduce_op op;
   memset(&op, 0, sizeof op);
   op.kind = kinds[c->op];
@@ -335,15 +335,15 @@ static size_t reference(const runs_case *c, const unsigned char *keys, const uns
     int is_zero = test_type_is_float(vt) ? float_of(x, vt) == 0 : x == 0;
     if (c->op == OP_COUNT || c->op == OP_ANY || c->op == OP_ALL) mapped = !is_zero;
     if (c->op == OP_CUSTOM) {
-      int64_t v = test_type_is_float(vt)     ? (int64_t)float_of(x, vt)
+      int64_t v = test_type_is_float(vt)    ? (int64_t)float_of(x, vt)
                   : test_type_is_signed(vt) ? signed_of(x, vt)
                                             : (int64_t)x;
       mapped = (uint64_t)(v * v);
     }
     if (head) {
       if (runs > 0) test_store_bits(out, runs - 1, rt, acc);
-      memcpy(run_keys + runs * test_type_size(c->key_type),
-             keys + i * test_type_size(c->key_type), test_type_size(c->key_type));
+      memcpy(run_keys + runs * test_type_size(c->key_type), keys + i * test_type_size(c->key_type),
+             test_type_size(c->key_type));
       runs++;
       acc = mapped;
     } else if (c->op == OP_COUNT || c->op == OP_CUSTOM) {
@@ -411,9 +411,9 @@ static void run_case(const runs_case *c) {
   if (c->op == OP_ALL) {
     /* Mostly ones, so that some runs are all true. */
     for (size_t i = 0; i < n; i++) {
-      if (i % 5) test_store_bits(values, i, c->value_type, test_type_is_float(c->value_type)
-                                                               ? bits_of(1, c->value_type)
-                                                               : 1);
+      if (i % 5)
+        test_store_bits(values, i, c->value_type,
+                        test_type_is_float(c->value_type) ? bits_of(1, c->value_type) : 1);
     }
   }
   size_t capacity = c->scan ? n : (c->capacity ? c->capacity : n);
@@ -421,13 +421,13 @@ static void run_case(const runs_case *c) {
   unsigned char *expected_keys = test_allocate(n + 1, c->key_type);
   size_t runs = reference(c, keys, values, expected, expected_keys);
 
-  test_placed k = test_place(context, keys, n, key_size, test_cl_type(c->key_type), c->key_stride,
-                             seed + 2);
+  test_placed k =
+      test_place(context, keys, n, key_size, test_cl_type(c->key_type), c->key_stride, seed + 2);
   test_placed v = test_place(context, values, n, value_size, test_cl_type(c->value_type),
                              c->value_stride, seed + 3);
   unsigned char *junk = random_bytes((capacity + 1) * 8, seed + 4);
-  test_placed out = test_place(context, junk, capacity, result_size, test_cl_type(rt),
-                               c->out_stride, seed + 5);
+  test_placed out =
+      test_place(context, junk, capacity, result_size, test_cl_type(rt), c->out_stride, seed + 5);
   test_placed out_keys =
       test_place(context, junk, capacity, key_size, test_cl_type(c->key_type), 1, seed + 6);
   test_placed count = test_place(context, junk, 1, 8, CLGPU_TYPE_UINT64, 1, seed + 7);
@@ -481,9 +481,9 @@ typedef struct unique_case {
   equality equal;
   clgpu_shape shape;
   ptrdiff_t key_stride, out_stride;
-  size_t capacity;   /* the outputs' length (0: n) */
-  int wide;          /* encode: ulong lengths and offsets (else uint) */
-  int without;       /* encode: 1 no run keys, 2 no lengths, 3 no offsets */
+  size_t capacity; /* the outputs' length (0: n) */
+  int wide;        /* encode: ulong lengths and offsets (else uint) */
+  int without;     /* encode: 1 no run keys, 2 no lengths, 3 no offsets */
 } unique_case;
 
 static const char *const form_names[] = {"unique", "unique_by_key", "run_length_encode"};
@@ -498,8 +498,10 @@ static void run_unique_case(const unique_case *c) {
            c->form == FORM_UNIQUE_BY_KEY ? test_type_name(c->value_type) : "",
            clgpu_shape_name(c->shape), c->key_stride, c->out_stride, c->capacity,
            c->wide ? "ulong" : "uint",
-           c->without == 1 ? ", no run keys" : c->without == 2 ? ", no lengths"
-                                             : c->without == 3 ? ", no offsets" : "");
+           c->without == 1   ? ", no run keys"
+           : c->without == 2 ? ", no lengths"
+           : c->without == 3 ? ", no offsets"
+                             : "");
   uint64_t seed = test_case_seed(label);
   size_t n = c->n, key_size = test_type_size(c->key_type);
   size_t capacity = c->capacity ? c->capacity : n;
@@ -528,8 +530,8 @@ static void run_unique_case(const unique_case *c) {
     test_store_bits(expected_lengths, runs, index_type, 1);
     runs++;
   }
-  test_placed k = test_place(context, keys, n, key_size, test_cl_type(c->key_type), c->key_stride,
-                             seed + 2);
+  test_placed k =
+      test_place(context, keys, n, key_size, test_cl_type(c->key_type), c->key_stride, seed + 2);
   test_placed v = test_place(context, values, n, value_size, test_cl_type(vt), 1, seed + 3);
   unsigned char *junk = random_bytes((capacity + 1) * 8, seed + 4);
   test_placed out_keys = test_place(context, junk, capacity, key_size, test_cl_type(c->key_type),
@@ -545,8 +547,8 @@ static void run_unique_case(const unique_case *c) {
   const char *equal = equality_text(c->equal);
   clgpu_status status;
   if (c->form == FORM_UNIQUE) {
-    status = clgpu_unique(context, equal, &out_keys.view, &count.view, &k.view, &options, 0, NULL,
-                          NULL);
+    status =
+        clgpu_unique(context, equal, &out_keys.view, &count.view, &k.view, &options, 0, NULL, NULL);
   } else if (c->form == FORM_UNIQUE_BY_KEY) {
     status = clgpu_unique_by_key(context, equal, &out_keys.view, &out_values.view, &count.view,
                                  &k.view, &v.view, &options, 0, NULL, NULL);
@@ -567,10 +569,10 @@ static void run_unique_case(const unique_case *c) {
                "run_keys");
   check_region(&out_values, value_size, expected_values,
                c->form == FORM_UNIQUE_BY_KEY ? written : 0, label, "run_values");
-  check_region(&lengths, index_size, expected_lengths,
-               encode && c->without != 2 ? written : 0, label, "lengths");
-  check_region(&offsets, index_size, expected_offsets,
-               encode && c->without != 3 ? written : 0, label, "offsets");
+  check_region(&lengths, index_size, expected_lengths, encode && c->without != 2 ? written : 0,
+               label, "lengths");
+  check_region(&offsets, index_size, expected_offsets, encode && c->without != 3 ? written : 0,
+               label, "offsets");
   check_region(&k, key_size, keys, 0, label, "keys");
   test_placed *all[] = {&k, &v, &out_keys, &out_values, &lengths, &offsets, &count};
   for (size_t i = 0; i < sizeof all / sizeof all[0]; i++) test_placed_release(all[i]);
@@ -614,16 +616,36 @@ static void unique_and_encode(void **state) {
   for (size_t v = 0; v < 3; v++) {
     for (size_t s = 0; s < 2; s++) {
       for (int without = 0; without < 4; without++) {
-        unique_case c = {FORM_ENCODE, TEST_INT32,     TEST_FLOAT,
-                         small ? 3000 : 40000, RUNS_RANDOM, 9, without == 2 ? EQUAL_TENS : EQUAL_BITS,
-                         shapes[s],   strides[v][0],  strides[v][1],
-                         without == 1 ? 50 : 0, (int)(v % 2), without};
+        unique_case c = {FORM_ENCODE,
+                         TEST_INT32,
+                         TEST_FLOAT,
+                         small ? 3000 : 40000,
+                         RUNS_RANDOM,
+                         9,
+                         without == 2 ? EQUAL_TENS : EQUAL_BITS,
+                         shapes[s],
+                         strides[v][0],
+                         strides[v][1],
+                         without == 1 ? 50 : 0,
+                         (int)(v % 2),
+                         without};
         run_unique_case(&c);
       }
-      unique_case c = {FORM_UNIQUE_BY_KEY, TEST_FLOAT, TEST_DOUBLE, small ? 3000 : 300000,
-                       RUNS_FIXED, v == 0 ? 1 : v == 1 ? 4097 : (size_t)1 << 17,
-                       v == 2 ? EQUAL_NUMERIC : EQUAL_BITS, shapes[s], strides[v][0],
-                       strides[v][1], v == 1 ? 20 : 0, 0, 0};
+      unique_case c = {FORM_UNIQUE_BY_KEY,
+                       TEST_FLOAT,
+                       TEST_DOUBLE,
+                       small ? 3000 : 300000,
+                       RUNS_FIXED,
+                       v == 0   ? 1
+                       : v == 1 ? 4097
+                                : (size_t)1 << 17,
+                       v == 2 ? EQUAL_NUMERIC : EQUAL_BITS,
+                       shapes[s],
+                       strides[v][0],
+                       strides[v][1],
+                       v == 1 ? 20 : 0,
+                       0,
+                       0};
       run_unique_case(&c);
       c.form = FORM_UNIQUE;
       run_unique_case(&c);
@@ -651,11 +673,21 @@ static void scan_every_type_and_operator(void **state) {
       if (type == TEST_DOUBLE && !fp64()) continue;
       for (size_t s = 0; s < 2; s++) {
         for (size_t z = 0; z < sizeof sizes / sizeof sizes[0]; z++) {
-          runs_case c = {1,         test_types[(k + o) % TEST_TYPE_COUNT], type,
-                         sizes[z],  (run_pattern)((k + o + z) % 6),        3,
-                         ops[o],    (int)((z + s) % 2),                    EQUAL_BITS,
-                         shapes[s], 1,                                     1,
-                         1,         0,                                     NULL};
+          runs_case c = {1,
+                         test_types[(k + o) % TEST_TYPE_COUNT],
+                         type,
+                         sizes[z],
+                         (run_pattern)((k + o + z) % 6),
+                         3,
+                         ops[o],
+                         (int)((z + s) % 2),
+                         EQUAL_BITS,
+                         shapes[s],
+                         1,
+                         1,
+                         1,
+                         0,
+                         NULL};
           run_case(&c);
         }
       }
@@ -673,11 +705,21 @@ static void reduce_every_type_and_operator(void **state) {
       if (type == TEST_DOUBLE && !fp64()) continue;
       for (size_t s = 0; s < 2; s++) {
         for (size_t z = 0; z < sizeof sizes / sizeof sizes[0]; z++) {
-          runs_case c = {0,          test_types[(k + o + 3) % TEST_TYPE_COUNT], type,
-                         sizes[z],   (run_pattern)((k + o + z) % 6),            4,
-                         (op_kind)o, 0,                                         EQUAL_BITS,
-                         shapes[s],  1,                                         1,
-                         1,          0,                                         NULL};
+          runs_case c = {0,
+                         test_types[(k + o + 3) % TEST_TYPE_COUNT],
+                         type,
+                         sizes[z],
+                         (run_pattern)((k + o + z) % 6),
+                         4,
+                         (op_kind)o,
+                         0,
+                         EQUAL_BITS,
+                         shapes[s],
+                         1,
+                         1,
+                         1,
+                         0,
+                         NULL};
           run_case(&c);
         }
       }
@@ -697,11 +739,21 @@ static void run_lengths(void **state) {
     size_t n = small ? 20000 : lengths[l] > 4097 ? ((size_t)1 << 21) + 4099 : 300000;
     for (size_t s = 0; s < 2; s++) {
       for (int scan = 0; scan < 2; scan++) {
-        runs_case c = {scan,      TEST_UINT32, scan ? TEST_INT32 : TEST_FLOAT,
-                       n + l,     RUNS_FIXED,  lengths[l],
-                       OP_SUM,    (int)(l % 2), EQUAL_BITS,
-                       shapes[s], 1,           1,
-                       1,         0,           NULL};
+        runs_case c = {scan,
+                       TEST_UINT32,
+                       scan ? TEST_INT32 : TEST_FLOAT,
+                       n + l,
+                       RUNS_FIXED,
+                       lengths[l],
+                       OP_SUM,
+                       (int)(l % 2),
+                       EQUAL_BITS,
+                       shapes[s],
+                       1,
+                       1,
+                       1,
+                       0,
+                       NULL};
         run_case(&c);
         c.pattern = RUNS_RANDOM;
         c.op = scan ? OP_MAX : OP_MIN;
@@ -709,13 +761,14 @@ static void run_lengths(void **state) {
       }
     }
   }
-  const run_pattern patterns[] = {RUNS_DISTINCT, RUNS_ALL_EQUAL, RUNS_ALTERNATING,
-                                  RUNS_FROM_DATA};
+  const run_pattern patterns[] = {RUNS_DISTINCT, RUNS_ALL_EQUAL, RUNS_ALTERNATING, RUNS_FROM_DATA};
   for (size_t p = 0; p < 4; p++) {
     for (size_t s = 0; s < 2; s++) {
       for (int scan = 0; scan < 2; scan++) {
-        runs_case c = {scan,      TEST_INT64, TEST_UINT32, small ? 20000 : 300001, patterns[p], 8, OP_SUM, 1,
-                       EQUAL_BITS, shapes[s], 1,          1,           1,     0,           NULL};
+        runs_case c = {scan,        TEST_INT64, TEST_UINT32, small ? 20000 : 300001,
+                       patterns[p], 8,          OP_SUM,      1,
+                       EQUAL_BITS,  shapes[s],  1,           1,
+                       1,           0,          NULL};
         run_case(&c);
       }
     }
@@ -734,11 +787,21 @@ static void key_equalities(void **state) {
       for (int numeric = 0; numeric < 2; numeric++) {
         for (int scan = 0; scan < 2; scan++) {
           size_t n = 3000;
-          runs_case c = {scan,      float_keys[t], TEST_INT32,
-                         n,         RUNS_FROM_DATA, 0,
-                         OP_SUM,    0,             numeric ? EQUAL_NUMERIC : EQUAL_BITS,
-                         shapes[s], 1,             1,
-                         1,         0,             NULL};
+          runs_case c = {scan,
+                         float_keys[t],
+                         TEST_INT32,
+                         n,
+                         RUNS_FROM_DATA,
+                         0,
+                         OP_SUM,
+                         0,
+                         numeric ? EQUAL_NUMERIC : EQUAL_BITS,
+                         shapes[s],
+                         1,
+                         1,
+                         1,
+                         0,
+                         NULL};
           run_case(&c);
         }
       }
@@ -748,9 +811,21 @@ static void key_equalities(void **state) {
   for (size_t t = 0; t < 4; t++) {
     for (size_t s = 0; s < 2; s++) {
       for (int scan = 0; scan < 2; scan++) {
-        runs_case c = {scan,      integer_keys[t], TEST_INT16, 2000, (run_pattern)(t % 5), 5,
-                       OP_SUM,    scan,            EQUAL_TENS, shapes[s], 1,             1,
-                       1,         0,               NULL};
+        runs_case c = {scan,
+                       integer_keys[t],
+                       TEST_INT16,
+                       2000,
+                       (run_pattern)(t % 5),
+                       5,
+                       OP_SUM,
+                       scan,
+                       EQUAL_TENS,
+                       shapes[s],
+                       1,
+                       1,
+                       1,
+                       0,
+                       NULL};
         run_case(&c);
       }
     }
@@ -869,8 +944,7 @@ static void outputs_over_inputs(void **state) {
       clgpu_array k, v, count;
       assert_status(clgpu_array_1d(buffer, 0, CLGPU_TYPE_INT32, n, &k), CLGPU_SUCCESS);
       assert_status(clgpu_array_1d(buffer, n * 4, CLGPU_TYPE_INT32, n, &v), CLGPU_SUCCESS);
-      assert_status(clgpu_array_1d(buffer, 2 * n * 4, CLGPU_TYPE_UINT64, 1, &count),
-                    CLGPU_SUCCESS);
+      assert_status(clgpu_array_1d(buffer, 2 * n * 4, CLGPU_TYPE_UINT64, 1, &count), CLGPU_SUCCESS);
       size_t runs = 0;
       if (target < 2) {
         /* Inclusive sums in place over the values, then over the keys. */
@@ -882,9 +956,9 @@ static void outputs_over_inputs(void **state) {
         clgpu_scan_op op = {CLGPU_SCAN_SUM, 0, NULL, NULL};
         clgpu_workspace_size report;
         const clgpu_array *output = target ? &k : &v;
-        assert_status(clgpu_scan_by_key_workspace_size(context, &op, NULL, output, &v, &k,
-                                                       &options, &report),
-                      CLGPU_SUCCESS);
+        assert_status(
+            clgpu_scan_by_key_workspace_size(context, &op, NULL, output, &v, &k, &options, &report),
+            CLGPU_SUCCESS);
         assert_string_equal(report.buffers[0].name, "staged_keys");
         assert_int_equal(report.buffers[0].bytes, target ? n * 4 : 0);
         assert_int_equal(report.buffers[1].bytes, 0);
@@ -906,13 +980,13 @@ static void outputs_over_inputs(void **state) {
         expected[runs - 1] = acc;
         clgpu_reduce_op op = {.kind = CLGPU_REDUCE_SUM};
         clgpu_workspace_size report;
-        assert_status(clgpu_reduce_by_key_workspace_size(context, &op, NULL, &k, &v, &count, &k,
-                                                         &v, &options, &report),
+        assert_status(clgpu_reduce_by_key_workspace_size(context, &op, NULL, &k, &v, &count, &k, &v,
+                                                         &options, &report),
                       CLGPU_SUCCESS);
         assert_int_equal(report.buffers[0].bytes, n * 4);
         assert_int_equal(report.buffers[1].bytes, n * 4);
-        assert_status(clgpu_reduce_by_key(context, &op, NULL, &k, &v, &count, &k, &v, &options,
-                                          0, NULL, NULL),
+        assert_status(clgpu_reduce_by_key(context, &op, NULL, &k, &v, &count, &k, &v, &options, 0,
+                                          NULL, NULL),
                       CLGPU_SUCCESS);
       }
       assert_int_equal(clEnqueueReadBuffer(clgpu_context_queue(context), buffer, CL_TRUE, 0,
@@ -961,18 +1035,16 @@ static void workspaces(void **state) {
   assert_status(clgpu_array_1d(buffer, 0, CLGPU_TYPE_UINT32, n, &k), CLGPU_SUCCESS);
   assert_status(clgpu_array_1d(buffer, n * 4, CLGPU_TYPE_FLOAT, n, &v), CLGPU_SUCCESS);
   assert_status(clgpu_array_1d(buffer, 2 * n * 4, CLGPU_TYPE_FLOAT, n, &out), CLGPU_SUCCESS);
-  assert_status(clgpu_array_1d(buffer, 3 * n * 4, CLGPU_TYPE_UINT32, n, &out_keys),
-                CLGPU_SUCCESS);
+  assert_status(clgpu_array_1d(buffer, 3 * n * 4, CLGPU_TYPE_UINT32, n, &out_keys), CLGPU_SUCCESS);
   assert_status(clgpu_array_1d(buffer, 4 * n * 4, CLGPU_TYPE_UINT64, 1, &count), CLGPU_SUCCESS);
   clgpu_scan_op scan = {CLGPU_SCAN_SUM, 1, NULL, NULL};
   clgpu_reduce_op sum = {.kind = CLGPU_REDUCE_SUM};
   for (size_t s = 0; s < 2; s++) {
     clgpu_call_options options = {.shape = shapes[s]};
     clgpu_workspace_size scan_report, reduce_report, upto;
-    assert_status(
-        clgpu_scan_by_key_workspace_size(context, &scan, NULL, &out, &v, &k, &options,
-                                         &scan_report),
-        CLGPU_SUCCESS);
+    assert_status(clgpu_scan_by_key_workspace_size(context, &scan, NULL, &out, &v, &k, &options,
+                                                   &scan_report),
+                  CLGPU_SUCCESS);
     assert_int_equal(scan_report.num_parts, 1);
     assert_int_equal(scan_report.parts[0].operation, CLGPU_OPERATION_SCAN_BY_KEY);
     assert_int_equal(scan_report.num_buffers, 4);
@@ -996,19 +1068,18 @@ static void workspaces(void **state) {
     clgpu_workspace *workspace = NULL;
     assert_status(clgpu_workspace_create(context, &upto, &workspace), CLGPU_SUCCESS);
     options.workspace = workspace;
-    assert_status(
-        clgpu_scan_by_key(context, &scan, NULL, &out, &v, &k, &options, 0, NULL, NULL),
-        CLGPU_SUCCESS);
+    assert_status(clgpu_scan_by_key(context, &scan, NULL, &out, &v, &k, &options, 0, NULL, NULL),
+                  CLGPU_SUCCESS);
     assert_status(clgpu_reduce_by_key(context, &sum, NULL, &out_keys, &out, &count, &k, &v,
                                       &options, 0, NULL, NULL),
                   CLGPU_WORKSPACE_WRONG_OPERATION);
     clgpu_workspace_destroy(workspace);
     /* Too small: sized for a tenth of the keys. */
     clgpu_workspace_size small_report;
-    assert_status(clgpu_reduce_by_key_workspace_size_upto(context, &sum, NULL, CLGPU_TYPE_UINT32,
-                                                          CLGPU_TYPE_FLOAT, n / 10, &options,
-                                                          &small_report),
-                  CLGPU_SUCCESS);
+    assert_status(
+        clgpu_reduce_by_key_workspace_size_upto(context, &sum, NULL, CLGPU_TYPE_UINT32,
+                                                CLGPU_TYPE_FLOAT, n / 10, &options, &small_report),
+        CLGPU_SUCCESS);
     if (small_report.total_bytes < reduce_report.total_bytes) {
       assert_status(clgpu_workspace_create(context, &small_report, &workspace), CLGPU_SUCCESS);
       options.workspace = workspace;
@@ -1037,8 +1108,8 @@ static void wait_list_and_event(void **state) {
   cl_mem buffer = NULL;
   assert_status(clgpu_buffer_create(context, CL_MEM_READ_WRITE, n * 4 * 3 + 8, &buffer),
                 CLGPU_SUCCESS);
-  assert_int_equal(clEnqueueWriteBuffer(clgpu_context_queue(context), buffer, CL_TRUE, 0,
-                                        n * 4 * 2, host, 0, NULL, NULL),
+  assert_int_equal(clEnqueueWriteBuffer(clgpu_context_queue(context), buffer, CL_TRUE, 0, n * 4 * 2,
+                                        host, 0, NULL, NULL),
                    CL_SUCCESS);
   clgpu_array k, v, out;
   assert_status(clgpu_array_1d(buffer, 0, CLGPU_TYPE_INT32, n, &k), CLGPU_SUCCESS);
@@ -1094,7 +1165,9 @@ static void misuse(void **state) {
   assert_status(clgpu_array_1d(buffer, 1536, CLGPU_TYPE_DOUBLE, n, &wide), CLGPU_SUCCESS);
   assert_status(clgpu_array_1d(buffer, 1024, CLGPU_TYPE_UINT32, 1, &count32), CLGPU_SUCCESS);
   size_t shape[2] = {8, 8};
-  assert_status(clgpu_array_nd(buffer, 512, CLGPU_TYPE_FLOAT, 2, shape, CLGPU_ORDER_ROW_MAJOR, &two_d), CLGPU_SUCCESS);
+  assert_status(
+      clgpu_array_nd(buffer, 512, CLGPU_TYPE_FLOAT, 2, shape, CLGPU_ORDER_ROW_MAJOR, &two_d),
+      CLGPU_SUCCESS);
   clgpu_scan_op scan = {CLGPU_SCAN_SUM, 0, NULL, NULL};
   clgpu_reduce_op sum = {.kind = CLGPU_REDUCE_SUM};
   clgpu_reduce_op argmin = {.kind = CLGPU_REDUCE_ARGMIN};
@@ -1130,25 +1203,25 @@ static void misuse(void **state) {
   assert_status(clgpu_scan_by_key(context, &scan, NULL, &out, &v, &k, &bad_shape, 0, NULL, NULL),
                 CLGPU_INVALID_ARGUMENT);
 
-  assert_status(clgpu_reduce_by_key(context, &sum, NULL, NULL, &out, &count, &k, &v, NULL, 0,
-                                    NULL, NULL),
-                CLGPU_INVALID_ARGUMENT);
+  assert_status(
+      clgpu_reduce_by_key(context, &sum, NULL, NULL, &out, &count, &k, &v, NULL, 0, NULL, NULL),
+      CLGPU_INVALID_ARGUMENT);
   assert_non_null(strstr(clgpu_last_error(), "run_keys"));
-  assert_status(clgpu_reduce_by_key(context, &sum, NULL, &out_keys, &out, NULL, &k, &v, NULL, 0,
-                                    NULL, NULL),
-                CLGPU_INVALID_ARGUMENT);
-  assert_status(clgpu_reduce_by_key(context, &argmin, NULL, &out_keys, &out, &count, &k, &v,
-                                    NULL, 0, NULL, NULL),
+  assert_status(
+      clgpu_reduce_by_key(context, &sum, NULL, &out_keys, &out, NULL, &k, &v, NULL, 0, NULL, NULL),
+      CLGPU_INVALID_ARGUMENT);
+  assert_status(clgpu_reduce_by_key(context, &argmin, NULL, &out_keys, &out, &count, &k, &v, NULL,
+                                    0, NULL, NULL),
                 CLGPU_INVALID_ARGUMENT);
   assert_non_null(strstr(clgpu_last_error(), "ARGMIN"));
-  assert_status(clgpu_reduce_by_key(context, &sum, NULL, &out_keys, &out, &count32, &k, &v, NULL,
-                                    0, NULL, NULL),
-                CLGPU_TYPE_MISMATCH);
-  assert_status(clgpu_reduce_by_key(context, &sum, NULL, &out, &out, &count, &k, &v, NULL, 0,
+  assert_status(clgpu_reduce_by_key(context, &sum, NULL, &out_keys, &out, &count32, &k, &v, NULL, 0,
                                     NULL, NULL),
                 CLGPU_TYPE_MISMATCH);
-  assert_status(clgpu_reduce_by_key(context, &sum, NULL, &out_keys, &out_keys, &count, &k, &v,
-                                    NULL, 0, NULL, NULL),
+  assert_status(
+      clgpu_reduce_by_key(context, &sum, NULL, &out, &out, &count, &k, &v, NULL, 0, NULL, NULL),
+      CLGPU_TYPE_MISMATCH);
+  assert_status(clgpu_reduce_by_key(context, &sum, NULL, &out_keys, &out_keys, &count, &k, &v, NULL,
+                                    0, NULL, NULL),
                 CLGPU_TYPE_MISMATCH);
   /* Outputs over each other. */
   clgpu_array keys_over_sums;
@@ -1167,8 +1240,8 @@ static void misuse(void **state) {
   assert_int_equal(clFinish(clgpu_context_queue(context)), CL_SUCCESS);
   unsigned char *back = malloc(4096);
   assert_non_null(back);
-  assert_int_equal(clEnqueueReadBuffer(clgpu_context_queue(context), buffer, CL_TRUE, 0, 4096,
-                                       back, 0, NULL, NULL),
+  assert_int_equal(clEnqueueReadBuffer(clgpu_context_queue(context), buffer, CL_TRUE, 0, 4096, back,
+                                       0, NULL, NULL),
                    CL_SUCCESS);
   assert_memory_equal(back, zeros, 4096);
   free(back);

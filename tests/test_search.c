@@ -196,8 +196,8 @@ static void run_case(const search_case *c) {
 
   test_placed hay = test_place(context, haystack, c->n, size, type, c->haystack_stride, seed + 30);
   test_placed need = test_place(context, needles, c->m, size, type, c->needles_stride, seed + 31);
-  test_placed pos =
-      test_place(context, initial, c->m, position_size, c->positions_type, c->positions_stride, seed + 32);
+  test_placed pos = test_place(context, initial, c->m, position_size, c->positions_type,
+                               c->positions_stride, seed + 32);
   clgpu_sort_spec spec = {.descending = c->descending};
   clgpu_call_options options = {.shape = c->shape};
   clgpu_status status = c->upper ? clgpu_upper_bound(context, &spec, &pos.view, &need.view,

@@ -229,7 +229,7 @@ static clgpu_status query_views(clgpu_context *context, clgpu_operation operatio
       return clgpu_findall_workspace_size(context, NULL, output, count, input, options, report);
     case CLGPU_OPERATION_SORT: /* sorts have their own workspace rows in test_sort.c */
     case CLGPU_OPERATION_SEARCH: /* and searches in test_search.c */
-    case CLGPU_OPERATION_SCAN_BY_KEY:   /* and runs in test_runs.c */
+    case CLGPU_OPERATION_SCAN_BY_KEY: /* and runs in test_runs.c */
     case CLGPU_OPERATION_REDUCE_BY_KEY:
     case CLGPU_OPERATION_UNIQUE:
     case CLGPU_OPERATION_RUN_LENGTH_ENCODE:
@@ -259,7 +259,7 @@ static clgpu_status query_upto(clgpu_context *context, clgpu_operation operation
       return clgpu_findall_workspace_size_upto(context, type, max_n, options, report);
     case CLGPU_OPERATION_SORT: /* sorts have their own workspace rows in test_sort.c */
     case CLGPU_OPERATION_SEARCH: /* and searches in test_search.c */
-    case CLGPU_OPERATION_SCAN_BY_KEY:   /* and runs in test_runs.c */
+    case CLGPU_OPERATION_SCAN_BY_KEY: /* and runs in test_runs.c */
     case CLGPU_OPERATION_REDUCE_BY_KEY:
     case CLGPU_OPERATION_UNIQUE:
     case CLGPU_OPERATION_RUN_LENGTH_ENCODE:
@@ -636,7 +636,7 @@ static void instance_setup(instance *inst, const op_spec *spec, size_t n, ptrdif
       break;
     case CLGPU_OPERATION_SORT: /* sorts have their own workspace rows in test_sort.c */
     case CLGPU_OPERATION_SEARCH: /* and searches in test_search.c */
-    case CLGPU_OPERATION_SCAN_BY_KEY:   /* and runs in test_runs.c */
+    case CLGPU_OPERATION_SCAN_BY_KEY: /* and runs in test_runs.c */
     case CLGPU_OPERATION_REDUCE_BY_KEY:
     case CLGPU_OPERATION_UNIQUE:
     case CLGPU_OPERATION_RUN_LENGTH_ENCODE:
@@ -680,7 +680,7 @@ static void instance_views(instance *inst) {
       break;
     case CLGPU_OPERATION_SORT: /* sorts have their own workspace rows in test_sort.c */
     case CLGPU_OPERATION_SEARCH: /* and searches in test_search.c */
-    case CLGPU_OPERATION_SCAN_BY_KEY:   /* and runs in test_runs.c */
+    case CLGPU_OPERATION_SCAN_BY_KEY: /* and runs in test_runs.c */
     case CLGPU_OPERATION_REDUCE_BY_KEY:
     case CLGPU_OPERATION_UNIQUE:
     case CLGPU_OPERATION_RUN_LENGTH_ENCODE:
@@ -783,7 +783,7 @@ static void instance_expected(const instance *inst, unsigned char *expected, uin
     }
     case CLGPU_OPERATION_SORT: /* sorts have their own workspace rows in test_sort.c */
     case CLGPU_OPERATION_SEARCH: /* and searches in test_search.c */
-    case CLGPU_OPERATION_SCAN_BY_KEY:   /* and runs in test_runs.c */
+    case CLGPU_OPERATION_SCAN_BY_KEY: /* and runs in test_runs.c */
     case CLGPU_OPERATION_REDUCE_BY_KEY:
     case CLGPU_OPERATION_UNIQUE:
     case CLGPU_OPERATION_RUN_LENGTH_ENCODE:
@@ -848,7 +848,7 @@ static void instance_check(clgpu_context *context, const instance *inst, const c
     }
     case CLGPU_OPERATION_SORT: /* sorts have their own workspace rows in test_sort.c */
     case CLGPU_OPERATION_SEARCH: /* and searches in test_search.c */
-    case CLGPU_OPERATION_SCAN_BY_KEY:   /* and runs in test_runs.c */
+    case CLGPU_OPERATION_SCAN_BY_KEY: /* and runs in test_runs.c */
     case CLGPU_OPERATION_REDUCE_BY_KEY:
     case CLGPU_OPERATION_UNIQUE:
     case CLGPU_OPERATION_RUN_LENGTH_ENCODE:
@@ -930,7 +930,7 @@ static clgpu_status instance_call(clgpu_context *context, const instance *inst,
                            NULL, event);
     case CLGPU_OPERATION_SORT: /* sorts have their own workspace rows in test_sort.c */
     case CLGPU_OPERATION_SEARCH: /* and searches in test_search.c */
-    case CLGPU_OPERATION_SCAN_BY_KEY:   /* and runs in test_runs.c */
+    case CLGPU_OPERATION_SCAN_BY_KEY: /* and runs in test_runs.c */
     case CLGPU_OPERATION_REDUCE_BY_KEY:
     case CLGPU_OPERATION_UNIQUE:
     case CLGPU_OPERATION_RUN_LENGTH_ENCODE:

@@ -53,7 +53,8 @@
  *       status = clgpu_array_1d(buffer, 72, CLGPU_TYPE_FLOAT, 6, &out_sums);
  *     if (status == CLGPU_SUCCESS)
  *       status = clgpu_array_1d(buffer, 96, CLGPU_TYPE_UINT64, 1, &count);
- *     if (status == CLGPU_SUCCESS) status = clgpu_array_write(context, &k, keys, sizeof keys, 0, NULL);
+ *     if (status == CLGPU_SUCCESS)
+ *       status = clgpu_array_write(context, &k, keys, sizeof keys, 0, NULL);
  *     if (status == CLGPU_SUCCESS)
  *       status = clgpu_array_write(context, &v, values, sizeof values, 0, NULL);
  *     if (status == CLGPU_SUCCESS)
@@ -198,8 +199,7 @@ CLGPU_API clgpu_status clgpu_reduce_by_key_workspace_size_upto(
 CLGPU_API clgpu_status clgpu_unique(clgpu_context *context, const char *key_equal,
                                     const clgpu_array *run_keys, const clgpu_array *count,
                                     const clgpu_array *keys, const clgpu_call_options *options,
-                                    cl_uint num_events, const cl_event *wait_list,
-                                    cl_event *event);
+                                    cl_uint num_events, const cl_event *wait_list, cl_event *event);
 
 /* clgpu_unique, and the value at each run's first key to run_values[r] (a
  * 1-D view of the values' type, any stride and length, as run_keys).
@@ -223,14 +223,11 @@ CLGPU_API clgpu_status clgpu_unique_by_key(clgpu_context *context, const char *k
  * elements) or CLGPU_TYPE_UINT64, any stride and length. Errors as
  * clgpu_unique's, and CLGPU_TYPE_MISMATCH for lengths or offsets of
  * another type, or uint for more keys than it counts. */
-CLGPU_API clgpu_status clgpu_run_length_encode(clgpu_context *context, const char *key_equal,
-                                               const clgpu_array *run_keys,
-                                               const clgpu_array *lengths,
-                                               const clgpu_array *offsets, const clgpu_array *count,
-                                               const clgpu_array *keys,
-                                               const clgpu_call_options *options,
-                                               cl_uint num_events, const cl_event *wait_list,
-                                               cl_event *event);
+CLGPU_API clgpu_status clgpu_run_length_encode(
+    clgpu_context *context, const char *key_equal, const clgpu_array *run_keys,
+    const clgpu_array *lengths, const clgpu_array *offsets, const clgpu_array *count,
+    const clgpu_array *keys, const clgpu_call_options *options, cl_uint num_events,
+    const cl_event *wait_list, cl_event *event);
 
 /* The workspace clgpu_unique (values and run_values NULL) or
  * clgpu_unique_by_key needs for these arguments, written to *out.

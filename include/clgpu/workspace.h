@@ -83,10 +83,10 @@ typedef enum clgpu_operation {
   CLGPU_OPERATION_REDUCE = 1, /* clgpu_reduce and clgpu_count_if */
   CLGPU_OPERATION_SCAN = 2,
   CLGPU_OPERATION_FINDALL = 3,
-  CLGPU_OPERATION_SORT = 4,   /* clgpu_sort and clgpu_sort_permutation (sort.h) */
-  CLGPU_OPERATION_SEARCH = 5, /* clgpu_lower_bound and clgpu_upper_bound (search.h) */
-  CLGPU_OPERATION_SCAN_BY_KEY = 6,   /* clgpu_scan_by_key (runs.h) */
-  CLGPU_OPERATION_REDUCE_BY_KEY = 7, /* clgpu_reduce_by_key (runs.h) */
+  CLGPU_OPERATION_SORT = 4,              /* clgpu_sort and clgpu_sort_permutation (sort.h) */
+  CLGPU_OPERATION_SEARCH = 5,            /* clgpu_lower_bound and clgpu_upper_bound (search.h) */
+  CLGPU_OPERATION_SCAN_BY_KEY = 6,       /* clgpu_scan_by_key (runs.h) */
+  CLGPU_OPERATION_REDUCE_BY_KEY = 7,     /* clgpu_reduce_by_key (runs.h) */
   CLGPU_OPERATION_UNIQUE = 8,            /* clgpu_unique and clgpu_unique_by_key (runs.h) */
   CLGPU_OPERATION_RUN_LENGTH_ENCODE = 9, /* clgpu_run_length_encode (runs.h) */
 } clgpu_operation;

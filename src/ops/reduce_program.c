@@ -463,8 +463,8 @@ clgpu_status clgpu__spec_program_with(clgpu_context *context, const clgpu__op_sp
   if (!kernels) return clgpu__program_get_named(context, "reduce", defines, count, NULL, out);
   for (size_t k = 0; k < num_extra; k++) defines[count++] = extra[k];
   defines[count++] = (clgpu_define){"CLGPU_OPERATOR_ONLY", NULL};
-  const clgpu__source_part parts[] = {{"common", NULL, NULL}, {"reduce", NULL, NULL},
-                                      {kernels, NULL, NULL}};
+  const clgpu__source_part parts[] = {
+      {"common", NULL, NULL}, {"reduce", NULL, NULL}, {kernels, NULL, NULL}};
   return clgpu__program_get_parts(context, parts, 3, defines, count, NULL, out);
 }
 

@@ -99,8 +99,7 @@ static clgpu_status check_keys(const clgpu_context *context, clgpu_type key_type
       clgpu__check_user_text(key_equal, CLGPU__TEXT_EXPRESSION, who, "key_equal"));
   CLGPU__FORWARD_IF_ERROR(clgpu__check_type_support(context, key_type, who));
   plan->equal = clgpu__expression_line(key_equal);
-  CLGPU__RETURN_ERROR_IF(!plan->equal, CLGPU_CL_OUT_OF_HOST_MEMORY, "%s: out of host memory",
-                         who);
+  CLGPU__RETURN_ERROR_IF(!plan->equal, CLGPU_CL_OUT_OF_HOST_MEMORY, "%s: out of host memory", who);
   return CLGPU_SUCCESS;
 }
 
@@ -113,8 +112,8 @@ static clgpu_status take_op(const clgpu_context *context, runs_mode mode, const 
     clgpu_type bits = CLGPU_TYPE_UINT8;
     if (mode == RUNS_FIRST) {
       CLGPU__FORWARD_IF_ERROR(clgpu__check_arithmetic_type(value_type, who, "the values"));
-      static const clgpu_type unsigned_types[] = {CLGPU_TYPE_UINT8, CLGPU_TYPE_UINT16, 0,
-                                                  CLGPU_TYPE_UINT32, 0, 0, 0, CLGPU_TYPE_UINT64};
+      static const clgpu_type unsigned_types[] = {
+          CLGPU_TYPE_UINT8, CLGPU_TYPE_UINT16, 0, CLGPU_TYPE_UINT32, 0, 0, 0, CLGPU_TYPE_UINT64};
       bits = unsigned_types[clgpu__type_size(value_type) - 1];
     }
     /* Lengths are counted in ulong whatever their type, so that the
@@ -236,12 +235,12 @@ static clgpu_status check_run_views(const clgpu_context *context, const runs_vie
                                                       : 0;
   const clgpu_array *outputs[] = {count, views->run_keys, views->second, views->offsets};
   const char *const names[] = {"count", "run_keys", second_name, "offsets"};
-  CLGPU__FORWARD_IF_ERROR(check_run_output(context, views->run_keys, plan->key_type, outputs,
-                                           names, 1, plan, who, "run_keys"));
-  CLGPU__FORWARD_IF_ERROR(check_run_output(context, views->second, second_type, outputs, names,
-                                           2, plan, who, second_name));
-  CLGPU__FORWARD_IF_ERROR(check_run_output(context, views->offsets, 0, outputs, names, 3, plan,
-                                           who, "offsets"));
+  CLGPU__FORWARD_IF_ERROR(check_run_output(context, views->run_keys, plan->key_type, outputs, names,
+                                           1, plan, who, "run_keys"));
+  CLGPU__FORWARD_IF_ERROR(check_run_output(context, views->second, second_type, outputs, names, 2,
+                                           plan, who, second_name));
+  CLGPU__FORWARD_IF_ERROR(
+      check_run_output(context, views->offsets, 0, outputs, names, 3, plan, who, "offsets"));
   for (int k = 0; k < 4; k++) {
     if (!outputs[k]) continue;
     plan->stage_keys |= clgpu__may_alias(views->keys, outputs[k]);
@@ -286,10 +285,8 @@ static clgpu_status lay_out(const clgpu_context *context, runs_plan *plan, const
   /* unique and unique_by_key are one operation, run-length encoding
    * another. */
   if (plan->mode == RUNS_COUNT && !plan->encode) operation = CLGPU_OPERATION_UNIQUE;
-  unsigned part =
-      clgpu__report_part(report, operation, plan->shape.kind, CLGPU_ALGORITHM_AUTO, -1);
-  clgpu__report_buffer(report, part, "staged_keys", plan->key_type,
-                       plan->stage_keys ? plan->n : 0);
+  unsigned part = clgpu__report_part(report, operation, plan->shape.kind, CLGPU_ALGORITHM_AUTO, -1);
+  clgpu__report_buffer(report, part, "staged_keys", plan->key_type, plan->stage_keys ? plan->n : 0);
   clgpu__report_buffer(report, part, "staged_values",
                        plan->values_type ? plan->values_type : plan->spec.input,
                        plan->stage_values ? plan->n : 0);
@@ -306,10 +303,9 @@ static clgpu_status lay_out(const clgpu_context *context, runs_plan *plan, const
 /* Checks and plans a call (views given) or an "_upto" query (views NULL:
  * max_n contiguous keys and values, nothing staged). */
 static clgpu_status plan_runs(clgpu_context *context, runs_mode mode, int encode, const void *op,
-                              const char *key_equal, const runs_views *views,
-                              clgpu_type key_type, clgpu_type value_type, uint64_t n,
-                              const clgpu_call_options *options, const char *who,
-                              runs_plan *plan) {
+                              const char *key_equal, const runs_views *views, clgpu_type key_type,
+                              clgpu_type value_type, uint64_t n, const clgpu_call_options *options,
+                              const char *who, runs_plan *plan) {
   memset(plan, 0, sizeof *plan);
   plan->mode = mode;
   plan->scan = mode == RUNS_SCAN;
@@ -423,26 +419,27 @@ static clgpu_status set_outputs(cl_kernel kernel, const runs_plan *plan,
   const runs_view_arg *keys = &outputs[0], *second = &outputs[1], *count = &outputs[2];
   const runs_view_arg *offsets = &outputs[3];
   clgpu__kernel_arg args[] = {
-      ARG(keys->place.buffer),    ARG(keys->place.offset),    ARG(keys->step),
-      ARG(keys->capacity),        ARG(second->place.buffer),  ARG(second->place.offset),
-      ARG(second->step),          ARG(second->capacity),      ARG(count->place.buffer),
-      ARG(count->place.offset),   ARG(offsets->place.buffer), ARG(offsets->place.offset),
-      ARG(offsets->step),         ARG(offsets->capacity)};
+      ARG(keys->place.buffer),  ARG(keys->place.offset),    ARG(keys->step),
+      ARG(keys->capacity),      ARG(second->place.buffer),  ARG(second->place.offset),
+      ARG(second->step),        ARG(second->capacity),      ARG(count->place.buffer),
+      ARG(count->place.offset), ARG(offsets->place.buffer), ARG(offsets->place.offset),
+      ARG(offsets->step),       ARG(offsets->capacity)};
   return clgpu__set_args(kernel, 13, args, 14, "clgpu_runs_write");
 }
 
-static clgpu_status run_runs(clgpu_context *context, const runs_plan *plan,
-                             const runs_views *views, const clgpu_call_options *options,
-                             cl_uint num_events, const cl_event *wait_list, cl_event *event,
-                             const char *who) {
+static clgpu_status run_runs(clgpu_context *context, const runs_plan *plan, const runs_views *views,
+                             const clgpu_call_options *options, cl_uint num_events,
+                             const cl_event *wait_list, cl_event *event, const char *who) {
   clgpu__chain chain;
   clgpu__chain_begin(&chain, num_events, wait_list);
   /* An empty scan writes nothing; the runs' calls still write their count
    * of 0. */
   if (plan->scan && plan->n == 0) return clgpu__chain_end(context, &chain, event);
   /* The views the call does not have are NULL, which the check skips. */
-  clgpu__argument arguments[] = {{views->keys, "keys"},         {views->values, "values"},
-                                 {views->output, "output"},     {views->run_keys, "run_keys"},
+  clgpu__argument arguments[] = {{views->keys, "keys"},
+                                 {views->values, "values"},
+                                 {views->output, "output"},
+                                 {views->run_keys, "run_keys"},
                                  {views->second, second_output(plan->mode)},
                                  {views->offsets, "offsets"},
                                  {views->count, "count"}};
@@ -496,17 +493,23 @@ static clgpu_status run_runs(clgpu_context *context, const runs_plan *plan,
   clgpu__place heads = multi ? clgpu__scratch_place(&scratch, RUNS_HEADS) : keys.place;
   clgpu__place totals = multi ? clgpu__scratch_place(&scratch, RUNS_TOTALS) : keys.place;
   if (status == CLGPU_SUCCESS && multi) {
-    clgpu__kernel_arg args[] = {ARG(keys.place.buffer),   ARG(keys.place.offset),
-                                ARG(keys.step),           ARG(values.place.buffer),
-                                ARG(values.place.offset), ARG(values.step),
-                                ARG(n),                   ARG(chunk),
-                                ARG(heads.buffer),        ARG(heads.offset),
-                                ARG(totals.buffer),       ARG(totals.offset)};
+    clgpu__kernel_arg args[] = {ARG(keys.place.buffer),
+                                ARG(keys.place.offset),
+                                ARG(keys.step),
+                                ARG(values.place.buffer),
+                                ARG(values.place.offset),
+                                ARG(values.step),
+                                ARG(n),
+                                ARG(chunk),
+                                ARG(heads.buffer),
+                                ARG(heads.offset),
+                                ARG(totals.buffer),
+                                ARG(totals.offset)};
     status = clgpu__set_args(totals_kernel, 0, args, 12, "clgpu_runs_totals");
     if (status == CLGPU_SUCCESS) {
-      status = clgpu__chain_kernel(context, &chain, totals_kernel,
-                                   clgpu__global_size(groups, group), group,
-                                   "clEnqueueNDRangeKernel(clgpu_runs_totals)");
+      status =
+          clgpu__chain_kernel(context, &chain, totals_kernel, clgpu__global_size(groups, group),
+                              group, "clEnqueueNDRangeKernel(clgpu_runs_totals)");
     }
     cl_ulong count = groups;
     clgpu__kernel_arg carry_args[] = {ARG(heads.buffer), ARG(heads.offset), ARG(totals.buffer),
@@ -521,12 +524,18 @@ static clgpu_status run_runs(clgpu_context *context, const runs_plan *plan,
   }
   if (status == CLGPU_SUCCESS) {
     cl_int use_carries = multi;
-    clgpu__kernel_arg args[] = {ARG(keys.place.buffer),   ARG(keys.place.offset),
-                                ARG(keys.step),           ARG(values.place.buffer),
-                                ARG(values.place.offset), ARG(values.step),
-                                ARG(n),                   ARG(chunk),
-                                ARG(heads.buffer),        ARG(heads.offset),
-                                ARG(totals.buffer),       ARG(totals.offset),
+    clgpu__kernel_arg args[] = {ARG(keys.place.buffer),
+                                ARG(keys.place.offset),
+                                ARG(keys.step),
+                                ARG(values.place.buffer),
+                                ARG(values.place.offset),
+                                ARG(values.step),
+                                ARG(n),
+                                ARG(chunk),
+                                ARG(heads.buffer),
+                                ARG(heads.offset),
+                                ARG(totals.buffer),
+                                ARG(totals.offset),
                                 ARG(use_carries)};
     status = clgpu__set_args(write_kernel, 0, args, 13, "clgpu_runs_write");
   }
@@ -555,13 +564,12 @@ static clgpu_status runs_entry(clgpu_context *context, runs_mode mode, int encod
   /* Run keys are optional in a run-length encoding only. */
   CLGPU__RETURN_ERROR_IF(mode != RUNS_SCAN && !encode && !views->run_keys, CLGPU_INVALID_ARGUMENT,
                          "%s: run_keys is NULL", who);
-  CLGPU__RETURN_ERROR_IF(
-      (mode == RUNS_REDUCE || mode == RUNS_FIRST) && !views->second, CLGPU_INVALID_ARGUMENT,
-      "%s: %s is NULL", who, mode == RUNS_REDUCE ? "reduced" : "run_values");
+  CLGPU__RETURN_ERROR_IF((mode == RUNS_REDUCE || mode == RUNS_FIRST) && !views->second,
+                         CLGPU_INVALID_ARGUMENT, "%s: %s is NULL", who,
+                         mode == RUNS_REDUCE ? "reduced" : "run_values");
   CLGPU__FORWARD_IF_ERROR(check_inputs(context, views, who));
   runs_plan plan;
-  CLGPU__FORWARD_IF_ERROR(plan_runs(context, mode, encode, op, key_equal, views,
-                                    views->keys->type,
+  CLGPU__FORWARD_IF_ERROR(plan_runs(context, mode, encode, op, key_equal, views, views->keys->type,
                                     views->values ? views->values->type : CLGPU_TYPE_UINT8,
                                     views->keys->shape[0], options, who, &plan));
   clgpu_status status = CLGPU_SUCCESS;
@@ -580,8 +588,8 @@ static clgpu_status runs_upto(clgpu_context *context, runs_mode mode, int encode
                               clgpu_workspace_size *out, const char *who) {
   CLGPU__RETURN_ERROR_IF(!out, CLGPU_INVALID_ARGUMENT, "%s: out is NULL", who);
   runs_plan plan;
-  clgpu_status status = plan_runs(context, mode, encode, op, key_equal, NULL, key_type,
-                                  value_type, max_n, options, who, &plan);
+  clgpu_status status = plan_runs(context, mode, encode, op, key_equal, NULL, key_type, value_type,
+                                  max_n, options, who, &plan);
   if (status != CLGPU_SUCCESS) {
     clgpu__append_max_n(max_n);
     return status;
@@ -611,18 +619,16 @@ clgpu_status clgpu_scan_by_key_workspace_size(clgpu_context *context, const clgp
   const char *who = "clgpu_scan_by_key_workspace_size";
   CLGPU__RETURN_ERROR_IF(!out, CLGPU_INVALID_ARGUMENT, "%s: out is NULL", who);
   runs_views views = {keys, values, output, NULL, NULL, NULL, NULL};
-  return runs_entry(context, RUNS_SCAN, 0, op, key_equal, &views, options, 0, NULL, NULL, out,
-                    who);
+  return runs_entry(context, RUNS_SCAN, 0, op, key_equal, &views, options, 0, NULL, NULL, out, who);
 }
 
-clgpu_status clgpu_scan_by_key_workspace_size_upto(clgpu_context *context,
-                                                   const clgpu_scan_op *op, const char *key_equal,
-                                                   clgpu_type key_type, clgpu_type value_type,
-                                                   uint64_t max_n,
+clgpu_status clgpu_scan_by_key_workspace_size_upto(clgpu_context *context, const clgpu_scan_op *op,
+                                                   const char *key_equal, clgpu_type key_type,
+                                                   clgpu_type value_type, uint64_t max_n,
                                                    const clgpu_call_options *options,
                                                    clgpu_workspace_size *out) {
-  return runs_upto(context, RUNS_SCAN, 0, op, key_equal, key_type, value_type, max_n, options,
-                   out, "clgpu_scan_by_key_workspace_size_upto");
+  return runs_upto(context, RUNS_SCAN, 0, op, key_equal, key_type, value_type, max_n, options, out,
+                   "clgpu_scan_by_key_workspace_size_upto");
 }
 
 clgpu_status clgpu_reduce_by_key(clgpu_context *context, const clgpu_reduce_op *op,
@@ -632,15 +638,17 @@ clgpu_status clgpu_reduce_by_key(clgpu_context *context, const clgpu_reduce_op *
                                  const clgpu_call_options *options, cl_uint num_events,
                                  const cl_event *wait_list, cl_event *event) {
   runs_views views = {keys, values, NULL, run_keys, reduced, NULL, count};
-  return runs_entry(context, RUNS_REDUCE, 0, op, key_equal, &views, options, num_events,
-                    wait_list, event, NULL, "clgpu_reduce_by_key");
+  return runs_entry(context, RUNS_REDUCE, 0, op, key_equal, &views, options, num_events, wait_list,
+                    event, NULL, "clgpu_reduce_by_key");
 }
 
-clgpu_status clgpu_reduce_by_key_workspace_size(
-    clgpu_context *context, const clgpu_reduce_op *op, const char *key_equal,
-    const clgpu_array *run_keys, const clgpu_array *reduced, const clgpu_array *count,
-    const clgpu_array *keys, const clgpu_array *values, const clgpu_call_options *options,
-    clgpu_workspace_size *out) {
+clgpu_status clgpu_reduce_by_key_workspace_size(clgpu_context *context, const clgpu_reduce_op *op,
+                                                const char *key_equal, const clgpu_array *run_keys,
+                                                const clgpu_array *reduced,
+                                                const clgpu_array *count, const clgpu_array *keys,
+                                                const clgpu_array *values,
+                                                const clgpu_call_options *options,
+                                                clgpu_workspace_size *out) {
   const char *who = "clgpu_reduce_by_key_workspace_size";
   CLGPU__RETURN_ERROR_IF(!out, CLGPU_INVALID_ARGUMENT, "%s: out is NULL", who);
   runs_views views = {keys, values, NULL, run_keys, reduced, NULL, count};
@@ -648,10 +656,12 @@ clgpu_status clgpu_reduce_by_key_workspace_size(
                     who);
 }
 
-clgpu_status clgpu_reduce_by_key_workspace_size_upto(
-    clgpu_context *context, const clgpu_reduce_op *op, const char *key_equal, clgpu_type key_type,
-    clgpu_type value_type, uint64_t max_n, const clgpu_call_options *options,
-    clgpu_workspace_size *out) {
+clgpu_status clgpu_reduce_by_key_workspace_size_upto(clgpu_context *context,
+                                                     const clgpu_reduce_op *op,
+                                                     const char *key_equal, clgpu_type key_type,
+                                                     clgpu_type value_type, uint64_t max_n,
+                                                     const clgpu_call_options *options,
+                                                     clgpu_workspace_size *out) {
   return runs_upto(context, RUNS_REDUCE, 0, op, key_equal, key_type, value_type, max_n, options,
                    out, "clgpu_reduce_by_key_workspace_size_upto");
 }
@@ -663,8 +673,8 @@ clgpu_status clgpu_unique(clgpu_context *context, const char *key_equal,
                           const clgpu_array *keys, const clgpu_call_options *options,
                           cl_uint num_events, const cl_event *wait_list, cl_event *event) {
   runs_views views = {keys, NULL, NULL, run_keys, NULL, NULL, count};
-  return runs_entry(context, RUNS_COUNT, 0, NULL, key_equal, &views, options, num_events,
-                    wait_list, event, NULL, "clgpu_unique");
+  return runs_entry(context, RUNS_COUNT, 0, NULL, key_equal, &views, options, num_events, wait_list,
+                    event, NULL, "clgpu_unique");
 }
 
 clgpu_status clgpu_unique_by_key(clgpu_context *context, const char *key_equal,
@@ -673,8 +683,8 @@ clgpu_status clgpu_unique_by_key(clgpu_context *context, const char *key_equal,
                                  const clgpu_array *values, const clgpu_call_options *options,
                                  cl_uint num_events, const cl_event *wait_list, cl_event *event) {
   runs_views views = {keys, values, NULL, run_keys, run_values, NULL, count};
-  return runs_entry(context, RUNS_FIRST, 0, NULL, key_equal, &views, options, num_events,
-                    wait_list, event, NULL, "clgpu_unique_by_key");
+  return runs_entry(context, RUNS_FIRST, 0, NULL, key_equal, &views, options, num_events, wait_list,
+                    event, NULL, "clgpu_unique_by_key");
 }
 
 clgpu_status clgpu_run_length_encode(clgpu_context *context, const char *key_equal,
@@ -684,8 +694,8 @@ clgpu_status clgpu_run_length_encode(clgpu_context *context, const char *key_equ
                                      cl_uint num_events, const cl_event *wait_list,
                                      cl_event *event) {
   runs_views views = {keys, NULL, NULL, run_keys, lengths, offsets, count};
-  return runs_entry(context, RUNS_COUNT, 1, NULL, key_equal, &views, options, num_events,
-                    wait_list, event, NULL, "clgpu_run_length_encode");
+  return runs_entry(context, RUNS_COUNT, 1, NULL, key_equal, &views, options, num_events, wait_list,
+                    event, NULL, "clgpu_run_length_encode");
 }
 
 clgpu_status clgpu_unique_workspace_size(clgpu_context *context, const char *key_equal,
@@ -697,8 +707,8 @@ clgpu_status clgpu_unique_workspace_size(clgpu_context *context, const char *key
   const char *who = "clgpu_unique_workspace_size";
   CLGPU__RETURN_ERROR_IF(!out, CLGPU_INVALID_ARGUMENT, "%s: out is NULL", who);
   runs_views views = {keys, values, NULL, run_keys, run_values, NULL, count};
-  return runs_entry(context, values ? RUNS_FIRST : RUNS_COUNT, 0, NULL, key_equal, &views,
-                    options, 0, NULL, NULL, out, who);
+  return runs_entry(context, values ? RUNS_FIRST : RUNS_COUNT, 0, NULL, key_equal, &views, options,
+                    0, NULL, NULL, out, who);
 }
 
 clgpu_status clgpu_run_length_encode_workspace_size(
@@ -721,8 +731,8 @@ clgpu_status clgpu_unique_workspace_size_upto(clgpu_context *context, const char
 }
 
 clgpu_status clgpu_run_length_encode_workspace_size_upto(clgpu_context *context,
-                                                         const char *key_equal,
-                                                         clgpu_type key_type, uint64_t max_n,
+                                                         const char *key_equal, clgpu_type key_type,
+                                                         uint64_t max_n,
                                                          const clgpu_call_options *options,
                                                          clgpu_workspace_size *out) {
   return runs_upto(context, RUNS_COUNT, 1, NULL, key_equal, key_type, CLGPU_TYPE_UINT64, max_n,

@@ -1053,7 +1053,9 @@ static void workspaces(void **state) {
     assert_string_equal(scan_report.buffers[2].name, "heads");
     assert_string_equal(scan_report.buffers[3].name, "totals");
     assert_int_equal(scan_report.buffers[0].bytes + scan_report.buffers[1].bytes, 0);
-    assert_true(scan_report.buffers[2].bytes > 0);
+    /* 100000 keys are cut into ranges with carries (5000 on Oclgrind may
+     * not be). */
+    if (!test_on_oclgrind(context)) assert_true(scan_report.buffers[2].bytes > 0);
     assert_status(clgpu_scan_by_key_workspace_size_upto(context, &scan, NULL, CLGPU_TYPE_UINT32,
                                                         CLGPU_TYPE_FLOAT, n, &options, &upto),
                   CLGPU_SUCCESS);

@@ -14,6 +14,11 @@
                                               status 0 and "binned 1048576
                                               particles into 4096 cells, 0
                                               wrong" on stdout
+  readme_example.py extract-words README.md OUT.c
+  readme_example.py run-words EXECUTABLE      the same for the word-counting
+                                              example (readme-words markers):
+                                              "counted 1048576 words: 505
+                                              distinct, 0 wrong"
 """
 import re
 import subprocess
@@ -67,6 +72,18 @@ def run(executable):
     return 0
 
 
+def run_words(executable):
+    result = subprocess.run([executable], capture_output=True, text=True, timeout=600)
+    expected = "counted 1048576 words: 505 distinct, 0 wrong\n"
+    if result.returncode != 0 or result.stdout != expected:
+        print(f"README words example: exit status {result.returncode}, stdout {result.stdout!r}, "
+              f"not 0 and {expected!r}")
+        print("stderr:\n" + result.stderr)
+        return 1
+    print("README words example: " + expected.strip())
+    return 0
+
+
 def run_binning(executable):
     result = subprocess.run([executable], capture_output=True, text=True, timeout=600)
     expected = "binned 1048576 particles into 4096 cells, 0 wrong\n"
@@ -88,5 +105,9 @@ if __name__ == "__main__":
         sys.exit(run(sys.argv[2]))
     elif len(sys.argv) == 3 and sys.argv[1] == "run-binning":
         sys.exit(run_binning(sys.argv[2]))
+    elif len(sys.argv) == 4 and sys.argv[1] == "extract-words":
+        extract(sys.argv[2], sys.argv[3], "readme-words")
+    elif len(sys.argv) == 3 and sys.argv[1] == "run-words":
+        sys.exit(run_words(sys.argv[2]))
     else:
         sys.exit(__doc__)

@@ -65,7 +65,6 @@ typedef struct runs_plan {
   clgpu__shape shape;
   clgpu__op_spec spec;
   runs_mode mode;
-  int scan;      /* RUNS_SCAN */
   int exclusive; /* scan_by_key */
   clgpu_type key_type;
   char *equal; /* the caller's key equality as one line, or NULL */
@@ -308,7 +307,6 @@ static clgpu_status plan_runs(clgpu_context *context, runs_mode mode, int encode
                               const char *who, runs_plan *plan) {
   memset(plan, 0, sizeof *plan);
   plan->mode = mode;
-  plan->scan = mode == RUNS_SCAN;
   plan->encode = encode;
   plan->n = n;
   plan->values_type = mode == RUNS_COUNT ? 0 : value_type;
@@ -327,8 +325,8 @@ static clgpu_status plan_runs(clgpu_context *context, runs_mode mode, int encode
   if (status == CLGPU_SUCCESS) status = take_op(context, mode, op, value_type, who, plan);
   if (status == CLGPU_SUCCESS) status = check_keys(context, key_type, key_equal, who, plan);
   if (status == CLGPU_SUCCESS && views) {
-    status = plan->scan ? check_scan_views(context, views, who, plan)
-                        : check_run_views(context, views, who, plan);
+    status = plan->mode == RUNS_SCAN ? check_scan_views(context, views, who, plan)
+                                     : check_run_views(context, views, who, plan);
   }
   if (status == CLGPU_SUCCESS) status = lay_out(context, plan, who);
   if (status != CLGPU_SUCCESS) runs_free(plan);
@@ -361,7 +359,7 @@ static clgpu_status runs_program(clgpu_context *context, const runs_plan *plan, 
       extra[count++] = (clgpu_define){"CLGPU_NEEDS_FP16", NULL};
     }
   }
-  if (plan->scan) extra[count++] = (clgpu_define){"CLGPU_RUN_SCAN", NULL};
+  if (plan->mode == RUNS_SCAN) extra[count++] = (clgpu_define){"CLGPU_RUN_SCAN", NULL};
   if (plan->mode == RUNS_FIRST) extra[count++] = (clgpu_define){"CLGPU_RUN_FIRST", NULL};
   if (plan->mode == RUNS_COUNT) {
     extra[count++] = (clgpu_define){"CLGPU_RUN_NO_VALUES", NULL};
@@ -409,7 +407,7 @@ static clgpu_status staged_arg(clgpu_context *context, clgpu__chain *chain,
 /* The arguments of clgpu_runs_write from 13 on: the outputs. */
 static clgpu_status set_outputs(cl_kernel kernel, const runs_plan *plan,
                                 const runs_view_arg *outputs) {
-  if (plan->scan) {
+  if (plan->mode == RUNS_SCAN) {
     cl_int exclusive = plan->exclusive;
     const runs_view_arg *out = &outputs[0];
     clgpu__kernel_arg args[] = {ARG(out->place.buffer), ARG(out->place.offset), ARG(out->step),
@@ -434,7 +432,7 @@ static clgpu_status run_runs(clgpu_context *context, const runs_plan *plan, cons
   clgpu__chain_begin(&chain, num_events, wait_list);
   /* An empty scan writes nothing; the runs' calls still write their count
    * of 0. */
-  if (plan->scan && plan->n == 0) return clgpu__chain_end(context, &chain, event);
+  if (plan->mode == RUNS_SCAN && plan->n == 0) return clgpu__chain_end(context, &chain, event);
   /* The views the call does not have are NULL, which the check skips. */
   clgpu__argument arguments[] = {{views->keys, "keys"},
                                  {views->values, "values"},
@@ -461,7 +459,7 @@ static clgpu_status run_runs(clgpu_context *context, const runs_plan *plan, cons
     values.step = 1;
   }
   const clgpu_array *written[4] = {views->output, NULL, NULL, NULL};
-  if (!plan->scan) {
+  if (plan->mode != RUNS_SCAN) {
     written[0] = views->run_keys;
     written[1] = views->second;
     written[2] = views->count;
@@ -484,7 +482,7 @@ static clgpu_status run_runs(clgpu_context *context, const runs_plan *plan, cons
   }
   if (status == CLGPU_SUCCESS) {
     status = clgpu__lease(&held, program, "clgpu_runs_write",
-                          plan->scan ? RUNS_ARG_SCAN : RUNS_ARG_RUNS, &write_kernel);
+                          plan->mode == RUNS_SCAN ? RUNS_ARG_SCAN : RUNS_ARG_RUNS, &write_kernel);
   }
   cl_ulong n = plan->n, chunk = multi ? plan->split.chunk : plan->n;
   uint64_t groups = multi ? plan->split.groups : 1;

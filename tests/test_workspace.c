@@ -99,6 +99,8 @@ static const char *operation_text(clgpu_operation operation) {
       return "unique";
     case CLGPU_OPERATION_RUN_LENGTH_ENCODE:
       return "run_length_encode";
+    case CLGPU_OPERATION_HISTOGRAM:
+      return "histogram";
   }
   return "(invalid operation)";
 }
@@ -233,6 +235,7 @@ static clgpu_status query_views(clgpu_context *context, clgpu_operation operatio
     case CLGPU_OPERATION_REDUCE_BY_KEY:
     case CLGPU_OPERATION_UNIQUE:
     case CLGPU_OPERATION_RUN_LENGTH_ENCODE:
+    case CLGPU_OPERATION_HISTOGRAM: /* and histograms in test_histogram.c */
       break;
   }
   fail_msg("unknown operation %d", (int)operation);
@@ -263,6 +266,7 @@ static clgpu_status query_upto(clgpu_context *context, clgpu_operation operation
     case CLGPU_OPERATION_REDUCE_BY_KEY:
     case CLGPU_OPERATION_UNIQUE:
     case CLGPU_OPERATION_RUN_LENGTH_ENCODE:
+    case CLGPU_OPERATION_HISTOGRAM: /* and histograms in test_histogram.c */
       break;
   }
   fail_msg("unknown operation %d", (int)operation);
@@ -640,6 +644,7 @@ static void instance_setup(instance *inst, const op_spec *spec, size_t n, ptrdif
     case CLGPU_OPERATION_REDUCE_BY_KEY:
     case CLGPU_OPERATION_UNIQUE:
     case CLGPU_OPERATION_RUN_LENGTH_ENCODE:
+    case CLGPU_OPERATION_HISTOGRAM: /* and histograms in test_histogram.c */
       break;
   }
 }
@@ -684,6 +689,7 @@ static void instance_views(instance *inst) {
     case CLGPU_OPERATION_REDUCE_BY_KEY:
     case CLGPU_OPERATION_UNIQUE:
     case CLGPU_OPERATION_RUN_LENGTH_ENCODE:
+    case CLGPU_OPERATION_HISTOGRAM: /* and histograms in test_histogram.c */
       break;
   }
 }
@@ -787,6 +793,7 @@ static void instance_expected(const instance *inst, unsigned char *expected, uin
     case CLGPU_OPERATION_REDUCE_BY_KEY:
     case CLGPU_OPERATION_UNIQUE:
     case CLGPU_OPERATION_RUN_LENGTH_ENCODE:
+    case CLGPU_OPERATION_HISTOGRAM: /* and histograms in test_histogram.c */
       break;
   }
 }
@@ -852,6 +859,7 @@ static void instance_check(clgpu_context *context, const instance *inst, const c
     case CLGPU_OPERATION_REDUCE_BY_KEY:
     case CLGPU_OPERATION_UNIQUE:
     case CLGPU_OPERATION_RUN_LENGTH_ENCODE:
+    case CLGPU_OPERATION_HISTOGRAM: /* and histograms in test_histogram.c */
       break;
   }
   free(expected);
@@ -934,6 +942,7 @@ static clgpu_status instance_call(clgpu_context *context, const instance *inst,
     case CLGPU_OPERATION_REDUCE_BY_KEY:
     case CLGPU_OPERATION_UNIQUE:
     case CLGPU_OPERATION_RUN_LENGTH_ENCODE:
+    case CLGPU_OPERATION_HISTOGRAM: /* and histograms in test_histogram.c */
       break;
   }
   fail_msg("unknown operation");
@@ -2415,7 +2424,7 @@ static void names(void **state) {
   assert_string_equal(clgpu_operation_name(CLGPU_OPERATION_UNIQUE), "unique");
   assert_string_equal(clgpu_operation_name(CLGPU_OPERATION_RUN_LENGTH_ENCODE), "run_length_encode");
   assert_string_equal(clgpu_operation_name((clgpu_operation)0), "invalid");
-  assert_string_equal(clgpu_operation_name((clgpu_operation)10), "invalid");
+  assert_string_equal(clgpu_operation_name((clgpu_operation)11), "invalid");
   assert_string_equal(clgpu_operation_name((clgpu_operation)-1), "invalid");
   assert_string_equal(clgpu_shape_name(CLGPU_SHAPE_AUTO), "auto");
   assert_string_equal(clgpu_shape_name(CLGPU_SHAPE_CHUNKED), "chunked");

@@ -35,6 +35,7 @@
 #include <clgpu/sort.h>
 #include <clgpu/search.h>
 #include <clgpu/runs.h>
+#include <clgpu/histogram.h>
 #include <clgpu/elementwise.h>
 #include <clgpu/membuf.h>
 #include <clgpu/prebuild.h>

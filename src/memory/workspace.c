@@ -51,6 +51,8 @@ const char *clgpu_operation_name(clgpu_operation operation) {
       return "unique";
     case CLGPU_OPERATION_RUN_LENGTH_ENCODE:
       return "run_length_encode";
+    case CLGPU_OPERATION_HISTOGRAM:
+      return "histogram";
   }
   return "invalid";
 }

@@ -18,16 +18,26 @@
  *                      4 WIDE    integers: d * bins / range through a
  *                                128-bit product (64-bit types only)
  *                      5 SCALE   floats: (V)(x - lower) * scale, the last
- *                                bin taking what rounds to `bins`
- *                      6 EDGES   the last edge <= x, found by bisection
+ *                                bin taking what reaches `bins` (upper
+ *                                itself, and what rounds up to it)
+ *                      6 EDGES   the last edge <= x below the last one,
+ *                                found by bisection
+ *                      7 MULHI   integers, 2^64 values: mul_hi(d, bins)
  *                      where d = x - lower (exact, as an unsigned integer)
- *                      and range = upper - lower
+ *                      and range = upper - lower + 1, the number of values
+ *                      (`width` in MULDIV and WIDE). Elements from lower
+ *                      to upper are counted, upper included (the last
+ *                      edge in EDGES)
  *   CLGPU_HIST_W       the integer modes' arithmetic: uint or ulong (the
  *                      host picks uint when d, width and the products fit)
+ *   CLGPU_HIST_D       the integer modes' difference type: uint for types
+ *                      of up to 32 bits, ulong for 64-bit ones
+ *   CLGPU_HIST_ALL     optional, integer modes: the range is the type's
+ *                      whole range, so no element is outside it
  *   CLGPU_HIST_GLOBAL  optional: counts go straight to a row in global
- *                      memory with atomics (too many bins for local memory);
- *                      else each group counts in local memory and writes
- *                      its row
+ *                      memory with atomics (too many bins for a row per
+ *                      group, or local memory); else each group counts in
+ *                      a row of its own (clgpu_histogram_count)
  *   CLGPU_HIST_LOCAL_EDGES optional, with EDGES: the edges are copied to
  *                      local memory first
  *   CLGPU_HIST_STRIDED optional: the input is read with its stride (else
@@ -43,6 +53,9 @@
 
 typedef CLGPU_HIST_V V;
 typedef CLGPU_HIST_W W;
+#ifdef CLGPU_HIST_D
+typedef CLGPU_HIST_D D;
+#endif
 
 #ifdef CLGPU_HIST_HALF
 #define CLGPU_HIST_LOAD(p, i) vload_half((size_t)(i), (p))
@@ -54,12 +67,6 @@ typedef CLGPU_HIST_W W;
 #define CLGPU_HIST_AT(k) (long)(in_offset + (ulong)((long)(k) * step))
 #else
 #define CLGPU_HIST_AT(k) (in_offset + (k))
-#endif
-
-#if CLGPU_GROUP == 1
-#define CLGPU_HIST_LOCAL_ADD(p) (*(p) += 1u)
-#else
-#define CLGPU_HIST_LOCAL_ADD(p) atomic_inc(p)
 #endif
 
 #if CLGPU_HIST_MODE == 4
@@ -94,8 +101,9 @@ inline ulong clgpu_hist_bin(V x, ulong bins,
 #else
 #define CLGPU_HIST_EDGE(k) CLGPU_HIST_LOAD(e, (long)(e0 + (ulong)((long)(k) * estep)))
 #endif
-  if (!(CLGPU_HIST_EDGE(0) <= x) || !(x < CLGPU_HIST_EDGE(bins))) return bins;
-  /* edge[lo] <= x < edge[hi] */
+  if (!(CLGPU_HIST_EDGE(0) <= x) || !(x <= CLGPU_HIST_EDGE(bins))) return bins;
+  /* edge[lo] <= x, and x < edge[hi] unless hi is the last edge (the last
+   * bin is closed) */
   ulong lo = 0, hi = bins;
   while (hi - lo > 1ul) {
     ulong mid = lo + (hi - lo) / 2ul;
@@ -110,18 +118,25 @@ inline ulong clgpu_hist_bin(V x, ulong bins,
 }
 #else
 inline ulong clgpu_hist_bin(V x, V lower, V upper, V scale, W width, ulong bins) {
-  if (!(x >= lower) || !(x < upper)) return bins;
 #if CLGPU_HIST_MODE == 5
+  if (!(x >= lower) || !(x <= upper)) return bins;
   ulong b = (ulong)((V)(x - lower) * scale);
   return b < bins ? b : bins - 1ul;
 #else
-  W d = (W)((ulong)x - (ulong)lower);
+  /* x - lower modulo 2^32 (2^64): at most upper - lower exactly when x is
+   * in range, as any two values of the type differ by less than that. */
+  D d = (D)x - (D)lower;
+#ifndef CLGPU_HIST_ALL
+  if (d > (D)upper - (D)lower) return bins;
+#endif
 #if CLGPU_HIST_MODE == 1
-  return (ulong)(d >> width);
+  return (ulong)((W)d >> width);
 #elif CLGPU_HIST_MODE == 2
-  return (ulong)(d / width);
+  return (ulong)((W)d / width);
 #elif CLGPU_HIST_MODE == 3
-  return (ulong)(d * (W)bins / width);
+  return (ulong)((W)d * (W)bins / width);
+#elif CLGPU_HIST_MODE == 7
+  return mul_hi((ulong)d, bins);
 #else
   return clgpu_hist_divide_wide(mul_hi((ulong)d, bins), (ulong)d * bins, (ulong)width);
 #endif
@@ -139,14 +154,22 @@ inline ulong clgpu_hist_bin(V x, V lower, V upper, V scale, W width, ulong bins)
 #define CLGPU_HIST_BIN(x) clgpu_hist_bin((x), lower, upper, scale, width, bins)
 #endif
 
-/* Group g counts elements [g * chunk, min(n, (g + 1) * chunk)) into row g
- * of `rows` (local counts) or into row `row_of_group ? g : 0` (global
- * atomics, the rows zeroed before). */
+/* Group g counts elements [g * chunk, min(n, (g + 1) * chunk)):
+ * - CHUNKED, CLGPU_HIST_GLOBAL not defined: into its own row of `pitch` =
+ *   bins + 16 counters in `rows`, which it zeroes first. Elements outside
+ *   every bin count in one of the 16 spare counters past the bins (chosen
+ *   by position, so that no long chain of increments of one counter
+ *   forms), so no branch depends on the data; four elements' bins are
+ *   found before their four increments.
+ * - TILED, CLGPU_HIST_GLOBAL not defined: in local memory with atomics,
+ *   then written to row g (pitch bins).
+ * - CLGPU_HIST_GLOBAL: with global atomics into row `row_of_group ? g : 0`,
+ *   zeroed before by clgpu_histogram_zero. */
 __kernel __attribute__((reqd_work_group_size(CLGPU_GROUP, 1, 1))) void clgpu_histogram_count(
     __global const CLGPU_HIST_T *input, ulong in_offset, long step, ulong n, ulong chunk,
     V lower, V upper, V scale, W width, __global const CLGPU_HIST_T *edges, ulong edges_offset,
-    long edges_step, ulong bins, __global uint *rows, ulong rows_offset, int row_of_group,
-    __local uint *hist, __local V *local_edges) {
+    long edges_step, ulong bins, __global uint *rows, ulong rows_offset, ulong pitch,
+    int row_of_group, __local uint *hist, __local V *local_edges) {
   ulong g = get_group_id(0);
   uint lid = (uint)get_local_id(0);
   ulong start = g * chunk;
@@ -155,25 +178,38 @@ __kernel __attribute__((reqd_work_group_size(CLGPU_GROUP, 1, 1))) void clgpu_his
   for (ulong k = lid; k <= bins; k += CLGPU_GROUP) {
     local_edges[k] = CLGPU_HIST_LOAD(edges, (long)(edges_offset + (ulong)((long)k * edges_step)));
   }
-#endif
-#ifdef CLGPU_HIST_GLOBAL
-  __global uint *row = rows + rows_offset + (row_of_group ? g * bins : 0ul);
-#ifdef CLGPU_HIST_LOCAL_EDGES
   barrier(CLK_LOCAL_MEM_FENCE);
 #endif
+#ifdef CLGPU_HIST_GLOBAL
+  __global uint *row = rows + rows_offset + (row_of_group ? g * pitch : 0ul);
   for (ulong k = start + lid; k < end; k += CLGPU_GROUP) {
     ulong b = CLGPU_HIST_BIN((V)CLGPU_HIST_LOAD(input, CLGPU_HIST_AT(k)));
     if (b < bins) atomic_inc(&row[b]);
   }
+#elif CLGPU_GROUP == 1
+  __global uint *row = rows + rows_offset + g * pitch;
+  for (ulong k = 0; k < pitch; k++) row[k] = 0u;
+  ulong k = start;
+  for (; k + 4 <= end; k += 4) {
+    ulong b0 = CLGPU_HIST_BIN((V)CLGPU_HIST_LOAD(input, CLGPU_HIST_AT(k)));
+    ulong b1 = CLGPU_HIST_BIN((V)CLGPU_HIST_LOAD(input, CLGPU_HIST_AT(k + 1)));
+    ulong b2 = CLGPU_HIST_BIN((V)CLGPU_HIST_LOAD(input, CLGPU_HIST_AT(k + 2)));
+    ulong b3 = CLGPU_HIST_BIN((V)CLGPU_HIST_LOAD(input, CLGPU_HIST_AT(k + 3)));
+    row[b0 == bins ? bins + (k & 15ul) : b0] += 1u;
+    row[b1 == bins ? bins + ((k + 1ul) & 15ul) : b1] += 1u;
+    row[b2 == bins ? bins + ((k + 2ul) & 15ul) : b2] += 1u;
+    row[b3 == bins ? bins + ((k + 3ul) & 15ul) : b3] += 1u;
+  }
+  for (; k < end; k++) row[CLGPU_HIST_BIN((V)CLGPU_HIST_LOAD(input, CLGPU_HIST_AT(k)))] += 1u;
 #else
   for (ulong k = lid; k < bins; k += CLGPU_GROUP) hist[k] = 0u;
   barrier(CLK_LOCAL_MEM_FENCE);
   for (ulong k = start + lid; k < end; k += CLGPU_GROUP) {
     ulong b = CLGPU_HIST_BIN((V)CLGPU_HIST_LOAD(input, CLGPU_HIST_AT(k)));
-    if (b < bins) CLGPU_HIST_LOCAL_ADD(&hist[b]);
+    if (b < bins) atomic_inc(&hist[b]);
   }
   barrier(CLK_LOCAL_MEM_FENCE);
-  __global uint *row = rows + rows_offset + g * bins;
+  __global uint *row = rows + rows_offset + g * pitch;
   for (ulong k = lid; k < bins; k += CLGPU_GROUP) row[k] = hist[k];
 #endif
 }
@@ -186,15 +222,16 @@ __kernel __attribute__((reqd_work_group_size(CLGPU_GROUP, 1, 1))) void clgpu_his
   if (k < count) rows[rows_offset + k] = 0u;
 }
 
-/* counts[b] = the sum over the `num_rows` rows of their bin b, for the
- * bins b this work-item takes (every global_size-th from its id). */
+/* counts[b] = the sum over the `num_rows` rows (`pitch` apart) of their
+ * bin b, for the bins b this work-item takes (every global_size-th from
+ * its id). */
 __kernel __attribute__((reqd_work_group_size(CLGPU_GROUP, 1, 1))) void clgpu_histogram_sum(
-    __global const uint *rows, ulong rows_offset, ulong num_rows, ulong bins,
+    __global const uint *rows, ulong rows_offset, ulong num_rows, ulong pitch, ulong bins,
     __global CLGPU_HIST_COUNT_T *counts, ulong counts_offset, long counts_step) {
   ulong items = get_global_size(0);
   for (ulong b = get_global_id(0); b < bins; b += items) {
     ulong sum = 0;
-    for (ulong r = 0; r < num_rows; r++) sum += rows[rows_offset + r * bins + b];
+    for (ulong r = 0; r < num_rows; r++) sum += rows[rows_offset + r * pitch + b];
     counts[(long)(counts_offset + (ulong)((long)b * counts_step))] = (CLGPU_HIST_COUNT_T)sum;
   }
 }

@@ -14,10 +14,17 @@
  *   outside every bin are not counted. The counts are written after every
  *   element was read, so they may share memory with the input or the
  *   edges.
+ * - Elements from the lowest bound to the highest are counted, both
+ *   included (NumPy's convention: every bin is closed below and open
+ *   above but the last, which is closed), so the full range of a type is
+ *   a histogram like any other; elements outside are not counted.
  * - Even bins (clgpu_histogram_even): `lower` and `upper` point to values
- *   of the input's type (a half is its 16 bits), lower < upper, finite for
- *   floats. With B bins, an element x with lower <= x < upper goes to
- *     integers: bin floor((x - lower) * B / (upper - lower)), exactly;
+ *   of the input's type (a half is its 16 bits); for integers lower <=
+ *   upper, for floats lower < upper, both finite. With B bins, an element
+ *   x with lower <= x <= upper goes to
+ *     integers: bin floor((x - lower) * B / N), exactly, where N = upper -
+ *               lower + 1 is the number of values in the range (so uint8
+ *               over [0, 255] in 16 bins takes 16 values per bin);
  *     floats:   bin min(B - 1, (uint64_t)((V)(x - lower) * scale)), where V
  *               is float for half and float and double for double, x -
  *               lower is computed in V, and scale is
@@ -26,10 +33,10 @@
  *   in the bin on either side of it (as with CUB's HistogramEven), the same
  *   way on every device: the formula is the definition.
  * - Bins by edges (clgpu_histogram_edges): a 1-D view of B + 1 edges of the
- *   input's type, any stride, in ascending order by `<`; bin b is
- *   [edges[b], edges[b + 1]), so a value equal to the last edge is not
- *   counted (NumPy counts it in the last bin). Edges out of order give
- *   counts that mean nothing, never an access out of bounds.
+ *   input's type, any stride, in ascending order by `<`; bin b holds the
+ *   x with edges[b] <= x < edges[b + 1], and the last bin also x equal to
+ *   edges[B]. Edges out of order give counts that mean nothing, never an
+ *   access out of bounds.
  * - Floats compare by value: -0 and +0 are equal, NaN is in no bin.
  * - Groups count in local memory with 32-bit counters (bins * 4 bytes
  *   within half the device's local memory); with more bins they add to one
@@ -38,6 +45,8 @@
  * - Calls only enqueue, with wait lists and events as in reduce.h; nothing
  *   is read back.
  * docs/histogram.md has the details.
+ *
+ * The example prints 1 2 0 2 (4.0 is in the last bin, -1.0 in none).
  *
  * Example:
  *
@@ -91,12 +100,13 @@ extern "C" {
 #endif
 
 /* counts[b] = the number of elements of `input` in even bin b of
- * [*lower, *upper) (see above); the bins are counts' length. `lower` and
+ * [*lower, *upper] (see above); the bins are counts' length. `lower` and
  * `upper` are read during the call only. Only enqueues.
  * Errors, with nothing enqueued and the counts unchanged:
  * CLGPU_INVALID_ARGUMENT (NULL context, counts, input, lower or upper; a
- * wait list that does not match; lower not below upper; a float bound that
- * is not finite, or a range or bin width whose inverse is not finite),
+ * wait list that does not match; lower above upper, or for floats not
+ * below it; a float bound that is not finite, or a range or bin width
+ * whose inverse is not finite),
  * CLGPU_TYPE_MISMATCH (counts not UINT32/UINT64, UINT32 counts for more
  * than 2^32 - 1 elements, an opaque input), CLGPU_SHAPE_MISMATCH (counts
  * not 1-D), CLGPU_INVALID_OUTPUT (counts whose elements overlap each other,
@@ -111,7 +121,7 @@ CLGPU_API clgpu_status clgpu_histogram_even(clgpu_context *context, const clgpu_
                                             cl_event *event);
 
 /* counts[b] = the number of elements x of `input` with edges[b] <= x <
- * edges[b + 1] (see above); `edges` holds counts' length + 1 values of the
+ * edges[b + 1], or x == edges[B] for the last bin (see above); `edges` holds counts' length + 1 values of the
  * input's type. Errors as clgpu_histogram_even's (without those of the
  * bounds), and CLGPU_INVALID_ARGUMENT for NULL edges, CLGPU_TYPE_MISMATCH
  * for edges of another type, CLGPU_SHAPE_MISMATCH for edges that are not

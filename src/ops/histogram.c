@@ -47,6 +47,7 @@ typedef enum hist_mode {
   HIST_WIDE = 4,   /* integers, d * bins / range through 128 bits */
   HIST_SCALE = 5,  /* floats */
   HIST_EDGES = 6,
+  HIST_MULHI = 7,  /* integers, 2^64 values: mul_hi(d, bins) */
 } hist_mode;
 
 /* The most groups the sum kernel runs (TILED). */
@@ -58,13 +59,14 @@ typedef struct hist_plan {
   uint64_t n, bins;
   hist_mode mode;
   int wide;            /* the integer modes compute in ulong (else uint) */
+  int all;             /* integers: the range is the type's whole range */
   cl_ulong width;      /* the shift, the bin width or the range */
   unsigned char lower[8], upper[8], scale[8]; /* kernel arguments of type V */
   size_t value_size;   /* sizeof V */
   int global;          /* counts in global rows with atomics */
   int local_edges;     /* EDGES: the edges copied to local memory */
   int pack;            /* the input is copied to "packed_input" first */
-  uint64_t groups, chunk, rows;
+  uint64_t groups, chunk, rows, pitch;
   int row_of_group;    /* global: a row per group (else one row) */
   uint64_t sum_groups; /* groups of the sum kernel */
   clgpu_workspace_size report;
@@ -133,64 +135,70 @@ static clgpu_status plan_even(hist_plan *plan, const void *lower, const void *up
                            "%s: upper - lower (%g - %g) is not finite in double", who, hi, lo);
     plan->mode = HIST_SCALE;
     double scale = (double)bins / range;
+    CLGPU__RETURN_ERROR_IF(bins > 0 && !isfinite(scale), CLGPU_INVALID_ARGUMENT,
+                           "%s: %llu bins over [%g, %g] have a width whose inverse is not finite",
+                           who, (unsigned long long)bins, lo, hi);
     if (type == CLGPU_TYPE_DOUBLE) {
       memcpy(plan->lower, &lo, 8);
       memcpy(plan->upper, &hi, 8);
       memcpy(plan->scale, &scale, 8);
     } else {
       float f_lo = (float)lo, f_hi = (float)hi, f_scale = (float)scale;
-      CLGPU__RETURN_ERROR_IF(!isfinite(f_scale) || f_scale <= 0.0f, CLGPU_INVALID_ARGUMENT,
-                             "%s: %llu bins over [%g, %g) have a width that float cannot hold "
-                             "the inverse of",
+      CLGPU__RETURN_ERROR_IF(bins > 0 && !isfinite(f_scale), CLGPU_INVALID_ARGUMENT,
+                             "%s: %llu bins over [%g, %g] have a width whose inverse float "
+                             "cannot hold",
                              who, (unsigned long long)bins, lo, hi);
       memcpy(plan->lower, &f_lo, 4);
       memcpy(plan->upper, &f_hi, 4);
       memcpy(plan->scale, &f_scale, 4);
     }
-    CLGPU__RETURN_ERROR_IF(!isfinite(scale) || !(scale > 0.0), CLGPU_INVALID_ARGUMENT,
-                           "%s: %llu bins over [%g, %g) have a width whose inverse is not finite",
-                           who, (unsigned long long)bins, lo, hi);
     return CLGPU_SUCCESS;
   }
   uint64_t lo = integer_bits(type, lower), hi = integer_bits(type, upper);
-  int below = is_signed_type(type) ? (int64_t)lo < (int64_t)hi : lo < hi;
-  if (!below) {
+  int in_order = is_signed_type(type) ? (int64_t)lo <= (int64_t)hi : lo <= hi;
+  if (!in_order) {
     if (is_signed_type(type)) {
-      return clgpu__fail(CLGPU_INVALID_ARGUMENT, "%s: lower (%lld) must be below upper (%lld)",
-                         who, (long long)(int64_t)lo, (long long)(int64_t)hi);
+      return clgpu__fail(CLGPU_INVALID_ARGUMENT, "%s: lower (%lld) is above upper (%lld)", who,
+                         (long long)(int64_t)lo, (long long)(int64_t)hi);
     }
-    return clgpu__fail(CLGPU_INVALID_ARGUMENT, "%s: lower (%llu) must be below upper (%llu)", who,
+    return clgpu__fail(CLGPU_INVALID_ARGUMENT, "%s: lower (%llu) is above upper (%llu)", who,
                        (unsigned long long)lo, (unsigned long long)hi);
   }
   size_t size = clgpu__type_size(type);
   memcpy(plan->lower, lower, size);
   memcpy(plan->upper, upper, size);
-  uint64_t range = hi - lo; /* >= 1; the differences of values in range are below it */
+  /* The number of values from lower to upper, less one (so that 2^64
+   * fits); the differences d of values in range are at most it. */
+  uint64_t last = hi - lo;
   uint64_t product = 0;
+  plan->all = size < 8 ? last == ((uint64_t)1 << (8 * size)) - 1 : last == UINT64_MAX;
   if (bins == 0) {
     plan->mode = HIST_DIVIDE; /* nothing is counted */
     plan->width = 1;
     plan->wide = 1;
-  } else if (range % bins == 0) {
-    uint64_t width = range / bins;
+  } else if (last == UINT64_MAX) {
+    plan->mode = HIST_MULHI; /* floor(d * bins / 2^64) */
+    plan->wide = 1;
+  } else if ((last + 1) % bins == 0) {
+    uint64_t range = last + 1, width = range / bins;
     int shift = 0;
     while (shift < 63 && ((uint64_t)1 << shift) < width) shift++;
     if (((uint64_t)1 << shift) == width) {
       plan->mode = HIST_SHIFT;
       plan->width = (cl_ulong)shift;
-      plan->wide = range > UINT32_MAX || shift >= 32;
+      plan->wide = last > UINT32_MAX || shift >= 32;
     } else {
       plan->mode = HIST_DIVIDE;
       plan->width = width;
-      plan->wide = range > UINT32_MAX;
+      plan->wide = last > UINT32_MAX;
     }
-  } else if (clgpu__mul_u64(range - 1, bins, &product)) {
+  } else if (clgpu__mul_u64(last, bins, &product)) {
     plan->mode = HIST_MULDIV;
-    plan->width = range;
-    plan->wide = product > UINT32_MAX || range > UINT32_MAX;
+    plan->width = last + 1;
+    plan->wide = product > UINT32_MAX || last + 1 > UINT32_MAX;
   } else {
     plan->mode = HIST_WIDE;
-    plan->width = range;
+    plan->width = last + 1;
     plan->wide = 1;
   }
   return CLGPU_SUCCESS;
@@ -207,6 +215,34 @@ static uint64_t count_cost(const hist_plan *plan) {
   return 2 + steps;
 }
 
+/* Counters past the bins in each CHUNKED row (for elements outside every
+ * bin). */
+#define HIST_SPARE 16
+
+/* Where a plan counts: rows of their own per group (TILED: counted in
+ * local memory, bins * 4 bytes within half the device's; CHUNKED: in
+ * global memory) or one shared row with global atomics (*global), and
+ * whether EDGES copies the edges to local memory (CHUNKED shares a row
+ * once the bins are more than four times the elements). Under a loop cap, the
+ * zeroing and writing of a row, and the copy of the edges, take at most a
+ * sixteenth of it. Monotone in `bins`: a larger count never leaves the
+ * global regime or enters the local edges. */
+static void decide(const clgpu_context *context, const clgpu__shape *shape, hist_mode mode,
+                   uint64_t n, uint64_t bins, size_t value_size, int *global, int *local_edges) {
+  uint64_t cap = context->quirks.loop_iteration_cap;
+  int tiled = shape->kind == CLGPU_SHAPE_TILED;
+  uint64_t items = tiled ? shape->group : 1;
+  uint64_t budget = context->info.local_mem_size / 2;
+  uint64_t per_item_bins = clgpu__ceil_div_u64(bins, items);
+  /* A CHUNKED row per group costs its zeroing and adding, a few cycles per
+   * bin; an atomic, tens of cycles per element. */
+  *global = (tiled ? bins > budget / 4 : bins / 4 > n) ||
+            (cap && per_item_bins + HIST_SPARE > cap / 16);
+  *local_edges = mode == HIST_EDGES && !*global &&
+                 (bins + 1) * (value_size + (tiled ? 4 : 0)) <= budget &&
+                 (!cap || per_item_bins + 2 <= cap / 16);
+}
+
 /* Where the counts go, the ranges and the rows; the report. */
 static clgpu_status lay_out(const clgpu_context *context, hist_plan *plan, const char *who) {
   const clgpu__tuning *tuning = context->tuning;
@@ -216,18 +252,12 @@ static clgpu_status lay_out(const clgpu_context *context, hist_plan *plan, const
   uint64_t unit = tiled ? items * tuning->tile_items : tuning->chunk_unit;
   uint64_t bins = plan->bins, n = plan->n;
   uint64_t units = context->info.compute_units > 0 ? context->info.compute_units : 1;
-  /* Local counts where they fit in half the local memory and, under a
-   * loop cap, their zeroing and writing take at most an eighth of it. */
-  uint64_t budget = context->info.local_mem_size / 2;
+  decide(context, &plan->shape, plan->mode, n, bins, plan->value_size, &plan->global,
+         &plan->local_edges);
   uint64_t per_item_bins = clgpu__ceil_div_u64(bins, items);
-  plan->global = bins > budget / 4 || (cap && per_item_bins + 1 > cap / 16);
-  size_t value_size = plan->value_size;
-  plan->local_edges = plan->mode == HIST_EDGES && !plan->global &&
-                      bins * 4 + (bins + 1) * value_size <= budget &&
-                      (!cap || per_item_bins + 2 <= cap / 16);
   uint64_t fixed = 0;
   if (cap) {
-    if (!plan->global) fixed += 2 * (per_item_bins + 1);
+    if (!plan->global) fixed += 2 * (per_item_bins + HIST_SPARE);
     if (plan->local_edges) fixed += per_item_bins + 2;
   }
   clgpu__split split = clgpu__split_range(context, &plan->shape, n);
@@ -260,6 +290,7 @@ static clgpu_status lay_out(const clgpu_context *context, hist_plan *plan, const
   }
   plan->groups = groups;
   plan->chunk = chunk;
+  plan->pitch = !plan->global && !tiled ? bins + HIST_SPARE : bins;
   if (plan->global) {
     plan->row_of_group = n > UINT32_MAX;
     plan->rows = n == 0 ? 0 : plan->row_of_group ? groups : 1;
@@ -284,7 +315,7 @@ static clgpu_status lay_out(const clgpu_context *context, hist_plan *plan, const
   }
   plan->sum_groups = wanted;
   uint64_t row_counts = 0;
-  CLGPU__RETURN_ERROR_IF(!clgpu__mul_u64(plan->rows, bins, &row_counts), CLGPU_SIZE_OVERFLOW,
+  CLGPU__RETURN_ERROR_IF(!clgpu__mul_u64(plan->rows, plan->pitch, &row_counts), CLGPU_SIZE_OVERFLOW,
                          "%s: %llu rows of %llu bins cannot be counted in 64 bits", who,
                          (unsigned long long)plan->rows, (unsigned long long)bins);
   clgpu_workspace_size *report = &plan->report;
@@ -379,7 +410,7 @@ static clgpu_status hist_program(clgpu_context *context, const hist_plan *plan, 
   snprintf(mode, sizeof mode, "%d", (int)plan->mode);
   int half = plan->type == CLGPU_TYPE_HALF;
   const char *name = clgpu__type_cl_name(plan->type);
-  clgpu_define defines[12];
+  clgpu_define defines[14];
   size_t count = 0;
   defines[count++] = (clgpu_define){"CLGPU_GROUP", group};
   defines[count++] = (clgpu_define){"CLGPU_HIST_T", name};
@@ -388,6 +419,11 @@ static clgpu_status hist_program(clgpu_context *context, const hist_plan *plan, 
   defines[count++] = (clgpu_define){"CLGPU_HIST_W", plan->wide ? "ulong" : "uint"};
   defines[count++] = (clgpu_define){"CLGPU_HIST_COUNT_T", clgpu__type_cl_name(count_type)};
   if (half) defines[count++] = (clgpu_define){"CLGPU_HIST_HALF", NULL};
+  if (!is_float_type(plan->type)) {
+    defines[count++] =
+        (clgpu_define){"CLGPU_HIST_D", clgpu__type_size(plan->type) == 8 ? "ulong" : "uint"};
+    if (plan->all) defines[count++] = (clgpu_define){"CLGPU_HIST_ALL", NULL};
+  }
   if (plan->type == CLGPU_TYPE_DOUBLE) defines[count++] = (clgpu_define){"CLGPU_NEEDS_FP64", NULL};
   if (plan->global) defines[count++] = (clgpu_define){"CLGPU_HIST_GLOBAL", NULL};
   if (plan->local_edges) defines[count++] = (clgpu_define){"CLGPU_HIST_LOCAL_EDGES", NULL};
@@ -398,7 +434,7 @@ static clgpu_status hist_program(clgpu_context *context, const hist_plan *plan, 
 #define HIST_ARG_COUNT \
   (CLGPU__BUFFER_ARG(0) | CLGPU__BUFFER_ARG(9) | CLGPU__BUFFER_ARG(13))
 #define HIST_ARG_ZERO CLGPU__BUFFER_ARG(0)
-#define HIST_ARG_SUM (CLGPU__BUFFER_ARG(0) | CLGPU__BUFFER_ARG(4))
+#define HIST_ARG_SUM (CLGPU__BUFFER_ARG(0) | CLGPU__BUFFER_ARG(5))
 
 static clgpu_status run_hist(clgpu_context *context, const hist_plan *plan,
                              const clgpu_array *counts, const clgpu_array *input,
@@ -438,7 +474,7 @@ static clgpu_status run_hist(clgpu_context *context, const hist_plan *plan,
   }
   clgpu__place rows = plan->rows > 0 ? clgpu__scratch_place(&scratch, HIST_ROWS) : counts_place;
   size_t group = plan->shape.group;
-  cl_ulong bins = plan->bins, row_counts = plan->rows * plan->bins;
+  cl_ulong bins = plan->bins, pitch = plan->pitch, row_counts = plan->rows * plan->pitch;
   if (status == CLGPU_SUCCESS && zero_kernel) {
     clgpu__kernel_arg args[] = {ARG(rows.buffer), ARG(rows.offset), ARG(row_counts)};
     status = clgpu__set_args(zero_kernel, 0, args, 3, "clgpu_histogram_zero");
@@ -452,6 +488,7 @@ static clgpu_status run_hist(clgpu_context *context, const hist_plan *plan,
     cl_ulong n = plan->n, chunk = plan->chunk, width = plan->width;
     cl_uint narrow = (cl_uint)plan->width;
     cl_int row_of_group = plan->row_of_group;
+    int tiled_local = !plan->global && plan->shape.kind == CLGPU_SHAPE_TILED;
     size_t v = plan->value_size;
     clgpu__kernel_arg args[] = {ARG(in_place.buffer),
                                 ARG(in_place.offset),
@@ -468,10 +505,11 @@ static clgpu_status run_hist(clgpu_context *context, const hist_plan *plan,
                                 ARG(bins),
                                 ARG(rows.buffer),
                                 ARG(rows.offset),
+                                ARG(pitch),
                                 ARG(row_of_group),
-                                {plan->global ? 4 : (size_t)bins * 4, NULL},
+                                {tiled_local ? (size_t)bins * 4 : 4, NULL},
                                 {plan->local_edges ? (size_t)(bins + 1) * v : v, NULL}};
-    status = clgpu__set_args(count_kernel, 0, args, 18, "clgpu_histogram_count");
+    status = clgpu__set_args(count_kernel, 0, args, 19, "clgpu_histogram_count");
     if (status == CLGPU_SUCCESS) {
       status = clgpu__chain_kernel(context, &chain, count_kernel,
                                    clgpu__global_size(plan->groups, group), group,
@@ -481,10 +519,10 @@ static clgpu_status run_hist(clgpu_context *context, const hist_plan *plan,
   if (status == CLGPU_SUCCESS) {
     cl_ulong num_rows = plan->rows;
     clgpu__kernel_arg args[] = {ARG(rows.buffer),         ARG(rows.offset),
-                                ARG(num_rows),            ARG(bins),
-                                ARG(counts_place.buffer), ARG(counts_place.offset),
-                                ARG(counts_step)};
-    status = clgpu__set_args(sum_kernel, 0, args, 7, "clgpu_histogram_sum");
+                                ARG(num_rows),            ARG(pitch),
+                                ARG(bins),                ARG(counts_place.buffer),
+                                ARG(counts_place.offset), ARG(counts_step)};
+    status = clgpu__set_args(sum_kernel, 0, args, 8, "clgpu_histogram_sum");
     if (status == CLGPU_SUCCESS) {
       status = clgpu__chain_kernel(context, &chain, sum_kernel,
                                    clgpu__global_size(plan->sum_groups, group), group,
@@ -560,28 +598,28 @@ clgpu_status clgpu_histogram_edges_workspace_size(clgpu_context *context,
                     who);
 }
 
-/* The largest bin count up to max_bins of each regime of the plan (local
- * counts with local edges, local counts, global counts): within a regime
- * the rows grow with the bins, so the largest of each bounds it. */
-static void upto_candidates(const clgpu_context *context, const clgpu__shape *shape,
-                            size_t value_size, uint64_t max_bins, uint64_t out[3]) {
-  uint64_t cap = context->quirks.loop_iteration_cap;
-  uint64_t items = shape->kind == CLGPU_SHAPE_TILED ? shape->group : 1;
-  uint64_t budget = context->info.local_mem_size / 2;
-  uint64_t local = budget / 4;
-  if (cap) {
-    uint64_t by_cap = cap / 16 >= 1 ? (cap / 16 - 1) * items : 0;
-    if (local > by_cap) local = by_cap;
+/* The largest bin count up to max_bins of each regime of decide() (own
+ * rows with local edges, own rows, one shared row): within a regime the
+ * rows grow with the bins, so the largest of each bounds it. decide() is
+ * monotone in the bins, so each boundary is found by bisection. */
+static uint64_t regime_end(const clgpu_context *context, const clgpu__shape *shape,
+                           hist_mode mode, size_t value_size, uint64_t n, uint64_t max_bins,
+                           int which) {
+  uint64_t lo = 0, hi = max_bins; /* the largest in the regime is in [lo, hi] */
+  int global = 0, local_edges = 0;
+  decide(context, shape, mode, n, 0, value_size, &global, &local_edges);
+  if ((which == 0 && !local_edges) || (which == 1 && global)) return 0;
+  while (lo < hi) {
+    uint64_t mid = lo + (hi - lo + 1) / 2;
+    decide(context, shape, mode, n, mid, value_size, &global, &local_edges);
+    int inside = which == 0 ? local_edges : !global;
+    if (inside) {
+      lo = mid;
+    } else {
+      hi = mid - 1;
+    }
   }
-  uint64_t with_edges = budget > value_size ? (budget - value_size) / (4 + value_size) : 0;
-  if (with_edges > local) with_edges = local;
-  if (cap) {
-    uint64_t by_cap = cap / 16 >= 2 ? (cap / 16 - 2) * items : 0;
-    if (with_edges > by_cap) with_edges = by_cap;
-  }
-  out[0] = max_bins;
-  out[1] = local < max_bins ? local : max_bins;
-  out[2] = with_edges < max_bins ? with_edges : max_bins;
+  return lo;
 }
 
 clgpu_status clgpu_histogram_workspace_size_upto(clgpu_context *context, clgpu_type type,
@@ -604,8 +642,9 @@ clgpu_status clgpu_histogram_workspace_size_upto(clgpu_context *context, clgpu_t
       clgpu__append_max_n(max_n);
       return status;
     }
-    uint64_t candidates[3];
-    upto_candidates(context, &plan.shape, plan.value_size, max_bins, candidates);
+    uint64_t candidates[3] = {
+        max_bins, regime_end(context, &plan.shape, modes[m], plan.value_size, max_n, max_bins, 1),
+        regime_end(context, &plan.shape, modes[m], plan.value_size, max_n, max_bins, 0)};
     for (int c = 0; c < 3; c++) {
       memset(&plan.report, 0, sizeof plan.report);
       plan.bins = candidates[c];

@@ -70,7 +70,7 @@
  *     if (status == CLGPU_SUCCESS)
  *       status = clgpu_array_write(context, &input, data, sizeof data, 0, NULL);
  *     if (status == CLGPU_SUCCESS)
- *       status = clgpu_histogram_even(context, &bins, &input, &lower, &upper, NULL, 0, NULL,
+ *       status = clgpu_histogram_even(context, &lower, &upper, &bins, &input, NULL, 0, NULL,
  *                                     NULL);
  *     if (status == CLGPU_SUCCESS)
  *       status = clgpu_array_read(context, counts, sizeof counts, &bins, 0, NULL);
@@ -114,11 +114,11 @@ extern "C" {
  * cl_khr_fp64; on a device with a loop cap, more rows than it allows),
  * CLGPU_MISMATCHED_OBJECTS, the workspace statuses of workspace.h,
  * CLGPU_SIZE_OVERFLOW, the errors of clgpu_array_check, build failures. */
-CLGPU_API clgpu_status clgpu_histogram_even(clgpu_context *context, const clgpu_array *counts,
-                                            const clgpu_array *input, const void *lower,
-                                            const void *upper, const clgpu_call_options *options,
-                                            cl_uint num_events, const cl_event *wait_list,
-                                            cl_event *event);
+CLGPU_API clgpu_status clgpu_histogram_even(clgpu_context *context, const void *lower,
+                                            const void *upper, const clgpu_array *counts,
+                                            const clgpu_array *input,
+                                            const clgpu_call_options *options, cl_uint num_events,
+                                            const cl_event *wait_list, cl_event *event);
 
 /* counts[b] = the number of elements x of `input` with edges[b] <= x <
  * edges[b + 1], or x == edges[B] for the last bin (see above); `edges` holds counts' length + 1 values of the
@@ -135,9 +135,8 @@ CLGPU_API clgpu_status clgpu_histogram_edges(clgpu_context *context, const clgpu
 /* The workspace clgpu_histogram_even needs for these arguments, written to
  * *out. Builds and enqueues nothing. Errors as its argument checks. */
 CLGPU_API clgpu_status clgpu_histogram_even_workspace_size(
-    clgpu_context *context, const clgpu_array *counts, const clgpu_array *input,
-    const void *lower, const void *upper, const clgpu_call_options *options,
-    clgpu_workspace_size *out);
+    clgpu_context *context, const void *lower, const void *upper, const clgpu_array *counts,
+    const clgpu_array *input, const clgpu_call_options *options, clgpu_workspace_size *out);
 
 /* The workspace clgpu_histogram_edges needs for these arguments. */
 CLGPU_API clgpu_status clgpu_histogram_edges_workspace_size(

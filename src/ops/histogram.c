@@ -559,8 +559,8 @@ static clgpu_status hist_entry(clgpu_context *context, const clgpu_array *counts
                   wait_list, event, who);
 }
 
-clgpu_status clgpu_histogram_even(clgpu_context *context, const clgpu_array *counts,
-                                  const clgpu_array *input, const void *lower, const void *upper,
+clgpu_status clgpu_histogram_even(clgpu_context *context, const void *lower, const void *upper,
+                                  const clgpu_array *counts, const clgpu_array *input,
                                   const clgpu_call_options *options, cl_uint num_events,
                                   const cl_event *wait_list, cl_event *event) {
   return hist_entry(context, counts, input, lower, upper, NULL, 0, options, num_events, wait_list,
@@ -575,9 +575,9 @@ clgpu_status clgpu_histogram_edges(clgpu_context *context, const clgpu_array *co
                     event, NULL, "clgpu_histogram_edges");
 }
 
-clgpu_status clgpu_histogram_even_workspace_size(clgpu_context *context, const clgpu_array *counts,
-                                                 const clgpu_array *input, const void *lower,
-                                                 const void *upper,
+clgpu_status clgpu_histogram_even_workspace_size(clgpu_context *context, const void *lower,
+                                                 const void *upper, const clgpu_array *counts,
+                                                 const clgpu_array *input,
                                                  const clgpu_call_options *options,
                                                  clgpu_workspace_size *out) {
   const char *who = "clgpu_histogram_even_workspace_size";

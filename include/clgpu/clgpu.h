@@ -36,6 +36,7 @@
 #include <clgpu/search.h>
 #include <clgpu/runs.h>
 #include <clgpu/histogram.h>
+#include <clgpu/partition.h>
 #include <clgpu/elementwise.h>
 #include <clgpu/membuf.h>
 #include <clgpu/prebuild.h>

@@ -53,6 +53,8 @@ const char *clgpu_operation_name(clgpu_operation operation) {
       return "run_length_encode";
     case CLGPU_OPERATION_HISTOGRAM:
       return "histogram";
+    case CLGPU_OPERATION_PARTITION:
+      return "partition";
   }
   return "invalid";
 }

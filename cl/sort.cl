@@ -22,6 +22,7 @@
  *   CLGPU_MERGE         merge kernels; CLGPU_COMPARE_EXPR optional, an
  *                       expression over a and b (key_t) true when a sorts
  *                       before b; without it the natural order
+ *   CLGPU_SEGMENTED     with CLGPU_MERGE: the segmented sort's kernels
  *   CLGPU_SEARCH        the lower and upper bound kernels (the order of
  *                       CLGPU_MERGE: natural, or CLGPU_COMPARE_EXPR)
  *   CLGPU_GATHER        the gather kernel; CLGPU_ELEMENT_T its element type
@@ -38,7 +39,8 @@
  * on the device and records in `state`: state[p] is the place holding the
  * keys before pass p (place 0 before pass 0, never stored). No group waits
  * for another (rule 1); barriers sit in group-uniform control flow only
- * (rule 3); no atomics anywhere. */
+ * (rule 3); no atomics but the 32-bit atomic_max of clgpu_segsort_depth
+ * (rule 8). */
 #define GROUP CLGPU_SORT_GROUP
 #define AT(T, buffer, at) ((__global T *)((__global uchar *)(buffer) + (at)))
 
@@ -836,6 +838,188 @@ __kernel void clgpu_merge_pass(MERGE_ARGS, ulong n, ulong width, ulong per_item,
   merge_range(keys0, keys0_at, keys1, keys1_at, values0, values0_at, values1, values1_at, from, n,
               width, begin, min(n, begin + per_item));
 }
+
+/* ==== segmented merge sort ==== */
+
+/* CLGPU_SEGMENTED (with CLGPU_MERGE): keys sorted within segments given by
+ * S + 1 offsets (uint or ulong, any stride): segment k holds positions
+ * [offsets[k], offsets[k + 1]). Runs are counted from each segment's
+ * start, so a segment of L keys takes the passes its own length needs:
+ * blocks of BLOCK keys sorted by insertion, then merge passes of widths
+ * BLOCK, 2 BLOCK, ... each merging pairs of runs inside a segment. The
+ * passes the longest segment needs are found on the device
+ * (clgpu_segsort_depth into state[0]); a pass past them returns at once,
+ * and clgpu_segsort_finish moves the keys back to place 0 when an odd
+ * number of passes left them in place 1. Positions outside every segment
+ * (before offsets[0], from offsets[S] on) stay where they are. Offsets out
+ * of order give keys in an order that means nothing, but every access
+ * stays inside [0, n). */
+#ifdef CLGPU_SEGMENTED
+#define SEG_ARGS                                                                        \
+  __global const uchar *offsets, ulong offsets_at, long offsets_step, int offsets_wide, \
+      ulong segments
+
+inline ulong seg_offset(__global const uchar *offsets, ulong offsets_at, long offsets_step,
+                        int offsets_wide, ulong k) {
+  long at = (long)k * offsets_step;
+  if (offsets_wide) return AT(ulong, offsets, offsets_at)[at];
+  return (ulong)AT(uint, offsets, offsets_at)[at];
+}
+#define SEG_OFFSET(k) seg_offset(offsets, offsets_at, offsets_step, offsets_wide, (k))
+
+/* The segment [*s, *e) holding position i (i < n): the last offset at or
+ * below i found by halving; a position outside every segment (or offsets
+ * that do not hold it) is a segment of its own, [i, i + 1). */
+inline void seg_bounds(SEG_ARGS, ulong n, ulong i, ulong *s, ulong *e) {
+  ulong low = 0, high = segments + 1; /* offsets[k] <= i for k < low */
+  while (low < high) {
+    ulong middle = low + (high - low) / 2;
+    if (SEG_OFFSET(middle) <= i) {
+      low = middle + 1;
+    } else {
+      high = middle;
+    }
+  }
+  *s = i;
+  *e = i + 1;
+  if (low == 0 || low > segments) return;
+  ulong start = SEG_OFFSET(low - 1), stop = min(SEG_OFFSET(low), n);
+  if (start <= i && i < stop) {
+    *s = start;
+    *e = stop;
+  }
+}
+
+__kernel void clgpu_segsort_clear(__global uchar *state, ulong state_at) {
+  if (get_global_id(0) == 0) AT(uint, state, state_at)[0] = 0u;
+}
+
+/* state[0] = the merge passes the longest segment needs: the doublings of
+ * BLOCK until a run holds it. */
+__kernel void clgpu_segsort_depth(SEG_ARGS, ulong n, __global uchar *state, ulong state_at) {
+  uint most = 0;
+  for (ulong k = get_global_id(0); k < segments; k += get_global_size(0)) {
+    ulong start = min(SEG_OFFSET(k), n), stop = min(SEG_OFFSET(k + 1), n);
+    ulong length = stop > start ? stop - start : 0;
+    uint passes = 0;
+    for (ulong width = BLOCK; width < length && passes < 64u; width *= 2) passes++;
+    most = max(most, passes);
+  }
+  if (most > 0u) atomic_max(AT(uint, state, state_at), most);
+}
+
+/* Every block (BLOCK keys from a segment's start, the last one shorter)
+ * that starts in [i * chunk, (i + 1) * chunk) sorted by insertion in place
+ * 0 (stable). */
+__kernel void clgpu_segsort_blocks(MERGE_ARGS, SEG_ARGS, ulong n, ulong chunk) {
+  ulong begin = get_global_id(0) * chunk;
+  if (begin >= n) return;
+  ulong end = min(n, begin + chunk);
+  __global key_t *keys = MKEYS(0);
+#if HAS_VALUES
+  __global value_t *vals = MVALUES(0);
+#endif
+  ulong s, e;
+  seg_bounds(offsets, offsets_at, offsets_step, offsets_wide, segments, n, begin, &s, &e);
+  /* The first block that starts at or after begin. */
+  ulong p = s + (begin - s + BLOCK - 1) / BLOCK * BLOCK;
+  while (p < end) {
+    if (p >= e) {
+      /* The next segment starts where this one ends (p = e, never back). */
+      p = e;
+      seg_bounds(offsets, offsets_at, offsets_step, offsets_wide, segments, n, p, &s, &e);
+      continue;
+    }
+    uint count = (uint)min((ulong)BLOCK, e - p);
+    key_t block[BLOCK];
+#if HAS_VALUES
+    value_t values[BLOCK];
+#endif
+    for (uint k = 0; k < count; k++) {
+      key_t key = keys[p + k];
+#if HAS_VALUES
+      value_t value = vals[p + k];
+#endif
+      uint place = k;
+      while (place > 0 && PRECEDES(key, block[place - 1])) {
+        block[place] = block[place - 1];
+#if HAS_VALUES
+        values[place] = values[place - 1];
+#endif
+        place--;
+      }
+      block[place] = key;
+#if HAS_VALUES
+      values[place] = value;
+#endif
+    }
+    for (uint k = 0; k < count; k++) {
+      keys[p + k] = block[k];
+#if HAS_VALUES
+      vals[p + k] = values[k];
+#endif
+    }
+    p += count;
+  }
+}
+
+/* Merge pass `pass` (runs of `width` from each segment's start merged in
+ * pairs, from place `from` to the other) over the outputs [i * per_item,
+ * (i + 1) * per_item); nothing when the longest segment needs fewer
+ * passes. */
+__kernel void clgpu_segsort_pass(MERGE_ARGS, SEG_ARGS, ulong n, ulong width, ulong per_item,
+                                 uint pass, uint from, __global const uchar *state,
+                                 ulong state_at) {
+  if (pass >= AT(const uint, state, state_at)[0]) return;
+  ulong begin = get_global_id(0) * per_item;
+  if (begin >= n) return;
+  ulong end = min(n, begin + per_item);
+  __global const key_t *in = MKEYS(from);
+  __global key_t *out = MKEYS(1u - from);
+#if HAS_VALUES
+  __global const value_t *vin = MVALUES(from);
+  __global value_t *vout = MVALUES(1u - from);
+#endif
+  ulong position = begin;
+  while (position < end) {
+    ulong s, e;
+    seg_bounds(offsets, offsets_at, offsets_step, offsets_wide, segments, n, position, &s, &e);
+    ulong pair = s + (position - s) / (2 * width) * (2 * width);
+    ulong middle = min(e, pair + width);
+    ulong stop = min(e, pair + 2 * width);
+    ulong count = min(end, stop) - position;
+    merge_part(in + pair, middle - pair, in + middle, stop - middle, position - pair, count,
+               out + position
+#if HAS_VALUES
+               ,
+               vin + pair, vin + middle, vout + position
+#endif
+    );
+    position += count;
+  }
+}
+
+/* After an odd number of passes, the keys (and values) of place 1 moved
+ * back to place 0, outputs [i * per_item, (i + 1) * per_item). */
+__kernel void clgpu_segsort_finish(MERGE_ARGS, ulong n, ulong per_item,
+                                   __global const uchar *state, ulong state_at) {
+  if ((AT(const uint, state, state_at)[0] & 1u) == 0u) return;
+  ulong begin = get_global_id(0) * per_item;
+  ulong end = min(n, begin + per_item);
+  __global const key_t *in = MKEYS(1);
+  __global key_t *out = MKEYS(0);
+#if HAS_VALUES
+  __global const value_t *vin = MVALUES(1);
+  __global value_t *vout = MVALUES(0);
+#endif
+  for (ulong k = begin; k < end; k++) {
+    out[k] = in[k];
+#if HAS_VALUES
+    vout[k] = vin[k];
+#endif
+  }
+}
+#endif
 #endif
 
 /* ==== lower and upper bounds ==== */

@@ -183,6 +183,52 @@ CLGPU_API clgpu_status clgpu_sort_permutation_workspace_size_upto(
     clgpu_type key_type, uint64_t max_n, const clgpu_sort_options *options,
     clgpu_workspace_size *out);
 
+/* Sort `keys` (and `values` with them, as clgpu_sort does) within each
+ * segment: `offsets` holds S + 1 positions (a 1-D CLGPU_TYPE_UINT32 or
+ * CLGPU_TYPE_UINT64 view of any stride, S >= 0), segment k being the keys
+ * [offsets[k], offsets[k + 1]), so offsets[0] = 0 and offsets[S] = n cover
+ * every key, and empty segments (equal offsets) are allowed. Keys outside
+ * every segment (before offsets[0], from offsets[S] on) stay where they
+ * are. Each segment is sorted stably in the order of `spec` (NULL:
+ * ascending, natural), by merging: blocks of a few keys from each
+ * segment's start are sorted by insertion, then runs are merged in pairs
+ * within their segment, as many passes as the longest segment needs
+ * (found on the device; the host never waits). Many short segments cost
+ * one pass over the keys; one segment of n keys costs a merge sort of n.
+ * Offsets must be ascending and at most n; offsets that are not give keys
+ * in an order that means nothing, but the sort never reads or writes
+ * outside the keys, values and offsets. Keys, values, spec, options and
+ * workspace are as clgpu_sort's (custom keys and comparators included);
+ * the offsets must not overlap the keys or the values, and are not
+ * retained. Only enqueues. Errors as clgpu_sort's, and
+ * CLGPU_INVALID_ARGUMENT (NULL offsets, CLGPU_ALGORITHM_RADIX),
+ * CLGPU_TYPE_MISMATCH (offsets not uint or ulong), CLGPU_SHAPE_MISMATCH
+ * (offsets not 1-D or empty), CLGPU_INVALID_OUTPUT (keys or values that may
+ * overlap the offsets). docs/sort.md has the details. */
+CLGPU_API clgpu_status clgpu_segmented_sort(clgpu_context *context, const clgpu_sort_spec *spec,
+                                            const clgpu_array *keys, const clgpu_array *values,
+                                            const clgpu_array *offsets,
+                                            const clgpu_sort_options *options,
+                                            cl_uint num_events, const cl_event *wait_list,
+                                            cl_event *event);
+
+/* The workspace clgpu_segmented_sort needs for these arguments, written to
+ * *out. Builds and enqueues nothing. Errors as its argument checks. */
+CLGPU_API clgpu_status clgpu_segmented_sort_workspace_size(
+    clgpu_context *context, const clgpu_sort_spec *spec, const clgpu_array *keys,
+    const clgpu_array *values, const clgpu_array *offsets, const clgpu_sort_options *options,
+    clgpu_workspace_size *out);
+
+/* The workspace that serves any segmented sort of up to max_n keys of
+ * `key_type` (or custom keys), each with value_size bytes of values (0:
+ * none), in up to max_segments segments, keys and values contiguous.
+ * Errors as clgpu_sort_workspace_size_upto's, and CLGPU_INVALID_ARGUMENT
+ * for CLGPU_ALGORITHM_RADIX. */
+CLGPU_API clgpu_status clgpu_segmented_sort_workspace_size_upto(
+    clgpu_context *context, const clgpu_sort_spec *spec, clgpu_type key_type, size_t value_size,
+    uint64_t max_n, uint64_t max_segments, const clgpu_sort_options *options,
+    clgpu_workspace_size *out);
+
 /* destination[i] = source[permutation[i]] for every i: applies a sort
  * permutation to another array. All three are 1-D views of any strides;
  * source and destination have the same element size (the bytes are copied),

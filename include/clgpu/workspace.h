@@ -91,6 +91,7 @@ typedef enum clgpu_operation {
   CLGPU_OPERATION_RUN_LENGTH_ENCODE = 9, /* clgpu_run_length_encode (runs.h) */
   CLGPU_OPERATION_HISTOGRAM = 10,        /* clgpu_histogram_even and _edges (histogram.h) */
   CLGPU_OPERATION_PARTITION = 11,        /* clgpu_partition (partition.h) */
+  CLGPU_OPERATION_SEGMENTED_SORT = 12,   /* clgpu_segmented_sort (sort.h) */
 } clgpu_operation;
 
 /* The kernel shape an operation runs with. The plan resolves AUTO from the

@@ -55,6 +55,8 @@ const char *clgpu_operation_name(clgpu_operation operation) {
       return "histogram";
     case CLGPU_OPERATION_PARTITION:
       return "partition";
+    case CLGPU_OPERATION_SEGMENTED_SORT:
+      return "segmented_sort";
   }
   return "invalid";
 }

@@ -108,6 +108,12 @@ typedef struct sort_plan {
   /* merge */
   unsigned inner, merge_passes, first_to;
   uint64_t merge_chunk, merge_groups, per_item;
+  /* segmented (clgpu_segmented_sort): merge sort within segments */
+  int segmented;
+  uint64_t segments;    /* S: the offsets hold S + 1 values */
+  int offsets_wide;     /* ulong offsets (else uint) */
+  uint64_t seg_chunk;   /* block starts per work-item of clgpu_segsort_blocks */
+  uint64_t depth_items; /* work-items of clgpu_segsort_depth */
   clgpu_workspace_size report;
 } sort_plan;
 
@@ -209,6 +215,26 @@ static uint64_t merge_blocks_loops(uint64_t chunk, unsigned inner, uint64_t bloc
   return loops;
 }
 
+/* The halving steps of a search among the S + 1 offsets. */
+static uint64_t offsets_steps(uint64_t segments) {
+  uint64_t steps = 1;
+  while (steps < 64 && ((uint64_t)1 << steps) <= segments + 1) steps++;
+  return steps + 1;
+}
+
+/* A segmented sort's kernels at their worst (every position a segment of
+ * its own, each found by a search among the offsets): the blocks kernel's
+ * chunk, a pass's outputs per item, the depth kernel's segments. */
+static uint64_t segmented_loops(const sort_plan *plan) {
+  uint64_t block = plan->tuning->merge_block, steps = offsets_steps(plan->segments);
+  uint64_t per_block = 2 * (block + 1) + block * (block + 1) / 2 + 1 + steps;
+  uint64_t blocks = (plan->seg_chunk + 1) * per_block + steps + 1;
+  uint64_t pass = plan->per_item * (steps + MERGE_PART_LOOPS + 2) + 1;
+  uint64_t depth = ceil_div(plan->segments, plan->depth_items ? plan->depth_items : 1) * 66 + 1;
+  uint64_t most = blocks > pass ? blocks : pass;
+  return depth > most ? depth : most;
+}
+
 /* The most loop iterations a work-item of any kernel of the plan runs. */
 static uint64_t plan_loops(const sort_plan *plan) {
   uint64_t n = plan->n, most = 0;
@@ -249,6 +275,7 @@ static uint64_t plan_loops(const sort_plan *plan) {
     uint64_t scan = radix_scan_loops(radix, plan->groups, plan->scan_group);
     return scan > most ? scan : most;
   }
+  if (plan->segmented) return segmented_loops(plan);
   most = merge_blocks_loops(plan->merge_chunk, plan->inner, plan->tuning->merge_block);
   if (plan->merge_passes > 0) {
     uint64_t pass = merge_range_loops(plan->per_item, plan->merge_chunk);
@@ -478,6 +505,24 @@ static clgpu_status lay_out(const clgpu_context *context, sort_plan *plan, const
       plan->merge_chunk = block;
       plan->per_item = block;
     }
+    if (plan->segmented) {
+      /* Blocks from each segment's start, sorted by the work-item whose
+       * range holds their start; then passes over every output, as many
+       * as n keys could need (those the longest segment does not need
+       * return at once). */
+      plan->inner = 0;
+      plan->merge_chunk = block;
+      plan->seg_chunk = plan->shape == CLGPU_SHAPE_CHUNKED ? plan->per_item : 4 * block;
+      if (plan->shape == CLGPU_SHAPE_TILED) plan->per_item = 4 * block;
+      uint64_t most_items = plan->shape == CLGPU_SHAPE_CHUNKED ? 4 * units : 65536;
+      plan->depth_items = plan->segments < most_items ? plan->segments : most_items;
+      if (plan->depth_items == 0) plan->depth_items = 1;
+      while (cap && plan->seg_chunk > 1 && segmented_loops(plan) > cap) {
+        plan->seg_chunk = ceil_div(plan->seg_chunk, 2);
+        if (plan->per_item > 1) plan->per_item = ceil_div(plan->per_item, 2);
+        if (plan->depth_items < plan->segments) plan->depth_items *= 2;
+      }
+    }
     if (plan->per_item == 0) plan->per_item = 1;
     plan->merge_groups = ceil_div(n, plan->merge_chunk);
     /* Runs of `width` keys double each pass until one run holds all n; the
@@ -495,8 +540,9 @@ static clgpu_status lay_out(const clgpu_context *context, sort_plan *plan, const
   }
   clgpu_workspace_size *report = &plan->report;
   clgpu__report_init(report);
-  unsigned part =
-      clgpu__report_part(report, CLGPU_OPERATION_SORT, plan->shape, plan->algorithm, -1);
+  unsigned part = clgpu__report_part(
+      report, plan->segmented ? CLGPU_OPERATION_SEGMENTED_SORT : CLGPU_OPERATION_SORT, plan->shape,
+      plan->algorithm, -1);
   clgpu_type key_type = plan->builtin ? plan->key_type : CLGPU_TYPE_UINT8;
   uint64_t key_count = n, value_count = 0, counts = 0;
   CLGPU__RETURN_ERROR_IF(!plan->builtin && !clgpu__mul_u64(n, plan->key_bytes, &key_count),
@@ -520,7 +566,8 @@ static clgpu_status lay_out(const clgpu_context *context, sort_plan *plan, const
   clgpu__report_buffer(report, part, "keys_alternate", key_type, moves ? key_count : 0);
   clgpu__report_buffer(report, part, "values_alternate", CLGPU_TYPE_UINT8, moves ? value_count : 0);
   clgpu__report_buffer(report, part, "counts", CLGPU_TYPE_UINT64, counts);
-  clgpu__report_buffer(report, part, "pass_state", CLGPU_TYPE_UINT32, multi ? plan->passes + 1 : 0);
+  uint64_t states = multi ? plan->passes + 1 : plan->segmented && moves ? 1 : 0;
+  clgpu__report_buffer(report, part, "pass_state", CLGPU_TYPE_UINT32, states);
   /* Sizes first: a count 64 bits cannot hold is CLGPU_SIZE_OVERFLOW on
    * every device; then the device's loop cap. */
   CLGPU__FORWARD_IF_ERROR(clgpu__report_finish(report, context, who));
@@ -746,6 +793,7 @@ static clgpu_status sort_program(clgpu_context *context, const sort_plan *plan, 
   } else {
     defines[count++] = (clgpu_define){"CLGPU_MERGE", NULL};
     defines[count++] = (clgpu_define){"CLGPU_MERGE_BLOCK", block};
+    if (plan->segmented) defines[count++] = (clgpu_define){"CLGPU_SEGMENTED", NULL};
   }
   clgpu_status status = CLGPU_SUCCESS;
   if (!custom) {
@@ -930,6 +978,82 @@ static clgpu_status run_merge(clgpu_context *context, const sort_plan *plan, clg
   return CLGPU_SUCCESS;
 }
 
+/* A segmented sort over places: the depth the longest segment needs into
+ * pass_state, the blocks sorted in place 0, every pass a sort of n keys
+ * could need (those past the depth return at once), then the keys back
+ * in place 0 after an odd number. */
+static clgpu_status run_segmented(clgpu_context *context, const sort_plan *plan,
+                                  clgpu_program *program, clgpu__leases *held, clgpu__chain *chain,
+                                  const places *at, const clgpu__scratch *scratch,
+                                  const clgpu_array *offsets) {
+  cl_ulong n = plan->n, segments = plan->segments;
+  size_t group = plan->group;
+  byte_place state = slot(scratch, SORT_PASS_STATE, at->keys[0].buffer);
+  byte_place offsets_at;
+  CLGPU__FORWARD_IF_ERROR(byte_place_of(offsets, &offsets_at));
+  cl_long offsets_step = offsets->strides[0];
+  cl_int wide = plan->offsets_wide;
+  cl_kernel clear = NULL, depth = NULL, blocks = NULL, pass_kernel = NULL, finish = NULL;
+  const uint64_t places_args =
+      CLGPU__BUFFER_ARG(0) | CLGPU__BUFFER_ARG(2) | CLGPU__BUFFER_ARG(4) | CLGPU__BUFFER_ARG(6);
+  CLGPU__FORWARD_IF_ERROR(
+      clgpu__lease(held, program, "clgpu_segsort_clear", CLGPU__BUFFER_ARG(0), &clear));
+  CLGPU__FORWARD_IF_ERROR(clgpu__lease(held, program, "clgpu_segsort_depth",
+                                       CLGPU__BUFFER_ARG(0) | CLGPU__BUFFER_ARG(6), &depth));
+  CLGPU__FORWARD_IF_ERROR(clgpu__lease(held, program, "clgpu_segsort_blocks",
+                                       places_args | CLGPU__BUFFER_ARG(8), &blocks));
+  if (plan->merge_passes > 0) {
+    CLGPU__FORWARD_IF_ERROR(
+        clgpu__lease(held, program, "clgpu_segsort_pass",
+                     places_args | CLGPU__BUFFER_ARG(8) | CLGPU__BUFFER_ARG(18), &pass_kernel));
+    CLGPU__FORWARD_IF_ERROR(clgpu__lease(held, program, "clgpu_segsort_finish",
+                                         places_args | CLGPU__BUFFER_ARG(10), &finish));
+  }
+  clgpu__kernel_arg where[] = {ARG(at->keys[0].buffer),   ARG(at->keys[0].byte),
+                               ARG(at->keys[1].buffer),   ARG(at->keys[1].byte),
+                               ARG(at->values[0].buffer), ARG(at->values[0].byte),
+                               ARG(at->values[1].buffer), ARG(at->values[1].byte)};
+  clgpu__kernel_arg segs[] = {ARG(offsets_at.buffer), ARG(offsets_at.byte), ARG(offsets_step),
+                              ARG(wide), ARG(segments)};
+  clgpu__kernel_arg state_args[] = {ARG(state.buffer), ARG(state.byte)};
+  CLGPU__FORWARD_IF_ERROR(clgpu__set_args(clear, 0, state_args, 2, "clgpu_segsort_clear"));
+  CLGPU__FORWARD_IF_ERROR(clgpu__chain_kernel(context, chain, clear, group, group,
+                                              "clEnqueueNDRangeKernel(clgpu_segsort_clear)"));
+  CLGPU__FORWARD_IF_ERROR(clgpu__set_args(depth, 0, segs, 5, "clgpu_segsort_depth"));
+  clgpu__kernel_arg depth_args[] = {ARG(n), ARG(state.buffer), ARG(state.byte)};
+  CLGPU__FORWARD_IF_ERROR(clgpu__set_args(depth, 5, depth_args, 3, "clgpu_segsort_depth"));
+  CLGPU__FORWARD_IF_ERROR(clgpu__chain_kernel(context, chain, depth,
+                                              round_up(plan->depth_items, group), group,
+                                              "clEnqueueNDRangeKernel(clgpu_segsort_depth)"));
+  cl_ulong chunk = plan->seg_chunk;
+  CLGPU__FORWARD_IF_ERROR(clgpu__set_args(blocks, 0, where, 8, "clgpu_segsort_blocks"));
+  CLGPU__FORWARD_IF_ERROR(clgpu__set_args(blocks, 8, segs, 5, "clgpu_segsort_blocks"));
+  clgpu__kernel_arg block_args[] = {ARG(n), ARG(chunk)};
+  CLGPU__FORWARD_IF_ERROR(clgpu__set_args(blocks, 13, block_args, 2, "clgpu_segsort_blocks"));
+  CLGPU__FORWARD_IF_ERROR(clgpu__chain_kernel(context, chain, blocks,
+                                              round_up(ceil_div(n, chunk), group), group,
+                                              "clEnqueueNDRangeKernel(clgpu_segsort_blocks)"));
+  if (plan->merge_passes == 0) return CLGPU_SUCCESS;
+  cl_ulong width = plan->merge_chunk, per_item = plan->per_item;
+  size_t global = round_up(ceil_div(n, per_item), group);
+  CLGPU__FORWARD_IF_ERROR(clgpu__set_args(pass_kernel, 0, where, 8, "clgpu_segsort_pass"));
+  CLGPU__FORWARD_IF_ERROR(clgpu__set_args(pass_kernel, 8, segs, 5, "clgpu_segsort_pass"));
+  for (unsigned p = 0; p < plan->merge_passes; p++) {
+    cl_uint pass = p, from = p % 2;
+    clgpu__kernel_arg pass_args[] = {ARG(n),    ARG(width),        ARG(per_item),  ARG(pass),
+                                     ARG(from), ARG(state.buffer), ARG(state.byte)};
+    CLGPU__FORWARD_IF_ERROR(clgpu__set_args(pass_kernel, 13, pass_args, 7, "clgpu_segsort_pass"));
+    CLGPU__FORWARD_IF_ERROR(clgpu__chain_kernel(context, chain, pass_kernel, global, group,
+                                                "clEnqueueNDRangeKernel(clgpu_segsort_pass)"));
+    width *= 2;
+  }
+  CLGPU__FORWARD_IF_ERROR(clgpu__set_args(finish, 0, where, 8, "clgpu_segsort_finish"));
+  clgpu__kernel_arg finish_args[] = {ARG(n), ARG(per_item), ARG(state.buffer), ARG(state.byte)};
+  CLGPU__FORWARD_IF_ERROR(clgpu__set_args(finish, 8, finish_args, 4, "clgpu_segsort_finish"));
+  return clgpu__chain_kernel(context, chain, finish, global, group,
+                             "clEnqueueNDRangeKernel(clgpu_segsort_finish)");
+}
+
 /* The index sequence 0, 1, ... into a permutation's place: the context's
  * built-in iota over a 1-D view of the place. */
 static clgpu_status run_iota(clgpu_context *context, const sort_plan *plan, clgpu__chain *chain,
@@ -952,14 +1076,15 @@ static clgpu_status run_iota(clgpu_context *context, const sort_plan *plan, clgp
 
 /* Sort or argsort, after the checks: stage, sort, unstage. */
 static clgpu_status run_sort(clgpu_context *context, const sort_plan *plan, const clgpu_array *keys,
-                             const clgpu_array *values, const clgpu_sort_options *options,
-                             cl_uint num_events, const cl_event *wait_list, cl_event *event,
-                             const char *who) {
+                             const clgpu_array *values, const clgpu_array *offsets,
+                             const clgpu_sort_options *options, cl_uint num_events,
+                             const cl_event *wait_list, cl_event *event, const char *who) {
   clgpu__argument arguments[] = {{keys, "keys"},
-                                 {values, plan->permutation ? "permutation" : "values"}};
+                                 {values, plan->permutation ? "permutation" : "values"},
+                                 {offsets, "offsets"}};
   clgpu__scratch scratch;
   CLGPU__FORWARD_IF_ERROR(clgpu__scratch_acquire(
-      context, &plan->report, options ? options->workspace : NULL, arguments, 2, who, &scratch));
+      context, &plan->report, options ? options->workspace : NULL, arguments, 3, who, &scratch));
   clgpu__leases held;
   memset(&held, 0, sizeof held);
   clgpu__chain chain;
@@ -1030,7 +1155,9 @@ static clgpu_status run_sort(clgpu_context *context, const sort_plan *plan, cons
     status = run_iota(context, plan, &chain, at.values[0]);
   }
   if (status == CLGPU_SUCCESS && plan->n > 1) {
-    if (plan->algorithm == CLGPU_ALGORITHM_RADIX) {
+    if (plan->segmented) {
+      status = run_segmented(context, plan, program, &held, &chain, &at, &scratch, offsets);
+    } else if (plan->algorithm == CLGPU_ALGORITHM_RADIX) {
       status = run_radix(context, plan, program, &held, &chain, &at, &scratch);
     } else {
       status = run_merge(context, plan, program, &held, &chain, &at);
@@ -1082,15 +1209,16 @@ static clgpu_status begin_entry(clgpu_context *context, const clgpu_sort_spec *s
 /* The end of every sort entry point, once the plan knows n and what is
  * staged: the layout, then its report into `query`, or the sort. */
 static clgpu_status query_or_sort(clgpu_context *context, sort_plan *plan, const clgpu_array *keys,
-                                  const clgpu_array *values, const clgpu_sort_options *options,
-                                  cl_uint num_events, const cl_event *wait_list, cl_event *event,
+                                  const clgpu_array *values, const clgpu_array *offsets,
+                                  const clgpu_sort_options *options, cl_uint num_events,
+                                  const cl_event *wait_list, cl_event *event,
                                   clgpu_workspace_size *query, const char *who) {
   CLGPU__FORWARD_IF_ERROR(lay_out(context, plan, who));
   if (query) {
     *query = plan->report;
     return CLGPU_SUCCESS;
   }
-  return run_sort(context, plan, keys, values, options, num_events, wait_list, event, who);
+  return run_sort(context, plan, keys, values, offsets, options, num_events, wait_list, event, who);
 }
 
 /* An "_upto" query's plan: the spec resolved for keys of `key_type` (bytes
@@ -1124,8 +1252,8 @@ static clgpu_status sort_entry(clgpu_context *context, const clgpu_sort_spec *sp
       begin_entry(context, spec, keys, values, 0, options, num_events, wait_list, who, &plan));
   CLGPU__FORWARD_IF_ERROR(check_keys(context, keys, 1, who, &plan));
   if (values) CLGPU__FORWARD_IF_ERROR(check_values(context, keys, values, who, &plan));
-  return query_or_sort(context, &plan, keys, values, options, num_events, wait_list, event, query,
-                       who);
+  return query_or_sort(context, &plan, keys, values, NULL, options, num_events, wait_list, event,
+                       query, who);
 }
 
 clgpu_status clgpu__sort_prepare(clgpu_context *context, const clgpu_sort_spec *spec,
@@ -1213,8 +1341,8 @@ static clgpu_status permutation_entry(clgpu_context *context, const clgpu_sort_s
   plan.permutation_type = permutation->type;
   plan.value_bytes = clgpu__type_size(permutation->type);
   plan.stage_values = !clgpu__array_is_contiguous(permutation);
-  return query_or_sort(context, &plan, keys, permutation, options, num_events, wait_list, event,
-                       query, who);
+  return query_or_sort(context, &plan, keys, permutation, NULL, options, num_events, wait_list,
+                       event, query, who);
 }
 
 clgpu_status clgpu_sort_permutation(clgpu_context *context, const clgpu_sort_spec *spec,
@@ -1248,6 +1376,109 @@ clgpu_status clgpu_sort_permutation_workspace_size_upto(clgpu_context *context,
   plan.permutation_type = permutation_type;
   plan.value_bytes = clgpu__type_size(permutation_type);
   return query_upto(context, spec, options, key_type, max_n, &plan, out, who);
+}
+
+/* ---- segmented sort ---- */
+
+/* The offsets of a segmented sort: a 1-D uint or ulong view of S + 1
+ * values (S >= 0), apart from the keys and values the sort writes. */
+static clgpu_status check_offsets(clgpu_context *context, const clgpu_array *offsets,
+                                  const clgpu_array *keys, const clgpu_array *values,
+                                  const char *who, sort_plan *plan) {
+  CLGPU__RETURN_ERROR_IF(!offsets, CLGPU_INVALID_ARGUMENT, "%s: offsets is NULL", who);
+  CLGPU__FORWARD_IF_ERROR(clgpu__check_view_1d(offsets, who, "offsets"));
+  CLGPU__RETURN_ERROR_IF(
+      offsets->type != CLGPU_TYPE_UINT32 && offsets->type != CLGPU_TYPE_UINT64,
+      CLGPU_TYPE_MISMATCH,
+      "%s: the offsets must be uint or ulong (CLGPU_TYPE_UINT32 or CLGPU_TYPE_UINT64), not %s",
+      who, clgpu__type_cl_name(offsets->type));
+  CLGPU__RETURN_ERROR_IF(offsets->shape[0] == 0, CLGPU_SHAPE_MISMATCH,
+                         "%s: the offsets are empty (S segments take S + 1 offsets; no segment "
+                         "takes one)",
+                         who);
+  CLGPU__RETURN_ERROR_IF(clgpu__may_alias(keys, offsets), CLGPU_INVALID_OUTPUT,
+                         "%s: the keys may overlap the offsets", who);
+  CLGPU__RETURN_ERROR_IF(values && clgpu__may_alias(values, offsets), CLGPU_INVALID_OUTPUT,
+                         "%s: the values may overlap the offsets", who);
+  CLGPU__FORWARD_IF_ERROR(clgpu__check_buffer(context, offsets->buffer, who, "offsets", 0));
+  plan->segmented = 1;
+  plan->segments = offsets->shape[0] - 1;
+  plan->offsets_wide = offsets->type == CLGPU_TYPE_UINT64;
+  return CLGPU_SUCCESS;
+}
+
+/* A segmented sort merges: a radix request is refused. */
+static clgpu_status check_segmented_options(const clgpu_sort_options *options, const char *who) {
+  CLGPU__RETURN_ERROR_IF(options && options->algorithm == CLGPU_ALGORITHM_RADIX,
+                         CLGPU_INVALID_ARGUMENT,
+                         "%s: segments are sorted by merging (CLGPU_ALGORITHM_MERGE or AUTO), "
+                         "not by radix",
+                         who);
+  return CLGPU_SUCCESS;
+}
+
+static clgpu_status segmented_entry(clgpu_context *context, const clgpu_sort_spec *spec,
+                                    const clgpu_array *keys, const clgpu_array *values,
+                                    const clgpu_array *offsets, const clgpu_sort_options *options,
+                                    cl_uint num_events, const cl_event *wait_list, cl_event *event,
+                                    clgpu_workspace_size *query, const char *who) {
+  CLGPU__FORWARD_IF_ERROR(check_segmented_options(options, who));
+  clgpu_sort_options merge = {0};
+  if (options) merge = *options;
+  merge.algorithm = CLGPU_ALGORITHM_MERGE;
+  sort_plan plan;
+  CLGPU__FORWARD_IF_ERROR(
+      begin_entry(context, spec, keys, values, 0, &merge, num_events, wait_list, who, &plan));
+  CLGPU__FORWARD_IF_ERROR(check_keys(context, keys, 1, who, &plan));
+  if (values) CLGPU__FORWARD_IF_ERROR(check_values(context, keys, values, who, &plan));
+  CLGPU__FORWARD_IF_ERROR(check_offsets(context, offsets, keys, values, who, &plan));
+  return query_or_sort(context, &plan, keys, values, offsets, options, num_events, wait_list,
+                       event, query, who);
+}
+
+clgpu_status clgpu_segmented_sort(clgpu_context *context, const clgpu_sort_spec *spec,
+                                  const clgpu_array *keys, const clgpu_array *values,
+                                  const clgpu_array *offsets, const clgpu_sort_options *options,
+                                  cl_uint num_events, const cl_event *wait_list,
+                                  cl_event *event) {
+  return segmented_entry(context, spec, keys, values, offsets, options, num_events, wait_list,
+                         event, NULL, "clgpu_segmented_sort");
+}
+
+clgpu_status clgpu_segmented_sort_workspace_size(clgpu_context *context,
+                                                 const clgpu_sort_spec *spec,
+                                                 const clgpu_array *keys,
+                                                 const clgpu_array *values,
+                                                 const clgpu_array *offsets,
+                                                 const clgpu_sort_options *options,
+                                                 clgpu_workspace_size *out) {
+  const char *who = "clgpu_segmented_sort_workspace_size";
+  CLGPU__RETURN_ERROR_IF(!out, CLGPU_INVALID_ARGUMENT, "%s: out is NULL", who);
+  return segmented_entry(context, spec, keys, values, offsets, options, 0, NULL, NULL, out, who);
+}
+
+clgpu_status clgpu_segmented_sort_workspace_size_upto(clgpu_context *context,
+                                                      const clgpu_sort_spec *spec,
+                                                      clgpu_type key_type, size_t value_size,
+                                                      uint64_t max_n, uint64_t max_segments,
+                                                      const clgpu_sort_options *options,
+                                                      clgpu_workspace_size *out) {
+  const char *who = "clgpu_segmented_sort_workspace_size_upto";
+  CLGPU__FORWARD_IF_ERROR(check_segmented_options(options, who));
+  CLGPU__RETURN_ERROR_IF(value_size != 0 && value_size != 1 && value_size != 2 &&
+                             value_size != 4 && value_size != 8 && value_size != 16,
+                         CLGPU_INVALID_ARGUMENT,
+                         "%s: value_size is %zu (0 for keys only, or 1, 2, 4, 8 or 16)", who,
+                         value_size);
+  clgpu_sort_options merge = {0};
+  if (options) merge = *options;
+  merge.algorithm = CLGPU_ALGORITHM_MERGE;
+  sort_plan plan;
+  memset(&plan, 0, sizeof plan);
+  plan.value_bytes = value_size;
+  plan.segmented = 1;
+  plan.segments = max_segments;
+  return query_upto(context, spec, &merge, key_type, max_n, &plan, out, who);
 }
 
 /* ---- the order of a search (sort_search.h) ---- */

@@ -101,6 +101,10 @@ static const char *operation_text(clgpu_operation operation) {
       return "run_length_encode";
     case CLGPU_OPERATION_HISTOGRAM:
       return "histogram";
+    case CLGPU_OPERATION_PARTITION:
+      return "partition";
+    case CLGPU_OPERATION_SEGMENTED_SORT:
+      return "segmented_sort";
   }
   return "(invalid operation)";
 }
@@ -236,6 +240,8 @@ static clgpu_status query_views(clgpu_context *context, clgpu_operation operatio
     case CLGPU_OPERATION_UNIQUE:
     case CLGPU_OPERATION_RUN_LENGTH_ENCODE:
     case CLGPU_OPERATION_HISTOGRAM: /* and histograms in test_histogram.c */
+    case CLGPU_OPERATION_PARTITION: /* and partitions in test_partition.c */
+    case CLGPU_OPERATION_SEGMENTED_SORT: /* and segmented sorts in test_segmented_sort.c */
       break;
   }
   fail_msg("unknown operation %d", (int)operation);
@@ -267,6 +273,8 @@ static clgpu_status query_upto(clgpu_context *context, clgpu_operation operation
     case CLGPU_OPERATION_UNIQUE:
     case CLGPU_OPERATION_RUN_LENGTH_ENCODE:
     case CLGPU_OPERATION_HISTOGRAM: /* and histograms in test_histogram.c */
+    case CLGPU_OPERATION_PARTITION: /* and partitions in test_partition.c */
+    case CLGPU_OPERATION_SEGMENTED_SORT: /* and segmented sorts in test_segmented_sort.c */
       break;
   }
   fail_msg("unknown operation %d", (int)operation);
@@ -645,6 +653,8 @@ static void instance_setup(instance *inst, const op_spec *spec, size_t n, ptrdif
     case CLGPU_OPERATION_UNIQUE:
     case CLGPU_OPERATION_RUN_LENGTH_ENCODE:
     case CLGPU_OPERATION_HISTOGRAM: /* and histograms in test_histogram.c */
+    case CLGPU_OPERATION_PARTITION: /* and partitions in test_partition.c */
+    case CLGPU_OPERATION_SEGMENTED_SORT: /* and segmented sorts in test_segmented_sort.c */
       break;
   }
 }
@@ -690,6 +700,8 @@ static void instance_views(instance *inst) {
     case CLGPU_OPERATION_UNIQUE:
     case CLGPU_OPERATION_RUN_LENGTH_ENCODE:
     case CLGPU_OPERATION_HISTOGRAM: /* and histograms in test_histogram.c */
+    case CLGPU_OPERATION_PARTITION: /* and partitions in test_partition.c */
+    case CLGPU_OPERATION_SEGMENTED_SORT: /* and segmented sorts in test_segmented_sort.c */
       break;
   }
 }
@@ -794,6 +806,8 @@ static void instance_expected(const instance *inst, unsigned char *expected, uin
     case CLGPU_OPERATION_UNIQUE:
     case CLGPU_OPERATION_RUN_LENGTH_ENCODE:
     case CLGPU_OPERATION_HISTOGRAM: /* and histograms in test_histogram.c */
+    case CLGPU_OPERATION_PARTITION: /* and partitions in test_partition.c */
+    case CLGPU_OPERATION_SEGMENTED_SORT: /* and segmented sorts in test_segmented_sort.c */
       break;
   }
 }
@@ -860,6 +874,8 @@ static void instance_check(clgpu_context *context, const instance *inst, const c
     case CLGPU_OPERATION_UNIQUE:
     case CLGPU_OPERATION_RUN_LENGTH_ENCODE:
     case CLGPU_OPERATION_HISTOGRAM: /* and histograms in test_histogram.c */
+    case CLGPU_OPERATION_PARTITION: /* and partitions in test_partition.c */
+    case CLGPU_OPERATION_SEGMENTED_SORT: /* and segmented sorts in test_segmented_sort.c */
       break;
   }
   free(expected);
@@ -943,6 +959,8 @@ static clgpu_status instance_call(clgpu_context *context, const instance *inst,
     case CLGPU_OPERATION_UNIQUE:
     case CLGPU_OPERATION_RUN_LENGTH_ENCODE:
     case CLGPU_OPERATION_HISTOGRAM: /* and histograms in test_histogram.c */
+    case CLGPU_OPERATION_PARTITION: /* and partitions in test_partition.c */
+    case CLGPU_OPERATION_SEGMENTED_SORT: /* and segmented sorts in test_segmented_sort.c */
       break;
   }
   fail_msg("unknown operation");
@@ -2424,7 +2442,7 @@ static void names(void **state) {
   assert_string_equal(clgpu_operation_name(CLGPU_OPERATION_UNIQUE), "unique");
   assert_string_equal(clgpu_operation_name(CLGPU_OPERATION_RUN_LENGTH_ENCODE), "run_length_encode");
   assert_string_equal(clgpu_operation_name((clgpu_operation)0), "invalid");
-  assert_string_equal(clgpu_operation_name((clgpu_operation)11), "invalid");
+  assert_string_equal(clgpu_operation_name((clgpu_operation)13), "invalid");
   assert_string_equal(clgpu_operation_name((clgpu_operation)-1), "invalid");
   assert_string_equal(clgpu_shape_name(CLGPU_SHAPE_AUTO), "auto");
   assert_string_equal(clgpu_shape_name(CLGPU_SHAPE_CHUNKED), "chunked");

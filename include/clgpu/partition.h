@@ -18,6 +18,7 @@
  *   input, one writing of the output.
  * - Calls only enqueue, with wait lists and events as in reduce.h; nothing
  *   is read back.
+ * docs/reduce.md ("Stable partition") has how it runs.
  *
  * The example prints 2 4 6 1 3 5 7 (3 even).
  *

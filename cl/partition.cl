@@ -50,8 +50,8 @@ __kernel __attribute__((reqd_work_group_size(CLGPU_GROUP, 1, 1))) void clgpu_par
   __local ulong sums[CLGPU_GROUP];
   sums[lid] = found;
   barrier(CLK_LOCAL_MEM_FENCE);
-  for (uint half = CLGPU_GROUP / 2; half > 0; half /= 2) {
-    if (lid < half) sums[lid] += sums[lid + half];
+  for (uint width = CLGPU_GROUP / 2; width > 0; width /= 2) {
+    if (lid < width) sums[lid] += sums[lid + width];
     barrier(CLK_LOCAL_MEM_FENCE);
   }
   found = sums[0];

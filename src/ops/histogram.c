@@ -443,11 +443,15 @@ static clgpu_status run_hist(clgpu_context *context, const hist_plan *plan,
                              const char *who) {
   clgpu__chain chain;
   clgpu__chain_begin(&chain, num_events, wait_list);
-  if (plan->bins == 0) return clgpu__chain_end(context, &chain, event);
+  /* The workspace is checked even when there is nothing to count. */
   clgpu__argument arguments[] = {{counts, "counts"}, {input, "input"}, {edges, "edges"}};
   clgpu__scratch scratch;
   CLGPU__FORWARD_IF_ERROR(clgpu__scratch_acquire(
       context, &plan->report, options ? options->workspace : NULL, arguments, 3, who, &scratch));
+  if (plan->bins == 0) {
+    clgpu__scratch_release(context, &scratch);
+    return clgpu__chain_end(context, &chain, event);
+  }
   clgpu__leases held = {{0}, {0}, {0}, 0};
   clgpu__place in_place, counts_place, edges_place;
   cl_long step = 1, edges_step = 1, counts_step = counts->strides[0];

@@ -924,6 +924,8 @@ enum {
   GOP_OPAQUE,
   GOP_SEARCH,
   GOP_RUNS,
+  GOP_HISTOGRAM,
+  GOP_PARTITION,
   ALGO_OP_COUNT
 };
 
@@ -946,6 +948,8 @@ static const fuzz_op algorithm_ops[ALGO_OP_COUNT] = {
     [GOP_OPAQUE] = op_algo_opaque,
     [GOP_SEARCH] = op_algo_search,
     [GOP_RUNS] = op_algo_runs,
+    [GOP_HISTOGRAM] = op_algo_histogram,
+    [GOP_PARTITION] = op_algo_partition,
 };
 
 /* The operation an opcode names, its escape's sub-opcode taken first. */

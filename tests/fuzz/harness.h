@@ -547,6 +547,11 @@ void op_algo_workspace_destroy(fuzz_run *run);
  * their workspace queries. */
 void op_algo_runs(fuzz_run *run);
 
+/* ops_histogram.c: histograms of even bins and by edges, the stable
+ * partition, their workspace queries and _upto queries. */
+void op_algo_histogram(fuzz_run *run);
+void op_algo_partition(fuzz_run *run);
+
 /* ops_opaque.c: CLGPU_TYPE_OPAQUE views across the families, refused by
  * every function that computes and moved exactly by every one that moves. */
 void op_algo_opaque(fuzz_run *run);

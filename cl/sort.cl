@@ -900,9 +900,10 @@ __kernel void clgpu_segsort_depth(SEG_ARGS, ulong n, __global uchar *state, ulon
   uint most = 0;
   for (ulong k = get_global_id(0); k < segments; k += get_global_size(0)) {
     ulong start = min(SEG_OFFSET(k), n), stop = min(SEG_OFFSET(k + 1), n);
-    ulong length = stop > start ? stop - start : 0;
     uint passes = 0;
-    for (ulong width = BLOCK; width < length && passes < 64u; width *= 2) passes++;
+    /* start + width < stop, not width < stop - start: the difference's
+     * clamp compiles to llvm.usub.sat, which Oclgrind cannot run. */
+    for (ulong width = BLOCK; start + width < stop && passes < 64u; width *= 2) passes++;
     most = max(most, passes);
   }
   if (most > 0u) atomic_max(AT(uint, state, state_at), most);
@@ -923,6 +924,9 @@ __kernel void clgpu_segsort_blocks(MERGE_ARGS, SEG_ARGS, ulong n, ulong chunk) {
   seg_bounds(offsets, offsets_at, offsets_step, offsets_wide, segments, n, begin, &s, &e);
   /* The first block that starts at or after begin. */
   ulong p = s + (begin - s + BLOCK - 1) / BLOCK * BLOCK;
+  /* Past its segment's end, it is the next segment's start (which may
+   * still lie before `end`). */
+  if (p > e) p = e;
   while (p < end) {
     if (p >= e) {
       /* The next segment starts where this one ends (p = e, never back). */

@@ -162,7 +162,8 @@ static clgpu_status check_report(const clgpu_workspace_size *report, const char 
       (unsigned long long)report->alignment);
   for (unsigned p = 0; p < report->num_parts; p++) {
     const clgpu_workspace_part *part = &report->parts[p];
-    int sort = part->operation == CLGPU_OPERATION_SORT;
+    int sort = part->operation == CLGPU_OPERATION_SORT ||
+               part->operation == CLGPU_OPERATION_SEGMENTED_SORT;
     CLGPU__RETURN_ERROR_IF(
         strcmp(clgpu_operation_name(part->operation), "invalid") == 0 ||
             (part->shape != CLGPU_SHAPE_CHUNKED && part->shape != CLGPU_SHAPE_TILED) ||

@@ -1407,8 +1407,15 @@ static clgpu_status check_offsets(clgpu_context *context, const clgpu_array *off
   return CLGPU_SUCCESS;
 }
 
-/* A segmented sort merges: a radix request is refused. */
+/* A segmented sort merges: a radix request is refused, an unknown
+ * algorithm too. */
 static clgpu_status check_segmented_options(const clgpu_sort_options *options, const char *who) {
+  CLGPU__RETURN_ERROR_IF(options && options->algorithm != CLGPU_ALGORITHM_AUTO &&
+                             options->algorithm != CLGPU_ALGORITHM_RADIX &&
+                             options->algorithm != CLGPU_ALGORITHM_MERGE,
+                         CLGPU_INVALID_ARGUMENT,
+                         "%s: unknown sort algorithm %d (AUTO, RADIX or MERGE)", who,
+                         (int)options->algorithm);
   CLGPU__RETURN_ERROR_IF(options && options->algorithm == CLGPU_ALGORITHM_RADIX,
                          CLGPU_INVALID_ARGUMENT,
                          "%s: segments are sorted by merging (CLGPU_ALGORITHM_MERGE or AUTO), "

@@ -360,6 +360,76 @@ class Run(BenchTestCase):
         self.assertIsNone(rows[1]["first_call"])
         self.assertEqual(os.listdir(folder), [], "the first calls' folders were left behind")
 
+    def test_histogram_json_beside_the_c_loop(self):
+        folder = first_call_folder("histogram_json")
+        n = 65536
+        # Every integer mode's bounds (the full ranges of uint32, int32 and
+        # uint64) and float's [0, 1]; double needs cl_khr_fp64.
+        types = ("uint32", "float", "int32", "uint64")
+        result = bench("run", "--ops", "histogram", "--types", ",".join(types), "--sizes", "64K",
+                       "--repeat", "2", "--warmup", "1", "--format", "json", "--no-boost",
+                       "--first-call", "first", env={"TMPDIR": folder})
+        # Exit status 0: the counts read back after the timed calls, and the
+        # C loop's, were the host's reference exactly.
+        self.assert_exit(result, 0)
+        rows = json.loads(result.stdout)["results"]
+        self.assertEqual([(r["op"], r["type"], r["n"]) for r in rows],
+                         [("histogram", t, n) for t in types], describe(result))
+        for row in rows:
+            where = f"histogram {row['type']}"
+            size = 8 if row["type"] == "uint64" else 4
+            self.assertIn(row["algorithm"], ("chunked", "tiled"), where)
+            # The data read, 256 uint32 counts written.
+            self.assertEqual(row["bytes"], n * size + 256 * 4, where)
+            self.assert_timing(row["wall_ms"], where + " wall_ms")
+            self.assertGreater(row["gb_per_s"], 0, where)
+            self.assertGreater(row["melem_per_s"], 0, where)
+            # %ref and %lim as reduce's: the read kernel, read traffic.
+            self.assertEqual(row["reference_op"], "read", where)
+            self.assertGreater(row["share_of_reference"], 0, where)
+            self.assertAlmostEqual(row["share_of_reference"],
+                                   row["gb_per_s"] / row["reference_gb_per_s"],
+                                   delta=row["share_of_reference"] * 1e-3, msg=where)
+            self.assertIn(row["limit"]["source"], ("read kernel", "host read"), where)
+            self.assertGreater(row["limit"]["share"], 0, where)
+            # The C loop of the same formula on one thread over the same data.
+            cpu = row["cpu"]
+            self.assertEqual(cpu["baseline"], "C loop, one thread", where)
+            self.assert_timing(cpu["ms"], where + " cpu ms")
+            self.assertEqual(cpu["calls"], 2, where)
+            self.assertGreater(cpu["gb_per_s"], 0, where)
+            self.assertGreater(cpu["clgpu_over_cpu"], 0, where)
+            self.assertAlmostEqual(cpu["clgpu_over_cpu"],
+                                   cpu["ms"]["median"] / row["wall_ms"]["median"],
+                                   delta=cpu["clgpu_over_cpu"] * 1e-3, msg=where)
+            self.assertIsNone(row["qsort"]["ms"], where)
+            # No peer, and the note says why.
+            self.assertIsNone(row["boost"]["ms"], where)
+            self.assertEqual(row["boost"]["note"],
+                             "no peer: Boost.Compute has no histogram, PyOpenCL has none", where)
+            self.assertIsNone(row["peer"], where)
+        # --first-call first: the first type's first calls, checked too.
+        first = rows[0]["first_call"]
+        self.assertIsInstance(first, dict)
+        self.assertEqual(first["n"], n)
+        self.assertGreater(first["cold_builds"], 0)
+        self.assertGreater(first["warm_disk_hits"], 0)
+        self.assertIsNone(rows[1]["first_call"])
+        self.assertEqual(os.listdir(folder), [], "the first calls' folders were left behind")
+
+        # The table: the row's %ref and x CPU, and the note on its peers.
+        table = bench("run", "--ops", "histogram", "--types", "uint32", "--sizes", "4K",
+                      "--repeat", "2", "--warmup", "1", "--no-boost", "--no-first-call")
+        self.assert_exit(table, 0)
+        figures = [re.match(r"^histogram\s+uint32\s+4K\s+(chunked|tiled)\s+"
+                            r"[\d.]+ \([\d.]+-[\d.]+\)\s+\d+\s+[\d.]+\s+(\d+)%\s+\d+%\s+\S+ \|"
+                            r"\s+[\d.]+\s+([\d.]+)x \|\s+n/a\s+n/a$", line)
+                   for line in table.stdout.splitlines() if line.startswith("histogram ")]
+        self.assertEqual(len(figures), 1, describe(table))
+        self.assertIsNotNone(figures[0], describe(table))
+        self.assertGreater(float(figures[0].group(3)), 0, describe(table))  # x CPU
+        self.assertIn("histogram has none: Boost.Compute\nhas no histogram", table.stdout)
+
     def test_lower_bound_table_and_csv(self):
         # A warm-up call: the first one builds the program.
         common = ("run", "--ops", "lower_bound", "--types", "int32,uint64", "--sizes", "4K,16K",
@@ -556,6 +626,7 @@ class Run(BenchTestCase):
         self.assert_exit(run_help, 0)
         self.assertIn("--plot FILE.svg", run_help.stdout)
         self.assertRegex(run_help.stdout, r"lower_bound\s+clgpu_lower_bound of n needles")
+        self.assertRegex(run_help.stdout, r"histogram\s+clgpu_histogram_even into 256 uint32")
         self.assertRegex(run_help.stdout, r"reduce_by_key\s+clgpu_reduce_by_key, SUM")
         self.assertRegex(run_help.stdout, r"scan_by_key\s+clgpu_scan_by_key, inclusive SUM")
         self.assertIn("default all but reduce_by_key and", run_help.stdout)

@@ -165,6 +165,17 @@ typedef struct bench_case {
   uint64_t num_runs, cpu_runs;
   cl_mem d_keys;
   clgpu_array v_keys;
+  /* histogram's (bench_prepare_histogram, at its first call in a case): the
+   * bounds, a value of the type each (bench_histogram_bounds); the counts,
+   * HISTOGRAM_BINS uint32 in d_histogram (v_histogram), read back into
+   * histogram_got; the reference (histogram_expected) and the C baseline's
+   * counts (histogram_cpu). */
+  int histogram_ready;
+  unsigned char histogram_lower[8], histogram_upper[8];
+  cl_mem d_histogram;
+  clgpu_array v_histogram;
+  uint32_t histogram_expected[HISTOGRAM_BINS], histogram_got[HISTOGRAM_BINS],
+      histogram_cpu[HISTOGRAM_BINS];
   /* The ops with a peer (bench_setup_peer_op, per operation): the operation's
    * source and destination views (and z for elementwise), the peer's, the
    * host side of the source view, the elements written, and the buffers

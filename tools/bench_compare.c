@@ -593,11 +593,11 @@ static void print_table(compare_report *report) {
       "\nGB/s: the bytes an operation must move over its median wall time, as run reports\n"
       "it; Melem/s: keys sorted per second (sorts) or needles searched per second\n"
       "(lower_bound). (%%): the share of the read kernel's GB/s (reduce, count_if,\n"
-      "findall) or the copy kernel's (the others) on the same device, type and size,\n"
-      "timed right before each call; lim: the share of run's limit there (%%lim of run's\n"
-      "table: the fastest of that kernel, clEnqueueCopyBuffer and, on a CPU device, the\n"
-      "host's memcpy and read on all threads). Every result is checked against the host\n"
-      "by run (read's value aside: it only keeps the reads alive).\n");
+      "findall, histogram) or the copy kernel's (the others) on the same device, type\n"
+      "and size, timed right before each call; lim: the share of run's limit there\n"
+      "(%%lim of run's table: the fastest of that kernel, clEnqueueCopyBuffer and, on a\n"
+      "CPU device, the host's memcpy and read on all threads). Every result is checked\n"
+      "against the host by run (read's value aside: it only keeps the reads alive).\n");
   if (o->first_call) {
     printf(
         "First call: iota over 1M uints in a new process with empty clgpu and POCL caches;\n"

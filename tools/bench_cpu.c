@@ -1,6 +1,6 @@
 /* clgpu-bench run's CPU baselines (bench_cpu.h): each operation's loop on
  * the host, over all threads or one, the sorts' LSD radix and qsort,
- * lower_bound's binary search, and the by-key ops' loops. */
+ * lower_bound's binary search, histogram's loop and the by-key ops' loops. */
 #include "bench_cpu.h"
 
 #include <math.h>
@@ -86,6 +86,10 @@ static void cpu_run(bench_case *c, int op) {
     case OP_LOWER_BOUND: /* the sorted data, the data as needles: bench_prepare_search */
       bench_lower_bound_host(t, c->host_haystack, c->n, c->host_in, c->n, c->search_positions,
                              c->search_wide);
+      break;
+    case OP_HISTOGRAM: /* the bounds of bench_prepare_histogram */
+      bench_histogram_host(t, c->host_in, c->n, c->histogram_lower, c->histogram_upper,
+                           c->histogram_cpu, HISTOGRAM_BINS);
       break;
     case OP_REDUCE_BY_KEY: /* the keys of bench_prepare_by_key, the data as values */
       c->cpu_runs =

@@ -882,3 +882,180 @@ int bench_check_scan_by_key(const host_type *t, const void *values, const uint32
   }
   return 0;
 }
+
+/* ---- host side of histogram: the bounds, the C baseline, the reference, the check ---- */
+
+void bench_histogram_bounds(const host_type *t, void *lower, void *upper) {
+  switch (t->type) {
+    case CLGPU_TYPE_FLOAT: {
+      const float lo = 0.0f, hi = 1.0f;
+      memcpy(lower, &lo, sizeof lo);
+      memcpy(upper, &hi, sizeof hi);
+      break;
+    }
+    case CLGPU_TYPE_DOUBLE: {
+      const double lo = 0.0, hi = 1.0;
+      memcpy(lower, &lo, sizeof lo);
+      memcpy(upper, &hi, sizeof hi);
+      break;
+    }
+    case CLGPU_TYPE_INT32: {
+      const int32_t lo = INT32_MIN, hi = INT32_MAX;
+      memcpy(lower, &lo, sizeof lo);
+      memcpy(upper, &hi, sizeof hi);
+      break;
+    }
+    case CLGPU_TYPE_UINT64: {
+      const uint64_t lo = 0, hi = UINT64_MAX;
+      memcpy(lower, &lo, sizeof lo);
+      memcpy(upper, &hi, sizeof hi);
+      break;
+    }
+    default: {
+      const uint32_t lo = 0, hi = UINT32_MAX;
+      memcpy(lower, &lo, sizeof lo);
+      memcpy(upper, &hi, sizeof hi);
+      break;
+    }
+  }
+}
+
+/* floor(d * bins / (range + 1)) for d <= range, exactly: the 128-bit product
+ * by 32-bit halves, then (range + 1 = 2^64) its high half, or a 64-bit
+ * division where the product fits, or restoring division a bit at a time
+ * (the product's high half is below range + 1: the quotient fits). */
+static uint64_t histogram_scale(uint64_t d, uint64_t bins, uint64_t range) {
+  const uint64_t mask = 0xffffffffu;
+  uint64_t p0 = (d & mask) * (bins & mask), p1 = (d & mask) * (bins >> 32);
+  uint64_t p2 = (d >> 32) * (bins & mask), p3 = (d >> 32) * (bins >> 32);
+  uint64_t mid = (p0 >> 32) + (p1 & mask) + (p2 & mask);
+  uint64_t lo = (p0 & mask) | (mid << 32);
+  uint64_t hi = p3 + (p1 >> 32) + (p2 >> 32) + (mid >> 32);
+  if (range == UINT64_MAX) return hi;
+  uint64_t values = range + 1;
+  if (hi == 0) return lo / values;
+  uint64_t q = 0, r = hi;
+  for (int k = 63; k >= 0; k--) {
+    uint64_t top = r >> 63;
+    r = (r << 1) | ((lo >> k) & 1u);
+    q <<= 1;
+    if (top != 0 || r >= values) {
+      r -= values;
+      q |= 1u;
+    }
+  }
+  return q;
+}
+
+/* The shift that takes d = x - lower to its bin where N = range + 1 and
+ * bins are powers of two with bins <= N: log2 N - log2 bins, since then
+ * floor(d * bins / N) = floor(d / 2^(log2 N - log2 bins)). `bits` (no
+ * shift) otherwise, and where the shift would be the type's width. */
+static unsigned histogram_shift(uint64_t range, size_t bins, unsigned bits) {
+  if ((range & (range + 1)) != 0 || bins == 0 || (bins & (bins - 1)) != 0) return bits;
+  unsigned log_values = 0, log_bins = 0;
+  for (uint64_t r = range; r != 0; r >>= 1) log_values++; /* range = 2^log_values - 1 */
+  while (((size_t)1 << log_bins) < bins) log_bins++;
+  if (log_bins > log_values || log_values - log_bins >= bits) return bits;
+  return log_values - log_bins;
+}
+
+/* histogram over T (unsigned U of its width, `bits` wide): the baseline
+ * takes the shift where histogram_shift finds one, the reference never;
+ * floats bin by histogram.h's formula in T, both the same. */
+#define HISTOGRAM_INT_FUNCTIONS(S, T, U, BITS)                                      \
+  static void S##_histogram(const void *data, size_t n, const void *lower_bytes,    \
+                            const void *upper_bytes, uint32_t *counts, size_t bins, \
+                            int reference) {                                        \
+    const T *x = data;                                                              \
+    T lower, upper;                                                                 \
+    memcpy(&lower, lower_bytes, sizeof lower);                                      \
+    memcpy(&upper, upper_bytes, sizeof upper);                                      \
+    memset(counts, 0, bins * sizeof *counts);                                       \
+    const U range = (U)((U)upper - (U)lower); /* N - 1 */                           \
+    const unsigned shift = reference ? BITS : histogram_shift(range, bins, BITS);   \
+    if (shift < BITS) {                                                             \
+      for (size_t i = 0; i < n; i++) {                                              \
+        if (x[i] < lower || x[i] > upper) continue;                                 \
+        counts[(U)((U)x[i] - (U)lower) >> shift]++;                                 \
+      }                                                                             \
+    } else {                                                                        \
+      for (size_t i = 0; i < n; i++) {                                              \
+        if (x[i] < lower || x[i] > upper) continue;                                 \
+        counts[histogram_scale((U)((U)x[i] - (U)lower), bins, range)]++;            \
+      }                                                                             \
+    }                                                                               \
+  }
+
+#define HISTOGRAM_FLOAT_FUNCTIONS(S, T)                                             \
+  static void S##_histogram(const void *data, size_t n, const void *lower_bytes,    \
+                            const void *upper_bytes, uint32_t *counts, size_t bins, \
+                            int reference) {                                        \
+    (void)reference;                                                                \
+    const T *x = data;                                                              \
+    T lower, upper;                                                                 \
+    memcpy(&lower, lower_bytes, sizeof lower);                                      \
+    memcpy(&upper, upper_bytes, sizeof upper);                                      \
+    memset(counts, 0, bins * sizeof *counts);                                       \
+    const T scale = (T)((double)bins / ((double)upper - (double)lower));            \
+    for (size_t i = 0; i < n; i++) {                                                \
+      const T v = x[i];                                                             \
+      if (!(v >= lower) || !(v <= upper)) continue; /* NaN: in no bin */            \
+      const uint64_t b = (uint64_t)((T)(v - lower) * scale);                        \
+      counts[b < bins ? b : bins - 1]++;                                            \
+    }                                                                               \
+  }
+
+HISTOGRAM_INT_FUNCTIONS(histogram_u32, uint32_t, uint32_t, 32u)
+HISTOGRAM_INT_FUNCTIONS(histogram_s32, int32_t, uint32_t, 32u)
+HISTOGRAM_INT_FUNCTIONS(histogram_u64, uint64_t, uint64_t, 64u)
+HISTOGRAM_FLOAT_FUNCTIONS(histogram_f32, float)
+HISTOGRAM_FLOAT_FUNCTIONS(histogram_f64, double)
+
+static void histogram_of(const host_type *t, const void *data, size_t n, const void *lower,
+                         const void *upper, uint32_t *counts, size_t bins, int reference) {
+  switch (t->type) {
+    case CLGPU_TYPE_FLOAT:
+      histogram_f32_histogram(data, n, lower, upper, counts, bins, reference);
+      break;
+    case CLGPU_TYPE_DOUBLE:
+      histogram_f64_histogram(data, n, lower, upper, counts, bins, reference);
+      break;
+    case CLGPU_TYPE_INT32:
+      histogram_s32_histogram(data, n, lower, upper, counts, bins, reference);
+      break;
+    case CLGPU_TYPE_UINT64:
+      histogram_u64_histogram(data, n, lower, upper, counts, bins, reference);
+      break;
+    default:
+      histogram_u32_histogram(data, n, lower, upper, counts, bins, reference);
+      break;
+  }
+}
+
+void bench_histogram_host(const host_type *t, const void *data, size_t n, const void *lower,
+                          const void *upper, uint32_t *counts, size_t bins) {
+  histogram_of(t, data, n, lower, upper, counts, bins, 0);
+}
+
+void bench_histogram_reference(const host_type *t, const void *data, size_t n, const void *lower,
+                               const void *upper, uint32_t *counts, size_t bins) {
+  histogram_of(t, data, n, lower, upper, counts, bins, 1);
+}
+
+int bench_check_histogram(const uint32_t *got, const uint32_t *expected, size_t bins,
+                          check_message *message) {
+  uint64_t got_total = 0, expected_total = 0;
+  size_t first = bins;
+  for (size_t b = 0; b < bins; b++) {
+    got_total += got[b];
+    expected_total += expected[b];
+    if (first == bins && got[b] != expected[b]) first = b;
+  }
+  if (first == bins) return 0;
+  snprintf(message->text, sizeof message->text,
+           "bin %zu of %zu counts %u, the host's %u (%llu counted in all, the host's %llu)", first,
+           bins, got[first], expected[first], (unsigned long long)got_total,
+           (unsigned long long)expected_total);
+  return 1;
+}

@@ -153,4 +153,33 @@ int bench_check_reduce_by_key(const host_type *t, const uint32_t *keys, const vo
 int bench_check_scan_by_key(const host_type *t, const void *values, const uint32_t *starts,
                             uint64_t runs, size_t n, const void *output, check_message *message);
 
+/* histogram's bounds over t's data, the whole range bench_host_types'
+ * generate draws it from: integers the type's minimum and maximum, float
+ * and double 0 and 1 (the data in [0, 1)). Into lower and upper, a value
+ * of t each (histogram.h's `lower` and `upper`). */
+void bench_histogram_bounds(const host_type *t, void *lower, void *upper);
+
+/* histogram's C baseline, one thread: counts[b] (`bins` of them, zeroed
+ * first) the number of the n elements of data (of t) in even bin b of
+ * [*lower, *upper], by histogram.h's formula (floats: (V)(x - lower) *
+ * scale, the last bin taking what reaches `bins`; integers: floor((x -
+ * lower) * bins / N), N = upper - lower + 1). Where N and bins are powers
+ * of two, bins <= N (the bench's full ranges: N = 2^32 or 2^64, 256 bins),
+ * an integer's bin is (x - lower) >> (log2 N - log2 bins), which is that
+ * floor exactly. */
+void bench_histogram_host(const host_type *t, const void *data, size_t n, const void *lower,
+                          const void *upper, uint32_t *counts, size_t bins);
+
+/* The same counts by histogram.h's formula as written (integers: the
+ * 128-bit product (x - lower) * bins divided by N, no shift): the
+ * reference of the device's and the C baseline's. */
+void bench_histogram_reference(const host_type *t, const void *data, size_t n, const void *lower,
+                               const void *upper, uint32_t *counts, size_t bins);
+
+/* Compare `bins` counts a histogram wrote (`got`) with the expected ones: 0
+ * when equal, else 1 with the first bin that differs and both totals in
+ * *message. */
+int bench_check_histogram(const uint32_t *got, const uint32_t *expected, size_t bins,
+                          check_message *message);
+
 #endif

@@ -121,6 +121,7 @@ static int measure_first_call_side(const run_options *o, int op, const host_type
   if (!failed) failed = bench_prepare_case(&c);
   if (!failed && bench_op_table[op].sort) failed = bench_prepare_sorts(&c, op);
   if (!failed && op == OP_LOWER_BOUND) failed = bench_prepare_search(&c, op);
+  if (!failed && op == OP_HISTOGRAM) failed = bench_prepare_histogram(&c, op);
   if (!failed && (op == OP_REDUCE_BY_KEY || op == OP_SCAN_BY_KEY))
     failed = bench_prepare_by_key(&c, op);
   if (!failed && bench_op_table[op].peer) {

@@ -41,6 +41,7 @@ typedef struct host_pool {
 typedef struct host_worker {
   host_pool *pool;
   int index;
+  unsigned seen; /* the generation it last ran (the pool's at its start) */
 } host_worker;
 
 static volatile uint64_t limit_sink; /* keeps the reads' sums alive */
@@ -78,7 +79,7 @@ static void do_share(host_pool *pool, int index) {
 static void *pool_worker(void *argument) {
   host_worker *worker = argument;
   host_pool *pool = worker->pool;
-  unsigned seen = 0;
+  unsigned seen = worker->seen;
   for (;;) {
     unsigned now;
     while ((now = atomic_load(&pool->generation)) == seen) {
@@ -119,6 +120,10 @@ static int pool_start(host_pool *pool, pool_threads *t) {
   for (; t->started < pool->threads; t->started++) {
     t->workers[t->started].pool = pool;
     t->workers[t->started].index = t->started;
+    /* The pool outlives its threads (one round each): a thread made in a
+     * later round must not take the last round's generation for a new
+     * call, or its extra run would count in `finished` past the others. */
+    t->workers[t->started].seen = atomic_load(&pool->generation);
     if (pthread_create(&t->handles[t->started], NULL, pool_worker, &t->workers[t->started]) != 0)
       break;
   }

@@ -11,7 +11,8 @@
  *   run                 time the library's operations (reduce, count_if, scan,
  *                       findall, copy, strided copy, radix sort, sort by key,
  *                       merge sort through a comparator, argsort,
- *                       lower_bound beside a C binary search; with --ops,
+ *                       lower_bound beside a C binary search, histogram
+ *                       beside a C loop; with --ops,
  *                       reduce_by_key and scan_by_key beside a C loop) per
  *                       type and size: wall clock and profiling events, GB/s, the
  *                       share of the device's read and copy bandwidth
@@ -62,7 +63,7 @@ static const char usage_text[] =
     "Subcommands:\n"
     "  run                  (the default) time reduce, count_if, scan, findall,\n"
     "                       copies, sorts (radix_sort, sort_by_key, merge_sort,\n"
-    "                       argsort) and lower_bound (and, named in --ops,\n"
+    "                       argsort), lower_bound and histogram (and, named in --ops,\n"
     "                       reduce_by_key and scan_by_key) per type and size beside\n"
     "                       the device's read and copy bandwidth,\n"
     "                       a CPU baseline and Boost.Compute; results checked;\n"

@@ -1,7 +1,7 @@
 /* clgpu-bench run's measurement of one operation on one case
  * (bench_measure.h): the case's buffers, the calls, the sorts' refill and
- * reference, lower_bound's haystack and reference, the by-key ops' keys
- * and runs, the checks of every
+ * reference, lower_bound's haystack and reference, histogram's bounds and
+ * reference, the by-key ops' keys and runs, the checks of every
  * result, and the CPU, Boost.Compute and peer figures beside them. */
 #include "bench_measure.h"
 
@@ -54,6 +54,9 @@ clgpu_status bench_enqueue_op(bench_case *c, int op, const clgpu_call_options *c
     case OP_LOWER_BOUND:
       return clgpu_lower_bound(c->context, NULL, &c->v_positions, &c->v_in, &c->v_haystack, call, 0,
                                NULL, event);
+    case OP_HISTOGRAM:
+      return clgpu_histogram_even(c->context, c->histogram_lower, c->histogram_upper,
+                                  &c->v_histogram, &c->v_in, call, 0, NULL, event);
     case OP_REDUCE_BY_KEY:
       return clgpu_reduce_by_key(c->context, &sum_op, NULL, &c->v_indices, &c->v_out, &c->v_count,
                                  &c->v_keys, &c->v_in, call, 0, NULL, event);
@@ -117,6 +120,11 @@ static int workspace_report(bench_case *c, int op, const clgpu_call_options *cal
     case OP_LOWER_BOUND:
       *status = clgpu_search_workspace_size(c->context, NULL, &c->v_positions, &c->v_in,
                                             &c->v_haystack, call, report);
+      return 1;
+    case OP_HISTOGRAM:
+      *status =
+          clgpu_histogram_even_workspace_size(c->context, c->histogram_lower, c->histogram_upper,
+                                              &c->v_histogram, &c->v_in, call, report);
       return 1;
     case OP_REDUCE_BY_KEY:
       *status =
@@ -209,6 +217,11 @@ int bench_check_output(bench_case *c, int op, int boost, uint64_t count, check_m
       if (*status != CLGPU_SUCCESS) return -1;
       return bench_check_positions(t, c->host_in, c->n, c->search_got, c->search_expected,
                                    c->search_wide, "the reference's", message);
+    case OP_HISTOGRAM:
+      *status = bench_read_buffer(c, c->d_histogram, sizeof c->histogram_got, c->histogram_got);
+      if (*status != CLGPU_SUCCESS) return -1;
+      return bench_check_histogram(c->histogram_got, c->histogram_expected, HISTOGRAM_BINS,
+                                   message);
     case OP_REDUCE_BY_KEY: {
       if (!boost) {
         *status = bench_read_buffer(c, c->d_count, sizeof count, &count);
@@ -277,6 +290,8 @@ static double op_bytes(const bench_case *c, int op) {
       return data + 4.0 * (double)c->n;
     case OP_LOWER_BOUND: /* the needles read, their positions written */
       return data + (double)position_size(c->n) * (double)c->n;
+    case OP_HISTOGRAM: /* the data read, the uint32 counts written */
+      return data + 4.0 * HISTOGRAM_BINS;
     case OP_REDUCE_BY_KEY: /* keys and values read; a key and a sum per run and the count written */
       return data + 4.0 * (double)c->n + (4.0 + (double)c->type->size) * (double)c->num_runs + 8.0;
     case OP_SCAN_BY_KEY: /* keys and values read, the scan written */
@@ -450,6 +465,44 @@ static void release_search(bench_case *c) {
   c->search_ready = 0;
 }
 
+/* ---- histogram's bounds and reference ---- */
+
+/* At the first histogram of a case: the bounds over the data's whole range,
+ * the reference counts by histogram.h's formula (which must count every
+ * element: the bounds hold the data), and the counts' buffer and view. 0,
+ * or 1 after a failure (printed). */
+int bench_prepare_histogram(bench_case *c, int op) {
+  if (c->histogram_ready) return 0;
+  const host_type *t = c->type;
+  bench_histogram_bounds(t, c->histogram_lower, c->histogram_upper);
+  bench_histogram_reference(t, c->host_in, c->n, c->histogram_lower, c->histogram_upper,
+                            c->histogram_expected, HISTOGRAM_BINS);
+  uint64_t counted = 0;
+  for (size_t b = 0; b < HISTOGRAM_BINS; b++) counted += c->histogram_expected[b];
+  if (counted != c->n) {
+    check_message message = {{0}};
+    snprintf(message.text, sizeof message.text,
+             "the reference counts %llu of the %zu elements: the bounds miss some",
+             (unsigned long long)counted, c->n);
+    return bench_wrong_result(c, op, "the host's reference", &message);
+  }
+  cl_int err = CL_SUCCESS;
+  c->d_histogram = clCreateBuffer(clgpu_context_cl_context(c->context), CL_MEM_READ_WRITE,
+                                  sizeof c->histogram_got, NULL, &err);
+  if (err != CL_SUCCESS) return bench_op_failure(c, op, "making the counts", (clgpu_status)err);
+  clgpu_status status =
+      clgpu_array_1d(c->d_histogram, 0, CLGPU_TYPE_UINT32, HISTOGRAM_BINS, &c->v_histogram);
+  if (status != CLGPU_SUCCESS) return bench_op_failure(c, op, "making array views", status);
+  c->histogram_ready = 1;
+  return 0;
+}
+
+static void release_histogram(bench_case *c) {
+  if (c->d_histogram) clReleaseMemObject(c->d_histogram);
+  c->d_histogram = NULL;
+  c->histogram_ready = 0;
+}
+
 /* ---- the by-key ops' keys ---- */
 
 /* At the first reduce_by_key or scan_by_key of a case: the keys, generated
@@ -604,6 +657,7 @@ static int measure_op_body(bench_case *c, int op, result *row, const sample_buff
   const int repeat = row->repeat, warmup = row->warmup;
   if (is_sort && bench_prepare_sorts(c, op) != 0) return 1;
   if (op == OP_LOWER_BOUND && bench_prepare_search(c, op) != 0) return 1;
+  if (op == OP_HISTOGRAM && bench_prepare_histogram(c, op) != 0) return 1;
 
   clgpu_call_options call = {o->call_shape, NULL};
   clgpu_sort_options sort_call = {
@@ -757,6 +811,14 @@ static int measure_op_body(bench_case *c, int op, result *row, const sample_buff
                               c->search_wide, "the reference's", &message) != 0) {
       return bench_wrong_result(c, op, "the C binary search", &message);
     }
+  } else if (!o->no_cpu && op == OP_HISTOGRAM) {
+    /* The C loop of the same formula; its counts, like the device's, must
+     * be the reference's. */
+    bench_progress("%s %s: CPU baseline (C loop)", progress_prefix, bench_op_table[op].name);
+    row->cpu = bench_time_cpu(c, op, o->repeat, o->warmup, samples);
+    row->cpu_calls = o->repeat;
+    if (bench_check_histogram(c->histogram_cpu, c->histogram_expected, HISTOGRAM_BINS, &message))
+      return bench_wrong_result(c, op, "the C loop", &message);
   } else if (!o->no_cpu && by_key) {
     /* The C loop over the same keys and values, as lower_bound's C search;
      * its output is checked against the runs as generated too. */
@@ -778,6 +840,7 @@ static int measure_op_body(bench_case *c, int op, result *row, const sample_buff
 
   snprintf(row->boost_note, sizeof row->boost_note, "%s%s",
            op == OP_LOWER_BOUND                           ? LOWER_BOUND_NO_PEER
+           : op == OP_HISTOGRAM                           ? HISTOGRAM_NO_PEER
            : op == OP_SCAN_BY_KEY                         ? SCAN_BY_KEY_NO_PEER
            : bench_op_table[op].boost == BENCH_BOOST_NONE ? "no peer"
            : o->no_boost                                  ? "--no-boost"
@@ -855,6 +918,7 @@ void bench_release_case(bench_case *c) {
   release_sorts(c);
   release_search(c);
   release_by_key(c);
+  release_histogram(c);
   bench_release_peer_ops(c);
 }
 

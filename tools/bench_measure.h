@@ -28,6 +28,11 @@ int bench_prepare_search(bench_case *c, int op);
  * and the runs as generated. 0, or 1 after a failure (printed). */
 int bench_prepare_by_key(bench_case *c, int op);
 
+/* At the first histogram of a case: the bounds, the reference counts
+ * (checked: every element counted), the counts' buffer and view. 0, or 1
+ * after a failure (printed). */
+int bench_prepare_histogram(bench_case *c, int op);
+
 /* Refill a sort's input from the case's data, then a marker event (the
  * start of the sort's device time). */
 clgpu_status bench_refill_sort(bench_case *c, int op, cl_event *marker);

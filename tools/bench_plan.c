@@ -52,6 +52,9 @@ const op_info bench_op_table[NUM_OPS] = {
      * its first calls included. */
     {"lower_bound", OP_COPY_KERNEL, BENCH_BOOST_NONE, "C binary search, one thread", 0,
      TYPES_UINT32, SIZES_1M, TYPES_ALL, 1, NULL, 0, NULL, 1},
+    /* One pass over the data and 1 KiB of counts: a share of the read kernel. */
+    {"histogram", OP_READ, BENCH_BOOST_NONE, "C loop, one thread", 0, ALL_DEFAULT_TYPES, SIZES_16M,
+     TYPES_ALL, 1, NULL, 0, NULL, 0},
     /* Over the data as values and uint32 keys in runs (mean length 8); only
      * when --ops names them. */
     {"reduce_by_key", OP_COPY_KERNEL, BENCH_BOOST_REDUCE_BY_KEY, "C loop, one thread", 0,
@@ -104,6 +107,8 @@ static const char run_usage_text[] =
     "                      argsort       clgpu_sort_permutation, radix, into uint32\n"
     "                      lower_bound   clgpu_lower_bound of n needles (the data) in the\n"
     "                                    data sorted, into uint32 positions\n"
+    "                      histogram     clgpu_histogram_even into 256 uint32 counts, the\n"
+    "                                    bins even over the data's whole range\n"
     "                      reduce_by_key clgpu_reduce_by_key, SUM of the data (the values)\n"
     "                                    per run of equal uint32 keys, into run keys,\n"
     "                                    sums and a uint64 count (not in the default)\n"
@@ -147,7 +152,11 @@ static const char run_usage_more[] =
     "                    reduce_by_key and scan_by_key take the data as values and\n"
     "                    uint32 keys in runs of 1 to 15 (mean 8; each run's key random\n"
     "                    and unlike the one before, the same for every call of a type\n"
-    "                    and size), key equality bitwise, beside a C loop on one thread.\n";
+    "                    and size), key equality bitwise, beside a C loop on one thread.\n"
+    "                    histogram counts the data in 256 even bins over its whole range\n"
+    "                    (integers: the type's minimum to maximum; float, double: [0, 1],\n"
+    "                    the data in [0, 1)), with a workspace made once per type and\n"
+    "                    size, beside a C loop of histogram.h's formula on one thread.\n";
 
 /* And the rest of the options. */
 static const char run_usage_end[] =

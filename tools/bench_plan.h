@@ -28,6 +28,9 @@ enum {
   OP_ARGSORT,
   /* clgpu_lower_bound of the data in the data sorted (search.h). */
   OP_LOWER_BOUND,
+  /* clgpu_histogram_even (histogram.h) of the data into HISTOGRAM_BINS
+   * uint32 counts, the bounds the data's whole range. */
+  OP_HISTOGRAM,
   /* clgpu_reduce_by_key and clgpu_scan_by_key (runs.h): the data as values
    * beside uint32 keys in runs of 1 to 15 (bench_prepare_by_key). Not in
    * the default run. */
@@ -78,6 +81,13 @@ extern const op_info bench_op_table[NUM_OPS];
 #define LOWER_BOUND_NO_PEER                                                                  \
   "no peer: Boost.Compute's lower_bound searches for one value (no form for many needles), " \
   "PyOpenCL has none"
+
+/* histogram's bins: even over the whole range of each type's data
+ * (bench_histogram_bounds), counted into uint32. */
+#define HISTOGRAM_BINS 256
+
+/* Why histogram has no peer (its rows' Boost.Compute note). */
+#define HISTOGRAM_NO_PEER "no peer: Boost.Compute has no histogram, PyOpenCL has none"
 
 /* What the by-key ops have instead of a PyOpenCL peer, and why scan_by_key
  * has no Boost.Compute one (their rows' Boost.Compute note). */

@@ -34,6 +34,8 @@
  *                      of up to 32 bits, ulong for 64-bit ones
  *   CLGPU_HIST_ALL     optional, integer modes: the range is the type's
  *                      whole range, so no element is outside it
+ *   CLGPU_HIST_SMALL   optional, SCALE: bins - 1 is exact in V and below
+ *                      2^31 (at most 2^24 bins for float, 2^31 for double)
  *   CLGPU_HIST_GLOBAL  optional: counts go straight to a row in global
  *                      memory with atomics (too many bins for a row per
  *                      group, or local memory); else each group counts in
@@ -118,27 +120,39 @@ inline ulong clgpu_hist_bin(V x, ulong bins,
 }
 #else
 inline ulong clgpu_hist_bin(V x, V lower, V upper, V scale, W width, ulong bins) {
+  /* The bin is computed for every element and an element outside every
+   * bin then selected away: no branch depends on the data. */
 #if CLGPU_HIST_MODE == 5
-  if (!(x >= lower) || !(x <= upper)) return bins;
+  int in = (x >= lower) & (x <= upper);
+#ifdef CLGPU_HIST_SMALL
+  /* bins - 1 is exact in V and the clamped value fits an int, whose
+   * conversion is one instruction (a float to ulong one is several). */
+  V t = min(max((V)(x - lower) * scale, (V)0), (V)(bins - 1ul));
+  ulong b = (ulong)(uint)(int)t;
+#else
   ulong b = (ulong)((V)(x - lower) * scale);
-  return b < bins ? b : bins - 1ul;
+  b = b < bins ? b : bins - 1ul;
+#endif
+  return in ? b : bins;
 #else
   /* x - lower modulo 2^32 (2^64): at most upper - lower exactly when x is
    * in range, as any two values of the type differ by less than that. */
   D d = (D)x - (D)lower;
-#ifndef CLGPU_HIST_ALL
-  if (d > (D)upper - (D)lower) return bins;
-#endif
 #if CLGPU_HIST_MODE == 1
-  return (ulong)((W)d >> width);
+  ulong b = (ulong)((W)d >> width);
 #elif CLGPU_HIST_MODE == 2
-  return (ulong)((W)d / width);
+  ulong b = (ulong)((W)d / width);
 #elif CLGPU_HIST_MODE == 3
-  return (ulong)((W)d * (W)bins / width);
+  ulong b = (ulong)((W)d * (W)bins / width);
 #elif CLGPU_HIST_MODE == 7
-  return mul_hi((ulong)d, bins);
+  ulong b = mul_hi((ulong)d, bins);
 #else
-  return clgpu_hist_divide_wide(mul_hi((ulong)d, bins), (ulong)d * bins, (ulong)width);
+  ulong b = clgpu_hist_divide_wide(mul_hi((ulong)d, bins), (ulong)d * bins, (ulong)width);
+#endif
+#ifdef CLGPU_HIST_ALL
+  return b;
+#else
+  return d <= (D)upper - (D)lower ? b : bins;
 #endif
 #endif
 }

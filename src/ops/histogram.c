@@ -410,7 +410,7 @@ static clgpu_status hist_program(clgpu_context *context, const hist_plan *plan, 
   snprintf(mode, sizeof mode, "%d", (int)plan->mode);
   int half = plan->type == CLGPU_TYPE_HALF;
   const char *name = clgpu__type_cl_name(plan->type);
-  clgpu_define defines[14];
+  clgpu_define defines[16];
   size_t count = 0;
   defines[count++] = (clgpu_define){"CLGPU_GROUP", group};
   defines[count++] = (clgpu_define){"CLGPU_HIST_T", name};
@@ -419,6 +419,10 @@ static clgpu_status hist_program(clgpu_context *context, const hist_plan *plan, 
   defines[count++] = (clgpu_define){"CLGPU_HIST_W", plan->wide ? "ulong" : "uint"};
   defines[count++] = (clgpu_define){"CLGPU_HIST_COUNT_T", clgpu__type_cl_name(count_type)};
   if (half) defines[count++] = (clgpu_define){"CLGPU_HIST_HALF", NULL};
+  uint64_t small = plan->type == CLGPU_TYPE_DOUBLE ? (uint64_t)1 << 31 : (uint64_t)1 << 24;
+  if (plan->mode == HIST_SCALE && plan->bins <= small) {
+    defines[count++] = (clgpu_define){"CLGPU_HIST_SMALL", NULL};
+  }
   if (!is_float_type(plan->type)) {
     defines[count++] =
         (clgpu_define){"CLGPU_HIST_D", clgpu__type_size(plan->type) == 8 ? "ulong" : "uint"};

@@ -239,8 +239,8 @@ static clgpu_status query_views(clgpu_context *context, clgpu_operation operatio
     case CLGPU_OPERATION_REDUCE_BY_KEY:
     case CLGPU_OPERATION_UNIQUE:
     case CLGPU_OPERATION_RUN_LENGTH_ENCODE:
-    case CLGPU_OPERATION_HISTOGRAM: /* and histograms in test_histogram.c */
-    case CLGPU_OPERATION_PARTITION: /* and partitions in test_partition.c */
+    case CLGPU_OPERATION_HISTOGRAM:      /* and histograms in test_histogram.c */
+    case CLGPU_OPERATION_PARTITION:      /* and partitions in test_partition.c */
     case CLGPU_OPERATION_SEGMENTED_SORT: /* and segmented sorts in test_segmented_sort.c */
       break;
   }
@@ -272,8 +272,8 @@ static clgpu_status query_upto(clgpu_context *context, clgpu_operation operation
     case CLGPU_OPERATION_REDUCE_BY_KEY:
     case CLGPU_OPERATION_UNIQUE:
     case CLGPU_OPERATION_RUN_LENGTH_ENCODE:
-    case CLGPU_OPERATION_HISTOGRAM: /* and histograms in test_histogram.c */
-    case CLGPU_OPERATION_PARTITION: /* and partitions in test_partition.c */
+    case CLGPU_OPERATION_HISTOGRAM:      /* and histograms in test_histogram.c */
+    case CLGPU_OPERATION_PARTITION:      /* and partitions in test_partition.c */
     case CLGPU_OPERATION_SEGMENTED_SORT: /* and segmented sorts in test_segmented_sort.c */
       break;
   }
@@ -652,8 +652,8 @@ static void instance_setup(instance *inst, const op_spec *spec, size_t n, ptrdif
     case CLGPU_OPERATION_REDUCE_BY_KEY:
     case CLGPU_OPERATION_UNIQUE:
     case CLGPU_OPERATION_RUN_LENGTH_ENCODE:
-    case CLGPU_OPERATION_HISTOGRAM: /* and histograms in test_histogram.c */
-    case CLGPU_OPERATION_PARTITION: /* and partitions in test_partition.c */
+    case CLGPU_OPERATION_HISTOGRAM:      /* and histograms in test_histogram.c */
+    case CLGPU_OPERATION_PARTITION:      /* and partitions in test_partition.c */
     case CLGPU_OPERATION_SEGMENTED_SORT: /* and segmented sorts in test_segmented_sort.c */
       break;
   }
@@ -699,8 +699,8 @@ static void instance_views(instance *inst) {
     case CLGPU_OPERATION_REDUCE_BY_KEY:
     case CLGPU_OPERATION_UNIQUE:
     case CLGPU_OPERATION_RUN_LENGTH_ENCODE:
-    case CLGPU_OPERATION_HISTOGRAM: /* and histograms in test_histogram.c */
-    case CLGPU_OPERATION_PARTITION: /* and partitions in test_partition.c */
+    case CLGPU_OPERATION_HISTOGRAM:      /* and histograms in test_histogram.c */
+    case CLGPU_OPERATION_PARTITION:      /* and partitions in test_partition.c */
     case CLGPU_OPERATION_SEGMENTED_SORT: /* and segmented sorts in test_segmented_sort.c */
       break;
   }
@@ -805,8 +805,8 @@ static void instance_expected(const instance *inst, unsigned char *expected, uin
     case CLGPU_OPERATION_REDUCE_BY_KEY:
     case CLGPU_OPERATION_UNIQUE:
     case CLGPU_OPERATION_RUN_LENGTH_ENCODE:
-    case CLGPU_OPERATION_HISTOGRAM: /* and histograms in test_histogram.c */
-    case CLGPU_OPERATION_PARTITION: /* and partitions in test_partition.c */
+    case CLGPU_OPERATION_HISTOGRAM:      /* and histograms in test_histogram.c */
+    case CLGPU_OPERATION_PARTITION:      /* and partitions in test_partition.c */
     case CLGPU_OPERATION_SEGMENTED_SORT: /* and segmented sorts in test_segmented_sort.c */
       break;
   }
@@ -873,8 +873,8 @@ static void instance_check(clgpu_context *context, const instance *inst, const c
     case CLGPU_OPERATION_REDUCE_BY_KEY:
     case CLGPU_OPERATION_UNIQUE:
     case CLGPU_OPERATION_RUN_LENGTH_ENCODE:
-    case CLGPU_OPERATION_HISTOGRAM: /* and histograms in test_histogram.c */
-    case CLGPU_OPERATION_PARTITION: /* and partitions in test_partition.c */
+    case CLGPU_OPERATION_HISTOGRAM:      /* and histograms in test_histogram.c */
+    case CLGPU_OPERATION_PARTITION:      /* and partitions in test_partition.c */
     case CLGPU_OPERATION_SEGMENTED_SORT: /* and segmented sorts in test_segmented_sort.c */
       break;
   }
@@ -958,8 +958,8 @@ static clgpu_status instance_call(clgpu_context *context, const instance *inst,
     case CLGPU_OPERATION_REDUCE_BY_KEY:
     case CLGPU_OPERATION_UNIQUE:
     case CLGPU_OPERATION_RUN_LENGTH_ENCODE:
-    case CLGPU_OPERATION_HISTOGRAM: /* and histograms in test_histogram.c */
-    case CLGPU_OPERATION_PARTITION: /* and partitions in test_partition.c */
+    case CLGPU_OPERATION_HISTOGRAM:      /* and histograms in test_histogram.c */
+    case CLGPU_OPERATION_PARTITION:      /* and partitions in test_partition.c */
     case CLGPU_OPERATION_SEGMENTED_SORT: /* and segmented sorts in test_segmented_sort.c */
       break;
   }

@@ -121,16 +121,16 @@ CLGPU_API clgpu_status clgpu_histogram_even(clgpu_context *context, const void *
                                             const cl_event *wait_list, cl_event *event);
 
 /* counts[b] = the number of elements x of `input` with edges[b] <= x <
- * edges[b + 1], or x == edges[B] for the last bin (see above); `edges` holds counts' length + 1 values of the
- * input's type. Errors as clgpu_histogram_even's (without those of the
- * bounds), and CLGPU_INVALID_ARGUMENT for NULL edges, CLGPU_TYPE_MISMATCH
- * for edges of another type, CLGPU_SHAPE_MISMATCH for edges that are not
- * 1-D or not one more than the counts. */
+ * edges[b + 1], or x == edges[B] for the last bin (see above); `edges`
+ * holds counts' length + 1 values of the input's type. Errors as
+ * clgpu_histogram_even's (without those of the bounds), and
+ * CLGPU_INVALID_ARGUMENT for NULL edges, CLGPU_TYPE_MISMATCH for edges of
+ * another type, CLGPU_SHAPE_MISMATCH for edges that are not 1-D or not one
+ * more than the counts. */
 CLGPU_API clgpu_status clgpu_histogram_edges(clgpu_context *context, const clgpu_array *counts,
                                              const clgpu_array *input, const clgpu_array *edges,
-                                             const clgpu_call_options *options,
-                                             cl_uint num_events, const cl_event *wait_list,
-                                             cl_event *event);
+                                             const clgpu_call_options *options, cl_uint num_events,
+                                             const cl_event *wait_list, cl_event *event);
 
 /* The workspace clgpu_histogram_even needs for these arguments, written to
  * *out. Builds and enqueues nothing. Errors as its argument checks. */
@@ -148,9 +148,8 @@ CLGPU_API clgpu_status clgpu_histogram_edges_workspace_size(
  * contiguous (such a call packs nothing). Errors: CLGPU_INVALID_ARGUMENT
  * (NULL arguments, an unknown type or shape), CLGPU_TYPE_MISMATCH (an
  * opaque type), CLGPU_UNSUPPORTED_FEATURE, CLGPU_SIZE_OVERFLOW. */
-CLGPU_API clgpu_status clgpu_histogram_workspace_size_upto(clgpu_context *context,
-                                                           clgpu_type type, uint64_t max_n,
-                                                           uint64_t max_bins,
+CLGPU_API clgpu_status clgpu_histogram_workspace_size_upto(clgpu_context *context, clgpu_type type,
+                                                           uint64_t max_n, uint64_t max_bins,
                                                            const clgpu_call_options *options,
                                                            clgpu_workspace_size *out);
 

@@ -101,8 +101,7 @@ CLGPU_API clgpu_status clgpu_partition(clgpu_context *context, const char *predi
 
 /* The workspace clgpu_partition needs for these arguments, written to
  * *out. Builds and enqueues nothing. Errors as its argument checks. */
-CLGPU_API clgpu_status clgpu_partition_workspace_size(clgpu_context *context,
-                                                      const char *predicate,
+CLGPU_API clgpu_status clgpu_partition_workspace_size(clgpu_context *context, const char *predicate,
                                                       const clgpu_array *output,
                                                       const clgpu_array *count,
                                                       const clgpu_array *input,
@@ -114,8 +113,8 @@ CLGPU_API clgpu_status clgpu_partition_workspace_size(clgpu_context *context,
  * nothing). Errors: CLGPU_INVALID_ARGUMENT (NULL arguments, an unknown type
  * or shape), CLGPU_TYPE_MISMATCH (an opaque type), CLGPU_UNSUPPORTED_FEATURE,
  * CLGPU_SIZE_OVERFLOW. */
-CLGPU_API clgpu_status clgpu_partition_workspace_size_upto(clgpu_context *context,
-                                                           clgpu_type type, uint64_t max_n,
+CLGPU_API clgpu_status clgpu_partition_workspace_size_upto(clgpu_context *context, clgpu_type type,
+                                                           uint64_t max_n,
                                                            const clgpu_call_options *options,
                                                            clgpu_workspace_size *out);
 

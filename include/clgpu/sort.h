@@ -208,9 +208,8 @@ CLGPU_API clgpu_status clgpu_sort_permutation_workspace_size_upto(
 CLGPU_API clgpu_status clgpu_segmented_sort(clgpu_context *context, const clgpu_sort_spec *spec,
                                             const clgpu_array *keys, const clgpu_array *values,
                                             const clgpu_array *offsets,
-                                            const clgpu_sort_options *options,
-                                            cl_uint num_events, const cl_event *wait_list,
-                                            cl_event *event);
+                                            const clgpu_sort_options *options, cl_uint num_events,
+                                            const cl_event *wait_list, cl_event *event);
 
 /* The workspace clgpu_segmented_sort needs for these arguments, written to
  * *out. Builds and enqueues nothing. Errors as its argument checks. */

@@ -47,7 +47,7 @@ typedef enum hist_mode {
   HIST_WIDE = 4,   /* integers, d * bins / range through 128 bits */
   HIST_SCALE = 5,  /* floats */
   HIST_EDGES = 6,
-  HIST_MULHI = 7,  /* integers, 2^64 values: mul_hi(d, bins) */
+  HIST_MULHI = 7, /* integers, 2^64 values: mul_hi(d, bins) */
 } hist_mode;
 
 /* The most groups the sum kernel runs (TILED). */
@@ -58,14 +58,14 @@ typedef struct hist_plan {
   clgpu_type type;
   uint64_t n, bins;
   hist_mode mode;
-  int wide;            /* the integer modes compute in ulong (else uint) */
-  int all;             /* integers: the range is the type's whole range */
-  cl_ulong width;      /* the shift, the bin width or the range */
+  int wide;                                   /* the integer modes compute in ulong (else uint) */
+  int all;                                    /* integers: the range is the type's whole range */
+  cl_ulong width;                             /* the shift, the bin width or the range */
   unsigned char lower[8], upper[8], scale[8]; /* kernel arguments of type V */
-  size_t value_size;   /* sizeof V */
-  int global;          /* counts in global rows with atomics */
-  int local_edges;     /* EDGES: the edges copied to local memory */
-  int pack;            /* the input is copied to "packed_input" first */
+  size_t value_size;                          /* sizeof V */
+  int global;                                 /* counts in global rows with atomics */
+  int local_edges;                            /* EDGES: the edges copied to local memory */
+  int pack;                                   /* the input is copied to "packed_input" first */
   uint64_t groups, chunk, rows, pitch;
   int row_of_group;    /* global: a row per group (else one row) */
   uint64_t sum_groups; /* groups of the sum kernel */
@@ -100,14 +100,22 @@ static int is_signed_type(clgpu_type type) {
  * (so that differences of two in-order values are exact modulo 2^64). */
 static uint64_t integer_bits(clgpu_type type, const void *value) {
   switch (type) {
-    case CLGPU_TYPE_INT8: return (uint64_t)(int64_t) * (const int8_t *)value;
-    case CLGPU_TYPE_INT16: return (uint64_t)(int64_t) * (const int16_t *)value;
-    case CLGPU_TYPE_INT32: return (uint64_t)(int64_t) * (const int32_t *)value;
-    case CLGPU_TYPE_INT64: return (uint64_t) * (const int64_t *)value;
-    case CLGPU_TYPE_UINT8: return *(const uint8_t *)value;
-    case CLGPU_TYPE_UINT16: return *(const uint16_t *)value;
-    case CLGPU_TYPE_UINT32: return *(const uint32_t *)value;
-    default: return *(const uint64_t *)value;
+    case CLGPU_TYPE_INT8:
+      return (uint64_t)(int64_t) * (const int8_t *)value;
+    case CLGPU_TYPE_INT16:
+      return (uint64_t)(int64_t) * (const int16_t *)value;
+    case CLGPU_TYPE_INT32:
+      return (uint64_t)(int64_t) * (const int32_t *)value;
+    case CLGPU_TYPE_INT64:
+      return (uint64_t) * (const int64_t *)value;
+    case CLGPU_TYPE_UINT8:
+      return *(const uint8_t *)value;
+    case CLGPU_TYPE_UINT16:
+      return *(const uint16_t *)value;
+    case CLGPU_TYPE_UINT32:
+      return *(const uint32_t *)value;
+    default:
+      return *(const uint64_t *)value;
   }
 }
 
@@ -236,8 +244,8 @@ static void decide(const clgpu_context *context, const clgpu__shape *shape, hist
   uint64_t per_item_bins = clgpu__ceil_div_u64(bins, items);
   /* A CHUNKED row per group costs its zeroing and adding, a few cycles per
    * bin; an atomic, tens of cycles per element. */
-  *global = (tiled ? bins > budget / 4 : bins / 4 > n) ||
-            (cap && per_item_bins + HIST_SPARE > cap / 16);
+  *global =
+      (tiled ? bins > budget / 4 : bins / 4 > n) || (cap && per_item_bins + HIST_SPARE > cap / 16);
   *local_edges = mode == HIST_EDGES && !*global &&
                  (bins + 1) * (value_size + (tiled ? 4 : 0)) <= budget &&
                  (!cap || per_item_bins + 2 <= cap / 16);
@@ -353,10 +361,9 @@ static clgpu_status check_counts(const clgpu_context *context, const clgpu_array
  * device has fp64). */
 static clgpu_status check_type(const clgpu_context *context, clgpu_type type, const char *who) {
   CLGPU__FORWARD_IF_ERROR(clgpu__check_arithmetic_type(type, who, "the input"));
-  CLGPU__RETURN_ERROR_IF(type == CLGPU_TYPE_DOUBLE && !context->info.has_fp64,
-                         CLGPU_UNSUPPORTED_FEATURE,
-                         "%s: double input needs cl_khr_fp64, which the device does not report",
-                         who);
+  CLGPU__RETURN_ERROR_IF(
+      type == CLGPU_TYPE_DOUBLE && !context->info.has_fp64, CLGPU_UNSUPPORTED_FEATURE,
+      "%s: double input needs cl_khr_fp64, which the device does not report", who);
   return CLGPU_SUCCESS;
 }
 
@@ -435,8 +442,7 @@ static clgpu_status hist_program(clgpu_context *context, const hist_plan *plan, 
   return clgpu__program_get_named(context, "histogram", defines, count, NULL, out);
 }
 
-#define HIST_ARG_COUNT \
-  (CLGPU__BUFFER_ARG(0) | CLGPU__BUFFER_ARG(9) | CLGPU__BUFFER_ARG(13))
+#define HIST_ARG_COUNT (CLGPU__BUFFER_ARG(0) | CLGPU__BUFFER_ARG(9) | CLGPU__BUFFER_ARG(13))
 #define HIST_ARG_ZERO CLGPU__BUFFER_ARG(0)
 #define HIST_ARG_SUM (CLGPU__BUFFER_ARG(0) | CLGPU__BUFFER_ARG(5))
 
@@ -459,8 +465,8 @@ static clgpu_status run_hist(clgpu_context *context, const hist_plan *plan,
   clgpu__leases held = {{0}, {0}, {0}, 0};
   clgpu__place in_place, counts_place, edges_place;
   cl_long step = 1, edges_step = 1, counts_step = counts->strides[0];
-  clgpu_status status = clgpu__input_place(context, &chain, &scratch, HIST_PACKED_INPUT,
-                                           plan->pack, input, &in_place, who);
+  clgpu_status status = clgpu__input_place(context, &chain, &scratch, HIST_PACKED_INPUT, plan->pack,
+                                           input, &in_place, who);
   if (status == CLGPU_SUCCESS && !plan->pack && input->rank == 1) step = input->strides[0];
   if (status == CLGPU_SUCCESS) status = clgpu__place_of(counts, &counts_place);
   edges_place = in_place;
@@ -470,7 +476,8 @@ static clgpu_status run_hist(clgpu_context *context, const hist_plan *plan,
   }
   clgpu_program *program = NULL;
   cl_kernel count_kernel = NULL, zero_kernel = NULL, sum_kernel = NULL;
-  if (status == CLGPU_SUCCESS) status = hist_program(context, plan, step != 1, counts->type, &program);
+  if (status == CLGPU_SUCCESS)
+    status = hist_program(context, plan, step != 1, counts->type, &program);
   if (status == CLGPU_SUCCESS && plan->groups > 0) {
     status = clgpu__lease(&held, program, "clgpu_histogram_count", HIST_ARG_COUNT, &count_kernel);
   }
@@ -487,9 +494,10 @@ static clgpu_status run_hist(clgpu_context *context, const hist_plan *plan,
     clgpu__kernel_arg args[] = {ARG(rows.buffer), ARG(rows.offset), ARG(row_counts)};
     status = clgpu__set_args(zero_kernel, 0, args, 3, "clgpu_histogram_zero");
     if (status == CLGPU_SUCCESS) {
-      status = clgpu__chain_kernel(context, &chain, zero_kernel,
-                                   clgpu__global_size(clgpu__ceil_div_u64(row_counts, group), group),
-                                   group, "clEnqueueNDRangeKernel(clgpu_histogram_zero)");
+      status =
+          clgpu__chain_kernel(context, &chain, zero_kernel,
+                              clgpu__global_size(clgpu__ceil_div_u64(row_counts, group), group),
+                              group, "clEnqueueNDRangeKernel(clgpu_histogram_zero)");
     }
   }
   if (status == CLGPU_SUCCESS && count_kernel) {
@@ -498,25 +506,26 @@ static clgpu_status run_hist(clgpu_context *context, const hist_plan *plan,
     cl_int row_of_group = plan->row_of_group;
     int tiled_local = !plan->global && plan->shape.kind == CLGPU_SHAPE_TILED;
     size_t v = plan->value_size;
-    clgpu__kernel_arg args[] = {ARG(in_place.buffer),
-                                ARG(in_place.offset),
-                                ARG(step),
-                                ARG(n),
-                                ARG(chunk),
-                                {v, plan->lower},
-                                {v, plan->upper},
-                                {v, plan->scale},
-                                plan->wide ? (clgpu__kernel_arg)ARG(width) : (clgpu__kernel_arg)ARG(narrow),
-                                ARG(edges_place.buffer),
-                                ARG(edges_place.offset),
-                                ARG(edges_step),
-                                ARG(bins),
-                                ARG(rows.buffer),
-                                ARG(rows.offset),
-                                ARG(pitch),
-                                ARG(row_of_group),
-                                {tiled_local ? (size_t)bins * 4 : 4, NULL},
-                                {plan->local_edges ? (size_t)(bins + 1) * v : v, NULL}};
+    clgpu__kernel_arg args[] = {
+        ARG(in_place.buffer),
+        ARG(in_place.offset),
+        ARG(step),
+        ARG(n),
+        ARG(chunk),
+        {v, plan->lower},
+        {v, plan->upper},
+        {v, plan->scale},
+        plan->wide ? (clgpu__kernel_arg)ARG(width) : (clgpu__kernel_arg)ARG(narrow),
+        ARG(edges_place.buffer),
+        ARG(edges_place.offset),
+        ARG(edges_step),
+        ARG(bins),
+        ARG(rows.buffer),
+        ARG(rows.offset),
+        ARG(pitch),
+        ARG(row_of_group),
+        {tiled_local ? (size_t)bins * 4 : 4, NULL},
+        {plan->local_edges ? (size_t)(bins + 1) * v : v, NULL}};
     status = clgpu__set_args(count_kernel, 0, args, 19, "clgpu_histogram_count");
     if (status == CLGPU_SUCCESS) {
       status = clgpu__chain_kernel(context, &chain, count_kernel,
@@ -526,10 +535,9 @@ static clgpu_status run_hist(clgpu_context *context, const hist_plan *plan,
   }
   if (status == CLGPU_SUCCESS) {
     cl_ulong num_rows = plan->rows;
-    clgpu__kernel_arg args[] = {ARG(rows.buffer),         ARG(rows.offset),
-                                ARG(num_rows),            ARG(pitch),
-                                ARG(bins),                ARG(counts_place.buffer),
-                                ARG(counts_place.offset), ARG(counts_step)};
+    clgpu__kernel_arg args[] = {
+        ARG(rows.buffer),         ARG(rows.offset),         ARG(num_rows),   ARG(pitch), ARG(bins),
+        ARG(counts_place.buffer), ARG(counts_place.offset), ARG(counts_step)};
     status = clgpu__set_args(sum_kernel, 0, args, 8, "clgpu_histogram_sum");
     if (status == CLGPU_SUCCESS) {
       status = clgpu__chain_kernel(context, &chain, sum_kernel,
@@ -594,25 +602,22 @@ clgpu_status clgpu_histogram_even_workspace_size(clgpu_context *context, const v
                     who);
 }
 
-clgpu_status clgpu_histogram_edges_workspace_size(clgpu_context *context,
-                                                  const clgpu_array *counts,
+clgpu_status clgpu_histogram_edges_workspace_size(clgpu_context *context, const clgpu_array *counts,
                                                   const clgpu_array *input,
                                                   const clgpu_array *edges,
                                                   const clgpu_call_options *options,
                                                   clgpu_workspace_size *out) {
   const char *who = "clgpu_histogram_edges_workspace_size";
   CLGPU__RETURN_ERROR_IF(!out, CLGPU_INVALID_ARGUMENT, "%s: out is NULL", who);
-  return hist_entry(context, counts, input, NULL, NULL, edges, 1, options, 0, NULL, NULL, out,
-                    who);
+  return hist_entry(context, counts, input, NULL, NULL, edges, 1, options, 0, NULL, NULL, out, who);
 }
 
 /* The largest bin count up to max_bins of each regime of decide() (own
  * rows with local edges, own rows, one shared row): within a regime the
  * rows grow with the bins, so the largest of each bounds it. decide() is
  * monotone in the bins, so each boundary is found by bisection. */
-static uint64_t regime_end(const clgpu_context *context, const clgpu__shape *shape,
-                           hist_mode mode, size_t value_size, uint64_t n, uint64_t max_bins,
-                           int which) {
+static uint64_t regime_end(const clgpu_context *context, const clgpu__shape *shape, hist_mode mode,
+                           size_t value_size, uint64_t n, uint64_t max_bins, int which) {
   uint64_t lo = 0, hi = max_bins; /* the largest in the regime is in [lo, hi] */
   int global = 0, local_edges = 0;
   decide(context, shape, mode, n, 0, value_size, &global, &local_edges);

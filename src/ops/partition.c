@@ -50,8 +50,8 @@ static void part_free(part_plan *plan) {
  * element, apart from both; the output, when it may overlap the input,
  * makes the input staged. */
 static clgpu_status check_views(const clgpu_context *context, const clgpu_array *output,
-                                const clgpu_array *count, const clgpu_array *input,
-                                const char *who, part_plan *plan) {
+                                const clgpu_array *count, const clgpu_array *input, const char *who,
+                                part_plan *plan) {
   CLGPU__FORWARD_IF_ERROR(clgpu__check_view_1d(input, who, "input"));
   CLGPU__FORWARD_IF_ERROR(clgpu__check_view_1d(output, who, "output"));
   CLGPU__RETURN_ERROR_IF(output->type != input->type, CLGPU_TYPE_MISMATCH,
@@ -159,8 +159,8 @@ static clgpu_status run_partition(clgpu_context *context, const part_plan *plan,
   clgpu__chain_begin(&chain, num_events, wait_list);
   clgpu__place in = {0}, out = {0}, total = {0};
   cl_long in_step = plan->stage ? 1 : input->strides[0], out_step = output->strides[0];
-  clgpu_status status =
-      clgpu__input_place(context, &chain, &scratch, PART_STAGED_INPUT, plan->stage, input, &in, who);
+  clgpu_status status = clgpu__input_place(context, &chain, &scratch, PART_STAGED_INPUT,
+                                           plan->stage, input, &in, who);
   if (status == CLGPU_SUCCESS) status = clgpu__place_of(output, &out);
   if (status == CLGPU_SUCCESS) status = clgpu__place_of(count, &total);
   clgpu_define extra[1] = {{"CLGPU_PART_STRIDED", NULL}};
@@ -189,37 +189,34 @@ static clgpu_status run_partition(clgpu_context *context, const part_plan *plan,
   cl_ulong n = plan->n, chunk = plan->split.reserved > 0 ? plan->split.chunk : plan->n;
   size_t group = plan->shape.group;
   if (status == CLGPU_SUCCESS) {
-    clgpu__kernel_arg args[] = {ARG(in.buffer), ARG(in.offset),      ARG(in_step),
-                                ARG(n),         ARG(chunk),          ARG(counted.buffer),
-                                ARG(counted.offset)};
+    clgpu__kernel_arg args[] = {ARG(in.buffer), ARG(in.offset),      ARG(in_step),       ARG(n),
+                                ARG(chunk),     ARG(counted.buffer), ARG(counted.offset)};
     status = clgpu__set_args(counts_kernel, 0, args, 7, "clgpu_partition_counts");
     if (status == CLGPU_SUCCESS) {
-      status = clgpu__chain_kernel(context, &chain, counts_kernel,
-                                   clgpu__global_size(groups, group), group,
-                                   "clEnqueueNDRangeKernel(clgpu_partition_counts)");
+      status =
+          clgpu__chain_kernel(context, &chain, counts_kernel, clgpu__global_size(groups, group),
+                              group, "clEnqueueNDRangeKernel(clgpu_partition_counts)");
     }
   }
   if (status == CLGPU_SUCCESS && scan_needed) {
-    clgpu__place totals =
-        plan->counts_split.reserved > 0
-            ? clgpu__scratch_place(&scratch, PART_SCAN_FIRST + CLGPU__SCAN_TOTALS)
-            : counted;
-    status = clgpu__enqueue_scan_contiguous(context, &chain, &nested, &plan->shape, counted, counted,
-                                            groups, &plan->counts_split, plan->sum_slices, 0,
-                                            totals);
+    clgpu__place totals = plan->counts_split.reserved > 0
+                              ? clgpu__scratch_place(&scratch, PART_SCAN_FIRST + CLGPU__SCAN_TOTALS)
+                              : counted;
+    status =
+        clgpu__enqueue_scan_contiguous(context, &chain, &nested, &plan->shape, counted, counted,
+                                       groups, &plan->counts_split, plan->sum_slices, 0, totals);
   }
   if (status == CLGPU_SUCCESS) {
     cl_ulong groups_arg = groups;
-    clgpu__kernel_arg args[] = {ARG(in.buffer),      ARG(in.offset),     ARG(in_step),
-                                ARG(n),              ARG(chunk),         ARG(counted.buffer),
-                                ARG(counted.offset), ARG(groups_arg),    ARG(out.buffer),
-                                ARG(out.offset),     ARG(out_step),      ARG(total.buffer),
-                                ARG(total.offset)};
+    clgpu__kernel_arg args[] = {
+        ARG(in.buffer),   ARG(in.offset),      ARG(in_step),        ARG(n),
+        ARG(chunk),       ARG(counted.buffer), ARG(counted.offset), ARG(groups_arg),
+        ARG(out.buffer),  ARG(out.offset),     ARG(out_step),       ARG(total.buffer),
+        ARG(total.offset)};
     status = clgpu__set_args(write_kernel, 0, args, 13, "clgpu_partition_write");
     if (status == CLGPU_SUCCESS) {
-      status = clgpu__chain_kernel(context, &chain, write_kernel,
-                                   clgpu__global_size(groups, group), group,
-                                   "clEnqueueNDRangeKernel(clgpu_partition_write)");
+      status = clgpu__chain_kernel(context, &chain, write_kernel, clgpu__global_size(groups, group),
+                                   group, "clEnqueueNDRangeKernel(clgpu_partition_write)");
     }
   }
   return clgpu__finish_call(context, status, &chain, event, &held, &scratch);
@@ -254,8 +251,8 @@ clgpu_status clgpu_partition(clgpu_context *context, const char *predicate,
                              const clgpu_array *output, const clgpu_array *count,
                              const clgpu_array *input, const clgpu_call_options *options,
                              cl_uint num_events, const cl_event *wait_list, cl_event *event) {
-  return part_entry(context, predicate, output, count, input, options, num_events, wait_list,
-                    event, NULL, "clgpu_partition");
+  return part_entry(context, predicate, output, count, input, options, num_events, wait_list, event,
+                    NULL, "clgpu_partition");
 }
 
 clgpu_status clgpu_partition_workspace_size(clgpu_context *context, const char *predicate,

@@ -1003,9 +1003,9 @@ static clgpu_status run_segmented(clgpu_context *context, const sort_plan *plan,
   CLGPU__FORWARD_IF_ERROR(clgpu__lease(held, program, "clgpu_segsort_blocks",
                                        places_args | CLGPU__BUFFER_ARG(8), &blocks));
   if (plan->merge_passes > 0) {
-    CLGPU__FORWARD_IF_ERROR(
-        clgpu__lease(held, program, "clgpu_segsort_pass",
-                     places_args | CLGPU__BUFFER_ARG(8) | CLGPU__BUFFER_ARG(18), &pass_kernel));
+    CLGPU__FORWARD_IF_ERROR(clgpu__lease(held, program, "clgpu_segsort_pass",
+                                         places_args | CLGPU__BUFFER_ARG(8) | CLGPU__BUFFER_ARG(18),
+                                         &pass_kernel));
     CLGPU__FORWARD_IF_ERROR(clgpu__lease(held, program, "clgpu_segsort_finish",
                                          places_args | CLGPU__BUFFER_ARG(10), &finish));
   }
@@ -1079,9 +1079,8 @@ static clgpu_status run_sort(clgpu_context *context, const sort_plan *plan, cons
                              const clgpu_array *values, const clgpu_array *offsets,
                              const clgpu_sort_options *options, cl_uint num_events,
                              const cl_event *wait_list, cl_event *event, const char *who) {
-  clgpu__argument arguments[] = {{keys, "keys"},
-                                 {values, plan->permutation ? "permutation" : "values"},
-                                 {offsets, "offsets"}};
+  clgpu__argument arguments[] = {
+      {keys, "keys"}, {values, plan->permutation ? "permutation" : "values"}, {offsets, "offsets"}};
   clgpu__scratch scratch;
   CLGPU__FORWARD_IF_ERROR(clgpu__scratch_acquire(
       context, &plan->report, options ? options->workspace : NULL, arguments, 3, who, &scratch));
@@ -1388,10 +1387,9 @@ static clgpu_status check_offsets(clgpu_context *context, const clgpu_array *off
   CLGPU__RETURN_ERROR_IF(!offsets, CLGPU_INVALID_ARGUMENT, "%s: offsets is NULL", who);
   CLGPU__FORWARD_IF_ERROR(clgpu__check_view_1d(offsets, who, "offsets"));
   CLGPU__RETURN_ERROR_IF(
-      offsets->type != CLGPU_TYPE_UINT32 && offsets->type != CLGPU_TYPE_UINT64,
-      CLGPU_TYPE_MISMATCH,
-      "%s: the offsets must be uint or ulong (CLGPU_TYPE_UINT32 or CLGPU_TYPE_UINT64), not %s",
-      who, clgpu__type_cl_name(offsets->type));
+      offsets->type != CLGPU_TYPE_UINT32 && offsets->type != CLGPU_TYPE_UINT64, CLGPU_TYPE_MISMATCH,
+      "%s: the offsets must be uint or ulong (CLGPU_TYPE_UINT32 or CLGPU_TYPE_UINT64), not %s", who,
+      clgpu__type_cl_name(offsets->type));
   CLGPU__RETURN_ERROR_IF(offsets->shape[0] == 0, CLGPU_SHAPE_MISMATCH,
                          "%s: the offsets are empty (S segments take S + 1 offsets; no segment "
                          "takes one)",
@@ -1439,23 +1437,21 @@ static clgpu_status segmented_entry(clgpu_context *context, const clgpu_sort_spe
   CLGPU__FORWARD_IF_ERROR(check_keys(context, keys, 1, who, &plan));
   if (values) CLGPU__FORWARD_IF_ERROR(check_values(context, keys, values, who, &plan));
   CLGPU__FORWARD_IF_ERROR(check_offsets(context, offsets, keys, values, who, &plan));
-  return query_or_sort(context, &plan, keys, values, offsets, options, num_events, wait_list,
-                       event, query, who);
+  return query_or_sort(context, &plan, keys, values, offsets, options, num_events, wait_list, event,
+                       query, who);
 }
 
 clgpu_status clgpu_segmented_sort(clgpu_context *context, const clgpu_sort_spec *spec,
                                   const clgpu_array *keys, const clgpu_array *values,
                                   const clgpu_array *offsets, const clgpu_sort_options *options,
-                                  cl_uint num_events, const cl_event *wait_list,
-                                  cl_event *event) {
+                                  cl_uint num_events, const cl_event *wait_list, cl_event *event) {
   return segmented_entry(context, spec, keys, values, offsets, options, num_events, wait_list,
                          event, NULL, "clgpu_segmented_sort");
 }
 
 clgpu_status clgpu_segmented_sort_workspace_size(clgpu_context *context,
                                                  const clgpu_sort_spec *spec,
-                                                 const clgpu_array *keys,
-                                                 const clgpu_array *values,
+                                                 const clgpu_array *keys, const clgpu_array *values,
                                                  const clgpu_array *offsets,
                                                  const clgpu_sort_options *options,
                                                  clgpu_workspace_size *out) {
@@ -1472,8 +1468,8 @@ clgpu_status clgpu_segmented_sort_workspace_size_upto(clgpu_context *context,
                                                       clgpu_workspace_size *out) {
   const char *who = "clgpu_segmented_sort_workspace_size_upto";
   CLGPU__FORWARD_IF_ERROR(check_segmented_options(options, who));
-  CLGPU__RETURN_ERROR_IF(value_size != 0 && value_size != 1 && value_size != 2 &&
-                             value_size != 4 && value_size != 8 && value_size != 16,
+  CLGPU__RETURN_ERROR_IF(value_size != 0 && value_size != 1 && value_size != 2 && value_size != 4 &&
+                             value_size != 8 && value_size != 16,
                          CLGPU_INVALID_ARGUMENT,
                          "%s: value_size is %zu (0 for keys only, or 1, 2, 4, 8 or 16)", who,
                          value_size);

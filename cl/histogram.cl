@@ -130,7 +130,9 @@ inline ulong clgpu_hist_bin(V x, V lower, V upper, V scale, W width, ulong bins)
   V t = min(max((V)(x - lower) * scale, (V)0), (V)(bins - 1ul));
   ulong b = (ulong)(uint)(int)t;
 #else
-  ulong b = (ulong)((V)(x - lower) * scale);
+  /* Clamped before the conversion, which is undefined past ulong (x -
+   * lower may overflow to +inf over a range wider than V's largest). */
+  ulong b = (ulong)min((V)(x - lower) * scale, (V)(bins - 1ul));
   b = b < bins ? b : bins - 1ul;
 #endif
   return in ? b : bins;

@@ -774,6 +774,45 @@ inline void merge_range(MERGE_ARGS, uint from, ulong n, ulong width, ulong begin
   }
 }
 
+/* Sort in[0, count) (count <= BLOCK) by insertion, stably, into
+ * out[0, count), which may be `in` itself: every key is read before any is
+ * written. */
+inline void sort_block(__global const key_t *in, __global key_t *out, uint count
+#if HAS_VALUES
+                       ,
+                       __global const value_t *vin, __global value_t *vout
+#endif
+) {
+  key_t keys[BLOCK];
+#if HAS_VALUES
+  value_t values[BLOCK];
+#endif
+  for (uint k = 0; k < count; k++) {
+    key_t key = in[k];
+#if HAS_VALUES
+    value_t value = vin[k];
+#endif
+    uint place = k;
+    while (place > 0 && PRECEDES(key, keys[place - 1])) {
+      keys[place] = keys[place - 1];
+#if HAS_VALUES
+      values[place] = values[place - 1];
+#endif
+      place--;
+    }
+    keys[place] = key;
+#if HAS_VALUES
+    values[place] = value;
+#endif
+  }
+  for (uint k = 0; k < count; k++) {
+    out[k] = keys[k];
+#if HAS_VALUES
+    vout[k] = values[k];
+#endif
+  }
+}
+
 /* Sort every block of BLOCK keys by insertion (stable), from place 0 into
  * place `to`, then, within the range of `chunk` keys of this work-item,
  * `inner` merge passes of widths BLOCK, 2 BLOCK, ... alternating places. */
@@ -788,35 +827,12 @@ __kernel void clgpu_merge_blocks(MERGE_ARGS, ulong n, ulong chunk, uint inner, u
   __global value_t *vout = MVALUES(to);
 #endif
   for (ulong block = begin; block < end; block += BLOCK) {
-    uint count = (uint)min((ulong)BLOCK, end - block);
-    key_t keys[BLOCK];
+    sort_block(in + block, out + block, (uint)min((ulong)BLOCK, end - block)
 #if HAS_VALUES
-    value_t values[BLOCK];
+                                            ,
+               vin + block, vout + block
 #endif
-    for (uint k = 0; k < count; k++) {
-      key_t key = in[block + k];
-#if HAS_VALUES
-      value_t value = vin[block + k];
-#endif
-      uint place = k;
-      while (place > 0 && PRECEDES(key, keys[place - 1])) {
-        keys[place] = keys[place - 1];
-#if HAS_VALUES
-        values[place] = values[place - 1];
-#endif
-        place--;
-      }
-      keys[place] = key;
-#if HAS_VALUES
-      values[place] = value;
-#endif
-    }
-    for (uint k = 0; k < count; k++) {
-      out[block + k] = keys[k];
-#if HAS_VALUES
-      vout[block + k] = values[k];
-#endif
-    }
+    );
   }
   uint from = to;
   ulong width = BLOCK;
@@ -935,34 +951,12 @@ __kernel void clgpu_segsort_blocks(MERGE_ARGS, SEG_ARGS, ulong n, ulong chunk) {
       continue;
     }
     uint count = (uint)min((ulong)BLOCK, e - p);
-    key_t block[BLOCK];
+    sort_block(keys + p, keys + p, count
 #if HAS_VALUES
-    value_t values[BLOCK];
+               ,
+               vals + p, vals + p
 #endif
-    for (uint k = 0; k < count; k++) {
-      key_t key = keys[p + k];
-#if HAS_VALUES
-      value_t value = vals[p + k];
-#endif
-      uint place = k;
-      while (place > 0 && PRECEDES(key, block[place - 1])) {
-        block[place] = block[place - 1];
-#if HAS_VALUES
-        values[place] = values[place - 1];
-#endif
-        place--;
-      }
-      block[place] = key;
-#if HAS_VALUES
-      values[place] = value;
-#endif
-    }
-    for (uint k = 0; k < count; k++) {
-      keys[p + k] = block[k];
-#if HAS_VALUES
-      vals[p + k] = values[k];
-#endif
-    }
+    );
     p += count;
   }
 }

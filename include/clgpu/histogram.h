@@ -1,5 +1,5 @@
 /* Histograms: how many elements of an array fall into each of a number of
- * bins, the bins even ranges over [lower, upper) or given by sorted edges.
+ * bins, the bins even ranges over [lower, upper] or given by sorted edges.
  *
  * Key concepts:
  * - The input is a view of any shape and strides, of any built-in type
@@ -31,7 +31,10 @@
  *               (V)(B / ((double)upper - (double)lower)).
  *   So a float x that lies within rounding of a bin's edge may be counted
  *   in the bin on either side of it (as with CUB's HistogramEven), the same
- *   way on every device: the formula is the definition.
+ *   way on every device that keeps denormals: the formula is the
+ *   definition. (OpenCL lets a device flush float denormals to zero, as
+ *   rusticl's llvmpipe reports it does; there an x - lower that is a
+ *   denormal counts as 0.)
  * - Bins by edges (clgpu_histogram_edges): a 1-D view of B + 1 edges of the
  *   input's type, any stride, in ascending order by `<`; bin b holds the
  *   x with edges[b] <= x < edges[b + 1], and the last bin also x equal to

@@ -423,11 +423,14 @@ class Run(BenchTestCase):
         self.assert_exit(table, 0)
         figures = [re.match(r"^histogram\s+uint32\s+4K\s+(chunked|tiled)\s+"
                             r"[\d.]+ \([\d.]+-[\d.]+\)\s+\d+\s+[\d.]+\s+(\d+)%\s+\d+%\s+\S+ \|"
-                            r"\s+[\d.]+\s+([\d.]+)x \|\s+n/a\s+n/a$", line)
+                            r"\s+([\d.]+)\s+([\d.]+)x \|\s+n/a\s+n/a$", line)
                    for line in table.stdout.splitlines() if line.startswith("histogram ")]
         self.assertEqual(len(figures), 1, describe(table))
         self.assertIsNotNone(figures[0], describe(table))
-        self.assertGreater(float(figures[0].group(3)), 0, describe(table))  # x CPU
+        self.assertGreater(float(figures[0].group(3)), 0, describe(table))  # CPU GB/s
+        # x CPU: printed to two places, so a slow device's launch against a
+        # 4K C loop may read 0.00 (rusticl); the JSON above checks its value.
+        self.assertGreaterEqual(float(figures[0].group(4)), 0, describe(table))
         self.assertIn("histogram has none: Boost.Compute\nhas no histogram", table.stdout)
 
     def test_lower_bound_table_and_csv(self):

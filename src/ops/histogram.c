@@ -99,30 +99,57 @@ static int is_signed_type(clgpu_type type) {
 /* An integer value as its 64-bit pattern: sign-extended for signed types
  * (so that differences of two in-order values are exact modulo 2^64). */
 static uint64_t integer_bits(clgpu_type type, const void *value) {
+  /* Copied out byte-wise: the caller's pointer need not be aligned. */
+  int8_t s8;
+  int16_t s16;
+  int32_t s32;
+  int64_t s64;
+  uint8_t u8;
+  uint16_t u16;
+  uint32_t u32;
+  uint64_t u64;
   switch (type) {
     case CLGPU_TYPE_INT8:
-      return (uint64_t)(int64_t) * (const int8_t *)value;
+      memcpy(&s8, value, 1);
+      return (uint64_t)(int64_t)s8;
     case CLGPU_TYPE_INT16:
-      return (uint64_t)(int64_t) * (const int16_t *)value;
+      memcpy(&s16, value, 2);
+      return (uint64_t)(int64_t)s16;
     case CLGPU_TYPE_INT32:
-      return (uint64_t)(int64_t) * (const int32_t *)value;
+      memcpy(&s32, value, 4);
+      return (uint64_t)(int64_t)s32;
     case CLGPU_TYPE_INT64:
-      return (uint64_t) * (const int64_t *)value;
+      memcpy(&s64, value, 8);
+      return (uint64_t)s64;
     case CLGPU_TYPE_UINT8:
-      return *(const uint8_t *)value;
+      memcpy(&u8, value, 1);
+      return u8;
     case CLGPU_TYPE_UINT16:
-      return *(const uint16_t *)value;
+      memcpy(&u16, value, 2);
+      return u16;
     case CLGPU_TYPE_UINT32:
-      return *(const uint32_t *)value;
+      memcpy(&u32, value, 4);
+      return u32;
     default:
-      return *(const uint64_t *)value;
+      memcpy(&u64, value, 8);
+      return u64;
   }
 }
 
 static double float_value(clgpu_type type, const void *value) {
-  if (type == CLGPU_TYPE_HALF) return half_to_double(*(const uint16_t *)value);
-  if (type == CLGPU_TYPE_FLOAT) return *(const float *)value;
-  return *(const double *)value;
+  uint16_t half;
+  float single;
+  double wide;
+  if (type == CLGPU_TYPE_HALF) {
+    memcpy(&half, value, 2);
+    return half_to_double(half);
+  }
+  if (type == CLGPU_TYPE_FLOAT) {
+    memcpy(&single, value, 4);
+    return single;
+  }
+  memcpy(&wide, value, 8);
+  return wide;
 }
 
 /* The even bins' mode and arguments from the caller's bounds. */

@@ -559,24 +559,13 @@ void test_generate(void *out, size_t n, test_type type, test_distribution distri
 
 /* ---- host references ---- */
 
-static int comes_before(uint64_t key, uint64_t other, int descending) {
-  return descending ? key > other : key < other;
-}
-
-/* A bottom-up merge sort of input indices by precomputed keys. Taking from
- * the left run unless the right key strictly comes first keeps equal keys in
- * input order, in either direction. */
-static void sort_permutation(const void *keys, size_t n, test_type type, int descending,
+/* A bottom-up merge sort of input indices. Taking from the left run unless
+ * the right element strictly comes first keeps equal elements in input
+ * order. */
+void test_stable_permutation(size_t n, test_precedes_fn precedes, const void *context,
                              uint32_t *permutation) {
-  if (n == 0) return;
-  if (n > UINT32_MAX) fail_msg("test data: %zu elements do not fit a uint32_t permutation", n);
-  size_t size = test_type_size(type);
-  uint64_t *order = allocate_bytes(n * sizeof *order);
   uint32_t *scratch = allocate_bytes(n * sizeof *scratch);
-  for (size_t i = 0; i < n; i++) {
-    order[i] = test_order_key((const unsigned char *)keys + i * size, type);
-    permutation[i] = (uint32_t)i;
-  }
+  for (size_t i = 0; i < n; i++) permutation[i] = (uint32_t)i;
   uint32_t *from = permutation, *to = scratch;
   for (size_t width = 1; width < n; width *= 2) {
     for (size_t low = 0; low < n; low += 2 * width) {
@@ -584,11 +573,7 @@ static void sort_permutation(const void *keys, size_t n, test_type type, int des
       size_t high = low + 2 * width < n ? low + 2 * width : n;
       size_t left = low, right = middle, out = low;
       while (left < middle && right < high) {
-        if (comes_before(order[from[right]], order[from[left]], descending)) {
-          to[out++] = from[right++];
-        } else {
-          to[out++] = from[left++];
-        }
+        to[out++] = precedes(context, from[right], from[left]) ? from[right++] : from[left++];
       }
       while (left < middle) to[out++] = from[left++];
       while (right < high) to[out++] = from[right++];
@@ -599,6 +584,32 @@ static void sort_permutation(const void *keys, size_t n, test_type type, int des
   }
   if (from != permutation) memcpy(permutation, from, n * sizeof *permutation);
   free(scratch);
+}
+
+/* Order keys, and the direction they sort in. */
+typedef struct ordered_keys {
+  const uint64_t *order;
+  int descending;
+} ordered_keys;
+
+static int comes_before(const void *context, size_t a, size_t b) {
+  const ordered_keys *keys = context;
+  uint64_t key = keys->order[a], other = keys->order[b];
+  return keys->descending ? key > other : key < other;
+}
+
+/* The stable permutation by test_order_key, in either direction. */
+static void sort_permutation(const void *keys, size_t n, test_type type, int descending,
+                             uint32_t *permutation) {
+  if (n == 0) return;
+  if (n > UINT32_MAX) fail_msg("test data: %zu elements do not fit a uint32_t permutation", n);
+  size_t size = test_type_size(type);
+  uint64_t *order = allocate_bytes(n * sizeof *order);
+  for (size_t i = 0; i < n; i++) {
+    order[i] = test_order_key((const unsigned char *)keys + i * size, type);
+  }
+  ordered_keys ordered = {order, descending};
+  test_stable_permutation(n, comes_before, &ordered, permutation);
   free(order);
 }
 

@@ -196,6 +196,15 @@ void test_generate(void *out, size_t n, test_type type, test_distribution distri
 void test_reference_sort(void *keys, void *values, size_t value_size, size_t n, test_type type,
                          int descending);
 
+/* Whether element a must come before element b (strictly). */
+typedef int (*test_precedes_fn)(const void *context, size_t a, size_t b);
+
+/* The stable sorting permutation of n elements under `precedes`:
+ * permutation[i] is the input index of the element at i, equal elements
+ * (neither precedes the other) in input order. n must fit in uint32_t. */
+void test_stable_permutation(size_t n, test_precedes_fn precedes, const void *context,
+                             uint32_t *permutation);
+
 /* The stable sorting permutation: permutation[i] is the input index of the
  * key that test_reference_sort puts at i. n must fit in uint32_t. */
 void test_reference_argsort(const void *keys, size_t n, test_type type, int descending,

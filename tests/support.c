@@ -37,6 +37,13 @@ clgpu_context *test_context(const clgpu_context_options *options) {
   return context;
 }
 
+clgpu_context *test_context_without_disk_cache(void) {
+  clgpu_context_options options;
+  memset(&options, 0, sizeof options);
+  options.disk_cache = CLGPU_DISK_CACHE_OFF;
+  return test_context(&options);
+}
+
 uint64_t test_seed(void) {
   static uint64_t seed;
   static int chosen;

@@ -18,6 +18,12 @@
  * process. Fails the test on error, printing the status and message. */
 clgpu_context *test_context(const clgpu_context_options *options);
 
+/* test_context without clgpu's binary cache (test_disk_cache covers it), for
+ * tests that build many programs: on POCL a cold build that also stores the
+ * binary took about three times as long as one without. POCL's own kernel
+ * cache still makes later runs fast. */
+clgpu_context *test_context_without_disk_cache(void);
+
 /* Print the device of a context on stdout ("# device: platform / name"). */
 void test_print_device(const clgpu_context *context);
 

@@ -629,33 +629,6 @@ static void describe(const hist_case *c, char *text, size_t size) {
            clgpu_shape_name(c->shape), c->input_stride, c->edges_stride, c->counts_stride);
 }
 
-/* The region of a placed view after a call: as it was, with the first
- * `count` expected elements scattered into the view; also its guards. */
-static void check_region(const test_placed *p, size_t size, const unsigned char *expected,
-                         size_t count, const char *label, const char *what) {
-  unsigned char *region = malloc(p->region_bytes + 1);
-  unsigned char *wanted = malloc(p->region_bytes + 1);
-  unsigned char *logical = malloc(p->spec.shape[0] * size + 1);
-  assert_non_null(region);
-  assert_non_null(wanted);
-  assert_non_null(logical);
-  test_guarded_read(context, &p->guarded, region);
-  memcpy(wanted, p->region, p->region_bytes);
-  gather(p->region, &p->spec, size, logical);
-  memcpy(logical, expected, count * size);
-  scatter(wanted, &p->spec, size, logical);
-  for (size_t b = 0; b < p->region_bytes; b++) {
-    if (region[b] != wanted[b]) {
-      fail_msg("%s: seed %llu: %s: byte %zu of the region is 0x%02x, expected 0x%02x", label,
-               (unsigned long long)test_seed(), what, b, region[b], wanted[b]);
-    }
-  }
-  test_guarded_check(context, &p->guarded, label);
-  free(region);
-  free(wanted);
-  free(logical);
-}
-
 /* The counts in the count type's bytes. */
 static unsigned char *counts_bytes(const uint64_t *counts, size_t bins, clgpu_type count_type) {
   size_t size = clgpu_type_size(count_type);
@@ -802,10 +775,10 @@ static void run_case(const hist_case *c, uint64_t *got) {
   read_placed(&counts, count_size, counted);
   compare_counts(counted, expected, bins, label);
   unsigned char *wanted = counts_bytes(expected, bins, c->count_type);
-  check_region(&counts, count_size, wanted, bins, label, "counts");
-  check_region(&in, size, input, 0, label, "input");
+  test_placed_check(context, &counts, count_size, wanted, bins, label, "counts");
+  test_placed_check(context, &in, size, input, 0, label, "input");
   if (d->by_edges) {
-    check_region(&edges, size, d->edges, 0, label, "edges");
+    test_placed_check(context, &edges, size, d->edges, 0, label, "edges");
     test_placed_release(&edges);
   }
   if (got) memcpy(got, counted, bins * sizeof *got);
@@ -1263,7 +1236,7 @@ static void strided_and_nd_views(void **state) {
         read_placed(&counts, 4, got);
         compare_counts(got, expected, def.bins, label);
         unsigned char *wanted = counts_bytes(expected, def.bins, CLGPU_TYPE_UINT32);
-        check_region(&counts, 4, wanted, def.bins, label, "counts");
+        test_placed_check(context, &counts, 4, wanted, def.bins, label, "counts");
         /* The input is unchanged, guards included. */
         unsigned char *region = malloc(in.region_bytes);
         assert_non_null(region);
@@ -1668,7 +1641,7 @@ static void wait_list_and_event(void **state) {
     assert_non_null(done);
     assert_int_equal(clWaitForEvents(1, &done), CL_SUCCESS);
     clReleaseEvent(done);
-    check_region(&counts, 4, junk, 0, "no bins", "counts");
+    test_placed_check(context, &counts, 4, junk, 0, "no bins", "counts");
     test_placed_release(&in);
     test_placed_release(&edge_view);
     test_placed_release(&counts);
@@ -1885,9 +1858,9 @@ static void misuse(void **state) {
   }
 
   /* Nothing was written: counts, input and edges as they were. */
-  check_region(&counts, 4, junk, 0, "misuse", "counts");
-  check_region(&in, 4, (const unsigned char *)data, 0, "misuse", "input");
-  check_region(&edges, 4, edge_bytes, 0, "misuse", "edges");
+  test_placed_check(context, &counts, 4, junk, 0, "misuse", "counts");
+  test_placed_check(context, &in, 4, (const unsigned char *)data, 0, "misuse", "input");
+  test_placed_check(context, &edges, 4, edge_bytes, 0, "misuse", "edges");
 
   /* Allowed: no bins (nothing written), and an integer range of a single
    * value (every element equal to it in the first bin). */
@@ -1903,7 +1876,7 @@ static void misuse(void **state) {
     clgpu_workspace_size none_report;
     assert_status(even_query(context, &none, x, &lo, &hi, &options, &none_report), CLGPU_SUCCESS);
   }
-  check_region(&counts, 4, junk, 0, "no bins", "counts");
+  test_placed_check(context, &counts, 4, junk, 0, "no bins", "counts");
   if (UPPER_INCLUDED) {
     for (size_t s = 0; s < 2; s++) {
       clgpu_call_options options = {.shape = shapes[s]};

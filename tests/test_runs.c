@@ -367,33 +367,6 @@ static size_t reference(const runs_case *c, const unsigned char *keys, const uns
   return runs;
 }
 
-/* The bytes of a guarded view's region after a call: the region as it was
- * with the first `count` expected elements scattered in. */
-static void check_region(const test_placed *p, size_t size, const unsigned char *expected,
-                         size_t count, const char *label, const char *what) {
-  unsigned char *region = malloc(p->region_bytes + 1);
-  unsigned char *wanted = malloc(p->region_bytes + 1);
-  unsigned char *logical = malloc(p->spec.shape[0] * size + 1);
-  assert_non_null(region);
-  assert_non_null(wanted);
-  assert_non_null(logical);
-  test_guarded_read(context, &p->guarded, region);
-  memcpy(wanted, p->region, p->region_bytes);
-  gather(p->region, &p->spec, size, logical);
-  memcpy(logical, expected, count * size);
-  scatter(wanted, &p->spec, size, logical);
-  for (size_t b = 0; b < p->region_bytes; b++) {
-    if (region[b] != wanted[b]) {
-      fail_msg("%s: seed %llu: %s: byte %zu of the region is 0x%02x, expected 0x%02x", label,
-               (unsigned long long)test_seed(), what, b, region[b], wanted[b]);
-    }
-  }
-  test_guarded_check(context, &p->guarded, label);
-  free(region);
-  free(wanted);
-  free(logical);
-}
-
 static void run_case(const runs_case *c) {
   char label[400];
   describe(c, label, sizeof label);
@@ -446,16 +419,16 @@ static void run_case(const runs_case *c) {
     fail_msg("%s: %s: %s", label, clgpu_status_name(status), clgpu_last_error());
   }
   size_t written = runs < capacity ? runs : capacity;
-  check_region(&out, result_size, expected, c->scan ? n : written, label,
-               c->scan ? "output" : "reduced");
+  test_placed_check(context, &out, result_size, expected, c->scan ? n : written, label,
+                    c->scan ? "output" : "reduced");
   if (!c->scan) {
-    check_region(&out_keys, key_size, expected_keys, written, label, "run_keys");
+    test_placed_check(context, &out_keys, key_size, expected_keys, written, label, "run_keys");
     uint64_t counted = runs;
-    check_region(&count, 8, (const unsigned char *)&counted, 1, label, "count");
+    test_placed_check(context, &count, 8, (const unsigned char *)&counted, 1, label, "count");
   }
   /* The inputs are read only. */
-  check_region(&k, key_size, keys, 0, label, "keys");
-  check_region(&v, value_size, values, 0, label, "values");
+  test_placed_check(context, &k, key_size, keys, 0, label, "keys");
+  test_placed_check(context, &v, value_size, values, 0, label, "values");
   test_placed_release(&k);
   test_placed_release(&v);
   test_placed_release(&out);
@@ -563,17 +536,17 @@ static void run_unique_case(const unique_case *c) {
   }
   size_t written = runs < capacity ? runs : capacity;
   uint64_t counted = runs;
-  check_region(&count, 8, (const unsigned char *)&counted, 1, label, "count");
+  test_placed_check(context, &count, 8, (const unsigned char *)&counted, 1, label, "count");
   int encode = c->form == FORM_ENCODE;
-  check_region(&out_keys, key_size, expected_keys, encode && c->without == 1 ? 0 : written, label,
-               "run_keys");
-  check_region(&out_values, value_size, expected_values,
-               c->form == FORM_UNIQUE_BY_KEY ? written : 0, label, "run_values");
-  check_region(&lengths, index_size, expected_lengths, encode && c->without != 2 ? written : 0,
-               label, "lengths");
-  check_region(&offsets, index_size, expected_offsets, encode && c->without != 3 ? written : 0,
-               label, "offsets");
-  check_region(&k, key_size, keys, 0, label, "keys");
+  test_placed_check(context, &out_keys, key_size, expected_keys,
+                    encode && c->without == 1 ? 0 : written, label, "run_keys");
+  test_placed_check(context, &out_values, value_size, expected_values,
+                    c->form == FORM_UNIQUE_BY_KEY ? written : 0, label, "run_values");
+  test_placed_check(context, &lengths, index_size, expected_lengths,
+                    encode && c->without != 2 ? written : 0, label, "lengths");
+  test_placed_check(context, &offsets, index_size, expected_offsets,
+                    encode && c->without != 3 ? written : 0, label, "offsets");
+  test_placed_check(context, &k, key_size, keys, 0, label, "keys");
   test_placed *all[] = {&k, &v, &out_keys, &out_values, &lengths, &offsets, &count};
   for (size_t i = 0; i < sizeof all / sizeof all[0]; i++) test_placed_release(all[i]);
   free(junk);
@@ -870,7 +843,8 @@ static void float_specials_as_keys(void **state) {
       assert_status(clgpu_scan_by_key(context, &op, numeric ? "a == b" : NULL, &o.view, &v.view,
                                       &k.view, &options, 0, NULL, NULL),
                     CLGPU_SUCCESS);
-      check_region(&o, 4, (const unsigned char *)expected, n, "float specials as keys", "output");
+      test_placed_check(context, &o, 4, (const unsigned char *)expected, n,
+                        "float specials as keys", "output");
       test_placed_release(&k);
       test_placed_release(&v);
       test_placed_release(&o);

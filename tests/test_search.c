@@ -15,6 +15,7 @@
 
 #include "data.h"
 #include "guard.h"
+#include "sort_reference.h"
 #include "support.h"
 #include "views.h"
 
@@ -65,20 +66,10 @@ static uint64_t reference_bound(const uint64_t *keys, size_t n, uint64_t x, int 
   return low;
 }
 
-/* The library's order (sort.h): test_order_key, except that every NaN
- * goes after +inf whatever its sign (a NaN's key is that of the NaN with
- * its sign bit cleared). */
+/* The library's order (sort.h), sort_reference.h's: every NaN goes after
+ * +inf whatever its sign. */
 static uint64_t key_of(const void *array, size_t i, test_type type, int descending) {
-  const unsigned char *element = (const unsigned char *)array + i * test_type_size(type);
-  uint64_t key;
-  if (test_is_nan(element, type)) {
-    uint64_t bits = test_load_bits(array, i, type);
-    unsigned char positive[8];
-    test_store_bits(positive, 0, type, bits & ~((uint64_t)1 << (8 * test_type_size(type) - 1)));
-    key = test_order_key(positive, type);
-  } else {
-    key = test_order_key(element, type);
-  }
+  uint64_t key = natural_order_key((const unsigned char *)array + i * test_type_size(type), type);
   return descending ? ~key : key;
 }
 

@@ -1,14 +1,15 @@
 /* clgpu_sort, clgpu_sort_permutation and clgpu_gather (sort.h), compared with
  * host references.
  *
- * The reference is a stable merge sort of indices on the host by an order
- * key: for integers data.h's test_order_key; for floats test_order_key of
- * the value with its sign bit cleared when it is a NaN, since sort.h puts
- * every NaN after +inf whatever its sign, NaNs among themselves by their
- * bits without the sign; for half the same transform over 16 bits (+inf is
- * 0x7c00). Descending sorts by the inverted key, still stably; a bit range
- * [begin, end) sorts by (image >> begin) & mask, the image inverted for
- * descending; a comparator sorts by the same comparison on the host.
+ * The reference (sort_reference.c) is a stable merge sort of indices on the
+ * host by an order key: for integers data.h's test_order_key; for floats
+ * test_order_key of the value with its sign bit cleared when it is a NaN,
+ * since sort.h puts every NaN after +inf whatever its sign, NaNs among
+ * themselves by their bits without the sign; for half the same transform
+ * over 16 bits (+inf is 0x7c00). Descending sorts by the inverted key,
+ * still stably; a bit range [begin, end) sorts by (image >> begin) & mask,
+ * the image inverted for descending; a comparator sorts by the same
+ * comparison on the host.
  * Keys are compared bit for bit with the reference, values (and
  * permutations) with the reference's permutation.
  *
@@ -52,6 +53,7 @@
 
 #include "data.h"
 #include "guard.h"
+#include "sort_reference.h"
 #include "support.h"
 #include "views.h"
 
@@ -66,13 +68,7 @@ static int oclgrind;
 static int group_setup(void **state) {
   (void)state;
   test_seed();
-  /* Without clgpu's binary cache (test_disk_cache covers it), as in
-   * test_findall.c: storing every binary made cold builds about three
-   * times slower on POCL. */
-  clgpu_context_options options;
-  memset(&options, 0, sizeof options);
-  options.disk_cache = CLGPU_DISK_CACHE_OFF;
-  shared_context = test_context(&options);
+  shared_context = test_context_without_disk_cache();
   oclgrind = test_on_oclgrind(shared_context);
   return 0;
 }
@@ -87,165 +83,21 @@ static int group_teardown(void **state) {
 static const clgpu_algorithm both_algorithms[] = {CLGPU_ALGORITHM_RADIX, CLGPU_ALGORITHM_MERGE};
 static const clgpu_shape both_shapes[] = {CLGPU_SHAPE_CHUNKED, CLGPU_SHAPE_TILED};
 
-/* ---- key types ---- */
-
-enum { KIND_UNSIGNED, KIND_SIGNED, KIND_FLOAT };
-
-typedef struct key_type {
-  const char *name;
-  clgpu_type type;
-  size_t size;
-  int kind;
-  test_type host; /* how data.h generates and loads it (half: as uint16) */
-  int is_half;
-} key_type;
-
-enum {
-  KEY_INT8,
-  KEY_UINT8,
-  KEY_INT16,
-  KEY_UINT16,
-  KEY_INT32,
-  KEY_UINT32,
-  KEY_INT64,
-  KEY_UINT64,
-  KEY_FLOAT,
-  KEY_DOUBLE,
-  KEY_HALF,
-  KEY_TYPE_COUNT
-};
-
-static const key_type key_types[KEY_TYPE_COUNT] = {
-    {"int8", CLGPU_TYPE_INT8, 1, KIND_SIGNED, TEST_INT8, 0},
-    {"uint8", CLGPU_TYPE_UINT8, 1, KIND_UNSIGNED, TEST_UINT8, 0},
-    {"int16", CLGPU_TYPE_INT16, 2, KIND_SIGNED, TEST_INT16, 0},
-    {"uint16", CLGPU_TYPE_UINT16, 2, KIND_UNSIGNED, TEST_UINT16, 0},
-    {"int32", CLGPU_TYPE_INT32, 4, KIND_SIGNED, TEST_INT32, 0},
-    {"uint32", CLGPU_TYPE_UINT32, 4, KIND_UNSIGNED, TEST_UINT32, 0},
-    {"int64", CLGPU_TYPE_INT64, 8, KIND_SIGNED, TEST_INT64, 0},
-    {"uint64", CLGPU_TYPE_UINT64, 8, KIND_UNSIGNED, TEST_UINT64, 0},
-    {"float", CLGPU_TYPE_FLOAT, 4, KIND_FLOAT, TEST_FLOAT, 0},
-    {"double", CLGPU_TYPE_DOUBLE, 8, KIND_FLOAT, TEST_DOUBLE, 0},
-    {"half", CLGPU_TYPE_HALF, 2, KIND_FLOAT, TEST_UINT16, 1},
-};
-
-/* cmocka's state for the per-type tests. */
-static unsigned key_states[KEY_TYPE_COUNT] = {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10};
-
-/* Every key type runs on every device: the natural order works on the
- * bits, so double keys need no cl_khr_fp64 and half keys no cl_khr_fp16
- * (sort.h); only a comparator over them would, and the comparator rows use
- * float and struct keys. */
-
-/* The unsigned test type of an element size, to move raw bits. */
-static test_type raw_type(size_t size) {
-  switch (size) {
-    case 1:
-      return TEST_UINT8;
-    case 2:
-      return TEST_UINT16;
-    case 4:
-      return TEST_UINT32;
-    default:
-      return TEST_UINT64;
-  }
-}
-
-static uint64_t width_mask(size_t size) {
-  return size >= 8 ? ~(uint64_t)0 : ((uint64_t)1 << (8 * size)) - 1;
-}
-
-static uint64_t infinity_of(const key_type *t) {
-  return t->size == 2   ? UINT64_C(0x7c00)
-         : t->size == 4 ? UINT64_C(0x7f800000)
-                        : UINT64_C(0x7ff0000000000000);
-}
-
-static int bits_are_nan(const key_type *t, uint64_t bits) {
-  if (t->kind != KIND_FLOAT) return 0;
-  uint64_t top = (uint64_t)1 << (8 * t->size - 1);
-  return (bits & ~top) > infinity_of(t);
-}
-
 /* ---- the host reference ---- */
 
-/* The ascending order image of a key's bits: test_order_key, with NaNs
- * canonicalised (sign cleared) and half done by hand over 16 bits. */
-static uint64_t order_image(const key_type *t, uint64_t bits) {
-  uint64_t top = (uint64_t)1 << (8 * t->size - 1);
-  if (bits_are_nan(t, bits)) bits &= ~top;
-  if (t->is_half) return (bits & top) ? (~bits & 0xffffu) : (bits | top);
-  unsigned char element[8];
-  test_store_bits(element, 0, t->host, bits);
-  return test_order_key(element, t->host);
-}
-
-/* The image a sort orders by: descending inverts it, a bit range takes its
- * bits [begin, end). */
-static uint64_t sort_key(const key_type *t, uint64_t bits, int descending, unsigned begin_bit,
-                         unsigned end_bit) {
-  uint64_t image = order_image(t, bits);
-  if (descending) image = ~image & width_mask(t->size);
-  if (begin_bit == 0 && end_bit == 0) return image;
-  unsigned width = end_bit - begin_bit;
-  uint64_t mask = width >= 64 ? ~(uint64_t)0 : ((uint64_t)1 << width) - 1;
-  return (image >> begin_bit) & mask;
-}
-
-/* Whether element a must come before element b (strictly). */
-typedef int (*precedes_fn)(const void *context, size_t a, size_t b);
-
-/* The stable sorting permutation of n elements under `precedes`: a
- * bottom-up merge sort of indices that takes the right run's element only
- * when it strictly precedes the left one's. */
-static void stable_permutation(size_t n, precedes_fn precedes, const void *context,
-                               uint32_t *permutation) {
-  uint32_t *scratch = malloc((n ? n : 1) * sizeof *scratch);
-  assert_non_null(scratch);
-  for (size_t i = 0; i < n; i++) permutation[i] = (uint32_t)i;
-  uint32_t *from = permutation, *to = scratch;
-  for (size_t width = 1; width < n; width *= 2) {
-    for (size_t low = 0; low < n; low += 2 * width) {
-      size_t middle = low + width < n ? low + width : n;
-      size_t high = low + 2 * width < n ? low + 2 * width : n;
-      size_t left = low, right = middle, out = low;
-      while (left < middle && right < high) {
-        to[out++] = precedes(context, from[right], from[left]) ? from[right++] : from[left++];
-      }
-      while (left < middle) to[out++] = from[left++];
-      while (right < high) to[out++] = from[right++];
-    }
-    uint32_t *swap = from;
-    from = to;
-    to = swap;
-  }
-  if (from != permutation) memcpy(permutation, from, n * sizeof *permutation);
-  free(scratch);
-}
-
-static int key_precedes(const void *context, size_t a, size_t b) {
-  const uint64_t *keys = context;
-  return keys[a] < keys[b];
-}
+/* The key types and their order are sort_reference.h's. Every key type
+ * runs on every device: the natural order works on the bits, so double
+ * keys need no cl_khr_fp64 and half keys no cl_khr_fp16 (sort.h); only a
+ * comparator over them would, and the comparator rows use float and struct
+ * keys. */
 
 /* The reference permutation of n keys (raw bytes of type t). */
 static void reference_permutation(const key_type *t, const unsigned char *keys, size_t n,
                                   int descending, unsigned begin_bit, unsigned end_bit,
                                   uint32_t *permutation) {
-  uint64_t *order = malloc((n ? n : 1) * sizeof *order);
-  assert_non_null(order);
-  for (size_t i = 0; i < n; i++) {
-    order[i] =
-        sort_key(t, test_load_bits(keys, i, raw_type(t->size)), descending, begin_bit, end_bit);
-  }
-  stable_permutation(n, key_precedes, order, permutation);
+  uint64_t *order = order_keys(t, keys, n, descending, begin_bit, end_bit);
+  test_stable_permutation(n, key_precedes, order, permutation);
   free(order);
-}
-
-/* out[i] = in[permutation[i]] for elements of `size` bytes. */
-static void apply_permutation(const unsigned char *in, const uint32_t *permutation, size_t n,
-                              size_t size, unsigned char *out) {
-  for (size_t i = 0; i < n; i++) memcpy(out + i * size, in + (size_t)permutation[i] * size, size);
 }
 
 /* ---- data ---- */
@@ -264,55 +116,6 @@ static void collect_distributions(void) {
   distributions[distribution_count++] = (test_distribution_case){TEST_SAWTOOTH, SORT_TILE + 1};
 }
 
-/* Half's specials as bits: ±0, ±inf, NaNs of both signs and several
- * payloads, denormals, the smallest normal, ±65504, ±1. */
-static const uint16_t half_specials[] = {
-    0x0000, 0x8000, 0x7c00, 0xfc00, 0x7e00, 0xfe00, 0x7c01, 0xfc01, 0x7d23, 0x7fff, 0xffff,
-    0x0001, 0x8001, 0x03ff, 0x83ff, 0x0400, 0x8400, 0x7bff, 0xfbff, 0x3c00, 0xbc00,
-};
-
-/* The half with a given ascending order key (data.h's transform over 16
- * bits, inverted): keys in order give halves in order. */
-static uint16_t half_of_order_key(uint64_t key) {
-  key &= 0xffffu;
-  return (uint16_t)((key & 0x8000u) ? (key ^ 0x8000u) : (~key & 0xffffu));
-}
-
-/* n keys of type t from a distribution. Half keys come from uint16 data
- * read as order keys, so "sorted" is sorted in half's order too; half's
- * float specials are the list above mixed with random bits. */
-static void generate_keys(const key_type *t, test_distribution distribution, size_t parameter,
-                          size_t n, uint64_t seed, unsigned char *out) {
-  if (!t->is_half) {
-    test_generate(out, n, t->host, distribution, seed, parameter);
-    return;
-  }
-  if (distribution == TEST_FLOAT_SPECIALS) {
-    test_generate(out, n, TEST_UINT16, TEST_UNIFORM, seed, 0);
-    size_t specials = sizeof half_specials / sizeof half_specials[0];
-    test_rng rng;
-    test_rng_init(&rng, seed ^ 0x5eed);
-    for (size_t i = 0; i < n; i++) {
-      if (i < specials || test_rng_below(&rng, 2)) {
-        test_store_bits(out, i, TEST_UINT16, half_specials[i % specials]);
-      }
-    }
-    for (size_t i = n; i > 1; i--) { /* shuffle */
-      size_t j = (size_t)test_rng_below(&rng, i);
-      uint16_t a, b;
-      memcpy(&a, out + 2 * (i - 1), 2);
-      memcpy(&b, out + 2 * j, 2);
-      memcpy(out + 2 * (i - 1), &b, 2);
-      memcpy(out + 2 * j, &a, 2);
-    }
-    return;
-  }
-  test_generate(out, n, TEST_UINT16, distribution, seed, parameter);
-  for (size_t i = 0; i < n; i++) {
-    test_store_bits(out, i, TEST_UINT16, half_of_order_key(test_load_bits(out, i, TEST_UINT16)));
-  }
-}
-
 /* ---- reporting ---- */
 
 static const char *algorithm_text(clgpu_algorithm algorithm) {
@@ -320,63 +123,6 @@ static const char *algorithm_text(clgpu_algorithm algorithm) {
 }
 
 static const char *shape_text(clgpu_shape shape) { return clgpu_shape_name(shape); }
-
-/* The first index at which two arrays of n elements of `size` bytes
- * differ, and how many do; n when none. */
-static size_t first_difference(const unsigned char *a, const unsigned char *b, size_t n,
-                               size_t size, size_t *differing) {
-  size_t first = n, count = 0;
-  for (size_t i = 0; i < n; i++) {
-    if (memcmp(a + i * size, b + i * size, size) != 0) {
-      if (first == n) first = i;
-      count++;
-    }
-  }
-  if (differing) *differing = count;
-  return first;
-}
-
-/* The bits of an element of up to 16 bytes, as hex, into text. */
-static void element_hex(const unsigned char *element, size_t size, char *text, size_t length) {
-  size_t used = 0;
-  text[0] = '\0';
-  for (size_t b = size; b-- > 0 && used + 3 < length;) {
-    used += (size_t)snprintf(text + used, length - used, "%02x", element[b]);
-  }
-}
-
-/* Fail unless n elements equal the expected ones, naming the case, the run
- * seed, the first differing index with both elements' bits, and the input
- * index the reference put there. */
-static void expect_elements(const unsigned char *actual, const unsigned char *expected, size_t n,
-                            size_t size, const uint32_t *permutation, const char *what,
-                            const char *label) {
-  size_t differing = 0;
-  size_t first = first_difference(actual, expected, n, size, &differing);
-  if (first == n) return;
-  char got[40], want[40];
-  element_hex(actual + first * size, size, got, sizeof got);
-  element_hex(expected + first * size, size, want, sizeof want);
-  fail_msg(
-      "%s [%s] (run seed %llu, CLGPU_TEST_SEED replays it): %s differ at index %zu first (%zu of "
-      "%zu differ): got "
-      "0x%s, expected 0x%s%s%u%s",
-      label, what, (unsigned long long)test_seed(), what, first, differing, n, got, want,
-      permutation ? " (input index " : "", permutation ? permutation[first] : 0,
-      permutation ? ")" : "");
-}
-
-/* Fail unless a whole region equals its model byte for byte (what lies
- * between and around the elements must not change). */
-static void expect_region(const unsigned char *actual, const unsigned char *model, size_t bytes,
-                          const char *what, const char *label) {
-  size_t first = first_difference(actual, model, bytes, 1, NULL);
-  if (first == bytes) return;
-  fail_msg(
-      "%s: %s region byte %zu of %zu changed: 0x%02x, expected 0x%02x (a byte that is not "
-      "an element's, or an element's)",
-      label, what, first, bytes, actual[first], model[first]);
-}
 
 /* ---- one sort, checked ---- */
 
@@ -417,12 +163,7 @@ static sort_case base_case(unsigned key, size_t n, clgpu_algorithm algorithm, cl
 
 static void describe_case(const sort_case *c, char *label, size_t size) {
   char distribution[64], bits[32] = "", values[64] = "", strides[48] = "";
-  if (test_distribution_has_parameter(c->distribution)) {
-    snprintf(distribution, sizeof distribution, "%s(%zu)", test_distribution_name(c->distribution),
-             c->parameter);
-  } else {
-    snprintf(distribution, sizeof distribution, "%s", test_distribution_name(c->distribution));
-  }
+  describe_distribution(c->distribution, c->parameter, distribution, sizeof distribution);
   if (c->begin_bit || c->end_bit) {
     snprintf(bits, sizeof bits, " bits=[%u,%u)", c->begin_bit, c->end_bit);
   }
@@ -447,82 +188,6 @@ static void describe_case(const sort_case *c, char *label, size_t size) {
            c->no_event ? " without an event" : "");
 }
 
-/* A guarded region holding a 1-D view of n elements of `size` bytes with a
- * stride, random bytes elsewhere, the logical elements scattered in. */
-typedef struct placed {
-  view_spec spec;
-  size_t size;  /* bytes of one logical element */
-  size_t bytes; /* of the region */
-  unsigned char *initial;
-  test_guarded guarded;
-} placed;
-
-static placed place_elements(size_t n, size_t size, ptrdiff_t stride, const unsigned char *logical,
-                             uint64_t seed) {
-  placed p;
-  memset(&p, 0, sizeof p);
-  p.spec.rank = 1;
-  p.spec.shape[0] = n;
-  p.spec.strides[0] = stride;
-  p.size = size;
-  p.bytes = spec_fit(&p.spec, 3) * size;
-  p.initial = random_bytes(p.bytes, seed);
-  scatter(p.initial, &p.spec, size, logical);
-  p.guarded = test_guarded_create(shared_context, p.bytes, p.initial);
-  return p;
-}
-
-/* The region after the call: fail unless it is `initial` with `expected`
- * scattered in (the logical elements compared first, for a better report),
- * and the guards intact. */
-static void check_placed(const placed *p, const unsigned char *expected, size_t n,
-                         const uint32_t *permutation, const char *what, const char *label) {
-  unsigned char *after = malloc(p->bytes);
-  unsigned char *logical = malloc(n * p->size + 1);
-  unsigned char *model = malloc(p->bytes);
-  assert_non_null(after);
-  assert_non_null(logical);
-  assert_non_null(model);
-  test_guarded_read(shared_context, &p->guarded, after);
-  test_guarded_check(shared_context, &p->guarded, label);
-  gather(after, &p->spec, p->size, logical);
-  expect_elements(logical, expected, n, p->size, permutation, what, label);
-  memcpy(model, p->initial, p->bytes);
-  scatter(model, &p->spec, p->size, expected);
-  expect_region(after, model, p->bytes, what, label);
-  free(model);
-  free(logical);
-  free(after);
-}
-
-static void release_placed(placed *p) {
-  test_guarded_release(&p->guarded);
-  free(p->initial);
-}
-
-/* The device view of a placed values region: elements of their own size,
- * or a CLGPU_TYPE_UINT64 view of 2n elements for 16-byte values. */
-static clgpu_array view_of_values(const test_guarded *guarded, const view_spec *spec, size_t size) {
-  if (size == 16) {
-    clgpu_array view;
-    assert_status(clgpu_array_1d(guarded->buffer, guarded->offset + spec->offset * 16,
-                                 CLGPU_TYPE_UINT64, 2 * spec->shape[0], &view),
-                  CLGPU_SUCCESS);
-    return view;
-  }
-  return make_view(guarded, test_cl_type(raw_type(size)), spec);
-}
-
-static clgpu_array values_view(const placed *p) {
-  return view_of_values(&p->guarded, &p->spec, p->size);
-}
-
-static void expect_success(clgpu_status status, const char *label) {
-  if (status != CLGPU_SUCCESS) {
-    fail_msg("%s: %s (%d): %s", label, clgpu_status_name(status), (int)status, clgpu_last_error());
-  }
-}
-
 /* Sort on the device and compare with the reference. */
 static void run_sort_case(const sort_case *c) {
   const key_type *t = &key_types[c->key];
@@ -541,7 +206,8 @@ static void run_sort_case(const sort_case *c) {
   assert_non_null(expected_keys);
   apply_permutation(keys, permutation, n, t->size, expected_keys);
 
-  placed key_region = place_elements(n, t->size, c->key_stride, keys, seed ^ 0x1111u);
+  placed key_region =
+      place_elements(shared_context, n, t->size, c->key_stride, keys, seed ^ 0x1111u);
   clgpu_array key_view = make_view(&key_region.guarded, t->type, &key_region.spec);
 
   size_t vsize = c->permutation    ? clgpu_type_size(c->permutation)
@@ -556,12 +222,7 @@ static void run_sort_case(const sort_case *c) {
        * reference's permutation. */
       values = random_bytes(n * vsize, seed ^ 0x2222u);
     } else if (c->index_values) {
-      values = malloc(n * 4 + 1);
-      assert_non_null(values);
-      for (size_t i = 0; i < n; i++) {
-        uint32_t index = (uint32_t)i;
-        memcpy(values + 4 * i, &index, 4);
-      }
+      values = input_indices(n);
     } else {
       values = random_bytes(n * vsize, seed ^ 0x2222u);
     }
@@ -574,7 +235,8 @@ static void run_sort_case(const sort_case *c) {
     } else {
       apply_permutation(values, permutation, n, vsize, expected_values);
     }
-    value_region = place_elements(n, vsize, c->value_stride, values, seed ^ 0x3333u);
+    value_region =
+        place_elements(shared_context, n, vsize, c->value_stride, values, seed ^ 0x3333u);
     value_view = values_view(&value_region);
   }
 
@@ -585,12 +247,7 @@ static void run_sort_case(const sort_case *c) {
   spec.end_bit = c->end_bit;
   clgpu_sort_options options = {c->algorithm, c->shape, c->workspace};
   cl_event event = NULL;
-  cl_event gate = NULL;
-  cl_int err = CL_SUCCESS;
-  if (c->gated) {
-    gate = clCreateUserEvent(clgpu_context_cl_context(shared_context), &err);
-    assert_int_equal(err, CL_SUCCESS);
-  }
+  cl_event gate = sort_gate(shared_context, c->gated);
   clgpu_status status =
       c->permutation ? clgpu_sort_permutation(shared_context, &spec, &value_view, &key_view,
                                               c->null_options ? NULL : &options, gate ? 1 : 0,
@@ -598,31 +255,13 @@ static void run_sort_case(const sort_case *c) {
                      : clgpu_sort(shared_context, &spec, &key_view, vsize ? &value_view : NULL,
                                   c->null_options ? NULL : &options, gate ? 1 : 0,
                                   gate ? &gate : NULL, c->no_event ? NULL : &event);
-  if (status != CLGPU_SUCCESS && gate) clSetUserEventStatus(gate, CL_COMPLETE);
-  expect_success(status, label);
-  if (c->no_event) {
-    assert_int_equal(clFinish(clgpu_context_queue(shared_context)), CL_SUCCESS);
-  } else {
-    if (event == NULL) fail_msg("%s: no event", label);
-    if (gate) {
-      /* No clFlush before the gate opens: Oclgrind runs the queue on the
-       * flushing thread, so a flush would wait for the gate forever. */
-      if (test_event_status(event) == CL_COMPLETE) {
-        clSetUserEventStatus(gate, CL_COMPLETE);
-        fail_msg("%s: the sort completed before its wait list", label);
-      }
-      assert_int_equal(clSetUserEventStatus(gate, CL_COMPLETE), CL_SUCCESS);
-    }
-    assert_int_equal(clWaitForEvents(1, &event), CL_SUCCESS);
-    assert_int_equal(test_event_status(event), CL_COMPLETE);
-    clReleaseEvent(event);
-  }
-  if (gate) clReleaseEvent(gate);
+  finish_sort_call(shared_context, status, gate, event, c->no_event, label);
 
   /* A permutation call leaves the keys as they were. */
-  check_placed(&key_region, c->permutation ? keys : expected_keys, n, permutation, "keys", label);
+  check_placed(&key_region, c->permutation ? keys : expected_keys, n, permutation, NULL, 0, "keys",
+               label);
   if (vsize) {
-    check_placed(&value_region, expected_values, n, permutation,
+    check_placed(&value_region, expected_values, n, permutation, NULL, 0,
                  c->permutation ? "permutation" : "values", label);
     release_placed(&value_region);
   }
@@ -1026,41 +665,6 @@ typedef struct custom_case {
   int permutation;    /* clgpu_sort_permutation instead of clgpu_sort */
 } custom_case;
 
-static const char point_declarations[] = "typedef struct { float x; int id; } point;";
-
-/* Host comparisons, on the float x of element i (fabs for CUSTOM_FABS). */
-typedef struct custom_reference {
-  const float *x;
-  int fabs_order;
-  int descending;
-} custom_reference;
-
-static int custom_precedes(const void *context, size_t a, size_t b) {
-  const custom_reference *r = context;
-  float xa = r->x[a], xb = r->x[b];
-  if (r->fabs_order) {
-    xa = fabsf(xa);
-    xb = fabsf(xb);
-  }
-  return r->descending ? xb < xa : xa < xb;
-}
-
-/* n floats without NaNs (a comparator over NaNs is no strict weak
- * order): NaNs from the distribution become finite by clearing the
- * exponent's top bit. */
-static void finite_floats(test_distribution distribution, size_t parameter, size_t n, uint64_t seed,
-                          float *out) {
-  test_generate(out, n, TEST_FLOAT, distribution, seed, parameter);
-  for (size_t i = 0; i < n; i++) {
-    if (isnan(out[i])) {
-      uint32_t bits;
-      memcpy(&bits, &out[i], 4);
-      bits &= ~UINT32_C(0x40000000);
-      memcpy(&out[i], &bits, 4);
-    }
-  }
-}
-
 static void run_custom_case(const custom_case *c) {
   size_t n = c->n;
   size_t key_size = c->kind == CUSTOM_POINT ? 8 : 4;
@@ -1089,11 +693,12 @@ static void run_custom_case(const custom_case *c) {
       memcpy(keys + i * key_size + 4, &id, 4);
     }
   }
-  custom_reference reference = {x, c->kind == CUSTOM_FABS, c->descending};
-  stable_permutation(n, custom_precedes, &reference, permutation);
+  float_reference reference = {x, c->kind == CUSTOM_FABS ? FLOAT_FABS_LESS : FLOAT_LESS,
+                               c->descending};
+  test_stable_permutation(n, float_precedes, &reference, permutation);
   apply_permutation(keys, permutation, n, key_size, expected_keys);
 
-  placed key_region = place_elements(n, key_size, 1, keys, seed ^ 0x4444u);
+  placed key_region = place_elements(shared_context, n, key_size, 1, keys, seed ^ 0x4444u);
   clgpu_array key_view;
   if (c->kind == CUSTOM_POINT) {
     assert_status(clgpu_array_1d(key_region.guarded.buffer,
@@ -1116,7 +721,7 @@ static void run_custom_case(const custom_case *c) {
     } else {
       apply_permutation(values, permutation, n, vsize, expected_values);
     }
-    value_region = place_elements(n, vsize, 1, values, seed ^ 0x6666u);
+    value_region = place_elements(shared_context, n, vsize, 1, values, seed ^ 0x6666u);
     value_view = values_view(&value_region);
   }
 
@@ -1144,9 +749,10 @@ static void run_custom_case(const custom_case *c) {
   clReleaseEvent(event);
 
   /* A permutation call leaves the keys as they were. */
-  check_placed(&key_region, c->permutation ? keys : expected_keys, n, permutation, "keys", label);
+  check_placed(&key_region, c->permutation ? keys : expected_keys, n, permutation, NULL, 0, "keys",
+               label);
   if (vsize) {
-    check_placed(&value_region, expected_values, n, permutation,
+    check_placed(&value_region, expected_values, n, permutation, NULL, 0,
                  c->permutation ? "permutation" : "values", label);
     release_placed(&value_region);
   }
@@ -1341,9 +947,10 @@ static void run_gather_case(const gather_case *c) {
   for (size_t i = 0; i < n; i++) {
     if (indices[i] < c->source_n) memcpy(expected + i * size, source + indices[i] * size, size);
   }
-  placed p = place_elements(n, index_size, c->permutation_stride, permutation, seed ^ 1);
-  placed s = place_elements(c->source_n, size, c->source_stride, source, seed ^ 2);
-  placed d = place_elements(n, size, c->destination_stride, destination, seed ^ 3);
+  placed p =
+      place_elements(shared_context, n, index_size, c->permutation_stride, permutation, seed ^ 1);
+  placed s = place_elements(shared_context, c->source_n, size, c->source_stride, source, seed ^ 2);
+  placed d = place_elements(shared_context, n, size, c->destination_stride, destination, seed ^ 3);
   clgpu_array p_view = make_view(&p.guarded, c->permutation_type, &p.spec);
   clgpu_type element_type = test_cl_type(raw_type(size));
   clgpu_array s_view = make_view(&s.guarded, element_type, &s.spec);
@@ -1353,9 +960,9 @@ static void run_gather_case(const gather_case *c) {
   if (event == NULL) fail_msg("%s: no event", label);
   assert_int_equal(clWaitForEvents(1, &event), CL_SUCCESS);
   clReleaseEvent(event);
-  check_placed(&d, expected, n, NULL, "destination", label);
-  check_placed(&p, permutation, n, NULL, "permutation (unchanged)", label);
-  check_placed(&s, source, c->source_n, NULL, "source (unchanged)", label);
+  check_placed(&d, expected, n, NULL, NULL, 0, "destination", label);
+  check_placed(&p, permutation, n, NULL, NULL, 0, "permutation (unchanged)", label);
+  check_placed(&s, source, c->source_n, NULL, NULL, 0, "source (unchanged)", label);
   release_placed(&d);
   release_placed(&s);
   release_placed(&p);
@@ -1443,17 +1050,6 @@ static clgpu_workspace_size case_report(const sort_case *c, const char *label) {
   memset(&report, 0, sizeof report);
   expect_success(query_case(c, NULL, &report), label);
   return report;
-}
-
-static clgpu_alloc_stats stats_of(const clgpu_alloc_cache *cache) {
-  clgpu_alloc_stats stats;
-  assert_status(clgpu_alloc_cache_stats(cache, &stats), CLGPU_SUCCESS);
-  return stats;
-}
-
-static int allocated_between(clgpu_alloc_stats before, clgpu_alloc_stats after) {
-  return before.hits != after.hits || before.misses != after.misses ||
-         before.device_allocations != after.device_allocations;
 }
 
 /* The report of a sort: one part (SORT, the shape, the algorithm); aligned, non-overlapping buffers
@@ -1572,11 +1168,6 @@ static void workspace_reports(void **state) {
   }
   clgpu_alloc_cache_destroy(cache);
 }
-
-/* The buffers sort.h lists, in its order. */
-static const char *const sort_buffer_names[] = {
-    "staged_keys", "staged_values", "keys_alternate", "values_alternate", "counts", "pass_state"};
-enum { STAGED_KEYS, STAGED_VALUES, KEYS_ALTERNATE, VALUES_ALTERNATE, COUNTS, PASS_STATE };
 
 /* sort.h's buffers: always the six names in its order; the staged copies
  * exactly where a view is strided (and the keys' copy of a permutation);
@@ -1710,17 +1301,7 @@ typedef struct sort_fixture {
 /* n contiguous 4-byte elements with `room` bytes (and a little more) of
  * random slack on both sides inside their region. */
 static placed place_with_room(size_t n, size_t room, const unsigned char *logical, uint64_t seed) {
-  placed p;
-  memset(&p, 0, sizeof p);
-  p.spec.rank = 1;
-  p.spec.shape[0] = n;
-  p.spec.strides[0] = 1;
-  p.size = 4;
-  p.bytes = spec_fit(&p.spec, room / 4 + 64) * 4;
-  p.initial = random_bytes(p.bytes, seed);
-  scatter(p.initial, &p.spec, 4, logical);
-  p.guarded = test_guarded_create(shared_context, p.bytes, p.initial);
-  return p;
+  return place_with_slack(shared_context, n, 4, 1, room / 4 + 64, logical, seed);
 }
 
 static sort_fixture fixture_new(size_t n, size_t room, uint64_t seed) {
@@ -1767,13 +1348,13 @@ static void expect_refused(sort_fixture *f, int permutation_call, const placed *
   print_message("# %s: %s\n", label, clgpu_last_error());
   if (event != NULL) fail_msg("%s: the failing call made an event", label);
   assert_int_equal(clFinish(clgpu_context_queue(shared_context)), CL_SUCCESS);
-  check_placed(&f->key_region, f->keys, f->n, NULL, "keys (unchanged)", label);
-  check_placed(&f->value_region, f->values, f->n, NULL, "values (unchanged)", label);
+  check_placed(&f->key_region, f->keys, f->n, NULL, NULL, 0, "keys (unchanged)", label);
+  check_placed(&f->value_region, f->values, f->n, NULL, NULL, 0, "values (unchanged)", label);
   if (permutation) {
     unsigned char *initial = malloc(f->n * 4 + 1);
     assert_non_null(initial);
     gather(permutation->initial, &permutation->spec, 4, initial);
-    check_placed(permutation, initial, f->n, NULL, "permutation (unchanged)", label);
+    check_placed(permutation, initial, f->n, NULL, NULL, 0, "permutation (unchanged)", label);
     free(initial);
   }
 }
@@ -1937,9 +1518,9 @@ static void workspace_refused(void **state) {
     test_guarded_read(shared_context, &f.key_region.guarded, after);
     gather(after, &f.key_region.spec, 4, logical);
     snprintf(row, sizeof row, "%s: a workspace next to the keys in their buffer", label);
-    expect_elements(logical, expected, n, 4, permutation, "keys", row);
+    expect_elements(logical, expected, n, 4, permutation, NULL, 0, "keys", row);
     apply_permutation(f.values, permutation, n, 4, expected);
-    check_placed(&f.value_region, expected, n, permutation, "values", row);
+    check_placed(&f.value_region, expected, n, permutation, NULL, 0, "values", row);
     test_guarded_check(shared_context, &f.key_region.guarded, row);
     clgpu_workspace_destroy(beside);
     free(logical);
@@ -2056,9 +1637,7 @@ typedef struct misuse_fixture {
   test_guarded keys, values, permutation;
   unsigned char keys_initial[MISUSE_N * 4], values_initial[MISUSE_N * 32],
       permutation_initial[MISUSE_N * 4];
-  clgpu_context *other_context;
-  cl_mem foreign;
-  cl_event user_event;
+  misuse_others others;
 } misuse_fixture;
 
 typedef struct misuse_call {
@@ -2082,25 +1661,10 @@ typedef struct misuse_row {
   int (*applies)(void);
 } misuse_row;
 
-static clgpu_array view_1d(cl_mem buffer, size_t offset, clgpu_type type, size_t n) {
-  clgpu_array view;
-  assert_status(clgpu_array_1d(buffer, offset, type, n, &view), CLGPU_SUCCESS);
-  return view;
-}
-
 static clgpu_array view_strided(cl_mem buffer, size_t offset, clgpu_type type, size_t n,
                                 ptrdiff_t stride) {
   clgpu_array view;
   assert_status(clgpu_array_strided(buffer, offset, type, 1, &n, &stride, &view), CLGPU_SUCCESS);
-  return view;
-}
-
-static clgpu_array view_2d(cl_mem buffer, size_t offset, clgpu_type type, size_t rows,
-                           size_t columns) {
-  clgpu_array view;
-  const size_t shape[2] = {rows, columns};
-  assert_status(clgpu_array_nd(buffer, offset, type, 2, shape, CLGPU_ORDER_ROW_MAJOR, &view),
-                CLGPU_SUCCESS);
   return view;
 }
 
@@ -2261,7 +1825,7 @@ static void edit_wait_list_missing(const misuse_fixture *f, misuse_call *call) {
 }
 static void edit_wait_list_without_count(const misuse_fixture *f, misuse_call *call) {
   call->num_events = 0;
-  call->wait_list = &f->user_event;
+  call->wait_list = &f->others.user_event;
 }
 static void edit_permutation_int32(const misuse_fixture *f, misuse_call *call) {
   call->permutation_view =
@@ -2298,13 +1862,13 @@ static void edit_keys_misaligned(const misuse_fixture *f, misuse_call *call) {
   call->keys_view.offset += 2;
 }
 static void edit_foreign_keys(const misuse_fixture *f, misuse_call *call) {
-  call->keys_view = view_1d(f->foreign, 0, CLGPU_TYPE_UINT32, MISUSE_N);
+  call->keys_view = view_1d(f->others.foreign, 0, CLGPU_TYPE_UINT32, MISUSE_N);
 }
 static void edit_foreign_values(const misuse_fixture *f, misuse_call *call) {
-  call->values_view = view_1d(f->foreign, 0, CLGPU_TYPE_UINT32, MISUSE_N);
+  call->values_view = view_1d(f->others.foreign, 0, CLGPU_TYPE_UINT32, MISUSE_N);
 }
 static void edit_foreign_permutation(const misuse_fixture *f, misuse_call *call) {
-  call->permutation_view = view_1d(f->foreign, 0, CLGPU_TYPE_UINT32, MISUSE_N);
+  call->permutation_view = view_1d(f->others.foreign, 0, CLGPU_TYPE_UINT32, MISUSE_N);
 }
 static void edit_double_comparator(const misuse_fixture *f, misuse_call *call) {
   call->keys_view = view_1d(f->keys.buffer, f->keys.offset, CLGPU_TYPE_DOUBLE, MISUSE_N / 2);
@@ -2504,30 +2068,11 @@ static clgpu_status misuse_invoke(misuse_call *call, int permutation_call, cl_ev
                     call->num_events, call->wait_list, event);
 }
 
-static void expect_region_unchanged(const test_guarded *region, const unsigned char *initial,
-                                    const char *what, const char *label) {
-  unsigned char *after = malloc(region->region_bytes);
-  assert_non_null(after);
-  test_guarded_read(shared_context, region, after);
-  expect_region(after, initial, region->region_bytes, what, label);
-  test_guarded_check(shared_context, region, label);
-  free(after);
-}
-
 /* Run one misuse row (both entry points where it applies) and check the
  * refusal: its status, a message (holding `words` when not NULL), no event,
  * every region unchanged. */
 static void check_misuse_row(const misuse_fixture *f, const misuse_row *row, const char *words) {
-  if (row->applies && !row->applies()) {
-    print_message("# %s: does not apply to this device\n", row->name);
-    return;
-  }
-  /* Oclgrind's --check-api reports every failed build as an error (the
-   * reason its setup leaves the 'api' suite out). */
-  if (oclgrind && row->expected == CLGPU_CL_BUILD_PROGRAM_FAILURE) {
-    print_message("# %s: not run on Oclgrind\n", row->name);
-    return;
-  }
+  if (misuse_row_skipped(row->name, row->expected, row->applies, oclgrind)) return;
   for (int permutation_call = 0; permutation_call < 2; permutation_call++) {
     if ((permutation_call && row->calls == SORT_ONLY) ||
         (!permutation_call && row->calls == PERMUTATION_ONLY)) {
@@ -2557,9 +2102,10 @@ static void check_misuse_row(const misuse_fixture *f, const misuse_row *row, con
     print_message("# %s: %.200s\n", label, detail);
     if (event != NULL) fail_msg("%s: an event was made", label);
     assert_int_equal(clFinish(clgpu_context_queue(shared_context)), CL_SUCCESS);
-    expect_region_unchanged(&f->keys, f->keys_initial, "keys", label);
-    expect_region_unchanged(&f->values, f->values_initial, "values", label);
-    expect_region_unchanged(&f->permutation, f->permutation_initial, "permutation", label);
+    expect_region_unchanged(shared_context, &f->keys, f->keys_initial, "keys", label);
+    expect_region_unchanged(shared_context, &f->values, f->values_initial, "values", label);
+    expect_region_unchanged(shared_context, &f->permutation, f->permutation_initial, "permutation",
+                            label);
   }
 }
 
@@ -2579,13 +2125,7 @@ static void misuse_is_refused(void **state) {
   f.values = test_guarded_create(shared_context, sizeof f.values_initial, f.values_initial);
   f.permutation =
       test_guarded_create(shared_context, sizeof f.permutation_initial, f.permutation_initial);
-  f.other_context = test_context(NULL);
-  cl_int err = CL_SUCCESS;
-  f.foreign = clCreateBuffer(clgpu_context_cl_context(f.other_context), CL_MEM_READ_WRITE,
-                             MISUSE_N * 8, NULL, &err);
-  assert_int_equal(err, CL_SUCCESS);
-  f.user_event = clCreateUserEvent(clgpu_context_cl_context(shared_context), &err);
-  assert_int_equal(err, CL_SUCCESS);
+  f.others = misuse_others_make(shared_context, MISUSE_N * 8);
 
   for (size_t r = 0; r < sizeof misuse_rows / sizeof misuse_rows[0]; r++) {
     check_misuse_row(&f, &misuse_rows[r], NULL);
@@ -2603,16 +2143,18 @@ static void misuse_is_refused(void **state) {
   expect_success(misuse_invoke(&call, 1, NULL), "the unedited clgpu_sort_permutation");
   assert_int_equal(clFinish(clgpu_context_queue(shared_context)), CL_SUCCESS);
   test_guarded_read(shared_context, &f.permutation, after);
-  expect_elements(after, (const unsigned char *)permutation, MISUSE_N, 4, NULL, "permutation",
-                  "the unedited clgpu_sort_permutation");
+  expect_elements(after, (const unsigned char *)permutation, MISUSE_N, 4, NULL, NULL, 0,
+                  "permutation", "the unedited clgpu_sort_permutation");
   expect_success(misuse_invoke(&call, 0, NULL), "the unedited clgpu_sort");
   assert_int_equal(clFinish(clgpu_context_queue(shared_context)), CL_SUCCESS);
   test_guarded_read(shared_context, &f.keys, after);
   apply_permutation(f.keys_initial, permutation, MISUSE_N, 4, expected);
-  expect_elements(after, expected, MISUSE_N, 4, permutation, "keys", "the unedited clgpu_sort");
+  expect_elements(after, expected, MISUSE_N, 4, permutation, NULL, 0, "keys",
+                  "the unedited clgpu_sort");
   test_guarded_read(shared_context, &f.values, after);
   apply_permutation(f.values_initial, permutation, MISUSE_N, 4, expected);
-  expect_elements(after, expected, MISUSE_N, 4, permutation, "values", "the unedited clgpu_sort");
+  expect_elements(after, expected, MISUSE_N, 4, permutation, NULL, 0, "values",
+                  "the unedited clgpu_sort");
 
   /* A comparator over several lines, with casts and a ternary, sorts the
    * sorted keys again, largest first. */
@@ -2628,12 +2170,10 @@ static void misuse_is_refused(void **state) {
   assert_int_equal(clFinish(clgpu_context_queue(shared_context)), CL_SUCCESS);
   test_guarded_read(shared_context, &f.keys, after);
   apply_permutation(ascending, permutation, MISUSE_N, 4, expected);
-  expect_elements(after, expected, MISUSE_N, 4, permutation, "keys", "a comparator over lines");
+  expect_elements(after, expected, MISUSE_N, 4, permutation, NULL, 0, "keys",
+                  "a comparator over lines");
 
-  assert_int_equal(clSetUserEventStatus(f.user_event, CL_COMPLETE), CL_SUCCESS);
-  clReleaseEvent(f.user_event);
-  clReleaseMemObject(f.foreign);
-  clgpu_context_destroy(f.other_context);
+  misuse_others_release(&f.others);
   test_guarded_release(&f.permutation);
   test_guarded_release(&f.values);
   test_guarded_release(&f.keys);
@@ -2696,7 +2236,8 @@ static void gather_misuse_is_refused(void **state) {
     print_message("# %s: %s\n", label, clgpu_last_error());
     if (event != NULL) fail_msg("%s: an event was made", label);
     assert_int_equal(clFinish(clgpu_context_queue(shared_context)), CL_SUCCESS);
-    for (int k = 0; k < 3; k++) expect_region_unchanged(&regions[k], initial[k], "region", label);
+    for (int k = 0; k < 3; k++)
+      expect_region_unchanged(shared_context, &regions[k], initial[k], "region", label);
   }
   /* NULL views. */
   clgpu_array ok = view_1d(pb, po, CLGPU_TYPE_UINT32, n);
@@ -2709,7 +2250,8 @@ static void gather_misuse_is_refused(void **state) {
                 CLGPU_INVALID_ARGUMENT);
   assert_status(clgpu_gather(shared_context, &out, &ok, &ok, 1, NULL, NULL),
                 CLGPU_INVALID_ARGUMENT);
-  expect_region_unchanged(&regions[2], initial[2], "destination", "clgpu_gather NULL arguments");
+  expect_region_unchanged(shared_context, &regions[2], initial[2], "destination",
+                          "clgpu_gather NULL arguments");
   for (int r = 0; r < 3; r++) test_guarded_release(&regions[r]);
 }
 
@@ -2796,8 +2338,8 @@ static void unaligned_values(void **state) {
       assert_non_null(expected);
       memcpy(expected, values, shift);
       apply_permutation(values + shift, permutation, n, vsize, expected + shift);
-      placed key_region = place_elements(n, 4, 1, keys, seed ^ 2);
-      placed value_region = place_elements(bytes, 1, 1, values, seed ^ 3);
+      placed key_region = place_elements(shared_context, n, 4, 1, keys, seed ^ 2);
+      placed value_region = place_elements(shared_context, bytes, 1, 1, values, seed ^ 3);
       clgpu_array key_view = make_view(&key_region.guarded, CLGPU_TYPE_UINT32, &key_region.spec);
       clgpu_array value_view =
           view_1d(value_region.guarded.buffer,
@@ -2810,8 +2352,8 @@ static void unaligned_values(void **state) {
           label);
       assert_int_equal(clWaitForEvents(1, &event), CL_SUCCESS);
       clReleaseEvent(event);
-      check_placed(&key_region, expected_keys, n, permutation, "keys", label);
-      check_placed(&value_region, expected, bytes, NULL, "value bytes", label);
+      check_placed(&key_region, expected_keys, n, permutation, NULL, 0, "keys", label);
+      check_placed(&value_region, expected, bytes, NULL, NULL, 0, "value bytes", label);
       release_placed(&value_region);
       release_placed(&key_region);
       free(expected);
@@ -2958,9 +2500,10 @@ static void expect_key_size_refused(const key_size_row *row, size_t n, uint64_t 
       }
       if (event != NULL) fail_msg("%s: an event was made", label);
       assert_int_equal(clFinish(clgpu_context_queue(shared_context)), CL_SUCCESS);
-      expect_region_unchanged(&key_region, keys, "keys", label);
-      expect_region_unchanged(&value_region, values, "values", label);
-      expect_region_unchanged(&permutation_region, permutation, "permutation", label);
+      expect_region_unchanged(shared_context, &key_region, keys, "keys", label);
+      expect_region_unchanged(shared_context, &value_region, values, "values", label);
+      expect_region_unchanged(shared_context, &permutation_region, permutation, "permutation",
+                              label);
     }
   }
   test_guarded_release(&permutation_region);
@@ -3017,7 +2560,8 @@ static void custom_key_size_must_be_the_devices(void **state) {
   assert_int_equal(clWaitForEvents(1, &marker), CL_SUCCESS);
   clReleaseEvent(marker);
   clReleaseEvent(gate);
-  expect_region_unchanged(&key_region, keys, "keys", "float4 keys behind a held marker");
+  expect_region_unchanged(shared_context, &key_region, keys, "keys",
+                          "float4 keys behind a held marker");
 
   /* A type that does not compile at all is still a build failure with the
    * compiler's log, not a size complaint. */
@@ -3028,7 +2572,7 @@ static void custom_key_size_must_be_the_devices(void **state) {
                 CLGPU_CL_BUILD_PROGRAM_FAILURE);
   assert_non_null(strstr(clgpu_last_error(), "no_such_key_type"));
   assert_null(strstr(clgpu_last_error(), "on this device is"));
-  expect_region_unchanged(&key_region, keys, "keys", "keys of an undeclared type");
+  expect_region_unchanged(shared_context, &key_region, keys, "keys", "keys of an undeclared type");
   test_guarded_release(&key_region);
 }
 
@@ -3210,7 +2754,7 @@ static void custom_key_size_right_sorts(void **state) {
         }
       }
       record_reference reference = {records, size};
-      stable_permutation(n, record_precedes, &reference, permutation);
+      test_stable_permutation(n, record_precedes, &reference, permutation);
       apply_permutation(records, permutation, n, size, expected);
       test_guarded region = test_guarded_create(shared_context, n * size, records);
       clgpu_array view;

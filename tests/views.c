@@ -97,6 +97,32 @@ void test_placed_release(test_placed *placed) {
   free(placed->region);
 }
 
+void test_placed_check(clgpu_context *context, const test_placed *p, size_t size,
+                       const unsigned char *expected, size_t count, const char *label,
+                       const char *what) {
+  unsigned char *region = malloc(p->region_bytes + 1);
+  unsigned char *wanted = malloc(p->region_bytes + 1);
+  unsigned char *logical = malloc(p->spec.shape[0] * size + 1);
+  assert_non_null(region);
+  assert_non_null(wanted);
+  assert_non_null(logical);
+  test_guarded_read(context, &p->guarded, region);
+  memcpy(wanted, p->region, p->region_bytes);
+  gather(p->region, &p->spec, size, logical);
+  memcpy(logical, expected, count * size);
+  scatter(wanted, &p->spec, size, logical);
+  for (size_t b = 0; b < p->region_bytes; b++) {
+    if (region[b] != wanted[b]) {
+      fail_msg("%s: seed %llu: %s: byte %zu of the region is 0x%02x, expected 0x%02x", label,
+               (unsigned long long)test_seed(), what, b, region[b], wanted[b]);
+    }
+  }
+  test_guarded_check(context, &p->guarded, label);
+  free(region);
+  free(wanted);
+  free(logical);
+}
+
 int test_on_oclgrind(const clgpu_context *context) {
   const clgpu_device_info *info = clgpu_context_device_info(context);
   return strstr(info->name, "Oclgrind") != NULL || strstr(info->platform_name, "Oclgrind") != NULL;

@@ -64,6 +64,14 @@ test_placed test_place(clgpu_context *context, const void *data, size_t count, s
                        clgpu_type type, ptrdiff_t stride, uint64_t seed);
 void test_placed_release(test_placed *placed);
 
+/* Fail unless a placed view's region, read back after a call, is as it was
+ * placed with the first `count` elements of `expected` (of `size` bytes)
+ * scattered into the view (naming `label`, the run seed, `what` and the
+ * first differing byte), and its guards are intact. */
+void test_placed_check(clgpu_context *context, const test_placed *p, size_t size,
+                       const unsigned char *expected, size_t count, const char *label,
+                       const char *what);
+
 /* malloc'd random bytes (at least one byte), from a seed. */
 unsigned char *random_bytes(size_t bytes, uint64_t seed);
 

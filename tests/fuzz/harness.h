@@ -397,7 +397,24 @@ extern uint8_t algo_before[ALG_COUNT][ALGO_BYTES];
 extern uint8_t algo_model[ALG_COUNT][ALGO_BYTES];
 extern algo_workspace algo_workspaces[ALGO_WORKSPACES];
 extern algo_kernel algo_kernels[ALGO_KERNELS];
+/* What the status tables are made of: the statuses every algorithm call and
+ * size query may give for its arguments, and those a call adds (its
+ * workspace, its program's build). */
+#define ALGO_ARGUMENT_STATUSES                                                      \
+  CLGPU_SUCCESS, CLGPU_INVALID_ARGUMENT, CLGPU_TYPE_MISMATCH, CLGPU_SHAPE_MISMATCH, \
+      CLGPU_INVALID_OUTPUT, CLGPU_UNSUPPORTED_FEATURE, CLGPU_MISMATCHED_OBJECTS,    \
+      CLGPU_MISALIGNED_VIEW, CLGPU_VIEW_OUT_OF_BOUNDS
+#define ALGO_CALL_STATUSES                                                                        \
+  CLGPU_WORKSPACE_WRONG_DEVICE, CLGPU_WORKSPACE_WRONG_OPERATION, CLGPU_WORKSPACE_WRONG_ALGORITHM, \
+      CLGPU_WORKSPACE_TOO_SMALL, CLGPU_WORKSPACE_ALIASES_ARGUMENT, CLGPU_CL_BUILD_PROGRAM_FAILURE
 extern const clgpu_status algo_statuses[15];
+/* Those of the calls that take a text (CLGPU_EXPRESSION_TOO_LONG) and
+ * report sizes past 64 bits (CLGPU_SIZE_OVERFLOW), and of their queries. */
+extern const clgpu_status algo_text_statuses[17];
+extern const clgpu_status algo_text_query_statuses[11];
+/* clgpu_workspace_create's and clgpu_workspace_wrap's. */
+extern const clgpu_status workspace_create_statuses[6];
+extern const clgpu_status workspace_wrap_statuses[5];
 void algo_setup(void);
 void algo_teardown(void);
 int is_real(clgpu_type type);
@@ -433,6 +450,26 @@ extern const custom_key custom_keys[6];
 void destroy_kernel(int slot);
 void destroy_workspace(int slot);
 void algo_release_workspaces(void);
+/* FUZZ_API_TRACE=1 lists the calls and queries finish_algo_call does not
+ * see (as it lists the others) with their status. */
+void trace_status(const char *text, clgpu_status status);
+/* The contract of a workspace size query, traced: a documented status, no
+ * success with out NULL or over arguments its header refuses (`refused`),
+ * and the report unwritten by a failure (`before`: its bytes before). */
+void check_query(const char *text, clgpu_status status, status_set set, int out_null, int refused,
+                 const clgpu_workspace_size *report, const clgpu_workspace_size *before);
+/* The elements of a made view, as they are in algo_before, into `out`. */
+void gather_view(const algo_view *view, uint8_t *out);
+/* A made view of `type` (`rank`, `shape` and `step` in elements as
+ * clgpu_array_strided takes them) from byte `offset` of mirrored buffer
+ * `buffer`, which must hold it. */
+void make_algo_view(int buffer, size_t offset, clgpu_type type, unsigned rank, const size_t *shape,
+                    const ptrdiff_t *step, algo_view *out);
+/* Whether two made views share a byte (or one view repeats a byte). */
+int views_overlap(const algo_view *a, const algo_view *b);
+/* A 1-D view of `count` elements of `type` over the bytes of a made view;
+ * see harness_algo.c. */
+void view_over(const algo_view *under, clgpu_type type, size_t count, int shift, algo_view *out);
 
 /* ---- harness_membuf.c: the model of buffers across memory spaces ---- */
 

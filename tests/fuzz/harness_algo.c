@@ -30,21 +30,20 @@ uint8_t algo_model[ALG_COUNT][ALGO_BYTES];
 algo_workspace algo_workspaces[ALGO_WORKSPACES];
 algo_kernel algo_kernels[ALGO_KERNELS];
 
-const clgpu_status algo_statuses[] = {CLGPU_SUCCESS,
-                                      CLGPU_INVALID_ARGUMENT,
-                                      CLGPU_TYPE_MISMATCH,
-                                      CLGPU_SHAPE_MISMATCH,
-                                      CLGPU_INVALID_OUTPUT,
-                                      CLGPU_UNSUPPORTED_FEATURE,
-                                      CLGPU_MISMATCHED_OBJECTS,
-                                      CLGPU_MISALIGNED_VIEW,
-                                      CLGPU_VIEW_OUT_OF_BOUNDS,
-                                      CLGPU_WORKSPACE_WRONG_DEVICE,
-                                      CLGPU_WORKSPACE_WRONG_OPERATION,
-                                      CLGPU_WORKSPACE_WRONG_ALGORITHM,
-                                      CLGPU_WORKSPACE_TOO_SMALL,
-                                      CLGPU_WORKSPACE_ALIASES_ARGUMENT,
-                                      CLGPU_CL_BUILD_PROGRAM_FAILURE};
+const clgpu_status algo_statuses[15] = {ALGO_ARGUMENT_STATUSES, ALGO_CALL_STATUSES};
+const clgpu_status algo_text_statuses[17] = {ALGO_ARGUMENT_STATUSES, ALGO_CALL_STATUSES,
+                                             CLGPU_EXPRESSION_TOO_LONG, CLGPU_SIZE_OVERFLOW};
+const clgpu_status algo_text_query_statuses[11] = {ALGO_ARGUMENT_STATUSES,
+                                                   CLGPU_EXPRESSION_TOO_LONG, CLGPU_SIZE_OVERFLOW};
+const clgpu_status workspace_create_statuses[6] = {CLGPU_SUCCESS,
+                                                   CLGPU_INVALID_ARGUMENT,
+                                                   CLGPU_CL_INVALID_BUFFER_SIZE,
+                                                   CLGPU_CL_MEM_OBJECT_ALLOCATION_FAILURE,
+                                                   CLGPU_CL_OUT_OF_RESOURCES,
+                                                   CLGPU_CL_OUT_OF_HOST_MEMORY};
+const clgpu_status workspace_wrap_statuses[5] = {
+    CLGPU_SUCCESS, CLGPU_INVALID_ARGUMENT, CLGPU_MISMATCHED_OBJECTS, CLGPU_WORKSPACE_MISALIGNED,
+    CLGPU_WORKSPACE_TOO_SMALL};
 
 void algo_setup(void) {
   cl_context context = clgpu_context_cl_context(world.context);
@@ -287,17 +286,7 @@ void take_algo_view(byte_reader *in, const array_run *pool, view_wish wish, algo
     size_t offset = base + (size_t)(-low) * size;
     if (empty || offset + (size_t)(high + 1) * size <= algo.sizes[buffer]) {
       if (empty) offset = base;
-      size_t count = shape[0] * (rank == 2 ? shape[1] : 1);
-      clgpu_status status =
-          clgpu_array_strided(algo.buffers[buffer], offset, type, rank, shape, step, &out->view);
-      if (status != CLGPU_SUCCESS) {
-        violation("clgpu_array_strided", "refused a view inside its buffer: %s (%s)",
-                  clgpu_status_name(status), clgpu_last_error());
-      }
-      out->pointer = &out->view;
-      out->made = 1;
-      out->buffer = buffer;
-      out->count = count;
+      make_algo_view(buffer, offset, type, rank, shape, step, out);
       return;
     }
     if (base > 0) {
@@ -332,6 +321,79 @@ void write_values(const algo_view *view, uint8_t seed, int any_bits) {
     if (!is_signed_type(type) && !is_real(type) && value < 0) value = -value;
     store_int(p, type, (uint64_t)(int64_t)value);
   }
+}
+
+void gather_view(const algo_view *view, uint8_t *out) {
+  size_t size = clgpu_type_size(view->view.type);
+  for (size_t k = 0; k < view->count; k++) {
+    memcpy(out + k * size, &algo_before[view->buffer][element_offset(&view->view, k)], size);
+  }
+}
+
+void make_algo_view(int buffer, size_t offset, clgpu_type type, unsigned rank, const size_t *shape,
+                    const ptrdiff_t *step, algo_view *out) {
+  memset(out, 0, sizeof *out);
+  size_t count = 1;
+  for (unsigned d = 0; d < rank; d++) count *= shape[d];
+  clgpu_status status =
+      clgpu_array_strided(algo.buffers[buffer], offset, type, rank, shape, step, &out->view);
+  if (status != CLGPU_SUCCESS) {
+    violation("clgpu_array_strided", "refused a view inside its buffer: %s (%s)",
+              clgpu_status_name(status), clgpu_last_error());
+  }
+  out->pointer = &out->view;
+  out->made = 1;
+  out->buffer = buffer;
+  out->count = count;
+}
+
+int views_overlap(const algo_view *a, const algo_view *b) {
+  if (!a->made || !b->made || !a->pointer || !b->pointer || a->buffer != b->buffer) return 0;
+  static uint8_t marks[ALGO_BYTES];
+  memset(marks, 0, sizeof marks);
+  size_t a_size = clgpu_type_size(a->view.type), b_size = clgpu_type_size(b->view.type);
+  for (size_t k = 0; k < a->count; k++) memset(marks + element_offset(&a->view, k), 1, a_size);
+  for (size_t k = 0; k < b->count; k++) {
+    size_t at = element_offset(&b->view, k);
+    for (size_t i = 0; i < b_size; i++) {
+      if (marks[at + i]) return 1;
+    }
+  }
+  return 0;
+}
+
+/* The view over `under`'s bytes (positions over needles or haystack, a
+ * histogram's edges or counts over its input, a partition's output over
+ * its input): from the byte of its element 0 (rounded down to the type's
+ * size) moved by `shift` elements, with its step in bytes where the type's
+ * size divides it (1-D views); contiguous, moved down, then shortened,
+ * until it fits the buffer. */
+void view_over(const algo_view *under, clgpu_type type, size_t count, int shift, algo_view *out) {
+  int64_t size = (int64_t)clgpu_type_size(type);
+  int64_t bytes = under->view.rank == 1
+                      ? (int64_t)under->view.strides[0] * (int64_t)clgpu_type_size(under->view.type)
+                      : size;
+  ptrdiff_t step = bytes != 0 && bytes % size == 0 ? (ptrdiff_t)(bytes / size) : 1;
+  int64_t offset = (int64_t)under->view.offset - (int64_t)under->view.offset % size;
+  offset += shift * size;
+  if (offset < 0) offset = 0;
+  int64_t limit = (int64_t)algo.sizes[under->buffer];
+  if (offset > limit - size) offset = (limit - size) - (limit - size) % size;
+  for (;;) {
+    int64_t reach = count ? (int64_t)(count - 1) * step * size : 0;
+    int64_t low = offset + (reach < 0 ? reach : 0), high = offset + (reach > 0 ? reach : 0) + size;
+    if (count == 0 || (low >= 0 && high <= limit)) break;
+    if (step != 1) {
+      step = 1;
+    } else if (offset > 0 && offset + (int64_t)count * size > limit) {
+      int64_t moved = limit - (int64_t)count * size;
+      offset = moved > 0 ? moved - moved % size : 0;
+      if (moved <= 0) count /= 2;
+    } else {
+      count /= 2;
+    }
+  }
+  make_algo_view(under->buffer, (size_t)offset, type, 1, &count, &step, out);
 }
 
 /* Before a call: the pattern into every mirrored buffer and every array
@@ -588,6 +650,23 @@ static void check_algo_references(const char *call) {
                 b, (int)count - (int)expected, expected - 1);
     }
   }
+}
+
+void trace_status(const char *text, clgpu_status status) {
+  static int trace = -1;
+  if (trace < 0) trace = getenv("FUZZ_API_TRACE") != NULL;
+  if (trace) fprintf(stderr, "  %s -> %s\n", text, clgpu_status_name(status));
+}
+
+void check_query(const char *text, clgpu_status status, status_set set, int out_null, int refused,
+                 const clgpu_workspace_size *report, const clgpu_workspace_size *before) {
+  trace_status(text, status);
+  check_call(text, status, set, 0);
+  if (out_null && status == CLGPU_SUCCESS) violation(text, "succeeded with out NULL");
+  if (status != CLGPU_SUCCESS && memcmp(report, before, sizeof *report) != 0) {
+    violation(text, "failed but wrote the report");
+  }
+  if (status == CLGPU_SUCCESS && refused) violation(text, "accepted arguments its header refuses");
 }
 
 void finish_algo_call(algo_call *call, clgpu_status status, status_set set) {

@@ -23,83 +23,15 @@
 
 __extension__ typedef unsigned __int128 hist_wide;
 
-static const clgpu_status hist_statuses[] = {CLGPU_SUCCESS,
-                                             CLGPU_INVALID_ARGUMENT,
-                                             CLGPU_TYPE_MISMATCH,
-                                             CLGPU_SHAPE_MISMATCH,
-                                             CLGPU_INVALID_OUTPUT,
-                                             CLGPU_UNSUPPORTED_FEATURE,
-                                             CLGPU_MISMATCHED_OBJECTS,
-                                             CLGPU_MISALIGNED_VIEW,
-                                             CLGPU_VIEW_OUT_OF_BOUNDS,
-                                             CLGPU_WORKSPACE_WRONG_DEVICE,
-                                             CLGPU_WORKSPACE_WRONG_OPERATION,
-                                             CLGPU_WORKSPACE_WRONG_ALGORITHM,
-                                             CLGPU_WORKSPACE_TOO_SMALL,
-                                             CLGPU_WORKSPACE_ALIASES_ARGUMENT,
-                                             CLGPU_SIZE_OVERFLOW,
-                                             CLGPU_CL_BUILD_PROGRAM_FAILURE};
-static const clgpu_status hist_query_statuses[] = {CLGPU_SUCCESS,
-                                                   CLGPU_INVALID_ARGUMENT,
-                                                   CLGPU_TYPE_MISMATCH,
-                                                   CLGPU_SHAPE_MISMATCH,
-                                                   CLGPU_INVALID_OUTPUT,
-                                                   CLGPU_UNSUPPORTED_FEATURE,
-                                                   CLGPU_MISMATCHED_OBJECTS,
-                                                   CLGPU_MISALIGNED_VIEW,
-                                                   CLGPU_VIEW_OUT_OF_BOUNDS,
-                                                   CLGPU_SIZE_OVERFLOW};
-static const clgpu_status partition_statuses[] = {CLGPU_SUCCESS,
-                                                  CLGPU_INVALID_ARGUMENT,
-                                                  CLGPU_EXPRESSION_TOO_LONG,
-                                                  CLGPU_TYPE_MISMATCH,
-                                                  CLGPU_SHAPE_MISMATCH,
-                                                  CLGPU_INVALID_OUTPUT,
-                                                  CLGPU_UNSUPPORTED_FEATURE,
-                                                  CLGPU_MISMATCHED_OBJECTS,
-                                                  CLGPU_MISALIGNED_VIEW,
-                                                  CLGPU_VIEW_OUT_OF_BOUNDS,
-                                                  CLGPU_WORKSPACE_WRONG_DEVICE,
-                                                  CLGPU_WORKSPACE_WRONG_OPERATION,
-                                                  CLGPU_WORKSPACE_WRONG_ALGORITHM,
-                                                  CLGPU_WORKSPACE_TOO_SMALL,
-                                                  CLGPU_WORKSPACE_ALIASES_ARGUMENT,
-                                                  CLGPU_SIZE_OVERFLOW,
-                                                  CLGPU_CL_BUILD_PROGRAM_FAILURE};
-static const clgpu_status partition_query_statuses[] = {CLGPU_SUCCESS,
-                                                        CLGPU_INVALID_ARGUMENT,
-                                                        CLGPU_EXPRESSION_TOO_LONG,
-                                                        CLGPU_TYPE_MISMATCH,
-                                                        CLGPU_SHAPE_MISMATCH,
-                                                        CLGPU_INVALID_OUTPUT,
-                                                        CLGPU_UNSUPPORTED_FEATURE,
-                                                        CLGPU_MISMATCHED_OBJECTS,
-                                                        CLGPU_MISALIGNED_VIEW,
-                                                        CLGPU_VIEW_OUT_OF_BOUNDS,
-                                                        CLGPU_SIZE_OVERFLOW};
+/* The calls' and the queries' statuses (harness_algo.c's tables for the
+ * partition's, which takes a text). */
+static const clgpu_status hist_statuses[] = {ALGO_ARGUMENT_STATUSES, ALGO_CALL_STATUSES,
+                                             CLGPU_SIZE_OVERFLOW};
+static const clgpu_status hist_query_statuses[] = {ALGO_ARGUMENT_STATUSES, CLGPU_SIZE_OVERFLOW};
 /* The _upto queries list exactly these (histogram.h, partition.h). */
 static const clgpu_status upto_statuses[] = {CLGPU_SUCCESS, CLGPU_INVALID_ARGUMENT,
                                              CLGPU_TYPE_MISMATCH, CLGPU_UNSUPPORTED_FEATURE,
                                              CLGPU_SIZE_OVERFLOW};
-static const clgpu_status create_statuses[] = {CLGPU_SUCCESS,
-                                               CLGPU_INVALID_ARGUMENT,
-                                               CLGPU_CL_INVALID_BUFFER_SIZE,
-                                               CLGPU_CL_MEM_OBJECT_ALLOCATION_FAILURE,
-                                               CLGPU_CL_OUT_OF_RESOURCES,
-                                               CLGPU_CL_OUT_OF_HOST_MEMORY};
-static const clgpu_status wrap_statuses[] = {CLGPU_SUCCESS, CLGPU_INVALID_ARGUMENT,
-                                             CLGPU_MISMATCHED_OBJECTS, CLGPU_WORKSPACE_MISALIGNED,
-                                             CLGPU_WORKSPACE_TOO_SMALL};
-
-/* ---- tracing ---- */
-
-/* FUZZ_API_TRACE=1 lists the queries too (finish_algo_call lists the
- * calls). */
-static void trace_query(const char *text, clgpu_status status) {
-  static int trace = -1;
-  if (trace < 0) trace = getenv("FUZZ_API_TRACE") != NULL;
-  if (trace) fprintf(stderr, "  %s -> %s\n", text, clgpu_status_name(status));
-}
 
 /* ---- values ---- */
 
@@ -152,29 +84,18 @@ static void store_float_bits(uint8_t *p, clgpu_type type, uint64_t half, uint64_
  * fractions and a larger integer. */
 #define SPECIALS 10
 static void store_special(uint8_t *p, clgpu_type type, unsigned which) {
+  /* Specials 0 to 5 as half, float and double bits. */
+  static const uint64_t bits[6][3] = {
+      {0x7c00, 0x7f800000u, 0x7ff0000000000000ull}, {0xfc00, 0xff800000u, 0xfff0000000000000ull},
+      {0x7e00, 0x7fc00000u, 0x7ff8000000000000ull}, {0x8000, 0x80000000u, 0x8000000000000000ull},
+      {0x7bff, 0x7f7fffffu, 0x7fefffffffffffffull}, {0xfbff, 0xff7fffffu, 0xffefffffffffffffull},
+  };
   static const double others[] = {0.5, -1.5, 2.25, 1000};
-  switch (which % SPECIALS) {
-    case 0:
-      store_float_bits(p, type, 0x7c00, 0x7f800000u, 0x7ff0000000000000ull);
-      break;
-    case 1:
-      store_float_bits(p, type, 0xfc00, 0xff800000u, 0xfff0000000000000ull);
-      break;
-    case 2:
-      store_float_bits(p, type, 0x7e00, 0x7fc00000u, 0x7ff8000000000000ull);
-      break;
-    case 3:
-      store_float_bits(p, type, 0x8000, 0x80000000u, 0x8000000000000000ull);
-      break;
-    case 4:
-      store_float_bits(p, type, 0x7bff, 0x7f7fffffu, 0x7fefffffffffffffull);
-      break;
-    case 5:
-      store_float_bits(p, type, 0xfbff, 0xff7fffffu, 0xffefffffffffffffull);
-      break;
-    default:
-      store_real(p, type, others[which % SPECIALS - 6]);
-      break;
+  unsigned k = which % SPECIALS;
+  if (k < 6) {
+    store_float_bits(p, type, bits[k][0], bits[k][1], bits[k][2]);
+  } else {
+    store_real(p, type, others[k - 6]);
   }
 }
 
@@ -207,74 +128,7 @@ static void write_data(const algo_view *view, uint8_t data) {
   }
 }
 
-/* ---- views ---- */
-
-/* A 1-D view of `count` elements of `type` over the bytes of a made view:
- * from the byte of its element 0 (rounded down to the type's size) moved
- * by `shift` elements, with its step in bytes where the type's size
- * divides it (1-D views); contiguous, moved down, then shortened, until it
- * fits the buffer. */
-static void view_over(const algo_view *under, clgpu_type type, size_t count, int shift,
-                      algo_view *out) {
-  memset(out, 0, sizeof *out);
-  int64_t size = (int64_t)clgpu_type_size(type);
-  int64_t bytes = under->view.rank == 1
-                      ? (int64_t)under->view.strides[0] * (int64_t)clgpu_type_size(under->view.type)
-                      : size;
-  ptrdiff_t step = bytes != 0 && bytes % size == 0 ? (ptrdiff_t)(bytes / size) : 1;
-  int64_t offset = (int64_t)under->view.offset - (int64_t)under->view.offset % size;
-  offset += shift * size;
-  if (offset < 0) offset = 0;
-  int64_t limit = (int64_t)algo.sizes[under->buffer];
-  if (offset > limit - size) offset = (limit - size) - (limit - size) % size;
-  for (;;) {
-    int64_t reach = count ? (int64_t)(count - 1) * step * size : 0;
-    int64_t low = offset + (reach < 0 ? reach : 0), high = offset + (reach > 0 ? reach : 0) + size;
-    if (count == 0 || (low >= 0 && high <= limit)) break;
-    if (step != 1) {
-      step = 1;
-    } else if (offset > 0 && offset + (int64_t)count * size > limit) {
-      int64_t moved = limit - (int64_t)count * size;
-      offset = moved > 0 ? moved - moved % size : 0;
-      if (moved <= 0) count /= 2;
-    } else {
-      count /= 2;
-    }
-  }
-  clgpu_status status = clgpu_array_strided(algo.buffers[under->buffer], (size_t)offset, type, 1,
-                                            &count, &step, &out->view);
-  if (status != CLGPU_SUCCESS) {
-    violation("clgpu_array_strided", "refused a view inside its buffer: %s (%s)",
-              clgpu_status_name(status), clgpu_last_error());
-  }
-  out->pointer = &out->view;
-  out->made = 1;
-  out->buffer = under->buffer;
-  out->count = count;
-}
-
-/* Whether two made views share a byte. */
-static int views_overlap(const algo_view *a, const algo_view *b) {
-  if (!a->made || !b->made || !a->pointer || !b->pointer || a->buffer != b->buffer) return 0;
-  static uint8_t marks[ALGO_BYTES];
-  memset(marks, 0, sizeof marks);
-  size_t a_size = clgpu_type_size(a->view.type), b_size = clgpu_type_size(b->view.type);
-  for (size_t k = 0; k < a->count; k++) memset(marks + element_offset(&a->view, k), 1, a_size);
-  for (size_t k = 0; k < b->count; k++) {
-    size_t at = element_offset(&b->view, k);
-    for (size_t i = 0; i < b_size; i++) {
-      if (marks[at + i]) return 1;
-    }
-  }
-  return 0;
-}
-
-static void gather(const algo_view *view, uint8_t *out) {
-  size_t size = clgpu_type_size(view->view.type);
-  for (size_t k = 0; k < view->count; k++) {
-    memcpy(out + k * size, &algo_before[view->buffer][element_offset(&view->view, k)], size);
-  }
-}
+/* ---- the buffers after a call ---- */
 
 /* The mirrored buffers as they are now (after a call finish_algo_call
  * has waited for). */
@@ -420,6 +274,29 @@ static const clgpu_call_options *base_options(const option_plan *plan) {
   return plan->mode ? &plan->base : NULL;
 }
 
+/* The options a query in place of the call is asked with: the plan's
+ * shape, with the slot's workspace in mode 2 (in `with_slot`). */
+static const clgpu_call_options *query_options(const option_plan *plan,
+                                               clgpu_call_options *with_slot) {
+  if (plan->mode != 2) return base_options(plan);
+  *with_slot = plan->base;
+  with_slot->workspace = plan->slot_workspace;
+  return with_slot;
+}
+
+/* The start of a query in place of the call: its report prefilled (and
+ * `before`, a copy), the wait list's word, its views described under
+ * `name`; returns whether *out is NULL (a byte, one time in 8). */
+static int start_query(byte_reader *in, algo_call *call, const char *name,
+                       clgpu_workspace_size *report, clgpu_workspace_size *before) {
+  memset(report, 0x5a, sizeof *report);
+  *before = *report;
+  int out_null = take_byte(in) % 8 == 7;
+  snprintf(call->wait.word, sizeof call->wait.word, "none (a query)");
+  describe_views(call, name);
+  return out_null;
+}
+
 /* The workspace queries a call's options are made from: the query of the
  * call's arguments with given options, and the _upto query that claims to
  * serve it (with `extra` more elements and bins). */
@@ -499,7 +376,7 @@ static void make_options(const option_plan *plan, algo_call *call, query_fn quer
     snprintf(text, sizeof text, "clgpu_workspace_create(a report of the call's, edit %u)",
              plan->report);
     status = clgpu_workspace_create(world.context, &report, &workspace);
-    check_call(text, status, STATUS_SET(create_statuses, 1), 0);
+    check_call(text, status, STATUS_SET(workspace_create_statuses, 1), 0);
     if (status == CLGPU_INVALID_ARGUMENT) {
       violation(text, "refused a report a query made (%s)", clgpu_last_error());
     }
@@ -515,7 +392,7 @@ static void make_options(const option_plan *plan, algo_call *call, query_fn quer
              plan->report, plan->how == 2 ? "the workspace buffer" : "an argument buffer", offset,
              size);
     status = clgpu_workspace_wrap(world.context, &report, target, offset, size, &workspace);
-    check_call(text, status, STATUS_SET(wrap_statuses, 1), 0);
+    check_call(text, status, STATUS_SET(workspace_wrap_statuses, 1), 0);
     if (status == CLGPU_SUCCESS && size < report.total_bytes) {
       violation(text, "wrapped a region smaller than the report's total");
     }
@@ -930,44 +807,72 @@ static void hist_upto_cover(const char *text, clgpu_type type, uint64_t max_n, u
   }
 }
 
+/* What an _upto form takes after its type and counts: the options (NULL
+ * one time in four, else a shape), whether *out is NULL (one time in 16)
+ * and a byte for the cover queries; and its report, prefilled. */
+typedef struct upto_form {
+  clgpu_call_options storage;
+  const clgpu_call_options *options;
+  int out_null;
+  uint8_t pick;
+  clgpu_workspace_size report, before;
+} upto_form;
+
+static void take_upto_form(byte_reader *in, upto_form *form) {
+  form->storage = (clgpu_call_options){CLGPU_SHAPE_AUTO, NULL};
+  form->options = NULL;
+  if (take_byte(in) % 4 != 0) {
+    form->storage.shape = take_shape(in);
+    form->options = &form->storage;
+  }
+  form->out_null = take_byte(in) % 16 == 15;
+  form->pick = take_byte(in);
+  memset(&form->report, 0x5a, sizeof form->report);
+  form->before = form->report;
+}
+
+static const char *context_name(const clgpu_context *context) {
+  return context == world.context ? "ctx" : context ? "other" : "NULL";
+}
+
+/* Whether an _upto query succeeded: its status documented, *out unwritten
+ * by a failure, and no success for a type `type_refused` or the form's
+ * faults (a NULL out or context, an unknown shape). */
+static int upto_succeeded(const char *text, clgpu_status status, const clgpu_context *context,
+                          const upto_form *form, int type_refused) {
+  trace_status(text, status);
+  check_call(text, status, STATUS_SET(upto_statuses, 0), 0);
+  if (status != CLGPU_SUCCESS) {
+    if (memcmp(&form->report, &form->before, sizeof form->report) != 0) {
+      violation(text, "failed but wrote *out");
+    }
+    return 0;
+  }
+  if (form->out_null || !context || type_refused || !valid_shape(form->options)) {
+    violation(text, "accepted arguments its header refuses");
+  }
+  return 1;
+}
+
 /* clgpu_histogram_workspace_size_upto (form 4 of op_algo_histogram). */
 static void histogram_upto(byte_reader *in, clgpu_context *context) {
   clgpu_type type = take_any_type(in);
   uint64_t max_n = take_upto_count(in), max_bins = take_upto_count(in);
-  clgpu_call_options storage = {CLGPU_SHAPE_AUTO, NULL};
-  const clgpu_call_options *options = NULL;
-  if (take_byte(in) % 4 != 0) {
-    storage.shape = take_shape(in);
-    options = &storage;
-  }
-  int out_null = take_byte(in) % 16 == 15;
-  uint8_t pick = take_byte(in);
-  clgpu_workspace_size report;
-  memset(&report, 0x5a, sizeof report);
-  clgpu_workspace_size before = report;
+  upto_form form;
+  take_upto_form(in, &form);
   char text[192];
   snprintf(text, sizeof text,
            "clgpu_histogram_workspace_size_upto(%s, type %d, max_n %llu, max_bins %llu%s)",
-           context == world.context ? "ctx"
-           : context                ? "other"
-                                    : "NULL",
-           (int)type, (unsigned long long)max_n, (unsigned long long)max_bins,
-           out_null ? ", out NULL" : "");
+           context_name(context), (int)type, (unsigned long long)max_n,
+           (unsigned long long)max_bins, form.out_null ? ", out NULL" : "");
   prime_last_error();
-  clgpu_status status = clgpu_histogram_workspace_size_upto(context, type, max_n, max_bins, options,
-                                                            out_null ? NULL : &report);
-  trace_query(text, status);
-  check_call(text, status, STATUS_SET(upto_statuses, 0), 0);
-  if (status != CLGPU_SUCCESS) {
-    if (memcmp(&report, &before, sizeof report) != 0) violation(text, "failed but wrote *out");
-    return;
+  clgpu_status status = clgpu_histogram_workspace_size_upto(
+      context, type, max_n, max_bins, form.options, form.out_null ? NULL : &form.report);
+  if (!upto_succeeded(text, status, context, &form, !type_supported(type, 0))) return;
+  check_report_form(text, &form.report, CLGPU_OPERATION_HISTOGRAM);
+  if (context == world.context) {
+    hist_upto_cover(text, type, max_n, max_bins, form.options, &form.report, form.pick);
   }
-  if (out_null || !context || !type_supported(type, 0) || !valid_shape(options)) {
-    violation(text, "accepted arguments its header refuses");
-  }
-  check_report_form(text, &report, CLGPU_OPERATION_HISTOGRAM);
-  if (context == world.context)
-    hist_upto_cover(text, type, max_n, max_bins, options, &report, pick);
 }
 
 /* The elements of the input in each bin, and the check of a call whose
@@ -1112,7 +1017,7 @@ void op_algo_histogram(fuzz_run *run) {
       mark_count = even_marks(type, lower, upper, bins, marks);
     } else if (edges_form && edges.made && edges.view.type == type &&
                edges.count <= ALGO_MAX_N + 1) {
-      gather(&edges, marks);
+      gather_view(&edges, marks);
       mark_count = edges.count;
     }
     write_boundaries(&input, marks, mark_count, data);
@@ -1173,30 +1078,14 @@ void op_algo_histogram(fuzz_run *run) {
   }
 
   if (query) {
-    clgpu_workspace_size report;
-    memset(&report, 0x5a, sizeof report);
-    clgpu_workspace_size before = report;
-    int out_null = take_byte(in) % 8 == 7;
-    snprintf(call.wait.word, sizeof call.wait.word, "none (a query)");
-    describe_views(&call, name);
+    clgpu_workspace_size report, before;
+    int out_null = start_query(in, &call, name, &report, &before);
     prime_last_error();
-    const clgpu_call_options *options = base_options(&plan);
     clgpu_call_options with_slot;
-    if (plan.mode == 2) {
-      with_slot = plan.base;
-      with_slot.workspace = plan.slot_workspace;
-      options = &with_slot;
-    }
+    const clgpu_call_options *options = query_options(&plan, &with_slot);
     clgpu_status status = hist_query(&state, options, out_null ? NULL : &report);
-    trace_query(call.text, status);
-    check_call(call.text, status, STATUS_SET(hist_query_statuses, 1), 0);
-    if (out_null && status == CLGPU_SUCCESS) violation(call.text, "succeeded with out NULL");
-    if (status != CLGPU_SUCCESS && memcmp(&report, &before, sizeof report) != 0) {
-      violation(call.text, "failed but wrote the report");
-    }
-    if (status == CLGPU_SUCCESS && call.must_fail) {
-      violation(call.text, "accepted arguments its header refuses");
-    }
+    check_query(call.text, status, STATUS_SET(hist_query_statuses, 1), out_null, call.must_fail,
+                &report, &before);
     if (bounds_only && !out_null) {
       expect_status(call.text, status, CLGPU_INVALID_ARGUMENT, "bounds histogram.h refuses");
     }
@@ -1252,11 +1141,11 @@ void op_algo_histogram(fuzz_run *run) {
   }
   if (call.checkable) {
     static uint8_t values[ALGO_BYTES], edge_values[ALGO_BYTES];
-    gather(&input, values);
+    gather_view(&input, values);
     size_t size = clgpu_type_size(type);
     int sorted = 1;
     if (edges_form) {
-      gather(&edges, edge_values);
+      gather_view(&edges, edge_values);
       sorted = edges_sorted(edge_values, type, edges.count);
     }
     memset(certain, 0, sizeof certain);
@@ -1382,37 +1271,20 @@ static void partition_upto_cover(const char *text, clgpu_type type, uint64_t max
 static void partition_upto_form(byte_reader *in, clgpu_context *context) {
   clgpu_type type = take_any_type(in);
   uint64_t max_n = take_upto_count(in);
-  clgpu_call_options storage = {CLGPU_SHAPE_AUTO, NULL};
-  const clgpu_call_options *options = NULL;
-  if (take_byte(in) % 4 != 0) {
-    storage.shape = take_shape(in);
-    options = &storage;
-  }
-  int out_null = take_byte(in) % 16 == 15;
-  uint8_t pick = take_byte(in);
-  clgpu_workspace_size report;
-  memset(&report, 0x5a, sizeof report);
-  clgpu_workspace_size before = report;
+  upto_form form;
+  take_upto_form(in, &form);
   char text[192];
   snprintf(text, sizeof text, "clgpu_partition_workspace_size_upto(%s, type %d, max_n %llu%s)",
-           context == world.context ? "ctx"
-           : context                ? "other"
-                                    : "NULL",
-           (int)type, (unsigned long long)max_n, out_null ? ", out NULL" : "");
+           context_name(context), (int)type, (unsigned long long)max_n,
+           form.out_null ? ", out NULL" : "");
   prime_last_error();
-  clgpu_status status =
-      clgpu_partition_workspace_size_upto(context, type, max_n, options, out_null ? NULL : &report);
-  trace_query(text, status);
-  check_call(text, status, STATUS_SET(upto_statuses, 0), 0);
-  if (status != CLGPU_SUCCESS) {
-    if (memcmp(&report, &before, sizeof report) != 0) violation(text, "failed but wrote *out");
-    return;
+  clgpu_status status = clgpu_partition_workspace_size_upto(context, type, max_n, form.options,
+                                                            form.out_null ? NULL : &form.report);
+  if (!upto_succeeded(text, status, context, &form, !type_supported(type, 1))) return;
+  check_report_form(text, &form.report, CLGPU_OPERATION_PARTITION);
+  if (context == world.context) {
+    partition_upto_cover(text, type, max_n, form.options, &form.report, form.pick);
   }
-  if (out_null || !context || !type_supported(type, 1) || !valid_shape(options)) {
-    violation(text, "accepted arguments its header refuses");
-  }
-  check_report_form(text, &report, CLGPU_OPERATION_PARTITION);
-  if (context == world.context) partition_upto_cover(text, type, max_n, options, &report, pick);
 }
 
 /* clgpu_partition, its query and the _upto query. Bytes: the context, the
@@ -1518,30 +1390,14 @@ void op_algo_partition(fuzz_run *run) {
   partition_state state = {context,       text, output->pointer, count.pointer,
                            input.pointer, type, length};
   if (query) {
-    clgpu_workspace_size report;
-    memset(&report, 0x5a, sizeof report);
-    clgpu_workspace_size before = report;
-    int out_null = take_byte(in) % 8 == 7;
-    snprintf(call.wait.word, sizeof call.wait.word, "none (a query)");
-    describe_views(&call, "clgpu_partition_workspace_size");
-    const clgpu_call_options *options = base_options(&plan);
+    clgpu_workspace_size report, before;
+    int out_null = start_query(in, &call, "clgpu_partition_workspace_size", &report, &before);
     clgpu_call_options with_slot;
-    if (plan.mode == 2) {
-      with_slot = plan.base;
-      with_slot.workspace = plan.slot_workspace;
-      options = &with_slot;
-    }
+    const clgpu_call_options *options = query_options(&plan, &with_slot);
     prime_last_error();
     clgpu_status status = partition_query(&state, options, out_null ? NULL : &report);
-    trace_query(call.text, status);
-    check_call(call.text, status, STATUS_SET(partition_query_statuses, 1), 0);
-    if (out_null && status == CLGPU_SUCCESS) violation(call.text, "succeeded with out NULL");
-    if (status != CLGPU_SUCCESS && memcmp(&report, &before, sizeof report) != 0) {
-      violation(call.text, "failed but wrote the report");
-    }
-    if (status == CLGPU_SUCCESS && call.must_fail) {
-      violation(call.text, "accepted arguments its header refuses");
-    }
+    check_query(call.text, status, STATUS_SET(algo_text_query_statuses, 1), out_null,
+                call.must_fail, &report, &before);
     if (status == CLGPU_SUCCESS) {
       char shown[128];
       if (!null_predicate && predicate.fixed < 0) {
@@ -1570,7 +1426,7 @@ void op_algo_partition(fuzz_run *run) {
   prime_last_error();
   clgpu_status queried = partition_query(&state, base_options(&plan), &needed);
   check_call("clgpu_partition_workspace_size (the query before the call)", queried,
-             STATUS_SET(partition_query_statuses, 1), 0);
+             STATUS_SET(algo_text_query_statuses, 1), 0);
   if (queried == CLGPU_SUCCESS && call.must_fail) {
     violation("clgpu_partition_workspace_size (the query before the call)",
               "accepted arguments its header refuses");
@@ -1594,7 +1450,7 @@ void op_algo_partition(fuzz_run *run) {
   if (call.checkable) {
     static uint8_t values[ALGO_BYTES];
     static size_t order[ALGO_BYTES];
-    gather(&input, values);
+    gather_view(&input, values);
     size_t size = clgpu_type_size(type), selected = 0, placed = 0;
     for (size_t k = 0; k < input.count; k++) {
       if (predicate_holds(predicate.fixed, null_predicate, values + k * size, type, k)) {
@@ -1621,5 +1477,5 @@ void op_algo_partition(fuzz_run *run) {
                       call.wait.count, call.wait.list, call.want_event ? &call.event : NULL);
   check_agreement(&call, context, queried, status);
   check_options_outcome(&call, context, &made, queried == CLGPU_SUCCESS, status);
-  finish_algo_call(&call, status, STATUS_SET(partition_statuses, 1));
+  finish_algo_call(&call, status, STATUS_SET(algo_text_statuses, 1));
 }

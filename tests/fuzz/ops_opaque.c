@@ -86,23 +86,13 @@ static size_t smaller(size_t a, size_t b) { return a < b ? a : b; }
 
 /* A 1-D view of n elements (n at most the room) over a mirrored buffer. */
 static void make_view(const layout *l, clgpu_type type, size_t n, int buffer, algo_view *out) {
-  memset(out, 0, sizeof *out);
   size_t size = clgpu_type_size(type);
   size_t offset = first_byte(l, type);
   if (n > room(l, type, buffer)) violation("make_view", "%zu elements do not fit", n);
   if (l->step < 0 && n > 0) offset += (n - 1) * (size_t)(-l->step) * size;
   size_t shape[1] = {n};
   ptrdiff_t strides[1] = {l->step};
-  clgpu_status status =
-      clgpu_array_strided(algo.buffers[buffer], offset, type, 1, shape, strides, &out->view);
-  if (status != CLGPU_SUCCESS) {
-    violation("clgpu_array_strided", "refused a view inside its buffer: %s (%s)",
-              clgpu_status_name(status), clgpu_last_error());
-  }
-  out->pointer = &out->view;
-  out->made = 1;
-  out->buffer = buffer;
-  out->count = n;
+  make_algo_view(buffer, offset, type, 1, shape, strides, out);
 }
 
 static uint8_t *before_at(const algo_view *view, size_t k) {
@@ -150,14 +140,6 @@ static void begin_query(algo_call *call) {
 
 static cl_event *event_of(algo_call *call) { return call->want_event ? &call->event : NULL; }
 
-/* FUZZ_API_TRACE=1 lists the calls that finish_algo_call does not see,
- * as it lists the others. */
-static void trace(const char *call, clgpu_status status) {
-  static int on = -1;
-  if (on < 0) on = getenv("FUZZ_API_TRACE") != NULL;
-  if (on) fprintf(stderr, "  %s -> %s\n", call, clgpu_status_name(status));
-}
-
 /* A refusal of opaque bytes: CLGPU_TYPE_MISMATCH, and a message that says
  * why. */
 static void expect_refusal(const char *call, clgpu_status status) {
@@ -177,7 +159,7 @@ static void finish_refused(algo_call *call, clgpu_status status) {
 static void finish_query(algo_call *call, clgpu_status status, const clgpu_workspace_size *report) {
   clgpu_workspace_size untouched;
   memset(&untouched, 0x5a, sizeof untouched);
-  trace(call->text, status);
+  trace_status(call->text, status);
   expect_refusal(call->text, status);
   check_call(call->text, status, STATUS_SET(algo_statuses, 1), 0);
   if (memcmp(report, &untouched, sizeof untouched) != 0) {
@@ -241,7 +223,7 @@ static void opaque_elementwise_create(byte_reader *in) {
   prime_last_error();
   clgpu_status status = clgpu_elementwise_create(world.context, operations[num_args - 1], num_args,
                                                  args, NULL, &kernel);
-  trace(call, status);
+  trace_status(call, status);
   expect_refusal(call, status);
   check_call(call, status, STATUS_SET(create_statuses, 0), 0);
   if (kernel) violation(call, "failed but left *out non-NULL");

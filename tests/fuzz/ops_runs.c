@@ -4,35 +4,6 @@
  * when the arguments are ones the fuzzer knows. */
 #include "harness.h"
 
-static const clgpu_status runs_statuses[] = {CLGPU_SUCCESS,
-                                             CLGPU_INVALID_ARGUMENT,
-                                             CLGPU_EXPRESSION_TOO_LONG,
-                                             CLGPU_TYPE_MISMATCH,
-                                             CLGPU_SHAPE_MISMATCH,
-                                             CLGPU_INVALID_OUTPUT,
-                                             CLGPU_UNSUPPORTED_FEATURE,
-                                             CLGPU_MISMATCHED_OBJECTS,
-                                             CLGPU_MISALIGNED_VIEW,
-                                             CLGPU_VIEW_OUT_OF_BOUNDS,
-                                             CLGPU_WORKSPACE_WRONG_DEVICE,
-                                             CLGPU_WORKSPACE_WRONG_OPERATION,
-                                             CLGPU_WORKSPACE_WRONG_ALGORITHM,
-                                             CLGPU_WORKSPACE_TOO_SMALL,
-                                             CLGPU_WORKSPACE_ALIASES_ARGUMENT,
-                                             CLGPU_SIZE_OVERFLOW,
-                                             CLGPU_CL_BUILD_PROGRAM_FAILURE};
-static const clgpu_status runs_query_statuses[] = {CLGPU_SUCCESS,
-                                                   CLGPU_INVALID_ARGUMENT,
-                                                   CLGPU_EXPRESSION_TOO_LONG,
-                                                   CLGPU_TYPE_MISMATCH,
-                                                   CLGPU_SHAPE_MISMATCH,
-                                                   CLGPU_INVALID_OUTPUT,
-                                                   CLGPU_UNSUPPORTED_FEATURE,
-                                                   CLGPU_MISMATCHED_OBJECTS,
-                                                   CLGPU_MISALIGNED_VIEW,
-                                                   CLGPU_VIEW_OUT_OF_BOUNDS,
-                                                   CLGPU_SIZE_OVERFLOW};
-
 static const char *const key_equalities[] = {"a == b"};
 static const char *const runs_initials[] = {"3"};
 
@@ -42,7 +13,6 @@ static const char *const runs_initials[] = {"3"};
  * made 1-D view's lowest element (rounded down to the type's size), moved
  * down and then shortened until it fits the buffer. */
 static void runs_view_over(const algo_view *under, clgpu_type type, size_t count, algo_view *out) {
-  memset(out, 0, sizeof *out);
   size_t size = clgpu_type_size(type);
   int64_t low = (int64_t)under->view.offset;
   if (under->view.rank == 1 && under->view.shape[0] > 0 && under->view.strides[0] < 0) {
@@ -61,16 +31,7 @@ static void runs_view_over(const algo_view *under, clgpu_type type, size_t count
     }
   }
   ptrdiff_t step = 1;
-  clgpu_status status =
-      clgpu_array_strided(algo.buffers[under->buffer], offset, type, 1, &count, &step, &out->view);
-  if (status != CLGPU_SUCCESS) {
-    violation("clgpu_array_strided", "refused a view inside its buffer: %s (%s)",
-              clgpu_status_name(status), clgpu_last_error());
-  }
-  out->pointer = &out->view;
-  out->made = 1;
-  out->buffer = under->buffer;
-  out->count = count;
+  make_algo_view(under->buffer, offset, type, 1, &count, &step, out);
 }
 
 /* An output of the fuzzer's: take_algo_view's, moved to the upper half of
@@ -98,30 +59,6 @@ static void take_output_view(byte_reader *in, const array_run *pool, view_wish w
   }
 }
 
-/* The bytes of a made view, one mark per byte of its buffer. */
-static void mark_bytes(const algo_view *view, uint8_t *marks) {
-  size_t size = clgpu_type_size(view->view.type);
-  for (size_t k = 0; k < view->count; k++) {
-    memset(marks + element_offset(&view->view, k), 1, size);
-  }
-}
-
-/* Whether two made views share a byte (or one view repeats a byte). */
-static int views_overlap(const algo_view *a, const algo_view *b) {
-  if (!a->made || !b->made || !a->pointer || !b->pointer || a->buffer != b->buffer) return 0;
-  static uint8_t marks[ALGO_BYTES];
-  memset(marks, 0, sizeof marks);
-  mark_bytes(a, marks);
-  size_t size = clgpu_type_size(b->view.type);
-  for (size_t k = 0; k < b->count; k++) {
-    size_t at = element_offset(&b->view, k);
-    for (size_t i = 0; i < size; i++) {
-      if (marks[at + i]) return 1;
-    }
-  }
-  return 0;
-}
-
 /* ---- the host model ---- */
 
 /* A key as a number for "a == b": NaN is not equal to itself, -0 equals
@@ -146,13 +83,6 @@ static int starts_run(const uint8_t *keys, size_t i, clgpu_type type, int bitwis
   size_t size = clgpu_type_size(type);
   const uint8_t *a = keys + (i - 1) * size, *b = keys + i * size;
   return bitwise ? memcmp(a, b, size) != 0 : !numeric_equal(a, b, type);
-}
-
-static void gather(const algo_view *view, uint8_t *out) {
-  size_t size = clgpu_type_size(view->view.type);
-  for (size_t k = 0; k < view->count; k++) {
-    memcpy(out + k * size, &algo_before[view->buffer][element_offset(&view->view, k)], size);
-  }
 }
 
 /* MIN and MAX of two values of `type` that hold no NaN: the order of
@@ -316,14 +246,6 @@ static void write_keys(const algo_view *keys, uint8_t data, int numeric) {
 
 /* ---- queries ---- */
 
-/* FUZZ_API_TRACE=1 lists the queries too (finish_algo_call lists the
- * calls). */
-static void trace_query(const char *text, clgpu_status status) {
-  static int trace = -1;
-  if (trace < 0) trace = getenv("FUZZ_API_TRACE") != NULL;
-  if (trace) fprintf(stderr, "  %s -> %s\n", text, clgpu_status_name(status));
-}
-
 static void check_runs_report(const char *text, const clgpu_workspace_size *report,
                               clgpu_operation operation, uint64_t staged_keys,
                               uint64_t staged_values) {
@@ -468,14 +390,8 @@ static void algo_runs_unique(byte_reader *in, const array_run *pool, clgpu_conte
                                                              options, &report)
                : clgpu_unique_workspace_size_upto(context, key_equal, key_type, value_type, max_n,
                                                   options, &report);
-    trace_query(call->text, status);
-    check_call(call->text, status, STATUS_SET(runs_query_statuses, 1), 0);
-    if (status != CLGPU_SUCCESS && memcmp(&report, &before, sizeof report) != 0) {
-      violation(call->text, "failed but wrote the report");
-    }
-    if (status == CLGPU_SUCCESS && !context) {
-      violation(call->text, "accepted arguments its header refuses");
-    }
+    check_query(call->text, status, STATUS_SET(algo_text_query_statuses, 1), 0, !context, &report,
+                &before);
     if (status == CLGPU_SUCCESS) check_runs_report(call->text, &report, operation, 0, 0);
     return;
   }
@@ -628,15 +544,8 @@ static void algo_runs_unique(byte_reader *in, const array_run *pool, clgpu_conte
                : clgpu_unique_workspace_size(
                      context, key_equal, run_keys.pointer, by_key ? second.pointer : NULL,
                      count.pointer, keys.pointer, by_key ? values.pointer : NULL, options, out);
-    trace_query(call->text, status);
-    check_call(call->text, status, STATUS_SET(runs_query_statuses, 1), 0);
-    if (out_null && status == CLGPU_SUCCESS) violation(call->text, "succeeded with out NULL");
-    if (status != CLGPU_SUCCESS && memcmp(&report, &before, sizeof report) != 0) {
-      violation(call->text, "failed but wrote the report");
-    }
-    if (status == CLGPU_SUCCESS && call->must_fail) {
-      violation(call->text, "accepted arguments its header refuses");
-    }
+    check_query(call->text, status, STATUS_SET(algo_text_query_statuses, 1), out_null,
+                call->must_fail, &report, &before);
     if (expected != CLGPU_SUCCESS && !out_null) {
       expect_status(call->text, status, expected, "the one fault of these arguments");
     }
@@ -661,8 +570,8 @@ static void algo_runs_unique(byte_reader *in, const array_run *pool, clgpu_conte
   }
   if (call->checkable) {
     static uint8_t key_bytes[ALGO_BYTES], value_bytes[ALGO_BYTES];
-    gather(&keys, key_bytes);
-    if (by_key) gather(&values, value_bytes);
+    gather_view(&keys, key_bytes);
+    if (by_key) gather_view(&values, value_bytes);
     algo_view none;
     memset(&none, 0, sizeof none);
     model_unique(key_bytes, key_type, key_equal == NULL, by_key ? value_bytes : NULL, value_type,
@@ -684,7 +593,7 @@ static void algo_runs_unique(byte_reader *in, const array_run *pool, clgpu_conte
   if (expected != CLGPU_SUCCESS && !call->wait.bad && !call->wait.hostile) {
     expect_status(call->text, status, expected, "the one fault of these arguments");
   }
-  finish_algo_call(call, status, STATUS_SET(runs_statuses, 1));
+  finish_algo_call(call, status, STATUS_SET(algo_text_statuses, 1));
 }
 
 /* clgpu_scan_by_key, clgpu_reduce_by_key and their queries. Bytes: the
@@ -792,14 +701,8 @@ void op_algo_runs(fuzz_run *run) {
                                                      value_type, max_n, options, &report)
              : clgpu_reduce_by_key_workspace_size_upto(context, &reduce_op, key_equal, key_type,
                                                        value_type, max_n, options, &report);
-    trace_query(call.text, status);
-    check_call(call.text, status, STATUS_SET(runs_query_statuses, 1), 0);
-    if (status != CLGPU_SUCCESS && memcmp(&report, &before, sizeof report) != 0) {
-      violation(call.text, "failed but wrote the report");
-    }
-    if (status == CLGPU_SUCCESS && (call.must_fail || argument_kind || !context)) {
-      violation(call.text, "accepted arguments its header refuses");
-    }
+    check_query(call.text, status, STATUS_SET(algo_text_query_statuses, 1), 0,
+                call.must_fail || argument_kind || !context, &report, &before);
     if (status == CLGPU_SUCCESS) {
       check_runs_report(call.text, &report,
                         scan ? CLGPU_OPERATION_SCAN_BY_KEY : CLGPU_OPERATION_REDUCE_BY_KEY, 0, 0);
@@ -968,15 +871,8 @@ void op_algo_runs(fuzz_run *run) {
              : clgpu_reduce_by_key_workspace_size(context, &reduce_op, key_equal, run_keys.pointer,
                                                   reduced.pointer, count.pointer, keys.pointer,
                                                   values.pointer, options, out);
-    trace_query(call.text, status);
-    check_call(call.text, status, STATUS_SET(runs_query_statuses, 1), 0);
-    if (out_null && status == CLGPU_SUCCESS) violation(call.text, "succeeded with out NULL");
-    if (status != CLGPU_SUCCESS && memcmp(&report, &before, sizeof report) != 0) {
-      violation(call.text, "failed but wrote the report");
-    }
-    if (status == CLGPU_SUCCESS && call.must_fail) {
-      violation(call.text, "accepted arguments its header refuses");
-    }
+    check_query(call.text, status, STATUS_SET(algo_text_query_statuses, 1), out_null,
+                call.must_fail, &report, &before);
     if (argument_only && !out_null) {
       expect_status(call.text, status, CLGPU_INVALID_ARGUMENT, "ARGMIN and ARGMAX are refused");
     }
@@ -1014,8 +910,8 @@ void op_algo_runs(fuzz_run *run) {
   }
   if (call.checkable) {
     static uint8_t key_bytes[ALGO_BYTES], value_bytes[ALGO_BYTES];
-    gather(&keys, key_bytes);
-    gather(&values, value_bytes);
+    gather_view(&keys, key_bytes);
+    gather_view(&values, value_bytes);
     int bitwise = key_equal == NULL;
     if (scan) {
       model_scan(&scan_op, key_bytes, key_type, bitwise, value_bytes, value_type, keys.count,
@@ -1038,5 +934,5 @@ void op_algo_runs(fuzz_run *run) {
   if (argument_only && !call.wait.bad && !call.wait.hostile) {
     expect_status(call.text, status, CLGPU_INVALID_ARGUMENT, "ARGMIN and ARGMAX are refused");
   }
-  finish_algo_call(&call, status, STATUS_SET(runs_statuses, 1));
+  finish_algo_call(&call, status, STATUS_SET(algo_text_statuses, 1));
 }

@@ -86,15 +86,6 @@ static void host_sort(const host_order *order, const uint8_t *keys, size_t n, ui
   }
 }
 
-/* Gather the bytes of a made 1-D view (n keys of key_size bytes, over its
- * elements in order) into `out`. */
-static void gather_view(const algo_view *view, uint8_t *out) {
-  size_t size = clgpu_type_size(view->view.type);
-  for (size_t k = 0; k < view->count; k++) {
-    memcpy(out + k * size, &algo_before[view->buffer][element_offset(&view->view, k)], size);
-  }
-}
-
 static void scatter_view(const algo_view *view, const uint8_t *in) {
   size_t size = clgpu_type_size(view->view.type);
   for (size_t k = 0; k < view->count; k++) {
@@ -422,33 +413,8 @@ void op_algo_gather(fuzz_run *run) {
 
 /* The calls' statuses: the algorithms' and a text over its length cap; the
  * query's also CLGPU_SIZE_OVERFLOW. */
-static const clgpu_status search_statuses[] = {CLGPU_SUCCESS,
-                                               CLGPU_INVALID_ARGUMENT,
-                                               CLGPU_EXPRESSION_TOO_LONG,
-                                               CLGPU_TYPE_MISMATCH,
-                                               CLGPU_SHAPE_MISMATCH,
-                                               CLGPU_INVALID_OUTPUT,
-                                               CLGPU_UNSUPPORTED_FEATURE,
-                                               CLGPU_MISMATCHED_OBJECTS,
-                                               CLGPU_MISALIGNED_VIEW,
-                                               CLGPU_VIEW_OUT_OF_BOUNDS,
-                                               CLGPU_WORKSPACE_WRONG_DEVICE,
-                                               CLGPU_WORKSPACE_WRONG_OPERATION,
-                                               CLGPU_WORKSPACE_WRONG_ALGORITHM,
-                                               CLGPU_WORKSPACE_TOO_SMALL,
-                                               CLGPU_WORKSPACE_ALIASES_ARGUMENT,
-                                               CLGPU_CL_BUILD_PROGRAM_FAILURE};
-static const clgpu_status search_query_statuses[] = {CLGPU_SUCCESS,
-                                                     CLGPU_INVALID_ARGUMENT,
-                                                     CLGPU_EXPRESSION_TOO_LONG,
-                                                     CLGPU_TYPE_MISMATCH,
-                                                     CLGPU_SHAPE_MISMATCH,
-                                                     CLGPU_INVALID_OUTPUT,
-                                                     CLGPU_UNSUPPORTED_FEATURE,
-                                                     CLGPU_MISMATCHED_OBJECTS,
-                                                     CLGPU_MISALIGNED_VIEW,
-                                                     CLGPU_VIEW_OUT_OF_BOUNDS,
-                                                     CLGPU_SIZE_OVERFLOW};
+static const clgpu_status search_statuses[] = {ALGO_ARGUMENT_STATUSES, ALGO_CALL_STATUSES,
+                                               CLGPU_EXPRESSION_TOO_LONG};
 
 typedef struct search_request {
   clgpu_sort_spec spec;
@@ -548,44 +514,6 @@ static int whole_custom_keys(const algo_view *view, size_t key_size) {
   size_t bytes = view->count * clgpu_type_size(view->view.type);
   return clgpu_array_is_contiguous(&view->view) && bytes % key_size == 0 &&
          view->view.offset % alignment == 0;
-}
-
-/* A 1-D view of `count` elements of `type` over the bytes of a made 1-D
- * view (positions over needles or haystack): from the byte of its element
- * 0 (rounded down to the type's size), with its step in bytes where the
- * type's size divides it; contiguous, moved down, then shortened, until it
- * fits the buffer. */
-static void view_over(const algo_view *under, clgpu_type type, size_t count, algo_view *out) {
-  memset(out, 0, sizeof *out);
-  int64_t size = (int64_t)clgpu_type_size(type);
-  int64_t bytes = (int64_t)under->view.strides[0] * (int64_t)clgpu_type_size(under->view.type);
-  ptrdiff_t step = bytes != 0 && bytes % size == 0 ? (ptrdiff_t)(bytes / size) : 1;
-  int64_t offset = (int64_t)under->view.offset - (int64_t)under->view.offset % size;
-  int64_t limit = (int64_t)algo.sizes[under->buffer];
-  for (;;) {
-    int64_t reach = count ? (int64_t)(count - 1) * step * size : 0;
-    int64_t low = offset + (reach < 0 ? reach : 0), high = offset + (reach > 0 ? reach : 0) + size;
-    if (count == 0 || (low >= 0 && high <= limit)) break;
-    if (step != 1) {
-      step = 1;
-    } else if (offset > 0 && offset + (int64_t)count * size > limit) {
-      int64_t moved = limit - (int64_t)count * size;
-      offset = moved > 0 ? moved - moved % size : 0;
-      if (moved <= 0) count /= 2;
-    } else {
-      count /= 2;
-    }
-  }
-  clgpu_status status = clgpu_array_strided(algo.buffers[under->buffer], (size_t)offset, type, 1,
-                                            &count, &step, &out->view);
-  if (status != CLGPU_SUCCESS) {
-    violation("clgpu_array_strided", "refused a view inside its buffer: %s (%s)",
-              clgpu_status_name(status), clgpu_last_error());
-  }
-  out->pointer = &out->view;
-  out->made = 1;
-  out->buffer = under->buffer;
-  out->count = count;
 }
 
 /* Write back into algo_before what gather_view took from a made view. */
@@ -699,7 +627,7 @@ void op_algo_search(fuzz_run *run) {
   uint8_t positions_mode = take_byte(in) % 8;
   const algo_view *under = positions_mode == 7 ? &haystack : positions_mode >= 5 ? &needles : NULL;
   if (under && under->made && under->view.rank == 1) {
-    view_over(under, position_type, needle_count, &positions);
+    view_over(under, position_type, needle_count, 0, &positions);
   } else {
     take_algo_view(in, pool, wish_1d(position_type, needle_count, ALG_C), &positions);
   }
@@ -779,7 +707,7 @@ void op_algo_search(fuzz_run *run) {
     clgpu_status status = clgpu_search_workspace_size(
         context, request.spec_pointer, positions.pointer, needles.pointer, haystack.pointer,
         request.options_pointer, &report);
-    check_call(call.text, status, STATUS_SET(search_query_statuses, 1), 0);
+    check_call(call.text, status, STATUS_SET(algo_text_query_statuses, 1), 0);
     if (status != CLGPU_SUCCESS && memcmp(&report, &before, sizeof report) != 0) {
       violation(call.text, "failed but wrote the report");
     }

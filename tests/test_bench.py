@@ -613,6 +613,272 @@ class Run(BenchTestCase):
                                    delta=float(row["gb_per_s_relative_to_scan"]) * 1e-3,
                                    msg=str(key))
 
+    def test_segmented_sort_json_beside_radix_sort(self):
+        folder = first_call_folder("segmented_sort_json")
+        # 1000 keys: a last segment of 8; 64K: 4096 segments of 16. The
+        # 32-bit types have Boost.Compute's packed peer (when built), uint64
+        # none; double needs cl_khr_fp64.
+        types = ("uint32", "float", "int32", "uint64")
+        sizes = (1000, 65536)
+        result = bench("run", "--ops", "segmented_sort,radix_sort", "--types", ",".join(types),
+                       "--sizes", "1000,64K", "--repeat", "2", "--warmup", "1", "--format", "json",
+                       "--first-call", "first", env={"TMPDIR": folder})
+        # Exit status 0: clgpu's keys and the C insertion sort's were the
+        # host's reference bit for bit (a wrong peer only marks its row).
+        self.assert_exit(result, 0)
+        report = json.loads(result.stdout)
+        rows = report["results"]
+        self.assertEqual([(r["op"], r["type"], r["n"]) for r in rows],
+                         [(op, t, n) for t in types for n in sizes
+                          for op in ("radix_sort", "segmented_sort")], describe(result))
+        radix = {(r["type"], r["n"]): r for r in rows if r["op"] == "radix_sort"}
+        for row in rows:
+            where = f"{row['op']} {row['type']} {row['n']}"
+            n, size = row["n"], 8 if row["type"] == "uint64" else 4
+            if row["op"] == "radix_sort":
+                self.assertIsNone(row["segments"], where)
+                self.assertIsNone(row["relative_to_radix_sort"], where)
+                continue
+            self.assertRegex(row["algorithm"], r"^merge/(chunked|tiled)$", where)
+            self.assertEqual(row["segments"], (n + 15) // 16, where)
+            # Keys read once and written once, counted as a sort's.
+            self.assertEqual(row["bytes"], 2 * n * size, where)
+            self.assertEqual(row["event_covers"], "marker_to_last_command", where)
+            self.assert_timing(row["wall_ms"], where + " wall_ms")
+            self.assertAlmostEqual(row["melem_per_s"], n / (row["wall_ms"]["median"] * 1e3),
+                                   delta=row["melem_per_s"] * 1e-3, msg=where)
+            self.assertEqual(row["reference_op"], "copy_kernel", where)
+            self.assertGreater(row["share_of_reference"], 0, where)
+            # The insertion sort of each segment on one thread.
+            cpu = row["cpu"]
+            self.assertEqual(cpu["baseline"], "insertion sort per segment, one thread", where)
+            self.assert_timing(cpu["ms"], where + " cpu ms")
+            self.assertEqual(cpu["calls"], 2, where)
+            self.assertAlmostEqual(cpu["clgpu_over_cpu"],
+                                   cpu["ms"]["median"] / row["wall_ms"]["median"],
+                                   delta=cpu["clgpu_over_cpu"] * 1e-3, msg=where)
+            self.assertIsNone(row["qsort"]["ms"], where)
+            # Its throughput over the radix sort of the same keys in the run
+            # (the same bytes: both ratios the inverse of the times' ratio).
+            other = radix[(row["type"], n)]
+            ratio = row["relative_to_radix_sort"]
+            self.assertIsInstance(ratio, dict, where)
+            expected = other["wall_ms"]["median"] / row["wall_ms"]["median"]
+            for key in ("gb_per_s", "melem_per_s"):
+                self.assertAlmostEqual(ratio[key], expected, delta=expected * 2e-3,
+                                       msg=f"{where}: {key}")
+            self.assertIsNone(row["relative_to_scan"], where)
+            self.assertIsNone(row["relative_to_findall"], where)
+            self.assertIsNone(row["runs"], where)
+            # Boost.Compute's sort of (segment << 32 | key's image), checked.
+            boost = row["boost"]
+            if size == 8:
+                self.assertIsNone(boost["ms"], where)
+                self.assertTrue(boost["note"].startswith(
+                    "no peer: Boost.Compute has no segmented sort"), where)
+            elif report["boost_compute"] is None:
+                self.assertIsNone(boost["ms"], where)
+                self.assertEqual(boost["note"], "not built (boost_compute feature)", where)
+            else:
+                self.assert_timing(boost["ms"], where + " boost ms")
+                self.assertTrue(boost["note"].startswith(
+                    "sort of packed uint64 (segment << 32 | key's order image): "), where)
+        # --first-call first: the first type's first calls, at 1000 keys
+        # (the run's smallest size), checked too.
+        first = [r["first_call"] for r in rows if r["op"] == "segmented_sort"]
+        self.assertIsInstance(first[0], dict)
+        self.assertEqual(first[0]["n"], 1000)
+        self.assertGreater(first[0]["cold_builds"], 0)
+        self.assertGreater(first[0]["warm_disk_hits"], 0)
+        self.assertEqual(first[1:], [first[0]] + [None] * (len(first) - 2))
+        self.assertEqual(os.listdir(folder), [], "the first calls' folders were left behind")
+
+    def test_partition_json_beside_findall(self):
+        folder = first_call_folder("partition_json")
+        n = 65536
+        types = ("uint32", "float", "int32", "uint64")
+        result = bench("run", "--ops", "partition,findall", "--types", ",".join(types),
+                       "--sizes", "64K", "--repeat", "2", "--warmup", "1", "--format", "json",
+                       "--first-call", "first", env={"TMPDIR": folder})
+        # Exit status 0: the count and every element of clgpu's partition
+        # and the C loop's were the host's.
+        self.assert_exit(result, 0)
+        report = json.loads(result.stdout)
+        rows = report["results"]
+        self.assertEqual([(r["op"], r["type"], r["n"]) for r in rows],
+                         [(op, t, n) for t in types for op in ("findall", "partition")],
+                         describe(result))
+        findall = {r["type"]: r for r in rows if r["op"] == "findall"}
+        for row in rows:
+            if row["op"] != "partition":
+                continue
+            where = f"partition {row['type']}"
+            size = 8 if row["type"] == "uint64" else 4
+            self.assertIn(row["algorithm"], ("chunked", "tiled"), where)
+            # findall's predicate over the same data: the same selection,
+            # about 10%.
+            self.assertEqual(row["selected"], findall[row["type"]]["selected"], where)
+            self.assertAlmostEqual(row["selected"] / n, 0.1, delta=0.01, msg=where)
+            # The data read, every element and the uint64 count written.
+            self.assertEqual(row["bytes"], 2 * n * size + 8, where)
+            self.assert_timing(row["wall_ms"], where + " wall_ms")
+            self.assertEqual(row["reference_op"], "copy_kernel", where)
+            self.assertAlmostEqual(row["share_of_reference"],
+                                   row["gb_per_s"] / row["reference_gb_per_s"],
+                                   delta=row["share_of_reference"] * 1e-3, msg=where)
+            self.assertIn(row["limit"]["source"],
+                          ("copy kernel", "CopyBuffer", "host memcpy", "host copy"), where)
+            cpu = row["cpu"]
+            self.assertEqual(cpu["baseline"], "C loop, one thread", where)
+            self.assert_timing(cpu["ms"], where + " cpu ms")
+            self.assertEqual(cpu["calls"], 2, where)
+            self.assertAlmostEqual(cpu["clgpu_over_cpu"],
+                                   cpu["ms"]["median"] / row["wall_ms"]["median"],
+                                   delta=cpu["clgpu_over_cpu"] * 1e-3, msg=where)
+            # Its throughput over findall's in the same run: by GB/s (the
+            # bytes differ) and by elements per second.
+            other = findall[row["type"]]
+            ratio = row["relative_to_findall"]
+            self.assertIsInstance(ratio, dict, where)
+            self.assertAlmostEqual(ratio["gb_per_s"], row["gb_per_s"] / other["gb_per_s"],
+                                   delta=ratio["gb_per_s"] * 2e-3, msg=where)
+            expected = other["wall_ms"]["median"] / row["wall_ms"]["median"]
+            self.assertAlmostEqual(ratio["melem_per_s"], expected, delta=expected * 2e-3,
+                                   msg=where)
+            self.assertIsNone(row["relative_to_radix_sort"], where)
+            self.assertIsNone(row["segments"], where)
+            boost = row["boost"]
+            if report["boost_compute"] is None:
+                self.assertIsNone(boost["ms"], where)
+                self.assertEqual(boost["note"], "not built (boost_compute feature)", where)
+            else:
+                self.assert_timing(boost["ms"], where + " boost ms")
+                self.assertEqual(boost["note"], "stable_partition, in place on a copy made "
+                                 "before each call (not timed)", where)
+        first = rows[1]["first_call"]
+        self.assertIsInstance(first, dict)
+        self.assertEqual(first["n"], n)
+        self.assertGreater(first["cold_builds"], 0)
+        self.assertGreater(first["warm_disk_hits"], 0)
+        self.assertIsNone(rows[3]["first_call"])
+        self.assertEqual(os.listdir(folder), [], "the first calls' folders were left behind")
+
+    def test_segmented_sort_and_partition_table_and_csv(self):
+        # Named, as the by-key ops: not part of the default run. Without a
+        # radix_sort row segmented_sort's x radix is n/a; findall's row
+        # gives partition its x findall.
+        common = ("run", "--ops", "segmented_sort,partition,findall", "--types", "int32,uint64",
+                  "--sizes", "1K,64K", "--repeat", "2", "--warmup", "1", "--no-boost",
+                  "--no-first-call")
+        table = bench(*common)
+        self.assert_exit(table, 0)
+        lines = table.stdout.splitlines()
+        for op in ("segmented_sort", "partition"):
+            for type_name in ("int32", "uint64"):
+                for size in ("1K", "64K"):
+                    where = f"{op} {type_name} {size}\n" + describe(table)
+                    n = 1024 if size == "1K" else 65536
+                    # The main table: algo, wall ms, Melem/s, GB/s, %ref,
+                    # %lim, event ms | CPU GB/s, x CPU | Boost n/a.
+                    rows = [line for line in lines
+                            if re.match(rf"^{op}\s+{type_name}\s+{size}\s+[a-z]", line)]
+                    self.assertEqual(len(rows), 1, where)
+                    algorithm = "merge/(chunked|tiled)" if op == "segmented_sort" else \
+                        "(chunked|tiled)"
+                    figures = re.match(
+                        rf"^{op}\s+{type_name}\s+{size}\s+{algorithm}\s+"
+                        r"[\d.]+ \([\d.]+-[\d.]+\)\s+\d+\s+[\d.]+\s+\d+%\s+\d+%\s+\S+ \|"
+                        r"\s+([\d.]+)\s+([\d.]+)x \|\s+n/a\s+n/a$", rows[0])
+                    self.assertIsNotNone(figures, where)
+                    # The op's own table: segments or selected, the C
+                    # baseline's ms (min-max), its calls, x C, clgpu's and
+                    # C's Mkeys/s or Melem/s, x radix or x findall, peers.
+                    rows = [line for line in lines
+                            if re.match(rf"^{op}\s+{type_name}\s+{size}\s+\d+\s+[\d.]", line)]
+                    self.assertEqual(len(rows), 1, where)
+                    figures = re.match(
+                        rf"^{op}\s+{type_name}\s+{size}\s+(\d+)\s+([\d.]+) \([\d.]+-[\d.]+\)"
+                        r"\s+(\d+)\s+([\d.]+)x\s+([\d.]+)\s+([\d.]+)\s+(\S+)\s+(.*)$", rows[0])
+                    self.assertIsNotNone(figures, where)
+                    self.assertEqual(figures.group(3), "2", where)
+                    for k in (2, 5, 6):
+                        self.assertGreater(float(figures.group(k)), 0, where)
+                    # x C: two places, so a slow device's launch against a 1K
+                    # C loop may read 0.00 (the CSV below checks its value).
+                    self.assertGreaterEqual(float(figures.group(4)), 0, where)
+                    # 64-bit keys have no packed peer: that says so first.
+                    if op == "segmented_sort" and type_name == "uint64":
+                        self.assertTrue(figures.group(8).startswith(
+                            "no peer: Boost.Compute has no segmented sort"), where)
+                    else:
+                        self.assertEqual(figures.group(8), "--no-boost", where)
+                    count = int(figures.group(1))
+                    if op == "segmented_sort":
+                        self.assertEqual(count, n // 16, where)
+                        self.assertEqual(figures.group(7), "n/a", where)
+                    else:
+                        self.assertAlmostEqual(count / n, 0.1, delta=0.03, msg=where)
+                        self.assertRegex(figures.group(7), r"^[\d.]+x$", where)
+        self.assertRegex(table.stdout, r"(?m)^segmented\s+type\s+n\s+segments\s+"
+                         r"C insertion ms \(min-max\)\s+calls\s+x C\s+clgpu Mkeys/s\s+"
+                         r"C Mkeys/s\s+x radix\s+peers$")
+        self.assertRegex(table.stdout, r"(?m)^partition\s+type\s+n\s+selected\s+"
+                         r"C loop ms \(min-max\)\s+calls\s+x C\s+clgpu Melem/s\s+"
+                         r"C Melem/s\s+x findall\s+peers$")
+        self.assertIn("segmented_sort's peer: Boost.Compute's sort of (segment, key) packed",
+                      table.stdout)
+        # Neither is a whole sort: no row in the sorts' table, no sorts' note.
+        self.assertNotRegex(table.stdout, r"(?m)^sort\s+type\s+n\s+LSD radix")
+        self.assertNotIn("Sorts (radix_sort", table.stdout)
+
+        result = bench(*common, "--format", "csv")
+        self.assert_exit(result, 0)
+        rows = list(csv.DictReader(io.StringIO(result.stdout)))
+        self.assertEqual([(r["op"], r["type"], r["n"]) for r in rows],
+                         [(op, t, n) for t in ("int32", "uint64") for n in ("1024", "65536")
+                          for op in ("findall", "segmented_sort", "partition")], describe(result))
+        gbps = {}
+        for row in rows:
+            gbps[(row["op"], row["type"], row["n"])] = float(row["gb_per_s"])
+        for row in rows:
+            where = f"{row['op']} {row['type']} {row['n']}"
+            n, size = int(row["n"]), 4 if row["type"] == "int32" else 8
+            for key in ("gb_per_s_relative_to_scan", "gb_per_s_relative_to_radix_sort",
+                        "melem_per_s_relative_to_radix_sort"):
+                self.assertEqual(row[key], "", f"{where}: {key}")
+            if row["op"] == "findall":
+                self.assertEqual(row["segments"], "", where)
+                self.assertEqual(row["gb_per_s_relative_to_findall"], "", where)
+                continue
+            self.assertEqual(row["reference_op"], "copy_kernel", where)
+            self.assertEqual(row["cpu_calls"], "2", where)
+            if row["op"] == "segmented_sort" and size == 8:
+                self.assertTrue(row["boost_note"].startswith("no peer"), where)
+            else:
+                self.assertEqual(row["boost_note"], "--no-boost", where)
+            for key in ("melem_per_s", "gb_per_s", "cpu_ms_median", "cpu_gb_per_s",
+                        "clgpu_over_cpu", "share_of_reference"):
+                self.assertGreater(float(row[key]), 0, f"{where}: {key}")
+            self.assertAlmostEqual(float(row["clgpu_over_cpu"]),
+                                   float(row["cpu_ms_median"]) / float(row["wall_ms_median"]),
+                                   delta=float(row["clgpu_over_cpu"]) * 1e-3, msg=where)
+            if row["op"] == "segmented_sort":
+                self.assertEqual(int(row["bytes"]), 2 * n * size, where)
+                self.assertEqual(int(row["segments"]), n // 16, where)
+                self.assertEqual(row["cpu_baseline"], "insertion sort per segment, one thread",
+                                 where)
+                self.assertEqual(row["gb_per_s_relative_to_findall"], "", where)
+            else:
+                self.assertEqual(int(row["bytes"]), 2 * n * size + 8, where)
+                self.assertEqual(row["segments"], "", where)
+                self.assertEqual(row["cpu_baseline"], "C loop, one thread", where)
+                key = (row["type"], row["n"])
+                self.assertAlmostEqual(float(row["gb_per_s_relative_to_findall"]),
+                                       gbps[("partition", *key)] / gbps[("findall", *key)],
+                                       delta=float(row["gb_per_s_relative_to_findall"]) * 1e-3,
+                                       msg=where)
+                self.assertGreater(float(row["melem_per_s_relative_to_findall"]), 0, where)
+
     def test_help_names_run_the_default(self):
         result = bench("--help")
         self.assert_exit(result, 0)
@@ -632,7 +898,10 @@ class Run(BenchTestCase):
         self.assertRegex(run_help.stdout, r"histogram\s+clgpu_histogram_even into 256 uint32")
         self.assertRegex(run_help.stdout, r"reduce_by_key\s+clgpu_reduce_by_key, SUM")
         self.assertRegex(run_help.stdout, r"scan_by_key\s+clgpu_scan_by_key, inclusive SUM")
-        self.assertIn("default all but reduce_by_key and", run_help.stdout)
+        self.assertRegex(run_help.stdout, r"segmented_sort\s+clgpu_segmented_sort, merge")
+        self.assertRegex(run_help.stdout, r"partition\s+clgpu_partition by the predicate")
+        self.assertRegex(run_help.stdout, r"default all but reduce_by_key,\s+scan_by_key, "
+                         r"segmented_sort and partition")
         self.assertIn("--first-call first|all", run_help.stdout)
         self.assertIn("--no-first-call", run_help.stdout)
         self.assertIn("POCL_CACHE_DIR", run_help.stdout)

@@ -15,6 +15,7 @@
 #include <boost/compute/algorithm/reverse_copy.hpp>
 #include <boost/compute/algorithm/sort.hpp>
 #include <boost/compute/algorithm/sort_by_key.hpp>
+#include <boost/compute/algorithm/stable_partition.hpp>
 #include <boost/compute/buffer.hpp>
 #include <boost/compute/command_queue.hpp>
 #include <boost/compute/exception/program_build_failure.hpp>
@@ -73,12 +74,23 @@ uint64_t run_once(bench_boost_op op, bc::command_queue &queue, const bc::buffer 
     case BENCH_BOOST_SORT_BY_KEY:
     case BENCH_BOOST_SORT_COMPARE:
     case BENCH_BOOST_ARGSORT:
+    case BENCH_BOOST_SEGMENTED_SORT:
     case BENCH_BOOST_REDUCE_BY_KEY:
+    case BENCH_BOOST_STABLE_PARTITION:
       break;
   }
   throw std::invalid_argument(
       "no such Boost.Compute operation (sorts go to bench_boost_sort, by-key ones to "
-      "bench_boost_by_key)");
+      "bench_boost_by_key, stable_partition to bench_boost_partition)");
+}
+
+// The benchmark's predicate over T as a Boost.Compute function.
+template <class T>
+bc::function<bool(T)> make_predicate(const char *predicate_text) {
+  const std::string type = bc::type_name<T>();
+  const std::string source = "inline bool clgpu_bench_predicate(" + type + " x) { return (" +
+                             std::string(predicate_text ? predicate_text : "x != 0") + "); }";
+  return bc::make_function_from_source<bool(T)>("clgpu_bench_predicate", source);
 }
 
 template <class T>
@@ -88,11 +100,7 @@ void run_typed(cl_command_queue cl_queue, bench_boost_op op, const char *predica
   bc::command_queue queue(cl_queue, true);
   bc::buffer input(input_mem, true);
   bc::buffer output(output_mem, true);
-  const std::string type = bc::type_name<T>();
-  const std::string source = "inline bool clgpu_bench_predicate(" + type + " x) { return (" +
-                             std::string(predicate_text ? predicate_text : "x != 0") + "); }";
-  bc::function<bool(T)> predicate =
-      bc::make_function_from_source<bool(T)>("clgpu_bench_predicate", source);
+  bc::function<bool(T)> predicate = make_predicate<T>(predicate_text);
   for (int call = 0; call < warmup + repeat; call++) {
     auto start = std::chrono::steady_clock::now();
     uint64_t counted = run_once<T>(op, queue, input, output, n, predicate);
@@ -139,6 +147,7 @@ void sort_typed(cl_command_queue cl_queue, bench_boost_op op, cl_mem keys_source
     auto start = std::chrono::steady_clock::now();
     switch (op) {
       case BENCH_BOOST_SORT:
+      case BENCH_BOOST_SEGMENTED_SORT:
         bc::sort(first, last, queue);
         break;
       case BENCH_BOOST_SORT_COMPARE:
@@ -187,6 +196,29 @@ void by_key_typed(cl_command_queue cl_queue, bench_boost_op op, cl_mem keys_mem,
     queue.finish();
     record_call(call, warmup, start, wall_ms);
     *count = static_cast<uint64_t>(ends.first - keys_result);
+  }
+}
+
+// stable_partition in place over `work`, refilled from `source` before
+// each call (not timed), timed as run_typed's.
+template <class T>
+void partition_typed(cl_command_queue cl_queue, const char *predicate_text, cl_mem source_mem,
+                     cl_mem work_mem, size_t n, int warmup, int repeat, double *wall_ms,
+                     uint64_t *count) {
+  bc::command_queue queue(cl_queue, true);
+  bc::buffer source(source_mem, true);
+  bc::buffer work(work_mem, true);
+  bc::function<bool(T)> predicate = make_predicate<T>(predicate_text);
+  bc::buffer_iterator<T> first = bc::make_buffer_iterator<T>(work, 0);
+  bc::buffer_iterator<T> last = bc::make_buffer_iterator<T>(work, n);
+  for (int call = 0; call < warmup + repeat; call++) {
+    queue.enqueue_copy_buffer(source, work, 0, 0, n * sizeof(T));
+    queue.finish();
+    auto start = std::chrono::steady_clock::now();
+    bc::buffer_iterator<T> selected_end = bc::stable_partition(first, last, predicate, queue);
+    queue.finish();
+    record_call(call, warmup, start, wall_ms);
+    *count = static_cast<uint64_t>(selected_end - first);
   }
 }
 
@@ -269,10 +301,22 @@ extern "C" int bench_boost_by_key(cl_command_queue queue, bench_boost_op op, clg
   });
 }
 
+extern "C" int bench_boost_partition(cl_command_queue queue, clgpu_type type, const char *predicate,
+                                     cl_mem source, cl_mem work, size_t n, int warmup, int repeat,
+                                     double *wall_ms, uint64_t *count, char *error,
+                                     size_t error_size) {
+  *count = 0;
+  return with_type(type, error, error_size, [&](auto element) {
+    partition_typed<decltype(element)>(queue, predicate, source, work, n, warmup, repeat, wall_ms,
+                                       count);
+  });
+}
+
 extern "C" const char *bench_boost_sort_algorithm(bench_boost_op op, cl_device_type type) {
   const bool gpu = (type & CL_DEVICE_TYPE_GPU) != 0;
   switch (op) {
     case BENCH_BOOST_SORT:
+    case BENCH_BOOST_SEGMENTED_SORT:
       return gpu ? "radix_sort" : "merge_sort_on_cpu";
     case BENCH_BOOST_SORT_COMPARE:
       return gpu ? "merge_sort_on_gpu" : "merge_sort_on_cpu";

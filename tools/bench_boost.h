@@ -32,8 +32,14 @@ typedef enum bench_boost_op {
   BENCH_BOOST_SORT_BY_KEY,  /* sort_by_key(keys, uint values) */
   BENCH_BOOST_SORT_COMPARE, /* sort(keys, comparator): an OpenCL C function "a < b" */
   BENCH_BOOST_ARGSORT,      /* copy the keys, iota the values, sort_by_key: argsort */
+  /* sort of uint64 keys (segment << 32 | a 32-bit key's order image), what
+   * a Boost.Compute user writes for a segmented sort: bench_boost_sort with
+   * key_type CLGPU_TYPE_UINT64 */
+  BENCH_BOOST_SEGMENTED_SORT,
   /* By key (bench_boost_by_key): */
   BENCH_BOOST_REDUCE_BY_KEY, /* reduce_by_key(uint keys, values), plus and equal_to */
+  /* Partition (bench_boost_partition): */
+  BENCH_BOOST_STABLE_PARTITION, /* stable_partition(predicate), in place */
 } bench_boost_op;
 
 /* Boost's version, "1.74.0" for example. */
@@ -65,7 +71,9 @@ int bench_boost_run(cl_command_queue queue, bench_boost_op op, clgpu_type type,
  * algorithm Boost.Compute picks is its own choice: radix_sort (and
  * radix_sort_by_key) for the natural order on GPUs, merge_sort_on_gpu for a
  * comparator on GPUs, merge_sort_on_cpu (merge_sort_by_key_on_cpu) on any
- * other device. Returns 0, or 1 with what went wrong in `error`. */
+ * other device. BENCH_BOOST_SEGMENTED_SORT is BENCH_BOOST_SORT over the
+ * packed uint64 keys (key_type CLGPU_TYPE_UINT64). Returns 0, or 1 with
+ * what went wrong in `error`. */
 int bench_boost_sort(cl_command_queue queue, bench_boost_op op, clgpu_type key_type,
                      cl_mem keys_source, cl_mem keys, cl_mem values_source, cl_mem values, size_t n,
                      int warmup, int repeat, double *wall_ms, char *error, size_t error_size);
@@ -80,6 +88,18 @@ int bench_boost_by_key(cl_command_queue queue, bench_boost_op op, clgpu_type val
                        cl_mem keys, cl_mem values, cl_mem out_keys, cl_mem out_values, size_t n,
                        int warmup, int repeat, double *wall_ms, uint64_t *count, char *error,
                        size_t error_size);
+
+/* Boost.Compute's stable_partition by `predicate` (an OpenCL C expression
+ * over `x`, as bench_boost_run's) over the n elements of `type` (as
+ * bench_boost_run's types) in `work`: `warmup` untimed calls, then `repeat`
+ * timed ones, each after a refill that is not timed (source's n elements
+ * copied into `work` and the queue finished); wall_ms[k] as
+ * bench_boost_run's. After the last call `work` holds the partition and
+ * *count the number of selected elements. Returns 0, or 1 with what went
+ * wrong in `error`. */
+int bench_boost_partition(cl_command_queue queue, clgpu_type type, const char *predicate,
+                          cl_mem source, cl_mem work, size_t n, int warmup, int repeat,
+                          double *wall_ms, uint64_t *count, char *error, size_t error_size);
 
 /* The Boost.Compute routine that `op` (a sort) runs on a device of `type`
  * (CL_DEVICE_TYPE_*), for the notes: "radix_sort", "merge_sort_on_cpu", ... */

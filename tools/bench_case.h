@@ -43,6 +43,7 @@ typedef struct result {
   double bytes;      /* the bytes the operation must move */
   uint64_t selected; /* findall, count_if: elements selected */
   uint64_t runs;     /* reduce_by_key, scan_by_key: runs of equal keys */
+  uint64_t segments; /* segmented_sort: segments of SEGMENT_KEYS keys */
   char algorithm[24];
   timing wall, event;
   timing reference;      /* the read or copy kernel, timed alternately with this operation */
@@ -176,6 +177,23 @@ typedef struct bench_case {
   clgpu_array v_histogram;
   uint32_t histogram_expected[HISTOGRAM_BINS], histogram_got[HISTOGRAM_BINS],
       histogram_cpu[HISTOGRAM_BINS];
+  /* segmented_sort's (bench_prepare_segmented, at its first call in a
+   * case): the offsets of num_segments segments of SEGMENT_KEYS keys,
+   * num_segments + 1 uint32 on the host (segment_offsets) and on the device
+   * (d_offsets, v_offsets), and the reference (segmented_expected, n keys).
+   * The keys are sorted in d_out (v_out), refilled from d_in before every
+   * call as the sorts' are; the C baseline writes cpu_out. Boost.Compute's
+   * peer (32-bit keys, made at its first run): the packed keys in d_packed,
+   * copied into d_packed_work and sorted there. */
+  int segmented_ready;
+  uint64_t num_segments;
+  uint32_t *segment_offsets;
+  void *segmented_expected;
+  cl_mem d_offsets, d_packed, d_packed_work;
+  clgpu_array v_offsets;
+  /* partition's C baseline's count of selected elements (its elements in
+   * cpu_out); clgpu's go to d_out and d_count (v_out, v_count). */
+  uint64_t partition_cpu_count;
   /* The ops with a peer (bench_setup_peer_op, per operation): the operation's
    * source and destination views (and z for elementwise), the peer's, the
    * host side of the source view, the elements written, and the buffers

@@ -1,6 +1,7 @@
 /* clgpu-bench run's CPU baselines (bench_cpu.h): each operation's loop on
  * the host, over all threads or one, the sorts' LSD radix and qsort,
- * lower_bound's binary search, histogram's loop and the by-key ops' loops. */
+ * lower_bound's binary search, histogram's loop, the by-key ops' loops,
+ * segmented_sort's insertion sort and partition's loop. */
 #include "bench_cpu.h"
 
 #include <math.h>
@@ -97,6 +98,12 @@ static void cpu_run(bench_case *c, int op) {
       break;
     case OP_SCAN_BY_KEY:
       bench_scan_by_key_host(t, c->host_keys, c->host_in, c->n, c->cpu_out);
+      break;
+    case OP_SEGMENTED_SORT: /* the offsets of bench_prepare_segmented, out of place */
+      bench_segmented_sort_host(t, c->host_in, c->cpu_out, c->segment_offsets, c->num_segments);
+      break;
+    case OP_PARTITION:
+      c->partition_cpu_count = t->partition(c->host_in, c->cpu_out, c->n);
       break;
     case OP_COPY:
       t->copy(c->host_in, c->cpu_out, c->n);

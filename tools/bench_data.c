@@ -186,6 +186,43 @@ static size_t layout_at(const elementwise_layout *l, size_t r, size_t k) {
       }                                                                                            \
     }                                                                                              \
     return 0;                                                                                      \
+  }                                                                                                \
+  /* Two passes: the selected elements counted, then each element written to */                    \
+  /* its place, the next one of its side (a select, not a branch). */                              \
+  static size_t S##_partition(const void *in, void *out, size_t n) {                               \
+    const T *xs = in;                                                                              \
+    T *y = out;                                                                                    \
+    const size_t selected = S##_count(in, 0, n);                                                   \
+    size_t s = 0, u = selected;                                                                    \
+    for (size_t i = 0; i < n; i++) {                                                               \
+      T x = xs[i];                                                                                 \
+      const size_t p = (PRED) ? 1 : 0;                                                             \
+      y[p ? s : u] = x;                                                                            \
+      s += p;                                                                                      \
+      u += 1 - p;                                                                                  \
+    }                                                                                              \
+    return selected;                                                                               \
+  }                                                                                                \
+  static int S##_check_partition(const void *in, size_t n, const void *out, uint64_t count,        \
+                                 check_message *message) {                                         \
+    const T *xs = in, *y = out;                                                                    \
+    const size_t selected = S##_count(in, 0, n);                                                   \
+    if (count != selected) {                                                                       \
+      snprintf(message->text, sizeof message->text, "count is %llu, the host's %zu",               \
+               (unsigned long long)count, selected);                                               \
+      return 1;                                                                                    \
+    }                                                                                              \
+    size_t s = 0, u = selected;                                                                    \
+    for (size_t i = 0; i < n; i++) {                                                               \
+      T x = xs[i];                                                                                 \
+      const size_t at = (PRED) ? s++ : u++;                                                        \
+      if (memcmp(&y[at], &x, sizeof x) == 0) continue;                                             \
+      snprintf(message->text, sizeof message->text,                                                \
+               "out[%zu] is " PF ", the host's " PF " (element %zu, %s)", at, PC y[at], PC x, i,   \
+               at < selected ? "selected" : "not selected");                                       \
+      return 1;                                                                                    \
+    }                                                                                              \
+    return 0;                                                                                      \
   }
 
 HOST_TYPE_FUNCTIONS(int32, int32_t, uint32_t, x < -1717986918, 0, "%lld", (long long))
@@ -355,12 +392,13 @@ static void generate_double(void *data, size_t n, uint64_t seed) {
   for (size_t i = 0; i < n; i++) x[i] = (double)(bench_splitmix64(&seed) >> 11) * 0x1p-53;
 }
 
-#define HOST_TYPE_ENTRY(S, CLTYPE, SIZE, IS_FLOAT, PREDICATE, KEY, GENERATE, KIND)               \
-  {                                                                                              \
-#S, CLTYPE, SIZE, IS_FLOAT, PREDICATE, KEY, GENERATE, S##_sum, S##_count, S##_scan,          \
-        S##_findall, S##_copy, S##_copy_reversed, S##_check_sum, S##_check_scan,                 \
-        S##_check_selected, S##_check_reversed, KIND, S##_compare, S##_compare_pair,             \
-        sizeof(S##_pair), S##_make_pairs, S##_axpy, S##_check_axpy, S##_square, S##_check_square \
+#define HOST_TYPE_ENTRY(S, CLTYPE, SIZE, IS_FLOAT, PREDICATE, KEY, GENERATE, KIND)                \
+  {                                                                                               \
+#S, CLTYPE, SIZE, IS_FLOAT, PREDICATE, KEY, GENERATE, S##_sum, S##_count, S##_scan,           \
+        S##_findall, S##_copy, S##_copy_reversed, S##_check_sum, S##_check_scan,                  \
+        S##_check_selected, S##_check_reversed, KIND, S##_compare, S##_compare_pair,              \
+        sizeof(S##_pair), S##_make_pairs, S##_axpy, S##_check_axpy, S##_square, S##_check_square, \
+        S##_partition, S##_check_partition                                                        \
   }
 
 /* The GPU-shape read kernel writes an element only when it equals the key:
@@ -1058,4 +1096,152 @@ int bench_check_histogram(const uint32_t *got, const uint32_t *expected, size_t 
            bins, got[first], expected[first], (unsigned long long)got_total,
            (unsigned long long)expected_total);
   return 1;
+}
+
+/* ---- host side of segmented_sort: the offsets, the C baseline, the reference, the checks ---- */
+
+uint64_t bench_segment_offsets(uint32_t *offsets, size_t n, size_t keys) {
+  uint64_t segments = (n + keys - 1) / keys;
+  for (uint64_t k = 0; k <= segments; k++) {
+    uint64_t at = k * keys;
+    offsets[k] = (uint32_t)(at < n ? at : n);
+  }
+  return segments;
+}
+
+/* An insertion sort of each segment, out of place: each key of the input
+ * goes into the output's sorted prefix of its segment, past every key whose
+ * order image is above its own (not above or equal: stable). `kind` a
+ * constant at each call, so that integers compare their bits as they are. */
+#define SEGMENTED_HOST_FUNCTION(W)                                                             \
+  static inline void segmented_sort##W(const uint##W##_t *in, uint##W##_t *out,                \
+                                       const uint32_t *offsets, uint64_t segments, int kind) { \
+    for (uint64_t k = 0; k < segments; k++) {                                                  \
+      const size_t begin = offsets[k], end = offsets[k + 1];                                   \
+      for (size_t i = begin; i < end; i++) {                                                   \
+        const uint##W##_t x = in[i], image = order##W(x, kind);                                \
+        size_t j = i;                                                                          \
+        for (; j > begin && order##W(out[j - 1], kind) > image; j--) out[j] = out[j - 1];      \
+        out[j] = x;                                                                            \
+      }                                                                                        \
+    }                                                                                          \
+  }
+
+SEGMENTED_HOST_FUNCTION(32)
+SEGMENTED_HOST_FUNCTION(64)
+
+void bench_segmented_sort_host(const host_type *t, const void *in, void *out,
+                               const uint32_t *offsets, uint64_t segments) {
+  if (t->size == 4) {
+    if (t->kind == KIND_UNSIGNED) {
+      segmented_sort32(in, out, offsets, segments, KIND_UNSIGNED);
+    } else if (t->kind == KIND_SIGNED) {
+      segmented_sort32(in, out, offsets, segments, KIND_SIGNED);
+    } else {
+      segmented_sort32(in, out, offsets, segments, KIND_FLOAT);
+    }
+  } else if (t->kind == KIND_UNSIGNED) {
+    segmented_sort64(in, out, offsets, segments, KIND_UNSIGNED);
+  } else if (t->kind == KIND_SIGNED) {
+    segmented_sort64(in, out, offsets, segments, KIND_SIGNED);
+  } else {
+    segmented_sort64(in, out, offsets, segments, KIND_FLOAT);
+  }
+}
+
+/* The reference's (order image, index) pairs, ordered by image, then index. */
+typedef struct segment_entry {
+  uint64_t image;
+  uint64_t index;
+} segment_entry;
+
+static int compare_segment_entries(const void *a, const void *b) {
+  const segment_entry *x = a, *y = b;
+  if (x->image != y->image) return x->image < y->image ? -1 : 1;
+  return (x->index > y->index) - (x->index < y->index);
+}
+
+int bench_segmented_sort_reference(const host_type *t, const void *in, void *expected,
+                                   const uint32_t *offsets, uint64_t segments) {
+  size_t longest = 0;
+  for (uint64_t k = 0; k < segments; k++) {
+    size_t length = offsets[k + 1] - offsets[k];
+    if (length > longest) longest = length;
+  }
+  segment_entry *entries = malloc((longest ? longest : 1) * sizeof *entries);
+  if (!entries) return -1;
+  const unsigned char *from = in;
+  unsigned char *to = expected;
+  for (uint64_t k = 0; k < segments; k++) {
+    const size_t begin = offsets[k], length = offsets[k + 1] - offsets[k];
+    for (size_t j = 0; j < length; j++) {
+      entries[j].image = bench_element_image(t, bench_element_bits(t, in, begin + j));
+      entries[j].index = begin + j;
+    }
+    qsort(entries, length, sizeof *entries, compare_segment_entries);
+    for (size_t j = 0; j < length; j++) {
+      memcpy(to + (begin + j) * t->size, from + entries[j].index * t->size, t->size);
+    }
+  }
+  free(entries);
+  return 0;
+}
+
+/* The segment holding key i: the last k with offsets[k] <= i. */
+static uint64_t segment_of(const uint32_t *offsets, uint64_t segments, size_t i) {
+  uint64_t low = 0, high = segments;
+  while (high - low > 1) {
+    uint64_t middle = low + (high - low) / 2;
+    if (offsets[middle] <= i) {
+      low = middle;
+    } else {
+      high = middle;
+    }
+  }
+  return low;
+}
+
+int bench_check_segmented_sort(const host_type *t, const void *got, const void *expected, size_t n,
+                               const uint32_t *offsets, uint64_t segments, check_message *message) {
+  if (memcmp(got, expected, n * t->size) == 0) return 0;
+  size_t i = 0;
+  while (i < n && bench_element_bits(t, got, i) == bench_element_bits(t, expected, i)) i++;
+  uint64_t k = segment_of(offsets, segments, i);
+  char a[48], b[48];
+  snprintf(message->text, sizeof message->text,
+           "key %zu (segment %llu, keys %u to %u) is %s, the host's %s", i, (unsigned long long)k,
+           offsets[k], offsets[k + 1] - 1,
+           format_element(t, bench_element_bits(t, got, i), a, sizeof a),
+           format_element(t, bench_element_bits(t, expected, i), b, sizeof b));
+  return 1;
+}
+
+void bench_segmented_pack(const host_type *t, const void *in, const uint32_t *offsets,
+                          uint64_t segments, uint64_t *packed) {
+  for (uint64_t k = 0; k < segments; k++) {
+    for (size_t i = offsets[k]; i < offsets[k + 1]; i++) {
+      packed[i] = k << 32 | bench_element_image(t, bench_element_bits(t, in, i));
+    }
+  }
+}
+
+int bench_check_segmented_packed(const host_type *t, const uint64_t *packed, const void *expected,
+                                 const uint32_t *offsets, uint64_t segments,
+                                 check_message *message) {
+  for (uint64_t k = 0; k < segments; k++) {
+    for (size_t i = offsets[k]; i < offsets[k + 1]; i++) {
+      uint64_t image = bench_element_image(t, bench_element_bits(t, expected, i));
+      if (packed[i] == (k << 32 | image)) continue;
+      char b[48];
+      snprintf(message->text, sizeof message->text,
+               "packed key %zu is segment %llu, image 0x%08llx; the host's segment %llu, image "
+               "0x%08llx (%s)",
+               i, (unsigned long long)(packed[i] >> 32),
+               (unsigned long long)(packed[i] & 0xffffffffu), (unsigned long long)k,
+               (unsigned long long)image,
+               format_element(t, bench_element_bits(t, expected, i), b, sizeof b));
+      return 1;
+    }
+  }
+  return 0;
 }

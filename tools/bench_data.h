@@ -58,6 +58,14 @@ typedef struct host_type {
   void (*square)(const void *x, const struct elementwise_layout *layout, void *y);
   int (*check_square)(const void *x, const struct elementwise_layout *layout, const void *y,
                       check_message *message);
+  /* partition: the C baseline, one thread (the selected elements counted,
+   * then each written to the next place of its side), into out (n
+   * elements), returning the count of selected; and the check of a stable
+   * partition by the predicate with `count` selected (0 when right, else 1
+   * with *message). */
+  size_t (*partition)(const void *in, void *out, size_t n);
+  int (*check_partition)(const void *in, size_t n, const void *out, uint64_t count,
+                         check_message *message);
 } host_type;
 
 enum { KIND_UNSIGNED, KIND_SIGNED, KIND_FLOAT };
@@ -181,5 +189,44 @@ void bench_histogram_reference(const host_type *t, const void *data, size_t n, c
  * *message. */
 int bench_check_histogram(const uint32_t *got, const uint32_t *expected, size_t bins,
                           check_message *message);
+
+/* segmented_sort's offsets: segments of `keys` keys over n, the last one
+ * shorter where n is not a multiple; offsets[k] = min(k * keys, n) for k
+ * from 0 to the number of segments, which is returned (room for n / keys
+ * + 2 offsets). */
+uint64_t bench_segment_offsets(uint32_t *offsets, size_t n, size_t keys);
+
+/* segmented_sort's C baseline, one thread: each segment [offsets[k],
+ * offsets[k + 1]) of `in` (n keys of t) sorted into the same place of out
+ * by an insertion sort, out of place, comparing the keys' order images
+ * (sort.h's order), stable. */
+void bench_segmented_sort_host(const host_type *t, const void *in, void *out,
+                               const uint32_t *offsets, uint64_t segments);
+
+/* The reference of segmented_sort: each segment of `in` sorted into the
+ * same place of `expected` by qsort over (order image, index) pairs (the
+ * stable order, by another way than the baseline's). 0, or -1 when out of
+ * host memory. */
+int bench_segmented_sort_reference(const host_type *t, const void *in, void *expected,
+                                   const uint32_t *offsets, uint64_t segments);
+
+/* Compare the n keys a segmented sort wrote (`got`) with the reference: 0
+ * when equal bit for bit, else 1 with the first key that differs and its
+ * segment in *message. */
+int bench_check_segmented_sort(const host_type *t, const void *got, const void *expected, size_t n,
+                               const uint32_t *offsets, uint64_t segments, check_message *message);
+
+/* segmented_sort's Boost.Compute peer's keys (32-bit types only): for each
+ * key i of segment k, packed[i] = k << 32 | the key's order image, so that
+ * one sort of the uint64 sorts within the segments. */
+void bench_segmented_pack(const host_type *t, const void *in, const uint32_t *offsets,
+                          uint64_t segments, uint64_t *packed);
+
+/* Check the packed keys after such a sort against the reference: key i of
+ * segment k must be k << 32 | the order image of expected[i]. 0 when
+ * right, else 1 with *message. */
+int bench_check_segmented_packed(const host_type *t, const uint64_t *packed, const void *expected,
+                                 const uint32_t *offsets, uint64_t segments,
+                                 check_message *message);
 
 #endif

@@ -42,8 +42,7 @@ static clgpu_cache_stats cache_delta(const clgpu_cache_stats *before,
 static int first_call_once(bench_case *c, int op, int create, double *ms) {
   const run_options *o = c->options;
   clgpu_call_options call = {o->call_shape, NULL};
-  clgpu_sort_options sort_call = {
-      op == OP_MERGE_SORT ? CLGPU_ALGORITHM_MERGE : CLGPU_ALGORITHM_RADIX, o->call_shape, NULL};
+  clgpu_sort_options sort_call = {bench_sort_algorithm(op), o->call_shape, NULL};
   clgpu_status status = CLGPU_SUCCESS;
   if (bench_op_table[op].sort) {
     cl_event marker = NULL;
@@ -119,7 +118,9 @@ static int measure_first_call_side(const run_options *o, int op, const host_type
     }
   }
   if (!failed) failed = bench_prepare_case(&c);
-  if (!failed && bench_op_table[op].sort) failed = bench_prepare_sorts(&c, op);
+  if (!failed && bench_op_table[op].sort && op != OP_SEGMENTED_SORT)
+    failed = bench_prepare_sorts(&c, op);
+  if (!failed && op == OP_SEGMENTED_SORT) failed = bench_prepare_segmented(&c, op);
   if (!failed && op == OP_LOWER_BOUND) failed = bench_prepare_search(&c, op);
   if (!failed && op == OP_HISTOGRAM) failed = bench_prepare_histogram(&c, op);
   if (!failed && (op == OP_REDUCE_BY_KEY || op == OP_SCAN_BY_KEY))

@@ -12,8 +12,10 @@
  *                       findall, copy, strided copy, radix sort, sort by key,
  *                       merge sort through a comparator, argsort,
  *                       lower_bound beside a C binary search, histogram
- *                       beside a C loop; with --ops,
- *                       reduce_by_key and scan_by_key beside a C loop) per
+ *                       beside a C loop; with --ops, reduce_by_key and
+ *                       scan_by_key beside a C loop, segmented_sort beside
+ *                       an insertion sort and radix_sort, partition beside
+ *                       a C loop and findall) per
  *                       type and size: wall clock and profiling events, GB/s, the
  *                       share of the device's read and copy bandwidth
  *                       (measured in the same run with plain kernels), CPU
@@ -64,9 +66,9 @@ static const char usage_text[] =
     "  run                  (the default) time reduce, count_if, scan, findall,\n"
     "                       copies, sorts (radix_sort, sort_by_key, merge_sort,\n"
     "                       argsort), lower_bound and histogram (and, named in --ops,\n"
-    "                       reduce_by_key and scan_by_key) per type and size beside\n"
-    "                       the device's read and copy bandwidth,\n"
-    "                       a CPU baseline and Boost.Compute; results checked;\n"
+    "                       reduce_by_key, scan_by_key, segmented_sort and partition)\n"
+    "                       per type and size beside the device's read and copy\n"
+    "                       bandwidth, a CPU baseline and Boost.Compute; results checked;\n"
     "                       and elementwise kernels and strided copies beside a\n"
     "                       hand-written kernel and clEnqueueCopyBuffer;\n"
     "                       each operation's first call with a cold and a warm\n"

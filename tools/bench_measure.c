@@ -1,8 +1,9 @@
 /* clgpu-bench run's measurement of one operation on one case
  * (bench_measure.h): the case's buffers, the calls, the sorts' refill and
  * reference, lower_bound's haystack and reference, histogram's bounds and
- * reference, the by-key ops' keys and runs, the checks of every
- * result, and the CPU, Boost.Compute and peer figures beside them. */
+ * reference, the by-key ops' keys and runs, segmented_sort's offsets and
+ * reference, the checks of every result, and the CPU, Boost.Compute and
+ * peer figures beside them. */
 #include "bench_measure.h"
 
 #include <math.h>
@@ -23,6 +24,11 @@ static const clgpu_scan_op scan_op = {CLGPU_SCAN_SUM, 0, NULL, NULL};
 static const clgpu_sort_spec merge_spec = {0, SORT_COMPARE, NULL, NULL, 0, 0, 0};
 
 static const clgpu_sort_spec *sort_spec(int op) { return op == OP_MERGE_SORT ? &merge_spec : NULL; }
+
+clgpu_algorithm bench_sort_algorithm(int op) {
+  return op == OP_MERGE_SORT || op == OP_SEGMENTED_SORT ? CLGPU_ALGORITHM_MERGE
+                                                        : CLGPU_ALGORITHM_RADIX;
+}
 
 clgpu_status bench_enqueue_op(bench_case *c, int op, const clgpu_call_options *call,
                               const clgpu_sort_options *sort_call, cl_event *event) {
@@ -63,6 +69,12 @@ clgpu_status bench_enqueue_op(bench_case *c, int op, const clgpu_call_options *c
     case OP_SCAN_BY_KEY:
       return clgpu_scan_by_key(c->context, &scan_op, NULL, &c->v_out, &c->v_in, &c->v_keys, call, 0,
                                NULL, event);
+    case OP_SEGMENTED_SORT:
+      return clgpu_segmented_sort(c->context, NULL, &c->v_out, NULL, &c->v_offsets, sort_call, 0,
+                                  NULL, event);
+    case OP_PARTITION:
+      return clgpu_partition(c->context, c->type->predicate, &c->v_out, &c->v_count, &c->v_in, call,
+                             0, NULL, event);
     case OP_COPY:
       return clgpu_copy(c->context, &c->v_out, &c->v_in, 0, NULL, event);
     case OP_ELEMENTWISE: {
@@ -135,6 +147,14 @@ static int workspace_report(bench_case *c, int op, const clgpu_call_options *cal
       *status = clgpu_scan_by_key_workspace_size(c->context, &scan_op, NULL, &c->v_out, &c->v_in,
                                                  &c->v_keys, call, report);
       return 1;
+    case OP_SEGMENTED_SORT:
+      *status = clgpu_segmented_sort_workspace_size(c->context, NULL, &c->v_out, NULL,
+                                                    &c->v_offsets, sort_call, report);
+      return 1;
+    case OP_PARTITION:
+      *status = clgpu_partition_workspace_size(c->context, c->type->predicate, &c->v_out,
+                                               &c->v_count, &c->v_in, call, report);
+      return 1;
     default:
       return 0;
   }
@@ -148,7 +168,9 @@ static size_t position_size(size_t n) {
 
 /* Check what the device wrote. `boost`: the output of Boost.Compute's peer
  * (copy_if gives values, reduce its sum in output[0], reduce_by_key its
- * run keys and sums where clgpu's go), with `count` from it.
+ * run keys and sums where clgpu's go, stable_partition its partition
+ * where clgpu's goes, segmented_sort's its packed keys in d_packed_work),
+ * with `count` from it.
  * 0 when right, 1 with *message, or -1 with *status when reading failed. */
 int bench_check_output(bench_case *c, int op, int boost, uint64_t count, check_message *message,
                        clgpu_status *status) {
@@ -242,6 +264,36 @@ int bench_check_output(bench_case *c, int op, int boost, uint64_t count, check_m
       if (*status != CLGPU_SUCCESS) return -1;
       return bench_check_scan_by_key(t, c->host_in, c->run_starts, c->num_runs, c->n, c->host_out,
                                      message);
+    case OP_SEGMENTED_SORT: {
+      if (!boost) {
+        *status = bench_read_buffer(c, c->d_out, bytes, c->host_out);
+        if (*status != CLGPU_SUCCESS) return -1;
+        return bench_check_segmented_sort(t, c->host_out, c->segmented_expected, c->n,
+                                          c->segment_offsets, c->num_segments, message);
+      }
+      uint64_t *packed = malloc(c->n * sizeof *packed);
+      *status = packed ? bench_read_buffer(c, c->d_packed_work, c->n * sizeof *packed, packed)
+                       : CLGPU_CL_OUT_OF_HOST_MEMORY;
+      int wrong = *status != CLGPU_SUCCESS
+                      ? -1
+                      : bench_check_segmented_packed(t, packed, c->segmented_expected,
+                                                     c->segment_offsets, c->num_segments, message);
+      free(packed);
+      return wrong;
+    }
+    case OP_PARTITION:
+      if (!boost) {
+        *status = bench_read_buffer(c, c->d_count, sizeof count, &count);
+        if (*status != CLGPU_SUCCESS) return -1;
+      }
+      if (count > c->n) {
+        snprintf(message->text, sizeof message->text, "count is %llu, more than n",
+                 (unsigned long long)count);
+        return 1;
+      }
+      *status = bench_read_buffer(c, c->d_out, bytes, c->host_out);
+      if (*status != CLGPU_SUCCESS) return -1;
+      return t->check_partition(c->host_in, c->n, c->host_out, count, message);
     case OP_COPY_STRIDED:
       *status = bench_read_buffer(c, c->d_out, bytes, c->host_out);
       if (*status != CLGPU_SUCCESS) return -1;
@@ -296,6 +348,8 @@ static double op_bytes(const bench_case *c, int op) {
       return data + 4.0 * (double)c->n + (4.0 + (double)c->type->size) * (double)c->num_runs + 8.0;
     case OP_SCAN_BY_KEY: /* keys and values read, the scan written */
       return 2 * data + 4.0 * (double)c->n;
+    case OP_PARTITION: /* the data read, every element and the count written */
+      return 2 * data + 8.0;
     case OP_ELEMENTWISE: /* x and z read, y written */
       return 3.0 * (double)c->count * (double)c->type->size;
     case OP_ELEMENTWISE_STRIDED: /* the view's elements read, as many written */
@@ -303,7 +357,7 @@ static double op_bytes(const bench_case *c, int op) {
     case OP_STRIDED_COPY:
     case OP_STRIDED_COPY_TRANSPOSED:
       return 2.0 * (double)c->count * (double)c->type->size;
-    default: /* scan, the copies, radix_sort, merge_sort: read and write once */
+    default: /* scan, the copies, radix_sort, merge_sort, segmented_sort: read and write once */
       return 2 * data;
   }
 }
@@ -551,6 +605,100 @@ static void release_by_key(bench_case *c) {
   c->by_key_ready = 0;
 }
 
+/* ---- segmented_sort's offsets, reference and packed keys ---- */
+
+/* At the first segmented_sort of a case: the offsets of segments of
+ * SEGMENT_KEYS keys, uploaded once (not timed); the reference, each segment
+ * sorted on the host by (order image, index), itself checked in order. 0,
+ * or 1 after a failure (printed). */
+int bench_prepare_segmented(bench_case *c, int op) {
+  if (c->segmented_ready) return 0;
+  const host_type *t = c->type;
+  size_t n = c->n;
+  c->segment_offsets = malloc((n / SEGMENT_KEYS + 2) * sizeof *c->segment_offsets);
+  c->segmented_expected = malloc(n * t->size);
+  if (c->segment_offsets && c->segmented_expected) {
+    c->num_segments = bench_segment_offsets(c->segment_offsets, n, SEGMENT_KEYS);
+  }
+  if (!c->segment_offsets || !c->segmented_expected ||
+      bench_segmented_sort_reference(t, c->host_in, c->segmented_expected, c->segment_offsets,
+                                     c->num_segments) != 0) {
+    bench_progress_clear();
+    fprintf(stderr, "clgpu-bench run: out of host memory for segments of %zu elements of %s\n", n,
+            t->name);
+    return 1;
+  }
+  for (uint64_t k = 0; k < c->num_segments; k++) {
+    for (size_t i = (size_t)c->segment_offsets[k] + 1; i < c->segment_offsets[k + 1]; i++) {
+      if (bench_element_image(t, bench_element_bits(t, c->segmented_expected, i - 1)) >
+          bench_element_image(t, bench_element_bits(t, c->segmented_expected, i))) {
+        check_message message = {{0}};
+        snprintf(message.text, sizeof message.text, "keys %zu and %zu of segment %llu out of order",
+                 i - 1, i, (unsigned long long)k);
+        return bench_wrong_result(c, op, "the host's reference", &message);
+      }
+    }
+  }
+  size_t offset_bytes = (size_t)(c->num_segments + 1) * sizeof *c->segment_offsets;
+  cl_int err = CL_SUCCESS;
+  c->d_offsets = clCreateBuffer(clgpu_context_cl_context(c->context), CL_MEM_READ_ONLY,
+                                offset_bytes, NULL, &err);
+  if (err == CL_SUCCESS) {
+    err = clEnqueueWriteBuffer(c->queue, c->d_offsets, CL_TRUE, 0, offset_bytes, c->segment_offsets,
+                               0, NULL, NULL);
+  }
+  if (err != CL_SUCCESS) return bench_op_failure(c, op, "making the offsets", (clgpu_status)err);
+  clgpu_status status =
+      clgpu_array_1d(c->d_offsets, 0, CLGPU_TYPE_UINT32, c->num_segments + 1, &c->v_offsets);
+  if (status != CLGPU_SUCCESS) return bench_op_failure(c, op, "making array views", status);
+  c->segmented_ready = 1;
+  return 0;
+}
+
+#ifdef CLGPU_BENCH_BOOST
+/* Before Boost.Compute's segmented_sort peer, once per case: its packed
+ * keys (bench_segmented_pack) uploaded to d_packed, and d_packed_work to
+ * sort them in. 0, or 1 after a failure (printed). */
+static int prepare_packed(bench_case *c, int op) {
+  if (c->d_packed) return 0;
+  size_t bytes = c->n * sizeof(uint64_t);
+  uint64_t *packed = malloc(bytes);
+  if (!packed) {
+    bench_progress_clear();
+    fprintf(stderr, "clgpu-bench run: out of host memory for packing %zu keys of %s\n", c->n,
+            c->type->name);
+    return 1;
+  }
+  bench_segmented_pack(c->type, c->host_in, c->segment_offsets, c->num_segments, packed);
+  cl_context cl = clgpu_context_cl_context(c->context);
+  cl_int err = CL_SUCCESS;
+  c->d_packed = clCreateBuffer(cl, CL_MEM_READ_ONLY, bytes, NULL, &err);
+  if (err == CL_SUCCESS)
+    c->d_packed_work = clCreateBuffer(cl, CL_MEM_READ_WRITE, bytes, NULL, &err);
+  if (err == CL_SUCCESS) {
+    err = clEnqueueWriteBuffer(c->queue, c->d_packed, CL_TRUE, 0, bytes, packed, 0, NULL, NULL);
+  }
+  free(packed);
+  if (err != CL_SUCCESS)
+    return bench_op_failure(c, op, "making the packed keys", (clgpu_status)err);
+  return 0;
+}
+#endif
+
+static void release_segmented(bench_case *c) {
+  cl_mem *buffers[] = {&c->d_offsets, &c->d_packed, &c->d_packed_work};
+  for (size_t k = 0; k < sizeof buffers / sizeof buffers[0]; k++) {
+    if (*buffers[k]) clReleaseMemObject(*buffers[k]);
+    *buffers[k] = NULL;
+  }
+  free(c->segment_offsets);
+  free(c->segmented_expected);
+  c->segment_offsets = NULL;
+  c->segmented_expected = NULL;
+  c->num_segments = 0;
+  c->segmented_ready = 0;
+}
+
 /* Before every call of a sort, not timed: the unsorted keys copied back into
  * d_out on the device (and the values 0, 1, ..., n-1 into d_indices), the
  * queue finished, then a marker enqueued and waited for; the sort's device
@@ -647,21 +795,23 @@ static int measure_op_body(bench_case *c, int op, result *row, const sample_buff
       return bench_op_failure(c, op, "setting up views and kernels", setup);
   }
   if (by_key && bench_prepare_by_key(c, op) != 0) return 1; /* op_bytes counts its runs */
+  if (op == OP_SEGMENTED_SORT && bench_prepare_segmented(c, op) != 0) return 1;
   row->bytes = op_bytes(c, op);
-  row->selected = op == OP_FINDALL || op == OP_COUNT_IF ? c->selected : 0;
+  row->selected = op == OP_FINDALL || op == OP_COUNT_IF || op == OP_PARTITION ? c->selected : 0;
   row->runs = by_key ? c->num_runs : 0;
+  row->segments = op == OP_SEGMENTED_SORT ? c->num_segments : 0;
   row->reference_gbps = NAN;
   row->limits = c->limits;
   int baseline_repeat = 0;
   bench_op_calls(o, op, c->n, &row->repeat, &row->warmup, &baseline_repeat);
   const int repeat = row->repeat, warmup = row->warmup;
-  if (is_sort && bench_prepare_sorts(c, op) != 0) return 1;
+  /* segmented_sort needs none of the whole sorts' reference and baselines. */
+  if (is_sort && op != OP_SEGMENTED_SORT && bench_prepare_sorts(c, op) != 0) return 1;
   if (op == OP_LOWER_BOUND && bench_prepare_search(c, op) != 0) return 1;
   if (op == OP_HISTOGRAM && bench_prepare_histogram(c, op) != 0) return 1;
 
   clgpu_call_options call = {o->call_shape, NULL};
-  clgpu_sort_options sort_call = {
-      op == OP_MERGE_SORT ? CLGPU_ALGORITHM_MERGE : CLGPU_ALGORITHM_RADIX, o->call_shape, NULL};
+  clgpu_sort_options sort_call = {bench_sort_algorithm(op), o->call_shape, NULL};
   clgpu_workspace_size report;
   clgpu_status status = CLGPU_SUCCESS;
   clgpu_workspace *workspace = NULL;
@@ -790,7 +940,25 @@ static int measure_op_body(bench_case *c, int op, result *row, const sample_buff
     if (verdict > 0) return bench_wrong_result(c, op, bench_op_table[op].peer, &message);
   }
 
-  if (!o->no_cpu && is_sort) {
+  if (!o->no_cpu && op == OP_SEGMENTED_SORT) {
+    /* The insertion sort per segment, out of place, over the same offsets;
+     * its keys, like the device's, must be the reference's. */
+    bench_progress("%s %s: CPU baseline (insertion sort)", progress_prefix,
+                   bench_op_table[op].name);
+    row->cpu = bench_time_cpu(c, op, repeat, warmup, samples);
+    row->cpu_calls = repeat;
+    if (bench_check_segmented_sort(c->type, c->cpu_out, c->segmented_expected, c->n,
+                                   c->segment_offsets, c->num_segments, &message) != 0) {
+      return bench_wrong_result(c, op, "the C insertion sort", &message);
+    }
+  } else if (!o->no_cpu && op == OP_PARTITION) {
+    /* The two-pass C partition; its output is checked as the device's. */
+    bench_progress("%s %s: CPU baseline (C loop)", progress_prefix, bench_op_table[op].name);
+    row->cpu = bench_time_cpu(c, op, o->repeat, o->warmup, samples);
+    row->cpu_calls = o->repeat;
+    if (c->type->check_partition(c->host_in, c->n, c->cpu_out, c->partition_cpu_count, &message))
+      return bench_wrong_result(c, op, "the C loop", &message);
+  } else if (!o->no_cpu && is_sort) {
     int pairs = op == OP_SORT_BY_KEY || op == OP_ARGSORT;
     bench_progress("%s %s: CPU baseline (LSD radix)", progress_prefix, bench_op_table[op].name);
     row->cpu = bench_time_cpu_sort(c, pairs ? BASE_RADIX_PAIRS : BASE_RADIX_KEYS, repeat, samples);
@@ -838,16 +1006,20 @@ static int measure_op_body(bench_case *c, int op, result *row, const sample_buff
     row->cpu_calls = o->repeat;
   }
 
+  /* Boost.Compute's segmented_sort peer packs the key beside its segment
+   * into 32 bits: none for 64-bit keys. */
+  const int boost_fits = op != OP_SEGMENTED_SORT || c->type->size == 4;
   snprintf(row->boost_note, sizeof row->boost_note, "%s%s",
            op == OP_LOWER_BOUND                           ? LOWER_BOUND_NO_PEER
            : op == OP_HISTOGRAM                           ? HISTOGRAM_NO_PEER
            : op == OP_SCAN_BY_KEY                         ? SCAN_BY_KEY_NO_PEER
+           : !boost_fits                                  ? SEGMENTED_SORT_NO_PEER
            : bench_op_table[op].boost == BENCH_BOOST_NONE ? "no peer"
            : o->no_boost                                  ? "--no-boost"
                                                           : "not built (boost_compute feature)",
            op == OP_REDUCE_BY_KEY ? "; " BY_KEY_NO_PYOPENCL : "");
 #ifdef CLGPU_BENCH_BOOST
-  if (bench_op_table[op].boost != BENCH_BOOST_NONE && !o->no_boost) {
+  if (bench_op_table[op].boost != BENCH_BOOST_NONE && !o->no_boost && boost_fits) {
     bench_progress("%s %s: Boost.Compute", progress_prefix, bench_op_table[op].name);
     char error[512] = "";
     uint64_t count = 0;
@@ -856,16 +1028,24 @@ static int measure_op_body(bench_case *c, int op, result *row, const sample_buff
      * call there, as the qsort baseline, unless --repeat says otherwise. */
     int boost_repeat = is_sort && baseline_repeat == 1 && !o->repeat_given ? 1 : repeat;
     row->boost_note[0] = '\0';
+    if (op == OP_SEGMENTED_SORT && prepare_packed(c, op) != 0) return 1;
     int boost_failed =
-        is_sort  ? bench_boost_sort(c->queue, bench_op_table[op].boost, c->type->type, c->d_in,
-                                    c->d_out, c->d_iota, c->d_indices, c->n, boost_warmup,
-                                    boost_repeat, samples, error, sizeof error)
-        : by_key ? bench_boost_by_key(c->queue, bench_op_table[op].boost, c->type->type, c->d_keys,
-                                      c->d_in, c->d_indices, c->d_out, c->n, boost_warmup, repeat,
-                                      samples, &count, error, sizeof error)
-                 : bench_boost_run(c->queue, bench_op_table[op].boost, c->type->type,
-                                   c->type->predicate, c->d_in, c->d_out, c->n, boost_warmup,
-                                   repeat, samples, &count, error, sizeof error);
+        op == OP_SEGMENTED_SORT
+            ? bench_boost_sort(c->queue, BENCH_BOOST_SEGMENTED_SORT, CLGPU_TYPE_UINT64, c->d_packed,
+                               c->d_packed_work, NULL, NULL, c->n, boost_warmup, boost_repeat,
+                               samples, error, sizeof error)
+        : op == OP_PARTITION ? bench_boost_partition(c->queue, c->type->type, c->type->predicate,
+                                                     c->d_in, c->d_out, c->n, boost_warmup, repeat,
+                                                     samples, &count, error, sizeof error)
+        : is_sort ? bench_boost_sort(c->queue, bench_op_table[op].boost, c->type->type, c->d_in,
+                                     c->d_out, c->d_iota, c->d_indices, c->n, boost_warmup,
+                                     boost_repeat, samples, error, sizeof error)
+        : by_key  ? bench_boost_by_key(c->queue, bench_op_table[op].boost, c->type->type, c->d_keys,
+                                       c->d_in, c->d_indices, c->d_out, c->n, boost_warmup, repeat,
+                                       samples, &count, error, sizeof error)
+                  : bench_boost_run(c->queue, bench_op_table[op].boost, c->type->type,
+                                    c->type->predicate, c->d_in, c->d_out, c->n, boost_warmup,
+                                    repeat, samples, &count, error, sizeof error);
     if (boost_failed) {
       bench_progress_clear();
       fprintf(stderr, "clgpu-bench run: Boost.Compute %s %s failed: %s\n", bench_op_table[op].name,
@@ -881,7 +1061,12 @@ static int measure_op_body(bench_case *c, int op, result *row, const sample_buff
         snprintf(row->boost_note, sizeof row->boost_note, "wrong result: %s", message.text);
       } else {
         row->boost = bench_summarize(samples, is_sort ? boost_repeat : repeat);
-        if (is_sort) {
+        if (op == OP_SEGMENTED_SORT) {
+          snprintf(row->boost_note, sizeof row->boost_note, "%s: %s", SEGMENTED_SORT_PEER,
+                   bench_boost_sort_algorithm(BENCH_BOOST_SEGMENTED_SORT, c->device->type));
+        } else if (op == OP_PARTITION) {
+          snprintf(row->boost_note, sizeof row->boost_note, "%s", PARTITION_PEER);
+        } else if (is_sort) {
           snprintf(row->boost_note, sizeof row->boost_note, "%s",
                    bench_boost_sort_algorithm(bench_op_table[op].boost, c->device->type));
         } else if (by_key) {
@@ -919,6 +1104,7 @@ void bench_release_case(bench_case *c) {
   release_search(c);
   release_by_key(c);
   release_histogram(c);
+  release_segmented(c);
   bench_release_peer_ops(c);
 }
 

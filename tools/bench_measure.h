@@ -33,6 +33,14 @@ int bench_prepare_by_key(bench_case *c, int op);
  * after a failure (printed). */
 int bench_prepare_histogram(bench_case *c, int op);
 
+/* At the first segmented_sort of a case: the offsets (on the host and the
+ * device) and the reference. 0, or 1 after a failure (printed). */
+int bench_prepare_segmented(bench_case *c, int op);
+
+/* The algorithm of a sort's options: merge for merge_sort and
+ * segmented_sort (which takes no radix), radix for the others. */
+clgpu_algorithm bench_sort_algorithm(int op);
+
 /* Refill a sort's input from the case's data, then a marker event (the
  * start of the sort's device time). */
 clgpu_status bench_refill_sort(bench_case *c, int op, cl_event *marker);

@@ -61,6 +61,17 @@ const op_info bench_op_table[NUM_OPS] = {
      ALL_DEFAULT_TYPES, SIZES_16M, TYPES_ALL, 0, NULL, 0, NULL, 0},
     {"scan_by_key", OP_COPY_KERNEL, BENCH_BOOST_NONE, "C loop, one thread", 0, ALL_DEFAULT_TYPES,
      SIZES_16M, TYPES_ALL, 0, NULL, 0, NULL, 0},
+    /* Keys sorted within segments of 16 (a sort: refilled before each call,
+     * Melem/s, fewer calls at SORT_LARGE), at the sizes and types of
+     * radix_sort, whose row in the same run it is a share of; only when
+     * --ops names it. */
+    {"segmented_sort", OP_COPY_KERNEL, BENCH_BOOST_SEGMENTED_SORT,
+     "insertion sort per segment, one thread", 1, ALL_DEFAULT_TYPES, SIZES_1M | SIZES_16M,
+     TYPES_ALL, 0, NULL, 0, NULL, 1},
+    /* findall's data and predicate, every element written: a share of the
+     * copy kernel; only when --ops names it. */
+    {"partition", OP_COPY_KERNEL, BENCH_BOOST_STABLE_PARTITION, "C loop, one thread", 0,
+     ALL_DEFAULT_TYPES, SIZES_16M, TYPES_ALL, 0, NULL, 0, NULL, 0},
     /* Timed beside a peer (with them the default run takes about 40 s on a
      * 2-core POCL CPU device, against 30 s without). */
     {"elementwise", OP_COPY_KERNEL, BENCH_BOOST_NONE, "C loop, one thread", 0, ALL_DEFAULT_TYPES,
@@ -91,8 +102,8 @@ static const char run_usage_text[] =
     "device, 20 s of them the first calls); 'clgpu-bench OPTIONS' is 'clgpu-bench run\n"
     "OPTIONS'.\n"
     "\n"
-    "  --ops LIST        comma-separated, default all but reduce_by_key and\n"
-    "                    scan_by_key ('all': every one):\n"
+    "  --ops LIST        comma-separated, default all but reduce_by_key,\n"
+    "                    scan_by_key, segmented_sort and partition ('all': every one):\n"
     "                      reduce        SUM over the whole array\n"
     "                      count_if      elements where the predicate holds\n"
     "                      scan          inclusive SUM\n"
@@ -115,6 +126,12 @@ static const char run_usage_text[] =
     "                      scan_by_key   clgpu_scan_by_key, inclusive SUM of the data\n"
     "                                    restarting at each run of keys (not in the\n"
     "                                    default)\n"
+    "                      segmented_sort  clgpu_segmented_sort, merge, of the keys in\n"
+    "                                    segments of 16, uint32 offsets (not in the\n"
+    "                                    default)\n"
+    "                      partition     clgpu_partition by the predicate: the selected\n"
+    "                                    elements, then the others, and a uint64 count\n"
+    "                                    (not in the default)\n"
     "                      read          reference: a plain kernel reading every element\n"
     "                      copy_kernel   reference: a plain copy kernel\n"
     "                    and, each timed beside a peer:\n";
@@ -156,7 +173,18 @@ static const char run_usage_more[] =
     "                    histogram counts the data in 256 even bins over its whole range\n"
     "                    (integers: the type's minimum to maximum; float, double: [0, 1],\n"
     "                    the data in [0, 1)), with a workspace made once per type and\n"
-    "                    size, beside a C loop of histogram.h's formula on one thread.\n";
+    "                    size, beside a C loop of histogram.h's formula on one thread.\n"
+    "                    segmented_sort sorts a fresh copy of the data (as the sorts) in\n"
+    "                    n/16 segments of 16 keys, keys only, the n/16 + 1 uint32 offsets\n"
+    "                    made once per type and size, beside an insertion sort of each\n"
+    "                    segment on one thread and Boost.Compute's sort of (segment << 32\n"
+    "                    | key) packed in a uint64 (32-bit keys only; packed before the\n"
+    "                    calls); its x radix is its Melem/s over radix_sort's at the same\n"
+    "                    type and size in the run (--ops segmented_sort,radix_sort).\n"
+    "                    partition takes findall's data and predicate, beside a\n"
+    "                    two-pass stable partition on one thread and Boost.Compute's\n"
+    "                    stable_partition; its x findall is its Melem/s over findall's\n"
+    "                    (--ops partition,findall).\n";
 
 /* And the rest of the options. */
 static const char run_usage_end[] =
@@ -164,8 +192,8 @@ static const char run_usage_end[] =
     "                    sort_by_key, argsort and lower_bound uint32, merge_sort float,\n"
     "                    the strided and transposed elementwise ops and copies float)\n"
     "  --sizes LIST      element counts, with suffix K (1024) or M (1048576) (default\n"
-    "                    16M; radix_sort, sort_by_key and merge_sort 1M,16M; argsort and\n"
-    "                    lower_bound 1M)\n"
+    "                    16M; radix_sort, sort_by_key, merge_sort and segmented_sort\n"
+    "                    1M,16M; argsort and lower_bound 1M)\n"
     "                    For the 2-D ops (elementwise_strided, elementwise_transposed,\n"
     "                    strided_copy_transposed) a size n means an s x s array with\n"
     "                    s = floor(sqrt(n)): 16000000 is 4000x4000.\n"

@@ -36,6 +36,12 @@ enum {
    * the default run. */
   OP_REDUCE_BY_KEY,
   OP_SCAN_BY_KEY,
+  /* clgpu_segmented_sort (sort.h) of the data in segments of SEGMENT_KEYS
+   * keys, keys only, offsets uint32 on the device (bench_prepare_segmented);
+   * clgpu_partition (partition.h) of the data by findall's predicate. Not
+   * in the default run. */
+  OP_SEGMENTED_SORT,
+  OP_PARTITION,
   /* Elementwise kernels (elementwise.h) and strided copies (copy.h), each
    * timed beside a peer in the same run (op_info.peer). */
   OP_ELEMENTWISE,
@@ -65,7 +71,9 @@ typedef struct op_info {
   /* The types it runs at at all: others are skipped even when --types names
    * them (with a note on stderr). */
   unsigned supported_types;
-  int in_default;     /* part of the run when --ops is not given (all but the by-key ops) */
+  /* Part of the run when --ops is not given: all but the by-key ops,
+   * segmented_sort and partition. */
+  int in_default;
   const char *select; /* another --ops name that selects it too; NULL: none */
   int two_d;          /* over an s x s array, s = floor(sqrt(n)) */
   const char *peer;   /* what it is timed beside in the same run; NULL: nothing */
@@ -98,6 +106,19 @@ extern const op_info bench_op_table[NUM_OPS];
 /* The by-key ops' keys: uint32 runs of 1 to BY_KEY_MAX_RUN equal keys
  * (uniformly, so 8 on average), each run's key unlike the one before. */
 #define BY_KEY_MAX_RUN 15
+
+/* segmented_sort's segments: SEGMENT_KEYS keys each, n / SEGMENT_KEYS of
+ * them (rounded up: the last one shorter where n is not a multiple). */
+#define SEGMENT_KEYS 16
+
+/* What segmented_sort's Boost.Compute peer sorts (its rows' note, with
+ * Boost's algorithm after it), and why 64-bit keys have none; what
+ * partition's peer runs. */
+#define SEGMENTED_SORT_PEER "sort of packed uint64 (segment << 32 | key's order image)"
+#define SEGMENTED_SORT_NO_PEER                                                              \
+  "no peer: Boost.Compute has no segmented sort, and its sort of (segment, key) packed in " \
+  "a uint64 needs 32-bit keys"
+#define PARTITION_PEER "stable_partition, in place on a copy made before each call (not timed)"
 
 /* What the sorts compare with (merge_sort goes through clgpu's comparator
  * path with it; Boost.Compute's merge_sort peer gets the same expression). */

@@ -319,17 +319,36 @@ static void print_search_table(const run_report *report) {
   }
 }
 
-/* scan_by_key's throughput over plain scan's in the same run (the scan row
- * of the same type and size): *gbps over their GB/s, *melems over their
+/* The operation a row's throughput is compared with in the same run:
+ * plain scan for scan_by_key, one radix sort of the same keys for
+ * segmented_sort, findall (the same data and predicate) for partition; -1
+ * for the others. */
+static int companion_of(int op) {
+  switch (op) {
+    case OP_SCAN_BY_KEY:
+      return OP_SCAN;
+    case OP_SEGMENTED_SORT:
+      return OP_RADIX_SORT;
+    case OP_PARTITION:
+      return OP_FINDALL;
+    default:
+      return -1;
+  }
+}
+
+/* A row's throughput over its companion's in the same run (companion_of,
+ * at the same type and size): *gbps over their GB/s, *melems over their
  * Melem/s (elements per second, the inverse of their times' ratio). Both
- * NaN for other rows and without a scan row. */
-static void scan_ratios(const run_report *report, const result *r, double *gbps, double *melems) {
+ * NaN for rows without a companion and without its row. */
+static void companion_ratios(const run_report *report, const result *r, double *gbps,
+                             double *melems) {
   *gbps = *melems = NAN;
-  if (r->op != OP_SCAN_BY_KEY) return;
+  int companion = companion_of(r->op);
+  if (companion < 0) return;
   for (size_t k = 0; k < report->num_rows; k++) {
-    const result *scan = &report->rows[k];
-    if (scan->op != OP_SCAN || scan->type != r->type || scan->n != r->n) continue;
-    row_figures mine = figures_of(r), theirs = figures_of(scan);
+    const result *other = &report->rows[k];
+    if (other->op != companion || other->type != r->type || other->n != r->n) continue;
+    row_figures mine = figures_of(r), theirs = figures_of(other);
     *gbps = mine.wall_gbps / theirs.wall_gbps;
     *melems = mine.melems / theirs.melems;
   }
@@ -363,7 +382,7 @@ static void print_by_key_table(const run_report *report) {
     if (r->op != OP_REDUCE_BY_KEY && r->op != OP_SCAN_BY_KEY) continue;
     row_figures f = figures_of(r);
     double over_scan_gbps = NAN, over_scan_melems = NAN;
-    scan_ratios(report, r, &over_scan_gbps, &over_scan_melems);
+    companion_ratios(report, r, &over_scan_gbps, &over_scan_melems);
     char n_label[32], baseline[64], ratio[16], mine[16], theirs[16], scan_gbps[16], scan_melems[16];
     if (r->cpu.valid) {
       bench_timing_text(&r->cpu, baseline, sizeof baseline);
@@ -386,6 +405,99 @@ static void print_by_key_table(const run_report *report) {
   }
 }
 
+/* A row's C baseline in a table: "median (min-max)" or n/a; its speed in
+ * Melem/s (elements per second). */
+static void baseline_texts(const result *r, char *baseline, size_t baseline_size, char *melems,
+                           size_t melems_size) {
+  if (r->cpu.valid) {
+    bench_timing_text(&r->cpu, baseline, baseline_size);
+  } else {
+    snprintf(baseline, baseline_size, "n/a");
+  }
+  bench_format_or_na(melems, melems_size, "%.1f",
+                     r->cpu.valid ? (double)r->elements / (r->cpu.median * 1e-3) / 1e6 : NAN);
+}
+
+/* segmented_sort's rows beside the C insertion sort and radix_sort's row of
+ * the same keys: the segments, the C sort's time, clgpu's speed-up over it,
+ * both in keys per second, and the ratio to the radix sort. */
+static void print_segmented_table(const run_report *report) {
+  printf(
+      "segmented_sort: the data, keys only, sorted within segments of %d keys (n/%d of them;\n"
+      "the n/%d + 1 uint32 offsets made on the device once per type and size, not timed),\n"
+      "clgpu_segmented_sort (merge: insertion-sorted blocks, merged within each segment)\n"
+      "with a workspace made once per type and size; each call sorts a fresh copy of the\n"
+      "data, as the sorts do. Mkeys/s: keys sorted per second; GB/s: n*size read + n*size\n"
+      "written; %%ref: of the copy kernel. C: an insertion sort of each segment, out of\n"
+      "place, on one thread (comparing the keys' order images); x C its time over clgpu's.\n"
+      "x radix: segmented_sort's Mkeys/s over radix_sort's (one clgpu_sort, radix, of the\n"
+      "same n keys) at the same type and size in this run (n/a without a radix_sort row:\n"
+      "--ops segmented_sort,radix_sort); the goal at 16M keys (1M segments) is 0.50x or\n"
+      "more. Boost.Compute has no segmented sort; its peer is its sort of uint64 keys\n"
+      "segment << 32 | the key's order image (32-bit keys only), packed on the host once\n"
+      "per type and size and copied on the device before each call (not timed), checked\n"
+      "by segment and image. clgpu's and the C sort's keys are checked bit for bit against\n"
+      "the host's reference, a qsort of each segment by (order image, index).\n",
+      SEGMENT_KEYS, SEGMENT_KEYS, SEGMENT_KEYS);
+  printf("\n%-14s %-6s %5s %9s %24s %6s %8s %13s %10s %8s  %s\n", "segmented", "type", "n",
+         "segments", "C insertion ms (min-max)", "calls", "x C", "clgpu Mkeys/s", "C Mkeys/s",
+         "x radix", "peers");
+  for (size_t k = 0; k < report->num_rows; k++) {
+    const result *r = &report->rows[k];
+    if (r->op != OP_SEGMENTED_SORT) continue;
+    row_figures f = figures_of(r);
+    double over_gbps = NAN, over_melems = NAN;
+    companion_ratios(report, r, &over_gbps, &over_melems);
+    char n_label[32], baseline[64], ratio[16], mine[16], theirs[16], radix[16];
+    baseline_texts(r, baseline, sizeof baseline, theirs, sizeof theirs);
+    bench_format_or_na(ratio, sizeof ratio, "%.2fx", f.vs_cpu);
+    bench_format_or_na(mine, sizeof mine, "%.1f", f.melems);
+    bench_format_or_na(radix, sizeof radix, "%.2fx", over_melems);
+    printf("%-14s %-6s %5s %9llu %24s %6d %8s %13s %10s %8s  %s\n", bench_op_table[r->op].name,
+           r->type->name, bench_size_label(r->n, n_label, sizeof n_label),
+           (unsigned long long)r->segments, baseline, r->cpu_calls, ratio, mine, theirs, radix,
+           r->boost_note[0] ? r->boost_note : "-");
+  }
+}
+
+/* partition's rows beside the C loop and findall's row over the same data:
+ * the selected count, the C loop's time, clgpu's speed-up over it, both in
+ * elements per second, and the ratio to findall. */
+static void print_partition_table(const run_report *report) {
+  printf(
+      "partition: findall's data and predicate (about 10%% selected), clgpu_partition into a\n"
+      "second array, the selected elements then the others, each in their order, and the\n"
+      "count into a uint64, with a workspace made once per type and size. GB/s: n*size read\n"
+      "+ n*size written + 8 (the count); %%ref: of the copy kernel (findall's: of the read\n"
+      "kernel). C: two passes on one thread (the selected counted, then each element to\n"
+      "the next place of its side); x C its time over clgpu's. x findall: partition's\n"
+      "Melem/s over findall's at the same type and size in this run (n/a without a\n"
+      "findall row: --ops partition,findall). Boost.Compute: stable_partition, in place on\n"
+      "a copy made before each call (not timed); it copies into a temporary vector and\n"
+      "runs copy_if twice. clgpu's, the C loop's and Boost.Compute's results are checked\n"
+      "against the host: the count, the selected elements in their order, then the\n"
+      "others in theirs.\n");
+  printf("\n%-10s %-6s %5s %9s %24s %6s %8s %13s %10s %9s  %s\n", "partition", "type", "n",
+         "selected", "C loop ms (min-max)", "calls", "x C", "clgpu Melem/s", "C Melem/s",
+         "x findall", "peers");
+  for (size_t k = 0; k < report->num_rows; k++) {
+    const result *r = &report->rows[k];
+    if (r->op != OP_PARTITION) continue;
+    row_figures f = figures_of(r);
+    double over_gbps = NAN, over_melems = NAN;
+    companion_ratios(report, r, &over_gbps, &over_melems);
+    char n_label[32], baseline[64], ratio[16], mine[16], theirs[16], findall[16];
+    baseline_texts(r, baseline, sizeof baseline, theirs, sizeof theirs);
+    bench_format_or_na(ratio, sizeof ratio, "%.2fx", f.vs_cpu);
+    bench_format_or_na(mine, sizeof mine, "%.1f", f.melems);
+    bench_format_or_na(findall, sizeof findall, "%.2fx", over_melems);
+    printf("%-10s %-6s %5s %9llu %24s %6d %8s %13s %10s %9s  %s\n", bench_op_table[r->op].name,
+           r->type->name, bench_size_label(r->n, n_label, sizeof n_label),
+           (unsigned long long)r->selected, baseline, r->cpu_calls, ratio, mine, theirs, findall,
+           r->boost_note[0] ? r->boost_note : "-");
+  }
+}
+
 static void print_table(const run_report *report) {
   const clgpu_device_info *d = report->device;
   const run_options *o = report->options;
@@ -393,14 +505,17 @@ static void print_table(const run_report *report) {
   printf("%s\n", bench_device_title(d, title, sizeof title));
   printf("shape %s; %d timed calls after %d warm-up calls", clgpu_shape_name(o->call_shape),
          o->repeat, o->warmup);
-  int sorts = 0, searches = 0, by_key = 0;
+  int sorts = 0, searches = 0, by_key = 0, segmented = 0, partition = 0;
   for (size_t k = 0; k < report->num_rows; k++) {
     searches |= report->rows[k].op == OP_LOWER_BOUND;
     by_key |= report->rows[k].op == OP_REDUCE_BY_KEY || report->rows[k].op == OP_SCAN_BY_KEY;
+    segmented |= report->rows[k].op == OP_SEGMENTED_SORT;
+    partition |= report->rows[k].op == OP_PARTITION;
   }
   for (size_t k = 0; k < report->num_rows; k++) {
     const result *r = &report->rows[k];
-    sorts |= bench_op_table[r->op].sort;
+    /* segmented_sort has its own table (print_segmented_table). */
+    sorts |= bench_op_table[r->op].sort && r->op != OP_SEGMENTED_SORT;
     if (r->repeat != o->repeat || r->warmup != o->warmup) {
       printf(" (sorts and lower_bound of %zuM elements or more: %d after %d)", SORT_LARGE >> 20,
              r->repeat, r->warmup);
@@ -453,11 +568,11 @@ static void print_table(const run_report *report) {
       "read: n*size read; findall: n*size read + 4 bytes per index written; histogram:\n"
       "n*size read + 256 uint32 counts written; scan, copy, copy_strided, copy_kernel:\n"
       "n*size read + n*size written; lower_bound: n*size needles read + 4 bytes per\n"
-      "position written; reduce_by_key, scan_by_key: below).\n"
+      "position written; reduce_by_key, scan_by_key, segmented_sort, partition: below).\n"
       "%%ref: share of the read kernel's GB/s (reduce, count_if, findall, histogram) or the\n"
-      "copy kernel's (scan, copy, copy_strided, lower_bound, the by-key ops) at the same\n"
-      "type and size, the kernel timed right before each call of the operation (medians\n"
-      "of both).\n"
+      "copy kernel's (scan, copy, copy_strided, lower_bound, the by-key ops, segmented_sort,\n"
+      "partition) at the same type and size, the kernel timed right before each call of\n"
+      "the operation (medians of both).\n"
       "%%lim: share of the limit of its kind of traffic at the same type and size, the\n"
       "fastest of: the read kernel, and on a CPU device the host's read on all threads\n"
       "(reduce, count_if, findall, histogram, read); the copy kernel, clEnqueueCopyBuffer,\n"
@@ -477,7 +592,9 @@ static void print_table(const run_report *report) {
       "data's whole range (integers: the type's minimum to maximum; float, double: 0\n"
       "to 1, the data in [0, 1)), by histogram.h's formula; its C loop the same formula.\n"
       "reduce_by_key's peer: Boost.Compute's reduce_by_key; scan_by_key has none\n"
-      "(Boost.Compute has no inclusive_scan_by_key); PyOpenCL has no by-key operations.\n",
+      "(Boost.Compute has no inclusive_scan_by_key); PyOpenCL has no by-key operations.\n"
+      "segmented_sort's peer: Boost.Compute's sort of (segment, key) packed in a uint64\n"
+      "(32-bit keys); partition's: its stable_partition.\n",
       bench_cpu_threads());
   int sort_peers = !o->no_cpu;
   for (size_t k = 0; k < report->num_rows; k++) sort_peers |= report->rows[k].boost.valid;
@@ -504,7 +621,7 @@ static void print_table(const run_report *report) {
            "Boost.Compute runs");
     for (size_t k = 0; k < report->num_rows; k++) {
       const result *r = &report->rows[k];
-      if (!bench_op_table[r->op].sort) continue;
+      if (!bench_op_table[r->op].sort || r->op == OP_SEGMENTED_SORT) continue;
       row_figures f = figures_of(r);
       char n_label[32], radix[64], vs_radix[16], quick[64], vs_quick[16];
       if (r->cpu.valid) {
@@ -526,6 +643,8 @@ static void print_table(const run_report *report) {
   }
   if (searches) print_search_table(report);
   if (by_key) print_by_key_table(report);
+  if (segmented) print_segmented_table(report);
+  if (partition) print_partition_table(report);
   for (size_t k = 0; k < report->num_rows; k++) {
     const result *r = &report->rows[k];
     if (strncmp(r->boost_note, "wrong", 5) == 0 || strncmp(r->boost_note, "failed", 6) == 0) {
@@ -540,6 +659,14 @@ static void print_table(const run_report *report) {
 /* The row's CPU baseline, or why it has none. */
 static const char *cpu_label_of(const run_report *report, const result *r) {
   return report->options->no_cpu ? "--no-cpu" : bench_op_table[r->op].cpu_label;
+}
+
+/* Two CSV cells: ",GB/s ratio,Melem/s ratio" where `mine`, else empty. */
+static void csv_ratios(int mine, double gbps, double melems) {
+  putchar(',');
+  bench_csv_number(stdout, mine ? gbps : NAN);
+  putchar(',');
+  bench_csv_number(stdout, mine ? melems : NAN);
 }
 
 static void print_csv(const run_report *report) {
@@ -567,7 +694,9 @@ static void print_csv(const run_report *report) {
       "share_of_limit,limit_threads,host_memcpy_gb_per_s,host_copy_gb_per_s,"
       "host_read_gb_per_s,copy_buffer_gb_per_s,limit_read_kernel_gb_per_s,"
       "limit_copy_kernel_gb_per_s,cpu_calls,runs,gb_per_s_relative_to_scan,"
-      "melem_per_s_relative_to_scan\n");
+      "melem_per_s_relative_to_scan,segments,gb_per_s_relative_to_radix_sort,"
+      "melem_per_s_relative_to_radix_sort,gb_per_s_relative_to_findall,"
+      "melem_per_s_relative_to_findall\n");
   for (size_t k = 0; k < report->num_rows; k++) {
     const result *r = &report->rows[k];
     row_figures f = figures_of(r);
@@ -691,12 +820,16 @@ static void print_csv(const run_report *report) {
     printf(",%d,", r->cpu_calls);
     if (r->op == OP_REDUCE_BY_KEY || r->op == OP_SCAN_BY_KEY)
       printf("%llu", (unsigned long long)r->runs);
-    double over_scan_gbps = NAN, over_scan_melems = NAN;
-    scan_ratios(report, r, &over_scan_gbps, &over_scan_melems);
+    /* The ratios to the companion under its columns (scan's, radix_sort's
+     * or findall's), segmented_sort's segments between. */
+    double over_gbps = NAN, over_melems = NAN;
+    companion_ratios(report, r, &over_gbps, &over_melems);
+    const int companion = companion_of(r->op);
+    csv_ratios(companion == OP_SCAN, over_gbps, over_melems);
     putchar(',');
-    bench_csv_number(stdout, over_scan_gbps);
-    putchar(',');
-    bench_csv_number(stdout, over_scan_melems);
+    if (r->op == OP_SEGMENTED_SORT) printf("%llu", (unsigned long long)r->segments);
+    csv_ratios(companion == OP_RADIX_SORT, over_gbps, over_melems);
+    csv_ratios(companion == OP_FINDALL, over_gbps, over_melems);
     putchar('\n');
   }
 }
@@ -782,15 +915,26 @@ static void print_json(const run_report *report) {
     } else {
       fputs("null", out);
     }
-    double over_scan_gbps = NAN, over_scan_melems = NAN;
-    scan_ratios(report, r, &over_scan_gbps, &over_scan_melems);
-    fputs(", \"relative_to_scan\": ", out);
-    if (r->op == OP_SCAN_BY_KEY) {
-      bench_json_number_member(out, "{", "gb_per_s", over_scan_gbps);
-      bench_json_number_member(out, ", ", "melem_per_s", over_scan_melems);
-      fputc('}', out);
+    fputs(", \"segments\": ", out);
+    if (r->op == OP_SEGMENTED_SORT) {
+      fprintf(out, "%llu", (unsigned long long)r->segments);
     } else {
       fputs("null", out);
+    }
+    /* The ratios to the companion (companion_of): under its name, null
+     * under the others'. */
+    double over_gbps = NAN, over_melems = NAN;
+    companion_ratios(report, r, &over_gbps, &over_melems);
+    const int companions[] = {OP_SCAN, OP_RADIX_SORT, OP_FINDALL};
+    for (size_t i = 0; i < sizeof companions / sizeof companions[0]; i++) {
+      fprintf(out, ", \"relative_to_%s\": ", bench_op_table[companions[i]].name);
+      if (companion_of(r->op) == companions[i]) {
+        bench_json_number_member(out, "{", "gb_per_s", over_gbps);
+        bench_json_number_member(out, ", ", "melem_per_s", over_melems);
+        fputc('}', out);
+      } else {
+        fputs("null", out);
+      }
     }
     fprintf(out, ",\n     \"elements\": %zu", r->elements);
     bench_json_string_member(out, ", ", "shape", r->shape);

@@ -27,20 +27,12 @@
 #define CLGPU_PART_AT(offset, k, step) ((offset) + (k))
 #endif
 
-inline void clgpu_part_range(ulong n, ulong chunk, ulong *begin, ulong *end) {
-  ulong g = get_group_id(0);
-  ulong b = g * chunk;
-  if (b > n) b = n;
-  *begin = b;
-  *end = n - b < chunk ? n : b + chunk;
-}
-
 /* counts[g] = the selected elements of group g's range. */
 __kernel __attribute__((reqd_work_group_size(CLGPU_GROUP, 1, 1))) void clgpu_partition_counts(
     __global const T *in, ulong in_offset, long in_step, ulong n, ulong chunk,
     __global ulong *counts, ulong counts_offset) {
   ulong begin, end;
-  clgpu_part_range(n, chunk, &begin, &end);
+  clgpu_range(n, chunk, &begin, &end);
   uint lid = (uint)get_local_id(0);
   ulong found = 0;
   for (ulong k = begin + lid; k < end; k += CLGPU_GROUP) {
@@ -68,7 +60,7 @@ __kernel __attribute__((reqd_work_group_size(CLGPU_GROUP, 1, 1))) void clgpu_par
     __global const ulong *offsets, ulong offsets_offset, ulong groups, __global T *out,
     ulong out_offset, long out_step, __global ulong *count, ulong count_offset) {
   ulong begin, end;
-  clgpu_part_range(n, chunk, &begin, &end);
+  clgpu_range(n, chunk, &begin, &end);
   ulong g = get_group_id(0);
   uint lid = (uint)get_local_id(0);
   ulong total = groups > 0 ? offsets[offsets_offset + groups - 1] : 0ul;

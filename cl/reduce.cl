@@ -124,8 +124,18 @@ inline int clgpu_arg_takes(A value, ulong index, A other, ulong other_index) {
 }
 #endif
 
-/* CLGPU_OPERATOR_ONLY: the operator above and nothing more, for programs
- * that build their own kernels on it (cl/runs.cl). */
+/* The range of group g: [g * chunk, min(n, (g + 1) * chunk)), empty past
+ * n. Kept with the operator, as the programs built on it share it. */
+inline void clgpu_range(ulong n, ulong chunk, ulong *begin, ulong *end) {
+  ulong b = (ulong)get_group_id(0) * chunk;
+  if (b > n) b = n;
+  *begin = b;
+  *end = n - b < chunk ? n : b + chunk;
+}
+
+/* CLGPU_OPERATOR_ONLY: the operator above (and clgpu_range) and nothing
+ * more, for programs that build their own kernels on it (cl/runs.cl,
+ * cl/partition.cl). */
 #ifndef CLGPU_OPERATOR_ONLY
 
 /* ---- combining the work-items of a group (TILED) ---- */
@@ -207,16 +217,6 @@ CLGPU_DEFINE_SUBGROUP_ADD(A, clgpu_group_sum_prefix)
 #define CLGPU_SLICED_SCAN 1
 #endif
 #endif
-
-/* The range of group g. */
-inline void clgpu_range(ulong n, ulong chunk, ulong *begin, ulong *end) {
-  ulong g = get_group_id(0);
-  ulong b = g * chunk;
-  if (b > n) b = n;
-  ulong e = n - b < chunk ? n : b + chunk;
-  *begin = b;
-  *end = e;
-}
 
 #ifdef CLGPU_SLICED_COUNTS
 /* Slice i of the range [begin, end) cut into CLGPU_SLICES: [*b, *e). Every

@@ -216,14 +216,6 @@ inline void clgpu_run_walk(CLGPU_RUN_INPUTS, CLGPU_RUN_OUTPUTS, ulong b, ulong e
 #define CLGPU_RUN_WALK(b, e, h, v) clgpu_run_walk(CLGPU_RUN_PASS, CLGPU_RUN_OUT, (b), (e), n, (h), (v))
 #endif
 
-/* The range of group g. */
-inline void clgpu_run_range(ulong n, ulong chunk, ulong *begin, ulong *end) {
-  ulong b = (ulong)get_group_id(0) * chunk;
-  if (b > n) b = n;
-  *begin = b;
-  *end = n - b < chunk ? n : b + chunk;
-}
-
 #if CLGPU_GROUP > 1
 /* The exclusive scan of one pair per work-item, by doubling through local
  * memory (Hillis and Steele), and the group's total. Called by every item
@@ -275,7 +267,7 @@ __kernel __attribute__((reqd_work_group_size(CLGPU_GROUP, 1, 1))) void clgpu_run
     CLGPU_RUN_INPUTS, ulong n, ulong chunk, __global ulong *heads, ulong heads_at,
     __global A *totals, ulong totals_at) {
   ulong b, e;
-  clgpu_run_range(n, chunk, &b, &e);
+  clgpu_range(n, chunk, &b, &e);
   ulong h = 0;
   A v = CLGPU_NEUTRAL;
 #if CLGPU_GROUP == 1
@@ -335,7 +327,7 @@ __kernel __attribute__((reqd_work_group_size(CLGPU_GROUP, 1, 1))) void clgpu_run
     CLGPU_RUN_INPUTS, ulong n, ulong chunk, __global const ulong *heads, ulong heads_at,
     __global const A *totals, ulong totals_at, int use_carries, CLGPU_RUN_OUTPUTS) {
   ulong b, e;
-  clgpu_run_range(n, chunk, &b, &e);
+  clgpu_range(n, chunk, &b, &e);
   ulong g = get_group_id(0);
   ulong h = use_carries ? heads[heads_at + g] : 0;
   A v = use_carries ? totals[totals_at + g] : (A)(CLGPU_NEUTRAL);

@@ -1440,6 +1440,53 @@ static void without_an_event(void **state) {
 /* A call given a workspace of exactly the queried size, made by the library
  * or laid over a guarded region of the test's own buffer, gives the same
  * result and stays inside the workspace. */
+/* An empty scan enqueues nothing, but its workspace is checked as any
+ * call's: one of another operation is refused, one of its own taken. */
+static void an_empty_scan_checks_its_workspace(void **state) {
+  (void)state;
+  clgpu_context *context = shared_context;
+  test_guarded region = test_guarded_create(context, 64, NULL);
+  clgpu_array input, output;
+  assert_status(clgpu_array_1d(region.buffer, region.offset, CLGPU_TYPE_FLOAT, 0, &input),
+                CLGPU_SUCCESS);
+  assert_status(clgpu_array_1d(region.buffer, region.offset + 32, CLGPU_TYPE_FLOAT, 0, &output),
+                CLGPU_SUCCESS);
+  clgpu_scan_op op = scan_op(OP_SUM, 0);
+  clgpu_reduce_op sum = {.kind = CLGPU_REDUCE_SUM};
+  clgpu_workspace_size report;
+  assert_status(
+      clgpu_reduce_workspace_size_upto(context, &sum, CLGPU_TYPE_FLOAT, 1024, NULL, &report),
+      CLGPU_SUCCESS);
+  clgpu_workspace *reduce_workspace = NULL;
+  assert_status(clgpu_workspace_create(context, &report, &reduce_workspace), CLGPU_SUCCESS);
+  clgpu_call_options options = {CLGPU_SHAPE_AUTO, reduce_workspace};
+  assert_status(
+      clgpu_scan(context, &op, CLGPU_ALL_AXES, &output, &input, &options, 0, NULL, NULL),
+      CLGPU_WORKSPACE_WRONG_OPERATION);
+  assert_non_null(strstr(clgpu_last_error(), "clgpu_scan"));
+  assert_status(clgpu_scan_workspace_size(context, &op, CLGPU_ALL_AXES, &output, &input, NULL,
+                                          &report),
+                CLGPU_SUCCESS);
+  clgpu_workspace *workspace = NULL;
+  assert_status(clgpu_workspace_create(context, &report, &workspace), CLGPU_SUCCESS);
+  options.workspace = workspace;
+  cl_event event = NULL;
+  assert_status(
+      clgpu_scan(context, &op, CLGPU_ALL_AXES, &output, &input, &options, 0, NULL, &event),
+      CLGPU_SUCCESS);
+  assert_non_null(event);
+  assert_int_equal(clWaitForEvents(1, &event), CL_SUCCESS);
+  clReleaseEvent(event);
+  /* Nothing was written, in the region or around it. */
+  unsigned char bytes[64];
+  test_guarded_read(context, &region, bytes);
+  for (size_t i = 0; i < sizeof bytes; i++) assert_int_equal(bytes[i], TEST_GUARD_REGION_FILL);
+  test_guarded_check(context, &region, "an empty scan's region");
+  clgpu_workspace_destroy(workspace);
+  clgpu_workspace_destroy(reduce_workspace);
+  test_guarded_release(&region);
+}
+
 static void with_a_workspace(void **state) {
   (void)state;
   clgpu_context *context = shared_context;
@@ -2063,6 +2110,7 @@ int main(void) {
       cmocka_unit_test(waits_for_its_wait_list),
       cmocka_unit_test(without_an_event),
       cmocka_unit_test(long_lines_along_an_axis),
+      cmocka_unit_test(an_empty_scan_checks_its_workspace),
       cmocka_unit_test(with_a_workspace),
       cmocka_unit_test(misuse_is_refused),
       cmocka_unit_test(hostile_expressions),

@@ -139,12 +139,15 @@ static clgpu_status run_scan(clgpu_context *context, void *planned, const clgpu_
   const char *who = call->who;
   clgpu__chain chain;
   clgpu__chain_begin(&chain, call->num_events, call->wait_list);
-  if (plan->n == 0) return clgpu__chain_end(context, &chain, event);
-
   clgpu__argument arguments[] = {{input, "input"}, {output, "output"}};
   clgpu__scratch scratch;
   CLGPU__FORWARD_IF_ERROR(clgpu__scratch_acquire(
       context, &plan->report, options ? options->workspace : NULL, arguments, 2, who, &scratch));
+  /* Nothing to scan; the workspace was checked all the same. */
+  if (plan->n == 0) {
+    clgpu__scratch_release(context, &scratch);
+    return clgpu__chain_end(context, &chain, event);
+  }
   clgpu__leases held = {{0}, {0}, {0}, 0};
   clgpu__scan_kernels kernels = {NULL, NULL, NULL};
   clgpu_program *program = NULL;

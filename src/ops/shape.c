@@ -150,3 +150,11 @@ clgpu_status clgpu__fit_partials(const clgpu_context *context, const char *who, 
                          ? "; CLGPU_SHAPE_TILED takes more elements per range"
                          : "");
 }
+
+void clgpu__split_at_most(uint64_t n, uint64_t most, clgpu__split *split) {
+  uint64_t chunk = split->reserved > 0 ? split->chunk : n;
+  if (n == 0 || most == 0 || chunk <= most) return;
+  split->chunk = most;
+  split->groups = clgpu__ceil_div_u64(n, most);
+  split->reserved = split->groups;
+}

@@ -51,6 +51,11 @@ clgpu_status clgpu__fit_line(const clgpu_context *context, const char *who, uint
 clgpu__split clgpu__split_range(const clgpu_context *context, const clgpu__shape *shape,
                                 uint64_t n);
 
+/* Cuts `split` of n elements further, where needed, so that no range holds
+ * more than `most` elements (at least 1): for a loop cap that bounds a
+ * work-item's walk. */
+void clgpu__split_at_most(uint64_t n, uint64_t most, clgpu__split *split);
+
 /* CLGPU_UNSUPPORTED_FEATURE when the second pass over a split's partials
  * would pass the device's loop cap. */
 clgpu_status clgpu__fit_partials(const clgpu_context *context, const char *who, uint64_t n,

@@ -1,7 +1,7 @@
 /* Sorting: LSD radix sort, merge sort with merge-path partitioning, the
- * index sequence of a sort permutation, and gather. One program per (key
- * type, order, value size, shape, digit width); src/ops/sort.c writes the
- * defines.
+ * segmented sort's merge and radix paths, the index sequence of a sort
+ * permutation, and gather. One program per (key type, order, value size,
+ * shape, digit width); src/ops/sort.c writes the defines.
  *
  * Defines:
  *   CLGPU_SORT_GROUP    work-items per group: 1 (CHUNKED) or a power of two
@@ -23,6 +23,9 @@
  *                       expression over a and b (key_t) true when a sorts
  *                       before b; without it the natural order
  *   CLGPU_SEGMENTED     with CLGPU_MERGE: the segmented sort's kernels
+ *   CLGPU_SEGMENTED_RADIX the segmented sort's radix path: the kernels
+ *                       around its radix sorts (natural order, as
+ *                       CLGPU_RADIX's CLGPU_KEY_T, _KIND, _INF, _DESCENDING)
  *   CLGPU_SEARCH        the lower and upper bound kernels (the order of
  *                       CLGPU_MERGE: natural, or CLGPU_COMPARE_EXPR)
  *   CLGPU_GATHER        the gather kernel; CLGPU_ELEMENT_T its element type
@@ -72,7 +75,7 @@ typedef uchar value_t;
 
 /* ---- the order of built-in keys ---- */
 
-#if defined(CLGPU_RADIX) || \
+#if defined(CLGPU_RADIX) || defined(CLGPU_SEGMENTED_RADIX) || \
     ((defined(CLGPU_MERGE) || defined(CLGPU_SEARCH)) && !defined(CLGPU_COMPARE_EXPR))
 typedef CLGPU_KEY_T key_t;
 #define KEY_TOP ((key_t)((key_t)1 << (sizeof(key_t) * 8 - 1)))
@@ -634,7 +637,9 @@ __attribute__((reqd_work_group_size(GROUP, 1, 1))) __kernel void clgpu_radix_sin
       }
       from = 1u - from;
     }
-    barrier(CLK_LOCAL_MEM_FENCE);
+    /* The next pass (or the copy back) reads keys other items of the
+     * group wrote in this one: a global fence too. */
+    barrier(CLK_GLOBAL_MEM_FENCE | CLK_LOCAL_MEM_FENCE);
   }
   if (from == 1) {
     for (ulong i = lid; i < n; i += GROUP) {
@@ -670,6 +675,24 @@ inline int user_precedes(key_t a, key_t b) { return (CLGPU_COMPARE_EXPR) ? 1 : 0
 #else
 #define PRECEDES(a, b) (ordered(a) < ordered(b))
 #endif
+#endif
+
+/* ==== the offsets of a segmented sort ==== */
+
+/* S + 1 offsets, uint or ulong, of any stride (in elements): segment k
+ * holds positions [offsets[k], offsets[k + 1]). */
+#if defined(CLGPU_SEGMENTED) || defined(CLGPU_SEGMENTED_RADIX)
+#define SEG_ARGS                                                                        \
+  __global const uchar *offsets, ulong offsets_at, long offsets_step, int offsets_wide, \
+      ulong segments
+
+inline ulong seg_offset(__global const uchar *offsets, ulong offsets_at, long offsets_step,
+                        int offsets_wide, ulong k) {
+  long at = (long)k * offsets_step;
+  if (offsets_wide) return AT(ulong, offsets, offsets_at)[at];
+  return (ulong)AT(uint, offsets, offsets_at)[at];
+}
+#define SEG_OFFSET(k) seg_offset(offsets, offsets_at, offsets_step, offsets_wide, (k))
 #endif
 
 /* ==== merge sort ==== */
@@ -871,18 +894,6 @@ __kernel void clgpu_merge_pass(MERGE_ARGS, ulong n, ulong width, ulong per_item,
  * of order give keys in an order that means nothing, but every access
  * stays inside [0, n). */
 #ifdef CLGPU_SEGMENTED
-#define SEG_ARGS                                                                        \
-  __global const uchar *offsets, ulong offsets_at, long offsets_step, int offsets_wide, \
-      ulong segments
-
-inline ulong seg_offset(__global const uchar *offsets, ulong offsets_at, long offsets_step,
-                        int offsets_wide, ulong k) {
-  long at = (long)k * offsets_step;
-  if (offsets_wide) return AT(ulong, offsets, offsets_at)[at];
-  return (ulong)AT(uint, offsets, offsets_at)[at];
-}
-#define SEG_OFFSET(k) seg_offset(offsets, offsets_at, offsets_step, offsets_wide, (k))
-
 /* The segment [*s, *e) holding position i (i < n): the last offset at or
  * below i found by halving; a position outside every segment (or offsets
  * that do not hold it) is a segment of its own, [i, i + 1). */
@@ -1018,6 +1029,124 @@ __kernel void clgpu_segsort_finish(MERGE_ARGS, ulong n, ulong per_item,
   }
 }
 #endif
+#endif
+
+/* ==== segmented radix sort ==== */
+
+/* CLGPU_SEGMENTED_RADIX: the radix path of a segmented sort of built-in
+ * keys (src/ops/sort.c runs it). Every position i gets an id, the number
+ * of offsets at or below i: 0 before offsets[0], k + 1 in segment k, S + 1
+ * from offsets[S] on (ascending offsets; others give ids that mean
+ * nothing, each at most S + 1). The key's image is its ordered image, or 0
+ * outside every segment, so that those keys keep their order.
+ * clgpu_segradix_prepare copies the key and its value to place 1 and
+ * writes, split, the image over place 0 and the pair (id << position_bits)
+ * | i; packed, the word (id << id_shift) | (image << position_bits) | i.
+ * Split, the images are then radix sorted carrying the pairs, and the
+ * pairs radix sorted by their id bits; packed, the words are radix sorted
+ * by their image and id bits: all stably, by the radix kernels of
+ * programs of their own. Every segment's positions end up in their own
+ * range, in the order of their keys, and every position outside the
+ * segments where it was. clgpu_segradix_gather moves key and value i of
+ * place 1 to where its pair went, in place 0. Pairs are uint (wide 0) or
+ * ulong (wide 1; packed words too). CHUNKED work-items take a range of
+ * per_item positions each; TILED ones stride over all n. */
+#ifdef CLGPU_SEGMENTED_RADIX
+#define PAIR_PLACES_ARGS                                                        \
+  __global uchar *keys0, ulong keys0_at, __global uchar *keys1, ulong keys1_at, \
+      __global uchar *values0, ulong values0_at, __global uchar *values1, ulong values1_at
+
+/* The first k in [low, high) whose offset is above i, or high (the last
+ * offset at or below i is then k - 1), by halving. */
+inline ulong offsets_above(SEG_ARGS, ulong low, ulong high, ulong i) {
+  while (low < high) {
+    ulong middle = low + (high - low) / 2;
+    if (SEG_OFFSET(middle) <= i) {
+      low = middle + 1;
+    } else {
+      high = middle;
+    }
+  }
+  return low;
+}
+
+/* The first position, the end and the step of this work-item's. */
+#if GROUP == 1
+#define PAIR_RANGE(first, end, step)         \
+  ulong first = get_global_id(0) * per_item; \
+  ulong end = min(n, first + per_item);      \
+  ulong step = 1
+#else
+#define PAIR_RANGE(first, end, step) \
+  ulong first = get_global_id(0);    \
+  ulong end = n;                     \
+  ulong step = get_global_size(0)
+#endif
+
+__kernel void clgpu_segradix_prepare(PAIR_PLACES_ARGS, SEG_ARGS, __global uchar *pairs,
+                                     ulong pairs_at, int wide, uint position_bits, uint id_shift,
+                                     int packed, ulong n, ulong per_item) {
+  PAIR_RANGE(i, end, step);
+  if (i >= end) return;
+  __global key_t *keys = AT(key_t, keys0, keys0_at);
+  __global key_t *copy = AT(key_t, keys1, keys1_at);
+  ulong id =
+      offsets_above(offsets, offsets_at, offsets_step, offsets_wide, segments, 0, segments + 1, i);
+  /* The offset that ends this id's positions (none past offsets[S]). */
+  ulong next = id <= segments ? SEG_OFFSET(id) : ~(ulong)0;
+  for (; i < end; i += step) {
+    /* Past it: search on from there (positions only grow). */
+    if (i >= next) {
+      id = offsets_above(offsets, offsets_at, offsets_step, offsets_wide, segments, id + 1,
+                         segments + 1, i);
+      next = id <= segments ? SEG_OFFSET(id) : ~(ulong)0;
+    }
+    key_t key = keys[i];
+    copy[i] = key;
+#if HAS_VALUES
+    AT(value_t, values1, values1_at)[i] = AT(const value_t, values0, values0_at)[i];
+#endif
+    key_t inside = (key_t)0 - (key_t)(id != 0 && id <= segments);
+    key_t image = (key_t)(ordered(key) & inside);
+    ulong pair = (id << id_shift) | i;
+    if (packed) {
+      pair |= (ulong)image << position_bits;
+    } else {
+      keys[i] = image;
+    }
+    if (wide) {
+      AT(ulong, pairs, pairs_at)[i] = pair;
+    } else {
+      AT(uint, pairs, pairs_at)[i] = (uint)pair;
+    }
+  }
+}
+
+/* Key and value p of place 1 to position j of place 0, p being the
+ * position in the pair at j: the pairs in place 0 (pairs0) when
+ * state_index is 0, else in the place state[state_index] names. */
+__kernel void clgpu_segradix_gather(PAIR_PLACES_ARGS, __global const uchar *pairs0, ulong pairs0_at,
+                                    __global const uchar *pairs1, ulong pairs1_at,
+                                    __global const uchar *state, ulong state_at, uint state_index,
+                                    int wide, uint position_bits, ulong n, ulong per_item) {
+  PAIR_RANGE(j, end, step);
+  if (j >= end) return;
+  uint place = state_index == 0u ? 0u : AT(const uint, state, state_at)[state_index];
+  __global const uchar *pairs = place ? pairs1 : pairs0;
+  ulong pairs_at = place ? pairs1_at : pairs0_at;
+  ulong mask = ((ulong)1 << position_bits) - 1;
+  __global key_t *keys = AT(key_t, keys0, keys0_at);
+  __global const key_t *copy = AT(const key_t, keys1, keys1_at);
+  for (; j < end; j += step) {
+    ulong pair =
+        wide ? AT(const ulong, pairs, pairs_at)[j] : (ulong)AT(const uint, pairs, pairs_at)[j];
+    ulong p = pair & mask;
+    keys[j] = copy[p];
+#if HAS_VALUES
+    AT(value_t, values0, values0_at)[j] = AT(const value_t, values1, values1_at)[p];
+#endif
+  }
+}
 #endif
 
 /* ==== lower and upper bounds ==== */

@@ -219,6 +219,186 @@ static void run_search(fixture *f, clgpu_context *context) {
   release_buffers(f);
 }
 
+/* ---- the operations over runs, bins, partitions and segments ---- */
+
+#define BINS 10
+#define EDGE_BINS 8
+static const cl_uint hist_lower = 0, hist_upper = 999;
+
+static clgpu_array view_1d(cl_mem buffer, clgpu_type type, size_t n) {
+  clgpu_array view;
+  assert_status(clgpu_array_1d(buffer, 0, type, n, &view), CLGPU_SUCCESS);
+  return view;
+}
+
+static uint64_t read_count(clgpu_context *context, cl_mem buffer) {
+  cl_ulong count = 0;
+  read_buffer(context, buffer, sizeof count, &count);
+  return count;
+}
+
+/* Keys in runs of five (i / 5), values i % 7. */
+static void run_keys_and_values(cl_uint *keys, cl_uint *values) {
+  for (size_t i = 0; i < N; i++) {
+    keys[i] = (cl_uint)(i / 5);
+    values[i] = (cl_uint)(i % 7);
+  }
+}
+
+/* A stable partition of N ints by "x > 5" against the host. */
+static void run_partition(fixture *f, clgpu_context *context) {
+  static cl_int input[N], output[N], expected[N];
+  size_t selected = 0, at = 0;
+  for (size_t i = 0; i < N; i++) {
+    input[i] = (cl_int)(i * 5 % 11);
+    if (input[i] > 5) selected++;
+  }
+  size_t rest = selected;
+  for (size_t i = 0; i < N; i++) {
+    if (input[i] > 5) {
+      expected[at++] = input[i];
+    } else {
+      expected[rest++] = input[i];
+    }
+  }
+  clgpu_array in = view_1d(make_buffer(f, 0, context, sizeof input, input), CLGPU_TYPE_INT32, N);
+  clgpu_array out = view_1d(make_buffer(f, 1, context, sizeof output, NULL), CLGPU_TYPE_INT32, N);
+  clgpu_array count = view_1d(make_buffer(f, 2, context, 8, NULL), CLGPU_TYPE_UINT64, 1);
+  assert_status(clgpu_partition(context, "x > 5", &out, &count, &in, NULL, 0, NULL, NULL),
+                CLGPU_SUCCESS);
+  read_buffer(context, out.buffer, sizeof output, output);
+  assert_int_equal(read_count(context, count.buffer), selected);
+  assert_memory_equal(output, expected, sizeof output);
+  release_buffers(f);
+}
+
+/* Even bins of [0, 999] and float bins by edges against the host. */
+static void run_histograms(fixture *f, clgpu_context *context) {
+  static cl_uint input[N];
+  static cl_float floats[N];
+  cl_uint counts[BINS], expected[BINS] = {0};
+  cl_float edges[EDGE_BINS + 1];
+  cl_ulong edge_counts[EDGE_BINS], edge_expected[EDGE_BINS] = {0};
+  for (size_t b = 0; b <= EDGE_BINS; b++) edges[b] = (cl_float)(b * b);
+  for (size_t i = 0; i < N; i++) {
+    input[i] = (cl_uint)(i * 7 % 1000);
+    expected[input[i] * BINS / 1000]++;
+    floats[i] = (cl_float)(i % 70);
+    for (size_t b = 0; b < EDGE_BINS; b++) {
+      if (floats[i] >= edges[b] && (floats[i] < edges[b + 1] || b == EDGE_BINS - 1) &&
+          floats[i] <= edges[EDGE_BINS]) {
+        edge_expected[b]++;
+      }
+    }
+  }
+  clgpu_array in = view_1d(make_buffer(f, 0, context, sizeof input, input), CLGPU_TYPE_UINT32, N);
+  clgpu_array out = view_1d(make_buffer(f, 1, context, sizeof counts, NULL), CLGPU_TYPE_UINT32, BINS);
+  assert_status(clgpu_histogram_even(context, &hist_lower, &hist_upper, &out, &in, NULL, 0, NULL,
+                                     NULL),
+                CLGPU_SUCCESS);
+  read_buffer(context, out.buffer, sizeof counts, counts);
+  assert_memory_equal(counts, expected, sizeof counts);
+  clgpu_array values =
+      view_1d(make_buffer(f, 2, context, sizeof floats, floats), CLGPU_TYPE_FLOAT, N);
+  clgpu_array bounds =
+      view_1d(make_buffer(f, 3, context, sizeof edges, edges), CLGPU_TYPE_FLOAT, EDGE_BINS + 1);
+  clgpu_array wide =
+      view_1d(make_buffer(f, 4, context, sizeof edge_counts, NULL), CLGPU_TYPE_UINT64, EDGE_BINS);
+  assert_status(clgpu_histogram_edges(context, &wide, &values, &bounds, NULL, 0, NULL, NULL),
+                CLGPU_SUCCESS);
+  read_buffer(context, wide.buffer, sizeof edge_counts, edge_counts);
+  assert_memory_equal(edge_counts, edge_expected, sizeof edge_counts);
+  release_buffers(f);
+}
+
+/* reduce_by_key and scan_by_key (SUMs) over runs of five against the
+ * host. */
+static void run_by_key(fixture *f, clgpu_context *context) {
+  static cl_uint keys[N], values[N], run_keys[N], reduced[N], scanned[N];
+  run_keys_and_values(keys, values);
+  clgpu_array k = view_1d(make_buffer(f, 0, context, sizeof keys, keys), CLGPU_TYPE_UINT32, N);
+  clgpu_array v = view_1d(make_buffer(f, 1, context, sizeof values, values), CLGPU_TYPE_UINT32, N);
+  clgpu_array rk = view_1d(make_buffer(f, 2, context, sizeof run_keys, NULL), CLGPU_TYPE_UINT32, N);
+  clgpu_array r = view_1d(make_buffer(f, 3, context, sizeof reduced, NULL), CLGPU_TYPE_UINT32, N);
+  clgpu_array count = view_1d(make_buffer(f, 4, context, 8, NULL), CLGPU_TYPE_UINT64, 1);
+  clgpu_array s = view_1d(make_buffer(f, 5, context, sizeof scanned, NULL), CLGPU_TYPE_UINT32, N);
+  clgpu_reduce_op sum = {.kind = CLGPU_REDUCE_SUM};
+  clgpu_scan_op running = {.kind = CLGPU_SCAN_SUM};
+  assert_status(
+      clgpu_reduce_by_key(context, &sum, NULL, &rk, &r, &count, &k, &v, NULL, 0, NULL, NULL),
+      CLGPU_SUCCESS);
+  assert_status(clgpu_scan_by_key(context, &running, NULL, &s, &v, &k, NULL, 0, NULL, NULL),
+                CLGPU_SUCCESS);
+  read_buffer(context, rk.buffer, sizeof run_keys, run_keys);
+  read_buffer(context, r.buffer, sizeof reduced, reduced);
+  read_buffer(context, s.buffer, sizeof scanned, scanned);
+  size_t runs = (N + 4) / 5;
+  assert_int_equal(read_count(context, count.buffer), runs);
+  cl_uint total = 0;
+  for (size_t i = 0; i < N; i++) {
+    total = (i % 5 == 0 ? 0 : total) + values[i];
+    assert_int_equal(scanned[i], total);
+    if (i % 5 == 4 || i == N - 1) {
+      assert_int_equal(run_keys[i / 5], keys[i]);
+      assert_int_equal(reduced[i / 5], total);
+    }
+  }
+  release_buffers(f);
+}
+
+/* unique, and a run-length encoding into uint lengths and offsets,
+ * against the host. */
+static void run_unique_and_encode(fixture *f, clgpu_context *context) {
+  static cl_uint keys[N], values[N], run_keys[N], lengths[N], offsets[N];
+  run_keys_and_values(keys, values);
+  size_t runs = (N + 4) / 5;
+  clgpu_array k = view_1d(make_buffer(f, 0, context, sizeof keys, keys), CLGPU_TYPE_UINT32, N);
+  clgpu_array rk = view_1d(make_buffer(f, 1, context, sizeof run_keys, NULL), CLGPU_TYPE_UINT32, N);
+  clgpu_array count = view_1d(make_buffer(f, 2, context, 8, NULL), CLGPU_TYPE_UINT64, 1);
+  clgpu_array l = view_1d(make_buffer(f, 3, context, sizeof lengths, NULL), CLGPU_TYPE_UINT32, N);
+  clgpu_array o = view_1d(make_buffer(f, 4, context, sizeof offsets, NULL), CLGPU_TYPE_UINT32, N);
+  assert_status(clgpu_unique(context, NULL, &rk, &count, &k, NULL, 0, NULL, NULL), CLGPU_SUCCESS);
+  read_buffer(context, rk.buffer, sizeof run_keys, run_keys);
+  assert_int_equal(read_count(context, count.buffer), runs);
+  for (size_t r = 0; r < runs; r++) assert_int_equal(run_keys[r], r);
+  assert_status(
+      clgpu_run_length_encode(context, NULL, NULL, &l, &o, &count, &k, NULL, 0, NULL, NULL),
+      CLGPU_SUCCESS);
+  read_buffer(context, l.buffer, sizeof lengths, lengths);
+  read_buffer(context, o.buffer, sizeof offsets, offsets);
+  assert_int_equal(read_count(context, count.buffer), runs);
+  for (size_t r = 0; r < runs; r++) {
+    assert_int_equal(offsets[r], r * 5);
+    assert_int_equal(lengths[r], r * 5 + 5 <= N ? 5 : N - r * 5);
+  }
+  release_buffers(f);
+}
+
+/* Segments of 16 uint keys (the last shorter) sorted, against the host. */
+static void run_segmented_sort(fixture *f, clgpu_context *context) {
+  enum { SEGMENT = 16, SEGMENTS = (N + SEGMENT - 1) / SEGMENT };
+  static cl_uint keys[N], sorted[N], offsets[SEGMENTS + 1];
+  for (size_t i = 0; i < N; i++) keys[i] = (cl_uint)((i * 2654435761u) % 1000);
+  for (size_t s = 0; s <= SEGMENTS; s++) offsets[s] = (cl_uint)(s * SEGMENT < N ? s * SEGMENT : N);
+  clgpu_array k = view_1d(make_buffer(f, 0, context, sizeof keys, keys), CLGPU_TYPE_UINT32, N);
+  clgpu_array o = view_1d(make_buffer(f, 1, context, sizeof offsets, offsets), CLGPU_TYPE_UINT32,
+                          SEGMENTS + 1);
+  assert_status(clgpu_segmented_sort(context, NULL, &k, NULL, &o, NULL, 0, NULL, NULL),
+                CLGPU_SUCCESS);
+  read_buffer(context, k.buffer, sizeof sorted, sorted);
+  for (size_t s = 0; s < SEGMENTS; s++) {
+    /* An insertion sort of the segment on the host. */
+    for (size_t i = offsets[s] + 1; i < offsets[s + 1]; i++) {
+      cl_uint key = keys[i];
+      size_t j = i;
+      for (; j > offsets[s] && keys[j - 1] > key; j--) keys[j] = keys[j - 1];
+      keys[j] = key;
+    }
+  }
+  assert_memory_equal(sorted, keys, sizeof sorted);
+  release_buffers(f);
+}
+
 static clgpu_cache_stats cache_stats(const clgpu_context *context) {
   clgpu_cache_stats stats;
   assert_status(clgpu_program_cache_stats(context, &stats), CLGPU_SUCCESS);
@@ -285,6 +465,60 @@ static void test_items_cover_their_calls(void **state) {
   assert_int_equal(after.disk_hits, before.disk_hits);
   /* and leased the kernels the prebuild made, creating none. */
   assert_int_equal(after.kernels_created, before.kernels_created);
+}
+
+/* The operations of runs.h, histogram.h, partition.h and the segmented
+ * sort, as listed items. */
+static const clgpu_prebuild_item more_items[] = {
+    {.kind = CLGPU_PREBUILD_PARTITION, .type = CLGPU_TYPE_INT32, .predicate = "x > 5"},
+    {.kind = CLGPU_PREBUILD_HISTOGRAM,
+     .type = CLGPU_TYPE_UINT32,
+     .bins = BINS,
+     .lower = &hist_lower,
+     .upper = &hist_upper,
+     .max_n = N},
+    {.kind = CLGPU_PREBUILD_HISTOGRAM,
+     .type = CLGPU_TYPE_FLOAT,
+     .bins = EDGE_BINS,
+     .count_type = CLGPU_TYPE_UINT64},
+    {.kind = CLGPU_PREBUILD_REDUCE_BY_KEY, .type = CLGPU_TYPE_UINT32},
+    {.kind = CLGPU_PREBUILD_SCAN_BY_KEY, .type = CLGPU_TYPE_UINT32},
+    {.kind = CLGPU_PREBUILD_UNIQUE, .type = CLGPU_TYPE_UINT32},
+    {.kind = CLGPU_PREBUILD_RUN_LENGTH_ENCODE,
+     .type = CLGPU_TYPE_UINT32,
+     .count_type = CLGPU_TYPE_UINT32},
+    {.kind = CLGPU_PREBUILD_SEGMENTED_SORT, .type = CLGPU_TYPE_UINT32, .max_n = N},
+};
+#define MORE_ITEMS (sizeof more_items / sizeof more_items[0])
+
+static void test_more_items_cover_their_calls(void **state) {
+  fixture *f = *state;
+  f->folder = test_make_folder("prebuild-more-items");
+  name_record("more-items");
+  clgpu_context *context = f->contexts[0] = context_in(f->folder);
+  clgpu_prebuild_options options = {.items = more_items, .num_items = MORE_ITEMS,
+                                    .skip_record = 1};
+  assert_status(clgpu_prebuild_start(context, &options, &f->prebuild), CLGPU_SUCCESS);
+  clgpu_prebuild_stats stats;
+  assert_status(clgpu_prebuild_wait(f->prebuild, &stats), CLGPU_SUCCESS);
+  print_message("# prebuilt %zu programs in %.0f ms (%zu built)\n", stats.programs, stats.ms,
+                stats.built);
+  /* At least a program per item (partition's and findall's scans of
+   * counts are one, a histogram's shared-row and own-row programs two). */
+  assert_true(stats.programs >= MORE_ITEMS);
+  assert_int_equal(stats.done, stats.programs);
+  assert_int_equal(stats.failed + stats.stale + stats.from_memory + stats.recorded, 0);
+  clgpu_cache_stats before = cache_stats(context);
+
+  run_partition(f, context);
+  run_histograms(f, context);
+  run_by_key(f, context);
+  run_unique_and_encode(f, context);
+  run_segmented_sort(f, context);
+  /* The calls found every program in memory. */
+  clgpu_cache_stats after = cache_stats(context);
+  assert_int_equal(after.builds, before.builds);
+  assert_int_equal(after.disk_hits, before.disk_hits);
 }
 
 static void test_record_replays_in_a_later_context(void **state) {
@@ -534,6 +768,7 @@ static void test_bad_arguments_start_nothing(void **state) {
   assert_non_null(strstr(clgpu_last_error(), "65 threads"));
 
   static const clgpu_sort_spec bad_bits = {.begin_bit = 1, .end_bit = 9};
+  static const clgpu_reduce_op argmin = {.kind = CLGPU_REDUCE_ARGMIN};
   static const struct {
     clgpu_prebuild_item item;
     clgpu_status status;
@@ -554,6 +789,36 @@ static void test_bad_arguments_start_nothing(void **state) {
       {{.kind = CLGPU_PREBUILD_SEARCH, .type = CLGPU_TYPE_INT32, .sort_spec = &bad_bits},
        CLGPU_INVALID_ARGUMENT,
        "radix sort only"},
+      {{.kind = CLGPU_PREBUILD_HISTOGRAM, .type = CLGPU_TYPE_UINT32}, CLGPU_INVALID_ARGUMENT,
+       "no bins"},
+      {{.kind = CLGPU_PREBUILD_HISTOGRAM,
+        .type = CLGPU_TYPE_UINT32,
+        .bins = 4,
+        .count_type = CLGPU_TYPE_INT32},
+       CLGPU_TYPE_MISMATCH,
+       "counts are uint or ulong"},
+      {{.kind = CLGPU_PREBUILD_HISTOGRAM, .type = CLGPU_TYPE_UINT32, .bins = 4, .lower = &hist_lower},
+       CLGPU_INVALID_ARGUMENT,
+       "both NULL"},
+      {{.kind = CLGPU_PREBUILD_HISTOGRAM,
+        .type = CLGPU_TYPE_UINT32,
+        .bins = 4,
+        .lower = &hist_upper,
+        .upper = &hist_lower},
+       CLGPU_INVALID_ARGUMENT,
+       "above upper"},
+      {{.kind = CLGPU_PREBUILD_RUN_LENGTH_ENCODE,
+        .type = CLGPU_TYPE_UINT32,
+        .count_type = CLGPU_TYPE_FLOAT},
+       CLGPU_TYPE_MISMATCH,
+       "uint or ulong"},
+      {{.kind = CLGPU_PREBUILD_PARTITION, .type = CLGPU_TYPE_INT32, .predicate = "x > 1; }"},
+       CLGPU_INVALID_ARGUMENT,
+       "item 1"},
+      {{.kind = CLGPU_PREBUILD_REDUCE_BY_KEY, .type = CLGPU_TYPE_UINT32, .reduce_op = &argmin},
+       CLGPU_INVALID_ARGUMENT,
+       "ARGMIN"},
+      {{.kind = CLGPU_PREBUILD_UNIQUE, .type = CLGPU_TYPE_OPAQUE}, CLGPU_TYPE_MISMATCH, "opaque"},
   };
   for (size_t r = 0; r < sizeof rows / sizeof rows[0]; r++) {
     /* The bad item second, after a good one: nothing starts either way. */
@@ -586,6 +851,7 @@ static void test_bad_arguments_start_nothing(void **state) {
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test_setup_teardown(test_items_cover_their_calls, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_more_items_cover_their_calls, setup, teardown),
       cmocka_unit_test_setup_teardown(test_record_replays_in_a_later_context, setup, teardown),
       cmocka_unit_test_setup_teardown(test_damaged_record_is_ignored_and_rewritten, setup,
                                       teardown),

@@ -1049,6 +1049,24 @@ static void workspaces(void **state) {
     assert_status(clgpu_reduce_by_key(context, &sum, NULL, &out_keys, &out, &count, &k, &v,
                                       &options, 0, NULL, NULL),
                   CLGPU_WORKSPACE_WRONG_OPERATION);
+    /* An empty scan by key writes nothing but checks its workspace all
+     * the same: the reduction's is refused. */
+    clgpu_workspace *reduce_workspace = NULL;
+    assert_status(clgpu_workspace_create(context, &reduce_report, &reduce_workspace),
+                  CLGPU_SUCCESS);
+    clgpu_array empty_k, empty_v, empty_out;
+    assert_status(clgpu_array_1d(buffer, 0, CLGPU_TYPE_UINT32, 0, &empty_k), CLGPU_SUCCESS);
+    assert_status(clgpu_array_1d(buffer, n * 4, CLGPU_TYPE_FLOAT, 0, &empty_v), CLGPU_SUCCESS);
+    assert_status(clgpu_array_1d(buffer, 2 * n * 4, CLGPU_TYPE_FLOAT, 0, &empty_out),
+                  CLGPU_SUCCESS);
+    clgpu_call_options wrong = {.shape = shapes[s], .workspace = reduce_workspace};
+    assert_status(clgpu_scan_by_key(context, &scan, NULL, &empty_out, &empty_v, &empty_k, &wrong,
+                                    0, NULL, NULL),
+                  CLGPU_WORKSPACE_WRONG_OPERATION);
+    assert_status(clgpu_scan_by_key(context, &scan, NULL, &empty_out, &empty_v, &empty_k, &options,
+                                    0, NULL, NULL),
+                  CLGPU_SUCCESS);
+    clgpu_workspace_destroy(reduce_workspace);
     clgpu_workspace_destroy(workspace);
     /* Too small: sized for a tenth of the keys. */
     clgpu_workspace_size small_report;

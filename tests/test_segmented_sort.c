@@ -1,9 +1,9 @@
 /* clgpu_segmented_sort (sort.h) against a host reference: each segment
  * [offsets[k], offsets[k + 1]) sorted stably on the host (a bottom-up merge
- * sort of indices, test_sort.c's), in the order of the spec, the keys
+ * sort of indices, sort_reference.c's), in the order of the spec, the keys
  * outside every segment where they were.
  *
- * The natural order is test_sort.c's: integers by value, floats by their
+ * The natural order is sort_reference.h's: integers by value, floats by their
  * bits with every NaN after +inf whatever its sign (NaNs among themselves
  * by their bits without the sign), -0 before +0, half by hand over 16 bits;
  * descending inverts it, still stably. A comparator sorts by the same
@@ -16,8 +16,10 @@
  * values with the reference (values are the input indices or random bytes,
  * so an unstable order of equal keys shows), the offsets with what they
  * were, every other byte of the regions with its initial contents, and
- * the guards. Options alternate between CLGPU_ALGORITHM_AUTO and MERGE
- * (a segmented sort always merges).
+ * the guards. Options alternate between CLGPU_ALGORITHM_AUTO (the radix
+ * path for keys of up to 4 bytes in segments of 4096 keys or more on
+ * average, sort.h) and MERGE, but for calls given a workspace (made for
+ * AUTO); the radix path's cases ask for RADIX or MERGE themselves.
  *
  * Tests:
  * - host_reference: the reference itself, on small hand-checked cases.
@@ -51,6 +53,15 @@
  * - wait_list_and_event: a user event holds the call back; no event asked.
  * - misuse: each bad argument of the call and the size queries, its status,
  *   a message naming clgpu_segmented_sort, no event, nothing written.
+ * - radix_key_type(T), radix_segments, radix_strided: the radix path
+ *   (CLGPU_ALGORITHM_RADIX) for every key type, both orders, values of 1 to
+ *   16 bytes, uint and ulong offsets, every valid layout from 2 to 70000
+ *   keys (segments across every tile and work-item range, its packed and
+ *   split forms, 32- and 64-bit pairs), strided views.
+ * - radix_against_merge: RADIX, MERGE and AUTO give the same bytes.
+ * - radix_auto_threshold: which path and family each report shows.
+ * - radix_workspaces: exact and _upto workspaces serve radix calls, and
+ *   the refusals (too small, the other family).
  *
  * Under Oclgrind sizes stop at 4099, each concern keeps a few rows, and
  * calls that would make their own scratch take a workspace made at the
@@ -67,6 +78,7 @@
 
 #include "data.h"
 #include "guard.h"
+#include "sort_reference.h"
 #include "support.h"
 #include "views.h"
 
@@ -85,10 +97,11 @@ static const clgpu_shape both_shapes[] = {CLGPU_SHAPE_CHUNKED, CLGPU_SHAPE_TILED
  * segmented sort's scratch, made by the call, is such a buffer: the depth
  * kernel writes pass_state there and the passes read it. Under Oclgrind the
  * calls that would make their own scratch take one of these workspaces
- * instead (one a shape; each serves every call of this file there: up to
- * 10000 keys of up to 8 bytes, strided, with up to 16 bytes of values),
- * whose shadow a host write of their whole region sets to its full size. */
-static clgpu_workspace *oclgrind_workspaces[2];
+ * instead (one a shape and algorithm family, merge or radix; each serves
+ * every call of its family in this file there: up to 10000 keys of up to 8
+ * bytes, strided, with up to 16 bytes of values, on either path), whose
+ * shadow a host write of their whole region sets to its full size. */
+static clgpu_workspace *oclgrind_workspaces[2][2];
 
 /* A workspace's region written from the host (zeros), so that Oclgrind's
  * shadow of it has its size (see above). */
@@ -120,35 +133,38 @@ static void make_oclgrind_workspaces(void) {
   assert_status(clgpu_array_strided(scratch, 2 * n * 8, CLGPU_TYPE_UINT64, 1, &n, &two, &values),
                 CLGPU_SUCCESS);
   assert_status(clgpu_array_1d(scratch, 4 * n * 8, CLGPU_TYPE_UINT32, 2, &offsets), CLGPU_SUCCESS);
+  /* RADIX: the radix path's split form (8-byte keys), whose report holds
+   * the merge path's and the packed form's needs too for as many keys. */
   for (size_t h = 0; h < 2; h++) {
-    clgpu_sort_options options = {CLGPU_ALGORITHM_AUTO, both_shapes[h], NULL};
-    clgpu_workspace_size report;
-    assert_status(clgpu_segmented_sort_workspace_size(shared_context, NULL, &keys, &values,
-                                                      &offsets, &options, &report),
-                  CLGPU_SUCCESS);
-    assert_status(clgpu_workspace_create(shared_context, &report, &oclgrind_workspaces[h]),
-                  CLGPU_SUCCESS);
-    settle_shadow(oclgrind_workspaces[h]);
+    for (int radix = 0; radix < 2; radix++) {
+      clgpu_sort_options options = {radix ? CLGPU_ALGORITHM_RADIX : CLGPU_ALGORITHM_MERGE,
+                                    both_shapes[h], NULL};
+      clgpu_workspace_size report;
+      assert_status(clgpu_segmented_sort_workspace_size(shared_context, NULL, &keys, &values,
+                                                        &offsets, &options, &report),
+                    CLGPU_SUCCESS);
+      assert_int_equal(report.parts[0].algorithm,
+                       radix ? CLGPU_ALGORITHM_RADIX : CLGPU_ALGORITHM_MERGE);
+      assert_status(clgpu_workspace_create(shared_context, &report, &oclgrind_workspaces[h][radix]),
+                    CLGPU_SUCCESS);
+      settle_shadow(oclgrind_workspaces[h][radix]);
+    }
   }
   clgpu_buffer_release(shared_context, scratch);
 }
 
 /* The workspace a call of `shape` takes under Oclgrind when it has none of
- * its own; NULL elsewhere. */
-static clgpu_workspace *oclgrind_workspace(clgpu_shape shape) {
+ * its own, for the family its keys and options resolve to (radix: built-in
+ * keys in their natural order, AUTO or RADIX); NULL elsewhere. */
+static clgpu_workspace *oclgrind_workspace(clgpu_shape shape, int radix_family) {
   if (!oclgrind) return NULL;
-  return oclgrind_workspaces[shape == CLGPU_SHAPE_TILED ? 1 : 0];
+  return oclgrind_workspaces[shape == CLGPU_SHAPE_TILED ? 1 : 0][radix_family ? 1 : 0];
 }
 
 static int group_setup(void **state) {
   (void)state;
   test_seed();
-  /* Without clgpu's binary cache (test_disk_cache covers it), as in
-   * test_sort.c. */
-  clgpu_context_options options;
-  memset(&options, 0, sizeof options);
-  options.disk_cache = CLGPU_DISK_CACHE_OFF;
-  shared_context = test_context(&options);
+  shared_context = test_context_without_disk_cache();
   oclgrind = test_on_oclgrind(shared_context);
   if (oclgrind) make_oclgrind_workspaces();
   return 0;
@@ -157,142 +173,21 @@ static int group_setup(void **state) {
 static int group_teardown(void **state) {
   (void)state;
   for (size_t h = 0; h < 2; h++) {
-    clgpu_workspace_destroy(oclgrind_workspaces[h]);
-    oclgrind_workspaces[h] = NULL;
+    for (int radix = 0; radix < 2; radix++) {
+      clgpu_workspace_destroy(oclgrind_workspaces[h][radix]);
+      oclgrind_workspaces[h][radix] = NULL;
+    }
   }
   clgpu_context_destroy(shared_context);
   shared_context = NULL;
   return 0;
 }
 
-/* ---- key types ---- */
-
-enum { KIND_UNSIGNED, KIND_SIGNED, KIND_FLOAT };
-
-typedef struct key_type {
-  const char *name;
-  clgpu_type type;
-  size_t size;
-  int kind;
-  test_type host; /* how data.h generates and loads it (half: as uint16) */
-  int is_half;
-} key_type;
-
-enum {
-  KEY_INT8,
-  KEY_UINT8,
-  KEY_INT16,
-  KEY_UINT16,
-  KEY_INT32,
-  KEY_UINT32,
-  KEY_INT64,
-  KEY_UINT64,
-  KEY_FLOAT,
-  KEY_DOUBLE,
-  KEY_HALF,
-  KEY_TYPE_COUNT
-};
-
-static const key_type key_types[KEY_TYPE_COUNT] = {
-    {"int8", CLGPU_TYPE_INT8, 1, KIND_SIGNED, TEST_INT8, 0},
-    {"uint8", CLGPU_TYPE_UINT8, 1, KIND_UNSIGNED, TEST_UINT8, 0},
-    {"int16", CLGPU_TYPE_INT16, 2, KIND_SIGNED, TEST_INT16, 0},
-    {"uint16", CLGPU_TYPE_UINT16, 2, KIND_UNSIGNED, TEST_UINT16, 0},
-    {"int32", CLGPU_TYPE_INT32, 4, KIND_SIGNED, TEST_INT32, 0},
-    {"uint32", CLGPU_TYPE_UINT32, 4, KIND_UNSIGNED, TEST_UINT32, 0},
-    {"int64", CLGPU_TYPE_INT64, 8, KIND_SIGNED, TEST_INT64, 0},
-    {"uint64", CLGPU_TYPE_UINT64, 8, KIND_UNSIGNED, TEST_UINT64, 0},
-    {"float", CLGPU_TYPE_FLOAT, 4, KIND_FLOAT, TEST_FLOAT, 0},
-    {"double", CLGPU_TYPE_DOUBLE, 8, KIND_FLOAT, TEST_DOUBLE, 0},
-    {"half", CLGPU_TYPE_HALF, 2, KIND_FLOAT, TEST_UINT16, 1},
-};
-
-/* cmocka's state for the per-type tests. */
-static unsigned key_states[KEY_TYPE_COUNT] = {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10};
-
-/* The unsigned test type of an element size, to move raw bits. */
-static test_type raw_type(size_t size) {
-  switch (size) {
-    case 1:
-      return TEST_UINT8;
-    case 2:
-      return TEST_UINT16;
-    case 4:
-      return TEST_UINT32;
-    default:
-      return TEST_UINT64;
-  }
-}
-
-static uint64_t width_mask(size_t size) {
-  return size >= 8 ? ~(uint64_t)0 : ((uint64_t)1 << (8 * size)) - 1;
-}
-
-static uint64_t infinity_of(const key_type *t) {
-  return t->size == 2   ? UINT64_C(0x7c00)
-         : t->size == 4 ? UINT64_C(0x7f800000)
-                        : UINT64_C(0x7ff0000000000000);
-}
-
-static int bits_are_nan(const key_type *t, uint64_t bits) {
-  if (t->kind != KIND_FLOAT) return 0;
-  uint64_t top = (uint64_t)1 << (8 * t->size - 1);
-  return (bits & ~top) > infinity_of(t);
-}
-
-/* ---- the host reference ---- */
-
-/* The ascending order image of a key's bits: test_order_key, with NaNs
- * canonicalised (sign cleared) and half done by hand over 16 bits. */
-static uint64_t order_image(const key_type *t, uint64_t bits) {
-  uint64_t top = (uint64_t)1 << (8 * t->size - 1);
-  if (bits_are_nan(t, bits)) bits &= ~top;
-  if (t->is_half) return (bits & top) ? (~bits & 0xffffu) : (bits | top);
-  unsigned char element[8];
-  test_store_bits(element, 0, t->host, bits);
-  return test_order_key(element, t->host);
-}
-
-/* The image a sort orders by: descending inverts it. */
-static uint64_t sort_key(const key_type *t, uint64_t bits, int descending) {
-  uint64_t image = order_image(t, bits);
-  return descending ? ~image & width_mask(t->size) : image;
-}
-
-/* Whether element a must come before element b (strictly). */
-typedef int (*precedes_fn)(const void *context, size_t a, size_t b);
-
-/* The stable sorting permutation of n elements under `precedes`: a
- * bottom-up merge sort of indices that takes the right run's element only
- * when it strictly precedes the left one's. */
-static void stable_permutation(size_t n, precedes_fn precedes, const void *context,
-                               uint32_t *permutation) {
-  uint32_t *scratch = malloc((n ? n : 1) * sizeof *scratch);
-  assert_non_null(scratch);
-  for (size_t i = 0; i < n; i++) permutation[i] = (uint32_t)i;
-  uint32_t *from = permutation, *to = scratch;
-  for (size_t width = 1; width < n; width *= 2) {
-    for (size_t low = 0; low < n; low += 2 * width) {
-      size_t middle = low + width < n ? low + width : n;
-      size_t high = low + 2 * width < n ? low + 2 * width : n;
-      size_t left = low, right = middle, out = low;
-      while (left < middle && right < high) {
-        to[out++] = precedes(context, from[right], from[left]) ? from[right++] : from[left++];
-      }
-      while (left < middle) to[out++] = from[left++];
-      while (right < high) to[out++] = from[right++];
-    }
-    uint32_t *swap = from;
-    from = to;
-    to = swap;
-  }
-  if (from != permutation) memcpy(permutation, from, n * sizeof *permutation);
-  free(scratch);
-}
+/* ---- the host reference of a segmented sort ---- */
 
 /* `precedes` over the elements from `base` on. */
 typedef struct shifted {
-  precedes_fn precedes;
+  test_precedes_fn precedes;
   const void *context;
   size_t base;
 } shifted;
@@ -307,7 +202,7 @@ static int shifted_precedes(const void *context, size_t a, size_t b) {
  * [offsets[k], offsets[k + 1]), gets the stable permutation of its own
  * elements. The offsets (count of them) must be ascending and at most n. */
 static void segmented_permutation(size_t n, const uint64_t *offsets, size_t count,
-                                  precedes_fn precedes, const void *context,
+                                  test_precedes_fn precedes, const void *context,
                                   uint32_t *permutation) {
   for (size_t i = 0; i < n; i++) permutation[i] = (uint32_t)i;
   uint32_t *local = malloc((n ? n : 1) * sizeof *local);
@@ -316,121 +211,19 @@ static void segmented_permutation(size_t n, const uint64_t *offsets, size_t coun
     size_t start = (size_t)offsets[k], stop = (size_t)offsets[k + 1];
     assert_true(start <= stop && stop <= n);
     shifted s = {precedes, context, start};
-    stable_permutation(stop - start, shifted_precedes, &s, local);
+    test_stable_permutation(stop - start, shifted_precedes, &s, local);
     for (size_t j = 0; j < stop - start; j++) permutation[start + j] = (uint32_t)(start + local[j]);
   }
   free(local);
 }
 
-static int key_precedes(const void *context, size_t a, size_t b) {
-  const uint64_t *keys = context;
-  return keys[a] < keys[b];
-}
-
-/* The order images of n built-in keys (raw bytes of type t). */
-static uint64_t *order_keys(const key_type *t, const unsigned char *keys, size_t n,
-                            int descending) {
-  uint64_t *order = malloc((n ? n : 1) * sizeof *order);
-  assert_non_null(order);
-  for (size_t i = 0; i < n; i++) {
-    order[i] = sort_key(t, test_load_bits(keys, i, raw_type(t->size)), descending);
-  }
-  return order;
-}
-
-/* Comparators on the host, over float x of element i. */
+/* The comparators of the cases (float_reference on the host). */
 typedef enum compare_kind {
   COMPARE_NONE,    /* built-in keys in the natural order */
   COMPARE_LESS,    /* float keys, "a < b" */
   COMPARE_GREATER, /* float keys, "a > b" */
   COMPARE_POINT,   /* struct { float x; int id; } keys, "a.x < b.x" */
 } compare_kind;
-
-typedef struct float_reference {
-  const float *x;
-  int greater;
-  int descending;
-} float_reference;
-
-static int float_precedes(const void *context, size_t a, size_t b) {
-  const float_reference *r = context;
-  float xa = r->x[a], xb = r->x[b];
-  int before = r->greater ? xa > xb : xa < xb;
-  int after = r->greater ? xb > xa : xb < xa;
-  /* Descending: b precedes a in the comparator's order. */
-  return r->descending ? after : before;
-}
-
-/* out[i] = in[permutation[i]] for elements of `size` bytes. */
-static void apply_permutation(const unsigned char *in, const uint32_t *permutation, size_t n,
-                              size_t size, unsigned char *out) {
-  for (size_t i = 0; i < n; i++) memcpy(out + i * size, in + (size_t)permutation[i] * size, size);
-}
-
-/* ---- data ---- */
-
-/* Half's specials as bits: ±0, ±inf, NaNs of both signs and several
- * payloads, denormals, the smallest normal, ±65504, ±1. */
-static const uint16_t half_specials[] = {
-    0x0000, 0x8000, 0x7c00, 0xfc00, 0x7e00, 0xfe00, 0x7c01, 0xfc01, 0x7d23, 0x7fff, 0xffff,
-    0x0001, 0x8001, 0x03ff, 0x83ff, 0x0400, 0x8400, 0x7bff, 0xfbff, 0x3c00, 0xbc00,
-};
-
-/* The half with a given ascending order key. */
-static uint16_t half_of_order_key(uint64_t key) {
-  key &= 0xffffu;
-  return (uint16_t)((key & 0x8000u) ? (key ^ 0x8000u) : (~key & 0xffffu));
-}
-
-/* n keys of type t from a distribution (half as test_sort.c makes them:
- * uint16 data read as order keys, the specials list mixed in). */
-static void generate_keys(const key_type *t, test_distribution distribution, size_t parameter,
-                          size_t n, uint64_t seed, unsigned char *out) {
-  if (!t->is_half) {
-    test_generate(out, n, t->host, distribution, seed, parameter);
-    return;
-  }
-  if (distribution == TEST_FLOAT_SPECIALS) {
-    test_generate(out, n, TEST_UINT16, TEST_UNIFORM, seed, 0);
-    size_t specials = sizeof half_specials / sizeof half_specials[0];
-    test_rng rng;
-    test_rng_init(&rng, seed ^ 0x5eed);
-    for (size_t i = 0; i < n; i++) {
-      if (i < specials || test_rng_below(&rng, 2)) {
-        test_store_bits(out, i, TEST_UINT16, half_specials[i % specials]);
-      }
-    }
-    for (size_t i = n; i > 1; i--) { /* shuffle */
-      size_t j = (size_t)test_rng_below(&rng, i);
-      uint16_t a, b;
-      memcpy(&a, out + 2 * (i - 1), 2);
-      memcpy(&b, out + 2 * j, 2);
-      memcpy(out + 2 * (i - 1), &b, 2);
-      memcpy(out + 2 * j, &a, 2);
-    }
-    return;
-  }
-  test_generate(out, n, TEST_UINT16, distribution, seed, parameter);
-  for (size_t i = 0; i < n; i++) {
-    test_store_bits(out, i, TEST_UINT16, half_of_order_key(test_load_bits(out, i, TEST_UINT16)));
-  }
-}
-
-/* n floats without NaNs (a comparator over NaNs is no strict weak order):
- * NaNs from the distribution become finite by clearing the exponent's top
- * bit. -0 and +0 stay, and compare equal under "a < b". */
-static void finite_floats(test_distribution distribution, size_t parameter, size_t n, uint64_t seed,
-                          float *out) {
-  test_generate(out, n, TEST_FLOAT, distribution, seed, parameter);
-  for (size_t i = 0; i < n; i++) {
-    if (isnan(out[i])) {
-      uint32_t bits;
-      memcpy(&bits, &out[i], 4);
-      bits &= ~UINT32_C(0x40000000);
-      memcpy(&out[i], &bits, 4);
-    }
-  }
-}
 
 /* ---- segment layouts ---- */
 
@@ -604,180 +397,7 @@ static uint64_t *make_offsets(layout l, size_t n, uint64_t seed, uint64_t top, s
   return list.values;
 }
 
-/* ---- reporting ---- */
-
-/* The first index at which two arrays of n elements of `size` bytes
- * differ, and how many do; n when none. */
-static size_t first_difference(const unsigned char *a, const unsigned char *b, size_t n,
-                               size_t size, size_t *differing) {
-  size_t first = n, count = 0;
-  for (size_t i = 0; i < n; i++) {
-    if (memcmp(a + i * size, b + i * size, size) != 0) {
-      if (first == n) first = i;
-      count++;
-    }
-  }
-  if (differing) *differing = count;
-  return first;
-}
-
-/* The bits of an element of up to 16 bytes, as hex, into text. */
-static void element_hex(const unsigned char *element, size_t size, char *text, size_t length) {
-  size_t used = 0;
-  text[0] = '\0';
-  for (size_t b = size; b-- > 0 && used + 3 < length;) {
-    used += (size_t)snprintf(text + used, length - used, "%02x", element[b]);
-  }
-}
-
-/* The segment (by index in the offsets) holding position i, or -1. */
-static long segment_of(const uint64_t *offsets, size_t count, size_t i) {
-  for (size_t k = 0; k + 1 < count; k++) {
-    if (offsets[k] <= i && i < offsets[k + 1]) return (long)k;
-  }
-  return -1;
-}
-
-/* Fail unless n elements equal the expected ones, naming the case, the run
- * seed, the first differing index with both elements' bits, its segment
- * and the input index the reference put there. */
-static void expect_elements(const unsigned char *actual, const unsigned char *expected, size_t n,
-                            size_t size, const uint32_t *permutation, const uint64_t *offsets,
-                            size_t offset_count, const char *what, const char *label) {
-  size_t differing = 0;
-  size_t first = first_difference(actual, expected, n, size, &differing);
-  if (first == n) return;
-  char got[40], want[40], where[120] = "";
-  element_hex(actual + first * size, size, got, sizeof got);
-  element_hex(expected + first * size, size, want, sizeof want);
-  if (offsets) {
-    long k = segment_of(offsets, offset_count, first);
-    if (k < 0) {
-      snprintf(where, sizeof where, ", outside every segment");
-    } else {
-      snprintf(where, sizeof where, ", in segment %ld [%llu, %llu)", k,
-               (unsigned long long)offsets[k], (unsigned long long)offsets[k + 1]);
-    }
-  }
-  fail_msg(
-      "%s [%s] (run seed %llu, CLGPU_TEST_SEED replays it): %s differ at index %zu first (%zu of "
-      "%zu differ)%s: got 0x%s, expected 0x%s%s%u%s",
-      label, what, (unsigned long long)test_seed(), what, first, differing, n, where, got, want,
-      permutation ? " (input index " : "", permutation ? permutation[first] : 0,
-      permutation ? ")" : "");
-}
-
-/* Fail unless a whole region equals its model byte for byte. */
-static void expect_region(const unsigned char *actual, const unsigned char *model, size_t bytes,
-                          const char *what, const char *label) {
-  size_t first = first_difference(actual, model, bytes, 1, NULL);
-  if (first == bytes) return;
-  fail_msg(
-      "%s: %s region byte %zu of %zu changed: 0x%02x, expected 0x%02x (a byte outside the "
-      "view's elements, or an element's)",
-      label, what, first, bytes, actual[first], model[first]);
-}
-
-static void expect_success(clgpu_status status, const char *label) {
-  if (status != CLGPU_SUCCESS) {
-    fail_msg("%s: %s (%d): %s", label, clgpu_status_name(status), (int)status, clgpu_last_error());
-  }
-}
-
-/* ---- guarded placement ---- */
-
-/* A guarded region holding a 1-D view of n elements of `size` bytes with a
- * stride, random bytes elsewhere, the logical elements scattered in. */
-typedef struct placed {
-  view_spec spec;
-  size_t size;  /* bytes of one logical element */
-  size_t bytes; /* of the region */
-  unsigned char *initial;
-  test_guarded guarded;
-} placed;
-
-static placed place_elements(size_t n, size_t size, ptrdiff_t stride, const unsigned char *logical,
-                             uint64_t seed) {
-  placed p;
-  memset(&p, 0, sizeof p);
-  p.spec.rank = 1;
-  p.spec.shape[0] = n;
-  p.spec.strides[0] = stride;
-  p.size = size;
-  p.bytes = spec_fit(&p.spec, 3) * size;
-  p.initial = random_bytes(p.bytes, seed);
-  scatter(p.initial, &p.spec, size, logical);
-  p.guarded = test_guarded_create(shared_context, p.bytes, p.initial);
-  return p;
-}
-
-static void release_placed(placed *p) {
-  test_guarded_release(&p->guarded);
-  free(p->initial);
-}
-
-/* The region after the call: fail unless it is `initial` with `expected`
- * scattered in (the logical elements compared first, for a better report),
- * and the guards intact. */
-static void check_placed(const placed *p, const unsigned char *expected, size_t n,
-                         const uint32_t *permutation, const uint64_t *offsets, size_t offset_count,
-                         const char *what, const char *label) {
-  unsigned char *after = malloc(p->bytes);
-  unsigned char *logical = malloc(n * p->size + 1);
-  unsigned char *model = malloc(p->bytes);
-  assert_non_null(after);
-  assert_non_null(logical);
-  assert_non_null(model);
-  test_guarded_read(shared_context, &p->guarded, after);
-  test_guarded_check(shared_context, &p->guarded, label);
-  gather(after, &p->spec, p->size, logical);
-  expect_elements(logical, expected, n, p->size, permutation, offsets, offset_count, what, label);
-  memcpy(model, p->initial, p->bytes);
-  scatter(model, &p->spec, p->size, expected);
-  expect_region(after, model, p->bytes, what, label);
-  free(model);
-  free(logical);
-  free(after);
-}
-
-/* The region after a call whose elements mean nothing: every byte that is
- * not one of the view's elements as it was, and the guards intact. */
-static void check_outside(const placed *p, size_t n, const char *what, const char *label) {
-  unsigned char *after = malloc(p->bytes);
-  unsigned char *logical = malloc(n * p->size + 1);
-  unsigned char *model = malloc(p->bytes);
-  assert_non_null(after);
-  assert_non_null(logical);
-  assert_non_null(model);
-  test_guarded_read(shared_context, &p->guarded, after);
-  test_guarded_check(shared_context, &p->guarded, label);
-  gather(after, &p->spec, p->size, logical);
-  memcpy(model, p->initial, p->bytes);
-  scatter(model, &p->spec, p->size, logical);
-  expect_region(after, model, p->bytes, what, label);
-  free(model);
-  free(logical);
-  free(after);
-}
-
-/* The device view of a placed values region: elements of their own size,
- * or a CLGPU_TYPE_UINT64 view of 2n elements for 16-byte values (which
- * must then be contiguous). */
-static clgpu_array values_view(const placed *p) {
-  if (p->size == 16) {
-    assert_int_equal(p->spec.strides[0], 1);
-    clgpu_array view;
-    assert_status(clgpu_array_1d(p->guarded.buffer, p->guarded.offset + p->spec.offset * 16,
-                                 CLGPU_TYPE_UINT64, 2 * p->spec.shape[0], &view),
-                  CLGPU_SUCCESS);
-    return view;
-  }
-  return make_view(&p->guarded, test_cl_type(raw_type(p->size)), &p->spec);
-}
-
 /* ---- one segmented sort, checked ---- */
-
-static const char point_declarations[] = "typedef struct { float x; int id; } point;";
 
 typedef struct seg_case {
   const char *what; /* the concern, for the report */
@@ -798,6 +418,9 @@ typedef struct seg_case {
   int own_scratch; /* no workspace even under Oclgrind (the call allocates) */
   int gated;       /* wait on a user event set after the call */
   int no_event;    /* ask for no event */
+  /* AUTO (0): AUTO, or MERGE on some cases without a workspace of their
+   * own; RADIX or MERGE: that one */
+  clgpu_algorithm algorithm;
 } seg_case;
 
 static seg_case base_case(unsigned key, size_t n, layout l, clgpu_shape shape) {
@@ -828,12 +451,7 @@ static void describe_case(const seg_case *c, char *label, size_t size) {
   static const char *const compares[] = {"", " \"a < b\"", " \"a > b\"",
                                          " (struct point, \"a.x < b.x\")"};
   char distribution[64], segments[64], values[64] = "", strides[96] = "";
-  if (test_distribution_has_parameter(c->distribution)) {
-    snprintf(distribution, sizeof distribution, "%s(%zu)", test_distribution_name(c->distribution),
-             c->parameter);
-  } else {
-    snprintf(distribution, sizeof distribution, "%s", test_distribution_name(c->distribution));
-  }
+  describe_distribution(c->distribution, c->parameter, distribution, sizeof distribution);
   describe_layout(c->layout, segments, sizeof segments);
   if (c->value_bytes || c->index_values) {
     snprintf(values, sizeof values, " values=%zu bytes%s", case_value_size(c),
@@ -852,6 +470,10 @@ static void describe_case(const seg_case *c, char *label, size_t size) {
            c->descending ? "descending" : "ascending", values, strides,
            c->workspace ? " with a workspace" : "", c->gated ? " waiting on a user event" : "",
            c->no_event ? " without an event" : "");
+  if (c->algorithm != CLGPU_ALGORITHM_AUTO) {
+    size_t used = strlen(label);
+    snprintf(label + used, size - used, " algorithm=%s", clgpu_algorithm_name(c->algorithm));
+  }
 }
 
 /* Sort on the device and compare with the reference (for valid offsets),
@@ -871,7 +493,7 @@ static void run_case(const seg_case *c) {
   uint64_t *order = NULL;
   if (c->compare == COMPARE_NONE) {
     generate_keys(&key_types[c->key], c->distribution, c->parameter, n, seed, keys);
-    order = order_keys(&key_types[c->key], keys, n, c->descending);
+    order = order_keys(&key_types[c->key], keys, n, c->descending, 0, 0);
   } else {
     x = malloc((n ? n : 1) * sizeof *x);
     assert_non_null(x);
@@ -884,7 +506,8 @@ static void run_case(const seg_case *c) {
       }
     }
   }
-  float_reference floats = {x, c->compare == COMPARE_GREATER, c->descending};
+  float_reference floats = {x, c->compare == COMPARE_GREATER ? FLOAT_GREATER : FLOAT_LESS,
+                            c->descending};
 
   /* Offsets. */
   size_t osize = clgpu_type_size(c->offsets_type);
@@ -911,7 +534,7 @@ static void run_case(const seg_case *c) {
     apply_permutation(keys, permutation, n, ksize, expected_keys);
   }
 
-  placed key_region = place_elements(n, ksize, c->key_stride, keys, seed ^ 0x1111u);
+  placed key_region = place_elements(shared_context, n, ksize, c->key_stride, keys, seed ^ 0x1111u);
   clgpu_array key_view;
   if (c->compare == COMPARE_POINT) {
     assert_int_equal(c->key_stride, 1);
@@ -928,25 +551,17 @@ static void run_case(const seg_case *c) {
   placed value_region;
   clgpu_array value_view;
   if (vsize) {
-    if (c->index_values) {
-      values = malloc(n * 4 + 1);
-      assert_non_null(values);
-      for (size_t i = 0; i < n; i++) {
-        uint32_t index = (uint32_t)i;
-        memcpy(values + 4 * i, &index, 4);
-      }
-    } else {
-      values = random_bytes(n * vsize, seed ^ 0x2222u);
-    }
+    values = c->index_values ? input_indices(n) : random_bytes(n * vsize, seed ^ 0x2222u);
     expected_values = malloc(n * vsize + 1);
     assert_non_null(expected_values);
     if (valid) apply_permutation(values, permutation, n, vsize, expected_values);
-    value_region = place_elements(n, vsize, c->value_stride, values, seed ^ 0x3333u);
+    value_region =
+        place_elements(shared_context, n, vsize, c->value_stride, values, seed ^ 0x3333u);
     value_view = values_view(&value_region);
   }
 
-  placed offset_region =
-      place_elements(offset_count, osize, c->offsets_stride, offset_bytes, seed ^ 0x4444u);
+  placed offset_region = place_elements(shared_context, offset_count, osize, c->offsets_stride,
+                                        offset_bytes, seed ^ 0x4444u);
   clgpu_array offset_view = make_view(&offset_region.guarded, c->offsets_type, &offset_region.spec);
 
   clgpu_sort_spec spec;
@@ -960,39 +575,22 @@ static void run_case(const seg_case *c) {
     spec.declarations = point_declarations;
     spec.key_size = 8;
   }
-  clgpu_sort_options options = {CLGPU_ALGORITHM_AUTO, c->shape, c->workspace};
-  if (!options.workspace && !c->own_scratch) options.workspace = oclgrind_workspace(c->shape);
-  if ((c->n + c->layout.kind) % 3 == 1) options.algorithm = CLGPU_ALGORITHM_MERGE;
-  cl_event event = NULL, gate = NULL;
-  cl_int err = CL_SUCCESS;
-  if (c->gated) {
-    gate = clCreateUserEvent(clgpu_context_cl_context(shared_context), &err);
-    assert_int_equal(err, CL_SUCCESS);
+  clgpu_sort_options options = {c->algorithm, c->shape, c->workspace};
+  /* A workspace made for AUTO (the radix family for built-in keys) serves
+   * AUTO calls, not MERGE ones. */
+  if (c->algorithm == CLGPU_ALGORITHM_AUTO && !c->workspace && (c->n + c->layout.kind) % 3 == 1) {
+    options.algorithm = CLGPU_ALGORITHM_MERGE;
   }
+  int radix_family = c->compare == COMPARE_NONE && options.algorithm != CLGPU_ALGORITHM_MERGE;
+  if (!options.workspace && !c->own_scratch) {
+    options.workspace = oclgrind_workspace(c->shape, radix_family);
+  }
+  cl_event event = NULL, gate = sort_gate(shared_context, c->gated);
   clgpu_status status =
       clgpu_segmented_sort(shared_context, &spec, &key_view, vsize ? &value_view : NULL,
                            &offset_view, c->null_options ? NULL : &options, gate ? 1 : 0,
                            gate ? &gate : NULL, c->no_event ? NULL : &event);
-  if (status != CLGPU_SUCCESS && gate) clSetUserEventStatus(gate, CL_COMPLETE);
-  expect_success(status, label);
-  if (c->no_event) {
-    assert_int_equal(clFinish(clgpu_context_queue(shared_context)), CL_SUCCESS);
-  } else {
-    if (event == NULL) fail_msg("%s: no event", label);
-    if (gate) {
-      /* No clFlush before the gate opens: Oclgrind runs the queue on the
-       * flushing thread, so a flush would wait for the gate forever. */
-      if (test_event_status(event) == CL_COMPLETE) {
-        clSetUserEventStatus(gate, CL_COMPLETE);
-        fail_msg("%s: the sort completed before its wait list", label);
-      }
-      assert_int_equal(clSetUserEventStatus(gate, CL_COMPLETE), CL_SUCCESS);
-    }
-    assert_int_equal(clWaitForEvents(1, &event), CL_SUCCESS);
-    assert_int_equal(test_event_status(event), CL_COMPLETE);
-    clReleaseEvent(event);
-  }
-  if (gate) clReleaseEvent(gate);
+  finish_sort_call(shared_context, status, gate, event, c->no_event, label);
 
   if (valid) {
     check_placed(&key_region, expected_keys, n, permutation, offsets, offset_count, "keys", label);
@@ -1047,12 +645,12 @@ static void host_reference(void **state) {
   const uint32_t keys[] = {9, 5, 3, 5, 7, 1, 7, 0, 4, 2};
   const uint64_t offsets[] = {1, 4, 4, 8};
   uint32_t permutation[10];
-  uint64_t *order = order_keys(&key_types[KEY_UINT32], (const unsigned char *)keys, 10, 0);
+  uint64_t *order = order_keys(&key_types[KEY_UINT32], (const unsigned char *)keys, 10, 0, 0, 0);
   segmented_permutation(10, offsets, 4, key_precedes, order, permutation);
   const uint32_t ascending[] = {0, 2, 1, 3, 7, 5, 4, 6, 8, 9};
   assert_memory_equal(permutation, ascending, sizeof ascending);
   free(order);
-  order = order_keys(&key_types[KEY_UINT32], (const unsigned char *)keys, 10, 1);
+  order = order_keys(&key_types[KEY_UINT32], (const unsigned char *)keys, 10, 1, 0, 0);
   segmented_permutation(10, offsets, 4, key_precedes, order, permutation);
   const uint32_t descending[] = {0, 1, 3, 2, 4, 6, 5, 7, 8, 9};
   assert_memory_equal(permutation, descending, sizeof descending);
@@ -1065,7 +663,8 @@ static void host_reference(void **state) {
    * and descending "a < b" reverse it, stably. */
   const float x[] = {1.0f, -0.0f, 0.0f, -1.0f, 0.0f};
   const uint64_t all[] = {0, 5};
-  float_reference less = {x, 0, 0}, greater = {x, 1, 0}, less_descending = {x, 0, 1};
+  float_reference less = {x, FLOAT_LESS, 0}, greater = {x, FLOAT_GREATER, 0},
+                  less_descending = {x, FLOAT_LESS, 1};
   segmented_permutation(5, all, 2, float_precedes, &less, permutation);
   const uint32_t by_less[] = {3, 1, 2, 4, 0};
   assert_memory_equal(permutation, by_less, sizeof by_less);
@@ -1363,17 +962,6 @@ static void strided_views(void **state) {
 
 /* ---- workspaces ---- */
 
-static clgpu_alloc_stats stats_of(const clgpu_alloc_cache *cache) {
-  clgpu_alloc_stats stats;
-  assert_status(clgpu_alloc_cache_stats(cache, &stats), CLGPU_SUCCESS);
-  return stats;
-}
-
-static int allocated_between(clgpu_alloc_stats before, clgpu_alloc_stats after) {
-  return before.hits != after.hits || before.misses != after.misses ||
-         before.device_allocations != after.device_allocations;
-}
-
 /* The query for a case's layout: views of the same types, shapes and
  * strides over scratch buffers (the query reads no data). */
 static clgpu_status query_case(const seg_case *c, clgpu_workspace_size *report) {
@@ -1405,21 +993,31 @@ static clgpu_status query_case(const seg_case *c, clgpu_workspace_size *report) 
   return status;
 }
 
-/* The buffers sort.h lists for every sort, in its order. */
-static const char *const sort_buffer_names[] = {
-    "staged_keys", "staged_values", "keys_alternate", "values_alternate", "counts", "pass_state"};
-enum { STAGED_KEYS, STAGED_VALUES, KEYS_ALTERNATE, VALUES_ALTERNATE, COUNTS, PASS_STATE };
+/* The buffers a segmented sort's report lists after sort.h's six: its
+ * radix path's. */
+static const char *const segment_buffer_names[2] = {"segment_images", "segment_pairs"};
+enum { SEGMENT_IMAGES = 6, SEGMENT_PAIRS };
 
-/* A report: one part (SEGMENTED_SORT, MERGE, the shape asked for), sort.h's
- * six buffers, aligned and apart inside total_bytes; the staged copies
- * exactly where a view is strided, the other half of the ping-pong n *
- * (k + v) bytes, no digit counts, one pass_state word when keys move. */
-static void check_report(const clgpu_workspace_size *report, const seg_case *c, const char *label) {
+/* The name of buffer b of a segmented sort's report. */
+static const char *segmented_buffer_name(unsigned b) {
+  return b < 6 ? sort_buffer_names[b] : segment_buffer_names[b - 6];
+}
+
+/* A report of uint32 keys with AUTO: one part (SEGMENTED_SORT, RADIX, the
+ * shape asked for: the radix family, whichever path), sort.h's six buffers
+ * and the radix path's two, aligned and apart inside total_bytes; the
+ * staged copies exactly where a view is strided, the other half of the
+ * ping-pong n * (k + v) bytes. A call's report (segments of 16 keys on
+ * average: the merge path) has no digit counts, images or pairs and one
+ * pass_state word when keys move; an _upto report (`upto`) covers the
+ * radix path too: n images and 2n pairs. */
+static void check_report(const clgpu_workspace_size *report, const seg_case *c, int upto,
+                         const char *label) {
   if (report->num_parts != 1 || report->parts[0].operation != CLGPU_OPERATION_SEGMENTED_SORT ||
-      report->parts[0].algorithm != CLGPU_ALGORITHM_MERGE || report->parts[0].shape != c->shape ||
+      report->parts[0].algorithm != CLGPU_ALGORITHM_RADIX || report->parts[0].shape != c->shape ||
       report->parts[0].parent != -1) {
     fail_msg(
-        "%s: the report's parts are not (segmented_sort, merge, %s, -1): %u parts, (%s, %s, "
+        "%s: the report's parts are not (segmented_sort, radix, %s, -1): %u parts, (%s, %s, "
         "%s, %d)",
         label, clgpu_shape_name(c->shape), report->num_parts,
         clgpu_operation_name(report->parts[0].operation),
@@ -1430,15 +1028,15 @@ static void check_report(const clgpu_workspace_size *report, const seg_case *c, 
   if (alignment < 16 || (alignment & (alignment - 1)) != 0) {
     fail_msg("%s: alignment %llu", label, (unsigned long long)alignment);
   }
-  if (report->num_buffers != 6) fail_msg("%s: %u buffers, not 6", label, report->num_buffers);
+  if (report->num_buffers != 8) fail_msg("%s: %u buffers, not 8", label, report->num_buffers);
   for (unsigned b = 0; b < report->num_buffers; b++) {
     const clgpu_workspace_buffer *buffer = &report->buffers[b];
-    if (buffer->name == NULL || strcmp(buffer->name, sort_buffer_names[b]) != 0 ||
+    if (buffer->name == NULL || strcmp(buffer->name, segmented_buffer_name(b)) != 0 ||
         buffer->part != 0 || buffer->offset % alignment != 0 ||
         buffer->bytes != buffer->count * clgpu_type_size(buffer->type) ||
         (buffer->bytes > 0 && buffer->offset + buffer->bytes > report->total_bytes)) {
       fail_msg("%s: buffer %u (%s, expected %s) is not a consistent part of the report", label, b,
-               buffer->name ? buffer->name : "unnamed", sort_buffer_names[b]);
+               buffer->name ? buffer->name : "unnamed", segmented_buffer_name(b));
     }
     for (unsigned other = 0; other < b; other++) {
       const clgpu_workspace_buffer *o = &report->buffers[other];
@@ -1458,15 +1056,19 @@ static void check_report(const clgpu_workspace_size *report, const seg_case *c, 
              (unsigned long long)buffers[STAGED_VALUES].bytes);
   }
   uint64_t moves = n > 1;
+  uint64_t images = upto ? moves * n : 0, pairs = upto ? moves * 2 * n : 0;
   if (buffers[KEYS_ALTERNATE].bytes != moves * n * k ||
-      buffers[VALUES_ALTERNATE].bytes != moves * n * v || buffers[COUNTS].count != 0 ||
-      buffers[PASS_STATE].count != moves) {
+      buffers[VALUES_ALTERNATE].bytes != moves * n * v || (!upto && buffers[COUNTS].count != 0) ||
+      (upto ? buffers[PASS_STATE].count < moves : buffers[PASS_STATE].count != moves) ||
+      buffers[SEGMENT_IMAGES].count != images || buffers[SEGMENT_PAIRS].count != pairs) {
     fail_msg(
-        "%s: keys_alternate %llu, values_alternate %llu bytes, counts %llu, pass_state %llu "
-        "elements",
+        "%s: keys_alternate %llu, values_alternate %llu bytes, counts %llu, pass_state %llu, "
+        "segment_images %llu, segment_pairs %llu elements",
         label, (unsigned long long)buffers[KEYS_ALTERNATE].bytes,
         (unsigned long long)buffers[VALUES_ALTERNATE].bytes,
-        (unsigned long long)buffers[COUNTS].count, (unsigned long long)buffers[PASS_STATE].count);
+        (unsigned long long)buffers[COUNTS].count, (unsigned long long)buffers[PASS_STATE].count,
+        (unsigned long long)buffers[SEGMENT_IMAGES].count,
+        (unsigned long long)buffers[SEGMENT_PAIRS].count);
   }
 }
 
@@ -1508,9 +1110,9 @@ static fixture fixture_new(size_t n, uint64_t seed) {
   for (size_t k = 0; k < f.offset_count; k++)
     test_store_bits(f.offsets, k, TEST_UINT32, offsets[k]);
   free(offsets);
-  f.key_region = place_elements(n, 4, 1, f.keys, seed ^ 3);
-  f.value_region = place_elements(n, 4, 1, f.values, seed ^ 4);
-  f.offset_region = place_elements(f.offset_count, 4, 1, f.offsets, seed ^ 5);
+  f.key_region = place_elements(shared_context, n, 4, 1, f.keys, seed ^ 3);
+  f.value_region = place_elements(shared_context, n, 4, 1, f.values, seed ^ 4);
+  f.offset_region = place_elements(shared_context, f.offset_count, 4, 1, f.offsets, seed ^ 5);
   f.key_view = make_view(&f.key_region.guarded, CLGPU_TYPE_UINT32, &f.key_region.spec);
   f.value_view = make_view(&f.value_region.guarded, CLGPU_TYPE_UINT32, &f.value_region.spec);
   f.offset_view = make_view(&f.offset_region.guarded, CLGPU_TYPE_UINT32, &f.offset_region.spec);
@@ -1594,7 +1196,7 @@ static void workspaces(void **state) {
         assert_status(clgpu_alloc_scope_end(shared_context), CLGPU_SUCCESS);
         expect_success(status, label);
         if (allocated_between(before, after)) fail_msg("%s: the size query allocated", label);
-        check_report(&report, &c, label);
+        check_report(&report, &c, 0, label);
       }
     }
 
@@ -1653,7 +1255,7 @@ static void workspaces(void **state) {
                                                            4, max_n, max_segments, &options, &upto),
                   CLGPU_SUCCESS);
     seg_case whole = workspace_case(max_n, h, 0);
-    check_report(&upto, &whole, "clgpu_segmented_sort_workspace_size_upto");
+    check_report(&upto, &whole, 1, "clgpu_segmented_sort_workspace_size_upto");
     clgpu_workspace *workspace = segmented_upto(shape, 4, max_n, max_segments);
     clgpu_workspace *keys_only = segmented_upto(shape, 0, max_n, max_segments);
     static const size_t smaller[] = {0, 1, 17, 1000, 2000, 5000};
@@ -1875,9 +1477,7 @@ typedef struct misuse_fixture {
   test_guarded keys, values, offsets;
   unsigned char keys_initial[MISUSE_N * 4], values_initial[MISUSE_N * 32],
       offsets_initial[MISUSE_OFFSETS * 16];
-  clgpu_context *other_context;
-  cl_mem foreign;
-  cl_event user_event;
+  misuse_others others;
 } misuse_fixture;
 
 typedef struct misuse_call {
@@ -1900,21 +1500,6 @@ typedef struct misuse_row {
   int calls;
   int (*applies)(void);
 } misuse_row;
-
-static clgpu_array view_1d(cl_mem buffer, size_t offset, clgpu_type type, size_t n) {
-  clgpu_array view;
-  assert_status(clgpu_array_1d(buffer, offset, type, n, &view), CLGPU_SUCCESS);
-  return view;
-}
-
-static clgpu_array view_2d(cl_mem buffer, size_t offset, clgpu_type type, size_t rows,
-                           size_t columns) {
-  clgpu_array view;
-  const size_t shape[2] = {rows, columns};
-  assert_status(clgpu_array_nd(buffer, offset, type, 2, shape, CLGPU_ORDER_ROW_MAJOR, &view),
-                CLGPU_SUCCESS);
-  return view;
-}
 
 #define UNUSED_FIXTURE (void)f
 
@@ -1962,8 +1547,19 @@ static void edit_offsets_are_keys(const misuse_fixture *f, misuse_call *call) {
   UNUSED_FIXTURE;
   call->offsets = call->keys;
 }
-static void edit_radix(const misuse_fixture *f, misuse_call *call) {
+static void edit_radix_comparator(const misuse_fixture *f, misuse_call *call) {
   UNUSED_FIXTURE;
+  call->spec.compare = "a < b";
+  call->options_value.algorithm = CLGPU_ALGORITHM_RADIX;
+  call->options = &call->options_value;
+}
+static void edit_radix_custom_keys(const misuse_fixture *f, misuse_call *call) {
+  call->spec.compare = "a.x < b.x";
+  call->spec.key_type = "point";
+  call->spec.declarations = point_declarations;
+  call->spec.key_size = 8;
+  call->keys_view = view_1d(f->keys.buffer, f->keys.offset, CLGPU_TYPE_OPAQUE, MISUSE_N * 4);
+  call->values = NULL;
   call->options_value.algorithm = CLGPU_ALGORITHM_RADIX;
   call->options = &call->options_value;
 }
@@ -2030,13 +1626,13 @@ static void edit_wait_list_missing(const misuse_fixture *f, misuse_call *call) {
 }
 static void edit_wait_list_without_count(const misuse_fixture *f, misuse_call *call) {
   call->num_events = 0;
-  call->wait_list = &f->user_event;
+  call->wait_list = &f->others.user_event;
 }
 static void edit_foreign_offsets(const misuse_fixture *f, misuse_call *call) {
-  call->offsets_view = view_1d(f->foreign, 0, CLGPU_TYPE_UINT32, MISUSE_OFFSETS);
+  call->offsets_view = view_1d(f->others.foreign, 0, CLGPU_TYPE_UINT32, MISUSE_OFFSETS);
 }
 static void edit_foreign_keys(const misuse_fixture *f, misuse_call *call) {
-  call->keys_view = view_1d(f->foreign, 0, CLGPU_TYPE_UINT32, MISUSE_N);
+  call->keys_view = view_1d(f->others.foreign, 0, CLGPU_TYPE_UINT32, MISUSE_N);
 }
 static void edit_offsets_past_end(const misuse_fixture *f, misuse_call *call) {
   /* Edited by hand: the buffer's last element, then 5 past it. */
@@ -2083,7 +1679,10 @@ static const misuse_row misuse_rows[] = {
      CALL_AND_QUERY, NULL},
     {"offsets that are the keys", CLGPU_INVALID_OUTPUT, edit_offsets_are_keys, CALL_AND_QUERY,
      NULL},
-    {"CLGPU_ALGORITHM_RADIX", CLGPU_INVALID_ARGUMENT, edit_radix, CALL_AND_QUERY, NULL},
+    {"CLGPU_ALGORITHM_RADIX with a comparator", CLGPU_INVALID_ARGUMENT, edit_radix_comparator,
+     CALL_AND_QUERY, NULL},
+    {"CLGPU_ALGORITHM_RADIX with custom keys", CLGPU_INVALID_ARGUMENT, edit_radix_custom_keys,
+     CALL_AND_QUERY, NULL},
     {"a bit range [0, 16)", CLGPU_INVALID_ARGUMENT, edit_bit_range, CALL_AND_QUERY, NULL},
     {"a bit range [8, 32) with MERGE", CLGPU_INVALID_ARGUMENT, edit_bit_range_merge, CALL_AND_QUERY,
      NULL},
@@ -2132,29 +1731,11 @@ static void reset_call(const misuse_fixture *f, misuse_call *call) {
   call->offsets = &call->offsets_view;
 }
 
-static void expect_region_unchanged(const test_guarded *region, const unsigned char *initial,
-                                    const char *what, const char *label) {
-  unsigned char *after = malloc(region->region_bytes);
-  assert_non_null(after);
-  test_guarded_read(shared_context, region, after);
-  expect_region(after, initial, region->region_bytes, what, label);
-  test_guarded_check(shared_context, region, label);
-  free(after);
-}
-
 /* Run one misuse row through the call and (where it applies) the size
  * query, and check the refusal: its status, a message naming the entry
  * point, no event, every region unchanged. */
 static void check_misuse_row(const misuse_fixture *f, const misuse_row *row) {
-  if (row->applies && !row->applies()) {
-    print_message("# %s: does not apply to this device\n", row->name);
-    return;
-  }
-  /* Oclgrind's --check-api reports every failed build as an error. */
-  if (oclgrind && row->expected == CLGPU_CL_BUILD_PROGRAM_FAILURE) {
-    print_message("# %s: not run on Oclgrind\n", row->name);
-    return;
-  }
+  if (misuse_row_skipped(row->name, row->expected, row->applies, oclgrind)) return;
   for (int query = 0; query < 2; query++) {
     if (query && row->calls == CALL_ONLY) continue;
     const char *who = query ? "clgpu_segmented_sort_workspace_size" : "clgpu_segmented_sort";
@@ -2188,9 +1769,9 @@ static void check_misuse_row(const misuse_fixture *f, const misuse_row *row) {
     print_message("# %s: %.200s\n", label, detail);
     if (event != NULL) fail_msg("%s: an event was made", label);
     assert_int_equal(clFinish(clgpu_context_queue(shared_context)), CL_SUCCESS);
-    expect_region_unchanged(&f->keys, f->keys_initial, "keys", label);
-    expect_region_unchanged(&f->values, f->values_initial, "values", label);
-    expect_region_unchanged(&f->offsets, f->offsets_initial, "offsets", label);
+    expect_region_unchanged(shared_context, &f->keys, f->keys_initial, "keys", label);
+    expect_region_unchanged(shared_context, &f->values, f->values_initial, "values", label);
+    expect_region_unchanged(shared_context, &f->offsets, f->offsets_initial, "offsets", label);
   }
 }
 
@@ -2212,13 +1793,7 @@ static void misuse(void **state) {
   f.keys = test_guarded_create(shared_context, sizeof f.keys_initial, f.keys_initial);
   f.values = test_guarded_create(shared_context, sizeof f.values_initial, f.values_initial);
   f.offsets = test_guarded_create(shared_context, sizeof f.offsets_initial, f.offsets_initial);
-  f.other_context = test_context(NULL);
-  cl_int err = CL_SUCCESS;
-  f.foreign = clCreateBuffer(clgpu_context_cl_context(f.other_context), CL_MEM_READ_WRITE,
-                             MISUSE_N * 8, NULL, &err);
-  assert_int_equal(err, CL_SUCCESS);
-  f.user_event = clCreateUserEvent(clgpu_context_cl_context(shared_context), &err);
-  assert_int_equal(err, CL_SUCCESS);
+  f.others = misuse_others_make(shared_context, MISUSE_N * 8);
 
   for (size_t r = 0; r < sizeof misuse_rows / sizeof misuse_rows[0]; r++) {
     check_misuse_row(&f, &misuse_rows[r]);
@@ -2228,9 +1803,11 @@ static void misuse(void **state) {
   const char *upto = "clgpu_segmented_sort_workspace_size_upto";
   clgpu_workspace_size report;
   clgpu_sort_options radix = {CLGPU_ALGORITHM_RADIX, CLGPU_SHAPE_AUTO, NULL};
-  clgpu_sort_spec ranged;
+  clgpu_sort_spec ranged, compared;
   memset(&ranged, 0, sizeof ranged);
   ranged.end_bit = 16;
+  memset(&compared, 0, sizeof compared);
+  compared.compare = "a < b";
   const struct {
     const char *name;
     clgpu_context *context;
@@ -2242,7 +1819,10 @@ static void misuse(void **state) {
   } upto_rows[] = {
       {"NULL context", NULL, NULL, CLGPU_TYPE_UINT32, 4, NULL, &report},
       {"NULL out", shared_context, NULL, CLGPU_TYPE_UINT32, 4, NULL, NULL},
-      {"CLGPU_ALGORITHM_RADIX", shared_context, NULL, CLGPU_TYPE_UINT32, 4, &radix, &report},
+      {"CLGPU_ALGORITHM_RADIX with a comparator", shared_context, &compared, CLGPU_TYPE_UINT32, 4,
+       &radix, &report},
+      {"a bit range with CLGPU_ALGORITHM_RADIX", shared_context, &ranged, CLGPU_TYPE_UINT32, 4,
+       &radix, &report},
       {"value_size 3", shared_context, NULL, CLGPU_TYPE_UINT32, 3, NULL, &report},
       {"value_size 32", shared_context, NULL, CLGPU_TYPE_UINT32, 32, NULL, &report},
       {"a bit range", shared_context, &ranged, CLGPU_TYPE_UINT32, 4, NULL, &report},
@@ -2270,18 +1850,18 @@ static void misuse(void **state) {
                                                     call.offsets, NULL, NULL),
                 CLGPU_INVALID_ARGUMENT);
   assert_non_null(strstr(clgpu_last_error(), "clgpu_segmented_sort_workspace_size"));
-  expect_region_unchanged(&f.keys, f.keys_initial, "keys", "after the queries");
+  expect_region_unchanged(shared_context, &f.keys, f.keys_initial, "keys", "after the queries");
 
   /* The unedited call works: the rows failed for their own reason. */
   uint32_t permutation[MISUSE_N];
   unsigned char expected[MISUSE_N * 4], after[MISUSE_N * 32];
-  uint64_t *order = order_keys(&key_types[KEY_UINT32], f.keys_initial, MISUSE_N, 0);
+  uint64_t *order = order_keys(&key_types[KEY_UINT32], f.keys_initial, MISUSE_N, 0, 0, 0);
   segmented_permutation(MISUSE_N, offsets, MISUSE_OFFSETS, key_precedes, order, permutation);
   free(order);
   reset_call(&f, &call);
   /* NULL options, but for Oclgrind's workspace (see oclgrind_workspaces). */
   clgpu_sort_options plain = {CLGPU_ALGORITHM_AUTO, CLGPU_SHAPE_CHUNKED,
-                              oclgrind_workspace(CLGPU_SHAPE_CHUNKED)};
+                              oclgrind_workspace(CLGPU_SHAPE_CHUNKED, 1)};
   expect_success(clgpu_segmented_sort(call.context, NULL, call.keys, call.values, call.offsets,
                                       oclgrind ? &plain : NULL, 0, NULL, NULL),
                  "the unedited clgpu_segmented_sort");
@@ -2294,16 +1874,522 @@ static void misuse(void **state) {
   apply_permutation(f.values_initial, permutation, MISUSE_N, 4, expected);
   expect_elements(after, expected, MISUSE_N, 4, permutation, offsets, MISUSE_OFFSETS, "values",
                   "the unedited clgpu_segmented_sort");
-  expect_region_unchanged(&f.offsets, f.offsets_initial, "offsets",
+  expect_region_unchanged(shared_context, &f.offsets, f.offsets_initial, "offsets",
                           "the unedited clgpu_segmented_sort");
 
-  assert_int_equal(clSetUserEventStatus(f.user_event, CL_COMPLETE), CL_SUCCESS);
-  clReleaseEvent(f.user_event);
-  clReleaseMemObject(f.foreign);
-  clgpu_context_destroy(f.other_context);
+  misuse_others_release(&f.others);
   test_guarded_release(&f.offsets);
   test_guarded_release(&f.values);
   test_guarded_release(&f.keys);
+}
+
+/* ---- the radix path ---- */
+
+/* One key type on the radix path (CLGPU_ALGORITHM_RADIX): ascending and
+ * descending, keys alone and with values whose size rotates over the
+ * types (every size from 1 to 16 bytes meets both orders), uint and ulong
+ * offsets, both shapes; floats with their specials (NaNs of both signs and
+ * several payloads, -0 and +0, infinities, denormals), integers with their
+ * extremes. Sizes on both sides of one radix kernel's (16384 keys, the
+ * tuning table's sort_single_chunk); segments inside [offsets[0],
+ * offsets[S]) with empty ones among them, a giant among tiny ones,
+ * segments of 1000 keys, one segment. */
+static void radix_key_type(void **state) {
+  unsigned key = *(const unsigned *)*state;
+  static const size_t value_sizes[] = {1, 2, 4, 8, 16};
+  int is_float = key_types[key].kind == KIND_FLOAT;
+  const struct {
+    int descending;
+    size_t value_bytes;
+    clgpu_type offsets;
+    size_t shape, n, small_n;
+    layout l;
+  } rows[] = {
+      {0, value_sizes[key % 5], CLGPU_TYPE_UINT32, key % 2, 3001, 1000, {LAYOUT_INNER, 0}},
+      {1,
+       value_sizes[(key + 2) % 5],
+       CLGPU_TYPE_UINT64,
+       (key + 1) % 2,
+       70000,
+       2000,
+       {LAYOUT_GIANT_TINY, 0}},
+      {(int)(key % 2),
+       0,
+       key % 2 ? CLGPU_TYPE_UINT64 : CLGPU_TYPE_UINT32,
+       key % 2,
+       20000,
+       1500,
+       {LAYOUT_FIXED, 1000}},
+  };
+  for (size_t r = 0; r < sizeof rows / sizeof rows[0]; r++) {
+    seg_case c = base_case(key, oclgrind ? rows[r].small_n : rows[r].n, rows[r].l,
+                           both_shapes[rows[r].shape]);
+    c.what = "radix path, every key type";
+    c.algorithm = CLGPU_ALGORITHM_RADIX;
+    c.descending = rows[r].descending;
+    c.value_bytes = rows[r].value_bytes;
+    c.offsets_type = rows[r].offsets;
+    c.distribution = is_float || r == 0 ? TEST_FLOAT_SPECIALS : TEST_MIN_MAX_MIXED;
+    run_case(&c);
+    if (r == 1 && !oclgrind) {
+      /* The same program over one segment of few distinct keys. */
+      c.n = 5000;
+      c.layout = (layout){LAYOUT_ONE, 0};
+      c.distribution = is_float ? TEST_FLOAT_SPECIALS : TEST_FEW_UNIQUE;
+      c.parameter = 16;
+      run_case(&c);
+    }
+  }
+}
+
+/* uint32 keys with their input indices as values (stability shows) on the
+ * radix path, both shapes, every valid layout from 2 keys to several radix
+ * chunks (70000 keys: more than one group's kernels in both shapes, and
+ * more than one work-item of the prepare and gather kernels). Segments of
+ * 1000 and 4097 keys, and of 4096 after one of 4094, put a segment across
+ * every multiple of 4096 (a TILED radix tile of 256 items of 16 keys) and
+ * across every work-item's range; segments of one key at 70000 keys take
+ * 34 bits of position and segment, so the pairs take 64 bits. Then keys
+ * alone, on a few layouts. */
+static void radix_segments(void **state) {
+  (void)state;
+  static const layout layouts[] = {
+      {LAYOUT_ONE, 0},        {LAYOUT_SINGLES, 0},   {LAYOUT_FIXED, 16}, {LAYOUT_RANDOM, 0},
+      {LAYOUT_GIANT_TINY, 0}, {LAYOUT_INNER, 0},     {LAYOUT_NONE, 0},   {LAYOUT_FIXED, 1000},
+      {LAYOUT_FIXED, 4097},   {LAYOUT_PHASED, 4096},
+  };
+  static const size_t sizes[] = {2, 17, 1000, 16385, 70000};
+  static const size_t small_sizes[] = {2, 17, 1000, 4099};
+  size_t layout_count = sizeof layouts / sizeof layouts[0];
+  for (size_t l = 0; l < layout_count; l++) {
+    for (size_t s = 0; s < (oclgrind ? 4u : 5u); s++) {
+      for (size_t h = 0; h < 2; h++) {
+        /* Small sizes (and every size under Oclgrind) in one shape. */
+        if ((oclgrind || s < 3) && h != (l + s) % 2) continue;
+        seg_case c =
+            base_case(KEY_UINT32, oclgrind ? small_sizes[s] : sizes[s], layouts[l], both_shapes[h]);
+        c.what = "radix path, segments";
+        c.algorithm = CLGPU_ALGORITHM_RADIX;
+        c.index_values = 1;
+        c.distribution = (l + s) % 3 ? TEST_FEW_UNIQUE : TEST_UNIFORM;
+        c.parameter = 8;
+        c.offsets_type = (l + s + h) % 2 ? CLGPU_TYPE_UINT64 : CLGPU_TYPE_UINT32;
+        run_case(&c);
+      }
+    }
+  }
+  static const layout alone[] = {{LAYOUT_ONE, 0}, {LAYOUT_SINGLES, 0}, {LAYOUT_INNER, 0}};
+  for (size_t h = 0; h < 2; h++) {
+    for (size_t l = 0; l < 3; l++) {
+      if (oclgrind && (l + h) % 2) continue;
+      seg_case c = base_case(KEY_UINT32, oclgrind ? 4099 : (l == 2 ? 16385 : 70000), alone[l],
+                             both_shapes[h]);
+      c.what = "radix path, keys only";
+      c.algorithm = CLGPU_ALGORITHM_RADIX;
+      c.offsets_type = l % 2 ? CLGPU_TYPE_UINT64 : CLGPU_TYPE_UINT32;
+      run_case(&c);
+    }
+  }
+}
+
+/* Strided keys (staged through the workspace and written back), values
+ * and offsets on the radix path: the same as sorting the logical
+ * elements, every byte between them unchanged. */
+static void radix_strided(void **state) {
+  (void)state;
+  static const struct {
+    unsigned key;
+    ptrdiff_t key_stride, value_stride, offsets_stride;
+    size_t value_bytes;
+    int descending;
+    layout l;
+  } rows[] = {
+      {KEY_UINT32, 2, -1, 1, 4, 0, {LAYOUT_RANDOM, 0}},
+      {KEY_UINT32, -1, 2, -2, 4, 1, {LAYOUT_FIXED, 1000}},
+      {KEY_FLOAT, -2, 3, 2, 8, 0, {LAYOUT_INNER, 0}},
+      {KEY_INT64, 3, 1, -1, 0, 1, {LAYOUT_GIANT_TINY, 0}},
+      {KEY_HALF, -1, -1, 1, 2, 0, {LAYOUT_ONE, 0}},
+  };
+  for (size_t r = 0; r < sizeof rows / sizeof rows[0]; r++) {
+    for (size_t s = 0; s < 2; s++) {
+      if (oclgrind && s) continue;
+      seg_case c = base_case(rows[r].key, s ? 70000 : 1000, rows[r].l, both_shapes[(r + s) % 2]);
+      c.what = "radix path, strided";
+      c.algorithm = CLGPU_ALGORITHM_RADIX;
+      c.distribution = r % 2 ? TEST_FEW_UNIQUE : TEST_FLOAT_SPECIALS;
+      c.parameter = 16;
+      c.key_stride = rows[r].key_stride;
+      c.value_stride = rows[r].value_stride;
+      c.offsets_stride = rows[r].offsets_stride;
+      c.index_values = rows[r].value_bytes == 4;
+      c.value_bytes = rows[r].value_bytes == 4 ? 0 : rows[r].value_bytes;
+      c.descending = rows[r].descending;
+      c.offsets_type = r % 2 ? CLGPU_TYPE_UINT64 : CLGPU_TYPE_UINT32;
+      run_case(&c);
+    }
+  }
+}
+
+/* Sort keys and values of a contiguous buffer pair (made from `keys` and
+ * `values`) with `algorithm`, and read them back. */
+static void sort_copy(clgpu_algorithm algorithm, clgpu_shape shape, const key_type *t,
+                      const clgpu_sort_spec *spec, const unsigned char *keys,
+                      const unsigned char *values, size_t n, size_t value_bytes,
+                      const clgpu_array *offsets, unsigned char *keys_out,
+                      unsigned char *values_out, const char *label) {
+  cl_mem key_buffer = NULL, value_buffer = NULL;
+  assert_status(clgpu_buffer_create(shared_context, CL_MEM_READ_WRITE, n * t->size, &key_buffer),
+                CLGPU_SUCCESS);
+  assert_status(
+      clgpu_buffer_create(shared_context, CL_MEM_READ_WRITE, n * value_bytes, &value_buffer),
+      CLGPU_SUCCESS);
+  clgpu_array key_view, value_view;
+  assert_status(clgpu_array_1d(key_buffer, 0, t->type, n, &key_view), CLGPU_SUCCESS);
+  assert_status(clgpu_array_1d(value_buffer, 0, CLGPU_TYPE_UINT8, n * value_bytes, &value_view),
+                CLGPU_SUCCESS);
+  assert_status(clgpu_array_write(shared_context, &key_view, keys, n * t->size, 0, NULL),
+                CLGPU_SUCCESS);
+  assert_status(clgpu_array_write(shared_context, &value_view, values, n * value_bytes, 0, NULL),
+                CLGPU_SUCCESS);
+  int radix_family = algorithm != CLGPU_ALGORITHM_MERGE;
+  clgpu_sort_options options = {algorithm, shape, oclgrind_workspace(shape, radix_family)};
+  expect_success(clgpu_segmented_sort(shared_context, spec, &key_view, &value_view, offsets,
+                                      &options, 0, NULL, NULL),
+                 label);
+  assert_status(clgpu_array_read(shared_context, keys_out, n * t->size, &key_view, 0, NULL),
+                CLGPU_SUCCESS);
+  assert_status(clgpu_array_read(shared_context, values_out, n * value_bytes, &value_view, 0, NULL),
+                CLGPU_SUCCESS);
+  clgpu_buffer_release(shared_context, value_buffer);
+  clgpu_buffer_release(shared_context, key_buffer);
+}
+
+/* The same keys, values and offsets sorted on the radix path
+ * (CLGPU_ALGORITHM_RADIX), merged (MERGE) and by AUTO: the same bytes,
+ * NaNs' signs and payloads included, keys and values. */
+static void radix_against_merge(void **state) {
+  (void)state;
+  static const struct {
+    unsigned key;
+    size_t n, small_n;
+    layout l;
+    size_t value_bytes;
+    int descending;
+  } rows[] = {
+      {KEY_FLOAT, 5000, 1000, {LAYOUT_INNER, 0}, 16, 0},
+      {KEY_HALF, 3000, 1000, {LAYOUT_GIANT_TINY, 0}, 2, 1},
+      {KEY_DOUBLE, 70000, 2000, {LAYOUT_FIXED, 1000}, 8, 1},
+      {KEY_INT16, 20000, 1500, {LAYOUT_ONE, 0}, 1, 0},
+      {KEY_UINT64, 16385, 1000, {LAYOUT_RANDOM, 0}, 4, 1},
+  };
+  static const clgpu_algorithm algorithms[] = {CLGPU_ALGORITHM_RADIX, CLGPU_ALGORITHM_MERGE,
+                                               CLGPU_ALGORITHM_AUTO};
+  for (size_t r = 0; r < sizeof rows / sizeof rows[0]; r++) {
+    const key_type *t = &key_types[rows[r].key];
+    size_t n = oclgrind ? rows[r].small_n : rows[r].n, v = rows[r].value_bytes;
+    clgpu_shape shape = both_shapes[r % 2];
+    char label[200];
+    snprintf(label, sizeof label, "segmented sort radix against merge: n=%zu keys=%s values=%zu %s",
+             n, t->name, v, clgpu_shape_name(shape));
+    uint64_t seed = test_case_seed(label);
+    unsigned char *keys = malloc(n * t->size);
+    assert_non_null(keys);
+    generate_keys(t, TEST_FLOAT_SPECIALS, 0, n, seed, keys);
+    unsigned char *values = random_bytes(n * v, seed ^ 1);
+    size_t count = 0;
+    uint64_t *offsets = make_offsets(rows[r].l, n, seed ^ 2, UINT64_MAX, &count);
+    cl_mem offset_buffer = NULL;
+    assert_status(clgpu_buffer_create(shared_context, CL_MEM_READ_WRITE, count * 8, &offset_buffer),
+                  CLGPU_SUCCESS);
+    clgpu_array offset_view;
+    assert_status(clgpu_array_1d(offset_buffer, 0, CLGPU_TYPE_UINT64, count, &offset_view),
+                  CLGPU_SUCCESS);
+    assert_status(clgpu_array_write(shared_context, &offset_view, offsets, count * 8, 0, NULL),
+                  CLGPU_SUCCESS);
+    clgpu_sort_spec spec;
+    memset(&spec, 0, sizeof spec);
+    spec.descending = rows[r].descending;
+    unsigned char *out_keys[3], *out_values[3];
+    for (size_t a = 0; a < 3; a++) {
+      out_keys[a] = malloc(n * t->size);
+      out_values[a] = malloc(n * v);
+      assert_non_null(out_keys[a]);
+      assert_non_null(out_values[a]);
+      sort_copy(algorithms[a], shape, t, &spec, keys, values, n, v, &offset_view, out_keys[a],
+                out_values[a], label);
+    }
+    for (size_t a = 1; a < 3; a++) {
+      expect_elements(out_keys[a], out_keys[0], n, t->size, NULL, offsets, count,
+                      a == 1 ? "keys (merged against radix)" : "keys (AUTO against radix)", label);
+      expect_elements(out_values[a], out_values[0], n, v, NULL, offsets, count,
+                      a == 1 ? "values (merged against radix)" : "values (AUTO against radix)",
+                      label);
+    }
+    for (size_t a = 0; a < 3; a++) {
+      free(out_values[a]);
+      free(out_keys[a]);
+    }
+    clgpu_buffer_release(shared_context, offset_buffer);
+    free(offsets);
+    free(values);
+    free(keys);
+  }
+}
+
+/* The report of a segmented sort of n contiguous keys of `keys_type`
+ * (custom keys with spec->key_type: 4 bytes each) with 4-byte values in
+ * `segments` segments (views over one scratch buffer; the query reads no
+ * data). */
+static clgpu_workspace_size path_report(size_t n, size_t segments, clgpu_type keys_type,
+                                        clgpu_algorithm algorithm, const clgpu_sort_spec *spec,
+                                        clgpu_shape shape) {
+  cl_mem buffer = NULL;
+  assert_status(
+      clgpu_buffer_create(shared_context, CL_MEM_READ_WRITE, 16 * n + 8 * (segments + 1), &buffer),
+      CLGPU_SUCCESS);
+  clgpu_array keys, values, offsets;
+  assert_status(clgpu_array_1d(buffer, 0, spec && spec->key_type ? CLGPU_TYPE_OPAQUE : keys_type,
+                               spec && spec->key_type ? 4 * n : n, &keys),
+                CLGPU_SUCCESS);
+  assert_status(clgpu_array_1d(buffer, 8 * n, CLGPU_TYPE_UINT32, n, &values), CLGPU_SUCCESS);
+  assert_status(clgpu_array_1d(buffer, 16 * n, CLGPU_TYPE_UINT64, segments + 1, &offsets),
+                CLGPU_SUCCESS);
+  clgpu_sort_options options = {algorithm, shape, NULL};
+  clgpu_workspace_size report;
+  assert_status(clgpu_segmented_sort_workspace_size(shared_context, spec, &keys, &values, &offsets,
+                                                    &options, &report),
+                CLGPU_SUCCESS);
+  clgpu_buffer_release(shared_context, buffer);
+  return report;
+}
+
+/* Which path AUTO takes, as the report shows it (the radix path's images
+ * and pairs), and the family in its part: the radix path at 4096 keys a
+ * segment on average where image, segment number and position fit in 64
+ * bits, merging below it, for 8-byte keys and where they do not fit;
+ * RADIX always the radix path (2 keys or more); MERGE, a comparator and
+ * custom keys merging, in the MERGE family; then both sides of the
+ * threshold sorted. */
+static void radix_auto_threshold(void **state) {
+  (void)state;
+  static const char declarations[] = "typedef struct { float x; } one;";
+  clgpu_sort_spec compare, custom;
+  memset(&compare, 0, sizeof compare);
+  compare.compare = "a < b";
+  memset(&custom, 0, sizeof custom);
+  custom.compare = "a.x < b.x";
+  custom.key_type = "one";
+  custom.declarations = declarations;
+  custom.key_size = 4;
+  const clgpu_type u32 = CLGPU_TYPE_UINT32;
+  const clgpu_algorithm automatic = CLGPU_ALGORITHM_AUTO, radix = CLGPU_ALGORITHM_RADIX;
+  const struct {
+    const char *name;
+    size_t n, segments;
+    clgpu_type key_type;
+    clgpu_algorithm algorithm;
+    const clgpu_sort_spec *spec;
+    int radix_path;
+    clgpu_algorithm family;
+  } rows[] = {
+      {"AUTO, 4096 keys a segment", 16384, 4, u32, automatic, NULL, 1, radix},
+      {"AUTO, 3276 keys a segment", 16384, 5, u32, automatic, NULL, 0, radix},
+      {"AUTO, one segment", 100000, 1, u32, automatic, NULL, 1, radix},
+      {"AUTO, one segment of int16", 100000, 1, CLGPU_TYPE_INT16, automatic, NULL, 1, radix},
+      {"AUTO, one segment of uint64", 100000, 1, CLGPU_TYPE_UINT64, automatic, NULL, 0, radix},
+      {"AUTO, 2^22 keys in 510 segments (31 bits)", (size_t)1 << 22, 510, u32, automatic, NULL, 1,
+       radix},
+      {"AUTO, 2^22 keys in 1024 segments (33 bits)", (size_t)1 << 22, 1024, u32, automatic, NULL, 0,
+       radix},
+      {"AUTO, no segment", 100000, 0, u32, automatic, NULL, 0, radix},
+      {"RADIX, 16 keys a segment", 4096, 256, u32, radix, NULL, 1, radix},
+      {"RADIX, one segment of uint64", 4096, 1, CLGPU_TYPE_UINT64, radix, NULL, 1, radix},
+      {"RADIX, 2 keys", 2, 1, u32, radix, NULL, 1, radix},
+      {"RADIX, 1 key", 1, 1, u32, radix, NULL, 0, radix},
+      {"MERGE, one segment", 100000, 1, u32, CLGPU_ALGORITHM_MERGE, NULL, 0, CLGPU_ALGORITHM_MERGE},
+      {"AUTO with a comparator", 100000, 1, u32, automatic, &compare, 0, CLGPU_ALGORITHM_MERGE},
+      {"AUTO with custom keys", 100000, 1, u32, automatic, &custom, 0, CLGPU_ALGORITHM_MERGE},
+  };
+  for (size_t r = 0; r < sizeof rows / sizeof rows[0]; r++) {
+    for (size_t h = 0; h < 2; h++) {
+      if (oclgrind && rows[r].n > 100000) continue;
+      clgpu_workspace_size report = path_report(rows[r].n, rows[r].segments, rows[r].key_type,
+                                                rows[r].algorithm, rows[r].spec, both_shapes[h]);
+      uint64_t images = report.buffers[SEGMENT_IMAGES].count;
+      uint64_t pairs = report.buffers[SEGMENT_PAIRS].count;
+      int radix_path = pairs > 0;
+      /* Packed (no images) where image, segment number and position fit
+       * in 64 bits. */
+      unsigned bits = 8 * (unsigned)clgpu_type_size(rows[r].key_type);
+      for (uint64_t x = rows[r].n - 1; x; x >>= 1) bits++;
+      for (uint64_t x = rows[r].segments + 1; x; x >>= 1) bits++;
+      uint64_t split_images = bits > 64 ? rows[r].n : 0;
+      if (report.num_buffers != 8 || radix_path != rows[r].radix_path ||
+          images != (radix_path ? split_images : 0) || pairs != (radix_path ? 2 * rows[r].n : 0) ||
+          report.parts[0].algorithm != rows[r].family) {
+        fail_msg(
+            "%s (%s): the report has %u buffers, %llu images and %llu pairs, part algorithm "
+            "%s; expected the %s path, family %s",
+            rows[r].name, clgpu_shape_name(both_shapes[h]), report.num_buffers,
+            (unsigned long long)images, (unsigned long long)pairs,
+            clgpu_algorithm_name(report.parts[0].algorithm), rows[r].radix_path ? "radix" : "merge",
+            clgpu_algorithm_name(rows[r].family));
+      }
+    }
+  }
+  /* Both sides of the threshold, sorted by AUTO. */
+  for (size_t h = 0; h < 2 && !oclgrind; h++) {
+    for (size_t length = 4095; length <= 4096; length++) {
+      seg_case c = base_case(KEY_INT32, 4 * length, (layout){LAYOUT_FIXED, length}, both_shapes[h]);
+      c.what = "radix path, AUTO's threshold";
+      c.index_values = 1;
+      c.distribution = TEST_FEW_UNIQUE;
+      c.parameter = 64;
+      /* AUTO, not the MERGE that run_case takes on some cases. */
+      assert_true((c.n + c.layout.kind) % 3 != 1);
+      c.workspace = oclgrind_workspace(both_shapes[h], 1);
+      run_case(&c);
+    }
+  }
+}
+
+/* A call with these options that must fail with `expected`: no event, the
+ * keys, values and offsets unchanged, guards intact. */
+static void expect_refused_as(const fixture *f, clgpu_algorithm algorithm, clgpu_shape shape,
+                              clgpu_workspace *workspace, clgpu_status expected,
+                              const char *label) {
+  clgpu_sort_options options = {algorithm, shape, workspace};
+  cl_event event = NULL;
+  clgpu_status status = clgpu_segmented_sort(shared_context, NULL, &f->key_view, &f->value_view,
+                                             &f->offset_view, &options, 0, NULL, &event);
+  if (status != expected || !strstr(clgpu_last_error(), "clgpu_segmented_sort")) {
+    fail_msg("%s: %s (%d), expected %s and a message naming clgpu_segmented_sort; detail: %s",
+             label, clgpu_status_name(status), (int)status, clgpu_status_name(expected),
+             clgpu_last_error());
+  }
+  print_message("# %s: %s\n", label, clgpu_last_error());
+  if (event != NULL) fail_msg("%s: the failing call made an event", label);
+  assert_int_equal(clFinish(clgpu_context_queue(shared_context)), CL_SUCCESS);
+  fixture_unchanged(f, label);
+}
+
+/* A workspace from a report: made, and under Oclgrind written whole. */
+static clgpu_workspace *workspace_of(const clgpu_workspace_size *report) {
+  clgpu_workspace *workspace = NULL;
+  assert_status(clgpu_workspace_create(shared_context, report, &workspace), CLGPU_SUCCESS);
+  if (oclgrind) settle_shadow(workspace);
+  return workspace;
+}
+
+/* Workspaces on the radix path: the exact query's serves its call without
+ * an allocation; _upto's (RADIX and AUTO) serve radix calls of fewer keys
+ * and segments, 64-bit pairs included, and AUTO calls that merge; the
+ * refusals: made for fewer keys, an AUTO call's that merged (no room for
+ * images or pairs), the other family's either way. */
+static void radix_workspaces(void **state) {
+  (void)state;
+  clgpu_alloc_cache *cache = NULL;
+  assert_status(clgpu_alloc_cache_create(&cache), CLGPU_SUCCESS);
+  size_t big = oclgrind ? 4000 : 70000;
+  for (size_t h = 0; h < 2; h++) {
+    clgpu_shape shape = both_shapes[h];
+    /* The exact query's workspace, no allocation in the call. */
+    seg_case c =
+        base_case(KEY_UINT32, oclgrind ? 1000 : 20000, (layout){LAYOUT_FIXED, 1000}, shape);
+    c.what = "radix path, workspace";
+    c.algorithm = CLGPU_ALGORITHM_RADIX;
+    c.index_values = 1;
+    c.distribution = TEST_FEW_UNIQUE;
+    c.parameter = 16;
+    clgpu_workspace_size exact =
+        path_report(c.n, (c.n + 999) / 1000, CLGPU_TYPE_UINT32, CLGPU_ALGORITHM_RADIX, NULL, shape);
+    if (exact.buffers[SEGMENT_PAIRS].count != 2 * c.n) {
+      fail_msg("radix path workspace: the exact report has %llu pairs for %zu keys",
+               (unsigned long long)exact.buffers[SEGMENT_PAIRS].count, c.n);
+    }
+    assert_status(clgpu_alloc_scope_begin(shared_context, cache), CLGPU_SUCCESS);
+    c.workspace = workspace_of(&exact);
+    clgpu_alloc_stats before = stats_of(cache);
+    run_case(&c);
+    if (allocated_between(before, stats_of(cache))) {
+      fail_msg("radix path workspace (%s): the call allocated with the queried workspace",
+               clgpu_shape_name(shape));
+    }
+    clgpu_workspace_destroy(c.workspace);
+    assert_status(clgpu_alloc_scope_end(shared_context), CLGPU_SUCCESS);
+
+    /* _upto, RADIX and AUTO, serving smaller calls on both paths. */
+    for (int automatic = 0; automatic < 2; automatic++) {
+      clgpu_sort_options options = {automatic ? CLGPU_ALGORITHM_AUTO : CLGPU_ALGORITHM_RADIX, shape,
+                                    NULL};
+      clgpu_workspace_size upto;
+      assert_status(clgpu_segmented_sort_workspace_size_upto(
+                        shared_context, NULL, CLGPU_TYPE_UINT32, 4, big, big, &options, &upto),
+                    CLGPU_SUCCESS);
+      seg_case whole = base_case(KEY_UINT32, big, (layout){LAYOUT_ONE, 0}, shape);
+      whole.index_values = 1;
+      check_report(&upto, &whole, 1, "clgpu_segmented_sort_workspace_size_upto (radix path)");
+      clgpu_workspace *workspace = workspace_of(&upto);
+      static const layout served[] = {
+          {LAYOUT_SINGLES, 0}, {LAYOUT_ONE, 0}, {LAYOUT_RANDOM, 0}, {LAYOUT_INNER, 0}};
+      for (size_t l = 0; l < 4; l++) {
+        if (oclgrind && (l + h + (size_t)automatic) % 2) continue;
+        seg_case s = base_case(KEY_UINT32, l % 2 ? big / 3 : big, served[l], shape);
+        s.what = automatic ? "radix path, an AUTO _upto workspace"
+                           : "radix path, a RADIX _upto workspace";
+        s.algorithm = l == 2 && automatic ? CLGPU_ALGORITHM_AUTO : CLGPU_ALGORITHM_RADIX;
+        s.index_values = 1;
+        s.distribution = TEST_FEW_UNIQUE;
+        s.parameter = 16;
+        s.workspace = workspace;
+        run_case(&s);
+      }
+      clgpu_workspace_destroy(workspace);
+    }
+
+    /* Refusals. */
+    size_t n = oclgrind ? 1000 : 16385;
+    fixture f = fixture_new(n, test_case_seed("segmented sort radix refusals") + h);
+    char label[300], row[400];
+    snprintf(label, sizeof label,
+             "segmented sort radix path workspace refusals, n=%zu uint32 keys and values, %s", n,
+             clgpu_shape_name(shape));
+    clgpu_sort_options radix = {CLGPU_ALGORITHM_RADIX, shape, NULL};
+    clgpu_workspace_size report;
+    assert_status(clgpu_segmented_sort_workspace_size_upto(shared_context, NULL, CLGPU_TYPE_UINT32,
+                                                           4, n / 2, n / 2, &radix, &report),
+                  CLGPU_SUCCESS);
+    clgpu_workspace *workspace = workspace_of(&report);
+    snprintf(row, sizeof row, "%s: RADIX with a RADIX workspace for n/2 keys", label);
+    expect_refused_as(&f, CLGPU_ALGORITHM_RADIX, shape, workspace, CLGPU_WORKSPACE_TOO_SMALL, row);
+    clgpu_workspace_destroy(workspace);
+    /* The exact report of an AUTO call that merges (the fixture's short
+     * segments): the radix family, without the radix path's buffers. */
+    clgpu_sort_options automatic = {CLGPU_ALGORITHM_AUTO, shape, NULL};
+    assert_status(
+        clgpu_segmented_sort_workspace_size(shared_context, NULL, &f.key_view, &f.value_view,
+                                            &f.offset_view, &automatic, &report),
+        CLGPU_SUCCESS);
+    assert_int_equal(report.buffers[SEGMENT_IMAGES].count, 0);
+    workspace = workspace_of(&report);
+    snprintf(row, sizeof row, "%s: RADIX with an AUTO call's workspace that merged", label);
+    expect_refused_as(&f, CLGPU_ALGORITHM_RADIX, shape, workspace, CLGPU_WORKSPACE_TOO_SMALL, row);
+    snprintf(row, sizeof row, "%s: MERGE with an AUTO call's workspace", label);
+    expect_refused_as(&f, CLGPU_ALGORITHM_MERGE, shape, workspace, CLGPU_WORKSPACE_WRONG_ALGORITHM,
+                      row);
+    clgpu_workspace_destroy(workspace);
+    clgpu_sort_options merge = {CLGPU_ALGORITHM_MERGE, shape, NULL};
+    assert_status(clgpu_segmented_sort_workspace_size_upto(shared_context, NULL, CLGPU_TYPE_UINT32,
+                                                           4, n, n, &merge, &report),
+                  CLGPU_SUCCESS);
+    workspace = workspace_of(&report);
+    snprintf(row, sizeof row, "%s: RADIX with a MERGE workspace", label);
+    expect_refused_as(&f, CLGPU_ALGORITHM_RADIX, shape, workspace, CLGPU_WORKSPACE_WRONG_ALGORITHM,
+                      row);
+    clgpu_workspace_destroy(workspace);
+    fixture_free(&f);
+  }
+  clgpu_alloc_cache_destroy(cache);
 }
 
 #define KEY_TEST(function, index) \
@@ -2332,6 +2418,22 @@ int main(void) {
       cmocka_unit_test(bad_offsets_stay_in_bounds),
       cmocka_unit_test(wait_list_and_event),
       cmocka_unit_test(misuse),
+      KEY_TEST(radix_key_type, KEY_INT8),
+      KEY_TEST(radix_key_type, KEY_UINT8),
+      KEY_TEST(radix_key_type, KEY_INT16),
+      KEY_TEST(radix_key_type, KEY_UINT16),
+      KEY_TEST(radix_key_type, KEY_INT32),
+      KEY_TEST(radix_key_type, KEY_UINT32),
+      KEY_TEST(radix_key_type, KEY_INT64),
+      KEY_TEST(radix_key_type, KEY_UINT64),
+      KEY_TEST(radix_key_type, KEY_FLOAT),
+      KEY_TEST(radix_key_type, KEY_DOUBLE),
+      KEY_TEST(radix_key_type, KEY_HALF),
+      cmocka_unit_test(radix_segments),
+      cmocka_unit_test(radix_strided),
+      cmocka_unit_test(radix_against_merge),
+      cmocka_unit_test(radix_auto_threshold),
+      cmocka_unit_test(radix_workspaces),
   };
   return cmocka_run_group_tests(tests, group_setup, group_teardown);
 }

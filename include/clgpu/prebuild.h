@@ -109,6 +109,38 @@ typedef enum clgpu_prebuild_kind {
    * `sort_spec` (NULL: ascending, natural order), in the shape of
    * `call_options`. */
   CLGPU_PREBUILD_SEARCH,
+  /* clgpu_segmented_sort (sort.h) of keys of `type` (custom keys: as SORT)
+   * with `sort_spec` and `sort_options` (as SORT; the algorithm AUTO, MERGE
+   * or RADIX), carrying `value_bytes` per key, for every count up to
+   * `max_n` (0: to 2^32) and any segments. */
+  CLGPU_PREBUILD_SEGMENTED_SORT,
+  /* clgpu_partition (partition.h) with `predicate` (NULL: "x != 0") over
+   * `type`, in the shape of `call_options`. */
+  CLGPU_PREBUILD_PARTITION,
+  /* clgpu_histogram_even (histogram.h) over `type` with the bounds
+   * `lower` and `upper` (host values of `type`, as the call takes them),
+   * or clgpu_histogram_edges with both NULL, into `bins` counts (at least
+   * 1) of `count_type` (0: CLGPU_TYPE_UINT32; or CLGPU_TYPE_UINT64), for
+   * inputs of up to `max_n` elements (0: to 2^32), in the shape of
+   * `call_options`. Integer bounds choose the program (how a value's bin
+   * is found), so an item serves calls with the same bounds and bins. */
+  CLGPU_PREBUILD_HISTOGRAM,
+  /* clgpu_reduce_by_key (runs.h) of values of `value_type` (0: `type`) by
+   * keys of `type` compared by `key_equal` (NULL: bitwise), with
+   * `reduce_op` (NULL: a SUM), in the shape of `call_options`. */
+  CLGPU_PREBUILD_REDUCE_BY_KEY,
+  /* clgpu_scan_by_key: as REDUCE_BY_KEY, with `scan_op` (NULL: an
+   * inclusive SUM). */
+  CLGPU_PREBUILD_SCAN_BY_KEY,
+  /* clgpu_unique over keys of `type` compared by `key_equal` (NULL:
+   * bitwise); with a `value_type`, clgpu_unique_by_key carrying values of
+   * that type. */
+  CLGPU_PREBUILD_UNIQUE,
+  /* clgpu_run_length_encode over keys of `type` compared by `key_equal`
+   * (NULL: bitwise), with lengths and offsets of `count_type` (0:
+   * CLGPU_TYPE_UINT64; or CLGPU_TYPE_UINT32; a call whose lengths and
+   * offsets differ in type uses a program the item does not cover). */
+  CLGPU_PREBUILD_RUN_LENGTH_ENCODE,
 } clgpu_prebuild_kind;
 
 /* One operation to prepare. Zero-initialise, then set `kind`, `type` and
@@ -119,17 +151,23 @@ typedef enum clgpu_prebuild_kind {
 typedef struct clgpu_prebuild_item {
   clgpu_prebuild_kind kind;
   clgpu_type type;
-  const clgpu_call_options *call_options; /* REDUCE, COUNT_IF, SCAN, FINDALL, SEARCH: the
+  const clgpu_call_options *call_options; /* all but SORT and SEGMENTED_SORT: the
                                              shape (NULL: AUTO); the workspace is
                                              ignored */
-  const clgpu_reduce_op *reduce_op;       /* REDUCE */
-  const clgpu_scan_op *scan_op;           /* SCAN */
-  const char *predicate;                  /* COUNT_IF, FINDALL */
-  const clgpu_sort_spec *sort_spec;       /* SORT, SEARCH */
-  const clgpu_sort_options *sort_options; /* SORT: algorithm and shape; the
-                                             workspace is ignored */
-  size_t value_bytes;                     /* SORT */
-  uint64_t max_n;                         /* SORT */
+  const clgpu_reduce_op *reduce_op;       /* REDUCE, REDUCE_BY_KEY */
+  const clgpu_scan_op *scan_op;           /* SCAN, SCAN_BY_KEY */
+  const char *predicate;                  /* COUNT_IF, FINDALL, PARTITION */
+  const clgpu_sort_spec *sort_spec;       /* SORT, SEARCH, SEGMENTED_SORT */
+  const clgpu_sort_options *sort_options; /* SORT, SEGMENTED_SORT: algorithm and
+                                             shape; the workspace is ignored */
+  size_t value_bytes;                     /* SORT, SEGMENTED_SORT */
+  uint64_t max_n;                         /* SORT, SEGMENTED_SORT, HISTOGRAM */
+  const char *key_equal;  /* REDUCE_BY_KEY, SCAN_BY_KEY, UNIQUE, RUN_LENGTH_ENCODE */
+  clgpu_type value_type;  /* REDUCE_BY_KEY, SCAN_BY_KEY, UNIQUE */
+  clgpu_type count_type;  /* HISTOGRAM, RUN_LENGTH_ENCODE */
+  uint64_t bins;          /* HISTOGRAM */
+  const void *lower;      /* HISTOGRAM (even bins) */
+  const void *upper;      /* HISTOGRAM (even bins) */
 } clgpu_prebuild_item;
 
 /* What to prepare and how. Zero-initialise ({0}) for the defaults: the

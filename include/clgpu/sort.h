@@ -190,21 +190,37 @@ CLGPU_API clgpu_status clgpu_sort_permutation_workspace_size_upto(
  * every key, and empty segments (equal offsets) are allowed. Keys outside
  * every segment (before offsets[0], from offsets[S] on) stay where they
  * are. Each segment is sorted stably in the order of `spec` (NULL:
- * ascending, natural), by merging: blocks of a few keys from each
- * segment's start are sorted by insertion, then runs are merged in pairs
- * within their segment, as many passes as the longest segment needs
- * (found on the device; the host never waits). Many short segments cost
- * one pass over the keys; one segment of n keys costs a merge sort of n.
- * Offsets must be ascending and at most n; offsets that are not give keys
- * in an order that means nothing, but the sort never reads or writes
- * outside the keys, values and offsets. Keys, values, spec, options and
- * workspace are as clgpu_sort's (custom keys and comparators included);
- * the offsets must not overlap the keys or the values, and are not
- * retained. Only enqueues. Errors as clgpu_sort's, and
- * CLGPU_INVALID_ARGUMENT (NULL offsets, CLGPU_ALGORITHM_RADIX),
- * CLGPU_TYPE_MISMATCH (offsets not uint or ulong), CLGPU_SHAPE_MISMATCH
- * (offsets not 1-D or empty), CLGPU_INVALID_OUTPUT (keys or values that may
- * overlap the offsets). docs/sort.md has the details. */
+ * ascending, natural; every bit of the key, no bit range), by one of two
+ * paths that give the same result:
+ * - merging: blocks of a few keys from each segment's start are sorted by
+ *   insertion, then runs are merged in pairs within their segment, as many
+ *   passes as the longest segment needs (found on the device; the host
+ *   never waits). Many short segments cost one pass over the keys; one
+ *   segment of n keys costs a merge sort of n.
+ * - radix, for built-in keys in their natural order: each key's ordered
+ *   image, segment number and position are radix sorted, segment number
+ *   first, image next, stably, and the keys and values are gathered into
+ *   place. Its passes depend on the key's width and on S, not on the
+ *   segments' lengths.
+ * CLGPU_ALGORITHM_MERGE merges; CLGPU_ALGORITHM_RADIX takes the radix path
+ * (built-in keys without a comparator only); AUTO takes the radix path for
+ * built-in keys in their natural order when the segments hold at least
+ * 4096 keys on average (n / S) and a key's image, segment number and
+ * position fit in 64 bits together (keys of up to 4 bytes: 8 times the
+ * key's bytes, plus the bits of n - 1 and of S + 1), and merges otherwise.
+ * The host chooses from n and S alone. Offsets must be ascending and at most n; offsets that
+ * are not give keys in an order that means nothing, but the sort never
+ * reads or writes outside the keys, values and offsets. Keys, values, spec,
+ * options and workspace are as clgpu_sort's (custom keys and comparators
+ * included); the offsets must not overlap the keys or the values, and are
+ * not retained. Only enqueues. Errors as clgpu_sort's (a comparator or a
+ * custom key type with RADIX included), and CLGPU_INVALID_ARGUMENT (NULL
+ * offsets, a bit range in spec), CLGPU_TYPE_MISMATCH (offsets not uint or
+ * ulong), CLGPU_SHAPE_MISMATCH (offsets not 1-D or empty),
+ * CLGPU_INVALID_OUTPUT (keys or values that may overlap the offsets),
+ * CLGPU_SIZE_OVERFLOW (RADIX with more keys and segments than a position
+ * and a segment number hold in one 64-bit word: bits of n - 1 and of S + 1
+ * together past 64). docs/sort.md has the details. */
 CLGPU_API clgpu_status clgpu_segmented_sort(clgpu_context *context, const clgpu_sort_spec *spec,
                                             const clgpu_array *keys, const clgpu_array *values,
                                             const clgpu_array *offsets,
@@ -212,7 +228,12 @@ CLGPU_API clgpu_status clgpu_segmented_sort(clgpu_context *context, const clgpu_
                                             const cl_event *wait_list, cl_event *event);
 
 /* The workspace clgpu_segmented_sort needs for these arguments, written to
- * *out. Builds and enqueues nothing. Errors as its argument checks. */
+ * *out: that of the path the call takes. Its part's algorithm is RADIX
+ * where the keys may take the radix path (built-in keys in their natural
+ * order, with AUTO or RADIX), whichever path this call takes, and MERGE
+ * where they are only merged; a workspace of one is refused by a call of
+ * the other (CLGPU_WORKSPACE_WRONG_ALGORITHM). Builds and enqueues
+ * nothing. Errors as its argument checks. */
 CLGPU_API clgpu_status clgpu_segmented_sort_workspace_size(
     clgpu_context *context, const clgpu_sort_spec *spec, const clgpu_array *keys,
     const clgpu_array *values, const clgpu_array *offsets, const clgpu_sort_options *options,
@@ -220,9 +241,9 @@ CLGPU_API clgpu_status clgpu_segmented_sort_workspace_size(
 
 /* The workspace that serves any segmented sort of up to max_n keys of
  * `key_type` (or custom keys), each with value_size bytes of values (0:
- * none), in up to max_segments segments, keys and values contiguous.
- * Errors as clgpu_sort_workspace_size_upto's, and CLGPU_INVALID_ARGUMENT
- * for CLGPU_ALGORITHM_RADIX. */
+ * none), in up to max_segments segments, keys and values contiguous, on
+ * whichever path it takes. Errors as clgpu_sort_workspace_size_upto's,
+ * and CLGPU_INVALID_ARGUMENT for a bit range. */
 CLGPU_API clgpu_status clgpu_segmented_sort_workspace_size_upto(
     clgpu_context *context, const clgpu_sort_spec *spec, clgpu_type key_type, size_t value_size,
     uint64_t max_n, uint64_t max_segments, const clgpu_sort_options *options,

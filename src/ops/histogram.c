@@ -28,6 +28,7 @@
 #include "check.h"
 #include "context_internal.h"
 #include "lease.h"
+#include "op_prepare.h"
 #include "overflow.h"
 #include "program_cache.h"
 #include "shape.h"
@@ -637,6 +638,39 @@ clgpu_status clgpu_histogram_edges_workspace_size(clgpu_context *context, const 
   const char *who = "clgpu_histogram_edges_workspace_size";
   CLGPU__RETURN_ERROR_IF(!out, CLGPU_INVALID_ARGUMENT, "%s: out is NULL", who);
   return hist_entry(context, counts, input, NULL, NULL, edges, 1, options, 0, NULL, NULL, out, who);
+}
+
+clgpu_status clgpu__histogram_prepare(clgpu_context *context, clgpu_type type, const void *lower,
+                                      const void *upper, uint64_t bins, clgpu_type count_type,
+                                      uint64_t max_n, const clgpu_call_options *options,
+                                      const char *who) {
+  CLGPU__RETURN_ERROR_IF(count_type != CLGPU_TYPE_UINT32 && count_type != CLGPU_TYPE_UINT64,
+                         CLGPU_TYPE_MISMATCH, "%s: counts are uint or ulong, not %s", who,
+                         clgpu__type_cl_name(count_type));
+  CLGPU__RETURN_ERROR_IF(bins == 0, CLGPU_INVALID_ARGUMENT,
+                         "%s: no bins (a call with none runs no kernel)", who);
+  CLGPU__RETURN_ERROR_IF(!lower != !upper, CLGPU_INVALID_ARGUMENT,
+                         "%s: lower and upper are both given (even bins) or both NULL (edges)",
+                         who);
+  if (max_n == 0) max_n = (uint64_t)1 << 32;
+  /* The program depends on the count through the shared row alone, which
+   * small inputs take (decide()): the plans of 0, 1 and max_n elements
+   * cover every count. */
+  const uint64_t counts[3] = {0, 1, max_n};
+  clgpu_status status = CLGPU_SUCCESS;
+  for (int c = 0; c < 3 && status == CLGPU_SUCCESS; c++) {
+    hist_plan plan;
+    int use_edges = !lower;
+    status = plan_hist(context, NULL, NULL, NULL, NULL, NULL, use_edges, type, counts[c], bins,
+                       options, who, &plan);
+    if (status == CLGPU_SUCCESS && !use_edges) {
+      status = plan_even(&plan, lower, upper, who);
+      if (status == CLGPU_SUCCESS) status = lay_out(context, &plan, who);
+    }
+    clgpu_program *program = NULL;
+    if (status == CLGPU_SUCCESS) status = hist_program(context, &plan, 0, count_type, &program);
+  }
+  return status;
 }
 
 /* The largest bin count up to max_bins of each regime of decide() (own

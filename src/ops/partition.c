@@ -20,6 +20,7 @@
 #include "check.h"
 #include "context_internal.h"
 #include "lease.h"
+#include "op_prepare.h"
 #include "reduce_program.h"
 #include "shape.h"
 #include "status_internal.h"
@@ -86,12 +87,7 @@ static void fit_loop_cap(const clgpu_context *context, part_plan *plan) {
   if (!cap || plan->n == 0 || plan->shape.kind != CLGPU_SHAPE_TILED) return;
   uint64_t group = plan->shape.group, steps = 2;
   while (((uint64_t)1 << (steps - 2)) < group) steps++;
-  uint64_t fits = (cap - 4) / steps * group;
-  uint64_t chunk = plan->split.reserved > 0 ? plan->split.chunk : plan->n;
-  if (chunk <= fits) return;
-  plan->split.chunk = fits;
-  plan->split.groups = (plan->n + fits - 1) / fits;
-  plan->split.reserved = plan->split.groups;
+  clgpu__split_at_most(plan->n, (cap - 4) / steps * group, &plan->split);
 }
 
 /* Checks and plans a call (views given) or an "_upto" query (views NULL:
@@ -220,6 +216,22 @@ static clgpu_status run_partition(clgpu_context *context, const part_plan *plan,
     }
   }
   return clgpu__finish_call(context, status, &chain, event, &held, &scratch);
+}
+
+clgpu_status clgpu__partition_prepare(clgpu_context *context, const char *predicate,
+                                      clgpu_type type, const clgpu_call_options *options,
+                                      const char *who) {
+  part_plan plan;
+  CLGPU__FORWARD_IF_ERROR(
+      plan_partition(context, predicate, NULL, NULL, NULL, type, 1, options, who, &plan));
+  /* The predicate's counts and writes, and the scan of the counts (a call
+   * of more than one range). */
+  clgpu_program *program = NULL;
+  clgpu_status status = clgpu__spec_program_with(context, &plan.predicate, &plan.shape, NULL, 0,
+                                                 "partition", &program);
+  if (status == CLGPU_SUCCESS) status = clgpu__spec_program(context, &plan.sum, &plan.shape, &program);
+  part_free(&plan);
+  return status;
 }
 
 static clgpu_status part_entry(clgpu_context *context, const char *predicate,

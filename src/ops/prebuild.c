@@ -12,6 +12,7 @@
 #include <clgpu/prebuild.h>
 
 #include "context_internal.h"
+#include "op_prepare.h"
 #include "program_cache.h"
 #include "program_record.h"
 #include "reduce_program.h"
@@ -89,10 +90,34 @@ static clgpu_status prepare_item(clgpu_context *context, const clgpu_prebuild_it
       clgpu_program *program = NULL;
       return clgpu__search_program(context, &order, where, &program);
     }
+    case CLGPU_PREBUILD_SEGMENTED_SORT:
+      return clgpu__segmented_sort_prepare(context, item->sort_spec, item->sort_options,
+                                           item->type, item->value_bytes, item->max_n, where);
+    case CLGPU_PREBUILD_PARTITION:
+      return clgpu__partition_prepare(context, item->predicate, item->type, item->call_options,
+                                      where);
+    case CLGPU_PREBUILD_HISTOGRAM:
+      return clgpu__histogram_prepare(context, item->type, item->lower, item->upper, item->bins,
+                                      item->count_type ? item->count_type : CLGPU_TYPE_UINT32,
+                                      item->max_n, item->call_options, where);
+    case CLGPU_PREBUILD_REDUCE_BY_KEY:
+      return clgpu__runs_prepare(context, CLGPU__RUNS_REDUCE_BY_KEY, item->reduce_op,
+                                 item->key_equal, item->type, item->value_type, item->call_options,
+                                 where);
+    case CLGPU_PREBUILD_SCAN_BY_KEY:
+      return clgpu__runs_prepare(context, CLGPU__RUNS_SCAN_BY_KEY, item->scan_op, item->key_equal,
+                                 item->type, item->value_type, item->call_options, where);
+    case CLGPU_PREBUILD_UNIQUE:
+      return clgpu__runs_prepare(context, CLGPU__RUNS_UNIQUE, NULL, item->key_equal, item->type,
+                                 item->value_type, item->call_options, where);
+    case CLGPU_PREBUILD_RUN_LENGTH_ENCODE:
+      return clgpu__runs_prepare(context, CLGPU__RUNS_LENGTH_ENCODE, NULL, item->key_equal,
+                                 item->type, item->count_type, item->call_options, where);
   }
   return clgpu__fail(CLGPU_INVALID_ARGUMENT,
                      "%s: unknown kind %d (CLGPU_PREBUILD_REDUCE, _COUNT_IF, _SCAN, _FINDALL, "
-                     "_SORT or _SEARCH)",
+                     "_SORT, _SEARCH, _SEGMENTED_SORT, _PARTITION, _HISTOGRAM, _REDUCE_BY_KEY, "
+                     "_SCAN_BY_KEY, _UNIQUE or _RUN_LENGTH_ENCODE)",
                      where, (int)item->kind);
 }
 

@@ -33,6 +33,7 @@
 #include "expression.h"
 #include "lease.h"
 #include "overflow.h"
+#include "op_prepare.h"
 #include "reduce_program.h"
 #include "shape.h"
 #include "status_internal.h"
@@ -261,12 +262,7 @@ static void fit_loop_cap(const clgpu_context *context, runs_plan *plan) {
   uint64_t unit = tiled ? (uint64_t)plan->shape.group * context->tuning->tile_items
                         : context->tuning->chunk_unit;
   uint64_t fits = cap / 6 * items / unit * unit;
-  if (fits < unit) fits = unit;
-  uint64_t chunk = plan->split.reserved > 0 ? plan->split.chunk : plan->n;
-  if (chunk <= fits) return;
-  plan->split.chunk = fits;
-  plan->split.groups = clgpu__ceil_div_u64(plan->n, fits);
-  plan->split.reserved = plan->split.groups;
+  clgpu__split_at_most(plan->n, fits < unit ? unit : fits, &plan->split);
 }
 
 /* The ranges and the report. */
@@ -312,9 +308,14 @@ static clgpu_status plan_runs(clgpu_context *context, runs_mode mode, int encode
   plan->values_type = mode == RUNS_COUNT ? 0 : value_type;
   /* Lengths of the lengths' type; unique (and an encoding without
    * lengths, or its _upto query) counts in ulong. */
-  if (mode == RUNS_COUNT) {
-    value_type = views && views->second ? views->second->type : CLGPU_TYPE_UINT64;
-    plan->wide_offsets = !views || !views->offsets || views->offsets->type == CLGPU_TYPE_UINT64;
+  if (mode == RUNS_COUNT && views) {
+    value_type = views->second ? views->second->type : CLGPU_TYPE_UINT64;
+    plan->wide_offsets = !views->offsets || views->offsets->type == CLGPU_TYPE_UINT64;
+  } else if (mode == RUNS_COUNT) {
+    /* A query's lengths and offsets: uint where asked for (a prebuild's),
+     * else ulong. */
+    if (value_type != CLGPU_TYPE_UINT32) value_type = CLGPU_TYPE_UINT64;
+    plan->wide_offsets = value_type == CLGPU_TYPE_UINT64;
   }
   CLGPU__RETURN_ERROR_IF(!context, CLGPU_INVALID_ARGUMENT, "%s: context is NULL", who);
   CLGPU__FORWARD_IF_ERROR(clgpu__shape_resolve(context, options, who, &plan->shape));
@@ -430,9 +431,6 @@ static clgpu_status run_runs(clgpu_context *context, const runs_plan *plan, cons
                              const cl_event *wait_list, cl_event *event, const char *who) {
   clgpu__chain chain;
   clgpu__chain_begin(&chain, num_events, wait_list);
-  /* An empty scan writes nothing; the runs' calls still write their count
-   * of 0. */
-  if (plan->mode == RUNS_SCAN && plan->n == 0) return clgpu__chain_end(context, &chain, event);
   /* The views the call does not have are NULL, which the check skips. */
   clgpu__argument arguments[] = {{views->keys, "keys"},
                                  {views->values, "values"},
@@ -444,6 +442,12 @@ static clgpu_status run_runs(clgpu_context *context, const runs_plan *plan, cons
   clgpu__scratch scratch;
   CLGPU__FORWARD_IF_ERROR(clgpu__scratch_acquire(
       context, &plan->report, options ? options->workspace : NULL, arguments, 7, who, &scratch));
+  /* An empty scan writes nothing (its workspace checked all the same);
+   * the runs' calls still write their count of 0. */
+  if (plan->mode == RUNS_SCAN && plan->n == 0) {
+    clgpu__scratch_release(context, &scratch);
+    return clgpu__chain_end(context, &chain, event);
+  }
   clgpu__leases held = {{0}, {0}, {0}, 0};
   int multi = plan->split.reserved > 0;
   runs_view_arg keys, values, outputs[4];
@@ -595,6 +599,41 @@ static clgpu_status runs_upto(clgpu_context *context, runs_mode mode, int encode
   *out = plan.report;
   runs_free(&plan);
   return CLGPU_SUCCESS;
+}
+
+clgpu_status clgpu__runs_prepare(clgpu_context *context, clgpu__runs_kind kind, const void *op,
+                                 const char *key_equal, clgpu_type key_type, clgpu_type value_type,
+                                 const clgpu_call_options *options, const char *who) {
+  static const clgpu_scan_op inclusive = {CLGPU_SCAN_SUM, 0, NULL, NULL};
+  static const clgpu_reduce_op sum = {CLGPU_REDUCE_SUM, NULL, (clgpu_type)0, NULL, NULL, NULL};
+  runs_mode mode = RUNS_COUNT;
+  int encode = kind == CLGPU__RUNS_LENGTH_ENCODE;
+  if (kind == CLGPU__RUNS_SCAN_BY_KEY) {
+    mode = RUNS_SCAN;
+    if (!op) op = &inclusive;
+  } else if (kind == CLGPU__RUNS_REDUCE_BY_KEY) {
+    mode = RUNS_REDUCE;
+    if (!op) op = &sum;
+  } else if (kind == CLGPU__RUNS_UNIQUE && value_type) {
+    mode = RUNS_FIRST;
+  }
+  if (encode) {
+    CLGPU__RETURN_ERROR_IF(value_type && value_type != CLGPU_TYPE_UINT32 &&
+                               value_type != CLGPU_TYPE_UINT64,
+                           CLGPU_TYPE_MISMATCH,
+                           "%s: lengths and offsets of a run-length encoding are uint or ulong, "
+                           "not %s",
+                           who, clgpu__type_cl_name(value_type));
+  } else if (mode != RUNS_COUNT && !value_type) {
+    value_type = key_type; /* the values' type defaults to the keys' */
+  }
+  runs_plan plan;
+  CLGPU__FORWARD_IF_ERROR(plan_runs(context, mode, encode, op, key_equal, NULL, key_type,
+                                    value_type, 1, options, who, &plan));
+  clgpu_program *program = NULL;
+  clgpu_status status = runs_program(context, &plan, 0, &program);
+  runs_free(&plan);
+  return status;
 }
 
 /* ---- scan and reduce by key ---- */

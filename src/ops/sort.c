@@ -32,7 +32,16 @@
  * within its chunk (a power-of-two multiple of the block), then a few
  * passes across chunks; TILED: every pass is a kernel. The number of passes
  * is known on the host, so the first write goes to whichever buffer makes
- * the last one land in the caller's. */
+ * the last one land in the caller's.
+ *
+ * Segmented sort. The merge path merges within segments (cl/sort.cl's
+ * CLGPU_SEGMENTED). The radix path (CLGPU_SEGMENTED_RADIX) makes words of
+ * segment number, image and position (packed form), or images and pairs
+ * of segment number and position (split form), runs radix sorts of its
+ * own plans over them (phase_plan) through run_radix, and gathers the
+ * keys. The path and form are chosen on the host from n and S
+ * (lay_out_segmented_radix); the report's algorithm is the plan's family
+ * (RADIX where the radix path may run). */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -73,6 +82,9 @@ enum {
   SORT_VALUES_ALTERNATE,
   SORT_COUNTS,
   SORT_PASS_STATE,
+  /* segmented sorts only: the radix path's */
+  SORT_SEGMENT_IMAGES,
+  SORT_SEGMENT_PAIRS,
 };
 
 typedef struct sort_plan {
@@ -104,20 +116,48 @@ typedef struct sort_plan {
   uint64_t count_groups; /* groups the digit counts are sized for (>= groups,
                             and growing with n, so _upto reports serve
                             every smaller n) */
-  size_t scan_group; /* work-items of the one-group scan of digit counts */
+  size_t scan_group;     /* work-items of the one-group scan of digit counts */
   /* merge */
   unsigned inner, merge_passes, first_to;
   uint64_t merge_chunk, merge_groups, per_item;
-  /* segmented (clgpu_segmented_sort): merge sort within segments */
+  /* segmented (clgpu_segmented_sort): merge sort within segments, or the
+   * radix path (the merge fields above describe the merge path) */
   int segmented;
-  uint64_t segments;    /* S: the offsets hold S + 1 values */
-  int offsets_wide;     /* ulong offsets (else uint) */
-  uint64_t seg_chunk;   /* block starts per work-item of clgpu_segsort_blocks */
-  uint64_t depth_items; /* work-items of clgpu_segsort_depth */
+  uint64_t segments;      /* S: the offsets hold S + 1 values */
+  int offsets_wide;       /* ulong offsets (else uint) */
+  uint64_t seg_chunk;     /* block starts per work-item of clgpu_segsort_blocks */
+  uint64_t depth_items;   /* work-items of clgpu_segsort_depth */
+  clgpu_algorithm family; /* the report's: RADIX where the keys may take the radix path */
+  int radix_asked;        /* CLGPU_ALGORITHM_RADIX: the radix path whatever the lengths */
+  int radix_path;         /* this plan's path is the radix one (else merging) */
+  int upto;               /* an _upto query: the report covers both paths */
+  unsigned position_bits; /* of a pair: bits(n - 1) */
+  unsigned id_bits;       /* of a pair: bits(S + 1) */
+  size_t pair_bytes;      /* 4 or 8 */
+  int packed;             /* the key's image packed into its pair: one radix sort */
+  uint64_t pair_items;    /* work-items of clgpu_segradix_prepare and _gather */
+  uint64_t pair_per_item; /* positions per work-item of those */
+  uint64_t radix_counts;  /* digit counts of the radix path (the larger phase's) */
+  uint64_t radix_states;  /* pass_state words of the radix path */
+  uint64_t radix_loops;   /* loop iterations of the radix path's busiest work-item */
+  /* radix: digits of the widest width (the last one narrower), not the
+   * bits divided evenly (a segmented sort's second phase) */
+  int widest_digit;
   clgpu_workspace_size report;
 } sort_plan;
 
 static const clgpu_sort_spec default_spec = {0, NULL, NULL, NULL, 0, 0, 0};
+
+/* AUTO takes a segmented sort's radix path, where its packed form fits,
+ * when the segments hold at least this many keys on average (n / S), and
+ * merges below it. POCL, 2 cores, uint32 keys in uniform segments, radix
+ * path against merging (`/tmp` probe, medians of 5 to 7, 2026-12-03): at
+ * 256K keys even at 1024 keys a segment, 1.13x faster at 4096; at 1M even
+ * at 1024, 1.25x at 4096; at 4M even at 16K (the packed form fits from
+ * 8K); at 16M it fits from 66K on, 1.37x faster there. The split form
+ * (8-byte keys, or more segments) never beat merging there: 16M uint64
+ * keys in one segment 0.77x, 16M uint32 keys in 1024 segments 0.84x. */
+#define SEGMENTED_RADIX_MEAN 4096
 
 /* ---- small helpers ---- */
 
@@ -275,7 +315,7 @@ static uint64_t plan_loops(const sort_plan *plan) {
     uint64_t scan = radix_scan_loops(radix, plan->groups, plan->scan_group);
     return scan > most ? scan : most;
   }
-  if (plan->segmented) return segmented_loops(plan);
+  if (plan->segmented) return plan->radix_path ? plan->radix_loops : segmented_loops(plan);
   most = merge_blocks_loops(plan->merge_chunk, plan->inner, plan->tuning->merge_block);
   if (plan->merge_passes > 0) {
     uint64_t pass = merge_range_loops(plan->per_item, plan->merge_chunk);
@@ -392,88 +432,244 @@ static clgpu_status resolve(clgpu_context *context, const clgpu_sort_spec *spec,
   return CLGPU_SUCCESS;
 }
 
+/* A radix plan's digit width, passes, chunks and groups, from n, the bit
+ * range and the resolved shape. */
+static void lay_out_radix(const clgpu_context *context, sort_plan *plan) {
+  uint64_t n = plan->n;
+  uint64_t units = context->info.compute_units > 0 ? context->info.compute_units : 1;
+  unsigned bits = plan->end_bit - plan->begin_bit;
+  uint64_t cap = context->quirks.loop_iteration_cap;
+  const clgpu__tuning *tuning = context->tuning;
+  unsigned widest = tuning->sort_chunked_digit_max;
+  if (plan->shape == CLGPU_SHAPE_TILED) {
+    cl_ulong local = context->info.local_mem_size ? context->info.local_mem_size : 32768;
+    while (plan->group > 32 && tiled_radix_local(plan->group, 4) > local) plan->group /= 2;
+    widest = tuning->tiled_digit_max;
+    while (widest > 4 && tiled_radix_local(plan->group, widest) > local) widest--;
+  }
+  plan->scan_group = plan->group;
+  plan->passes = (bits + widest - 1) / widest;
+  plan->digit_bits = plan->widest_digit ? widest : (bits + plan->passes - 1) / plan->passes;
+  if (plan->shape == CLGPU_SHAPE_CHUNKED) {
+    plan->single = n <= tuning->sort_single_chunk;
+    if (plan->single && cap && plan_loops(plan) > cap) plan->single = 0;
+    uint64_t pieces = ceil_div(n, tuning->sort_chunk_minimum);
+    if (pieces > 4 * units) pieces = 4 * units;
+    if (pieces < ceil_div(n, (uint64_t)1 << 31)) pieces = ceil_div(n, (uint64_t)1 << 31);
+    /* A loop cap bounds the keys one work-item walks (the histogram
+     * kernel's loops, the longest: two over the digits, one over its
+     * chunk), and the digit counts' scan gets a group of its own. */
+    uint64_t radix = (uint64_t)1 << plan->digit_bits;
+    if (cap && cap > 2 * radix + 1024 && pieces < ceil_div(n, cap - 2 * radix - 4)) {
+      pieces = ceil_div(n, cap - 2 * radix - 4);
+    }
+    if (cap) plan->scan_group = device_group(context);
+    if (pieces < 1) pieces = 1;
+    plan->chunk = ceil_div(n, pieces);
+    if (plan->chunk == 0) plan->chunk = 1;
+    plan->groups = ceil_div(n, plan->chunk);
+    /* Streaming lines where the tuning row asks for them and local
+     * memory holds, per digit, a line of keys and one of values beside
+     * the two ulong counters (offset, pending) of cl/sort.cl's
+     * scatter_range_streaming, whose LINE_BYTES this is. */
+    const uint64_t line_bytes = 64;
+    uint64_t per_digit =
+        2 * sizeof(cl_ulong) + line_bytes + line_bytes / plan->key_bytes * plan->value_bytes;
+    plan->stream = tuning->sort_stream && !plan->single &&
+                   n >= ceil_div(tuning->sort_stream_floor, plan->key_bytes + plan->value_bytes) &&
+                   radix * per_digit <= context->info.local_mem_size;
+  } else {
+    /* A group walks a chunk of whole tiles (as many groups as the
+     * ranges of cl/reduce.cl get), so that the digit counts are few and
+     * their scan short; under a loop cap, chunks of fewer tiles. */
+    uint64_t tile = (uint64_t)plan->group * tuning->radix_items;
+    plan->single = n <= tuning->sort_single_tiles * tile;
+    uint64_t tiles = ceil_div(n, tile);
+    uint64_t most = (uint64_t)tuning->tiled_chunks_per_unit * units;
+    if (most > tuning->tiled_chunks_cap) most = tuning->tiled_chunks_cap;
+    if (most < 1) most = 1;
+    uint64_t per = ceil_div(tiles, most);
+    if (per < 1) per = 1;
+    if (cap) {
+      /* The most tiles per chunk under the cap, whatever n: the
+       * scatter's loops (per tile: rank, spread, move) and the
+       * histogram's (a key per GROUP of the chunk). */
+      uint64_t radix = (uint64_t)1 << plan->digit_bits;
+      uint64_t group = plan->group, items = tuning->radix_items;
+      uint64_t spread = ceil_div(radix, group) + 1;
+      uint64_t per_tile = rank_tile_loops(radix, group, items) + spread + items + 1;
+      uint64_t fixed = radix + 3 + spread * (group + 1);
+      uint64_t fit = cap > spread + 1 ? (cap - spread - 1) / per_tile : 0;
+      uint64_t fit_histogram = cap > fixed ? (cap - fixed) / items : 0;
+      if (fit > fit_histogram) fit = fit_histogram;
+      if (fit < 1) fit = 1;
+      if (per > fit) per = fit;
+    }
+    plan->chunk = per * tile;
+    plan->groups = ceil_div(n, plan->chunk);
+    plan->count_groups = tiles < most ? tiles : most;
+  }
+  if (plan->groups < 1) plan->groups = 1;
+  if (plan->count_groups < plan->groups) plan->count_groups = plan->groups;
+}
+
+/* The bits that hold x (0 for 0). */
+static unsigned bits_of(uint64_t x) {
+  unsigned bits = 0;
+  while (bits < 64 && (x >> bits) != 0) bits++;
+  return bits;
+}
+
+/* The unsigned integer type of 1, 2, 4 or 8 bytes. */
+static clgpu_type unsigned_type_of(size_t bytes) {
+  switch (bytes) {
+    case 1:
+      return CLGPU_TYPE_UINT8;
+    case 2:
+      return CLGPU_TYPE_UINT16;
+    case 4:
+      return CLGPU_TYPE_UINT32;
+    default:
+      return CLGPU_TYPE_UINT64;
+  }
+}
+
+/* One radix phase of a segmented sort's radix path, laid out as a radix
+ * sort of its own: phase 1 sorts the keys' ordered images (unsigned
+ * integers of the key's width, every bit) carrying the pairs as values;
+ * phase 2 sorts the pairs by their id bits, in digits of the widest width
+ * (one program whatever the number of segments). A packed plan has phase 2
+ * only, over the image's bits and the id's. */
+static void phase_plan(const clgpu_context *context, const sort_plan *plan, int phase,
+                       sort_plan *out) {
+  memset(out, 0, sizeof *out);
+  out->tuning = plan->tuning;
+  out->algorithm = CLGPU_ALGORITHM_RADIX;
+  out->shape = plan->shape;
+  out->group = plan->group;
+  out->n = plan->n;
+  out->builtin = 1;
+  out->spec = &default_spec;
+  if (phase == 1) {
+    out->key_bytes = plan->key_bytes;
+    out->value_bytes = plan->pair_bytes;
+    out->end_bit = (unsigned)(8 * plan->key_bytes);
+  } else {
+    out->key_bytes = plan->pair_bytes;
+    out->begin_bit = plan->position_bits;
+    out->end_bit =
+        plan->position_bits + plan->id_bits + (plan->packed ? (unsigned)(8 * plan->key_bytes) : 0);
+    out->widest_digit = 1;
+  }
+  out->key_type = unsigned_type_of(out->key_bytes);
+  lay_out_radix(context, out);
+}
+
+/* The loop iterations of a search among the offsets (64-bit halving) and
+ * of one position of clgpu_segradix_prepare, which may search again. */
+#define SEGRADIX_SEARCH_LOOPS 66
+
+/* The radix path of a segmented sort, where the plan's family allows it:
+ * whether this plan takes it (CLGPU_ALGORITHM_RADIX where the pairs fit in
+ * 64 bits, or AUTO where the packed form fits and the segments hold
+ * SEGMENTED_RADIX_MEAN keys or more on average), its form and the pairs'
+ * width, the work of the prepare and gather
+ * kernels, and what the path needs: digit counts, pass states, loop
+ * iterations. Packed where image, id and position fit in 64 bits (keys of
+ * up to 4 bytes): one radix sort of those words, keys alone, which on
+ * POCL costs less than sorting the images with pairs as values; split
+ * otherwise. An _upto plan lays the path out whenever the family allows
+ * it, in the split form with 8-byte pairs, which needs at least what the
+ * packed form and narrower pairs do, for a report that covers both paths
+ * and forms. */
+static clgpu_status lay_out_segmented_radix(const clgpu_context *context, sort_plan *plan,
+                                            const char *who) {
+  uint64_t n = plan->n;
+  plan->radix_path = 0;
+  plan->pair_bytes = 0;
+  if (plan->family != CLGPU_ALGORITHM_RADIX || n < 2) return CLGPU_SUCCESS;
+  plan->position_bits = bits_of(n - 1);
+  plan->id_bits = bits_of(plan->segments + 1);
+  unsigned image_bits = (unsigned)(8 * plan->key_bytes);
+  int fits = plan->position_bits + plan->id_bits <= 64;
+  int packs = plan->position_bits + plan->id_bits + image_bits <= 64;
+  int chosen = plan->radix_asked ||
+               (packs && plan->segments > 0 && n / plan->segments >= SEGMENTED_RADIX_MEAN);
+  if (!chosen && !plan->upto) return CLGPU_SUCCESS;
+  CLGPU__RETURN_ERROR_IF(
+      plan->radix_asked && !fits && !plan->upto, CLGPU_SIZE_OVERFLOW,
+      "%s: the radix path keeps a key's position and segment in one 64-bit word, and %llu keys "
+      "(%u bits) in %llu segments (%u bits) do not fit; use CLGPU_ALGORITHM_MERGE or AUTO",
+      who, (unsigned long long)n, plan->position_bits, (unsigned long long)plan->segments,
+      plan->id_bits);
+  if (!fits) {
+    if (!plan->upto) return CLGPU_SUCCESS;
+    plan->id_bits = 64 - plan->position_bits; /* the widest any call of the range can use */
+  }
+  plan->packed = !plan->upto && packs;
+  plan->pair_bytes =
+      !plan->packed && !plan->upto && plan->position_bits + plan->id_bits <= 32 ? 4 : 8;
+  sort_plan phases[2];
+  phase_plan(context, plan, 1, &phases[0]);
+  phase_plan(context, plan, 2, &phases[1]);
+  plan->radix_counts = 0;
+  plan->radix_states = 0;
+  plan->radix_loops = 0;
+  for (int p = plan->packed ? 1 : 0; p < 2; p++) {
+    const sort_plan *phase = &phases[p];
+    uint64_t loops = plan_loops(phase);
+    if (loops > plan->radix_loops) plan->radix_loops = loops;
+    if (phase->single) continue;
+    uint64_t counts = 0;
+    CLGPU__RETURN_ERROR_IF(
+        !clgpu__mul_u64((uint64_t)1 << phase->digit_bits, phase->count_groups, &counts),
+        CLGPU_SIZE_OVERFLOW, "%s: the digit counts of %llu groups do not fit in 64 bits", who,
+        (unsigned long long)phase->count_groups);
+    if (counts > plan->radix_counts) plan->radix_counts = counts;
+    plan->radix_states = (plan->packed ? 0 : (uint64_t)phases[0].passes) + phases[1].passes + 1;
+  }
+  /* The prepare and gather kernels: CHUNKED, a range of positions per
+   * work-item, as many as a radix pass's chunks; TILED, groups striding
+   * over the positions, as many as a radix pass's. Under a loop cap, more
+   * work-items. */
+  const clgpu__tuning *tuning = context->tuning;
+  uint64_t units = context->info.compute_units > 0 ? context->info.compute_units : 1;
+  uint64_t cap = context->quirks.loop_iteration_cap;
+  uint64_t group = plan->group, items = 0;
+  if (plan->shape == CLGPU_SHAPE_CHUNKED) {
+    items = ceil_div(n, tuning->sort_chunk_minimum);
+    if (items > 4 * units) items = 4 * units;
+  } else {
+    uint64_t most = (uint64_t)tuning->tiled_chunks_per_unit * units;
+    if (most > tuning->tiled_chunks_cap) most = tuning->tiled_chunks_cap;
+    uint64_t groups = ceil_div(n, group);
+    items = (groups < most ? groups : most) * group;
+  }
+  if (items < group) items = group;
+  uint64_t per = ceil_div(n, items);
+  while (cap && per > 1 && SEGRADIX_SEARCH_LOOPS + per * (SEGRADIX_SEARCH_LOOPS + 1) + 1 > cap) {
+    items *= 2;
+    per = ceil_div(n, items);
+  }
+  plan->pair_items = items;
+  plan->pair_per_item = per;
+  uint64_t prepare = SEGRADIX_SEARCH_LOOPS + per * (SEGRADIX_SEARCH_LOOPS + 1) + 1;
+  if (prepare > plan->radix_loops) plan->radix_loops = prepare;
+  /* AUTO merges rather than take a path past the loop cap. */
+  if (!plan->radix_asked && cap && plan->radix_loops > cap) chosen = 0;
+  plan->radix_path = fits && (plan->upto ? plan->radix_asked : chosen);
+  return CLGPU_SUCCESS;
+}
+
 /* Digit widths, passes, ranges and the report, from n and the resolved
  * choices. CLGPU_SIZE_OVERFLOW when a count, a merge width or a byte count
  * of the plan does not fit in 64 bits. */
 static clgpu_status lay_out(const clgpu_context *context, sort_plan *plan, const char *who) {
   uint64_t n = plan->n;
   uint64_t units = context->info.compute_units > 0 ? context->info.compute_units : 1;
-  unsigned bits = plan->end_bit - plan->begin_bit;
   uint64_t cap = context->quirks.loop_iteration_cap;
   if (plan->algorithm == CLGPU_ALGORITHM_RADIX) {
-    const clgpu__tuning *tuning = context->tuning;
-    unsigned widest = tuning->sort_chunked_digit_max;
-    if (plan->shape == CLGPU_SHAPE_TILED) {
-      cl_ulong local = context->info.local_mem_size ? context->info.local_mem_size : 32768;
-      while (plan->group > 32 && tiled_radix_local(plan->group, 4) > local) plan->group /= 2;
-      widest = tuning->tiled_digit_max;
-      while (widest > 4 && tiled_radix_local(plan->group, widest) > local) widest--;
-    }
-    plan->scan_group = plan->group;
-    plan->passes = (bits + widest - 1) / widest;
-    plan->digit_bits = (bits + plan->passes - 1) / plan->passes;
-    if (plan->shape == CLGPU_SHAPE_CHUNKED) {
-      plan->single = n <= tuning->sort_single_chunk;
-      if (plan->single && cap && plan_loops(plan) > cap) plan->single = 0;
-      uint64_t pieces = ceil_div(n, tuning->sort_chunk_minimum);
-      if (pieces > 4 * units) pieces = 4 * units;
-      if (pieces < ceil_div(n, (uint64_t)1 << 31)) pieces = ceil_div(n, (uint64_t)1 << 31);
-      /* A loop cap bounds the keys one work-item walks (the histogram
-       * kernel's loops, the longest: two over the digits, one over its
-       * chunk), and the digit counts' scan gets a group of its own. */
-      uint64_t radix = (uint64_t)1 << plan->digit_bits;
-      if (cap && cap > 2 * radix + 1024 && pieces < ceil_div(n, cap - 2 * radix - 4)) {
-        pieces = ceil_div(n, cap - 2 * radix - 4);
-      }
-      if (cap) plan->scan_group = device_group(context);
-      if (pieces < 1) pieces = 1;
-      plan->chunk = ceil_div(n, pieces);
-      if (plan->chunk == 0) plan->chunk = 1;
-      plan->groups = ceil_div(n, plan->chunk);
-      /* Streaming lines where the tuning row asks for them and local
-       * memory holds, per digit, a line of keys and one of values beside
-       * the two ulong counters (offset, pending) of cl/sort.cl's
-       * scatter_range_streaming, whose LINE_BYTES this is. */
-      const uint64_t line_bytes = 64;
-      uint64_t per_digit =
-          2 * sizeof(cl_ulong) + line_bytes + line_bytes / plan->key_bytes * plan->value_bytes;
-      plan->stream =
-          tuning->sort_stream && !plan->single &&
-          n >= ceil_div(tuning->sort_stream_floor, plan->key_bytes + plan->value_bytes) &&
-          radix * per_digit <= context->info.local_mem_size;
-    } else {
-      /* A group walks a chunk of whole tiles (as many groups as the
-       * ranges of cl/reduce.cl get), so that the digit counts are few and
-       * their scan short; under a loop cap, chunks of fewer tiles. */
-      uint64_t tile = (uint64_t)plan->group * tuning->radix_items;
-      plan->single = n <= tuning->sort_single_tiles * tile;
-      uint64_t tiles = ceil_div(n, tile);
-      uint64_t most = (uint64_t)tuning->tiled_chunks_per_unit * units;
-      if (most > tuning->tiled_chunks_cap) most = tuning->tiled_chunks_cap;
-      if (most < 1) most = 1;
-      uint64_t per = ceil_div(tiles, most);
-      if (per < 1) per = 1;
-      if (cap) {
-        /* The most tiles per chunk under the cap, whatever n: the
-         * scatter's loops (per tile: rank, spread, move) and the
-         * histogram's (a key per GROUP of the chunk). */
-        uint64_t radix = (uint64_t)1 << plan->digit_bits;
-        uint64_t group = plan->group, items = tuning->radix_items;
-        uint64_t spread = ceil_div(radix, group) + 1;
-        uint64_t per_tile = rank_tile_loops(radix, group, items) + spread + items + 1;
-        uint64_t fixed = radix + 3 + spread * (group + 1);
-        uint64_t fit = cap > spread + 1 ? (cap - spread - 1) / per_tile : 0;
-        uint64_t fit_histogram = cap > fixed ? (cap - fixed) / items : 0;
-        if (fit > fit_histogram) fit = fit_histogram;
-        if (fit < 1) fit = 1;
-        if (per > fit) per = fit;
-      }
-      plan->chunk = per * tile;
-      plan->groups = ceil_div(n, plan->chunk);
-      plan->count_groups = tiles < most ? tiles : most;
-    }
-    if (plan->groups < 1) plan->groups = 1;
-    if (plan->count_groups < plan->groups) plan->count_groups = plan->groups;
+    lay_out_radix(context, plan);
   } else {
     uint64_t pieces = 1;
     uint64_t block = context->tuning->merge_block;
@@ -538,11 +734,12 @@ static clgpu_status lay_out(const clgpu_context *context, sort_plan *plan, const
     unsigned writes = 1 + plan->inner + plan->merge_passes;
     plan->first_to = writes % 2 == 0 ? 1 : 0;
   }
+  if (plan->segmented) CLGPU__FORWARD_IF_ERROR(lay_out_segmented_radix(context, plan, who));
   clgpu_workspace_size *report = &plan->report;
   clgpu__report_init(report);
   unsigned part = clgpu__report_part(
       report, plan->segmented ? CLGPU_OPERATION_SEGMENTED_SORT : CLGPU_OPERATION_SORT, plan->shape,
-      plan->algorithm, -1);
+      plan->segmented ? plan->family : plan->algorithm, -1);
   clgpu_type key_type = plan->builtin ? plan->key_type : CLGPU_TYPE_UINT8;
   uint64_t key_count = n, value_count = 0, counts = 0;
   CLGPU__RETURN_ERROR_IF(!plan->builtin && !clgpu__mul_u64(n, plan->key_bytes, &key_count),
@@ -565,9 +762,28 @@ static clgpu_status lay_out(const clgpu_context *context, sort_plan *plan, const
                        plan->stage_values ? value_count : 0);
   clgpu__report_buffer(report, part, "keys_alternate", key_type, moves ? key_count : 0);
   clgpu__report_buffer(report, part, "values_alternate", CLGPU_TYPE_UINT8, moves ? value_count : 0);
-  clgpu__report_buffer(report, part, "counts", CLGPU_TYPE_UINT64, counts);
+  /* A segmented sort's radix path (laid out: pair_bytes set) needs its
+   * phases' counts and states, the images' other place and the pairs;
+   * the merge path one pass_state word, which every segmented report that
+   * moves keys holds, so that a report of the radix path serves the merge
+   * path of as many keys too. An _upto report covers both paths. */
+  int radix_sized = plan->segmented && plan->pair_bytes != 0;
+  if (radix_sized) counts = plan->radix_counts;
   uint64_t states = multi ? plan->passes + 1 : plan->segmented && moves ? 1 : 0;
+  if (radix_sized && plan->radix_states > states) states = plan->radix_states;
+  clgpu__report_buffer(report, part, "counts", CLGPU_TYPE_UINT64, counts);
   clgpu__report_buffer(report, part, "pass_state", CLGPU_TYPE_UINT32, states);
+  if (plan->segmented) {
+    uint64_t pairs = 0;
+    CLGPU__RETURN_ERROR_IF(radix_sized && !clgpu__mul_u64(n, 2, &pairs), CLGPU_SIZE_OVERFLOW,
+                           "%s: the pairs of %llu keys (two places of n) do not fit in 64 bits",
+                           who, (unsigned long long)n);
+    clgpu__report_buffer(report, part, "segment_images",
+                         plan->builtin ? unsigned_type_of(plan->key_bytes) : CLGPU_TYPE_UINT8,
+                         radix_sized && !plan->packed ? n : 0);
+    clgpu__report_buffer(report, part, "segment_pairs",
+                         plan->pair_bytes == 8 ? CLGPU_TYPE_UINT64 : CLGPU_TYPE_UINT32, pairs);
+  }
   /* Sizes first: a count 64 bits cannot hold is CLGPU_SIZE_OVERFLOW on
    * every device; then the device's loop cap. */
   CLGPU__FORWARD_IF_ERROR(clgpu__report_finish(report, context, who));
@@ -576,7 +792,8 @@ static clgpu_status lay_out(const clgpu_context *context, sort_plan *plan, const
       "%s: sorting %llu keys (%s, %s) needs a work-item to run %llu loop "
       "iterations, and %s leaves a work-item's loops after %llu (the "
       "quirks table's loop_iteration_cap), which would give wrong keys",
-      who, (unsigned long long)n, plan->algorithm == CLGPU_ALGORITHM_RADIX ? "radix" : "merge",
+      who, (unsigned long long)n,
+      plan->algorithm == CLGPU_ALGORITHM_RADIX || plan->radix_path ? "radix" : "merge",
       plan->shape == CLGPU_SHAPE_TILED ? "tiled" : "chunked", (unsigned long long)plan_loops(plan),
       context->info.name, (unsigned long long)cap);
   return CLGPU_SUCCESS;
@@ -788,6 +1005,8 @@ static clgpu_status sort_program(clgpu_context *context, const sort_plan *plan, 
       defines[count++] = (clgpu_define){"CLGPU_TILE_STEP", NULL};
     }
     if (plan->stream) defines[count++] = (clgpu_define){"CLGPU_SORT_STREAM", NULL};
+  } else if (plan->radix_path) {
+    defines[count++] = (clgpu_define){"CLGPU_SEGMENTED_RADIX", NULL};
   } else if (plan->search) {
     defines[count++] = (clgpu_define){"CLGPU_SEARCH", NULL};
   } else {
@@ -852,9 +1071,14 @@ typedef struct places {
 
 /* ---- enqueueing a sort over places ---- */
 
+/* A radix sort over places. A multi-group sort numbers its passes from
+ * `first_pass` in pass_state (a segmented sort's second phase continues
+ * where its first left the keys, state[first_pass]) and, with `finish`,
+ * moves the keys back to place 0 at the end; a single-kernel sort starts
+ * and ends in place 0. */
 static clgpu_status run_radix(clgpu_context *context, const sort_plan *plan, clgpu_program *program,
                               clgpu__leases *held, clgpu__chain *chain, const places *at,
-                              const clgpu__scratch *scratch) {
+                              const clgpu__scratch *scratch, unsigned first_pass, int finish_keys) {
   cl_ulong n = plan->n;
   size_t group = plan->group;
   clgpu__kernel_arg where[] = {ARG(at->keys[0].buffer),   ARG(at->keys[0].byte),
@@ -887,11 +1111,13 @@ static clgpu_status run_radix(clgpu_context *context, const sort_plan *plan, clg
                                            CLGPU__BUFFER_ARG(4) | CLGPU__BUFFER_ARG(6) |
                                            CLGPU__BUFFER_ARG(8) | CLGPU__BUFFER_ARG(15),
                                        &scatter));
-  CLGPU__FORWARD_IF_ERROR(clgpu__lease(held, program, "clgpu_radix_finish",
-                                       CLGPU__BUFFER_ARG(0) | CLGPU__BUFFER_ARG(2) |
-                                           CLGPU__BUFFER_ARG(4) | CLGPU__BUFFER_ARG(6) |
-                                           CLGPU__BUFFER_ARG(8),
-                                       &finish));
+  if (finish_keys) {
+    CLGPU__FORWARD_IF_ERROR(clgpu__lease(held, program, "clgpu_radix_finish",
+                                         CLGPU__BUFFER_ARG(0) | CLGPU__BUFFER_ARG(2) |
+                                             CLGPU__BUFFER_ARG(4) | CLGPU__BUFFER_ARG(6) |
+                                             CLGPU__BUFFER_ARG(8),
+                                         &finish));
+  }
   byte_place counts = slot(scratch, SORT_COUNTS, at->keys[0].buffer);
   byte_place state = slot(scratch, SORT_PASS_STATE, at->keys[0].buffer);
   cl_ulong chunk = plan->chunk, groups = plan->groups;
@@ -899,7 +1125,7 @@ static clgpu_status run_radix(clgpu_context *context, const sort_plan *plan, clg
   CLGPU__FORWARD_IF_ERROR(clgpu__set_args(scatter, 0, where, 8, "clgpu_radix_scatter"));
   size_t wide = (size_t)groups * group;
   for (unsigned p = 0; p < plan->passes; p++) {
-    cl_uint pass = p;
+    cl_uint pass = first_pass + p;
     cl_uint shift = plan->begin_bit + p * plan->digit_bits;
     unsigned width =
         plan->end_bit - shift < plan->digit_bits ? plan->end_bit - shift : plan->digit_bits;
@@ -920,7 +1146,8 @@ static clgpu_status run_radix(clgpu_context *context, const sort_plan *plan, clg
     CLGPU__FORWARD_IF_ERROR(clgpu__chain_kernel(context, chain, scatter, wide, group,
                                                 "clEnqueueNDRangeKernel(clgpu_radix_scatter)"));
   }
-  cl_uint passes = plan->passes;
+  if (!finish_keys) return CLGPU_SUCCESS;
+  cl_uint passes = first_pass + plan->passes;
   cl_ulong per_item = chunk;
   clgpu__kernel_arg finish_args[] = {ARG(state.buffer), ARG(state.byte), ARG(passes), ARG(n),
                                      ARG(per_item)};
@@ -1054,6 +1281,98 @@ static clgpu_status run_segmented(clgpu_context *context, const sort_plan *plan,
                              "clEnqueueNDRangeKernel(clgpu_segsort_finish)");
 }
 
+/* A segmented sort's radix path over places: clgpu_segradix_prepare
+ * copies the keys and values to place 1 and writes the pairs, and (split
+ * form) the keys' ordered images over place 0; phase 1 sorts the images
+ * carrying the pairs, phase 2 the pairs by their ids, continuing in
+ * pass_state from where phase 1 left them (packed form: phase 2 alone, by
+ * image and id); clgpu_segradix_gather then moves each key and value from
+ * place 1 to its position in place 0. The phases are radix sorts of
+ * programs of their own, whose kernels each phase leases and gives back
+ * once enqueued. */
+static clgpu_status run_segmented_radix(clgpu_context *context, const sort_plan *plan,
+                                        clgpu_program *program, clgpu__leases *held,
+                                        clgpu__chain *chain, const places *at,
+                                        const clgpu__scratch *scratch, const clgpu_array *offsets,
+                                        const char *who) {
+  cl_ulong n = plan->n, segments = plan->segments;
+  size_t group = plan->group;
+  sort_plan phases[2];
+  clgpu_program *programs[2] = {NULL, NULL};
+  for (int p = plan->packed ? 1 : 0; p < 2; p++) {
+    phase_plan(context, plan, p + 1, &phases[p]);
+    CLGPU__FORWARD_IF_ERROR(sort_program(context, &phases[p], who, &programs[p]));
+  }
+  byte_place images = slot(scratch, SORT_SEGMENT_IMAGES, at->keys[0].buffer);
+  byte_place pairs0 = slot(scratch, SORT_SEGMENT_PAIRS, at->keys[0].buffer);
+  byte_place pairs1 = {pairs0.buffer, pairs0.byte + n * plan->pair_bytes};
+  byte_place state = slot(scratch, SORT_PASS_STATE, at->keys[0].buffer);
+  byte_place offsets_at;
+  CLGPU__FORWARD_IF_ERROR(byte_place_of(offsets, &offsets_at));
+  cl_long offsets_step = offsets->strides[0];
+  cl_int offsets_wide = plan->offsets_wide, wide = plan->pair_bytes == 8;
+  cl_uint position_bits = plan->position_bits;
+  cl_uint id_shift = position_bits + (plan->packed ? (cl_uint)(8 * plan->key_bytes) : 0);
+  cl_int packed = plan->packed;
+  cl_ulong per_item = plan->pair_per_item;
+  size_t global = (size_t)plan->pair_items;
+  const uint64_t places_args =
+      CLGPU__BUFFER_ARG(0) | CLGPU__BUFFER_ARG(2) | CLGPU__BUFFER_ARG(4) | CLGPU__BUFFER_ARG(6);
+  clgpu__kernel_arg where[] = {ARG(at->keys[0].buffer),   ARG(at->keys[0].byte),
+                               ARG(at->keys[1].buffer),   ARG(at->keys[1].byte),
+                               ARG(at->values[0].buffer), ARG(at->values[0].byte),
+                               ARG(at->values[1].buffer), ARG(at->values[1].byte)};
+
+  cl_kernel prepare = NULL, gather = NULL;
+  CLGPU__FORWARD_IF_ERROR(clgpu__lease(held, program, "clgpu_segradix_prepare",
+                                       places_args | CLGPU__BUFFER_ARG(8) | CLGPU__BUFFER_ARG(13),
+                                       &prepare));
+  CLGPU__FORWARD_IF_ERROR(clgpu__lease(
+      held, program, "clgpu_segradix_gather",
+      places_args | CLGPU__BUFFER_ARG(8) | CLGPU__BUFFER_ARG(10) | CLGPU__BUFFER_ARG(12), &gather));
+  clgpu__kernel_arg prepare_args[] = {
+      ARG(offsets_at.buffer), ARG(offsets_at.byte), ARG(offsets_step), ARG(offsets_wide),
+      ARG(segments),          ARG(pairs0.buffer),   ARG(pairs0.byte),  ARG(wide),
+      ARG(position_bits),     ARG(id_shift),        ARG(packed),       ARG(n),
+      ARG(per_item)};
+  CLGPU__FORWARD_IF_ERROR(clgpu__set_args(prepare, 0, where, 8, "clgpu_segradix_prepare"));
+  CLGPU__FORWARD_IF_ERROR(clgpu__set_args(prepare, 8, prepare_args, 13, "clgpu_segradix_prepare"));
+  CLGPU__FORWARD_IF_ERROR(clgpu__chain_kernel(context, chain, prepare, global, group,
+                                              "clEnqueueNDRangeKernel(clgpu_segradix_prepare)"));
+
+  /* Phase 1 leaves the keys where its last pass put them when phase 2
+   * continues from there (both multi-group); otherwise in place 0. */
+  int continues = !plan->packed && !phases[0].single && !phases[1].single;
+  const places first = {{at->keys[0], images}, {pairs0, pairs1}};
+  const places second = {{pairs0, pairs1}, {pairs0, pairs1}};
+  unsigned second_from = continues ? phases[0].passes : 0;
+  clgpu__leases phase_held;
+  memset(&phase_held, 0, sizeof phase_held);
+  clgpu_status status = CLGPU_SUCCESS;
+  if (!plan->packed) {
+    status = run_radix(context, &phases[0], programs[0], &phase_held, chain, &first, scratch, 0,
+                       !continues);
+    clgpu__leases_give_back(&phase_held);
+    CLGPU__FORWARD_IF_ERROR(status);
+  }
+  status = run_radix(context, &phases[1], programs[1], &phase_held, chain, &second, scratch,
+                     second_from, 0);
+  clgpu__leases_give_back(&phase_held);
+  CLGPU__FORWARD_IF_ERROR(status);
+
+  /* The pairs are in place 0 after a single-kernel phase 2, else where
+   * pass_state says after its last pass. */
+  cl_uint state_index = phases[1].single ? 0 : second_from + phases[1].passes;
+  clgpu__kernel_arg gather_args[] = {
+      ARG(pairs0.buffer), ARG(pairs0.byte), ARG(pairs1.buffer), ARG(pairs1.byte),
+      ARG(state.buffer),  ARG(state.byte),  ARG(state_index),   ARG(wide),
+      ARG(position_bits), ARG(n),           ARG(per_item)};
+  CLGPU__FORWARD_IF_ERROR(clgpu__set_args(gather, 0, where, 8, "clgpu_segradix_gather"));
+  CLGPU__FORWARD_IF_ERROR(clgpu__set_args(gather, 8, gather_args, 11, "clgpu_segradix_gather"));
+  return clgpu__chain_kernel(context, chain, gather, global, group,
+                             "clEnqueueNDRangeKernel(clgpu_segradix_gather)");
+}
+
 /* The index sequence 0, 1, ... into a permutation's place: the context's
  * built-in iota over a 1-D view of the place. */
 static clgpu_status run_iota(clgpu_context *context, const sort_plan *plan, clgpu__chain *chain,
@@ -1154,10 +1473,13 @@ static clgpu_status run_sort(clgpu_context *context, const sort_plan *plan, cons
     status = run_iota(context, plan, &chain, at.values[0]);
   }
   if (status == CLGPU_SUCCESS && plan->n > 1) {
-    if (plan->segmented) {
+    if (plan->segmented && plan->radix_path) {
+      status =
+          run_segmented_radix(context, plan, program, &held, &chain, &at, &scratch, offsets, who);
+    } else if (plan->segmented) {
       status = run_segmented(context, plan, program, &held, &chain, &at, &scratch, offsets);
     } else if (plan->algorithm == CLGPU_ALGORITHM_RADIX) {
-      status = run_radix(context, plan, program, &held, &chain, &at, &scratch);
+      status = run_radix(context, plan, program, &held, &chain, &at, &scratch, 0, 1);
     } else {
       status = run_merge(context, plan, program, &held, &chain, &at);
     }
@@ -1405,21 +1727,34 @@ static clgpu_status check_offsets(clgpu_context *context, const clgpu_array *off
   return CLGPU_SUCCESS;
 }
 
-/* A segmented sort merges: a radix request is refused, an unknown
- * algorithm too. */
-static clgpu_status check_segmented_options(const clgpu_sort_options *options, const char *who) {
+/* The checks of a segmented sort's options and spec before the views: an
+ * unknown algorithm, and a bit range (the segments are sorted by every bit
+ * of the key, on either path). */
+static clgpu_status check_segmented_options(const clgpu_sort_spec *spec,
+                                            const clgpu_sort_options *options, const char *who) {
   CLGPU__RETURN_ERROR_IF(options && options->algorithm != CLGPU_ALGORITHM_AUTO &&
                              options->algorithm != CLGPU_ALGORITHM_RADIX &&
                              options->algorithm != CLGPU_ALGORITHM_MERGE,
                          CLGPU_INVALID_ARGUMENT,
                          "%s: unknown sort algorithm %d (AUTO, RADIX or MERGE)", who,
                          (int)options->algorithm);
-  CLGPU__RETURN_ERROR_IF(options && options->algorithm == CLGPU_ALGORITHM_RADIX,
+  CLGPU__RETURN_ERROR_IF(spec && (spec->begin_bit != 0 || spec->end_bit != 0),
                          CLGPU_INVALID_ARGUMENT,
-                         "%s: segments are sorted by merging (CLGPU_ALGORITHM_MERGE or AUTO), "
-                         "not by radix",
-                         who);
+                         "%s: a segmented sort orders by every bit of the keys; spec->begin_bit "
+                         "and end_bit must be 0, not %u and %u",
+                         who, spec->begin_bit, spec->end_bit);
   return CLGPU_SUCCESS;
+}
+
+/* A resolved plan made segmented: the family the spec and options resolved
+ * to (RADIX: built-in keys in their natural order, AUTO or RADIX; MERGE
+ * otherwise) goes to the report, and the plan itself is the merge path's,
+ * which lay_out completes with the radix path where the family allows. */
+static void make_segmented(sort_plan *plan, const clgpu_sort_options *options) {
+  plan->segmented = 1;
+  plan->family = plan->algorithm;
+  plan->radix_asked = options && options->algorithm == CLGPU_ALGORITHM_RADIX;
+  plan->algorithm = CLGPU_ALGORITHM_MERGE;
 }
 
 static clgpu_status segmented_entry(clgpu_context *context, const clgpu_sort_spec *spec,
@@ -1427,13 +1762,11 @@ static clgpu_status segmented_entry(clgpu_context *context, const clgpu_sort_spe
                                     const clgpu_array *offsets, const clgpu_sort_options *options,
                                     cl_uint num_events, const cl_event *wait_list, cl_event *event,
                                     clgpu_workspace_size *query, const char *who) {
-  CLGPU__FORWARD_IF_ERROR(check_segmented_options(options, who));
-  clgpu_sort_options merge = {0};
-  if (options) merge = *options;
-  merge.algorithm = CLGPU_ALGORITHM_MERGE;
+  CLGPU__FORWARD_IF_ERROR(check_segmented_options(spec, options, who));
   sort_plan plan;
   CLGPU__FORWARD_IF_ERROR(
-      begin_entry(context, spec, keys, values, 0, &merge, num_events, wait_list, who, &plan));
+      begin_entry(context, spec, keys, values, 0, options, num_events, wait_list, who, &plan));
+  make_segmented(&plan, options);
   CLGPU__FORWARD_IF_ERROR(check_keys(context, keys, 1, who, &plan));
   if (values) CLGPU__FORWARD_IF_ERROR(check_values(context, keys, values, who, &plan));
   CLGPU__FORWARD_IF_ERROR(check_offsets(context, offsets, keys, values, who, &plan));
@@ -1460,6 +1793,20 @@ clgpu_status clgpu_segmented_sort_workspace_size(clgpu_context *context,
   return segmented_entry(context, spec, keys, values, offsets, options, 0, NULL, NULL, out, who);
 }
 
+/* The checks of a segmented sort's _upto query and prepare: value bytes,
+ * options and spec. */
+static clgpu_status check_segmented_upto(const clgpu_sort_spec *spec,
+                                         const clgpu_sort_options *options, size_t value_bytes,
+                                         const char *who) {
+  CLGPU__FORWARD_IF_ERROR(check_segmented_options(spec, options, who));
+  CLGPU__RETURN_ERROR_IF(value_bytes != 0 && value_bytes != 1 && value_bytes != 2 &&
+                             value_bytes != 4 && value_bytes != 8 && value_bytes != 16,
+                         CLGPU_INVALID_ARGUMENT,
+                         "%s: value_size is %zu (0 for keys only, or 1, 2, 4, 8 or 16)", who,
+                         value_bytes);
+  return CLGPU_SUCCESS;
+}
+
 clgpu_status clgpu_segmented_sort_workspace_size_upto(clgpu_context *context,
                                                       const clgpu_sort_spec *spec,
                                                       clgpu_type key_type, size_t value_size,
@@ -1467,21 +1814,89 @@ clgpu_status clgpu_segmented_sort_workspace_size_upto(clgpu_context *context,
                                                       const clgpu_sort_options *options,
                                                       clgpu_workspace_size *out) {
   const char *who = "clgpu_segmented_sort_workspace_size_upto";
-  CLGPU__FORWARD_IF_ERROR(check_segmented_options(options, who));
-  CLGPU__RETURN_ERROR_IF(value_size != 0 && value_size != 1 && value_size != 2 && value_size != 4 &&
-                             value_size != 8 && value_size != 16,
-                         CLGPU_INVALID_ARGUMENT,
-                         "%s: value_size is %zu (0 for keys only, or 1, 2, 4, 8 or 16)", who,
-                         value_size);
-  clgpu_sort_options merge = {0};
-  if (options) merge = *options;
-  merge.algorithm = CLGPU_ALGORITHM_MERGE;
+  CLGPU__FORWARD_IF_ERROR(check_segmented_upto(spec, options, value_size, who));
+  CLGPU__RETURN_ERROR_IF(!context || !out, CLGPU_INVALID_ARGUMENT, "%s: NULL argument", who);
+  spec = spec ? spec : &default_spec;
+  if (spec->key_type) key_type = CLGPU_TYPE_UINT8;
+  /* Both paths at (max_n, max_segments): every buffer of either grows with
+   * the keys and the segments, so the larger of the two serves every
+   * smaller call, whichever path it takes. */
   sort_plan plan;
   memset(&plan, 0, sizeof plan);
+  CLGPU__FORWARD_IF_ERROR(resolve(context, spec, options, key_type, who, &plan));
+  make_segmented(&plan, options);
   plan.value_bytes = value_size;
-  plan.segmented = 1;
   plan.segments = max_segments;
-  return query_upto(context, spec, &merge, key_type, max_n, &plan, out, who);
+  plan.upto = 1;
+  plan.n = max_n;
+  clgpu_status status = lay_out(context, &plan, who);
+  if (status != CLGPU_SUCCESS) {
+    clgpu__append_error(" (max_n %llu is too large for this query)", (unsigned long long)max_n);
+    return status;
+  }
+  *out = plan.report;
+  return CLGPU_SUCCESS;
+}
+
+clgpu_status clgpu__segmented_sort_prepare(clgpu_context *context, const clgpu_sort_spec *spec,
+                                           const clgpu_sort_options *options, clgpu_type key_type,
+                                           size_t value_bytes, uint64_t max_n, const char *who) {
+  CLGPU__FORWARD_IF_ERROR(check_segmented_upto(spec, options, value_bytes, who));
+  spec = spec ? spec : &default_spec;
+  if (spec->key_type) key_type = CLGPU_TYPE_UINT8;
+  if (max_n == 0) max_n = (uint64_t)1 << 32;
+  sort_plan resolved;
+  memset(&resolved, 0, sizeof resolved);
+  CLGPU__FORWARD_IF_ERROR(resolve(context, spec, options, key_type, who, &resolved));
+  make_segmented(&resolved, options);
+  resolved.value_bytes = value_bytes;
+  /* The merge path's program depends on neither the count nor the
+   * segments; the radix path's programs on the count (thresholds that
+   * switch one way as it grows, met at every power of two and max_n) and,
+   * through the form and the pairs' width, on the segments: their id bits
+   * change the form where image, id and position stop fitting in 64 bits,
+   * and the width where id and position stop fitting in 32, so one count
+   * of id bits below, between and above those meets every program. */
+  if (!resolved.radix_asked) {
+    sort_plan plan = resolved;
+    plan.n = max_n;
+    plan.family = CLGPU_ALGORITHM_MERGE;
+    clgpu_status status = lay_out(context, &plan, who);
+    if (status != CLGPU_SUCCESS) {
+      clgpu__append_error(" (max_n %llu is too large)", (unsigned long long)max_n);
+      return status;
+    }
+    clgpu_program *program = NULL;
+    CLGPU__FORWARD_IF_ERROR(sort_program(context, &plan, who, &program));
+  }
+  if (resolved.family != CLGPU_ALGORITHM_RADIX) return CLGPU_SUCCESS;
+  unsigned image_bits = (unsigned)(8 * resolved.key_bytes);
+  for (uint64_t n = 2;; n = n < max_n / 2 ? n * 2 : max_n) {
+    unsigned position_bits = bits_of(n - 1);
+    const unsigned id_bits[] = {1, 33 - position_bits, 65 - image_bits - position_bits};
+    for (int b = 0; b < 3; b++) {
+      /* Ids of id_bits[b] bits: S + 1 = 2^(bits - 1) segments' worth. */
+      if (id_bits[b] < 1 || id_bits[b] > 64 - position_bits) continue;
+      sort_plan plan = resolved;
+      plan.n = n;
+      plan.radix_asked = 1;
+      plan.segments = ((uint64_t)1 << (id_bits[b] - 1)) - 1;
+      clgpu_status status = lay_out(context, &plan, who);
+      if (status != CLGPU_SUCCESS) {
+        clgpu__append_error(" (max_n %llu is too large)", (unsigned long long)max_n);
+        return status;
+      }
+      sort_plan phases[2];
+      clgpu_program *program = NULL;
+      CLGPU__FORWARD_IF_ERROR(sort_program(context, &plan, who, &program));
+      for (int p = plan.packed ? 1 : 0; p < 2; p++) {
+        phase_plan(context, &plan, p + 1, &phases[p]);
+        CLGPU__FORWARD_IF_ERROR(sort_program(context, &phases[p], who, &program));
+      }
+    }
+    if (n >= max_n) break;
+  }
+  return CLGPU_SUCCESS;
 }
 
 /* ---- the order of a search (sort_search.h) ---- */

@@ -693,6 +693,20 @@ inline ulong seg_offset(__global const uchar *offsets, ulong offsets_at, long of
   return (ulong)AT(uint, offsets, offsets_at)[at];
 }
 #define SEG_OFFSET(k) seg_offset(offsets, offsets_at, offsets_step, offsets_wide, (k))
+
+/* The first k in [low, high) whose offset is above i, or high (the last
+ * offset at or below i is then k - 1), by halving. */
+inline ulong offsets_above(SEG_ARGS, ulong low, ulong high, ulong i) {
+  while (low < high) {
+    ulong middle = low + (high - low) / 2;
+    if (SEG_OFFSET(middle) <= i) {
+      low = middle + 1;
+    } else {
+      high = middle;
+    }
+  }
+  return low;
+}
 #endif
 
 /* ==== merge sort ==== */
@@ -898,15 +912,8 @@ __kernel void clgpu_merge_pass(MERGE_ARGS, ulong n, ulong width, ulong per_item,
  * below i found by halving; a position outside every segment (or offsets
  * that do not hold it) is a segment of its own, [i, i + 1). */
 inline void seg_bounds(SEG_ARGS, ulong n, ulong i, ulong *s, ulong *e) {
-  ulong low = 0, high = segments + 1; /* offsets[k] <= i for k < low */
-  while (low < high) {
-    ulong middle = low + (high - low) / 2;
-    if (SEG_OFFSET(middle) <= i) {
-      low = middle + 1;
-    } else {
-      high = middle;
-    }
-  }
+  ulong low = offsets_above(offsets, offsets_at, offsets_step, offsets_wide, segments, 0,
+                            segments + 1, i);
   *s = i;
   *e = i + 1;
   if (low == 0 || low > segments) return;
@@ -1055,20 +1062,6 @@ __kernel void clgpu_segsort_finish(MERGE_ARGS, ulong n, ulong per_item,
 #define PAIR_PLACES_ARGS                                                        \
   __global uchar *keys0, ulong keys0_at, __global uchar *keys1, ulong keys1_at, \
       __global uchar *values0, ulong values0_at, __global uchar *values1, ulong values1_at
-
-/* The first k in [low, high) whose offset is above i, or high (the last
- * offset at or below i is then k - 1), by halving. */
-inline ulong offsets_above(SEG_ARGS, ulong low, ulong high, ulong i) {
-  while (low < high) {
-    ulong middle = low + (high - low) / 2;
-    if (SEG_OFFSET(middle) <= i) {
-      low = middle + 1;
-    } else {
-      high = middle;
-    }
-  }
-  return low;
-}
 
 /* The first position, the end and the step of this work-item's. */
 #if GROUP == 1

@@ -292,10 +292,11 @@ static void run_histograms(fixture *f, clgpu_context *context) {
     }
   }
   clgpu_array in = view_1d(make_buffer(f, 0, context, sizeof input, input), CLGPU_TYPE_UINT32, N);
-  clgpu_array out = view_1d(make_buffer(f, 1, context, sizeof counts, NULL), CLGPU_TYPE_UINT32, BINS);
-  assert_status(clgpu_histogram_even(context, &hist_lower, &hist_upper, &out, &in, NULL, 0, NULL,
-                                     NULL),
-                CLGPU_SUCCESS);
+  clgpu_array out =
+      view_1d(make_buffer(f, 1, context, sizeof counts, NULL), CLGPU_TYPE_UINT32, BINS);
+  assert_status(
+      clgpu_histogram_even(context, &hist_lower, &hist_upper, &out, &in, NULL, 0, NULL, NULL),
+      CLGPU_SUCCESS);
   read_buffer(context, out.buffer, sizeof counts, counts);
   assert_memory_equal(counts, expected, sizeof counts);
   clgpu_array values =
@@ -381,8 +382,8 @@ static void run_segmented_sort(fixture *f, clgpu_context *context) {
   for (size_t i = 0; i < N; i++) keys[i] = (cl_uint)((i * 2654435761u) % 1000);
   for (size_t s = 0; s <= SEGMENTS; s++) offsets[s] = (cl_uint)(s * SEGMENT < N ? s * SEGMENT : N);
   clgpu_array k = view_1d(make_buffer(f, 0, context, sizeof keys, keys), CLGPU_TYPE_UINT32, N);
-  clgpu_array o = view_1d(make_buffer(f, 1, context, sizeof offsets, offsets), CLGPU_TYPE_UINT32,
-                          SEGMENTS + 1);
+  clgpu_array o =
+      view_1d(make_buffer(f, 1, context, sizeof offsets, offsets), CLGPU_TYPE_UINT32, SEGMENTS + 1);
   assert_status(clgpu_segmented_sort(context, NULL, &k, NULL, &o, NULL, 0, NULL, NULL),
                 CLGPU_SUCCESS);
   read_buffer(context, k.buffer, sizeof sorted, sorted);
@@ -496,8 +497,7 @@ static void test_more_items_cover_their_calls(void **state) {
   f->folder = test_make_folder("prebuild-more-items");
   name_record("more-items");
   clgpu_context *context = f->contexts[0] = context_in(f->folder);
-  clgpu_prebuild_options options = {.items = more_items, .num_items = MORE_ITEMS,
-                                    .skip_record = 1};
+  clgpu_prebuild_options options = {.items = more_items, .num_items = MORE_ITEMS, .skip_record = 1};
   assert_status(clgpu_prebuild_start(context, &options, &f->prebuild), CLGPU_SUCCESS);
   clgpu_prebuild_stats stats;
   assert_status(clgpu_prebuild_wait(f->prebuild, &stats), CLGPU_SUCCESS);
@@ -789,7 +789,8 @@ static void test_bad_arguments_start_nothing(void **state) {
       {{.kind = CLGPU_PREBUILD_SEARCH, .type = CLGPU_TYPE_INT32, .sort_spec = &bad_bits},
        CLGPU_INVALID_ARGUMENT,
        "radix sort only"},
-      {{.kind = CLGPU_PREBUILD_HISTOGRAM, .type = CLGPU_TYPE_UINT32}, CLGPU_INVALID_ARGUMENT,
+      {{.kind = CLGPU_PREBUILD_HISTOGRAM, .type = CLGPU_TYPE_UINT32},
+       CLGPU_INVALID_ARGUMENT,
        "no bins"},
       {{.kind = CLGPU_PREBUILD_HISTOGRAM,
         .type = CLGPU_TYPE_UINT32,
@@ -797,7 +798,10 @@ static void test_bad_arguments_start_nothing(void **state) {
         .count_type = CLGPU_TYPE_INT32},
        CLGPU_TYPE_MISMATCH,
        "counts are uint or ulong"},
-      {{.kind = CLGPU_PREBUILD_HISTOGRAM, .type = CLGPU_TYPE_UINT32, .bins = 4, .lower = &hist_lower},
+      {{.kind = CLGPU_PREBUILD_HISTOGRAM,
+        .type = CLGPU_TYPE_UINT32,
+        .bins = 4,
+        .lower = &hist_lower},
        CLGPU_INVALID_ARGUMENT,
        "both NULL"},
       {{.kind = CLGPU_PREBUILD_HISTOGRAM,

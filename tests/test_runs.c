@@ -1060,8 +1060,8 @@ static void workspaces(void **state) {
     assert_status(clgpu_array_1d(buffer, 2 * n * 4, CLGPU_TYPE_FLOAT, 0, &empty_out),
                   CLGPU_SUCCESS);
     clgpu_call_options wrong = {.shape = shapes[s], .workspace = reduce_workspace};
-    assert_status(clgpu_scan_by_key(context, &scan, NULL, &empty_out, &empty_v, &empty_k, &wrong,
-                                    0, NULL, NULL),
+    assert_status(clgpu_scan_by_key(context, &scan, NULL, &empty_out, &empty_v, &empty_k, &wrong, 0,
+                                    NULL, NULL),
                   CLGPU_WORKSPACE_WRONG_OPERATION);
     assert_status(clgpu_scan_by_key(context, &scan, NULL, &empty_out, &empty_v, &empty_k, &options,
                                     0, NULL, NULL),

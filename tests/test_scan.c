@@ -1460,13 +1460,12 @@ static void an_empty_scan_checks_its_workspace(void **state) {
   clgpu_workspace *reduce_workspace = NULL;
   assert_status(clgpu_workspace_create(context, &report, &reduce_workspace), CLGPU_SUCCESS);
   clgpu_call_options options = {CLGPU_SHAPE_AUTO, reduce_workspace};
-  assert_status(
-      clgpu_scan(context, &op, CLGPU_ALL_AXES, &output, &input, &options, 0, NULL, NULL),
-      CLGPU_WORKSPACE_WRONG_OPERATION);
+  assert_status(clgpu_scan(context, &op, CLGPU_ALL_AXES, &output, &input, &options, 0, NULL, NULL),
+                CLGPU_WORKSPACE_WRONG_OPERATION);
   assert_non_null(strstr(clgpu_last_error(), "clgpu_scan"));
-  assert_status(clgpu_scan_workspace_size(context, &op, CLGPU_ALL_AXES, &output, &input, NULL,
-                                          &report),
-                CLGPU_SUCCESS);
+  assert_status(
+      clgpu_scan_workspace_size(context, &op, CLGPU_ALL_AXES, &output, &input, NULL, &report),
+      CLGPU_SUCCESS);
   clgpu_workspace *workspace = NULL;
   assert_status(clgpu_workspace_create(context, &report, &workspace), CLGPU_SUCCESS);
   options.workspace = workspace;

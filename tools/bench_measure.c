@@ -166,6 +166,21 @@ static size_t position_size(size_t n) {
   return (uint64_t)n > UINT32_MAX ? sizeof(uint64_t) : sizeof(uint32_t);
 }
 
+/* findall's and partition's count of selected elements: clgpu's read from
+ * d_count (a peer's is given in *count), at most n. 0 when it is, 1 with
+ * *message, or -1 with *status when reading failed. */
+static int selected_count(bench_case *c, int boost, uint64_t *count, check_message *message,
+                          clgpu_status *status) {
+  if (!boost) {
+    *status = bench_read_buffer(c, c->d_count, sizeof *count, count);
+    if (*status != CLGPU_SUCCESS) return -1;
+  }
+  if (*count <= c->n) return 0;
+  snprintf(message->text, sizeof message->text, "count is %llu, more than n",
+           (unsigned long long)*count);
+  return 1;
+}
+
 /* Check what the device wrote. `boost`: the output of Boost.Compute's peer
  * (copy_if gives values, reduce its sum in output[0], reduce_by_key its
  * run keys and sums where clgpu's go, stable_partition its partition
@@ -217,16 +232,9 @@ int bench_check_output(bench_case *c, int op, int boost, uint64_t count, check_m
       *status = bench_read_buffer(c, c->d_out, bytes, c->host_out);
       if (*status != CLGPU_SUCCESS) return -1;
       return t->check_scan(c->host_in, c->n, c->host_out, message);
-    case OP_FINDALL:
-      if (!boost) {
-        *status = bench_read_buffer(c, c->d_count, sizeof count, &count);
-        if (*status != CLGPU_SUCCESS) return -1;
-      }
-      if (count > c->n) {
-        snprintf(message->text, sizeof message->text, "count is %llu, more than n",
-                 (unsigned long long)count);
-        return 1;
-      }
+    case OP_FINDALL: {
+      int counted = selected_count(c, boost, &count, message, status);
+      if (counted != 0) return counted;
       if (boost) {
         *status = bench_read_buffer(c, c->d_out, (size_t)count * t->size, c->host_out);
       } else {
@@ -234,6 +242,7 @@ int bench_check_output(bench_case *c, int op, int boost, uint64_t count, check_m
       }
       if (*status != CLGPU_SUCCESS) return -1;
       return t->check_selected(c->host_in, c->n, c->host_out, count, !boost, message);
+    }
     case OP_LOWER_BOUND:
       *status = bench_read_buffer(c, c->d_positions, c->n * position_size(c->n), c->search_got);
       if (*status != CLGPU_SUCCESS) return -1;
@@ -281,19 +290,13 @@ int bench_check_output(bench_case *c, int op, int boost, uint64_t count, check_m
       free(packed);
       return wrong;
     }
-    case OP_PARTITION:
-      if (!boost) {
-        *status = bench_read_buffer(c, c->d_count, sizeof count, &count);
-        if (*status != CLGPU_SUCCESS) return -1;
-      }
-      if (count > c->n) {
-        snprintf(message->text, sizeof message->text, "count is %llu, more than n",
-                 (unsigned long long)count);
-        return 1;
-      }
+    case OP_PARTITION: {
+      int counted = selected_count(c, boost, &count, message, status);
+      if (counted != 0) return counted;
       *status = bench_read_buffer(c, c->d_out, bytes, c->host_out);
       if (*status != CLGPU_SUCCESS) return -1;
       return t->check_partition(c->host_in, c->n, c->host_out, count, message);
+    }
     case OP_COPY_STRIDED:
       *status = bench_read_buffer(c, c->d_out, bytes, c->host_out);
       if (*status != CLGPU_SUCCESS) return -1;

@@ -162,12 +162,12 @@ typedef struct clgpu_prebuild_item {
                                              shape; the workspace is ignored */
   size_t value_bytes;                     /* SORT, SEGMENTED_SORT */
   uint64_t max_n;                         /* SORT, SEGMENTED_SORT, HISTOGRAM */
-  const char *key_equal;  /* REDUCE_BY_KEY, SCAN_BY_KEY, UNIQUE, RUN_LENGTH_ENCODE */
-  clgpu_type value_type;  /* REDUCE_BY_KEY, SCAN_BY_KEY, UNIQUE */
-  clgpu_type count_type;  /* HISTOGRAM, RUN_LENGTH_ENCODE */
-  uint64_t bins;          /* HISTOGRAM */
-  const void *lower;      /* HISTOGRAM (even bins) */
-  const void *upper;      /* HISTOGRAM (even bins) */
+  const char *key_equal; /* REDUCE_BY_KEY, SCAN_BY_KEY, UNIQUE, RUN_LENGTH_ENCODE */
+  clgpu_type value_type; /* REDUCE_BY_KEY, SCAN_BY_KEY, UNIQUE */
+  clgpu_type count_type; /* HISTOGRAM, RUN_LENGTH_ENCODE */
+  uint64_t bins;         /* HISTOGRAM */
+  const void *lower;     /* HISTOGRAM (even bins) */
+  const void *upper;     /* HISTOGRAM (even bins) */
 } clgpu_prebuild_item;
 
 /* What to prepare and how. Zero-initialise ({0}) for the defaults: the

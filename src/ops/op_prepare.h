@@ -31,10 +31,10 @@ clgpu_status clgpu__partition_prepare(clgpu_context *context, const char *predic
 
 /* The operations of runs.h. */
 typedef enum clgpu__runs_kind {
-  CLGPU__RUNS_SCAN_BY_KEY,    /* op: a clgpu_scan_op (NULL: inclusive SUM) */
-  CLGPU__RUNS_REDUCE_BY_KEY,  /* op: a clgpu_reduce_op (NULL: SUM) */
-  CLGPU__RUNS_UNIQUE,         /* value_type 0: clgpu_unique, else unique_by_key */
-  CLGPU__RUNS_LENGTH_ENCODE,  /* value_type: the lengths' and offsets' type */
+  CLGPU__RUNS_SCAN_BY_KEY,   /* op: a clgpu_scan_op (NULL: inclusive SUM) */
+  CLGPU__RUNS_REDUCE_BY_KEY, /* op: a clgpu_reduce_op (NULL: SUM) */
+  CLGPU__RUNS_UNIQUE,        /* value_type 0: clgpu_unique, else unique_by_key */
+  CLGPU__RUNS_LENGTH_ENCODE, /* value_type: the lengths' and offsets' type */
 } clgpu__runs_kind;
 
 /* The program of a call of `kind` with keys of `key_type` compared by

@@ -229,7 +229,8 @@ clgpu_status clgpu__partition_prepare(clgpu_context *context, const char *predic
   clgpu_program *program = NULL;
   clgpu_status status = clgpu__spec_program_with(context, &plan.predicate, &plan.shape, NULL, 0,
                                                  "partition", &program);
-  if (status == CLGPU_SUCCESS) status = clgpu__spec_program(context, &plan.sum, &plan.shape, &program);
+  if (status == CLGPU_SUCCESS)
+    status = clgpu__spec_program(context, &plan.sum, &plan.shape, &program);
   part_free(&plan);
   return status;
 }

@@ -91,8 +91,8 @@ static clgpu_status prepare_item(clgpu_context *context, const clgpu_prebuild_it
       return clgpu__search_program(context, &order, where, &program);
     }
     case CLGPU_PREBUILD_SEGMENTED_SORT:
-      return clgpu__segmented_sort_prepare(context, item->sort_spec, item->sort_options,
-                                           item->type, item->value_bytes, item->max_n, where);
+      return clgpu__segmented_sort_prepare(context, item->sort_spec, item->sort_options, item->type,
+                                           item->value_bytes, item->max_n, where);
     case CLGPU_PREBUILD_PARTITION:
       return clgpu__partition_prepare(context, item->predicate, item->type, item->call_options,
                                       where);

@@ -112,9 +112,7 @@ static clgpu_status take_op(const clgpu_context *context, runs_mode mode, const 
     clgpu_type bits = CLGPU_TYPE_UINT8;
     if (mode == RUNS_FIRST) {
       CLGPU__FORWARD_IF_ERROR(clgpu__check_arithmetic_type(value_type, who, "the values"));
-      static const clgpu_type unsigned_types[] = {
-          CLGPU_TYPE_UINT8, CLGPU_TYPE_UINT16, 0, CLGPU_TYPE_UINT32, 0, 0, 0, CLGPU_TYPE_UINT64};
-      bits = unsigned_types[clgpu__type_size(value_type) - 1];
+      bits = clgpu__unsigned_type_of(clgpu__type_size(value_type));
     }
     /* Lengths are counted in ulong whatever their type, so that the
      * workspace does not depend on it. */
@@ -618,12 +616,12 @@ clgpu_status clgpu__runs_prepare(clgpu_context *context, clgpu__runs_kind kind, 
     mode = RUNS_FIRST;
   }
   if (encode) {
-    CLGPU__RETURN_ERROR_IF(value_type && value_type != CLGPU_TYPE_UINT32 &&
-                               value_type != CLGPU_TYPE_UINT64,
-                           CLGPU_TYPE_MISMATCH,
-                           "%s: lengths and offsets of a run-length encoding are uint or ulong, "
-                           "not %s",
-                           who, clgpu__type_cl_name(value_type));
+    CLGPU__RETURN_ERROR_IF(
+        value_type && value_type != CLGPU_TYPE_UINT32 && value_type != CLGPU_TYPE_UINT64,
+        CLGPU_TYPE_MISMATCH,
+        "%s: lengths and offsets of a run-length encoding are uint or ulong, "
+        "not %s",
+        who, clgpu__type_cl_name(value_type));
   } else if (mode != RUNS_COUNT && !value_type) {
     value_type = key_type; /* the values' type defaults to the keys' */
   }

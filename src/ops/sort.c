@@ -520,20 +520,6 @@ static unsigned bits_of(uint64_t x) {
   return bits;
 }
 
-/* The unsigned integer type of 1, 2, 4 or 8 bytes. */
-static clgpu_type unsigned_type_of(size_t bytes) {
-  switch (bytes) {
-    case 1:
-      return CLGPU_TYPE_UINT8;
-    case 2:
-      return CLGPU_TYPE_UINT16;
-    case 4:
-      return CLGPU_TYPE_UINT32;
-    default:
-      return CLGPU_TYPE_UINT64;
-  }
-}
-
 /* One radix phase of a segmented sort's radix path, laid out as a radix
  * sort of its own: phase 1 sorts the keys' ordered images (unsigned
  * integers of the key's width, every bit) carrying the pairs as values;
@@ -561,7 +547,7 @@ static void phase_plan(const clgpu_context *context, const sort_plan *plan, int 
         plan->position_bits + plan->id_bits + (plan->packed ? (unsigned)(8 * plan->key_bytes) : 0);
     out->widest_digit = 1;
   }
-  out->key_type = unsigned_type_of(out->key_bytes);
+  out->key_type = clgpu__unsigned_type_of(out->key_bytes);
   lay_out_radix(context, out);
 }
 
@@ -778,9 +764,10 @@ static clgpu_status lay_out(const clgpu_context *context, sort_plan *plan, const
     CLGPU__RETURN_ERROR_IF(radix_sized && !clgpu__mul_u64(n, 2, &pairs), CLGPU_SIZE_OVERFLOW,
                            "%s: the pairs of %llu keys (two places of n) do not fit in 64 bits",
                            who, (unsigned long long)n);
-    clgpu__report_buffer(report, part, "segment_images",
-                         plan->builtin ? unsigned_type_of(plan->key_bytes) : CLGPU_TYPE_UINT8,
-                         radix_sized && !plan->packed ? n : 0);
+    clgpu__report_buffer(
+        report, part, "segment_images",
+        plan->builtin ? clgpu__unsigned_type_of(plan->key_bytes) : CLGPU_TYPE_UINT8,
+        radix_sized && !plan->packed ? n : 0);
     clgpu__report_buffer(report, part, "segment_pairs",
                          plan->pair_bytes == 8 ? CLGPU_TYPE_UINT64 : CLGPU_TYPE_UINT32, pairs);
   }
@@ -1577,6 +1564,19 @@ static clgpu_status sort_entry(clgpu_context *context, const clgpu_sort_spec *sp
                        query, who);
 }
 
+/* Lays out a prebuild's plan of a count up to max_n and asks for its
+ * program. */
+static clgpu_status prepare_plan(clgpu_context *context, sort_plan *plan, uint64_t max_n,
+                                 const char *who) {
+  clgpu_status status = lay_out(context, plan, who);
+  if (status != CLGPU_SUCCESS) {
+    clgpu__append_error(" (max_n %llu is too large)", (unsigned long long)max_n);
+    return status;
+  }
+  clgpu_program *program = NULL;
+  return sort_program(context, plan, who, &program);
+}
+
 clgpu_status clgpu__sort_prepare(clgpu_context *context, const clgpu_sort_spec *spec,
                                  const clgpu_sort_options *options, clgpu_type key_type,
                                  size_t value_bytes, uint64_t max_n, const char *who) {
@@ -1598,13 +1598,7 @@ clgpu_status clgpu__sort_prepare(clgpu_context *context, const clgpu_sort_spec *
     sort_plan plan = resolved;
     plan.n = n;
     plan.value_bytes = value_bytes;
-    clgpu_status status = lay_out(context, &plan, who);
-    if (status != CLGPU_SUCCESS) {
-      clgpu__append_error(" (max_n %llu is too large)", (unsigned long long)max_n);
-      return status;
-    }
-    clgpu_program *program = NULL;
-    CLGPU__FORWARD_IF_ERROR(sort_program(context, &plan, who, &program));
+    CLGPU__FORWARD_IF_ERROR(prepare_plan(context, &plan, max_n, who));
     if (n >= max_n) break;
   }
   return CLGPU_SUCCESS;
@@ -1861,13 +1855,7 @@ clgpu_status clgpu__segmented_sort_prepare(clgpu_context *context, const clgpu_s
     sort_plan plan = resolved;
     plan.n = max_n;
     plan.family = CLGPU_ALGORITHM_MERGE;
-    clgpu_status status = lay_out(context, &plan, who);
-    if (status != CLGPU_SUCCESS) {
-      clgpu__append_error(" (max_n %llu is too large)", (unsigned long long)max_n);
-      return status;
-    }
-    clgpu_program *program = NULL;
-    CLGPU__FORWARD_IF_ERROR(sort_program(context, &plan, who, &program));
+    CLGPU__FORWARD_IF_ERROR(prepare_plan(context, &plan, max_n, who));
   }
   if (resolved.family != CLGPU_ALGORITHM_RADIX) return CLGPU_SUCCESS;
   unsigned image_bits = (unsigned)(8 * resolved.key_bytes);
@@ -1881,14 +1869,9 @@ clgpu_status clgpu__segmented_sort_prepare(clgpu_context *context, const clgpu_s
       plan.n = n;
       plan.radix_asked = 1;
       plan.segments = ((uint64_t)1 << (id_bits[b] - 1)) - 1;
-      clgpu_status status = lay_out(context, &plan, who);
-      if (status != CLGPU_SUCCESS) {
-        clgpu__append_error(" (max_n %llu is too large)", (unsigned long long)max_n);
-        return status;
-      }
+      CLGPU__FORWARD_IF_ERROR(prepare_plan(context, &plan, max_n, who));
       sort_plan phases[2];
       clgpu_program *program = NULL;
-      CLGPU__FORWARD_IF_ERROR(sort_program(context, &plan, who, &program));
       for (int p = plan.packed ? 1 : 0; p < 2; p++) {
         phase_plan(context, &plan, p + 1, &phases[p]);
         CLGPU__FORWARD_IF_ERROR(sort_program(context, &phases[p], who, &program));

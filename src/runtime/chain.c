@@ -92,6 +92,19 @@ const char *clgpu__unsigned_type(size_t size) {
   }
 }
 
+clgpu_type clgpu__unsigned_type_of(size_t size) {
+  switch (size) {
+    case 1:
+      return CLGPU_TYPE_UINT8;
+    case 2:
+      return CLGPU_TYPE_UINT16;
+    case 4:
+      return CLGPU_TYPE_UINT32;
+    default:
+      return CLGPU_TYPE_UINT64;
+  }
+}
+
 size_t clgpu__work_group_limit(const clgpu_context *context, size_t cap) {
   size_t limit = cap;
   if (context->quirks.work_group_cap && limit > context->quirks.work_group_cap) {

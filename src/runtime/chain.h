@@ -5,6 +5,7 @@
 
 #include <stddef.h>
 
+#include <clgpu/array.h>
 #include <clgpu/context.h>
 
 /* A sequence of commands each waiting for the one before: the first waits
@@ -63,6 +64,9 @@ clgpu_status clgpu__set_args(cl_kernel kernel, cl_uint first, const clgpu__kerne
 /* "uchar", "ushort", "uint" or "ulong": the OpenCL C unsigned integer of
  * 1, 2, 4 or 8 bytes (ulong for any other size). */
 const char *clgpu__unsigned_type(size_t size);
+
+/* The same as a clgpu_type: CLGPU_TYPE_UINT8, _UINT16, _UINT32 or _UINT64. */
+clgpu_type clgpu__unsigned_type_of(size_t size);
 
 /* The work-group size the wide (TILED) kernels may use on the context's
  * device: `cap`, lowered to the quirks table's cap, the device's maximum

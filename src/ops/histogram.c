@@ -653,22 +653,22 @@ clgpu_status clgpu__histogram_prepare(clgpu_context *context, clgpu_type type, c
                          "%s: lower and upper are both given (even bins) or both NULL (edges)",
                          who);
   if (max_n == 0) max_n = (uint64_t)1 << 32;
-  /* The program depends on the count through the shared row alone, which
-   * small inputs take (decide()): the plans of 0, 1 and max_n elements
-   * cover every count. */
+  hist_plan plan;
+  int use_edges = !lower;
+  CLGPU__FORWARD_IF_ERROR(plan_hist(context, NULL, NULL, NULL, NULL, NULL, use_edges, type, 1, bins,
+                                    options, who, &plan));
+  if (!use_edges) CLGPU__FORWARD_IF_ERROR(plan_even(&plan, lower, upper, who));
+  /* The program depends on the count only through where it counts
+   * (decide(): small inputs take the shared row), so the choices at 0, 1
+   * and max_n elements meet every program; the rows a count needs (which a
+   * loop cap may refuse at the call) do not matter here. */
   const uint64_t counts[3] = {0, 1, max_n};
   clgpu_status status = CLGPU_SUCCESS;
   for (int c = 0; c < 3 && status == CLGPU_SUCCESS; c++) {
-    hist_plan plan;
-    int use_edges = !lower;
-    status = plan_hist(context, NULL, NULL, NULL, NULL, NULL, use_edges, type, counts[c], bins,
-                       options, who, &plan);
-    if (status == CLGPU_SUCCESS && !use_edges) {
-      status = plan_even(&plan, lower, upper, who);
-      if (status == CLGPU_SUCCESS) status = lay_out(context, &plan, who);
-    }
+    decide(context, &plan.shape, plan.mode, counts[c], bins, plan.value_size, &plan.global,
+           &plan.local_edges);
     clgpu_program *program = NULL;
-    if (status == CLGPU_SUCCESS) status = hist_program(context, &plan, 0, count_type, &program);
+    status = hist_program(context, &plan, 0, count_type, &program);
   }
   return status;
 }

@@ -44,6 +44,8 @@
  *                      local memory first
  *   CLGPU_HIST_STRIDED optional: the input is read with its stride (else
  *                      it is contiguous)
+ *   CLGPU_HIST_WORDS   optional: 4-byte integers in SHIFT, DIVIDE or
+ *                      MULDIV with W uint (their bins in uint4 arithmetic)
  *   CLGPU_HIST_COUNT_T the counts' type, uint or ulong
  *
  * Counts are 32-bit (docs/portability.md rule 8): the host bounds every
@@ -170,6 +172,12 @@ inline ulong clgpu_hist_bin(V x, V lower, V upper, V scale, W width, ulong bins)
 #define CLGPU_HIST_V4 CLGPU_HIST_PASTE4(CLGPU_HIST_V)
 #endif
 
+/* The same for 4-byte integers, as uint4. */
+#if defined(CLGPU_HIST_WORDS) && !defined(CLGPU_HIST_STRIDED) && CLGPU_GROUP == 1 && \
+    !defined(CLGPU_HIST_GLOBAL)
+#define CLGPU_HIST_IVECTOR 1
+#endif
+
 #if CLGPU_HIST_MODE == 6
 #ifdef CLGPU_HIST_LOCAL_EDGES
 #define CLGPU_HIST_BIN(x) clgpu_hist_bin((x), bins, local_edges)
@@ -226,6 +234,30 @@ __kernel __attribute__((reqd_work_group_size(CLGPU_GROUP, 1, 1))) void clgpu_his
     CLGPU_HIST_V4 t = min(max((v - lower) * scale, (CLGPU_HIST_V4)0), (CLGPU_HIST_V4)(bins - 1ul));
     uint4 spare = (uint4)(uint)bins + (((uint4)(uint)(k & 15ul) + lane) & 15u);
     uint4 b = select(spare, as_uint4(convert_int4(t)), in);
+    row[b.s0] += 1u;
+    row[b.s1] += 1u;
+    row[b.s2] += 1u;
+    row[b.s3] += 1u;
+  }
+#endif
+#ifdef CLGPU_HIST_IVECTOR
+  /* Four contiguous integers' bins at once: d = x - lower modulo 2^32 in
+   * each lane, then the mode's formula in uint, as clgpu_hist_bin does. */
+  uint4 lane = (uint4)(0u, 1u, 2u, 3u);
+  uint4 base = (uint4)(uint)lower;
+  for (; k + 4 <= end; k += 4) {
+    uint4 d = as_uint4(vload4(0, input + in_offset + k)) - base;
+#if CLGPU_HIST_MODE == 1
+    uint4 b = d >> (uint4)(uint)width;
+#elif CLGPU_HIST_MODE == 2
+    uint4 b = d / (uint4)(uint)width;
+#else
+    uint4 b = d * (uint4)(uint)bins / (uint4)(uint)width;
+#endif
+#ifndef CLGPU_HIST_ALL
+    uint4 spare = (uint4)(uint)bins + (((uint4)(uint)(k & 15ul) + lane) & 15u);
+    b = select(spare, b, d <= (uint4)((uint)upper - (uint)lower));
+#endif
     row[b.s0] += 1u;
     row[b.s1] += 1u;
     row[b.s2] += 1u;

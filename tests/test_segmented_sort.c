@@ -2140,12 +2140,12 @@ static void radix_against_merge(void **state) {
  * (custom keys with spec->key_type: 4 bytes each) with 4-byte values in
  * `segments` segments (views over one scratch buffer; the query reads no
  * data). */
-static clgpu_workspace_size path_report(size_t n, size_t segments, clgpu_type keys_type,
-                                        clgpu_algorithm algorithm, const clgpu_sort_spec *spec,
-                                        clgpu_shape shape) {
+static clgpu_workspace_size report_in(clgpu_context *context, size_t n, size_t segments,
+                                      clgpu_type keys_type, clgpu_algorithm algorithm,
+                                      const clgpu_sort_spec *spec, clgpu_shape shape) {
   cl_mem buffer = NULL;
   assert_status(
-      clgpu_buffer_create(shared_context, CL_MEM_READ_WRITE, 16 * n + 8 * (segments + 1), &buffer),
+      clgpu_buffer_create(context, CL_MEM_READ_WRITE, 16 * n + 8 * (segments + 1), &buffer),
       CLGPU_SUCCESS);
   clgpu_array keys, values, offsets;
   assert_status(clgpu_array_1d(buffer, 0, spec && spec->key_type ? CLGPU_TYPE_OPAQUE : keys_type,
@@ -2156,11 +2156,17 @@ static clgpu_workspace_size path_report(size_t n, size_t segments, clgpu_type ke
                 CLGPU_SUCCESS);
   clgpu_sort_options options = {algorithm, shape, NULL};
   clgpu_workspace_size report;
-  assert_status(clgpu_segmented_sort_workspace_size(shared_context, spec, &keys, &values, &offsets,
-                                                    &options, &report),
-                CLGPU_SUCCESS);
-  clgpu_buffer_release(shared_context, buffer);
+  assert_status(
+      clgpu_segmented_sort_workspace_size(context, spec, &keys, &values, &offsets, &options, &report),
+      CLGPU_SUCCESS);
+  clgpu_buffer_release(context, buffer);
   return report;
+}
+
+static clgpu_workspace_size path_report(size_t n, size_t segments, clgpu_type keys_type,
+                                        clgpu_algorithm algorithm, const clgpu_sort_spec *spec,
+                                        clgpu_shape shape) {
+  return report_in(shared_context, n, segments, keys_type, algorithm, spec, shape);
 }
 
 /* Which path AUTO takes, as the report shows it (the radix path's images
@@ -2168,8 +2174,8 @@ static clgpu_workspace_size path_report(size_t n, size_t segments, clgpu_type ke
  * segment on average where image, segment number and position fit in 64
  * bits, merging below it, for 8-byte keys and where they do not fit;
  * RADIX always the radix path (2 keys or more); MERGE, a comparator and
- * custom keys merging, in the MERGE family; then both sides of the
- * threshold sorted. */
+ * custom keys merging, in the MERGE family; the threshold moved by
+ * CLGPU_TUNING; then both sides of the threshold sorted. */
 static void radix_auto_threshold(void **state) {
   (void)state;
   static const char declarations[] = "typedef struct { float x; } one;";
@@ -2236,6 +2242,25 @@ static void radix_auto_threshold(void **state) {
             clgpu_algorithm_name(rows[r].family));
       }
     }
+  }
+  /* The threshold is the tuning row's segmented_radix_mean: a context
+   * made under CLGPU_TUNING=segmented_radix_mean=16 takes the radix path
+   * for 16 keys a segment, and merges 15. */
+  if (!getenv("CLGPU_TUNING")) {
+    assert_int_equal(setenv("CLGPU_TUNING", "segmented_radix_mean=16", 1), 0);
+    clgpu_context *tuned = NULL;
+    clgpu_status made = clgpu_context_create(NULL, &tuned);
+    unsetenv("CLGPU_TUNING");
+    assert_status(made, CLGPU_SUCCESS);
+    for (size_t length = 15; length <= 16; length++) {
+      clgpu_workspace_size report = report_in(tuned, 256 * length, 256, CLGPU_TYPE_UINT32,
+                                              CLGPU_ALGORITHM_AUTO, NULL, CLGPU_SHAPE_CHUNKED);
+      if ((report.buffers[SEGMENT_PAIRS].count > 0) != (length == 16)) {
+        fail_msg("segmented_radix_mean=16, %zu keys a segment: the report shows the %s path",
+                 length, report.buffers[SEGMENT_PAIRS].count > 0 ? "radix" : "merge");
+      }
+    }
+    clgpu_context_destroy(tuned);
   }
   /* Both sides of the threshold, sorted by AUTO. */
   for (size_t h = 0; h < 2 && !oclgrind; h++) {

@@ -462,6 +462,12 @@ static clgpu_status hist_program(clgpu_context *context, const hist_plan *plan, 
     defines[count++] =
         (clgpu_define){"CLGPU_HIST_D", clgpu__type_size(plan->type) == 8 ? "ulong" : "uint"};
     if (plan->all) defines[count++] = (clgpu_define){"CLGPU_HIST_ALL", NULL};
+    /* 4-byte integers binned in uint arithmetic: the CHUNKED loop may bin
+     * four at once as uint4. */
+    if (clgpu__type_size(plan->type) == 4 && !plan->wide &&
+        (plan->mode == HIST_SHIFT || plan->mode == HIST_DIVIDE || plan->mode == HIST_MULDIV)) {
+      defines[count++] = (clgpu_define){"CLGPU_HIST_WORDS", NULL};
+    }
   }
   if (plan->type == CLGPU_TYPE_DOUBLE) defines[count++] = (clgpu_define){"CLGPU_NEEDS_FP64", NULL};
   if (plan->global) defines[count++] = (clgpu_define){"CLGPU_HIST_GLOBAL", NULL};

@@ -148,17 +148,6 @@ typedef struct sort_plan {
 
 static const clgpu_sort_spec default_spec = {0, NULL, NULL, NULL, 0, 0, 0};
 
-/* AUTO takes a segmented sort's radix path, where its packed form fits,
- * when the segments hold at least this many keys on average (n / S), and
- * merges below it. POCL, 2 cores, uint32 keys in uniform segments, radix
- * path against merging (`/tmp` probe, medians of 5 to 7, 2026-12-03): at
- * 256K keys even at 1024 keys a segment, 1.13x faster at 4096; at 1M even
- * at 1024, 1.25x at 4096; at 4M even at 16K (the packed form fits from
- * 8K); at 16M it fits from 66K on, 1.37x faster there. The split form
- * (8-byte keys, or more segments) never beat merging there: 16M uint64
- * keys in one segment 0.77x, 16M uint32 keys in 1024 segments 0.84x. */
-#define SEGMENTED_RADIX_MEAN 4096
-
 /* ---- small helpers ---- */
 
 static int key_kind_of(clgpu_type type) {
@@ -558,7 +547,7 @@ static void phase_plan(const clgpu_context *context, const sort_plan *plan, int 
 /* The radix path of a segmented sort, where the plan's family allows it:
  * whether this plan takes it (CLGPU_ALGORITHM_RADIX where the pairs fit in
  * 64 bits, or AUTO where the packed form fits and the segments hold
- * SEGMENTED_RADIX_MEAN keys or more on average), its form and the pairs'
+ * tuning segmented_radix_mean keys or more on average), its form and the pairs'
  * width, the work of the prepare and gather
  * kernels, and what the path needs: digit counts, pass states, loop
  * iterations. Packed where image, id and position fit in 64 bits (keys of
@@ -580,7 +569,7 @@ static clgpu_status lay_out_segmented_radix(const clgpu_context *context, sort_p
   int fits = plan->position_bits + plan->id_bits <= 64;
   int packs = plan->position_bits + plan->id_bits + image_bits <= 64;
   int chosen = plan->radix_asked ||
-               (packs && plan->segments > 0 && n / plan->segments >= SEGMENTED_RADIX_MEAN);
+               (packs && plan->segments > 0 && n / plan->segments >= plan->tuning->segmented_radix_mean);
   if (!chosen && !plan->upto) return CLGPU_SUCCESS;
   CLGPU__RETURN_ERROR_IF(
       plan->radix_asked && !fits && !plan->upto, CLGPU_SIZE_OVERFLOW,

@@ -127,6 +127,17 @@ static const clgpu__tuning base_row = {
     /* Merge sort: blocks of this many keys are sorted by insertion
      * before the first merge (CLGPU_MERGE_BLOCK). */
     .merge_block = 16,
+    /* AUTO takes a segmented sort's radix path, where its packed form
+     * fits, when the segments hold at least this many keys on average
+     * (n / S), and merges below it. POCL, 2 cores, uint32 keys in
+     * uniform segments, radix path against merging (medians of 5 to 7,
+     * 2026-12-03): at 256K keys even at 1024 keys a segment, 1.13x
+     * faster at 4096; at 1M even at 1024, 1.25x at 4096; at 4M even at
+     * 16K (the packed form fits from 8K); at 16M it fits from 66K on,
+     * 1.37x faster there. The split form (8-byte keys, or more
+     * segments) never beat merging there: 16M uint64 keys in one
+     * segment 0.77x, 16M uint32 keys in 1024 segments 0.84x. */
+    .segmented_radix_mean = 4096,
     /* A copy between contiguous views is one clEnqueueCopyBuffer, the
      * implementation's own copy, unless a class measured the library's
      * copy kernel faster from some size on. */
@@ -285,6 +296,7 @@ static const tuning_field fields[] = {
     FIELD(sort_group_cap, 2, 32, 1024, 1, 0),
     FIELD(sort_single_tiles, 0, 1, 64, 0, 0),
     FIELD(merge_block, 0, 1, 256, 0, 0),
+    FIELD(segmented_radix_mean, 1, 1, (uint64_t)1 << 40, 0, 0),
     FIELD(copy_kernel_floor, 1, 0, (uint64_t)1 << 40, 0, 0),
     FIELD(block, 0, 8, 1024, 0, 0),
     FIELD(blocking_floor, 1, 0, (uint64_t)1 << 32, 0, 0),

@@ -45,6 +45,8 @@ typedef struct clgpu__tuning {
   size_t sort_group_cap;
   unsigned sort_single_tiles;
   unsigned merge_block;
+  uint64_t segmented_radix_mean; /* AUTO segmented sorts take the radix path
+                                    from this many keys per segment on */
   /* Copies (ops/copy.c). */
   uint64_t copy_kernel_floor; /* contiguous copies of at least this many
                                  bytes run the elementwise copy kernel, not

@@ -2156,9 +2156,9 @@ static clgpu_workspace_size report_in(clgpu_context *context, size_t n, size_t s
                 CLGPU_SUCCESS);
   clgpu_sort_options options = {algorithm, shape, NULL};
   clgpu_workspace_size report;
-  assert_status(
-      clgpu_segmented_sort_workspace_size(context, spec, &keys, &values, &offsets, &options, &report),
-      CLGPU_SUCCESS);
+  assert_status(clgpu_segmented_sort_workspace_size(context, spec, &keys, &values, &offsets,
+                                                    &options, &report),
+                CLGPU_SUCCESS);
   clgpu_buffer_release(context, buffer);
   return report;
 }

@@ -568,8 +568,8 @@ static clgpu_status lay_out_segmented_radix(const clgpu_context *context, sort_p
   unsigned image_bits = (unsigned)(8 * plan->key_bytes);
   int fits = plan->position_bits + plan->id_bits <= 64;
   int packs = plan->position_bits + plan->id_bits + image_bits <= 64;
-  int chosen = plan->radix_asked ||
-               (packs && plan->segments > 0 && n / plan->segments >= plan->tuning->segmented_radix_mean);
+  int chosen = plan->radix_asked || (packs && plan->segments > 0 &&
+                                     n / plan->segments >= plan->tuning->segmented_radix_mean);
   if (!chosen && !plan->upto) return CLGPU_SUCCESS;
   CLGPU__RETURN_ERROR_IF(
       plan->radix_asked && !fits && !plan->upto, CLGPU_SIZE_OVERFLOW,

@@ -644,6 +644,9 @@ static void a_kernel_built_narrower_than_its_plan_is_refused(void **state) {
 }
 
 int main(void) {
+  /* CLGPU_TEST_FILTER picks cases, as in the programs on support.c. */
+  const char *pattern = getenv("CLGPU_TEST_FILTER");
+  if (pattern && *pattern) cmocka_set_test_filter(pattern);
   clgpu_context *context = NULL;
   if (clgpu_context_create(NULL, &context) == CLGPU_SUCCESS) {
     const clgpu_device_info *info = clgpu_context_device_info(context);

@@ -115,8 +115,10 @@ clgpu_status bench_enqueue_reference(bench_case *c, int copy, cl_event *event) {
   };
   size_t num_defines = c->type->type == CLGPU_TYPE_DOUBLE ? 5 : 4;
   clgpu_program *program = NULL;
+  /* -w: the library's own programs are quiet, and so are the bench's
+   * (POCL prints a build's warnings on stderr). */
   clgpu_status status =
-      clgpu_program_get(c->context, reference_kernels, defines, num_defines, NULL, &program);
+      clgpu_program_get(c->context, reference_kernels, defines, num_defines, "-w", &program);
   if (status != CLGPU_SUCCESS) return status;
   cl_kernel kernel = NULL;
   status = clgpu_kernel_acquire(program, copy ? "bench_copy" : "bench_read", &kernel);

@@ -126,8 +126,16 @@ CLGPU_API clgpu_status clgpu_program_get(clgpu_context *context, const char *sou
  * finds it. The library's families ("reduce", "sort", "elementwise") are
  * built after the shared prelude "common" (cl/common.cl), which they need:
  * clgpu_program_get over clgpu_kernel_source's text of one of them alone is
- * not the same program. Other stems ("fill") are built alone. Errors as
- * clgpu_kernel_source's and clgpu_program_get's. */
+ * not the same program. Other stems ("fill") are built alone. The
+ * library's files are built with -w added to `options` (unless they hold
+ * it, or the environment variable CLGPU_BUILD_WARNINGS is on, README), so
+ * that their warnings never reach the caller's stderr on implementations
+ * that print them (POCL); a build that fails so is built again without -w,
+ * and clgpu_last_error() gives that build's log, warnings included. The
+ * library's operations build their programs the same way, with your
+ * expressions inside them. clgpu_program_get builds with exactly the
+ * options it is given. Errors as clgpu_kernel_source's and
+ * clgpu_program_get's. */
 CLGPU_API clgpu_status clgpu_program_get_named(clgpu_context *context, const char *name,
                                                const clgpu_define *defines, size_t num_defines,
                                                const char *options, clgpu_program **out);

@@ -66,6 +66,15 @@ clgpu_status clgpu__read_environment(clgpu__environment *out, const char *who) {
                          "%s: the environment variable CLGPU_PROGRAM_RECORD is \"%s\": it takes a "
                          "name without line breaks, off, or nothing",
                          who, record);
+  out->build_warnings = environment_switch("CLGPU_BUILD_WARNINGS");
+  if (out->build_warnings == -2) {
+    const char *text = getenv("CLGPU_BUILD_WARNINGS");
+    return clgpu__fail(CLGPU_INVALID_ARGUMENT,
+                       "%s: the environment variable CLGPU_BUILD_WARNINGS is \"%.40s\"%s: it "
+                       "takes on, off, 1, 0 or nothing",
+                       who, text, strlen(text) > 40 ? "..." : "");
+  }
+  if (out->build_warnings < 0) out->build_warnings = 0;
   out->disk_cache = environment_switch("CLGPU_DISK_CACHE");
   if (out->disk_cache == -2) {
     const char *text = getenv("CLGPU_DISK_CACHE");

@@ -17,6 +17,7 @@ typedef struct clgpu__environment {
   cl_ulong copy_chunk; /* 0: the device's choice */
   cl_ulong copy_group; /* 0: the device's choice */
   int disk_cache;      /* CLGPU_DISK_CACHE: -1 unset, 0 off, 1 on */
+  int build_warnings;  /* CLGPU_BUILD_WARNINGS: 1 on, 0 off or unset */
   const char *tuning;  /* CLGPU_TUNING as getenv gave it (NULL: unset), checked
                           by the tuning table when the context is finished */
   /* CLGPU_PROGRAM_RECORD as getenv gave it (NULL: unset or empty): the name

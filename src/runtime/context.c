@@ -89,6 +89,7 @@ static clgpu_status finish_context(clgpu_context *ctx, const clgpu_context_optio
   clgpu__platform_unlock();
   CLGPU__FORWARD_IF_ERROR(status);
   clgpu__quirks_for(&ctx->info, &ctx->quirks);
+  ctx->quiet_builds = ctx->quirks.quiet_builds && !environment->build_warnings;
   clgpu__tuning_for(&ctx->info, &ctx->tuning_row);
   ctx->tuning = &ctx->tuning_row;
   CLGPU__FORWARD_IF_ERROR(

@@ -22,6 +22,9 @@ struct clgpu_context {
   clgpu_device_info info;
   char *extensions;
   clgpu__quirks quirks;
+  /* The library's own programs are built with -w (quirks.quiet_builds,
+   * unless CLGPU_BUILD_WARNINGS is on); program_cache.c adds it. */
+  int quiet_builds;
   const clgpu__tuning *tuning; /* &tuning_row */
   clgpu__tuning tuning_row;    /* the tuning table's row for the device, with
                                   CLGPU_TUNING's overrides */

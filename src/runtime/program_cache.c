@@ -339,6 +339,36 @@ static clgpu_status report_build_failure(const clgpu_context *ctx, cl_program pr
   return (clgpu_status)err;
 }
 
+static cl_int build_for_device(const clgpu_context *ctx, cl_program program, const char *options);
+
+/* A failed build's message. A quiet build (quiet_options: the library's
+ * own sources, built with -w) has no warnings in its log, and a user's
+ * expression inside such a program may have caused the error: the source
+ * is built once more without -w, and the message gives that build's log,
+ * warnings and all (the first build's where the second could not run). */
+static clgpu_status report_failure_with_warnings(const clgpu_context *ctx, const char *source,
+                                                 size_t length, cl_program program, cl_int err,
+                                                 const char *options) {
+  size_t words = options ? strlen(options) : 0;
+  int quiet = ctx->quiet_builds && words >= 2 && strcmp(options + words - 2, "-w") == 0 &&
+              (words == 2 || options[words - 3] == ' ');
+  if (!quiet) return report_build_failure(ctx, program, err, options);
+  char *loud = strdup(options);
+  if (!loud) return report_build_failure(ctx, program, err, options);
+  loud[words > 2 ? words - 3 : 0] = '\0';
+  cl_int again = CL_SUCCESS;
+  cl_program second = clgpu__cl_program_with_source(ctx->cl_context, source, length, &again);
+  clgpu_status status;
+  if (again == CL_SUCCESS && (again = build_for_device(ctx, second, loud)) != CL_SUCCESS) {
+    status = report_build_failure(ctx, second, again, loud);
+  } else {
+    status = report_build_failure(ctx, program, err, options);
+  }
+  if (second) clReleaseProgram(second);
+  free(loud);
+  return status;
+}
+
 /* clBuildProgram of `program` for the context's device with `options`, as
  * the device's quirks want them: with fragile_build_options, each "-D"
  * followed by blanks reaches the compiler joined to the word after it. */
@@ -438,7 +468,7 @@ static clgpu_status build_from_source(clgpu_context *ctx, const char *source, si
     status = clgpu__fail_cl(err, "clCreateProgramWithSource");
   } else {
     err = build_for_device(ctx, program, options);
-    if (err != CL_SUCCESS) status = report_build_failure(ctx, program, err, options);
+    if (err != CL_SUCCESS) status = report_failure_with_warnings(ctx, source, length, program, err, options);
   }
   pthread_mutex_lock(&ctx->programs->lock);
   ctx->programs->stats.builds++;
@@ -632,15 +662,48 @@ static _Thread_local clgpu__recipe_list *capturing;
 
 void clgpu__program_capture(clgpu__recipe_list *list) { capturing = list; }
 
+/* Whether `options` holds the word -w. */
+static int has_quiet_word(const char *options) {
+  for (const char *at = options ? strstr(options, "-w") : NULL; at; at = strstr(at + 2, "-w")) {
+    if ((at == options || at[-1] == ' ') && (at[2] == ' ' || at[2] == '\0')) return 1;
+  }
+  return 0;
+}
+
+/* The options a request is built with: a program of the library's own
+ * sources (some part named: an embedded kernel file) is built with -w
+ * where the context is quiet, so that implementations that print a
+ * build's diagnostics (POCL) print nothing of ours on the caller's stderr.
+ * A user's whole program (clgpu_program_get, no named part) keeps the
+ * options it gave. *quiet: a malloc'd copy with " -w" added, or NULL when
+ * `options` stays as it is. */
+static clgpu_status quiet_options(const clgpu_context *ctx, const clgpu__source_part *parts,
+                                  size_t num_parts, const char *options, char **quiet) {
+  *quiet = NULL;
+  int library = 0;
+  for (size_t i = 0; i < num_parts; i++) library |= parts[i].name != NULL;
+  if (!library || !ctx->quiet_builds || has_quiet_word(options)) return CLGPU_SUCCESS;
+  *quiet = options && *options ? clgpu__format("%s -w", options) : strdup("-w");
+  CLGPU__RETURN_ERROR_IF(!*quiet, CLGPU_CL_OUT_OF_HOST_MEMORY, "out of host memory");
+  return CLGPU_SUCCESS;
+}
+
 /* The parts resolved, then the program; the request is checked by the
  * caller. */
 static clgpu_status get_parts(clgpu_context *ctx, const clgpu__source_part *parts, size_t num_parts,
-                              const clgpu_define *defines, size_t num_defines, const char *options,
-                              clgpu_program **out) {
+                              const clgpu_define *defines, size_t num_defines,
+                              const char *asked_options, clgpu_program **out) {
   CLGPU__RETURN_ERROR_IF(num_parts == 0 || num_parts > MAX_PARTS, CLGPU_INTERNAL_ERROR,
                          "a program of %zu source parts (1 to %d)", num_parts, MAX_PARTS);
   resolved_part resolved[MAX_PARTS];
   CLGPU__FORWARD_IF_ERROR(resolve_parts(parts, num_parts, resolved));
+  char *quiet = NULL;
+  clgpu_status quieted = quiet_options(ctx, parts, num_parts, asked_options, &quiet);
+  if (quieted != CLGPU_SUCCESS) {
+    release_parts(resolved, num_parts);
+    return quieted;
+  }
+  const char *options = quiet ? quiet : asked_options;
   unsigned char key[32];
   program_key(resolved, num_parts, defines, num_defines, options, key);
   clgpu_status status = CLGPU_SUCCESS;
@@ -655,6 +718,7 @@ static clgpu_status get_parts(clgpu_context *ctx, const clgpu__source_part *part
     status = get_program(ctx, resolved, num_parts, defines, num_defines, options, key, out, NULL);
   }
   release_parts(resolved, num_parts);
+  free(quiet);
   return status;
 }
 

@@ -16,6 +16,7 @@ typedef enum quirk_kind {
   QUIRK_LOOP_ITERATION_CAP,
   QUIRK_KERNEL_GROUP_SIZE_UNRELIABLE,
   QUIRK_WIDEN_CHAR_ORDER,
+  QUIRK_NO_QUIET_BUILDS,
 } quirk_kind;
 
 typedef struct quirk_row {
@@ -81,6 +82,7 @@ void clgpu__quirks_for(const clgpu_device_info *info, clgpu__quirks *quirks) {
   quirks->loop_iteration_cap = 0;
   quirks->kernel_group_size_unreliable = 0;
   quirks->widen_char_order = 0;
+  quirks->quiet_builds = 1;
   for (size_t i = 0; i < sizeof quirk_table / sizeof quirk_table[0]; i++) {
     const quirk_row *row = &quirk_table[i];
     if (!matches(row->platform, info->platform_name) || !matches(row->device, info->name) ||
@@ -105,6 +107,9 @@ void clgpu__quirks_for(const clgpu_device_info *info, clgpu__quirks *quirks) {
         break;
       case QUIRK_WIDEN_CHAR_ORDER:
         quirks->widen_char_order = row->value != 0;
+        break;
+      case QUIRK_NO_QUIET_BUILDS:
+        quirks->quiet_builds = row->value == 0;
         break;
     }
   }

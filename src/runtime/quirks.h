@@ -29,6 +29,11 @@ typedef struct clgpu__quirks {
   /* Whether MIN and MAX over int8 in cl/runs.cl's kernels take an int
    * accumulator (the values and results stay int8). */
   int widen_char_order;
+  /* Whether the library's own programs are built with -w (their warnings
+   * would reach the caller's stderr on implementations that print build
+   * diagnostics, POCL's "9 warnings generated."); 0 where a compiler
+   * refuses -w. CLGPU_BUILD_WARNINGS=1 turns it off for a context. */
+  int quiet_builds;
 } clgpu__quirks;
 
 void clgpu__quirks_for(const clgpu_device_info *info, clgpu__quirks *quirks);

@@ -57,7 +57,7 @@ static void hit_and_miss(void **state) {
   /* (Not -w: the library's own files are built with it already.) */
   assert_status(
       clgpu_program_get_named(context, "fill", uint_define, 1, "-cl-opt-disable", &other_options),
-                CLGPU_SUCCESS);
+      CLGPU_SUCCESS);
   assert_ptr_not_equal(first, other_options);
   stats = stats_of(context);
   assert_int_equal(stats.builds, 3);

@@ -468,7 +468,8 @@ static clgpu_status build_from_source(clgpu_context *ctx, const char *source, si
     status = clgpu__fail_cl(err, "clCreateProgramWithSource");
   } else {
     err = build_for_device(ctx, program, options);
-    if (err != CL_SUCCESS) status = report_failure_with_warnings(ctx, source, length, program, err, options);
+    if (err != CL_SUCCESS)
+      status = report_failure_with_warnings(ctx, source, length, program, err, options);
   }
   pthread_mutex_lock(&ctx->programs->lock);
   ctx->programs->stats.builds++;

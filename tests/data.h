@@ -1,5 +1,5 @@
 /* Host-side test data: element types, a seeded generator, the input
- * distributions of TESTING.md, host references for sort, scan, reduce and
+ * distributions of docs/testing.md, host references for sort, scan, reduce and
  * findall, and a comparison that reports a failing case well enough to replay
  * it. Everything works on raw bytes plus a test_type, so one test body can
  * run over every type.
@@ -104,7 +104,7 @@ uint64_t test_case_seed(const char *label);
 
 /* ---- distributions ---- */
 
-/* The input shapes of TESTING.md. Unless said otherwise, float and double
+/* The input shapes of docs/testing.md. Unless said otherwise, float and double
  * values are finite (random bit patterns that are not inf or NaN, so every
  * exponent from denormals to FLT_MAX appears); only UNIFORM, ENTROPY_REDUCED
  * and FLOAT_SPECIALS produce infinities and NaNs. "Sorted" is by the order of
@@ -175,7 +175,7 @@ typedef struct test_distribution_case {
   size_t parameter;
 } test_distribution_case;
 
-/* Every distribution with the parameters TESTING.md asks for (sawtooth 256
+/* Every distribution with the parameters docs/testing.md asks for (sawtooth 256
  * and 257, few unique 2, 16 and 256, entropy reduced 1, 3 and 9, small
  * integers 16), for tests that run over "every distribution". Sawtooth with
  * a kernel's own tile size T and T+1 is the test's to add. */

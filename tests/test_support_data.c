@@ -296,7 +296,7 @@ static void distribution_names_are_stable_and_the_list_is_complete(void **state)
     assert_string_equal(test_distribution_name((test_distribution)d), names[d]);
     if (!listed[d]) fail_msg("distribution %s is not in the list", names[d]);
   }
-  /* The parameters TESTING.md names are all there. */
+  /* The parameters docs/testing.md names are all there. */
   static const test_distribution_case required[] = {
       {TEST_SAWTOOTH, 256},      {TEST_SAWTOOTH, 257},      {TEST_FEW_UNIQUE, 2},
       {TEST_FEW_UNIQUE, 16},     {TEST_FEW_UNIQUE, 256},    {TEST_ENTROPY_REDUCED, 1},

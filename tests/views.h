@@ -81,7 +81,7 @@ int test_on_oclgrind(const clgpu_context *context);
 /* The library's type for a test type. */
 clgpu_type test_cl_type(test_type type);
 
-/* The sizes TESTING.md asks for around a tile of `tile` elements (0 to 3,
+/* The sizes docs/testing.md asks for around a tile of `tile` elements (0 to 3,
  * T-1, T, T+1, 2T±1, 4T-1, 4T, 4T+1, the CHUNKED split at 16384, odd and
  * prime sizes up to 65537, and two random sizes seeded from `label`), sorted
  * and without repeats; none above 5000 when `small`. Returns the count (at

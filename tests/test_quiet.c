@@ -13,7 +13,7 @@
  *   the warning as well as the error, by default (the library's programs
  *   are built with -w, so the failed build is built again without it for
  *   its log) and under CLGPU_BUILD_WARNINGS=1.
- * - the variable's bad values are refused when a context is made. */
+ * (The variable's values are checked with the others in test_context.) */
 #include <errno.h>
 #include <math.h>
 #include <spawn.h>
@@ -273,35 +273,11 @@ static void a_failed_build_keeps_its_warnings(void **state) {
   free(loud);
 }
 
-static void bad_values_are_refused(void **state) {
-  (void)state;
-  static const char *const bad[] = {"yes", "2", " 1", "on "};
-  for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
-    assert_int_equal(setenv("CLGPU_BUILD_WARNINGS", bad[i], 1), 0);
-    clgpu_context *context = NULL;
-    clgpu_status status = clgpu_context_create(NULL, &context);
-    unsetenv("CLGPU_BUILD_WARNINGS");
-    assert_int_equal(status, CLGPU_INVALID_ARGUMENT);
-    assert_null(context);
-    assert_non_null(strstr(clgpu_last_error(), "CLGPU_BUILD_WARNINGS"));
-  }
-  static const char *const good[] = {"on", "off", "1", "0", ""};
-  for (size_t i = 0; i < sizeof good / sizeof good[0]; i++) {
-    assert_int_equal(setenv("CLGPU_BUILD_WARNINGS", good[i], 1), 0);
-    clgpu_context *context = NULL;
-    clgpu_status status = clgpu_context_create(NULL, &context);
-    unsetenv("CLGPU_BUILD_WARNINGS");
-    assert_int_equal(status, CLGPU_SUCCESS);
-    clgpu_context_destroy(context);
-  }
-}
-
 int main(int argc, char **argv) {
   if (argc == 2 && strcmp(argv[1], "--child") == 0) return child_main();
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(builds_print_nothing),
       cmocka_unit_test(a_failed_build_keeps_its_warnings),
-      cmocka_unit_test(bad_values_are_refused),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -32,19 +32,28 @@ static clgpu_status read_launch_number(const char *name, cl_ulong high, const ch
   CLGPU__RETURN_ERROR_IF(!parse_decimal(text, 0, high, out), CLGPU_INVALID_ARGUMENT,
                          "%s: the environment variable %s is \"%.40s\"%s: it takes a decimal "
                          "number from 0 (the device's choice) to %llu, or nothing",
-                         who, name, text, strlen(text) > 40 ? "..." : "",
-                         (unsigned long long)high);
+                         who, name, text, strlen(text) > 40 ? "..." : "", (unsigned long long)high);
   return CLGPU_SUCCESS;
 }
 
-/* An on/off variable: 1 for "on" or "1", 0 for "off" or "0", -1 when unset
- * or empty, -2 for anything else. */
-static int environment_switch(const char *name) {
+/* An on/off variable into *out: 1 for "on" or "1", 0 for "off" or "0", -1
+ * when unset or empty; anything else is refused with a message naming
+ * `who`, the variable and its value. */
+static clgpu_status read_switch(const char *name, const char *who, int *out) {
   const char *value = getenv(name);
-  if (!value || !*value) return -1;
-  if (strcmp(value, "on") == 0 || strcmp(value, "1") == 0) return 1;
-  if (strcmp(value, "off") == 0 || strcmp(value, "0") == 0) return 0;
-  return -2;
+  *out = -1;
+  if (!value || !*value) return CLGPU_SUCCESS;
+  if (strcmp(value, "on") == 0 || strcmp(value, "1") == 0) {
+    *out = 1;
+  } else if (strcmp(value, "off") == 0 || strcmp(value, "0") == 0) {
+    *out = 0;
+  } else {
+    return clgpu__fail(CLGPU_INVALID_ARGUMENT,
+                       "%s: the environment variable %s is \"%.40s\"%s: it takes on, off, 1, 0 "
+                       "or nothing",
+                       who, name, value, strlen(value) > 40 ? "..." : "");
+  }
+  return CLGPU_SUCCESS;
 }
 
 clgpu_status clgpu__read_environment(clgpu__environment *out, const char *who) {
@@ -66,22 +75,8 @@ clgpu_status clgpu__read_environment(clgpu__environment *out, const char *who) {
                          "%s: the environment variable CLGPU_PROGRAM_RECORD is \"%s\": it takes a "
                          "name without line breaks, off, or nothing",
                          who, record);
-  out->build_warnings = environment_switch("CLGPU_BUILD_WARNINGS");
-  if (out->build_warnings == -2) {
-    const char *text = getenv("CLGPU_BUILD_WARNINGS");
-    return clgpu__fail(CLGPU_INVALID_ARGUMENT,
-                       "%s: the environment variable CLGPU_BUILD_WARNINGS is \"%.40s\"%s: it "
-                       "takes on, off, 1, 0 or nothing",
-                       who, text, strlen(text) > 40 ? "..." : "");
-  }
+  CLGPU__FORWARD_IF_ERROR(read_switch("CLGPU_BUILD_WARNINGS", who, &out->build_warnings));
   if (out->build_warnings < 0) out->build_warnings = 0;
-  out->disk_cache = environment_switch("CLGPU_DISK_CACHE");
-  if (out->disk_cache == -2) {
-    const char *text = getenv("CLGPU_DISK_CACHE");
-    return clgpu__fail(CLGPU_INVALID_ARGUMENT,
-                       "%s: the environment variable CLGPU_DISK_CACHE is \"%.40s\"%s: it takes "
-                       "on, off, 1, 0 or nothing",
-                       who, text, strlen(text) > 40 ? "..." : "");
-  }
+  CLGPU__FORWARD_IF_ERROR(read_switch("CLGPU_DISK_CACHE", who, &out->disk_cache));
   return CLGPU_SUCCESS;
 }

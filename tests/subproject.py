@@ -5,8 +5,8 @@ user's project would, and check what it gets.
     subproject.py SOURCE_ROOT WORK_FOLDER
 
 The library's sources (meson.build, meson_options.txt, LICENSE, include/,
-src/, cl/ and tools/embed_cl.py, which embeds cl/: the library without its
-tools and tests) are
+src/, cl/, cmake/ and tools/embed_cl.py, which embeds cl/: the library
+without its tools and tests) are
 copied to WORK_FOLDER/parent/subprojects/clgpu. The parent is configured
 with --force-fallback-for=clgpu, so its dependency('clgpu') is the
 subproject's override whatever is installed, and built. Checked:
@@ -47,7 +47,7 @@ def main():
     os.makedirs(library)
     for name in ("meson.build", "meson_options.txt", "LICENSE"):
         shutil.copy(os.path.join(source, name), library)
-    for name in ("include", "src", "cl"):
+    for name in ("include", "src", "cl", "cmake"):
         shutil.copytree(os.path.join(source, name), os.path.join(library, name))
     # The one tool the library's build runs: it embeds cl/ into the library.
     os.makedirs(os.path.join(library, "tools"))

@@ -300,6 +300,68 @@ static void device_selected_by_part_of_a_name_in_any_case(void **state) {
   free(name);
 }
 
+/* The first device of `type` over every platform in order, as plain
+ * OpenCL lists them, or NULL. */
+static cl_device_id first_of_type(cl_device_type type) {
+  cl_uint num_platforms = 0;
+  assert_int_equal(clGetPlatformIDs(0, NULL, &num_platforms), CL_SUCCESS);
+  cl_platform_id *platforms = calloc(num_platforms, sizeof *platforms);
+  assert_non_null(platforms);
+  assert_int_equal(clGetPlatformIDs(num_platforms, platforms, NULL), CL_SUCCESS);
+  cl_device_id found = NULL;
+  for (cl_uint p = 0; p < num_platforms && !found; p++) {
+    cl_uint count = 0;
+    if (clGetDeviceIDs(platforms[p], CL_DEVICE_TYPE_ALL, 0, NULL, &count) != CL_SUCCESS) continue;
+    cl_device_id *devices = calloc(count, sizeof *devices);
+    assert_non_null(devices);
+    assert_int_equal(clGetDeviceIDs(platforms[p], CL_DEVICE_TYPE_ALL, count, devices, NULL),
+                     CL_SUCCESS);
+    for (cl_uint d = 0; d < count && !found; d++) {
+      cl_device_type has = 0;
+      assert_int_equal(clGetDeviceInfo(devices[d], CL_DEVICE_TYPE, sizeof has, &has, NULL),
+                       CL_SUCCESS);
+      if (has & type) found = devices[d];
+    }
+    free(devices);
+  }
+  free(platforms);
+  return found;
+}
+
+/* "gpu", "cpu" and "accelerator", in any case and with blanks around: the
+ * first device of the type; none of it is CLGPU_NO_DEVICE with the
+ * listing. */
+static void device_selected_by_type(void **state) {
+  (void)state;
+  static const struct {
+    const char *selector;
+    cl_device_type type;
+  } rows[] = {
+      {"gpu", CL_DEVICE_TYPE_GPU},
+      {"GPU", CL_DEVICE_TYPE_GPU},
+      {"cpu", CL_DEVICE_TYPE_CPU},
+      {" Cpu\n", CL_DEVICE_TYPE_CPU},
+      {"accelerator", CL_DEVICE_TYPE_ACCELERATOR},
+      {"ACCELERATOR", CL_DEVICE_TYPE_ACCELERATOR},
+  };
+  int found_one = 0;
+  for (size_t r = 0; r < sizeof rows / sizeof rows[0]; r++) {
+    cl_device_id expected = first_of_type(rows[r].type);
+    if (expected) {
+      check_selector_picks(rows[r].selector, expected);
+      found_one = 1;
+      continue;
+    }
+    cl_platform_id platform = NULL;
+    cl_device_id device = NULL;
+    assert_status(clgpu_device_select(rows[r].selector, &platform, &device), CLGPU_NO_DEVICE);
+    assert_null(device);
+    assert_non_null(strstr(clgpu_last_error(), "no device of that type"));
+  }
+  /* The suite's device is one of the three types. */
+  assert_true(found_one);
+}
+
 static void empty_selector_picks_the_default_device(void **state) {
   (void)state;
   cl_platform_id platform = NULL;
@@ -867,8 +929,8 @@ static void environment_variables_are_parsed_strictly(void **state) {
     snprintf(quoted, sizeof quoted, "\"%s\"", row->value);
     if (!strstr(message, "clgpu_context_create") || !strstr(message, row->name) ||
         !strstr(message, quoted)) {
-      fail_msg("%s=\"%s\": the message \"%s\" does not name the variable and its value",
-               row->name, row->value, message);
+      fail_msg("%s=\"%s\": the message \"%s\" does not name the variable and its value", row->name,
+               row->value, message);
     }
   }
   /* A record name of 255 bytes is taken, one of 256 refused (the message
@@ -1153,6 +1215,7 @@ int main(int argc, char **argv) {
       cmocka_unit_test(device_facts_match_what_opencl_reports),
       cmocka_unit_test(device_selected_by_platform_and_device_index),
       cmocka_unit_test(device_selected_by_flat_index),
+      cmocka_unit_test(device_selected_by_type),
       cmocka_unit_test(device_selected_by_part_of_a_name_in_any_case),
       cmocka_unit_test(empty_selector_picks_the_default_device),
       cmocka_unit_test_setup_teardown(device_selected_through_the_environment, save_device_variable,

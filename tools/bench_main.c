@@ -92,8 +92,9 @@ static const char usage_text[] =
     "  devices              list OpenCL platforms and devices\n"
     "  first-call           time the first call of one kernel in this process\n"
     "\n"
-    "The device is chosen by CLGPU_DEVICE (\"P:D\", a flat index, or part of a\n"
-    "platform or device name), else the first GPU, accelerator or CPU.\n"
+    "The device is chosen by CLGPU_DEVICE (\"P:D\", a flat index, gpu, cpu,\n"
+    "accelerator, or part of a platform or device name), else the first GPU,\n"
+    "accelerator or CPU.\n"
     "Run 'clgpu-bench SUBCOMMAND --help' for a subcommand's options.\n";
 
 static void print_device(const clgpu_device_info *info) {

@@ -207,6 +207,8 @@ CLGPU_API const char *clgpu_context_cache_dir(const clgpu_context *context);
  *   "P:D"        device D of platform P, both decimal, as clgpu_device_list
  *                numbers them (for example "0:1");
  *   "N"          the N-th device counting over all platforms in order;
+ *   "gpu", "cpu", "accelerator"  (in any case) the first device of that
+ *                type, counting as "N" does;
  *   anything else  the first device whose platform name or vendor, or device
  *                name or vendor, contains the text, compared
  *                case-insensitively ("pocl" matches POCL's platform vendor

@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include <clgpu/context.h>
 
@@ -187,7 +188,7 @@ static clgpu_status fail_with_listing(clgpu_status status, const device_table *t
                                       const char *format, const char *selector) {
   clgpu__fail(status, format, selector);
   clgpu__append_error(
-      "; devices (select with CLGPU_DEVICE=P:D, a flat index, or a "
+      "; devices (select with CLGPU_DEVICE=P:D, a flat index, gpu, cpu, accelerator, or a "
       "case-insensitive part of a platform or device name):\n");
   char listing[8192];
   format_listing(table, listing, sizeof listing);
@@ -222,6 +223,21 @@ static const char *parse_index(const char *text, unsigned *value) {
   if (digits == 0 || isdigit((unsigned char)*text)) return NULL;
   *value = v;
   return text;
+}
+
+/* The device type a selector names ("gpu", "cpu", "accelerator", in any
+ * case), or 0. */
+static cl_device_type type_selector(const char *selector) {
+  static const struct {
+    const char *word;
+    cl_device_type type;
+  } types[] = {{"gpu", CL_DEVICE_TYPE_GPU},
+               {"cpu", CL_DEVICE_TYPE_CPU},
+               {"accelerator", CL_DEVICE_TYPE_ACCELERATOR}};
+  for (size_t i = 0; i < sizeof types / sizeof types[0]; i++) {
+    if (strcasecmp(selector, types[i].word) == 0) return types[i].type;
+  }
+  return 0;
 }
 
 static int looks_like_index(const char *selector) {
@@ -263,6 +279,15 @@ clgpu_status clgpu__device_select(const char *selector, cl_platform_id *platform
       }
     }
     if (!chosen) chosen = &table.entries[0];
+  } else if (type_selector(trimmed)) {
+    cl_device_type wanted = type_selector(trimmed);
+    for (size_t i = 0; i < table.count && !chosen; i++) {
+      if (table.entries[i].type & wanted) chosen = &table.entries[i];
+    }
+    if (!chosen) {
+      status = fail_with_listing(CLGPU_NO_DEVICE, &table,
+                                 "device selector \"%s\": no device of that type", selector);
+    }
   } else if (looks_like_index(trimmed)) {
     unsigned first = 0, second = 0;
     const char *rest = parse_index(trimmed, &first);

@@ -213,8 +213,9 @@ CLGPU_API const char *clgpu_context_cache_dir(const clgpu_context *context);
  *                name or vendor, contains the text, compared
  *                case-insensitively ("pocl" matches POCL's platform vendor
  *                "The pocl project", "nvidia" NVIDIA's devices).
- * Whitespace around the selector is ignored. On failure *platform and
- * *device are NULL.
+ * Whitespace around the selector is ignored. It does not read CLGPU_DEVICE
+ * (clgpu_context_create does): to choose as a context would, pass
+ * getenv("CLGPU_DEVICE"). On failure *platform and *device are NULL.
  * Errors: CLGPU_NO_PLATFORM, CLGPU_NO_DEVICE (nothing matches; the message
  * lists every device with its index), CLGPU_INVALID_DEVICE_SELECTOR ("1:"
  * and similar; the message lists the devices too), CLGPU_INVALID_ARGUMENT. */

@@ -1,4 +1,5 @@
-/* Device allocations through the library, and the caching allocator.
+/** @file
+ * Device allocations through the library, and the caching allocator.
  *
  * clgpu_buffer_create and clgpu_buffer_release are how the library makes its
  * temporaries and how a caller can make buffers that take part in caching.
@@ -70,12 +71,12 @@ extern "C" {
 
 typedef struct clgpu_alloc_cache clgpu_alloc_cache;
 
-/* Make an empty cache, written to *out; it holds no context and no device
+/** Make an empty cache, written to *out; it holds no context and no device
  * memory yet. Free it with clgpu_alloc_cache_destroy. Errors:
  * CLGPU_INVALID_ARGUMENT (out is NULL), CLGPU_CL_OUT_OF_HOST_MEMORY. */
 CLGPU_API clgpu_status clgpu_alloc_cache_create(clgpu_alloc_cache **out);
 
-/* Release every free block the cache holds, and the cache. NULL does
+/** Release every free block the cache holds, and the cache. NULL does
  * nothing. The only blocks still handed out with no scope open are those of
  * live workspaces: they are detached, each left to its workspace as a plain
  * buffer that clgpu_workspace_destroy releases. While any thread has a
@@ -85,7 +86,7 @@ CLGPU_API clgpu_status clgpu_alloc_cache_create(clgpu_alloc_cache **out);
  * leaves it open for good, and the cache with it. */
 CLGPU_API void clgpu_alloc_cache_destroy(clgpu_alloc_cache *cache);
 
-/* Open a cached scope on the calling thread for allocations on `context`,
+/** Open a cached scope on the calling thread for allocations on `context`,
  * served by `cache`. Scopes nest (a later begin on the same thread pushes a
  * new scope, on any cache); only the innermost scope serves requests, and
  * only those on its own context (others get plain buffers). The scope holds a
@@ -93,13 +94,13 @@ CLGPU_API void clgpu_alloc_cache_destroy(clgpu_alloc_cache *cache);
  * Errors: CLGPU_INVALID_ARGUMENT, CLGPU_CL_OUT_OF_HOST_MEMORY. */
 CLGPU_API clgpu_status clgpu_alloc_scope_begin(clgpu_context *context, clgpu_alloc_cache *cache);
 
-/* Open an uncached scope on the calling thread: allocations in it bypass
+/** Open an uncached scope on the calling thread: allocations in it bypass
  * every cache until the matching end. It holds a reference to `context` as
  * a cached scope does. Errors: CLGPU_INVALID_ARGUMENT,
  * CLGPU_CL_OUT_OF_HOST_MEMORY. */
 CLGPU_API clgpu_status clgpu_alloc_uncached_begin(clgpu_context *context);
 
-/* Close the innermost scope of the calling thread, which must have been
+/** Close the innermost scope of the calling thread, which must have been
  * opened on `context` (a context destroyed since is still the handle to pass:
  * the scope kept it alive). A cached scope returns its outstanding blocks to
  * the pool. The scope drops its reference to the context last; when that was
@@ -110,7 +111,7 @@ CLGPU_API clgpu_status clgpu_alloc_uncached_begin(clgpu_context *context);
  * CLGPU_INVALID_ARGUMENT (context is NULL). */
 CLGPU_API clgpu_status clgpu_alloc_scope_end(clgpu_context *context);
 
-/* Allocate `size` bytes (size > 0) with `flags` on the context, through the
+/** Allocate `size` bytes (size > 0) with `flags` on the context, through the
  * innermost scope of the calling thread if any, written to *out (NULL on
  * failure). The caller gives it back with clgpu_buffer_release; in a cached
  * scope it belongs to the scope and must not be used after the scope ends. A
@@ -125,7 +126,7 @@ CLGPU_API clgpu_status clgpu_alloc_scope_end(clgpu_context *context);
 CLGPU_API clgpu_status clgpu_buffer_create(clgpu_context *context, cl_mem_flags flags, size_t size,
                                            cl_mem *out);
 
-/* Give back a buffer from clgpu_buffer_create. A cached block returns to its
+/** Give back a buffer from clgpu_buffer_create. A cached block returns to its
  * cache's pool (reusable on the same in-order queue at once, elsewhere once
  * the work enqueued before this call has completed); any other buffer is
  * released. NULL does nothing. `context` names the queue whose work the
@@ -134,23 +135,23 @@ CLGPU_API clgpu_status clgpu_buffer_create(clgpu_context *context, cl_mem_flags 
  * must not be a context destroyed with no scope left open on it. */
 CLGPU_API void clgpu_buffer_release(clgpu_context *context, cl_mem buffer);
 
-/* Counters of a cache since it was made. */
+/** Counters of a cache since it was made. */
 typedef struct clgpu_alloc_stats {
-  uint64_t hits;               /* requests served from the pool */
-  uint64_t misses;             /* requests that made a new block */
-  uint64_t device_allocations; /* clCreateBuffer calls the cache made */
-  uint64_t bytes_held;         /* bytes of blocks in the pool, free */
-  uint64_t bytes_in_use;       /* bytes of blocks handed out, live workspaces'
+  uint64_t hits;               /**< requests served from the pool */
+  uint64_t misses;             /**< requests that made a new block */
+  uint64_t device_allocations; /**< clCreateBuffer calls the cache made */
+  uint64_t bytes_held;         /**< bytes of blocks in the pool, free */
+  uint64_t bytes_in_use;       /**< bytes of blocks handed out, live workspaces'
                                   included (a detached block leaves it) */
-  uint64_t peak_bytes;         /* largest bytes_held + bytes_in_use seen */
+  uint64_t peak_bytes;         /**< largest bytes_held + bytes_in_use seen */
 } clgpu_alloc_stats;
 
-/* Copy the counters of a cache into *stats; safe while other threads use
+/** Copy the counters of a cache into *stats; safe while other threads use
  * the cache. Errors: CLGPU_INVALID_ARGUMENT (NULL cache or stats). */
 CLGPU_API clgpu_status clgpu_alloc_cache_stats(const clgpu_alloc_cache *cache,
                                                clgpu_alloc_stats *stats);
 
-/* Release free blocks until at most `keep_bytes` are held. Blocks in use are
+/** Release free blocks until at most `keep_bytes` are held. Blocks in use are
  * not touched. *released (if not NULL) receives the bytes released (0 on
  * failure). Errors: CLGPU_INVALID_ARGUMENT (cache is NULL). */
 CLGPU_API clgpu_status clgpu_alloc_cache_trim(clgpu_alloc_cache *cache, size_t keep_bytes,

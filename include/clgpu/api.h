@@ -1,4 +1,5 @@
-/* Export macro and the OpenCL header every public header needs. */
+/** @file
+ * Export macro and the OpenCL header every public header needs. */
 #ifndef CLGPU_API_H
 #define CLGPU_API_H
 

@@ -1,4 +1,5 @@
-/* clgpu: vendor-neutral OpenCL sort, scan, reduction and stream compaction.
+/** @file
+ * clgpu: vendor-neutral OpenCL sort, scan, reduction and stream compaction.
  * Including this header includes every public header of the library.
  *
  * Rules shared by every call that takes an event wait list

@@ -1,4 +1,5 @@
-/* Contexts: the device clgpu works on, its facts, its queue and its program
+/** @file
+ * Contexts: the device clgpu works on, its facts, its queue and its program
  * cache, and device selection.
  *
  * A clgpu_context either owns OpenCL objects it created itself
@@ -56,33 +57,33 @@ extern "C" {
 
 typedef struct clgpu_context clgpu_context;
 
-/* Whether the on-disk cache of program binaries is used. */
+/** Whether the on-disk cache of program binaries is used. */
 typedef enum clgpu_disk_cache_mode {
-  /* On, unless the environment variable CLGPU_DISK_CACHE is "off" (or "0"),
+  /** On, unless the environment variable CLGPU_DISK_CACHE is "off" (or "0"),
    * or the device's row in the quirks table turns it off for a platform whose
    * own binary cache is faster (none does so far: on POCL 3.1 clgpu's cache
    * made a warm first call 5 times faster than POCL's own). CLGPU_DISK_CACHE
    * "on" (or "1") overrides the quirks table. */
   CLGPU_DISK_CACHE_DEFAULT = 0,
-  /* On wherever a cache folder can be used, whatever the quirks table and
+  /** On wherever a cache folder can be used, whatever the quirks table and
    * CLGPU_DISK_CACHE say (a cache_dir or CLGPU_CACHE_DIR of "off" still
    * turns it off). */
   CLGPU_DISK_CACHE_ON = 1,
-  /* Off. */
+  /** Off. */
   CLGPU_DISK_CACHE_OFF = 2,
 } clgpu_disk_cache_mode;
 
-/* Options for creating or wrapping a context. Zero-initialise ({0}) for the
+/** Options for creating or wrapping a context. Zero-initialise ({0}) for the
  * defaults; fields added later keep zero as their default. */
 typedef struct clgpu_context_options {
-  /* Device selector, as CLGPU_DEVICE takes it (see clgpu_device_select). NULL
+  /** Device selector, as CLGPU_DEVICE takes it (see clgpu_device_select). NULL
    * means: CLGPU_DEVICE from the environment if set, else the default device.
    * Ignored by clgpu_context_wrap. */
   const char *device;
-  /* Create the queue without CL_QUEUE_PROFILING_ENABLE (it is on by default so
+  /** Create the queue without CL_QUEUE_PROFILING_ENABLE (it is on by default so
    * that events can be timed). Ignored when a queue is wrapped. */
   int disable_profiling;
-  /* Folder of the on-disk binary cache. NULL (or "") means CLGPU_CACHE_DIR from the
+  /** Folder of the on-disk binary cache. NULL (or "") means CLGPU_CACHE_DIR from the
    * environment, else $XDG_CACHE_HOME/clgpu, else $HOME/.cache/clgpu. The
    * string "off" disables the disk cache. The string is copied.
    *
@@ -91,20 +92,20 @@ typedef struct clgpu_context_options {
    * run code of their choosing there. Share a folder only among users who
    * trust one another; see docs/program-cache.md for what is checked. */
   const char *cache_dir;
-  /* Whether the disk cache is used at all; see clgpu_disk_cache_mode. */
+  /** Whether the disk cache is used at all; see clgpu_disk_cache_mode. */
   clgpu_disk_cache_mode disk_cache;
 } clgpu_context_options;
 
-/* Facts about the device, read once when the context is made. Strings are
+/** Facts about the device, read once when the context is made. Strings are
  * NUL-terminated and cut at the array size. */
 typedef struct clgpu_device_info {
   char platform_name[256];
   char platform_version[256];
   char name[256];
   char vendor[256];
-  char device_version[256]; /* "OpenCL 3.0 ..." */
+  char device_version[256]; /**< "OpenCL 3.0 ..." */
   char driver_version[256];
-  char opencl_c_version[256]; /* "OpenCL C 1.2 ..." */
+  char opencl_c_version[256]; /**< "OpenCL C 1.2 ..." */
   cl_device_type type;
   cl_uint vendor_id;
   cl_uint compute_units;
@@ -112,23 +113,23 @@ typedef struct clgpu_device_info {
   size_t max_work_group_size;
   size_t max_work_item_sizes[3];
   cl_ulong local_mem_size;
-  int local_mem_is_dedicated; /* CL_LOCAL, not host RAM */
+  int local_mem_is_dedicated; /**< CL_LOCAL, not host RAM */
   cl_ulong global_mem_size;
   cl_ulong max_mem_alloc_size;
-  cl_uint mem_base_addr_align_bits; /* as OpenCL reports it, in bits */
+  cl_uint mem_base_addr_align_bits; /**< as OpenCL reports it, in bits */
   cl_ulong global_mem_cache_size;
   size_t profiling_timer_resolution_ns;
-  int has_fp64;               /* cl_khr_fp64 */
-  int has_fp16;               /* cl_khr_fp16 */
-  int has_int64_base_atomics; /* cl_khr_int64_base_atomics */
+  int has_fp64;               /**< cl_khr_fp64 */
+  int has_fp16;               /**< cl_khr_fp16 */
+  int has_int64_base_atomics; /**< cl_khr_int64_base_atomics */
   int has_int64_extended_atomics;
-  int has_subgroups; /* cl_khr_subgroups or cl_intel_subgroups */
+  int has_subgroups; /**< cl_khr_subgroups or cl_intel_subgroups */
   int is_little_endian;
-  /* The full extension string; owned by the context, valid while it lives. */
+  /** The full extension string; owned by the context, valid while it lives. */
   const char *extensions;
 } clgpu_device_info;
 
-/* Create a context on one device: the one `options->device` selects, else
+/** Create a context on one device: the one `options->device` selects, else
  * the one CLGPU_DEVICE selects, else the default (the first GPU over all
  * platforms, else the first accelerator, else the first CPU). Creates an
  * OpenCL context and an in-order queue with profiling enabled, both owned by
@@ -154,7 +155,7 @@ typedef struct clgpu_device_info {
 CLGPU_API clgpu_status clgpu_context_create(const clgpu_context_options *options,
                                             clgpu_context **out);
 
-/* Wrap the caller's OpenCL objects. `context` and `device` are required and
+/** Wrap the caller's OpenCL objects. `context` and `device` are required and
  * `device` must be one of the context's devices. `queue` may be NULL, in
  * which case clgpu creates an in-order queue with profiling (unless
  * disable_profiling) and owns it; a queue given is used as given, whatever
@@ -173,7 +174,7 @@ CLGPU_API clgpu_status clgpu_context_wrap(cl_context context, cl_device_id devic
                                           const clgpu_context_options *options,
                                           clgpu_context **out);
 
-/* Drop the caller's reference to the context. NULL does nothing. Does not
+/** Drop the caller's reference to the context. NULL does nothing. Does not
  * wait for the queue: work already enqueued completes normally. The context
  * (its program cache, kernels and OpenCL objects) is freed once nothing made
  * from it holds it any more: open allocation scopes, membufs and elementwise
@@ -185,23 +186,23 @@ CLGPU_API clgpu_status clgpu_context_wrap(cl_context context, cl_device_id devic
  * free blocks. docs/lifetimes.md has the details. */
 CLGPU_API void clgpu_context_destroy(clgpu_context *context);
 
-/* The OpenCL objects of a context; NULL for a NULL context. The context
+/** The OpenCL objects of a context; NULL for a NULL context. The context
  * keeps its references: a caller who keeps one past clgpu_context_destroy
  * must retain it. */
 CLGPU_API cl_context clgpu_context_cl_context(const clgpu_context *context);
 CLGPU_API cl_device_id clgpu_context_device(const clgpu_context *context);
 CLGPU_API cl_command_queue clgpu_context_queue(const clgpu_context *context);
 
-/* The device facts read when the context was made. Valid while the context
+/** The device facts read when the context was made. Valid while the context
  * lives. NULL only for a NULL context. */
 CLGPU_API const clgpu_device_info *clgpu_context_device_info(const clgpu_context *context);
 
-/* The folder the context's disk cache uses, or NULL when the disk cache is
+/** The folder the context's disk cache uses, or NULL when the disk cache is
  * off (by option, by CLGPU_CACHE_DIR=off, by the quirks table, or because
  * the folder could not be created). Valid while the context lives. */
 CLGPU_API const char *clgpu_context_cache_dir(const clgpu_context *context);
 
-/* Resolve a device selector to a platform and device without creating
+/** Resolve a device selector to a platform and device without creating
  * anything. Selectors:
  *   NULL or ""   the default device (first GPU, else accelerator, else CPU);
  *   "P:D"        device D of platform P, both decimal, as clgpu_device_list
@@ -222,7 +223,7 @@ CLGPU_API const char *clgpu_context_cache_dir(const clgpu_context *context);
 CLGPU_API clgpu_status clgpu_device_select(const char *selector, cl_platform_id *platform,
                                            cl_device_id *device);
 
-/* Write a listing of every platform and device, one device per line
+/** Write a listing of every platform and device, one device per line
  * ("  0:0  <platform> / <device> (CPU)"), into `buffer` of `size` bytes,
  * NUL-terminated and cut to fit. *needed (if not NULL) receives the full
  * length plus one. Creates nothing. Errors: CLGPU_NO_PLATFORM,

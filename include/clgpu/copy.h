@@ -1,4 +1,5 @@
-/* Moving elements: copies between array views on the device (clgpu_copy),
+/** @file
+ * Moving elements: copies between array views on the device (clgpu_copy),
  * transfers between host memory and views (clgpu_copy_to_host and
  * clgpu_copy_from_host, which enqueue; clgpu_array_read and
  * clgpu_array_write, which wait), and filling a view with one value
@@ -55,7 +56,7 @@
 extern "C" {
 #endif
 
-/* Copy `source` into `destination`, element by element in index order: two
+/** Copy `source` into `destination`, element by element in index order: two
  * views of the same shape and type, each with any strides (negative and
  * broadcast sources included). When the destination may alias the source
  * and is not exactly the same view, the source goes through a temporary
@@ -81,7 +82,7 @@ CLGPU_API clgpu_status clgpu_copy(clgpu_context *context, const clgpu_array *des
 
 /* ---- transfers between host memory and views ---- */
 
-/* Copy a view into host memory (clgpu_copy_to_host), or host memory into a
+/** Copy a view into host memory (clgpu_copy_to_host), or host memory into a
  * view (clgpu_copy_from_host). The view may have any strides (a copy to the
  * host also accepts stride 0 and overlapping layouts; a copy from the host
  * refuses them as clgpu_copy refuses such a destination). Host memory is
@@ -111,7 +112,7 @@ CLGPU_API clgpu_status clgpu_copy_from_host(clgpu_context *context, const clgpu_
                                             cl_uint num_events, const cl_event *wait_list,
                                             cl_event *event);
 
-/* The waiting forms: clgpu_array_read returns when the view's elements are
+/** The waiting forms: clgpu_array_read returns when the view's elements are
  * in host memory, clgpu_array_write when they are in the view (so the host
  * memory may be reused at once). Like every function of the library whose
  * name ends in _read or _write, they wait on the host and take no event; a
@@ -127,7 +128,7 @@ CLGPU_API clgpu_status clgpu_array_write(clgpu_context *context, const clgpu_arr
                                          const void *host, size_t host_size, cl_uint num_events,
                                          const cl_event *wait_list);
 
-/* Set every element of a view to the value `value` points to (element-size
+/** Set every element of a view to the value `value` points to (element-size
  * bytes, copied at the call, so the call never blocks; a half value is its
  * 16 bits). Only enqueues. Errors as clgpu_copy_from_host (value NULL is
  * CLGPU_INVALID_ARGUMENT). */

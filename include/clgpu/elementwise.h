@@ -1,4 +1,5 @@
-/* Elementwise kernels over array views of any layout, and the built-in
+/** @file
+ * Elementwise kernels over array views of any layout, and the built-in
  * elementwise operations made with them (type conversion, a*x + b*y,
  * comparisons into a mask, index sequences).
  *
@@ -78,21 +79,21 @@
 extern "C" {
 #endif
 
-/* What an argument is. */
+/** What an argument is. */
 typedef enum clgpu_elementwise_kind {
-  CLGPU_ARG_IN = 1, /* an array that is read */
-  CLGPU_ARG_OUT,    /* an array that is written (its variable starts at 0) */
-  CLGPU_ARG_INOUT,  /* an array that is read and written back */
-  CLGPU_ARG_SCALAR, /* one value of the type, the same for every element */
+  CLGPU_ARG_IN = 1, /**< an array that is read */
+  CLGPU_ARG_OUT,    /**< an array that is written (its variable starts at 0) */
+  CLGPU_ARG_INOUT,  /**< an array that is read and written back */
+  CLGPU_ARG_SCALAR, /**< one value of the type, the same for every element */
 } clgpu_elementwise_kind;
 
-/* The most arguments a kernel takes, and the most of them that are arrays
+/** The most arguments a kernel takes, and the most of them that are arrays
  * (what fits OpenCL's smallest guaranteed parameter space with the generic
  * kernel's strides). */
 #define CLGPU_ELEMENTWISE_MAX_ARGS 16
 #define CLGPU_ELEMENTWISE_MAX_ARRAYS 10
 
-/* One argument: its name, its kind and its element type. The name becomes
+/** One argument: its name, its kind and its element type. The name becomes
  * a variable of the kernel, so it must be an OpenCL C identifier of at most
  * 63 characters that no name the kernel needs takes: not `i`; not an
  * OpenCL C keyword, qualifier or scalar, vector or opaque type name (int,
@@ -113,17 +114,17 @@ typedef struct clgpu_elementwise_arg {
 } clgpu_elementwise_arg;
 
 typedef struct clgpu_elementwise_options {
-  const char *preamble;   /* OpenCL C placed before the kernel; NULL for none */
-  unsigned variant_cap;   /* specialised layouts held; 0: 16; at most 256 */
-  unsigned promote_after; /* runs of a candidate layout before it is specialised; 0: 4 */
-  /* Runs of a new layout before it is specialised while the table has
+  const char *preamble;   /**< OpenCL C placed before the kernel; NULL for none */
+  unsigned variant_cap;   /**< specialised layouts held; 0: 16; at most 256 */
+  unsigned promote_after; /**< runs of a candidate layout before it is specialised; 0: 4 */
+  /** Runs of a new layout before it is specialised while the table has
    * room (the runs before it use the generic kernel); 0: 1, at once. */
   unsigned specialise_after;
 } clgpu_elementwise_options;
 
 typedef struct clgpu_elementwise clgpu_elementwise;
 
-/* Make a kernel object for `num_args` arguments and an operation, written
+/** Make a kernel object for `num_args` arguments and an operation, written
  * to *out. The arguments, operation and preamble are copied. At least one
  * argument must be an output (CLGPU_ARG_OUT or CLGPU_ARG_INOUT). Nothing is compiled
  * here, so a mistake in the operation shows at the first run
@@ -147,12 +148,12 @@ CLGPU_API clgpu_status clgpu_elementwise_create(clgpu_context *context, const ch
                                                 const clgpu_elementwise_options *options,
                                                 clgpu_elementwise **out);
 
-/* Free a kernel object (NULL does nothing) and drop its reference to its
+/** Free a kernel object (NULL does nothing) and drop its reference to its
  * context (which frees a context destroyed before). Its programs stay in
  * the context's program cache while the context lives. */
 CLGPU_API void clgpu_elementwise_destroy(clgpu_elementwise *kernel);
 
-/* The value of one argument at a run: `array` for an array argument (and
+/** The value of one argument at a run: `array` for an array argument (and
  * `scalar` NULL), `scalar` for a scalar argument, pointing to a value of its
  * declared type (and `array` NULL). */
 typedef struct clgpu_elementwise_value {
@@ -160,7 +161,7 @@ typedef struct clgpu_elementwise_value {
   const void *scalar;
 } clgpu_elementwise_value;
 
-/* Run the kernel over `values` (one per declared argument, in order): every
+/** Run the kernel over `values` (one per declared argument, in order): every
  * array of one shape, any strides. A run may first build a program
  * (on the calling thread, see docs/elementwise.md). Only enqueues: the
  * temporaries' copies, then the kernel, behind the wait list; `event` (if
@@ -182,19 +183,19 @@ CLGPU_API clgpu_status clgpu_elementwise_run(clgpu_elementwise *kernel,
                                              cl_uint num_events, const cl_event *wait_list,
                                              cl_event *event);
 
-/* What a kernel object has done since it was made. */
+/** What a kernel object has done since it was made. */
 typedef struct clgpu_elementwise_stats {
-  uint64_t contiguous_runs;  /* runs of the plain 1-D kernel */
-  uint64_t specialised_runs; /* runs of a specialised kernel */
-  uint64_t generic_runs;     /* runs of the generic kernel */
-  uint64_t empty_runs;       /* runs with no elements (nothing enqueued) */
-  uint64_t specialisations;  /* layouts put in the variant table (each one program) */
-  uint64_t evictions;        /* layouts taken out of the table for a promoted one */
-  uint64_t staged_inputs;    /* inputs copied to a temporary because of overlap */
-  unsigned variants_held;    /* layouts in the table now */
+  uint64_t contiguous_runs;  /**< runs of the plain 1-D kernel */
+  uint64_t specialised_runs; /**< runs of a specialised kernel */
+  uint64_t generic_runs;     /**< runs of the generic kernel */
+  uint64_t empty_runs;       /**< runs with no elements (nothing enqueued) */
+  uint64_t specialisations;  /**< layouts put in the variant table (each one program) */
+  uint64_t evictions;        /**< layouts taken out of the table for a promoted one */
+  uint64_t staged_inputs;    /**< inputs copied to a temporary because of overlap */
+  unsigned variants_held;    /**< layouts in the table now */
 } clgpu_elementwise_stats;
 
-/* Copy the counters of a kernel object into *stats (see
+/** Copy the counters of a kernel object into *stats (see
  * clgpu_elementwise_stats). Safe while other threads run the object.
  * Errors: CLGPU_INVALID_ARGUMENT (NULL kernel or stats). */
 CLGPU_API clgpu_status clgpu_elementwise_get_stats(clgpu_elementwise *kernel,
@@ -208,7 +209,7 @@ CLGPU_API clgpu_status clgpu_elementwise_get_stats(clgpu_elementwise *kernel,
  * clgpu_elementwise_run, and are asynchronous in the same way. Arrays of a
  * call have one shape. */
 
-/* destination = source converted to the destination's type, any two types.
+/** destination = source converted to the destination's type, any two types.
  * Integer to integer keeps the low bits (C's conversion for unsigned
  * targets, the same two's complement rule for signed ones); float to integer
  * rounds toward zero and saturates (NaN gives 0); to a float type rounds to
@@ -220,7 +221,7 @@ CLGPU_API clgpu_status clgpu_convert(clgpu_context *context, const clgpu_array *
                                      const clgpu_array *source, cl_uint num_events,
                                      const cl_event *wait_list, cl_event *event);
 
-/* out = alpha * x + beta * y, in the arrays' type (all three the same; half
+/** out = alpha * x + beta * y, in the arrays' type (all three the same; half
  * computes in float). alpha and beta point to values of that type (float for
  * half), read at the call. Integer arithmetic wraps (unsigned) as OpenCL C's
  * does. out may be exactly x or y (in place). Only enqueues.
@@ -241,7 +242,7 @@ typedef enum clgpu_comparison {
   CLGPU_COMPARE_GREATER_EQUAL,
 } clgpu_comparison;
 
-/* mask = (x OP y) ? 1 : 0, mask a CLGPU_TYPE_UINT8 array, x and y of one type
+/** mask = (x OP y) ? 1 : 0, mask a CLGPU_TYPE_UINT8 array, x and y of one type
  * (broadcast y to compare with one value). Comparisons with NaN follow IEEE
  * (only NOT_EQUAL is true). Only enqueues.
  * Errors: CLGPU_INVALID_ARGUMENT (a NULL argument, an unknown comparison or
@@ -252,7 +253,7 @@ CLGPU_API clgpu_status clgpu_compare(clgpu_context *context, clgpu_comparison co
                                      const clgpu_array *y, cl_uint num_events,
                                      const cl_event *wait_list, cl_event *event);
 
-/* out[index] = start + i * step, where i is the row-major index of the
+/** out[index] = start + i * step, where i is the row-major index of the
  * element, computed in out's type (a float type converts i first; half
  * computes in float: start and step point to floats for half). The values
  * are read at the call. Only enqueues.

@@ -1,4 +1,5 @@
-/* findall: the indices of the elements for which a predicate holds, in
+/** @file
+ * findall: the indices of the elements for which a predicate holds, in
  * ascending order, with their count (stream compaction).
  *
  * Key concepts:
@@ -69,7 +70,7 @@
 extern "C" {
 #endif
 
-/* Write the indices of the elements of `input` for which `predicate` holds
+/** Write the indices of the elements of `input` for which `predicate` holds
  * to `indices`, and their number to `count` (see above). Only enqueues;
  * `event` (if not NULL) completes with both written.
  * Errors, with nothing enqueued and the outputs unchanged:
@@ -90,7 +91,7 @@ CLGPU_API clgpu_status clgpu_findall(clgpu_context *context, const char *predica
                                      cl_uint num_events, const cl_event *wait_list,
                                      cl_event *event);
 
-/* The workspace clgpu_findall needs for these arguments, written to *out;
+/** The workspace clgpu_findall needs for these arguments, written to *out;
  * allocates and enqueues nothing. `count` may be NULL here and in
  * clgpu_findall_read: the workspace always has a one-element "count" buffer
  * that serves when no count view is given. Errors as clgpu_findall's
@@ -102,7 +103,7 @@ CLGPU_API clgpu_status clgpu_findall_workspace_size(clgpu_context *context, cons
                                                     const clgpu_call_options *options,
                                                     clgpu_workspace_size *out);
 
-/* The workspace that serves any findall over a contiguous input of up to
+/** The workspace that serves any findall over a contiguous input of up to
  * max_n elements of `type`. Errors: CLGPU_INVALID_ARGUMENT (NULL arguments,
  * an unknown type or shape), CLGPU_UNSUPPORTED_FEATURE,
  * CLGPU_SIZE_OVERFLOW (a report that cannot be represented, workspace.h:
@@ -113,7 +114,7 @@ CLGPU_API clgpu_status clgpu_findall_workspace_size_upto(clgpu_context *context,
                                                          const clgpu_call_options *options,
                                                          clgpu_workspace_size *out);
 
-/* clgpu_findall, then wait for it and read the count into *count. Blocks.
+/** clgpu_findall, then wait for it and read the count into *count. Blocks.
  * `count_view` may be NULL (the workspace's "count" buffer is used). Errors
  * as clgpu_findall's, and CLGPU_INVALID_ARGUMENT for a NULL count. */
 CLGPU_API clgpu_status clgpu_findall_read(clgpu_context *context, const char *predicate,

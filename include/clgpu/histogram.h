@@ -1,4 +1,5 @@
-/* Histograms: how many elements of an array fall into each of a number of
+/** @file
+ * Histograms: how many elements of an array fall into each of a number of
  * bins, the bins even ranges over [lower, upper] or given by sorted edges.
  *
  * Key concepts:
@@ -102,7 +103,7 @@
 extern "C" {
 #endif
 
-/* counts[b] = the number of elements of `input` in even bin b of
+/** counts[b] = the number of elements of `input` in even bin b of
  * [*lower, *upper] (see above); the bins are counts' length. `lower` and
  * `upper` are read during the call only. Only enqueues.
  * Errors, with nothing enqueued and the counts unchanged:
@@ -123,7 +124,7 @@ CLGPU_API clgpu_status clgpu_histogram_even(clgpu_context *context, const void *
                                             const clgpu_call_options *options, cl_uint num_events,
                                             const cl_event *wait_list, cl_event *event);
 
-/* counts[b] = the number of elements x of `input` with edges[b] <= x <
+/** counts[b] = the number of elements x of `input` with edges[b] <= x <
  * edges[b + 1], or x == edges[B] for the last bin (see above); `edges`
  * holds counts' length + 1 values of the input's type. Errors as
  * clgpu_histogram_even's (without those of the bounds), and
@@ -135,18 +136,18 @@ CLGPU_API clgpu_status clgpu_histogram_edges(clgpu_context *context, const clgpu
                                              const clgpu_call_options *options, cl_uint num_events,
                                              const cl_event *wait_list, cl_event *event);
 
-/* The workspace clgpu_histogram_even needs for these arguments, written to
+/** The workspace clgpu_histogram_even needs for these arguments, written to
  * *out. Builds and enqueues nothing. Errors as its argument checks. */
 CLGPU_API clgpu_status clgpu_histogram_even_workspace_size(
     clgpu_context *context, const void *lower, const void *upper, const clgpu_array *counts,
     const clgpu_array *input, const clgpu_call_options *options, clgpu_workspace_size *out);
 
-/* The workspace clgpu_histogram_edges needs for these arguments. */
+/** The workspace clgpu_histogram_edges needs for these arguments. */
 CLGPU_API clgpu_status clgpu_histogram_edges_workspace_size(
     clgpu_context *context, const clgpu_array *counts, const clgpu_array *input,
     const clgpu_array *edges, const clgpu_call_options *options, clgpu_workspace_size *out);
 
-/* The workspace that serves any histogram, even or by edges, of up to
+/** The workspace that serves any histogram, even or by edges, of up to
  * max_n elements of `type` in up to max_bins bins, the input 1-D or
  * contiguous (such a call packs nothing). Errors: CLGPU_INVALID_ARGUMENT
  * (NULL arguments, an unknown type or shape), CLGPU_TYPE_MISMATCH (an

@@ -1,4 +1,5 @@
-/* Buffers across memory spaces: a block of elements that lives in host
+/** @file
+ * Buffers across memory spaces: a block of elements that lives in host
  * memory, in device memory or in both, and moves between them on request.
  *
  * Key concepts:
@@ -77,13 +78,13 @@ extern "C" {
 
 typedef struct clgpu_membuf clgpu_membuf;
 
-/* Memory spaces. 0 is not a space. */
+/** Memory spaces. 0 is not a space. */
 typedef enum clgpu_space {
   CLGPU_SPACE_HOST = 1,
   CLGPU_SPACE_DEVICE = 2,
 } clgpu_space;
 
-/* What the caller will do with the data in the space it moves to.
+/** What the caller will do with the data in the space it moves to.
  *   READ_WRITE  the data is copied there if that side is not current, and
  *               that side becomes the only current one (the other is stale:
  *               a later move back copies).
@@ -99,22 +100,22 @@ typedef enum clgpu_access {
   CLGPU_ACCESS_WRITE_ONLY = 2,
 } clgpu_access;
 
-/* The kinds above. */
+/** The kinds above. */
 typedef enum clgpu_membuf_kind {
   CLGPU_MEMBUF_HOST = 1,
   CLGPU_MEMBUF_HOST_DEVICE = 2,
   CLGPU_MEMBUF_FIXED = 3,
 } clgpu_membuf_kind;
 
-/* Options for making a buffer; NULL or {0} for the defaults. */
+/** Options for making a buffer; NULL or {0} for the defaults. */
 typedef struct clgpu_membuf_options {
-  const char *name;      /* for move reports; copied; NULL: no name */
-  const char *type_name; /* for move reports; copied; NULL: the element type's OpenCL C name */
+  const char *name;      /**< for move reports; copied; NULL: no name */
+  const char *type_name; /**< for move reports; copied; NULL: the element type's OpenCL C name */
 } clgpu_membuf_options;
 
 /* ---- making and freeing ---- */
 
-/* Make a host-only buffer of `count` elements of `type` (contents
+/** Make a host-only buffer of `count` elements of `type` (contents
  * uninitialised), with capacity `count`, written to *out; free it with
  * clgpu_membuf_destroy. Errors: CLGPU_INVALID_ARGUMENT (NULL out, unknown type,
  * a byte size that overflows), CLGPU_CL_OUT_OF_HOST_MEMORY. On failure *out
@@ -123,7 +124,7 @@ CLGPU_API clgpu_status clgpu_membuf_create_host(clgpu_type type, size_t count,
                                                 const clgpu_membuf_options *options,
                                                 clgpu_membuf **out);
 
-/* Make a host+device buffer of `count` elements (capacity `count`) on
+/** Make a host+device buffer of `count` elements (capacity `count`) on
  * `context`, written to *out, allocated in `space`, which holds the current
  * (uninitialised) data; the other side is made by the first move there. The
  * buffer holds a reference to the context until clgpu_membuf_destroy, so the
@@ -137,7 +138,7 @@ CLGPU_API clgpu_status clgpu_membuf_create(clgpu_context *context, clgpu_type ty
                                            const clgpu_membuf_options *options,
                                            clgpu_membuf **out);
 
-/* Make a fixed-capacity buffer over `storage` (capacity elements of `type`,
+/** Make a fixed-capacity buffer over `storage` (capacity elements of `type`,
  * suitably aligned for it; the first `count` in use, their current contents
  * taken as the data), written to *out. The storage stays the caller's, valid
  * until the buffer is destroyed. With a context, a cl_mem of `capacity` elements
@@ -152,7 +153,7 @@ CLGPU_API clgpu_status clgpu_membuf_create_fixed(clgpu_context *context, clgpu_t
                                                  const clgpu_membuf_options *options,
                                                  clgpu_membuf **out);
 
-/* Free the buffer's allocations (never a fixed buffer's storage), after any
+/** Free the buffer's allocations (never a fixed buffer's storage), after any
  * pending command that reads its host memory has completed (so it may
  * block), and drop its reference to its context (which frees a context
  * destroyed before). Every handle copied from this one dangles afterwards.
@@ -161,7 +162,7 @@ CLGPU_API void clgpu_membuf_destroy(clgpu_membuf *buffer);
 
 /* ---- moving ---- */
 
-/* Make the data current in `space` for `access` (see clgpu_access),
+/** Make the data current in `space` for `access` (see clgpu_access),
  * allocating that side if it is missing. A copy is made only when the
  * destination is not current and access is not WRITE_ONLY, and each copy
  * calls the context's move report. `event` (may be NULL) receives an event
@@ -179,13 +180,13 @@ CLGPU_API clgpu_status clgpu_membuf_move(clgpu_membuf *buffer, clgpu_space space
                                          clgpu_access access, cl_uint num_events,
                                          const cl_event *wait_list, cl_event *event);
 
-/* Mark `space`'s copy as modified without moving anything: it becomes the
+/** Mark `space`'s copy as modified without moving anything: it becomes the
  * only current side, so the next move to the other space copies. Errors:
  * CLGPU_INVALID_ARGUMENT, CLGPU_WRONG_SPACE (the device of a host-only
  * buffer, or a side that has no allocation yet: the message says which). */
 CLGPU_API clgpu_status clgpu_membuf_touch(clgpu_membuf *buffer, clgpu_space space);
 
-/* Resize to `size` elements in use and `capacity` allocated (size <=
+/** Resize to `size` elements in use and `capacity` allocated (size <=
  * capacity), in `space`: the first min(size, old size) elements are kept
  * there (moved there first if that side was not current, which is a move
  * and is reported), elements beyond the old size are uninitialised, and the
@@ -201,7 +202,7 @@ CLGPU_API clgpu_status clgpu_membuf_touch(clgpu_membuf *buffer, clgpu_space spac
 CLGPU_API clgpu_status clgpu_membuf_reallocate(clgpu_membuf *buffer, size_t size,
                                                clgpu_space space, size_t capacity);
 
-/* Copy the contents of `source` (its `size` elements, from whichever side
+/** Copy the contents of `source` (its `size` elements, from whichever side
  * is current, the host if both are) into `destination`'s host side, giving
  * it the same size: a destination whose capacity is too small grows like a
  * host reallocation, except a fixed one, which refuses with
@@ -214,14 +215,14 @@ CLGPU_API clgpu_status clgpu_membuf_assign(clgpu_membuf *destination, clgpu_memb
 
 /* ---- the data ---- */
 
-/* Move to the host for `access`, wait until the data is there (and for any
+/** Move to the host for `access`, wait until the data is there (and for any
  * move still pending on the buffer, such as a clgpu_membuf_move without an
  * event), and set *data to the host pointer, valid until the buffer is
  * reallocated, assigned into or destroyed. Errors as clgpu_membuf_move, and
  * CLGPU_INVALID_ARGUMENT for NULL data. */
 CLGPU_API clgpu_status clgpu_membuf_host(clgpu_membuf *buffer, clgpu_access access, void **data);
 
-/* Move to the device for `access` (only enqueues, as clgpu_membuf_move) and
+/** Move to the device for `access` (only enqueues, as clgpu_membuf_move) and
  * give a contiguous 1-D view of the `size` elements in use over the buffer's
  * cl_mem, for any operation of the library. The view stays valid until the
  * buffer is reallocated or destroyed. A buffer of size 0 gives a view of 0
@@ -231,33 +232,33 @@ CLGPU_API clgpu_status clgpu_membuf_device_array(clgpu_membuf *buffer, clgpu_acc
                                                  cl_uint num_events, const cl_event *wait_list,
                                                  cl_event *event, clgpu_array *out);
 
-/* The raw sides, without moving anything: the host pointer (NULL before a
+/** The raw sides, without moving anything: the host pointer (NULL before a
  * host allocation exists) and the cl_mem (NULL before a device allocation
  * exists; not retained for the caller). NULL for a NULL buffer. */
 CLGPU_API void *clgpu_membuf_host_pointer(const clgpu_membuf *buffer);
 CLGPU_API cl_mem clgpu_membuf_device_memory(const clgpu_membuf *buffer);
 
-/* What a buffer is and has done. Strings are the buffer's, valid until it
+/** What a buffer is and has done. Strings are the buffer's, valid until it
  * is renamed or destroyed. */
 typedef struct clgpu_membuf_info {
   clgpu_membuf_kind kind;
   clgpu_type type;
-  size_t size;     /* elements in use */
-  size_t capacity; /* elements allocated */
+  size_t size;     /**< elements in use */
+  size_t capacity; /**< elements allocated */
   int host_allocated, device_allocated;
-  int host_current, device_current; /* which sides hold the current data */
-  /* Copies between spaces since creation, and their bytes. */
+  int host_current, device_current; /**< which sides hold the current data */
+  /** Copies between spaces since creation, and their bytes. */
   uint64_t moves_to_host, moves_to_device;
   uint64_t bytes_to_host, bytes_to_device;
-  const char *name;      /* "" when unnamed */
-  const char *type_name; /* as reports print it */
+  const char *name;      /**< "" when unnamed */
+  const char *type_name; /**< as reports print it */
 } clgpu_membuf_info;
 
-/* Describe the buffer in *out (see clgpu_membuf_info). Moves and blocks
+/** Describe the buffer in *out (see clgpu_membuf_info). Moves and blocks
  * nothing. Errors: CLGPU_INVALID_ARGUMENT (NULL buffer or out). */
 CLGPU_API clgpu_status clgpu_membuf_get_info(const clgpu_membuf *buffer, clgpu_membuf_info *out);
 
-/* Rename the buffer, or change the type name its reports print; NULL
+/** Rename the buffer, or change the type name its reports print; NULL
  * clears the name or restores the element type's name. Copied. Errors:
  * CLGPU_INVALID_ARGUMENT, CLGPU_CL_OUT_OF_HOST_MEMORY (the old one stays). */
 CLGPU_API clgpu_status clgpu_membuf_set_name(clgpu_membuf *buffer, const char *name);
@@ -265,14 +266,14 @@ CLGPU_API clgpu_status clgpu_membuf_set_type_name(clgpu_membuf *buffer, const ch
 
 /* ---- move reports ---- */
 
-/* One copy between spaces, as a report callback gets it. */
+/** One copy between spaces, as a report callback gets it. */
 typedef struct clgpu_move_report {
   uint64_t bytes;
-  clgpu_space to;        /* the destination */
-  const char *type_name; /* never NULL */
-  const char *name;      /* "" when unnamed */
+  clgpu_space to;        /**< the destination */
+  const char *type_name; /**< never NULL */
+  const char *name;      /**< "" when unnamed */
   const clgpu_membuf *buffer;
-  /* The line the default callback prints, without its newline:
+  /** The line the default callback prints, without its newline:
    * "Moved    4.0 KB to the DEVICE: int my_buffer" (see
    * clgpu_move_report_format). */
   const char *line;
@@ -280,11 +281,11 @@ typedef struct clgpu_move_report {
 
 typedef void (*clgpu_move_report_fn)(void *user, const clgpu_move_report *report);
 
-/* The default move report callback: writes the report's line and a newline
+/** The default move report callback: writes the report's line and a newline
  * to stderr. `user` is ignored. */
 CLGPU_API void clgpu_move_report_stderr(void *user, const clgpu_move_report *report);
 
-/* Replace the context's callback (every context starts with
+/** Replace the context's callback (every context starts with
  * clgpu_move_report_stderr); NULL switches reports off. It is called on the
  * thread that makes the move, once per copy, after the copy is enqueued,
  * possibly from several threads at once when several buffers move. Errors:
@@ -292,7 +293,7 @@ CLGPU_API void clgpu_move_report_stderr(void *user, const clgpu_move_report *rep
 CLGPU_API clgpu_status clgpu_membuf_set_move_report(clgpu_context *context,
                                                      clgpu_move_report_fn callback, void *user);
 
-/* Format a report line into `text` (NUL-terminated, cut to `size`):
+/** Format a report line into `text` (NUL-terminated, cut to `size`):
  * "Moved " then the size right-aligned in 6 columns with one decimal and
  * its unit (B below 1024 bytes, else KB, MB, GB in powers of 1024), " to
  * the HOST" or " to the DEVICE", ": ", the type name, and " " and the name

@@ -1,4 +1,5 @@
-/* Stable partition: the elements for which a predicate holds, in their
+/** @file
+ * Stable partition: the elements for which a predicate holds, in their
  * order, followed by the others, in their order, and the number of the
  * first (std::stable_partition, or findall's selection with the rest kept).
  *
@@ -77,7 +78,7 @@
 extern "C" {
 #endif
 
-/* Write the elements of `input` for which `predicate` holds, then the
+/** Write the elements of `input` for which `predicate` holds, then the
  * others, each in their order, to `output`, and the number of the first to
  * `count` (see above). Only enqueues; `event` (if not NULL) completes with
  * both written.
@@ -99,7 +100,7 @@ CLGPU_API clgpu_status clgpu_partition(clgpu_context *context, const char *predi
                                        cl_uint num_events, const cl_event *wait_list,
                                        cl_event *event);
 
-/* The workspace clgpu_partition needs for these arguments, written to
+/** The workspace clgpu_partition needs for these arguments, written to
  * *out. Builds and enqueues nothing. Errors as its argument checks. */
 CLGPU_API clgpu_status clgpu_partition_workspace_size(clgpu_context *context, const char *predicate,
                                                       const clgpu_array *output,
@@ -108,7 +109,7 @@ CLGPU_API clgpu_status clgpu_partition_workspace_size(clgpu_context *context, co
                                                       const clgpu_call_options *options,
                                                       clgpu_workspace_size *out);
 
-/* The workspace that serves any partition of up to max_n elements of
+/** The workspace that serves any partition of up to max_n elements of
  * `type` whose output does not overlap its input (such a call stages
  * nothing). Errors: CLGPU_INVALID_ARGUMENT (NULL arguments, an unknown type
  * or shape), CLGPU_TYPE_MISMATCH (an opaque type), CLGPU_UNSUPPORTED_FEATURE,

@@ -1,4 +1,5 @@
-/* Runtime-built programs: kernel sources, the per-context program cache,
+/** @file
+ * Runtime-built programs: kernel sources, the per-context program cache,
  * kernel objects, and the on-disk binary cache.
  *
  * Key concepts:
@@ -69,11 +70,11 @@
 extern "C" {
 #endif
 
-/* A built program in a context's cache. Owned by the cache: valid until the
+/** A built program in a context's cache. Owned by the cache: valid until the
  * context is destroyed, never freed by the caller. */
 typedef struct clgpu_program clgpu_program;
 
-/* One line of the prelude: `#define name value`. `value` may be NULL or ""
+/** One line of the prelude: `#define name value`. `value` may be NULL or ""
  * for a bare `#define name`. The name must be an identifier; the value must
  * not contain a newline. */
 typedef struct clgpu_define {
@@ -81,7 +82,7 @@ typedef struct clgpu_define {
   const char *value;
 } clgpu_define;
 
-/* The embedded source of one of clgpu's kernel files, by stem ("fill" for
+/** The embedded source of one of clgpu's kernel files, by stem ("fill" for
  * cl/fill.cl). When CLGPU_KERNEL_DIR is set, the file <dir>/<name>.cl is read
  * instead (for people working on kernels), at every call.
  *
@@ -98,7 +99,7 @@ typedef struct clgpu_define {
  * the file and what it is), CLGPU_CL_OUT_OF_HOST_MEMORY. */
 CLGPU_API clgpu_status clgpu_kernel_source(const char *name, char **source, size_t *length);
 
-/* Get the program built from `source` with the given defines and options,
+/** Get the program built from `source` with the given defines and options,
  * building it (or loading it from the disk cache) on the first request, which
  * blocks for the build; *out belongs to the cache (see clgpu_program).
  * `source` is NUL-terminated OpenCL C 1.2; the library copies what it needs.
@@ -122,7 +123,7 @@ CLGPU_API clgpu_status clgpu_program_get(clgpu_context *context, const char *sou
                                          const clgpu_define *defines, size_t num_defines,
                                          const char *options, clgpu_program **out);
 
-/* The same for one of clgpu's kernel files, by stem, as clgpu_kernel_source
+/** The same for one of clgpu's kernel files, by stem, as clgpu_kernel_source
  * finds it. The library's families ("reduce", "sort", "elementwise") are
  * built after the shared prelude "common" (cl/common.cl), which they need:
  * clgpu_program_get over clgpu_kernel_source's text of one of them alone is
@@ -140,13 +141,13 @@ CLGPU_API clgpu_status clgpu_program_get_named(clgpu_context *context, const cha
                                                const clgpu_define *defines, size_t num_defines,
                                                const char *options, clgpu_program **out);
 
-/* The OpenCL program; owned by the cache (retain it to keep it longer). After
+/** The OpenCL program; owned by the cache (retain it to keep it longer). After
  * a rebuild (see clgpu_kernel_acquire) later calls return the rebuilt
  * program; the one returned before stays valid until the context is
  * destroyed. */
 CLGPU_API cl_program clgpu_program_cl_program(const clgpu_program *program);
 
-/* Lease a kernel object of `program` by kernel name. The kernel is the
+/** Lease a kernel object of `program` by kernel name. The kernel is the
  * caller's alone until clgpu_kernel_release: set its arguments, enqueue it,
  * release it (OpenCL captures the arguments at enqueue, so releasing right
  * after enqueueing is safe). Leases reuse kernel objects; a new one is
@@ -163,7 +164,7 @@ CLGPU_API cl_program clgpu_program_cl_program(const clgpu_program *program);
 CLGPU_API clgpu_status clgpu_kernel_acquire(clgpu_program *program, const char *kernel_name,
                                             cl_kernel *kernel);
 
-/* Return a leased kernel. Its arguments stay as the caller set them: a
+/** Return a leased kernel. Its arguments stay as the caller set them: a
  * caller whose implementation retains the memory objects of kernel
  * arguments, and who wants its buffers freed while the cache lives, sets
  * buffer arguments to NULL first (the library does so for its own calls).
@@ -171,27 +172,27 @@ CLGPU_API clgpu_status clgpu_kernel_acquire(clgpu_program *program, const char *
  * program is ignored. */
 CLGPU_API void clgpu_kernel_release(clgpu_program *program, cl_kernel kernel);
 
-/* Counters of a context's program cache, since the context was made. */
+/** Counters of a context's program cache, since the context was made. */
 typedef struct clgpu_cache_stats {
-  uint64_t memory_hits;     /* requests served from memory */
-  uint64_t disk_hits;       /* programs loaded from a disk-cache binary */
-  uint64_t builds;          /* programs built from source (failed builds too) */
-  double build_ms;          /* wall time spent building from source */
-  double disk_load_ms;      /* wall time spent loading binaries from disk */
-  uint64_t disk_writes;     /* binaries written to the disk cache */
-  uint64_t disk_rejects;    /* disk-cache files found but not usable (a loaded
+  uint64_t memory_hits;     /**< requests served from memory */
+  uint64_t disk_hits;       /**< programs loaded from a disk-cache binary */
+  uint64_t builds;          /**< programs built from source (failed builds too) */
+  double build_ms;          /**< wall time spent building from source */
+  double disk_load_ms;      /**< wall time spent loading binaries from disk */
+  uint64_t disk_writes;     /**< binaries written to the disk cache */
+  uint64_t disk_rejects;    /**< disk-cache files found but not usable (a loaded
                                binary that lacked a kernel counts here too,
                                after its disk hit) */
-  uint64_t kernels_created; /* kernel objects created */
+  uint64_t kernels_created; /**< kernel objects created */
 } clgpu_cache_stats;
 
-/* Copy the counters of the context's program cache into *stats; safe while
+/** Copy the counters of the context's program cache into *stats; safe while
  * other threads use the context. Errors: CLGPU_INVALID_ARGUMENT (NULL context
  * or stats). */
 CLGPU_API clgpu_status clgpu_program_cache_stats(const clgpu_context *context,
                                                  clgpu_cache_stats *stats);
 
-/* Remove every clgpu binary from a disk-cache folder (NULL: the folder the
+/** Remove every clgpu binary from a disk-cache folder (NULL: the folder the
  * defaults give: CLGPU_CACHE_DIR, $XDG_CACHE_HOME/clgpu or
  * $HOME/.cache/clgpu). Only files clgpu writes there are removed. A missing
  * folder (or a path through a regular file) is not an error. *removed (if

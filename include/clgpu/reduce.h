@@ -1,4 +1,5 @@
-/* Reductions: sum, product, min, max, argmin, argmax, count, any, all and
+/** @file
+ * Reductions: sum, product, min, max, argmin, argmax, count, any, all and
  * user-defined map/reduce expressions, over a whole array or along one axis,
  * and counting the elements a predicate holds for (clgpu_count_if).
  *
@@ -80,22 +81,22 @@ typedef enum clgpu_reduce_kind {
 
 typedef struct clgpu_reduce_op {
   clgpu_reduce_kind kind;
-  const char *initial;    /* optional; docs/reduce.md */
-  clgpu_type result_type; /* CUSTOM only */
-  const char *map;        /* CUSTOM only; NULL: x */
-  const char *reduce;     /* CUSTOM only */
-  const char *neutral;    /* CUSTOM only */
+  const char *initial;    /**< optional; docs/reduce.md */
+  clgpu_type result_type; /**< CUSTOM only */
+  const char *map;        /**< CUSTOM only; NULL: x */
+  const char *reduce;     /**< CUSTOM only */
+  const char *neutral;    /**< CUSTOM only */
 } clgpu_reduce_op;
 
-/* Reduce the whole array (all axes) rather than along one axis. */
+/** Reduce the whole array (all axes) rather than along one axis. */
 #define CLGPU_ALL_AXES (-1)
 
-/* The result type of `op` over elements of `input_type` (docs/reduce.md has
+/** The result type of `op` over elements of `input_type` (docs/reduce.md has
  * the table); 0 when the pair is invalid (unknown kind or type, CUSTOM
  * without a valid result type). Pure: touches no device. */
 CLGPU_API clgpu_type clgpu_reduce_result_type(const clgpu_reduce_op *op, clgpu_type input_type);
 
-/* Reduce `input` into `output`.
+/** Reduce `input` into `output`.
  * axis == CLGPU_ALL_AXES: `output` is one element (any rank, count 1) of the
  * result type. axis == d (0 <= d < rank): `output` has the input's shape
  * without dimension d (or with extent 1 there), any strides, and receives the
@@ -123,14 +124,14 @@ CLGPU_API clgpu_status clgpu_reduce(clgpu_context *context, const clgpu_reduce_o
                                     const clgpu_call_options *options, cl_uint num_events,
                                     const cl_event *wait_list, cl_event *event);
 
-/* The workspace clgpu_reduce needs for these arguments, written to *out.
+/** The workspace clgpu_reduce needs for these arguments, written to *out.
  * Allocates and enqueues nothing. Errors as clgpu_reduce's argument
  * checks. */
 CLGPU_API clgpu_status clgpu_reduce_workspace_size(
     clgpu_context *context, const clgpu_reduce_op *op, int axis, const clgpu_array *output,
     const clgpu_array *input, const clgpu_call_options *options, clgpu_workspace_size *out);
 
-/* The workspace that serves any whole-array reduction of a contiguous input
+/** The workspace that serves any whole-array reduction of a contiguous input
  * of up to `max_n` elements of `input_type`. Allocates and enqueues nothing.
  * Errors: CLGPU_INVALID_ARGUMENT (NULL arguments, an unknown type, kind or
  * shape, an op that clgpu_reduce refuses), CLGPU_EXPRESSION_TOO_LONG,
@@ -144,7 +145,7 @@ CLGPU_API clgpu_status clgpu_reduce_workspace_size_upto(clgpu_context *context,
                                                         const clgpu_call_options *options,
                                                         clgpu_workspace_size *out);
 
-/* Reduce the whole array and read the result into host memory `result`
+/** Reduce the whole array and read the result into host memory `result`
  * (result_size bytes, exactly the result type's size). Blocks until the
  * result is on the host. Uses the workspace of `options`, or allocates what
  * it needs as every call does (workspace.h).
@@ -154,7 +155,7 @@ CLGPU_API clgpu_status clgpu_reduce_read(clgpu_context *context, const clgpu_red
                                          void *result, size_t result_size, const clgpu_array *input,
                                          const clgpu_call_options *options);
 
-/* Count the elements for which `predicate` holds, into `output` (one
+/** Count the elements for which `predicate` holds, into `output` (one
  * CLGPU_TYPE_UINT64 element). The predicate is an OpenCL C expression over `x`
  * and `i` as in findall.h (NULL: x != 0), under the rules of
  * docs/expressions.md. Only enqueues, as clgpu_reduce. It is a REDUCE
@@ -165,7 +166,7 @@ CLGPU_API clgpu_status clgpu_count_if(clgpu_context *context, const char *predic
                                       const clgpu_call_options *options, cl_uint num_events,
                                       const cl_event *wait_list, cl_event *event);
 
-/* The workspace clgpu_count_if needs for these arguments, written to *out.
+/** The workspace clgpu_count_if needs for these arguments, written to *out.
  * Allocates and enqueues nothing. Errors as clgpu_count_if's argument
  * checks. */
 CLGPU_API clgpu_status clgpu_count_if_workspace_size(clgpu_context *context, const char *predicate,

@@ -1,4 +1,5 @@
-/* Operations over runs of equal adjacent keys: scan by key (a scan that
+/** @file
+ * Operations over runs of equal adjacent keys: scan by key (a scan that
  * restarts at each run), reduce by key (one value per run), unique (the
  * first key of each run), unique by key (with its value) and run-length
  * encoding (each run's length and offset), as Thrust's and
@@ -93,7 +94,7 @@
 extern "C" {
 #endif
 
-/* Scan `values` into `output` within each run of equal adjacent `keys`
+/** Scan `values` into `output` within each run of equal adjacent `keys`
  * (key_equal: NULL for bitwise equality, or an expression over a and b).
  * op is any scan operator of scan.h: inclusive, output[i] is the
  * combination of the values from the head of i's run to i; exclusive,
@@ -117,7 +118,7 @@ CLGPU_API clgpu_status clgpu_scan_by_key(clgpu_context *context, const clgpu_sca
                                          const clgpu_call_options *options, cl_uint num_events,
                                          const cl_event *wait_list, cl_event *event);
 
-/* The workspace clgpu_scan_by_key needs for these arguments, written to
+/** The workspace clgpu_scan_by_key needs for these arguments, written to
  * *out. Allocates and enqueues nothing. Errors as clgpu_scan_by_key's
  * argument checks. */
 CLGPU_API clgpu_status clgpu_scan_by_key_workspace_size(
@@ -125,7 +126,7 @@ CLGPU_API clgpu_status clgpu_scan_by_key_workspace_size(
     const clgpu_array *output, const clgpu_array *values, const clgpu_array *keys,
     const clgpu_call_options *options, clgpu_workspace_size *out);
 
-/* The workspace that serves any clgpu_scan_by_key of up to max_n keys of
+/** The workspace that serves any clgpu_scan_by_key of up to max_n keys of
  * key_type and values of value_type whose inputs need no copy (out of
  * place without overlap, or in place over the values). Errors as
  * clgpu_scan_workspace_size_upto's. */
@@ -134,7 +135,7 @@ CLGPU_API clgpu_status clgpu_scan_by_key_workspace_size_upto(
     clgpu_type value_type, uint64_t max_n, const clgpu_call_options *options,
     clgpu_workspace_size *out);
 
-/* Reduce `values` per run of equal adjacent `keys` (key_equal as in
+/** Reduce `values` per run of equal adjacent `keys` (key_equal as in
  * clgpu_scan_by_key): run r's first key goes to run_keys[r] (the keys'
  * type), the reduction of its values by `op` to reduced[r] (op's result
  * type, clgpu_reduce_result_type), and the number of runs to `count` (one
@@ -161,7 +162,7 @@ CLGPU_API clgpu_status clgpu_reduce_by_key(clgpu_context *context, const clgpu_r
                                            const clgpu_call_options *options, cl_uint num_events,
                                            const cl_event *wait_list, cl_event *event);
 
-/* The workspace clgpu_reduce_by_key needs for these arguments, written to
+/** The workspace clgpu_reduce_by_key needs for these arguments, written to
  * *out. Allocates and enqueues nothing. Errors as clgpu_reduce_by_key's
  * argument checks. */
 CLGPU_API clgpu_status clgpu_reduce_by_key_workspace_size(
@@ -170,7 +171,7 @@ CLGPU_API clgpu_status clgpu_reduce_by_key_workspace_size(
     const clgpu_array *keys, const clgpu_array *values, const clgpu_call_options *options,
     clgpu_workspace_size *out);
 
-/* The workspace that serves any clgpu_reduce_by_key of up to max_n keys of
+/** The workspace that serves any clgpu_reduce_by_key of up to max_n keys of
  * key_type and values of value_type whose outputs overlap neither input.
  * Errors as clgpu_reduce_workspace_size_upto's. */
 CLGPU_API clgpu_status clgpu_reduce_by_key_workspace_size_upto(
@@ -178,7 +179,7 @@ CLGPU_API clgpu_status clgpu_reduce_by_key_workspace_size_upto(
     clgpu_type value_type, uint64_t max_n, const clgpu_call_options *options,
     clgpu_workspace_size *out);
 
-/* The first key of each run of equal adjacent `keys` (key_equal as in
+/** The first key of each run of equal adjacent `keys` (key_equal as in
  * clgpu_scan_by_key) to run_keys[r], and the number of runs to `count`
  * (one CLGPU_TYPE_UINT64 element, on the device). run_keys is a 1-D view
  * of the keys' type, any stride and any length: runs past its length are
@@ -201,7 +202,7 @@ CLGPU_API clgpu_status clgpu_unique(clgpu_context *context, const char *key_equa
                                     const clgpu_array *keys, const clgpu_call_options *options,
                                     cl_uint num_events, const cl_event *wait_list, cl_event *event);
 
-/* clgpu_unique, and the value at each run's first key to run_values[r] (a
+/** clgpu_unique, and the value at each run's first key to run_values[r] (a
  * 1-D view of the values' type, any stride and length, as run_keys).
  * Values are moved as bits: any built-in type, half and double without
  * their extensions. Errors as clgpu_unique's, and CLGPU_INVALID_ARGUMENT
@@ -215,7 +216,7 @@ CLGPU_API clgpu_status clgpu_unique_by_key(clgpu_context *context, const char *k
                                            const clgpu_call_options *options, cl_uint num_events,
                                            const cl_event *wait_list, cl_event *event);
 
-/* Run-length encoding of `keys`: run r's first key to run_keys[r], its
+/** Run-length encoding of `keys`: run r's first key to run_keys[r], its
  * number of elements to lengths[r], the index of its first element to
  * offsets[r], and the number of runs to `count` (as clgpu_unique). Any of
  * run_keys, lengths and offsets may be NULL (not written); lengths and
@@ -229,7 +230,7 @@ CLGPU_API clgpu_status clgpu_run_length_encode(
     const clgpu_array *keys, const clgpu_call_options *options, cl_uint num_events,
     const cl_event *wait_list, cl_event *event);
 
-/* The workspace clgpu_unique (values and run_values NULL) or
+/** The workspace clgpu_unique (values and run_values NULL) or
  * clgpu_unique_by_key needs for these arguments, written to *out.
  * Allocates and enqueues nothing. Errors as the call's argument checks. */
 CLGPU_API clgpu_status clgpu_unique_workspace_size(
@@ -237,13 +238,13 @@ CLGPU_API clgpu_status clgpu_unique_workspace_size(
     const clgpu_array *run_values, const clgpu_array *count, const clgpu_array *keys,
     const clgpu_array *values, const clgpu_call_options *options, clgpu_workspace_size *out);
 
-/* The workspace clgpu_run_length_encode needs for these arguments. */
+/** The workspace clgpu_run_length_encode needs for these arguments. */
 CLGPU_API clgpu_status clgpu_run_length_encode_workspace_size(
     clgpu_context *context, const char *key_equal, const clgpu_array *run_keys,
     const clgpu_array *lengths, const clgpu_array *offsets, const clgpu_array *count,
     const clgpu_array *keys, const clgpu_call_options *options, clgpu_workspace_size *out);
 
-/* The workspace that serves any clgpu_unique (value_type 0) or
+/** The workspace that serves any clgpu_unique (value_type 0) or
  * clgpu_unique_by_key (values of value_type) of up to max_n keys of
  * key_type whose outputs overlap no input. Errors as
  * clgpu_scan_workspace_size_upto's. */
@@ -253,7 +254,7 @@ CLGPU_API clgpu_status clgpu_unique_workspace_size_upto(clgpu_context *context,
                                                         const clgpu_call_options *options,
                                                         clgpu_workspace_size *out);
 
-/* The workspace that serves any clgpu_run_length_encode of up to max_n
+/** The workspace that serves any clgpu_run_length_encode of up to max_n
  * keys of key_type whose outputs overlap the keys nowhere, whatever the
  * lengths' and offsets' types. */
 CLGPU_API clgpu_status clgpu_run_length_encode_workspace_size_upto(

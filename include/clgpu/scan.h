@@ -1,4 +1,5 @@
-/* Scans (prefix sums and friends): inclusive and exclusive, with sum, min,
+/** @file
+ * Scans (prefix sums and friends): inclusive and exclusive, with sum, min,
  * max or a user operator, over a whole array (row-major order) or along one
  * axis, out of place or exactly in place.
  *
@@ -79,12 +80,12 @@ typedef enum clgpu_scan_kind {
 
 typedef struct clgpu_scan_op {
   clgpu_scan_kind kind;
-  int exclusive;           /* 0: inclusive */
-  const char *combine;     /* CUSTOM only: over a and b */
-  const char *neutral;     /* CUSTOM only */
+  int exclusive;           /**< 0: inclusive */
+  const char *combine;     /**< CUSTOM only: over a and b */
+  const char *neutral;     /**< CUSTOM only */
 } clgpu_scan_op;
 
-/* Scan `input` into `output` (same shape and type). axis: CLGPU_ALL_AXES for
+/** Scan `input` into `output` (same shape and type). axis: CLGPU_ALL_AXES for
  * the whole array in row-major order, or d for independent scans along
  * dimension d. An output that is exactly the input (clgpu_array_same) is
  * scanned in place with no copy; one that overlaps it in any other way gets
@@ -101,7 +102,7 @@ CLGPU_API clgpu_status clgpu_scan(clgpu_context *context, const clgpu_scan_op *o
                                   const clgpu_call_options *options, cl_uint num_events,
                                   const cl_event *wait_list, cl_event *event);
 
-/* The workspace clgpu_scan needs for these arguments, written to *out.
+/** The workspace clgpu_scan needs for these arguments, written to *out.
  * Allocates and enqueues nothing. Errors as clgpu_scan's argument checks. */
 CLGPU_API clgpu_status clgpu_scan_workspace_size(clgpu_context *context, const clgpu_scan_op *op,
                                                  int axis, const clgpu_array *output,
@@ -109,7 +110,7 @@ CLGPU_API clgpu_status clgpu_scan_workspace_size(clgpu_context *context, const c
                                                  const clgpu_call_options *options,
                                                  clgpu_workspace_size *out);
 
-/* The workspace that serves any whole-array scan of up to max_n elements of
+/** The workspace that serves any whole-array scan of up to max_n elements of
  * `type`, input and output contiguous and either the same view or not
  * overlapping. Errors as clgpu_reduce_workspace_size_upto's,
  * CLGPU_SIZE_OVERFLOW included. */

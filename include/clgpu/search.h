@@ -1,4 +1,5 @@
-/* Searches in a sorted array: for each of many needles, the position where
+/** @file
+ * Searches in a sorted array: for each of many needles, the position where
  * it would go in a sorted haystack (lower_bound and upper_bound of C++, or
  * NumPy's searchsorted with side "left" and "right").
  *
@@ -90,7 +91,7 @@
 extern "C" {
 #endif
 
-/* positions[i] = the lower bound of needles[i] in `haystack` (see above),
+/** positions[i] = the lower bound of needles[i] in `haystack` (see above),
  * for every i. Only enqueues; `event` (if not NULL) completes with every
  * position written. A failing check enqueues nothing and changes nothing.
  * Errors: CLGPU_INVALID_ARGUMENT (NULL context, positions, needles or
@@ -115,7 +116,7 @@ CLGPU_API clgpu_status clgpu_lower_bound(clgpu_context *context, const clgpu_sor
                                          const clgpu_call_options *options, cl_uint num_events,
                                          const cl_event *wait_list, cl_event *event);
 
-/* positions[i] = the upper bound of needles[i] in `haystack`. As
+/** positions[i] = the upper bound of needles[i] in `haystack`. As
  * clgpu_lower_bound in every other way. */
 CLGPU_API clgpu_status clgpu_upper_bound(clgpu_context *context, const clgpu_sort_spec *spec,
                                          const clgpu_array *positions, const clgpu_array *needles,
@@ -123,7 +124,7 @@ CLGPU_API clgpu_status clgpu_upper_bound(clgpu_context *context, const clgpu_sor
                                          const clgpu_call_options *options, cl_uint num_events,
                                          const cl_event *wait_list, cl_event *event);
 
-/* The workspace clgpu_lower_bound and clgpu_upper_bound need for these
+/** The workspace clgpu_lower_bound and clgpu_upper_bound need for these
  * arguments (the same for both), written to *out. Builds and enqueues
  * nothing. Errors as their argument checks, and CLGPU_SIZE_OVERFLOW. */
 CLGPU_API clgpu_status clgpu_search_workspace_size(
@@ -131,7 +132,7 @@ CLGPU_API clgpu_status clgpu_search_workspace_size(
     const clgpu_array *needles, const clgpu_array *haystack, const clgpu_call_options *options,
     clgpu_workspace_size *out);
 
-/* The workspace that serves any search of up to max_needles needles in a
+/** The workspace that serves any search of up to max_needles needles in a
  * haystack of up to max_haystack keys of `key_type` (ignored with a custom
  * spec->key_type), every view contiguous and the positions apart from the
  * others: such a call stages nothing, so the report holds only empty

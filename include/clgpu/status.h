@@ -1,4 +1,5 @@
-/* Status codes, their names and descriptions, the per-thread detail message
+/** @file
+ * Status codes, their names and descriptions, the per-thread detail message
  * of the last failure, and the library's version.
  *
  * Every clgpu function that can fail returns a clgpu_status; 0 is success.
@@ -41,7 +42,7 @@
 extern "C" {
 #endif
 
-/* The one table of status codes: X(ENUM_SUFFIX, value, "description").
+/** The one table of status codes: X(ENUM_SUFFIX, value, "description").
  * The enum, clgpu_status_name() and clgpu_status_string() are generated from
  * it, so a new code is one line here. Codes taken from OpenCL keep the
  * OpenCL name after CLGPU_CL_. */
@@ -147,28 +148,28 @@ typedef enum clgpu_status {
 #undef CLGPU__STATUS_ENUM
 } clgpu_status;
 
-/* The enum name of a status, such as "CLGPU_INVALID_ARGUMENT", or
+/** The enum name of a status, such as "CLGPU_INVALID_ARGUMENT", or
  * "CL_BUILD_PROGRAM_FAILURE" for a code that OpenCL defines. An unknown code
  * gives "CLGPU_UNKNOWN_STATUS". Never NULL; the string is static. */
 CLGPU_API const char *clgpu_status_name(cl_int status);
 
-/* A short human description of a status. Unknown codes give
+/** A short human description of a status. Unknown codes give
  * "unknown status code". Never NULL; the string is static. */
 CLGPU_API const char *clgpu_status_string(cl_int status);
 
-/* The detail message of the last failure of a clgpu function on the calling
+/** The detail message of the last failure of a clgpu function on the calling
  * thread: which argument or object was wrong and why, or a compiler's build
  * log. It stays until the next failure on the same thread (a successful call
  * does not clear it). Never NULL (empty when nothing failed yet). The string
  * belongs to the thread and stays valid until the thread's next clgpu call. */
 CLGPU_API const char *clgpu_last_error(void);
 
-/* The run-time version of the library, "MAJOR.MINOR.PATCH"; compare with
+/** The run-time version of the library, "MAJOR.MINOR.PATCH"; compare with
  * CLGPU_VERSION_STRING from <clgpu/version.h> to detect a header/library
  * mismatch. */
 CLGPU_API const char *clgpu_version(void);
 
-/* The run-time version as CLGPU_VERSION_NUMBER computes it
+/** The run-time version as CLGPU_VERSION_NUMBER computes it
  * (10000 * major + 100 * minor + patch). */
 CLGPU_API int clgpu_version_number(void);
 

@@ -25,6 +25,9 @@
  *   CLGPU_RUN_NO_VALUES optional: no values are read; each element's value
  *                     is clgpu_map((T)0, i) (unique and run-length
  *                     encoding, whose map is 1)
+ *   CLGPU_RUN_KEYS_ONLY optional, with CLGPU_RUN_NO_VALUES: only the run
+ *                     keys and the count are written (unique), by a walk
+ *                     that stores without branching on the heads
  *   CLGPU_RUN_OFFSET_T optional: the offsets' type (uint or ulong; ulong
  *                     when not given)
  *   CLGPU_RUN_STRIDED optional: views are read and written with their
@@ -156,6 +159,40 @@ inline void clgpu_run_reduced(CLGPU_RUN_OUTPUTS, ulong r, A v) {
 }
 #endif
 
+#ifdef CLGPU_RUN_KEYS_ONLY
+/* unique's walk of [b, e) of n elements, h heads before b. Each element up
+ * to the last head in [b, e) stores its key at run h, then h counts it
+ * when it is a head: a head's store is its run's key, and the store of an
+ * element that is not one lands on the next run's place, which the next
+ * head (in this walk, since the walk ends at its last head) overwrites.
+ * So a run's first key is never overwritten, no place another walk writes
+ * is touched, and no branch depends on where the runs end. */
+inline void clgpu_run_walk(CLGPU_RUN_INPUTS, CLGPU_RUN_OUTPUTS, ulong b, ulong e, ulong n,
+                           ulong h, A v) {
+  (void)v;
+  ulong end = b; /* one past the last head in [b, e); b when there is none */
+  for (ulong j = e; j > b; j--) {
+    if (j - 1 == 0 || CLGPU_RUN_HEAD_AT(j - 1)) {
+      end = j;
+      break;
+    }
+  }
+  ulong total = h;
+  if (end > b) {
+    KB previous = b > 0 ? CLGPU_RUN_KEY(b - 1) : (KB)0;
+    for (ulong i = b; i < end; i++) {
+      KB key = CLGPU_RUN_KEY(i);
+      ulong head = i == 0 || !clgpu_run_equal(previous, key) ? 1 : 0;
+      if (h < key_capacity) run_keys[CLGPU_RUN_AT(run_keys_at, run_keys_step, h)] = key;
+      h += head;
+      previous = key;
+    }
+    total = h;
+  }
+  /* The walk that holds element n - 1 counts the runs. */
+  if (b < e && e == n) count[count_at] = total;
+}
+#else
 /* Walk [b, e) of n elements from the pair (h, v) of everything before b,
  * writing the outputs of these elements. */
 inline void clgpu_run_walk(CLGPU_RUN_INPUTS, CLGPU_RUN_OUTPUTS, ulong b, ulong e, ulong n,
@@ -199,6 +236,7 @@ inline void clgpu_run_walk(CLGPU_RUN_INPUTS, CLGPU_RUN_OUTPUTS, ulong b, ulong e
   }
 #endif
 }
+#endif
 
 /* The walk of [b, e) from (h, v), in the kernels: a scan's walk is
  * inlined once per value of `exclusive`, so that no branch on it is left

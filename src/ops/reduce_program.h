@@ -68,7 +68,7 @@ clgpu_status clgpu__spec_program(clgpu_context *context, const clgpu__op_spec *s
                                  const clgpu__shape *shape, clgpu_program **out);
 
 /* The most defines clgpu__spec_program_with adds. */
-#define CLGPU__SPEC_EXTRA_DEFINES 8
+#define CLGPU__SPEC_EXTRA_DEFINES 10
 
 /* The program of cl/common.cl, the operator of cl/reduce.cl
  * (CLGPU_OPERATOR_ONLY) and the embedded file `kernels`, built with the

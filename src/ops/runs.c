@@ -362,6 +362,9 @@ static clgpu_status runs_program(clgpu_context *context, const runs_plan *plan, 
   if (plan->mode == RUNS_FIRST) extra[count++] = (clgpu_define){"CLGPU_RUN_FIRST", NULL};
   if (plan->mode == RUNS_COUNT) {
     extra[count++] = (clgpu_define){"CLGPU_RUN_NO_VALUES", NULL};
+    /* unique writes the run keys and the count alone: a walk without
+     * branches on the heads. */
+    if (!plan->encode) extra[count++] = (clgpu_define){"CLGPU_RUN_KEYS_ONLY", NULL};
     if (!plan->wide_offsets) extra[count++] = (clgpu_define){"CLGPU_RUN_OFFSET_T", "uint"};
   }
   if (strided) extra[count++] = (clgpu_define){"CLGPU_RUN_STRIDED", NULL};
@@ -440,6 +443,11 @@ static clgpu_status run_runs(clgpu_context *context, const runs_plan *plan, cons
   clgpu__scratch scratch;
   CLGPU__FORWARD_IF_ERROR(clgpu__scratch_acquire(
       context, &plan->report, options ? options->workspace : NULL, arguments, 7, who, &scratch));
+  clgpu_status ordered = clgpu__scratch_order(context, &scratch, &chain);
+  if (ordered != CLGPU_SUCCESS) {
+    clgpu__scratch_release(context, &scratch);
+    return ordered;
+  }
   /* An empty scan writes nothing (its workspace checked all the same);
    * the runs' calls still write their count of 0. */
   if (plan->mode == RUNS_SCAN && plan->n == 0) {
@@ -576,7 +584,12 @@ static clgpu_status runs_entry(clgpu_context *context, runs_mode mode, int encod
   if (query) {
     *query = plan.report;
   } else {
-    status = run_runs(context, &plan, views, options, num_events, wait_list, event, who);
+    clgpu__queue_scope previous;
+    status = clgpu__queue_enter(context, options ? options->queue : NULL, who, &previous);
+    if (status == CLGPU_SUCCESS) {
+      status = run_runs(context, &plan, views, options, num_events, wait_list, event, who);
+      clgpu__queue_leave(&previous);
+    }
   }
   runs_free(&plan);
   return status;

@@ -818,7 +818,7 @@ static void check_sum(clgpu_context *context, clgpu_workspace *workspace, size_t
   clgpu_array input;
   assert_status(clgpu_array_1d(input_buffer, 0, CLGPU_TYPE_UINT64, n, &input), CLGPU_SUCCESS);
   clgpu_reduce_op sum = {CLGPU_REDUCE_SUM, NULL, 0, NULL, NULL, NULL};
-  clgpu_call_options options = {CLGPU_SHAPE_AUTO, workspace};
+  clgpu_call_options options = {.shape = CLGPU_SHAPE_AUTO, .workspace = workspace};
   uint64_t result = 0;
   assert_status(clgpu_reduce_read(context, &sum, &result, sizeof result, &input, &options),
                 CLGPU_SUCCESS);

@@ -1025,7 +1025,7 @@ static void check_tiled_under(const char *tuning) {
   assert_status(clgpu_array_1d(out, 0, CLGPU_TYPE_UINT32, N, &y), CLGPU_SUCCESS);
   assert_status(clgpu_array_1d(found, 0, CLGPU_TYPE_UINT32, N, &z), CLGPU_SUCCESS);
   assert_status(clgpu_array_write(context, &x, host, sizeof host, 0, NULL), CLGPU_SUCCESS);
-  clgpu_call_options tiled = {CLGPU_SHAPE_TILED, NULL};
+  clgpu_call_options tiled = {.shape = CLGPU_SHAPE_TILED, .workspace = NULL};
 
   clgpu_reduce_op sum = {0};
   sum.kind = CLGPU_REDUCE_SUM;
@@ -1088,7 +1088,7 @@ static void check_tiled_under(const char *tuning) {
     if (guard[i] != 0xdeadbeefu) fail_msg("%s: findall wrote past its view at %zu", tuning, i);
   }
 
-  clgpu_sort_options radix = {CLGPU_ALGORITHM_RADIX, CLGPU_SHAPE_TILED, NULL};
+  clgpu_sort_options radix = {.algorithm = CLGPU_ALGORITHM_RADIX, .shape = CLGPU_SHAPE_TILED, .workspace = NULL};
   assert_status(clgpu_sort(context, NULL, &x, NULL, &radix, 0, NULL, NULL), CLGPU_SUCCESS);
   assert_status(clgpu_array_read(context, sorted, sizeof sorted, &x, 0, NULL), CLGPU_SUCCESS);
   memcpy(expected, host, sizeof host);

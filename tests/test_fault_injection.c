@@ -269,7 +269,7 @@ static outcome strided_family_call(void *argument) {
     assert_int_equal(clgpu_array_1d(results, 0, CLGPU_TYPE_UINT32, n, &indices), CLGPU_SUCCESS);
     assert_int_equal(clgpu_array_1d(results, 2 * n * sizeof(cl_uint), CLGPU_TYPE_UINT64, 1, &count),
                      CLGPU_SUCCESS);
-    clgpu_call_options chunked = {CLGPU_SHAPE_CHUNKED, NULL};
+    clgpu_call_options chunked = {.shape = CLGPU_SHAPE_CHUNKED, .workspace = NULL};
     cl_event sentinel = (cl_event)&call, event = sentinel;
     if (operation == FAMILY_REDUCE) {
       clgpu_reduce_op argmax = {.kind = CLGPU_REDUCE_ARGMAX};
@@ -354,7 +354,7 @@ static outcome sort_call(void *argument) {
                      CLGPU_SUCCESS);
     assert_int_equal(clgpu_array_1d(values_buffer, 0, CLGPU_TYPE_UINT64, n, &indices),
                      CLGPU_SUCCESS);
-    clgpu_sort_options sort_options = {CLGPU_ALGORITHM_RADIX, CLGPU_SHAPE_CHUNKED, NULL};
+    clgpu_sort_options sort_options = {.algorithm = CLGPU_ALGORITHM_RADIX, .shape = CLGPU_SHAPE_CHUNKED, .workspace = NULL};
     clgpu_sort_spec spec = {0};
     if (kind == SORT_RADIX_TILED || kind == SORT_MERGE_TILED) {
       sort_options.shape = CLGPU_SHAPE_TILED;
@@ -607,7 +607,7 @@ static void a_kernel_built_narrower_than_its_plan_is_refused(void **state) {
 
   clgpu_reduce_op sum = {0};
   sum.kind = CLGPU_REDUCE_SUM;
-  clgpu_call_options tiled = {CLGPU_SHAPE_TILED, NULL};
+  clgpu_call_options tiled = {.shape = CLGPU_SHAPE_TILED, .workspace = NULL};
   clgpu__fault_arm(CLGPU__FAULT_NARROW_GROUP, 1);
   clgpu_status status = clgpu_reduce(context, &sum, CLGPU_ALL_AXES, &r, &x, &tiled, 0, NULL, NULL);
   clgpu__fault_disarm();
@@ -621,7 +621,7 @@ static void a_kernel_built_narrower_than_its_plan_is_refused(void **state) {
                    CLGPU_SUCCESS);
   assert_int_equal(read_back, sentinel);
 
-  clgpu_sort_options radix = {CLGPU_ALGORITHM_RADIX, CLGPU_SHAPE_TILED, NULL};
+  clgpu_sort_options radix = {.algorithm = CLGPU_ALGORITHM_RADIX, .shape = CLGPU_SHAPE_TILED, .workspace = NULL};
   clgpu__fault_arm(CLGPU__FAULT_NARROW_GROUP, 1);
   status = clgpu_sort(context, NULL, &x, NULL, &radix, 0, NULL, NULL);
   clgpu__fault_disarm();

@@ -468,7 +468,7 @@ static void run_findall_case(const findall_case *c) {
   test_guarded count_buffer = test_guarded_create(context, sizeof count_initial, count_initial);
   clgpu_array count_array = count_view(&count_buffer, c->count_rank_0);
 
-  clgpu_call_options options = {c->algorithm, c->workspace};
+  clgpu_call_options options = {.shape = c->algorithm, .workspace = c->workspace};
   const clgpu_call_options *options_pointer = c->null_options ? NULL : &options;
   const char *predicate = predicate_texts[c->predicate];
   clgpu_status status;
@@ -581,7 +581,7 @@ static void run_findall_case(const findall_case *c) {
     test_generate(initial, 3, TEST_UINT64, TEST_UNIFORM, tc.seed ^ 0xdef0u, 0);
     test_guarded region = test_guarded_create(context, sizeof initial, initial);
     clgpu_array view = count_view(&region, c->count_rank_0);
-    clgpu_call_options count_options = {c->algorithm, NULL};
+    clgpu_call_options count_options = {.shape = c->algorithm, .workspace = NULL};
     cl_event event = NULL;
     status = clgpu_count_if(context, predicate, &view, &input,
                             c->null_options ? NULL : &count_options, 0, NULL, &event);
@@ -998,7 +998,7 @@ static void with_a_workspace(void **state) {
           assert_status(
               clgpu_array_1d(probe_count.buffer, probe_count.offset, CLGPU_TYPE_UINT64, 1, &count),
               CLGPU_SUCCESS);
-          clgpu_call_options options = {both_algorithms[a], NULL};
+          clgpu_call_options options = {.shape = both_algorithms[a], .workspace = NULL};
           clgpu_workspace_size report;
           assert_status(
               clgpu_findall_workspace_size(context, "x > 5", &indices,
@@ -1311,7 +1311,7 @@ static const misuse_row misuse_rows[] = {
 };
 
 static clgpu_workspace *make_findall_workspace(clgpu_context *context, clgpu_shape algorithm) {
-  clgpu_call_options options = {algorithm, NULL};
+  clgpu_call_options options = {.shape = algorithm, .workspace = NULL};
   clgpu_workspace_size report;
   assert_status(clgpu_findall_workspace_size_upto(context, CLGPU_TYPE_INT32, 20, &options, &report),
                 CLGPU_SUCCESS);

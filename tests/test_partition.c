@@ -352,7 +352,7 @@ static void run_case(const part_case *c) {
   test_placed in = test_place(context, values, n, size, t->cl, c->in_stride, seed + 2);
   test_placed out = test_place(context, junk, n, size, t->cl, c->out_stride, seed + 3);
   test_placed count = test_place(context, junk, 1, 8, CLGPU_TYPE_UINT64, 1, seed + 4);
-  clgpu_call_options options = {c->shape, c->workspace};
+  clgpu_call_options options = {.shape = c->shape, .workspace = c->workspace};
   char text[64];
   const char *predicate = predicate_text(c->predicate, t, text, sizeof text);
   cl_event event = NULL;
@@ -393,7 +393,7 @@ static void check_refused_type(const ptype *t) {
   char label[80];
   snprintf(label, sizeof label, "%s without its extension", t->name);
   for (size_t s = 0; s < 2; s++) {
-    clgpu_call_options options = {shapes[s], NULL};
+    clgpu_call_options options = {.shape = shapes[s], .workspace = NULL};
     cl_event event = NULL;
     assert_status(
         clgpu_partition(context, NULL, &out.view, &count.view, &in.view, &options, 0, NULL, &event),
@@ -554,7 +554,7 @@ static void in_place_and_overlap(void **state) {
         clgpu_array input = make_view(&g, t->cl, &in_spec);
         clgpu_array output = make_view(&g, t->cl, &out_spec);
         test_placed count = test_place(context, region, 1, 8, CLGPU_TYPE_UINT64, 1, seed + 2);
-        clgpu_call_options options = {shapes[s], NULL};
+        clgpu_call_options options = {.shape = shapes[s], .workspace = NULL};
         char text[64];
         const char *predicate = predicate_text(p, t, text, sizeof text);
         clgpu_workspace_size report;
@@ -643,7 +643,7 @@ static void workspaces(void **state) {
   test_placed count = test_place(context, values, 1, 8, CLGPU_TYPE_UINT64, 1, seed + 3);
   const char *predicate = "(x & 1) != 0";
   for (size_t s = 0; s < 2; s++) {
-    clgpu_call_options options = {shapes[s], NULL};
+    clgpu_call_options options = {.shape = shapes[s], .workspace = NULL};
     clgpu_workspace_size report, upto, twice, small;
     assert_status(clgpu_partition_workspace_size(context, predicate, &out.view, &count.view,
                                                  &in.view, &options, &report),
@@ -709,7 +709,7 @@ static void workspaces(void **state) {
 
     /* Too small: an _upto workspace stages nothing, and a call in place
      * stages its n elements. */
-    clgpu_call_options with = {shapes[s], workspace};
+    clgpu_call_options with = {.shape = shapes[s], .workspace = workspace};
     clgpu_workspace_size in_place;
     assert_status(clgpu_partition_workspace_size(context, predicate, &out.view, &count.view,
                                                  &out.view, &options, &in_place),
@@ -724,7 +724,7 @@ static void workspaces(void **state) {
     if (small.total_bytes < report.total_bytes) {
       clgpu_workspace *tiny = NULL;
       assert_status(clgpu_workspace_create(context, &small, &tiny), CLGPU_SUCCESS);
-      clgpu_call_options tiny_options = {shapes[s], tiny};
+      clgpu_call_options tiny_options = {.shape = shapes[s], .workspace = tiny};
       expect_refused(&out, size, &count, predicate, &out.view, &count.view, &in.view, &tiny_options,
                      CLGPU_WORKSPACE_TOO_SMALL, "a workspace for one element");
       clgpu_workspace_destroy(tiny);
@@ -734,7 +734,7 @@ static void workspaces(void **state) {
     }
     /* Another shape's workspace; another operation's (findall's) both
      * ways round. */
-    clgpu_call_options other_shape = {shapes[1 - s], workspace};
+    clgpu_call_options other_shape = {.shape = shapes[1 - s], .workspace = workspace};
     expect_refused(&out, size, &count, predicate, &out.view, &count.view, &in.view, &other_shape,
                    CLGPU_WORKSPACE_WRONG_ALGORITHM, "a workspace of the other shape");
     clgpu_workspace_size findall_report;
@@ -743,7 +743,7 @@ static void workspaces(void **state) {
     clgpu_workspace *findall_workspace = NULL;
     assert_status(clgpu_workspace_create(context, &findall_report, &findall_workspace),
                   CLGPU_SUCCESS);
-    clgpu_call_options findall_options = {shapes[s], findall_workspace};
+    clgpu_call_options findall_options = {.shape = shapes[s], .workspace = findall_workspace};
     expect_refused(&out, size, &count, predicate, &out.view, &count.view, &in.view,
                    &findall_options, CLGPU_WORKSPACE_WRONG_OPERATION, "findall's workspace");
     clgpu_array indices;
@@ -793,7 +793,7 @@ static void wait_list_and_event(void **state) {
     cl_event gate = clCreateUserEvent(clgpu_context_cl_context(context), &err);
     assert_int_equal(err, CL_SUCCESS);
     cl_event done = NULL;
-    clgpu_call_options options = {shapes[s], NULL};
+    clgpu_call_options options = {.shape = shapes[s], .workspace = NULL};
     /* Odd values first: 1, 3, 5, 7, 9, ..., then 0, 2, 4, 6, 8, ... */
     assert_status(
         clgpu_partition(context, "x % 2 == 1", &out, &count, &in, &options, 1, &gate, &done),
@@ -844,7 +844,7 @@ static void large(void **state) {
     skip();
   }
   for (size_t s = 0; s < 2; s++) {
-    clgpu_call_options options = {shapes[s], NULL};
+    clgpu_call_options options = {.shape = shapes[s], .workspace = NULL};
     clgpu_workspace_size report;
     test_guarded probe = test_guarded_create(context, 3000000 * 4 + 8, NULL);
     clgpu_array in, count;
@@ -1206,7 +1206,7 @@ static void misuse(void **state) {
   assert_non_null(strstr(clgpu_last_error(), "clgpu_partition_workspace_size_upto"));
   assert_status(clgpu_partition_workspace_size_upto(context, (clgpu_type)99, 10, NULL, &report),
                 CLGPU_INVALID_ARGUMENT);
-  clgpu_call_options bad_shape = {(clgpu_shape)7, NULL};
+  clgpu_call_options bad_shape = {.shape = (clgpu_shape)7, .workspace = NULL};
   assert_status(
       clgpu_partition_workspace_size_upto(context, CLGPU_TYPE_INT32, 10, &bad_shape, &report),
       CLGPU_INVALID_ARGUMENT);

@@ -254,7 +254,7 @@ static void reduce_and_count(void **unused) {
       }
     }
     clgpu_array output = random_view(result, out_rank, out_shape, 0, &out_buffer);
-    clgpu_call_options options = {random_shape_choice(), NULL};
+    clgpu_call_options options = {.shape = random_shape_choice(), .workspace = NULL};
     char text[512], what[700];
     describe_view(&input, text, sizeof text);
     snprintf(what, sizeof what, "%s kind %d axis %d %s, shape %d", count_if ? "count_if" : "reduce",
@@ -294,7 +294,7 @@ static void scan(void **unused) {
     clgpu_array output = in_place ? input : random_view(type, rank, shape, 0, &out_buffer);
     int axis = below(2) ? CLGPU_ALL_AXES : (int)below(rank);
     clgpu_scan_op op = {below(2) ? CLGPU_SCAN_SUM : CLGPU_SCAN_MAX, (int)below(2), NULL, NULL};
-    clgpu_call_options options = {random_shape_choice(), NULL};
+    clgpu_call_options options = {.shape = random_shape_choice(), .workspace = NULL};
     char text[512], what[700];
     describe_view(&input, text, sizeof text);
     snprintf(what, sizeof what, "scan kind %d axis %d %s%s, shape %d", (int)op.kind, axis, text,
@@ -329,7 +329,7 @@ static void findall(void **unused) {
     clgpu_array indices = random_view(index_type, 1, indices_shape, 1, &indices_buffer);
     size_t one[1] = {1};
     clgpu_array count = random_view(CLGPU_TYPE_UINT64, 1, one, 1, &count_buffer);
-    clgpu_call_options options = {random_shape_choice(), NULL};
+    clgpu_call_options options = {.shape = random_shape_choice(), .workspace = NULL};
     char text[512], what[700];
     describe_view(&input, text, sizeof text);
     snprintf(what, sizeof what, "findall %s, shape %d", text, (int)options.shape);
@@ -396,7 +396,7 @@ static void search(void **unused) {
     clgpu_type position_type = below(2) ? CLGPU_TYPE_UINT32 : CLGPU_TYPE_UINT64;
     clgpu_array positions = random_view(position_type, 1, needles_shape, 0, &positions_buffer);
     int upper = (int)below(2);
-    clgpu_call_options options = {random_shape_choice(), NULL};
+    clgpu_call_options options = {.shape = random_shape_choice(), .workspace = NULL};
     char text[512], other[512], what[1200];
     describe_view(&needles, text, sizeof text);
     describe_view(&haystack, other, sizeof other);

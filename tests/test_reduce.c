@@ -1033,7 +1033,7 @@ static void finish_event(cl_event event, const char *label) {
 
 static void call_reduce(clgpu_context *context, const op_case *c, const clgpu_array *input,
                         int axis, const clgpu_array *output, run_mode mode, const char *label) {
-  clgpu_call_options options = {mode.algorithm, NULL};
+  clgpu_call_options options = {.shape = mode.algorithm, .workspace = NULL};
   cl_event event = NULL;
   clgpu_status status = clgpu_reduce(context, &c->op, axis, output, input,
                                      mode.null_options ? NULL : &options, 0, NULL, &event);
@@ -1937,7 +1937,7 @@ static void long_ranges_in_every_shape(void **state) {
                 CLGPU_SUCCESS);
   const clgpu_shape shapes[] = {CLGPU_SHAPE_AUTO, CLGPU_SHAPE_TILED, CLGPU_SHAPE_CHUNKED};
   for (size_t s = 0; s < 3; s++) {
-    clgpu_call_options options = {shapes[s], NULL};
+    clgpu_call_options options = {.shape = shapes[s], .workspace = NULL};
     clgpu_status status =
         clgpu_count_if(context, "x < 100", &output_view, &input_view, &options, 0, NULL, NULL);
     if (status != CLGPU_SUCCESS) {
@@ -2088,7 +2088,7 @@ static void reduce_read_results(void **state) {
         describe_input(label, sizeof label, operation, n, type, kind, distribution, 0, seed);
         /* AUTO through NULL options for SUM, the home algorithm otherwise. */
         run_mode mode = ops[k].op.kind == CLGPU_REDUCE_SUM ? AUTO_NULL : home_mode(type, &ops[k]);
-        clgpu_call_options options = {mode.algorithm, NULL};
+        clgpu_call_options options = {.shape = mode.algorithm, .workspace = NULL};
         clgpu_type result_type = model_result_type(&ops[k], type);
         size_t result_size = clgpu_type_size(result_type);
         unsigned char result[8 + 2 * HOST_GUARD];
@@ -2168,7 +2168,7 @@ static void count_if_and_check(clgpu_context *context, const clgpu_array *input,
   clgpu_array view;
   assert_status(clgpu_array_1d(output.buffer, output.offset, CLGPU_TYPE_UINT64, 1, &view),
                 CLGPU_SUCCESS);
-  clgpu_call_options options = {mode.algorithm, NULL};
+  clgpu_call_options options = {.shape = mode.algorithm, .workspace = NULL};
   cl_event event = NULL;
   clgpu_status status = clgpu_count_if(context, p->text, &view, input,
                                        mode.null_options ? NULL : &options, 0, NULL, &event);
@@ -2297,7 +2297,7 @@ static void events(void **state) {
   /* A chain: each call waits for the one before through its wait list,
    * and the last event completes with every result written. */
   cl_event first = NULL, second = NULL, third = NULL;
-  clgpu_call_options tiled = {CLGPU_SHAPE_TILED, NULL};
+  clgpu_call_options tiled = {.shape = CLGPU_SHAPE_TILED, .workspace = NULL};
   assert_status(clgpu_reduce(context, &max.op, CLGPU_ALL_AXES, &views[1], &input.view, &tiled, 0,
                              NULL, &first),
                 CLGPU_SUCCESS);
@@ -2467,7 +2467,7 @@ static void workspace_given_by_the_caller(void **state) {
     clgpu_array view;
     assert_status(clgpu_array_1d(output.buffer, output.offset + 32, CLGPU_TYPE_INT32, 1, &view),
                   CLGPU_SUCCESS);
-    clgpu_call_options options = {modes[m].algorithm, NULL};
+    clgpu_call_options options = {.shape = modes[m].algorithm, .workspace = NULL};
     clgpu_workspace_size report, small_report, other_report;
     assert_status(clgpu_reduce_workspace_size(context, &sum.op, CLGPU_ALL_AXES, &view, &input,
                                               &options, &report),
@@ -2524,7 +2524,7 @@ static void workspace_given_by_the_caller(void **state) {
         {"laid over the output", CLGPU_WORKSPACE_ALIASES_ARGUMENT},
     };
     for (size_t r = 0; r < 3; r++) {
-      clgpu_call_options query = {modes[m].algorithm, NULL};
+      clgpu_call_options query = {.shape = modes[m].algorithm, .workspace = NULL};
       const clgpu_workspace_size *made = &report;
       if (r == 0) {
         assert_status(clgpu_reduce_workspace_size(context, &sum.op, CLGPU_ALL_AXES, &view,

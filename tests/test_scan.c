@@ -700,7 +700,7 @@ static clgpu_status call_scan(const scan_case *c, const char *label, const clgpu
                               const clgpu_array *output) {
   clgpu_context *context = shared_context;
   clgpu_scan_op op = scan_op(c->op, c->exclusive);
-  clgpu_call_options options = {c->algorithm, c->workspace};
+  clgpu_call_options options = {.shape = c->algorithm, .workspace = c->workspace};
   cl_event event = NULL;
   if (!c->gated) {
     clgpu_status status = clgpu_scan(context, &op, c->axis, output, input,
@@ -1375,7 +1375,7 @@ static void long_lines_along_an_axis(void **state) {
                                  CLGPU_ORDER_ROW_MAJOR, &output_view),
                   CLGPU_SUCCESS);
     clgpu_scan_op op = scan_op(OP_MIN, 0);
-    clgpu_call_options options = {shapes[s], NULL};
+    clgpu_call_options options = {.shape = shapes[s], .workspace = NULL};
     clgpu_status status =
         clgpu_scan(context, &op, 1, &output_view, &input_view, &options, 0, NULL, NULL);
     assert_int_equal(clFinish(clgpu_context_queue(context)), CL_SUCCESS);
@@ -1459,7 +1459,7 @@ static void an_empty_scan_checks_its_workspace(void **state) {
       CLGPU_SUCCESS);
   clgpu_workspace *reduce_workspace = NULL;
   assert_status(clgpu_workspace_create(context, &report, &reduce_workspace), CLGPU_SUCCESS);
-  clgpu_call_options options = {CLGPU_SHAPE_AUTO, reduce_workspace};
+  clgpu_call_options options = {.shape = CLGPU_SHAPE_AUTO, .workspace = reduce_workspace};
   assert_status(clgpu_scan(context, &op, CLGPU_ALL_AXES, &output, &input, &options, 0, NULL, NULL),
                 CLGPU_WORKSPACE_WRONG_OPERATION);
   assert_non_null(strstr(clgpu_last_error(), "clgpu_scan"));
@@ -1514,7 +1514,7 @@ static void with_a_workspace(void **state) {
         clgpu_array input = make_view(&probe_input, CLGPU_TYPE_FLOAT, &c.input);
         clgpu_array output = make_view(&probe_output, CLGPU_TYPE_FLOAT, &c.output);
         clgpu_scan_op op = scan_op(OP_SUM, 0);
-        clgpu_call_options options = {both_algorithms[a], NULL};
+        clgpu_call_options options = {.shape = both_algorithms[a], .workspace = NULL};
         clgpu_workspace_size report;
         assert_status(clgpu_scan_workspace_size(context, &op, CLGPU_ALL_AXES, &output, &input,
                                                 &options, &report),
@@ -1784,7 +1784,7 @@ static const misuse_row misuse_rows[] = {
 
 static clgpu_workspace *make_scan_workspace(clgpu_context *context, clgpu_shape algorithm) {
   clgpu_scan_op op = scan_op(OP_SUM, 0);
-  clgpu_call_options options = {algorithm, NULL};
+  clgpu_call_options options = {.shape = algorithm, .workspace = NULL};
   clgpu_workspace_size report;
   assert_status(
       clgpu_scan_workspace_size_upto(context, &op, CLGPU_TYPE_INT32, 20, &options, &report),
@@ -1887,12 +1887,12 @@ static void misuse_is_refused(void **state) {
     assert_status(clgpu_array_nd(f.output.buffer, f.output.offset, CLGPU_TYPE_INT32, 2, shape,
                                  CLGPU_ORDER_ROW_MAJOR, &output),
                   CLGPU_SUCCESS);
-    clgpu_call_options options = {w == 1   ? CLGPU_SHAPE_TILED
-                                  : w == 2 ? CLGPU_SHAPE_CHUNKED
-                                           : CLGPU_SHAPE_AUTO,
-                                  w == 1   ? f.tiled_workspace
-                                  : w == 2 ? f.chunked_workspace
-                                           : NULL};
+    clgpu_call_options options = {.shape = w == 1   ? CLGPU_SHAPE_TILED
+                                           : w == 2 ? CLGPU_SHAPE_CHUNKED
+                                                    : CLGPU_SHAPE_AUTO,
+                                  .workspace = w == 1   ? f.tiled_workspace
+                                               : w == 2 ? f.chunked_workspace
+                                                        : NULL};
     assert_status(
         clgpu_scan(f.context, &op, CLGPU_ALL_AXES, &output, &input, &options, 0, NULL, NULL),
         CLGPU_SUCCESS);

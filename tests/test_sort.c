@@ -245,7 +245,7 @@ static void run_sort_case(const sort_case *c) {
   spec.descending = c->descending;
   spec.begin_bit = c->begin_bit;
   spec.end_bit = c->end_bit;
-  clgpu_sort_options options = {c->algorithm, c->shape, c->workspace};
+  clgpu_sort_options options = {.algorithm = c->algorithm, .shape = c->shape, .workspace = c->workspace};
   cl_event event = NULL;
   cl_event gate = sort_gate(shared_context, c->gated);
   clgpu_status status =
@@ -736,7 +736,7 @@ static void run_custom_case(const custom_case *c) {
   } else {
     spec.compare = "fabs(a) < fabs(b)";
   }
-  clgpu_sort_options options = {c->algorithm, c->shape, NULL};
+  clgpu_sort_options options = {.algorithm = c->algorithm, .shape = c->shape, .workspace = NULL};
   cl_event event = NULL;
   clgpu_status status = c->permutation
                             ? clgpu_sort_permutation(shared_context, &spec, &value_view, &key_view,
@@ -1033,7 +1033,7 @@ static clgpu_status query_case(const sort_case *c, const clgpu_sort_spec *spec,
   zero.descending = c->descending;
   zero.begin_bit = c->begin_bit;
   zero.end_bit = c->end_bit;
-  clgpu_sort_options options = {c->algorithm, c->shape, NULL};
+  clgpu_sort_options options = {.algorithm = c->algorithm, .shape = c->shape, .workspace = NULL};
   clgpu_status status =
       c->permutation
           ? clgpu_sort_permutation_workspace_size(shared_context, spec ? spec : &zero, &value_view,
@@ -1361,7 +1361,7 @@ static void expect_refused(sort_fixture *f, int permutation_call, const placed *
 
 static clgpu_workspace *workspace_upto(clgpu_context *context, clgpu_algorithm algorithm,
                                        clgpu_shape shape, size_t max_n) {
-  clgpu_sort_options options = {algorithm, shape, NULL};
+  clgpu_sort_options options = {.algorithm = algorithm, .shape = shape, .workspace = NULL};
   clgpu_workspace_size report;
   assert_status(
       clgpu_sort_workspace_size_upto(context, NULL, CLGPU_TYPE_UINT32, 4, max_n, &options, &report),
@@ -1391,7 +1391,7 @@ static void workspace_refused(void **state) {
   for (size_t m = 0; m < 4; m++) {
     clgpu_algorithm algorithm = both_algorithms[m % 2];
     clgpu_shape shape = both_shapes[m / 2];
-    clgpu_sort_options options = {algorithm, shape, NULL};
+    clgpu_sort_options options = {.algorithm = algorithm, .shape = shape, .workspace = NULL};
     clgpu_workspace_size report;
     assert_status(clgpu_sort_workspace_size_upto(shared_context, NULL, CLGPU_TYPE_UINT32, 4, n,
                                                  &options, &report),
@@ -1546,7 +1546,7 @@ static void workspace_upto_serves_smaller(void **state) {
   for (size_t m = 0; m < 4; m++) {
     clgpu_algorithm algorithm = both_algorithms[m % 2];
     clgpu_shape shape = both_shapes[m / 2];
-    clgpu_sort_options options = {algorithm, shape, NULL};
+    clgpu_sort_options options = {.algorithm = algorithm, .shape = shape, .workspace = NULL};
     static const size_t value_sizes_upto[] = {0, 4, 16};
     for (size_t v = 0; v < 3; v++) {
       clgpu_workspace_size previous;
@@ -2345,7 +2345,7 @@ static void unaligned_values(void **state) {
           view_1d(value_region.guarded.buffer,
                   value_region.guarded.offset + value_region.spec.offset + shift, CLGPU_TYPE_UINT8,
                   n * vsize);
-      clgpu_sort_options options = {both_algorithms[m % 2], both_shapes[m / 2], NULL};
+      clgpu_sort_options options = {.algorithm = both_algorithms[m % 2], .shape = both_shapes[m / 2], .workspace = NULL};
       cl_event event = NULL;
       expect_success(
           clgpu_sort(shared_context, NULL, &key_view, &value_view, &options, 0, NULL, &event),
@@ -2480,7 +2480,7 @@ static void expect_key_size_refused(const key_size_row *row, size_t n, uint64_t 
       char label[300];
       snprintf(label, sizeof label, "%s, %s keys with key_size %zu, n=%zu, %s", calls[call],
                row->key_type, row->key_size, n, shape_text(both_shapes[h]));
-      clgpu_sort_options options = {CLGPU_ALGORITHM_MERGE, both_shapes[h], NULL};
+      clgpu_sort_options options = {.algorithm = CLGPU_ALGORITHM_MERGE, .shape = both_shapes[h], .workspace = NULL};
       cl_event event = NULL;
       clgpu_status status =
           call == 2 ? clgpu_sort_permutation(shared_context, &spec, &permutation_view, &key_view,
@@ -2766,7 +2766,7 @@ static void custom_key_size_right_sorts(void **state) {
       spec.declarations = rows[r].declarations;
       spec.key_size = size;
       spec.compare = "a.x < b.x";
-      clgpu_sort_options options = {CLGPU_ALGORITHM_MERGE, both_shapes[h], NULL};
+      clgpu_sort_options options = {.algorithm = CLGPU_ALGORITHM_MERGE, .shape = both_shapes[h], .workspace = NULL};
       expect_success(clgpu_sort(shared_context, &spec, &view, NULL, &options, 0, NULL, NULL),
                      label);
       assert_int_equal(clFinish(clgpu_context_queue(shared_context)), CL_SUCCESS);

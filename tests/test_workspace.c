@@ -911,7 +911,7 @@ static void instance_check_untouched(clgpu_context *context, const instance *ins
 
 static clgpu_status instance_query(clgpu_context *context, const instance *inst,
                                    clgpu_shape algorithm, clgpu_workspace_size *report) {
-  clgpu_call_options options = {algorithm, NULL};
+  clgpu_call_options options = {.shape = algorithm, .workspace = NULL};
   return query_views(context, inst->spec->operation, &inst->input, &inst->output, &inst->count,
                      &options, report);
 }
@@ -933,7 +933,7 @@ static clgpu_workspace_size instance_report(clgpu_context *context, const instan
 static clgpu_status instance_call(clgpu_context *context, const instance *inst,
                                   clgpu_shape algorithm, clgpu_workspace *workspace,
                                   cl_event *event) {
-  clgpu_call_options options = {algorithm, workspace};
+  clgpu_call_options options = {.shape = algorithm, .workspace = workspace};
   switch (inst->spec->operation) {
     case CLGPU_OPERATION_REDUCE: {
       clgpu_reduce_op op;
@@ -1161,7 +1161,7 @@ static void query_is_pure_and_well_formed(void **state) {
     for (size_t t = 0; t < sizeof query_types / sizeof query_types[0]; t++) {
       clgpu_type type = query_types[t];
       for (size_t a = 0; a < 3; a++) {
-        clgpu_call_options options = {algorithms[a], NULL};
+        clgpu_call_options options = {.shape = algorithms[a], .workspace = NULL};
         clgpu_shape expected = resolved_algorithm(context, algorithms[a]);
         for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; s++) {
           for (int kind = CONTIGUOUS; kind <= IN_PLACE; kind++) {
@@ -1235,7 +1235,7 @@ static void query_is_pure_and_well_formed(void **state) {
   query_fixture g = fixture_new(other);
   for (size_t o = 0; o < 3; o++) {
     for (size_t a = 0; a < 2; a++) {
-      clgpu_call_options options = {forced_algorithms[a], NULL};
+      clgpu_call_options options = {.shape = forced_algorithms[a], .workspace = NULL};
       char what[160];
       snprintf(what, sizeof what, "%s, %s, n=65537, on a second context",
                operation_text(all_operations[o]), algorithm_text(forced_algorithms[a]));
@@ -1280,7 +1280,7 @@ static void query_grows_with_n(void **state) {
     clgpu_operation operation = all_operations[o];
     for (size_t t = 0; t < sizeof types / sizeof types[0]; t++) {
       for (size_t a = 0; a < 2; a++) {
-        clgpu_call_options options = {forced_algorithms[a], NULL};
+        clgpu_call_options options = {.shape = forced_algorithms[a], .workspace = NULL};
         for (int kind = CONTIGUOUS; kind <= IN_PLACE; kind++) {
           if (kind == IN_PLACE && operation != CLGPU_OPERATION_SCAN) continue;
           clgpu_workspace_size previous;
@@ -1342,7 +1342,7 @@ static void upto_workspace_serves_every_smaller_call(void **state) {
     const op_spec *spec = specs[o];
     for (size_t a = 0; a < 2; a++) {
       clgpu_shape algorithm = forced_algorithms[a];
-      clgpu_call_options options = {algorithm, NULL};
+      clgpu_call_options options = {.shape = algorithm, .workspace = NULL};
       clgpu_workspace_size report;
       assert_status(query_upto(context, spec->operation, spec->type, max_n, &options, &report),
                     CLGPU_SUCCESS);
@@ -1586,7 +1586,7 @@ static void wrong_operation_algorithm_or_context(void **state) {
     const op_spec *spec = &main_ops[o];
     for (size_t a = 0; a < 2; a++) {
       clgpu_shape algorithm = forced_algorithms[a];
-      clgpu_call_options options = {algorithm, NULL};
+      clgpu_call_options options = {.shape = algorithm, .workspace = NULL};
       instance inst;
       instance_new(context, &inst, spec, n, 1, 0, "wrong");
       char what[300];
@@ -1616,7 +1616,7 @@ static void wrong_operation_algorithm_or_context(void **state) {
       }
 
       /* Made for the other algorithm. */
-      clgpu_call_options other_options = {other_algorithm(algorithm), NULL};
+      clgpu_call_options other_options = {.shape = other_algorithm(algorithm), .workspace = NULL};
       clgpu_workspace_size report;
       assert_status(
           query_upto(context, spec->operation, spec->type, max_n, &other_options, &report),
@@ -1922,7 +1922,7 @@ static void no_device_allocation_with_workspace(void **state) {
            * "count" buffer: still no allocation. */
           before = stats_of(cache);
           snprintf(row, sizeof row, "%s, clgpu_findall_read without a count view", what);
-          clgpu_call_options options = {algorithm, made};
+          clgpu_call_options options = {.shape = algorithm, .workspace = made};
           uint64_t count = UINT64_MAX;
           clgpu_status status =
               clgpu_findall_read(context, NULL, &inst.output, NULL, &count, &inst.input, &options);
@@ -2004,7 +2004,7 @@ static void reuse_in_turn(void **state) {
         instance *calls = calloc(REUSE_CALLS, sizeof *calls);
         assert_non_null(calls);
         if (kind == CONTIGUOUS) {
-          clgpu_call_options options = {algorithm, NULL};
+          clgpu_call_options options = {.shape = algorithm, .workspace = NULL};
           assert_status(query_upto(context, spec->operation, spec->type, max_n, &options, &report),
                         CLGPU_SUCCESS);
         } else {
@@ -2165,7 +2165,7 @@ static void create_with_nothing(void **state) {
     const op_spec *spec = &main_ops[o];
     for (size_t a = 0; a < 2; a++) {
       clgpu_shape algorithm = forced_algorithms[a];
-      clgpu_call_options options = {algorithm, NULL};
+      clgpu_call_options options = {.shape = algorithm, .workspace = NULL};
       clgpu_workspace_size report;
       assert_status(query_upto(context, spec->operation, spec->type, 1000, &options, &report),
                     CLGPU_SUCCESS);
@@ -2544,8 +2544,8 @@ static const size_row size_rows[] = {
 static clgpu_status size_row_query(const size_row *row, clgpu_shape shape, uint64_t max_n,
                                    clgpu_workspace_size *report) {
   clgpu_context *context = shared_context;
-  clgpu_call_options options = {shape, NULL};
-  clgpu_sort_options sort_options = {row->algorithm, shape, NULL};
+  clgpu_call_options options = {.shape = shape, .workspace = NULL};
+  clgpu_sort_options sort_options = {.algorithm = row->algorithm, .shape = shape, .workspace = NULL};
   clgpu_sort_spec spec;
   memset(&spec, 0, sizeof spec);
   if (row->key_size) {
@@ -2676,7 +2676,7 @@ static void unrepresentable_sizes_are_refused(void **state) {
   assert_status(clgpu_array_1d(buffer, 8, CLGPU_TYPE_INT64, 1, &output), CLGPU_SUCCESS);
   assert_status(clgpu_array_1d(buffer, 16, CLGPU_TYPE_UINT64, 4, &indices), CLGPU_SUCCESS);
   for (size_t a = 0; a < 2; a++) {
-    clgpu_call_options options = {forced_algorithms[a], NULL};
+    clgpu_call_options options = {.shape = forced_algorithms[a], .workspace = NULL};
     clgpu_reduce_op op;
     memset(&op, 0, sizeof op);
     op.kind = CLGPU_REDUCE_SUM;

@@ -1,4 +1,5 @@
-/* Sorting: stable sorts of keys, with or without values carried along
+/** @file
+ * Sorting: stable sorts of keys, with or without values carried along
  * (clgpu_sort), the permutation that sorts keys (clgpu_sort_permutation), and
  * applying a permutation to another array (clgpu_gather).
  *
@@ -66,29 +67,32 @@
 extern "C" {
 #endif
 
-/* What order a sort produces. Zeroed: ascending, natural order, all bits. */
+/** What order a sort produces. Zeroed: ascending, natural order, all bits. */
 typedef struct clgpu_sort_spec {
-  int descending; /* nonzero: largest first (still stable) */
-  /* Merge sort only; NULL for the natural order of a built-in type. */
-  const char *compare;      /* OpenCL C expression over a and b: a sorts before b */
-  const char *key_type;     /* OpenCL C type of custom keys, or NULL */
-  const char *declarations; /* OpenCL C text declaring key_type and helpers, or NULL */
-  size_t key_size;          /* the device's sizeof(key_type); required with key_type */
-  /* Radix sort only: sort by bits [begin_bit, end_bit) of the ordered image
+  int descending; /**< nonzero: largest first (still stable) */
+  /** Merge sort only; NULL for the natural order of a built-in type. */
+  const char *compare;      /**< OpenCL C expression over a and b: a sorts before b */
+  const char *key_type;     /**< OpenCL C type of custom keys, or NULL */
+  const char *declarations; /**< OpenCL C text declaring key_type and helpers, or NULL */
+  size_t key_size;          /**< the device's sizeof(key_type); required with key_type */
+  /** Radix sort only: sort by bits [begin_bit, end_bit) of the ordered image
    * of the key (bit 0 the lowest); 0 and 0 mean every bit. Keys equal in
    * those bits keep their order. */
   unsigned begin_bit, end_bit;
 } clgpu_sort_spec;
 
-/* How a sort runs; NULL (or a zeroed struct) means AUTO, AUTO, no
- * workspace. */
+/** How a sort runs; NULL (or a zeroed struct) means AUTO, AUTO, no
+ * workspace, the context's queue. Zero the whole struct before setting
+ * fields, as clgpu_call_options. */
 typedef struct clgpu_sort_options {
-  clgpu_algorithm algorithm;  /* CLGPU_ALGORITHM_AUTO, _RADIX or _MERGE */
-  clgpu_shape shape;          /* CLGPU_SHAPE_AUTO, _CHUNKED or _TILED */
-  clgpu_workspace *workspace; /* NULL: the call allocates what it needs */
+  clgpu_algorithm algorithm;  /**< CLGPU_ALGORITHM_AUTO, _RADIX or _MERGE */
+  clgpu_shape shape;          /**< CLGPU_SHAPE_AUTO, _CHUNKED or _TILED */
+  clgpu_workspace *workspace; /**< NULL: the call allocates what it needs */
+  cl_command_queue queue;     /**< NULL: the context's; as clgpu_call_options.queue */
+  uint64_t reserved[CLGPU_OPTIONS_RESERVED]; /**< must be zero */
 } clgpu_sort_options;
 
-/* Sort `keys` in place, stably, carrying `values` (NULL for keys only)
+/** Sort `keys` in place, stably, carrying `values` (NULL for keys only)
  * along; spec NULL means ascending in the natural order. A values view carries
  * byte_length / n bytes per key (1, 2, 4, 8 or 16), moved with their key and
  * never interpreted. Custom keys (merge sort only): the keys view is read as
@@ -123,7 +127,7 @@ CLGPU_API clgpu_status clgpu_sort(clgpu_context *context, const clgpu_sort_spec 
                                   const clgpu_sort_options *options, cl_uint num_events,
                                   const cl_event *wait_list, cl_event *event);
 
-/* The workspace clgpu_sort needs for these arguments, written to *out.
+/** The workspace clgpu_sort needs for these arguments, written to *out.
  * Builds and enqueues nothing (so key_size is not checked against the
  * device). Errors as clgpu_sort's argument checks, and CLGPU_SIZE_OVERFLOW
  * (workspace.h). */
@@ -134,7 +138,7 @@ CLGPU_API clgpu_status clgpu_sort_workspace_size(clgpu_context *context,
                                                  const clgpu_sort_options *options,
                                                  clgpu_workspace_size *out);
 
-/* The workspace that serves any sort of up to max_n contiguous keys of
+/** The workspace that serves any sort of up to max_n contiguous keys of
  * `key_type` (ignored with a custom spec->key_type: spec->key_size counts)
  * with value_size bytes of values per key (0: keys only). Builds and enqueues
  * nothing. Errors: CLGPU_INVALID_ARGUMENT (NULL context or out, a value_size
@@ -149,7 +153,7 @@ CLGPU_API clgpu_status clgpu_sort_workspace_size_upto(clgpu_context *context,
                                                       const clgpu_sort_options *options,
                                                       clgpu_workspace_size *out);
 
-/* Write to `permutation` (CLGPU_TYPE_UINT32 or CLGPU_TYPE_UINT64, 1-D, n elements,
+/** Write to `permutation` (CLGPU_TYPE_UINT32 or CLGPU_TYPE_UINT64, 1-D, n elements,
  * any stride) the stable permutation that sorts `keys`: keys[permutation[0]],
  * keys[permutation[1]], ... are in order, equal keys in increasing index
  * order. The keys are not modified: they are copied into the workspace
@@ -164,7 +168,7 @@ CLGPU_API clgpu_status clgpu_sort_permutation(clgpu_context *context, const clgp
                                               const clgpu_sort_options *options, cl_uint num_events,
                                               const cl_event *wait_list, cl_event *event);
 
-/* The workspace clgpu_sort_permutation needs for these arguments, written
+/** The workspace clgpu_sort_permutation needs for these arguments, written
  * to *out; builds and enqueues nothing. Its buffers are those of clgpu_sort's
  * report, so one workspace can serve both calls when large enough for both.
  * Errors as clgpu_sort_permutation's argument checks, and
@@ -173,7 +177,7 @@ CLGPU_API clgpu_status clgpu_sort_permutation_workspace_size(
     clgpu_context *context, const clgpu_sort_spec *spec, const clgpu_array *permutation,
     const clgpu_array *keys, const clgpu_sort_options *options, clgpu_workspace_size *out);
 
-/* The workspace that serves any permutation of up to max_n keys of
+/** The workspace that serves any permutation of up to max_n keys of
  * `key_type` (or custom keys) into a permutation of `permutation_type`
  * (CLGPU_TYPE_UINT32 or CLGPU_TYPE_UINT64). Errors as clgpu_sort_workspace_size_upto's
  * (the keys are staged, so their bytes count twice), and
@@ -183,7 +187,7 @@ CLGPU_API clgpu_status clgpu_sort_permutation_workspace_size_upto(
     clgpu_type key_type, uint64_t max_n, const clgpu_sort_options *options,
     clgpu_workspace_size *out);
 
-/* Sort `keys` (and `values` with them, as clgpu_sort does) within each
+/** Sort `keys` (and `values` with them, as clgpu_sort does) within each
  * segment: `offsets` holds S + 1 positions (a 1-D CLGPU_TYPE_UINT32 or
  * CLGPU_TYPE_UINT64 view of any stride, S >= 0), segment k being the keys
  * [offsets[k], offsets[k + 1]), so offsets[0] = 0 and offsets[S] = n cover
@@ -227,7 +231,7 @@ CLGPU_API clgpu_status clgpu_segmented_sort(clgpu_context *context, const clgpu_
                                             const clgpu_sort_options *options, cl_uint num_events,
                                             const cl_event *wait_list, cl_event *event);
 
-/* The workspace clgpu_segmented_sort needs for these arguments, written to
+/** The workspace clgpu_segmented_sort needs for these arguments, written to
  * *out: that of the path the call takes. Its part's algorithm is RADIX
  * where the keys may take the radix path (built-in keys in their natural
  * order, with AUTO or RADIX), whichever path this call takes, and MERGE
@@ -239,7 +243,7 @@ CLGPU_API clgpu_status clgpu_segmented_sort_workspace_size(
     const clgpu_array *values, const clgpu_array *offsets, const clgpu_sort_options *options,
     clgpu_workspace_size *out);
 
-/* The workspace that serves any segmented sort of up to max_n keys of
+/** The workspace that serves any segmented sort of up to max_n keys of
  * `key_type` (or custom keys), each with value_size bytes of values (0:
  * none), in up to max_segments segments, keys and values contiguous, on
  * whichever path it takes. Errors as clgpu_sort_workspace_size_upto's,
@@ -249,7 +253,7 @@ CLGPU_API clgpu_status clgpu_segmented_sort_workspace_size_upto(
     uint64_t max_n, uint64_t max_segments, const clgpu_sort_options *options,
     clgpu_workspace_size *out);
 
-/* destination[i] = source[permutation[i]] for every i: applies a sort
+/** destination[i] = source[permutation[i]] for every i: applies a sort
  * permutation to another array. All three are 1-D views of any strides;
  * source and destination have the same element size (the bytes are copied),
  * destination has the permutation's length, source any length. An index at

@@ -1,4 +1,5 @@
-/* Workspaces: the scratch memory of an operation, sized by a query, made by
+/** @file
+ * Workspaces: the scratch memory of an operation, sized by a query, made by
  * the library or carved out of the caller's own buffer, and checked on every
  * call.
  *
@@ -78,40 +79,40 @@
 extern "C" {
 #endif
 
-/* Operations that take workspaces. */
+/** Operations that take workspaces. */
 typedef enum clgpu_operation {
-  CLGPU_OPERATION_REDUCE = 1, /* clgpu_reduce and clgpu_count_if */
+  CLGPU_OPERATION_REDUCE = 1, /**< clgpu_reduce and clgpu_count_if */
   CLGPU_OPERATION_SCAN = 2,
   CLGPU_OPERATION_FINDALL = 3,
-  CLGPU_OPERATION_SORT = 4,              /* clgpu_sort and clgpu_sort_permutation (sort.h) */
-  CLGPU_OPERATION_SEARCH = 5,            /* clgpu_lower_bound and clgpu_upper_bound (search.h) */
-  CLGPU_OPERATION_SCAN_BY_KEY = 6,       /* clgpu_scan_by_key (runs.h) */
-  CLGPU_OPERATION_REDUCE_BY_KEY = 7,     /* clgpu_reduce_by_key (runs.h) */
-  CLGPU_OPERATION_UNIQUE = 8,            /* clgpu_unique and clgpu_unique_by_key (runs.h) */
-  CLGPU_OPERATION_RUN_LENGTH_ENCODE = 9, /* clgpu_run_length_encode (runs.h) */
-  CLGPU_OPERATION_HISTOGRAM = 10,        /* clgpu_histogram_even and _edges (histogram.h) */
-  CLGPU_OPERATION_PARTITION = 11,        /* clgpu_partition (partition.h) */
-  CLGPU_OPERATION_SEGMENTED_SORT = 12,   /* clgpu_segmented_sort (sort.h) */
+  CLGPU_OPERATION_SORT = 4,              /**< clgpu_sort and clgpu_sort_permutation (sort.h) */
+  CLGPU_OPERATION_SEARCH = 5,            /**< clgpu_lower_bound and clgpu_upper_bound (search.h) */
+  CLGPU_OPERATION_SCAN_BY_KEY = 6,       /**< clgpu_scan_by_key (runs.h) */
+  CLGPU_OPERATION_REDUCE_BY_KEY = 7,     /**< clgpu_reduce_by_key (runs.h) */
+  CLGPU_OPERATION_UNIQUE = 8,            /**< clgpu_unique and clgpu_unique_by_key (runs.h) */
+  CLGPU_OPERATION_RUN_LENGTH_ENCODE = 9, /**< clgpu_run_length_encode (runs.h) */
+  CLGPU_OPERATION_HISTOGRAM = 10,        /**< clgpu_histogram_even and _edges (histogram.h) */
+  CLGPU_OPERATION_PARTITION = 11,        /**< clgpu_partition (partition.h) */
+  CLGPU_OPERATION_SEGMENTED_SORT = 12,   /**< clgpu_segmented_sort (sort.h) */
 } clgpu_operation;
 
-/* The kernel shape an operation runs with. The plan resolves AUTO from the
+/** The kernel shape an operation runs with. The plan resolves AUTO from the
  * device type: CPU devices get CHUNKED, every other device TILED. Forcing
  * either one is allowed on every device (the tests run both everywhere); the
  * results are the same except for float rounding, which depends on the
  * combining order and so on the shape. */
 typedef enum clgpu_shape {
   CLGPU_SHAPE_AUTO = 0,
-  /* The CPU shape: work-groups of one work-item, each a long contiguous
+  /** The CPU shape: work-groups of one work-item, each a long contiguous
    * chunk walked serially (with 16-wide vectors where the operator allows),
    * about four chunks per compute unit, no barriers. */
   CLGPU_SHAPE_CHUNKED = 1,
-  /* The GPU shape: wide work-groups (up to 256 work-items), each a run of
+  /** The GPU shape: wide work-groups (up to 256 work-items), each a run of
    * tiles of 8 elements per work-item, combined in local memory with
    * barriers. */
   CLGPU_SHAPE_TILED = 2,
 } clgpu_shape;
 
-/* Which algorithm a sort runs (sort.h); the other operations have one
+/** Which algorithm a sort runs (sort.h); the other operations have one
  * algorithm each, and their workspace parts say CLGPU_ALGORITHM_AUTO. */
 typedef enum clgpu_algorithm {
   CLGPU_ALGORITHM_AUTO = 0,
@@ -119,58 +120,79 @@ typedef enum clgpu_algorithm {
   CLGPU_ALGORITHM_MERGE = 2,
 } clgpu_algorithm;
 
-/* "reduce", "scan", "findall", "sort"; "invalid" otherwise. The string is
+/** "reduce", "scan", "findall", "sort"; "invalid" otherwise. The string is
  * static. */
 CLGPU_API const char *clgpu_operation_name(clgpu_operation operation);
 
-/* "auto", "chunked", "tiled"; "invalid" otherwise. The string is static. */
+/** "auto", "chunked", "tiled"; "invalid" otherwise. The string is static. */
 CLGPU_API const char *clgpu_shape_name(clgpu_shape shape);
 
-/* "auto", "radix", "merge"; "invalid" otherwise. The string is static. */
+/** "auto", "radix", "merge"; "invalid" otherwise. The string is static. */
 CLGPU_API const char *clgpu_algorithm_name(clgpu_algorithm algorithm);
 
 #define CLGPU_WORKSPACE_MAX_PARTS 4
 #define CLGPU_WORKSPACE_MAX_BUFFERS 16
 
-/* One operation inside a workspace report. */
+/** One operation inside a workspace report. */
 typedef struct clgpu_workspace_part {
   clgpu_operation operation;
-  clgpu_shape shape;         /* resolved: never AUTO */
-  clgpu_algorithm algorithm; /* a sort's: RADIX or MERGE; AUTO for the other operations */
-  int parent;                /* index of the part that runs this one; -1 for the call itself */
+  clgpu_shape shape;         /**< resolved: never AUTO */
+  clgpu_algorithm algorithm; /**< a sort's: RADIX or MERGE; AUTO for the other operations */
+  int parent;                /**< index of the part that runs this one; -1 for the call itself */
 } clgpu_workspace_part;
 
-/* One named buffer of a workspace. */
+/** One named buffer of a workspace. */
 typedef struct clgpu_workspace_buffer {
-  const char *name; /* static string, e.g. "partials" */
-  unsigned part;    /* the part it belongs to */
-  clgpu_type type;  /* element type */
-  uint64_t count;   /* elements (0: not needed by this call) */
-  uint64_t offset;  /* bytes from the workspace's start; a multiple of `alignment` */
-  uint64_t bytes;   /* count * element size */
+  const char *name; /**< static string, e.g. "partials" */
+  unsigned part;    /**< the part it belongs to */
+  clgpu_type type;  /**< element type */
+  uint64_t count;   /**< elements (0: not needed by this call) */
+  uint64_t offset;  /**< bytes from the workspace's start; a multiple of `alignment` */
+  uint64_t bytes;   /**< count * element size */
 } clgpu_workspace_buffer;
 
-/* What a call needs. */
+/** What a call needs. */
 typedef struct clgpu_workspace_size {
   unsigned num_parts;
   clgpu_workspace_part parts[CLGPU_WORKSPACE_MAX_PARTS];
   unsigned num_buffers;
   clgpu_workspace_buffer buffers[CLGPU_WORKSPACE_MAX_BUFFERS];
-  uint64_t alignment;   /* bytes: CL_DEVICE_MEM_BASE_ADDR_ALIGN / 8, at least 16 */
-  uint64_t total_bytes; /* the end of the last buffer with bytes (buffers of count 0
+  uint64_t alignment;   /**< bytes: CL_DEVICE_MEM_BASE_ADDR_ALIGN / 8, at least 16 */
+  uint64_t total_bytes; /**< the end of the last buffer with bytes (buffers of count 0
                            may have offsets past it); 0 when nothing is needed */
 } clgpu_workspace_size;
 
 typedef struct clgpu_workspace clgpu_workspace;
 
-/* Options every operation of this family takes; NULL (or a zeroed struct)
- * means AUTO and no workspace. */
+/** Number of reserved fields at the end of every options struct. */
+#define CLGPU_OPTIONS_RESERVED 4
+
+/** Options every operation of this family takes; NULL (or a zeroed struct)
+ * means AUTO, no workspace and the context's queue.
+ *
+ * Zero the whole struct (`= {0}`, a designated initialiser, or memset)
+ * before setting fields: later versions of clgpu give names to the
+ * reserved fields, so a program built against this header keeps working
+ * with them (the struct's size does not change), and a call refuses
+ * reserved fields that are not zero (CLGPU_INVALID_ARGUMENT) rather than
+ * guess what a newer program meant (docs/queues.md, "Growing the options"). */
 typedef struct clgpu_call_options {
   clgpu_shape shape;
-  clgpu_workspace *workspace; /* NULL: the call allocates what it needs */
+  clgpu_workspace *workspace; /**< NULL: the call allocates what it needs */
+  /** The queue the call enqueues on: NULL for the context's queue
+   * (clgpu_context_queue), or another queue of the context's OpenCL context
+   * and device (else the call fails with CLGPU_INVALID_ARGUMENT), in order
+   * or out of order; not retained. The wait list and event work across
+   * queues as OpenCL's do. A call without a workspace on another queue
+   * allocates its scratch outside any allocation cache scope. A workspace
+   * orders its calls: a call that follows one on another queue (or on an
+   * out-of-order queue) waits for that call's last command, so passing one
+   * workspace to calls on several queues never races (docs/queues.md). */
+  cl_command_queue queue;
+  uint64_t reserved[CLGPU_OPTIONS_RESERVED]; /**< must be zero */
 } clgpu_call_options;
 
-/* Make a workspace for a report, written to *out: one buffer of
+/** Make a workspace for a report, written to *out: one buffer of
  * report->total_bytes (CL_MEM_READ_WRITE) through clgpu_buffer_create, so an
  * open cache scope serves it. The block is the workspace's until
  * clgpu_workspace_destroy, even past the end of that scope or of its cache
@@ -185,7 +207,7 @@ CLGPU_API clgpu_status clgpu_workspace_create(clgpu_context *context,
                                               const clgpu_workspace_size *report,
                                               clgpu_workspace **out);
 
-/* Lay a workspace over bytes [offset, offset + size) of the caller's
+/** Lay a workspace over bytes [offset, offset + size) of the caller's
  * `buffer`, written to *out. The buffer stays the caller's; the workspace
  * retains it while it lives. `offset` must be a multiple of the report's
  * alignment and `size` at least its total_bytes. The report is copied.
@@ -198,7 +220,7 @@ CLGPU_API clgpu_status clgpu_workspace_wrap(clgpu_context *context,
                                             const clgpu_workspace_size *report, cl_mem buffer,
                                             size_t offset, size_t size, clgpu_workspace **out);
 
-/* Free a workspace: a buffer the library made is given back through
+/** Free a workspace: a buffer the library made is given back through
  * clgpu_buffer_release (behind the work enqueued on the queue it was handed
  * out on), a wrapped one is released. NULL does nothing. Work already
  * enqueued with it is unaffected (OpenCL keeps the memory). Safe
@@ -208,13 +230,13 @@ CLGPU_API clgpu_status clgpu_workspace_wrap(clgpu_context *context,
  * the cache gone, is released). */
 CLGPU_API void clgpu_workspace_destroy(clgpu_workspace *workspace);
 
-/* Copy the report a workspace was made from (with the algorithm and sizes
+/** Copy the report a workspace was made from (with the algorithm and sizes
  * it records) into *out. Errors: CLGPU_INVALID_ARGUMENT (NULL workspace or
  * out). */
 CLGPU_API clgpu_status clgpu_workspace_describe(const clgpu_workspace *workspace,
                                                 clgpu_workspace_size *out);
 
-/* The buffer and byte range of a workspace (NULL buffer when it has none),
+/** The buffer and byte range of a workspace (NULL buffer when it has none),
  * for callers that want to check it against their own arrays. Each output
  * may be NULL; the buffer is not retained for the caller. Errors:
  * CLGPU_INVALID_ARGUMENT (workspace is NULL). */

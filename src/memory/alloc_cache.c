@@ -26,6 +26,7 @@
 #include <clgpu/context.h>
 
 #include "alloc_cache.h"
+#include "chain.h"
 #include "context_internal.h"
 #include "opencl.h"
 #include "status_internal.h"
@@ -410,9 +411,11 @@ static void return_outstanding(scope_frame *frame) {
  * the queue it was handed out on). The marker covers the work enqueued on
  * the block's queue and, when the releasing queue is another one of the same
  * OpenCL context, that queue's work too; the block then counts as last used
- * on the releasing queue. */
+ * on the releasing queue. With `after`, the marker also waits for that
+ * event (work of the block's last user on a queue the cache does not
+ * know). */
 static void return_released(clgpu_alloc_cache *cache, alloc_block *block,
-                            const clgpu_context *context) {
+                            const clgpu_context *context, cl_event after) {
   frame_unlink(block);
   cl_command_queue releasing = block->queue;
   if (context && context->cl_context == block->bin->cl_context) releasing = context->queue;
@@ -433,12 +436,22 @@ static void return_released(clgpu_alloc_cache *cache, alloc_block *block,
     marker = joined;
     if (err == CL_SUCCESS) set_queue(block, releasing, queue_in_order(releasing));
   }
+  if (err == CL_SUCCESS && after) {
+    /* On an in-order queue the joined marker also holds back the commands
+     * after it, so reuse on that queue stays immediate. */
+    cl_event joined = NULL;
+    cl_event both[2] = {marker, after};
+    err = enqueue_marker(block->queue, 2, both, &joined);
+    clReleaseEvent(marker);
+    marker = joined;
+  }
   int settled = 0;
   if (err != CL_SUCCESS) {
     if (marker) clReleaseEvent(marker);
     marker = NULL;
     settled = clFinish(block->queue) == CL_SUCCESS &&
-              (releasing == block->queue || clFinish(releasing) == CL_SUCCESS);
+              (releasing == block->queue || clFinish(releasing) == CL_SUCCESS) &&
+              (!after || clWaitForEvents(1, &after) == CL_SUCCESS);
     /* The block's queue alone does not order the releasing queue's work. */
     if (!settled && releasing != block->queue) block->reuse_at_once = 0;
   }
@@ -779,8 +792,11 @@ clgpu_status clgpu__buffer_create(clgpu_context *context, cl_mem_flags flags, si
   scope_frame *frame = innermost_scope;
   /* Only a cached scope on this same context serves the request; an
    * uncached scope, a scope on another context and no scope at all make a
-   * plain buffer. */
-  if (frame && frame->cache && frame->context == context) {
+   * plain buffer. So does a call on another queue than its context's
+   * (docs/queues.md): the cache orders the reuse of its blocks on the
+   * context's queue alone. */
+  if (frame && frame->cache && frame->context == context &&
+      clgpu__queue_of(context) == context->queue) {
     return create_cached(frame, flags, size, out);
   }
   cl_int err = CL_SUCCESS;
@@ -812,7 +828,23 @@ void clgpu__buffer_release(clgpu_context *context, cl_mem buffer) {
   /* A free block was given back before (by its scope's end or an earlier
    * release) and the caller no longer holds it: releasing it again changes
    * nothing. */
-  if (block->state == BLOCK_IN_USE) return_released(cache, block, context);
+  if (block->state == BLOCK_IN_USE) return_released(cache, block, context, NULL);
+  pthread_mutex_unlock(&cache->lock);
+}
+
+void clgpu__buffer_release_after(cl_mem buffer, cl_event after) {
+  if (!buffer) return;
+  pthread_mutex_lock(&registry_lock);
+  alloc_block *block = registry_find(buffer);
+  if (!block) {
+    pthread_mutex_unlock(&registry_lock);
+    clReleaseMemObject(buffer); /* OpenCL keeps it until its commands are done */
+    return;
+  }
+  clgpu_alloc_cache *cache = block->cache;
+  pthread_mutex_lock(&cache->lock);
+  pthread_mutex_unlock(&registry_lock);
+  if (block->state == BLOCK_IN_USE) return_released(cache, block, NULL, after);
   pthread_mutex_unlock(&cache->lock);
 }
 

@@ -12,6 +12,9 @@
 clgpu_status clgpu__buffer_create(clgpu_context *context, cl_mem_flags flags, size_t size,
                                   cl_mem *out);
 void clgpu__buffer_release(clgpu_context *context, cl_mem buffer);
+/* clgpu__buffer_release through the queue the block was handed out on,
+ * its reuse also after `after` (NULL: none) completes. */
+void clgpu__buffer_release_after(cl_mem buffer, cl_event after);
 
 /* Release the free blocks of `cl_context` from every allocation cache
  * (alloc_cache.c), when the last clgpu_context on it that a cache can know

@@ -1,6 +1,7 @@
 /* Workspaces: reports of what a call needs, workspaces made from them or
  * laid over the caller's memory, and the check every call makes (see
  * include/clgpu/workspace.h for the contract). */
+#include <pthread.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,6 +12,7 @@
 
 #include "alloc_cache.h"
 #include "array_internal.h"
+#include "chain.h"
 #include "check.h"
 #include "context_internal.h"
 #include "overflow.h"
@@ -29,6 +31,13 @@ struct clgpu_workspace {
   size_t offset; /* bytes */
   size_t size;   /* bytes */
   int owned;     /* made by clgpu_workspace_create */
+  /* The last call that enqueued work on it: the event of its last command
+   * and its queue (both retained; NULL before the first), which the next
+   * call waits for unless it runs after it on the same in-order queue
+   * (docs/queues.md). The lock guards the two. */
+  pthread_mutex_t lock;
+  cl_event last;
+  cl_command_queue last_queue;
 };
 
 const char *clgpu_operation_name(clgpu_operation operation) {
@@ -212,6 +221,10 @@ static clgpu_status new_workspace(clgpu_context *context, const clgpu_workspace_
   workspace->cl_context = context->cl_context;
   workspace->device = context->device;
   workspace->report = *report;
+  if (pthread_mutex_init(&workspace->lock, NULL) != 0) {
+    free(workspace);
+    return clgpu__fail(CLGPU_CL_OUT_OF_HOST_MEMORY, "clgpu_workspace: cannot make its lock");
+  }
   *out = workspace;
   return CLGPU_SUCCESS;
 }
@@ -303,12 +316,17 @@ void clgpu_workspace_destroy(clgpu_workspace *workspace) {
   if (workspace->buffer) {
     if (workspace->owned) {
       /* Given back through the queue the block was handed out on (NULL
-       * context): the workspace's context may be gone by now. */
-      clgpu__buffer_release(NULL, workspace->buffer);
+       * context): the workspace's context may be gone by now. The block is
+       * reused only after the last call's work too, which may be on
+       * another queue. */
+      clgpu__buffer_release_after(workspace->buffer, workspace->last);
     } else {
       clReleaseMemObject(workspace->buffer);
     }
   }
+  if (workspace->last) clReleaseEvent(workspace->last);
+  if (workspace->last_queue) clReleaseCommandQueue(workspace->last_queue);
+  pthread_mutex_destroy(&workspace->lock);
   free(workspace);
 }
 
@@ -418,6 +436,7 @@ clgpu_status clgpu__scratch_acquire(clgpu_context *context, const clgpu_workspac
   if (workspace) {
     CLGPU__FORWARD_IF_ERROR(
         check_workspace(context, needed, workspace, arguments, num_arguments, who));
+    out->workspace = workspace;
     out->buffer = workspace->buffer;
     out->base = workspace->offset;
     out->layout = workspace->report;
@@ -437,6 +456,42 @@ clgpu_status clgpu__scratch_acquire(clgpu_context *context, const clgpu_workspac
   }
   out->buffer = out->temporary;
   return CLGPU_SUCCESS;
+}
+
+clgpu_status clgpu__scratch_order(const clgpu_context *context, const clgpu__scratch *scratch,
+                                  clgpu__chain *chain) {
+  clgpu_workspace *workspace = scratch->workspace;
+  if (!workspace) return CLGPU_SUCCESS;
+  cl_command_queue queue = clgpu__queue_of(context);
+  pthread_mutex_lock(&workspace->lock);
+  cl_event last = workspace->last;
+  if (last) clRetainEvent(last);
+  int same_queue = workspace->last_queue == queue;
+  pthread_mutex_unlock(&workspace->lock);
+  if (!last) return CLGPU_SUCCESS;
+  /* After the last call on the same in-order queue, the queue's order is
+   * enough; otherwise the first command waits for that call's last one. */
+  clgpu_status status = CLGPU_SUCCESS;
+  if (!same_queue || !clgpu__queue_in_order(queue)) status = clgpu__chain_after(chain, last);
+  clReleaseEvent(last);
+  return status;
+}
+
+void clgpu__scratch_record(const clgpu_context *context, const clgpu__scratch *scratch,
+                           const clgpu__chain *chain) {
+  clgpu_workspace *workspace = scratch->workspace;
+  if (!workspace || !chain->last) return; /* nothing enqueued: the last user stays */
+  cl_command_queue queue = clgpu__queue_of(context);
+  clRetainEvent(chain->last);
+  clRetainCommandQueue(queue);
+  pthread_mutex_lock(&workspace->lock);
+  cl_event old_event = workspace->last;
+  cl_command_queue old_queue = workspace->last_queue;
+  workspace->last = chain->last;
+  workspace->last_queue = queue;
+  pthread_mutex_unlock(&workspace->lock);
+  if (old_event) clReleaseEvent(old_event);
+  if (old_queue) clReleaseCommandQueue(old_queue);
 }
 
 void clgpu__scratch_slot(const clgpu__scratch *scratch, unsigned index, cl_mem *buffer,

@@ -10,6 +10,8 @@
 #include <clgpu/context.h>
 #include <clgpu/workspace.h>
 
+#include "chain.h"
+
 void clgpu__report_init(clgpu_workspace_size *report);
 /* Add a part; returns its index. */
 unsigned clgpu__report_part(clgpu_workspace_size *report, clgpu_operation operation,
@@ -27,6 +29,7 @@ clgpu_status clgpu__report_finish(clgpu_workspace_size *report, const clgpu_cont
 /* The scratch memory of one call: the caller's workspace, checked against
  * what the call needs, or a temporary buffer. */
 typedef struct clgpu__scratch {
+  clgpu_workspace *workspace;  /* the caller's, or NULL */
   cl_mem buffer;               /* NULL when nothing is needed */
   size_t base;                 /* byte offset of the workspace in buffer */
   clgpu_workspace_size layout; /* offsets used (the workspace's own when given) */
@@ -50,5 +53,17 @@ clgpu_status clgpu__scratch_acquire(clgpu_context *context, const clgpu_workspac
 void clgpu__scratch_slot(const clgpu__scratch *scratch, unsigned index, cl_mem *buffer,
                          size_t *byte_offset);
 void clgpu__scratch_release(clgpu_context *context, clgpu__scratch *scratch);
+
+/* A call's order against the last call that used the caller's workspace
+ * (none without one): unless that call ran on this call's queue, in order,
+ * the chain's first command waits for its last one. Right after
+ * clgpu__scratch_acquire and clgpu__chain_begin, before any command. */
+clgpu_status clgpu__scratch_order(const clgpu_context *context, const clgpu__scratch *scratch,
+                                  clgpu__chain *chain);
+/* This call as the workspace's last user: the chain's last command and the
+ * call's queue, when the chain enqueued any. Before the chain's end or
+ * abandon (a failed call's commands still run). */
+void clgpu__scratch_record(const clgpu_context *context, const clgpu__scratch *scratch,
+                           const clgpu__chain *chain);
 
 #endif

@@ -59,7 +59,7 @@ clgpu_status clgpu__input_place(clgpu_context *context, clgpu__chain *chain,
 clgpu_status clgpu__read_back(clgpu_context *context, const clgpu__chain *chain, clgpu__place from,
                               size_t size, void *host, const char *what) {
   cl_int err = clgpu__cl_enqueue_transfer(
-      context->queue, 0, from.buffer, CL_TRUE, (size_t)from.offset * size, size, host,
+      clgpu__queue_of(context), 0, from.buffer, CL_TRUE, (size_t)from.offset * size, size, host,
       clgpu__chain_wait_count(chain), clgpu__chain_wait_list(chain), NULL);
   return err == CL_SUCCESS ? CLGPU_SUCCESS : clgpu__fail_cl(err, what);
 }
@@ -68,6 +68,7 @@ clgpu_status clgpu__read_back(clgpu_context *context, const clgpu__chain *chain,
  * failure), the kernels back to their programs, the scratch given back. */
 clgpu_status clgpu__finish_call(clgpu_context *context, clgpu_status status, clgpu__chain *chain,
                                 cl_event *event, clgpu__leases *held, clgpu__scratch *scratch) {
+  clgpu__scratch_record(context, scratch, chain);
   if (status == CLGPU_SUCCESS) {
     status = clgpu__chain_end(context, chain, event);
   } else {
@@ -124,7 +125,13 @@ clgpu_status clgpu__query_or_run(clgpu_context *context, const clgpu__family *fa
   if (query) {
     memcpy(query, (const char *)plan + family->report_offset, sizeof *query);
   } else {
-    status = family->run(context, plan, call);
+    clgpu__queue_scope previous;
+    status = clgpu__queue_enter(context, call->options ? call->options->queue : NULL, who,
+                                &previous);
+    if (status == CLGPU_SUCCESS) {
+      status = family->run(context, plan, call);
+      clgpu__queue_leave(&previous);
+    }
   }
   if (family->release) family->release(plan);
   return status;

@@ -98,7 +98,7 @@ static clgpu_status copy_views(clgpu_context *context, const clgpu_array *destin
   }
   cl_event made = NULL;
   cl_int err = clgpu__cl_enqueue_copy(
-      context->queue, source_root, destination_root, (size_t)source_offset * element_size,
+      clgpu__queue_of(context), source_root, destination_root, (size_t)source_offset * element_size,
       (size_t)destination_offset * element_size, count * element_size, num_events, wait_list,
       event ? &made : NULL);
   if (err != CL_SUCCESS) {

@@ -188,6 +188,7 @@ static clgpu_status run_findall(clgpu_context *context, void *planned, const clg
   clgpu__chain chain;
   clgpu__chain_begin(&chain, call->num_events, call->wait_list);
   clgpu__place in = {0}, counted = {0}, total = {0}, out = {0};
+  if (status == CLGPU_SUCCESS) status = clgpu__scratch_order(context, &scratch, &chain);
   if (status == CLGPU_SUCCESS) {
     status = clgpu__input_place(context, &chain, &scratch, FINDALL_PACKED_INPUT, plan->pack_input,
                                 &plan->input, &in, who);

@@ -492,6 +492,11 @@ static clgpu_status run_hist(clgpu_context *context, const hist_plan *plan,
   clgpu__scratch scratch;
   CLGPU__FORWARD_IF_ERROR(clgpu__scratch_acquire(
       context, &plan->report, options ? options->workspace : NULL, arguments, 3, who, &scratch));
+  clgpu_status ordered = clgpu__scratch_order(context, &scratch, &chain);
+  if (ordered != CLGPU_SUCCESS) {
+    clgpu__scratch_release(context, &scratch);
+    return ordered;
+  }
   if (plan->bins == 0) {
     clgpu__scratch_release(context, &scratch);
     return clgpu__chain_end(context, &chain, event);
@@ -605,8 +610,12 @@ static clgpu_status hist_entry(clgpu_context *context, const clgpu_array *counts
     *query = plan.report;
     return CLGPU_SUCCESS;
   }
-  return run_hist(context, &plan, counts, input, use_edges ? edges : NULL, options, num_events,
-                  wait_list, event, who);
+  clgpu__queue_scope previous;
+  CLGPU__FORWARD_IF_ERROR(clgpu__queue_enter(context, options ? options->queue : NULL, who, &previous));
+  clgpu_status status = run_hist(context, &plan, counts, input, use_edges ? edges : NULL, options,
+                                 num_events, wait_list, event, who);
+  clgpu__queue_leave(&previous);
+  return status;
 }
 
 clgpu_status clgpu_histogram_even(clgpu_context *context, const void *lower, const void *upper,

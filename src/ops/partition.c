@@ -155,8 +155,11 @@ static clgpu_status run_partition(clgpu_context *context, const part_plan *plan,
   clgpu__chain_begin(&chain, num_events, wait_list);
   clgpu__place in = {0}, out = {0}, total = {0};
   cl_long in_step = plan->stage ? 1 : input->strides[0], out_step = output->strides[0];
-  clgpu_status status = clgpu__input_place(context, &chain, &scratch, PART_STAGED_INPUT,
-                                           plan->stage, input, &in, who);
+  clgpu_status status = clgpu__scratch_order(context, &scratch, &chain);
+  if (status == CLGPU_SUCCESS) {
+    status = clgpu__input_place(context, &chain, &scratch, PART_STAGED_INPUT, plan->stage, input,
+                                &in, who);
+  }
   if (status == CLGPU_SUCCESS) status = clgpu__place_of(output, &out);
   if (status == CLGPU_SUCCESS) status = clgpu__place_of(count, &total);
   clgpu_define extra[1] = {{"CLGPU_PART_STRIDED", NULL}};
@@ -253,8 +256,13 @@ static clgpu_status part_entry(clgpu_context *context, const char *predicate,
   if (query) {
     *query = plan.report;
   } else {
-    status = run_partition(context, &plan, output, count, input, options, num_events, wait_list,
-                           event, who);
+    clgpu__queue_scope previous;
+    status = clgpu__queue_enter(context, options ? options->queue : NULL, who, &previous);
+    if (status == CLGPU_SUCCESS) {
+      status = run_partition(context, &plan, output, count, input, options, num_events, wait_list,
+                             event, who);
+      clgpu__queue_leave(&previous);
+    }
   }
   part_free(&plan);
   return status;

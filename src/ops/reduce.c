@@ -214,6 +214,11 @@ static clgpu_status run_reduce(clgpu_context *context, void *planned, const clgp
   clgpu__scratch scratch;
   CLGPU__FORWARD_IF_ERROR(clgpu__scratch_acquire(
       context, &plan->report, options ? options->workspace : NULL, arguments, 2, who, &scratch));
+  clgpu_status ordered = clgpu__scratch_order(context, &scratch, &chain);
+  if (ordered != CLGPU_SUCCESS) {
+    clgpu__scratch_release(context, &scratch);
+    return ordered;
+  }
   clgpu__leases held = {{0}, {0}, {0}, 0};
   cl_kernel ranges = NULL, partials = NULL;
   clgpu_program *program = NULL;

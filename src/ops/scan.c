@@ -143,6 +143,11 @@ static clgpu_status run_scan(clgpu_context *context, void *planned, const clgpu_
   clgpu__scratch scratch;
   CLGPU__FORWARD_IF_ERROR(clgpu__scratch_acquire(
       context, &plan->report, options ? options->workspace : NULL, arguments, 2, who, &scratch));
+  clgpu_status ordered = clgpu__scratch_order(context, &scratch, &chain);
+  if (ordered != CLGPU_SUCCESS) {
+    clgpu__scratch_release(context, &scratch);
+    return ordered;
+  }
   /* Nothing to scan; the workspace was checked all the same. */
   if (plan->n == 0) {
     clgpu__scratch_release(context, &scratch);

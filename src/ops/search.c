@@ -161,6 +161,10 @@ static clgpu_status plan_search(clgpu_context *context, const clgpu_sort_spec *s
   CLGPU__RETURN_ERROR_IF(!needles, CLGPU_INVALID_ARGUMENT, "%s: needles is NULL", who);
   CLGPU__RETURN_ERROR_IF(!haystack, CLGPU_INVALID_ARGUMENT, "%s: haystack is NULL", who);
   CLGPU__FORWARD_IF_ERROR(clgpu__check_view(needles, who, "needles"));
+  if (options) {
+    CLGPU__FORWARD_IF_ERROR(
+        clgpu__check_reserved(options->reserved, CLGPU_OPTIONS_RESERVED, who, "options"));
+  }
   clgpu_shape shape = options ? options->shape : CLGPU_SHAPE_AUTO;
   CLGPU__FORWARD_IF_ERROR(
       clgpu__search_resolve(context, spec, shape, needles->type, who, &plan->order));
@@ -193,7 +197,8 @@ static clgpu_status run_search(clgpu_context *context, const search_plan *plan, 
   const char *name = upper ? "clgpu_upper_bound" : "clgpu_lower_bound";
   clgpu_program *program = NULL;
   cl_kernel kernel = NULL;
-  clgpu_status status = clgpu__search_program(context, &plan->order, who, &program);
+  clgpu_status status = clgpu__scratch_order(context, &scratch, &chain);
+  if (status == CLGPU_SUCCESS) status = clgpu__search_program(context, &plan->order, who, &program);
   if (status == CLGPU_SUCCESS && plan->m == 0) {
     return clgpu__finish_call(context, status, &chain, event, &held, &scratch);
   }
@@ -266,8 +271,12 @@ static clgpu_status search_entry(clgpu_context *context, int upper, const clgpu_
     *query = plan.report;
     return CLGPU_SUCCESS;
   }
-  return run_search(context, &plan, upper, positions, needles, haystack, options, num_events,
-                    wait_list, event, who);
+  clgpu__queue_scope previous;
+  CLGPU__FORWARD_IF_ERROR(clgpu__queue_enter(context, options ? options->queue : NULL, who, &previous));
+  clgpu_status status = run_search(context, &plan, upper, positions, needles, haystack, options,
+                                   num_events, wait_list, event, who);
+  clgpu__queue_leave(&previous);
+  return status;
 }
 
 clgpu_status clgpu_lower_bound(clgpu_context *context, const clgpu_sort_spec *spec,
@@ -306,6 +315,10 @@ clgpu_status clgpu_search_workspace_size_upto(clgpu_context *context, const clgp
   CLGPU__RETURN_ERROR_IF(!context || !out, CLGPU_INVALID_ARGUMENT, "%s: NULL argument", who);
   search_plan plan;
   memset(&plan, 0, sizeof plan);
+  if (options) {
+    CLGPU__FORWARD_IF_ERROR(
+        clgpu__check_reserved(options->reserved, CLGPU_OPTIONS_RESERVED, who, "options"));
+  }
   clgpu_shape shape = options ? options->shape : CLGPU_SHAPE_AUTO;
   CLGPU__FORWARD_IF_ERROR(clgpu__search_resolve(context, spec, shape, key_type, who, &plan.order));
   plan.m = max_needles;

@@ -17,6 +17,10 @@
 
 clgpu_status clgpu__shape_resolve(const clgpu_context *context, const clgpu_call_options *options,
                                   const char *who, clgpu__shape *out) {
+  if (options) {
+    CLGPU__FORWARD_IF_ERROR(
+        clgpu__check_reserved(options->reserved, CLGPU_OPTIONS_RESERVED, who, "options"));
+  }
   clgpu_shape requested = options ? options->shape : CLGPU_SHAPE_AUTO;
   CLGPU__RETURN_ERROR_IF(requested != CLGPU_SHAPE_AUTO && requested != CLGPU_SHAPE_CHUNKED &&
                              requested != CLGPU_SHAPE_TILED,

@@ -372,6 +372,10 @@ static clgpu_status resolve(clgpu_context *context, const clgpu_sort_spec *spec,
                          CLGPU_INVALID_ARGUMENT,
                          "%s: unknown sort algorithm %d (AUTO, RADIX or MERGE)", who,
                          (int)requested);
+  if (options) {
+    CLGPU__FORWARD_IF_ERROR(
+        clgpu__check_reserved(options->reserved, CLGPU_OPTIONS_RESERVED, who, "options"));
+  }
   clgpu_shape shape = options ? options->shape : CLGPU_SHAPE_AUTO;
   CLGPU__RETURN_ERROR_IF(
       shape != CLGPU_SHAPE_AUTO && shape != CLGPU_SHAPE_CHUNKED && shape != CLGPU_SHAPE_TILED,
@@ -1383,12 +1387,12 @@ static clgpu_status run_sort(clgpu_context *context, const sort_plan *plan, cons
   memset(&held, 0, sizeof held);
   clgpu__chain chain;
   clgpu__chain_begin(&chain, num_events, wait_list);
-  clgpu_status status = CLGPU_SUCCESS;
+  clgpu_status status = clgpu__scratch_order(context, &scratch, &chain);
   clgpu_program *program = NULL;
   /* Custom keys build their program whatever n, so that a key_size that
    * is not the device's sizeof is refused by every call, not only by those
    * with keys to move. */
-  if (plan->n > 1 || plan->permutation || !plan->builtin) {
+  if (status == CLGPU_SUCCESS && (plan->n > 1 || plan->permutation || !plan->builtin)) {
     status = sort_program(context, plan, who, &program);
   }
 
@@ -1472,6 +1476,7 @@ static clgpu_status run_sort(clgpu_context *context, const sort_plan *plan, cons
     if (status == CLGPU_SUCCESS)
       status = clgpu__chain_copy(context, &chain, &to, &staged_values, who);
   }
+  clgpu__scratch_record(context, &scratch, &chain);
   if (status == CLGPU_SUCCESS) {
     status = clgpu__chain_end(context, &chain, event);
   } else {
@@ -1515,7 +1520,12 @@ static clgpu_status query_or_sort(clgpu_context *context, sort_plan *plan, const
     *query = plan->report;
     return CLGPU_SUCCESS;
   }
-  return run_sort(context, plan, keys, values, offsets, options, num_events, wait_list, event, who);
+  clgpu__queue_scope previous;
+  CLGPU__FORWARD_IF_ERROR(clgpu__queue_enter(context, options ? options->queue : NULL, who, &previous));
+  clgpu_status status =
+      run_sort(context, plan, keys, values, offsets, options, num_events, wait_list, event, who);
+  clgpu__queue_leave(&previous);
+  return status;
 }
 
 /* An "_upto" query's plan: the spec resolved for keys of `key_type` (bytes
@@ -1879,7 +1889,7 @@ clgpu_status clgpu__search_resolve(clgpu_context *context, const clgpu_sort_spec
                                    clgpu__search_order *out) {
   sort_plan plan;
   memset(&plan, 0, sizeof plan);
-  clgpu_sort_options options = {CLGPU_ALGORITHM_MERGE, shape, NULL};
+  clgpu_sort_options options = {.algorithm = CLGPU_ALGORITHM_MERGE, .shape = shape, .workspace = NULL};
   CLGPU__FORWARD_IF_ERROR(
       resolve(context, spec ? spec : &default_spec, &options, key_type, who, &plan));
   out->spec = plan.spec;

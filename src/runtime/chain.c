@@ -16,26 +16,53 @@ void clgpu__chain_begin(clgpu__chain *chain, cl_uint num_events, const cl_event 
   chain->wait_list = wait_list;
   chain->last = NULL;
   chain->started = 0;
+  chain->joined = 0;
+  chain->extra = NULL;
+  chain->join.list = NULL;
+  chain->join.count = 0;
+}
+
+clgpu_status clgpu__chain_after(clgpu__chain *chain, cl_event event) {
+  if (!event || chain->started || chain->joined) return CLGPU_SUCCESS;
+  CLGPU__FORWARD_IF_ERROR(
+      clgpu__wait_join_make(&chain->join, chain->num_events, chain->wait_list, event));
+  clRetainEvent(event);
+  chain->extra = event;
+  chain->joined = 1;
+  return CLGPU_SUCCESS;
+}
+
+/* The joined list and its own event, let go once the chain no longer needs
+ * them. */
+static void chain_unjoin(clgpu__chain *chain) {
+  if (!chain->joined) return;
+  clReleaseEvent(chain->extra);
+  chain->extra = NULL;
+  clgpu__wait_join_free(&chain->join);
+  chain->joined = 0;
 }
 
 cl_uint clgpu__chain_wait_count(const clgpu__chain *chain) {
-  return chain->started ? 1 : chain->num_events;
+  return chain->started ? 1 : chain->joined ? chain->join.count : chain->num_events;
 }
 
 const cl_event *clgpu__chain_wait_list(const clgpu__chain *chain) {
-  return chain->started ? &chain->last : chain->wait_list;
+  return chain->started ? &chain->last
+         : chain->joined ? clgpu__wait_join_list(&chain->join)
+                         : chain->wait_list;
 }
 
 void clgpu__chain_push(clgpu__chain *chain, cl_event event) {
   if (chain->last) clReleaseEvent(chain->last);
   chain->last = event;
   chain->started = 1;
+  chain_unjoin(chain); /* the first command waits for it now */
 }
 
 clgpu_status clgpu__chain_kernel(clgpu_context *context, clgpu__chain *chain, cl_kernel kernel,
                                  size_t global, size_t local, const char *what) {
   cl_event made = NULL;
-  cl_int err = clgpu__cl_enqueue_kernel(context->queue, kernel, global, local,
+  cl_int err = clgpu__cl_enqueue_kernel(clgpu__queue_of(context), kernel, global, local,
                                         clgpu__chain_wait_count(chain),
                                         clgpu__chain_wait_list(chain), &made);
   if (err != CL_SUCCESS) return clgpu__fail_cl(err, what);
@@ -50,8 +77,9 @@ clgpu_status clgpu__chain_end(clgpu_context *context, clgpu__chain *chain, cl_ev
   }
   if (!chain->started) {
     cl_event made = NULL;
-    cl_int err =
-        clgpu__cl_enqueue_marker(context->queue, chain->num_events, chain->wait_list, &made);
+    cl_int err = clgpu__cl_enqueue_marker(clgpu__queue_of(context), clgpu__chain_wait_count(chain),
+                                          clgpu__chain_wait_list(chain), &made);
+    chain_unjoin(chain);
     if (err != CL_SUCCESS) return clgpu__fail_cl(err, "clEnqueueMarkerWithWaitList");
     *event = made;
     return CLGPU_SUCCESS;
@@ -64,6 +92,77 @@ clgpu_status clgpu__chain_end(clgpu_context *context, clgpu__chain *chain, cl_ev
 void clgpu__chain_abandon(clgpu__chain *chain) {
   if (chain->last) clReleaseEvent(chain->last);
   chain->last = NULL;
+  chain_unjoin(chain);
+}
+
+/* ---- the queue of a call ---- */
+
+static _Thread_local const clgpu_context *call_context;
+static _Thread_local cl_command_queue call_queue;
+
+clgpu_status clgpu__queue_enter(const clgpu_context *context, cl_command_queue queue,
+                                const char *who, clgpu__queue_scope *previous) {
+  previous->context = call_context;
+  previous->queue = call_queue;
+  if (!queue || queue == context->queue) {
+    /* The context's own queue: a call of another context's in progress
+     * (none today) keeps its queue. */
+    if (call_context == context) call_queue = context->queue;
+    return CLGPU_SUCCESS;
+  }
+  cl_context owner = NULL;
+  cl_device_id device = NULL;
+  cl_int err =
+      clGetCommandQueueInfo(queue, CL_QUEUE_CONTEXT, sizeof owner, &owner, NULL);
+  if (err == CL_SUCCESS) {
+    err = clGetCommandQueueInfo(queue, CL_QUEUE_DEVICE, sizeof device, &device, NULL);
+  }
+  if (err != CL_SUCCESS) {
+    clgpu__fail_cl(err, "clGetCommandQueueInfo");
+    clgpu__append_error(" (%s: options->queue is not a command queue)", who);
+    return (clgpu_status)err;
+  }
+  CLGPU__RETURN_ERROR_IF(owner != context->cl_context, CLGPU_INVALID_ARGUMENT,
+                         "%s: options->queue belongs to another OpenCL context than the clgpu "
+                         "context's; make the queue in clgpu_context_cl_context(context)",
+                         who);
+  CLGPU__RETURN_ERROR_IF(device != context->device, CLGPU_INVALID_ARGUMENT,
+                         "%s: options->queue is a queue of another device than the clgpu "
+                         "context's; make it for clgpu_context_device(context)",
+                         who);
+  call_context = context;
+  call_queue = queue;
+  return CLGPU_SUCCESS;
+}
+
+void clgpu__queue_leave(const clgpu__queue_scope *previous) {
+  call_context = previous->context;
+  call_queue = previous->queue;
+}
+
+cl_command_queue clgpu__queue_of(const clgpu_context *context) {
+  return call_context == context && call_queue ? call_queue : context->queue;
+}
+
+int clgpu__queue_in_order(cl_command_queue queue) {
+  cl_command_queue_properties properties = 0;
+  if (clGetCommandQueueInfo(queue, CL_QUEUE_PROPERTIES, sizeof properties, &properties, NULL) !=
+      CL_SUCCESS) {
+    return 0;
+  }
+  return (properties & CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE) == 0;
+}
+
+clgpu_status clgpu__check_reserved(const uint64_t *reserved, size_t count, const char *who,
+                                   const char *options) {
+  for (size_t k = 0; k < count; k++) {
+    CLGPU__RETURN_ERROR_IF(reserved[k] != 0, CLGPU_INVALID_ARGUMENT,
+                           "%s: %s->reserved[%zu] is not zero: zero the whole options struct "
+                           "(= {0} or memset) before setting its fields; a field this version "
+                           "of clgpu does not know is set",
+                           who, options, k);
+  }
+  return CLGPU_SUCCESS;
 }
 
 clgpu_status clgpu__set_args(cl_kernel kernel, cl_uint first, const clgpu__kernel_arg *args,

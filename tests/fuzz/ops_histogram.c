@@ -819,7 +819,7 @@ typedef struct upto_form {
 } upto_form;
 
 static void take_upto_form(byte_reader *in, upto_form *form) {
-  form->storage = (clgpu_call_options){CLGPU_SHAPE_AUTO, NULL};
+  form->storage = (clgpu_call_options){.shape = CLGPU_SHAPE_AUTO, .workspace = NULL};
   form->options = NULL;
   if (take_byte(in) % 4 != 0) {
     form->storage.shape = take_shape(in);

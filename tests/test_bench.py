@@ -613,6 +613,42 @@ class Run(BenchTestCase):
                                    delta=float(row["gb_per_s_relative_to_scan"]) * 1e-3,
                                    msg=str(key))
 
+    def test_unique_json_beside_the_c_loop(self):
+        # unique over reduce_by_key's keys (uint32 alone, whatever --types
+        # says): the same runs as reduce_by_key's in the same case, its
+        # bytes the keys read and a key per run and the count written.
+        n = 65536
+        result = bench("run", "--ops", "unique,reduce_by_key", "--types", "uint32,float",
+                       "--sizes", "64K", "--repeat", "2", "--warmup", "1", "--format", "json",
+                       "--no-boost", "--no-first-call")
+        self.assert_exit(result, 0)
+        rows = json.loads(result.stdout)["results"]
+        self.assertEqual([(r["op"], r["type"], r["n"]) for r in rows],
+                         [("reduce_by_key", "uint32", n), ("unique", "uint32", n),
+                          ("reduce_by_key", "float", n)], describe(result))
+        self.assertIn("unique", result.stderr)  # the float case it skips, said on stderr
+        row = rows[1]
+        runs = row["runs"]
+        self.assertEqual(runs, rows[0]["runs"])
+        self.assertAlmostEqual(runs / n, 1 / 8, delta=0.01)
+        self.assertEqual(row["bytes"], n * 4 + runs * 4 + 8)
+        self.assertIn(row["algorithm"], ("chunked", "tiled"))
+        self.assert_timing(row["wall_ms"], "unique wall_ms")
+        self.assertGreater(row["gb_per_s"], 0)
+        self.assertEqual(row["reference_op"], "copy_kernel")
+        self.assertGreater(row["share_of_reference"], 0)
+        cpu = row["cpu"]
+        self.assertEqual(cpu["baseline"], "C loop, one thread")
+        self.assert_timing(cpu["ms"], "unique cpu ms")
+        self.assertGreater(cpu["clgpu_over_cpu"], 0)
+        self.assertEqual(row["boost"]["note"], "--no-boost; PyOpenCL has no by-key operations")
+        # The table lists it with the by-key ops.
+        table = bench("run", "--ops", "unique", "--types", "uint32", "--sizes", "1K",
+                      "--repeat", "2", "--warmup", "1", "--no-boost", "--no-first-call")
+        self.assert_exit(table, 0)
+        self.assertRegex(table.stdout, r"(?m)^unique\s+uint32\s+1K\s+\d+\s+[\d.]+ \(")
+        self.assertIn("unique n*4 read + runs*4 + 8 written", table.stdout)
+
     def test_segmented_sort_json_beside_radix_sort(self):
         folder = first_call_folder("segmented_sort_json")
         # 1000 keys: a last segment of 8; 64K: 4096 segments of 16. The
@@ -900,8 +936,9 @@ class Run(BenchTestCase):
         self.assertRegex(run_help.stdout, r"scan_by_key\s+clgpu_scan_by_key, inclusive SUM")
         self.assertRegex(run_help.stdout, r"segmented_sort\s+clgpu_segmented_sort, merge")
         self.assertRegex(run_help.stdout, r"partition\s+clgpu_partition by the predicate")
-        self.assertRegex(run_help.stdout, r"default all but reduce_by_key,\s+scan_by_key, "
-                         r"segmented_sort and partition")
+        self.assertRegex(run_help.stdout, r"unique\s+clgpu_unique of reduce_by_key's uint32 keys")
+        self.assertRegex(run_help.stdout, r"default all but reduce_by_key,\s+scan_by_key,\s+"
+                         r"unique,\s+segmented_sort and partition")
         self.assertIn("--first-call first|all", run_help.stdout)
         self.assertIn("--no-first-call", run_help.stdout)
         self.assertIn("POCL_CACHE_DIR", run_help.stdout)
@@ -948,22 +985,29 @@ class Plot(BenchTestCase):
         self.assertIn("n (elements)", texts)
         self.assertIn("4K", texts)
 
-    def test_one_size_gives_markers_only(self):
+    def test_one_size_gives_bars(self):
+        # One size: a bar per operation and type (no lines, no markers),
+        # each with its min-max whisker, and the read and copy kernels'
+        # GB/s as reference lines (tests/test_bench_json.py checks more).
         root = self.plot("one_size.svg", "--ops", "reduce", "--types", "uint32", "--sizes", "4K")
-        groups = self.series(root)
-        self.assertEqual(len(groups), 1)
-        self.assertEqual(groups[0].findall(SVG + "polyline"), [])
-        self.assertEqual(len(self.markers(groups[0])), 1)
-        self.assertTrue(list(groups[0].iter(SVG + "circle")))
+        self.assertEqual(self.series(root), [])
+        bars = [g for g in root.iter(SVG + "g") if g.get("class") == "bar"]
+        self.assertEqual([g.find(SVG + "title").text for g in bars], ["reduce uint32"])
+        self.assertEqual(len([r for r in bars[0].iter(SVG + "rect") if r.get("class") == "bar"]), 1)
+        self.assertEqual(len([p for p in bars[0].iter(SVG + "path")
+                              if p.get("class") == "whisker"]), 1)
+        references = [e for e in root.iter(SVG + "line") if e.get("class") == "reference"]
+        self.assertEqual(len(references), 2)  # the read and the copy kernel
 
-    def test_an_unwritable_file_fails_after_the_table(self):
+    def test_an_unwritable_file_fails_before_the_run(self):
         path = os.path.join(TMP, "no-such-folder", "plot.svg")
         result = bench("run", "--ops", "reduce", "--types", "uint32", "--sizes", "4K",
                        "--repeat", "1", "--warmup", "0", "--no-boost", "--no-cpu",
                        "--no-first-call", "--plot", path)
-        self.assert_exit(result, 1)
-        self.assertRegex(result.stdout, r"(?m)^reduce\s+uint32", describe(result))
-        self.assertIn(path, result.stderr)
+        self.assert_exit(result, 2)
+        self.assertEqual(result.stdout, "", describe(result))  # nothing measured
+        self.assertEqual(result.stderr.count("\n"), 1, describe(result))
+        self.assertIn(f"--plot: cannot write '{path}'", result.stderr)
         self.assertFalse(os.path.exists(path))
 
 

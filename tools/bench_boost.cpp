@@ -16,6 +16,7 @@
 #include <boost/compute/algorithm/sort.hpp>
 #include <boost/compute/algorithm/sort_by_key.hpp>
 #include <boost/compute/algorithm/stable_partition.hpp>
+#include <boost/compute/algorithm/unique_copy.hpp>
 #include <boost/compute/buffer.hpp>
 #include <boost/compute/command_queue.hpp>
 #include <boost/compute/exception/program_build_failure.hpp>
@@ -76,6 +77,7 @@ uint64_t run_once(bench_boost_op op, bc::command_queue &queue, const bc::buffer 
     case BENCH_BOOST_ARGSORT:
     case BENCH_BOOST_SEGMENTED_SORT:
     case BENCH_BOOST_REDUCE_BY_KEY:
+    case BENCH_BOOST_UNIQUE:
     case BENCH_BOOST_STABLE_PARTITION:
       break;
   }
@@ -176,7 +178,7 @@ template <class T>
 void by_key_typed(cl_command_queue cl_queue, bench_boost_op op, cl_mem keys_mem, cl_mem values_mem,
                   cl_mem out_keys_mem, cl_mem out_values_mem, size_t n, int warmup, int repeat,
                   double *wall_ms, uint64_t *count) {
-  if (op != BENCH_BOOST_REDUCE_BY_KEY) {
+  if (op != BENCH_BOOST_REDUCE_BY_KEY && op != BENCH_BOOST_UNIQUE) {
     throw std::invalid_argument("bench_boost_by_key: not a by-key operation");
   }
   bc::command_queue queue(cl_queue, true);
@@ -191,6 +193,13 @@ void by_key_typed(cl_command_queue cl_queue, bench_boost_op op, cl_mem keys_mem,
   bc::buffer_iterator<T> values_result = bc::make_buffer_iterator<T>(out_values, 0);
   for (int call = 0; call < warmup + repeat; call++) {
     auto start = std::chrono::steady_clock::now();
+    if (op == BENCH_BOOST_UNIQUE) {
+      bc::buffer_iterator<bc::uint_> end = bc::unique_copy(keys_first, keys_last, keys_result, queue);
+      queue.finish();
+      record_call(call, warmup, start, wall_ms);
+      *count = static_cast<uint64_t>(end - keys_result);
+      continue;
+    }
     auto ends =
         bc::reduce_by_key(keys_first, keys_last, values_first, keys_result, values_result, queue);
     queue.finish();

@@ -38,6 +38,7 @@ typedef enum bench_boost_op {
   BENCH_BOOST_SEGMENTED_SORT,
   /* By key (bench_boost_by_key): */
   BENCH_BOOST_REDUCE_BY_KEY, /* reduce_by_key(uint keys, values), plus and equal_to */
+  BENCH_BOOST_UNIQUE,        /* unique_copy(uint keys): the run keys, their number */
   /* Partition (bench_boost_partition): */
   BENCH_BOOST_STABLE_PARTITION, /* stable_partition(predicate), in place */
 } bench_boost_op;
@@ -83,7 +84,8 @@ int bench_boost_sort(cl_command_queue queue, bench_boost_op op, clgpu_type key_t
  * ones, wall_ms[k] as bench_boost_run's. BENCH_BOOST_REDUCE_BY_KEY writes
  * each run's key to `out_keys` and its sum (plus) to `out_values`, n
  * elements of room each, and *count receives the number of runs the last
- * call wrote. Returns 0, or 1 with what went wrong in `error`. */
+ * call wrote. BENCH_BOOST_UNIQUE writes each run's key to `out_keys` and
+ * reads no values (value_type still picks the instantiation). Returns 0, or 1 with what went wrong in `error`. */
 int bench_boost_by_key(cl_command_queue queue, bench_boost_op op, clgpu_type value_type,
                        cl_mem keys, cl_mem values, cl_mem out_keys, cl_mem out_values, size_t n,
                        int warmup, int repeat, double *wall_ms, uint64_t *count, char *error,

@@ -52,9 +52,15 @@ typedef struct result {
   int cpu_calls; /* the timed calls behind cpu */
   timing boost;
   char boost_note[640]; /* why Boost has no figure, if it has none */
-  int repeat, warmup;   /* the calls behind wall and event (bench_op_calls) */
+  int repeat, warmup;   /* the calls behind wall and event (bench_op_calls, --max-time) */
   timing qsort;         /* sorts: glibc qsort on the host, beside the LSD radix in cpu */
   int qsort_calls;
+  /* The timed calls' own figures, in their order, repeat each (malloc'ed;
+   * NULL when the row has none): wall clock and event (NaN where the event
+   * has no time), in ms. planned_repeat: the timed calls bench_op_calls
+   * gave the row, which --max-time may have lowered to repeat. */
+  double *wall_samples, *event_samples;
+  int planned_repeat;
   /* Every row: the elements the operation writes (n, but the view's count
    * for the strided ops) and its shape label ("16M", or "4000x4000" for an
    * s x s array). */
@@ -120,6 +126,16 @@ typedef struct bench_case {
   size_t n;
   int cpu_shape;
   bench_limits limits; /* measured at the case's start (bench_measure_limits) */
+  /* --max-time: when the budget ends (bench_now_ms's clock) and the rows
+   * still to measure, this one included; deadline_ms 0: no budget. */
+  double deadline_ms;
+  size_t rows_left;
+  /* What a timed call costs with what follows it in its row (the CPU
+   * baseline's and Boost.Compute's calls), as a multiple of the call alone,
+   * learned from the row before (0: none yet); the time the row's timed
+   * calls started and took (bench_measure.c). */
+  double cost_factor;
+  double timed_start_ms, timed_loop_ms;
   void *host_in;       /* the data */
   void *host_out;      /* what the device wrote, read back */
   void *cpu_out;       /* the CPU baselines' output */
@@ -153,12 +169,13 @@ typedef struct bench_case {
   void *host_haystack, *search_expected, *search_got, *search_positions;
   cl_mem d_haystack, d_positions;
   clgpu_array v_haystack, v_positions;
-  /* reduce_by_key's and scan_by_key's (bench_prepare_by_key, at the first
-   * of them in a case): the keys, uint32 runs of 1 to BY_KEY_MAX_RUN equal
+  /* reduce_by_key's, scan_by_key's and unique's (bench_prepare_by_key, at
+   * the first of them in a case): the keys, uint32 runs of 1 to BY_KEY_MAX_RUN equal
    * keys (host_keys, uploaded to d_keys), and the runs as generated, the
    * checks' reference (run_starts, num_runs). Values: the data, v_in.
    * Outputs: the run keys in v_indices, the sums or the scan in v_out, the
-   * count in v_count; run keys read back into run_keys_got. The C
+   * count in v_count (unique: the run keys and the count only); run keys
+   * read back into run_keys_got. The C
    * baselines write run keys to cpu_index, sums and scans to cpu_out, and
    * the number of runs to cpu_runs. */
   int by_key_ready;

@@ -247,16 +247,19 @@ void bench_json_device(FILE *out, const clgpu_device_info *d) {
       {"vendor", d->vendor},
       {"version", d->device_version},
       {"driver", d->driver_version},
+      {"opencl_c_version", d->opencl_c_version},
   };
   for (size_t k = 0; k < sizeof strings / sizeof strings[0]; k++) {
     bench_json_string_member(out, k ? ", " : "{", strings[k][0], strings[k][1]);
   }
   fprintf(out,
           ", \"type\": \"%s\", \"compute_units\": %u, \"max_clock_mhz\": %u, "
-          "\"global_mem_bytes\": %llu, \"max_alloc_bytes\": %llu, \"timer_resolution_ns\": %zu}",
+          "\"global_mem_bytes\": %llu, \"max_alloc_bytes\": %llu, \"timer_resolution_ns\": %zu, "
+          "\"local_mem_bytes\": %llu, \"max_work_group_size\": %zu, \"fp64\": %s, \"fp16\": %s}",
           bench_device_type_name(d->type), d->compute_units, d->max_clock_mhz,
           (unsigned long long)d->global_mem_size, (unsigned long long)d->max_mem_alloc_size,
-          d->profiling_timer_resolution_ns);
+          d->profiling_timer_resolution_ns, (unsigned long long)d->local_mem_size,
+          d->max_work_group_size, d->has_fp64 ? "true" : "false", d->has_fp16 ? "true" : "false");
 }
 
 void bench_json_report_start(FILE *out, const char *tool, const clgpu_device_info *device) {

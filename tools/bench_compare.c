@@ -6,7 +6,13 @@
  * wrong result shows as failed cells of its column and the other columns are
  * still measured. After a child fails, what it left unmeasured is measured
  * again in new children, so that a failed cell is the operation that failed.
- * The parent opens no device: it only lists them (clgpu_device_list). */
+ * The parent opens no device: it only lists them (clgpu_device_list).
+ *
+ * `run --all-devices` is measured here too (bench_command_run_all_devices):
+ * run in a child per device with the options as given, each child's report
+ * printed as that device's section, and a summary read from the CSV each
+ * child writes beside its report (run's internal --summary-csv), printed as
+ * compare prints its table or JSON. */
 #include "bench_compare.h"
 
 #include <errno.h>
@@ -21,14 +27,18 @@
 
 #include "bench_child.h"
 #include "bench_common.h"
+#include "bench_compare_files.h"
 #include "bench_options.h"
+#include "bench_output.h"
 #include "bench_plan.h"
 
 static const char compare_usage_text[] =
     "usage: clgpu-bench compare [--sizes LIST] [--ops LIST] [--types LIST] [--repeat N]\n"
     "                           [--warmup N] [--shape A] [--devices LIST]\n"
     "                           [--timeout SECONDS] [--no-first-call]\n"
-    "                           [--format table|json] [--quiet]\n"
+    "                           [--format table|json] [--output FILE] [--quiet]\n"
+    "       clgpu-bench compare A.json B.json [--threshold PCT]\n"
+    "                           [--format table|csv|json] [--output FILE]\n"
     "\n"
     "Time run's operations on every OpenCL device present (every implementation\n"
     "the ICD loader sees) and print one table with a column per device: for each\n"
@@ -64,6 +74,9 @@ static const char compare_usage_text[] =
     "  --no-first-call   skip the first-call row\n"
     "  --format F        table (default) or json (every figure and every cell's\n"
     "                    state and message)\n"
+    "  --output FILE     write the table or JSON to FILE instead of stdout (opened\n"
+    "                    before measuring: one that cannot be written is a usage\n"
+    "                    error at once)\n"
     "  --quiet           no progress line on stderr (it is shown only on a terminal)\n"
     "\n"
     "The first call runs in its own child process with clgpu's disk cache in an\n"
@@ -75,6 +88,25 @@ static const char compare_usage_text[] =
     "Exit status: 0 when every cell was measured and\n"
     "checked; 1 when one failed (the table is printed all the same); 2 after a\n"
     "usage error.\n";
+
+/* The comparison of two saved run reports (bench_compare_files.c). */
+static const char compare_usage_files[] =
+    "\n"
+    "With two files, A.json and B.json (\"-\": stdin), saved by `clgpu-bench run\n"
+    "--format json` (docs/bench-json.md), compare measures nothing: it matches\n"
+    "their rows by operation, type, n and shape and prints per row A's and B's\n"
+    "median wall time and figure (GB/s; Melem/s for the sorts and lower_bound),\n"
+    "B's throughput over A's (B/A), and SLOWER where B/A is below 1 - PCT/100\n"
+    "(faster where above 1 + PCT/100); rows in one file only are listed as such.\n"
+    "  --threshold PCT   the percentage (a decimal number from 0 to 100) by which\n"
+    "                    B may be slower before a row counts (default 5)\n"
+    "  --format F        table (default), csv or json\n"
+    "  --output FILE     write it to FILE instead of stdout\n"
+    "Exit status: 0 when no row is slower in B beyond the threshold; 1 when one is\n"
+    "(or the output could not be written); 2 after a usage error: a file that\n"
+    "cannot be read, is not JSON, is not a run report with a schema_version this\n"
+    "tool reads, or has another schema version than the other file; one file\n"
+    "or three; an option that only measuring devices takes.\n";
 
 /* A cell of the table: one plan entry on one device. */
 enum { CELL_PENDING, CELL_OK, CELL_FAILED, CELL_TIMEOUT, CELL_SKIPPED };
@@ -110,6 +142,16 @@ typedef struct compare_options {
   int first_call;
   int json;
   int quiet;
+  const char *output; /* --output: the report's file, or NULL (stdout) */
+  /* Comparing two saved run reports instead (bench_compare_files.c): the
+   * files, --threshold; --format's value, checked once it is known which
+   * formats apply; the first option given that only measuring takes. */
+  const char *files[2];
+  int num_files;
+  const char *threshold;
+  const char *format;
+  const bench_option *format_option;
+  const char *measuring_option;
 } compare_options;
 
 #define COMPARE_DEFAULT_SIZES "1M"
@@ -128,7 +170,9 @@ enum {
   COMPARE_SHAPE,
   COMPARE_DEVICES,
   COMPARE_TIMEOUT,
-  COMPARE_FORMAT
+  COMPARE_FORMAT,
+  COMPARE_OUTPUT,
+  COMPARE_THRESHOLD
 };
 
 /* The options passed on to run (--ops to --shape) take no empty value:
@@ -145,12 +189,14 @@ static const bench_option compare_option_table[] = {
     {"--devices", NULL, "a value", 0, COMPARE_DEVICES},
     {"--timeout", NULL, "a value", 0, COMPARE_TIMEOUT},
     {"--format", NULL, "a value", 0, COMPARE_FORMAT},
+    {"--output", NULL, "a value", 1, COMPARE_OUTPUT},
+    {"--threshold", NULL, "a value", 0, COMPARE_THRESHOLD},
 };
 
-static const char *const compare_help[] = {compare_usage_text, NULL};
+static const char *const compare_help[] = {compare_usage_text, compare_usage_files, NULL};
 
 static const bench_command compare_command =
-    BENCH_SUBCOMMAND("compare", compare_option_table, 1, 0, compare_help);
+    BENCH_SUBCOMMAND("compare", compare_option_table, 1, 1, compare_help);
 
 /* ---- run's CSV ---- */
 
@@ -444,6 +490,9 @@ typedef struct compare_report {
   const size_t *order; /* the table's order of the plan: by operation, then run's */
   device_column *columns;
   size_t num_columns;
+  /* What the table starts with in place of compare's own lines (run
+   * --all-devices' summary); NULL: compare's. */
+  const char *heading;
 } compare_report;
 
 static const char *unit_of(const bench_plan_entry *e) { return e->keys ? "Melem/s" : "GB/s"; }
@@ -504,11 +553,16 @@ static void print_table(compare_report *report) {
     }
   }
 
-  printf("clgpu %s: clgpu-bench compare, %zu device%s, each measured by clgpu-bench run in\n",
-         clgpu_version(), columns, columns == 1 ? "" : "s");
-  printf("child processes of its own (--sizes %s%s%s%s%s; timeout %g s per child)\n",
-         o->sizes ? o->sizes : COMPARE_DEFAULT_SIZES, o->ops ? " --ops " : "", o->ops ? o->ops : "",
-         o->types ? " --types " : "", o->types ? o->types : "", o->timeout_s);
+  if (report->heading) {
+    fputs(report->heading, stdout);
+  } else {
+    printf("clgpu %s: clgpu-bench compare, %zu device%s, each measured by clgpu-bench run in\n",
+           clgpu_version(), columns, columns == 1 ? "" : "s");
+    printf("child processes of its own (--sizes %s%s%s%s%s; timeout %g s per child)\n",
+           o->sizes ? o->sizes : COMPARE_DEFAULT_SIZES, o->ops ? " --ops " : "",
+           o->ops ? o->ops : "", o->types ? " --types " : "", o->types ? o->types : "",
+           o->timeout_s);
+  }
   for (size_t d = 0; d < columns; d++) {
     printf("  %-5s %s\n", report->columns[d].index, report->columns[d].listing);
   }
@@ -630,22 +684,12 @@ static void print_table(compare_report *report) {
   }
 }
 
-static void print_json(const compare_report *report) {
+/* The members "devices" (a column each) and "results" (a plan entry each,
+ * with a cell per column) of compare's JSON, without a comma before or
+ * after: also run --all-devices' summary. */
+static void print_json_columns(FILE *out, const compare_report *report) {
   const compare_options *o = report->options;
-  FILE *out = stdout;
-  bench_json_report_start(out, "clgpu-bench compare", NULL);
-  fputs(",\n  \"run_options\": ", out);
-  bench_json_string_member(out, "{", "sizes", o->sizes ? o->sizes : COMPARE_DEFAULT_SIZES);
-  const char *named[][2] = {{"ops", o->ops},
-                            {"types", o->types},
-                            {"repeat", o->repeat},
-                            {"warmup", o->warmup},
-                            {"shape", o->shape}};
-  for (size_t k = 0; k < sizeof named / sizeof named[0]; k++) {
-    bench_json_string_member(out, ", ", named[k][0], named[k][1]);
-  }
-  bench_json_number_member(out, "},\n  ", "timeout_s", o->timeout_s);
-  fputs(",\n  \"devices\": [", out);
+  fputs("\"devices\": [", out);
   for (size_t d = 0; d < report->num_columns; d++) {
     const device_column *col = &report->columns[d];
     size_t verified = 0;
@@ -703,10 +747,43 @@ static void print_json(const compare_report *report) {
     }
     fputs("]}", out);
   }
-  fputs("\n  ]\n}\n", out);
+  fputs("\n  ]", out);
+}
+
+static void print_json(const compare_report *report) {
+  const compare_options *o = report->options;
+  FILE *out = stdout;
+  bench_json_report_start(out, "clgpu-bench compare", NULL);
+  fputs(",\n  \"run_options\": ", out);
+  bench_json_string_member(out, "{", "sizes", o->sizes ? o->sizes : COMPARE_DEFAULT_SIZES);
+  const char *named[][2] = {{"ops", o->ops},
+                            {"types", o->types},
+                            {"repeat", o->repeat},
+                            {"warmup", o->warmup},
+                            {"shape", o->shape}};
+  for (size_t k = 0; k < sizeof named / sizeof named[0]; k++) {
+    bench_json_string_member(out, ", ", named[k][0], named[k][1]);
+  }
+  bench_json_number_member(out, "},\n  ", "timeout_s", o->timeout_s);
+  fputs(",\n  ", out);
+  print_json_columns(out, report);
+  fputs("\n}\n", out);
 }
 
 /* ---- the subcommand ---- */
+
+/* The table's order of the plan into order[0..count): by operation (run's
+ * order of rows), then by type and size as run measures them. */
+static void table_order(const bench_plan_entry *plan, size_t count, size_t *order) {
+  for (size_t k = 0; k < count; k++) {
+    size_t j = k;
+    while (j > 0 && plan[order[j - 1]].op_index > plan[k].op_index) {
+      order[j] = order[j - 1];
+      j--;
+    }
+    order[j] = k;
+  }
+}
 
 /* Parse the listing of clgpu_device_list ("  P:D  platform / device (CPU)"
  * per line) into columns, keeping those `selection` names (NULL: all).
@@ -757,9 +834,27 @@ static size_t parse_listing(char *listing, const char *selection, device_column 
 static int compare_option(const bench_command *command, void *state, const bench_option *option,
                           const char *value) {
   compare_options *o = state;
+  if (!option) { /* a file to compare */
+    if (o->num_files == 2) {
+      return bench_usage_error(command, "a third file '%s' (compare takes two: A.json B.json)",
+                               value);
+    }
+    o->files[o->num_files++] = value;
+    return 0;
+  }
+  if (option->id != COMPARE_QUIET && option->id != COMPARE_FORMAT && option->id != COMPARE_OUTPUT &&
+      option->id != COMPARE_THRESHOLD && !o->measuring_option) {
+    o->measuring_option = option->name;
+  }
   switch (option->id) {
     case COMPARE_QUIET:
       o->quiet = 1;
+      break;
+    case COMPARE_OUTPUT:
+      o->output = value;
+      break;
+    case COMPARE_THRESHOLD:
+      o->threshold = value;
       break;
     case COMPARE_NO_FIRST_CALL:
       o->first_call = 0;
@@ -798,12 +893,43 @@ static int compare_option(const bench_command *command, void *state, const bench
       o->timeout_s = seconds;
       break;
     }
-    default: {
-      static const char *const names[] = {"table", "json"};
-      return bench_option_choice(command, option, value, names, 2, &o->json);
-    }
+    default: /* --format: checked by bench_command_compare */
+      o->format = value;
+      o->format_option = option;
+      break;
   }
   return 0;
+}
+
+/* compare A.json B.json: its options checked, then bench_compare_files. */
+static int compare_saved_runs(const compare_options *o) {
+  if (o->num_files != 2) {
+    return bench_usage_error(
+        &compare_command, "one file '%s': compare takes two (A.json B.json) or none", o->files[0]);
+  }
+  if (o->measuring_option) {
+    return bench_usage_error(&compare_command,
+                             "%s is for measuring devices, not for comparing two files",
+                             o->measuring_option);
+  }
+  int format = COMPARE_FILES_TABLE;
+  if (o->format) {
+    static const char *const names[] = {"table", "csv", "json"};
+    int failed =
+        bench_option_choice(&compare_command, o->format_option, o->format, names, 3, &format);
+    if (failed) return failed;
+  }
+  double threshold = 5.0;
+  if (o->threshold) {
+    char *end = NULL;
+    threshold = strtod(o->threshold, &end);
+    if (end == o->threshold || *end != '\0' || !(threshold >= 0) || threshold > 100) {
+      return bench_usage_error(&compare_command,
+                               "--threshold: '%s' is not a percentage from 0 to 100", o->threshold);
+    }
+  }
+  return bench_compare_files(&compare_command, o->files[0], o->files[1], threshold, format,
+                             o->output);
 }
 
 static int parse_compare_options(int argc, char **argv, compare_options *o) {
@@ -818,6 +944,17 @@ int bench_command_compare(const char *self, int argc, char **argv) {
   int parsed = parse_compare_options(argc, argv, &options);
   if (parsed < 0) return 0;
   if (parsed > 0) return parsed;
+  if (options.num_files > 0) return compare_saved_runs(&options);
+  if (options.threshold) {
+    return bench_usage_error(&compare_command,
+                             "--threshold is for comparing two files (A.json B.json)");
+  }
+  if (options.format) {
+    static const char *const names[] = {"table", "json"};
+    int failed = bench_option_choice(&compare_command, options.format_option, options.format, names,
+                                     2, &options.json);
+    if (failed) return failed;
+  }
 
   /* The device rows need read and copy_kernel: --ops gets them added. */
   char ops_with_references[1100];
@@ -887,21 +1024,21 @@ int bench_command_compare(const char *self, int argc, char **argv) {
     return bench_usage_error(&compare_command,
                              "--devices: no device '%s' (see clgpu-bench devices)", unknown);
   }
+  /* The report's file, before any measuring. */
+  bench_output output;
+  int unwritable = bench_output_open(&compare_command, "--output", options.output, &output);
+  if (unwritable) {
+    free(columns);
+    free(order);
+    free(plan);
+    return unwritable;
+  }
   int failed = 0;
   for (size_t d = 0; d < num_columns && !failed; d++) {
     columns[d].cells = calloc(plan_count, sizeof *columns[d].cells);
     failed = !columns[d].cells;
   }
-  /* The table's order: by operation (run's order of rows), then by type and
-   * size as run measures them. */
-  for (size_t k = 0; k < plan_count; k++) {
-    size_t j = k;
-    while (j > 0 && plan[order[j - 1]].op_index > plan[k].op_index) {
-      order[j] = order[j - 1];
-      j--;
-    }
-    order[j] = k;
-  }
+  table_order(plan, plan_count, order);
   size_t *all = malloc(plan_count * sizeof *all);
   failed |= !all;
   if (failed) {
@@ -916,22 +1053,319 @@ int bench_command_compare(const char *self, int argc, char **argv) {
       measure_entries(&run, &columns[d], all, plan_count, 1);
     }
     bench_progress_clear();
-    compare_report report = {&options, plan, plan_count, order, columns, num_columns};
-    if (options.json) {
-      print_json(&report);
-    } else {
-      print_table(&report);
+    compare_report report = {&options, plan, plan_count, order, columns, num_columns, NULL};
+    failed = bench_output_begin(&output, "clgpu-bench compare: ");
+    if (!failed) {
+      if (options.json) {
+        print_json(&report);
+      } else {
+        print_table(&report);
+      }
+      fflush(stdout);
+      failed = bench_output_end(&output, "clgpu-bench compare: ");
     }
-    fflush(stdout);
     for (size_t d = 0; d < num_columns; d++) {
       for (size_t k = 0; k < plan_count; k++) failed |= columns[d].cells[k].state != CELL_OK;
       if (options.first_call) failed |= columns[d].first_call.state != CELL_OK;
     }
   }
+  bench_output_discard(&output);
   for (size_t d = 0; d < num_columns; d++) free(columns[d].cells);
   free(columns);
   free(order);
   free(all);
   free(plan);
+  return failed ? 1 : 0;
+}
+
+/* ---- run --all-devices ---- */
+
+/* The children of run --all-devices have no timeout of their own: this
+ * long (a day) at most. */
+#define ALL_DEVICES_TIMEOUT 86400.0
+
+/* Whether `arg` is run's option `name` and, when it takes a value, where
+ * that value is: *inline_value past "=" (--NAME=VALUE), else NULL (the next
+ * argument). */
+static const bench_option *run_option_named(const char *arg, const char **inline_value) {
+  *inline_value = NULL;
+  for (size_t k = 0; k < bench_run_command.num_options; k++) {
+    const bench_option *option = &bench_run_command.options[k];
+    if (strcmp(arg, option->name) == 0 || (option->alias && strcmp(arg, option->alias) == 0))
+      return option;
+    size_t length = strlen(option->name);
+    if (option->value && strncmp(arg, option->name, length) == 0 && arg[length] == '=') {
+      *inline_value = arg + length + 1;
+      return option;
+    }
+  }
+  return NULL;
+}
+
+/* Whether run's option `name` stays with the parent of run --all-devices
+ * rather than going to its children. */
+static int parent_option(const char *name) {
+  return strcmp(name, "--all-devices") == 0 || strcmp(name, "--output") == 0 ||
+         strcmp(name, "--summary-csv") == 0;
+}
+
+/* The whole of a small file, NUL-terminated (malloc'ed); NULL when it
+ * cannot be read. */
+static char *read_text_file(const char *path) {
+  FILE *file = fopen(path, "rb");
+  if (!file) return NULL;
+  size_t length = 0, capacity = 4096;
+  char *text = malloc(capacity);
+  while (text) {
+    if (length + 1 >= capacity) {
+      char *grown = realloc(text, capacity * 2);
+      if (!grown) {
+        free(text);
+        text = NULL;
+        break;
+      }
+      text = grown;
+      capacity *= 2;
+    }
+    size_t got = fread(text + length, 1, capacity - 1 - length, file);
+    length += got;
+    if (got == 0) break;
+  }
+  if (text) text[length] = '\0';
+  if (ferror(file)) {
+    free(text);
+    text = NULL;
+  }
+  fclose(file);
+  return text;
+}
+
+/* One device's section of run --all-devices in `format`: its child's
+ * report (stdout), under a line naming the device (table), as the member
+ * "report" of its entry (json), or as rows after its index (csv; the
+ * header only once, *csv_header set after it). */
+static void print_device_section(output_format format, const device_column *col, size_t number,
+                                 size_t count, const bench_child_result *r, int ok,
+                                 const char *message, int *csv_header) {
+  const char *text = r->out.text ? r->out.text : "";
+  if (format == FORMAT_CSV) {
+    char *copy = strdup(text);
+    char *save = NULL;
+    int first = 1;
+    for (char *line = copy ? strtok_r(copy, "\n", &save) : NULL; line;
+         line = strtok_r(NULL, "\n", &save), first = 0) {
+      if (first && !*csv_header) {
+        printf("device_index,%s\n", line);
+        *csv_header = 1;
+      } else if (!first) {
+        printf("%s,%s\n", col->index, line);
+      }
+    }
+    free(copy);
+    return;
+  }
+  if (format == FORMAT_JSON) {
+    printf("%s\n    ", number > 1 ? "," : "");
+    bench_json_string_member(stdout, "{", "index", col->index);
+    bench_json_string_member(stdout, ", ", "listing", col->listing);
+    printf(", \"status\": \"%s\", \"exit_status\": ", ok ? "ok" : "failed");
+    if (r->started && r->exited) {
+      printf("%d", r->exit_status);
+    } else {
+      fputs("null", stdout);
+    }
+    bench_json_number_member(stdout, ", ", "seconds", r->seconds);
+    bench_json_string_member(stdout, ", ", "message", ok ? NULL : message);
+    /* run's own document, as it wrote it, where it ended normally (after a
+     * signal or a timeout it may be cut short). */
+    size_t length = strlen(text);
+    while (length > 0 && (text[length - 1] == '\n' || text[length - 1] == ' ')) length--;
+    fputs(",\n     \"report\": ", stdout);
+    if (r->started && r->exited && !r->timed_out && text[0] == '{') {
+      fwrite(text, 1, length, stdout);
+    } else {
+      fputs("null", stdout);
+    }
+    fputc('}', stdout);
+    return;
+  }
+  printf("%s=== device %s (%zu of %zu): %s ===\n\n", number > 1 ? "\n" : "", col->index, number,
+         count, col->listing);
+  fputs(text, stdout);
+  if (!ok) printf("%sclgpu-bench run on %s FAILED: %s\n", text[0] ? "\n" : "", col->index, message);
+}
+
+int bench_command_run_all_devices(const char *self, int argc, char **argv,
+                                  const run_options *options) {
+  if (options->device) {
+    return bench_usage_error(&bench_run_command,
+                             "--device and --all-devices: give one of them, not both");
+  }
+  if (options->plot) {
+    return bench_usage_error(&bench_run_command,
+                             "--plot draws one device: not with --all-devices (give --device)");
+  }
+  /* The children's arguments: run's own but those the parent keeps. */
+  char **child_argv = calloc((size_t)argc + 6, sizeof *child_argv);
+  if (!child_argv) {
+    fprintf(stderr, "clgpu-bench run: out of host memory\n");
+    return 1;
+  }
+  int child_argc = 0;
+  child_argv[child_argc++] = (char *)self;
+  child_argv[child_argc++] = "run";
+  for (int i = 0; i < argc; i++) {
+    const char *inline_value = NULL;
+    const bench_option *option = run_option_named(argv[i], &inline_value);
+    int takes_next = option && option->value && !inline_value && i + 1 < argc;
+    if (option && parent_option(option->name)) {
+      i += takes_next;
+      continue;
+    }
+    child_argv[child_argc++] = argv[i];
+    if (takes_next) child_argv[child_argc++] = argv[++i];
+  }
+  int plan_argc = child_argc - 2;
+  bench_plan_entry *plan = NULL;
+  size_t plan_count = 0;
+  int planned = bench_run_plan(plan_argc, child_argv + 2, &plan, &plan_count);
+  if (planned != 0) {
+    free(child_argv);
+    return planned < 0 ? 0 : planned;
+  }
+  bench_output output;
+  int unwritable = bench_output_open(&bench_run_command, "--output", options->output, &output);
+  if (unwritable) {
+    free(plan);
+    free(child_argv);
+    return unwritable;
+  }
+
+  size_t needed = 0;
+  clgpu_status status = clgpu_device_list(NULL, 0, &needed);
+  if (status != CLGPU_SUCCESS) {
+    bench_output_discard(&output);
+    free(plan);
+    free(child_argv);
+    return bench_report_failure("listing devices", status);
+  }
+  const char *base = getenv("TMPDIR");
+  if (!base || !*base) base = "/tmp";
+  size_t folder_size = strlen(base) + 64;
+  char *listing = malloc(needed);
+  size_t max_columns = needed / 8 + 1;
+  device_column *columns = calloc(max_columns, sizeof *columns);
+  size_t *order = malloc((plan_count ? plan_count : 1) * sizeof *order);
+  size_t *all = malloc((plan_count ? plan_count : 1) * sizeof *all);
+  char *folder = malloc(folder_size), *summary = malloc(folder_size);
+  if (folder) folder[0] = '\0';
+  size_t num_columns = 0;
+  int failed = !listing || !columns || !order || !all || !folder || !summary;
+  if (!failed) {
+    clgpu_device_list(listing, needed, NULL);
+    char unknown[8];
+    num_columns = parse_listing(listing, NULL, columns, max_columns, unknown, sizeof unknown);
+    for (size_t d = 0; d < num_columns && !failed; d++) {
+      columns[d].cells = calloc(plan_count ? plan_count : 1, sizeof *columns[d].cells);
+      failed = !columns[d].cells;
+    }
+  }
+  if (failed) fprintf(stderr, "clgpu-bench run: out of host memory\n");
+  if (!failed) {
+    snprintf(folder, folder_size, "%s/clgpu-bench-run-XXXXXX", base);
+    if (!mkdtemp(folder)) {
+      fprintf(stderr, "clgpu-bench run: cannot make a temporary folder in %s: %s\n", base,
+              strerror(errno));
+      folder[0] = '\0';
+      failed = 1;
+    }
+    snprintf(summary, folder_size, "%s/summary.csv", folder);
+  }
+  child_argv[child_argc++] = "--summary-csv";
+  child_argv[child_argc++] = summary;
+  child_argv[child_argc] = NULL;
+  if (!failed) failed = bench_output_begin(&output, "clgpu-bench run: ");
+
+  if (!failed) {
+    for (size_t k = 0; k < plan_count; k++) all[k] = k;
+    table_order(plan, plan_count, order);
+    bench_child_install_signal_handlers();
+    bench_progress_enabled = !options->quiet && isatty(STDERR_FILENO);
+    if (options->format == FORMAT_JSON) {
+      bench_json_report_start(stdout, "clgpu-bench run --all-devices", NULL);
+      bench_json_command_line(stdout, ",\n  ");
+      fputs(",\n  \"devices\": [", stdout);
+    }
+    int csv_header = 0;
+    for (size_t d = 0; d < num_columns; d++) {
+      device_column *col = &columns[d];
+      bench_progress("clgpu-bench run: [%zu/%zu] %s: %s", d + 1, num_columns, col->index,
+                     col->listing);
+      unlink(summary);
+      bench_child_result r;
+      bench_child_run(self, child_argv, col->index, NULL, ALL_DEVICES_TIMEOUT, &r);
+      col->children = 1;
+      col->seconds = r.seconds;
+      col->timeouts = r.timed_out;
+      char *figures = read_text_file(summary);
+      if (figures && read_run_csv(figures, plan, all, plan_count, col->cells) < 0) {
+        for (size_t k = 0; k < plan_count; k++) {
+          mark(&col->cells[k], CELL_FAILED, "run's CSV lacks a column this summary reads");
+        }
+      }
+      free(figures);
+      char message[600] = "";
+      if (bench_child_succeeded(&r)) {
+        snprintf(message, sizeof message, "run exited with status 0 without reporting it");
+      } else {
+        bench_child_describe_failure(&r, "run", ALL_DEVICES_TIMEOUT, message, sizeof message);
+      }
+      int ok = bench_child_succeeded(&r);
+      for (size_t k = 0; k < plan_count; k++) {
+        cell *c = &col->cells[k];
+        if (c->state == CELL_PENDING) mark(c, r.timed_out ? CELL_TIMEOUT : CELL_FAILED, message);
+        ok &= c->state == CELL_OK;
+      }
+      failed |= !ok;
+      bench_progress_clear();
+      /* The child's notes and errors, as run would have shown them. */
+      if (r.err.text) fputs(r.err.text, stderr);
+      if (!ok) fprintf(stderr, "clgpu-bench run: %s: FAILED: %s\n", col->index, message);
+      print_device_section(options->format, col, d + 1, num_columns, &r, ok, message, &csv_header);
+      fflush(stdout);
+      bench_child_result_free(&r);
+    }
+    bench_progress_clear();
+    compare_options summary_options;
+    memset(&summary_options, 0, sizeof summary_options);
+    summary_options.timeout_s = ALL_DEVICES_TIMEOUT;
+    char heading[200];
+    snprintf(heading, sizeof heading,
+             "clgpu %s: clgpu-bench run --all-devices, %zu device%s, each measured by\n"
+             "clgpu-bench run in a child process of its own (its report above)\n",
+             clgpu_version(), num_columns, num_columns == 1 ? "" : "s");
+    compare_report report = {&summary_options, plan,        plan_count, order,
+                             columns,          num_columns, heading};
+    if (options->format == FORMAT_JSON) {
+      fputs("\n  ],\n  \"summary\": {", stdout);
+      print_json_columns(stdout, &report);
+      fputs("}\n}\n", stdout);
+    } else if (options->format == FORMAT_TABLE) {
+      printf("\n=== summary: a column per device ===\n\n");
+      print_table(&report);
+    }
+    failed |= bench_output_end(&output, "clgpu-bench run: ");
+  }
+  bench_output_discard(&output);
+  if (folder && folder[0]) bench_remove_tree(folder);
+  for (size_t d = 0; d < num_columns; d++) free(columns[d].cells);
+  free(columns);
+  free(order);
+  free(all);
+  free(listing);
+  free(folder);
+  free(summary);
+  free(plan);
+  free(child_argv);
   return failed ? 1 : 0;
 }

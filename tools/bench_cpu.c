@@ -99,6 +99,9 @@ static void cpu_run(bench_case *c, int op) {
     case OP_SCAN_BY_KEY:
       bench_scan_by_key_host(t, c->host_keys, c->host_in, c->n, c->cpu_out);
       break;
+    case OP_UNIQUE: /* the keys of bench_prepare_by_key alone */
+      c->cpu_runs = bench_unique_host(c->host_keys, c->n, c->cpu_index);
+      break;
     case OP_SEGMENTED_SORT: /* the offsets of bench_prepare_segmented, out of place */
       bench_segmented_sort_host(t, c->host_in, c->cpu_out, c->segment_offsets, c->num_segments);
       break;

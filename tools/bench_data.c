@@ -905,6 +905,34 @@ int bench_check_reduce_by_key(const host_type *t, const uint32_t *keys, const vo
   return 0;
 }
 
+uint64_t bench_unique_host(const uint32_t *keys, size_t n, uint32_t *run_keys) {
+  if (n == 0) return 0;
+  uint64_t runs = 0;
+  run_keys[runs++] = keys[0];
+  for (size_t i = 1; i < n; i++) {
+    if (keys[i] != keys[i - 1]) run_keys[runs++] = keys[i];
+  }
+  return runs;
+}
+
+int bench_check_unique(const uint32_t *keys, const uint32_t *starts, uint64_t runs, uint64_t count,
+                       const uint32_t *run_keys, check_message *message) {
+  if (count != runs) {
+    snprintf(message->text, sizeof message->text, "count is %llu, the host's %llu runs",
+             (unsigned long long)count, (unsigned long long)runs);
+    return 1;
+  }
+  for (uint64_t r = 0; r < runs; r++) {
+    if (run_keys[r] != keys[starts[r]]) {
+      snprintf(message->text, sizeof message->text,
+               "run %llu's key is %u, the host's %u (from element %u)", (unsigned long long)r,
+               run_keys[r], keys[starts[r]], starts[r]);
+      return 1;
+    }
+  }
+  return 0;
+}
+
 int bench_check_scan_by_key(const host_type *t, const void *values, const uint32_t *starts,
                             uint64_t runs, size_t n, const void *output, check_message *message) {
   for (uint64_t r = 0; r < runs; r++) {

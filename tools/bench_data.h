@@ -155,6 +155,15 @@ int bench_check_reduce_by_key(const host_type *t, const uint32_t *keys, const vo
                               const uint32_t *starts, uint64_t runs, size_t n, uint64_t count,
                               const uint32_t *run_keys, const void *sums, check_message *message);
 
+/* unique's C baseline, one thread: the key at each head (a key unlike the
+ * one before) into run_keys (room for n). Returns the number of runs. */
+uint64_t bench_unique_host(const uint32_t *keys, size_t n, uint32_t *run_keys);
+
+/* Check a unique against the runs as generated (starts, runs): the count
+ * and each run's key exactly. 0 when right, else 1 with *message. */
+int bench_check_unique(const uint32_t *keys, const uint32_t *starts, uint64_t runs, uint64_t count,
+                       const uint32_t *run_keys, check_message *message);
+
 /* Check a scan by key against the runs as generated: each run's elements
  * an inclusive scan of its own values (t->check_scan). 0 when right, else 1
  * with *message. */

@@ -41,8 +41,8 @@ static clgpu_cache_stats cache_delta(const clgpu_cache_stats *before,
  * (printed). */
 static int first_call_once(bench_case *c, int op, int create, double *ms) {
   const run_options *o = c->options;
-  clgpu_call_options call = {o->call_shape, NULL};
-  clgpu_sort_options sort_call = {bench_sort_algorithm(op), o->call_shape, NULL};
+  clgpu_call_options call = {.shape = o->call_shape, .workspace = NULL};
+  clgpu_sort_options sort_call = {.algorithm = bench_sort_algorithm(op), .shape = o->call_shape, .workspace = NULL};
   clgpu_status status = CLGPU_SUCCESS;
   if (bench_op_table[op].sort) {
     cl_event marker = NULL;
@@ -123,8 +123,7 @@ static int measure_first_call_side(const run_options *o, int op, const host_type
   if (!failed && op == OP_SEGMENTED_SORT) failed = bench_prepare_segmented(&c, op);
   if (!failed && op == OP_LOWER_BOUND) failed = bench_prepare_search(&c, op);
   if (!failed && op == OP_HISTOGRAM) failed = bench_prepare_histogram(&c, op);
-  if (!failed && (op == OP_REDUCE_BY_KEY || op == OP_SCAN_BY_KEY))
-    failed = bench_prepare_by_key(&c, op);
+  if (!failed && bench_op_by_key(op)) failed = bench_prepare_by_key(&c, op);
   if (!failed && bench_op_table[op].peer) {
     failed = bench_prepare_peer_ops(&c, op);
     status = failed ? CLGPU_SUCCESS : bench_setup_peer_views(&c, op, &scratch);

@@ -19,18 +19,20 @@
 #include "bench_common.h"
 #include "bench_kernel_args.h"
 #include "bench_options.h"
+#include "bench_output.h"
 #include "bench_reference.h"
 
 static const char kernel_usage_text[] =
     "usage: clgpu-bench kernel FILE.cl --kernel NAME --global N[,N[,N]]\n"
     "                          [--local M[,M[,M]]] [--arg SPEC ...] [--define NAME[=VALUE] ...]\n"
     "                          [--repeat N] [--warmup N] [--format table|csv|json]\n"
-    "                          [--no-reference] [--quiet]\n"
+    "                          [--no-reference] [--quiet] [--device SELECTOR]\n"
+    "                          [--output FILE]\n"
     "\n"
-    "Build FILE.cl on the default device (or CLGPU_DEVICE's) and time its kernel\n"
-    "NAME: --warmup untimed calls, then --repeat timed ones, each enqueued alone and\n"
-    "waited for with clFinish. Every buffer is made and filled once; the calls run\n"
-    "one after another over the same buffers.\n"
+    "Build FILE.cl on the default device (or --device's, or CLGPU_DEVICE's) and\n"
+    "time its kernel NAME: --warmup untimed calls, then --repeat timed ones, each\n"
+    "enqueued alone and waited for with clFinish. Every buffer is made and filled\n"
+    "once; the calls run one after another over the same buffers.\n"
     "\n"
     "  --kernel NAME     the kernel to time\n"
     "  --global N,...    the global work size, 1 to 3 dimensions (suffixes K, M, G)\n"
@@ -65,6 +67,18 @@ static const char kernel_usage_text[] =
     "                    the device and the library version)\n"
     "  --no-reference    skip the read-bandwidth reference (then no %read)\n"
     "  --quiet           no progress line on stderr (it is shown only on a terminal)\n"
+    "  --device SELECTOR the device, as CLGPU_DEVICE takes it (and in its place):\n"
+    "                    \"P:D\", a flat index, gpu, cpu, accelerator, or part of a\n"
+    "                    platform or device name, case-insensitive (clgpu-bench\n"
+    "                    devices lists them); one that matches no device is a usage\n"
+    "                    error\n";
+
+/* --output; what the figures are, the exit status and an example. */
+static const char kernel_usage_notes[] =
+    "  --output FILE     write the report (--format's) to FILE instead of stdout;\n"
+    "                    FILE is opened before FILE.cl is built (made if missing,\n"
+    "                    emptied when the report comes): one that cannot be written\n"
+    "                    is a usage error at once\n"
     "\n"
     "Figures: the median (min-max) over the timed calls of the device time (the\n"
     "call's profiling event, CL_PROFILING_COMMAND_START to _END) and of the wall time\n"
@@ -93,7 +107,9 @@ enum {
   KERNEL_DEFINE,
   KERNEL_REPEAT,
   KERNEL_WARMUP,
-  KERNEL_FORMAT
+  KERNEL_FORMAT,
+  KERNEL_DEVICE,
+  KERNEL_OUTPUT
 };
 
 static const bench_option kernel_option_table[] = {
@@ -107,9 +123,11 @@ static const bench_option kernel_option_table[] = {
     {"--repeat", NULL, "a value", 0, KERNEL_REPEAT},
     {"--warmup", NULL, "a value", 0, KERNEL_WARMUP},
     {"--format", NULL, "a value", 0, KERNEL_FORMAT},
+    BENCH_DEVICE_OPTION(KERNEL_DEVICE),
+    {"--output", NULL, "a value", 1, KERNEL_OUTPUT},
 };
 
-static const char *const kernel_help[] = {kernel_usage_text, NULL};
+static const char *const kernel_help[] = {kernel_usage_text, kernel_usage_notes, NULL};
 
 /* FILE.cl is its operand. */
 static const bench_command kernel_command =
@@ -151,6 +169,8 @@ typedef struct kernel_options {
   int format;
   int quiet;
   int no_reference;
+  const char *device; /* --device, or NULL */
+  const char *output; /* --output, or NULL (stdout) */
 } kernel_options;
 
 /* "N[,N[,N]]" into sizes: 0, or -1. */
@@ -236,6 +256,12 @@ static int kernel_option(const bench_command *command, void *state, const bench_
       return bench_option_count(command, option, value, 1, &o->repeat);
     case KERNEL_WARMUP:
       return bench_option_count(command, option, value, 0, &o->warmup);
+    case KERNEL_DEVICE:
+      o->device = value;
+      break;
+    case KERNEL_OUTPUT:
+      o->output = value;
+      break;
     default: {
       static const char *const names[] = {"table", "csv", "json"}; /* OUT_TABLE... */
       return bench_option_choice(command, option, value, names, 3, &o->format);
@@ -866,10 +892,14 @@ int bench_command_kernel(int argc, char **argv) {
     return cl_failure("parsing options", CL_OUT_OF_HOST_MEMORY);
   }
   int status = parse_kernel_options(argc, argv, &o);
+  if (status == 0) status = bench_use_device(&kernel_command, o.device);
   char *source = NULL;
   size_t length = 0;
   if (status == 0) status = read_file(o.file, &source, &length);
+  bench_output output;
+  if (status == 0) status = bench_output_open(&kernel_command, "--output", o.output, &output);
   if (status != 0) {
+    free(source);
     free(o.args);
     free(o.defines);
     return status < 0 ? 0 : status;
@@ -910,6 +940,7 @@ int bench_command_kernel(int argc, char **argv) {
     r.has_reference = status == 0;
   }
   bench_progress_clear();
+  if (status == 0) status = bench_output_begin(&output, "clgpu-bench kernel: ");
   if (status == 0) {
     if (o.format == OUT_JSON) {
       print_json(&r);
@@ -919,7 +950,9 @@ int bench_command_kernel(int argc, char **argv) {
       print_table(&r);
     }
     fflush(stdout);
+    status = bench_output_end(&output, "clgpu-bench kernel: ");
   }
+  bench_output_discard(&output); /* no report: a file made for it is removed */
   release_run(&r);
   free(source);
   free(o.args);

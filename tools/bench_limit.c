@@ -19,7 +19,8 @@
 #define SHARE_MIN ((size_t)256 << 10)
 
 /* The timed calls of each figure: --repeat, but at least this many, since a
- * limit measured once per case meets the machine's noise only once. */
+ * limit measured once per case meets the machine's noise only once; under
+ * --max-time this many whatever --repeat says. */
 #define LIMIT_CALLS 11
 
 enum { WORK_COPY, WORK_READ, WORK_STOP };
@@ -175,7 +176,7 @@ int bench_measure_limits(bench_case *c, bench_limits *out) {
   const run_options *o = c->options;
   size_t bytes = c->n * c->type->size;
   memset(out, 0, sizeof *out);
-  out->calls = o->repeat > LIMIT_CALLS ? o->repeat : LIMIT_CALLS;
+  out->calls = o->repeat > LIMIT_CALLS && !(o->max_time_s > 0) ? o->repeat : LIMIT_CALLS;
   out->warmup = o->warmup < 1 ? 1 : o->warmup; /* at least one: page in the output */
   double *samples = malloc(sizeof(double) * (size_t)out->calls * NUM_FIGURES);
   if (!samples) {

@@ -69,6 +69,9 @@ clgpu_status bench_enqueue_op(bench_case *c, int op, const clgpu_call_options *c
     case OP_SCAN_BY_KEY:
       return clgpu_scan_by_key(c->context, &scan_op, NULL, &c->v_out, &c->v_in, &c->v_keys, call, 0,
                                NULL, event);
+    case OP_UNIQUE:
+      return clgpu_unique(c->context, NULL, &c->v_indices, &c->v_count, &c->v_keys, call, 0, NULL,
+                          event);
     case OP_SEGMENTED_SORT:
       return clgpu_segmented_sort(c->context, NULL, &c->v_out, NULL, &c->v_offsets, sort_call, 0,
                                   NULL, event);
@@ -146,6 +149,10 @@ static int workspace_report(bench_case *c, int op, const clgpu_call_options *cal
     case OP_SCAN_BY_KEY:
       *status = clgpu_scan_by_key_workspace_size(c->context, &scan_op, NULL, &c->v_out, &c->v_in,
                                                  &c->v_keys, call, report);
+      return 1;
+    case OP_UNIQUE:
+      *status = clgpu_unique_workspace_size(c->context, NULL, &c->v_indices, NULL, &c->v_count,
+                                            &c->v_keys, NULL, call, report);
       return 1;
     case OP_SEGMENTED_SORT:
       *status = clgpu_segmented_sort_workspace_size(c->context, NULL, &c->v_out, NULL,
@@ -268,6 +275,17 @@ int bench_check_output(bench_case *c, int op, int boost, uint64_t count, check_m
       return bench_check_reduce_by_key(t, c->host_keys, c->host_in, c->run_starts, c->num_runs,
                                        c->n, count, c->run_keys_got, c->host_out, message);
     }
+    case OP_UNIQUE: {
+      if (!boost) {
+        *status = bench_read_buffer(c, c->d_count, sizeof count, &count);
+        if (*status != CLGPU_SUCCESS) return -1;
+      }
+      size_t written = count < c->n ? (size_t)count : c->n;
+      *status = bench_read_buffer(c, c->d_indices, written * sizeof(uint32_t), c->run_keys_got);
+      if (*status != CLGPU_SUCCESS) return -1;
+      return bench_check_unique(c->host_keys, c->run_starts, c->num_runs, count, c->run_keys_got,
+                                message);
+    }
     case OP_SCAN_BY_KEY:
       *status = bench_read_buffer(c, c->d_out, bytes, c->host_out);
       if (*status != CLGPU_SUCCESS) return -1;
@@ -351,6 +369,8 @@ static double op_bytes(const bench_case *c, int op) {
       return data + 4.0 * (double)c->n + (4.0 + (double)c->type->size) * (double)c->num_runs + 8.0;
     case OP_SCAN_BY_KEY: /* keys and values read, the scan written */
       return 2 * data + 4.0 * (double)c->n;
+    case OP_UNIQUE: /* the uint32 keys read; a key per run and the count written */
+      return 4.0 * (double)c->n + 4.0 * (double)c->num_runs + 8.0;
     case OP_PARTITION: /* the data read, every element and the count written */
       return 2 * data + 8.0;
     case OP_ELEMENTWISE: /* x and z read, y written */
@@ -562,7 +582,7 @@ static void release_histogram(bench_case *c) {
 
 /* ---- the by-key ops' keys ---- */
 
-/* At the first reduce_by_key or scan_by_key of a case: the keys, generated
+/* At the first reduce_by_key, scan_by_key or unique of a case: the keys, generated
  * from a seed of the type and size (the same for every run of the case),
  * uploaded to d_keys, with the runs as generated. 0, or 1 after a failure
  * (printed). */
@@ -776,6 +796,26 @@ static int peer_call(bench_case *c, int op, const sample_buffers *buffers, int t
   return 0;
 }
 
+/* --max-time: the timed calls of a row that fit in its share of the time
+ * left (bench_case.deadline_ms, rows_left), each taking call_ms and, after
+ * it, its part of the baselines' and the peer's time (cost_factor; before
+ * any row has shown it, a guess: as long again for each that runs): `done`
+ * already made plus as many more as fit, at least 1, at most `most`. */
+static int calls_within_budget(const bench_case *c, double call_ms, int done, int most) {
+  double share = (c->deadline_ms - bench_now_ms()) / (double)(c->rows_left ? c->rows_left : 1);
+  double factor = c->cost_factor;
+  if (!(factor > 0)) {
+    factor = 1 + !c->options->no_cpu;
+#ifdef CLGPU_BENCH_BOOST
+    factor += !c->options->no_boost;
+#endif
+  }
+  call_ms *= factor;
+  double more = call_ms > 0 ? floor(share / call_ms) : (double)most;
+  int calls = more <= 0 ? done : more >= (double)(most - done) ? most : done + (int)more;
+  return calls < 1 ? 1 : calls;
+}
+
 /* Measure `op` on this case into *row. 0, or 1 after a failure (printed). */
 static int measure_op_body(bench_case *c, int op, result *row, const sample_buffers *buffers,
                            const char *progress_prefix) {
@@ -784,7 +824,7 @@ static int measure_op_body(bench_case *c, int op, result *row, const sample_buff
   const run_options *o = c->options;
   const int is_sort = bench_op_table[op].sort;
   const int has_peer = bench_op_table[op].peer != NULL;
-  const int by_key = op == OP_REDUCE_BY_KEY || op == OP_SCAN_BY_KEY;
+  const int by_key = bench_op_by_key(op);
   memset(row, 0, sizeof *row);
   row->op = op;
   row->type = c->type;
@@ -807,14 +847,16 @@ static int measure_op_body(bench_case *c, int op, result *row, const sample_buff
   row->limits = c->limits;
   int baseline_repeat = 0;
   bench_op_calls(o, op, c->n, &row->repeat, &row->warmup, &baseline_repeat);
-  const int repeat = row->repeat, warmup = row->warmup;
+  row->planned_repeat = row->repeat;
+  int repeat = row->repeat; /* --max-time may lower it after the warm-up calls */
+  const int warmup = row->warmup;
   /* segmented_sort needs none of the whole sorts' reference and baselines. */
   if (is_sort && op != OP_SEGMENTED_SORT && bench_prepare_sorts(c, op) != 0) return 1;
   if (op == OP_LOWER_BOUND && bench_prepare_search(c, op) != 0) return 1;
   if (op == OP_HISTOGRAM && bench_prepare_histogram(c, op) != 0) return 1;
 
-  clgpu_call_options call = {o->call_shape, NULL};
-  clgpu_sort_options sort_call = {bench_sort_algorithm(op), o->call_shape, NULL};
+  clgpu_call_options call = {.shape = o->call_shape, .workspace = NULL};
+  clgpu_sort_options sort_call = {.algorithm = bench_sort_algorithm(op), .shape = o->call_shape, .workspace = NULL};
   clgpu_workspace_size report;
   clgpu_status status = CLGPU_SUCCESS;
   clgpu_workspace *workspace = NULL;
@@ -842,7 +884,17 @@ static int measure_op_body(bench_case *c, int op, result *row, const sample_buff
   bench_progress("%s %s: clgpu", progress_prefix, bench_op_table[op].name);
   int failed = 0;
   int reference = bench_op_table[op].reference;
+  /* --max-time: the timed calls are decided when the last warm-up call (or,
+   * without any, the first timed call) has shown what a call takes. */
+  const int decide_at = warmup > 0 ? warmup : 1;
+  double call_ms = NAN;
   for (int call_index = 0; call_index < warmup + repeat && !failed; call_index++) {
+    if (c->deadline_ms > 0 && call_index == decide_at) {
+      repeat = calls_within_budget(c, call_ms, call_index - warmup, repeat);
+      if (call_index >= warmup + repeat) break;
+    }
+    const double call_start = bench_now_ms();
+    if (call_index == warmup) c->timed_start_ms = call_start;
     if (reference >= 0) {
       /* The reference kernel right before each call: both see the same
        * machine, which matters where other work comes and goes. */
@@ -908,9 +960,21 @@ static int measure_op_body(bench_case *c, int op, result *row, const sample_buff
     }
     if (has_peer && !peer_first && !failed)
       failed = peer_call(c, op, buffers, call_index - warmup, row);
+    call_ms = bench_now_ms() - call_start;
   }
+  c->timed_loop_ms = c->deadline_ms > 0 ? bench_now_ms() - c->timed_start_ms : 0;
   clgpu_workspace_destroy(workspace);
   if (failed) return 1;
+  /* The timed calls' own figures, in their order, before the summaries
+   * sort them. */
+  row->repeat = repeat;
+  row->wall_samples = malloc(sizeof(double) * (size_t)repeat);
+  row->event_samples = malloc(sizeof(double) * (size_t)repeat);
+  if (!row->wall_samples || !row->event_samples) {
+    return bench_op_failure(c, op, "keeping the timed calls' figures", CLGPU_CL_OUT_OF_HOST_MEMORY);
+  }
+  memcpy(row->wall_samples, samples, sizeof(double) * (size_t)repeat);
+  memcpy(row->event_samples, events, sizeof(double) * (size_t)repeat);
   row->wall = bench_summarize(samples, repeat);
   row->event = bench_summarize(events, repeat);
   if (reference >= 0) {
@@ -932,6 +996,11 @@ static int measure_op_body(bench_case *c, int op, result *row, const sample_buff
              : row->op_contiguous_runs  ? "contiguous"
                                         : "?");
   }
+
+  /* The baselines' timed calls: their own, and under --max-time no more
+   * than the row got. */
+  const int cpu_repeat = c->deadline_ms > 0 && repeat < o->repeat ? repeat : o->repeat;
+  if (c->deadline_ms > 0 && baseline_repeat > repeat) baseline_repeat = repeat;
 
   check_message message = {{0}};
   int verdict = bench_check_output(c, op, 0, 0, &message, &status);
@@ -957,8 +1026,8 @@ static int measure_op_body(bench_case *c, int op, result *row, const sample_buff
   } else if (!o->no_cpu && op == OP_PARTITION) {
     /* The two-pass C partition; its output is checked as the device's. */
     bench_progress("%s %s: CPU baseline (C loop)", progress_prefix, bench_op_table[op].name);
-    row->cpu = bench_time_cpu(c, op, o->repeat, o->warmup, samples);
-    row->cpu_calls = o->repeat;
+    row->cpu = bench_time_cpu(c, op, cpu_repeat, o->warmup, samples);
+    row->cpu_calls = cpu_repeat;
     if (c->type->check_partition(c->host_in, c->n, c->cpu_out, c->partition_cpu_count, &message))
       return bench_wrong_result(c, op, "the C loop", &message);
   } else if (!o->no_cpu && is_sort) {
@@ -986,8 +1055,8 @@ static int measure_op_body(bench_case *c, int op, result *row, const sample_buff
     /* The C loop of the same formula; its counts, like the device's, must
      * be the reference's. */
     bench_progress("%s %s: CPU baseline (C loop)", progress_prefix, bench_op_table[op].name);
-    row->cpu = bench_time_cpu(c, op, o->repeat, o->warmup, samples);
-    row->cpu_calls = o->repeat;
+    row->cpu = bench_time_cpu(c, op, cpu_repeat, o->warmup, samples);
+    row->cpu_calls = cpu_repeat;
     if (bench_check_histogram(c->histogram_cpu, c->histogram_expected, HISTOGRAM_BINS, &message))
       return bench_wrong_result(c, op, "the C loop", &message);
   } else if (!o->no_cpu && by_key) {
@@ -1000,13 +1069,15 @@ static int measure_op_body(bench_case *c, int op, result *row, const sample_buff
                     ? bench_check_reduce_by_key(c->type, c->host_keys, c->host_in, c->run_starts,
                                                 c->num_runs, c->n, c->cpu_runs, c->cpu_index,
                                                 c->cpu_out, &message)
-                    : bench_check_scan_by_key(c->type, c->host_in, c->run_starts, c->num_runs, c->n,
-                                              c->cpu_out, &message);
+                : op == OP_UNIQUE ? bench_check_unique(c->host_keys, c->run_starts, c->num_runs,
+                                                       c->cpu_runs, c->cpu_index, &message)
+                                  : bench_check_scan_by_key(c->type, c->host_in, c->run_starts,
+                                                            c->num_runs, c->n, c->cpu_out, &message);
     if (wrong) return bench_wrong_result(c, op, "the C loop", &message);
   } else if (!o->no_cpu) {
     bench_progress("%s %s: CPU baseline", progress_prefix, bench_op_table[op].name);
-    row->cpu = bench_time_cpu(c, op, o->repeat, o->warmup, samples);
-    row->cpu_calls = o->repeat;
+    row->cpu = bench_time_cpu(c, op, cpu_repeat, o->warmup, samples);
+    row->cpu_calls = cpu_repeat;
   }
 
   /* Boost.Compute's segmented_sort peer packs the key beside its segment
@@ -1020,7 +1091,7 @@ static int measure_op_body(bench_case *c, int op, result *row, const sample_buff
            : bench_op_table[op].boost == BENCH_BOOST_NONE ? "no peer"
            : o->no_boost                                  ? "--no-boost"
                                                           : "not built (boost_compute feature)",
-           op == OP_REDUCE_BY_KEY ? "; " BY_KEY_NO_PYOPENCL : "");
+           op == OP_REDUCE_BY_KEY || op == OP_UNIQUE ? "; " BY_KEY_NO_PYOPENCL : "");
 #ifdef CLGPU_BENCH_BOOST
   if (bench_op_table[op].boost != BENCH_BOOST_NONE && !o->no_boost && boost_fits) {
     bench_progress("%s %s: Boost.Compute", progress_prefix, bench_op_table[op].name);
@@ -1084,8 +1155,15 @@ static int measure_op_body(bench_case *c, int op, result *row, const sample_buff
 
 int bench_measure_op(bench_case *c, int op, result *row, const sample_buffers *buffers,
                      const char *progress_prefix) {
+  c->timed_loop_ms = 0;
   int failed = measure_op_body(c, op, row, buffers, progress_prefix);
   bench_release_peer_op(c); /* the op's kernel object and hand kernel: once per case and op */
+  /* --max-time: what the row's timed calls and what followed them took,
+   * over the calls alone, for the next row's count (1 to 20). */
+  if (!failed && c->deadline_ms > 0 && c->timed_loop_ms > 0) {
+    double factor = (bench_now_ms() - c->timed_start_ms) / c->timed_loop_ms;
+    c->cost_factor = factor < 1 ? 1 : factor > 20 ? 20 : factor;
+  }
   return failed;
 }
 

@@ -24,7 +24,7 @@ int bench_prepare_sorts(bench_case *c, int op);
  * (printed). */
 int bench_prepare_search(bench_case *c, int op);
 
-/* At the first reduce_by_key or scan_by_key of a case: the keys, uploaded,
+/* At the first reduce_by_key, scan_by_key or unique of a case: the keys, uploaded,
  * and the runs as generated. 0, or 1 after a failure (printed). */
 int bench_prepare_by_key(bench_case *c, int op);
 

@@ -2,6 +2,7 @@
 #include "bench_options.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "bench_common.h"
@@ -52,6 +53,27 @@ int bench_option_choice(const bench_command *command, const bench_option *option
     used += (size_t)n;
   }
   return bench_usage_error(command, "%s: '%s' is not %s", option->name, value, list);
+}
+
+int bench_use_device(const bench_command *command, const char *selector) {
+  if (!selector) return 0;
+  cl_platform_id platform = NULL;
+  cl_device_id device = NULL;
+  clgpu_status status = clgpu_device_select(selector, &platform, &device);
+  if (status == CLGPU_NO_DEVICE || status == CLGPU_INVALID_DEVICE_SELECTOR) {
+    /* Unless there is no device at all: then nothing could match. */
+    size_t needed = 0;
+    clgpu_status listed = clgpu_device_list(NULL, 0, &needed);
+    if (listed != CLGPU_SUCCESS) return bench_report_failure("listing devices", listed);
+    return bench_usage_error(
+        command, "--device: no device matches '%s' (clgpu-bench devices lists them)", selector);
+  }
+  if (status != CLGPU_SUCCESS) return bench_report_failure("listing devices", status);
+  if (setenv("CLGPU_DEVICE", selector, 1) != 0) {
+    fprintf(stderr, "%s--device: cannot set CLGPU_DEVICE: out of memory\n", command->prefix);
+    return 1;
+  }
+  return 0;
 }
 
 /* The option that `arg` names, with *value pointing past "=" when it comes

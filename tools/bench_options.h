@@ -73,6 +73,22 @@ int bench_option_count(const bench_command *command, const bench_option *option,
 int bench_option_choice(const bench_command *command, const bench_option *option, const char *value,
                         const char *const *names, int count, int *out);
 
+/* --device SELECTOR, of the subcommands that run on one device (run,
+ * kernel, tune, selfcheck, first-call, devices): the device as
+ * CLGPU_DEVICE takes it ("P:D", a flat index, gpu, cpu, accelerator, or part
+ * of a platform or device name). The option's entry, with the subcommand's
+ * id for it. */
+#define BENCH_DEVICE_OPTION(id) \
+  { "--device", NULL, "a selector", 1, (id) }
+
+/* Use the device that `selector` (--device's value) picks for the rest of
+ * this process and for the children it starts: check that it picks one
+ * (clgpu_device_select), then set CLGPU_DEVICE to it, which every context
+ * made afterwards reads. NULL does nothing. 0; 2 after the usage error
+ * "--device: no device matches 'SELECTOR' (clgpu-bench devices lists them)"
+ * (printed); 1 when no device can be listed at all (printed). */
+int bench_use_device(const bench_command *command, const char *selector);
+
 /* Print "PREFIX" FORMAT " (see SEE)" on stderr (after clearing the progress
  * line); returns 2, the exit status of a usage error. */
 int bench_usage_error(const bench_command *command, const char *format, ...)

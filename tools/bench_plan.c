@@ -61,6 +61,10 @@ const op_info bench_op_table[NUM_OPS] = {
      ALL_DEFAULT_TYPES, SIZES_16M, TYPES_ALL, 0, NULL, 0, NULL, 0},
     {"scan_by_key", OP_COPY_KERNEL, BENCH_BOOST_NONE, "C loop, one thread", 0, ALL_DEFAULT_TYPES,
      SIZES_16M, TYPES_ALL, 0, NULL, 0, NULL, 0},
+    /* The same keys alone (uint32 whatever the data's type); only when
+     * --ops names it. */
+    {"unique", OP_COPY_KERNEL, BENCH_BOOST_UNIQUE, "C loop, one thread", 0, TYPES_UINT32,
+     SIZES_16M, TYPES_UINT32, 0, NULL, 0, NULL, 0},
     /* Keys sorted within segments of 16 (a sort: refilled before each call,
      * Melem/s, fewer calls at SORT_LARGE), at the sizes and types of
      * radix_sort, whose row in the same run it is a share of; only when
@@ -95,15 +99,18 @@ static const char run_usage_text[] =
     "                       [--format table|csv|json] [--quiet] [--no-boost] [--no-cpu]\n"
     "                       [--reference-shape auto|cpu|gpu] [--plot FILE.svg]\n"
     "                       [--first-call first|all] [--no-first-call]\n"
+    "                       [--output FILE] [--max-time S]\n"
+    "                       [--device SELECTOR | --all-devices]\n"
     "\n"
-    "Time clgpu's operations on the default device (or CLGPU_DEVICE's) beside the\n"
-    "device's own read and copy bandwidth, a CPU baseline and Boost.Compute.\n"
+    "Time clgpu's operations on the default device (or --device's, or CLGPU_DEVICE's;\n"
+    "with --all-devices on every device in turn) beside the device's own read and\n"
+    "copy bandwidth, a CPU baseline and Boost.Compute.\n"
     "'clgpu-bench' alone runs this with its defaults (about 70 s on a 2-core CPU\n"
     "device, 20 s of them the first calls); 'clgpu-bench OPTIONS' is 'clgpu-bench run\n"
     "OPTIONS'.\n"
     "\n"
-    "  --ops LIST        comma-separated, default all but reduce_by_key,\n"
-    "                    scan_by_key, segmented_sort and partition ('all': every one):\n"
+    "  --ops LIST        comma-separated, default all but reduce_by_key, scan_by_key,\n"
+    "                    unique, segmented_sort and partition ('all': every one):\n"
     "                      reduce        SUM over the whole array\n"
     "                      count_if      elements where the predicate holds\n"
     "                      scan          inclusive SUM\n"
@@ -126,6 +133,9 @@ static const char run_usage_text[] =
     "                      scan_by_key   clgpu_scan_by_key, inclusive SUM of the data\n"
     "                                    restarting at each run of keys (not in the\n"
     "                                    default)\n"
+    "                      unique        clgpu_unique of reduce_by_key's uint32 keys\n"
+    "                                    into run keys and a uint64 count (uint32\n"
+    "                                    only; not in the default)\n"
     "                      segmented_sort  clgpu_segmented_sort, merge, of the keys in\n"
     "                                    segments of 16, uint32 offsets (not in the\n"
     "                                    default)\n"
@@ -169,7 +179,9 @@ static const char run_usage_more[] =
     "                    reduce_by_key and scan_by_key take the data as values and\n"
     "                    uint32 keys in runs of 1 to 15 (mean 8; each run's key random\n"
     "                    and unlike the one before, the same for every call of a type\n"
-    "                    and size), key equality bitwise, beside a C loop on one thread.\n"
+    "                    and size), key equality bitwise, beside a C loop on one thread;\n"
+    "                    unique takes those keys alone (uint32, whatever --types says),\n"
+    "                    beside a C loop and Boost.Compute's unique_copy.\n"
     "                    histogram counts the data in 256 even bins over its whole range\n"
     "                    (integers: the type's minimum to maximum; float, double: [0, 1],\n"
     "                    the data in [0, 1)), with a workspace made once per type and\n"
@@ -213,16 +225,66 @@ static const char run_usage_end[] =
     "  --reference-shape the shape of the read and copy kernels: auto (CPU shape on\n"
     "                    CPU devices, GPU shape elsewhere), cpu or gpu\n"
     "  --plot FILE.svg   also draw GB/s (the table's: bytes moved over the median wall\n"
-    "                    time) against n, log-log, one line with markers per operation\n"
-    "                    and type (markers only where a series has one size), as an\n"
-    "                    SVG 1.1 file; written after the table; a file that cannot be\n"
-    "                    written ends the run with exit status 1\n"
+    "                    time) as an SVG 1.1 file, written after the report: against\n"
+    "                    n, log-log, one line with markers per operation and type; a\n"
+    "                    run of one size gets a bar per operation and type instead,\n"
+    "                    with min-max whiskers (bytes over the slowest and fastest\n"
+    "                    call) and the read and copy kernels' GB/s as reference lines.\n"
+    "                    The path is checked before measuring: one that cannot be\n"
+    "                    written ends the run at once with exit status 2\n"
     "  --first-call WHICH time operations' first calls with a cold and a warm\n"
     "                    program cache (the table's last section; see below) at\n"
     "                    first: each operation at the first of its types in the run\n"
     "                    (the default without --types), or all: at every type (the\n"
     "                    default with --types)\n"
-    "  --no-first-call   skip the first calls\n"
+    "  --no-first-call   skip the first calls\n";
+
+/* The options that choose the device or devices. */
+static const char run_usage_devices[] =
+    "  --device SELECTOR the device to run on, as CLGPU_DEVICE takes it (and in its\n"
+    "                    place, for this run and the processes it starts): \"P:D\", a\n"
+    "                    flat index, gpu, cpu, accelerator, or part of a platform or\n"
+    "                    device name, case-insensitive (clgpu-bench devices lists\n"
+    "                    them); one that matches no device is a usage error (exit\n"
+    "                    status 2) before any work\n"
+    "  --all-devices     run on every device clgpu-bench devices lists, one after\n"
+    "                    the other, each in a child process of its own (this tool\n"
+    "                    started again with CLGPU_DEVICE=P:D and the other options as\n"
+    "                    given), then a summary with a column per device, as\n"
+    "                    clgpu-bench compare prints it (GB/s or Melem/s and the\n"
+    "                    shares of each device's read or copy kernel and limit).\n"
+    "                    Table: each device's report under a line naming its index\n"
+    "                    and name, then the summary; json: one document with a\n"
+    "                    section per device (\"devices\": index, listing, status,\n"
+    "                    exit_status, message and \"report\", run's JSON report) and\n"
+    "                    the summary (\"summary\": compare's \"devices\" and \"results\");\n"
+    "                    csv: one CSV, every device's rows after a device_index column\n"
+    "                    (the rows are the summary). Not with --device or --plot; with\n"
+    "                    --output the whole of it goes to the file; --max-time is\n"
+    "                    each device's budget. Exit status 1 when a device failed\n"
+    "                    (the others are still run)\n";
+
+/* The options on the report's file and the run's time, and how calls are
+ * timed. */
+static const char run_usage_output[] =
+    "  --output FILE     write the report (--format's) to FILE instead of stdout;\n"
+    "                    FILE is opened before measuring (made if missing, emptied\n"
+    "                    when the report comes): one that cannot be written ends the\n"
+    "                    run at once with exit status 2\n"
+    "  --max-time S      a budget of S seconds (a decimal number above 0) for the\n"
+    "                    run's timed calls: each row gets as many as fit in its share\n"
+    "                    of the time left (what remains of S since the run started,\n"
+    "                    over the rows not yet measured, this one included), each\n"
+    "                    call counted at the time its last warm-up call took (its\n"
+    "                    first timed call with --warmup 0), at least 1 and at most\n"
+    "                    what the row gets without --max-time (--repeat, or its\n"
+    "                    default); its CPU baseline and Boost.Compute peer get no more\n"
+    "                    timed calls than it, and the memory limits take 11 rounds\n"
+    "                    whatever --repeat says. Warm-up calls and preparing data are\n"
+    "                    not adapted, and the first calls come on top: add\n"
+    "                    --no-first-call for a run that ends near S. The\n"
+    "                    table gets a calls column; the JSON and CSV rows' repeat is\n"
+    "                    the calls each row got\n"
     "\n"
     "Each call is timed by the wall clock from the call to the end of clFinish\n"
     "(the primary figure) and by the profiling event it returns, which covers only\n"
@@ -339,7 +401,12 @@ enum {
   RUN_FORMAT,
   RUN_REFERENCE_SHAPE,
   RUN_PLOT,
-  RUN_FIRST_CALL
+  RUN_FIRST_CALL,
+  RUN_OUTPUT,
+  RUN_MAX_TIME,
+  RUN_DEVICE,
+  RUN_ALL_DEVICES,
+  RUN_SUMMARY_CSV
 };
 
 static const bench_option run_option_table[] = {
@@ -357,10 +424,16 @@ static const bench_option run_option_table[] = {
     {"--reference-shape", NULL, "a value", 0, RUN_REFERENCE_SHAPE},
     {"--plot", NULL, "a value", 0, RUN_PLOT},
     {"--first-call", NULL, "a value", 0, RUN_FIRST_CALL},
+    {"--output", NULL, "a value", 0, RUN_OUTPUT},
+    {"--max-time", NULL, "a value", 0, RUN_MAX_TIME},
+    BENCH_DEVICE_OPTION(RUN_DEVICE),
+    {"--all-devices", NULL, NULL, 0, RUN_ALL_DEVICES},
+    {"--summary-csv", NULL, "a file name", 1, RUN_SUMMARY_CSV},
 };
 
-static const char *const run_help[] = {run_usage_text, run_usage_more, run_usage_end,
-                                       run_usage_first_call, NULL};
+static const char *const run_help[] = {
+    run_usage_text,   run_usage_more,       run_usage_end, run_usage_devices,
+    run_usage_output, run_usage_first_call, NULL};
 
 const bench_command bench_run_command = BENCH_SUBCOMMAND("run", run_option_table, 1, 0, run_help);
 
@@ -438,6 +511,29 @@ static int run_option(const bench_command *command, void *state, const bench_opt
     case RUN_PLOT:
       if (value[0] == '\0') return bench_usage_error(command, "--plot needs a file name");
       options->plot = value;
+      break;
+    case RUN_OUTPUT:
+      if (value[0] == '\0') return bench_usage_error(command, "--output needs a file name");
+      options->output = value;
+      break;
+    case RUN_MAX_TIME: {
+      char *end = NULL;
+      double seconds = strtod(value, &end);
+      if (end == value || *end != '\0' || !(seconds > 0) || seconds > 86400) {
+        return bench_usage_error(
+            command, "--max-time: '%s' is not a number of seconds above 0 and up to 86400", value);
+      }
+      options->max_time_s = seconds;
+      break;
+    }
+    case RUN_DEVICE:
+      options->device = value;
+      break;
+    case RUN_ALL_DEVICES:
+      options->all_devices = 1;
+      break;
+    case RUN_SUMMARY_CSV:
+      options->summary_csv = value;
       break;
     default: { /* --first-call */
       static const char *const names[] = {"first", "all"};

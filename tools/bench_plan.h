@@ -36,6 +36,9 @@ enum {
    * the default run. */
   OP_REDUCE_BY_KEY,
   OP_SCAN_BY_KEY,
+  /* clgpu_unique (runs.h) of the by-key ops' uint32 keys: each run's key
+   * and the count of runs. uint32 only; not in the default run. */
+  OP_UNIQUE,
   /* clgpu_segmented_sort (sort.h) of the data in segments of SEGMENT_KEYS
    * keys, keys only, offsets uint32 on the device (bench_prepare_segmented);
    * clgpu_partition (partition.h) of the data by findall's predicate. Not
@@ -103,6 +106,12 @@ extern const op_info bench_op_table[NUM_OPS];
 #define SCAN_BY_KEY_NO_PEER \
   "no peer: Boost.Compute has no inclusive_scan_by_key (reduce_by_key only), " BY_KEY_NO_PYOPENCL
 
+/* The ops over the by-key ops' keys (bench_prepare_by_key): reduce_by_key,
+ * scan_by_key and unique. */
+static inline int bench_op_by_key(int op) {
+  return op == OP_REDUCE_BY_KEY || op == OP_SCAN_BY_KEY || op == OP_UNIQUE;
+}
+
 /* The by-key ops' keys: uint32 runs of 1 to BY_KEY_MAX_RUN equal keys
  * (uniformly, so 8 on average), each run's key unlike the one before. */
 #define BY_KEY_MAX_RUN 15
@@ -152,7 +161,17 @@ typedef struct run_options {
   int quiet;
   int no_boost;
   int no_cpu;
-  const char *plot;           /* --plot: the SVG file to write, or NULL */
+  const char *plot;   /* --plot: the SVG file to write, or NULL */
+  const char *output; /* --output: the report's file, or NULL (stdout) */
+  /* --max-time: the run's budget in seconds for its timed calls (0: none);
+   * each row's calls then fit its share (bench_measure.c). */
+  double max_time_s;
+  const char *device; /* --device: the selector, or NULL (bench_use_device) */
+  int all_devices;    /* --all-devices (bench_compare.c runs it) */
+  /* --summary-csv: run's CSV report written to this file too, after the
+   * report (internal: how run --all-devices reads its children's figures,
+   * whatever their --format); NULL: none. */
+  const char *summary_csv;
   first_call_mode first_call; /* resolved by bench_parse_run_options: never DEFAULT */
   /* Given on the command line: otherwise each operation runs at its own
    * default types and sizes (op_info), and sorts at SORT_LARGE elements and

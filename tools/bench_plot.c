@@ -1,5 +1,6 @@
 /* clgpu-bench's SVG plots (bench_plot.h): log-log axes with grid lines, one
- * group per series (a polyline and its markers), a legend on the right.
+ * group per series (a polyline and its markers), a legend on the right; and
+ * bar charts on a linear axis, with whiskers and reference lines.
  * Everything is written with stdio; the file needs nothing but a browser. */
 #include "bench_plot.h"
 
@@ -346,6 +347,196 @@ int bench_plot_write_svg(const char *path, const bench_plot *plot) {
   draw_series(out, plot, &ax, &ay);
   draw_legend(out, plot);
   fputs("</svg>\n", out);
+
+  int failed = ferror(out);
+  int saved = errno;
+  if (fclose(out) != 0 && !failed) {
+    failed = 1;
+    saved = errno;
+  }
+  if (failed) {
+    remove(path);
+    errno = saved ? saved : EIO;
+    return -1;
+  }
+  return 0;
+}
+
+/* ---- bar charts ---- */
+
+/* Room under a bar chart's plot for its slanted labels. */
+#define BARS_BOTTOM_MARGIN 120.0
+
+/* A linear axis from 0 to `top` in steps of `step` (1, 2 or 5 times a power
+ * of ten, about five to ten of them). */
+typedef struct linear_axis {
+  double top, step;
+} linear_axis;
+
+static linear_axis linear_axis_for(double max) {
+  linear_axis a = {1.0, 0.2};
+  if (!(max > 0) || !isfinite(max)) return a;
+  double magnitude = pow(10.0, floor(log10(max / 5)));
+  const double steps[] = {1, 2, 5, 10};
+  for (size_t k = 0; k < sizeof steps / sizeof steps[0]; k++) {
+    a.step = steps[k] * magnitude;
+    if (max / a.step <= 10) break;
+  }
+  a.top = ceil(max / a.step * (1 + 1e-9)) * a.step;
+  if (a.top <= max) a.top += a.step; /* room above the tallest bar or line */
+  return a;
+}
+
+static double bar_y_pixel(const linear_axis *a, double v) {
+  return PLOT_TOP + PLOT_HEIGHT - v / a->top * PLOT_HEIGHT;
+}
+
+static int finite_at_least_0(double v) { return isfinite(v) && v >= 0; }
+
+int bench_plot_write_bars_svg(const char *path, const bench_bar_plot *plot) {
+  FILE *out = fopen(path, "w");
+  if (!out) return -1;
+  double max = 0;
+  for (size_t k = 0; k < plot->num_bars; k++) {
+    const bench_plot_bar *bar = &plot->bars[k];
+    if (!finite_at_least_0(bar->value)) continue;
+    max = fmax(max, bar->value);
+    if (isfinite(bar->low) && isfinite(bar->high)) max = fmax(max, bar->high);
+  }
+  for (size_t k = 0; k < plot->num_lines; k++) {
+    if (positive(plot->lines[k].value)) max = fmax(max, plot->lines[k].value);
+  }
+  linear_axis ay = linear_axis_for(max);
+  const double bottom = PLOT_TOP + PLOT_HEIGHT, right = PLOT_LEFT + PLOT_WIDTH;
+  double height = bottom + BARS_BOTTOM_MARGIN;
+  double legend_height = PLOT_TOP + 8 + LEGEND_ROW * (double)plot->num_lines + 10;
+  if (legend_height > height) height = legend_height;
+
+  fprintf(out,
+          "<?xml version=\"1.0\" encoding=\"UTF-8\" standalone=\"no\"?>\n"
+          "<svg xmlns=\"http://www.w3.org/2000/svg\" version=\"1.1\" width=\"%.0f\" "
+          "height=\"%.0f\" viewBox=\"0 0 %.0f %.0f\" font-family=\"DejaVu Sans, Arial, "
+          "sans-serif\">\n",
+          SVG_WIDTH, height, SVG_WIDTH, height);
+  fputs("<title>", out);
+  xml_text(out, plot->title ? plot->title : "clgpu-bench");
+  fputs("</title>\n", out);
+  fprintf(out, "<rect x=\"0\" y=\"0\" width=\"%.0f\" height=\"%.0f\" fill=\"#ffffff\"/>\n",
+          SVG_WIDTH, height);
+
+  /* The grid and the y axis's ticks, every step from 0 to the top. */
+  char label[64];
+  int ticks = (int)floor(ay.top / ay.step + 0.5);
+  fputs("<g class=\"grid\" stroke=\"#dddddd\" stroke-width=\"1\">\n", out);
+  for (int k = 1; k <= ticks; k++) {
+    double py = bar_y_pixel(&ay, k * ay.step);
+    fprintf(out, "<line x1=\"%.2f\" y1=\"%.2f\" x2=\"%.2f\" y2=\"%.2f\"/>\n", PLOT_LEFT, py, right,
+            py);
+  }
+  fputs("</g>\n", out);
+  fprintf(out,
+          "<rect x=\"%.2f\" y=\"%.2f\" width=\"%.2f\" height=\"%.2f\" fill=\"none\" "
+          "stroke=\"#333333\" stroke-width=\"1\"/>\n",
+          PLOT_LEFT, PLOT_TOP, PLOT_WIDTH, PLOT_HEIGHT);
+  fputs("<g class=\"ticks\" font-size=\"12\" fill=\"#333333\">\n", out);
+  for (int k = 0; k <= ticks; k++) {
+    snprintf(label, sizeof label, "%g", k * ay.step);
+    text_at(out, PLOT_LEFT - 8, bar_y_pixel(&ay, k * ay.step) + 4, "end", "", label);
+  }
+  fputs("</g>\n", out);
+  fputs("<g class=\"labels\" font-size=\"14\" fill=\"#000000\">\n", out);
+  if (plot->y_label) {
+    char transform[96];
+    snprintf(transform, sizeof transform, " transform=\"rotate(-90 %.2f %.2f)\"", PLOT_LEFT - 52,
+             PLOT_TOP + PLOT_HEIGHT / 2);
+    text_at(out, PLOT_LEFT - 52, PLOT_TOP + PLOT_HEIGHT / 2, "middle", transform, plot->y_label);
+  }
+  if (plot->title) text_at(out, PLOT_LEFT, 28, "start", " font-size=\"16\"", plot->title);
+  if (plot->subtitle) {
+    text_at(out, PLOT_LEFT, 50, "start", " font-size=\"12\" fill=\"#555555\"", plot->subtitle);
+  }
+  fputs("</g>\n", out);
+
+  /* The bars, each in a slot of its own, its label slanted under it. */
+  double slot = plot->num_bars ? PLOT_WIDTH / (double)plot->num_bars : PLOT_WIDTH;
+  double width = fmin(slot * 0.6, 60.0);
+  for (size_t k = 0; k < plot->num_bars; k++) {
+    const bench_plot_bar *bar = &plot->bars[k];
+    const char *color = palette[(size_t)(bar->color < 0 ? -bar->color : bar->color) % NUM_COLORS];
+    double center = PLOT_LEFT + slot * ((double)k + 0.5);
+    fputs("<g class=\"bar\">\n<title>", out);
+    xml_text(out, bar->label);
+    fputs("</title>\n", out);
+    if (finite_at_least_0(bar->value)) {
+      double top = bar_y_pixel(&ay, bar->value);
+      char tooltip[400];
+      int whisker = isfinite(bar->low) && isfinite(bar->high);
+      if (whisker) {
+        snprintf(tooltip, sizeof tooltip, "%.200s: %.4g (%.4g-%.4g)", bar->label ? bar->label : "",
+                 bar->value, bar->low, bar->high);
+      } else {
+        snprintf(tooltip, sizeof tooltip, "%.200s: %.4g", bar->label ? bar->label : "", bar->value);
+      }
+      fprintf(out,
+              "<rect class=\"bar\" x=\"%.2f\" y=\"%.2f\" width=\"%.2f\" height=\"%.2f\" "
+              "fill=\"%s\" fill-opacity=\"0.8\" stroke=\"%s\"><title>",
+              center - width / 2, top, width, bottom - top, color, color);
+      xml_text(out, tooltip);
+      fputs("</title></rect>\n", out);
+      if (whisker) {
+        double low = bar_y_pixel(&ay, fmax(bar->low, 0)), high = bar_y_pixel(&ay, bar->high);
+        double cap = width / 4;
+        fprintf(out,
+                "<path class=\"whisker\" d=\"M%.2f %.2fL%.2f %.2fM%.2f %.2fL%.2f %.2fM%.2f "
+                "%.2fL%.2f %.2f\" fill=\"none\" stroke=\"#000000\" stroke-width=\"1.5\"/>\n",
+                center, low, center, high, center - cap, low, center + cap, low, center - cap, high,
+                center + cap, high);
+      }
+    }
+    char transform[96];
+    snprintf(transform, sizeof transform, " transform=\"rotate(-35 %.2f %.2f)\" font-size=\"12\"",
+             center, bottom + 16);
+    text_at(out, center, bottom + 16, "end", transform, bar->label);
+    fputs("</g>\n", out);
+  }
+  if (plot->num_bars == 0) {
+    text_at(out, PLOT_LEFT + PLOT_WIDTH / 2, PLOT_TOP + PLOT_HEIGHT / 2, "middle",
+            " font-size=\"16\" fill=\"#999999\"", "no data");
+  }
+
+  /* The reference lines across the plot, and the legend naming them. */
+  fputs("<g class=\"references\">\n", out);
+  for (size_t k = 0; k < plot->num_lines; k++) {
+    const bench_plot_line *line = &plot->lines[k];
+    if (!positive(line->value)) continue;
+    const char *color =
+        palette[(size_t)(line->color < 0 ? -line->color : line->color) % NUM_COLORS];
+    int style = (int)((size_t)(line->style < 0 ? -line->style : line->style) % NUM_STYLES);
+    double py = bar_y_pixel(&ay, line->value);
+    fprintf(out, "<line class=\"reference\" x1=\"%.2f\" y1=\"%.2f\" x2=\"%.2f\" y2=\"%.2f\"",
+            PLOT_LEFT, py, right, py);
+    stroke_style(out, color, style);
+    fputs("><title>", out);
+    snprintf(label, sizeof label, "%.40s: %.4g", line->label ? line->label : "", line->value);
+    xml_text(out, label);
+    fputs("</title></line>\n", out);
+  }
+  fputs("</g>\n<g class=\"legend\" font-size=\"12\" fill=\"#000000\">\n", out);
+  size_t row = 0;
+  for (size_t k = 0; k < plot->num_lines; k++) {
+    const bench_plot_line *line = &plot->lines[k];
+    if (!positive(line->value)) continue;
+    const char *color =
+        palette[(size_t)(line->color < 0 ? -line->color : line->color) % NUM_COLORS];
+    int style = (int)((size_t)(line->style < 0 ? -line->style : line->style) % NUM_STYLES);
+    double y = PLOT_TOP + 8 + LEGEND_ROW * (double)row++;
+    fprintf(out, "<line x1=\"%.2f\" y1=\"%.2f\" x2=\"%.2f\" y2=\"%.2f\"", LEGEND_LEFT, y,
+            LEGEND_LEFT + 28, y);
+    stroke_style(out, color, style);
+    fputs("/>", out);
+    text_at(out, LEGEND_LEFT + 36, y + 4, "start", "", line->label);
+  }
+  fputs("</g>\n</svg>\n", out);
 
   int failed = ferror(out);
   int saved = errno;

@@ -1,5 +1,5 @@
-/* clgpu-bench's plots: throughput against size on log-log axes, written as
- * a self-contained SVG 1.1 file (bench_plot.c). */
+/* clgpu-bench's plots: throughput against size on log-log axes, or as bars
+ * (one size), written as a self-contained SVG 1.1 file (bench_plot.c). */
 #ifndef CLGPU_BENCH_PLOT_H
 #define CLGPU_BENCH_PLOT_H
 
@@ -32,5 +32,40 @@ typedef struct bench_plot {
  * the file cannot be opened or written, with errno saying why (a partly
  * written file is removed). */
 int bench_plot_write_svg(const char *path, const bench_plot *plot);
+
+/* A bar of a bar chart: its height `value`, and a whisker from `low` to
+ * `high` (none where either is not finite). A bar whose value is not finite
+ * and at least 0 is left out, its label kept. */
+typedef struct bench_plot_bar {
+  const char *label; /* under the bar and in its tooltip (escaped for XML) */
+  double value, low, high;
+  int color; /* an index into the palette (taken modulo its size) */
+} bench_plot_bar;
+
+/* A horizontal reference line across a bar chart at `value` (left out
+ * unless finite and above 0), named in the legend. */
+typedef struct bench_plot_line {
+  const char *label;
+  double value;
+  int color; /* an index into the palette */
+  int style; /* an index into the line styles */
+} bench_plot_line;
+
+/* A bar chart; {0} plus the bars is a valid chart with no titles. */
+typedef struct bench_bar_plot {
+  const char *title, *subtitle, *y_label;
+  const bench_plot_bar *bars;
+  size_t num_bars;
+  const bench_plot_line *lines;
+  size_t num_lines;
+} bench_bar_plot;
+
+/* Write `plot` to the file `path` (replaced if it exists) as SVG 1.1: a
+ * linear y axis from 0, one group per bar (<g class="bar">, its <title> the
+ * label) holding its <rect class="bar"> and, where it has one, its whisker
+ * (<path class="whisker">), and one <line class="reference"> per reference
+ * line (in <g class="references">), named in a legend (<g class="legend">).
+ * 0 on success; -1 as bench_plot_write_svg. */
+int bench_plot_write_bars_svg(const char *path, const bench_bar_plot *plot);
 
 #endif

@@ -10,6 +10,7 @@
 
 #include "bench_cpu.h"
 #include "bench_limit.h"
+#include "bench_output.h"
 #include "bench_plot.h"
 
 /* ---- output ---- */
@@ -362,24 +363,26 @@ static void print_by_key_table(const run_report *report) {
       "reduce_by_key, scan_by_key: the data as values beside n uint32 keys in runs of 1 to\n"
       "%d equal keys (mean 8; each run's key random and unlike the one before, the same for\n"
       "every call of a type and size), key equality bitwise (key_equal NULL), SUM (scan_by_key\n"
-      "inclusive), with a workspace made once per type and size. GB/s: reduce_by_key\n"
-      "n*(4 + size) read + runs*(4 + size) written + 8 (the count); scan_by_key n*(4 + size)\n"
-      "read + n*size written; %%ref: of the copy kernel. Mkeys/s: elements per second. C: one\n"
-      "pass on one thread, a head where a key differs from the one before; x C its time\n"
-      "over clgpu's. x scan: scan_by_key's GB/s, and its Melem/s, over plain scan's at the\n"
-      "same type and size in this run (n/a without a scan row: --ops scan,scan_by_key).\n"
+      "inclusive), with a workspace made once per type and size; unique: those keys alone\n"
+      "(uint32), into run keys and the count. GB/s: reduce_by_key n*(4 + size) read +\n"
+      "runs*(4 + size) written + 8 (the count); scan_by_key n*(4 + size) read + n*size\n"
+      "written; unique n*4 read + runs*4 + 8 written; %%ref: of the copy kernel. Mkeys/s:\n"
+      "elements per second. C: one pass on one thread, a head where a key differs from the\n"
+      "one before; x C its time over clgpu's. x scan: scan_by_key's GB/s, and its\n"
+      "Melem/s, over plain scan's at the same type and size in this run (n/a without a\n"
+      "scan row: --ops scan,scan_by_key).\n"
       "clgpu's, the C loop's and Boost.Compute's results are checked against the runs as\n"
       "generated: the count and run keys exactly, each run's sum or scan by the host\n"
       "(integers exactly, wrapping; floats within 1e-4, doubles 1e-10, of the run's\n"
-      "absolute sum). Boost.Compute: reduce_by_key (plus, equal_to); it has no\n"
-      "inclusive_scan_by_key. " BY_KEY_NO_PYOPENCL ".\n",
+      "absolute sum). Boost.Compute: reduce_by_key (plus, equal_to), unique_copy; it has\n"
+      "no inclusive_scan_by_key. " BY_KEY_NO_PYOPENCL ".\n",
       BY_KEY_MAX_RUN);
   printf("\n%-13s %-6s %5s %9s %24s %6s %8s %13s %10s %11s %14s  %s\n", "by key", "type", "n",
          "runs", "C loop ms (min-max)", "calls", "x C", "clgpu Mkeys/s", "C Mkeys/s", "x scan GB/s",
          "x scan Melem/s", "peers");
   for (size_t k = 0; k < report->num_rows; k++) {
     const result *r = &report->rows[k];
-    if (r->op != OP_REDUCE_BY_KEY && r->op != OP_SCAN_BY_KEY) continue;
+    if (!bench_op_by_key(r->op)) continue;
     row_figures f = figures_of(r);
     double over_scan_gbps = NAN, over_scan_melems = NAN;
     companion_ratios(report, r, &over_scan_gbps, &over_scan_melems);
@@ -503,12 +506,14 @@ static void print_table(const run_report *report) {
   const run_options *o = report->options;
   char title[640];
   printf("%s\n", bench_device_title(d, title, sizeof title));
-  printf("shape %s; %d timed calls after %d warm-up calls", clgpu_shape_name(o->call_shape),
-         o->repeat, o->warmup);
+  printf("shape %s; %s%d timed calls after %d warm-up calls", clgpu_shape_name(o->call_shape),
+         o->max_time_s > 0 ? "up to " : "", o->repeat, o->warmup);
+  if (o->max_time_s > 0)
+    printf(" (--max-time %g s: each row's in its calls column)", o->max_time_s);
   int sorts = 0, searches = 0, by_key = 0, segmented = 0, partition = 0;
   for (size_t k = 0; k < report->num_rows; k++) {
     searches |= report->rows[k].op == OP_LOWER_BOUND;
-    by_key |= report->rows[k].op == OP_REDUCE_BY_KEY || report->rows[k].op == OP_SCAN_BY_KEY;
+    by_key |= bench_op_by_key(report->rows[k].op);
     segmented |= report->rows[k].op == OP_SEGMENTED_SORT;
     partition |= report->rows[k].op == OP_PARTITION;
   }
@@ -516,9 +521,9 @@ static void print_table(const run_report *report) {
     const result *r = &report->rows[k];
     /* segmented_sort has its own table (print_segmented_table). */
     sorts |= bench_op_table[r->op].sort && r->op != OP_SEGMENTED_SORT;
-    if (r->repeat != o->repeat || r->warmup != o->warmup) {
+    if (r->planned_repeat != o->repeat || r->warmup != o->warmup) {
       printf(" (sorts and lower_bound of %zuM elements or more: %d after %d)", SORT_LARGE >> 20,
-             r->repeat, r->warmup);
+             r->planned_repeat, r->warmup);
       break;
     }
   }
@@ -535,9 +540,11 @@ static void print_table(const run_report *report) {
     if (name > name_width) name_width = name;
     if (shape > n_width) n_width = shape;
   }
-  printf("\n%-*s %-6s %*s %-13s %24s %8s %7s %5s %5s %9s | %7s %6s | %7s %6s\n", name_width, "op",
+  /* --max-time: the timed calls each row got, in a last column. */
+  const char *calls_header = o->max_time_s > 0 ? " | calls" : "";
+  printf("\n%-*s %-6s %*s %-13s %24s %8s %7s %5s %5s %9s | %7s %6s | %7s %6s%s\n", name_width, "op",
          "type", n_width, "n", "algo", "wall ms: median (min-max)", "Melem/s", "GB/s", "%ref",
-         "%lim", "event ms", "CPU GB/s", "x CPU", "Boost", "x Boost");
+         "%lim", "event ms", "CPU GB/s", "x CPU", "Boost", "x Boost", calls_header);
   for (size_t k = 0; k < report->num_rows; k++) {
     const result *r = &report->rows[k];
     row_figures f = figures_of(r);
@@ -559,16 +566,18 @@ static void print_table(const run_report *report) {
     } else if (r->boost_note[0] && strncmp(r->boost_note, "failed", 6) == 0) {
       snprintf(boost, sizeof boost, "FAILED");
     }
-    printf("%-*s %-6s %*s %-13s %24s %8.0f %7.2f %5s %5s %9s | %8s %6s | %7s %6s\n", name_width,
+    char calls[24] = "";
+    if (o->max_time_s > 0) snprintf(calls, sizeof calls, " | %5d", r->repeat);
+    printf("%-*s %-6s %*s %-13s %24s %8.0f %7.2f %5s %5s %9s | %8s %6s | %7s %6s%s\n", name_width,
            bench_op_table[r->op].name, r->type->name, n_width, r->shape, r->algorithm, wall,
-           f.melems, f.wall_gbps, share, limit, event, cpu, vs_cpu, boost, vs_boost);
+           f.melems, f.wall_gbps, share, limit, event, cpu, vs_cpu, boost, vs_boost, calls);
   }
   printf(
       "\nGB/s: the bytes an operation must move over the median wall time (reduce, count_if,\n"
       "read: n*size read; findall: n*size read + 4 bytes per index written; histogram:\n"
       "n*size read + 256 uint32 counts written; scan, copy, copy_strided, copy_kernel:\n"
       "n*size read + n*size written; lower_bound: n*size needles read + 4 bytes per\n"
-      "position written; reduce_by_key, scan_by_key, segmented_sort, partition: below).\n"
+      "position written; the by-key ops, unique, segmented_sort, partition: below).\n"
       "%%ref: share of the read kernel's GB/s (reduce, count_if, findall, histogram) or the\n"
       "copy kernel's (scan, copy, copy_strided, lower_bound, the by-key ops, segmented_sort,\n"
       "partition) at the same type and size, the kernel timed right before each call of\n"
@@ -591,8 +600,9 @@ static void print_table(const run_report *report) {
       "has no histogram and PyOpenCL has none. histogram's bins: 256, even over the\n"
       "data's whole range (integers: the type's minimum to maximum; float, double: 0\n"
       "to 1, the data in [0, 1)), by histogram.h's formula; its C loop the same formula.\n"
-      "reduce_by_key's peer: Boost.Compute's reduce_by_key; scan_by_key has none\n"
-      "(Boost.Compute has no inclusive_scan_by_key); PyOpenCL has no by-key operations.\n"
+      "reduce_by_key's peer: Boost.Compute's reduce_by_key; unique's its unique_copy;\n"
+      "scan_by_key has none (Boost.Compute has no inclusive_scan_by_key); PyOpenCL has\n"
+      "no by-key operations.\n"
       "segmented_sort's peer: Boost.Compute's sort of (segment, key) packed in a uint64\n"
       "(32-bit keys); partition's: its stable_partition.\n",
       bench_cpu_threads());
@@ -818,8 +828,7 @@ static void print_csv(const run_report *report) {
       bench_csv_number(stdout, numbers6[i]);
     }
     printf(",%d,", r->cpu_calls);
-    if (r->op == OP_REDUCE_BY_KEY || r->op == OP_SCAN_BY_KEY)
-      printf("%llu", (unsigned long long)r->runs);
+    if (bench_op_by_key(r->op)) printf("%llu", (unsigned long long)r->runs);
     /* The ratios to the companion under its columns (scan's, radix_sort's
      * or findall's), segmented_sort's segments between. */
     double over_gbps = NAN, over_melems = NAN;
@@ -843,14 +852,44 @@ static void print_json_speed(FILE *out, const char *name, double gbps, double cl
   bench_json_number_member(out, ", ", key, clgpu_over);
 }
 
+/* A row's timed calls, each figure in their order: "samples": {"wall_ms":
+ * [...], "event_ms": [...]} (an event without a time is null), or null. */
+static void print_json_samples(FILE *out, const result *r) {
+  fputs(",\n     \"samples\": ", out);
+  if (!r->wall_samples || !r->event_samples) {
+    fputs("null", out);
+    return;
+  }
+  const double *lists[] = {r->wall_samples, r->event_samples};
+  const char *names[] = {"wall_ms", "event_ms"};
+  for (int l = 0; l < 2; l++) {
+    fprintf(out, "%s\"%s\": [", l ? ", " : "{", names[l]);
+    for (int k = 0; k < r->repeat; k++) {
+      if (k) fputs(", ", out);
+      bench_json_number(out, lists[l][k]);
+    }
+    fputc(']', out);
+  }
+  fputc('}', out);
+}
+
 static void print_json(const run_report *report) {
   const run_options *o = report->options;
   FILE *out = stdout;
+  char timestamp[32];
   bench_json_report_start(out, "clgpu-bench run", report->device);
+  fprintf(out, ",\n  \"schema_version\": %d, \"library_version_number\": %d",
+          BENCH_RUN_SCHEMA_VERSION, clgpu_version_number());
+  bench_utc_timestamp(report->started, timestamp, sizeof timestamp);
+  bench_json_string_member(out, ",\n  ", "timestamp", timestamp[0] ? timestamp : NULL);
+  bench_json_number_member(out, ", ", "elapsed_s", report->elapsed_s);
+  bench_json_command_line(out, ",\n  ");
+  bench_json_host(out, ",\n  ");
   fprintf(out,
           ",\n  \"shape\": \"%s\",\n  \"repeat\": %d,\n  \"warmup\": %d,\n"
           "  \"cpu_threads\": %d",
           clgpu_shape_name(o->call_shape), o->repeat, o->warmup, bench_cpu_threads());
+  bench_json_number_member(out, ", ", "max_time_s", o->max_time_s > 0 ? o->max_time_s : NAN);
   bench_json_string_member(out, ",\n  ", "boost_compute",
                            report->boost_built ? report->boost_version : NULL);
   fputs(",\n  \"units\": {\"time\": \"ms\", \"throughput\": \"GB/s (1e9 bytes) and Melem/s\"},\n",
@@ -874,11 +913,13 @@ static void print_json(const run_report *report) {
     bench_json_string_member(out, ", ", "algorithm", r->algorithm);
     fprintf(out, ", \"repeat\": %d, \"warmup\": %d, \"event_covers\": \"%s\"", r->repeat, r->warmup,
             event_covers(r));
+    fprintf(out, ", \"planned_repeat\": %d", r->planned_repeat);
     bench_json_timing(out, ",\n     ", "wall_ms", &r->wall);
     bench_json_number_member(out, ", ", "melem_per_s", f.melems);
     bench_json_number_member(out, ", ", "gb_per_s", f.wall_gbps);
     bench_json_timing(out, ",\n     ", "event_ms", &r->event);
     bench_json_number_member(out, ", ", "event_gb_per_s", f.event_gbps);
+    print_json_samples(out, r);
     bench_json_string_member(out, ",\n     ", "reference_op",
                              reference >= 0 ? bench_op_table[reference].name : NULL);
     bench_json_timing(out, ", ", "reference_ms", &r->reference);
@@ -910,7 +951,7 @@ static void print_json(const run_report *report) {
     print_json_speed(out, "boost", f.boost_gbps, f.vs_boost);
     bench_json_string_member(out, ", ", "note", r->boost_note);
     fputs("},\n     \"runs\": ", out);
-    if (r->op == OP_REDUCE_BY_KEY || r->op == OP_SCAN_BY_KEY) {
+    if (bench_op_by_key(r->op)) {
       fprintf(out, "%llu", (unsigned long long)r->runs);
     } else {
       fputs("null", out);
@@ -1034,10 +1075,84 @@ void bench_print_report(const run_report *report) {
   fflush(stdout);
 }
 
+/* --plot of a run of one size: a bar per row (operation and type) in the
+ * rows' order, coloured by operation, its GB/s with a whisker from the
+ * slowest call's to the fastest's; and per type the read and copy kernels'
+ * GB/s of the memory limits as reference lines. 0, or 1 after a failure
+ * (printed). */
+static int write_bar_plot(const run_report *report, const char *path) {
+  bench_plot_bar *bars = calloc(report->num_rows, sizeof *bars);
+  char(*labels)[64] = malloc(sizeof *labels * report->num_rows);
+  if (!bars || !labels) {
+    free(bars);
+    free(labels);
+    fprintf(stderr, "clgpu-bench run: out of host memory for the plot\n");
+    return 1;
+  }
+  for (size_t k = 0; k < report->num_rows; k++) {
+    const result *r = &report->rows[k];
+    snprintf(labels[k], sizeof labels[k], "%s %s", bench_op_table[r->op].name, r->type->name);
+    bench_timing slowest = r->wall, fastest = r->wall;
+    slowest.median = r->wall.max;
+    fastest.median = r->wall.min;
+    bars[k].label = labels[k];
+    bars[k].value = figures_of(r).wall_gbps;
+    bars[k].low = bench_gbps(r->bytes, &slowest);
+    bars[k].high = bench_gbps(r->bytes, &fastest);
+    bars[k].color = r->op;
+  }
+  /* The reference lines: each type's read and copy kernels, from the first
+   * row of that type whose case measured them. */
+  bench_plot_line lines[2 * NUM_HOST_TYPES];
+  char line_labels[2 * NUM_HOST_TYPES][64];
+  size_t num_lines = 0;
+  for (size_t t = 0; t < NUM_HOST_TYPES; t++) {
+    const result *r = NULL;
+    for (size_t k = 0; k < report->num_rows && !r; k++) {
+      const result *row = &report->rows[k];
+      if (row->type == &bench_host_types[t] && row->limits.measured) r = row;
+    }
+    if (!r) continue;
+    for (int copy = 0; copy < 2; copy++) {
+      snprintf(line_labels[num_lines], sizeof line_labels[num_lines], "%s kernel GB/s (%s)",
+               copy ? "copy" : "read", r->type->name);
+      lines[num_lines].label = line_labels[num_lines];
+      lines[num_lines].value = copy ? r->limits.copy_kernel_gbps : r->limits.read_kernel_gbps;
+      lines[num_lines].color = copy ? 7 : 19; /* greys of the palette */
+      lines[num_lines].style = 1 + copy + 2 * (int)(num_lines / 2);
+      num_lines++;
+    }
+  }
+  const clgpu_device_info *d = report->device;
+  char title[640], subtitle[160], n_label[32];
+  snprintf(subtitle, sizeof subtitle,
+           "clgpu-bench run at n = %s: the table's GB/s, bytes moved over the median wall "
+           "time; whiskers: the slowest and fastest call",
+           bench_size_label(report->rows[0].n, n_label, sizeof n_label));
+  bench_bar_plot plot = {0};
+  plot.title = bench_device_title(d, title, sizeof title);
+  plot.subtitle = subtitle;
+  plot.y_label = "GB/s";
+  plot.bars = bars;
+  plot.num_bars = report->num_rows;
+  plot.lines = lines;
+  plot.num_lines = num_lines;
+  int failed = bench_plot_write_bars_svg(path, &plot);
+  if (failed) {
+    fprintf(stderr, "clgpu-bench run: cannot write the plot to '%s': %s\n", path, strerror(errno));
+  }
+  free(bars);
+  free(labels);
+  return failed ? 1 : 0;
+}
+
 /* --plot: one series per (operation, type) in the rows' order, GB/s over n;
- * colour by operation, line and marker style by type. 0, or 1 after a
- * failure (printed). */
+ * colour by operation, line and marker style by type; a run of one size as
+ * bars (write_bar_plot). 0, or 1 after a failure (printed). */
 int bench_write_plot(const run_report *report, const char *path) {
+  int one_size = report->num_rows > 0;
+  for (size_t k = 1; k < report->num_rows; k++) one_size &= report->rows[k].n == report->rows[0].n;
+  if (one_size) return write_bar_plot(report, path);
   size_t rows = report->num_rows ? report->num_rows : 1;
   bench_plot_series *series = calloc(rows, sizeof *series);
   double *xs = malloc(sizeof(double) * rows);

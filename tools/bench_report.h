@@ -2,6 +2,8 @@
 #ifndef CLGPU_BENCH_REPORT_H
 #define CLGPU_BENCH_REPORT_H
 
+#include <time.h>
+
 #include "bench_case.h"
 
 typedef struct run_report {
@@ -13,7 +15,13 @@ typedef struct run_report {
   const char *boost_version;
   first_call *first_calls; /* measured, in bench_op_table's order */
   size_t num_first_calls;
+  time_t started;   /* when the run started (the JSON's timestamp) */
+  double elapsed_s; /* from then to the report */
 } run_report;
+
+/* The schema_version of run's JSON (docs/bench-json.md): raised only when a
+ * field is removed or changes its meaning; fields may be added within it. */
+#define BENCH_RUN_SCHEMA_VERSION 1
 
 /* The report in --format's form on stdout. */
 void bench_print_report(const run_report *report);

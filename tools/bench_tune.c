@@ -58,30 +58,41 @@ typedef struct tune_options {
   int rounds;
   const char *repeat;
   double timeout_s;
+  const char *device; /* --device, or NULL */
 } tune_options;
 
-enum { TUNE_SHAPE, TUNE_SIZES, TUNE_TYPES, TUNE_PARAMS, TUNE_ROUNDS, TUNE_REPEAT, TUNE_TIMEOUT };
+enum {
+  TUNE_SHAPE,
+  TUNE_SIZES,
+  TUNE_TYPES,
+  TUNE_PARAMS,
+  TUNE_ROUNDS,
+  TUNE_REPEAT,
+  TUNE_TIMEOUT,
+  TUNE_DEVICE
+};
 
 static const bench_option tune_option_table[] = {
     {"--shape", NULL, "a value", 1, TUNE_SHAPE},     {"--sizes", NULL, "a value", 1, TUNE_SIZES},
     {"--types", NULL, "a value", 1, TUNE_TYPES},     {"--params", NULL, "a value", 1, TUNE_PARAMS},
     {"--rounds", NULL, "a value", 1, TUNE_ROUNDS},   {"--repeat", NULL, "a value", 1, TUNE_REPEAT},
-    {"--timeout", NULL, "a value", 1, TUNE_TIMEOUT},
+    {"--timeout", NULL, "a value", 1, TUNE_TIMEOUT}, BENCH_DEVICE_OPTION(TUNE_DEVICE),
 };
 
 static const char *const tune_help[] = {
     "usage: clgpu-bench tune [--shape tiled|chunked] [--sizes N] [--types LIST]\n"
     "                        [--params LIST] [--rounds N] [--repeat N] [--timeout S]\n"
+    "                        [--device SELECTOR]\n"
     "\n"
     "Sweep the values of the tuning table (src/runtime/tuning.c) on the default\n"
-    "device (or CLGPU_DEVICE's) and print the best as a CLGPU_TUNING value to keep\n"
-    "(export it, or copy the printed fields into a row of the table). Each value\n"
-    "is measured by 'clgpu-bench run --format csv' in a child process of its own\n"
-    "with CLGPU_TUNING set, over the operations the parameter shapes; its score is\n"
-    "the geometric mean of their Melem/s (median of --rounds children). Parameters\n"
-    "are swept in turn, each with the best values found before it; results are\n"
-    "checked against the host in every child, so a value that fails is never\n"
-    "chosen. A CLGPU_TUNING already set is where the sweep starts.\n"
+    "device (or --device's, or CLGPU_DEVICE's) and print the best as a CLGPU_TUNING\n"
+    "value to keep (export it, or copy the printed fields into a row of the table).\n"
+    "Each value is measured by 'clgpu-bench run --format csv' in a child process of\n"
+    "its own with CLGPU_TUNING set, over the operations the parameter shapes; its\n"
+    "score is the geometric mean of their Melem/s (median of --rounds children).\n"
+    "Parameters are swept in turn, each with the best values found before it;\n"
+    "results are checked against the host in every child, so a value that fails is\n"
+    "never chosen. A CLGPU_TUNING already set is where the sweep starts.\n"
     "\n"
     "  --shape S     the kernel shape whose parameters are swept (default tiled,\n"
     "                the GPU shape):\n",
@@ -98,7 +109,13 @@ static const char *const tune_help[] = {
     "  --params LIST comma-separated parameters of the shape (default all of them)\n"
     "  --rounds N    children per value, the median kept (default 1)\n"
     "  --repeat N    timed calls per operation in each child (default 5)\n"
-    "  --timeout S   seconds one child may take before it is killed (default 600)\n",
+    "  --timeout S   seconds one child may take before it is killed (default 600)\n"
+    "  --device SELECTOR\n"
+    "                the device, as CLGPU_DEVICE takes it (and in its place, for\n"
+    "                this process and its children): \"P:D\", a flat index, gpu,\n"
+    "                cpu, accelerator, or part of a platform or device name,\n"
+    "                case-insensitive (clgpu-bench devices lists them); one that\n"
+    "                matches no device is a usage error\n",
     NULL};
 
 static const bench_command tune_command =
@@ -125,6 +142,9 @@ static int tune_option(const bench_command *command, void *state, const bench_op
       return 0;
     case TUNE_ROUNDS:
       return bench_option_count(command, option, value, 1, &o->rounds);
+    case TUNE_DEVICE:
+      o->device = value;
+      return 0;
     case TUNE_REPEAT: {
       int repeat = 0;
       int failed = bench_option_count(command, option, value, 1, &repeat);
@@ -241,9 +261,11 @@ static void with_value(const char *base, const char *name, unsigned value, char 
 }
 
 int bench_command_tune(const char *self, int argc, char **argv) {
-  tune_options o = {1, "16M", "uint32", NULL, 1, "5", 600};
+  tune_options o = {1, "16M", "uint32", NULL, 1, "5", 600, NULL};
   int parsed = bench_parse_options(&tune_command, argc, argv, tune_option, &o);
   if (parsed != 0) return parsed < 0 ? 0 : parsed;
+  parsed = bench_use_device(&tune_command, o.device);
+  if (parsed != 0) return parsed;
   if (o.params) {
     for (const char *at = o.params; *at;) {
       const char *end = strchr(at, ',');

@@ -13,6 +13,11 @@
  *   the warning as well as the error, by default (the library's programs
  *   are built with -w, so the failed build is built again without it for
  *   its log) and under CLGPU_BUILD_WARNINGS=1.
+ * - a_build_log_reaches_the_callback: clgpu_context_options.build_log gets
+ *   the log of a build whose source has a #warning exactly when the
+ *   implementation's own log of it holds the warning, with the build's
+ *   options; not with -w, and not for a program from the disk cache; a
+ *   context with reserved fields set is refused.
  * (The variable's values are checked with the others in test_context.) */
 #include <errno.h>
 #include <math.h>
@@ -273,11 +278,89 @@ static void a_failed_build_keeps_its_warnings(void **state) {
   free(loud);
 }
 
+/* What build_log saw: the calls, and whether a log held the marker. */
+typedef struct seen_logs {
+  int calls, marked;
+  char options[256];
+} seen_logs;
+
+static void collect_log(void *user_data, const char *options, const char *log) {
+  seen_logs *seen = user_data;
+  seen->calls++;
+  if (strstr(log, "clgpu_log_marker")) {
+    seen->marked++;
+    snprintf(seen->options, sizeof seen->options, "%s", options);
+  }
+}
+
+static const char marked_source[] =
+    "#warning clgpu_log_marker\n"
+    "__kernel void marked(__global int *x) { x[get_global_id(0)] = 1; }\n";
+
+/* clgpu_context_options.build_log: the log of a build that warns reaches
+ * it with the build's options; the same source built with -w gives no
+ * marked log; a program loaded from the disk cache is not built and gives
+ * none; reserved fields that are not zero refuse the context. */
+static void a_build_log_reaches_the_callback(void **state) {
+  (void)state;
+  char *folder = test_make_folder("build_log");
+  seen_logs seen;
+  memset(&seen, 0, sizeof seen);
+  clgpu_context_options options = {.cache_dir = folder, .build_log = collect_log,
+                                   .build_log_data = &seen};
+  clgpu_context *context = NULL;
+  assert_status(clgpu_context_create(&options, &context), CLGPU_SUCCESS);
+  clgpu_program *program = NULL;
+  clgpu_define define = {"CLGPU_LOG_TEST", "1"};
+  assert_status(
+      clgpu_program_get(context, marked_source, &define, 1, "-cl-mad-enable", &program),
+      CLGPU_SUCCESS);
+  /* The implementation's own log of that build: build_log must have had
+   * it exactly when it holds the warning (rusticl's logs hold none). */
+  char log[8192] = "";
+  assert_int_equal(clGetProgramBuildInfo(clgpu_program_cl_program(program),
+                                         clgpu_context_device(context), CL_PROGRAM_BUILD_LOG,
+                                         sizeof log - 1, log, NULL),
+                   CL_SUCCESS);
+  int warned = strstr(log, "clgpu_log_marker") != NULL;
+  if (seen.marked != warned) {
+    fail_msg("the build's log %s the warning, and reached build_log %d times",
+             warned ? "holds" : "does not hold", seen.marked);
+  }
+  if (warned) {
+    assert_non_null(strstr(seen.options, "-cl-mad-enable"));
+  } else {
+    print_message("# this implementation's build log holds no #warning: nothing to hand over\n");
+  }
+  int before = seen.marked;
+  assert_status(clgpu_program_get(context, marked_source, NULL, 0, "-w", &program), CLGPU_SUCCESS);
+  assert_int_equal(seen.marked, before); /* -w: no warning in the log */
+  clgpu_context_destroy(context);
+  /* A second context over the same folder loads the binary: no build, no log. */
+  memset(&seen, 0, sizeof seen);
+  assert_status(clgpu_context_create(&options, &context), CLGPU_SUCCESS);
+  assert_status(
+      clgpu_program_get(context, marked_source, &define, 1, "-cl-mad-enable", &program),
+      CLGPU_SUCCESS);
+  clgpu_cache_stats stats;
+  assert_status(clgpu_program_cache_stats(context, &stats), CLGPU_SUCCESS);
+  assert_int_equal(stats.disk_hits, 1); /* else the check below says nothing */
+  clgpu_context_destroy(context);
+  if (seen.calls != 0) fail_msg("a program from the disk cache gave %d logs", seen.calls);
+  test_remove_folder(folder);
+  clgpu_context_options reserved = {.reserved = {0, 0, 0, 5}};
+  context = NULL;
+  assert_status(clgpu_context_create(&reserved, &context), CLGPU_INVALID_ARGUMENT);
+  assert_null(context);
+  assert_non_null(strstr(clgpu_last_error(), "options->reserved[3] is not zero"));
+}
+
 int main(int argc, char **argv) {
   if (argc == 2 && strcmp(argv[1], "--child") == 0) return child_main();
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(builds_print_nothing),
       cmocka_unit_test(a_failed_build_keeps_its_warnings),
+      cmocka_unit_test(a_build_log_reaches_the_callback),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -73,8 +73,20 @@ typedef enum clgpu_disk_cache_mode {
   CLGPU_DISK_CACHE_OFF = 2,
 } clgpu_disk_cache_mode;
 
+/** Number of reserved fields at the end of every options struct: later
+ * versions name them without changing the struct's size (docs/queues.md,
+ * "Growing the options"). */
+#define CLGPU_OPTIONS_RESERVED 4
+
+/** A build log handed to clgpu_context_options.build_log: the options the
+ * program was built with and the compiler's log (NUL-terminated, not empty;
+ * both valid only during the call). */
+typedef void (*clgpu_build_log_fn)(void *user_data, const char *options, const char *log);
+
 /** Options for creating or wrapping a context. Zero-initialise ({0}) for the
- * defaults; fields added later keep zero as their default. */
+ * defaults, then set fields: the reserved fields must stay zero (a context
+ * is refused otherwise), so that fields added later take them with zero as
+ * their default. */
 typedef struct clgpu_context_options {
   /** Device selector, as CLGPU_DEVICE takes it (see clgpu_device_select). NULL
    * means: CLGPU_DEVICE from the environment if set, else the default device.
@@ -94,6 +106,17 @@ typedef struct clgpu_context_options {
   const char *cache_dir;
   /** Whether the disk cache is used at all; see clgpu_disk_cache_mode. */
   clgpu_disk_cache_mode disk_cache;
+  /** Called with the compiler's log of every program the context builds from
+   * source successfully whose log is not blank (the library's own programs
+   * and yours; a failed build's log is in clgpu_last_error() instead, and a
+   * program loaded from the disk cache has none). The library's own
+   * programs are built with -w unless CLGPU_BUILD_WARNINGS is on (README), so
+   * set it to see their warnings here. Called on the thread that builds,
+   * which may be a prebuild's thread (prebuild.h): the function must be
+   * safe to call from several threads at once. NULL: no call. */
+  clgpu_build_log_fn build_log;
+  void *build_log_data; /**< passed to build_log as user_data */
+  uint64_t reserved[CLGPU_OPTIONS_RESERVED]; /**< must be zero */
 } clgpu_context_options;
 
 /** Facts about the device, read once when the context is made. Strings are

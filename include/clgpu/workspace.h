@@ -18,9 +18,11 @@
  *    the call makes no device allocation.
  * 4. A call without a workspace allocates what it needs and releases it once
  *    its commands are enqueued.
- * A workspace holds no state between calls: the next call on the same
- * in-order queue may reuse it at once, but two calls in flight at once must
- * not share one.
+ * A workspace holds no data between calls, and orders the calls that share
+ * it: the next call on the same in-order queue reuses it at once, and a
+ * call on another queue (or on an out-of-order queue) waits for the last
+ * call that used it (docs/queues.md), so calls on several queues may share
+ * one without racing; they then run one after the other.
  *
  * Example:
  *
@@ -163,9 +165,6 @@ typedef struct clgpu_workspace_size {
 } clgpu_workspace_size;
 
 typedef struct clgpu_workspace clgpu_workspace;
-
-/** Number of reserved fields at the end of every options struct. */
-#define CLGPU_OPTIONS_RESERVED 4
 
 /** Options every operation of this family takes; NULL (or a zeroed struct)
  * means AUTO, no workspace and the context's queue.

@@ -7,6 +7,7 @@
 
 #include <clgpu/context.h>
 
+#include "chain.h"
 #include "context_internal.h"
 #include "device.h"
 #include "disk_cache.h"
@@ -100,6 +101,8 @@ static clgpu_status finish_context(clgpu_context *ctx, const clgpu_context_optio
   ctx->move_report = NULL;
   ctx->move_report_user = NULL;
   ctx->move_report_set = 0;
+  ctx->build_log = options ? options->build_log : NULL;
+  ctx->build_log_data = options ? options->build_log_data : NULL;
   if (!ctx->queue) {
     cl_command_queue_properties properties =
         options && options->disable_profiling ? 0 : CL_QUEUE_PROFILING_ENABLE;
@@ -135,6 +138,10 @@ clgpu_status clgpu_context_create(const clgpu_context_options *options, clgpu_co
   CLGPU__RETURN_ERROR_IF(!out, CLGPU_INVALID_ARGUMENT,
                          "clgpu_context_create: out must not be NULL");
   *out = NULL;
+  if (options) {
+    CLGPU__FORWARD_IF_ERROR(clgpu__check_reserved(options->reserved, CLGPU_OPTIONS_RESERVED,
+                                                  "clgpu_context_create", "options"));
+  }
   clgpu__environment environment;
   CLGPU__FORWARD_IF_ERROR(clgpu__read_environment(&environment, "clgpu_context_create"));
   const char *selector = options ? options->device : NULL;
@@ -207,6 +214,10 @@ clgpu_status clgpu_context_wrap(cl_context context, cl_device_id device, cl_comm
                          "clgpu_context_wrap: context must not be NULL");
   CLGPU__RETURN_ERROR_IF(!device, CLGPU_INVALID_ARGUMENT,
                          "clgpu_context_wrap: device must not be NULL");
+  if (options) {
+    CLGPU__FORWARD_IF_ERROR(clgpu__check_reserved(options->reserved, CLGPU_OPTIONS_RESERVED,
+                                                  "clgpu_context_wrap", "options"));
+  }
   clgpu__environment environment;
   CLGPU__FORWARD_IF_ERROR(clgpu__read_environment(&environment, "clgpu_context_wrap"));
   cl_platform_id platform = NULL;

@@ -47,6 +47,10 @@ struct clgpu_context {
   clgpu_move_report_fn move_report;
   void *move_report_user;
   int move_report_set;
+  /* clgpu_context_options.build_log and its data (program_cache.c calls it
+   * after each build from source with a log that is not blank). */
+  clgpu_build_log_fn build_log;
+  void *build_log_data;
   /* Set by elementwise_ops.c with its first built-in kernel: frees them
    * when the context goes (the context does not call the layer above). */
   void (*builtins_teardown)(clgpu_context *context);

@@ -458,6 +458,27 @@ static void store_to_disk(clgpu_context *ctx, const char *key, cl_program progra
   free(binary);
 }
 
+/* A successful build's log to the context's build_log, unless it is blank
+ * (most implementations give a line break or nothing). */
+static void hand_over_log(const clgpu_context *ctx, cl_program program, const char *options) {
+  size_t length = 0;
+  if (clGetProgramBuildInfo(program, ctx->device, CL_PROGRAM_BUILD_LOG, 0, NULL, &length) !=
+          CL_SUCCESS ||
+      length == 0) {
+    return;
+  }
+  char *log = malloc(length + 1);
+  if (!log) return;
+  if (clGetProgramBuildInfo(program, ctx->device, CL_PROGRAM_BUILD_LOG, length, log, NULL) ==
+      CL_SUCCESS) {
+    log[length] = '\0';
+    int blank = 1;
+    for (size_t i = 0; log[i] && blank; i++) blank = isspace((unsigned char)log[i]) != 0;
+    if (!blank) ctx->build_log(ctx->build_log_data, options ? options : "", log);
+  }
+  free(log);
+}
+
 static clgpu_status build_from_source(clgpu_context *ctx, const char *source, size_t length,
                                       const char *options, cl_program *out) {
   double start = clgpu__now_ms();
@@ -479,6 +500,7 @@ static clgpu_status build_from_source(clgpu_context *ctx, const char *source, si
     if (program) clReleaseProgram(program);
     return status;
   }
+  if (ctx->build_log) hand_over_log(ctx, program, options);
   *out = program;
   return CLGPU_SUCCESS;
 }

@@ -1088,7 +1088,8 @@ static void check_tiled_under(const char *tuning) {
     if (guard[i] != 0xdeadbeefu) fail_msg("%s: findall wrote past its view at %zu", tuning, i);
   }
 
-  clgpu_sort_options radix = {.algorithm = CLGPU_ALGORITHM_RADIX, .shape = CLGPU_SHAPE_TILED, .workspace = NULL};
+  clgpu_sort_options radix = {
+      .algorithm = CLGPU_ALGORITHM_RADIX, .shape = CLGPU_SHAPE_TILED, .workspace = NULL};
   assert_status(clgpu_sort(context, NULL, &x, NULL, &radix, 0, NULL, NULL), CLGPU_SUCCESS);
   assert_status(clgpu_array_read(context, sorted, sizeof sorted, &x, 0, NULL), CLGPU_SUCCESS);
   memcpy(expected, host, sizeof host);

@@ -354,7 +354,8 @@ static outcome sort_call(void *argument) {
                      CLGPU_SUCCESS);
     assert_int_equal(clgpu_array_1d(values_buffer, 0, CLGPU_TYPE_UINT64, n, &indices),
                      CLGPU_SUCCESS);
-    clgpu_sort_options sort_options = {.algorithm = CLGPU_ALGORITHM_RADIX, .shape = CLGPU_SHAPE_CHUNKED, .workspace = NULL};
+    clgpu_sort_options sort_options = {
+        .algorithm = CLGPU_ALGORITHM_RADIX, .shape = CLGPU_SHAPE_CHUNKED, .workspace = NULL};
     clgpu_sort_spec spec = {0};
     if (kind == SORT_RADIX_TILED || kind == SORT_MERGE_TILED) {
       sort_options.shape = CLGPU_SHAPE_TILED;
@@ -621,7 +622,8 @@ static void a_kernel_built_narrower_than_its_plan_is_refused(void **state) {
                    CLGPU_SUCCESS);
   assert_int_equal(read_back, sentinel);
 
-  clgpu_sort_options radix = {.algorithm = CLGPU_ALGORITHM_RADIX, .shape = CLGPU_SHAPE_TILED, .workspace = NULL};
+  clgpu_sort_options radix = {
+      .algorithm = CLGPU_ALGORITHM_RADIX, .shape = CLGPU_SHAPE_TILED, .workspace = NULL};
   clgpu__fault_arm(CLGPU__FAULT_NARROW_GROUP, 1);
   status = clgpu_sort(context, NULL, &x, NULL, &radix, 0, NULL, NULL);
   clgpu__fault_disarm();

@@ -82,7 +82,8 @@ static void run_every_operation_on(cl_command_queue queue, int with_workspace) {
   cl_mem output = buffer_of(sizeof data, NULL);
   cl_mem second = buffer_of(sizeof data, NULL);
   cl_mem count = buffer_of(sizeof(cl_ulong), NULL);
-  clgpu_array in = view_of(input, CLGPU_TYPE_UINT32, N), out = view_of(output, CLGPU_TYPE_UINT32, N);
+  clgpu_array in = view_of(input, CLGPU_TYPE_UINT32, N),
+              out = view_of(output, CLGPU_TYPE_UINT32, N);
   clgpu_array other = view_of(second, CLGPU_TYPE_UINT32, N);
   clgpu_array count_view = view_of(count, CLGPU_TYPE_UINT64, 1);
   clgpu_array one = view_of(output, CLGPU_TYPE_UINT32, 1);
@@ -93,24 +94,24 @@ static void run_every_operation_on(cl_command_queue queue, int with_workspace) {
   clgpu_sort_options sort_options = {.queue = queue};
   clgpu_workspace_size report;
   const char *label = with_workspace ? "with a workspace" : "without a workspace";
-#define WITH_WORKSPACE(query)                                                         \
-  do {                                                                                \
-    clgpu_workspace_destroy(workspace);                                               \
-    workspace = NULL;                                                                 \
-    if (with_workspace) {                                                             \
-      assert_status((query), CLGPU_SUCCESS);                                          \
+#define WITH_WORKSPACE(query)                                                             \
+  do {                                                                                    \
+    clgpu_workspace_destroy(workspace);                                                   \
+    workspace = NULL;                                                                     \
+    if (with_workspace) {                                                                 \
+      assert_status((query), CLGPU_SUCCESS);                                              \
       assert_status(clgpu_workspace_create(context, &report, &workspace), CLGPU_SUCCESS); \
-    }                                                                                 \
-    options.workspace = workspace;                                                    \
-    sort_options.workspace = workspace;                                               \
+    }                                                                                     \
+    options.workspace = workspace;                                                        \
+    sort_options.workspace = workspace;                                                   \
   } while (0)
 
   /* reduce, and its blocking read-back form. */
   clgpu_reduce_op sum = {.kind = CLGPU_REDUCE_SUM};
   cl_uint total = 0;
   for (size_t i = 0; i < N; i++) total += data[i];
-  WITH_WORKSPACE(clgpu_reduce_workspace_size(context, &sum, CLGPU_ALL_AXES, &one, &in, &options,
-                                             &report));
+  WITH_WORKSPACE(
+      clgpu_reduce_workspace_size(context, &sum, CLGPU_ALL_AXES, &one, &in, &options, &report));
   assert_status(clgpu_reduce(context, &sum, CLGPU_ALL_AXES, &one, &in, &options, 0, NULL, NULL),
                 CLGPU_SUCCESS);
   read_on(queue, output, sizeof got[0], got);
@@ -131,7 +132,8 @@ static void run_every_operation_on(cl_command_queue queue, int with_workspace) {
   cl_uint running = 0;
   for (size_t i = 0; i < N; i++) {
     running += data[N - 1 - i];
-    if (got[i] != running) fail_msg("scan %s: out[%zu] %u, the host's %u", label, i, got[i], running);
+    if (got[i] != running)
+      fail_msg("scan %s: out[%zu] %u, the host's %u", label, i, got[i], running);
   }
 
   /* findall and its count. */
@@ -149,22 +151,23 @@ static void run_every_operation_on(cl_command_queue queue, int with_workspace) {
       fail_msg("findall %s: index %zu is %u, the host's %zu", label, selected, got[selected], i);
     selected++;
   }
-  if (found != selected) fail_msg("findall %s: %llu found, the host's %zu", label,
-                                  (unsigned long long)found, selected);
+  if (found != selected)
+    fail_msg("findall %s: %llu found, the host's %zu", label, (unsigned long long)found, selected);
 
   /* radix and merge sorts of a copy of the data. */
   memcpy(expected, data, sizeof data);
   qsort(expected, N, sizeof expected[0], compare_uint);
   for (int merge = 0; merge < 2; merge++) {
-    assert_int_equal(clEnqueueWriteBuffer(queue, output, CL_TRUE, 0, sizeof data, data, 0, NULL,
-                                          NULL),
-                     CL_SUCCESS);
+    assert_int_equal(
+        clEnqueueWriteBuffer(queue, output, CL_TRUE, 0, sizeof data, data, 0, NULL, NULL),
+        CL_SUCCESS);
     sort_options.algorithm = merge ? CLGPU_ALGORITHM_MERGE : CLGPU_ALGORITHM_RADIX;
     WITH_WORKSPACE(clgpu_sort_workspace_size(context, NULL, &out, NULL, &sort_options, &report));
     assert_status(clgpu_sort(context, NULL, &out, NULL, &sort_options, 0, NULL, NULL),
                   CLGPU_SUCCESS);
     read_on(queue, output, sizeof got, got);
-    if (memcmp(got, expected, sizeof got) != 0) fail_msg("%s sort %s: not sorted", merge ? "merge" : "radix", label);
+    if (memcmp(got, expected, sizeof got) != 0)
+      fail_msg("%s sort %s: not sorted", merge ? "merge" : "radix", label);
   }
   sort_options.algorithm = CLGPU_ALGORITHM_AUTO;
 
@@ -200,9 +203,11 @@ static void run_every_operation_on(cl_command_queue queue, int with_workspace) {
   cl_ulong runs = 0;
   read_on(queue, count, sizeof runs, &runs);
   read_on(queue, output, sizeof got, got);
-  if (runs != N / 3) fail_msg("unique %s: %llu runs, the host's %d", label, (unsigned long long)runs, N / 3);
+  if (runs != N / 3)
+    fail_msg("unique %s: %llu runs, the host's %d", label, (unsigned long long)runs, N / 3);
   for (size_t r = 0; r < N / 3; r++) {
-    if (got[r] != r * 5) fail_msg("unique %s: run %zu's key %u, the host's %zu", label, r, got[r], r * 5);
+    if (got[r] != r * 5)
+      fail_msg("unique %s: run %zu's key %u, the host's %zu", label, r, got[r], r * 5);
   }
   clReleaseMemObject(keys_buffer);
 
@@ -234,7 +239,8 @@ static void run_every_operation_on(cl_command_queue queue, int with_workspace) {
   for (size_t i = 0; i < N; i++) {
     size_t at = 0;
     while (at < N && expected[at] < data[i]) at++;
-    if (got[i] != at) fail_msg("lower_bound %s: needle %zu at %u, the host's %zu", label, i, got[i], at);
+    if (got[i] != at)
+      fail_msg("lower_bound %s: needle %zu at %u, the host's %zu", label, i, got[i], at);
   }
   clReleaseMemObject(haystack_buffer);
 
@@ -248,7 +254,8 @@ static void run_every_operation_on(cl_command_queue queue, int with_workspace) {
   size_t front = 0, back = selected;
   for (size_t i = 0; i < N; i++) {
     size_t at = data[i] < 100 ? front++ : back++;
-    if (got[at] != data[i]) fail_msg("partition %s: out[%zu] %u, the host's %u", label, at, got[at], data[i]);
+    if (got[at] != data[i])
+      fail_msg("partition %s: out[%zu] %u, the host's %u", label, at, got[at], data[i]);
   }
 #undef WITH_WORKSPACE
   clgpu_workspace_destroy(workspace);
@@ -306,7 +313,8 @@ static void a_foreign_queue_and_reserved_fields_are_refused(void **state) {
   make_data(data);
   for (size_t i = 0; i < N; i++) marker[i] = 0xabcdu;
   cl_mem input = buffer_of(sizeof data, data), output = buffer_of(sizeof marker, marker);
-  clgpu_array in = view_of(input, CLGPU_TYPE_UINT32, N), out = view_of(output, CLGPU_TYPE_UINT32, N);
+  clgpu_array in = view_of(input, CLGPU_TYPE_UINT32, N),
+              out = view_of(output, CLGPU_TYPE_UINT32, N);
   clgpu_scan_op scan = {.kind = CLGPU_SCAN_SUM};
   clgpu_call_options options = {.queue = foreign};
   clgpu_sort_options sort_options = {.queue = foreign};
@@ -337,8 +345,8 @@ static void a_foreign_queue_and_reserved_fields_are_refused(void **state) {
   assert_status(clgpu_lower_bound(context, NULL, &out, &in, &in, &reserved, 0, NULL, &event),
                 CLGPU_INVALID_ARGUMENT);
   assert_null(event);
-  assert_int_equal(clEnqueueReadBuffer(clgpu_context_queue(context), output, CL_TRUE, 0,
-                                       sizeof got, got, 0, NULL, NULL),
+  assert_int_equal(clEnqueueReadBuffer(clgpu_context_queue(context), output, CL_TRUE, 0, sizeof got,
+                                       got, 0, NULL, NULL),
                    CL_SUCCESS);
   assert_memory_equal(got, marker, sizeof got);
   clReleaseMemObject(input);
@@ -376,9 +384,9 @@ static void check_workspace_order(cl_command_queue first, cl_command_queue then)
   cl_event done_a = NULL, done_b = NULL;
   /* The reversed input is staged into the workspace by both calls: run
    * together, the second's staging would overwrite the first's. */
-  assert_status(clgpu_scan(context, &scan, CLGPU_ALL_AXES, &out_a, &reversed, &options, 1, &gate,
-                           &done_a),
-                CLGPU_SUCCESS);
+  assert_status(
+      clgpu_scan(context, &scan, CLGPU_ALL_AXES, &out_a, &reversed, &options, 1, &gate, &done_a),
+      CLGPU_SUCCESS);
   options.queue = then;
   assert_status(
       clgpu_scan(context, &scan, CLGPU_ALL_AXES, &out_b, &reversed, &options, 0, NULL, &done_b),
@@ -399,7 +407,8 @@ static void check_workspace_order(cl_command_queue first, cl_command_queue then)
     cl_uint running = 0;
     for (size_t i = 0; i < N; i++) {
       running += data[N - 1 - i];
-      if (got[i] != running) fail_msg("scan %c: out[%zu] %u, the host's %u", 'a' + k, i, got[i], running);
+      if (got[i] != running)
+        fail_msg("scan %c: out[%zu] %u, the host's %u", 'a' + k, i, got[i], running);
     }
   }
   clReleaseEvent(done_a);
@@ -442,16 +451,17 @@ static void a_workspace_block_is_reused_after_its_last_call(void **state) {
   cl_uint data[N], got[N];
   make_data(data);
   cl_mem input = buffer_of(sizeof data, data), output = buffer_of(sizeof data, NULL);
-  clgpu_array in = view_of(input, CLGPU_TYPE_UINT32, N), out = view_of(output, CLGPU_TYPE_UINT32, N);
+  clgpu_array in = view_of(input, CLGPU_TYPE_UINT32, N),
+              out = view_of(output, CLGPU_TYPE_UINT32, N);
   clgpu_array reversed;
   assert_status(clgpu_array_slice(&in, &backwards, &reversed), CLGPU_SUCCESS);
   clgpu_scan_op scan = {.kind = CLGPU_SCAN_SUM};
   cl_command_queue queue = second_queue();
   clgpu_call_options options = {.queue = queue};
   clgpu_workspace_size report;
-  assert_status(clgpu_scan_workspace_size(context, &scan, CLGPU_ALL_AXES, &out, &reversed,
-                                          &options, &report),
-                CLGPU_SUCCESS);
+  assert_status(
+      clgpu_scan_workspace_size(context, &scan, CLGPU_ALL_AXES, &out, &reversed, &options, &report),
+      CLGPU_SUCCESS);
   clgpu_workspace *workspace = NULL;
   assert_status(clgpu_workspace_create(context, &report, &workspace), CLGPU_SUCCESS);
   cl_mem block = NULL;
@@ -462,9 +472,9 @@ static void a_workspace_block_is_reused_after_its_last_call(void **state) {
   cl_event gate = clCreateUserEvent(clgpu_context_cl_context(context), &err);
   assert_int_equal(err, CL_SUCCESS);
   cl_event scanned = NULL;
-  assert_status(clgpu_scan(context, &scan, CLGPU_ALL_AXES, &out, &reversed, &options, 1, &gate,
-                           &scanned),
-                CLGPU_SUCCESS);
+  assert_status(
+      clgpu_scan(context, &scan, CLGPU_ALL_AXES, &out, &reversed, &options, 1, &gate, &scanned),
+      CLGPU_SUCCESS);
   clgpu_workspace_destroy(workspace);
   cl_mem again = NULL;
   assert_status(clgpu_buffer_create(context, CL_MEM_READ_WRITE, (size_t)report.total_bytes, &again),

@@ -306,22 +306,21 @@ static void a_build_log_reaches_the_callback(void **state) {
   char *folder = test_make_folder("build_log");
   seen_logs seen;
   memset(&seen, 0, sizeof seen);
-  clgpu_context_options options = {.cache_dir = folder, .build_log = collect_log,
-                                   .build_log_data = &seen};
+  clgpu_context_options options = {
+      .cache_dir = folder, .build_log = collect_log, .build_log_data = &seen};
   clgpu_context *context = NULL;
   assert_status(clgpu_context_create(&options, &context), CLGPU_SUCCESS);
   clgpu_program *program = NULL;
   clgpu_define define = {"CLGPU_LOG_TEST", "1"};
-  assert_status(
-      clgpu_program_get(context, marked_source, &define, 1, "-cl-mad-enable", &program),
-      CLGPU_SUCCESS);
+  assert_status(clgpu_program_get(context, marked_source, &define, 1, "-cl-mad-enable", &program),
+                CLGPU_SUCCESS);
   /* The implementation's own log of that build: build_log must have had
    * it exactly when it holds the warning (rusticl's logs hold none). */
   char log[8192] = "";
-  assert_int_equal(clGetProgramBuildInfo(clgpu_program_cl_program(program),
-                                         clgpu_context_device(context), CL_PROGRAM_BUILD_LOG,
-                                         sizeof log - 1, log, NULL),
-                   CL_SUCCESS);
+  assert_int_equal(
+      clGetProgramBuildInfo(clgpu_program_cl_program(program), clgpu_context_device(context),
+                            CL_PROGRAM_BUILD_LOG, sizeof log - 1, log, NULL),
+      CL_SUCCESS);
   int warned = strstr(log, "clgpu_log_marker") != NULL;
   if (seen.marked != warned) {
     fail_msg("the build's log %s the warning, and reached build_log %d times",
@@ -339,9 +338,8 @@ static void a_build_log_reaches_the_callback(void **state) {
   /* A second context over the same folder loads the binary: no build, no log. */
   memset(&seen, 0, sizeof seen);
   assert_status(clgpu_context_create(&options, &context), CLGPU_SUCCESS);
-  assert_status(
-      clgpu_program_get(context, marked_source, &define, 1, "-cl-mad-enable", &program),
-      CLGPU_SUCCESS);
+  assert_status(clgpu_program_get(context, marked_source, &define, 1, "-cl-mad-enable", &program),
+                CLGPU_SUCCESS);
   clgpu_cache_stats stats;
   assert_status(clgpu_program_cache_stats(context, &stats), CLGPU_SUCCESS);
   assert_int_equal(stats.disk_hits, 1); /* else the check below says nothing */

@@ -576,7 +576,8 @@ static void run_case(const seg_case *c) {
     spec.declarations = point_declarations;
     spec.key_size = 8;
   }
-  clgpu_sort_options options = {.algorithm = c->algorithm, .shape = c->shape, .workspace = c->workspace};
+  clgpu_sort_options options = {
+      .algorithm = c->algorithm, .shape = c->shape, .workspace = c->workspace};
   /* A workspace made for AUTO (the radix family for built-in keys) serves
    * AUTO calls, not MERGE ones. */
   if (c->algorithm == CLGPU_ALGORITHM_AUTO && !c->workspace && (c->n + c->layout.kind) % 3 == 1) {
@@ -985,7 +986,8 @@ static clgpu_status query_case(const seg_case *c, clgpu_workspace_size *report) 
   clgpu_sort_spec spec;
   memset(&spec, 0, sizeof spec);
   spec.descending = c->descending;
-  clgpu_sort_options options = {.algorithm = CLGPU_ALGORITHM_AUTO, .shape = c->shape, .workspace = NULL};
+  clgpu_sort_options options = {
+      .algorithm = CLGPU_ALGORITHM_AUTO, .shape = c->shape, .workspace = NULL};
   clgpu_status status = clgpu_segmented_sort_workspace_size(
       shared_context, &spec, &key_view, vsize ? &value_view : NULL, &offset_view, &options, report);
   test_guarded_release(&offset_buffer);
@@ -1140,7 +1142,8 @@ static void fixture_unchanged(const fixture *f, const char *label) {
  * keys, values and offsets unchanged, guards intact. */
 static void expect_refused(const fixture *f, clgpu_shape shape, clgpu_workspace *workspace,
                            clgpu_status expected, const char *label) {
-  clgpu_sort_options options = {.algorithm = CLGPU_ALGORITHM_AUTO, .shape = shape, .workspace = workspace};
+  clgpu_sort_options options = {
+      .algorithm = CLGPU_ALGORITHM_AUTO, .shape = shape, .workspace = workspace};
   cl_event event = NULL;
   clgpu_status status = clgpu_segmented_sort(shared_context, NULL, &f->key_view, &f->value_view,
                                              &f->offset_view, &options, 0, NULL, &event);
@@ -1159,7 +1162,8 @@ static void expect_refused(const fixture *f, clgpu_shape shape, clgpu_workspace 
 
 static clgpu_workspace *segmented_upto(clgpu_shape shape, size_t value_size, size_t max_n,
                                        size_t max_segments) {
-  clgpu_sort_options options = {.algorithm = CLGPU_ALGORITHM_AUTO, .shape = shape, .workspace = NULL};
+  clgpu_sort_options options = {
+      .algorithm = CLGPU_ALGORITHM_AUTO, .shape = shape, .workspace = NULL};
   clgpu_workspace_size report;
   assert_status(
       clgpu_segmented_sort_workspace_size_upto(shared_context, NULL, CLGPU_TYPE_UINT32, value_size,
@@ -1250,7 +1254,8 @@ static void workspaces(void **state) {
     /* _upto: at least every smaller call's query; a workspace for (max_n,
      * max_segments) serves smaller calls of both layouts. */
     size_t max_n = oclgrind ? 2000 : 5000, max_segments = max_n / 4;
-    clgpu_sort_options options = {.algorithm = CLGPU_ALGORITHM_AUTO, .shape = shape, .workspace = NULL};
+    clgpu_sort_options options = {
+        .algorithm = CLGPU_ALGORITHM_AUTO, .shape = shape, .workspace = NULL};
     clgpu_workspace_size upto;
     assert_status(clgpu_segmented_sort_workspace_size_upto(shared_context, NULL, CLGPU_TYPE_UINT32,
                                                            4, max_n, max_segments, &options, &upto),
@@ -1330,7 +1335,8 @@ static void workspaces(void **state) {
     }
     /* And a segmented sort's workspace given to clgpu_sort. */
     workspace = segmented_upto(shape, 4, n, n);
-    clgpu_sort_options merge = {.algorithm = CLGPU_ALGORITHM_MERGE, .shape = shape, .workspace = workspace};
+    clgpu_sort_options merge = {
+        .algorithm = CLGPU_ALGORITHM_MERGE, .shape = shape, .workspace = workspace};
     assert_status(
         clgpu_sort(shared_context, NULL, &f.key_view, &f.value_view, &merge, 0, NULL, NULL),
         CLGPU_WORKSPACE_WRONG_OPERATION);
@@ -1363,7 +1369,8 @@ static void workspaces(void **state) {
       assert_status(
           clgpu_array_1d(big.buffer, inside, CLGPU_TYPE_UINT32, f.offset_count, &g.offset_view),
           CLGPU_SUCCESS);
-      clgpu_sort_options over = {.algorithm = CLGPU_ALGORITHM_AUTO, .shape = shape, .workspace = aliasing};
+      clgpu_sort_options over = {
+          .algorithm = CLGPU_ALGORITHM_AUTO, .shape = shape, .workspace = aliasing};
       cl_event event = NULL;
       clgpu_status status = clgpu_segmented_sort(shared_context, NULL, &g.key_view, &g.value_view,
                                                  &g.offset_view, &over, 0, NULL, &event);
@@ -1803,7 +1810,8 @@ static void misuse(void **state) {
   /* The _upto query. */
   const char *upto = "clgpu_segmented_sort_workspace_size_upto";
   clgpu_workspace_size report;
-  clgpu_sort_options radix = {.algorithm = CLGPU_ALGORITHM_RADIX, .shape = CLGPU_SHAPE_AUTO, .workspace = NULL};
+  clgpu_sort_options radix = {
+      .algorithm = CLGPU_ALGORITHM_RADIX, .shape = CLGPU_SHAPE_AUTO, .workspace = NULL};
   clgpu_sort_spec ranged, compared;
   memset(&ranged, 0, sizeof ranged);
   ranged.end_bit = 16;
@@ -2054,7 +2062,8 @@ static void sort_copy(clgpu_algorithm algorithm, clgpu_shape shape, const key_ty
   assert_status(clgpu_array_write(shared_context, &value_view, values, n * value_bytes, 0, NULL),
                 CLGPU_SUCCESS);
   int radix_family = algorithm != CLGPU_ALGORITHM_MERGE;
-  clgpu_sort_options options = {.algorithm = algorithm, .shape = shape, .workspace = oclgrind_workspace(shape, radix_family)};
+  clgpu_sort_options options = {
+      .algorithm = algorithm, .shape = shape, .workspace = oclgrind_workspace(shape, radix_family)};
   expect_success(clgpu_segmented_sort(shared_context, spec, &key_view, &value_view, offsets,
                                       &options, 0, NULL, NULL),
                  label);
@@ -2381,7 +2390,8 @@ static void radix_workspaces(void **state) {
     snprintf(label, sizeof label,
              "segmented sort radix path workspace refusals, n=%zu uint32 keys and values, %s", n,
              clgpu_shape_name(shape));
-    clgpu_sort_options radix = {.algorithm = CLGPU_ALGORITHM_RADIX, .shape = shape, .workspace = NULL};
+    clgpu_sort_options radix = {
+        .algorithm = CLGPU_ALGORITHM_RADIX, .shape = shape, .workspace = NULL};
     clgpu_workspace_size report;
     assert_status(clgpu_segmented_sort_workspace_size_upto(shared_context, NULL, CLGPU_TYPE_UINT32,
                                                            4, n / 2, n / 2, &radix, &report),
@@ -2392,7 +2402,8 @@ static void radix_workspaces(void **state) {
     clgpu_workspace_destroy(workspace);
     /* The exact report of an AUTO call that merges (the fixture's short
      * segments): the radix family, without the radix path's buffers. */
-    clgpu_sort_options automatic = {.algorithm = CLGPU_ALGORITHM_AUTO, .shape = shape, .workspace = NULL};
+    clgpu_sort_options automatic = {
+        .algorithm = CLGPU_ALGORITHM_AUTO, .shape = shape, .workspace = NULL};
     assert_status(
         clgpu_segmented_sort_workspace_size(shared_context, NULL, &f.key_view, &f.value_view,
                                             &f.offset_view, &automatic, &report),
@@ -2405,7 +2416,8 @@ static void radix_workspaces(void **state) {
     expect_refused_as(&f, CLGPU_ALGORITHM_MERGE, shape, workspace, CLGPU_WORKSPACE_WRONG_ALGORITHM,
                       row);
     clgpu_workspace_destroy(workspace);
-    clgpu_sort_options merge = {.algorithm = CLGPU_ALGORITHM_MERGE, .shape = shape, .workspace = NULL};
+    clgpu_sort_options merge = {
+        .algorithm = CLGPU_ALGORITHM_MERGE, .shape = shape, .workspace = NULL};
     assert_status(clgpu_segmented_sort_workspace_size_upto(shared_context, NULL, CLGPU_TYPE_UINT32,
                                                            4, n, n, &merge, &report),
                   CLGPU_SUCCESS);

@@ -245,7 +245,8 @@ static void run_sort_case(const sort_case *c) {
   spec.descending = c->descending;
   spec.begin_bit = c->begin_bit;
   spec.end_bit = c->end_bit;
-  clgpu_sort_options options = {.algorithm = c->algorithm, .shape = c->shape, .workspace = c->workspace};
+  clgpu_sort_options options = {
+      .algorithm = c->algorithm, .shape = c->shape, .workspace = c->workspace};
   cl_event event = NULL;
   cl_event gate = sort_gate(shared_context, c->gated);
   clgpu_status status =
@@ -2345,7 +2346,8 @@ static void unaligned_values(void **state) {
           view_1d(value_region.guarded.buffer,
                   value_region.guarded.offset + value_region.spec.offset + shift, CLGPU_TYPE_UINT8,
                   n * vsize);
-      clgpu_sort_options options = {.algorithm = both_algorithms[m % 2], .shape = both_shapes[m / 2], .workspace = NULL};
+      clgpu_sort_options options = {
+          .algorithm = both_algorithms[m % 2], .shape = both_shapes[m / 2], .workspace = NULL};
       cl_event event = NULL;
       expect_success(
           clgpu_sort(shared_context, NULL, &key_view, &value_view, &options, 0, NULL, &event),
@@ -2480,7 +2482,8 @@ static void expect_key_size_refused(const key_size_row *row, size_t n, uint64_t 
       char label[300];
       snprintf(label, sizeof label, "%s, %s keys with key_size %zu, n=%zu, %s", calls[call],
                row->key_type, row->key_size, n, shape_text(both_shapes[h]));
-      clgpu_sort_options options = {.algorithm = CLGPU_ALGORITHM_MERGE, .shape = both_shapes[h], .workspace = NULL};
+      clgpu_sort_options options = {
+          .algorithm = CLGPU_ALGORITHM_MERGE, .shape = both_shapes[h], .workspace = NULL};
       cl_event event = NULL;
       clgpu_status status =
           call == 2 ? clgpu_sort_permutation(shared_context, &spec, &permutation_view, &key_view,
@@ -2766,7 +2769,8 @@ static void custom_key_size_right_sorts(void **state) {
       spec.declarations = rows[r].declarations;
       spec.key_size = size;
       spec.compare = "a.x < b.x";
-      clgpu_sort_options options = {.algorithm = CLGPU_ALGORITHM_MERGE, .shape = both_shapes[h], .workspace = NULL};
+      clgpu_sort_options options = {
+          .algorithm = CLGPU_ALGORITHM_MERGE, .shape = both_shapes[h], .workspace = NULL};
       expect_success(clgpu_sort(shared_context, &spec, &view, NULL, &options, 0, NULL, NULL),
                      label);
       assert_int_equal(clFinish(clgpu_context_queue(shared_context)), CL_SUCCESS);

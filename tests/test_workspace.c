@@ -2545,7 +2545,8 @@ static clgpu_status size_row_query(const size_row *row, clgpu_shape shape, uint6
                                    clgpu_workspace_size *report) {
   clgpu_context *context = shared_context;
   clgpu_call_options options = {.shape = shape, .workspace = NULL};
-  clgpu_sort_options sort_options = {.algorithm = row->algorithm, .shape = shape, .workspace = NULL};
+  clgpu_sort_options sort_options = {
+      .algorithm = row->algorithm, .shape = shape, .workspace = NULL};
   clgpu_sort_spec spec;
   memset(&spec, 0, sizeof spec);
   if (row->key_size) {

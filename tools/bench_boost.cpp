@@ -194,7 +194,8 @@ void by_key_typed(cl_command_queue cl_queue, bench_boost_op op, cl_mem keys_mem,
   for (int call = 0; call < warmup + repeat; call++) {
     auto start = std::chrono::steady_clock::now();
     if (op == BENCH_BOOST_UNIQUE) {
-      bc::buffer_iterator<bc::uint_> end = bc::unique_copy(keys_first, keys_last, keys_result, queue);
+      bc::buffer_iterator<bc::uint_> end =
+          bc::unique_copy(keys_first, keys_last, keys_result, queue);
       queue.finish();
       record_call(call, warmup, start, wall_ms);
       *count = static_cast<uint64_t>(end - keys_result);

@@ -85,7 +85,8 @@ int bench_boost_sort(cl_command_queue queue, bench_boost_op op, clgpu_type key_t
  * each run's key to `out_keys` and its sum (plus) to `out_values`, n
  * elements of room each, and *count receives the number of runs the last
  * call wrote. BENCH_BOOST_UNIQUE writes each run's key to `out_keys` and
- * reads no values (value_type still picks the instantiation). Returns 0, or 1 with what went wrong in `error`. */
+ * reads no values (value_type still picks the instantiation). Returns 0, or 1 with what went wrong
+ * in `error`. */
 int bench_boost_by_key(cl_command_queue queue, bench_boost_op op, clgpu_type value_type,
                        cl_mem keys, cl_mem values, cl_mem out_keys, cl_mem out_values, size_t n,
                        int warmup, int repeat, double *wall_ms, uint64_t *count, char *error,

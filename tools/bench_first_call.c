@@ -42,7 +42,8 @@ static clgpu_cache_stats cache_delta(const clgpu_cache_stats *before,
 static int first_call_once(bench_case *c, int op, int create, double *ms) {
   const run_options *o = c->options;
   clgpu_call_options call = {.shape = o->call_shape, .workspace = NULL};
-  clgpu_sort_options sort_call = {.algorithm = bench_sort_algorithm(op), .shape = o->call_shape, .workspace = NULL};
+  clgpu_sort_options sort_call = {
+      .algorithm = bench_sort_algorithm(op), .shape = o->call_shape, .workspace = NULL};
   clgpu_status status = CLGPU_SUCCESS;
   if (bench_op_table[op].sort) {
     cl_event marker = NULL;

@@ -856,7 +856,8 @@ static int measure_op_body(bench_case *c, int op, result *row, const sample_buff
   if (op == OP_HISTOGRAM && bench_prepare_histogram(c, op) != 0) return 1;
 
   clgpu_call_options call = {.shape = o->call_shape, .workspace = NULL};
-  clgpu_sort_options sort_call = {.algorithm = bench_sort_algorithm(op), .shape = o->call_shape, .workspace = NULL};
+  clgpu_sort_options sort_call = {
+      .algorithm = bench_sort_algorithm(op), .shape = o->call_shape, .workspace = NULL};
   clgpu_workspace_size report;
   clgpu_status status = CLGPU_SUCCESS;
   clgpu_workspace *workspace = NULL;
@@ -1069,10 +1070,11 @@ static int measure_op_body(bench_case *c, int op, result *row, const sample_buff
                     ? bench_check_reduce_by_key(c->type, c->host_keys, c->host_in, c->run_starts,
                                                 c->num_runs, c->n, c->cpu_runs, c->cpu_index,
                                                 c->cpu_out, &message)
-                : op == OP_UNIQUE ? bench_check_unique(c->host_keys, c->run_starts, c->num_runs,
-                                                       c->cpu_runs, c->cpu_index, &message)
-                                  : bench_check_scan_by_key(c->type, c->host_in, c->run_starts,
-                                                            c->num_runs, c->n, c->cpu_out, &message);
+                : op == OP_UNIQUE
+                    ? bench_check_unique(c->host_keys, c->run_starts, c->num_runs, c->cpu_runs,
+                                         c->cpu_index, &message)
+                    : bench_check_scan_by_key(c->type, c->host_in, c->run_starts, c->num_runs, c->n,
+                                              c->cpu_out, &message);
     if (wrong) return bench_wrong_result(c, op, "the C loop", &message);
   } else if (!o->no_cpu) {
     bench_progress("%s %s: CPU baseline", progress_prefix, bench_op_table[op].name);

@@ -63,8 +63,8 @@ const op_info bench_op_table[NUM_OPS] = {
      SIZES_16M, TYPES_ALL, 0, NULL, 0, NULL, 0},
     /* The same keys alone (uint32 whatever the data's type); only when
      * --ops names it. */
-    {"unique", OP_COPY_KERNEL, BENCH_BOOST_UNIQUE, "C loop, one thread", 0, TYPES_UINT32,
-     SIZES_16M, TYPES_UINT32, 0, NULL, 0, NULL, 0},
+    {"unique", OP_COPY_KERNEL, BENCH_BOOST_UNIQUE, "C loop, one thread", 0, TYPES_UINT32, SIZES_16M,
+     TYPES_UINT32, 0, NULL, 0, NULL, 0},
     /* Keys sorted within segments of 16 (a sort: refilled before each call,
      * Melem/s, fewer calls at SORT_LARGE), at the sizes and types of
      * radix_sort, whose row in the same run it is a share of; only when

@@ -115,7 +115,7 @@ typedef struct clgpu_context_options {
    * which may be a prebuild's thread (prebuild.h): the function must be
    * safe to call from several threads at once. NULL: no call. */
   clgpu_build_log_fn build_log;
-  void *build_log_data; /**< passed to build_log as user_data */
+  void *build_log_data;                      /**< passed to build_log as user_data */
   uint64_t reserved[CLGPU_OPTIONS_RESERVED]; /**< must be zero */
 } clgpu_context_options;
 

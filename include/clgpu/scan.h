@@ -80,9 +80,9 @@ typedef enum clgpu_scan_kind {
 
 typedef struct clgpu_scan_op {
   clgpu_scan_kind kind;
-  int exclusive;           /**< 0: inclusive */
-  const char *combine;     /**< CUSTOM only: over a and b */
-  const char *neutral;     /**< CUSTOM only */
+  int exclusive;       /**< 0: inclusive */
+  const char *combine; /**< CUSTOM only: over a and b */
+  const char *neutral; /**< CUSTOM only */
 } clgpu_scan_op;
 
 /** Scan `input` into `output` (same shape and type). axis: CLGPU_ALL_AXES for

@@ -126,8 +126,8 @@ clgpu_status clgpu__query_or_run(clgpu_context *context, const clgpu__family *fa
     memcpy(query, (const char *)plan + family->report_offset, sizeof *query);
   } else {
     clgpu__queue_scope previous;
-    status = clgpu__queue_enter(context, call->options ? call->options->queue : NULL, who,
-                                &previous);
+    status =
+        clgpu__queue_enter(context, call->options ? call->options->queue : NULL, who, &previous);
     if (status == CLGPU_SUCCESS) {
       status = family->run(context, plan, call);
       clgpu__queue_leave(&previous);

@@ -611,7 +611,8 @@ static clgpu_status hist_entry(clgpu_context *context, const clgpu_array *counts
     return CLGPU_SUCCESS;
   }
   clgpu__queue_scope previous;
-  CLGPU__FORWARD_IF_ERROR(clgpu__queue_enter(context, options ? options->queue : NULL, who, &previous));
+  CLGPU__FORWARD_IF_ERROR(
+      clgpu__queue_enter(context, options ? options->queue : NULL, who, &previous));
   clgpu_status status = run_hist(context, &plan, counts, input, use_edges ? edges : NULL, options,
                                  num_events, wait_list, event, who);
   clgpu__queue_leave(&previous);

@@ -272,7 +272,8 @@ static clgpu_status search_entry(clgpu_context *context, int upper, const clgpu_
     return CLGPU_SUCCESS;
   }
   clgpu__queue_scope previous;
-  CLGPU__FORWARD_IF_ERROR(clgpu__queue_enter(context, options ? options->queue : NULL, who, &previous));
+  CLGPU__FORWARD_IF_ERROR(
+      clgpu__queue_enter(context, options ? options->queue : NULL, who, &previous));
   clgpu_status status = run_search(context, &plan, upper, positions, needles, haystack, options,
                                    num_events, wait_list, event, who);
   clgpu__queue_leave(&previous);

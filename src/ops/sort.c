@@ -1521,7 +1521,8 @@ static clgpu_status query_or_sort(clgpu_context *context, sort_plan *plan, const
     return CLGPU_SUCCESS;
   }
   clgpu__queue_scope previous;
-  CLGPU__FORWARD_IF_ERROR(clgpu__queue_enter(context, options ? options->queue : NULL, who, &previous));
+  CLGPU__FORWARD_IF_ERROR(
+      clgpu__queue_enter(context, options ? options->queue : NULL, who, &previous));
   clgpu_status status =
       run_sort(context, plan, keys, values, offsets, options, num_events, wait_list, event, who);
   clgpu__queue_leave(&previous);
@@ -1889,7 +1890,8 @@ clgpu_status clgpu__search_resolve(clgpu_context *context, const clgpu_sort_spec
                                    clgpu__search_order *out) {
   sort_plan plan;
   memset(&plan, 0, sizeof plan);
-  clgpu_sort_options options = {.algorithm = CLGPU_ALGORITHM_MERGE, .shape = shape, .workspace = NULL};
+  clgpu_sort_options options = {
+      .algorithm = CLGPU_ALGORITHM_MERGE, .shape = shape, .workspace = NULL};
   CLGPU__FORWARD_IF_ERROR(
       resolve(context, spec ? spec : &default_spec, &options, key_type, who, &plan));
   out->spec = plan.spec;

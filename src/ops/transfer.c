@@ -157,14 +157,14 @@ static clgpu_status transfer(clgpu_context *context, const clgpu_array *view, vo
      * only when blocking; the unpacking copy runs after it either way. */
     if (path == PATH_RECT) {
       size_t buffer_origin[3] = {origin, 0, 0};
-      err =
-          clgpu__cl_enqueue_transfer_rect(clgpu__queue_of(context), write, root, blocking, buffer_origin,
-                                          region, row_pitch, slice_pitch, host, waits, list, &made);
+      err = clgpu__cl_enqueue_transfer_rect(clgpu__queue_of(context), write, root, blocking,
+                                            buffer_origin, region, row_pitch, slice_pitch, host,
+                                            waits, list, &made);
     } else {
       cl_mem buffer = path == PATH_PACKED ? temporary : root;
       size_t offset = path == PATH_PACKED ? 0 : origin;
-      err = clgpu__cl_enqueue_transfer(clgpu__queue_of(context), write, buffer, blocking, offset, bytes, host,
-                                       waits, list, &made);
+      err = clgpu__cl_enqueue_transfer(clgpu__queue_of(context), write, buffer, blocking, offset,
+                                       bytes, host, waits, list, &made);
     }
     if (err != CL_SUCCESS) {
       status = clgpu__fail_cl(
@@ -257,9 +257,9 @@ clgpu_status clgpu_fill(clgpu_context *context, const clgpu_array *destination, 
   cl_ulong element_offset = 0;
   CLGPU__FORWARD_IF_ERROR(clgpu__array_root(destination, &root, &element_offset));
   cl_event made = NULL;
-  cl_int err =
-      clgpu__cl_enqueue_fill(clgpu__queue_of(context), root, value, size, (size_t)element_offset * size,
-                             count * size, num_events, wait_list, &made);
+  cl_int err = clgpu__cl_enqueue_fill(clgpu__queue_of(context), root, value, size,
+                                      (size_t)element_offset * size, count * size, num_events,
+                                      wait_list, &made);
   if (err != CL_SUCCESS) return clgpu__fail_cl(err, "clEnqueueFillBuffer (in clgpu_fill)");
   clgpu__chain_push(&chain, made);
   return clgpu__chain_end(context, &chain, event);

@@ -47,7 +47,7 @@ cl_uint clgpu__chain_wait_count(const clgpu__chain *chain) {
 }
 
 const cl_event *clgpu__chain_wait_list(const clgpu__chain *chain) {
-  return chain->started ? &chain->last
+  return chain->started  ? &chain->last
          : chain->joined ? clgpu__wait_join_list(&chain->join)
                          : chain->wait_list;
 }
@@ -112,8 +112,7 @@ clgpu_status clgpu__queue_enter(const clgpu_context *context, cl_command_queue q
   }
   cl_context owner = NULL;
   cl_device_id device = NULL;
-  cl_int err =
-      clGetCommandQueueInfo(queue, CL_QUEUE_CONTEXT, sizeof owner, &owner, NULL);
+  cl_int err = clGetCommandQueueInfo(queue, CL_QUEUE_CONTEXT, sizeof owner, &owner, NULL);
   if (err == CL_SUCCESS) {
     err = clGetCommandQueueInfo(queue, CL_QUEUE_DEVICE, sizeof device, &device, NULL);
   }

@@ -79,7 +79,8 @@ void op_algo_query_upto(fuzz_run *run) {
   clgpu_type type = take_type(in);
   uint64_t max_n = take_max_n(in);
   clgpu_call_options call_options = {.shape = take_shape(in), .workspace = NULL};
-  clgpu_sort_options sort_options = {.algorithm = take_algorithm(in), .shape = take_shape(in), .workspace = NULL};
+  clgpu_sort_options sort_options = {
+      .algorithm = take_algorithm(in), .shape = take_shape(in), .workspace = NULL};
   int options_null = take_byte(in) % 4 == 3;
   clgpu_reduce_op reduce_op = {(clgpu_reduce_kind)(1 + take_byte(in) % 9), NULL, 0, NULL, NULL,
                                NULL};
@@ -205,7 +206,8 @@ void op_algo_workspace(fuzz_run *run) {
   clgpu_type type = (clgpu_type)(1 + take_byte(in) % CLGPU_TYPE_FLOAT);
   uint64_t n = take_byte(in) % (ALGO_MAX_N + 1);
   clgpu_call_options call_options = {.shape = take_shape(in), .workspace = NULL};
-  clgpu_sort_options sort_options = {.algorithm = take_algorithm(in), .shape = take_shape(in), .workspace = NULL};
+  clgpu_sort_options sort_options = {
+      .algorithm = take_algorithm(in), .shape = take_shape(in), .workspace = NULL};
   clgpu_reduce_op reduce_op = {CLGPU_REDUCE_SUM, NULL, 0, NULL, NULL, NULL};
   clgpu_scan_op scan_op = {CLGPU_SCAN_SUM, 0, NULL, NULL};
   clgpu_workspace_size report;

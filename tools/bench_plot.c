@@ -285,6 +285,23 @@ static void draw_series(FILE *out, const bench_plot *plot, const log_axis *ax, c
   }
 }
 
+
+/* The SVG's prologue: the document of SVG_WIDTH x height, its title (NULL:
+ * clgpu-bench), a white background. */
+static void svg_begin(FILE *out, const char *title, double height) {
+  fprintf(out,
+          "<?xml version=\"1.0\" encoding=\"UTF-8\" standalone=\"no\"?>\n"
+          "<svg xmlns=\"http://www.w3.org/2000/svg\" version=\"1.1\" width=\"%.0f\" "
+          "height=\"%.0f\" viewBox=\"0 0 %.0f %.0f\" font-family=\"DejaVu Sans, Arial, "
+          "sans-serif\">\n",
+          SVG_WIDTH, height, SVG_WIDTH, height);
+  fputs("<title>", out);
+  xml_text(out, title ? title : "clgpu-bench");
+  fputs("</title>\n", out);
+  fprintf(out, "<rect x=\"0\" y=\"0\" width=\"%.0f\" height=\"%.0f\" fill=\"#ffffff\"/>\n",
+          SVG_WIDTH, height);
+}
+
 static void draw_legend(FILE *out, const bench_plot *plot) {
   fputs("<g class=\"legend\" font-size=\"12\" fill=\"#000000\">\n", out);
   for (size_t s = 0; s < plot->num_series; s++) {
@@ -328,17 +345,7 @@ int bench_plot_write_svg(const char *path, const bench_plot *plot) {
   double legend_height = PLOT_TOP + 8 + LEGEND_ROW * (double)plot->num_series + 10;
   if (legend_height > height) height = legend_height;
 
-  fprintf(out,
-          "<?xml version=\"1.0\" encoding=\"UTF-8\" standalone=\"no\"?>\n"
-          "<svg xmlns=\"http://www.w3.org/2000/svg\" version=\"1.1\" width=\"%.0f\" "
-          "height=\"%.0f\" viewBox=\"0 0 %.0f %.0f\" font-family=\"DejaVu Sans, Arial, "
-          "sans-serif\">\n",
-          SVG_WIDTH, height, SVG_WIDTH, height);
-  fputs("<title>", out);
-  xml_text(out, plot->title ? plot->title : "clgpu-bench");
-  fputs("</title>\n", out);
-  fprintf(out, "<rect x=\"0\" y=\"0\" width=\"%.0f\" height=\"%.0f\" fill=\"#ffffff\"/>\n",
-          SVG_WIDTH, height);
+  svg_begin(out, plot->title, height);
   draw_axes(out, plot, &ax, &ay);
   if (!(x_min <= x_max)) {
     text_at(out, PLOT_LEFT + PLOT_WIDTH / 2, PLOT_TOP + PLOT_HEIGHT / 2, "middle",
@@ -412,17 +419,7 @@ int bench_plot_write_bars_svg(const char *path, const bench_bar_plot *plot) {
   double legend_height = PLOT_TOP + 8 + LEGEND_ROW * (double)plot->num_lines + 10;
   if (legend_height > height) height = legend_height;
 
-  fprintf(out,
-          "<?xml version=\"1.0\" encoding=\"UTF-8\" standalone=\"no\"?>\n"
-          "<svg xmlns=\"http://www.w3.org/2000/svg\" version=\"1.1\" width=\"%.0f\" "
-          "height=\"%.0f\" viewBox=\"0 0 %.0f %.0f\" font-family=\"DejaVu Sans, Arial, "
-          "sans-serif\">\n",
-          SVG_WIDTH, height, SVG_WIDTH, height);
-  fputs("<title>", out);
-  xml_text(out, plot->title ? plot->title : "clgpu-bench");
-  fputs("</title>\n", out);
-  fprintf(out, "<rect x=\"0\" y=\"0\" width=\"%.0f\" height=\"%.0f\" fill=\"#ffffff\"/>\n",
-          SVG_WIDTH, height);
+  svg_begin(out, plot->title, height);
 
   /* The grid and the y axis's ticks, every step from 0 to the top. */
   char label[64];

@@ -507,6 +507,7 @@ clgpu_shape take_shape(byte_reader *in) { return (clgpu_shape)take_enum_value(in
 const clgpu_call_options *take_call_options(byte_reader *in, clgpu_call_options *storage,
                                             int *slot) {
   *slot = -1;
+  memset(storage, 0, sizeof *storage); /* the queue and reserved fields too */
   uint8_t mode = take_byte(in) % 4;
   if (mode == 0) return NULL;
   storage->shape = take_shape(in);

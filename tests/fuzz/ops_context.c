@@ -292,6 +292,7 @@ static void check_new_context(const char *call, clgpu_context *made,
 
 static void take_options(byte_reader *in, clgpu_context_options *options,
                          char buffer[MAX_TEXT + 1]) {
+  memset(options, 0, sizeof *options); /* build_log and the reserved fields too */
   options->device = TAKE_TEXT(in, selector_words, buffer);
   options->disable_profiling = take_int(in);
   /* Any int, in or out of the enum's range. */

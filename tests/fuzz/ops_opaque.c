@@ -175,6 +175,7 @@ static void finish_moved(algo_call *call, clgpu_status status) {
 
 /* NULL, or options with a known shape (and no workspace). */
 static const clgpu_call_options *take_options(byte_reader *in, clgpu_call_options *storage) {
+  memset(storage, 0, sizeof *storage); /* the queue and reserved fields too */
   uint8_t byte = take_byte(in);
   storage->shape = (clgpu_shape)(byte / 2 % 3);
   storage->workspace = NULL;
@@ -184,6 +185,7 @@ static const clgpu_call_options *take_options(byte_reader *in, clgpu_call_option
 /* NULL, or sort options with a known shape and an algorithm of `choices`. */
 static const clgpu_sort_options *take_sort_options(byte_reader *in, clgpu_sort_options *storage,
                                                    const clgpu_algorithm *choices, size_t count) {
+  memset(storage, 0, sizeof *storage); /* the queue and reserved fields too */
   uint8_t byte = take_byte(in);
   storage->algorithm = choices[byte / 2 % count];
   storage->shape = (clgpu_shape)(byte / 8 % 3);

@@ -15,6 +15,7 @@
 #include "chain.h"
 #include "check.h"
 #include "context_internal.h"
+#include "opencl.h"
 #include "overflow.h"
 #include "status_internal.h"
 #include "workspace_internal.h"
@@ -31,12 +32,14 @@ struct clgpu_workspace {
   size_t offset; /* bytes */
   size_t size;   /* bytes */
   int owned;     /* made by clgpu_workspace_create */
-  /* The last call that enqueued work on it: the event of its last command
-   * and its queue (both retained; NULL before the first), which the next
-   * call waits for unless it runs after it on the same in-order queue
-   * (docs/queues.md). The lock guards the two. */
+  /* The queue of the last call that enqueued work with it (retained; NULL
+   * before the first): a call on another queue, or on an out-of-order one,
+   * first waits for a marker enqueued there, which waits for that call
+   * (docs/queues.md). No event is kept: an event holds its command, and on
+   * some implementations (rusticl) the command holds the buffers it used,
+   * which would stay alive until the workspace's next call. The lock guards
+   * it. */
   pthread_mutex_t lock;
-  cl_event last;
   cl_command_queue last_queue;
 };
 
@@ -318,13 +321,23 @@ void clgpu_workspace_destroy(clgpu_workspace *workspace) {
       /* Given back through the queue the block was handed out on (NULL
        * context): the workspace's context may be gone by now. The block is
        * reused only after the last call's work too, which may be on
-       * another queue. */
-      clgpu__buffer_release_after(workspace->buffer, workspace->last);
+       * another queue: a marker there covers it (without one, waiting for
+       * that queue is the only way left). */
+      cl_event after = NULL;
+      if (workspace->last_queue) {
+        if (clgpu__cl_enqueue_marker(workspace->last_queue, 0, NULL, &after) == CL_SUCCESS) {
+          clFlush(workspace->last_queue);
+        } else {
+          after = NULL;
+          clFinish(workspace->last_queue);
+        }
+      }
+      clgpu__buffer_release_after(workspace->buffer, after);
+      if (after) clReleaseEvent(after);
     } else {
       clReleaseMemObject(workspace->buffer);
     }
   }
-  if (workspace->last) clReleaseEvent(workspace->last);
   if (workspace->last_queue) clReleaseCommandQueue(workspace->last_queue);
   pthread_mutex_destroy(&workspace->lock);
   free(workspace);
@@ -464,33 +477,41 @@ clgpu_status clgpu__scratch_order(const clgpu_context *context, const clgpu__scr
   if (!workspace) return CLGPU_SUCCESS;
   cl_command_queue queue = clgpu__queue_of(context);
   pthread_mutex_lock(&workspace->lock);
-  cl_event last = workspace->last;
-  if (last) clRetainEvent(last);
-  int same_queue = workspace->last_queue == queue;
+  cl_command_queue last = workspace->last_queue;
+  if (last) clRetainCommandQueue(last);
   pthread_mutex_unlock(&workspace->lock);
   if (!last) return CLGPU_SUCCESS;
   /* After the last call on the same in-order queue, the queue's order is
-   * enough; otherwise the first command waits for that call's last one. */
+   * enough. Otherwise the first command waits for a marker on the last
+   * call's queue, which waits for every command enqueued there before it
+   * (the last call's among them), flushed so that another queue can wait
+   * for it. */
   clgpu_status status = CLGPU_SUCCESS;
-  if (!same_queue || !clgpu__queue_in_order(queue)) status = clgpu__chain_after(chain, last);
-  clReleaseEvent(last);
+  if (last != queue || !clgpu__queue_in_order(queue)) {
+    cl_event marker = NULL;
+    cl_int err = clgpu__cl_enqueue_marker(last, 0, NULL, &marker);
+    if (err == CL_SUCCESS && last != queue) err = clFlush(last);
+    if (err != CL_SUCCESS) {
+      status = clgpu__fail_cl(err, "clEnqueueMarkerWithWaitList (after the workspace's last call)");
+    } else {
+      status = clgpu__chain_after(chain, marker);
+    }
+    if (marker) clReleaseEvent(marker);
+  }
+  clReleaseCommandQueue(last);
   return status;
 }
 
 void clgpu__scratch_record(const clgpu_context *context, const clgpu__scratch *scratch,
                            const clgpu__chain *chain) {
   clgpu_workspace *workspace = scratch->workspace;
-  if (!workspace || !chain->last) return; /* nothing enqueued: the last user stays */
+  if (!workspace || !chain->started) return; /* nothing enqueued: the last user stays */
   cl_command_queue queue = clgpu__queue_of(context);
-  clRetainEvent(chain->last);
   clRetainCommandQueue(queue);
   pthread_mutex_lock(&workspace->lock);
-  cl_event old_event = workspace->last;
   cl_command_queue old_queue = workspace->last_queue;
-  workspace->last = chain->last;
   workspace->last_queue = queue;
   pthread_mutex_unlock(&workspace->lock);
-  if (old_event) clReleaseEvent(old_event);
   if (old_queue) clReleaseCommandQueue(old_queue);
 }
 

@@ -56,13 +56,14 @@ void clgpu__scratch_release(clgpu_context *context, clgpu__scratch *scratch);
 
 /* A call's order against the last call that used the caller's workspace
  * (none without one): unless that call ran on this call's queue, in order,
- * the chain's first command waits for its last one. Right after
- * clgpu__scratch_acquire and clgpu__chain_begin, before any command. */
+ * the chain's first command waits for a marker enqueued on that call's
+ * queue. Right after clgpu__scratch_acquire and clgpu__chain_begin, before
+ * any command. */
 clgpu_status clgpu__scratch_order(const clgpu_context *context, const clgpu__scratch *scratch,
                                   clgpu__chain *chain);
-/* This call as the workspace's last user: the chain's last command and the
- * call's queue, when the chain enqueued any. Before the chain's end or
- * abandon (a failed call's commands still run). */
+/* This call's queue as the workspace's last user's, when the chain
+ * enqueued anything. Before the chain's end or abandon (a failed call's
+ * commands still run). */
 void clgpu__scratch_record(const clgpu_context *context, const clgpu__scratch *scratch,
                            const clgpu__chain *chain);
 

@@ -325,9 +325,7 @@ void clgpu_workspace_destroy(clgpu_workspace *workspace) {
        * that queue is the only way left). */
       cl_event after = NULL;
       if (workspace->last_queue) {
-        if (clgpu__cl_enqueue_marker(workspace->last_queue, 0, NULL, &after) == CL_SUCCESS) {
-          clFlush(workspace->last_queue);
-        } else {
+        if (clgpu__cl_enqueue_marker(workspace->last_queue, 0, NULL, &after) != CL_SUCCESS) {
           after = NULL;
           clFinish(workspace->last_queue);
         }
@@ -484,13 +482,14 @@ clgpu_status clgpu__scratch_order(const clgpu_context *context, const clgpu__scr
   /* After the last call on the same in-order queue, the queue's order is
    * enough. Otherwise the first command waits for a marker on the last
    * call's queue, which waits for every command enqueued there before it
-   * (the last call's among them), flushed so that another queue can wait
-   * for it. */
+   * (the last call's among them). Not flushed here: Oclgrind runs a queue's
+   * commands inside clFlush on the calling thread, and would wait there for
+   * a gate the caller has yet to open; flushing the queues is the caller's,
+   * as OpenCL asks for any wait across queues. */
   clgpu_status status = CLGPU_SUCCESS;
   if (last != queue || !clgpu__queue_in_order(queue)) {
     cl_event marker = NULL;
     cl_int err = clgpu__cl_enqueue_marker(last, 0, NULL, &marker);
-    if (err == CL_SUCCESS && last != queue) err = clFlush(last);
     if (err != CL_SUCCESS) {
       status = clgpu__fail_cl(err, "clEnqueueMarkerWithWaitList (after the workspace's last call)");
     } else {

@@ -180,7 +180,8 @@ typedef struct kernel_def {
 
 static clgpu_elementwise *make_kernel(const kernel_def *def, const char *preamble, unsigned cap,
                                       unsigned promote_after) {
-  clgpu_elementwise_options options = {preamble, cap, promote_after, 0};
+  clgpu_elementwise_options options = {
+      .preamble = preamble, .variant_cap = cap, .promote_after = promote_after};
   clgpu_elementwise *kernel = NULL;
   clgpu_status status = clgpu_elementwise_create(shared_context, def->operation, def->num_args,
                                                  def->args, &options, &kernel);
@@ -1444,7 +1445,8 @@ static void variant_table(void **state) {
 
   /* specialise_after 2: a new layout runs the generic kernel once, and is
    * specialised at its second run even though the table has room. */
-  const clgpu_elementwise_options later = {NULL, 3, 2, 2};
+  const clgpu_elementwise_options later = {
+      .variant_cap = 3, .promote_after = 2, .specialise_after = 2};
   assert_status(clgpu_elementwise_create(shared_context, xor_kernel.operation, xor_kernel.num_args,
                                          xor_kernel.args, &later, &kernel),
                 CLGPU_SUCCESS);
@@ -1843,7 +1845,7 @@ static void create_refusals(void **state) {
   (void)state;
   assert_int_equal(strlen(NAME_63), 63);
   for (size_t r = 0; r < sizeof create_rows / sizeof create_rows[0]; r++) {
-    clgpu_elementwise_options options = {NULL, create_rows[r].variant_cap, 0, 0};
+    clgpu_elementwise_options options = {.variant_cap = create_rows[r].variant_cap};
     expect_create(create_rows[r].name, shared_context, create_rows[r].num_args, create_rows[r].args,
                   create_rows[r].operation, &options, create_rows[r].expected);
   }
@@ -2062,7 +2064,7 @@ static const text_row text_rows[] = {
 static void expect_text_refused(const char *name, const char *operation, const char *preamble,
                                 clgpu_status expected, const char *words) {
   const clgpu_elementwise_arg args[2] = {ARG_Y, ARG_X};
-  clgpu_elementwise_options options = {preamble, 0, 0, 0};
+  clgpu_elementwise_options options = {.preamble = preamble};
   static int sentinel;
   clgpu_elementwise *kernel = (clgpu_elementwise *)&sentinel;
   uint64_t builds = builds_so_far();
@@ -2107,7 +2109,7 @@ static void refused_texts(void **state) {
   expect_text_refused("operation of 65537 bytes", text, NULL, CLGPU_EXPRESSION_TOO_LONG, "65536");
   memset(text, ' ', big + 1);
   text[big] = '\0';
-  clgpu_elementwise_options options = {text, 0, 0, 0};
+  clgpu_elementwise_options options = {.preamble = text};
   kernel = NULL;
   assert_status(clgpu_elementwise_create(shared_context, "y = x", 2, args, &options, &kernel),
                 CLGPU_SUCCESS);

@@ -130,7 +130,7 @@ static void fill_pattern(uint32_t *data, size_t n, uint32_t seed) {
 
 /* A host+device buffer of n uints on the host holding the pattern. */
 static clgpu_membuf *patterned(fixture *f, size_t n, uint32_t seed, const char *name) {
-  clgpu_membuf_options options = {name, NULL};
+  clgpu_membuf_options options = {.name = name};
   clgpu_membuf *buffer = NULL;
   assert_status(
       clgpu_membuf_create(f->context, CLGPU_TYPE_UINT32, n, CLGPU_SPACE_HOST, &options, &buffer),
@@ -190,7 +190,7 @@ static void test_uninitialised_handle_refused(void **state) {
 
 static void test_host_buffer_refuses_device(void **state) {
   fixture *f = *state;
-  clgpu_membuf_options options = {"host_only", NULL};
+  clgpu_membuf_options options = {.name = "host_only"};
   clgpu_membuf *buffer = NULL;
   assert_status(clgpu_membuf_create_host(CLGPU_TYPE_UINT32, 300, &options, &buffer), CLGPU_SUCCESS);
   uint32_t *host = NULL;
@@ -446,7 +446,7 @@ static void test_fixed_capacity(void **state) {
   fill_pattern(storage, 64, 77);
   uint32_t expected[64];
   memcpy(expected, storage, sizeof storage);
-  clgpu_membuf_options options = {"stack", NULL};
+  clgpu_membuf_options options = {.name = "stack"};
   clgpu_membuf *fixed = NULL;
   assert_status(
       clgpu_membuf_create_fixed(f->context, CLGPU_TYPE_UINT32, storage, 64, 40, &options, &fixed),
@@ -597,7 +597,7 @@ static void test_move_report_lines(void **state) {
   assert_string_equal(f->seen.lines[1], "Moved    4.0 KB to the HOST: uint renamed");
 
   /* An overridden type name, a size in MB, and an unnamed buffer. */
-  clgpu_membuf_options options = {NULL, "struct particle"};
+  clgpu_membuf_options options = {.type_name = "struct particle"};
   clgpu_membuf *particles = NULL;
   assert_status(clgpu_membuf_create(f->context, CLGPU_TYPE_FLOAT, 393216, CLGPU_SPACE_HOST,
                                     &options, &particles),
@@ -675,7 +675,7 @@ static void test_default_report_prints_to_stderr(void **state) {
   FILE *file = fopen(path, "w");
   assert_non_null(file);
   assert_true(dup2(fileno(file), 2) >= 0);
-  clgpu_membuf_options options = {"my_buffer", NULL};
+  clgpu_membuf_options options = {.name = "my_buffer"};
   clgpu_membuf *buffer = NULL;
   clgpu_status created =
       clgpu_membuf_create(context, CLGPU_TYPE_INT32, 1024, CLGPU_SPACE_HOST, &options, &buffer);

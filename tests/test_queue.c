@@ -1,5 +1,6 @@
 /* The per-call queue of clgpu_call_options and clgpu_sort_options
- * (workspace.h, sort.h; docs/queues.md): every operation enqueues on the
+ * (workspace.h, sort.h; docs/queues.md), and the queue of an elementwise
+ * object's and a membuf's options: every operation enqueues on the
  * queue its options name, which a test shows by blocking the context's own
  * queue behind a closed user event while the calls run and are read back
  * on a second queue; a queue of another OpenCL context and reserved fields
@@ -355,6 +356,163 @@ static void a_foreign_queue_and_reserved_fields_are_refused(void **state) {
   clReleaseContext(other);
 }
 
+/* Count the moves a buffer reports (instead of printing them). */
+static void count_moves(void *user, const clgpu_move_report *report) {
+  (void)report;
+  (*(int *)user)++;
+}
+
+/* An elementwise object and a membuf made with options naming a second
+ * queue: with the context's queue held behind a closed user event, a run
+ * (whose input overlaps its output, so a temporary's copy is enqueued too)
+ * and the buffer's moves both ways complete on the second queue alone, and
+ * their results are right. */
+static void elementwise_and_membuf_objects_use_their_queue(void **state) {
+  (void)state;
+  cl_int err = CL_SUCCESS;
+  cl_event gate = clCreateUserEvent(clgpu_context_cl_context(context), &err);
+  assert_int_equal(err, CL_SUCCESS);
+  cl_event held = NULL;
+  assert_int_equal(clEnqueueMarkerWithWaitList(clgpu_context_queue(context), 1, &gate, &held),
+                   CL_SUCCESS);
+  cl_command_queue queue = second_queue();
+  int moves = 0;
+  assert_status(clgpu_membuf_set_move_report(context, count_moves, &moves), CLGPU_SUCCESS);
+
+  /* The elementwise run: y = x + 1 with x the same buffer backwards. */
+  cl_uint data[N], got[N];
+  make_data(data);
+  cl_mem buffer = buffer_of(sizeof data, data);
+  clgpu_array y = view_of(buffer, CLGPU_TYPE_UINT32, N), x;
+  assert_status(clgpu_array_slice(&y, &backwards, &x), CLGPU_SUCCESS);
+  const clgpu_elementwise_arg args[] = {{"y", CLGPU_ARG_OUT, CLGPU_TYPE_UINT32},
+                                        {"x", CLGPU_ARG_IN, CLGPU_TYPE_UINT32}};
+  clgpu_elementwise_options options = {.queue = queue};
+  clgpu_elementwise *kernel = NULL;
+  assert_status(clgpu_elementwise_create(context, "y = x + 1", 2, args, &options, &kernel),
+                CLGPU_SUCCESS);
+  const clgpu_elementwise_value values[] = {{&y, NULL}, {&x, NULL}};
+  cl_event ran = NULL;
+  assert_status(clgpu_elementwise_run(kernel, values, 0, NULL, &ran), CLGPU_SUCCESS);
+  assert_int_equal(clFinish(queue), CL_SUCCESS);
+  if (test_event_status(ran) != CL_COMPLETE)
+    fail_msg("the elementwise run did not complete on its object's queue");
+  clgpu_elementwise_stats stats;
+  assert_status(clgpu_elementwise_get_stats(kernel, &stats), CLGPU_SUCCESS);
+  assert_int_equal(stats.staged_inputs, 1);
+  read_on(queue, buffer, sizeof got, got);
+  for (size_t i = 0; i < N; i++) {
+    if (got[i] != data[N - 1 - i] + 1)
+      fail_msg("elementwise on a second queue: y[%zu] %u, the host's %u", i, got[i],
+               data[N - 1 - i] + 1);
+  }
+  clReleaseEvent(ran);
+
+  /* The membuf: made on the host, moved to the device (the event must
+   * complete on the second queue), doubled there by the elementwise
+   * object, read back by a blocking move to the host. */
+  clgpu_membuf_options named = {.name = "on_a_second_queue", .queue = queue};
+  clgpu_membuf *membuf = NULL;
+  assert_status(
+      clgpu_membuf_create(context, CLGPU_TYPE_UINT32, N, CLGPU_SPACE_HOST, &named, &membuf),
+      CLGPU_SUCCESS);
+  void *host = NULL;
+  assert_status(clgpu_membuf_host(membuf, CLGPU_ACCESS_WRITE_ONLY, &host), CLGPU_SUCCESS);
+  memcpy(host, data, sizeof data);
+  cl_event moved = NULL;
+  clgpu_array device;
+  assert_status(
+      clgpu_membuf_device_array(membuf, CLGPU_ACCESS_READ_WRITE, 0, NULL, &moved, &device),
+      CLGPU_SUCCESS);
+  assert_int_equal(clFinish(queue), CL_SUCCESS);
+  if (test_event_status(moved) != CL_COMPLETE)
+    fail_msg("the membuf's move to the device did not complete on its queue");
+  const clgpu_elementwise_value in_place[] = {{&device, NULL}, {&device, NULL}};
+  assert_status(clgpu_elementwise_run(kernel, in_place, 1, &moved, NULL), CLGPU_SUCCESS);
+  clReleaseEvent(moved);
+  /* Blocking: it would never return if it enqueued on the gated queue. */
+  assert_status(clgpu_membuf_host(membuf, CLGPU_ACCESS_READ_ONLY, &host), CLGPU_SUCCESS);
+  const cl_uint *back = host;
+  for (size_t i = 0; i < N; i++) {
+    if (back[i] != data[i] + 1)
+      fail_msg("membuf on a second queue: element %zu is %u, the host's %u", i, back[i],
+               data[i] + 1);
+  }
+  assert_int_equal(moves, 2);
+  if (test_event_status(held) == CL_COMPLETE) fail_msg("the context's queue ran past its gate");
+  clSetUserEventStatus(gate, CL_COMPLETE);
+  assert_int_equal(clFinish(clgpu_context_queue(context)), CL_SUCCESS);
+  clgpu_membuf_destroy(membuf);
+  clgpu_elementwise_destroy(kernel);
+  assert_status(clgpu_membuf_set_move_report(context, NULL, NULL), CLGPU_SUCCESS);
+  clReleaseMemObject(buffer);
+  clReleaseEvent(held);
+  clReleaseEvent(gate);
+  clReleaseCommandQueue(queue);
+}
+
+/* The objects' options: a queue of another OpenCL context, a queue for a
+ * host-only buffer and reserved fields that are not zero are refused, with
+ * nothing made. */
+static void object_options_are_checked(void **state) {
+  (void)state;
+  cl_device_id device = clgpu_context_device(context);
+  cl_int err = CL_SUCCESS;
+  cl_context other = clCreateContext(NULL, 1, &device, NULL, NULL, &err);
+  assert_int_equal(err, CL_SUCCESS);
+  cl_command_queue foreign = clCreateCommandQueue(other, device, 0, &err);
+  assert_int_equal(err, CL_SUCCESS);
+  const clgpu_elementwise_arg args[] = {{"y", CLGPU_ARG_OUT, CLGPU_TYPE_UINT32}};
+  const struct {
+    const char *what;
+    clgpu_elementwise_options options;
+    const char *message;
+  } kernels[] = {
+      {"a foreign queue", {.queue = foreign}, "options->queue belongs to another OpenCL context"},
+      {"reserved[3]", {.reserved = {0, 0, 0, 1}}, "options->reserved[3] is not zero"},
+  };
+  for (size_t k = 0; k < sizeof kernels / sizeof kernels[0]; k++) {
+    clgpu_elementwise *kernel = (clgpu_elementwise *)&kernels[k];
+    assert_status(clgpu_elementwise_create(context, "y = 1", 1, args, &kernels[k].options, &kernel),
+                  CLGPU_INVALID_ARGUMENT);
+    assert_null(kernel);
+    if (!strstr(clgpu_last_error(), kernels[k].message))
+      fail_msg("elementwise options with %s: \"%s\"", kernels[k].what, clgpu_last_error());
+  }
+  const struct {
+    const char *what;
+    int host_only;
+    clgpu_membuf_options options;
+    const char *message;
+  } buffers[] = {
+      {"a foreign queue", 0, {.queue = foreign}, "options->queue belongs to another OpenCL context"},
+      {"a queue for a host-only buffer", 1, {.queue = foreign}, "a host-only buffer enqueues"},
+      {"reserved[0]", 0, {.reserved = {1}}, "options->reserved[0] is not zero"},
+      {"reserved[1] of a host-only buffer", 1, {.reserved = {0, 2}},
+       "options->reserved[1] is not zero"},
+  };
+  for (size_t b = 0; b < sizeof buffers / sizeof buffers[0]; b++) {
+    clgpu_membuf *membuf = (clgpu_membuf *)&buffers[b];
+    clgpu_status status =
+        buffers[b].host_only
+            ? clgpu_membuf_create_host(CLGPU_TYPE_UINT32, 4, &buffers[b].options, &membuf)
+            : clgpu_membuf_create(context, CLGPU_TYPE_UINT32, 4, CLGPU_SPACE_DEVICE,
+                                  &buffers[b].options, &membuf);
+    assert_status(status, CLGPU_INVALID_ARGUMENT);
+    assert_null(membuf);
+    if (!strstr(clgpu_last_error(), buffers[b].message))
+      fail_msg("membuf options with %s: \"%s\"", buffers[b].what, clgpu_last_error());
+  }
+  clgpu_prebuild_options prebuild_options = {.skip_record = 1, .reserved = {0, 5}};
+  clgpu_prebuild *prebuild = (clgpu_prebuild *)&prebuild_options;
+  assert_status(clgpu_prebuild_start(context, &prebuild_options, &prebuild),
+                CLGPU_INVALID_ARGUMENT);
+  assert_null(prebuild);
+  assert_non_null(strstr(clgpu_last_error(), "options->reserved[1] is not zero"));
+  clReleaseCommandQueue(foreign);
+  clReleaseContext(other);
+}
+
 /* Two scans with one workspace: the first on `first` behind a closed user
  * event, the second on `then` with no wait list. The second must not
  * finish before the gate opens (it waits for the first through the
@@ -516,6 +674,8 @@ int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(calls_run_on_the_queue_their_options_name),
       cmocka_unit_test(a_foreign_queue_and_reserved_fields_are_refused),
+      cmocka_unit_test(elementwise_and_membuf_objects_use_their_queue),
+      cmocka_unit_test(object_options_are_checked),
       cmocka_unit_test(a_workspace_orders_calls_on_two_queues),
       cmocka_unit_test(a_workspace_orders_calls_on_an_out_of_order_queue),
       cmocka_unit_test(a_workspace_block_is_reused_after_its_last_call),

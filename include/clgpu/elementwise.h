@@ -14,8 +14,8 @@
  *   context's program cache (a bounded table of layouts per kernel object).
  * - Outputs must not overlap each other or themselves; an input that
  *   overlaps an output is copied to a temporary first.
- * - Runs only enqueue on the context's queue behind the wait list; scalars
- *   are captured at the call.
+ * - Runs only enqueue, behind the wait list, on the context's queue or the
+ *   queue named in the object's options; scalars are captured at the call.
  * - Threads: a kernel object may be run from several threads at once (its
  *   variant table is locked); it must not be destroyed while a run is in
  *   progress. It holds a reference to its context until destroyed
@@ -120,6 +120,12 @@ typedef struct clgpu_elementwise_options {
   /** Runs of a new layout before it is specialised while the table has
    * room (the runs before it use the generic kernel); 0: 1, at once. */
   unsigned specialise_after;
+  /** The queue every run of the object enqueues on (its temporaries'
+   * copies too); NULL: the context's. It must be a queue of the context's
+   * OpenCL context and device (checked here, docs/queues.md); the object
+   * retains it until clgpu_elementwise_destroy. */
+  cl_command_queue queue;
+  uint64_t reserved[CLGPU_OPTIONS_RESERVED]; /**< must be zero */
 } clgpu_elementwise_options;
 
 typedef struct clgpu_elementwise clgpu_elementwise;

@@ -111,6 +111,13 @@ typedef enum clgpu_membuf_kind {
 typedef struct clgpu_membuf_options {
   const char *name;      /**< for move reports; copied; NULL: no name */
   const char *type_name; /**< for move reports; copied; NULL: the element type's OpenCL C name */
+  /** The queue the buffer's moves, resizes and copies enqueue on; NULL: the
+   * context's. It must be a queue of the context's OpenCL context and
+   * device (checked when the buffer is made, docs/queues.md); the buffer
+   * retains it until clgpu_membuf_destroy. Must be NULL for a host-only
+   * buffer. */
+  cl_command_queue queue;
+  uint64_t reserved[CLGPU_OPTIONS_RESERVED]; /**< must be zero */
 } clgpu_membuf_options;
 
 /* ---- making and freeing ---- */

@@ -184,6 +184,7 @@ typedef struct clgpu_prebuild_options {
    * 4, at least 1), at most 64. More than the programs to get are not
    * started. */
   unsigned threads;
+  uint64_t reserved[CLGPU_OPTIONS_RESERVED]; /**< must be zero */
 } clgpu_prebuild_options;
 
 /** Counts of a prebuild, over the programs its list named. */

@@ -40,8 +40,15 @@ struct clgpu_membuf {
   cl_event host_pending;
   char *name;      /* "" when unnamed */
   char *type_name; /* NULL: the element type's name */
+  /* The queue of options->queue (retained), or NULL: the context's. */
+  cl_command_queue queue;
   uint64_t moves[2], bytes[2];
 };
+
+/* The queue the buffer's commands go to. */
+static cl_command_queue queue_of(const clgpu_membuf *buffer) {
+  return buffer->queue ? buffer->queue : buffer->context->queue;
+}
 
 static const char *space_word(int side) { return side == HOST ? "host" : "device"; }
 
@@ -206,7 +213,18 @@ static clgpu_status ensure_side(clgpu_membuf *buffer, int side, const char *who)
 
 static clgpu_status new_buffer(clgpu_membuf_kind kind, clgpu_context *context, clgpu_type type,
                                size_t count, const clgpu_membuf_options *options,
-                               clgpu_membuf **out) {
+                               clgpu_membuf **out, const char *who) {
+  if (options) {
+    CLGPU__FORWARD_IF_ERROR(
+        clgpu__check_reserved(options->reserved, CLGPU_OPTIONS_RESERVED, who, "options"));
+    CLGPU__RETURN_ERROR_IF(!context && options->queue, CLGPU_INVALID_ARGUMENT,
+                           "%s: options->queue is set, but a host-only buffer enqueues nothing "
+                           "(leave it NULL)",
+                           who);
+    if (context) {
+      CLGPU__FORWARD_IF_ERROR(clgpu__queue_check(context, options->queue, who, "options->queue"));
+    }
+  }
   clgpu_membuf *buffer = calloc(1, sizeof *buffer);
   CLGPU__RETURN_ERROR_IF(!buffer, CLGPU_CL_OUT_OF_HOST_MEMORY, "out of host memory");
   buffer->kind = kind;
@@ -219,6 +237,10 @@ static clgpu_status new_buffer(clgpu_membuf_kind kind, clgpu_context *context, c
   const char *name = options && options->name ? options->name : "";
   buffer->name = copy_string(name);
   if (options && options->type_name) buffer->type_name = copy_string(options->type_name);
+  if (options && options->queue && options->queue != context->queue) {
+    buffer->queue = options->queue;
+    clRetainCommandQueue(buffer->queue);
+  }
   if (!buffer->name || (options && options->type_name && !buffer->type_name)) {
     clgpu_membuf_destroy(buffer);
     return clgpu__fail(CLGPU_CL_OUT_OF_HOST_MEMORY, "out of host memory");
@@ -249,7 +271,7 @@ clgpu_status clgpu_membuf_create_host(clgpu_type type, size_t count,
   size_t bytes = 0;
   CLGPU__FORWARD_IF_ERROR(byte_size(type, count, &bytes, who));
   clgpu_membuf *buffer = NULL;
-  CLGPU__FORWARD_IF_ERROR(new_buffer(CLGPU_MEMBUF_HOST, NULL, type, count, options, &buffer));
+  CLGPU__FORWARD_IF_ERROR(new_buffer(CLGPU_MEMBUF_HOST, NULL, type, count, options, &buffer, who));
   return finish_buffer(buffer, HOST, out, who);
 }
 
@@ -270,7 +292,7 @@ clgpu_status clgpu_membuf_create(clgpu_context *context, clgpu_type type, size_t
   CLGPU__FORWARD_IF_ERROR(byte_size(type, count, &bytes, who));
   clgpu_membuf *buffer = NULL;
   CLGPU__FORWARD_IF_ERROR(
-      new_buffer(CLGPU_MEMBUF_HOST_DEVICE, context, type, count, options, &buffer));
+      new_buffer(CLGPU_MEMBUF_HOST_DEVICE, context, type, count, options, &buffer, who));
   return finish_buffer(buffer, space == CLGPU_SPACE_HOST ? HOST : DEVICE, out, who);
 }
 
@@ -292,7 +314,7 @@ clgpu_status clgpu_membuf_create_fixed(clgpu_context *context, clgpu_type type, 
                          "%s: storage %p is not aligned to the %zu bytes of %s", who, storage,
                          clgpu__type_size(type), clgpu__type_cl_name(type));
   clgpu_membuf *buffer = NULL;
-  CLGPU__FORWARD_IF_ERROR(new_buffer(CLGPU_MEMBUF_FIXED, context, type, count, options, &buffer));
+  CLGPU__FORWARD_IF_ERROR(new_buffer(CLGPU_MEMBUF_FIXED, context, type, count, options, &buffer, who));
   buffer->capacity = capacity;
   buffer->host = storage;
   buffer->current[HOST] = 1;
@@ -310,6 +332,7 @@ void clgpu_membuf_destroy(clgpu_membuf *buffer) {
   if (buffer->kind != CLGPU_MEMBUF_FIXED) free(buffer->host);
   free(buffer->name);
   free(buffer->type_name);
+  if (buffer->queue) clReleaseCommandQueue(buffer->queue);
   clgpu_context *context = buffer->context;
   free(buffer);
   /* Last: it may be the context's last reference, which frees it. */
@@ -359,7 +382,7 @@ static clgpu_status enqueue_transfer(clgpu_membuf *buffer, int to, cl_mem device
   clgpu__wait_join set;
   CLGPU__FORWARD_IF_ERROR(wait_set_make(&set, buffer, num_events, wait_list));
   size_t bytes = count * buffer->element_size;
-  cl_command_queue queue = buffer->context->queue;
+  cl_command_queue queue = queue_of(buffer);
   cl_event done = NULL;
   cl_int err = CL_SUCCESS;
   err = clgpu__cl_enqueue_transfer(queue, to == DEVICE, device, blocking, 0, bytes, host, set.count,
@@ -386,7 +409,7 @@ static clgpu_status enqueue_marker(clgpu_membuf *buffer, cl_uint num_events,
   clgpu__wait_join set;
   CLGPU__FORWARD_IF_ERROR(wait_set_make(&set, buffer, num_events, wait_list));
   cl_event marker = NULL;
-  cl_int err = clgpu__cl_enqueue_marker(buffer->context->queue, set.count,
+  cl_int err = clgpu__cl_enqueue_marker(queue_of(buffer), set.count,
                                         clgpu__wait_join_list(&set), &marker);
   clgpu__wait_join_free(&set);
   if (err != CL_SUCCESS) {
@@ -537,7 +560,7 @@ static clgpu_status reallocate_device(clgpu_membuf *buffer, size_t size, size_t 
     status = wait_set_make(&set, buffer, 0, NULL);
     if (status == CLGPU_SUCCESS) {
       cl_event done = NULL;
-      cl_int err = clgpu__cl_enqueue_copy(buffer->context->queue, buffer->device, block, 0, 0,
+      cl_int err = clgpu__cl_enqueue_copy(queue_of(buffer), buffer->device, block, 0, 0,
                                           keep * buffer->element_size, set.count,
                                           clgpu__wait_join_list(&set), &done);
       clgpu__wait_join_free(&set);

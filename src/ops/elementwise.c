@@ -106,6 +106,8 @@ struct clgpu_elementwise {
   unsigned cap;
   unsigned promote_after;
   unsigned specialise_after;
+  /* The queue of options->queue (retained), or NULL: the context's. */
+  cl_command_queue queue;
 
   pthread_mutex_t lock;
   variant *variants; /* cap entries, `held` used */
@@ -204,6 +206,11 @@ static clgpu_status check_declaration(const clgpu_context *context, size_t num_a
                          MAX_ARRAYS);
   CLGPU__RETURN_ERROR_IF(options && options->variant_cap > MAX_CAP, CLGPU_INVALID_ARGUMENT,
                          "%s: variant_cap %u is above %d", who, options->variant_cap, MAX_CAP);
+  if (options) {
+    CLGPU__FORWARD_IF_ERROR(
+        clgpu__check_reserved(options->reserved, CLGPU_OPTIONS_RESERVED, who, "options"));
+    CLGPU__FORWARD_IF_ERROR(clgpu__queue_check(context, options->queue, who, "options->queue"));
+  }
   CLGPU__FORWARD_IF_ERROR(
       clgpu__check_user_text(operation, CLGPU__TEXT_STATEMENTS, who, "operation"));
   if (options && options->preamble) {
@@ -260,6 +267,10 @@ clgpu_status clgpu_elementwise_create(clgpu_context *context, const char *operat
     free(kernel);
     return clgpu__fail(CLGPU_CL_OUT_OF_HOST_MEMORY, "clgpu_elementwise_create: out of host memory");
   }
+  if (options && options->queue && options->queue != context->queue) {
+    kernel->queue = options->queue;
+    clRetainCommandQueue(kernel->queue);
+  }
   /* The kernel keeps its context (and so the programs of the context's
    * cache it holds) alive until it is destroyed. */
   clgpu__context_retain(context);
@@ -282,6 +293,7 @@ void clgpu_elementwise_destroy(clgpu_elementwise *kernel) {
   free(kernel->preamble);
   free(kernel->variants);
   free(kernel->candidates);
+  if (kernel->queue) clReleaseCommandQueue(kernel->queue);
   clgpu_context *context = kernel->holds_context ? kernel->context : NULL;
   free(kernel);
   /* Last: it may be the context's last reference, which frees it. */
@@ -1069,7 +1081,16 @@ clgpu_status clgpu__elementwise_run(clgpu_elementwise *kernel,
 
 clgpu_status clgpu_elementwise_run(clgpu_elementwise *kernel, const clgpu_elementwise_value *values,
                                    cl_uint num_events, const cl_event *wait_list, cl_event *event) {
-  return clgpu__elementwise_run(kernel, values, num_events, wait_list, event);
+  if (!kernel || !kernel->queue) {
+    return clgpu__elementwise_run(kernel, values, num_events, wait_list, event);
+  }
+  /* Everything the run enqueues (the temporaries' copies too) goes to the
+   * object's queue. */
+  clgpu__queue_scope previous;
+  clgpu__queue_use(kernel->context, kernel->queue, &previous);
+  clgpu_status status = clgpu__elementwise_run(kernel, values, num_events, wait_list, event);
+  clgpu__queue_leave(&previous);
+  return status;
 }
 
 /* ---- the context's built-in kernels ---- */
@@ -1112,7 +1133,7 @@ clgpu_status clgpu__elementwise_builtin(clgpu_context *context, const char *key,
       /* A layout is specialised on its second use: a copy or fill that
        * runs once (a sort staging a strided view) builds nothing of its
        * own, and one that repeats gets its constants. */
-      const clgpu_elementwise_options options = {NULL, 0, 0, 2};
+      const clgpu_elementwise_options options = {.specialise_after = 2};
       status =
           clgpu_elementwise_create(context, operation, num_args, args, &options, &entry->kernel);
       if (status == CLGPU_SUCCESS) {

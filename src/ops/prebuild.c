@@ -11,6 +11,7 @@
 
 #include <clgpu/prebuild.h>
 
+#include "chain.h"
 #include "context_internal.h"
 #include "op_prepare.h"
 #include "program_cache.h"
@@ -211,7 +212,7 @@ static clgpu_status check_start(const clgpu_context *context, const clgpu_prebui
   CLGPU__RETURN_ERROR_IF(options->threads > MOST_THREADS, CLGPU_INVALID_ARGUMENT,
                          "%s: %u threads asked for (at most %d; 0 for the default)", who,
                          options->threads, MOST_THREADS);
-  return CLGPU_SUCCESS;
+  return clgpu__check_reserved(options->reserved, CLGPU_OPTIONS_RESERVED, who, "options");
 }
 
 clgpu_status clgpu_prebuild_start(clgpu_context *context, const clgpu_prebuild_options *options,

@@ -100,16 +100,9 @@ void clgpu__chain_abandon(clgpu__chain *chain) {
 static _Thread_local const clgpu_context *call_context;
 static _Thread_local cl_command_queue call_queue;
 
-clgpu_status clgpu__queue_enter(const clgpu_context *context, cl_command_queue queue,
-                                const char *who, clgpu__queue_scope *previous) {
-  previous->context = call_context;
-  previous->queue = call_queue;
-  if (!queue || queue == context->queue) {
-    /* The context's own queue: a call of another context's in progress
-     * (none today) keeps its queue. */
-    if (call_context == context) call_queue = context->queue;
-    return CLGPU_SUCCESS;
-  }
+clgpu_status clgpu__queue_check(const clgpu_context *context, cl_command_queue queue,
+                                const char *who, const char *field) {
+  if (!queue || queue == context->queue) return CLGPU_SUCCESS;
   cl_context owner = NULL;
   cl_device_id device = NULL;
   cl_int err = clGetCommandQueueInfo(queue, CL_QUEUE_CONTEXT, sizeof owner, &owner, NULL);
@@ -118,19 +111,40 @@ clgpu_status clgpu__queue_enter(const clgpu_context *context, cl_command_queue q
   }
   if (err != CL_SUCCESS) {
     clgpu__fail_cl(err, "clGetCommandQueueInfo");
-    clgpu__append_error(" (%s: options->queue is not a command queue)", who);
+    clgpu__append_error(" (%s: %s is not a command queue)", who, field);
     return (clgpu_status)err;
   }
   CLGPU__RETURN_ERROR_IF(owner != context->cl_context, CLGPU_INVALID_ARGUMENT,
-                         "%s: options->queue belongs to another OpenCL context than the clgpu "
+                         "%s: %s belongs to another OpenCL context than the clgpu "
                          "context's; make the queue in clgpu_context_cl_context(context)",
-                         who);
+                         who, field);
   CLGPU__RETURN_ERROR_IF(device != context->device, CLGPU_INVALID_ARGUMENT,
-                         "%s: options->queue is a queue of another device than the clgpu "
+                         "%s: %s is a queue of another device than the clgpu "
                          "context's; make it for clgpu_context_device(context)",
-                         who);
+                         who, field);
+  return CLGPU_SUCCESS;
+}
+
+void clgpu__queue_use(const clgpu_context *context, cl_command_queue queue,
+                      clgpu__queue_scope *previous) {
+  previous->context = call_context;
+  previous->queue = call_queue;
+  if (!queue || queue == context->queue) {
+    /* The context's own queue: a call of another context's in progress
+     * (none today) keeps its queue. */
+    if (call_context == context) call_queue = context->queue;
+    return;
+  }
   call_context = context;
   call_queue = queue;
+}
+
+clgpu_status clgpu__queue_enter(const clgpu_context *context, cl_command_queue queue,
+                                const char *who, clgpu__queue_scope *previous) {
+  previous->context = call_context;
+  previous->queue = call_queue;
+  CLGPU__FORWARD_IF_ERROR(clgpu__queue_check(context, queue, who, "options->queue"));
+  clgpu__queue_use(context, queue, previous);
   return CLGPU_SUCCESS;
 }
 

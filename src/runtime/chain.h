@@ -81,6 +81,13 @@ typedef struct clgpu__queue_scope {
  * success the thread's call runs on it until clgpu__queue_leave(previous). */
 clgpu_status clgpu__queue_enter(const clgpu_context *context, cl_command_queue queue,
                                 const char *who, clgpu__queue_scope *previous);
+/* The two halves of clgpu__queue_enter, for objects that check their queue
+ * once when made (`field` names it in the message) and use it at each run
+ * (clgpu__queue_use cannot fail; clgpu__queue_leave(previous) after). */
+clgpu_status clgpu__queue_check(const clgpu_context *context, cl_command_queue queue,
+                                const char *who, const char *field);
+void clgpu__queue_use(const clgpu_context *context, cl_command_queue queue,
+                      clgpu__queue_scope *previous);
 void clgpu__queue_leave(const clgpu__queue_scope *previous);
 cl_command_queue clgpu__queue_of(const clgpu_context *context);
 /* Whether commands on `queue` run in the order enqueued (a queue whose

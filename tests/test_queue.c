@@ -485,10 +485,15 @@ static void object_options_are_checked(void **state) {
     clgpu_membuf_options options;
     const char *message;
   } buffers[] = {
-      {"a foreign queue", 0, {.queue = foreign}, "options->queue belongs to another OpenCL context"},
+      {"a foreign queue",
+       0,
+       {.queue = foreign},
+       "options->queue belongs to another OpenCL context"},
       {"a queue for a host-only buffer", 1, {.queue = foreign}, "a host-only buffer enqueues"},
       {"reserved[0]", 0, {.reserved = {1}}, "options->reserved[0] is not zero"},
-      {"reserved[1] of a host-only buffer", 1, {.reserved = {0, 2}},
+      {"reserved[1] of a host-only buffer",
+       1,
+       {.reserved = {0, 2}},
        "options->reserved[1] is not zero"},
   };
   for (size_t b = 0; b < sizeof buffers / sizeof buffers[0]; b++) {

@@ -314,7 +314,8 @@ clgpu_status clgpu_membuf_create_fixed(clgpu_context *context, clgpu_type type, 
                          "%s: storage %p is not aligned to the %zu bytes of %s", who, storage,
                          clgpu__type_size(type), clgpu__type_cl_name(type));
   clgpu_membuf *buffer = NULL;
-  CLGPU__FORWARD_IF_ERROR(new_buffer(CLGPU_MEMBUF_FIXED, context, type, count, options, &buffer, who));
+  CLGPU__FORWARD_IF_ERROR(
+      new_buffer(CLGPU_MEMBUF_FIXED, context, type, count, options, &buffer, who));
   buffer->capacity = capacity;
   buffer->host = storage;
   buffer->current[HOST] = 1;
@@ -409,8 +410,8 @@ static clgpu_status enqueue_marker(clgpu_membuf *buffer, cl_uint num_events,
   clgpu__wait_join set;
   CLGPU__FORWARD_IF_ERROR(wait_set_make(&set, buffer, num_events, wait_list));
   cl_event marker = NULL;
-  cl_int err = clgpu__cl_enqueue_marker(queue_of(buffer), set.count,
-                                        clgpu__wait_join_list(&set), &marker);
+  cl_int err =
+      clgpu__cl_enqueue_marker(queue_of(buffer), set.count, clgpu__wait_join_list(&set), &marker);
   clgpu__wait_join_free(&set);
   if (err != CL_SUCCESS) {
     return fail_cl_in(err, who, "clEnqueueMarkerWithWaitList");

@@ -1287,6 +1287,27 @@ class Kernel(BenchTestCase):
         self.assertIn("building " + broken_kernel() + " failed", result.stderr)
         self.assertIn("error", result.stderr.lower())
         self.assertIn("undeclared_name", result.stderr)
+        # The compiler's messages name the file and the line (4) of the
+        # mistake, not the implementation's temporary file.
+        self.assertIn(broken_kernel() + ":4:", result.stderr)
+
+    def test_guarded_lets_the_global_size_exceed_a_buffer(self):
+        # scale_add checks i < n: 128 work-items over buffers of 100.
+        args = ["--kernel", "scale_add", "--global", "128", "--local", "64",
+                "--arg", "float[100]=zeros", "--arg", "float[100]", "--arg", "float=2",
+                "--arg", "uint=100", "--arg", "local:256", "--repeat", "1", "--warmup", "0",
+                "--no-reference", "--format", "csv"]
+        refused = bench("kernel", ok_kernel(), *args)
+        self.assert_exit(refused, 2)
+        self.assertIn("--global gives 128 work-items but --arg 0 'float[100]=zeros' has 100 "
+                      "elements", refused.stderr)
+        self.assertIn("--guarded", refused.stderr)
+        result = bench("kernel", ok_kernel(), *args, "--guarded")
+        self.assert_exit(result, 0)
+        rows = list(csv.DictReader(io.StringIO(result.stdout)))
+        self.assertEqual(len(rows), 1, describe(result))
+        self.assertEqual(rows[0]["global"], "128")
+        self.assertEqual(rows[0]["bytes"], "800")
 
     def test_a_kernel_not_in_the_program(self):
         result = bench("kernel", ok_kernel(), "--kernel", "no_such_kernel", "--global", "64")
@@ -1299,7 +1320,7 @@ class Kernel(BenchTestCase):
         result = bench("kernel", "--help")
         self.assert_exit(result, 0)
         for text in ("TYPE[COUNT]", "TYPE[COUNT]=zeros", "TYPE[COUNT]=VALUE", "TYPE=VALUE",
-                     "local:BYTES", "--define", "--global", "--local"):
+                     "local:BYTES", "--define", "--global", "--local", "--guarded"):
             self.assertIn(text, result.stdout)
 
 
@@ -1334,6 +1355,11 @@ class UsageErrors(BenchTestCase):
             (["kernel", ok, "--kernel", "fill_index", "--global", "1x"], "--global: '1x'"),
             (["kernel", ok, "--kernel", "fill_index", "--global", "1,2,3,4"], "--global"),
             (["kernel", ok, *one_buffer, "--local", "3"], "does not divide"),
+            # More work-items than a buffer's elements, without --guarded.
+            (["kernel", ok, "--kernel", "fill_index", "--global", "128", "--arg", "uint[64]"],
+             "--global gives 128 work-items but --arg 0 'uint[64]' has 64 elements"),
+            (["kernel", ok, "--kernel", "fill_index", "--global", "64,4", "--arg", "uint[128]"],
+             "--global gives 256 work-items"),
             (["kernel", ok, *one_buffer, "--frobnicate"], "unknown option '--frobnicate'"),
             (["kernel", ok, *one_buffer, "--arg", "int7[64]"], "unknown type 'int7'"),
             (["kernel", ok, *one_buffer, "--arg", "uint[64"], "'uint[64'"),

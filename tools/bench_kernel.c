@@ -27,7 +27,7 @@ static const char kernel_usage_text[] =
     "                          [--local M[,M[,M]]] [--arg SPEC ...] [--define NAME[=VALUE] ...]\n"
     "                          [--repeat N] [--warmup N] [--format table|csv|json]\n"
     "                          [--no-reference] [--quiet] [--device SELECTOR]\n"
-    "                          [--output FILE]\n"
+    "                          [--output FILE] [--guarded]\n"
     "\n"
     "Build FILE.cl on the default device (or --device's, or CLGPU_DEVICE's) and\n"
     "time its kernel NAME: --warmup untimed calls, then --repeat timed ones, each\n"
@@ -75,6 +75,12 @@ static const char kernel_usage_text[] =
 
 /* --output; what the figures are, the exit status and an example. */
 static const char kernel_usage_notes[] =
+    "  --guarded         the kernel keeps within its buffers whatever the global\n"
+    "                    size (it checks its index against a size it is given):\n"
+    "                    without it, a --global with more work-items (all\n"
+    "                    dimensions together) than a buffer argument has elements\n"
+    "                    is a usage error, since a kernel indexed by\n"
+    "                    get_global_id would read or write past that buffer\n"
     "  --output FILE     write the report (--format's) to FILE instead of stdout;\n"
     "                    FILE is opened before FILE.cl is built (made if missing,\n"
     "                    emptied when the report comes): one that cannot be written\n"
@@ -109,7 +115,8 @@ enum {
   KERNEL_WARMUP,
   KERNEL_FORMAT,
   KERNEL_DEVICE,
-  KERNEL_OUTPUT
+  KERNEL_OUTPUT,
+  KERNEL_GUARDED
 };
 
 static const bench_option kernel_option_table[] = {
@@ -125,6 +132,7 @@ static const bench_option kernel_option_table[] = {
     {"--format", NULL, "a value", 0, KERNEL_FORMAT},
     BENCH_DEVICE_OPTION(KERNEL_DEVICE),
     {"--output", NULL, "a value", 1, KERNEL_OUTPUT},
+    {"--guarded", NULL, NULL, 0, KERNEL_GUARDED},
 };
 
 static const char *const kernel_help[] = {kernel_usage_text, kernel_usage_notes, NULL};
@@ -169,6 +177,7 @@ typedef struct kernel_options {
   int format;
   int quiet;
   int no_reference;
+  int guarded;        /* --guarded: the kernel checks its bounds */
   const char *device; /* --device, or NULL */
   const char *output; /* --output, or NULL (stdout) */
 } kernel_options;
@@ -221,6 +230,9 @@ static int kernel_option(const bench_command *command, void *state, const bench_
       break;
     case KERNEL_NO_REFERENCE:
       o->no_reference = 1;
+      break;
+    case KERNEL_GUARDED:
+      o->guarded = 1;
       break;
     case KERNEL_KERNEL:
       if (!*value) return kernel_usage_error("--kernel needs a name");
@@ -290,6 +302,22 @@ static int parse_kernel_options(int argc, char **argv, kernel_options *o) {
         return kernel_usage_error("--local %zu does not divide --global %zu (dimension %u)",
                                   o->local[d], o->global[d], d);
       }
+    }
+  }
+  /* More work-items than a buffer has elements: a kernel indexed by
+   * get_global_id would run past the buffer (on a CPU device, into this
+   * process's memory) unless it checks its bounds, which --guarded says. */
+  unsigned long long items = 1;
+  for (cl_uint d = 0; d < o->dims; d++) items *= o->global[d]; /* 3 x 32 bits: no overflow */
+  for (size_t k = 0; k < o->num_args && !o->guarded; k++) {
+    const arg_spec *a = &o->args[k];
+    if (a->kind == ARG_BUFFER && a->count < items) {
+      return kernel_usage_error(
+          "--global gives %llu work-items but --arg %zu '%s' has %zu elements: a kernel "
+          "indexed by get_global_id would go past that buffer; give it at least %llu "
+          "elements, or pass --guarded if the kernel checks its index (if (i < n), with n an "
+          "--arg)",
+          items, k, a->text, a->count, items);
     }
   }
   return 0;
@@ -421,12 +449,45 @@ static int check_against_device(const kernel_run *r) {
   return 0;
 }
 
+/* A `#line 1 "FILE.cl"` directive for the file's path (quotes and
+ * backslashes escaped, other control bytes dropped), so that the
+ * compiler's messages name FILE.cl and its lines rather than the
+ * implementation's temporary file ("input.cl", "<stdin>", a cache path). */
+static int line_directive(const char *path, char *text, size_t size) {
+  size_t at = 0;
+  const char *head = "#line 1 \"";
+  for (const char *p = head; *p && at + 1 < size; p++) text[at++] = *p;
+  for (const char *p = path; *p; p++) {
+    unsigned char c = (unsigned char)*p;
+    if (c < 0x20 || c == 0x7f) continue;
+    if (at + 4 >= size) return 0;
+    if (c == '"' || c == '\\') text[at++] = '\\';
+    text[at++] = (char)c;
+  }
+  if (at + 3 >= size) return 0;
+  text[at++] = '"';
+  text[at++] = '\n';
+  text[at] = '\0';
+  return 1;
+}
+
 /* Build the file: 0, or 1 with the compiler's log on stderr. */
 static int build_program(kernel_run *r, const char *source, size_t length) {
   cl_device_id device = clgpu_context_device(r->context);
   cl_int err = CL_SUCCESS;
-  r->program =
-      clCreateProgramWithSource(clgpu_context_cl_context(r->context), 1, &source, &length, &err);
+  char line[4200];
+  const char *sources[2] = {line, source};
+  size_t lengths[2] = {0, length};
+  cl_uint count = 2;
+  if (line_directive(r->options->file, line, sizeof line)) {
+    lengths[0] = strlen(line);
+  } else {
+    sources[0] = source; /* a path too long to name: the messages keep the implementation's name */
+    lengths[0] = length;
+    count = 1;
+  }
+  r->program = clCreateProgramWithSource(clgpu_context_cl_context(r->context), count, sources,
+                                         lengths, &err);
   if (err != CL_SUCCESS) {
     r->program = NULL;
     return cl_failure("clCreateProgramWithSource", err);

@@ -1321,12 +1321,46 @@ static void float_sums_are_deterministic(void **state) {
                           TEST_SORTED_1PCT_SWAPS);
 }
 
-/* double: the matrix and the determinism check; skipped without fp64. */
+/* A device without the type's extension: sum, min and max over it are
+ * refused with CLGPU_UNSUPPORTED_FEATURE and a message naming the
+ * extension, no event made, the output and its guards unchanged. */
+static void refused_without_extension(clgpu_context *context, clgpu_type type,
+                                      const char *extension) {
+  static const clgpu_reduce_kind kinds[] = {CLGPU_REDUCE_SUM, CLGPU_REDUCE_MIN, CLGPU_REDUCE_MAX};
+  unsigned char host[7 * 8] = {0};
+  device_input input = upload(context, host, 7, type);
+  for (size_t k = 0; k < sizeof kinds / sizeof kinds[0]; k++) {
+    test_guarded output = test_guarded_create(context, clgpu_type_size(type), NULL);
+    unsigned char before[8], after[8];
+    test_guarded_read(context, &output, before);
+    clgpu_array view;
+    assert_status(clgpu_array_1d(output.buffer, output.offset, type, 1, &view), CLGPU_SUCCESS);
+    op_case c = builtin_op(kinds[k]);
+    cl_event event = NULL;
+    clgpu_status status =
+        clgpu_reduce(context, &c.op, CLGPU_ALL_AXES, &view, &input.view, NULL, 0, NULL, &event);
+    if (status != CLGPU_UNSUPPORTED_FEATURE || !strstr(clgpu_last_error(), extension)) {
+      fail_msg("%s over %s without %s: %s (%d), \"%s\"; expected CLGPU_UNSUPPORTED_FEATURE "
+               "naming the extension",
+               c.name, type == CLGPU_TYPE_HALF ? "half" : "double", extension, clgpu_status_name(status), (int)status,
+               clgpu_last_error());
+    }
+    assert_null(event);
+    test_guarded_read(context, &output, after);
+    assert_memory_equal(before, after, clgpu_type_size(type));
+    test_guarded_check(context, &output, c.name);
+    test_guarded_release(&output);
+  }
+  test_guarded_release(&input.guarded);
+}
+
+/* double: the matrix and the determinism check; refused without fp64. */
 static void every_kind_double(void **state) {
   (void)state;
   clgpu_context *context = open_context();
   if (!facts.has_fp64) {
-    skip();
+    refused_without_extension(context, CLGPU_TYPE_DOUBLE, "cl_khr_fp64");
+    return;
   }
   const clgpu_type type = CLGPU_TYPE_DOUBLE;
   run_matrix(context, &type, 1);
@@ -1340,7 +1374,8 @@ static void every_kind_half(void **state) {
   (void)state;
   clgpu_context *context = open_context();
   if (!facts.has_fp16) {
-    skip();
+    refused_without_extension(context, CLGPU_TYPE_HALF, "cl_khr_fp16");
+    return;
   }
   /* Sums use small integers below 2048 (exact in half: n <= 130 of them,
    * each < 16); products the narrow image; the rest random bits, which in

@@ -1340,10 +1340,11 @@ static void refused_without_extension(clgpu_context *context, clgpu_type type,
     clgpu_status status =
         clgpu_reduce(context, &c.op, CLGPU_ALL_AXES, &view, &input.view, NULL, 0, NULL, &event);
     if (status != CLGPU_UNSUPPORTED_FEATURE || !strstr(clgpu_last_error(), extension)) {
-      fail_msg("%s over %s without %s: %s (%d), \"%s\"; expected CLGPU_UNSUPPORTED_FEATURE "
-               "naming the extension",
-               c.name, type == CLGPU_TYPE_HALF ? "half" : "double", extension, clgpu_status_name(status), (int)status,
-               clgpu_last_error());
+      fail_msg(
+          "%s over %s without %s: %s (%d), \"%s\"; expected CLGPU_UNSUPPORTED_FEATURE "
+          "naming the extension",
+          c.name, type == CLGPU_TYPE_HALF ? "half" : "double", extension, clgpu_status_name(status),
+          (int)status, clgpu_last_error());
     }
     assert_null(event);
     test_guarded_read(context, &output, after);

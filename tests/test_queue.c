@@ -60,6 +60,40 @@ static void read_on(cl_command_queue queue, cl_mem buffer, size_t bytes, void *h
                    CL_SUCCESS);
 }
 
+/* A queue of another OpenCL context on the context's device, that context
+ * in *other (both released by the caller). */
+static cl_command_queue foreign_queue(cl_context *other) {
+  cl_device_id device = clgpu_context_device(context);
+  cl_int err = CL_SUCCESS;
+  *other = clCreateContext(NULL, 1, &device, NULL, NULL, &err);
+  assert_int_equal(err, CL_SUCCESS);
+  cl_command_queue foreign = clCreateCommandQueue(*other, device, 0, &err);
+  assert_int_equal(err, CL_SUCCESS);
+  return foreign;
+}
+
+/* Hold the context's queue behind a closed user event (returned), with a
+ * marker after it in *held: a call that put any command there could not
+ * finish. */
+static cl_event hold_context_queue(cl_event *held) {
+  cl_int err = CL_SUCCESS;
+  cl_event gate = clCreateUserEvent(clgpu_context_cl_context(context), &err);
+  assert_int_equal(err, CL_SUCCESS);
+  assert_int_equal(clEnqueueMarkerWithWaitList(clgpu_context_queue(context), 1, &gate, held),
+                   CL_SUCCESS);
+  return gate;
+}
+
+/* Check that the held queue did not run, then open its gate, finish it and
+ * release both events. */
+static void release_context_queue(cl_event gate, cl_event held) {
+  if (test_event_status(held) == CL_COMPLETE) fail_msg("the context's queue ran past its gate");
+  clSetUserEventStatus(gate, CL_COMPLETE);
+  assert_int_equal(clFinish(clgpu_context_queue(context)), CL_SUCCESS);
+  clReleaseEvent(held);
+  clReleaseEvent(gate);
+}
+
 /* Every element, last first: a stride of -1. */
 static const clgpu_slice backwards = {CLGPU_SLICE_BEGIN, CLGPU_SLICE_END, -1};
 
@@ -271,12 +305,8 @@ static void run_every_operation_on(cl_command_queue queue, int with_workspace) {
  * back right through the other queue. */
 static void calls_run_on_the_queue_their_options_name(void **state) {
   (void)state;
-  cl_int err = CL_SUCCESS;
-  cl_event gate = clCreateUserEvent(clgpu_context_cl_context(context), &err);
-  assert_int_equal(err, CL_SUCCESS);
   cl_event held = NULL;
-  assert_int_equal(clEnqueueMarkerWithWaitList(clgpu_context_queue(context), 1, &gate, &held),
-                   CL_SUCCESS);
+  cl_event gate = hold_context_queue(&held);
   cl_command_queue queue = second_queue();
   /* Calls without a workspace inside an allocation-cache scope: their
    * scratch must not come from the cache, whose reuse follows the
@@ -289,13 +319,9 @@ static void calls_run_on_the_queue_their_options_name(void **state) {
   assert_status(clgpu_alloc_cache_stats(cache, &stats), CLGPU_SUCCESS);
   assert_int_equal(stats.hits + stats.misses, 0);
   run_every_operation_on(queue, 1);
-  if (test_event_status(held) == CL_COMPLETE) fail_msg("the context's queue ran past its gate");
-  clSetUserEventStatus(gate, CL_COMPLETE);
-  assert_int_equal(clFinish(clgpu_context_queue(context)), CL_SUCCESS);
+  release_context_queue(gate, held);
   assert_status(clgpu_alloc_scope_end(context), CLGPU_SUCCESS);
   clgpu_alloc_cache_destroy(cache);
-  clReleaseEvent(held);
-  clReleaseEvent(gate);
   clReleaseCommandQueue(queue);
 }
 
@@ -304,12 +330,8 @@ static void calls_run_on_the_queue_their_options_name(void **state) {
  * output unchanged. */
 static void a_foreign_queue_and_reserved_fields_are_refused(void **state) {
   (void)state;
-  cl_device_id device = clgpu_context_device(context);
-  cl_int err = CL_SUCCESS;
-  cl_context other = clCreateContext(NULL, 1, &device, NULL, NULL, &err);
-  assert_int_equal(err, CL_SUCCESS);
-  cl_command_queue foreign = clCreateCommandQueue(other, device, 0, &err);
-  assert_int_equal(err, CL_SUCCESS);
+  cl_context other = NULL;
+  cl_command_queue foreign = foreign_queue(&other);
   cl_uint data[N], got[N], marker[N];
   make_data(data);
   for (size_t i = 0; i < N; i++) marker[i] = 0xabcdu;
@@ -369,12 +391,8 @@ static void count_moves(void *user, const clgpu_move_report *report) {
  * their results are right. */
 static void elementwise_and_membuf_objects_use_their_queue(void **state) {
   (void)state;
-  cl_int err = CL_SUCCESS;
-  cl_event gate = clCreateUserEvent(clgpu_context_cl_context(context), &err);
-  assert_int_equal(err, CL_SUCCESS);
   cl_event held = NULL;
-  assert_int_equal(clEnqueueMarkerWithWaitList(clgpu_context_queue(context), 1, &gate, &held),
-                   CL_SUCCESS);
+  cl_event gate = hold_context_queue(&held);
   cl_command_queue queue = second_queue();
   int moves = 0;
   assert_status(clgpu_membuf_set_move_report(context, count_moves, &moves), CLGPU_SUCCESS);
@@ -439,15 +457,11 @@ static void elementwise_and_membuf_objects_use_their_queue(void **state) {
                data[i] + 1);
   }
   assert_int_equal(moves, 2);
-  if (test_event_status(held) == CL_COMPLETE) fail_msg("the context's queue ran past its gate");
-  clSetUserEventStatus(gate, CL_COMPLETE);
-  assert_int_equal(clFinish(clgpu_context_queue(context)), CL_SUCCESS);
+  release_context_queue(gate, held);
   clgpu_membuf_destroy(membuf);
   clgpu_elementwise_destroy(kernel);
   assert_status(clgpu_membuf_set_move_report(context, NULL, NULL), CLGPU_SUCCESS);
   clReleaseMemObject(buffer);
-  clReleaseEvent(held);
-  clReleaseEvent(gate);
   clReleaseCommandQueue(queue);
 }
 
@@ -456,12 +470,8 @@ static void elementwise_and_membuf_objects_use_their_queue(void **state) {
  * nothing made. */
 static void object_options_are_checked(void **state) {
   (void)state;
-  cl_device_id device = clgpu_context_device(context);
-  cl_int err = CL_SUCCESS;
-  cl_context other = clCreateContext(NULL, 1, &device, NULL, NULL, &err);
-  assert_int_equal(err, CL_SUCCESS);
-  cl_command_queue foreign = clCreateCommandQueue(other, device, 0, &err);
-  assert_int_equal(err, CL_SUCCESS);
+  cl_context other = NULL;
+  cl_command_queue foreign = foreign_queue(&other);
   const clgpu_elementwise_arg args[] = {{"y", CLGPU_ARG_OUT, CLGPU_TYPE_UINT32}};
   const struct {
     const char *what;

@@ -2567,7 +2567,20 @@ static void float_within_bound(void **state) {
 
 static void double_when_available(void **state) {
   (void)state;
-  if (!clgpu_context_device_info(shared_context)->has_fp64) skip();
+  if (!clgpu_context_device_info(shared_context)->has_fp64) {
+    /* Refused when the object is made, naming the argument and the
+     * extension, with no object. */
+    clgpu_elementwise *kernel = (clgpu_elementwise *)state;
+    clgpu_status status = clgpu_elementwise_create(shared_context, double_kernel.operation,
+                                                   double_kernel.num_args, double_kernel.args,
+                                                   NULL, &kernel);
+    if (status != CLGPU_UNSUPPORTED_FEATURE || !strstr(clgpu_last_error(), "cl_khr_fp64")) {
+      fail_msg("a double kernel without cl_khr_fp64: %s (%d), \"%s\"", clgpu_status_name(status),
+               (int)status, clgpu_last_error());
+    }
+    assert_null(kernel);
+    return;
+  }
   clgpu_elementwise *kernel = make_kernel(&double_kernel, NULL, 0, 0);
   const double b = -3.0e-3;
   ew_case c;

@@ -78,11 +78,44 @@ static int group_teardown(void **state) {
   return 0;
 }
 
-static void require_type(test_type type) {
-  if (type == TEST_DOUBLE && !clgpu_context_device_info(shared_context)->has_fp64) {
-    print_message("# skipped: the device has no cl_khr_fp64\n");
-    skip();
+/* Whether `type` can be searched here. On a device without cl_khr_fp64,
+ * a findall over double is checked to be refused instead (CLGPU_
+ * UNSUPPORTED_FEATURE naming the extension, no event, the outputs and
+ * their guards as they were) and the caller returns. */
+static int type_available(test_type type) {
+  if (type != TEST_DOUBLE || clgpu_context_device_info(shared_context)->has_fp64) return 1;
+  const double zeros[8] = {0};
+  test_guarded input = test_guarded_create(shared_context, sizeof zeros, zeros);
+  test_guarded indices = test_guarded_create(shared_context, 8 * sizeof(cl_uint), NULL);
+  test_guarded count = test_guarded_create(shared_context, sizeof(cl_ulong), NULL);
+  clgpu_array in, index_view, count_view;
+  assert_status(clgpu_array_1d(input.buffer, input.offset, CLGPU_TYPE_DOUBLE, 8, &in),
+                CLGPU_SUCCESS);
+  assert_status(clgpu_array_1d(indices.buffer, indices.offset, CLGPU_TYPE_UINT32, 8, &index_view),
+                CLGPU_SUCCESS);
+  assert_status(clgpu_array_1d(count.buffer, count.offset, CLGPU_TYPE_UINT64, 1, &count_view),
+                CLGPU_SUCCESS);
+  cl_event event = NULL;
+  clgpu_status status = clgpu_findall(shared_context, "x > 5", &index_view, &count_view, &in, NULL,
+                                      0, NULL, &event);
+  if (status != CLGPU_UNSUPPORTED_FEATURE || !strstr(clgpu_last_error(), "cl_khr_fp64")) {
+    fail_msg("a double findall without cl_khr_fp64: %s (%d), \"%s\"; expected "
+             "CLGPU_UNSUPPORTED_FEATURE naming cl_khr_fp64",
+             clgpu_status_name(status), (int)status, clgpu_last_error());
   }
+  assert_null(event);
+  unsigned char after[8 * sizeof(cl_uint)], fill[8 * sizeof(cl_uint)];
+  memset(fill, TEST_GUARD_REGION_FILL, sizeof fill);
+  test_guarded_read(shared_context, &indices, after);
+  assert_memory_equal(after, fill, sizeof fill);
+  test_guarded_read(shared_context, &count, after);
+  assert_memory_equal(after, fill, sizeof(cl_ulong));
+  test_guarded_check(shared_context, &indices, "a refused double findall's indices");
+  test_guarded_check(shared_context, &count, "a refused double findall's count");
+  test_guarded_release(&input);
+  test_guarded_release(&indices);
+  test_guarded_release(&count);
+  return 0;
 }
 
 static const char *algorithm_name(clgpu_shape algorithm) {
@@ -628,7 +661,7 @@ static const unsigned selectivities[] = {0, 100, 500, 1000};
  * both algorithms, both index types, and clgpu_count_if alongside. */
 static void types_by_data(void **state) {
   test_type type = *(const test_type *)*state;
-  require_type(type);
+  if (!type_available(type)) return;
   data_row rows[40];
   size_t row_count = 0;
   for (size_t s = 0; s < sizeof selectivities / sizeof selectivities[0]; s++) {

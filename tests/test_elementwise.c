@@ -2571,9 +2571,9 @@ static void double_when_available(void **state) {
     /* Refused when the object is made, naming the argument and the
      * extension, with no object. */
     clgpu_elementwise *kernel = (clgpu_elementwise *)state;
-    clgpu_status status = clgpu_elementwise_create(shared_context, double_kernel.operation,
-                                                   double_kernel.num_args, double_kernel.args,
-                                                   NULL, &kernel);
+    clgpu_status status =
+        clgpu_elementwise_create(shared_context, double_kernel.operation, double_kernel.num_args,
+                                 double_kernel.args, NULL, &kernel);
     if (status != CLGPU_UNSUPPORTED_FEATURE || !strstr(clgpu_last_error(), "cl_khr_fp64")) {
       fail_msg("a double kernel without cl_khr_fp64: %s (%d), \"%s\"", clgpu_status_name(status),
                (int)status, clgpu_last_error());

@@ -96,12 +96,13 @@ static int type_available(test_type type) {
   assert_status(clgpu_array_1d(count.buffer, count.offset, CLGPU_TYPE_UINT64, 1, &count_view),
                 CLGPU_SUCCESS);
   cl_event event = NULL;
-  clgpu_status status = clgpu_findall(shared_context, "x > 5", &index_view, &count_view, &in, NULL,
-                                      0, NULL, &event);
+  clgpu_status status =
+      clgpu_findall(shared_context, "x > 5", &index_view, &count_view, &in, NULL, 0, NULL, &event);
   if (status != CLGPU_UNSUPPORTED_FEATURE || !strstr(clgpu_last_error(), "cl_khr_fp64")) {
-    fail_msg("a double findall without cl_khr_fp64: %s (%d), \"%s\"; expected "
-             "CLGPU_UNSUPPORTED_FEATURE naming cl_khr_fp64",
-             clgpu_status_name(status), (int)status, clgpu_last_error());
+    fail_msg(
+        "a double findall without cl_khr_fp64: %s (%d), \"%s\"; expected "
+        "CLGPU_UNSUPPORTED_FEATURE naming cl_khr_fp64",
+        clgpu_status_name(status), (int)status, clgpu_last_error());
   }
   assert_null(event);
   unsigned char after[8 * sizeof(cl_uint)], fill[8 * sizeof(cl_uint)];

@@ -142,9 +142,10 @@ static int type_available(test_type type) {
   clgpu_status status =
       clgpu_scan(shared_context, &op, CLGPU_ALL_AXES, &out, &in, NULL, 0, NULL, &event);
   if (status != CLGPU_UNSUPPORTED_FEATURE || !strstr(clgpu_last_error(), "cl_khr_fp64")) {
-    fail_msg("a double scan without cl_khr_fp64: %s (%d), \"%s\"; expected "
-             "CLGPU_UNSUPPORTED_FEATURE naming cl_khr_fp64",
-             clgpu_status_name(status), (int)status, clgpu_last_error());
+    fail_msg(
+        "a double scan without cl_khr_fp64: %s (%d), \"%s\"; expected "
+        "CLGPU_UNSUPPORTED_FEATURE naming cl_khr_fp64",
+        clgpu_status_name(status), (int)status, clgpu_last_error());
   }
   assert_null(event);
   unsigned char after[sizeof zeros], fill[sizeof zeros];

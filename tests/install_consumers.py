@@ -88,10 +88,17 @@ def main():
     if not shutil.which("cmake"):
         sys.exit("install_consumers: cmake is not installed "
                  "(bash tools/setup-and-run installs it)")
+    # Ninja, which building clgpu itself needs: CMake's default generator
+    # wants make, which a minimal Debian does not have.
+    ninja = shutil.which("ninja")
+    if not ninja:
+        sys.exit("install_consumers: ninja is not installed "
+                 "(bash tools/setup-and-run installs ninja-build)")
     for static in (False, True):
         what = "CMake (static)" if static else "CMake (shared)"
         folder = os.path.join(work, "cmake-static" if static else "cmake-shared")
-        run(["cmake", "-S", os.path.join(source, "tests", "cmake_consumer"),
+        run(["cmake", "-G", "Ninja", f"-DCMAKE_MAKE_PROGRAM={ninja}",
+             "-S", os.path.join(source, "tests", "cmake_consumer"),
              "-B", folder, f"-DCMAKE_PREFIX_PATH={prefix}",
              f"-DCONSUMER_SOURCE={consumer}",
              f"-DCMAKE_C_FLAGS={' '.join(flags)}",

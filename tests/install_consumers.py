@@ -106,6 +106,20 @@ def main():
             f"configuring the {what} consumer")
         run(["cmake", "--build", folder], f"building the {what} consumer")
         check_program(os.path.join(folder, "consumer"), library_dir, static, what)
+    # The version check: a later minor version than the installed one is
+    # refused (the API may change between 0.x versions).
+    later = "0.99"
+    refused = subprocess.run(
+        ["cmake", "-G", "Ninja", f"-DCMAKE_MAKE_PROGRAM={ninja}",
+         "-S", os.path.join(source, "tests", "cmake_consumer"),
+         "-B", os.path.join(work, "cmake-later"), f"-DCMAKE_PREFIX_PATH={prefix}",
+         f"-DCONSUMER_SOURCE={consumer}", f"-DCLGPU_WANT={later}"],
+        capture_output=True, text=True)
+    said = refused.stdout + refused.stderr
+    if refused.returncode == 0 or "Could not find a configuration file" not in said:
+        sys.exit(f"install_consumers: find_package(clgpu {later}) was not refused by the "
+                 f"package's version file (exit {refused.returncode}):\n"
+                 + said)
     print("install_consumers: pkg-config and CMake (shared and static) consumers "
           "of the installed clgpu built and ran")
 

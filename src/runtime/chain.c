@@ -141,6 +141,8 @@ void clgpu__queue_use(const clgpu_context *context, cl_command_queue queue,
 
 clgpu_status clgpu__queue_enter(const clgpu_context *context, cl_command_queue queue,
                                 const char *who, clgpu__queue_scope *previous) {
+  /* Filled before the check too: a caller leaves with it whatever the
+   * check says. */
   previous->context = call_context;
   previous->queue = call_queue;
   CLGPU__FORWARD_IF_ERROR(clgpu__queue_check(context, queue, who, "options->queue"));

@@ -69,7 +69,11 @@ def main():
         run(["meson", "introspect", "--buildoptions", build], "meson introspect"))}
     prefix = stage + options["prefix"]
     library_dir = os.path.join(prefix, options["libdir"])
+    # A string ("none", "address,undefined") up to Meson 1.7, a list ([] for
+    # none) from Meson 1.8 on.
     sanitize = options.get("b_sanitize", "none")
+    if isinstance(sanitize, list):
+        sanitize = ",".join(sanitize)
     flags = [] if sanitize in ("none", "") else [f"-fsanitize={sanitize}"]
     consumer = os.path.join(source, "tests", "subproject_parent", "parent.c")
 

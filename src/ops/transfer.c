@@ -122,6 +122,67 @@ static clgpu_status make_temporary(clgpu_context *context, const clgpu_array *vi
   return status;
 }
 
+/* A rectangular transfer of `region` at byte `origin` of `root`, each
+ * command pushed on the chain. Implementations read the spec's bounds check
+ * of a rectangle differently: NVIDIA's OpenCL refuses one whose rows or
+ * slices, counted whole with their pitch, would pass the buffer's end, even
+ * when the bytes it moves do not (CL_INVALID_VALUE for rows 0:3, columns 0:6
+ * of a 3 x 11 array that ends the buffer: the last row's padding is past
+ * it). Where that padded extent passes the buffer's end, the last slice
+ * and then the last row go as commands of their own: all slices but the
+ * last as one rectangle, the last slice's rows but its last as another,
+ * and the last row as a plain transfer; each piece's padding then ends at
+ * or before the next piece's start. */
+static cl_int transfer_rect(clgpu_context *context, clgpu__chain *chain, int write, cl_mem root,
+                            cl_bool blocking, size_t origin, const size_t region[3],
+                            size_t row_pitch, size_t slice_pitch, void *host) {
+  cl_command_queue queue = clgpu__queue_of(context);
+  size_t root_size = 0;
+  cl_int err = clGetMemObjectInfo(root, CL_MEM_SIZE, sizeof root_size, &root_size, NULL);
+  if (err != CL_SUCCESS) return err;
+  unsigned char *bytes = host;
+  size_t padded = origin + region[2] * slice_pitch;
+  size_t pieces[3][3] = {{region[0], region[1], region[2]}, {0, 0, 0}, {0, 0, 0}};
+  size_t starts[3] = {origin, 0, 0}, host_starts[3] = {0, 0, 0};
+  size_t count = 1;
+  if (padded > root_size) {
+    count = 0;
+    size_t last_slice = origin + (region[2] - 1) * slice_pitch;
+    size_t last_slice_host = (region[2] - 1) * region[0] * region[1];
+    if (region[2] > 1) {
+      pieces[count][0] = region[0], pieces[count][1] = region[1], pieces[count][2] = region[2] - 1;
+      starts[count] = origin, host_starts[count] = 0, count++;
+    }
+    if (region[1] > 1) {
+      pieces[count][0] = region[0], pieces[count][1] = region[1] - 1, pieces[count][2] = 1;
+      starts[count] = last_slice, host_starts[count] = last_slice_host, count++;
+    }
+    pieces[count][0] = region[0], pieces[count][1] = 1, pieces[count][2] = 1;
+    starts[count] = last_slice + (region[1] - 1) * row_pitch;
+    host_starts[count] = last_slice_host + (region[1] - 1) * region[0];
+    count++;
+  }
+  for (size_t k = 0; k < count; k++) {
+    cl_event made = NULL;
+    cl_uint waits = clgpu__chain_wait_count(chain);
+    const cl_event *list = clgpu__chain_wait_list(chain);
+    if (pieces[k][1] == 1 && pieces[k][2] == 1 && count > 1) {
+      err = clgpu__cl_enqueue_transfer(queue, write, root, blocking, starts[k], pieces[k][0],
+                                       bytes + host_starts[k], waits, list, &made);
+    } else {
+      size_t buffer_origin[3] = {starts[k], 0, 0};
+      /* A 2-D piece's slice pitch is its own rows' span. */
+      size_t pitch = pieces[k][2] > 1 ? slice_pitch : pieces[k][1] * row_pitch;
+      err = clgpu__cl_enqueue_transfer_rect(queue, write, root, blocking, buffer_origin, pieces[k],
+                                            row_pitch, pitch, bytes + host_starts[k], waits, list,
+                                            &made);
+    }
+    if (err != CL_SUCCESS) return err;
+    clgpu__chain_push(chain, made);
+  }
+  return CL_SUCCESS;
+}
+
 static clgpu_status transfer(clgpu_context *context, const clgpu_array *view, void *host,
                              cl_bool blocking, cl_uint num_events, const cl_event *wait_list,
                              cl_event *event, int write, const char *who) {
@@ -156,10 +217,8 @@ static clgpu_status transfer(clgpu_context *context, const clgpu_array *view, vo
     /* A packed write must finish reading the host before the call returns
      * only when blocking; the unpacking copy runs after it either way. */
     if (path == PATH_RECT) {
-      size_t buffer_origin[3] = {origin, 0, 0};
-      err = clgpu__cl_enqueue_transfer_rect(clgpu__queue_of(context), write, root, blocking,
-                                            buffer_origin, region, row_pitch, slice_pitch, host,
-                                            waits, list, &made);
+      err = transfer_rect(context, &chain, write, root, blocking, origin, region, row_pitch,
+                          slice_pitch, host);
     } else {
       cl_mem buffer = path == PATH_PACKED ? temporary : root;
       size_t offset = path == PATH_PACKED ? 0 : origin;
@@ -170,7 +229,7 @@ static clgpu_status transfer(clgpu_context *context, const clgpu_array *view, vo
       status = clgpu__fail_cl(
           err, path == PATH_RECT ? (write ? "clEnqueueWriteBufferRect" : "clEnqueueReadBufferRect")
                                  : (write ? "clEnqueueWriteBuffer" : "clEnqueueReadBuffer"));
-    } else {
+    } else if (made) {
       clgpu__chain_push(&chain, made);
     }
   }

@@ -12,6 +12,7 @@
 #include <clgpu/program.h>
 #include <clgpu/version.h>
 
+#include "build_log.h"
 #include "context_internal.h"
 #include "disk_cache.h"
 #include "expression.h"
@@ -316,7 +317,8 @@ static char *describe_key(const clgpu_context *ctx, const unsigned char program_
   return key;
 }
 
-static clgpu_status report_build_failure(const clgpu_context *ctx, cl_program program, cl_int err,
+static clgpu_status report_build_failure(const clgpu_context *ctx, const char *source,
+                                         size_t source_length, cl_program program, cl_int err,
                                          const char *options) {
   clgpu__fail((clgpu_status)err,
               "building an OpenCL program for %s failed: %s (%d)\noptions: \"%s\"\nbuild "
@@ -330,7 +332,11 @@ static clgpu_status report_build_failure(const clgpu_context *ctx, cl_program pr
     if (log && clGetProgramBuildInfo(program, ctx->device, CL_PROGRAM_BUILD_LOG, length, log,
                                      NULL) == CL_SUCCESS) {
       log[length] = '\0';
-      clgpu__append_error("%s", log);
+      char *mapped = ctx->quirks.log_ignores_line_directives
+                         ? clgpu__build_log_map_lines(source, source_length, log)
+                         : NULL;
+      clgpu__append_error("%s", mapped ? mapped : log);
+      free(mapped);
     }
     free(log);
   } else {
@@ -352,17 +358,17 @@ static clgpu_status report_failure_with_warnings(const clgpu_context *ctx, const
   size_t words = options ? strlen(options) : 0;
   int quiet = ctx->quiet_builds && words >= 2 && strcmp(options + words - 2, "-w") == 0 &&
               (words == 2 || options[words - 3] == ' ');
-  if (!quiet) return report_build_failure(ctx, program, err, options);
+  if (!quiet) return report_build_failure(ctx, source, length, program, err, options);
   char *loud = strdup(options);
-  if (!loud) return report_build_failure(ctx, program, err, options);
+  if (!loud) return report_build_failure(ctx, source, length, program, err, options);
   loud[words > 2 ? words - 3 : 0] = '\0';
   cl_int again = CL_SUCCESS;
   cl_program second = clgpu__cl_program_with_source(ctx->cl_context, source, length, &again);
   clgpu_status status;
   if (again == CL_SUCCESS && (again = build_for_device(ctx, second, loud)) != CL_SUCCESS) {
-    status = report_build_failure(ctx, second, again, loud);
+    status = report_build_failure(ctx, source, length, second, again, loud);
   } else {
-    status = report_build_failure(ctx, program, err, options);
+    status = report_build_failure(ctx, source, length, program, err, options);
   }
   if (second) clReleaseProgram(second);
   free(loud);
@@ -460,7 +466,8 @@ static void store_to_disk(clgpu_context *ctx, const char *key, cl_program progra
 
 /* A successful build's log to the context's build_log, unless it is blank
  * (most implementations give a line break or nothing). */
-static void hand_over_log(const clgpu_context *ctx, cl_program program, const char *options) {
+static void hand_over_log(const clgpu_context *ctx, const char *source, size_t source_length,
+                          cl_program program, const char *options) {
   size_t length = 0;
   if (clGetProgramBuildInfo(program, ctx->device, CL_PROGRAM_BUILD_LOG, 0, NULL, &length) !=
           CL_SUCCESS ||
@@ -474,7 +481,13 @@ static void hand_over_log(const clgpu_context *ctx, cl_program program, const ch
     log[length] = '\0';
     int blank = 1;
     for (size_t i = 0; log[i] && blank; i++) blank = isspace((unsigned char)log[i]) != 0;
-    if (!blank) ctx->build_log(ctx->build_log_data, options ? options : "", log);
+    if (!blank) {
+      char *mapped = ctx->quirks.log_ignores_line_directives
+                         ? clgpu__build_log_map_lines(source, source_length, log)
+                         : NULL;
+      ctx->build_log(ctx->build_log_data, options ? options : "", mapped ? mapped : log);
+      free(mapped);
+    }
   }
   free(log);
 }
@@ -500,7 +513,7 @@ static clgpu_status build_from_source(clgpu_context *ctx, const char *source, si
     if (program) clReleaseProgram(program);
     return status;
   }
-  if (ctx->build_log) hand_over_log(ctx, program, options);
+  if (ctx->build_log) hand_over_log(ctx, source, length, program, options);
   *out = program;
   return CLGPU_SUCCESS;
 }

@@ -17,6 +17,7 @@ typedef enum quirk_kind {
   QUIRK_KERNEL_GROUP_SIZE_UNRELIABLE,
   QUIRK_WIDEN_CHAR_ORDER,
   QUIRK_NO_QUIET_BUILDS,
+  QUIRK_LOG_IGNORES_LINE_DIRECTIVES,
 } quirk_kind;
 
 typedef struct quirk_row {
@@ -69,6 +70,14 @@ static const quirk_row quirk_table[] = {
      "chars from a comparison); uchar, short and wider types run right (rusticl, Mesa 22.3.6, "
      "LLVM 15)",
      "tests/test_runs.c scan_every_type_and_operator; docs/quirks.md"},
+    {"NVIDIA CUDA", NULL, NULL, QUIRK_LOG_IGNORES_LINE_DIRECTIVES, 1,
+     "NVIDIA's OpenCL compiler ignores #line: its build log names every error \"<kernel>:L:C\" "
+     "with L counted over the whole assembled source (line 343 for a one-line elementwise "
+     "operation), so a message would not say which part (operation, comparator, the caller's "
+     "file) holds the error; the library maps L back through the source's own #line "
+     "directives (driver 580.159.04, H200)",
+     "tests/test_elementwise.c build_failures; tests/test_program_cache.c log_line_mapping; "
+     "docs/quirks.md"},
 };
 
 static int matches(const char *pattern, const char *text) {
@@ -83,6 +92,7 @@ void clgpu__quirks_for(const clgpu_device_info *info, clgpu__quirks *quirks) {
   quirks->kernel_group_size_unreliable = 0;
   quirks->widen_char_order = 0;
   quirks->quiet_builds = 1;
+  quirks->log_ignores_line_directives = 0;
   for (size_t i = 0; i < sizeof quirk_table / sizeof quirk_table[0]; i++) {
     const quirk_row *row = &quirk_table[i];
     if (!matches(row->platform, info->platform_name) || !matches(row->device, info->name) ||
@@ -110,6 +120,9 @@ void clgpu__quirks_for(const clgpu_device_info *info, clgpu__quirks *quirks) {
         break;
       case QUIRK_NO_QUIET_BUILDS:
         quirks->quiet_builds = row->value == 0;
+        break;
+      case QUIRK_LOG_IGNORES_LINE_DIRECTIVES:
+        quirks->log_ignores_line_directives = row->value != 0;
         break;
     }
   }

@@ -34,6 +34,10 @@ typedef struct clgpu__quirks {
    * diagnostics, POCL's "9 warnings generated."); 0 where a compiler
    * refuses -w. CLGPU_BUILD_WARNINGS=1 turns it off for a context. */
   int quiet_builds;
+  /* Whether the compiler's log counts the lines of the whole source it was
+   * given, under the name "<kernel>", whatever #line directives say: the
+   * library then maps them back to the parts' names and lines. */
+  int log_ignores_line_directives;
 } clgpu__quirks;
 
 void clgpu__quirks_for(const clgpu_device_info *info, clgpu__quirks *quirks);

@@ -1,6 +1,7 @@
 /* Child processes of clgpu-bench (bench_child.h). */
 #include "bench_child.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <math.h>
@@ -60,6 +61,27 @@ void bench_child_install_signal_handlers(void) {
   sigemptyset(&action.sa_mask);
   for (size_t k = 0; k < sizeof signals / sizeof signals[0]; k++) {
     sigaction(signals[k], &action, NULL);
+  }
+}
+
+void bench_close_on_exec_all(void) {
+  DIR *folder = opendir("/proc/self/fd");
+  if (folder) {
+    int own = dirfd(folder);
+    for (struct dirent *entry; (entry = readdir(folder)) != NULL;) {
+      char *end = NULL;
+      long fd = strtol(entry->d_name, &end, 10);
+      if (end == entry->d_name || *end != '\0' || fd <= 2 || fd == own) continue;
+      int flags = fcntl((int)fd, F_GETFD);
+      if (flags >= 0) fcntl((int)fd, F_SETFD, flags | FD_CLOEXEC);
+    }
+    closedir(folder);
+    return;
+  }
+  /* No /proc: the usual range. */
+  for (int fd = 3; fd < 1024; fd++) {
+    int flags = fcntl(fd, F_GETFD);
+    if (flags >= 0) fcntl(fd, F_SETFD, flags | FD_CLOEXEC);
   }
 }
 
@@ -137,6 +159,7 @@ void bench_child_run(const char *self, char **argv, const char *device, const ch
           failed = posix_spawn_file_actions_addclose(&actions, fds[k]);
         }
         if (!failed) {
+          bench_close_on_exec_all();
           failed = strchr(path, '/') ? posix_spawn(&pid, path, &actions, &attributes, argv, env)
                                      : posix_spawnp(&pid, path, &actions, &attributes, argv, env);
         }

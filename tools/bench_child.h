@@ -22,6 +22,13 @@ typedef struct bench_child_result {
   double seconds;
 } bench_child_result;
 
+/* Mark every open file descriptor above 2 close-on-exec, so that a child
+ * started next inherits none of them: NVIDIA's OpenCL (driver 580, H200)
+ * finds no device in a child that inherited the parent's open device files
+ * (the child's platform list held only POCL), while the same command started
+ * from a shell sees the GPU. The parent keeps using them; only exec closes. */
+void bench_close_on_exec_all(void);
+
 /* The environment of a child: this one with CLGPU_DEVICE=device when device
  * is not NULL and POCL_CACHE_DIR=pocl_dir when pocl_dir is not NULL. NULL
  * when out of memory; free the array and its first *owned entries. */

@@ -11,8 +11,8 @@
  * command, the figures, the date); `clgpu-bench tune` prints a line to
  * paste as a class's overrides. The base values were chosen on POCL and
  * Intel's CPU runtime (which compiles work-group-shaped kernels as GPU
- * compilers do) and by reasoning about GPUs; no GPU has been measured yet,
- * so there is no GPU class. */
+ * compilers do) and by reasoning about GPUs; the one GPU measured so far,
+ * an NVIDIA H200, has its class below. */
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -161,6 +161,20 @@ typedef struct tuning_class {
 } tuning_class;
 
 static const tuning_class classes[] = {
+    /* NVIDIA's OpenCL on an H200 (driver 580.159.04, the first GPU this
+     * project was lent, 2026-12-04): one value swept at a time from the
+     * base row, `CLGPU_TUNING=P=V clgpu-bench run --ops ... --types uint32
+     * --sizes 64M --repeat 5 --no-cpu --no-first-call --format csv`, one
+     * run per value, Melem/s. tile_items 4 / 8 / 16 / 32: scan 179558 /
+     * 89760 / 70763 / 53161, findall 230348 / 216586 / 194508 / 132854,
+     * reduce 706052 / 693438 / 690946 / 655866 (a GPU hides latency with
+     * more work-items in flight, not more items each). radix_items 4 / 8 /
+     * 16 / 24 / 32: radix_sort 10511 / 10551 / 9467 / 8739 / 8061.
+     * tiled_slices (1-64) and tiled_digit_max (4-8) were flat within 5%
+     * at the base row's other values, so they stay. torch 2.11 on the same
+     * GPU (tools/gpu-peers.py, CUB underneath), 64M: cumsum 290 Gelem/s,
+     * sum 849, nonzero 235, sort (keys with int64 indices) 22.0 Gkeys/s. */
+    {"NVIDIA", CL_DEVICE_TYPE_GPU, "NVIDIA CUDA", "tile_items=4,radix_items=8"},
     /* POCL 3.1 runs a work-group as loops over its work-items, which the
      * TILED shape's per-tile group scans suit better than the coalesced
      * fold (scan, 16M uint32: 0.12 of the copy kernel tile by tile, 0.095

@@ -1,7 +1,6 @@
 /* Child processes of clgpu-bench (bench_child.h). */
 #include "bench_child.h"
 
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <math.h>
@@ -64,33 +63,53 @@ void bench_child_install_signal_handlers(void) {
   }
 }
 
-void bench_close_on_exec_all(void) {
-  DIR *folder = opendir("/proc/self/fd");
-  if (folder) {
-    int own = dirfd(folder);
-    for (struct dirent *entry; (entry = readdir(folder)) != NULL;) {
-      char *end = NULL;
-      long fd = strtol(entry->d_name, &end, 10);
-      if (end == entry->d_name || *end != '\0' || fd <= 2 || fd == own) continue;
-      int flags = fcntl((int)fd, F_GETFD);
-      if (flags >= 0) fcntl((int)fd, F_SETFD, flags | FD_CLOEXEC);
+/* The environment as main found it (bench_environment_snapshot). */
+static char **start_environment;
+
+void bench_environment_snapshot(void) {
+  size_t count = 0;
+  while (environ[count]) count++;
+  char **copy = calloc(count + 1, sizeof *copy);
+  if (!copy) return;
+  for (size_t k = 0; k < count; k++) {
+    copy[k] = strdup(environ[k]);
+    if (!copy[k]) {
+      for (size_t j = 0; j < k; j++) free(copy[j]);
+      free(copy);
+      return;
     }
-    closedir(folder);
-    return;
   }
-  /* No /proc: the usual range. */
-  for (int fd = 3; fd < 1024; fd++) {
-    int flags = fcntl(fd, F_GETFD);
-    if (flags >= 0) fcntl(fd, F_SETFD, flags | FD_CLOEXEC);
-  }
+  start_environment = copy;
 }
+
+/* The length of a variable's name in a "NAME=value" entry. */
+static size_t name_length(const char *entry) {
+  const char *equals = strchr(entry, '=');
+  return equals ? (size_t)(equals - entry) : strlen(entry);
+}
+
+/* The snapshot's entry of the variable `entry` names, or NULL. */
+static const char *started_as(const char *entry) {
+  size_t length = name_length(entry);
+  for (size_t k = 0; start_environment[k]; k++) {
+    if (name_length(start_environment[k]) == length &&
+        strncmp(start_environment[k], entry, length) == 0) {
+      return start_environment[k];
+    }
+  }
+  return NULL;
+}
+
+/* Whether the variable is the bench's own (set on purpose since main). */
+static int own_variable(const char *entry) { return strncmp(entry, "CLGPU_", 6) == 0; }
 
 char **bench_child_environment(const char *device, const char *pocl_dir, size_t *owned) {
   static const char device_variable[] = "CLGPU_DEVICE=";
   static const char pocl_variable[] = "POCL_CACHE_DIR=";
-  size_t count = 0;
+  size_t count = 0, started = 0;
   while (environ[count]) count++;
-  char **env = malloc((count + 3) * sizeof *env);
+  while (start_environment && start_environment[started]) started++;
+  char **env = malloc((count + started + 3) * sizeof *env);
   size_t device_size = sizeof device_variable + (device ? strlen(device) : 0);
   size_t pocl_size = sizeof pocl_variable + (pocl_dir ? strlen(pocl_dir) : 0);
   char *device_env = device ? malloc(device_size) : NULL;
@@ -111,10 +130,30 @@ char **bench_child_environment(const char *device, const char *pocl_dir, size_t 
     env[used++] = pocl_env;
   }
   *owned = used;
+  size_t first = used;
   for (size_t k = 0; k < count; k++) {
     if (device && strncmp(environ[k], device_variable, sizeof device_variable - 1) == 0) continue;
     if (pocl_dir && strncmp(environ[k], pocl_variable, sizeof pocl_variable - 1) == 0) continue;
+    if (start_environment && !own_variable(environ[k])) {
+      /* As it was when the process started: changed back, or left out when
+       * something set it since. */
+      const char *was = started_as(environ[k]);
+      if (was) env[used++] = (char *)was;
+      continue;
+    }
     env[used++] = environ[k];
+  }
+  /* Variables something unset since the start come back. */
+  for (size_t k = 0; k < started; k++) {
+    const char *entry = start_environment[k];
+    if (own_variable(entry)) continue;
+    if (pocl_dir && strncmp(entry, pocl_variable, sizeof pocl_variable - 1) == 0) continue;
+    int present = 0;
+    for (size_t j = first; j < used && !present; j++) {
+      present = name_length(env[j]) == name_length(entry) &&
+                strncmp(env[j], entry, name_length(entry)) == 0;
+    }
+    if (!present) env[used++] = (char *)entry;
   }
   env[used] = NULL;
   return env;
@@ -159,7 +198,6 @@ void bench_child_run(const char *self, char **argv, const char *device, const ch
           failed = posix_spawn_file_actions_addclose(&actions, fds[k]);
         }
         if (!failed) {
-          bench_close_on_exec_all();
           failed = strchr(path, '/') ? posix_spawn(&pid, path, &actions, &attributes, argv, env)
                                      : posix_spawnp(&pid, path, &actions, &attributes, argv, env);
         }

@@ -22,12 +22,14 @@ typedef struct bench_child_result {
   double seconds;
 } bench_child_result;
 
-/* Mark every open file descriptor above 2 close-on-exec, so that a child
- * started next inherits none of them: NVIDIA's OpenCL (driver 580, H200)
- * finds no device in a child that inherited the parent's open device files
- * (the child's platform list held only POCL), while the same command started
- * from a shell sees the GPU. The parent keeps using them; only exec closes. */
-void bench_close_on_exec_all(void);
+/* Keep a copy of the environment as the process found it; call first thing
+ * in main. The children's environment (bench_child_environment) takes each
+ * variable not named CLGPU_* from this copy: an OpenCL implementation may
+ * change the environment of the process that loads it, and POCL 5.0 sets
+ * OCL_ICD_FILENAMES=libpocl.so.2, which made the ICD loader of every child
+ * load POCL alone (on the H200 machine the tune's and first calls'
+ * children found no NVIDIA device). */
+void bench_environment_snapshot(void);
 
 /* The environment of a child: this one with CLGPU_DEVICE=device when device
  * is not NULL and POCL_CACHE_DIR=pocl_dir when pocl_dir is not NULL. NULL

@@ -323,7 +323,6 @@ static int spawn_first_call(const run_options *o, const first_call *fc, const ch
       if (spawned == 0) spawned = posix_spawn_file_actions_addclose(&actions, fds[0]);
       if (spawned == 0) spawned = posix_spawn_file_actions_addclose(&actions, fds[1]);
       if (spawned == 0) {
-        bench_close_on_exec_all();
         spawned = strchr(self, '/') ? posix_spawn(&pid, self, &actions, NULL, argv, env)
                                     : posix_spawnp(&pid, self, &actions, NULL, argv, env);
       }

@@ -54,6 +54,7 @@
 
 #include <clgpu/clgpu.h>
 
+#include "bench_child.h"
 #include "bench_common.h"
 #include "bench_compare.h"
 #include "bench_first_call.h"
@@ -561,6 +562,7 @@ static int command_run(int argc, char **argv) {
 }
 
 int main(int argc, char **argv) {
+  bench_environment_snapshot();
   bench_self = argc > 0 && argv[0] ? argv[0] : "clgpu-bench";
   bench_command_line_argc = argc;
   bench_command_line_argv = argv;

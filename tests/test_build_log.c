@@ -21,20 +21,20 @@
  * "#line 1" before the first part, "#line 1 \"label\"" before each later
  * one (physical lines in the comments on the right). */
 static const char source[] =
-    "#define CLGPU_T uint\n"          /* 1 */
-    "#define CLGPU_N 4\n"             /* 2 */
-    "#line 1\n"                       /* 3 */
-    "int first(int a) {\n"            /* 4: first part, line 1 */
-    "  return a;\n"                   /* 5: line 2 */
-    "}\n"                             /* 6: line 3 */
-    "#line 1 \"operation\"\n"         /* 7 */
-    "y = undefined_thing\n"           /* 8: operation:1 */
-    "#line 1 \"elementwise.cl\"\n"    /* 9 */
-    "  ;\n"                           /* 10: elementwise.cl:1 */
-    "}\n"                             /* 11: elementwise.cl:2 */
-    "#line 40 \"tail part.cl\"\n"     /* 12 */
-    "x\n"                             /* 13: tail part.cl:40 */
-    "z";                              /* 14: tail part.cl:41, no final line break */
+    "#define CLGPU_T uint\n"       /* 1 */
+    "#define CLGPU_N 4\n"          /* 2 */
+    "#line 1\n"                    /* 3 */
+    "int first(int a) {\n"         /* 4: first part, line 1 */
+    "  return a;\n"                /* 5: line 2 */
+    "}\n"                          /* 6: line 3 */
+    "#line 1 \"operation\"\n"      /* 7 */
+    "y = undefined_thing\n"        /* 8: operation:1 */
+    "#line 1 \"elementwise.cl\"\n" /* 9 */
+    "  ;\n"                        /* 10: elementwise.cl:1 */
+    "}\n"                          /* 11: elementwise.cl:2 */
+    "#line 40 \"tail part.cl\"\n"  /* 12 */
+    "x\n"                          /* 13: tail part.cl:40 */
+    "z";                           /* 14: tail part.cl:41, no final line break */
 
 static void expect_mapped(const char *log, const char *expected) {
   char *mapped = clgpu__build_log_map_lines(source, strlen(source), log);
@@ -53,12 +53,14 @@ static void expect_mapped(const char *log, const char *expected) {
  * rusticl print them; what is not a "<kernel>:LINE:" stays as it was. */
 static void lines_map_to_their_parts(void **state) {
   (void)state;
-  expect_mapped("<kernel>:8:5: error: use of undeclared identifier 'undefined_thing'\n"
-                "y = undefined_thing\n    ^\n",
-                "operation:1:5: error: use of undeclared identifier 'undefined_thing'\n"
-                "y = undefined_thing\n    ^\n");
-  expect_mapped("<kernel>:5:3: warning: a\n<kernel>:10:3: error: b\n<kernel>:14:1: note: c\n",
-                "<kernel>:2:3: warning: a\nelementwise.cl:1:3: error: b\ntail part.cl:41:1: note: c\n");
+  expect_mapped(
+      "<kernel>:8:5: error: use of undeclared identifier 'undefined_thing'\n"
+      "y = undefined_thing\n    ^\n",
+      "operation:1:5: error: use of undeclared identifier 'undefined_thing'\n"
+      "y = undefined_thing\n    ^\n");
+  expect_mapped(
+      "<kernel>:5:3: warning: a\n<kernel>:10:3: error: b\n<kernel>:14:1: note: c\n",
+      "<kernel>:2:3: warning: a\nelementwise.cl:1:3: error: b\ntail part.cl:41:1: note: c\n");
   expect_mapped("<kernel>:13:1: error", "tail part.cl:40:1: error");
   /* Lines before the first directive (the defines), a line past the end
    * (the last directive's count goes on), and texts that only look like

@@ -157,7 +157,9 @@ clgpu_status bench_enqueue_reference(bench_case *c, int copy, cl_event *event) {
   size_t local = c->cpu_shape ? 1 : reference_group(c);
   /* The GPU shape: four vectors of four per work-item, at least one group. */
   size_t items = (c->n / 4 + 3) / 4;
-  size_t global = c->cpu_shape ? groups : ((items + local - 1) / local > 0 ? (items + local - 1) / local : 1) * local;
+  size_t global = c->cpu_shape
+                      ? groups
+                      : ((items + local - 1) / local > 0 ? (items + local - 1) / local : 1) * local;
   cl_int err = CL_SUCCESS;
   if (copy) {
     err |= clSetKernelArg(kernel, 0, sizeof c->d_in, &c->d_in);

@@ -1181,6 +1181,31 @@ class Tune(BenchTestCase):
         self.assertIn("CLGPU_TUNING is \"tile_items=40\"", result.stderr)
         self.assertIn("tile_items takes a decimal from 1 to 32", result.stderr)
 
+    def test_children_get_the_environment_the_tool_started_with(self):
+        # An OpenCL implementation may change the environment of the process
+        # that loads it (POCL 5.0 sets OCL_ICD_FILENAMES, which hid NVIDIA's
+        # platform from every child on a GPU machine). The test hook makes
+        # the tool point OCL_ICD_VENDORS at a folder that does not exist
+        # once its context is made: children given that environment would
+        # find no device; given the one the tool started with, they measure.
+        change = {"CLGPU_BENCH_TEST_SETENV": "OCL_ICD_VENDORS=" +
+                  os.path.join(TMP, "no-such-icd-folder")}
+        result = bench("tune", "--shape", "chunked", "--params", "chunked_chunks_per_unit",
+                       "--sizes", "4K", "--repeat", "1", env=change, timeout=900)
+        self.assert_exit(result, 0)
+        scores = re.findall(r"^  chunked_chunks_per_unit=(\d+)\s+[\d.]+ Melem/s$", result.stdout,
+                            re.M)
+        self.assertEqual(sorted(int(v) for v in scores), [1, 2, 4, 8, 16], describe(result))
+        folder = first_call_folder("changed_environment")
+        result = bench("run", "--ops", "reduce", "--types", "uint32", "--sizes", "4K",
+                       "--repeat", "1", "--warmup", "0", "--no-cpu", "--no-boost",
+                       "--first-call", "first", "--format", "json",
+                       env=dict(change, TMPDIR=folder))
+        self.assert_exit(result, 0)
+        first = json.loads(result.stdout)["results"][0]["first_call"]
+        self.assertIsNotNone(first, describe(result))
+        self.assertGreater(first["cold_ms"], 0, describe(result))
+
     def test_misuse_exits_2(self):
         for args, message in ((["--params", "no_such"], "'no_such' is not a parameter"),
                               (["--params", "tile_items", "--shape", "chunked"],

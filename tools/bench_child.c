@@ -82,6 +82,18 @@ void bench_environment_snapshot(void) {
   start_environment = copy;
 }
 
+void bench_test_change_environment(void) {
+  const char *change = getenv("CLGPU_BENCH_TEST_SETENV");
+  const char *equals = change ? strchr(change, '=') : NULL;
+  if (!equals || equals == change) return;
+  char name[256];
+  size_t length = (size_t)(equals - change);
+  if (length >= sizeof name) return;
+  memcpy(name, change, length);
+  name[length] = '\0';
+  setenv(name, equals + 1, 1);
+}
+
 /* The length of a variable's name in a "NAME=value" entry. */
 static size_t name_length(const char *entry) {
   const char *equals = strchr(entry, '=');

@@ -31,6 +31,12 @@ typedef struct bench_child_result {
  * children found no NVIDIA device). */
 void bench_environment_snapshot(void);
 
+/* For the tests: CLGPU_BENCH_TEST_SETENV=NAME=VALUE sets NAME to VALUE in
+ * this process, as an OpenCL implementation may do once loaded; called right
+ * after `run` and `tune` made their context. The children must not see it
+ * (test_bench.py sets OCL_ICD_VENDORS to a folder that does not exist). */
+void bench_test_change_environment(void);
+
 /* The environment of a child: this one with CLGPU_DEVICE=device when device
  * is not NULL and POCL_CACHE_DIR=pocl_dir when pocl_dir is not NULL. NULL
  * when out of memory; free the array and its first *owned entries. */

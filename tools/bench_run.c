@@ -10,6 +10,7 @@
 
 #include "bench_boost.h"
 #include "bench_case.h"
+#include "bench_child.h"
 #include "bench_first_call.h"
 #include "bench_limit.h"
 #include "bench_measure.h"
@@ -64,6 +65,7 @@ int bench_command_run(int argc, char **argv) {
     bench_output_discard(&output);
     return bench_report_failure("creating a context", status);
   }
+  bench_test_change_environment();
   const clgpu_device_info *device = clgpu_context_device_info(context);
 
   /* What cannot run on this device is a usage error, found before any work. */

@@ -292,6 +292,7 @@ int bench_command_tune(const char *self, int argc, char **argv) {
   clgpu_context *context = NULL;
   clgpu_status status = clgpu_context_create(NULL, &context);
   if (status != CLGPU_SUCCESS) return bench_report_failure("choosing the default device", status);
+  bench_test_change_environment();
   char title[512];
   const clgpu_device_info *info = clgpu_context_device_info(context);
   size_t largest_group = info->max_work_group_size;

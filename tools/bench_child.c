@@ -94,24 +94,6 @@ void bench_test_change_environment(void) {
   setenv(name, equals + 1, 1);
 }
 
-/* The length of a variable's name in a "NAME=value" entry. */
-static size_t name_length(const char *entry) {
-  const char *equals = strchr(entry, '=');
-  return equals ? (size_t)(equals - entry) : strlen(entry);
-}
-
-/* The snapshot's entry of the variable `entry` names, or NULL. */
-static const char *started_as(const char *entry) {
-  size_t length = name_length(entry);
-  for (size_t k = 0; start_environment[k]; k++) {
-    if (name_length(start_environment[k]) == length &&
-        strncmp(start_environment[k], entry, length) == 0) {
-      return start_environment[k];
-    }
-  }
-  return NULL;
-}
-
 /* Whether the variable is the bench's own (set on purpose since main). */
 static int own_variable(const char *entry) { return strncmp(entry, "CLGPU_", 6) == 0; }
 
@@ -142,30 +124,19 @@ char **bench_child_environment(const char *device, const char *pocl_dir, size_t 
     env[used++] = pocl_env;
   }
   *owned = used;
-  size_t first = used;
+  /* The bench's own variables as they are now; every other one as the
+   * process found it, when the snapshot was taken. */
   for (size_t k = 0; k < count; k++) {
     if (device && strncmp(environ[k], device_variable, sizeof device_variable - 1) == 0) continue;
+    if (start_environment && !own_variable(environ[k])) continue;
     if (pocl_dir && strncmp(environ[k], pocl_variable, sizeof pocl_variable - 1) == 0) continue;
-    if (start_environment && !own_variable(environ[k])) {
-      /* As it was when the process started: changed back, or left out when
-       * something set it since. */
-      const char *was = started_as(environ[k]);
-      if (was) env[used++] = (char *)was;
-      continue;
-    }
     env[used++] = environ[k];
   }
-  /* Variables something unset since the start come back. */
   for (size_t k = 0; k < started; k++) {
     const char *entry = start_environment[k];
     if (own_variable(entry)) continue;
     if (pocl_dir && strncmp(entry, pocl_variable, sizeof pocl_variable - 1) == 0) continue;
-    int present = 0;
-    for (size_t j = first; j < used && !present; j++) {
-      present = name_length(env[j]) == name_length(entry) &&
-                strncmp(env[j], entry, name_length(entry)) == 0;
-    }
-    if (!present) env[used++] = (char *)entry;
+    env[used++] = (char *)entry;
   }
   env[used] = NULL;
   return env;

@@ -37,8 +37,10 @@ void bench_environment_snapshot(void);
  * (test_bench.py sets OCL_ICD_VENDORS to a folder that does not exist). */
 void bench_test_change_environment(void);
 
-/* The environment of a child: this one with CLGPU_DEVICE=device when device
- * is not NULL and POCL_CACHE_DIR=pocl_dir when pocl_dir is not NULL. NULL
+/* The environment of a child: the one the process started with (after
+ * bench_environment_snapshot; else the current one), with the CLGPU_
+ * variables as they are now, CLGPU_DEVICE=device when device is not NULL and
+ * POCL_CACHE_DIR=pocl_dir when pocl_dir is not NULL. NULL
  * when out of memory; free the array and its first *owned entries. */
 char **bench_child_environment(const char *device, const char *pocl_dir, size_t *owned);
 

@@ -317,6 +317,14 @@ static char *describe_key(const clgpu_context *ctx, const unsigned char program_
   return key;
 }
 
+/* The log as a caller should see it, where the device's compiler needs it
+ * rewritten (malloc'd), else NULL: use the log as it is. */
+static char *caller_log(const clgpu_context *ctx, const char *source, size_t length,
+                        const char *log) {
+  if (!ctx->quirks.log_ignores_line_directives) return NULL;
+  return clgpu__build_log_map_lines(source, length, log);
+}
+
 static clgpu_status report_build_failure(const clgpu_context *ctx, const char *source,
                                          size_t source_length, cl_program program, cl_int err,
                                          const char *options) {
@@ -332,9 +340,7 @@ static clgpu_status report_build_failure(const clgpu_context *ctx, const char *s
     if (log && clGetProgramBuildInfo(program, ctx->device, CL_PROGRAM_BUILD_LOG, length, log,
                                      NULL) == CL_SUCCESS) {
       log[length] = '\0';
-      char *mapped = ctx->quirks.log_ignores_line_directives
-                         ? clgpu__build_log_map_lines(source, source_length, log)
-                         : NULL;
+      char *mapped = caller_log(ctx, source, source_length, log);
       clgpu__append_error("%s", mapped ? mapped : log);
       free(mapped);
     }
@@ -482,9 +488,7 @@ static void hand_over_log(const clgpu_context *ctx, const char *source, size_t s
     int blank = 1;
     for (size_t i = 0; log[i] && blank; i++) blank = isspace((unsigned char)log[i]) != 0;
     if (!blank) {
-      char *mapped = ctx->quirks.log_ignores_line_directives
-                         ? clgpu__build_log_map_lines(source, source_length, log)
-                         : NULL;
+      char *mapped = caller_log(ctx, source, source_length, log);
       ctx->build_log(ctx->build_log_data, options ? options : "", mapped ? mapped : log);
       free(mapped);
     }

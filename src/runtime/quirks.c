@@ -76,7 +76,7 @@ static const quirk_row quirk_table[] = {
      "operation), so a message would not say which part (operation, comparator, the caller's "
      "file) holds the error; the library maps L back through the source's own #line "
      "directives (driver 580.159.04, H200)",
-     "tests/test_elementwise.c build_failures; tests/test_program_cache.c log_line_mapping; "
+     "tests/test_build_log.c; tests/test_elementwise.c build_failures (on NVIDIA); "
      "docs/quirks.md"},
 };
 

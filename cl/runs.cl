@@ -96,6 +96,35 @@ inline void clgpu_run_join(ulong *h, A *v, ulong h2, A v2) {
 /* Whether element i (> 0) starts a run. */
 #define CLGPU_RUN_HEAD_AT(i) (!clgpu_run_equal(CLGPU_RUN_KEY((i) - 1), CLGPU_RUN_KEY(i)))
 
+/* CHUNKED keys that are contiguous and compared by their bits are compared
+ * sixteen at a time (KB16), which a CPU compiler turns into vector
+ * compares; a strided view or the caller's equality takes the plain loop. */
+#if CLGPU_GROUP == 1 && !defined(CLGPU_RUN_STRIDED) && !defined(CLGPU_RUN_EQUAL)
+#define CLGPU_RUN_VECTOR 1
+typedef CLGPU_CAT(CLGPU_RUN_KB, 16) KB16;
+#endif
+
+/* The heads among the elements [b, e). */
+inline ulong clgpu_run_count_heads(CLGPU_RUN_INPUTS, ulong b, ulong e) {
+  ulong h = b == 0 && e > 0 ? 1 : 0;
+  ulong i = b > 0 ? b : 1;
+#ifdef CLGPU_RUN_VECTOR
+  __global const KB *k = keys + keys_at;
+  while (i + 16 <= e) {
+    /* Lane counts in uint, summed every 2^20 blocks so that none wraps. */
+    uint16 lanes = (uint16)(0);
+    for (uint blocks = 0; blocks < (1u << 20) && i + 16 <= e; blocks++, i += 16) {
+      lanes += convert_uint16(vload16(0, k + i) != vload16(0, k + i - 1)) & (uint16)(1);
+    }
+    uint8 eights = lanes.lo + lanes.hi;
+    uint4 fours = eights.lo + eights.hi;
+    h += (ulong)fours.s0 + fours.s1 + fours.s2 + fours.s3;
+  }
+#endif
+  for (; i < e; i++) h += CLGPU_RUN_HEAD_AT(i) ? 1 : 0;
+  return h;
+}
+
 /* The pair of the elements [b, e): the heads among them, counted from the
  * keys alone (for a scan 1 when there is one: it needs no count), and the value of the run open at e,
  * from the last head before e, found walking back from e (a run's length
@@ -104,8 +133,7 @@ inline void clgpu_run_join(ulong *h, A *v, ulong h2, A v2) {
 inline void clgpu_run_fold(CLGPU_RUN_INPUTS, ulong b, ulong e, ulong *heads, A *value) {
   ulong h = 0;
 #ifndef CLGPU_RUN_SCAN
-  if (b == 0 && e > 0) h = 1;
-  for (ulong i = b > 0 ? b : 1; i < e; i++) h += CLGPU_RUN_HEAD_AT(i) ? 1 : 0;
+  h = clgpu_run_count_heads(CLGPU_RUN_PASS, b, e);
 #endif
   /* The last head in [b, e), or b. */
   ulong start = b;
@@ -159,7 +187,168 @@ inline void clgpu_run_reduced(CLGPU_RUN_OUTPUTS, ulong r, A v) {
 }
 #endif
 
+#if CLGPU_GROUP == 1 && !defined(CLGPU_RUN_SCAN)
+/* CHUNKED walks of the runs' outputs, without a branch on the heads.
+ * Element i, with h heads before it, stores at place h what a run keeps of
+ * its head (its key, its first value, its index): a head's place is its own
+ * run's, and any other element's is the next run's, which that run's head
+ * overwrites later in the same walk. Then it counts itself, folds its value
+ * into v (restarting at a head) and stores v at its own run's place
+ * (h - 1), so that a run's last element leaves the run's reduced value.
+ * These stores run over [b, L), L the range's last head: the head at L and
+ * everything after it belong to a run that may go on past the range, whose
+ * reduced value the walk that holds its last element writes once it knows
+ * that the run ends (at n or before a head); the places this walk stores at
+ * are at most L's own run's. */
+
+#if defined(CLGPU_RUN_KEYS_ONLY) || defined(CLGPU_RUN_FIRST)
+#define CLGPU_RUN_NO_REDUCED 1
+#endif
+#if defined(CLGPU_RUN_NO_VALUES) && !defined(CLGPU_RUN_KEYS_ONLY)
+#define CLGPU_RUN_OFFSETS 1 /* run-length encoding */
+#endif
+
+/* What the head at place r keeps: its key, first value and index. */
+inline void clgpu_run_keep(CLGPU_RUN_OUTPUTS, ulong r, KB key, A x, ulong i, int checked) {
+  (void)x;
+  (void)i;
+  if (!checked || r < key_capacity) run_keys[CLGPU_RUN_AT(run_keys_at, run_keys_step, r)] = key;
+#ifdef CLGPU_RUN_FIRST
+  if (!checked || r < value_capacity) {
+    reduced[CLGPU_RUN_AT(reduced_at, reduced_step, r)] = clgpu_store(x);
+  }
+#endif
+#ifdef CLGPU_RUN_OFFSETS
+  if (!checked || r < offset_capacity) {
+    offsets[CLGPU_RUN_AT(offsets_at, offsets_step, r)] = (CLGPU_RUN_OFFSET_T)i;
+  }
+#endif
+}
+
+/* Run r's reduced value v. */
+inline void clgpu_run_put(CLGPU_RUN_OUTPUTS, ulong r, A v, int checked) {
+#ifndef CLGPU_RUN_NO_REDUCED
+#ifdef CLGPU_INITIAL
+  v = clgpu_combine((A)(CLGPU_INITIAL), v);
+#endif
+  if (!checked || r < value_capacity) reduced[CLGPU_RUN_AT(reduced_at, reduced_step, r)] = clgpu_store(v);
+#endif
+}
+
+/* One element of the stores' walk (above): element i, its key, whether it
+ * is a head, stores checked against the capacities or not (a constant);
+ * h and v, locals of the walk, before it and then after it. */
 #ifdef CLGPU_RUN_KEYS_ONLY
+#define CLGPU_RUN_STEP(key, head, i, checked)                     \
+  do {                                                            \
+    clgpu_run_keep(CLGPU_RUN_OUT, h, (key), v, (i), (checked));   \
+    h += (head);                                                  \
+  } while (0)
+#elif defined(CLGPU_RUN_NO_REDUCED)
+#define CLGPU_RUN_STEP(key, head, i, checked)                                     \
+  do {                                                                            \
+    clgpu_run_keep(CLGPU_RUN_OUT, h, (key), CLGPU_RUN_VALUE(i), (i), (checked));  \
+    h += (head);                                                                  \
+  } while (0)
+#else
+#define CLGPU_RUN_STEP(key, head, i, checked)                     \
+  do {                                                            \
+    A x_ = CLGPU_RUN_VALUE(i);                                    \
+    clgpu_run_keep(CLGPU_RUN_OUT, h, (key), x_, (i), (checked));  \
+    h += (head);                                                  \
+    v = (head) ? x_ : clgpu_combine(v, x_);                       \
+    clgpu_run_put(CLGPU_RUN_OUT, h - 1, v, (checked));            \
+  } while (0)
+#endif
+
+/* The stores' walk over elements i up to `stop`, `previous` the key before
+ * i, a plain loop (the caller's equality, i = 0 a head whatever it says). */
+#define CLGPU_RUN_STORES(stop, checked)                                   \
+  for (; i < (stop); i++) {                                               \
+    KB key_ = CLGPU_RUN_KEY(i);                                           \
+    uint head_ = i == 0 || !clgpu_run_equal(previous, key_) ? 1 : 0;      \
+    CLGPU_RUN_STEP(key_, head_, i, checked);                              \
+    previous = key_;                                                      \
+  }
+
+/* Walk [b, e) of n elements from the pair (h, v) of everything before b,
+ * writing the outputs of these elements: the stores' walk up to the last
+ * head (unchecked while no place it reaches can pass a capacity, sixteen
+ * keys compared at a time where they can be), that head's key, first
+ * value and index, and the reduced value of the run open at e where it
+ * ends there. Everything is inside this one function, so that whether a
+ * store is checked is a constant wherever it is compiled. */
+inline void clgpu_run_walk(CLGPU_RUN_INPUTS, CLGPU_RUN_OUTPUTS, ulong b, ulong e, ulong n,
+                           ulong h, A v) {
+  if (b >= e) return;
+  ulong last = e; /* the last head in [b, e); e when there is none */
+  for (ulong j = e; j > b; j--) {
+    if (j - 1 == 0 || CLGPU_RUN_HEAD_AT(j - 1)) {
+      last = j - 1;
+      break;
+    }
+  }
+  if (last < e) {
+    /* Element i's places are at most h + (i - b), below every capacity
+     * for i below b + room - h; the outputs a call lacks have none. */
+    ulong room = key_capacity;
+#if !defined(CLGPU_RUN_KEYS_ONLY)
+    room = min(room, value_capacity);
+#endif
+#ifdef CLGPU_RUN_OFFSETS
+    room = min(room, offset_capacity);
+#endif
+    ulong fast = h >= room ? b : room - h < last - b ? b + (room - h) : last;
+    KB previous = b > 0 ? CLGPU_RUN_KEY(b - 1) : (KB)(~CLGPU_RUN_KEY(0));
+    ulong i = b;
+#ifdef CLGPU_RUN_VECTOR
+    __global const KB *k = keys + keys_at;
+    for (; i + 16 <= fast; i += 16) {
+      KB16 now = vload16(0, k + i);
+      KB16 before = (KB16)(previous, now.s0123, now.s456789ab, now.scde);
+      uint16 head = convert_uint16(now != before) & (uint16)(1);
+      previous = now.sf;
+      CLGPU_RUN_STEP(now.s0, head.s0, i, 0);
+      CLGPU_RUN_STEP(now.s1, head.s1, i + 1, 0);
+      CLGPU_RUN_STEP(now.s2, head.s2, i + 2, 0);
+      CLGPU_RUN_STEP(now.s3, head.s3, i + 3, 0);
+      CLGPU_RUN_STEP(now.s4, head.s4, i + 4, 0);
+      CLGPU_RUN_STEP(now.s5, head.s5, i + 5, 0);
+      CLGPU_RUN_STEP(now.s6, head.s6, i + 6, 0);
+      CLGPU_RUN_STEP(now.s7, head.s7, i + 7, 0);
+      CLGPU_RUN_STEP(now.s8, head.s8, i + 8, 0);
+      CLGPU_RUN_STEP(now.s9, head.s9, i + 9, 0);
+      CLGPU_RUN_STEP(now.sa, head.sa, i + 10, 0);
+      CLGPU_RUN_STEP(now.sb, head.sb, i + 11, 0);
+      CLGPU_RUN_STEP(now.sc, head.sc, i + 12, 0);
+      CLGPU_RUN_STEP(now.sd, head.sd, i + 13, 0);
+      CLGPU_RUN_STEP(now.se, head.se, i + 14, 0);
+      CLGPU_RUN_STEP(now.sf, head.sf, i + 15, 0);
+    }
+#endif
+    CLGPU_RUN_STORES(fast, 0)
+    CLGPU_RUN_STORES(last, 1)
+#ifdef CLGPU_RUN_KEYS_ONLY
+    A x = v;
+#else
+    A x = CLGPU_RUN_VALUE(last);
+#endif
+    clgpu_run_keep(CLGPU_RUN_OUT, h, CLGPU_RUN_KEY(last), x, last, 1);
+    h++;
+    v = x;
+    b = last + 1;
+  }
+#ifndef CLGPU_RUN_NO_REDUCED
+  /* The run open at e ends here when e is n or a head: its value. */
+  if (e == n || CLGPU_RUN_HEAD_AT(e)) {
+    for (ulong k = b; k < e; k++) v = clgpu_combine(v, CLGPU_RUN_VALUE(k));
+    clgpu_run_put(CLGPU_RUN_OUT, h - 1, v, 1);
+  }
+#endif
+  /* The walk that holds element n - 1 counts the runs. */
+  if (e == n) count[count_at] = h;
+}
+#elif defined(CLGPU_RUN_KEYS_ONLY)
 /* unique's walk of [b, e) of n elements, h heads before b. Each element up
  * to the last head in [b, e) stores its key at run h, then h counts it
  * when it is a head: a head's store is its run's key, and the store of an

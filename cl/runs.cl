@@ -235,6 +235,26 @@ inline void clgpu_run_put(CLGPU_RUN_OUTPUTS, ulong r, A v, int checked) {
 #endif
 }
 
+/* Each view's element offset folded into its pointer once, so that no
+ * store or load in the loops adds it again (measured on POCL: a store
+ * indexed by a pointer and one offset is cheaper than by two offsets). */
+#define CLGPU_RUN_BASES_IN() \
+  do {                       \
+    keys += keys_at;         \
+    keys_at = 0;             \
+    values += values_at;     \
+    values_at = 0;           \
+  } while (0)
+#define CLGPU_RUN_BASES_OUT()  \
+  do {                         \
+    run_keys += run_keys_at;   \
+    run_keys_at = 0;           \
+    reduced += reduced_at;     \
+    reduced_at = 0;            \
+    offsets += offsets_at;     \
+    offsets_at = 0;            \
+  } while (0)
+
 /* One element of the stores' walk (above): element i, its key, whether it
  * is a head, stores checked against the capacities or not (a constant);
  * h and v, locals of the walk, before it and then after it. */
@@ -261,13 +281,44 @@ inline void clgpu_run_put(CLGPU_RUN_OUTPUTS, ulong r, A v, int checked) {
   } while (0)
 #endif
 
+#ifdef CLGPU_RUN_VECTOR
+/* step(key, head, index, 0) for the elements i up to `stop` in blocks of
+ * sixteen, `previous` the key before i; the heads come from one vector
+ * compare of the block with itself shifted by one. */
+#define CLGPU_RUN_SIXTEENS(stop, step)                                       \
+  for (; i + 16 <= (stop); i += 16) {                                        \
+    KB16 now = vload16(0, keys + keys_at + i);                               \
+    KB16 before = (KB16)(previous, now.s0123, now.s456789ab, now.scde);      \
+    uint16 head = convert_uint16(now != before) & (uint16)(1);               \
+    previous = now.sf;                                                       \
+    step(now.s0, head.s0, i, 0);                                             \
+    step(now.s1, head.s1, i + 1, 0);                                         \
+    step(now.s2, head.s2, i + 2, 0);                                         \
+    step(now.s3, head.s3, i + 3, 0);                                         \
+    step(now.s4, head.s4, i + 4, 0);                                         \
+    step(now.s5, head.s5, i + 5, 0);                                         \
+    step(now.s6, head.s6, i + 6, 0);                                         \
+    step(now.s7, head.s7, i + 7, 0);                                         \
+    step(now.s8, head.s8, i + 8, 0);                                         \
+    step(now.s9, head.s9, i + 9, 0);                                         \
+    step(now.sa, head.sa, i + 10, 0);                                        \
+    step(now.sb, head.sb, i + 11, 0);                                        \
+    step(now.sc, head.sc, i + 12, 0);                                        \
+    step(now.sd, head.sd, i + 13, 0);                                        \
+    step(now.se, head.se, i + 14, 0);                                        \
+    step(now.sf, head.sf, i + 15, 0);                                        \
+  }
+#else
+#define CLGPU_RUN_SIXTEENS(stop, step)
+#endif
+
 /* The stores' walk over elements i up to `stop`, `previous` the key before
  * i, a plain loop (the caller's equality, i = 0 a head whatever it says). */
-#define CLGPU_RUN_STORES(stop, checked)                                   \
+#define CLGPU_RUN_STORES(stop, step, checked)                             \
   for (; i < (stop); i++) {                                               \
     KB key_ = CLGPU_RUN_KEY(i);                                           \
     uint head_ = i == 0 || !clgpu_run_equal(previous, key_) ? 1 : 0;      \
-    CLGPU_RUN_STEP(key_, head_, i, checked);                              \
+    step(key_, head_, i, checked);                                        \
     previous = key_;                                                      \
   }
 
@@ -281,6 +332,8 @@ inline void clgpu_run_put(CLGPU_RUN_OUTPUTS, ulong r, A v, int checked) {
 inline void clgpu_run_walk(CLGPU_RUN_INPUTS, CLGPU_RUN_OUTPUTS, ulong b, ulong e, ulong n,
                            ulong h, A v) {
   if (b >= e) return;
+  CLGPU_RUN_BASES_IN();
+  CLGPU_RUN_BASES_OUT();
   ulong last = e; /* the last head in [b, e); e when there is none */
   for (ulong j = e; j > b; j--) {
     if (j - 1 == 0 || CLGPU_RUN_HEAD_AT(j - 1)) {
@@ -301,33 +354,9 @@ inline void clgpu_run_walk(CLGPU_RUN_INPUTS, CLGPU_RUN_OUTPUTS, ulong b, ulong e
     ulong fast = h >= room ? b : room - h < last - b ? b + (room - h) : last;
     KB previous = b > 0 ? CLGPU_RUN_KEY(b - 1) : (KB)(~CLGPU_RUN_KEY(0));
     ulong i = b;
-#ifdef CLGPU_RUN_VECTOR
-    __global const KB *k = keys + keys_at;
-    for (; i + 16 <= fast; i += 16) {
-      KB16 now = vload16(0, k + i);
-      KB16 before = (KB16)(previous, now.s0123, now.s456789ab, now.scde);
-      uint16 head = convert_uint16(now != before) & (uint16)(1);
-      previous = now.sf;
-      CLGPU_RUN_STEP(now.s0, head.s0, i, 0);
-      CLGPU_RUN_STEP(now.s1, head.s1, i + 1, 0);
-      CLGPU_RUN_STEP(now.s2, head.s2, i + 2, 0);
-      CLGPU_RUN_STEP(now.s3, head.s3, i + 3, 0);
-      CLGPU_RUN_STEP(now.s4, head.s4, i + 4, 0);
-      CLGPU_RUN_STEP(now.s5, head.s5, i + 5, 0);
-      CLGPU_RUN_STEP(now.s6, head.s6, i + 6, 0);
-      CLGPU_RUN_STEP(now.s7, head.s7, i + 7, 0);
-      CLGPU_RUN_STEP(now.s8, head.s8, i + 8, 0);
-      CLGPU_RUN_STEP(now.s9, head.s9, i + 9, 0);
-      CLGPU_RUN_STEP(now.sa, head.sa, i + 10, 0);
-      CLGPU_RUN_STEP(now.sb, head.sb, i + 11, 0);
-      CLGPU_RUN_STEP(now.sc, head.sc, i + 12, 0);
-      CLGPU_RUN_STEP(now.sd, head.sd, i + 13, 0);
-      CLGPU_RUN_STEP(now.se, head.se, i + 14, 0);
-      CLGPU_RUN_STEP(now.sf, head.sf, i + 15, 0);
-    }
-#endif
-    CLGPU_RUN_STORES(fast, 0)
-    CLGPU_RUN_STORES(last, 1)
+    CLGPU_RUN_SIXTEENS(fast, CLGPU_RUN_STEP);
+    CLGPU_RUN_STORES(fast, CLGPU_RUN_STEP, 0)
+    CLGPU_RUN_STORES(last, CLGPU_RUN_STEP, 1)
 #ifdef CLGPU_RUN_KEYS_ONLY
     A x = v;
 #else
@@ -581,3 +610,63 @@ __kernel __attribute__((reqd_work_group_size(CLGPU_GROUP, 1, 1))) void clgpu_run
   }
 #endif
 }
+
+#if CLGPU_GROUP == 1 && defined(CLGPU_RUN_KEYS_ONLY)
+/* unique's CHUNKED path, which reads the keys once: each range packs its
+ * run keys (the keys of its heads, element b a head when it differs from
+ * b - 1) at the start of its own stretch of `packed`, [b, e), and counts
+ * them into heads[g] and counts[g] (totals[g], unused, gets 0); the heads
+ * are scanned into each range's first run (clgpu_runs_carries), and
+ * clgpu_runs_move copies the packed keys there. Element i stores its key
+ * at place b + (heads in [b, i)), which is at most i: inside the stretch,
+ * and a head's store is never overwritten. */
+#define CLGPU_RUN_PACK(key, head, i, checked) \
+  do {                                        \
+    to[h] = (key);                            \
+    h += (head);                              \
+  } while (0)
+
+__kernel __attribute__((reqd_work_group_size(1, 1, 1))) void clgpu_runs_pack(
+    CLGPU_RUN_INPUTS, ulong n, ulong chunk, __global KB *packed, ulong packed_at,
+    __global ulong *heads, ulong heads_at, __global A *totals, ulong totals_at,
+    __global ulong *counts, ulong counts_at) {
+  ulong b, e;
+  clgpu_range(n, chunk, &b, &e);
+  ulong h = 0;
+  CLGPU_RUN_BASES_IN();
+  /* The stretch's start as a pointer of its own: measured faster on POCL
+   * than an index with two offsets in each store. */
+  __global KB *to = packed + packed_at + b;
+  if (b < e) {
+    KB previous = b > 0 ? CLGPU_RUN_KEY(b - 1) : (KB)(~CLGPU_RUN_KEY(0));
+    ulong i = b;
+    CLGPU_RUN_SIXTEENS(e, CLGPU_RUN_PACK);
+    CLGPU_RUN_STORES(e, CLGPU_RUN_PACK, 0)
+  }
+  ulong g = get_group_id(0);
+  heads[heads_at + g] = h;
+  totals[totals_at + g] = (A)(0);
+  counts[counts_at + g] = h;
+}
+
+/* Each range's packed keys to the run keys from its first run (heads[g],
+ * after the scan), those past the capacity left out; the last range
+ * writes the count. */
+__kernel __attribute__((reqd_work_group_size(1, 1, 1))) void clgpu_runs_move(
+    ulong n, ulong chunk, __global const KB *packed, ulong packed_at,
+    __global const ulong *heads, ulong heads_at, __global const ulong *counts, ulong counts_at,
+    ulong groups, __global KB *run_keys, ulong run_keys_at, long run_keys_step,
+    ulong key_capacity, __global ulong *count, ulong count_at) {
+  ulong b, e;
+  clgpu_range(n, chunk, &b, &e);
+  ulong g = get_group_id(0);
+  ulong start = heads[heads_at + g];
+  ulong mine = counts[counts_at + g];
+  ulong stop = start >= key_capacity ? start : min(start + mine, key_capacity);
+  __global const KB *from = packed + packed_at + b - start;
+  for (ulong r = start; r < stop; r++) {
+    run_keys[CLGPU_RUN_AT(run_keys_at, run_keys_step, r)] = from[r];
+  }
+  if (g + 1 == groups) count[count_at] = start + mine;
+}
+#endif

@@ -1021,12 +1021,16 @@ static void workspaces(void **state) {
                   CLGPU_SUCCESS);
     assert_int_equal(scan_report.num_parts, 1);
     assert_int_equal(scan_report.parts[0].operation, CLGPU_OPERATION_SCAN_BY_KEY);
-    assert_int_equal(scan_report.num_buffers, 4);
+    assert_int_equal(scan_report.num_buffers, 6);
     assert_string_equal(scan_report.buffers[0].name, "staged_keys");
     assert_string_equal(scan_report.buffers[1].name, "staged_values");
     assert_string_equal(scan_report.buffers[2].name, "heads");
     assert_string_equal(scan_report.buffers[3].name, "totals");
+    assert_string_equal(scan_report.buffers[4].name, "packed");
+    assert_string_equal(scan_report.buffers[5].name, "counts");
     assert_int_equal(scan_report.buffers[0].bytes + scan_report.buffers[1].bytes, 0);
+    /* Only unique packs. */
+    assert_int_equal(scan_report.buffers[4].bytes + scan_report.buffers[5].bytes, 0);
     /* 100000 keys are cut into ranges with carries (5000 on Oclgrind may
      * not be). */
     if (!test_on_oclgrind(context)) assert_true(scan_report.buffers[2].bytes > 0);
@@ -1038,6 +1042,47 @@ static void workspaces(void **state) {
                                                      &k, &v, &options, &reduce_report),
                   CLGPU_SUCCESS);
     assert_int_equal(reduce_report.parts[0].operation, CLGPU_OPERATION_REDUCE_BY_KEY);
+    assert_int_equal(reduce_report.buffers[4].bytes + reduce_report.buffers[5].bytes, 0);
+
+    /* unique cut into CHUNKED ranges packs each range's run keys into n
+     * keys of the workspace (and counts them); TILED does not. A
+     * workspace sized for a tenth of the keys is refused, and one of the
+     * _upto size serves the call. */
+    clgpu_workspace_size unique_report, unique_small, unique_upto;
+    assert_status(clgpu_unique_workspace_size(context, NULL, &out_keys, NULL, &count, &k, NULL,
+                                              &options, &unique_report),
+                  CLGPU_SUCCESS);
+    assert_string_equal(unique_report.buffers[4].name, "packed");
+    int packs = shapes[s] == CLGPU_SHAPE_CHUNKED && unique_report.buffers[2].bytes > 0;
+    assert_int_equal(unique_report.buffers[4].bytes, packs ? n * 4 : 0);
+    assert_int_equal(unique_report.buffers[5].bytes > 0, packs);
+    assert_status(clgpu_unique_workspace_size_upto(context, NULL, CLGPU_TYPE_UINT32, 0, n / 10,
+                                                   &options, &unique_small),
+                  CLGPU_SUCCESS);
+    assert_status(clgpu_unique_workspace_size_upto(context, NULL, CLGPU_TYPE_UINT32, 0, n,
+                                                   &options, &unique_upto),
+                  CLGPU_SUCCESS);
+    assert_int_equal(unique_upto.total_bytes, unique_report.total_bytes);
+    clgpu_workspace *unique_workspace = NULL;
+    if (unique_small.total_bytes < unique_report.total_bytes) {
+      assert_status(clgpu_workspace_create(context, &unique_small, &unique_workspace),
+                    CLGPU_SUCCESS);
+      clgpu_call_options small = {.shape = shapes[s], .workspace = unique_workspace};
+      assert_status(
+          clgpu_unique(context, NULL, &out_keys, &count, &k, &small, 0, NULL, NULL),
+          CLGPU_WORKSPACE_TOO_SMALL);
+      clgpu_workspace_destroy(unique_workspace);
+    }
+    assert_status(clgpu_workspace_create(context, &unique_upto, &unique_workspace), CLGPU_SUCCESS);
+    clgpu_call_options fits = {.shape = shapes[s], .workspace = unique_workspace};
+    assert_status(clgpu_unique(context, NULL, &out_keys, &count, &k, &fits, 0, NULL, NULL),
+                  CLGPU_SUCCESS);
+    uint64_t runs = 0;
+    assert_int_equal(clEnqueueReadBuffer(clgpu_context_queue(context), buffer, CL_TRUE, 4 * n * 4,
+                                         8, &runs, 0, NULL, NULL),
+                     CL_SUCCESS);
+    assert_int_equal(runs, 1); /* the keys are all 0 */
+    clgpu_workspace_destroy(unique_workspace);
 
     /* A workspace of the _upto size serves the scan; one of the scan's
      * operation is refused by the reduction. */

@@ -42,7 +42,7 @@
 
 #define ARG(x) CLGPU__ARG(x)
 
-enum { RUNS_STAGED_KEYS, RUNS_STAGED_VALUES, RUNS_HEADS, RUNS_TOTALS };
+enum { RUNS_STAGED_KEYS, RUNS_STAGED_VALUES, RUNS_HEADS, RUNS_TOTALS, RUNS_PACKED, RUNS_COUNTS };
 
 /* What a call writes. */
 typedef enum runs_mode {
@@ -75,6 +75,10 @@ typedef struct runs_plan {
   clgpu_type values_type; /* the values', where the call has values */
   int wide_offsets;       /* RUNS_COUNT: ulong offsets */
   clgpu__split split;
+  /* unique cut into CHUNKED ranges reads its keys once: each range packs
+   * its run keys into "packed", and they are moved to the output
+   * (cl/runs.cl clgpu_runs_pack, clgpu_runs_move) */
+  int pack;
   clgpu_workspace_size report;
 } runs_plan;
 
@@ -285,6 +289,11 @@ static clgpu_status lay_out(const clgpu_context *context, runs_plan *plan, const
                        plan->stage_values ? plan->n : 0);
   clgpu__report_buffer(report, part, "heads", CLGPU_TYPE_UINT64, plan->split.reserved);
   clgpu__report_buffer(report, part, "totals", plan->spec.accumulator, plan->split.reserved);
+  plan->pack = plan->mode == RUNS_COUNT && !plan->encode &&
+               plan->shape.kind == CLGPU_SHAPE_CHUNKED && plan->split.reserved > 0;
+  clgpu__report_buffer(report, part, "packed", plan->key_type, plan->pack ? plan->n : 0);
+  clgpu__report_buffer(report, part, "counts", CLGPU_TYPE_UINT64,
+                       plan->pack ? plan->split.reserved : 0);
   clgpu_status status = clgpu__report_finish(report, context, who);
   if (status != CLGPU_SUCCESS) {
     clgpu__append_error(" (the keys hold %llu elements)", (unsigned long long)plan->n);
@@ -406,6 +415,68 @@ static clgpu_status staged_arg(clgpu_context *context, clgpu__chain *chain,
 #define RUNS_ARG_RUNS \
   (RUNS_ARG_SCAN | CLGPU__BUFFER_ARG(17) | CLGPU__BUFFER_ARG(21) | CLGPU__BUFFER_ARG(23))
 
+#define RUNS_ARG_PACK                                                                   \
+  (CLGPU__BUFFER_ARG(0) | CLGPU__BUFFER_ARG(3) | CLGPU__BUFFER_ARG(8) | CLGPU__BUFFER_ARG(10) | \
+   CLGPU__BUFFER_ARG(12) | CLGPU__BUFFER_ARG(14))
+#define RUNS_ARG_MOVE                                                                  \
+  (CLGPU__BUFFER_ARG(2) | CLGPU__BUFFER_ARG(4) | CLGPU__BUFFER_ARG(6) | CLGPU__BUFFER_ARG(9) | \
+   CLGPU__BUFFER_ARG(13))
+
+/* unique's packed path (runs_plan.pack): the ranges packed, their counts
+ * scanned, the packed keys moved to the run keys. */
+static clgpu_status enqueue_packed(clgpu_context *context, clgpu__chain *chain,
+                                   const runs_plan *plan, clgpu_program *program,
+                                   clgpu__leases *held, const clgpu__scratch *scratch,
+                                   const runs_view_arg *keys, const runs_view_arg *outputs) {
+  cl_kernel pack = NULL, carries = NULL, move = NULL;
+  clgpu_status status = clgpu__lease(held, program, "clgpu_runs_pack", RUNS_ARG_PACK, &pack);
+  if (status == CLGPU_SUCCESS) {
+    status = clgpu__lease(held, program, "clgpu_runs_carries", RUNS_ARG_CARRIES, &carries);
+  }
+  if (status == CLGPU_SUCCESS) {
+    status = clgpu__lease(held, program, "clgpu_runs_move", RUNS_ARG_MOVE, &move);
+  }
+  if (status != CLGPU_SUCCESS) return status;
+  cl_ulong n = plan->n, chunk = plan->split.chunk, groups = plan->split.groups;
+  clgpu__place packed = clgpu__scratch_place(scratch, RUNS_PACKED);
+  clgpu__place heads = clgpu__scratch_place(scratch, RUNS_HEADS);
+  clgpu__place totals = clgpu__scratch_place(scratch, RUNS_TOTALS);
+  clgpu__place counts = clgpu__scratch_place(scratch, RUNS_COUNTS);
+  /* No values: the keys stand in for them, never read. */
+  clgpu__kernel_arg pack_args[] = {
+      ARG(keys->place.buffer), ARG(keys->place.offset), ARG(keys->step), ARG(keys->place.buffer),
+      ARG(keys->place.offset), ARG(keys->step),         ARG(n),          ARG(chunk),
+      ARG(packed.buffer),      ARG(packed.offset),      ARG(heads.buffer), ARG(heads.offset),
+      ARG(totals.buffer),      ARG(totals.offset),      ARG(counts.buffer), ARG(counts.offset)};
+  status = clgpu__set_args(pack, 0, pack_args, 16, "clgpu_runs_pack");
+  if (status == CLGPU_SUCCESS) {
+    status = clgpu__chain_kernel(context, chain, pack, clgpu__global_size(groups, 1), 1,
+                                 "clEnqueueNDRangeKernel(clgpu_runs_pack)");
+  }
+  clgpu__kernel_arg carry_args[] = {ARG(heads.buffer), ARG(heads.offset), ARG(totals.buffer),
+                                    ARG(totals.offset), ARG(groups)};
+  if (status == CLGPU_SUCCESS) {
+    status = clgpu__set_args(carries, 0, carry_args, 5, "clgpu_runs_carries");
+  }
+  if (status == CLGPU_SUCCESS) {
+    status = clgpu__chain_kernel(context, chain, carries, 1, 1,
+                                 "clEnqueueNDRangeKernel(clgpu_runs_carries)");
+  }
+  const runs_view_arg *run_keys = &outputs[0], *count = &outputs[2];
+  clgpu__kernel_arg move_args[] = {
+      ARG(n),           ARG(chunk),          ARG(packed.buffer),        ARG(packed.offset),
+      ARG(heads.buffer), ARG(heads.offset),  ARG(counts.buffer),        ARG(counts.offset),
+      ARG(groups),      ARG(run_keys->place.buffer), ARG(run_keys->place.offset),
+      ARG(run_keys->step), ARG(run_keys->capacity), ARG(count->place.buffer),
+      ARG(count->place.offset)};
+  if (status == CLGPU_SUCCESS) status = clgpu__set_args(move, 0, move_args, 15, "clgpu_runs_move");
+  if (status == CLGPU_SUCCESS) {
+    status = clgpu__chain_kernel(context, chain, move, clgpu__global_size(groups, 1), 1,
+                                 "clEnqueueNDRangeKernel(clgpu_runs_move)");
+  }
+  return status;
+}
+
 /* The arguments of clgpu_runs_write from 13 on: the outputs. */
 static clgpu_status set_outputs(cl_kernel kernel, const runs_plan *plan,
                                 const runs_view_arg *outputs) {
@@ -483,6 +554,10 @@ static clgpu_status run_runs(clgpu_context *context, const runs_plan *plan, cons
   clgpu_program *program = NULL;
   cl_kernel totals_kernel = NULL, carries_kernel = NULL, write_kernel = NULL;
   if (status == CLGPU_SUCCESS) status = runs_program(context, plan, strided, &program);
+  if (status == CLGPU_SUCCESS && plan->pack) {
+    status = enqueue_packed(context, &chain, plan, program, &held, &scratch, &keys, outputs);
+    return clgpu__finish_call(context, status, &chain, event, &held, &scratch);
+  }
   if (status == CLGPU_SUCCESS && multi) {
     status = clgpu__lease(&held, program, "clgpu_runs_totals", RUNS_ARG_TOTALS, &totals_kernel);
     if (status == CLGPU_SUCCESS) {

@@ -283,30 +283,41 @@ inline void clgpu_run_put(CLGPU_RUN_OUTPUTS, ulong r, A v, int checked) {
 
 #ifdef CLGPU_RUN_VECTOR
 /* step(key, head, index, 0) for the elements i up to `stop` in blocks of
- * sixteen, `previous` the key before i; the heads come from one vector
- * compare of the block with itself shifted by one. */
-#define CLGPU_RUN_SIXTEENS(stop, step)                                       \
-  for (; i + 16 <= (stop); i += 16) {                                        \
-    KB16 now = vload16(0, keys + keys_at + i);                               \
-    KB16 before = (KB16)(previous, now.s0123, now.s456789ab, now.scde);      \
-    uint16 head = convert_uint16(now != before) & (uint16)(1);               \
-    previous = now.sf;                                                       \
-    step(now.s0, head.s0, i, 0);                                             \
-    step(now.s1, head.s1, i + 1, 0);                                         \
-    step(now.s2, head.s2, i + 2, 0);                                         \
-    step(now.s3, head.s3, i + 3, 0);                                         \
-    step(now.s4, head.s4, i + 4, 0);                                         \
-    step(now.s5, head.s5, i + 5, 0);                                         \
-    step(now.s6, head.s6, i + 6, 0);                                         \
-    step(now.s7, head.s7, i + 7, 0);                                         \
-    step(now.s8, head.s8, i + 8, 0);                                         \
-    step(now.s9, head.s9, i + 9, 0);                                         \
-    step(now.sa, head.sa, i + 10, 0);                                        \
-    step(now.sb, head.sb, i + 11, 0);                                        \
-    step(now.sc, head.sc, i + 12, 0);                                        \
-    step(now.sd, head.sd, i + 13, 0);                                        \
-    step(now.se, head.se, i + 14, 0);                                        \
-    step(now.sf, head.sf, i + 15, 0);                                        \
+ * sixteen, `previous` the key before i. One vector compare of the block
+ * with itself shifted by one gives the heads, gathered into a mask of
+ * sixteen bits; each step takes its key by a plain load and its head from
+ * the mask, so that no lane is taken out of a vector per element (on
+ * POCL and Intel's runtime 8-12% faster for reduce_by_key than taking
+ * the lanes out). */
+#define CLGPU_RUN_LANE(step, l) step(CLGPU_RUN_KEY(i + (l)), (mask >> (l)) & 1u, i + (l), 0)
+#define CLGPU_RUN_SIXTEENS(stop, step)                                                        \
+  for (; i + 16 <= (stop); i += 16) {                                                         \
+    KB16 now = vload16(0, keys + keys_at + i);                                                \
+    KB16 before = (KB16)(previous, now.s0123, now.s456789ab, now.scde);                       \
+    uint16 bits = convert_uint16(now != before) &                                             \
+                  (uint16)(1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024, 2048, 4096, 8192,     \
+                           16384, 32768);                                                     \
+    uint8 bits8 = bits.lo | bits.hi;                                                          \
+    uint4 bits4 = bits8.lo | bits8.hi;                                                        \
+    uint2 bits2 = bits4.lo | bits4.hi;                                                        \
+    uint mask = bits2.x | bits2.y;                                                            \
+    previous = now.sf;                                                                        \
+    CLGPU_RUN_LANE(step, 0);                                                                  \
+    CLGPU_RUN_LANE(step, 1);                                                                  \
+    CLGPU_RUN_LANE(step, 2);                                                                  \
+    CLGPU_RUN_LANE(step, 3);                                                                  \
+    CLGPU_RUN_LANE(step, 4);                                                                  \
+    CLGPU_RUN_LANE(step, 5);                                                                  \
+    CLGPU_RUN_LANE(step, 6);                                                                  \
+    CLGPU_RUN_LANE(step, 7);                                                                  \
+    CLGPU_RUN_LANE(step, 8);                                                                  \
+    CLGPU_RUN_LANE(step, 9);                                                                  \
+    CLGPU_RUN_LANE(step, 10);                                                                 \
+    CLGPU_RUN_LANE(step, 11);                                                                 \
+    CLGPU_RUN_LANE(step, 12);                                                                 \
+    CLGPU_RUN_LANE(step, 13);                                                                 \
+    CLGPU_RUN_LANE(step, 14);                                                                 \
+    CLGPU_RUN_LANE(step, 15);                                                                 \
   }
 #else
 #define CLGPU_RUN_SIXTEENS(stop, step)

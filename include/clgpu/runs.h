@@ -232,7 +232,11 @@ CLGPU_API clgpu_status clgpu_run_length_encode(
 
 /** The workspace clgpu_unique (values and run_values NULL) or
  * clgpu_unique_by_key needs for these arguments, written to *out.
- * Allocates and enqueues nothing. Errors as the call's argument checks. */
+ * Allocates and enqueues nothing. Errors as the call's argument checks.
+ * clgpu_unique in the CHUNKED shape (CPU devices) over keys cut into
+ * ranges needs n keys more ("packed": each range's run keys before they
+ * are moved to run_keys, so that the keys are read once); otherwise the
+ * workspace is a few values per range plus any staged copies. */
 CLGPU_API clgpu_status clgpu_unique_workspace_size(
     clgpu_context *context, const char *key_equal, const clgpu_array *run_keys,
     const clgpu_array *run_values, const clgpu_array *count, const clgpu_array *keys,

@@ -624,6 +624,30 @@ static void unique_and_encode(void **state) {
       run_unique_case(&c);
     }
   }
+  /* Contiguous keys (the CHUNKED walk's sixteen-key blocks and unique's
+   * packed path), each form with room for every run, for fewer runs than
+   * there are, and for none. */
+  const size_t rooms[] = {0, 1000, 1};
+  for (size_t s = 0; s < 2; s++) {
+    for (int form = 0; form < 3; form++) {
+      for (size_t r = 0; r < 3; r++) {
+        unique_case c = {(unique_form)form,
+                         r == 1 ? TEST_UINT8 : TEST_UINT32,
+                         TEST_INT32,
+                         small ? 3000 : 70001,
+                         RUNS_RANDOM,
+                         7,
+                         EQUAL_BITS,
+                         shapes[s],
+                         1,
+                         1,
+                         rooms[r],
+                         form == FORM_ENCODE && r == 2,
+                         0};
+        run_unique_case(&c);
+      }
+    }
+  }
 }
 
 /* ---- the tests ---- */
@@ -858,7 +882,8 @@ static void float_specials_as_keys(void **state) {
 
 static void strided_views_and_capacity(void **state) {
   (void)state;
-  const ptrdiff_t strides[][3] = {{2, 1, 1}, {1, -3, 1}, {1, 1, 2}, {-1, 2, -2}, {3, -1, 5}};
+  const ptrdiff_t strides[][3] = {{2, 1, 1}, {1, -3, 1}, {1, 1, 2}, {-1, 2, -2}, {3, -1, 5},
+                                  {1, 1, 1}};
   for (size_t v = 0; v < sizeof strides / sizeof strides[0]; v++) {
     for (size_t s = 0; s < 2; s++) {
       for (int scan = 0; scan < 2; scan++) {

@@ -882,8 +882,8 @@ static void float_specials_as_keys(void **state) {
 
 static void strided_views_and_capacity(void **state) {
   (void)state;
-  const ptrdiff_t strides[][3] = {{2, 1, 1}, {1, -3, 1}, {1, 1, 2}, {-1, 2, -2}, {3, -1, 5},
-                                  {1, 1, 1}};
+  const ptrdiff_t strides[][3] = {{2, 1, 1},   {1, -3, 1}, {1, 1, 2},
+                                  {-1, 2, -2}, {3, -1, 5}, {1, 1, 1}};
   for (size_t v = 0; v < sizeof strides / sizeof strides[0]; v++) {
     for (size_t s = 0; s < 2; s++) {
       for (int scan = 0; scan < 2; scan++) {
@@ -1084,8 +1084,8 @@ static void workspaces(void **state) {
     assert_status(clgpu_unique_workspace_size_upto(context, NULL, CLGPU_TYPE_UINT32, 0, n / 10,
                                                    &options, &unique_small),
                   CLGPU_SUCCESS);
-    assert_status(clgpu_unique_workspace_size_upto(context, NULL, CLGPU_TYPE_UINT32, 0, n,
-                                                   &options, &unique_upto),
+    assert_status(clgpu_unique_workspace_size_upto(context, NULL, CLGPU_TYPE_UINT32, 0, n, &options,
+                                                   &unique_upto),
                   CLGPU_SUCCESS);
     assert_int_equal(unique_upto.total_bytes, unique_report.total_bytes);
     clgpu_workspace *unique_workspace = NULL;
@@ -1093,9 +1093,8 @@ static void workspaces(void **state) {
       assert_status(clgpu_workspace_create(context, &unique_small, &unique_workspace),
                     CLGPU_SUCCESS);
       clgpu_call_options small = {.shape = shapes[s], .workspace = unique_workspace};
-      assert_status(
-          clgpu_unique(context, NULL, &out_keys, &count, &k, &small, 0, NULL, NULL),
-          CLGPU_WORKSPACE_TOO_SMALL);
+      assert_status(clgpu_unique(context, NULL, &out_keys, &count, &k, &small, 0, NULL, NULL),
+                    CLGPU_WORKSPACE_TOO_SMALL);
       clgpu_workspace_destroy(unique_workspace);
     }
     assert_status(clgpu_workspace_create(context, &unique_upto, &unique_workspace), CLGPU_SUCCESS);

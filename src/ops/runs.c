@@ -415,10 +415,10 @@ static clgpu_status staged_arg(clgpu_context *context, clgpu__chain *chain,
 #define RUNS_ARG_RUNS \
   (RUNS_ARG_SCAN | CLGPU__BUFFER_ARG(17) | CLGPU__BUFFER_ARG(21) | CLGPU__BUFFER_ARG(23))
 
-#define RUNS_ARG_PACK                                                                   \
+#define RUNS_ARG_PACK                                                                           \
   (CLGPU__BUFFER_ARG(0) | CLGPU__BUFFER_ARG(3) | CLGPU__BUFFER_ARG(8) | CLGPU__BUFFER_ARG(10) | \
    CLGPU__BUFFER_ARG(12) | CLGPU__BUFFER_ARG(14))
-#define RUNS_ARG_MOVE                                                                  \
+#define RUNS_ARG_MOVE                                                                          \
   (CLGPU__BUFFER_ARG(2) | CLGPU__BUFFER_ARG(4) | CLGPU__BUFFER_ARG(6) | CLGPU__BUFFER_ARG(9) | \
    CLGPU__BUFFER_ARG(13))
 
@@ -443,11 +443,22 @@ static clgpu_status enqueue_packed(clgpu_context *context, clgpu__chain *chain,
   clgpu__place totals = clgpu__scratch_place(scratch, RUNS_TOTALS);
   clgpu__place counts = clgpu__scratch_place(scratch, RUNS_COUNTS);
   /* No values: the keys stand in for them, never read. */
-  clgpu__kernel_arg pack_args[] = {
-      ARG(keys->place.buffer), ARG(keys->place.offset), ARG(keys->step), ARG(keys->place.buffer),
-      ARG(keys->place.offset), ARG(keys->step),         ARG(n),          ARG(chunk),
-      ARG(packed.buffer),      ARG(packed.offset),      ARG(heads.buffer), ARG(heads.offset),
-      ARG(totals.buffer),      ARG(totals.offset),      ARG(counts.buffer), ARG(counts.offset)};
+  clgpu__kernel_arg pack_args[] = {ARG(keys->place.buffer),
+                                   ARG(keys->place.offset),
+                                   ARG(keys->step),
+                                   ARG(keys->place.buffer),
+                                   ARG(keys->place.offset),
+                                   ARG(keys->step),
+                                   ARG(n),
+                                   ARG(chunk),
+                                   ARG(packed.buffer),
+                                   ARG(packed.offset),
+                                   ARG(heads.buffer),
+                                   ARG(heads.offset),
+                                   ARG(totals.buffer),
+                                   ARG(totals.offset),
+                                   ARG(counts.buffer),
+                                   ARG(counts.offset)};
   status = clgpu__set_args(pack, 0, pack_args, 16, "clgpu_runs_pack");
   if (status == CLGPU_SUCCESS) {
     status = clgpu__chain_kernel(context, chain, pack, clgpu__global_size(groups, 1), 1,
@@ -463,12 +474,21 @@ static clgpu_status enqueue_packed(clgpu_context *context, clgpu__chain *chain,
                                  "clEnqueueNDRangeKernel(clgpu_runs_carries)");
   }
   const runs_view_arg *run_keys = &outputs[0], *count = &outputs[2];
-  clgpu__kernel_arg move_args[] = {
-      ARG(n),           ARG(chunk),          ARG(packed.buffer),        ARG(packed.offset),
-      ARG(heads.buffer), ARG(heads.offset),  ARG(counts.buffer),        ARG(counts.offset),
-      ARG(groups),      ARG(run_keys->place.buffer), ARG(run_keys->place.offset),
-      ARG(run_keys->step), ARG(run_keys->capacity), ARG(count->place.buffer),
-      ARG(count->place.offset)};
+  clgpu__kernel_arg move_args[] = {ARG(n),
+                                   ARG(chunk),
+                                   ARG(packed.buffer),
+                                   ARG(packed.offset),
+                                   ARG(heads.buffer),
+                                   ARG(heads.offset),
+                                   ARG(counts.buffer),
+                                   ARG(counts.offset),
+                                   ARG(groups),
+                                   ARG(run_keys->place.buffer),
+                                   ARG(run_keys->place.offset),
+                                   ARG(run_keys->step),
+                                   ARG(run_keys->capacity),
+                                   ARG(count->place.buffer),
+                                   ARG(count->place.offset)};
   if (status == CLGPU_SUCCESS) status = clgpu__set_args(move, 0, move_args, 15, "clgpu_runs_move");
   if (status == CLGPU_SUCCESS) {
     status = clgpu__chain_kernel(context, chain, move, clgpu__global_size(groups, 1), 1,

@@ -422,6 +422,18 @@ static clgpu_status staged_arg(clgpu_context *context, clgpu__chain *chain,
   (CLGPU__BUFFER_ARG(2) | CLGPU__BUFFER_ARG(4) | CLGPU__BUFFER_ARG(6) | CLGPU__BUFFER_ARG(9) | \
    CLGPU__BUFFER_ARG(13))
 
+/* The exclusive scan of the ranges' pairs, in place, by one group. */
+static clgpu_status enqueue_carries(clgpu_context *context, clgpu__chain *chain, cl_kernel kernel,
+                                    clgpu__place heads, clgpu__place totals, cl_ulong groups,
+                                    size_t group) {
+  clgpu__kernel_arg args[] = {ARG(heads.buffer), ARG(heads.offset), ARG(totals.buffer),
+                              ARG(totals.offset), ARG(groups)};
+  clgpu_status status = clgpu__set_args(kernel, 0, args, 5, "clgpu_runs_carries");
+  if (status != CLGPU_SUCCESS) return status;
+  return clgpu__chain_kernel(context, chain, kernel, group, group,
+                             "clEnqueueNDRangeKernel(clgpu_runs_carries)");
+}
+
 /* unique's packed path (runs_plan.pack): the ranges packed, their counts
  * scanned, the packed keys moved to the run keys. */
 static clgpu_status enqueue_packed(clgpu_context *context, clgpu__chain *chain,
@@ -464,14 +476,8 @@ static clgpu_status enqueue_packed(clgpu_context *context, clgpu__chain *chain,
     status = clgpu__chain_kernel(context, chain, pack, clgpu__global_size(groups, 1), 1,
                                  "clEnqueueNDRangeKernel(clgpu_runs_pack)");
   }
-  clgpu__kernel_arg carry_args[] = {ARG(heads.buffer), ARG(heads.offset), ARG(totals.buffer),
-                                    ARG(totals.offset), ARG(groups)};
   if (status == CLGPU_SUCCESS) {
-    status = clgpu__set_args(carries, 0, carry_args, 5, "clgpu_runs_carries");
-  }
-  if (status == CLGPU_SUCCESS) {
-    status = clgpu__chain_kernel(context, chain, carries, 1, 1,
-                                 "clEnqueueNDRangeKernel(clgpu_runs_carries)");
+    status = enqueue_carries(context, chain, carries, heads, totals, groups, 1);
   }
   const runs_view_arg *run_keys = &outputs[0], *count = &outputs[2];
   clgpu__kernel_arg move_args[] = {ARG(n),
@@ -614,15 +620,8 @@ static clgpu_status run_runs(clgpu_context *context, const runs_plan *plan, cons
           clgpu__chain_kernel(context, &chain, totals_kernel, clgpu__global_size(groups, group),
                               group, "clEnqueueNDRangeKernel(clgpu_runs_totals)");
     }
-    cl_ulong count = groups;
-    clgpu__kernel_arg carry_args[] = {ARG(heads.buffer), ARG(heads.offset), ARG(totals.buffer),
-                                      ARG(totals.offset), ARG(count)};
     if (status == CLGPU_SUCCESS) {
-      status = clgpu__set_args(carries_kernel, 0, carry_args, 5, "clgpu_runs_carries");
-    }
-    if (status == CLGPU_SUCCESS) {
-      status = clgpu__chain_kernel(context, &chain, carries_kernel, group, group,
-                                   "clEnqueueNDRangeKernel(clgpu_runs_carries)");
+      status = enqueue_carries(context, &chain, carries_kernel, heads, totals, groups, group);
     }
   }
   if (status == CLGPU_SUCCESS) {

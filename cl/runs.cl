@@ -32,6 +32,8 @@
  *                     when not given)
  *   CLGPU_RUN_STRIDED optional: views are read and written with their
  *                     strides (else every view is contiguous)
+ *   CLGPU_RUN_SCALAR  optional: keys are compared one at a time, never as
+ *                     vectors (a device whose quirks row asks for it)
  *
  * Element i starts a run (is a head) when i is 0 or its key differs from
  * key i - 1. A run's value is the combination of its elements' mapped
@@ -98,8 +100,11 @@ inline void clgpu_run_join(ulong *h, A *v, ulong h2, A v2) {
 
 /* CHUNKED keys that are contiguous and compared by their bits are compared
  * sixteen at a time (KB16), which a CPU compiler turns into vector
- * compares; a strided view or the caller's equality takes the plain loop. */
-#if CLGPU_GROUP == 1 && !defined(CLGPU_RUN_STRIDED) && !defined(CLGPU_RUN_EQUAL)
+ * compares; a strided view or the caller's equality takes the plain loop,
+ * and so does a device whose quirks row says no vector compares
+ * (CLGPU_RUN_SCALAR, src/runtime/quirks.c). */
+#if CLGPU_GROUP == 1 && !defined(CLGPU_RUN_STRIDED) && !defined(CLGPU_RUN_EQUAL) && \
+    !defined(CLGPU_RUN_SCALAR)
 #define CLGPU_RUN_VECTOR 1
 typedef CLGPU_CAT(CLGPU_RUN_KB, 16) KB16;
 #endif

@@ -377,6 +377,9 @@ static clgpu_status runs_program(clgpu_context *context, const runs_plan *plan, 
     if (!plan->wide_offsets) extra[count++] = (clgpu_define){"CLGPU_RUN_OFFSET_T", "uint"};
   }
   if (strided) extra[count++] = (clgpu_define){"CLGPU_RUN_STRIDED", NULL};
+  if (context->quirks.no_vector_compare) {
+    extra[count++] = (clgpu_define){"CLGPU_RUN_SCALAR", NULL};
+  }
   return clgpu__spec_program_with(context, &plan->spec, &plan->shape, extra, count, "runs", out);
 }
 

@@ -16,6 +16,7 @@ typedef enum quirk_kind {
   QUIRK_LOOP_ITERATION_CAP,
   QUIRK_KERNEL_GROUP_SIZE_UNRELIABLE,
   QUIRK_WIDEN_CHAR_ORDER,
+  QUIRK_NO_VECTOR_COMPARE,
   QUIRK_NO_QUIET_BUILDS,
   QUIRK_LOG_IGNORES_LINE_DIRECTIVES,
 } quirk_kind;
@@ -70,6 +71,13 @@ static const quirk_row quirk_table[] = {
      "chars from a comparison); uchar, short and wider types run right (rusticl, Mesa 22.3.6, "
      "LLVM 15)",
      "tests/test_runs.c scan_every_type_and_operator; docs/quirks.md"},
+    {"Oclgrind", NULL, NULL, QUIRK_NO_VECTOR_COMPARE, 1,
+     "Oclgrind 21.10 with its uninitialized-value checks (OCLGRIND_UNINITIALIZED, which "
+     "tools/oclgrind-run turns on) ends the process with SIGSEGV, inside "
+     "Uninitialized::instructionExecuted, at any comparison of two 16-element vectors "
+     "(uint16 or uchar16, with != or as (x | -x) >> 31, which the compiler turns back into "
+     "one); without those checks it runs them right",
+     "tests/test_runs.c under the oclgrind setup; docs/quirks.md"},
     {"NVIDIA CUDA", NULL, NULL, QUIRK_LOG_IGNORES_LINE_DIRECTIVES, 1,
      "NVIDIA's OpenCL compiler ignores #line: its build log names every error \"<kernel>:L:C\" "
      "with L counted over the whole assembled source (line 343 for a one-line elementwise "
@@ -93,6 +101,7 @@ void clgpu__quirks_for(const clgpu_device_info *info, clgpu__quirks *quirks) {
   quirks->widen_char_order = 0;
   quirks->quiet_builds = 1;
   quirks->log_ignores_line_directives = 0;
+  quirks->no_vector_compare = 0;
   for (size_t i = 0; i < sizeof quirk_table / sizeof quirk_table[0]; i++) {
     const quirk_row *row = &quirk_table[i];
     if (!matches(row->platform, info->platform_name) || !matches(row->device, info->name) ||
@@ -123,6 +132,9 @@ void clgpu__quirks_for(const clgpu_device_info *info, clgpu__quirks *quirks) {
         break;
       case QUIRK_LOG_IGNORES_LINE_DIRECTIVES:
         quirks->log_ignores_line_directives = row->value != 0;
+        break;
+      case QUIRK_NO_VECTOR_COMPARE:
+        quirks->no_vector_compare = row->value != 0;
         break;
     }
   }

@@ -38,6 +38,10 @@ typedef struct clgpu__quirks {
    * given, under the name "<kernel>", whatever #line directives say: the
    * library then maps them back to the parts' names and lines. */
   int log_ignores_line_directives;
+  /* Whether kernels must not compare whole vectors (the runs kernels then
+   * compare their keys one at a time): a checking tool that crashes on
+   * vector comparisons. */
+  int no_vector_compare;
 } clgpu__quirks;
 
 void clgpu__quirks_for(const clgpu_device_info *info, clgpu__quirks *quirks);

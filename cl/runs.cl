@@ -260,20 +260,22 @@ inline void clgpu_run_put(CLGPU_RUN_OUTPUTS, ulong r, A v, int checked) {
     offsets_at = 0;            \
   } while (0)
 
+/* Element i's value as the walk reads it; unique reads no values, and what
+ * it passes instead (v) is never stored. */
+#ifdef CLGPU_RUN_KEYS_ONLY
+#define CLGPU_RUN_OWN_VALUE(i) v
+#else
+#define CLGPU_RUN_OWN_VALUE(i) CLGPU_RUN_VALUE(i)
+#endif
+
 /* One element of the stores' walk (above): element i, its key, whether it
  * is a head, stores checked against the capacities or not (a constant);
  * h and v, locals of the walk, before it and then after it. */
-#ifdef CLGPU_RUN_KEYS_ONLY
-#define CLGPU_RUN_STEP(key, head, i, checked)                     \
-  do {                                                            \
-    clgpu_run_keep(CLGPU_RUN_OUT, h, (key), v, (i), (checked));   \
-    h += (head);                                                  \
-  } while (0)
-#elif defined(CLGPU_RUN_NO_REDUCED)
-#define CLGPU_RUN_STEP(key, head, i, checked)                                     \
-  do {                                                                            \
-    clgpu_run_keep(CLGPU_RUN_OUT, h, (key), CLGPU_RUN_VALUE(i), (i), (checked));  \
-    h += (head);                                                                  \
+#ifdef CLGPU_RUN_NO_REDUCED
+#define CLGPU_RUN_STEP(key, head, i, checked)                                          \
+  do {                                                                                 \
+    clgpu_run_keep(CLGPU_RUN_OUT, h, (key), CLGPU_RUN_OWN_VALUE(i), (i), (checked));   \
+    h += (head);                                                                       \
   } while (0)
 #else
 #define CLGPU_RUN_STEP(key, head, i, checked)                     \
@@ -373,11 +375,7 @@ inline void clgpu_run_walk(CLGPU_RUN_INPUTS, CLGPU_RUN_OUTPUTS, ulong b, ulong e
     CLGPU_RUN_SIXTEENS(fast, CLGPU_RUN_STEP);
     CLGPU_RUN_STORES(fast, CLGPU_RUN_STEP, 0)
     CLGPU_RUN_STORES(last, CLGPU_RUN_STEP, 1)
-#ifdef CLGPU_RUN_KEYS_ONLY
-    A x = v;
-#else
-    A x = CLGPU_RUN_VALUE(last);
-#endif
+    A x = CLGPU_RUN_OWN_VALUE(last);
     clgpu_run_keep(CLGPU_RUN_OUT, h, CLGPU_RUN_KEY(last), x, last, 1);
     h++;
     v = x;

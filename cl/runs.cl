@@ -107,6 +107,21 @@ inline void clgpu_run_join(ulong *h, A *v, ulong h2, A v2) {
     !defined(CLGPU_RUN_SCALAR)
 #define CLGPU_RUN_VECTOR 1
 typedef CLGPU_CAT(CLGPU_RUN_KB, 16) KB16;
+/* shuffle2(now, (KB16)(before), CLGPU_RUN_BACK_ONE): the block shifted by
+ * one lane, `before` in lane 0 (one permute, where building the vector
+ * from its parts took six on POCL). */
+#define CLGPU_RUN_BACK_ONE (KB16)(16, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14)
+/* The block `now` shifted by one, `previous` first, in the runs' walks:
+ * the permute took reduce_by_key of 16M uint32 on POCL from 15-19 to
+ * 12.6-15.5 ms (four interleaved runs), while unique's walk, which keeps
+ * only keys, was 0-4% slower with it than with the vector built from its
+ * parts, so it keeps that. */
+#ifdef CLGPU_RUN_KEYS_ONLY
+#define CLGPU_RUN_BEFORE(now, previous) \
+  ((KB16)((previous), (now).s0123, (now).s456789ab, (now).scde))
+#else
+#define CLGPU_RUN_BEFORE(now, previous) shuffle2((now), (KB16)(previous), CLGPU_RUN_BACK_ONE)
+#endif
 #endif
 
 /* The heads among the elements [b, e). */
@@ -190,6 +205,69 @@ inline void clgpu_run_reduced(CLGPU_RUN_OUTPUTS, ulong r, A v) {
 #endif
   if (r < value_capacity) reduced[CLGPU_RUN_AT(reduced_at, reduced_step, r)] = clgpu_store(v);
 }
+#endif
+
+#if defined(CLGPU_RUN_SCAN) && defined(CLGPU_RUN_VECTOR) && defined(CLGPU_VSTORE_EXPR) && \
+    CLGPU_VECTOR_OP == 1
+/* A CHUNKED scan_by_key SUM over contiguous keys compared by their bits
+ * walks sixteen elements at a time, so that the running value waits on one
+ * addition per sixteen elements instead of one per element (a float
+ * addition's latency bounded the plain walk at about 4 cycles an element).
+ * In a block, the pairs (head, value) of its elements are scanned by
+ * doubling over shifts of 1, 2, 4 and 8 lanes with the pairs' operator
+ * (f1, p1) then (f2, p2) = (f1 | f2, f2 ? p2 : p1 + p2), the shifted-in
+ * lanes (0, -0) changing nothing (-0 is the neutral element of float
+ * addition); then the lanes with no head up to them add the carry v. The
+ * block's sums are added in a fixed tree, so float results stay
+ * deterministic for a given n, shape and device. Expects, in the walk:
+ * i, e, v, previous (the key before i, unread at i = 0), keys, values,
+ * out and their offsets, and `exclusive` a constant. */
+#define CLGPU_RUN_A16 CLGPU_CAT(CLGPU_A, 16)
+#define CLGPU_RUN_M16 CLGPU_CAT(CLGPU_VMASK, 16)
+#define CLGPU_RUN_SCAN_STEP(shift)                                          \
+  do {                                                                      \
+    CLGPU_RUN_A16 moved_ = shuffle2(p, fill, (shift));                      \
+    CLGPU_RUN_M16 flags_ = shuffle2(f, (CLGPU_RUN_M16)(0), (shift));        \
+    p = select(p + moved_, p, f);                                           \
+    f |= flags_;                                                            \
+  } while (0)
+#define CLGPU_RUN_SCAN_SIXTEENS(exclusive_)                                                     \
+  do {                                                                                          \
+    const CLGPU_RUN_M16 lane_ =                                                                 \
+        (CLGPU_RUN_M16)(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);                  \
+    const CLGPU_RUN_M16 past_ = (CLGPU_RUN_M16)(16);                                           \
+    const CLGPU_RUN_M16 shift1 = lane_ >= (CLGPU_RUN_M16)(1) ? lane_ - (CLGPU_RUN_M16)(1) : past_; \
+    const CLGPU_RUN_M16 shift2 = lane_ >= (CLGPU_RUN_M16)(2) ? lane_ - (CLGPU_RUN_M16)(2) : past_; \
+    const CLGPU_RUN_M16 shift4 = lane_ >= (CLGPU_RUN_M16)(4) ? lane_ - (CLGPU_RUN_M16)(4) : past_; \
+    const CLGPU_RUN_M16 shift8 = lane_ >= (CLGPU_RUN_M16)(8) ? lane_ - (CLGPU_RUN_M16)(8) : past_; \
+    const CLGPU_RUN_A16 fill = (CLGPU_RUN_A16)(-(A)0);                                         \
+    const CLGPU_RUN_A16 neutral_ = (CLGPU_RUN_A16)(CLGPU_NEUTRAL);                             \
+    __global const KB *k_ = keys + keys_at;                                                     \
+    __global const T *x_ = values + values_at;                                                  \
+    __global R *o_ = out + out_at;                                                              \
+    KB before_ = previous;                                                                      \
+    if (i == 0 && e >= 16) before_ = (KB)(~k_[0]); /* element 0 is a head */                   \
+    for (; i + 16 <= e; i += 16) {                                                              \
+      KB16 now_ = vload16(0, k_ + i);                                                           \
+      KB16 prior_ = shuffle2(now_, (KB16)(before_), CLGPU_RUN_BACK_ONE);                        \
+      before_ = now_.sf;                                                                        \
+      const CLGPU_RUN_M16 heads_ = CLGPU_CAT(convert_, CLGPU_RUN_M16)(now_ != prior_);          \
+      CLGPU_RUN_M16 f = heads_;                                                                 \
+      CLGPU_RUN_A16 p = CLGPU_CAT(convert_, CLGPU_RUN_A16)(vload16(0, x_ + i));                \
+      CLGPU_RUN_SCAN_STEP(shift1);                                                              \
+      CLGPU_RUN_SCAN_STEP(shift2);                                                              \
+      CLGPU_RUN_SCAN_STEP(shift4);                                                              \
+      CLGPU_RUN_SCAN_STEP(shift8);                                                              \
+      const CLGPU_RUN_A16 inclusive_ = select(p + (CLGPU_RUN_A16)(v), p, f);                    \
+      CLGPU_RUN_A16 r = inclusive_;                                                             \
+      if (exclusive_) {                                                                         \
+        r = select(shuffle2(inclusive_, (CLGPU_RUN_A16)(v), shift1), neutral_, heads_);         \
+      }                                                                                         \
+      vstore16(CLGPU_VSTORE_EXPR, 0, o_ + i);                                                   \
+      v = inclusive_.sf;                                                                        \
+    }                                                                                           \
+    previous = before_;                                                                         \
+  } while (0)
 #endif
 
 #if CLGPU_GROUP == 1 && !defined(CLGPU_RUN_SCAN)
@@ -300,7 +378,7 @@ inline void clgpu_run_put(CLGPU_RUN_OUTPUTS, ulong r, A v, int checked) {
 #define CLGPU_RUN_SIXTEENS(stop, step)                                                        \
   for (; i + 16 <= (stop); i += 16) {                                                         \
     KB16 now = vload16(0, keys + keys_at + i);                                                \
-    KB16 before = (KB16)(previous, now.s0123, now.s456789ab, now.scde);                       \
+    KB16 before = CLGPU_RUN_BEFORE(now, previous);                                            \
     uint16 bits = convert_uint16(now != before) &                                             \
                   (uint16)(1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024, 2048, 4096, 8192,     \
                            16384, 32768);                                                     \
@@ -431,6 +509,15 @@ inline void clgpu_run_walk(CLGPU_RUN_INPUTS, CLGPU_RUN_OUTPUTS, ulong b, ulong e
                            ulong h, A v) {
   KB previous = b > 0 && b < e ? CLGPU_RUN_KEY(b - 1) : (KB)0;
   ulong i = b;
+#if defined(CLGPU_RUN_SCAN) && defined(CLGPU_RUN_VECTOR) && defined(CLGPU_VSTORE_EXPR) && \
+    CLGPU_VECTOR_OP == 1
+  /* One loop per kind, so that neither branches on it. */
+  if (exclusive) {
+    CLGPU_RUN_SCAN_SIXTEENS(1);
+  } else {
+    CLGPU_RUN_SCAN_SIXTEENS(0);
+  }
+#endif
   for (; i < e; i++) {
     KB key = CLGPU_RUN_KEY(i);
     A x = CLGPU_RUN_VALUE(i);

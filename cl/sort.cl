@@ -721,54 +721,74 @@ inline ulong offsets_above(SEG_ARGS, ulong low, ulong high, ulong i) {
   ((place) ? AT(value_t, values1, values1_at) : AT(value_t, values0, values0_at))
 #define BLOCK CLGPU_MERGE_BLOCK
 
-/* Merge a[0, la) and b[0, lb) from output position `skip` on, writing
- * `count` elements to out. Ties take a's element first (stability: a holds
- * the earlier keys). The start is found by a merge-path search, so the cost
- * does not depend on how the two runs interleave. */
-inline void merge_part(__global const key_t *a, ulong la, __global const key_t *b, ulong lb,
-                       ulong skip, ulong count, __global key_t *out
-#if HAS_VALUES
-                       ,
-                       __global const value_t *va, __global const value_t *vb,
-                       __global value_t *vout
-#endif
-) {
-  /* The search starts at 0 rather than at skip - lb: that clamp compiles
-   * to llvm.usub.sat, which Oclgrind cannot run. A probe past b's end means
-   * more must come from a. */
+/* Where output position `diagonal` of the merge of a[0, la) and b[0, lb)
+ * takes its element from: i from a, diagonal - i from b before it (the
+ * merge-path search). The search starts at 0 rather than at
+ * diagonal - lb: that clamp compiles to llvm.usub.sat, which Oclgrind
+ * cannot run. A probe past b's end means more must come from a. */
+inline ulong merge_path(__global const key_t *a, ulong la, __global const key_t *b, ulong lb,
+                        ulong diagonal) {
   ulong low = 0;
-  ulong high = min(skip, la);
+  ulong high = min(diagonal, la);
   while (low < high) {
     ulong middle = (low + high) / 2;
-    ulong other = skip - 1 - middle;
+    ulong other = diagonal - 1 - middle;
     if (other < lb && PRECEDES(b[other], a[middle])) {
       high = middle;
     } else {
       low = middle + 1;
     }
   }
-  ulong i = low, j = skip - low;
-  /* While neither run can run out (m steps, m at most what is left of
-   * either run), each step is branch-free: both heads are read, the store
-   * selects one, the indices step by the comparison's result. */
-  ulong k = 0;
-  while (k < count) {
-    ulong m = min(count - k, min(la - i, lb - j));
-    if (m == 0) break;
-    for (ulong t = 0; t < m; t++) {
-      key_t x = a[i], y = b[j];
-      int take_b = PRECEDES(y, x) ? 1 : 0;
-      out[k + t] = take_b ? y : x;
+  return low;
+}
+
+/* The arguments of a merge's steps: the runs, the output (and the values'). */
 #if HAS_VALUES
-      vout[k + t] = take_b ? vb[j] : va[i];
+#define MERGE_RUNS_ARGS                                                                     \
+  __global const key_t *a, ulong la, __global const key_t *b, ulong lb, __global key_t *out, \
+      __global const value_t *va, __global const value_t *vb, __global value_t *vout
+#define MERGE_RUNS a, la, b, lb, out, va, vb, vout
+#else
+#define MERGE_RUNS_ARGS                                                                     \
+  __global const key_t *a, ulong la, __global const key_t *b, ulong lb, __global key_t *out
+#define MERGE_RUNS a, la, b, lb, out
 #endif
-      i += 1 - take_b;
-      j += take_b;
-    }
-    k += m;
+
+/* One branch-free step of a merge at (i, j), writing output k: both heads
+ * are read, the store selects one, the indices step by the comparison.
+ * Only where neither run has run out. Ties take a's element (stability: a
+ * holds the earlier keys). */
+#if HAS_VALUES
+#define MERGE_STEP(i, j, k)                      \
+  do {                                           \
+    key_t x_ = a[i], y_ = b[j];                  \
+    int take_b_ = PRECEDES(y_, x_) ? 1 : 0;      \
+    out[k] = take_b_ ? y_ : x_;                  \
+    vout[k] = take_b_ ? vb[j] : va[i];           \
+    i += 1 - take_b_;                            \
+    j += take_b_;                                \
+  } while (0)
+#else
+#define MERGE_STEP(i, j, k)                      \
+  do {                                           \
+    key_t x_ = a[i], y_ = b[j];                  \
+    int take_b_ = PRECEDES(y_, x_) ? 1 : 0;      \
+    out[k] = take_b_ ? y_ : x_;                  \
+    i += 1 - take_b_;                            \
+    j += take_b_;                                \
+  } while (0)
+#endif
+
+/* The merge's outputs [k, stop) from (i, j): branch-free steps while
+ * neither run can run out (m at a time, m at most what is left of either
+ * run), then the rest from the run left. */
+inline void merge_steps(MERGE_RUNS_ARGS, ulong i, ulong j, ulong k, ulong stop) {
+  while (k < stop) {
+    ulong m = min(stop - k, min(la - i, lb - j));
+    if (m == 0) break;
+    for (ulong t = 0; t < m; t++, k++) MERGE_STEP(i, j, k);
   }
-  /* One run is used up: the rest comes from the other. */
-  for (; k < count; k++) {
+  for (; k < stop; k++) {
     if (i < la) {
       out[k] = a[i];
 #if HAS_VALUES
@@ -783,6 +803,56 @@ inline void merge_part(__global const key_t *a, ulong la, __global const key_t *
       j++;
     }
   }
+}
+
+/* The four merges' (i, j, k) of MERGE_CHAINS, and their ends. */
+#define MERGE_CHAIN_START(q)                                              \
+  ulong k##q = count * q / 4, stop##q = count * (q + 1) / 4;              \
+  ulong i##q = merge_path(a, la, b, lb, skip + k##q), j##q = skip + k##q - i##q
+#define MERGE_CHAIN_ROOM(q) min(stop##q - k##q, min(la - i##q, lb - j##q))
+
+/* Merge a[0, la) and b[0, lb) from output position `skip` on, writing
+ * `count` elements to out. The outputs are cut into four stretches, each
+ * started by a merge-path search, so the cost does not depend on how the
+ * runs interleave; the four merges step together, so that a CPU overlaps
+ * their chains of load, compare and index (a lone merge waits on each
+ * step's loads before the next), then each finishes alone. */
+inline void merge_part(__global const key_t *a, ulong la, __global const key_t *b, ulong lb,
+                       ulong skip, ulong count, __global key_t *out
+#if HAS_VALUES
+                       ,
+                       __global const value_t *va, __global const value_t *vb,
+                       __global value_t *vout
+#endif
+) {
+  if (count < 64) {
+    ulong i = merge_path(a, la, b, lb, skip);
+    merge_steps(MERGE_RUNS, i, skip - i, 0, count);
+    return;
+  }
+  MERGE_CHAIN_START(0);
+  MERGE_CHAIN_START(1);
+  MERGE_CHAIN_START(2);
+  MERGE_CHAIN_START(3);
+  for (;;) {
+    ulong m = min(min(MERGE_CHAIN_ROOM(0), MERGE_CHAIN_ROOM(1)),
+                  min(MERGE_CHAIN_ROOM(2), MERGE_CHAIN_ROOM(3)));
+    if (m == 0) break;
+    for (ulong t = 0; t < m; t++) {
+      MERGE_STEP(i0, j0, k0);
+      MERGE_STEP(i1, j1, k1);
+      MERGE_STEP(i2, j2, k2);
+      MERGE_STEP(i3, j3, k3);
+      k0++;
+      k1++;
+      k2++;
+      k3++;
+    }
+  }
+  merge_steps(MERGE_RUNS, i0, j0, k0, stop0);
+  merge_steps(MERGE_RUNS, i1, j1, k1, stop1);
+  merge_steps(MERGE_RUNS, i2, j2, k2, stop2);
+  merge_steps(MERGE_RUNS, i3, j3, k3, stop3);
 }
 
 /* Merge every pair of runs of `width` overlapping the output range

@@ -222,16 +222,18 @@ static uint64_t radix_scan_loops(uint64_t radix, uint64_t groups, uint64_t scan_
   return 2 * (per + 1) + scan_group + 1 + ceil_div(radix, scan_group) + 1;
 }
 
-/* merge_part over `count` outputs: the merge-path search (at most 64 steps
- * over 64-bit indices), at most two rounds of the branch-free loop and the
- * tail, which together take `count` steps. */
-#define MERGE_PART_LOOPS 80
+/* merge_part over `count` outputs, besides its `count` steps: under 64
+ * outputs one merge-path search (at most 64 steps over 64-bit indices) and
+ * the rounds of the branch-free loop; from 64 on four searches (one per
+ * merge of the four that step together), their rounds, and each merge's
+ * own finish. A pair of runs of `width` has 2 width outputs at most. */
+static uint64_t merge_part_loops(uint64_t width) { return 2 * width < 64 ? 80 : 4 * 80; }
 
 /* merge_range over `length` outputs of runs of `width`: one merge_part per
  * pair of runs it overlaps. */
 static uint64_t merge_range_loops(uint64_t length, uint64_t width) {
   uint64_t parts = length / (2 * width) + 2;
-  return length + parts * (MERGE_PART_LOOPS + 1) + 1;
+  return length + parts * (merge_part_loops(width) + 1) + 1;
 }
 
 /* clgpu_merge_blocks over a chunk: insertion sort of each block (at most
@@ -258,7 +260,9 @@ static uint64_t segmented_loops(const sort_plan *plan) {
   uint64_t block = plan->tuning->merge_block, steps = offsets_steps(plan->segments);
   uint64_t per_block = 2 * (block + 1) + block * (block + 1) / 2 + 1 + steps;
   uint64_t blocks = (plan->seg_chunk + 1) * per_block + steps + 1;
-  uint64_t pass = plan->per_item * (steps + MERGE_PART_LOOPS + 2) + 1;
+  /* A part of 64 outputs or more spends its four searches over them: per
+   * output no more than a part of one output's one search. */
+  uint64_t pass = plan->per_item * (steps + merge_part_loops(1) + 2) + 1;
   uint64_t depth = ceil_div(plan->segments, plan->depth_items ? plan->depth_items : 1) * 66 + 1;
   uint64_t most = blocks > pass ? blocks : pass;
   return depth > most ? depth : most;

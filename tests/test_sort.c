@@ -529,8 +529,8 @@ static int streaming_teardown(void **state) {
 static void streaming_scatter(void **state) {
   (void)state;
   static const char *const tunings[] = {
-      "sort_stream=1,sort_stream_floor=0",
-      "sort_stream=1,sort_stream_floor=0,sort_chunked_digit_max=8",
+      "sort_stream=1,sort_stream_floor=0,sort_chunked_digit_max_values=11",
+      "sort_stream=1,sort_stream_floor=0,sort_chunked_digit_max=8,sort_chunked_digit_max_values=8",
   };
   static const struct {
     unsigned key;

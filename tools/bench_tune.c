@@ -46,7 +46,8 @@ static const tune_param params[] = {
     {"sort_group_cap", 1, "radix_sort,sort_by_key", {64, 128, 256, 512}, 4, 1},
     {"tiled_digit_max", 1, "radix_sort,sort_by_key", {4, 5, 6, 7, 8}, 5, 0},
     {"chunked_chunks_per_unit", 0, "reduce,scan,findall", {1, 2, 4, 8, 16}, 5, 0},
-    {"sort_chunked_digit_max", 0, "radix_sort,sort_by_key", {8, 9, 10, 11}, 4, 0},
+    {"sort_chunked_digit_max", 0, "radix_sort", {8, 9, 10, 11}, 4, 0},
+    {"sort_chunked_digit_max_values", 0, "sort_by_key", {8, 9, 10, 11}, 4, 0},
 };
 enum { NUM_PARAMS = sizeof params / sizeof params[0] };
 
@@ -103,7 +104,8 @@ static const char *const tune_help[] = {
     "                           radix_items, sort_group_cap, tiled_digit_max\n"
     "                           (radix_sort, sort_by_key)\n"
     "                  chunked: chunked_chunks_per_unit (reduce, scan, findall),\n"
-    "                           sort_chunked_digit_max (radix_sort, sort_by_key)\n"
+    "                           sort_chunked_digit_max (radix_sort),\n"
+    "                           sort_chunked_digit_max_values (sort_by_key)\n"
     "  --sizes N     elements per operation, as run takes them (default 16M)\n"
     "  --types LIST  element types, as run takes them (default uint32)\n"
     "  --params LIST comma-separated parameters of the shape (default all of them)\n"

@@ -437,7 +437,8 @@ static void lay_out_radix(const clgpu_context *context, sort_plan *plan) {
   unsigned bits = plan->end_bit - plan->begin_bit;
   uint64_t cap = context->quirks.loop_iteration_cap;
   const clgpu__tuning *tuning = context->tuning;
-  unsigned widest = tuning->sort_chunked_digit_max;
+  unsigned widest =
+      plan->value_bytes ? tuning->sort_chunked_digit_max_values : tuning->sort_chunked_digit_max;
   if (plan->shape == CLGPU_SHAPE_TILED) {
     cl_ulong local = context->info.local_mem_size ? context->info.local_mem_size : 32768;
     while (plan->group > 32 && tiled_radix_local(plan->group, 4) > local) plan->group /= 2;

@@ -93,6 +93,21 @@ static const clgpu__tuning base_row = {
     /* The widest digit of a CHUNKED radix pass (2048 counters per
      * chunk, which stay in a CPU core's cache). */
     .sort_chunked_digit_max = 11,
+    /* The same for a sort that moves values beside its keys. The CPU
+     * classes (below), whose scatter combines each digit's keys and
+     * values into 64-byte lines in local memory, take 8: 2048 digits'
+     * lines of keys and values (256 KiB with uint32 values) spill out of
+     * a core's L1 and L2 on every store, 256 digits' (32 KiB) stay in
+     * L1. 16M uint32 keys and values, `CLGPU_TUNING=
+     * sort_chunked_digit_max_values=11|8 clgpu-bench run --ops
+     * sort_by_key,argsort`, two rounds alternating (2026-12-04): POCL
+     * sort_by_key 167-169 -> 126-131 ms, argsort 172-175 -> 135-139;
+     * Intel's CPU runtime sort_by_key 275-278 -> 133-164 (2.0x -> 3.7-
+     * 4.2x the C key-value radix sort), where 11 bits left no room for
+     * lines at all. Keys alone run as fast at 8 as at 11 (96-99 ms on
+     * both), so they keep three passes. 256K to 4M pairs: 8 as fast or
+     * faster on POCL. */
+    .sort_chunked_digit_max_values = 11,
     /* Streaming (write-combined, non-temporal) stores in the CHUNKED
      * radix scatter: off unless a device class measured them faster.
      * POCL, 16M uint32, `clgpu-bench run --ops radix_sort,sort_by_key`,
@@ -203,6 +218,7 @@ static const tuning_class classes[] = {
      * 0.76-1.03; 1M 0.32-0.44 against 0.23-0.38; alike below. */
     {"POCL", CL_DEVICE_TYPE_CPU, "Portable Computing Language",
      "tiled_scan_totals_coalesced=0,radix_items=32,tiled_step_barrier=1,sort_stream=1,"
+     "sort_chunked_digit_max_values=8,"
      "copy_kernel_floor=1048576"},
     /* Mesa's rusticl on llvmpipe pays more for a barrier than it gains:
      * 4M uint32, `CLGPU_TUNING=tiled_step_barrier=0|1 clgpu-bench run
@@ -242,9 +258,11 @@ static const tuning_class classes[] = {
      * reduction of 256 ints copied to byte 1024 of a buffer gave 16
      * reports, copied to byte 0 none, 2026-12-03). */
     {"Oclgrind", CL_DEVICE_TYPE_ALL, "Oclgrind",
-     "tiled_step_barrier=1,radix_items=24,tiled_lane_runs=1,sort_stream=1,copy_kernel_floor=1"},
+     "tiled_step_barrier=1,radix_items=24,tiled_lane_runs=1,sort_stream=1,copy_kernel_floor=1,"
+     "sort_chunked_digit_max_values=8"},
     {"CPU", CL_DEVICE_TYPE_CPU, NULL,
-     "tiled_step_barrier=1,radix_items=24,tiled_lane_runs=1,sort_stream=1"},
+     "tiled_step_barrier=1,radix_items=24,tiled_lane_runs=1,sort_stream=1,"
+     "sort_chunked_digit_max_values=8"},
 };
 
 void clgpu__tuning_for(const clgpu_device_info *info, clgpu__tuning *out) {
@@ -279,7 +297,7 @@ int clgpu__tuning_classes_parse(void) {
  * which the kernels halve in their trees). The bounds are what the code
  * relies on, not what is fast: tile_items at most 32 (findall keeps a
  * tile's flags in a uint), chunk_unit a multiple of 64 (the CHUNKED vector
- * loop), sort_chunked_digit_max at most 11 (a CHUNKED radix pass keeps
+ * loop), sort_chunked_digit_max (and _values) at most 11 (a CHUNKED radix pass keeps
  * 12 bytes per digit value in local memory, and 32 KiB is all rusticl and
  * Oclgrind have). */
 typedef struct tuning_field {
@@ -310,6 +328,7 @@ static const tuning_field fields[] = {
     FIELD(sort_single_chunk, 1, 1, (uint64_t)1 << 24, 0, 0),
     FIELD(sort_chunk_minimum, 1, 1, (uint64_t)1 << 32, 0, 0),
     FIELD(sort_chunked_digit_max, 0, 1, 11, 0, 0),
+    FIELD(sort_chunked_digit_max_values, 0, 1, 11, 0, 0),
     FIELD(sort_stream, 0, 0, 1, 0, 0),
     FIELD(sort_stream_floor, 1, 0, (uint64_t)1 << 40, 0, 0),
     FIELD(radix_items, 0, 1, 64, 0, 0),

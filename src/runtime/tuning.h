@@ -35,6 +35,7 @@ typedef struct clgpu__tuning {
   uint64_t sort_single_chunk;
   uint64_t sort_chunk_minimum;
   unsigned sort_chunked_digit_max;
+  unsigned sort_chunked_digit_max_values; /* ... of a sort that moves values too */
   unsigned sort_stream;       /* 1: the CHUNKED radix scatter combines each digit's
                                  keys into whole 64-byte lines in local memory and
                                  writes them with non-temporal stores */

@@ -207,6 +207,23 @@ inline void clgpu_run_reduced(CLGPU_RUN_OUTPUTS, ulong r, A v) {
 }
 #endif
 
+#if defined(CLGPU_RUN_VECTOR) && defined(CLGPU_RUN_VECTOR_SUM) && !defined(CLGPU_VMASK)
+#define CLGPU_VMASK CLGPU_RUN_VECTOR_SUM
+#endif
+#if defined(CLGPU_RUN_VECTOR) && defined(CLGPU_VMASK) && CLGPU_VECTOR_OP == 1
+#define CLGPU_RUN_A16 CLGPU_CAT(CLGPU_A, 16)
+#define CLGPU_RUN_M16 CLGPU_CAT(CLGPU_VMASK, 16)
+/* One step of the doubling scan of a block's pairs (head f, value p) over
+ * `shift` (below). */
+#define CLGPU_RUN_SCAN_STEP(shift)                                          \
+  do {                                                                      \
+    CLGPU_RUN_A16 moved_ = shuffle2(p, fill, (shift));                      \
+    CLGPU_RUN_M16 flags_ = shuffle2(f, (CLGPU_RUN_M16)(0), (shift));        \
+    p = select(p + moved_, p, f);                                           \
+    f |= flags_;                                                            \
+  } while (0)
+#endif
+
 #if defined(CLGPU_RUN_SCAN) && defined(CLGPU_RUN_VECTOR) && defined(CLGPU_VSTORE_EXPR) && \
     CLGPU_VECTOR_OP == 1
 /* A CHUNKED scan_by_key SUM over contiguous keys compared by their bits
@@ -222,15 +239,6 @@ inline void clgpu_run_reduced(CLGPU_RUN_OUTPUTS, ulong r, A v) {
  * deterministic for a given n, shape and device. Expects, in the walk:
  * i, e, v, previous (the key before i, unread at i = 0), keys, values,
  * out and their offsets, and `exclusive` a constant. */
-#define CLGPU_RUN_A16 CLGPU_CAT(CLGPU_A, 16)
-#define CLGPU_RUN_M16 CLGPU_CAT(CLGPU_VMASK, 16)
-#define CLGPU_RUN_SCAN_STEP(shift)                                          \
-  do {                                                                      \
-    CLGPU_RUN_A16 moved_ = shuffle2(p, fill, (shift));                      \
-    CLGPU_RUN_M16 flags_ = shuffle2(f, (CLGPU_RUN_M16)(0), (shift));        \
-    p = select(p + moved_, p, f);                                           \
-    f |= flags_;                                                            \
-  } while (0)
 #define CLGPU_RUN_SCAN_SIXTEENS(exclusive_)                                                     \
   do {                                                                                          \
     const CLGPU_RUN_M16 lane_ =                                                                 \
@@ -408,6 +416,71 @@ inline void clgpu_run_put(CLGPU_RUN_OUTPUTS, ulong r, A v, int checked) {
 #define CLGPU_RUN_SIXTEENS(stop, step)
 #endif
 
+#if defined(CLGPU_RUN_VECTOR) && defined(CLGPU_RUN_VECTOR_SUM) && !defined(CLGPU_RUN_NO_REDUCED)
+/* reduce_by_key with a float SUM (CLGPU_RUN_VECTOR_SUM, src/ops/runs.c):
+ * the sixteen-key walk above, but the running values of a block come from
+ * the segmented scan of scan_by_key's walk (CLGPU_RUN_SCAN_STEP), stored
+ * to a private row, so that the walk waits on one float addition per
+ * sixteen elements instead of one per element. Each element then stores
+ * its run's key at place h and its own running value at its run's place,
+ * as CLGPU_RUN_STEP does. */
+#define CLGPU_RUN_SUM_LANE(l)                                                             \
+  do {                                                                                    \
+    clgpu_run_keep(CLGPU_RUN_OUT, h, CLGPU_RUN_KEY(i + (l)), v, i + (l), 0);              \
+    h += (mask >> (l)) & 1u;                                                              \
+    clgpu_run_put(CLGPU_RUN_OUT, h - 1, sums[l], 0);                                      \
+  } while (0)
+#define CLGPU_RUN_SIXTEENS_SUM(stop)                                                            \
+  do {                                                                                          \
+    const CLGPU_RUN_M16 lane_ =                                                                 \
+        (CLGPU_RUN_M16)(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);                  \
+    const CLGPU_RUN_M16 past_ = (CLGPU_RUN_M16)(16);                                           \
+    const CLGPU_RUN_M16 shift1 = lane_ >= (CLGPU_RUN_M16)(1) ? lane_ - (CLGPU_RUN_M16)(1) : past_; \
+    const CLGPU_RUN_M16 shift2 = lane_ >= (CLGPU_RUN_M16)(2) ? lane_ - (CLGPU_RUN_M16)(2) : past_; \
+    const CLGPU_RUN_M16 shift4 = lane_ >= (CLGPU_RUN_M16)(4) ? lane_ - (CLGPU_RUN_M16)(4) : past_; \
+    const CLGPU_RUN_M16 shift8 = lane_ >= (CLGPU_RUN_M16)(8) ? lane_ - (CLGPU_RUN_M16)(8) : past_; \
+    const CLGPU_RUN_A16 fill = (CLGPU_RUN_A16)(-(A)0);                                         \
+    A sums[16];                                                                                 \
+    for (; i + 16 <= (stop); i += 16) {                                                         \
+      KB16 now = vload16(0, keys + keys_at + i);                                                \
+      KB16 before = CLGPU_RUN_BEFORE(now, previous);                                            \
+      CLGPU_RUN_M16 f = CLGPU_CAT(convert_, CLGPU_RUN_M16)(now != before);                      \
+      uint16 bits = convert_uint16(now != before) &                                             \
+                    (uint16)(1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024, 2048, 4096, 8192,     \
+                             16384, 32768);                                                     \
+      uint8 bits8 = bits.lo | bits.hi;                                                          \
+      uint4 bits4 = bits8.lo | bits8.hi;                                                        \
+      uint2 bits2 = bits4.lo | bits4.hi;                                                        \
+      uint mask = bits2.x | bits2.y;                                                            \
+      previous = now.sf;                                                                        \
+      CLGPU_RUN_A16 p = CLGPU_CAT(convert_, CLGPU_RUN_A16)(vload16(0, values + values_at + i)); \
+      CLGPU_RUN_SCAN_STEP(shift1);                                                              \
+      CLGPU_RUN_SCAN_STEP(shift2);                                                              \
+      CLGPU_RUN_SCAN_STEP(shift4);                                                              \
+      CLGPU_RUN_SCAN_STEP(shift8);                                                              \
+      const CLGPU_RUN_A16 running = select(p + (CLGPU_RUN_A16)(v), p, f);                       \
+      vstore16(running, 0, sums);                                                               \
+      CLGPU_RUN_SUM_LANE(0);                                                                    \
+      CLGPU_RUN_SUM_LANE(1);                                                                    \
+      CLGPU_RUN_SUM_LANE(2);                                                                    \
+      CLGPU_RUN_SUM_LANE(3);                                                                    \
+      CLGPU_RUN_SUM_LANE(4);                                                                    \
+      CLGPU_RUN_SUM_LANE(5);                                                                    \
+      CLGPU_RUN_SUM_LANE(6);                                                                    \
+      CLGPU_RUN_SUM_LANE(7);                                                                    \
+      CLGPU_RUN_SUM_LANE(8);                                                                    \
+      CLGPU_RUN_SUM_LANE(9);                                                                    \
+      CLGPU_RUN_SUM_LANE(10);                                                                   \
+      CLGPU_RUN_SUM_LANE(11);                                                                   \
+      CLGPU_RUN_SUM_LANE(12);                                                                   \
+      CLGPU_RUN_SUM_LANE(13);                                                                   \
+      CLGPU_RUN_SUM_LANE(14);                                                                   \
+      CLGPU_RUN_SUM_LANE(15);                                                                   \
+      v = running.sf;                                                                           \
+    }                                                                                           \
+  } while (0)
+#endif
+
 /* The stores' walk over elements i up to `stop`, `previous` the key before
  * i, a plain loop (the caller's equality, i = 0 a head whatever it says). */
 #define CLGPU_RUN_STORES(stop, step, checked)                             \
@@ -450,7 +523,11 @@ inline void clgpu_run_walk(CLGPU_RUN_INPUTS, CLGPU_RUN_OUTPUTS, ulong b, ulong e
     ulong fast = h >= room ? b : room - h < last - b ? b + (room - h) : last;
     KB previous = b > 0 ? CLGPU_RUN_KEY(b - 1) : (KB)(~CLGPU_RUN_KEY(0));
     ulong i = b;
+#if defined(CLGPU_RUN_VECTOR) && defined(CLGPU_RUN_VECTOR_SUM) && !defined(CLGPU_RUN_NO_REDUCED)
+    CLGPU_RUN_SIXTEENS_SUM(fast);
+#else
     CLGPU_RUN_SIXTEENS(fast, CLGPU_RUN_STEP);
+#endif
     CLGPU_RUN_STORES(fast, CLGPU_RUN_STEP, 0)
     CLGPU_RUN_STORES(last, CLGPU_RUN_STEP, 1)
     A x = CLGPU_RUN_OWN_VALUE(last);

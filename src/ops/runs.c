@@ -377,6 +377,16 @@ static clgpu_status runs_program(clgpu_context *context, const runs_plan *plan, 
     if (!plan->wide_offsets) extra[count++] = (clgpu_define){"CLGPU_RUN_OFFSET_T", "uint"};
   }
   if (strided) extra[count++] = (clgpu_define){"CLGPU_RUN_STRIDED", NULL};
+  /* reduce_by_key with a float SUM walks its running values sixteen at a
+   * time in the CHUNKED shape (cl/runs.cl), with masks of the
+   * accumulator's size; an integer sum's addition is too quick to wait
+   * on. */
+  const clgpu__op_spec *spec = &plan->spec;
+  if (plan->mode == RUNS_REDUCE && spec->vector_op == 1 && plan->shape.kind == CLGPU_SHAPE_CHUNKED &&
+      (spec->accumulator == CLGPU_TYPE_FLOAT || spec->accumulator == CLGPU_TYPE_DOUBLE)) {
+    extra[count++] = (clgpu_define){"CLGPU_RUN_VECTOR_SUM",
+                                    clgpu__unsigned_type(clgpu__type_size(spec->accumulator))};
+  }
   if (context->quirks.no_vector_compare) {
     extra[count++] = (clgpu_define){"CLGPU_RUN_SCALAR", NULL};
   }

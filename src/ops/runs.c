@@ -382,7 +382,8 @@ static clgpu_status runs_program(clgpu_context *context, const runs_plan *plan, 
    * accumulator's size; an integer sum's addition is too quick to wait
    * on. */
   const clgpu__op_spec *spec = &plan->spec;
-  if (plan->mode == RUNS_REDUCE && spec->vector_op == 1 && plan->shape.kind == CLGPU_SHAPE_CHUNKED &&
+  if (plan->mode == RUNS_REDUCE && spec->vector_op == 1 &&
+      plan->shape.kind == CLGPU_SHAPE_CHUNKED &&
       (spec->accumulator == CLGPU_TYPE_FLOAT || spec->accumulator == CLGPU_TYPE_DOUBLE)) {
     extra[count++] = (clgpu_define){"CLGPU_RUN_VECTOR_SUM",
                                     clgpu__unsigned_type(clgpu__type_size(spec->accumulator))};

@@ -122,6 +122,18 @@ typedef CLGPU_CAT(CLGPU_RUN_KB, 16) KB16;
 #else
 #define CLGPU_RUN_BEFORE(now, previous) shuffle2((now), (KB16)(previous), CLGPU_RUN_BACK_ONE)
 #endif
+
+/* The heads of a block of sixteen keys as a 16-bit mask, lane l in bit l:
+ * where `now` differs from `before` (the block shifted by one). */
+inline uint clgpu_run_head_mask(KB16 now, KB16 before) {
+  uint16 bits = convert_uint16(now != before) &
+                (uint16)(1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024, 2048, 4096, 8192, 16384,
+                         32768);
+  uint8 bits8 = bits.lo | bits.hi;
+  uint4 bits4 = bits8.lo | bits8.hi;
+  uint2 bits2 = bits4.lo | bits4.hi;
+  return bits2.x | bits2.y;
+}
 #endif
 
 /* The heads among the elements [b, e). */
@@ -222,6 +234,18 @@ inline void clgpu_run_reduced(CLGPU_RUN_OUTPUTS, ulong r, A v) {
     p = select(p + moved_, p, f);                                           \
     f |= flags_;                                                            \
   } while (0)
+/* The shuffle masks of those shifts (lane k takes lane k - shift, or lane
+ * 0 of the second vector below lane `shift`), and what is shifted in: -0,
+ * which added to a lane changes nothing (+0 would turn a -0 into +0). */
+#define CLGPU_RUN_SHIFTS()                                                                      \
+  const CLGPU_RUN_M16 lane_ = (CLGPU_RUN_M16)(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, \
+                                              15);                                              \
+  const CLGPU_RUN_M16 past_ = (CLGPU_RUN_M16)(16);                                             \
+  const CLGPU_RUN_M16 shift1 = lane_ >= (CLGPU_RUN_M16)(1) ? lane_ - (CLGPU_RUN_M16)(1) : past_; \
+  const CLGPU_RUN_M16 shift2 = lane_ >= (CLGPU_RUN_M16)(2) ? lane_ - (CLGPU_RUN_M16)(2) : past_; \
+  const CLGPU_RUN_M16 shift4 = lane_ >= (CLGPU_RUN_M16)(4) ? lane_ - (CLGPU_RUN_M16)(4) : past_; \
+  const CLGPU_RUN_M16 shift8 = lane_ >= (CLGPU_RUN_M16)(8) ? lane_ - (CLGPU_RUN_M16)(8) : past_; \
+  const CLGPU_RUN_A16 fill = (CLGPU_RUN_A16)(-(A)0)
 #endif
 
 #if defined(CLGPU_RUN_SCAN) && defined(CLGPU_RUN_VECTOR) && defined(CLGPU_VSTORE_EXPR) && \
@@ -233,22 +257,14 @@ inline void clgpu_run_reduced(CLGPU_RUN_OUTPUTS, ulong r, A v) {
  * In a block, the pairs (head, value) of its elements are scanned by
  * doubling over shifts of 1, 2, 4 and 8 lanes with the pairs' operator
  * (f1, p1) then (f2, p2) = (f1 | f2, f2 ? p2 : p1 + p2), the shifted-in
- * lanes (0, -0) changing nothing (-0 is the neutral element of float
- * addition); then the lanes with no head up to them add the carry v. The
+ * lanes (no head, -0) changing nothing; then the lanes with no head up to them add the carry v. The
  * block's sums are added in a fixed tree, so float results stay
  * deterministic for a given n, shape and device. Expects, in the walk:
  * i, e, v, previous (the key before i, unread at i = 0), keys, values,
  * out and their offsets, and `exclusive` a constant. */
 #define CLGPU_RUN_SCAN_SIXTEENS(exclusive_)                                                     \
   do {                                                                                          \
-    const CLGPU_RUN_M16 lane_ =                                                                 \
-        (CLGPU_RUN_M16)(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);                  \
-    const CLGPU_RUN_M16 past_ = (CLGPU_RUN_M16)(16);                                           \
-    const CLGPU_RUN_M16 shift1 = lane_ >= (CLGPU_RUN_M16)(1) ? lane_ - (CLGPU_RUN_M16)(1) : past_; \
-    const CLGPU_RUN_M16 shift2 = lane_ >= (CLGPU_RUN_M16)(2) ? lane_ - (CLGPU_RUN_M16)(2) : past_; \
-    const CLGPU_RUN_M16 shift4 = lane_ >= (CLGPU_RUN_M16)(4) ? lane_ - (CLGPU_RUN_M16)(4) : past_; \
-    const CLGPU_RUN_M16 shift8 = lane_ >= (CLGPU_RUN_M16)(8) ? lane_ - (CLGPU_RUN_M16)(8) : past_; \
-    const CLGPU_RUN_A16 fill = (CLGPU_RUN_A16)(-(A)0);                                         \
+    CLGPU_RUN_SHIFTS();                                                                         \
     const CLGPU_RUN_A16 neutral_ = (CLGPU_RUN_A16)(CLGPU_NEUTRAL);                             \
     __global const KB *k_ = keys + keys_at;                                                     \
     __global const T *x_ = values + values_at;                                                  \
@@ -387,13 +403,7 @@ inline void clgpu_run_put(CLGPU_RUN_OUTPUTS, ulong r, A v, int checked) {
   for (; i + 16 <= (stop); i += 16) {                                                         \
     KB16 now = vload16(0, keys + keys_at + i);                                                \
     KB16 before = CLGPU_RUN_BEFORE(now, previous);                                            \
-    uint16 bits = convert_uint16(now != before) &                                             \
-                  (uint16)(1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024, 2048, 4096, 8192,     \
-                           16384, 32768);                                                     \
-    uint8 bits8 = bits.lo | bits.hi;                                                          \
-    uint4 bits4 = bits8.lo | bits8.hi;                                                        \
-    uint2 bits2 = bits4.lo | bits4.hi;                                                        \
-    uint mask = bits2.x | bits2.y;                                                            \
+    uint mask = clgpu_run_head_mask(now, before);                                             \
     previous = now.sf;                                                                        \
     CLGPU_RUN_LANE(step, 0);                                                                  \
     CLGPU_RUN_LANE(step, 1);                                                                  \
@@ -417,7 +427,8 @@ inline void clgpu_run_put(CLGPU_RUN_OUTPUTS, ulong r, A v, int checked) {
 #endif
 
 #if defined(CLGPU_RUN_VECTOR) && defined(CLGPU_RUN_VECTOR_SUM) && !defined(CLGPU_RUN_NO_REDUCED)
-/* reduce_by_key with a float SUM (CLGPU_RUN_VECTOR_SUM, src/ops/runs.c):
+/* reduce_by_key with a float or double SUM (CLGPU_RUN_VECTOR_SUM, the
+ * accumulator's unsigned type of its size, src/ops/runs.c):
  * the sixteen-key walk above, but the running values of a block come from
  * the segmented scan of scan_by_key's walk (CLGPU_RUN_SCAN_STEP), stored
  * to a private row, so that the walk waits on one float addition per
@@ -432,26 +443,13 @@ inline void clgpu_run_put(CLGPU_RUN_OUTPUTS, ulong r, A v, int checked) {
   } while (0)
 #define CLGPU_RUN_SIXTEENS_SUM(stop)                                                            \
   do {                                                                                          \
-    const CLGPU_RUN_M16 lane_ =                                                                 \
-        (CLGPU_RUN_M16)(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);                  \
-    const CLGPU_RUN_M16 past_ = (CLGPU_RUN_M16)(16);                                           \
-    const CLGPU_RUN_M16 shift1 = lane_ >= (CLGPU_RUN_M16)(1) ? lane_ - (CLGPU_RUN_M16)(1) : past_; \
-    const CLGPU_RUN_M16 shift2 = lane_ >= (CLGPU_RUN_M16)(2) ? lane_ - (CLGPU_RUN_M16)(2) : past_; \
-    const CLGPU_RUN_M16 shift4 = lane_ >= (CLGPU_RUN_M16)(4) ? lane_ - (CLGPU_RUN_M16)(4) : past_; \
-    const CLGPU_RUN_M16 shift8 = lane_ >= (CLGPU_RUN_M16)(8) ? lane_ - (CLGPU_RUN_M16)(8) : past_; \
-    const CLGPU_RUN_A16 fill = (CLGPU_RUN_A16)(-(A)0);                                         \
+    CLGPU_RUN_SHIFTS();                                                                         \
     A sums[16];                                                                                 \
     for (; i + 16 <= (stop); i += 16) {                                                         \
       KB16 now = vload16(0, keys + keys_at + i);                                                \
       KB16 before = CLGPU_RUN_BEFORE(now, previous);                                            \
       CLGPU_RUN_M16 f = CLGPU_CAT(convert_, CLGPU_RUN_M16)(now != before);                      \
-      uint16 bits = convert_uint16(now != before) &                                             \
-                    (uint16)(1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024, 2048, 4096, 8192,     \
-                             16384, 32768);                                                     \
-      uint8 bits8 = bits.lo | bits.hi;                                                          \
-      uint4 bits4 = bits8.lo | bits8.hi;                                                        \
-      uint2 bits2 = bits4.lo | bits4.hi;                                                        \
-      uint mask = bits2.x | bits2.y;                                                            \
+      uint mask = clgpu_run_head_mask(now, before);                                             \
       previous = now.sf;                                                                        \
       CLGPU_RUN_A16 p = CLGPU_CAT(convert_, CLGPU_RUN_A16)(vload16(0, values + values_at + i)); \
       CLGPU_RUN_SCAN_STEP(shift1);                                                              \

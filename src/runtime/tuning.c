@@ -165,7 +165,8 @@ static const clgpu__tuning base_row = {
      * 4096x4096, two runs each under CLGPU_TUNING=block=N, 2026-12-04):
      * POCL copy 11.7-12.6 ms against 13.8-13.9 (0.61-0.63 of
      * clEnqueueCopyBuffer against 0.54), elementwise 11.4-13.2 against
-     * 13.8-14.1; Intel's CPU runtime copy 12.4-12.7 against 13.6-13.9;
+     * 13.8-14.1 (three later runs of the whole bench: 0.59 of it);
+     * Intel's CPU runtime copy 12.4-12.7 against 13.6-13.9;
      * 16 was no faster than 32 on either. Two 32x32 squares of floats
      * (8 KiB) leave room in a 48 KiB L1 for the lines in flight. */
     .block = 32,

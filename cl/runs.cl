@@ -234,6 +234,14 @@ inline void clgpu_run_reduced(CLGPU_RUN_OUTPUTS, ulong r, A v) {
     p = select(p + moved_, p, f);                                           \
     f |= flags_;                                                            \
   } while (0)
+/* A block's heads as lanes of all ones in the accumulator's size, from
+ * the compare's 0 or 1 per lane: converting the compare's -1 itself from
+ * 4-byte lanes to 8-byte ones gave wrong flags on llvmpipe (rusticl 22.3,
+ * LLVM 15: scan_by_key of uint64 values by uint32 keys summed across run
+ * starts), while every other implementation here was right. */
+#define CLGPU_RUN_HEAD_FLAGS(now, before) \
+  ((CLGPU_RUN_M16)(0) -                   \
+   CLGPU_CAT(convert_, CLGPU_RUN_M16)(convert_uint16((now) != (before)) & (uint16)(1)))
 /* The shuffle masks of those shifts (lane k takes lane k - shift, or lane
  * 0 of the second vector below lane `shift`), and what is shifted in: -0,
  * which added to a lane changes nothing (+0 would turn a -0 into +0). */
@@ -275,7 +283,7 @@ inline void clgpu_run_reduced(CLGPU_RUN_OUTPUTS, ulong r, A v) {
       KB16 now_ = vload16(0, k_ + i);                                                           \
       KB16 prior_ = shuffle2(now_, (KB16)(before_), CLGPU_RUN_BACK_ONE);                        \
       before_ = now_.sf;                                                                        \
-      const CLGPU_RUN_M16 heads_ = CLGPU_CAT(convert_, CLGPU_RUN_M16)(now_ != prior_);          \
+      const CLGPU_RUN_M16 heads_ = CLGPU_RUN_HEAD_FLAGS(now_, prior_);                          \
       CLGPU_RUN_M16 f = heads_;                                                                 \
       CLGPU_RUN_A16 p = CLGPU_CAT(convert_, CLGPU_RUN_A16)(vload16(0, x_ + i));                \
       CLGPU_RUN_SCAN_STEP(shift1);                                                              \
@@ -448,7 +456,7 @@ inline void clgpu_run_put(CLGPU_RUN_OUTPUTS, ulong r, A v, int checked) {
     for (; i + 16 <= (stop); i += 16) {                                                         \
       KB16 now = vload16(0, keys + keys_at + i);                                                \
       KB16 before = CLGPU_RUN_BEFORE(now, previous);                                            \
-      CLGPU_RUN_M16 f = CLGPU_CAT(convert_, CLGPU_RUN_M16)(now != before);                      \
+      CLGPU_RUN_M16 f = CLGPU_RUN_HEAD_FLAGS(now, before);                                      \
       uint mask = clgpu_run_head_mask(now, before);                                             \
       previous = now.sf;                                                                        \
       CLGPU_RUN_A16 p = CLGPU_CAT(convert_, CLGPU_RUN_A16)(vload16(0, values + values_at + i)); \

@@ -724,6 +724,42 @@ static void reduce_every_type_and_operator(void **state) {
   }
 }
 
+/* Sums over every value type by keys of other widths, contiguous, in both
+ * shapes: the CHUNKED block walks of scan_by_key and reduce_by_key turn the
+ * keys' compares into flags of the values' width (llvmpipe once summed
+ * across run starts with uint64 values by uint32 keys). */
+static void key_and_value_widths(void **state) {
+  (void)state;
+  const test_type keys[] = {TEST_UINT8, TEST_UINT32, TEST_UINT64};
+  const size_t sizes[] = {1000, 4099};
+  for (size_t v = 0; v < TEST_TYPE_COUNT; v++) {
+    if (test_types[v] == TEST_DOUBLE && !fp64()) continue;
+    for (size_t k = 0; k < sizeof keys / sizeof keys[0]; k++) {
+      if (test_type_size(keys[k]) == test_type_size(test_types[v])) continue;
+      for (int scan = 0; scan < 2; scan++) {
+        for (size_t s = 0; s < 2; s++) {
+          runs_case c = {scan,
+                         keys[k],
+                         test_types[v],
+                         sizes[(v + k + (size_t)scan) % 2],
+                         (run_pattern)((v + k) % 6),
+                         5,
+                         OP_SUM,
+                         (int)((v + s) % 2) & scan,
+                         EQUAL_BITS,
+                         shapes[s],
+                         1,
+                         1,
+                         1,
+                         0,
+                         NULL};
+          run_case(&c);
+        }
+      }
+    }
+  }
+}
+
 /* Run lengths around every boundary of both shapes: a TILED tile is the
  * group times the tile's items, CHUNKED chunks are cut at 16384 and up;
  * runs of 1, 2, tile-1, tile, tile+1 and 2^20. */
@@ -1316,6 +1352,7 @@ int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(scan_every_type_and_operator),
       cmocka_unit_test(reduce_every_type_and_operator),
+      cmocka_unit_test(key_and_value_widths),
       cmocka_unit_test(run_lengths),
       cmocka_unit_test(key_equalities),
       cmocka_unit_test(float_specials_as_keys),

@@ -377,10 +377,10 @@ static clgpu_status runs_program(clgpu_context *context, const runs_plan *plan, 
     if (!plan->wide_offsets) extra[count++] = (clgpu_define){"CLGPU_RUN_OFFSET_T", "uint"};
   }
   if (strided) extra[count++] = (clgpu_define){"CLGPU_RUN_STRIDED", NULL};
-  /* reduce_by_key with a float SUM walks its running values sixteen at a
-   * time in the CHUNKED shape (cl/runs.cl), with masks of the
-   * accumulator's size; an integer sum's addition is too quick to wait
-   * on. */
+  /* reduce_by_key with a float or double SUM walks its running values
+   * sixteen at a time in the CHUNKED shape (cl/runs.cl), with masks of
+   * the accumulator's size (the define's value); an integer sum's
+   * addition is too quick to wait on. */
   const clgpu__op_spec *spec = &plan->spec;
   if (plan->mode == RUNS_REDUCE && spec->vector_op == 1 &&
       plan->shape.kind == CLGPU_SHAPE_CHUNKED &&

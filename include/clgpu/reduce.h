@@ -155,6 +155,16 @@ CLGPU_API clgpu_status clgpu_reduce_read(clgpu_context *context, const clgpu_red
                                          void *result, size_t result_size, const clgpu_array *input,
                                          const clgpu_call_options *options);
 
+/** The workspace clgpu_reduce_read needs for these arguments, written to
+ * *out (the same report as clgpu_reduce_workspace_size's for a whole-array
+ * reduction of `input`). Allocates and enqueues nothing. Errors as
+ * clgpu_reduce_read's argument checks. */
+CLGPU_API clgpu_status clgpu_reduce_read_workspace_size(clgpu_context *context,
+                                                        const clgpu_reduce_op *op,
+                                                        const clgpu_array *input,
+                                                        const clgpu_call_options *options,
+                                                        clgpu_workspace_size *out);
+
 /** Count the elements for which `predicate` holds, into `output` (one
  * CLGPU_TYPE_UINT64 element). The predicate is an OpenCL C expression over `x`
  * and `i` as in findall.h (NULL: x != 0), under the rules of

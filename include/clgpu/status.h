@@ -140,7 +140,8 @@ extern "C" {
   X(WRONG_SPACE, -2027, "the buffer has no side in that memory space")                          \
   X(CAPACITY_EXCEEDED, -2028, "the buffer's fixed capacity cannot grow")                       \
   X(EXPRESSION_TOO_LONG, -2029, "an OpenCL C text argument is longer than the library accepts") \
-  X(SIZE_OVERFLOW, -2030, "a size or byte count the call needs does not fit in 64 bits")
+  X(SIZE_OVERFLOW, -2030, "a size or byte count the call needs does not fit in 64 bits")      \
+  X(MPI_ERROR, -2031, "an MPI call failed (clgpu_mpi, mpi.h)")
 
 typedef enum clgpu_status {
 #define CLGPU__STATUS_ENUM(suffix, value, text) CLGPU_##suffix = value,

@@ -242,6 +242,19 @@ CLGPU_API clgpu_status clgpu_workspace_describe(const clgpu_workspace *workspace
 CLGPU_API clgpu_status clgpu_workspace_region(const clgpu_workspace *workspace, cl_mem *buffer,
                                               size_t *offset, size_t *size);
 
+/** Whether a call whose size query reported `needed` can take `workspace`:
+ * CLGPU_SUCCESS, or the status and message that call would give for it
+ * (CLGPU_WORKSPACE_WRONG_DEVICE, _WRONG_OPERATION, _WRONG_ALGORITHM,
+ * _TOO_SMALL). The one check a call adds, whether the workspace's bytes
+ * overlap its arrays (CLGPU_WORKSPACE_ALIASES_ARGUMENT), needs those arrays
+ * and is the call's alone. For code that must know before it starts work,
+ * such as the collective calls of mpi.h. Enqueues nothing.
+ * Errors: CLGPU_INVALID_ARGUMENT (NULL arguments, a report with no parts or
+ * more parts or buffers than a report holds). */
+CLGPU_API clgpu_status clgpu_workspace_check(clgpu_context *context,
+                                             const clgpu_workspace *workspace,
+                                             const clgpu_workspace_size *needed);
+
 #ifdef __cplusplus
 }
 #endif

@@ -13,8 +13,18 @@
 #define CLGPU__PRINTF(f, a)
 #endif
 
+/* The few internal functions the library's optional components (src/mpi,
+ * a library of its own over the public API) share with it: exported from
+ * the shared library under the internal clgpu__ prefix, never declared in a
+ * public header. */
+#if defined(__GNUC__) || defined(__clang__)
+#define CLGPU__COMPONENT_API __attribute__((visibility("default")))
+#else
+#define CLGPU__COMPONENT_API
+#endif
+
 /* Record `status` with a detail message on this thread and return it. */
-clgpu_status clgpu__fail(clgpu_status status, const char *format, ...) CLGPU__PRINTF(2, 3);
+CLGPU__COMPONENT_API clgpu_status clgpu__fail(clgpu_status status, const char *format, ...) CLGPU__PRINTF(2, 3);
 
 /* The same from a va_list. */
 clgpu_status clgpu__vfail(clgpu_status status, const char *format, va_list args);
@@ -23,7 +33,7 @@ clgpu_status clgpu__vfail(clgpu_status status, const char *format, va_list args)
 void clgpu__append_error(const char *format, ...) CLGPU__PRINTF(1, 2);
 
 /* Record an OpenCL failure of `what` (the call that failed) and return it. */
-clgpu_status clgpu__fail_cl(cl_int status, const char *what);
+CLGPU__COMPONENT_API clgpu_status clgpu__fail_cl(cl_int status, const char *what);
 
 #define CLGPU__RETURN_ERROR_IF(condition, status, ...)        \
   do {                                                        \

@@ -427,6 +427,20 @@ static clgpu_status check_workspace(clgpu_context *context, const clgpu_workspac
   return CLGPU_SUCCESS;
 }
 
+clgpu_status clgpu_workspace_check(clgpu_context *context, const clgpu_workspace *workspace,
+                                   const clgpu_workspace_size *needed) {
+  const char *who = "clgpu_workspace_check";
+  CLGPU__RETURN_ERROR_IF(!context || !workspace || !needed, CLGPU_INVALID_ARGUMENT,
+                         "%s: NULL argument", who);
+  CLGPU__RETURN_ERROR_IF(needed->num_parts == 0 || needed->num_parts > CLGPU_WORKSPACE_MAX_PARTS ||
+                             needed->num_buffers > CLGPU_WORKSPACE_MAX_BUFFERS,
+                         CLGPU_INVALID_ARGUMENT,
+                         "%s: the needed report has %u parts and %u buffers, not one a size "
+                         "query makes",
+                         who, needed->num_parts, needed->num_buffers);
+  return check_workspace(context, needed, workspace, NULL, 0, who);
+}
+
 /* The report of the last call on this thread that reached its workspace:
  * tests/test_plan_agreement.c holds every size query to it. */
 static _Thread_local clgpu_workspace_size last_call_report;

@@ -391,6 +391,19 @@ clgpu_status clgpu_reduce_workspace_size(clgpu_context *context, const clgpu_red
   return clgpu__query_or_run(context, &reduce_family, &call, &plan, out);
 }
 
+clgpu_status clgpu_reduce_read_workspace_size(clgpu_context *context, const clgpu_reduce_op *op,
+                                              const clgpu_array *input,
+                                              const clgpu_call_options *options,
+                                              clgpu_workspace_size *out) {
+  const char *who = "clgpu_reduce_read_workspace_size";
+  CLGPU__RETURN_ERROR_IF(!out, CLGPU_INVALID_ARGUMENT, "%s: out is NULL", who);
+  CLGPU__RETURN_ERROR_IF(!op, CLGPU_INVALID_ARGUMENT, "%s: op is NULL", who);
+  clgpu__call call = clgpu__call_make(who, input, NULL, options, 0, NULL, NULL);
+  call.op = op;
+  reduce_plan plan;
+  return clgpu__query_or_run(context, &reduce_family, &call, &plan, out);
+}
+
 clgpu_status clgpu_reduce_read(clgpu_context *context, const clgpu_reduce_op *op, void *result,
                                size_t result_size, const clgpu_array *input,
                                const clgpu_call_options *options) {

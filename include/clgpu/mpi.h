@@ -1,0 +1,194 @@
+/** @file
+ * The MPI component (library clgpu_mpi, pkg-config clgpu-mpi): reductions
+ * and scans of one array spread over the ranks of an MPI communicator, each
+ * rank holding its part on its own clgpu context (its own device).
+ *
+ * Key concepts:
+ * - The distributed array is the concatenation of the ranks' parts in rank
+ *   order: rank 0's elements (in row-major order of its view) first. Parts
+ *   may have any size, zero included, any layout and any rank (as
+ *   clgpu_reduce's and clgpu_scan's inputs), and every rank passes the same
+ *   operator and the same element type.
+ * - Collective: every rank of `comm` must make the same call, in the same
+ *   order as its other collective calls on `comm`. The caller initialises
+ *   MPI (MPI_Init or MPI_Init_thread); the library never does, and calls MPI
+ *   only from the calling thread. A program that calls these functions from
+ *   several threads at once needs MPI_THREAD_MULTIPLE and distinct
+ *   communicators, as any MPI code does.
+ * - Failure is agreed on: before any rank changes anything, the ranks
+ *   exchange their statuses, so a call that fails on one rank (a bad
+ *   argument, a refused workspace, a device error) returns the same status
+ *   on every rank, with a message naming the first failing rank and what it
+ *   said. No rank is left waiting in a collective.
+ * - Host waits: these calls block until their exchange is done (the data
+ *   must reach the host to cross ranks). clgpu_mpi_scan's last pass, adding
+ *   each rank's offset, is only enqueued; its event says when it is done.
+ * - Workspaces: each call takes the workspace of the local operation it runs
+ *   (clgpu_mpi_reduce_workspace_size and clgpu_mpi_scan_workspace_size say
+ *   which); what it stages on the host is a few values per rank, allocated
+ *   by the call.
+ * docs/mpi.md has the details: the order in which partial results are
+ *   combined (and so the bits of float results), the messages each call
+ *   sends, and how the design scales with the rank count.
+ *
+ * Example:
+ *
+ *   #include <stdio.h>
+ *   #include <mpi.h>
+ *   #include <clgpu/clgpu.h>
+ *   #include <clgpu/mpi.h>
+ *
+ *   int main(int argc, char **argv) {
+ *     int rank = 0;
+ *     double total = 0;
+ *     clgpu_reduce_op op = {.kind = CLGPU_REDUCE_SUM};
+ *     clgpu_context *context = NULL;
+ *     cl_mem buffer = NULL;
+ *     clgpu_array part;
+ *     MPI_Init(&argc, &argv);
+ *     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+ *     double host[3] = {rank + 0.5, rank + 1.0, rank + 2.0};
+ *     clgpu_status status = clgpu_context_create(NULL, &context);
+ *     if (status == CLGPU_SUCCESS)
+ *       status = clgpu_buffer_create(context, CL_MEM_READ_WRITE, sizeof host, &buffer);
+ *     if (status == CLGPU_SUCCESS) status = clgpu_array_1d(buffer, 0, CLGPU_TYPE_DOUBLE, 3, &part);
+ *     if (status == CLGPU_SUCCESS)
+ *       status = clgpu_array_write(context, &part, host, sizeof host, 0, NULL);
+ *     // Every rank calls, even one whose context failed: the call agrees on
+ *     // the failure instead of leaving the others waiting.
+ *     status = clgpu_mpi_allreduce(status == CLGPU_SUCCESS ? context : NULL, &op, &total,
+ *                                  sizeof total, &part, MPI_COMM_WORLD, NULL);
+ *     if (status == CLGPU_SUCCESS)
+ *       printf("rank %d: total %g\n", rank, total);
+ *     else
+ *       fprintf(stderr, "rank %d: %s: %s\n", rank, clgpu_status_name(status), clgpu_last_error());
+ *     clgpu_buffer_release(context, buffer);
+ *     clgpu_context_destroy(context);
+ *     MPI_Finalize();
+ *     return status == CLGPU_SUCCESS ? 0 : 1;
+ *   }
+ *
+ * End of example. */
+#ifndef CLGPU_MPI_H
+#define CLGPU_MPI_H
+
+#include <stddef.h>
+
+#include <mpi.h>
+
+#include <clgpu/api.h>
+#include <clgpu/array.h>
+#include <clgpu/context.h>
+#include <clgpu/reduce.h>
+#include <clgpu/scan.h>
+#include <clgpu/status.h>
+#include <clgpu/workspace.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/** Reduce the distributed array and write the result to host memory
+ * `result` (result_size bytes, exactly the size of
+ * clgpu_reduce_result_type(op, input->type)) on every rank.
+ *
+ * Every built-in kind of reduce.h: SUM, PRODUCT, MIN, MAX, COUNT, ANY, ALL,
+ * and ARGMIN and ARGMAX, whose result is the index in the concatenated
+ * array (the first element holding the minimum or maximum, UINT64_MAX when
+ * every part is empty). `op->initial` is applied once, by rank 0. MIN and
+ * MAX follow the float order of docs/reduce.md and are exact. Float SUM and
+ * PRODUCT: each rank reduces its part as clgpu_reduce does, then every rank
+ * combines the non-empty parts' results on the host from rank 0 upward
+ * (half through double, rounded once per step). The result is the same bits
+ * on every rank and every run for the same part sizes, devices and rank
+ * count.
+ *
+ * `context` may be NULL on a rank that has none (the call then fails on
+ * every rank, see below). Blocks until the result is on the host. Uses the
+ * workspace of `options` (clgpu_mpi_reduce_workspace_size) or allocates
+ * what it needs.
+ * Errors, the same status on every rank, `result` unchanged everywhere:
+ * CLGPU_INVALID_ARGUMENT (NULL context, op, result or input; CUSTOM, which
+ * has no host operator to combine ranks with; a result_size that is not the
+ * result type's size; ranks whose operators or element types differ: the
+ * message names both), CLGPU_MPI_ERROR (an MPI call failed; its error
+ * string is in the message), and the errors of clgpu_reduce_read. On every
+ * rank but the failing ones, clgpu_last_error() starts with the first
+ * failing rank ("rank 2 of 4: ...") and its message. An MPI failure that
+ * MPI itself reports as fatal (MPI_ERRORS_ARE_FATAL, the default handler of
+ * MPI_COMM_WORLD) ends the program inside MPI, as it does for any call. */
+CLGPU_API clgpu_status clgpu_mpi_allreduce(clgpu_context *context, const clgpu_reduce_op *op,
+                                           void *result, size_t result_size,
+                                           const clgpu_array *input, MPI_Comm comm,
+                                           const clgpu_call_options *options);
+
+/** As clgpu_mpi_allreduce, but the result reaches rank `root` only: other
+ * ranks may pass a NULL result (and any result_size), and their `result` is
+ * not written. The same combining order, so the same bits as
+ * clgpu_mpi_allreduce. Errors as clgpu_mpi_allreduce's, on every rank, and
+ * CLGPU_INVALID_ARGUMENT for a root outside the communicator or ranks that
+ * name different roots. */
+CLGPU_API clgpu_status clgpu_mpi_reduce(clgpu_context *context, const clgpu_reduce_op *op,
+                                        void *result, size_t result_size,
+                                        const clgpu_array *input, int root, MPI_Comm comm,
+                                        const clgpu_call_options *options);
+
+/** The workspace clgpu_mpi_allreduce and clgpu_mpi_reduce need on this rank
+ * for its part `input`, written to *out: the workspace of the local
+ * reduction (clgpu_reduce_read's). Local: communicates nothing, allocates
+ * and enqueues nothing. Errors as clgpu_reduce_workspace_size's. */
+CLGPU_API clgpu_status clgpu_mpi_reduce_workspace_size(clgpu_context *context,
+                                                       const clgpu_reduce_op *op,
+                                                       const clgpu_array *input,
+                                                       const clgpu_call_options *options,
+                                                       clgpu_workspace_size *out);
+
+/** Scan the distributed array: `output` on each rank (the shape and type of
+ * its `input`, any layout) receives the inclusive or exclusive scan of the
+ * concatenated array at its elements. SUM, MIN and MAX (CUSTOM is refused:
+ * its combine has no host form). Rank 0's first exclusive element is the
+ * operator's neutral, as clgpu_scan's.
+ *
+ * How: each rank scans its part with clgpu_scan; the ranks exchange their
+ * parts' totals; each rank combines the totals of the ranks before it on
+ * the host, from rank 0 upward, into its offset, and a last pass on the
+ * device combines the offset with every element of its output. Integer sums
+ * wrap around as clgpu_scan's; MIN and MAX are exact; a float sum's
+ * element is (offset + the local scan's element), so its bits depend on
+ * the parts' sizes, devices and the rank count, and are the same on every
+ * run.
+ *
+ * Output and input may be the same view (scanned in place) or overlap as
+ * clgpu_scan allows. The call blocks until the totals are exchanged (the
+ * local scan finished); the last pass is enqueued on the call's queue and
+ * `event` (if not NULL) completes when the output is written. The wait list
+ * is waited for on the device, as clgpu_scan's.
+ * Errors, the same status on every rank: those of clgpu_mpi_allreduce's
+ * agreement (CLGPU_INVALID_ARGUMENT for ranks with different operators or
+ * types, CLGPU_MPI_ERROR) and those of clgpu_scan. Failures found before
+ * the local scan (the argument checks and the workspace's, on any rank)
+ * leave every rank's output unchanged; a failure while running (an OpenCL
+ * error on one rank after every rank's checks passed) is returned on every
+ * rank, but the other ranks' outputs may then hold their local scans. */
+CLGPU_API clgpu_status clgpu_mpi_scan(clgpu_context *context, const clgpu_scan_op *op,
+                                      const clgpu_array *output, const clgpu_array *input,
+                                      MPI_Comm comm, const clgpu_call_options *options,
+                                      cl_uint num_events, const cl_event *wait_list,
+                                      cl_event *event);
+
+/** The workspace clgpu_mpi_scan needs on this rank, written to *out: the
+ * local whole-array scan's (clgpu_scan_workspace_size with
+ * CLGPU_ALL_AXES). Local: communicates nothing. Errors as
+ * clgpu_scan_workspace_size's. */
+CLGPU_API clgpu_status clgpu_mpi_scan_workspace_size(clgpu_context *context,
+                                                     const clgpu_scan_op *op,
+                                                     const clgpu_array *output,
+                                                     const clgpu_array *input,
+                                                     const clgpu_call_options *options,
+                                                     clgpu_workspace_size *out);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

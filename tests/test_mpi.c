@@ -1,0 +1,636 @@
+/* The MPI component (include/clgpu/mpi.h) under mpirun: tests/mpi_run.sh
+ * starts this program on 1, 2, 3 and 4 ranks. Every rank makes the same
+ * global array from the shared seed, holds the part its split gives it,
+ * and checks the distributed result against a host reduction or scan of
+ * the whole array; failures on one rank must come back on every rank.
+ *
+ * Not cmocka: its output of several ranks would interleave, and a failed
+ * assertion on one rank would leave the others waiting. Each check
+ * counts; the program ends with an MPI_Allreduce of the failure counts, so
+ * every rank exits 1 when any rank saw a failure. */
+#include <math.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <mpi.h>
+
+#include <clgpu/clgpu.h>
+#include <clgpu/mpi.h>
+
+static int rank, size;
+static long failures, checks;
+static clgpu_context *context;
+static uint64_t seed;
+
+static void fail(const char *format, ...) {
+  va_list args;
+  va_start(args, format);
+  printf("rank %d of %d: FAIL: ", rank, size);
+  vprintf(format, args);
+  printf("\n");
+  fflush(stdout);
+  va_end(args);
+  failures++;
+}
+
+#define CHECK(condition, ...)              \
+  do {                                     \
+    checks++;                              \
+    if (!(condition)) fail(__VA_ARGS__);   \
+  } while (0)
+
+/* ---- data ---- */
+
+static uint64_t next(uint64_t *state) {
+  *state = *state * 6364136223846793005ULL + 1442695040888963407ULL;
+  uint64_t x = *state;
+  x ^= x >> 29;
+  x *= 0xbf58476d1ce4e5b9ULL;
+  return x ^ (x >> 32);
+}
+
+static const clgpu_type all_types[] = {
+    CLGPU_TYPE_INT8,  CLGPU_TYPE_UINT8, CLGPU_TYPE_INT16, CLGPU_TYPE_UINT16,
+    CLGPU_TYPE_INT32, CLGPU_TYPE_UINT32, CLGPU_TYPE_INT64, CLGPU_TYPE_UINT64,
+    CLGPU_TYPE_HALF,  CLGPU_TYPE_FLOAT, CLGPU_TYPE_DOUBLE,
+};
+
+static int is_float(clgpu_type t) {
+  return t == CLGPU_TYPE_HALF || t == CLGPU_TYPE_FLOAT || t == CLGPU_TYPE_DOUBLE;
+}
+
+static int supported(clgpu_type t) {
+  const clgpu_device_info *info = clgpu_context_device_info(context);
+  if (t == CLGPU_TYPE_DOUBLE) return info->has_fp64;
+  if (t == CLGPU_TYPE_HALF) return info->has_fp16;
+  return 1;
+}
+
+/* Half from a small integer or a power-of-two fraction (exact). */
+static uint16_t half_of(double x) {
+  if (x == 0) return signbit(x) ? 0x8000 : 0;
+  uint16_t sign = x < 0 ? 0x8000 : 0;
+  int e;
+  double f = frexp(fabs(x), &e); /* x = f 2^e, f in [0.5, 1) */
+  unsigned mantissa = (unsigned)ldexp(f, 11) - 1024;
+  return (uint16_t)(sign | ((e - 1 + 15) << 10) | mantissa);
+}
+
+static double half_value(uint16_t h) {
+  int e = (h >> 10) & 31, m = h & 1023;
+  double v = e == 0 ? ldexp(m, -24) : e == 31 ? (m ? NAN : INFINITY) : ldexp(m + 1024, e - 25);
+  return (h & 0x8000) ? -v : v;
+}
+
+/* Element i of a global array as a double (what the generators produce
+ * is exact in every type), by `pattern`: 0 random small values (sums stay
+ * exact in float), 1 all equal, 2 a few special float values (signed
+ * zeros, infinities, NaNs) among random ones. */
+static double value_at(clgpu_type t, int pattern, uint64_t i) {
+  uint64_t state = seed ^ (i * 0x9e3779b97f4a7c15ULL) ^ ((uint64_t)t << 56) ^ (uint64_t)pattern;
+  uint64_t r = next(&state);
+  if (pattern == 1) return 3;
+  if (pattern == 2 && is_float(t) && r % 7 == 0) {
+    static const double specials[] = {0.0, -0.0, INFINITY, -INFINITY, NAN};
+    return specials[(r >> 8) % 5];
+  }
+  int is_signed = t == CLGPU_TYPE_INT8 || t == CLGPU_TYPE_INT16 || t == CLGPU_TYPE_INT32 ||
+                  t == CLGPU_TYPE_INT64 || is_float(t);
+  double v = (double)((r >> 16) % 100);
+  if (is_signed && (r & 1)) v = -v;
+  if (is_float(t)) v = v / 4; /* quarters: exact in half */
+  return v;
+}
+
+static void store(clgpu_type t, void *bytes, size_t i, double v) {
+  switch (t) {
+  case CLGPU_TYPE_INT8: ((int8_t *)bytes)[i] = (int8_t)v; break;
+  case CLGPU_TYPE_UINT8: ((uint8_t *)bytes)[i] = (uint8_t)v; break;
+  case CLGPU_TYPE_INT16: ((int16_t *)bytes)[i] = (int16_t)v; break;
+  case CLGPU_TYPE_UINT16: ((uint16_t *)bytes)[i] = (uint16_t)v; break;
+  case CLGPU_TYPE_INT32: ((int32_t *)bytes)[i] = (int32_t)v; break;
+  case CLGPU_TYPE_UINT32: ((uint32_t *)bytes)[i] = (uint32_t)v; break;
+  case CLGPU_TYPE_INT64: ((int64_t *)bytes)[i] = (int64_t)v; break;
+  case CLGPU_TYPE_UINT64: ((uint64_t *)bytes)[i] = (uint64_t)v; break;
+  case CLGPU_TYPE_HALF:
+    ((uint16_t *)bytes)[i] = isnan(v)   ? 0x7e00
+                             : isinf(v) ? (v < 0 ? 0xfc00 : 0x7c00)
+                                        : half_of(v);
+    break;
+  case CLGPU_TYPE_FLOAT: ((float *)bytes)[i] = (float)v; break;
+  case CLGPU_TYPE_DOUBLE: ((double *)bytes)[i] = v; break;
+  default: break;
+  }
+}
+
+static double load(clgpu_type t, const void *bytes, size_t i) {
+  switch (t) {
+  case CLGPU_TYPE_INT8: return ((const int8_t *)bytes)[i];
+  case CLGPU_TYPE_UINT8: return ((const uint8_t *)bytes)[i];
+  case CLGPU_TYPE_INT16: return ((const int16_t *)bytes)[i];
+  case CLGPU_TYPE_UINT16: return ((const uint16_t *)bytes)[i];
+  case CLGPU_TYPE_INT32: return ((const int32_t *)bytes)[i];
+  case CLGPU_TYPE_UINT32: return ((const uint32_t *)bytes)[i];
+  case CLGPU_TYPE_INT64: return (double)((const int64_t *)bytes)[i];
+  case CLGPU_TYPE_UINT64: return (double)((const uint64_t *)bytes)[i];
+  case CLGPU_TYPE_HALF: return half_value(((const uint16_t *)bytes)[i]);
+  case CLGPU_TYPE_FLOAT: return ((const float *)bytes)[i];
+  case CLGPU_TYPE_DOUBLE: return ((const double *)bytes)[i];
+  default: return 0;
+  }
+}
+
+/* The reference order of MIN and MAX (docs/reduce.md): NaNs last, then by
+ * value, -0 before +0 (for MAX, +0 before -0). */
+static int ranks_before(double a, double b, int max_order) {
+  if (isnan(a) || isnan(b)) return !isnan(a) && isnan(b);
+  if (a == b) {
+    if (a != 0 || signbit(a) == signbit(b)) return 0;
+    return max_order ? !signbit(a) : signbit(a) != 0;
+  }
+  return max_order ? a > b : a < b;
+}
+
+/* ---- splits: how many of the global n elements each rank holds ---- */
+
+enum { SPLIT_EVEN, SPLIT_ALL_ON_LAST, SPLIT_FIRST_EMPTY, SPLIT_UNEVEN, SPLITS };
+static const char *split_names[] = {"even", "all on the last rank", "rank 0 empty", "uneven"};
+
+static void split(int how, uint64_t n, uint64_t *begin, uint64_t *count) {
+  uint64_t at = 0;
+  for (int r = 0; r < size; r++) {
+    uint64_t c;
+    if (how == SPLIT_EVEN) {
+      c = n / (uint64_t)size + ((uint64_t)r < n % (uint64_t)size);
+    } else if (how == SPLIT_ALL_ON_LAST) {
+      c = r == size - 1 ? n : 0;
+    } else if (how == SPLIT_FIRST_EMPTY) {
+      c = r == 0 && size > 1 ? 0 : (n - at) / (uint64_t)(size - r);
+      if (r == size - 1) c = n - at;
+    } else {
+      c = r == size - 1 ? n - at : (n - at) * (uint64_t)(r + 1) / (uint64_t)(size + 1);
+    }
+    if (r == rank) *begin = at, *count = c;
+    at += c;
+  }
+}
+
+/* This rank's part of a global array in a new buffer, as a 1-D view with
+ * `stride` (1 or 2: every other element of the buffer). */
+static cl_mem upload(clgpu_type t, int pattern, uint64_t begin, uint64_t count, int stride,
+                     clgpu_array *view) {
+  size_t element = clgpu_type_size(t);
+  size_t bytes = (size_t)(count ? count : 1) * element * (size_t)stride;
+  unsigned char *host = calloc(1, bytes);
+  for (uint64_t i = 0; i < count; i++) {
+    store(t, host, (size_t)(i * (uint64_t)stride), value_at(t, pattern, begin + i));
+  }
+  cl_mem buffer = NULL;
+  clgpu_status status = clgpu_buffer_create(context, CL_MEM_READ_WRITE, bytes, &buffer);
+  if (status == CLGPU_SUCCESS) {
+    cl_int code = clEnqueueWriteBuffer(clgpu_context_queue(context), buffer, CL_TRUE, 0, bytes,
+                                       host, 0, NULL, NULL);
+    status = code == CL_SUCCESS ? CLGPU_SUCCESS : (clgpu_status)code;
+  }
+  free(host);
+  if (status != CLGPU_SUCCESS) {
+    fail("upload: %s: %s", clgpu_status_name(status), clgpu_last_error());
+    return NULL;
+  }
+  ptrdiff_t strides[1] = {stride};
+  size_t shape[1] = {(size_t)count};
+  status = clgpu_array_strided(buffer, 0, t, 1, shape, strides, view);
+  if (status != CLGPU_SUCCESS) fail("view: %s", clgpu_last_error());
+  return buffer;
+}
+
+/* ---- reductions ---- */
+
+static const char *reduce_names[] = {"",    "SUM",    "PRODUCT", "MIN", "MAX",
+                                     "ARGMIN", "ARGMAX", "COUNT", "ANY", "ALL"};
+
+/* The host result of `kind` over the global array, as a double (indices
+ * and counts too). */
+static double reference_reduce(clgpu_reduce_kind kind, clgpu_type t, int pattern, uint64_t n) {
+  double acc = kind == CLGPU_REDUCE_PRODUCT ? 1 : 0;
+  double best = NAN;
+  uint64_t best_index = UINT64_MAX;
+  int have = 0;
+  for (uint64_t i = 0; i < n; i++) {
+    double v = value_at(t, pattern, i);
+    switch (kind) {
+    case CLGPU_REDUCE_SUM: acc += v; break;
+    case CLGPU_REDUCE_PRODUCT: acc *= v; break;
+    case CLGPU_REDUCE_MIN:
+    case CLGPU_REDUCE_MAX:
+    case CLGPU_REDUCE_ARGMIN:
+    case CLGPU_REDUCE_ARGMAX: {
+      int max_order = kind == CLGPU_REDUCE_MAX || kind == CLGPU_REDUCE_ARGMAX;
+      if (!have || ranks_before(v, best, max_order)) best = v, best_index = i;
+      have = 1;
+      break;
+    }
+    case CLGPU_REDUCE_COUNT: acc += v != 0; break;
+    case CLGPU_REDUCE_ANY: acc = acc || v != 0; break;
+    case CLGPU_REDUCE_ALL: acc = i == 0 ? v != 0 : acc && v != 0; break;
+    default: break;
+    }
+  }
+  if (kind == CLGPU_REDUCE_ALL && n == 0) return 1;
+  if (kind == CLGPU_REDUCE_MIN || kind == CLGPU_REDUCE_MAX) return best;
+  if (kind == CLGPU_REDUCE_ARGMIN || kind == CLGPU_REDUCE_ARGMAX) return (double)best_index;
+  return acc;
+}
+
+/* The integer types' sums and products wrap: the reference (exact in a
+ * double at these sizes) is taken modulo the type's range. */
+static double wrap(clgpu_type t, double v) {
+  int64_t w = (int64_t)v;
+  switch (t) {
+  case CLGPU_TYPE_INT8: return (int8_t)(uint8_t)w;
+  case CLGPU_TYPE_UINT8: return (uint8_t)w;
+  case CLGPU_TYPE_INT16: return (int16_t)(uint16_t)w;
+  case CLGPU_TYPE_UINT16: return (uint16_t)w;
+  case CLGPU_TYPE_INT32: return (int32_t)(uint32_t)w;
+  case CLGPU_TYPE_UINT32: return (uint32_t)w;
+  case CLGPU_TYPE_INT64: return (double)w;
+  case CLGPU_TYPE_UINT64: return (double)(uint64_t)w;
+  default: return v;
+  }
+}
+
+static int same_value(double a, double b) {
+  if (isnan(a) || isnan(b)) return isnan(a) && isnan(b);
+  return a == b && signbit(a) == signbit(b);
+}
+
+/* One distributed reduction of a global array of n elements split by
+ * `how`, checked against the host and, for allreduce, for the same bits on
+ * every rank. */
+static void reduce_case(clgpu_reduce_kind kind, clgpu_type t, int pattern, uint64_t n, int how,
+                        int stride, int root) {
+  uint64_t begin = 0, count = 0;
+  split(how, n, &begin, &count);
+  clgpu_array part;
+  cl_mem buffer = upload(t, pattern, begin, count, stride, &part);
+  clgpu_reduce_op op = {.kind = kind};
+  clgpu_type result_type = clgpu_reduce_result_type(&op, t);
+  unsigned char result[16] = {0}, sentinel[16];
+  memset(result, 0xa5, sizeof result);
+  memcpy(sentinel, result, sizeof result);
+  size_t result_size = clgpu_type_size(result_type);
+  clgpu_status status =
+      root < 0 ? clgpu_mpi_allreduce(context, &op, result, result_size, &part, MPI_COMM_WORLD, NULL)
+               : clgpu_mpi_reduce(context, &op, rank == root ? result : NULL, result_size, &part,
+                                  root, MPI_COMM_WORLD, NULL);
+  const char *what = root < 0 ? "allreduce" : "reduce";
+  CHECK(status == CLGPU_SUCCESS, "%s %s %s n=%llu (%s): %s: %s", what, reduce_names[kind],
+        clgpu_type_cl_name(t), (unsigned long long)n, split_names[how], clgpu_status_name(status),
+        clgpu_last_error());
+  if (status == CLGPU_SUCCESS && (root < 0 || rank == root)) {
+    double want = reference_reduce(kind, t, pattern, n);
+    double got = load(result_type, result, 0);
+    if (kind == CLGPU_REDUCE_ARGMIN || kind == CLGPU_REDUCE_ARGMAX) {
+      uint64_t index;
+      memcpy(&index, result, sizeof index);
+      CHECK(index == (uint64_t)want || (n == 0 && index == UINT64_MAX),
+            "%s %s %s n=%llu (%s): index %llu, want %.0f", what, reduce_names[kind],
+            clgpu_type_cl_name(t), (unsigned long long)n, split_names[how],
+            (unsigned long long)index, want);
+    } else {
+      if (!is_float(t) && (kind == CLGPU_REDUCE_SUM || kind == CLGPU_REDUCE_PRODUCT)) {
+        want = wrap(t, want);
+      }
+      if (kind == CLGPU_REDUCE_MIN && n == 0) want = is_float(t) ? INFINITY : got;
+      if (kind == CLGPU_REDUCE_MAX && n == 0) want = is_float(t) ? -INFINITY : got;
+      /* Quarters below 100 summed: exact in float and double; half rounds
+       * past 2048, so its sums get a relative tolerance. */
+      double tolerance = t == CLGPU_TYPE_HALF && kind == CLGPU_REDUCE_SUM ? fabs(want) * 1e-2 : 0;
+      int same = (kind == CLGPU_REDUCE_MIN || kind == CLGPU_REDUCE_MAX) ? same_value(got, want)
+                 : isnan(want) ? isnan(got)
+                               : fabs(got - want) <= tolerance;
+      CHECK(same, "%s %s %s n=%llu (%s): got %.17g, want %.17g", what, reduce_names[kind],
+            clgpu_type_cl_name(t), (unsigned long long)n, split_names[how], got, want);
+    }
+  }
+  if (status == CLGPU_SUCCESS && root >= 0 && rank != root) {
+    CHECK(memcmp(result, sentinel, sizeof result) == 0, "reduce: a rank other than the root got a "
+                                                        "result written");
+  }
+  if (status == CLGPU_SUCCESS && root < 0) {
+    /* The same bits on every rank. */
+    unsigned char *every = malloc((size_t)size * 16);
+    MPI_Allgather(result, 16, MPI_BYTE, every, 16, MPI_BYTE, MPI_COMM_WORLD);
+    for (int r = 1; r < size; r++) {
+      CHECK(memcmp(every, every + 16 * r, result_size) == 0,
+            "allreduce %s %s: rank %d's result differs from rank 0's", reduce_names[kind],
+            clgpu_type_cl_name(t), r);
+    }
+    free(every);
+  }
+  clgpu_buffer_release(context, buffer);
+}
+
+static void test_reductions(void) {
+  static const clgpu_reduce_kind kinds[] = {
+      CLGPU_REDUCE_SUM,    CLGPU_REDUCE_PRODUCT, CLGPU_REDUCE_MIN,   CLGPU_REDUCE_MAX,
+      CLGPU_REDUCE_ARGMIN, CLGPU_REDUCE_ARGMAX,  CLGPU_REDUCE_COUNT, CLGPU_REDUCE_ANY,
+      CLGPU_REDUCE_ALL};
+  for (size_t k = 0; k < sizeof kinds / sizeof *kinds; k++) {
+    for (size_t ti = 0; ti < sizeof all_types / sizeof *all_types; ti++) {
+      clgpu_type t = all_types[ti];
+      if (!supported(t)) continue;
+      clgpu_reduce_kind kind = kinds[k];
+      /* Every kind on the common types, SUM, MIN and MAX on all of them. */
+      int common = t == CLGPU_TYPE_INT8 || t == CLGPU_TYPE_UINT32 || t == CLGPU_TYPE_FLOAT ||
+                   t == CLGPU_TYPE_INT64;
+      if (!common && kind != CLGPU_REDUCE_SUM && kind != CLGPU_REDUCE_MIN &&
+          kind != CLGPU_REDUCE_MAX) {
+        continue;
+      }
+      /* Products of up to 12 values: small and exact. */
+      uint64_t n = kind == CLGPU_REDUCE_PRODUCT ? 12 : 3001;
+      int pattern = kind == CLGPU_REDUCE_PRODUCT ? 1 : 0;
+      for (int how = 0; how < SPLITS; how++) reduce_case(kind, t, pattern, n, how, 1, -1);
+      if (is_float(t) && kind != CLGPU_REDUCE_PRODUCT && kind != CLGPU_REDUCE_SUM) {
+        reduce_case(kind, t, 2, 2000, SPLIT_UNEVEN, 2, -1);
+      }
+    }
+  }
+  /* Empty everywhere, strided parts, a larger array, reduce to each root. */
+  reduce_case(CLGPU_REDUCE_SUM, CLGPU_TYPE_FLOAT, 0, 0, SPLIT_EVEN, 1, -1);
+  reduce_case(CLGPU_REDUCE_ARGMAX, CLGPU_TYPE_INT32, 0, 0, SPLIT_EVEN, 1, -1);
+  reduce_case(CLGPU_REDUCE_MIN, CLGPU_TYPE_UINT16, 0, 0, SPLIT_EVEN, 1, -1);
+  reduce_case(CLGPU_REDUCE_SUM, CLGPU_TYPE_INT32, 1, 9, SPLIT_EVEN, 2, -1);
+  reduce_case(CLGPU_REDUCE_SUM, CLGPU_TYPE_UINT32, 0, 300000, SPLIT_UNEVEN, 1, -1);
+  reduce_case(CLGPU_REDUCE_ARGMIN, CLGPU_TYPE_FLOAT, 0, 300000, SPLIT_EVEN, 1, -1);
+  for (int root = 0; root < size; root++) {
+    reduce_case(CLGPU_REDUCE_MAX, CLGPU_TYPE_INT16, 0, 1000, SPLIT_EVEN, 1, root);
+  }
+}
+
+/* ---- scans ---- */
+
+static void scan_case(clgpu_scan_kind kind, int exclusive, clgpu_type t, int pattern, uint64_t n,
+                      int how, int in_place) {
+  uint64_t begin = 0, count = 0;
+  split(how, n, &begin, &count);
+  clgpu_array input, output;
+  cl_mem in_buffer = upload(t, pattern, begin, count, 1, &input);
+  cl_mem out_buffer = in_place ? NULL : upload(t, 1, 0, count, 1, &output);
+  if (in_place) output = input;
+  clgpu_scan_op op = {.kind = kind, .exclusive = exclusive};
+  cl_event done = NULL;
+  clgpu_status status =
+      clgpu_mpi_scan(context, &op, &output, &input, MPI_COMM_WORLD, NULL, 0, NULL, &done);
+  static const char *names[] = {"", "SUM", "MIN", "MAX"};
+  CHECK(status == CLGPU_SUCCESS, "scan %s%s %s n=%llu (%s): %s: %s", names[kind],
+        exclusive ? " exclusive" : "", clgpu_type_cl_name(t), (unsigned long long)n,
+        split_names[how], clgpu_status_name(status), clgpu_last_error());
+  if (status == CLGPU_SUCCESS) {
+    size_t element = clgpu_type_size(t);
+    unsigned char *host = malloc((size_t)(count ? count : 1) * element);
+    cl_int code = clEnqueueReadBuffer(clgpu_context_queue(context), output.buffer, CL_TRUE, 0,
+                                      (size_t)count * element, host, done ? 1 : 0,
+                                      done ? &done : NULL, NULL);
+    CHECK(code == CL_SUCCESS, "scan: read back: %d", code);
+    /* The reference: the global scan, walked from element 0. */
+    double acc = 0;
+    int have = 0;
+    long wrong = 0;
+    for (uint64_t i = 0; i < begin + count && code == CL_SUCCESS; i++) {
+      double v = value_at(t, pattern, i);
+      double before = acc;
+      int had = have;
+      if (!have) {
+        acc = v;
+      } else if (kind == CLGPU_SCAN_SUM) {
+        acc += v;
+      } else if (ranks_before(v, acc, kind == CLGPU_SCAN_MAX)) {
+        acc = v;
+      }
+      have = 1;
+      if (i < begin) continue;
+      double want = exclusive ? before : acc;
+      double got = load(t, host, (size_t)(i - begin));
+      int same;
+      if (exclusive && !had) {
+        /* The neutral (scan.h): 0 for SUM; for MIN and MAX a NaN for
+         * floats, the type's largest (lowest) value for integers. */
+        same = kind == CLGPU_SCAN_SUM ? got == 0
+               : is_float(t)          ? isnan(got)
+               : kind == CLGPU_SCAN_MIN ? got >= want
+                                        : got <= want;
+      } else if (kind == CLGPU_SCAN_SUM && !is_float(t)) {
+        same = got == wrap(t, want);
+      } else if (kind == CLGPU_SCAN_SUM && t == CLGPU_TYPE_HALF) {
+        same = fabs(got - want) <= fabs(want) * 1e-2 + 1;
+      } else {
+        same = same_value(got, want);
+      }
+      if (!same && wrong++ < 3) {
+        fail("scan %s%s %s n=%llu (%s): element %llu is %.17g, want %.17g", names[kind],
+             exclusive ? " exclusive" : "", clgpu_type_cl_name(t), (unsigned long long)n,
+             split_names[how], (unsigned long long)i, got, want);
+      }
+    }
+    free(host);
+  }
+  if (done) clReleaseEvent(done);
+  clgpu_buffer_release(context, in_buffer);
+  if (out_buffer) clgpu_buffer_release(context, out_buffer);
+}
+
+static void test_scans(void) {
+  static const clgpu_scan_kind kinds[] = {CLGPU_SCAN_SUM, CLGPU_SCAN_MIN, CLGPU_SCAN_MAX};
+  for (size_t k = 0; k < 3; k++) {
+    for (size_t ti = 0; ti < sizeof all_types / sizeof *all_types; ti++) {
+      clgpu_type t = all_types[ti];
+      if (!supported(t)) continue;
+      for (int exclusive = 0; exclusive < 2; exclusive++) {
+        for (int how = 0; how < SPLITS; how++) {
+          scan_case(kinds[k], exclusive, t, 0, 2500, how, how == SPLIT_UNEVEN);
+        }
+      }
+      if (is_float(t) && kinds[k] != CLGPU_SCAN_SUM) {
+        scan_case(kinds[k], 0, t, 2, 1500, SPLIT_EVEN, 0);
+        scan_case(kinds[k], 1, t, 2, 1500, SPLIT_EVEN, 1);
+      }
+    }
+  }
+  scan_case(CLGPU_SCAN_SUM, 0, CLGPU_TYPE_UINT32, 0, 0, SPLIT_EVEN, 0);
+  scan_case(CLGPU_SCAN_SUM, 1, CLGPU_TYPE_INT64, 0, 400000, SPLIT_UNEVEN, 1);
+  scan_case(CLGPU_SCAN_SUM, 0, CLGPU_TYPE_FLOAT, 0, 400000, SPLIT_EVEN, 0);
+}
+
+/* ---- failures agreed on ---- */
+
+/* Whether every rank got `want`, and on every rank the message names the
+ * first failing rank. */
+static void expect_everywhere(const char *what, clgpu_status status, clgpu_status want,
+                              int failing_rank) {
+  CHECK(status == want, "%s: status %s, want %s (%s)", what, clgpu_status_name(status),
+        clgpu_status_name(want), clgpu_last_error());
+  if (failing_rank >= 0) {
+    char label[64];
+    snprintf(label, sizeof label, "rank %d of %d:", failing_rank, size);
+    CHECK(strstr(clgpu_last_error(), label) != NULL, "%s: the message does not name %s: %s", what,
+          label, clgpu_last_error());
+  }
+}
+
+static void test_failures(void) {
+  int last = size - 1;
+  uint64_t begin = 0, count = 0;
+  split(SPLIT_EVEN, 4000, &begin, &count);
+  clgpu_array part, output;
+  cl_mem buffer = upload(CLGPU_TYPE_UINT32, 0, begin, count, 1, &part);
+  cl_mem out_buffer = upload(CLGPU_TYPE_UINT32, 1, 0, count, 1, &output);
+  uint32_t result = 0xdeadbeef;
+
+  /* A rank without a context. */
+  clgpu_reduce_op sum = {.kind = CLGPU_REDUCE_SUM};
+  clgpu_status status = clgpu_mpi_allreduce(rank == last ? NULL : context, &sum, &result,
+                                            sizeof result, &part, MPI_COMM_WORLD, NULL);
+  expect_everywhere("allreduce, no context on the last rank", status, CLGPU_INVALID_ARGUMENT, last);
+  CHECK(result == 0xdeadbeef, "allreduce: a failed call wrote the result");
+
+  /* Operators that differ. */
+  clgpu_reduce_op max = {.kind = CLGPU_REDUCE_MAX};
+  status = clgpu_mpi_allreduce(context, rank == last ? &max : &sum, &result, sizeof result, &part,
+                               MPI_COMM_WORLD, NULL);
+  expect_everywhere("allreduce, another operator on the last rank", status,
+                    size > 1 ? CLGPU_INVALID_ARGUMENT : CLGPU_SUCCESS, -1);
+
+  /* A wrong result size on rank 0 only. */
+  status = clgpu_mpi_allreduce(context, &sum, &result, rank == 0 ? 2 : sizeof result, &part,
+                               MPI_COMM_WORLD, NULL);
+  expect_everywhere("allreduce, a wrong result size on rank 0", status, CLGPU_INVALID_ARGUMENT, 0);
+
+  /* A root outside the communicator, and roots that differ. */
+  status = clgpu_mpi_reduce(context, &sum, &result, sizeof result, &part, size, MPI_COMM_WORLD,
+                            NULL);
+  expect_everywhere("reduce, root past the last rank", status, CLGPU_INVALID_ARGUMENT, 0);
+  status = clgpu_mpi_reduce(context, &sum, &result, sizeof result, &part, rank == last ? 0 : last,
+                            MPI_COMM_WORLD, NULL);
+  expect_everywhere("reduce, roots that differ", status,
+                    size > 1 ? CLGPU_INVALID_ARGUMENT : CLGPU_SUCCESS, -1);
+
+  /* Refused workspaces on the last rank: a reduction's for the scan, a
+   * scan's for the reduction. */
+  clgpu_scan_op scan = {.kind = CLGPU_SCAN_SUM};
+  clgpu_workspace *reduce_workspace = NULL, *scan_workspace = NULL;
+  if (rank == last) {
+    clgpu_workspace_size report;
+    status = clgpu_mpi_reduce_workspace_size(context, &sum, &part, NULL, &report);
+    if (status == CLGPU_SUCCESS) status = clgpu_workspace_create(context, &report, &reduce_workspace);
+    if (status == CLGPU_SUCCESS) {
+      status = clgpu_mpi_scan_workspace_size(context, &scan, &output, &part, NULL, &report);
+    }
+    if (status == CLGPU_SUCCESS) status = clgpu_workspace_create(context, &report, &scan_workspace);
+    CHECK(status == CLGPU_SUCCESS, "workspaces: %s", clgpu_last_error());
+  }
+  clgpu_call_options options;
+  memset(&options, 0, sizeof options);
+  options.workspace = reduce_workspace;
+  status = clgpu_mpi_scan(context, &scan, &output, &part, MPI_COMM_WORLD,
+                          rank == last ? &options : NULL, 0, NULL, NULL);
+  expect_everywhere("scan, a reduction's workspace on the last rank", status,
+                    CLGPU_WORKSPACE_WRONG_OPERATION, last);
+  /* Nothing written on any rank: the output still holds its 3s. */
+  uint32_t *host = malloc((size_t)(count ? count : 1) * sizeof *host);
+  clEnqueueReadBuffer(clgpu_context_queue(context), out_buffer, CL_TRUE, 0,
+                      (size_t)count * sizeof *host, host, 0, NULL, NULL);
+  int untouched = 1;
+  for (uint64_t i = 0; i < count; i++) untouched &= host[i] == 3;
+  CHECK(untouched, "scan: a failed call changed the output of rank %d", rank);
+  free(host);
+  options.workspace = scan_workspace;
+  status = clgpu_mpi_allreduce(context, &sum, &result, sizeof result, &part, MPI_COMM_WORLD,
+                               rank == last ? &options : NULL);
+  expect_everywhere("allreduce, a scan's workspace on the last rank", status,
+                    CLGPU_WORKSPACE_WRONG_OPERATION, last);
+  CHECK(result == 0xdeadbeef, "allreduce: a failed call wrote the result");
+  /* The right workspaces serve. */
+  options.workspace = scan_workspace;
+  status = clgpu_mpi_scan(context, &scan, &output, &part, MPI_COMM_WORLD,
+                          rank == last ? &options : NULL, 0, NULL, NULL);
+  CHECK(status == CLGPU_SUCCESS, "scan with its workspace: %s", clgpu_last_error());
+  options.workspace = reduce_workspace;
+  status = clgpu_mpi_allreduce(context, &sum, &result, sizeof result, &part, MPI_COMM_WORLD,
+                               rank == last ? &options : NULL);
+  CHECK(status == CLGPU_SUCCESS, "allreduce with its workspace: %s", clgpu_last_error());
+  clgpu_workspace_destroy(reduce_workspace);
+  clgpu_workspace_destroy(scan_workspace);
+
+  /* CUSTOM operators are refused. */
+  clgpu_reduce_op custom = {.kind = CLGPU_REDUCE_CUSTOM,
+                            .result_type = CLGPU_TYPE_UINT32,
+                            .reduce = "a + b",
+                            .neutral = "0"};
+  status = clgpu_mpi_allreduce(context, &custom, &result, sizeof result, &part, MPI_COMM_WORLD,
+                               NULL);
+  expect_everywhere("allreduce, CUSTOM", status, CLGPU_INVALID_ARGUMENT, 0);
+  clgpu_scan_op custom_scan = {.kind = CLGPU_SCAN_CUSTOM, .combine = "a + b", .neutral = "0"};
+  status = clgpu_mpi_scan(context, &custom_scan, &output, &part, MPI_COMM_WORLD, NULL, 0, NULL,
+                          NULL);
+  expect_everywhere("scan, CUSTOM", status, CLGPU_INVALID_ARGUMENT, 0);
+
+  /* MPI_COMM_NULL: local, on every rank (each passes it). */
+  status = clgpu_mpi_allreduce(context, &sum, &result, sizeof result, &part, MPI_COMM_NULL, NULL);
+  CHECK(status == CLGPU_INVALID_ARGUMENT, "allreduce on MPI_COMM_NULL: %s",
+        clgpu_status_name(status));
+
+  /* The call goes on working after failures. */
+  status = clgpu_mpi_allreduce(context, &sum, &result, sizeof result, &part, MPI_COMM_WORLD, NULL);
+  CHECK(status == CLGPU_SUCCESS, "allreduce after failures: %s", clgpu_last_error());
+  clgpu_buffer_release(context, buffer);
+  clgpu_buffer_release(context, out_buffer);
+}
+
+int main(int argc, char **argv) {
+  MPI_Init(&argc, &argv);
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  /* One POCL kernel cache per rank: ranks that build the same kernel at
+   * the same moment must not share its folder. clgpu's disk cache writes
+   * atomically (docs/program-cache.md), so the ranks share it, and the runs
+   * on more ranks load what the one-rank run built. */
+  const char *base = getenv("CLGPU_TEST_TMPDIR");
+  if (base) {
+    char path[4096];
+    snprintf(path, sizeof path, "%s/rank%d-pocl", base, rank);
+    setenv("POCL_CACHE_DIR", path, 1);
+    snprintf(path, sizeof path, "%s/clgpu", base);
+    setenv("CLGPU_CACHE_DIR", path, 1);
+  }
+  const char *seed_text = getenv("CLGPU_TEST_SEED");
+  seed = seed_text ? strtoull(seed_text, NULL, 0) : (uint64_t)time(NULL);
+  MPI_Bcast(&seed, 1, MPI_UINT64_T, 0, MPI_COMM_WORLD);
+  clgpu_status status = clgpu_context_create(NULL, &context);
+  if (status != CLGPU_SUCCESS) {
+    fail("context: %s: %s", clgpu_status_name(status), clgpu_last_error());
+  }
+  int ready = status == CLGPU_SUCCESS, all_ready = 0;
+  MPI_Allreduce(&ready, &all_ready, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+  if (all_ready) {
+    if (rank == 0) {
+      const clgpu_device_info *info = clgpu_context_device_info(context);
+      printf("# %d ranks, seed %llu, device %s\n", size, (unsigned long long)seed, info->name);
+    }
+    test_reductions();
+    test_scans();
+    test_failures();
+  }
+  clgpu_context_destroy(context);
+  long total = 0;
+  MPI_Allreduce(&failures, &total, 1, MPI_LONG, MPI_SUM, MPI_COMM_WORLD);
+  printf("rank %d of %d: %ld checks, %ld failed here, %ld on all ranks\n", rank, size, checks,
+         failures, total);
+  MPI_Finalize();
+  return total == 0 && all_ready ? 0 : 1;
+}

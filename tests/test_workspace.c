@@ -1529,10 +1529,11 @@ static void workspace_for_smaller_call_is_refused(void **state) {
                               : grind         ? sizeof oclgrind_larger / sizeof oclgrind_larger[0]
                                       : sizeof contiguous_larger / sizeof contiguous_larger[0];
         size_t big_count = 0;
+        clgpu_workspace_size big_report;
         for (size_t l = 0; l < larger_count && !found; l++) {
           big_count = larger ? larger[l] : strided_n(context);
           instance_new(context, &big, spec, big_count, stride, 0, "larger");
-          clgpu_workspace_size big_report = instance_report(context, &big, algorithm, what);
+          big_report = instance_report(context, &big, algorithm, what);
           assert_covers(&big_report, &small_report, what);
           if (needs_more(&big_report, &small_report)) {
             found = 1;
@@ -1552,6 +1553,12 @@ static void workspace_for_smaller_call_is_refused(void **state) {
         char row[300];
         snprintf(row, sizeof row, "%s, used for n=%zu (library-made)", what, big_count);
         clgpu_workspace *made = workspace_create(context, &small_report, row);
+        /* clgpu_workspace_check says so before any call, and serves the
+         * report it was made from. */
+        assert_int_equal(clgpu_workspace_check(context, made, &big_report),
+                         CLGPU_WORKSPACE_TOO_SMALL);
+        assert_non_null(strstr(clgpu_last_error(), "clgpu_workspace_check"));
+        assert_int_equal(clgpu_workspace_check(context, made, &small_report), CLGPU_SUCCESS);
         run_refused_keeps_workspace(context, context, &big, algorithm, made,
                                     CLGPU_WORKSPACE_TOO_SMALL, row);
         if (small_report.total_bytes > 0) {
@@ -1571,6 +1578,53 @@ static void workspace_for_smaller_call_is_refused(void **state) {
       }
     }
   }
+}
+
+/* clgpu_workspace_check's refusals of its arguments and of another
+ * operation's workspace, and clgpu_reduce_read_workspace_size's report,
+ * the same as clgpu_reduce_workspace_size's for that input. */
+static void check_and_reduce_read_query(void **state) {
+  (void)state;
+  clgpu_context *context = shared_context;
+  cl_mem buffer = NULL;
+  size_t n = 5000;
+  assert_int_equal(clgpu_buffer_create(context, CL_MEM_READ_WRITE, (n + 1) * 4, &buffer),
+                   CLGPU_SUCCESS);
+  clgpu_array input = clgpu_array_of(buffer, CLGPU_TYPE_FLOAT, n), output;
+  assert_int_equal(clgpu_array_1d(buffer, n * 4, CLGPU_TYPE_FLOAT, 1, &output), CLGPU_SUCCESS);
+  clgpu_reduce_op op = {.kind = CLGPU_REDUCE_SUM};
+  clgpu_workspace_size read_report, reduce_report, scan_report;
+  assert_int_equal(clgpu_reduce_read_workspace_size(context, &op, &input, NULL, &read_report),
+                   CLGPU_SUCCESS);
+  assert_int_equal(clgpu_reduce_workspace_size(context, &op, CLGPU_ALL_AXES, &output, &input,
+                                               NULL, &reduce_report),
+                   CLGPU_SUCCESS);
+  assert_reports_equal(&read_report, &reduce_report, "reduce_read against reduce");
+  assert_int_equal(clgpu_reduce_read_workspace_size(context, &op, NULL, NULL, &read_report),
+                   CLGPU_INVALID_ARGUMENT);
+  assert_int_equal(clgpu_reduce_read_workspace_size(context, NULL, &input, NULL, &read_report),
+                   CLGPU_INVALID_ARGUMENT);
+  clgpu_scan_op scan = {.kind = CLGPU_SCAN_SUM};
+  assert_int_equal(clgpu_scan_workspace_size(context, &scan, CLGPU_ALL_AXES, &input, &input, NULL,
+                                             &scan_report),
+                   CLGPU_SUCCESS);
+  clgpu_workspace *made = workspace_create(context, &reduce_report, "reduce");
+  assert_int_equal(clgpu_workspace_check(context, made, &reduce_report), CLGPU_SUCCESS);
+  assert_int_equal(clgpu_workspace_check(context, made, &scan_report),
+                   CLGPU_WORKSPACE_WRONG_OPERATION);
+  assert_int_equal(clgpu_workspace_check(NULL, made, &scan_report), CLGPU_INVALID_ARGUMENT);
+  assert_int_equal(clgpu_workspace_check(context, NULL, &scan_report), CLGPU_INVALID_ARGUMENT);
+  assert_int_equal(clgpu_workspace_check(context, made, NULL), CLGPU_INVALID_ARGUMENT);
+  clgpu_workspace_size empty;
+  memset(&empty, 0, sizeof empty);
+  assert_int_equal(clgpu_workspace_check(context, made, &empty), CLGPU_INVALID_ARGUMENT);
+  /* The workspace still serves its call. */
+  float sum = 0;
+  clgpu_call_options options = {.workspace = made};
+  assert_int_equal(clgpu_reduce_read(context, &op, &sum, sizeof sum, &input, &options),
+                   CLGPU_SUCCESS);
+  clgpu_workspace_destroy(made);
+  clgpu_buffer_release(context, buffer);
 }
 
 /* ---- 5. another operation, algorithm or context ---- */
@@ -2717,6 +2771,7 @@ int main(void) {
       cmocka_unit_test(no_device_allocation_with_workspace),
       cmocka_unit_test(reuse_in_turn),
       cmocka_unit_test(describe_and_region),
+      cmocka_unit_test(check_and_reduce_read_query),
       cmocka_unit_test(create_with_nothing),
       cmocka_unit_test(invalid_reports),
       cmocka_unit_test(unrepresentable_sizes_are_refused),

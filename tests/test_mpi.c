@@ -37,10 +37,10 @@ static void fail(const char *format, ...) {
   failures++;
 }
 
-#define CHECK(condition, ...)              \
-  do {                                     \
-    checks++;                              \
-    if (!(condition)) fail(__VA_ARGS__);   \
+#define CHECK(condition, ...)            \
+  do {                                   \
+    checks++;                            \
+    if (!(condition)) fail(__VA_ARGS__); \
   } while (0)
 
 /* ---- data ---- */
@@ -54,9 +54,9 @@ static uint64_t next(uint64_t *state) {
 }
 
 static const clgpu_type all_types[] = {
-    CLGPU_TYPE_INT8,  CLGPU_TYPE_UINT8, CLGPU_TYPE_INT16, CLGPU_TYPE_UINT16,
-    CLGPU_TYPE_INT32, CLGPU_TYPE_UINT32, CLGPU_TYPE_INT64, CLGPU_TYPE_UINT64,
-    CLGPU_TYPE_HALF,  CLGPU_TYPE_FLOAT, CLGPU_TYPE_DOUBLE,
+    CLGPU_TYPE_INT8,  CLGPU_TYPE_UINT8,  CLGPU_TYPE_INT16,  CLGPU_TYPE_UINT16,
+    CLGPU_TYPE_INT32, CLGPU_TYPE_UINT32, CLGPU_TYPE_INT64,  CLGPU_TYPE_UINT64,
+    CLGPU_TYPE_HALF,  CLGPU_TYPE_FLOAT,  CLGPU_TYPE_DOUBLE,
 };
 
 static int is_float(clgpu_type t) {
@@ -108,39 +108,72 @@ static double value_at(clgpu_type t, int pattern, uint64_t i) {
 
 static void store(clgpu_type t, void *bytes, size_t i, double v) {
   switch (t) {
-  case CLGPU_TYPE_INT8: ((int8_t *)bytes)[i] = (int8_t)v; break;
-  case CLGPU_TYPE_UINT8: ((uint8_t *)bytes)[i] = (uint8_t)v; break;
-  case CLGPU_TYPE_INT16: ((int16_t *)bytes)[i] = (int16_t)v; break;
-  case CLGPU_TYPE_UINT16: ((uint16_t *)bytes)[i] = (uint16_t)v; break;
-  case CLGPU_TYPE_INT32: ((int32_t *)bytes)[i] = (int32_t)v; break;
-  case CLGPU_TYPE_UINT32: ((uint32_t *)bytes)[i] = (uint32_t)v; break;
-  case CLGPU_TYPE_INT64: ((int64_t *)bytes)[i] = (int64_t)v; break;
-  case CLGPU_TYPE_UINT64: ((uint64_t *)bytes)[i] = (uint64_t)v; break;
-  case CLGPU_TYPE_HALF:
-    ((uint16_t *)bytes)[i] = isnan(v)   ? 0x7e00
-                             : isinf(v) ? (v < 0 ? 0xfc00 : 0x7c00)
-                                        : half_of(v);
-    break;
-  case CLGPU_TYPE_FLOAT: ((float *)bytes)[i] = (float)v; break;
-  case CLGPU_TYPE_DOUBLE: ((double *)bytes)[i] = v; break;
-  default: break;
+    case CLGPU_TYPE_INT8:
+      ((int8_t *)bytes)[i] = (int8_t)v;
+      break;
+    case CLGPU_TYPE_UINT8:
+      ((uint8_t *)bytes)[i] = (uint8_t)v;
+      break;
+    case CLGPU_TYPE_INT16:
+      ((int16_t *)bytes)[i] = (int16_t)v;
+      break;
+    case CLGPU_TYPE_UINT16:
+      ((uint16_t *)bytes)[i] = (uint16_t)v;
+      break;
+    case CLGPU_TYPE_INT32:
+      ((int32_t *)bytes)[i] = (int32_t)v;
+      break;
+    case CLGPU_TYPE_UINT32:
+      ((uint32_t *)bytes)[i] = (uint32_t)v;
+      break;
+    case CLGPU_TYPE_INT64:
+      ((int64_t *)bytes)[i] = (int64_t)v;
+      break;
+    case CLGPU_TYPE_UINT64:
+      ((uint64_t *)bytes)[i] = (uint64_t)v;
+      break;
+    case CLGPU_TYPE_HALF:
+      ((uint16_t *)bytes)[i] = isnan(v)   ? 0x7e00
+                               : isinf(v) ? (v < 0 ? 0xfc00 : 0x7c00)
+                                          : half_of(v);
+      break;
+    case CLGPU_TYPE_FLOAT:
+      ((float *)bytes)[i] = (float)v;
+      break;
+    case CLGPU_TYPE_DOUBLE:
+      ((double *)bytes)[i] = v;
+      break;
+    default:
+      break;
   }
 }
 
 static double load(clgpu_type t, const void *bytes, size_t i) {
   switch (t) {
-  case CLGPU_TYPE_INT8: return ((const int8_t *)bytes)[i];
-  case CLGPU_TYPE_UINT8: return ((const uint8_t *)bytes)[i];
-  case CLGPU_TYPE_INT16: return ((const int16_t *)bytes)[i];
-  case CLGPU_TYPE_UINT16: return ((const uint16_t *)bytes)[i];
-  case CLGPU_TYPE_INT32: return ((const int32_t *)bytes)[i];
-  case CLGPU_TYPE_UINT32: return ((const uint32_t *)bytes)[i];
-  case CLGPU_TYPE_INT64: return (double)((const int64_t *)bytes)[i];
-  case CLGPU_TYPE_UINT64: return (double)((const uint64_t *)bytes)[i];
-  case CLGPU_TYPE_HALF: return half_value(((const uint16_t *)bytes)[i]);
-  case CLGPU_TYPE_FLOAT: return ((const float *)bytes)[i];
-  case CLGPU_TYPE_DOUBLE: return ((const double *)bytes)[i];
-  default: return 0;
+    case CLGPU_TYPE_INT8:
+      return ((const int8_t *)bytes)[i];
+    case CLGPU_TYPE_UINT8:
+      return ((const uint8_t *)bytes)[i];
+    case CLGPU_TYPE_INT16:
+      return ((const int16_t *)bytes)[i];
+    case CLGPU_TYPE_UINT16:
+      return ((const uint16_t *)bytes)[i];
+    case CLGPU_TYPE_INT32:
+      return ((const int32_t *)bytes)[i];
+    case CLGPU_TYPE_UINT32:
+      return ((const uint32_t *)bytes)[i];
+    case CLGPU_TYPE_INT64:
+      return (double)((const int64_t *)bytes)[i];
+    case CLGPU_TYPE_UINT64:
+      return (double)((const uint64_t *)bytes)[i];
+    case CLGPU_TYPE_HALF:
+      return half_value(((const uint16_t *)bytes)[i]);
+    case CLGPU_TYPE_FLOAT:
+      return ((const float *)bytes)[i];
+    case CLGPU_TYPE_DOUBLE:
+      return ((const double *)bytes)[i];
+    default:
+      return 0;
   }
 }
 
@@ -210,8 +243,8 @@ static cl_mem upload(clgpu_type t, int pattern, uint64_t begin, uint64_t count, 
 
 /* ---- reductions ---- */
 
-static const char *reduce_names[] = {"",    "SUM",    "PRODUCT", "MIN", "MAX",
-                                     "ARGMIN", "ARGMAX", "COUNT", "ANY", "ALL"};
+static const char *reduce_names[] = {"",       "SUM",    "PRODUCT", "MIN", "MAX",
+                                     "ARGMIN", "ARGMAX", "COUNT",   "ANY", "ALL"};
 
 /* The host result of `kind` over the global array, as a double (indices
  * and counts too). */
@@ -223,21 +256,32 @@ static double reference_reduce(clgpu_reduce_kind kind, clgpu_type t, int pattern
   for (uint64_t i = 0; i < n; i++) {
     double v = value_at(t, pattern, i);
     switch (kind) {
-    case CLGPU_REDUCE_SUM: acc += v; break;
-    case CLGPU_REDUCE_PRODUCT: acc *= v; break;
-    case CLGPU_REDUCE_MIN:
-    case CLGPU_REDUCE_MAX:
-    case CLGPU_REDUCE_ARGMIN:
-    case CLGPU_REDUCE_ARGMAX: {
-      int max_order = kind == CLGPU_REDUCE_MAX || kind == CLGPU_REDUCE_ARGMAX;
-      if (!have || ranks_before(v, best, max_order)) best = v, best_index = i;
-      have = 1;
-      break;
-    }
-    case CLGPU_REDUCE_COUNT: acc += v != 0; break;
-    case CLGPU_REDUCE_ANY: acc = acc || v != 0; break;
-    case CLGPU_REDUCE_ALL: acc = i == 0 ? v != 0 : acc && v != 0; break;
-    default: break;
+      case CLGPU_REDUCE_SUM:
+        acc += v;
+        break;
+      case CLGPU_REDUCE_PRODUCT:
+        acc *= v;
+        break;
+      case CLGPU_REDUCE_MIN:
+      case CLGPU_REDUCE_MAX:
+      case CLGPU_REDUCE_ARGMIN:
+      case CLGPU_REDUCE_ARGMAX: {
+        int max_order = kind == CLGPU_REDUCE_MAX || kind == CLGPU_REDUCE_ARGMAX;
+        if (!have || ranks_before(v, best, max_order)) best = v, best_index = i;
+        have = 1;
+        break;
+      }
+      case CLGPU_REDUCE_COUNT:
+        acc += v != 0;
+        break;
+      case CLGPU_REDUCE_ANY:
+        acc = acc || v != 0;
+        break;
+      case CLGPU_REDUCE_ALL:
+        acc = i == 0 ? v != 0 : acc && v != 0;
+        break;
+      default:
+        break;
     }
   }
   if (kind == CLGPU_REDUCE_ALL && n == 0) return 1;
@@ -251,15 +295,24 @@ static double reference_reduce(clgpu_reduce_kind kind, clgpu_type t, int pattern
 static double wrap(clgpu_type t, double v) {
   int64_t w = (int64_t)v;
   switch (t) {
-  case CLGPU_TYPE_INT8: return (int8_t)(uint8_t)w;
-  case CLGPU_TYPE_UINT8: return (uint8_t)w;
-  case CLGPU_TYPE_INT16: return (int16_t)(uint16_t)w;
-  case CLGPU_TYPE_UINT16: return (uint16_t)w;
-  case CLGPU_TYPE_INT32: return (int32_t)(uint32_t)w;
-  case CLGPU_TYPE_UINT32: return (uint32_t)w;
-  case CLGPU_TYPE_INT64: return (double)w;
-  case CLGPU_TYPE_UINT64: return (double)(uint64_t)w;
-  default: return v;
+    case CLGPU_TYPE_INT8:
+      return (int8_t)(uint8_t)w;
+    case CLGPU_TYPE_UINT8:
+      return (uint8_t)w;
+    case CLGPU_TYPE_INT16:
+      return (int16_t)(uint16_t)w;
+    case CLGPU_TYPE_UINT16:
+      return (uint16_t)w;
+    case CLGPU_TYPE_INT32:
+      return (int32_t)(uint32_t)w;
+    case CLGPU_TYPE_UINT32:
+      return (uint32_t)w;
+    case CLGPU_TYPE_INT64:
+      return (double)w;
+    case CLGPU_TYPE_UINT64:
+      return (double)(uint64_t)w;
+    default:
+      return v;
   }
 }
 
@@ -311,15 +364,16 @@ static void reduce_case(clgpu_reduce_kind kind, clgpu_type t, int pattern, uint6
        * past 2048, so its sums get a relative tolerance. */
       double tolerance = t == CLGPU_TYPE_HALF && kind == CLGPU_REDUCE_SUM ? fabs(want) * 1e-2 : 0;
       int same = (kind == CLGPU_REDUCE_MIN || kind == CLGPU_REDUCE_MAX) ? same_value(got, want)
-                 : isnan(want) ? isnan(got)
+                 : isnan(want)                                          ? isnan(got)
                                : fabs(got - want) <= tolerance;
       CHECK(same, "%s %s %s n=%llu (%s): got %.17g, want %.17g", what, reduce_names[kind],
             clgpu_type_cl_name(t), (unsigned long long)n, split_names[how], got, want);
     }
   }
   if (status == CLGPU_SUCCESS && root >= 0 && rank != root) {
-    CHECK(memcmp(result, sentinel, sizeof result) == 0, "reduce: a rank other than the root got a "
-                                                        "result written");
+    CHECK(memcmp(result, sentinel, sizeof result) == 0,
+          "reduce: a rank other than the root got a "
+          "result written");
   }
   if (status == CLGPU_SUCCESS && root < 0) {
     /* The same bits on every rank. */
@@ -337,9 +391,9 @@ static void reduce_case(clgpu_reduce_kind kind, clgpu_type t, int pattern, uint6
 
 static void test_reductions(void) {
   static const clgpu_reduce_kind kinds[] = {
-      CLGPU_REDUCE_SUM,    CLGPU_REDUCE_PRODUCT, CLGPU_REDUCE_MIN,   CLGPU_REDUCE_MAX,
-      CLGPU_REDUCE_ARGMIN, CLGPU_REDUCE_ARGMAX,  CLGPU_REDUCE_COUNT, CLGPU_REDUCE_ANY,
-      CLGPU_REDUCE_ALL};
+      CLGPU_REDUCE_SUM,   CLGPU_REDUCE_PRODUCT, CLGPU_REDUCE_MIN,
+      CLGPU_REDUCE_MAX,   CLGPU_REDUCE_ARGMIN,  CLGPU_REDUCE_ARGMAX,
+      CLGPU_REDUCE_COUNT, CLGPU_REDUCE_ANY,     CLGPU_REDUCE_ALL};
   for (size_t k = 0; k < sizeof kinds / sizeof *kinds; k++) {
     for (size_t ti = 0; ti < sizeof all_types / sizeof *all_types; ti++) {
       clgpu_type t = all_types[ti];
@@ -394,9 +448,9 @@ static void scan_case(clgpu_scan_kind kind, int exclusive, clgpu_type t, int pat
   if (status == CLGPU_SUCCESS) {
     size_t element = clgpu_type_size(t);
     unsigned char *host = malloc((size_t)(count ? count : 1) * element);
-    cl_int code = clEnqueueReadBuffer(clgpu_context_queue(context), output.buffer, CL_TRUE, 0,
-                                      (size_t)count * element, host, done ? 1 : 0,
-                                      done ? &done : NULL, NULL);
+    cl_int code =
+        clEnqueueReadBuffer(clgpu_context_queue(context), output.buffer, CL_TRUE, 0,
+                            (size_t)count * element, host, done ? 1 : 0, done ? &done : NULL, NULL);
     CHECK(code == CL_SUCCESS, "scan: read back: %d", code);
     /* The reference: the global scan, walked from element 0. */
     double acc = 0;
@@ -421,8 +475,8 @@ static void scan_case(clgpu_scan_kind kind, int exclusive, clgpu_type t, int pat
       if (exclusive && !had) {
         /* The neutral (scan.h): 0 for SUM; for MIN and MAX a NaN for
          * floats, the type's largest (lowest) value for integers. */
-        same = kind == CLGPU_SCAN_SUM ? got == 0
-               : is_float(t)          ? isnan(got)
+        same = kind == CLGPU_SCAN_SUM   ? got == 0
+               : is_float(t)            ? isnan(got)
                : kind == CLGPU_SCAN_MIN ? got >= want
                                         : got <= want;
       } else if (kind == CLGPU_SCAN_SUM && !is_float(t)) {
@@ -517,8 +571,8 @@ static void test_failures(void) {
   expect_everywhere("allreduce, a wrong result size on rank 0", status, CLGPU_INVALID_ARGUMENT, 0);
 
   /* A root outside the communicator, and roots that differ. */
-  status = clgpu_mpi_reduce(context, &sum, &result, sizeof result, &part, size, MPI_COMM_WORLD,
-                            NULL);
+  status =
+      clgpu_mpi_reduce(context, &sum, &result, sizeof result, &part, size, MPI_COMM_WORLD, NULL);
   expect_everywhere("reduce, root past the last rank", status, CLGPU_INVALID_ARGUMENT, 0);
   status = clgpu_mpi_reduce(context, &sum, &result, sizeof result, &part, rank == last ? 0 : last,
                             MPI_COMM_WORLD, NULL);
@@ -532,7 +586,8 @@ static void test_failures(void) {
   if (rank == last) {
     clgpu_workspace_size report;
     status = clgpu_mpi_reduce_workspace_size(context, &sum, &part, NULL, &report);
-    if (status == CLGPU_SUCCESS) status = clgpu_workspace_create(context, &report, &reduce_workspace);
+    if (status == CLGPU_SUCCESS)
+      status = clgpu_workspace_create(context, &report, &reduce_workspace);
     if (status == CLGPU_SUCCESS) {
       status = clgpu_mpi_scan_workspace_size(context, &scan, &output, &part, NULL, &report);
     }
@@ -578,12 +633,12 @@ static void test_failures(void) {
                             .result_type = CLGPU_TYPE_UINT32,
                             .reduce = "a + b",
                             .neutral = "0"};
-  status = clgpu_mpi_allreduce(context, &custom, &result, sizeof result, &part, MPI_COMM_WORLD,
-                               NULL);
+  status =
+      clgpu_mpi_allreduce(context, &custom, &result, sizeof result, &part, MPI_COMM_WORLD, NULL);
   expect_everywhere("allreduce, CUSTOM", status, CLGPU_INVALID_ARGUMENT, 0);
   clgpu_scan_op custom_scan = {.kind = CLGPU_SCAN_CUSTOM, .combine = "a + b", .neutral = "0"};
-  status = clgpu_mpi_scan(context, &custom_scan, &output, &part, MPI_COMM_WORLD, NULL, 0, NULL,
-                          NULL);
+  status =
+      clgpu_mpi_scan(context, &custom_scan, &output, &part, MPI_COMM_WORLD, NULL, 0, NULL, NULL);
   expect_everywhere("scan, CUSTOM", status, CLGPU_INVALID_ARGUMENT, 0);
 
   /* MPI_COMM_NULL: local, on every rank (each passes it). */

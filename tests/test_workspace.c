@@ -1596,8 +1596,8 @@ static void check_and_reduce_read_query(void **state) {
   clgpu_workspace_size read_report, reduce_report, scan_report;
   assert_int_equal(clgpu_reduce_read_workspace_size(context, &op, &input, NULL, &read_report),
                    CLGPU_SUCCESS);
-  assert_int_equal(clgpu_reduce_workspace_size(context, &op, CLGPU_ALL_AXES, &output, &input,
-                                               NULL, &reduce_report),
+  assert_int_equal(clgpu_reduce_workspace_size(context, &op, CLGPU_ALL_AXES, &output, &input, NULL,
+                                               &reduce_report),
                    CLGPU_SUCCESS);
   assert_reports_equal(&read_report, &reduce_report, "reduce_read against reduce");
   assert_int_equal(clgpu_reduce_read_workspace_size(context, &op, NULL, NULL, &read_report),
@@ -1605,9 +1605,9 @@ static void check_and_reduce_read_query(void **state) {
   assert_int_equal(clgpu_reduce_read_workspace_size(context, NULL, &input, NULL, &read_report),
                    CLGPU_INVALID_ARGUMENT);
   clgpu_scan_op scan = {.kind = CLGPU_SCAN_SUM};
-  assert_int_equal(clgpu_scan_workspace_size(context, &scan, CLGPU_ALL_AXES, &input, &input, NULL,
-                                             &scan_report),
-                   CLGPU_SUCCESS);
+  assert_int_equal(
+      clgpu_scan_workspace_size(context, &scan, CLGPU_ALL_AXES, &input, &input, NULL, &scan_report),
+      CLGPU_SUCCESS);
   clgpu_workspace *made = workspace_create(context, &reduce_report, "reduce");
   assert_int_equal(clgpu_workspace_check(context, made, &reduce_report), CLGPU_SUCCESS);
   assert_int_equal(clgpu_workspace_check(context, made, &scan_report),

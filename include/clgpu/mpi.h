@@ -111,12 +111,15 @@ extern "C" {
  * CLGPU_INVALID_ARGUMENT (NULL context, op, result or input; CUSTOM, which
  * has no host operator to combine ranks with; a result_size that is not the
  * result type's size; ranks whose operators or element types differ: the
- * message names both), CLGPU_MPI_ERROR (an MPI call failed; its error
- * string is in the message), and the errors of clgpu_reduce_read. On every
- * rank but the failing ones, clgpu_last_error() starts with the first
- * failing rank ("rank 2 of 4: ...") and its message. An MPI failure that
- * MPI itself reports as fatal (MPI_ERRORS_ARE_FATAL, the default handler of
- * MPI_COMM_WORLD) ends the program inside MPI, as it does for any call. */
+ * message names both), CLGPU_MPI_ERROR (an MPI call failed under an error
+ * handler that returns, such as MPI_ERRORS_RETURN; MPI's error string is in
+ * the message), and the errors of clgpu_reduce_read. When some rank failed,
+ * clgpu_last_error() on every rank is "clgpu_mpi_allreduce: rank R of N: "
+ * followed by the first failing rank's own message. Only two failures stay
+ * on one rank: MPI_COMM_NULL and a call before MPI_Init (there is nothing
+ * to agree over). An MPI failure under the default handler
+ * (MPI_ERRORS_ARE_FATAL on MPI_COMM_WORLD) ends the program inside MPI, as
+ * it does for any MPI call. */
 CLGPU_API clgpu_status clgpu_mpi_allreduce(clgpu_context *context, const clgpu_reduce_op *op,
                                            void *result, size_t result_size,
                                            const clgpu_array *input, MPI_Comm comm,
@@ -129,9 +132,8 @@ CLGPU_API clgpu_status clgpu_mpi_allreduce(clgpu_context *context, const clgpu_r
  * CLGPU_INVALID_ARGUMENT for a root outside the communicator or ranks that
  * name different roots. */
 CLGPU_API clgpu_status clgpu_mpi_reduce(clgpu_context *context, const clgpu_reduce_op *op,
-                                        void *result, size_t result_size,
-                                        const clgpu_array *input, int root, MPI_Comm comm,
-                                        const clgpu_call_options *options);
+                                        void *result, size_t result_size, const clgpu_array *input,
+                                        int root, MPI_Comm comm, const clgpu_call_options *options);
 
 /** The workspace clgpu_mpi_allreduce and clgpu_mpi_reduce need on this rank
  * for its part `input`, written to *out: the workspace of the local
@@ -167,9 +169,11 @@ CLGPU_API clgpu_status clgpu_mpi_reduce_workspace_size(clgpu_context *context,
  * agreement (CLGPU_INVALID_ARGUMENT for ranks with different operators or
  * types, CLGPU_MPI_ERROR) and those of clgpu_scan. Failures found before
  * the local scan (the argument checks and the workspace's, on any rank)
- * leave every rank's output unchanged; a failure while running (an OpenCL
- * error on one rank after every rank's checks passed) is returned on every
- * rank, but the other ranks' outputs may then hold their local scans. */
+ * leave every rank's output unchanged; a failure during the local scan (an
+ * OpenCL error on one rank after every rank's checks passed) is returned on
+ * every rank, but the other ranks' outputs may then hold their local scans;
+ * a failure enqueueing the last pass is returned on that rank only (the
+ * exchange is over by then). */
 CLGPU_API clgpu_status clgpu_mpi_scan(clgpu_context *context, const clgpu_scan_op *op,
                                       const clgpu_array *output, const clgpu_array *input,
                                       MPI_Comm comm, const clgpu_call_options *options,
@@ -180,12 +184,9 @@ CLGPU_API clgpu_status clgpu_mpi_scan(clgpu_context *context, const clgpu_scan_o
  * local whole-array scan's (clgpu_scan_workspace_size with
  * CLGPU_ALL_AXES). Local: communicates nothing. Errors as
  * clgpu_scan_workspace_size's. */
-CLGPU_API clgpu_status clgpu_mpi_scan_workspace_size(clgpu_context *context,
-                                                     const clgpu_scan_op *op,
-                                                     const clgpu_array *output,
-                                                     const clgpu_array *input,
-                                                     const clgpu_call_options *options,
-                                                     clgpu_workspace_size *out);
+CLGPU_API clgpu_status clgpu_mpi_scan_workspace_size(
+    clgpu_context *context, const clgpu_scan_op *op, const clgpu_array *output,
+    const clgpu_array *input, const clgpu_call_options *options, clgpu_workspace_size *out);
 
 #ifdef __cplusplus
 }

@@ -24,7 +24,8 @@
 #endif
 
 /* Record `status` with a detail message on this thread and return it. */
-CLGPU__COMPONENT_API clgpu_status clgpu__fail(clgpu_status status, const char *format, ...) CLGPU__PRINTF(2, 3);
+CLGPU__COMPONENT_API clgpu_status clgpu__fail(clgpu_status status, const char *format, ...)
+    CLGPU__PRINTF(2, 3);
 
 /* The same from a va_list. */
 clgpu_status clgpu__vfail(clgpu_status status, const char *format, va_list args);

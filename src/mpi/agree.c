@@ -25,8 +25,8 @@ clgpu_status clgpu__mpi_where(const char *who, MPI_Comm comm, int *size, int *ra
   MPI_Initialized(&initialised);
   MPI_Finalized(&finalised);
   CLGPU__RETURN_ERROR_IF(!initialised || finalised, CLGPU_MPI_ERROR,
-                         "%s: MPI is %s (the caller initialises MPI before a collective call)",
-                         who, finalised ? "already finalised" : "not initialised");
+                         "%s: MPI is %s (the caller initialises MPI before a collective call)", who,
+                         finalised ? "already finalised" : "not initialised");
   int code = MPI_Comm_size(comm, size);
   if (code != MPI_SUCCESS) return mpi_failed(who, "MPI_Comm_size", code);
   code = MPI_Comm_rank(comm, rank);

@@ -7,8 +7,7 @@
 
 clgpu_status clgpu__mpi_read_element(cl_command_queue queue, const clgpu_array *array,
                                      uint64_t index, clgpu__value *out, cl_uint num_events,
-                                     const cl_event *wait_list, cl_event *event,
-                                     cl_bool blocking) {
+                                     const cl_event *wait_list, cl_event *event, cl_bool blocking) {
   size_t element = clgpu_type_size(array->type);
   /* The byte offset of the element: the view's offset plus each index
    * times its stride, the indices taken from the last dimension up. Views

@@ -16,7 +16,6 @@
  * clEnqueueReadBuffer. Errors: OpenCL's, recorded with a message. */
 clgpu_status clgpu__mpi_read_element(cl_command_queue queue, const clgpu_array *array,
                                      uint64_t index, clgpu__value *out, cl_uint num_events,
-                                     const cl_event *wait_list, cl_event *event,
-                                     cl_bool blocking);
+                                     const cl_event *wait_list, cl_event *event, cl_bool blocking);
 
 #endif

@@ -15,10 +15,9 @@
 
 /* Local checks of a reduction on this rank; `needs_result`: this rank
  * receives the result. */
-static clgpu_status check_reduce(const char *who, clgpu_context *context,
-                                 const clgpu_reduce_op *op, const void *result,
-                                 size_t result_size, const clgpu_array *input, int needs_result,
-                                 const clgpu_call_options *options) {
+static clgpu_status check_reduce(const char *who, clgpu_context *context, const clgpu_reduce_op *op,
+                                 const void *result, size_t result_size, const clgpu_array *input,
+                                 int needs_result, const clgpu_call_options *options) {
   CLGPU__RETURN_ERROR_IF(!context, CLGPU_INVALID_ARGUMENT, "%s: context is NULL", who);
   CLGPU__RETURN_ERROR_IF(!op, CLGPU_INVALID_ARGUMENT, "%s: op is NULL", who);
   CLGPU__RETURN_ERROR_IF(!input, CLGPU_INVALID_ARGUMENT, "%s: input is NULL", who);
@@ -32,11 +31,10 @@ static clgpu_status check_reduce(const char *who, clgpu_context *context,
   clgpu_status status = clgpu_reduce_read_workspace_size(context, op, input, options, &need);
   if (status != CLGPU_SUCCESS) return status;
   clgpu_type result_type = clgpu_reduce_result_type(op, input->type);
-  CLGPU__RETURN_ERROR_IF(needs_result && result_size != clgpu_type_size(result_type),
-                         CLGPU_INVALID_ARGUMENT,
-                         "%s: result_size is %zu bytes, the result (%s) takes %zu", who,
-                         result_size, clgpu_type_cl_name(result_type),
-                         clgpu_type_size(result_type));
+  CLGPU__RETURN_ERROR_IF(
+      needs_result && result_size != clgpu_type_size(result_type), CLGPU_INVALID_ARGUMENT,
+      "%s: result_size is %zu bytes, the result (%s) takes %zu", who, result_size,
+      clgpu_type_cl_name(result_type), clgpu_type_size(result_type));
   return CLGPU_SUCCESS;
 }
 
@@ -90,25 +88,36 @@ static void combine(const clgpu_reduce_op *op, clgpu_type type, int size,
       continue;
     }
     switch (op->kind) {
-    case CLGPU_REDUCE_SUM: clgpu__value_add(type, out, v); break;
-    case CLGPU_REDUCE_PRODUCT: clgpu__value_multiply(type, out, v); break;
-    case CLGPU_REDUCE_MIN:
-    case CLGPU_REDUCE_MAX:
-      if (clgpu__value_before(type, op->kind == CLGPU_REDUCE_MAX, v, out)) *out = *v;
-      break;
-    case CLGPU_REDUCE_COUNT: out->u64 += v->u64; break;
-    case CLGPU_REDUCE_ANY: out->i32 = out->i32 || v->i32; break;
-    case CLGPU_REDUCE_ALL: out->i32 = out->i32 && v->i32; break;
-    default: break;
+      case CLGPU_REDUCE_SUM:
+        clgpu__value_add(type, out, v);
+        break;
+      case CLGPU_REDUCE_PRODUCT:
+        clgpu__value_multiply(type, out, v);
+        break;
+      case CLGPU_REDUCE_MIN:
+      case CLGPU_REDUCE_MAX:
+        if (clgpu__value_before(type, op->kind == CLGPU_REDUCE_MAX, v, out)) *out = *v;
+        break;
+      case CLGPU_REDUCE_COUNT:
+        out->u64 += v->u64;
+        break;
+      case CLGPU_REDUCE_ANY:
+        out->i32 = out->i32 || v->i32;
+        break;
+      case CLGPU_REDUCE_ALL:
+        out->i32 = out->i32 && v->i32;
+        break;
+      default:
+        break;
     }
   }
 }
 
 /* clgpu_mpi_allreduce (root < 0) and clgpu_mpi_reduce. */
 static clgpu_status distributed_reduce(const char *who, clgpu_context *context,
-                                       const clgpu_reduce_op *op, void *result,
-                                       size_t result_size, const clgpu_array *input, int root,
-                                       MPI_Comm comm, const clgpu_call_options *options) {
+                                       const clgpu_reduce_op *op, void *result, size_t result_size,
+                                       const clgpu_array *input, int root, MPI_Comm comm,
+                                       const clgpu_call_options *options) {
   int size = 0, rank = 0;
   CLGPU__FORWARD_IF_ERROR(clgpu__mpi_where(who, comm, &size, &rank));
   int all_ranks = root < 0;
@@ -119,14 +128,13 @@ static clgpu_status distributed_reduce(const char *who, clgpu_context *context,
   mine.detail = all_ranks ? -1 : root;
   mine.status = CLGPU_SUCCESS;
   if (!all_ranks && root >= size) {
-    mine.status = clgpu__fail(CLGPU_INVALID_ARGUMENT,
-                              "%s: root %d is outside the communicator of %d ranks", who, root,
-                              size);
+    mine.status =
+        clgpu__fail(CLGPU_INVALID_ARGUMENT, "%s: root %d is outside the communicator of %d ranks",
+                    who, root, size);
   }
   int needs_result = all_ranks || rank == root;
   if (mine.status == CLGPU_SUCCESS) {
-    mine.status = check_reduce(who, context, op, result, result_size, input, needs_result,
-                               options);
+    mine.status = check_reduce(who, context, op, result, result_size, input, needs_result, options);
   }
   if (mine.status == CLGPU_SUCCESS) {
     mine.count = clgpu_array_count(input);
@@ -134,14 +142,13 @@ static clgpu_status distributed_reduce(const char *who, clgpu_context *context,
   }
   clgpu__mpi_record *all = calloc((size_t)size, sizeof *all);
   if (!all && mine.status == CLGPU_SUCCESS) {
-    mine.status = clgpu__fail(CLGPU_CL_OUT_OF_HOST_MEMORY, "%s: no memory for %d ranks' records",
-                              who, size);
+    mine.status =
+        clgpu__fail(CLGPU_CL_OUT_OF_HOST_MEMORY, "%s: no memory for %d ranks' records", who, size);
   }
   /* Without memory for the records this rank still takes part in the
    * first collective, which ends the call on every rank. */
   clgpu__mpi_record spare[1];
-  clgpu_status status =
-      clgpu__mpi_agree(who, comm, size, rank, &mine, all ? all : spare, "root");
+  clgpu_status status = clgpu__mpi_agree(who, comm, size, rank, &mine, all ? all : spare, "root");
   if (status == CLGPU_SUCCESS && needs_result) {
     clgpu__value value;
     combine(op, (clgpu_type)input->type, size, all, &value);
@@ -159,8 +166,8 @@ clgpu_status clgpu_mpi_allreduce(clgpu_context *context, const clgpu_reduce_op *
 }
 
 clgpu_status clgpu_mpi_reduce(clgpu_context *context, const clgpu_reduce_op *op, void *result,
-                              size_t result_size, const clgpu_array *input, int root,
-                              MPI_Comm comm, const clgpu_call_options *options) {
+                              size_t result_size, const clgpu_array *input, int root, MPI_Comm comm,
+                              const clgpu_call_options *options) {
   const char *who = "clgpu_mpi_reduce";
   if (root < 0) {
     /* Every rank takes part all the same, so that none waits alone. */

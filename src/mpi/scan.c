@@ -114,8 +114,8 @@ static clgpu_status apply_offset(clgpu_context *context, cl_command_queue queue,
 static clgpu_status scan_part(clgpu_context *context, const clgpu_scan_op *op,
                               const clgpu_array *output, const clgpu_array *input,
                               const clgpu_call_options *options, cl_uint num_events,
-                              const cl_event *wait_list, int needs_total,
-                              clgpu__mpi_record *mine, cl_event *scanned) {
+                              const cl_event *wait_list, int needs_total, clgpu__mpi_record *mine,
+                              cl_event *scanned) {
   cl_command_queue queue =
       options && options->queue ? options->queue : clgpu_context_queue(context);
   clgpu_type type = input->type;
@@ -129,8 +129,8 @@ static clgpu_status scan_part(clgpu_context *context, const clgpu_scan_op *op,
   if (needs_total && op->exclusive) {
     /* The last input element, read before the scan: the output may be the
      * input. */
-    status = clgpu__mpi_read_element(queue, input, last, &last_input, num_events, wait_list,
-                                     &read, CL_FALSE);
+    status = clgpu__mpi_read_element(queue, input, last, &last_input, num_events, wait_list, &read,
+                                     CL_FALSE);
     if (status != CLGPU_SUCCESS) return status;
     waits = malloc(((size_t)num_events + 1) * sizeof *waits);
     if (!waits) {
@@ -152,8 +152,7 @@ static clgpu_status scan_part(clgpu_context *context, const clgpu_scan_op *op,
       /* The read of the last input finished before the scan started. */
       if (op->kind == CLGPU_SCAN_SUM) {
         clgpu__value_add(type, &mine->value, &last_input);
-      } else if (clgpu__value_before(type, op->kind == CLGPU_SCAN_MAX, &last_input,
-                                     &mine->value)) {
+      } else if (clgpu__value_before(type, op->kind == CLGPU_SCAN_MAX, &last_input, &mine->value)) {
         mine->value = last_input;
       }
     }
@@ -206,8 +205,8 @@ clgpu_status clgpu_mpi_scan(clgpu_context *context, const clgpu_scan_op *op,
   if (mine.status == CLGPU_SUCCESS) mine.count = clgpu_array_count(input);
   clgpu__mpi_record *all = calloc((size_t)size, sizeof *all), spare[1];
   if (!all && mine.status == CLGPU_SUCCESS) {
-    mine.status = clgpu__fail(CLGPU_CL_OUT_OF_HOST_MEMORY, "%s: no memory for %d ranks' records",
-                              who, size);
+    mine.status =
+        clgpu__fail(CLGPU_CL_OUT_OF_HOST_MEMORY, "%s: no memory for %d ranks' records", who, size);
   }
   /* First agreement: every rank's checks passed, so no output is written
    * unless every rank can go on. */
@@ -225,8 +224,8 @@ clgpu_status clgpu_mpi_scan(clgpu_context *context, const clgpu_scan_op *op,
   /* The last rank's total is nobody's offset. */
   int needs_total = rank < size - 1 && mine.count > 0;
   cl_event scanned = NULL;
-  mine.status = scan_part(context, op, output, input, options, num_events, wait_list,
-                          needs_total, &mine, &scanned);
+  mine.status = scan_part(context, op, output, input, options, num_events, wait_list, needs_total,
+                          &mine, &scanned);
   /* Second agreement, with the totals. */
   status = clgpu__mpi_agree(who, comm, size, rank, &mine, all, "exclusive");
   clgpu__value offset;

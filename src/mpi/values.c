@@ -45,43 +45,69 @@ uint16_t clgpu__double_to_half(double x) {
 
 void clgpu__value_add(clgpu_type type, clgpu__value *a, const clgpu__value *b) {
   switch (type) {
-  case CLGPU_TYPE_INT8:
-  case CLGPU_TYPE_UINT8: a->u8 = (uint8_t)(a->u8 + b->u8); break;
-  case CLGPU_TYPE_INT16:
-  case CLGPU_TYPE_UINT16: a->u16 = (uint16_t)(a->u16 + b->u16); break;
-  case CLGPU_TYPE_INT32:
-  case CLGPU_TYPE_UINT32: a->u32 = a->u32 + b->u32; break;
-  case CLGPU_TYPE_INT64:
-  case CLGPU_TYPE_UINT64: a->u64 = a->u64 + b->u64; break;
-  case CLGPU_TYPE_HALF:
-    a->u16 = clgpu__double_to_half(clgpu__half_to_double(a->u16) + clgpu__half_to_double(b->u16));
-    break;
-  case CLGPU_TYPE_FLOAT: a->f = a->f + b->f; break;
-  case CLGPU_TYPE_DOUBLE: a->d = a->d + b->d; break;
-  default: break;
+    case CLGPU_TYPE_INT8:
+    case CLGPU_TYPE_UINT8:
+      a->u8 = (uint8_t)(a->u8 + b->u8);
+      break;
+    case CLGPU_TYPE_INT16:
+    case CLGPU_TYPE_UINT16:
+      a->u16 = (uint16_t)(a->u16 + b->u16);
+      break;
+    case CLGPU_TYPE_INT32:
+    case CLGPU_TYPE_UINT32:
+      a->u32 = a->u32 + b->u32;
+      break;
+    case CLGPU_TYPE_INT64:
+    case CLGPU_TYPE_UINT64:
+      a->u64 = a->u64 + b->u64;
+      break;
+    case CLGPU_TYPE_HALF:
+      a->u16 = clgpu__double_to_half(clgpu__half_to_double(a->u16) + clgpu__half_to_double(b->u16));
+      break;
+    case CLGPU_TYPE_FLOAT:
+      a->f = a->f + b->f;
+      break;
+    case CLGPU_TYPE_DOUBLE:
+      a->d = a->d + b->d;
+      break;
+    default:
+      break;
   }
 }
 
 void clgpu__value_multiply(clgpu_type type, clgpu__value *a, const clgpu__value *b) {
   switch (type) {
-  /* Unsigned products of the promoted operands, so that no signed
-   * product overflows; the low bits are the wrapped result. */
-  case CLGPU_TYPE_INT8:
-  case CLGPU_TYPE_UINT8: a->u8 = (uint8_t)((unsigned)a->u8 * (unsigned)b->u8); break;
-  case CLGPU_TYPE_INT16:
-  case CLGPU_TYPE_UINT16: a->u16 = (uint16_t)((unsigned)a->u16 * (unsigned)b->u16); break;
-  case CLGPU_TYPE_INT32:
-  case CLGPU_TYPE_UINT32: a->u32 = (uint32_t)((uint64_t)a->u32 * b->u32); break;
-  case CLGPU_TYPE_INT64:
-  case CLGPU_TYPE_UINT64: a->u64 = a->u64 * b->u64; break;
-  case CLGPU_TYPE_HALF:
-    /* Two halves' product has at most 22 significant bits: exact in
-     * double, so one rounding to half. */
-    a->u16 = clgpu__double_to_half(clgpu__half_to_double(a->u16) * clgpu__half_to_double(b->u16));
-    break;
-  case CLGPU_TYPE_FLOAT: a->f = a->f * b->f; break;
-  case CLGPU_TYPE_DOUBLE: a->d = a->d * b->d; break;
-  default: break;
+    /* Unsigned products of the promoted operands, so that no signed
+     * product overflows; the low bits are the wrapped result. */
+    case CLGPU_TYPE_INT8:
+    case CLGPU_TYPE_UINT8:
+      a->u8 = (uint8_t)((unsigned)a->u8 * (unsigned)b->u8);
+      break;
+    case CLGPU_TYPE_INT16:
+    case CLGPU_TYPE_UINT16:
+      a->u16 = (uint16_t)((unsigned)a->u16 * (unsigned)b->u16);
+      break;
+    case CLGPU_TYPE_INT32:
+    case CLGPU_TYPE_UINT32:
+      a->u32 = (uint32_t)((uint64_t)a->u32 * b->u32);
+      break;
+    case CLGPU_TYPE_INT64:
+    case CLGPU_TYPE_UINT64:
+      a->u64 = a->u64 * b->u64;
+      break;
+    case CLGPU_TYPE_HALF:
+      /* Two halves' product has at most 22 significant bits: exact in
+       * double, so one rounding to half. */
+      a->u16 = clgpu__double_to_half(clgpu__half_to_double(a->u16) * clgpu__half_to_double(b->u16));
+      break;
+    case CLGPU_TYPE_FLOAT:
+      a->f = a->f * b->f;
+      break;
+    case CLGPU_TYPE_DOUBLE:
+      a->d = a->d * b->d;
+      break;
+    default:
+      break;
   }
 }
 
@@ -112,23 +138,40 @@ int clgpu__value_before(clgpu_type type, int max_order, const clgpu__value *a,
   uint64_t ua = 0, ub = 0;
   int is_signed = 1;
   switch (type) {
-  case CLGPU_TYPE_INT8: sa = a->i8, sb = b->i8; break;
-  case CLGPU_TYPE_INT16: sa = a->i16, sb = b->i16; break;
-  case CLGPU_TYPE_INT32: sa = a->i32, sb = b->i32; break;
-  case CLGPU_TYPE_INT64: sa = a->i64, sb = b->i64; break;
-  case CLGPU_TYPE_UINT8: ua = a->u8, ub = b->u8, is_signed = 0; break;
-  case CLGPU_TYPE_UINT16: ua = a->u16, ub = b->u16, is_signed = 0; break;
-  case CLGPU_TYPE_UINT32: ua = a->u32, ub = b->u32, is_signed = 0; break;
-  case CLGPU_TYPE_UINT64: ua = a->u64, ub = b->u64, is_signed = 0; break;
-  case CLGPU_TYPE_HALF:
-  case CLGPU_TYPE_FLOAT:
-  case CLGPU_TYPE_DOUBLE: {
-    int a_nan, b_nan;
-    uint64_t ka = float_key(type, a, &a_nan), kb = float_key(type, b, &b_nan);
-    if (a_nan != b_nan) return b_nan;
-    return max_order ? ka > kb : ka < kb;
-  }
-  default: return 0;
+    case CLGPU_TYPE_INT8:
+      sa = a->i8, sb = b->i8;
+      break;
+    case CLGPU_TYPE_INT16:
+      sa = a->i16, sb = b->i16;
+      break;
+    case CLGPU_TYPE_INT32:
+      sa = a->i32, sb = b->i32;
+      break;
+    case CLGPU_TYPE_INT64:
+      sa = a->i64, sb = b->i64;
+      break;
+    case CLGPU_TYPE_UINT8:
+      ua = a->u8, ub = b->u8, is_signed = 0;
+      break;
+    case CLGPU_TYPE_UINT16:
+      ua = a->u16, ub = b->u16, is_signed = 0;
+      break;
+    case CLGPU_TYPE_UINT32:
+      ua = a->u32, ub = b->u32, is_signed = 0;
+      break;
+    case CLGPU_TYPE_UINT64:
+      ua = a->u64, ub = b->u64, is_signed = 0;
+      break;
+    case CLGPU_TYPE_HALF:
+    case CLGPU_TYPE_FLOAT:
+    case CLGPU_TYPE_DOUBLE: {
+      int a_nan, b_nan;
+      uint64_t ka = float_key(type, a, &a_nan), kb = float_key(type, b, &b_nan);
+      if (a_nan != b_nan) return b_nan;
+      return max_order ? ka > kb : ka < kb;
+    }
+    default:
+      return 0;
   }
   if (is_signed) return max_order ? sa > sb : sa < sb;
   return max_order ? ua > ub : ua < ub;

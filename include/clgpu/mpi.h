@@ -81,6 +81,7 @@
 #include <clgpu/context.h>
 #include <clgpu/reduce.h>
 #include <clgpu/scan.h>
+#include <clgpu/sort.h>
 #include <clgpu/status.h>
 #include <clgpu/workspace.h>
 
@@ -187,6 +188,51 @@ CLGPU_API clgpu_status clgpu_mpi_scan(clgpu_context *context, const clgpu_scan_o
 CLGPU_API clgpu_status clgpu_mpi_scan_workspace_size(
     clgpu_context *context, const clgpu_scan_op *op, const clgpu_array *output,
     const clgpu_array *input, const clgpu_call_options *options, clgpu_workspace_size *out);
+
+/** Sort the distributed array of `keys` (with `values` carried along, NULL
+ * for none) in place: afterwards the concatenation of the ranks' parts is
+ * sorted, stably (equal keys keep their (rank, position) order, descending
+ * sorts too), and every rank holds exactly as many elements as it passed.
+ * Keys of every built-in type in their natural order, the order of sort.h
+ * (floats by bits, NaNs last; descending the exact reverse); spec may ask
+ * for descending order but not for a comparator, a custom key type or a bit
+ * range (CLGPU_INVALID_ARGUMENT). Values as clgpu_sort's (1, 2, 4, 8 or 16
+ * bytes per key), on all ranks or none. Parts of any size, zero included,
+ * 1-D views of any stride, at most INT_MAX keys per rank (MPI's counts).
+ *
+ * How: each rank radix sorts its part (clgpu_sort); the ranks find the
+ * exact splitters, the keys at the global positions where each rank's part
+ * begins, by bisecting the keys' ordered images one bit a step (on each
+ * rank a clgpu_lower_bound of size - 1 needles, then one MPI_Allreduce of
+ * the counts: 8 to 64 steps by the key's width); the data crosses once
+ * (MPI_Alltoallv through host memory the call allocates, twice the part's
+ * bytes); each rank sorts what it received. docs/mpi.md has the costs.
+ *
+ * Blocks until the part is sorted. options: the algorithm AUTO or RADIX,
+ * the shape, the queue, and a workspace for the local sorts
+ * (clgpu_mpi_sort_workspace_size).
+ * Errors, the same status on every rank (clgpu_mpi_allreduce's agreement):
+ * those of clgpu_sort, CLGPU_INVALID_ARGUMENT (as above; ranks whose key
+ * types, orders or values differ), CLGPU_TYPE_MISMATCH (opaque keys),
+ * CLGPU_SIZE_OVERFLOW (a part over INT_MAX keys), CLGPU_MPI_ERROR.
+ * Failures of the checks (a bad argument or a refused workspace on any
+ * rank) leave every part unchanged. A failure after them (a device error)
+ * is agreed on the same way, but leaves the parts permuted: each rank's
+ * part sorted locally, or, from a failure after the exchange, holding
+ * elements received from other ranks. */
+CLGPU_API clgpu_status clgpu_mpi_sort(clgpu_context *context, const clgpu_sort_spec *spec,
+                                      const clgpu_array *keys, const clgpu_array *values,
+                                      MPI_Comm comm, const clgpu_sort_options *options);
+
+/** The workspace clgpu_mpi_sort needs on this rank for its part, written to
+ * *out: the local sort's (clgpu_sort_workspace_size; both local sorts take
+ * it). Local: communicates nothing. Errors as clgpu_sort_workspace_size's. */
+CLGPU_API clgpu_status clgpu_mpi_sort_workspace_size(clgpu_context *context,
+                                                     const clgpu_sort_spec *spec,
+                                                     const clgpu_array *keys,
+                                                     const clgpu_array *values,
+                                                     const clgpu_sort_options *options,
+                                                     clgpu_workspace_size *out);
 
 #ifdef __cplusplus
 }

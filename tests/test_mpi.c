@@ -589,8 +589,7 @@ static void sort_case(clgpu_type t, int pattern, uint64_t n, int how, int descen
   snprintf(what, sizeof what, "sort %s%s%s n=%llu (%s%s)", clgpu_type_cl_name(t),
            descending ? " descending" : "", with_values ? " with values" : "",
            (unsigned long long)n, split_names[how], stride > 1 ? ", strided" : "");
-  CHECK(status == CLGPU_SUCCESS, "%s: %s: %s", what, clgpu_status_name(status),
-        clgpu_last_error());
+  CHECK(status == CLGPU_SUCCESS, "%s: %s: %s", what, clgpu_status_name(status), clgpu_last_error());
   if (status == CLGPU_SUCCESS) {
     item *all = malloc((size_t)(n ? n : 1) * sizeof *all);
     for (uint64_t i = 0; i < n; i++) all[i] = (item){value_at(t, pattern, i), i};

@@ -227,12 +227,9 @@ CLGPU_API clgpu_status clgpu_mpi_sort(clgpu_context *context, const clgpu_sort_s
 /** The workspace clgpu_mpi_sort needs on this rank for its part, written to
  * *out: the local sort's (clgpu_sort_workspace_size; both local sorts take
  * it). Local: communicates nothing. Errors as clgpu_sort_workspace_size's. */
-CLGPU_API clgpu_status clgpu_mpi_sort_workspace_size(clgpu_context *context,
-                                                     const clgpu_sort_spec *spec,
-                                                     const clgpu_array *keys,
-                                                     const clgpu_array *values,
-                                                     const clgpu_sort_options *options,
-                                                     clgpu_workspace_size *out);
+CLGPU_API clgpu_status clgpu_mpi_sort_workspace_size(
+    clgpu_context *context, const clgpu_sort_spec *spec, const clgpu_array *keys,
+    const clgpu_array *values, const clgpu_sort_options *options, clgpu_workspace_size *out);
 
 #ifdef __cplusplus
 }

@@ -35,18 +35,37 @@ static int order_of(clgpu_type type, int descending, key_order *o) {
   o->type = type;
   o->descending = descending;
   switch (type) {
-  case CLGPU_TYPE_INT8: o->is_signed = 1; /* fall through */
-  case CLGPU_TYPE_UINT8: o->bits = 8; break;
-  case CLGPU_TYPE_INT16: o->is_signed = 1; /* fall through */
-  case CLGPU_TYPE_UINT16: o->bits = 16; break;
-  case CLGPU_TYPE_INT32: o->is_signed = 1; /* fall through */
-  case CLGPU_TYPE_UINT32: o->bits = 32; break;
-  case CLGPU_TYPE_INT64: o->is_signed = 1; /* fall through */
-  case CLGPU_TYPE_UINT64: o->bits = 64; break;
-  case CLGPU_TYPE_HALF: o->bits = 16, o->is_float = 1; break;
-  case CLGPU_TYPE_FLOAT: o->bits = 32, o->is_float = 1; break;
-  case CLGPU_TYPE_DOUBLE: o->bits = 64, o->is_float = 1; break;
-  default: return 0;
+    case CLGPU_TYPE_INT8:
+      o->is_signed = 1; /* fall through */
+    case CLGPU_TYPE_UINT8:
+      o->bits = 8;
+      break;
+    case CLGPU_TYPE_INT16:
+      o->is_signed = 1; /* fall through */
+    case CLGPU_TYPE_UINT16:
+      o->bits = 16;
+      break;
+    case CLGPU_TYPE_INT32:
+      o->is_signed = 1; /* fall through */
+    case CLGPU_TYPE_UINT32:
+      o->bits = 32;
+      break;
+    case CLGPU_TYPE_INT64:
+      o->is_signed = 1; /* fall through */
+    case CLGPU_TYPE_UINT64:
+      o->bits = 64;
+      break;
+    case CLGPU_TYPE_HALF:
+      o->bits = 16, o->is_float = 1;
+      break;
+    case CLGPU_TYPE_FLOAT:
+      o->bits = 32, o->is_float = 1;
+      break;
+    case CLGPU_TYPE_DOUBLE:
+      o->bits = 64, o->is_float = 1;
+      break;
+    default:
+      return 0;
   }
   o->mask = o->bits == 64 ? UINT64_MAX : (((uint64_t)1 << o->bits) - 1);
   o->top = (uint64_t)1 << (o->bits - 1);
@@ -87,9 +106,9 @@ static int key_at(const key_order *o, uint64_t rho, clgpu__value *key) {
 
 /* ---- checks ---- */
 
-static clgpu_status check_sort(const char *who, clgpu_context *context,
-                               const clgpu_sort_spec *spec, const clgpu_array *keys,
-                               const clgpu_array *values, const clgpu_sort_options *options) {
+static clgpu_status check_sort(const char *who, clgpu_context *context, const clgpu_sort_spec *spec,
+                               const clgpu_array *keys, const clgpu_array *values,
+                               const clgpu_sort_options *options) {
   CLGPU__RETURN_ERROR_IF(!context, CLGPU_INVALID_ARGUMENT, "%s: context is NULL", who);
   CLGPU__RETURN_ERROR_IF(!keys, CLGPU_INVALID_ARGUMENT, "%s: keys is NULL", who);
   CLGPU__RETURN_ERROR_IF(spec && (spec->compare || spec->key_type || spec->declarations),
@@ -102,10 +121,9 @@ static clgpu_status check_sort(const char *who, clgpu_context *context,
                          "%s: the distributed sort sorts by every bit of the key (bits [%u, %u) "
                          "asked)",
                          who, spec->begin_bit, spec->end_bit);
-  CLGPU__RETURN_ERROR_IF(options && options->algorithm == CLGPU_ALGORITHM_MERGE,
-                         CLGPU_INVALID_ARGUMENT,
-                         "%s: the distributed sort runs radix sorts (CLGPU_ALGORITHM_MERGE asked)",
-                         who);
+  CLGPU__RETURN_ERROR_IF(
+      options && options->algorithm == CLGPU_ALGORITHM_MERGE, CLGPU_INVALID_ARGUMENT,
+      "%s: the distributed sort runs radix sorts (CLGPU_ALGORITHM_MERGE asked)", who);
   key_order o;
   CLGPU__RETURN_ERROR_IF(!order_of(keys->type, 0, &o), CLGPU_TYPE_MISMATCH,
                          "%s: keys of %s have no natural order to distribute", who,
@@ -187,8 +205,8 @@ static clgpu_status searcher_open(searcher *s, clgpu_context *context, const clg
   clgpu_status status =
       clgpu_buffer_create(context, CL_MEM_READ_WRITE, (count ? count : 1) * key_size, &s->needles);
   if (status == CLGPU_SUCCESS) {
-    status = clgpu_buffer_create(context, CL_MEM_READ_WRITE,
-                                 (count ? count : 1) * sizeof(uint64_t), &s->positions);
+    status = clgpu_buffer_create(context, CL_MEM_READ_WRITE, (count ? count : 1) * sizeof(uint64_t),
+                                 &s->positions);
   }
   return status;
 }
@@ -220,23 +238,23 @@ static clgpu_status searcher_count(searcher *s, const uint64_t *rho, int upper, 
   }
   clgpu_array needles = clgpu_array_of(s->needles, s->keys->type, s->count);
   clgpu_array positions = clgpu_array_of(s->positions, CLGPU_TYPE_UINT64, s->count);
-  clgpu_status status = clgpu_array_write(s->context, &needles, packed, s->count * key_size, 0,
-                                          NULL);
+  clgpu_status status =
+      clgpu_array_write(s->context, &needles, packed, s->count * key_size, 0, NULL);
   free(packed);
   cl_event found = NULL;
   if (status == CLGPU_SUCCESS) {
-    status = upper ? clgpu_upper_bound(s->context, s->spec, &positions, &needles, s->keys,
-                                       &s->call, 0, NULL, &found)
-                   : clgpu_lower_bound(s->context, s->spec, &positions, &needles, s->keys,
-                                       &s->call, 0, NULL, &found);
+    status = upper ? clgpu_upper_bound(s->context, s->spec, &positions, &needles, s->keys, &s->call,
+                                       0, NULL, &found)
+                   : clgpu_lower_bound(s->context, s->spec, &positions, &needles, s->keys, &s->call,
+                                       0, NULL, &found);
   }
   uint64_t *host = status == CLGPU_SUCCESS ? malloc(s->count * sizeof *host) : NULL;
   if (status == CLGPU_SUCCESS && !host) {
     status = clgpu__fail(CLGPU_CL_OUT_OF_HOST_MEMORY, "clgpu_mpi_sort: no memory");
   }
   if (status == CLGPU_SUCCESS) {
-    cl_int code = clEnqueueReadBuffer(s->queue, s->positions, CL_TRUE, 0,
-                                      s->count * sizeof *host, host, 1, &found, NULL);
+    cl_int code = clEnqueueReadBuffer(s->queue, s->positions, CL_TRUE, 0, s->count * sizeof *host,
+                                      host, 1, &found, NULL);
     if (code != CL_SUCCESS) status = clgpu__fail_cl(code, "clEnqueueReadBuffer (positions)");
   }
   if (found) clReleaseEvent(found);
@@ -309,15 +327,14 @@ static clgpu_status find_splits(const char *who, MPI_Comm comm, int size, int ra
   if (agreed > 0) {
     for (size_t j = 0; j < m; j++) before[j] = upto[j] - local[j];
     before[m] = 0;
-    if (MPI_Exscan(MPI_IN_PLACE, before, (int)m + 1, MPI_UINT64_T, MPI_SUM, comm) !=
-        MPI_SUCCESS) {
+    if (MPI_Exscan(MPI_IN_PLACE, before, (int)m + 1, MPI_UINT64_T, MPI_SUM, comm) != MPI_SUCCESS) {
       agreed = -1;
     }
     if (rank == 0) memset(before, 0, (m + 1) * sizeof *before); /* undefined there */
   }
   if (agreed < 0 && status == CLGPU_SUCCESS) {
-    status = clgpu__fail(CLGPU_MPI_ERROR, "%s: MPI_Allreduce or MPI_Exscan of the counts failed",
-                         who);
+    status =
+        clgpu__fail(CLGPU_MPI_ERROR, "%s: MPI_Allreduce or MPI_Exscan of the counts failed", who);
   }
   if (agreed > 0 && status == CLGPU_SUCCESS) {
     split[0] = 0;
@@ -370,8 +387,8 @@ static clgpu_status exchange(const char *who, MPI_Comm comm, int size, const uin
     MPI_Type_free(&element);
   }
   free(counts);
-  CLGPU__RETURN_ERROR_IF(code != MPI_SUCCESS, CLGPU_MPI_ERROR, "%s: MPI_Alltoallv failed (%d)",
-                         who, code);
+  CLGPU__RETURN_ERROR_IF(code != MPI_SUCCESS, CLGPU_MPI_ERROR, "%s: MPI_Alltoallv failed (%d)", who,
+                         code);
   return CLGPU_SUCCESS;
 }
 
@@ -396,8 +413,8 @@ clgpu_status clgpu_mpi_sort(clgpu_context *context, const clgpu_sort_spec *spec,
   }
   clgpu__mpi_record *all = calloc((size_t)size, sizeof *all), spare[1];
   if (!all && mine.status == CLGPU_SUCCESS) {
-    mine.status = clgpu__fail(CLGPU_CL_OUT_OF_HOST_MEMORY, "%s: no memory for %d ranks' records",
-                              who, size);
+    mine.status =
+        clgpu__fail(CLGPU_CL_OUT_OF_HOST_MEMORY, "%s: no memory for %d ranks' records", who, size);
   }
   clgpu_status status =
       clgpu__mpi_agree(who, comm, size, rank, &mine, all ? all : spare, "descending");
@@ -412,11 +429,11 @@ clgpu_status clgpu_mpi_sort(clgpu_context *context, const clgpu_sort_spec *spec,
                            size, all[r].second.u64 ? "passes" : "passes no",
                            all[0].second.u64 ? "does" : "does not");
     } else if (all[r].count && unit && all[r].value.u64 != unit) {
-      status = clgpu__fail(CLGPU_INVALID_ARGUMENT,
-                           "%s: rank %d of %d carries %llu bytes of values per key, another rank "
-                           "%llu",
-                           who, r, size, (unsigned long long)all[r].value.u64,
-                           (unsigned long long)unit);
+      status =
+          clgpu__fail(CLGPU_INVALID_ARGUMENT,
+                      "%s: rank %d of %d carries %llu bytes of values per key, another rank "
+                      "%llu",
+                      who, r, size, (unsigned long long)all[r].value.u64, (unsigned long long)unit);
     } else if (all[r].count) {
       unit = all[r].value.u64;
     }
@@ -460,9 +477,9 @@ clgpu_status clgpu_mpi_sort(clgpu_context *context, const clgpu_sort_spec *spec,
     for (int r = 0; r < size; r++) received += (uint64_t)receive_counts[r];
     if (status == CLGPU_SUCCESS && received != mine.count) {
       /* The split points give every rank its own count; agreed on below. */
-      mine.status = clgpu__fail(CLGPU_INTERNAL_ERROR,
-                                "%s: rank %d would receive %llu elements for its %llu", who, rank,
-                                (unsigned long long)received, (unsigned long long)mine.count);
+      mine.status =
+          clgpu__fail(CLGPU_INTERNAL_ERROR, "%s: rank %d would receive %llu elements for its %llu",
+                      who, rank, (unsigned long long)received, (unsigned long long)mine.count);
     }
   }
   /* 4. The data, through host memory, then the local sort of the received

@@ -1,7 +1,8 @@
 /** @file
- * The MPI component (library clgpu_mpi, pkg-config clgpu-mpi): reductions
- * and scans of one array spread over the ranks of an MPI communicator, each
- * rank holding its part on its own clgpu context (its own device).
+ * The MPI component (library clgpu_mpi, pkg-config clgpu-mpi): reductions,
+ * scans and sorts of one array spread over the ranks of an MPI
+ * communicator, each rank holding its part on its own clgpu context (its
+ * own device).
  *
  * Key concepts:
  * - The distributed array is the concatenation of the ranks' parts in rank
@@ -24,9 +25,9 @@
  *   must reach the host to cross ranks). clgpu_mpi_scan's last pass, adding
  *   each rank's offset, is only enqueued; its event says when it is done.
  * - Workspaces: each call takes the workspace of the local operation it runs
- *   (clgpu_mpi_reduce_workspace_size and clgpu_mpi_scan_workspace_size say
- *   which); what it stages on the host is a few values per rank, allocated
- *   by the call.
+ *   (the clgpu_mpi_*_workspace_size queries say which); what it stages on
+ *   the host (a few values per rank; for a sort, twice the part's bytes) is
+ *   allocated by the call.
  * docs/mpi.md has the details: the order in which partial results are
  *   combined (and so the bits of float results), the messages each call
  *   sends, and how the design scales with the rank count.

@@ -641,6 +641,21 @@ static void test_sorts(void) {
   sort_case(CLGPU_TYPE_UINT64, 1, 1001, SPLIT_ALL_ON_LAST, 1, 1, 1);
   sort_case(CLGPU_TYPE_FLOAT, 0, 0, SPLIT_EVEN, 0, 1, 1);
   sort_case(CLGPU_TYPE_UINT32, 0, 200000, SPLIT_UNEVEN, 0, 1, 1);
+  /* Where the last call's time went: parts that add up to no more than the
+   * whole, the device's and the exchange's never zero on a part of
+   * keys. */
+  clgpu_mpi_times times;
+  CHECK(clgpu_mpi_last_times(&times) == CLGPU_SUCCESS, "last_times: %s", clgpu_last_error());
+  double parts = times.device_ms + times.search_ms + times.staging_ms + times.exchange_ms;
+  CHECK(times.total_ms > 0 && times.device_ms > 0 && times.exchange_ms > 0 &&
+            parts <= times.total_ms * 1.0001 + 1e-3,
+        "last_times: total %g ms, device %g, search %g, staging %g, exchange %g", times.total_ms,
+        times.device_ms, times.search_ms, times.staging_ms, times.exchange_ms);
+  if (size > 1) {
+    CHECK(times.search_ms > 0 && times.staging_ms > 0, "last_times: search %g ms, staging %g",
+          times.search_ms, times.staging_ms);
+  }
+  CHECK(clgpu_mpi_last_times(NULL) == CLGPU_INVALID_ARGUMENT, "last_times(NULL) accepted");
 }
 
 /* ---- failures agreed on ---- */

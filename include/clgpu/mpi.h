@@ -232,6 +232,25 @@ CLGPU_API clgpu_status clgpu_mpi_sort_workspace_size(
     clgpu_context *context, const clgpu_sort_spec *spec, const clgpu_array *keys,
     const clgpu_array *values, const clgpu_sort_options *options, clgpu_workspace_size *out);
 
+/** Where the time of this thread's last clgpu_mpi_* collective call went on
+ * this rank, in milliseconds of MPI_Wtime. The parts do not overlap; what
+ * they leave out of the total is the call's host bookkeeping. */
+typedef struct clgpu_mpi_times {
+  double total_ms;    /**< the whole call */
+  double device_ms;   /**< local operations on the device, waited for
+                           (scan: enqueueing its last pass only) */
+  double search_ms;   /**< sort: finding the splitters (device searches with
+                           their reads and allreduces) */
+  double staging_ms;  /**< copies of the data that crosses ranks between the
+                           device and the host */
+  double exchange_ms; /**< MPI: the agreements and the data exchange,
+                           waiting for the slowest rank included */
+} clgpu_mpi_times;
+
+/** Copy the times of this thread's last clgpu_mpi_* call (zeros before the
+ * first) into *out. Errors: CLGPU_INVALID_ARGUMENT (NULL out). */
+CLGPU_API clgpu_status clgpu_mpi_last_times(clgpu_mpi_times *out);
+
 #ifdef __cplusplus
 }
 #endif

@@ -8,6 +8,7 @@
 #include <clgpu/status.h>
 
 #include "status_internal.h"
+#include "times.h"
 
 static clgpu_status mpi_failed(const char *who, const char *what, int code) {
   char text[MPI_MAX_ERROR_STRING + 1] = {0};
@@ -40,9 +41,22 @@ typedef struct failure {
   char message[CLGPU__MPI_MESSAGE_BYTES];
 } failure;
 
+static clgpu_status agree(const char *who, MPI_Comm comm, int size, int rank,
+                          const clgpu__mpi_record *mine, clgpu__mpi_record *all,
+                          const char *detail_name);
+
 clgpu_status clgpu__mpi_agree(const char *who, MPI_Comm comm, int size, int rank,
                               const clgpu__mpi_record *mine, clgpu__mpi_record *all,
                               const char *detail_name) {
+  double start = clgpu__mpi_now_ms();
+  clgpu_status status = agree(who, comm, size, rank, mine, all, detail_name);
+  clgpu__mpi_times_current()->exchange_ms += clgpu__mpi_now_ms() - start;
+  return status;
+}
+
+static clgpu_status agree(const char *who, MPI_Comm comm, int size, int rank,
+                          const clgpu__mpi_record *mine, clgpu__mpi_record *all,
+                          const char *detail_name) {
   /* Who failed first: the lowest failing rank, or size when none did. */
   int first = mine->status != CLGPU_SUCCESS ? rank : size;
   int code = MPI_Allreduce(MPI_IN_PLACE, &first, 1, MPI_INT, MPI_MIN, comm);

@@ -11,6 +11,7 @@
 #include "agree.h"
 #include "element.h"
 #include "status_internal.h"
+#include "times.h"
 #include "values.h"
 
 /* Local checks of a reduction on this rank; `needs_result`: this rank
@@ -138,7 +139,9 @@ static clgpu_status distributed_reduce(const char *who, clgpu_context *context,
   }
   if (mine.status == CLGPU_SUCCESS) {
     mine.count = clgpu_array_count(input);
+    double start = clgpu__mpi_now_ms();
     mine.status = reduce_part(context, op, rank, input, options, &mine);
+    clgpu__mpi_times_current()->device_ms += clgpu__mpi_now_ms() - start;
   }
   clgpu__mpi_record *all = calloc((size_t)size, sizeof *all);
   if (!all && mine.status == CLGPU_SUCCESS) {
@@ -161,13 +164,17 @@ static clgpu_status distributed_reduce(const char *who, clgpu_context *context,
 clgpu_status clgpu_mpi_allreduce(clgpu_context *context, const clgpu_reduce_op *op, void *result,
                                  size_t result_size, const clgpu_array *input, MPI_Comm comm,
                                  const clgpu_call_options *options) {
-  return distributed_reduce("clgpu_mpi_allreduce", context, op, result, result_size, input, -1,
-                            comm, options);
+  double start;
+  clgpu__mpi_times_begin(&start);
+  clgpu_status status = distributed_reduce("clgpu_mpi_allreduce", context, op, result,
+                                           result_size, input, -1, comm, options);
+  clgpu__mpi_times_end(start);
+  return status;
 }
 
-clgpu_status clgpu_mpi_reduce(clgpu_context *context, const clgpu_reduce_op *op, void *result,
-                              size_t result_size, const clgpu_array *input, int root, MPI_Comm comm,
-                              const clgpu_call_options *options) {
+static clgpu_status reduce_to_root(clgpu_context *context, const clgpu_reduce_op *op,
+                                   void *result, size_t result_size, const clgpu_array *input,
+                                   int root, MPI_Comm comm, const clgpu_call_options *options) {
   const char *who = "clgpu_mpi_reduce";
   if (root < 0) {
     /* Every rank takes part all the same, so that none waits alone. */
@@ -179,6 +186,17 @@ clgpu_status clgpu_mpi_reduce(clgpu_context *context, const clgpu_reduce_op *op,
     return clgpu__mpi_agree(who, comm, size, rank, &mine, spare, "root");
   }
   return distributed_reduce(who, context, op, result, result_size, input, root, comm, options);
+}
+
+clgpu_status clgpu_mpi_reduce(clgpu_context *context, const clgpu_reduce_op *op, void *result,
+                              size_t result_size, const clgpu_array *input, int root,
+                              MPI_Comm comm, const clgpu_call_options *options) {
+  double start;
+  clgpu__mpi_times_begin(&start);
+  clgpu_status status =
+      reduce_to_root(context, op, result, result_size, input, root, comm, options);
+  clgpu__mpi_times_end(start);
+  return status;
 }
 
 clgpu_status clgpu_mpi_reduce_workspace_size(clgpu_context *context, const clgpu_reduce_op *op,

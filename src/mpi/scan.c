@@ -12,6 +12,7 @@
 #include "agree.h"
 #include "element.h"
 #include "status_internal.h"
+#include "times.h"
 #include "values.h"
 
 static clgpu_status check_scan(const char *who, clgpu_context *context, const clgpu_scan_op *op,
@@ -188,11 +189,13 @@ static int offset_of(const clgpu_scan_op *op, clgpu_type type, int rank,
   return have;
 }
 
-clgpu_status clgpu_mpi_scan(clgpu_context *context, const clgpu_scan_op *op,
-                            const clgpu_array *output, const clgpu_array *input, MPI_Comm comm,
-                            const clgpu_call_options *options, cl_uint num_events,
-                            const cl_event *wait_list, cl_event *event) {
+static clgpu_status distributed_scan(clgpu_context *context, const clgpu_scan_op *op,
+                                     const clgpu_array *output, const clgpu_array *input,
+                                     MPI_Comm comm, const clgpu_call_options *options,
+                                     cl_uint num_events, const cl_event *wait_list,
+                                     cl_event *event) {
   const char *who = "clgpu_mpi_scan";
+  clgpu_mpi_times *times = clgpu__mpi_times_current();
   if (event) *event = NULL;
   int size = 0, rank = 0;
   CLGPU__FORWARD_IF_ERROR(clgpu__mpi_where(who, comm, &size, &rank));
@@ -218,14 +221,19 @@ clgpu_status clgpu_mpi_scan(clgpu_context *context, const clgpu_scan_op *op,
   }
   if (size == 1) {
     free(all);
-    return clgpu_scan(context, op, CLGPU_ALL_AXES, output, input, options, num_events, wait_list,
-                      event);
+    double start = clgpu__mpi_now_ms();
+    status = clgpu_scan(context, op, CLGPU_ALL_AXES, output, input, options, num_events,
+                        wait_list, event);
+    times->device_ms += clgpu__mpi_now_ms() - start;
+    return status;
   }
   /* The last rank's total is nobody's offset. */
   int needs_total = rank < size - 1 && mine.count > 0;
   cl_event scanned = NULL;
+  double start = clgpu__mpi_now_ms();
   mine.status = scan_part(context, op, output, input, options, num_events, wait_list, needs_total,
                           &mine, &scanned);
+  times->device_ms += clgpu__mpi_now_ms() - start;
   /* Second agreement, with the totals. */
   status = clgpu__mpi_agree(who, comm, size, rank, &mine, all, "exclusive");
   clgpu__value offset;
@@ -247,8 +255,22 @@ clgpu_status clgpu_mpi_scan(clgpu_context *context, const clgpu_scan_op *op,
   }
   cl_command_queue queue =
       options && options->queue ? options->queue : clgpu_context_queue(context);
+  start = clgpu__mpi_now_ms();
   status = apply_offset(context, queue, op, output, &offset, scanned, event);
+  times->device_ms += clgpu__mpi_now_ms() - start;
   if (scanned) clReleaseEvent(scanned);
+  return status;
+}
+
+clgpu_status clgpu_mpi_scan(clgpu_context *context, const clgpu_scan_op *op,
+                            const clgpu_array *output, const clgpu_array *input, MPI_Comm comm,
+                            const clgpu_call_options *options, cl_uint num_events,
+                            const cl_event *wait_list, cl_event *event) {
+  double start;
+  clgpu__mpi_times_begin(&start);
+  clgpu_status status =
+      distributed_scan(context, op, output, input, comm, options, num_events, wait_list, event);
+  clgpu__mpi_times_end(start);
   return status;
 }
 

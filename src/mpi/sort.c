@@ -13,6 +13,7 @@
 
 #include "agree.h"
 #include "status_internal.h"
+#include "times.h"
 #include "values.h"
 
 /* ---- the keys' ordered images ---- */
@@ -152,9 +153,9 @@ static uint64_t value_bytes(const clgpu_array *keys, const clgpu_array *values) 
 
 /* ---- the local sorts ---- */
 
-static clgpu_status sort_and_wait(clgpu_context *context, const clgpu_sort_spec *spec,
-                                  const clgpu_array *keys, const clgpu_array *values,
-                                  const clgpu_sort_options *options) {
+static clgpu_status local_sort(clgpu_context *context, const clgpu_sort_spec *spec,
+                               const clgpu_array *keys, const clgpu_array *values,
+                               const clgpu_sort_options *options) {
   cl_event done = NULL;
   clgpu_status status = clgpu_sort(context, spec, keys, values, options, 0, NULL, &done);
   if (status != CLGPU_SUCCESS) return status;
@@ -162,6 +163,16 @@ static clgpu_status sort_and_wait(clgpu_context *context, const clgpu_sort_spec 
   clReleaseEvent(done);
   if (code != CL_SUCCESS) return clgpu__fail_cl(code, "clWaitForEvents (the local sort)");
   return CLGPU_SUCCESS;
+}
+
+/* The local sort, waited for, its time counted as the device's. */
+static clgpu_status sort_and_wait(clgpu_context *context, const clgpu_sort_spec *spec,
+                                  const clgpu_array *keys, const clgpu_array *values,
+                                  const clgpu_sort_options *options) {
+  double start = clgpu__mpi_now_ms();
+  clgpu_status status = local_sort(context, spec, keys, values, options);
+  clgpu__mpi_times_current()->device_ms += clgpu__mpi_now_ms() - start;
+  return status;
 }
 
 /* ---- the splitters ---- */
@@ -394,10 +405,12 @@ static clgpu_status exchange(const char *who, MPI_Comm comm, int size, const uin
 
 /* ---- the call ---- */
 
-clgpu_status clgpu_mpi_sort(clgpu_context *context, const clgpu_sort_spec *spec,
-                            const clgpu_array *keys, const clgpu_array *values, MPI_Comm comm,
-                            const clgpu_sort_options *options) {
+static clgpu_status distributed_sort(clgpu_context *context, const clgpu_sort_spec *spec,
+                                     const clgpu_array *keys, const clgpu_array *values,
+                                     MPI_Comm comm, const clgpu_sort_options *options) {
   const char *who = "clgpu_mpi_sort";
+  clgpu_mpi_times *times = clgpu__mpi_times_current();
+  double start;
   int size = 0, rank = 0;
   CLGPU__FORWARD_IF_ERROR(clgpu__mpi_where(who, comm, &size, &rank));
   clgpu__mpi_record mine;
@@ -461,7 +474,9 @@ clgpu_status clgpu_mpi_sort(clgpu_context *context, const clgpu_sort_spec *spec,
       if (flag) sum_counts(comm, flag, (size_t)size - 1, 1);
       free(flag);
     } else {
+      start = clgpu__mpi_now_ms();
       mine.status = find_splits(who, comm, size, rank, all, &s, split);
+      times->search_ms += clgpu__mpi_now_ms() - start;
     }
     searcher_close(&s);
     /* 3. The receive counts, with the outcome so far. */
@@ -469,6 +484,7 @@ clgpu_status clgpu_mpi_sort(clgpu_context *context, const clgpu_sort_spec *spec,
   }
   int *send_counts = calloc((size_t)size, sizeof *send_counts);
   if (status == CLGPU_SUCCESS) {
+    start = clgpu__mpi_now_ms();
     for (int r = 0; r < size; r++) send_counts[r] = (int)(split[r + 1] - split[r]);
     if (MPI_Alltoall(send_counts, 1, MPI_INT, receive_counts, 1, MPI_INT, comm) != MPI_SUCCESS) {
       status = clgpu__fail(CLGPU_MPI_ERROR, "%s: MPI_Alltoall of the counts failed", who);
@@ -481,6 +497,7 @@ clgpu_status clgpu_mpi_sort(clgpu_context *context, const clgpu_sort_spec *spec,
           clgpu__fail(CLGPU_INTERNAL_ERROR, "%s: rank %d would receive %llu elements for its %llu",
                       who, rank, (unsigned long long)received, (unsigned long long)mine.count);
     }
+    times->exchange_ms += clgpu__mpi_now_ms() - start;
   }
   /* 4. The data, through host memory, then the local sort of the received
    * runs (each in order, arriving in rank order: a stable sort keeps equal
@@ -489,31 +506,38 @@ clgpu_status clgpu_mpi_sort(clgpu_context *context, const clgpu_sort_spec *spec,
   unsigned char *host = NULL;
   if (status == CLGPU_SUCCESS) {
     host = malloc(2 * (n ? n : 1) * (key_size + unit));
-    mine.status = host ? CLGPU_SUCCESS
-                       : clgpu__fail(CLGPU_CL_OUT_OF_HOST_MEMORY,
-                                     "%s: no host memory to stage %zu elements", who, n);
+    if (mine.status == CLGPU_SUCCESS && !host) {
+      mine.status = clgpu__fail(CLGPU_CL_OUT_OF_HOST_MEMORY,
+                                "%s: no host memory to stage %zu elements", who, n);
+    }
     unsigned char *send_keys = host, *receive_keys = host ? host + n * key_size : NULL;
     unsigned char *send_values = host ? host + 2 * n * key_size : NULL;
     unsigned char *receive_values = host ? send_values + n * unit : NULL;
+    start = clgpu__mpi_now_ms();
     if (mine.status == CLGPU_SUCCESS) {
       mine.status = clgpu_array_read(context, send_keys, n * key_size, keys, 0, NULL);
     }
     if (mine.status == CLGPU_SUCCESS && values) {
       mine.status = clgpu_array_read(context, send_values, n * unit, values, 0, NULL);
     }
+    times->staging_ms += clgpu__mpi_now_ms() - start;
     status = clgpu__mpi_agree(who, comm, size, rank, &mine, all, "descending");
+    start = clgpu__mpi_now_ms();
     if (status == CLGPU_SUCCESS) {
       status = exchange(who, comm, size, split, receive_counts, key_size, send_keys, receive_keys);
     }
     if (status == CLGPU_SUCCESS && values) {
       status = exchange(who, comm, size, split, receive_counts, unit, send_values, receive_values);
     }
+    times->exchange_ms += clgpu__mpi_now_ms() - start;
+    start = clgpu__mpi_now_ms();
     if (status == CLGPU_SUCCESS) {
       status = clgpu_array_write(context, keys, receive_keys, n * key_size, 0, NULL);
     }
     if (status == CLGPU_SUCCESS && values) {
       status = clgpu_array_write(context, values, receive_values, n * unit, 0, NULL);
     }
+    times->staging_ms += clgpu__mpi_now_ms() - start;
     if (status == CLGPU_SUCCESS) status = sort_and_wait(context, spec, keys, values, options);
   }
   free(host);
@@ -521,6 +545,16 @@ clgpu_status clgpu_mpi_sort(clgpu_context *context, const clgpu_sort_spec *spec,
   free(receive_counts);
   free(split);
   free(all);
+  return status;
+}
+
+clgpu_status clgpu_mpi_sort(clgpu_context *context, const clgpu_sort_spec *spec,
+                            const clgpu_array *keys, const clgpu_array *values, MPI_Comm comm,
+                            const clgpu_sort_options *options) {
+  double start;
+  clgpu__mpi_times_begin(&start);
+  clgpu_status status = distributed_sort(context, spec, keys, values, comm, options);
+  clgpu__mpi_times_end(start);
   return status;
 }
 

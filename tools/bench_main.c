@@ -59,6 +59,9 @@
 #include "bench_compare.h"
 #include "bench_first_call.h"
 #include "bench_kernel.h"
+#ifdef CLGPU_BENCH_MPI
+#include "bench_mpi.h"
+#endif
 #include "bench_options.h"
 #include "bench_output.h"
 #include "bench_plan.h"
@@ -99,6 +102,10 @@ static const char usage_text[] =
     "  devices              list OpenCL platforms and devices (--format json: every\n"
     "                       device's facts)\n"
     "  first-call           time the first call of one kernel in this process\n"
+    "  mpi                  time the MPI component's sort, allreduce and scan on 1, 2\n"
+    "                       and 4 ranks (it starts mpirun), strong and weak scaling,\n"
+    "                       split into device, search, staging and MPI (where clgpu\n"
+    "                       was built with MPI)\n"
     "\n"
     "The device is chosen by --device SELECTOR (run, kernel, tune, selfcheck,\n"
     "first-call, devices) or else CLGPU_DEVICE, both taking \"P:D\", a flat index,\n"
@@ -584,6 +591,15 @@ int main(int argc, char **argv) {
   if (strcmp(command, "kernel") == 0) return bench_command_kernel(argc - 2, argv + 2);
   if (strcmp(command, "compare") == 0) return bench_command_compare(bench_self, argc - 2, argv + 2);
   if (strcmp(command, "tune") == 0) return bench_command_tune(bench_self, argc - 2, argv + 2);
+  if (strcmp(command, "mpi") == 0) {
+#ifdef CLGPU_BENCH_MPI
+    return bench_command_mpi(bench_self, argc - 2, argv + 2);
+#else
+    return bench_usage_error(&bench_tool_command,
+                             "mpi: this clgpu-bench was built without the MPI component "
+                             "(install an MPI, e.g. libopenmpi-dev, and reconfigure)");
+#endif
+  }
   if (strcmp(command, FIRST_CALL_CHILD) == 0)
     return bench_command_first_call_child(argc - 2, argv + 2);
   /* Options without a subcommand are run's: `clgpu-bench --plot x.svg`. */

@@ -21,6 +21,14 @@
 #include <clgpu/clgpu.h>
 #include <clgpu/mpi.h>
 
+/* The library's fault injection (src/core/fault.h), exported under its
+ * internal names for tests: the n-th enqueue after arming fails with
+ * CL_OUT_OF_RESOURCES. */
+void clgpu__fault_arm(unsigned kinds, long n);
+void clgpu__fault_disarm(void);
+long clgpu__fault_points_seen(void);
+#define FAULT_ENQUEUE 4u
+
 static int rank, size;
 static long failures, checks;
 static clgpu_context *context;
@@ -795,6 +803,55 @@ static void test_failures(void) {
     free(unsorted);
   }
   clgpu_buffer_release(context, key_buffer);
+
+  /* Device faults on the last rank after every check passed: in its local
+   * sort, in the splitter search, in the staging before the exchange. The
+   * points are counted first: the enqueues of a local sort of this part,
+   * and of the whole distributed sort. */
+  if (size > 1) {
+    clgpu_array fault_keys;
+    cl_mem fault_buffer = upload(CLGPU_TYPE_UINT32, 0, begin, count, 1, &fault_keys);
+    clgpu__fault_arm(FAULT_ENQUEUE, 1L << 40);
+    clgpu_sort(context, NULL, &fault_keys, NULL, NULL, 0, NULL, NULL);
+    clFinish(clgpu_context_queue(context));
+    long local_points = clgpu__fault_points_seen();
+    clgpu__fault_arm(FAULT_ENQUEUE, 1L << 40);
+    status = clgpu_mpi_sort(context, NULL, &fault_keys, NULL, MPI_COMM_WORLD, NULL);
+    long all_points = clgpu__fault_points_seen();
+    clgpu__fault_disarm();
+    CHECK(status == CLGPU_SUCCESS && local_points > 0 && all_points > local_points + 1,
+          "sort: counting fault points: %s, %ld local, %ld in all", clgpu_status_name(status),
+          local_points, all_points);
+    static const char *stages[] = {"its first local sort", "the splitter search",
+                                   "the staging after the search", "its last local sort"};
+    long points[] = {1, local_points + 1, all_points - local_points - 1, all_points};
+    for (int stage = 0; stage < 4; stage++) {
+      if (rank == last) clgpu__fault_arm(FAULT_ENQUEUE, points[stage]);
+      status = clgpu_mpi_sort(context, NULL, &fault_keys, NULL, MPI_COMM_WORLD, NULL);
+      clgpu__fault_disarm();
+      char what[120];
+      snprintf(what, sizeof what, "sort, a device fault on the last rank in %s", stages[stage]);
+      expect_everywhere(what, status, CLGPU_CL_OUT_OF_RESOURCES, last);
+    }
+    /* A fault in the local reduction and in the local scan. */
+    if (rank == last) clgpu__fault_arm(FAULT_ENQUEUE, 1);
+    status = clgpu_mpi_allreduce(context, &sum, &result, sizeof result, &fault_keys,
+                                 MPI_COMM_WORLD, NULL);
+    clgpu__fault_disarm();
+    expect_everywhere("allreduce, a device fault on the last rank", status,
+                      CLGPU_CL_OUT_OF_RESOURCES, last);
+    clgpu_scan_op fault_scan = {.kind = CLGPU_SCAN_SUM};
+    if (rank == last) clgpu__fault_arm(FAULT_ENQUEUE, 1);
+    status = clgpu_mpi_scan(context, &fault_scan, &fault_keys, &fault_keys, MPI_COMM_WORLD, NULL,
+                            0, NULL, NULL);
+    clgpu__fault_disarm();
+    expect_everywhere("scan, a device fault on the last rank", status, CLGPU_CL_OUT_OF_RESOURCES,
+                      last);
+    /* And the sort works again, on the parts as the faults left them. */
+    status = clgpu_mpi_sort(context, NULL, &fault_keys, NULL, MPI_COMM_WORLD, NULL);
+    CHECK(status == CLGPU_SUCCESS, "sort after faults: %s", clgpu_last_error());
+    clgpu_buffer_release(context, fault_buffer);
+  }
 
   /* MPI_COMM_NULL: local, on every rank (each passes it). */
   status = clgpu_mpi_allreduce(context, &sum, &result, sizeof result, &part, MPI_COMM_NULL, NULL);

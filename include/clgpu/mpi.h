@@ -217,10 +217,12 @@ CLGPU_API clgpu_status clgpu_mpi_scan_workspace_size(
  * types, orders or values differ), CLGPU_TYPE_MISMATCH (opaque keys),
  * CLGPU_SIZE_OVERFLOW (a part over INT_MAX keys), CLGPU_MPI_ERROR.
  * Failures of the checks (a bad argument or a refused workspace on any
- * rank) leave every part unchanged. A failure after them (a device error)
- * is agreed on the same way, but leaves the parts permuted: each rank's
- * part sorted locally, or, from a failure after the exchange, holding
- * elements received from other ranks. */
+ * rank) leave every part unchanged. A device failure after them (in a
+ * local sort, the search, the staging) is agreed on the same way, but
+ * leaves the parts permuted: each rank's part sorted locally, or, from a
+ * failure after the exchange, holding elements received from other ranks.
+ * An MPI failure under an error handler that returns (MPI_ERRORS_RETURN)
+ * is returned by the ranks that see it. */
 CLGPU_API clgpu_status clgpu_mpi_sort(clgpu_context *context, const clgpu_sort_spec *spec,
                                       const clgpu_array *keys, const clgpu_array *values,
                                       MPI_Comm comm, const clgpu_sort_options *options);

@@ -1,8 +1,10 @@
 /* Test-only fault injection: when armed, the n-th fault point of the armed
  * kinds reports a failure instead of calling OpenCL, so tests can prove that
  * every failure path returns its error and leaks nothing. Disarmed (always,
- * outside tests) a fault point costs one atomic load. Only code linked with
- * the static library can arm it: the functions are not exported. */
+ * outside tests) a fault point costs one atomic load. The functions are
+ * exported under the internal prefix (fault.h) and declared in no public
+ * header: tests of programs linked with the shared library (the MPI
+ * component's) declare them themselves. */
 #include <stdatomic.h>
 
 #include "fault.h"

@@ -530,15 +530,22 @@ static clgpu_status distributed_sort(clgpu_context *context, const clgpu_sort_sp
       status = exchange(who, comm, size, split, receive_counts, unit, send_values, receive_values);
     }
     times->exchange_ms += clgpu__mpi_now_ms() - start;
-    start = clgpu__mpi_now_ms();
     if (status == CLGPU_SUCCESS) {
-      status = clgpu_array_write(context, keys, receive_keys, n * key_size, 0, NULL);
+      /* The received part into the views, its local sort, and a last
+       * agreement, so that a device failure here too ends the call alike on
+       * every rank. (An MPI failure above, under an error handler that
+       * returns, is this rank's: MPI gives no way to agree without it.) */
+      start = clgpu__mpi_now_ms();
+      mine.status = clgpu_array_write(context, keys, receive_keys, n * key_size, 0, NULL);
+      if (mine.status == CLGPU_SUCCESS && values) {
+        mine.status = clgpu_array_write(context, values, receive_values, n * unit, 0, NULL);
+      }
+      times->staging_ms += clgpu__mpi_now_ms() - start;
+      if (mine.status == CLGPU_SUCCESS) {
+        mine.status = sort_and_wait(context, spec, keys, values, options);
+      }
+      status = clgpu__mpi_agree(who, comm, size, rank, &mine, all, "descending");
     }
-    if (status == CLGPU_SUCCESS && values) {
-      status = clgpu_array_write(context, values, receive_values, n * unit, 0, NULL);
-    }
-    times->staging_ms += clgpu__mpi_now_ms() - start;
-    if (status == CLGPU_SUCCESS) status = sort_and_wait(context, spec, keys, values, options);
   }
   free(host);
   free(send_counts);

@@ -2,6 +2,7 @@
 #include "agree.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <clgpu/array.h>
@@ -93,4 +94,22 @@ static clgpu_status agree(const char *who, MPI_Comm comm, int size, int rank,
                            who, r, size, detail_name, (int)all[r].detail, (int)all[0].detail);
   }
   return CLGPU_SUCCESS;
+}
+
+clgpu_status clgpu__mpi_agree_first(const char *who, MPI_Comm comm, int size, int rank,
+                                    clgpu__mpi_record *mine, clgpu__mpi_record **all,
+                                    const char *detail_name) {
+  *all = calloc((size_t)size, sizeof **all);
+  if (!*all && mine->status == CLGPU_SUCCESS) {
+    mine->status =
+        clgpu__fail(CLGPU_CL_OUT_OF_HOST_MEMORY, "%s: no memory for %d ranks' records", who, size);
+  }
+  clgpu__mpi_record spare[1];
+  clgpu_status status =
+      clgpu__mpi_agree(who, comm, size, rank, mine, *all ? *all : spare, detail_name);
+  if (status != CLGPU_SUCCESS) {
+    free(*all);
+    *all = NULL;
+  }
+  return status;
 }

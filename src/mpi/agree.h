@@ -48,4 +48,13 @@ clgpu_status clgpu__mpi_agree(const char *who, MPI_Comm comm, int size, int rank
                               const clgpu__mpi_record *mine, clgpu__mpi_record *all,
                               const char *detail_name);
 
+/* The first agreement of a call: allocate the records of `size` ranks into
+ * *all and agree as clgpu__mpi_agree. Out of memory for them is this
+ * rank's failure, agreed on like any other (the first collective needs no
+ * records). On failure *all is freed and NULL; on success the caller frees
+ * it. */
+clgpu_status clgpu__mpi_agree_first(const char *who, MPI_Comm comm, int size, int rank,
+                                    clgpu__mpi_record *mine, clgpu__mpi_record **all,
+                                    const char *detail_name);
+
 #endif

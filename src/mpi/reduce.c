@@ -143,15 +143,8 @@ static clgpu_status distributed_reduce(const char *who, clgpu_context *context,
     mine.status = reduce_part(context, op, rank, input, options, &mine);
     clgpu__mpi_times_current()->device_ms += clgpu__mpi_now_ms() - start;
   }
-  clgpu__mpi_record *all = calloc((size_t)size, sizeof *all);
-  if (!all && mine.status == CLGPU_SUCCESS) {
-    mine.status =
-        clgpu__fail(CLGPU_CL_OUT_OF_HOST_MEMORY, "%s: no memory for %d ranks' records", who, size);
-  }
-  /* Without memory for the records this rank still takes part in the
-   * first collective, which ends the call on every rank. */
-  clgpu__mpi_record spare[1];
-  clgpu_status status = clgpu__mpi_agree(who, comm, size, rank, &mine, all ? all : spare, "root");
+  clgpu__mpi_record *all = NULL;
+  clgpu_status status = clgpu__mpi_agree_first(who, comm, size, rank, &mine, &all, "root");
   if (status == CLGPU_SUCCESS && needs_result) {
     clgpu__value value;
     combine(op, (clgpu_type)input->type, size, all, &value);

@@ -206,19 +206,11 @@ static clgpu_status distributed_scan(clgpu_context *context, const clgpu_scan_op
   mine.detail = op ? (op->exclusive != 0) : 0;
   mine.status = check_scan(who, context, op, output, input, options, num_events, wait_list);
   if (mine.status == CLGPU_SUCCESS) mine.count = clgpu_array_count(input);
-  clgpu__mpi_record *all = calloc((size_t)size, sizeof *all), spare[1];
-  if (!all && mine.status == CLGPU_SUCCESS) {
-    mine.status =
-        clgpu__fail(CLGPU_CL_OUT_OF_HOST_MEMORY, "%s: no memory for %d ranks' records", who, size);
-  }
   /* First agreement: every rank's checks passed, so no output is written
    * unless every rank can go on. */
-  clgpu_status status =
-      clgpu__mpi_agree(who, comm, size, rank, &mine, all ? all : spare, "exclusive");
-  if (status != CLGPU_SUCCESS) {
-    free(all);
-    return status;
-  }
+  clgpu__mpi_record *all = NULL;
+  clgpu_status status = clgpu__mpi_agree_first(who, comm, size, rank, &mine, &all, "exclusive");
+  if (status != CLGPU_SUCCESS) return status;
   if (size == 1) {
     free(all);
     double start = clgpu__mpi_now_ms();

@@ -424,13 +424,8 @@ static clgpu_status distributed_sort(clgpu_context *context, const clgpu_sort_sp
     mine.value.u64 = value_bytes(keys, values);
     mine.second.u64 = values != NULL;
   }
-  clgpu__mpi_record *all = calloc((size_t)size, sizeof *all), spare[1];
-  if (!all && mine.status == CLGPU_SUCCESS) {
-    mine.status =
-        clgpu__fail(CLGPU_CL_OUT_OF_HOST_MEMORY, "%s: no memory for %d ranks' records", who, size);
-  }
-  clgpu_status status =
-      clgpu__mpi_agree(who, comm, size, rank, &mine, all ? all : spare, "descending");
+  clgpu__mpi_record *all = NULL;
+  clgpu_status status = clgpu__mpi_agree_first(who, comm, size, rank, &mine, &all, "descending");
   /* The values must agree too: all ranks or none, the same bytes per key
    * where a rank has keys. The records are the same everywhere, so every
    * rank finds the same answer. */

@@ -185,6 +185,23 @@ static double load(clgpu_type t, const void *bytes, size_t i) {
   }
 }
 
+/* An integer type's largest value, or with `lowest` its lowest, as a
+ * double (exact up to 2^53; the 64-bit limits round to the same double as
+ * the loaded element does). */
+static double type_limit(clgpu_type t, int lowest) {
+  switch (t) {
+  case CLGPU_TYPE_INT8: return lowest ? INT8_MIN : INT8_MAX;
+  case CLGPU_TYPE_UINT8: return lowest ? 0 : UINT8_MAX;
+  case CLGPU_TYPE_INT16: return lowest ? INT16_MIN : INT16_MAX;
+  case CLGPU_TYPE_UINT16: return lowest ? 0 : UINT16_MAX;
+  case CLGPU_TYPE_INT32: return lowest ? INT32_MIN : INT32_MAX;
+  case CLGPU_TYPE_UINT32: return lowest ? 0 : UINT32_MAX;
+  case CLGPU_TYPE_INT64: return lowest ? (double)INT64_MIN : (double)INT64_MAX;
+  case CLGPU_TYPE_UINT64: return lowest ? 0 : (double)UINT64_MAX;
+  default: return NAN;
+  }
+}
+
 /* The reference order of MIN and MAX (docs/reduce.md): NaNs last, then by
  * value, -0 before +0 (for MAX, +0 before -0). */
 static int ranks_before(double a, double b, int max_order) {
@@ -370,8 +387,9 @@ static void reduce_case(clgpu_reduce_kind kind, clgpu_type t, int pattern, uint6
       if (!is_float(t) && (kind == CLGPU_REDUCE_SUM || kind == CLGPU_REDUCE_PRODUCT)) {
         want = wrap(t, want);
       }
-      if (kind == CLGPU_REDUCE_MIN && n == 0) want = is_float(t) ? INFINITY : got;
-      if (kind == CLGPU_REDUCE_MAX && n == 0) want = is_float(t) ? -INFINITY : got;
+      /* Empty: reduce.md's largest (MIN) or lowest (MAX) value. */
+      if (kind == CLGPU_REDUCE_MIN && n == 0) want = is_float(t) ? INFINITY : type_limit(t, 0);
+      if (kind == CLGPU_REDUCE_MAX && n == 0) want = is_float(t) ? -INFINITY : type_limit(t, 1);
       /* Quarters below 100 summed: exact in float and double, so those
        * check the combining exactly. Half has 11 bits, and a device may
        * round every partial sum to half (Intel's CPU runtime does): the
@@ -495,8 +513,7 @@ static void scan_case(clgpu_scan_kind kind, int exclusive, clgpu_type t, int pat
          * floats, the type's largest (lowest) value for integers. */
         same = kind == CLGPU_SCAN_SUM   ? got == 0
                : is_float(t)            ? isnan(got)
-               : kind == CLGPU_SCAN_MIN ? got >= want
-                                        : got <= want;
+                                        : got == type_limit(t, kind == CLGPU_SCAN_MAX);
       } else if (kind == CLGPU_SCAN_SUM && !is_float(t)) {
         same = got == wrap(t, want);
       } else if (kind == CLGPU_SCAN_SUM && t == CLGPU_TYPE_HALF) {

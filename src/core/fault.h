@@ -20,20 +20,17 @@ enum {
 /* The status an injected fault reports. */
 #define CLGPU__INJECTED_STATUS CL_OUT_OF_RESOURCES
 
-/* Exported from the shared library too (under the internal prefix, in no
- * public header), for the tests of programs that link it rather than the
- * static library: tests/test_mpi.c arms a fault on one rank. */
-#if defined(__GNUC__) || defined(__clang__)
-#define CLGPU__TEST_API __attribute__((visibility("default")))
-#else
-#define CLGPU__TEST_API
-#endif
+/* The arming functions are exported from the shared library too (under the
+ * internal prefix, in no public header), for the tests of programs that
+ * link it rather than the static library: tests/test_mpi.c arms a fault on
+ * one rank. */
+#include "status_internal.h" /* CLGPU__COMPONENT_API */
 
 /* Make the n-th fault point (1-based) of the given kinds fail, once. */
-CLGPU__TEST_API void clgpu__fault_arm(unsigned kinds, long n);
-CLGPU__TEST_API void clgpu__fault_disarm(void);
+CLGPU__COMPONENT_API void clgpu__fault_arm(unsigned kinds, long n);
+CLGPU__COMPONENT_API void clgpu__fault_disarm(void);
 /* Fault points of the armed kinds passed since arming. */
-CLGPU__TEST_API long clgpu__fault_points_seen(void);
+CLGPU__COMPONENT_API long clgpu__fault_points_seen(void);
 /* At a fault point: 1 when this call must fail. */
 int clgpu__fault_hit(unsigned kind);
 

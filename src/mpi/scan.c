@@ -11,6 +11,7 @@
 
 #include "agree.h"
 #include "element.h"
+#include "half.h"
 #include "status_internal.h"
 #include "times.h"
 #include "values.h"

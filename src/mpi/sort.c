@@ -189,7 +189,8 @@ typedef struct searcher {
   size_t count;
   uint64_t n;
   cl_mem needles, positions;
-  clgpu__value *host_needles;
+  unsigned char *packed; /* the needles' bytes, one key after the other */
+  uint64_t *found;       /* the positions read back */
   int *kinds;
 } searcher;
 
@@ -206,9 +207,11 @@ static clgpu_status searcher_open(searcher *s, clgpu_context *context, const clg
   s->call.shape = options ? options->shape : CLGPU_SHAPE_AUTO;
   s->count = count;
   s->n = clgpu_array_count(keys);
-  s->host_needles = calloc(count ? count : 1, sizeof *s->host_needles);
-  s->kinds = calloc(count ? count : 1, sizeof *s->kinds);
-  if (!s->host_needles || !s->kinds) {
+  size_t slots = count ? count : 1;
+  s->packed = calloc(slots, clgpu_type_size(keys->type));
+  s->found = calloc(slots, sizeof *s->found);
+  s->kinds = calloc(slots, sizeof *s->kinds);
+  if (!s->packed || !s->found || !s->kinds) {
     return clgpu__fail(CLGPU_CL_OUT_OF_HOST_MEMORY, "clgpu_mpi_sort: no memory for %zu splitters",
                        count);
   }
@@ -225,54 +228,49 @@ static clgpu_status searcher_open(searcher *s, clgpu_context *context, const clg
 static void searcher_close(searcher *s) {
   if (s->needles) clgpu_buffer_release(s->context, s->needles);
   if (s->positions) clgpu_buffer_release(s->context, s->positions);
-  free(s->host_needles);
+  free(s->packed);
+  free(s->found);
   free(s->kinds);
 }
 
 /* out[i] = this rank's count of keys before rank image rho[i] (upper: or
  * at it). */
 static clgpu_status searcher_count(searcher *s, const uint64_t *rho, int upper, uint64_t *out) {
-  size_t searched = 0;
+  size_t searched = 0, key_size = clgpu_type_size(s->keys->type);
   for (size_t i = 0; i < s->count; i++) {
-    s->kinds[i] = s->n ? key_at(&s->order, rho[i], &s->host_needles[i]) : NONE_BEFORE;
+    clgpu__value key;
+    s->kinds[i] = s->n ? key_at(&s->order, rho[i], &key) : NONE_BEFORE;
+    memcpy(s->packed + i * key_size, key.bytes, key_size);
     out[i] = s->kinds[i] == ALL_BEFORE ? s->n : 0;
     searched += s->kinds[i] == SEARCH;
   }
   if (!searched) return CLGPU_SUCCESS;
-  size_t key_size = clgpu_type_size(s->keys->type);
-  unsigned char *packed = malloc(s->count * key_size);
-  if (!packed) return clgpu__fail(CLGPU_CL_OUT_OF_HOST_MEMORY, "clgpu_mpi_sort: no memory");
-  /* Every needle goes to the device; the ones counted above are searched
-   * too and their answers ignored. */
-  for (size_t i = 0; i < s->count; i++) {
-    memcpy(packed + i * key_size, s->host_needles[i].bytes, key_size);
-  }
+  /* Every needle goes to the device (the ones counted above are searched
+   * too and their answers ignored): the write, the search and the read in
+   * order on the device, one wait on the host. */
   clgpu_array needles = clgpu_array_of(s->needles, s->keys->type, s->count);
   clgpu_array positions = clgpu_array_of(s->positions, CLGPU_TYPE_UINT64, s->count);
-  clgpu_status status =
-      clgpu_array_write(s->context, &needles, packed, s->count * key_size, 0, NULL);
-  free(packed);
-  cl_event found = NULL;
+  cl_event written = NULL, found = NULL;
+  clgpu_status status = clgpu_copy_from_host(s->context, &needles, s->packed,
+                                             s->count * key_size, 0, NULL, &written);
   if (status == CLGPU_SUCCESS) {
     status = upper ? clgpu_upper_bound(s->context, s->spec, &positions, &needles, s->keys, &s->call,
-                                       0, NULL, &found)
+                                       1, &written, &found)
                    : clgpu_lower_bound(s->context, s->spec, &positions, &needles, s->keys, &s->call,
-                                       0, NULL, &found);
-  }
-  uint64_t *host = status == CLGPU_SUCCESS ? malloc(s->count * sizeof *host) : NULL;
-  if (status == CLGPU_SUCCESS && !host) {
-    status = clgpu__fail(CLGPU_CL_OUT_OF_HOST_MEMORY, "clgpu_mpi_sort: no memory");
+                                       1, &written, &found);
   }
   if (status == CLGPU_SUCCESS) {
-    cl_int code = clEnqueueReadBuffer(s->queue, s->positions, CL_TRUE, 0, s->count * sizeof *host,
-                                      host, 1, &found, NULL);
+    cl_int code = clEnqueueReadBuffer(s->queue, s->positions, CL_TRUE, 0,
+                                      s->count * sizeof *s->found, s->found, 1, &found, NULL);
     if (code != CL_SUCCESS) status = clgpu__fail_cl(code, "clEnqueueReadBuffer (positions)");
+  } else if (written) {
+    clWaitForEvents(1, &written); /* the needles' bytes are read until then */
   }
+  if (written) clReleaseEvent(written);
   if (found) clReleaseEvent(found);
   for (size_t i = 0; status == CLGPU_SUCCESS && i < s->count; i++) {
-    if (s->kinds[i] == SEARCH) out[i] = host[i];
+    if (s->kinds[i] == SEARCH) out[i] = s->found[i];
   }
-  free(host);
   return status;
 }
 

@@ -37,8 +37,4 @@ void clgpu__value_multiply(clgpu_type type, clgpu__value *a, const clgpu__value 
 int clgpu__value_before(clgpu_type type, int max_order, const clgpu__value *a,
                         const clgpu__value *b);
 
-/* IEEE half <-> double (exact one way, rounded to nearest even the other). */
-double clgpu__half_to_double(uint16_t h);
-uint16_t clgpu__double_to_half(double x);
-
 #endif

@@ -27,6 +27,7 @@
 #include "chain.h"
 #include "check.h"
 #include "context_internal.h"
+#include "half.h"
 #include "lease.h"
 #include "op_prepare.h"
 #include "overflow.h"
@@ -74,19 +75,6 @@ typedef struct hist_plan {
 } hist_plan;
 
 /* ---- values of the caller's type ---- */
-
-static double half_to_double(uint16_t bits) {
-  int sign = bits >> 15, exponent = (bits >> 10) & 0x1f, mantissa = bits & 0x3ff;
-  double magnitude;
-  if (exponent == 0) {
-    magnitude = ldexp((double)mantissa, -24);
-  } else if (exponent == 31) {
-    magnitude = mantissa ? NAN : INFINITY;
-  } else {
-    magnitude = ldexp((double)(mantissa | 0x400), exponent - 25);
-  }
-  return sign ? -magnitude : magnitude;
-}
 
 static int is_float_type(clgpu_type type) {
   return type == CLGPU_TYPE_HALF || type == CLGPU_TYPE_FLOAT || type == CLGPU_TYPE_DOUBLE;
@@ -143,7 +131,7 @@ static double float_value(clgpu_type type, const void *value) {
   double wide;
   if (type == CLGPU_TYPE_HALF) {
     memcpy(&half, value, 2);
-    return half_to_double(half);
+    return clgpu__half_to_double(half);
   }
   if (type == CLGPU_TYPE_FLOAT) {
     memcpy(&single, value, 4);

@@ -105,6 +105,8 @@ static const char *operation_text(clgpu_operation operation) {
       return "partition";
     case CLGPU_OPERATION_SEGMENTED_SORT:
       return "segmented_sort";
+    case CLGPU_OPERATION_MPI_SORT:
+      return "mpi_sort";
   }
   return "(invalid operation)";
 }
@@ -242,6 +244,7 @@ static clgpu_status query_views(clgpu_context *context, clgpu_operation operatio
     case CLGPU_OPERATION_HISTOGRAM:      /* and histograms in test_histogram.c */
     case CLGPU_OPERATION_PARTITION:      /* and partitions in test_partition.c */
     case CLGPU_OPERATION_SEGMENTED_SORT: /* and segmented sorts in test_segmented_sort.c */
+    case CLGPU_OPERATION_MPI_SORT:       /* and distributed sorts in test_mpi.c */
       break;
   }
   fail_msg("unknown operation %d", (int)operation);
@@ -275,6 +278,7 @@ static clgpu_status query_upto(clgpu_context *context, clgpu_operation operation
     case CLGPU_OPERATION_HISTOGRAM:      /* and histograms in test_histogram.c */
     case CLGPU_OPERATION_PARTITION:      /* and partitions in test_partition.c */
     case CLGPU_OPERATION_SEGMENTED_SORT: /* and segmented sorts in test_segmented_sort.c */
+    case CLGPU_OPERATION_MPI_SORT:       /* and distributed sorts in test_mpi.c */
       break;
   }
   fail_msg("unknown operation %d", (int)operation);
@@ -655,6 +659,7 @@ static void instance_setup(instance *inst, const op_spec *spec, size_t n, ptrdif
     case CLGPU_OPERATION_HISTOGRAM:      /* and histograms in test_histogram.c */
     case CLGPU_OPERATION_PARTITION:      /* and partitions in test_partition.c */
     case CLGPU_OPERATION_SEGMENTED_SORT: /* and segmented sorts in test_segmented_sort.c */
+    case CLGPU_OPERATION_MPI_SORT:       /* and distributed sorts in test_mpi.c */
       break;
   }
 }
@@ -702,6 +707,7 @@ static void instance_views(instance *inst) {
     case CLGPU_OPERATION_HISTOGRAM:      /* and histograms in test_histogram.c */
     case CLGPU_OPERATION_PARTITION:      /* and partitions in test_partition.c */
     case CLGPU_OPERATION_SEGMENTED_SORT: /* and segmented sorts in test_segmented_sort.c */
+    case CLGPU_OPERATION_MPI_SORT:       /* and distributed sorts in test_mpi.c */
       break;
   }
 }
@@ -808,6 +814,7 @@ static void instance_expected(const instance *inst, unsigned char *expected, uin
     case CLGPU_OPERATION_HISTOGRAM:      /* and histograms in test_histogram.c */
     case CLGPU_OPERATION_PARTITION:      /* and partitions in test_partition.c */
     case CLGPU_OPERATION_SEGMENTED_SORT: /* and segmented sorts in test_segmented_sort.c */
+    case CLGPU_OPERATION_MPI_SORT:       /* and distributed sorts in test_mpi.c */
       break;
   }
 }
@@ -876,6 +883,7 @@ static void instance_check(clgpu_context *context, const instance *inst, const c
     case CLGPU_OPERATION_HISTOGRAM:      /* and histograms in test_histogram.c */
     case CLGPU_OPERATION_PARTITION:      /* and partitions in test_partition.c */
     case CLGPU_OPERATION_SEGMENTED_SORT: /* and segmented sorts in test_segmented_sort.c */
+    case CLGPU_OPERATION_MPI_SORT:       /* and distributed sorts in test_mpi.c */
       break;
   }
   free(expected);
@@ -961,6 +969,7 @@ static clgpu_status instance_call(clgpu_context *context, const instance *inst,
     case CLGPU_OPERATION_HISTOGRAM:      /* and histograms in test_histogram.c */
     case CLGPU_OPERATION_PARTITION:      /* and partitions in test_partition.c */
     case CLGPU_OPERATION_SEGMENTED_SORT: /* and segmented sorts in test_segmented_sort.c */
+    case CLGPU_OPERATION_MPI_SORT:       /* and distributed sorts in test_mpi.c */
       break;
   }
   fail_msg("unknown operation");

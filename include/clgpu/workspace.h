@@ -95,6 +95,7 @@ typedef enum clgpu_operation {
   CLGPU_OPERATION_HISTOGRAM = 10,        /**< clgpu_histogram_even and _edges (histogram.h) */
   CLGPU_OPERATION_PARTITION = 11,        /**< clgpu_partition (partition.h) */
   CLGPU_OPERATION_SEGMENTED_SORT = 12,   /**< clgpu_segmented_sort (sort.h) */
+  CLGPU_OPERATION_MPI_SORT = 13,         /**< clgpu_mpi_sort (mpi.h, the MPI component) */
 } clgpu_operation;
 
 /** The kernel shape an operation runs with. The plan resolves AUTO from the
@@ -241,6 +242,17 @@ CLGPU_API clgpu_status clgpu_workspace_describe(const clgpu_workspace *workspace
  * CLGPU_INVALID_ARGUMENT (workspace is NULL). */
 CLGPU_API clgpu_status clgpu_workspace_region(const clgpu_workspace *workspace, cl_mem *buffer,
                                               size_t *offset, size_t *size);
+
+/** Wait on the host until the work of the calls made with `workspace` is
+ * done: clFinish of the queue of its last call (so every command on that
+ * queue before the return, not only the workspace's). For code that lays
+ * views of its own over the workspace's bytes (clgpu_workspace_region) or
+ * hands them to another library, which the workspace's ordering of calls
+ * (clgpu_call_options.queue) does not cover. Returns at once for a
+ * workspace that no call has used.
+ * Errors: CLGPU_INVALID_ARGUMENT (workspace is NULL), OpenCL's codes from
+ * clFinish. */
+CLGPU_API clgpu_status clgpu_workspace_finish(clgpu_workspace *workspace);
 
 /** Whether a call whose size query reported `needed` can take `workspace`:
  * CLGPU_SUCCESS, or the status and message that call would give for it

@@ -69,6 +69,8 @@ const char *clgpu_operation_name(clgpu_operation operation) {
       return "partition";
     case CLGPU_OPERATION_SEGMENTED_SORT:
       return "segmented_sort";
+    case CLGPU_OPERATION_MPI_SORT:
+      return "mpi_sort";
   }
   return "invalid";
 }
@@ -355,6 +357,20 @@ clgpu_status clgpu_workspace_region(const clgpu_workspace *workspace, cl_mem *bu
   if (buffer) *buffer = workspace->buffer;
   if (offset) *offset = workspace->offset;
   if (size) *size = workspace->size;
+  return CLGPU_SUCCESS;
+}
+
+clgpu_status clgpu_workspace_finish(clgpu_workspace *workspace) {
+  CLGPU__RETURN_ERROR_IF(!workspace, CLGPU_INVALID_ARGUMENT,
+                         "clgpu_workspace_finish: workspace is NULL");
+  pthread_mutex_lock(&workspace->lock);
+  cl_command_queue last = workspace->last_queue;
+  if (last) clRetainCommandQueue(last);
+  pthread_mutex_unlock(&workspace->lock);
+  if (!last) return CLGPU_SUCCESS;
+  cl_int err = clFinish(last);
+  clReleaseCommandQueue(last);
+  if (err != CL_SUCCESS) return clgpu__fail_cl(err, "clFinish (clgpu_workspace_finish)");
   return CLGPU_SUCCESS;
 }
 

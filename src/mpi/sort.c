@@ -105,6 +105,80 @@ static int key_at(const key_order *o, uint64_t rho, clgpu__value *key) {
   return SEARCH;
 }
 
+/* ---- the workspace ---- */
+
+/* Bytes of values per key: the values view's bytes over the keys (sort.h),
+ * its element size for an empty part; 0 without values. */
+static uint64_t value_bytes(const clgpu_array *keys, const clgpu_array *values) {
+  if (!values) return 0;
+  size_t n = clgpu_array_count(keys);
+  size_t bytes = clgpu_array_count(values) * clgpu_type_size(values->type);
+  return n ? bytes / n : clgpu_type_size(values->type);
+}
+
+/* The staging buffers, after the local sorts' buffers: what the rank sends
+ * and what it receives, keys and values, each as many bytes as its part. */
+enum { KEYS_OUT, KEYS_IN, VALUES_OUT, VALUES_IN, STAGED };
+static const char *const staged_name[STAGED] = {"staged keys out", "staged keys in",
+                                                "staged values out", "staged values in"};
+
+static uint64_t round_up(uint64_t x, uint64_t alignment) {
+  return (x + alignment - 1) / alignment * alignment;
+}
+
+/* The report of clgpu_mpi_sort on this rank: part 0 the call itself, then
+ * the local sort's parts with their buffers at the offsets the local sort's
+ * report gives them (so its part of a workspace is a prefix, *local), then
+ * the four staging buffers. The rank count does not enter: every rank
+ * receives as many elements as it sends. */
+static clgpu_status mpi_sort_report(const char *who, clgpu_context *context,
+                                    const clgpu_sort_spec *spec, const clgpu_array *keys,
+                                    const clgpu_array *values, const clgpu_sort_options *options,
+                                    clgpu_workspace_size *local, clgpu_workspace_size *out) {
+  CLGPU__FORWARD_IF_ERROR(clgpu_sort_workspace_size(context, spec, keys, values, options, local));
+  CLGPU__RETURN_ERROR_IF(local->num_parts + 1 > CLGPU_WORKSPACE_MAX_PARTS ||
+                             local->num_buffers + STAGED > CLGPU_WORKSPACE_MAX_BUFFERS,
+                         CLGPU_INTERNAL_ERROR,
+                         "%s: the local sort's report (%u parts, %u buffers) leaves no room for "
+                         "the staging",
+                         who, local->num_parts, local->num_buffers);
+  memset(out, 0, sizeof *out);
+  out->alignment = local->alignment;
+  out->num_parts = local->num_parts + 1;
+  out->parts[0].operation = CLGPU_OPERATION_MPI_SORT;
+  out->parts[0].shape = local->parts[0].shape;
+  out->parts[0].algorithm = CLGPU_ALGORITHM_AUTO;
+  out->parts[0].parent = -1;
+  for (unsigned p = 0; p < local->num_parts; p++) {
+    out->parts[p + 1] = local->parts[p];
+    out->parts[p + 1].parent = local->parts[p].parent + 1;
+  }
+  out->num_buffers = local->num_buffers;
+  for (unsigned b = 0; b < local->num_buffers; b++) {
+    out->buffers[b] = local->buffers[b];
+    out->buffers[b].part = local->buffers[b].part + 1;
+  }
+  uint64_t n = clgpu_array_count(keys), key_bytes = n * clgpu_type_size(keys->type);
+  uint64_t bytes[STAGED] = {key_bytes, key_bytes, n * value_bytes(keys, values),
+                            n * value_bytes(keys, values)};
+  uint64_t at = round_up(local->total_bytes, local->alignment), total = local->total_bytes;
+  for (unsigned i = 0; i < STAGED; i++) {
+    clgpu_workspace_buffer *buffer = &out->buffers[out->num_buffers++];
+    buffer->name = staged_name[i];
+    buffer->part = 0;
+    buffer->type = CLGPU_TYPE_UINT8;
+    buffer->count = bytes[i];
+    buffer->bytes = bytes[i];
+    buffer->offset = at;
+    if (bytes[i]) {
+      total = at + bytes[i];
+      at = round_up(total, local->alignment);
+    }
+  }
+  out->total_bytes = total;
+  return CLGPU_SUCCESS;
+}
+
 /* ---- checks ---- */
 
 static clgpu_status check_sort(const char *who, clgpu_context *context, const clgpu_sort_spec *spec,
@@ -129,12 +203,27 @@ static clgpu_status check_sort(const char *who, clgpu_context *context, const cl
   CLGPU__RETURN_ERROR_IF(!order_of(keys->type, 0, &o), CLGPU_TYPE_MISMATCH,
                          "%s: keys of %s have no natural order to distribute", who,
                          clgpu_type_cl_name(keys->type));
-  clgpu_workspace_size need;
-  clgpu_status status = clgpu_sort_workspace_size(context, spec, keys, values, options, &need);
+  clgpu_workspace_size local, need;
+  clgpu_status status = mpi_sort_report(who, context, spec, keys, values, options, &local, &need);
   if (status == CLGPU_SUCCESS && options && options->workspace) {
     status = clgpu_workspace_check(context, options->workspace, &need);
   }
   if (status != CLGPU_SUCCESS) return status;
+  if (options && options->workspace) {
+    /* The local sorts check their own part of it; the staging is checked
+     * here, with the whole region. */
+    cl_mem buffer = NULL;
+    size_t offset = 0, bytes = 0;
+    clgpu_workspace_region(options->workspace, &buffer, &offset, &bytes);
+    clgpu_array region;
+    if (buffer && clgpu_array_1d(buffer, offset, CLGPU_TYPE_UINT8, bytes, &region) == CLGPU_SUCCESS) {
+      CLGPU__RETURN_ERROR_IF(
+          clgpu_may_alias(&region, keys) || (values && clgpu_may_alias(&region, values)),
+          CLGPU_WORKSPACE_ALIASES_ARGUMENT,
+          "%s: the workspace's bytes [%zu, %zu) may overlap the %s", who, offset, offset + bytes,
+          clgpu_may_alias(&region, keys) ? "keys" : "values");
+    }
+  }
   CLGPU__RETURN_ERROR_IF(clgpu_array_count(keys) > INT_MAX, CLGPU_SIZE_OVERFLOW,
                          "%s: a rank's part holds %zu keys; MPI counts them in an int (at most "
                          "%d)",
@@ -142,22 +231,15 @@ static clgpu_status check_sort(const char *who, clgpu_context *context, const cl
   return CLGPU_SUCCESS;
 }
 
-/* Bytes of values per key: the values view's bytes over the keys (sort.h),
- * its element size for an empty part; 0 without values. */
-static uint64_t value_bytes(const clgpu_array *keys, const clgpu_array *values) {
-  if (!values) return 0;
-  size_t n = clgpu_array_count(keys);
-  size_t bytes = clgpu_array_count(values) * clgpu_type_size(values->type);
-  return n ? bytes / n : clgpu_type_size(values->type);
-}
-
 /* ---- the local sorts ---- */
 
 static clgpu_status local_sort(clgpu_context *context, const clgpu_sort_spec *spec,
                                const clgpu_array *keys, const clgpu_array *values,
-                               const clgpu_sort_options *options) {
+                               const clgpu_sort_options *options, cl_uint num_events,
+                               const cl_event *wait_list) {
   cl_event done = NULL;
-  clgpu_status status = clgpu_sort(context, spec, keys, values, options, 0, NULL, &done);
+  clgpu_status status =
+      clgpu_sort(context, spec, keys, values, options, num_events, wait_list, &done);
   if (status != CLGPU_SUCCESS) return status;
   cl_int code = clWaitForEvents(1, &done);
   clReleaseEvent(done);
@@ -168,10 +250,170 @@ static clgpu_status local_sort(clgpu_context *context, const clgpu_sort_spec *sp
 /* The local sort, waited for, its time counted as the device's. */
 static clgpu_status sort_and_wait(clgpu_context *context, const clgpu_sort_spec *spec,
                                   const clgpu_array *keys, const clgpu_array *values,
-                                  const clgpu_sort_options *options) {
+                                  const clgpu_sort_options *options, cl_uint num_events,
+                                  const cl_event *wait_list) {
   double start = clgpu__mpi_now_ms();
-  clgpu_status status = local_sort(context, spec, keys, values, options);
+  clgpu_status status = local_sort(context, spec, keys, values, options, num_events, wait_list);
   clgpu__mpi_times_current()->device_ms += clgpu__mpi_now_ms() - start;
+  return status;
+}
+
+/* ---- the workspace on this rank ---- */
+
+/* The call's workspace: the caller's, or one the call makes for a run on
+ * more than one rank; the local sorts' prefix of it as a workspace of their
+ * own (wrapped over the same bytes); the staging buffers, mapped into host
+ * memory while the data crosses ranks. */
+typedef struct staging {
+  clgpu_context *context;
+  cl_command_queue queue; /* the context's, where clgpu_copy enqueues */
+  clgpu_workspace_size report, local;
+  clgpu_workspace *own;     /* made by the call */
+  clgpu_workspace *sorts;   /* the local sorts' part */
+  cl_mem buffer;            /* the whole workspace's; NULL without bytes */
+  size_t offset;            /* its region's first byte in buffer */
+  clgpu_sort_options options; /* the caller's, with `sorts` */
+  size_t bytes[STAGED];
+  cl_mem sub[STAGED];  /* each staging buffer as a sub-buffer of its own */
+  void *host[STAGED]; /* where each is mapped */
+} staging;
+
+static clgpu_status staging_open(const char *who, staging *st, clgpu_context *context,
+                                 const clgpu_sort_spec *spec, const clgpu_array *keys,
+                                 const clgpu_array *values, const clgpu_sort_options *options,
+                                 int ranks) {
+  memset(st, 0, sizeof *st);
+  st->context = context;
+  st->queue = clgpu_context_queue(context);
+  if (options) st->options = *options;
+  CLGPU__FORWARD_IF_ERROR(
+      mpi_sort_report(who, context, spec, keys, values, options, &st->local, &st->report));
+  for (unsigned i = 0; i < STAGED; i++) {
+    st->bytes[i] = (size_t)st->report.buffers[st->report.num_buffers - STAGED + i].bytes;
+  }
+  clgpu_workspace *whole = options ? options->workspace : NULL;
+  if (!whole && ranks == 1) return CLGPU_SUCCESS; /* the local sort allocates its own */
+  if (whole) {
+    /* Work enqueued with it before (maybe on another queue) is done before
+     * the local sorts use its bytes through their own workspace. */
+    CLGPU__FORWARD_IF_ERROR(clgpu_workspace_finish(whole));
+  } else {
+    CLGPU__FORWARD_IF_ERROR(clgpu_workspace_create(context, &st->report, &st->own));
+    whole = st->own;
+  }
+  clgpu_workspace_region(whole, &st->buffer, &st->offset, NULL);
+  clgpu_status status =
+      st->local.total_bytes && st->buffer
+          ? clgpu_workspace_wrap(context, &st->local, st->buffer, st->offset,
+                                 (size_t)st->local.total_bytes, &st->sorts)
+          : clgpu_workspace_create(context, &st->local, &st->sorts);
+  st->options.workspace = st->sorts;
+  if (status != CLGPU_SUCCESS || ranks == 1) return status;
+  /* The staging buffers as sub-buffers, so that mapping one leaves the
+   * others free for the device (OpenCL leaves commands on a mapped memory
+   * object undefined). The report's offsets are multiples of the device's
+   * base address alignment, and so is the region's offset; a region in a
+   * sub-buffer of the caller's is taken from its parent. */
+  cl_mem root = st->buffer;
+  size_t base = st->offset;
+  cl_mem parent = NULL;
+  if (clGetMemObjectInfo(root, CL_MEM_ASSOCIATED_MEMOBJECT, sizeof parent, &parent, NULL) ==
+          CL_SUCCESS &&
+      parent) {
+    size_t origin = 0;
+    clGetMemObjectInfo(root, CL_MEM_OFFSET, sizeof origin, &origin, NULL);
+    root = parent;
+    base += origin;
+  }
+  for (unsigned i = 0; i < STAGED && status == CLGPU_SUCCESS; i++) {
+    if (!st->bytes[i]) continue;
+    cl_buffer_region region = {
+        base + (size_t)st->report.buffers[st->report.num_buffers - STAGED + i].offset,
+        st->bytes[i]};
+    cl_int code = CL_SUCCESS;
+    st->sub[i] =
+        clCreateSubBuffer(root, CL_MEM_READ_WRITE, CL_BUFFER_CREATE_TYPE_REGION, &region, &code);
+    if (code != CL_SUCCESS) {
+      st->sub[i] = NULL;
+      status = clgpu__fail_cl(code, "clCreateSubBuffer (the staging)");
+    }
+  }
+  return status;
+}
+
+static void staging_close(staging *st) {
+  for (unsigned i = 0; i < STAGED; i++) {
+    if (st->sub[i]) clReleaseMemObject(st->sub[i]);
+  }
+  clgpu_workspace_destroy(st->sorts);
+  clgpu_workspace_destroy(st->own);
+}
+
+/* A contiguous view over staging buffer `which`, in the layout of `like`
+ * (the keys, or the values of 1 or 2 dimensions). */
+static clgpu_status staged_view(const staging *st, unsigned which, const clgpu_array *like,
+                                clgpu_array *out) {
+  return clgpu_array_nd(st->sub[which], 0, like->type, like->rank, like->shape, CLGPU_ORDER_ROW_MAJOR,
+                        out);
+}
+
+/* Enqueue the mapping of staging buffers [first, end) that hold bytes: the
+ * "out" ones for reading once `after` completes, the "in" ones for writing;
+ * *mapped completes when all are mapped (NULL when none is). */
+static clgpu_status stage_map(staging *st, unsigned first, unsigned end, cl_event after,
+                              cl_event *mapped) {
+  cl_event events[STAGED];
+  cl_uint made = 0;
+  clgpu_status status = CLGPU_SUCCESS;
+  *mapped = NULL;
+  for (unsigned i = first; i < end && status == CLGPU_SUCCESS; i++) {
+    if (!st->sub[i]) continue;
+    int out = i == KEYS_OUT || i == VALUES_OUT;
+    cl_int code = CL_SUCCESS;
+    st->host[i] = clEnqueueMapBuffer(
+        st->queue, st->sub[i], CL_FALSE, out ? CL_MAP_READ : CL_MAP_WRITE_INVALIDATE_REGION, 0,
+        st->bytes[i], out && after ? 1 : 0, out && after ? &after : NULL, &events[made], &code);
+    if (code != CL_SUCCESS) {
+      st->host[i] = NULL;
+      status = clgpu__fail_cl(code, "clEnqueueMapBuffer (the staging)");
+    } else {
+      made++;
+    }
+  }
+  if (made && status == CLGPU_SUCCESS) {
+    cl_int code = clEnqueueMarkerWithWaitList(st->queue, made, events, mapped);
+    if (code != CL_SUCCESS) status = clgpu__fail_cl(code, "clEnqueueMarkerWithWaitList (staging)");
+  }
+  if (made && status != CLGPU_SUCCESS) clWaitForEvents(made, events);
+  for (cl_uint e = 0; e < made; e++) clReleaseEvent(events[e]);
+  return status;
+}
+
+/* Unmap the mapped staging buffers among [first, end); *done (when not
+ * NULL) completes when all are unmapped (NULL when none was mapped). Every
+ * mapped one is unmapped even after a failure. */
+static clgpu_status stage_unmap(staging *st, unsigned first, unsigned end, cl_event *done) {
+  cl_event events[STAGED];
+  cl_uint made = 0;
+  clgpu_status status = CLGPU_SUCCESS;
+  if (done) *done = NULL;
+  for (unsigned i = first; i < end; i++) {
+    if (!st->host[i]) continue;
+    cl_int code = clEnqueueUnmapMemObject(st->queue, st->sub[i], st->host[i], 0, NULL,
+                                          &events[made]);
+    st->host[i] = NULL;
+    if (code == CL_SUCCESS) {
+      made++;
+    } else if (status == CLGPU_SUCCESS) {
+      status = clgpu__fail_cl(code, "clEnqueueUnmapMemObject (the staging)");
+    }
+  }
+  if (made && done && status == CLGPU_SUCCESS) {
+    cl_int code = clEnqueueMarkerWithWaitList(st->queue, made, events, done);
+    if (code != CL_SUCCESS) status = clgpu__fail_cl(code, "clEnqueueMarkerWithWaitList (staging)");
+  }
+  if (made && (!done || status != CLGPU_SUCCESS)) clWaitForEvents(made, events);
+  for (cl_uint e = 0; e < made; e++) clReleaseEvent(events[e]);
   return status;
 }
 
@@ -403,6 +645,14 @@ static clgpu_status exchange(const char *who, MPI_Comm comm, int size, const uin
 
 /* ---- the call ---- */
 
+/* The staging's dummy for empty parts: MPI takes a pointer even for no
+ * bytes. */
+static unsigned char nothing_staged;
+
+static void *staged_host(const staging *st, unsigned which) {
+  return st->host[which] ? st->host[which] : &nothing_staged;
+}
+
 static clgpu_status distributed_sort(clgpu_context *context, const clgpu_sort_spec *spec,
                                      const clgpu_array *keys, const clgpu_array *values,
                                      MPI_Comm comm, const clgpu_sort_options *options) {
@@ -417,6 +667,14 @@ static clgpu_status distributed_sort(clgpu_context *context, const clgpu_sort_sp
   mine.type = keys ? (int32_t)keys->type : 0;
   mine.detail = spec && spec->descending ? 1 : 0;
   mine.status = check_sort(who, context, spec, keys, values, options);
+  /* The workspace (made here when the caller passed none), agreed on with
+   * the checks: a rank that cannot allocate it fails the call everywhere
+   * before anything changed. */
+  staging st;
+  memset(&st, 0, sizeof st);
+  if (mine.status == CLGPU_SUCCESS) {
+    mine.status = staging_open(who, &st, context, spec, keys, values, options, size);
+  }
   if (mine.status == CLGPU_SUCCESS) {
     mine.count = clgpu_array_count(keys);
     mine.value.u64 = value_bytes(keys, values);
@@ -445,12 +703,15 @@ static clgpu_status distributed_sort(clgpu_context *context, const clgpu_sort_sp
     }
   }
   if (status != CLGPU_SUCCESS || size == 1) {
-    if (status == CLGPU_SUCCESS) status = sort_and_wait(context, spec, keys, values, options);
+    if (status == CLGPU_SUCCESS) {
+      status = sort_and_wait(context, spec, keys, values, &st.options, 0, NULL);
+    }
+    staging_close(&st);
     free(all);
     return status;
   }
   /* 1. The local sort; agreed on, so that no rank searches alone. */
-  mine.status = sort_and_wait(context, spec, keys, values, options);
+  mine.status = sort_and_wait(context, spec, keys, values, &st.options, 0, NULL);
   status = clgpu__mpi_agree(who, comm, size, rank, &mine, all, "descending");
   /* 2. The split points. */
   searcher s;
@@ -492,55 +753,108 @@ static clgpu_status distributed_sort(clgpu_context *context, const clgpu_sort_sp
     }
     times->exchange_ms += clgpu__mpi_now_ms() - start;
   }
-  /* 4. The data, through host memory, then the local sort of the received
-   * runs (each in order, arriving in rank order: a stable sort keeps equal
-   * keys in (rank, position) order). */
-  size_t n = (size_t)mine.count, key_size = keys ? clgpu_type_size(keys->type) : 0;
-  unsigned char *host = NULL;
+  /* 4. The data, through the workspace's staging buffers mapped into host
+   * memory: the sorted part copied into them on the device, then the
+   * exchange, then the received part copied back into the views and sorted
+   * (the runs arrive in rank order, each in order: a stable sort keeps equal
+   * keys in (rank, position) order). The keys' copy back runs on the device
+   * while the values cross. */
+  size_t key_size = keys ? clgpu_type_size(keys->type) : 0;
   if (status == CLGPU_SUCCESS) {
-    host = malloc(2 * (n ? n : 1) * (key_size + unit));
-    if (mine.status == CLGPU_SUCCESS && !host) {
-      mine.status = clgpu__fail(CLGPU_CL_OUT_OF_HOST_MEMORY,
-                                "%s: no host memory to stage %zu elements", who, n);
-    }
-    unsigned char *send_keys = host, *receive_keys = host ? host + n * key_size : NULL;
-    unsigned char *send_values = host ? host + 2 * n * key_size : NULL;
-    unsigned char *receive_values = host ? send_values + n * unit : NULL;
     start = clgpu__mpi_now_ms();
-    if (mine.status == CLGPU_SUCCESS) {
-      mine.status = clgpu_array_read(context, send_keys, n * key_size, keys, 0, NULL);
+    cl_event copied[2] = {NULL, NULL}, mapped[2] = {NULL, NULL};
+    clgpu_array view;
+    if (mine.status == CLGPU_SUCCESS && st.sub[KEYS_OUT]) {
+      mine.status = staged_view(&st, KEYS_OUT, keys, &view);
+      if (mine.status == CLGPU_SUCCESS) {
+        mine.status = clgpu_copy(context, &view, keys, 0, NULL, &copied[0]);
+      }
     }
-    if (mine.status == CLGPU_SUCCESS && values) {
-      mine.status = clgpu_array_read(context, send_values, n * unit, values, 0, NULL);
+    if (mine.status == CLGPU_SUCCESS && st.sub[VALUES_OUT]) {
+      mine.status = staged_view(&st, VALUES_OUT, values, &view);
+      if (mine.status == CLGPU_SUCCESS) {
+        mine.status = clgpu_copy(context, &view, values, 0, NULL, &copied[1]);
+      }
+    }
+    if (mine.status == CLGPU_SUCCESS) mine.status = stage_map(&st, 0, 2, copied[0], &mapped[0]);
+    if (mine.status == CLGPU_SUCCESS) mine.status = stage_map(&st, 2, 4, copied[1], &mapped[1]);
+    for (int e = 0; e < 2; e++) {
+      if (mapped[e]) {
+        cl_int code = clWaitForEvents(1, &mapped[e]);
+        if (code != CL_SUCCESS && mine.status == CLGPU_SUCCESS) {
+          mine.status = clgpu__fail_cl(code, "clWaitForEvents (the staging's mapping)");
+        }
+        clReleaseEvent(mapped[e]);
+      } else if (copied[e]) {
+        clWaitForEvents(1, &copied[e]); /* a failure: nothing left running */
+      }
+      if (copied[e]) clReleaseEvent(copied[e]);
     }
     times->staging_ms += clgpu__mpi_now_ms() - start;
     status = clgpu__mpi_agree(who, comm, size, rank, &mine, all, "descending");
+    if (status != CLGPU_SUCCESS) stage_unmap(&st, 0, STAGED, NULL);
+  }
+  if (status == CLGPU_SUCCESS) {
+    /* From here every rank makes the same MPI calls whatever its device
+     * does; a device failure is carried to the last agreement. */
+    cl_event unmapped = NULL, moved[2] = {NULL, NULL};
+    cl_uint num_moved = 0;
+    clgpu_array view;
     start = clgpu__mpi_now_ms();
-    if (status == CLGPU_SUCCESS) {
-      status = exchange(who, comm, size, split, receive_counts, key_size, send_keys, receive_keys);
-    }
-    if (status == CLGPU_SUCCESS && values) {
-      status = exchange(who, comm, size, split, receive_counts, unit, send_values, receive_values);
-    }
+    status = exchange(who, comm, size, split, receive_counts, key_size,
+                      staged_host(&st, KEYS_OUT), staged_host(&st, KEYS_IN));
     times->exchange_ms += clgpu__mpi_now_ms() - start;
-    if (status == CLGPU_SUCCESS) {
-      /* The received part into the views, its local sort, and a last
-       * agreement, so that a device failure here too ends the call alike on
-       * every rank. (An MPI failure above, under an error handler that
-       * returns, is this rank's: MPI gives no way to agree without it.) */
-      start = clgpu__mpi_now_ms();
-      mine.status = clgpu_array_write(context, keys, receive_keys, n * key_size, 0, NULL);
-      if (mine.status == CLGPU_SUCCESS && values) {
-        mine.status = clgpu_array_write(context, values, receive_values, n * unit, 0, NULL);
+    start = clgpu__mpi_now_ms();
+    clgpu_status device = stage_unmap(&st, 0, 2, &unmapped);
+    if (device == CLGPU_SUCCESS && status == CLGPU_SUCCESS && st.sub[KEYS_IN]) {
+      device = staged_view(&st, KEYS_IN, keys, &view);
+      if (device == CLGPU_SUCCESS) {
+        device = clgpu_copy(context, keys, &view, unmapped ? 1 : 0, unmapped ? &unmapped : NULL,
+                            &moved[num_moved]);
+        if (device == CLGPU_SUCCESS) num_moved++;
       }
-      times->staging_ms += clgpu__mpi_now_ms() - start;
+    }
+    if (unmapped) clReleaseEvent(unmapped);
+    unmapped = NULL;
+    times->staging_ms += clgpu__mpi_now_ms() - start;
+    if (status == CLGPU_SUCCESS && values) {
+      start = clgpu__mpi_now_ms();
+      status = exchange(who, comm, size, split, receive_counts, unit,
+                        staged_host(&st, VALUES_OUT), staged_host(&st, VALUES_IN));
+      times->exchange_ms += clgpu__mpi_now_ms() - start;
+    }
+    start = clgpu__mpi_now_ms();
+    clgpu_status unmapping = stage_unmap(&st, 2, 4, &unmapped);
+    if (device == CLGPU_SUCCESS) device = unmapping;
+    if (device == CLGPU_SUCCESS && status == CLGPU_SUCCESS && st.sub[VALUES_IN]) {
+      device = staged_view(&st, VALUES_IN, values, &view);
+      if (device == CLGPU_SUCCESS) {
+        device = clgpu_copy(context, values, &view, unmapped ? 1 : 0, unmapped ? &unmapped : NULL,
+                            &moved[num_moved]);
+        if (device == CLGPU_SUCCESS) num_moved++;
+      }
+    }
+    if (unmapped) clReleaseEvent(unmapped);
+    times->staging_ms += clgpu__mpi_now_ms() - start;
+    if (status == CLGPU_SUCCESS) {
+      /* The local sort of the received part, and a last agreement, so that
+       * a device failure here too ends the call alike on every rank. (An MPI
+       * failure above, under an error handler that returns, is this rank's:
+       * MPI gives no way to agree without it.) */
+      mine.status = device;
       if (mine.status == CLGPU_SUCCESS) {
-        mine.status = sort_and_wait(context, spec, keys, values, options);
+        mine.status = sort_and_wait(context, spec, keys, values, &st.options, num_moved,
+                                    num_moved ? moved : NULL);
+      } else if (num_moved) {
+        clWaitForEvents(num_moved, moved);
       }
       status = clgpu__mpi_agree(who, comm, size, rank, &mine, all, "descending");
+    } else if (num_moved) {
+      clWaitForEvents(num_moved, moved);
     }
+    for (cl_uint e = 0; e < num_moved; e++) clReleaseEvent(moved[e]);
   }
-  free(host);
+  staging_close(&st);
   free(send_counts);
   free(receive_counts);
   free(split);
@@ -562,5 +876,9 @@ clgpu_status clgpu_mpi_sort_workspace_size(clgpu_context *context, const clgpu_s
                                            const clgpu_array *keys, const clgpu_array *values,
                                            const clgpu_sort_options *options,
                                            clgpu_workspace_size *out) {
-  return clgpu_sort_workspace_size(context, spec, keys, values, options, out);
+  const char *who = "clgpu_mpi_sort_workspace_size";
+  CLGPU__RETURN_ERROR_IF(!out, CLGPU_INVALID_ARGUMENT, "%s: out is NULL", who);
+  CLGPU__FORWARD_IF_ERROR(check_sort(who, context, spec, keys, values, NULL));
+  clgpu_workspace_size local;
+  return mpi_sort_report(who, context, spec, keys, values, options, &local, out);
 }

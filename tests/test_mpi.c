@@ -590,6 +590,93 @@ static int compare_items(const void *pa, const void *pb) {
   return a->index < b->index ? -1 : a->index > b->index;
 }
 
+/* Where sort_case's workspace comes from: none (the call makes one), one
+ * made from the report, or one wrapped at an offset of the caller's buffer
+ * or of a sub-buffer of it. */
+enum { OWN_WORKSPACE, MADE_WORKSPACE, WRAPPED_WORKSPACE, SUB_BUFFER_WORKSPACE };
+static int sort_workspace;
+
+/* The report of clgpu_mpi_sort: the call, then the local sort's parts and
+ * buffers at the same offsets, then the four staging buffers of the part's
+ * bytes. */
+static void check_sort_report(const char *what, const clgpu_sort_spec *spec,
+                              const clgpu_array *keys, const clgpu_array *values,
+                              const clgpu_workspace_size *report) {
+  clgpu_workspace_size local;
+  clgpu_status status = clgpu_sort_workspace_size(context, spec, keys, values, NULL, &local);
+  CHECK(status == CLGPU_SUCCESS, "%s: the local report: %s", what, clgpu_last_error());
+  if (status != CLGPU_SUCCESS) return;
+  CHECK(report->num_parts == local.num_parts + 1 &&
+            report->parts[0].operation == CLGPU_OPERATION_MPI_SORT &&
+            report->parts[0].parent == -1 && report->num_buffers == local.num_buffers + 4,
+        "%s: report of %u parts (operation %d) and %u buffers, the local sort's %u and %u", what,
+        report->num_parts, (int)report->parts[0].operation, report->num_buffers, local.num_parts,
+        local.num_buffers);
+  if (report->num_buffers != local.num_buffers + 4) return;
+  for (unsigned p = 0; p < local.num_parts; p++) {
+    CHECK(report->parts[p + 1].operation == local.parts[p].operation &&
+              report->parts[p + 1].parent == local.parts[p].parent + 1,
+          "%s: part %u of the report is not the local sort's", what, p + 1);
+  }
+  for (unsigned b = 0; b < local.num_buffers; b++) {
+    CHECK(report->buffers[b].offset == local.buffers[b].offset &&
+              report->buffers[b].bytes == local.buffers[b].bytes,
+          "%s: buffer %u (%s) moved from the local sort's", what, b, local.buffers[b].name);
+  }
+  uint64_t n = clgpu_array_count(keys), key = n * clgpu_type_size(keys->type);
+  uint64_t value = values ? clgpu_array_count(values) * clgpu_type_size(values->type) : 0;
+  uint64_t want[4] = {key, key, value, value}, end = local.total_bytes;
+  for (unsigned i = 0; i < 4; i++) {
+    const clgpu_workspace_buffer *b = &report->buffers[local.num_buffers + i];
+    CHECK(b->bytes == want[i] && b->part == 0 && (!b->bytes || b->offset >= end) &&
+              b->offset % report->alignment == 0,
+          "%s: staging buffer %s: %llu bytes at %llu, want %llu after %llu", what, b->name,
+          (unsigned long long)b->bytes, (unsigned long long)b->offset, (unsigned long long)want[i],
+          (unsigned long long)end);
+    if (b->bytes) end = b->offset + b->bytes;
+  }
+  CHECK(report->total_bytes == end, "%s: total %llu bytes, buffers end at %llu", what,
+        (unsigned long long)report->total_bytes, (unsigned long long)end);
+}
+
+/* A workspace for the sort by sort_workspace (NULL for OWN_WORKSPACE);
+ * *holder the caller's buffer it lies in, released by the caller. */
+static clgpu_workspace *sort_workspace_for(const char *what, const clgpu_sort_spec *spec,
+                                           const clgpu_array *keys, const clgpu_array *values,
+                                           cl_mem *holder) {
+  *holder = NULL;
+  if (sort_workspace == OWN_WORKSPACE) return NULL;
+  clgpu_workspace_size report;
+  clgpu_workspace *workspace = NULL;
+  clgpu_status status = clgpu_mpi_sort_workspace_size(context, spec, keys, values, NULL, &report);
+  CHECK(status == CLGPU_SUCCESS, "%s: workspace size: %s", what, clgpu_last_error());
+  if (status != CLGPU_SUCCESS) return NULL;
+  check_sort_report(what, spec, keys, values, &report);
+  if (sort_workspace == MADE_WORKSPACE) {
+    status = clgpu_workspace_create(context, &report, &workspace);
+  } else {
+    /* Three alignments in: a sub-buffer starts one alignment in, the
+     * workspace one more. */
+    size_t a = (size_t)report.alignment, total = (size_t)report.total_bytes;
+    status = clgpu_buffer_create(context, CL_MEM_READ_WRITE, total + 3 * a, holder);
+    cl_mem where = *holder;
+    cl_mem sub = NULL;
+    if (status == CLGPU_SUCCESS && sort_workspace == SUB_BUFFER_WORKSPACE) {
+      cl_buffer_region region = {a, total + 2 * a};
+      cl_int code = CL_SUCCESS;
+      sub = clCreateSubBuffer(*holder, CL_MEM_READ_WRITE, CL_BUFFER_CREATE_TYPE_REGION, &region,
+                              &code);
+      status = code == CL_SUCCESS ? CLGPU_SUCCESS : (clgpu_status)code;
+      where = sub;
+    }
+    if (status == CLGPU_SUCCESS)
+      status = clgpu_workspace_wrap(context, &report, where, a, total, &workspace);
+    if (sub) clReleaseMemObject(sub); /* the workspace retains it */
+  }
+  CHECK(status == CLGPU_SUCCESS, "%s: workspace: %s", what, clgpu_last_error());
+  return workspace;
+}
+
 static void sort_case(clgpu_type t, int pattern, uint64_t n, int how, int descending,
                       int with_values, int stride) {
   uint64_t begin = 0, count = 0;
@@ -608,12 +695,20 @@ static void sort_case(clgpu_type t, int pattern, uint64_t n, int how, int descen
     free(indices);
   }
   clgpu_sort_spec spec = {.descending = descending};
-  clgpu_status status =
-      clgpu_mpi_sort(context, &spec, &keys, with_values ? &values : NULL, MPI_COMM_WORLD, NULL);
-  char what[160];
-  snprintf(what, sizeof what, "sort %s%s%s n=%llu (%s%s)", clgpu_type_cl_name(t),
+  static const char *workspace_names[] = {"", ", made workspace", ", wrapped workspace",
+                                          ", workspace in a sub-buffer"};
+  char what[200];
+  snprintf(what, sizeof what, "sort %s%s%s n=%llu (%s%s%s)", clgpu_type_cl_name(t),
            descending ? " descending" : "", with_values ? " with values" : "",
-           (unsigned long long)n, split_names[how], stride > 1 ? ", strided" : "");
+           (unsigned long long)n, split_names[how], stride > 1 ? ", strided" : "",
+           workspace_names[sort_workspace]);
+  cl_mem holder = NULL;
+  clgpu_sort_options options = {0};
+  options.workspace = sort_workspace_for(what, &spec, &keys, with_values ? &values : NULL, &holder);
+  clgpu_status status =
+      clgpu_mpi_sort(context, &spec, &keys, with_values ? &values : NULL, MPI_COMM_WORLD, &options);
+  clgpu_workspace_destroy(options.workspace);
+  if (holder) clgpu_buffer_release(context, holder);
   CHECK(status == CLGPU_SUCCESS, "%s: %s: %s", what, clgpu_status_name(status), clgpu_last_error());
   if (status == CLGPU_SUCCESS) {
     item *all = malloc((size_t)(n ? n : 1) * sizeof *all);
@@ -665,6 +760,13 @@ static void test_sorts(void) {
   sort_case(CLGPU_TYPE_INT32, 1, 1001, SPLIT_UNEVEN, 0, 1, 1);
   sort_case(CLGPU_TYPE_UINT64, 1, 1001, SPLIT_ALL_ON_LAST, 1, 1, 1);
   sort_case(CLGPU_TYPE_FLOAT, 0, 0, SPLIT_EVEN, 0, 1, 1);
+  /* The caller's workspace, in each form. */
+  for (sort_workspace = MADE_WORKSPACE; sort_workspace <= SUB_BUFFER_WORKSPACE; sort_workspace++) {
+    sort_case(CLGPU_TYPE_FLOAT, 2, 3001, SPLIT_UNEVEN, sort_workspace == WRAPPED_WORKSPACE, 1, 2);
+    sort_case(CLGPU_TYPE_UINT64, 0, 2000, SPLIT_FIRST_EMPTY, 0, 0, 1);
+    sort_case(CLGPU_TYPE_INT16, 0, 2000, SPLIT_ALL_ON_LAST, 1, 1, 1);
+  }
+  sort_workspace = OWN_WORKSPACE;
   sort_case(CLGPU_TYPE_UINT32, 0, 200000, SPLIT_UNEVEN, 0, 1, 1);
   /* Where the last call's time went: parts that add up to no more than the
    * whole, the device's and the exchange's never zero on a part of
@@ -809,6 +911,72 @@ static void test_failures(void) {
   clgpu_sort_spec compare = {.compare = "a < b"};
   status = clgpu_mpi_sort(context, &compare, &keys, NULL, MPI_COMM_WORLD, NULL);
   expect_everywhere("sort, a comparator", status, CLGPU_INVALID_ARGUMENT, 0);
+  /* Workspaces refused on the last rank: a local sort's, one reported for
+   * half its part, and one whose staging buffers lie over its keys (the
+   * local sort's part of it does not: only the call's own check sees it). */
+  {
+    clgpu_workspace_size report, half_report, local;
+    clgpu_array half = keys;
+    half.shape[0] = (size_t)count / 2;
+    clgpu_workspace *local_workspace = NULL, *half_workspace = NULL, *over_keys = NULL;
+    cl_mem shared = NULL;
+    status = clgpu_sort_workspace_size(context, NULL, &keys, NULL, NULL, &local);
+    if (status == CLGPU_SUCCESS) {
+      status = clgpu_mpi_sort_workspace_size(context, NULL, &keys, NULL, NULL, &report);
+    }
+    if (status == CLGPU_SUCCESS) {
+      status = clgpu_mpi_sort_workspace_size(context, NULL, &half, NULL, NULL, &half_report);
+    }
+    if (status == CLGPU_SUCCESS) status = clgpu_workspace_create(context, &local, &local_workspace);
+    if (status == CLGPU_SUCCESS) {
+      status = clgpu_workspace_create(context, &half_report, &half_workspace);
+    }
+    if (status == CLGPU_SUCCESS) {
+      status = clgpu_buffer_create(context, CL_MEM_READ_WRITE,
+                                   (size_t)(report.total_bytes ? report.total_bytes : 1), &shared);
+    }
+    if (status == CLGPU_SUCCESS) {
+      status =
+          clgpu_workspace_wrap(context, &report, shared, 0, (size_t)report.total_bytes, &over_keys);
+    }
+    CHECK(status == CLGPU_SUCCESS, "sort workspaces: %s", clgpu_last_error());
+    /* The last rank's keys, copied into the "staged keys in" buffer of the
+     * workspace over `shared`. */
+    clgpu_array moved = keys;
+    unsigned staged_in = report.num_buffers - 3;
+    CHECK(strcmp(report.buffers[staged_in].name, "staged keys in") == 0,
+          "sort report: buffer %u is %s", staged_in, report.buffers[staged_in].name);
+    moved.buffer = shared;
+    moved.offset = (size_t)report.buffers[staged_in].offset;
+    if (status == CLGPU_SUCCESS && rank == last) {
+      status = clgpu_copy(context, &moved, &keys, 0, NULL, NULL);
+      clFinish(clgpu_context_queue(context));
+    }
+    struct {
+      const char *what;
+      clgpu_workspace *workspace;
+      clgpu_status want;
+    } refused[] = {
+        {"sort, a local sort's workspace on the last rank", local_workspace,
+         CLGPU_WORKSPACE_WRONG_OPERATION},
+        {"sort, a workspace for half the part on the last rank", half_workspace,
+         count / 2 == count ? CLGPU_SUCCESS : CLGPU_WORKSPACE_TOO_SMALL},
+        {"sort, a workspace over its keys on the last rank", over_keys,
+         count ? CLGPU_WORKSPACE_ALIASES_ARGUMENT : CLGPU_SUCCESS},
+    };
+    for (size_t i = 0; status == CLGPU_SUCCESS && i < sizeof refused / sizeof *refused; i++) {
+      clgpu_sort_options sort_options = {0};
+      sort_options.workspace = rank == last ? refused[i].workspace : NULL;
+      clgpu_status got = clgpu_mpi_sort(context, NULL, rank == last ? &moved : &keys, NULL,
+                                        MPI_COMM_WORLD, &sort_options);
+      expect_everywhere(refused[i].what, got, refused[i].want,
+                        refused[i].want == CLGPU_SUCCESS ? -1 : last);
+    }
+    clgpu_workspace_destroy(local_workspace);
+    clgpu_workspace_destroy(half_workspace);
+    clgpu_workspace_destroy(over_keys);
+    if (shared) clgpu_buffer_release(context, shared);
+  }
   if (size > 1) {
     uint32_t *unsorted = malloc((size_t)(count ? count : 1) * sizeof *unsorted);
     clgpu_array_read(context, unsorted, (size_t)count * 4, &keys, 0, NULL);

@@ -1592,6 +1592,56 @@ static void workspace_for_smaller_call_is_refused(void **state) {
 /* clgpu_workspace_check's refusals of its arguments and of another
  * operation's workspace, and clgpu_reduce_read_workspace_size's report,
  * the same as clgpu_reduce_workspace_size's for that input. */
+/* clgpu_workspace_finish: at once for a workspace no call used, then until
+ * the last call's work is done, on whichever queue it ran. */
+static void finish_waits_for_the_last_call(void **state) {
+  (void)state;
+  clgpu_context *context = shared_context;
+  size_t n = 200000;
+  cl_mem buffer = NULL;
+  assert_int_equal(clgpu_buffer_create(context, CL_MEM_READ_WRITE, (n + 1) * 4, &buffer),
+                   CLGPU_SUCCESS);
+  clgpu_array input = clgpu_array_of(buffer, CLGPU_TYPE_UINT32, n), output;
+  assert_int_equal(clgpu_array_1d(buffer, n * 4, CLGPU_TYPE_UINT32, 1, &output), CLGPU_SUCCESS);
+  uint32_t one = 1;
+  assert_int_equal(clgpu_fill(context, &input, &one, 0, NULL, NULL), CLGPU_SUCCESS);
+  clgpu_reduce_op op = {.kind = CLGPU_REDUCE_SUM};
+  clgpu_workspace_size report;
+  assert_int_equal(
+      clgpu_reduce_workspace_size(context, &op, CLGPU_ALL_AXES, &output, &input, NULL, &report),
+      CLGPU_SUCCESS);
+  clgpu_workspace *workspace = workspace_create(context, &report, "reduce");
+  assert_int_equal(clgpu_workspace_finish(workspace), CLGPU_SUCCESS);
+  assert_int_equal(clgpu_workspace_finish(NULL), CLGPU_INVALID_ARGUMENT);
+  assert_int_equal(clFinish(clgpu_context_queue(context)), CL_SUCCESS);
+  /* A call on a queue of the caller's: after the finish, its output is
+   * there for a read on another queue that does not wait for it. (Not
+   * its event's status: rusticl of Mesa 22.3 leaves it CL_QUEUED until
+   * someone waits for it.) */
+  uint32_t zero = 0, sum = 0;
+  assert_int_equal(clgpu_fill(context, &output, &zero, 0, NULL, NULL), CLGPU_SUCCESS);
+  assert_int_equal(clFinish(clgpu_context_queue(context)), CL_SUCCESS);
+  cl_int err = CL_SUCCESS;
+  cl_command_queue queue = clCreateCommandQueue(clgpu_context_cl_context(context),
+                                                clgpu_context_device(context), 0, &err);
+  assert_int_equal(err, CL_SUCCESS);
+  clgpu_call_options options = {.workspace = workspace, .queue = queue};
+  cl_event done = NULL;
+  assert_int_equal(
+      clgpu_reduce(context, &op, CLGPU_ALL_AXES, &output, &input, &options, 0, NULL, &done),
+      CLGPU_SUCCESS);
+  clFlush(queue);
+  assert_int_equal(clgpu_workspace_finish(workspace), CLGPU_SUCCESS);
+  assert_int_equal(clEnqueueReadBuffer(clgpu_context_queue(context), buffer, CL_TRUE, n * 4,
+                                       sizeof sum, &sum, 0, NULL, NULL),
+                   CL_SUCCESS);
+  assert_int_equal(sum, (uint32_t)n);
+  clReleaseEvent(done);
+  clgpu_workspace_destroy(workspace);
+  clReleaseCommandQueue(queue);
+  clgpu_buffer_release(context, buffer);
+}
+
 static void check_and_reduce_read_query(void **state) {
   (void)state;
   clgpu_context *context = shared_context;
@@ -2505,7 +2555,11 @@ static void names(void **state) {
   assert_string_equal(clgpu_operation_name(CLGPU_OPERATION_UNIQUE), "unique");
   assert_string_equal(clgpu_operation_name(CLGPU_OPERATION_RUN_LENGTH_ENCODE), "run_length_encode");
   assert_string_equal(clgpu_operation_name((clgpu_operation)0), "invalid");
-  assert_string_equal(clgpu_operation_name((clgpu_operation)13), "invalid");
+  assert_string_equal(clgpu_operation_name(CLGPU_OPERATION_HISTOGRAM), "histogram");
+  assert_string_equal(clgpu_operation_name(CLGPU_OPERATION_PARTITION), "partition");
+  assert_string_equal(clgpu_operation_name(CLGPU_OPERATION_SEGMENTED_SORT), "segmented_sort");
+  assert_string_equal(clgpu_operation_name(CLGPU_OPERATION_MPI_SORT), "mpi_sort");
+  assert_string_equal(clgpu_operation_name((clgpu_operation)14), "invalid");
   assert_string_equal(clgpu_operation_name((clgpu_operation)-1), "invalid");
   assert_string_equal(clgpu_shape_name(CLGPU_SHAPE_AUTO), "auto");
   assert_string_equal(clgpu_shape_name(CLGPU_SHAPE_CHUNKED), "chunked");
@@ -2781,6 +2835,7 @@ int main(void) {
       cmocka_unit_test(reuse_in_turn),
       cmocka_unit_test(describe_and_region),
       cmocka_unit_test(check_and_reduce_read_query),
+      cmocka_unit_test(finish_waits_for_the_last_call),
       cmocka_unit_test(create_with_nothing),
       cmocka_unit_test(invalid_reports),
       cmocka_unit_test(unrepresentable_sizes_are_refused),

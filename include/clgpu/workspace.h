@@ -244,14 +244,15 @@ CLGPU_API clgpu_status clgpu_workspace_region(const clgpu_workspace *workspace, 
                                               size_t *offset, size_t *size);
 
 /** Wait on the host until the work of the calls made with `workspace` is
- * done: clFinish of the queue of its last call (so every command on that
- * queue before the return, not only the workspace's). For code that lays
+ * done: a marker enqueued on the queue of its last call, waited for (so
+ * every command enqueued on that queue before it, not only the
+ * workspace's). For code that lays
  * views of its own over the workspace's bytes (clgpu_workspace_region) or
  * hands them to another library, which the workspace's ordering of calls
  * (clgpu_call_options.queue) does not cover. Returns at once for a
  * workspace that no call has used.
  * Errors: CLGPU_INVALID_ARGUMENT (workspace is NULL), OpenCL's codes from
- * clFinish. */
+ * enqueueing the marker and waiting for it. */
 CLGPU_API clgpu_status clgpu_workspace_finish(clgpu_workspace *workspace);
 
 /** Whether a call whose size query reported `needed` can take `workspace`:

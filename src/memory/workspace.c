@@ -368,9 +368,17 @@ clgpu_status clgpu_workspace_finish(clgpu_workspace *workspace) {
   if (last) clRetainCommandQueue(last);
   pthread_mutex_unlock(&workspace->lock);
   if (!last) return CLGPU_SUCCESS;
-  cl_int err = clFinish(last);
+  /* A marker waited for, not clFinish: on rusticl (Mesa 22.3) clFinish
+   * returns before a finished kernel's writes are seen by a read on
+   * another queue, and waiting for an event behind them makes them seen
+   * (docs/quirks.md). */
+  cl_event marker = NULL;
+  cl_int err = clgpu__cl_enqueue_marker(last, 0, NULL, &marker);
+  if (err == CL_SUCCESS) err = clWaitForEvents(1, &marker);
+  if (marker) clReleaseEvent(marker);
   clReleaseCommandQueue(last);
-  if (err != CL_SUCCESS) return clgpu__fail_cl(err, "clFinish (clgpu_workspace_finish)");
+  if (err != CL_SUCCESS)
+    return clgpu__fail_cl(err, "clgpu_workspace_finish: waiting for a marker on its last queue");
   return CLGPU_SUCCESS;
 }
 

@@ -940,6 +940,16 @@ static void test_failures(void) {
           clgpu_workspace_wrap(context, &report, shared, 0, (size_t)report.total_bytes, &over_keys);
     }
     CHECK(status == CLGPU_SUCCESS, "sort workspaces: %s", clgpu_last_error());
+    /* The query refuses what the call refuses. */
+    clgpu_workspace_size refused_report;
+    clgpu_sort_options merge = {.algorithm = CLGPU_ALGORITHM_MERGE};
+    CHECK(clgpu_mpi_sort_workspace_size(context, NULL, &keys, NULL, &merge, &refused_report) ==
+                  CLGPU_INVALID_ARGUMENT &&
+              clgpu_mpi_sort_workspace_size(context, &compare, &keys, NULL, NULL,
+                                            &refused_report) == CLGPU_INVALID_ARGUMENT &&
+              clgpu_mpi_sort_workspace_size(context, NULL, &keys, NULL, NULL, NULL) ==
+                  CLGPU_INVALID_ARGUMENT,
+          "sort workspace query: MERGE, a comparator or a NULL out accepted");
     /* The last rank's keys, copied into the "staged keys in" buffer of the
      * workspace over `shared`. */
     clgpu_array moved = keys;

@@ -24,10 +24,14 @@
  * - Host waits: these calls block until their exchange is done (the data
  *   must reach the host to cross ranks). clgpu_mpi_scan's last pass, adding
  *   each rank's offset, is only enqueued; its event says when it is done.
- * - Workspaces: each call takes the workspace of the local operation it runs
- *   (the clgpu_mpi_*_workspace_size queries say which); what it stages on
- *   the host (a few values per rank; for a sort, twice the part's bytes) is
- *   allocated by the call.
+ * - Workspaces: each call takes a workspace whose size its
+ *   clgpu_mpi_*_workspace_size query gives, per rank, from that rank's part
+ *   (the rank count does not enter). Reductions and scans take their local
+ *   operation's; the few values per rank they exchange cross in host memory
+ *   the call allocates (64 bytes per rank). The sort's workspace holds the
+ *   local sorts' scratch and the staging buffers through which its data
+ *   crosses ranks (twice the part's bytes, mapped into host memory for the
+ *   exchange); without one, the call makes one for itself.
  * docs/mpi.md has the details: the order in which partial results are
  *   combined (and so the bits of float results), the messages each call
  *   sends, and how the design scales with the rank count.
@@ -205,17 +209,29 @@ CLGPU_API clgpu_status clgpu_mpi_scan_workspace_size(
  * exact splitters, the keys at the global positions where each rank's part
  * begins, by bisecting the keys' ordered images one bit a step (on each
  * rank a clgpu_lower_bound of size - 1 needles, then one MPI_Allreduce of
- * the counts: 8 to 64 steps by the key's width); the data crosses once
- * (MPI_Alltoallv through host memory the call allocates, twice the part's
- * bytes); each rank sorts what it received. docs/mpi.md has the costs.
+ * the counts: 8 to 64 steps by the key's width); the data crosses once:
+ * copied on the device into the workspace's staging buffers, which are
+ * mapped into host memory (no copy at all on CPU devices, the driver's
+ * pinned transfer on GPUs), one MPI_Alltoallv of the keys and one of the
+ * values, the received keys copied back on the device while the values
+ * cross; each rank sorts what it received. docs/mpi.md has the costs.
  *
  * Blocks until the part is sorted. options: the algorithm AUTO or RADIX,
- * the shape, the queue, and a workspace for the local sorts
- * (clgpu_mpi_sort_workspace_size).
+ * the shape, the queue (of the local sorts and searches; the staging
+ * copies and maps run on the context's queue), and a workspace
+ * (clgpu_mpi_sort_workspace_size). The call waits for the work enqueued
+ * with that workspace before (clgpu_workspace_finish), then lends its
+ * prefix to the local sorts as a workspace of their own and its staging
+ * buffers to the exchange as sub-buffers: a workspace wrapped over a
+ * sub-buffer is taken from its parent buffer.
  * Errors, the same status on every rank (clgpu_mpi_allreduce's agreement):
  * those of clgpu_sort, CLGPU_INVALID_ARGUMENT (as above; ranks whose key
  * types, orders or values differ), CLGPU_TYPE_MISMATCH (opaque keys),
- * CLGPU_SIZE_OVERFLOW (a part over INT_MAX keys), CLGPU_MPI_ERROR.
+ * CLGPU_SIZE_OVERFLOW (a part over INT_MAX keys), CLGPU_MPI_ERROR, the
+ * workspace statuses of clgpu_workspace_check (another operation's
+ * workspace, CLGPU_WORKSPACE_WRONG_OPERATION; one too small for the part)
+ * and CLGPU_WORKSPACE_ALIASES_ARGUMENT (its bytes may overlap the keys or
+ * the values).
  * Failures of the checks (a bad argument or a refused workspace on any
  * rank) leave every part unchanged. A device failure after them (in a
  * local sort, the search, the staging) is agreed on the same way, but
@@ -228,8 +244,17 @@ CLGPU_API clgpu_status clgpu_mpi_sort(clgpu_context *context, const clgpu_sort_s
                                       MPI_Comm comm, const clgpu_sort_options *options);
 
 /** The workspace clgpu_mpi_sort needs on this rank for its part, written to
- * *out: the local sort's (clgpu_sort_workspace_size; both local sorts take
- * it). Local: communicates nothing. Errors as clgpu_sort_workspace_size's. */
+ * *out. Its part 0 is CLGPU_OPERATION_MPI_SORT; then come the local sort's
+ * parts and buffers, at the offsets clgpu_sort_workspace_size gives them
+ * (both local sorts use that prefix), and four staging buffers of bytes
+ * (CLGPU_TYPE_UINT8) after them: "staged keys out" and "staged keys in",
+ * each the part's keys' bytes, and "staged values out" and "staged values
+ * in", each the part's values' bytes (0 without values). The rank count
+ * does not enter: every rank receives as many elements as it sends.
+ * Local: communicates nothing, allocates and enqueues nothing. Errors as
+ * clgpu_sort_workspace_size's, and those of clgpu_mpi_sort's argument
+ * checks (a comparator, a bit range, MERGE, opaque keys, a part over
+ * INT_MAX keys). */
 CLGPU_API clgpu_status clgpu_mpi_sort_workspace_size(
     clgpu_context *context, const clgpu_sort_spec *spec, const clgpu_array *keys,
     const clgpu_array *values, const clgpu_sort_options *options, clgpu_workspace_size *out);

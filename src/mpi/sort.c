@@ -878,7 +878,11 @@ clgpu_status clgpu_mpi_sort_workspace_size(clgpu_context *context, const clgpu_s
                                            clgpu_workspace_size *out) {
   const char *who = "clgpu_mpi_sort_workspace_size";
   CLGPU__RETURN_ERROR_IF(!out, CLGPU_INVALID_ARGUMENT, "%s: out is NULL", who);
-  CLGPU__FORWARD_IF_ERROR(check_sort(who, context, spec, keys, values, NULL));
+  /* The call's checks, but not of a workspace in the options. */
+  clgpu_sort_options plain = {0};
+  if (options) plain = *options;
+  plain.workspace = NULL;
+  CLGPU__FORWARD_IF_ERROR(check_sort(who, context, spec, keys, values, &plain));
   clgpu_workspace_size local;
   return mpi_sort_report(who, context, spec, keys, values, options, &local, out);
 }

@@ -600,12 +600,17 @@ static int sort_workspace;
  * buffers at the same offsets, then the four staging buffers of the part's
  * bytes. */
 static void check_sort_report(const char *what, const clgpu_sort_spec *spec,
+                              const clgpu_array *out_keys, const clgpu_array *out_values,
                               const clgpu_array *keys, const clgpu_array *values,
                               const clgpu_workspace_size *report) {
-  clgpu_workspace_size local;
+  clgpu_workspace_size local, other;
   clgpu_status status = clgpu_sort_workspace_size(context, spec, keys, values, NULL, &local);
+  if (status == CLGPU_SUCCESS) {
+    status = clgpu_sort_workspace_size(context, spec, out_keys, out_values, NULL, &other);
+  }
   CHECK(status == CLGPU_SUCCESS, "%s: the local report: %s", what, clgpu_last_error());
   if (status != CLGPU_SUCCESS) return;
+  if (other.total_bytes > local.total_bytes) local = other; /* the larger serves both */
   CHECK(report->num_parts == local.num_parts + 1 &&
             report->parts[0].operation == CLGPU_OPERATION_MPI_SORT &&
             report->parts[0].parent == -1 && report->num_buffers == local.num_buffers + 4,
@@ -623,9 +628,13 @@ static void check_sort_report(const char *what, const clgpu_sort_spec *spec,
               report->buffers[b].bytes == local.buffers[b].bytes,
           "%s: buffer %u (%s) moved from the local sort's", what, b, local.buffers[b].name);
   }
-  uint64_t n = clgpu_array_count(keys), key = n * clgpu_type_size(keys->type);
-  uint64_t value = values ? clgpu_array_count(values) * clgpu_type_size(values->type) : 0;
-  uint64_t want[4] = {key, key, value, value}, end = local.total_bytes;
+  uint64_t key_size = clgpu_type_size(keys->type);
+  uint64_t key_out = clgpu_array_count(keys) * key_size;
+  uint64_t key_in = clgpu_array_count(out_keys) * key_size;
+  uint64_t value_out = values ? clgpu_array_count(values) * clgpu_type_size(values->type) : 0;
+  uint64_t value_in =
+      values ? clgpu_array_count(out_values) * clgpu_type_size(out_values->type) : 0;
+  uint64_t want[4] = {key_out, key_in, value_out, value_in}, end = local.total_bytes;
   for (unsigned i = 0; i < 4; i++) {
     const clgpu_workspace_buffer *b = &report->buffers[local.num_buffers + i];
     CHECK(b->bytes == want[i] && b->part == 0 && (!b->bytes || b->offset >= end) &&
@@ -642,16 +651,20 @@ static void check_sort_report(const char *what, const clgpu_sort_spec *spec,
 /* A workspace for the sort by sort_workspace (NULL for OWN_WORKSPACE);
  * *holder the caller's buffer it lies in, released by the caller. */
 static clgpu_workspace *sort_workspace_for(const char *what, const clgpu_sort_spec *spec,
-                                           const clgpu_array *keys, const clgpu_array *values,
-                                           cl_mem *holder) {
+                                           const clgpu_array *out_keys,
+                                           const clgpu_array *out_values, const clgpu_array *keys,
+                                           const clgpu_array *values, cl_mem *holder) {
   *holder = NULL;
   if (sort_workspace == OWN_WORKSPACE) return NULL;
   clgpu_workspace_size report;
   clgpu_workspace *workspace = NULL;
-  clgpu_status status = clgpu_mpi_sort_workspace_size(context, spec, keys, values, NULL, &report);
+  clgpu_status status =
+      out_keys == keys ? clgpu_mpi_sort_workspace_size(context, spec, keys, values, NULL, &report)
+                       : clgpu_mpi_sort_into_workspace_size(context, spec, out_keys, out_values,
+                                                            keys, values, NULL, &report);
   CHECK(status == CLGPU_SUCCESS, "%s: workspace size: %s", what, clgpu_last_error());
   if (status != CLGPU_SUCCESS) return NULL;
-  check_sort_report(what, spec, keys, values, &report);
+  check_sort_report(what, spec, out_keys, out_values, keys, values, &report);
   if (sort_workspace == MADE_WORKSPACE) {
     status = clgpu_workspace_create(context, &report, &workspace);
   } else {
@@ -677,13 +690,46 @@ static clgpu_workspace *sort_workspace_for(const char *what, const clgpu_sort_sp
   return workspace;
 }
 
+/* Whether a view's keys (and uint32 values) are want[0 .. count). */
+static void expect_items(const char *what, const char *which, clgpu_type t, const clgpu_array *keys,
+                         const clgpu_array *values, const item *want, uint64_t first,
+                         uint64_t count) {
+  size_t element = clgpu_type_size(t);
+  unsigned char *got = malloc((size_t)(count ? count : 1) * element);
+  uint32_t *got_values = malloc((size_t)(count ? count : 1) * sizeof *got_values);
+  clgpu_status status = clgpu_array_read(context, got, (size_t)count * element, keys, 0, NULL);
+  if (status == CLGPU_SUCCESS && values) {
+    status = clgpu_array_read(context, got_values, (size_t)count * 4, values, 0, NULL);
+  }
+  CHECK(status == CLGPU_SUCCESS, "%s: read back %s: %s", what, which, clgpu_last_error());
+  long wrong = 0;
+  for (uint64_t i = 0; status == CLGPU_SUCCESS && i < count; i++) {
+    const item *w = &want[i];
+    double key = load(t, got, (size_t)i);
+    int same = same_value(key, w->value) || (!is_float(t) && key == w->value);
+    if (values) same = same && got_values[i] == w->index;
+    if (!same && wrong++ < 3) {
+      fail("%s: %s element %llu is %.17g (value %u), want %.17g (index %llu)", what, which,
+           (unsigned long long)(first + i), key, values ? got_values[i] : 0, w->value,
+           (unsigned long long)w->index);
+    }
+  }
+  checks++;
+  free(got);
+  free(got_values);
+}
+
+/* Where sort_case's result goes: in place (clgpu_mpi_sort), or into outputs
+ * split as the split of that index (clgpu_mpi_sort_into). */
+static int sort_into = -1;
+
 static void sort_case(clgpu_type t, int pattern, uint64_t n, int how, int descending,
                       int with_values, int stride) {
-  uint64_t begin = 0, count = 0;
+  uint64_t begin = 0, count = 0, out_begin = 0, out_count = 0;
   split(how, n, &begin, &count);
-  clgpu_array keys, values;
+  clgpu_array keys, values, out_keys, out_values;
   cl_mem key_buffer = upload(t, pattern, begin, count, stride, &keys);
-  cl_mem value_buffer = NULL;
+  cl_mem value_buffer = NULL, out_buffer = NULL, out_value_buffer = NULL;
   if (with_values) {
     /* The values are the elements' global indices: a stable sort carries
      * them to where the host's stable sort puts them. */
@@ -694,19 +740,38 @@ static void sort_case(clgpu_type t, int pattern, uint64_t n, int how, int descen
     if (count) clgpu_array_write(context, &values, indices, (size_t)count * 4, 0, NULL);
     free(indices);
   }
+  if (sort_into >= 0) {
+    split(sort_into, n, &out_begin, &out_count);
+    out_buffer = upload(t, 1, 0, out_count, stride, &out_keys);
+    if (with_values) {
+      clgpu_buffer_create(context, CL_MEM_READ_WRITE, (size_t)(out_count ? out_count : 1) * 4,
+                          &out_value_buffer);
+      out_values = clgpu_array_of(out_value_buffer, CLGPU_TYPE_UINT32, (size_t)out_count);
+    }
+  } else {
+    out_begin = begin, out_count = count, out_keys = keys, out_values = values;
+  }
+  const clgpu_array *result_keys = sort_into >= 0 ? &out_keys : &keys;
+  const clgpu_array *result_values = with_values ? (sort_into >= 0 ? &out_values : &values) : NULL;
   clgpu_sort_spec spec = {.descending = descending};
   static const char *workspace_names[] = {"", ", made workspace", ", wrapped workspace",
                                           ", workspace in a sub-buffer"};
-  char what[200];
-  snprintf(what, sizeof what, "sort %s%s%s n=%llu (%s%s%s)", clgpu_type_cl_name(t),
-           descending ? " descending" : "", with_values ? " with values" : "",
-           (unsigned long long)n, split_names[how], stride > 1 ? ", strided" : "",
-           workspace_names[sort_workspace]);
+  char what[240];
+  snprintf(what, sizeof what, "sort%s %s%s%s n=%llu (%s%s%s%s%s)", sort_into >= 0 ? "_into" : "",
+           clgpu_type_cl_name(t), descending ? " descending" : "",
+           with_values ? " with values" : "", (unsigned long long)n, split_names[how],
+           sort_into >= 0 ? " into " : "", sort_into >= 0 ? split_names[sort_into] : "",
+           stride > 1 ? ", strided" : "", workspace_names[sort_workspace]);
   cl_mem holder = NULL;
   clgpu_sort_options options = {0};
-  options.workspace = sort_workspace_for(what, &spec, &keys, with_values ? &values : NULL, &holder);
+  options.workspace = sort_workspace_for(what, &spec, result_keys, result_values, &keys,
+                                         with_values ? &values : NULL, &holder);
   clgpu_status status =
-      clgpu_mpi_sort(context, &spec, &keys, with_values ? &values : NULL, MPI_COMM_WORLD, &options);
+      sort_into >= 0
+          ? clgpu_mpi_sort_into(context, &spec, &out_keys, with_values ? &out_values : NULL, &keys,
+                                with_values ? &values : NULL, MPI_COMM_WORLD, &options)
+          : clgpu_mpi_sort(context, &spec, &keys, with_values ? &values : NULL, MPI_COMM_WORLD,
+                           &options);
   clgpu_workspace_destroy(options.workspace);
   if (holder) clgpu_buffer_release(context, holder);
   CHECK(status == CLGPU_SUCCESS, "%s: %s: %s", what, clgpu_status_name(status), clgpu_last_error());
@@ -715,32 +780,22 @@ static void sort_case(clgpu_type t, int pattern, uint64_t n, int how, int descen
     for (uint64_t i = 0; i < n; i++) all[i] = (item){value_at(t, pattern, i), i};
     sort_descending = descending;
     qsort(all, (size_t)n, sizeof *all, compare_items);
-    size_t element = clgpu_type_size(t);
-    unsigned char *got = malloc((size_t)(count ? count : 1) * element);
-    uint32_t *got_values = malloc((size_t)(count ? count : 1) * sizeof *got_values);
-    status = clgpu_array_read(context, got, (size_t)count * element, &keys, 0, NULL);
-    if (status == CLGPU_SUCCESS && with_values) {
-      status = clgpu_array_read(context, got_values, (size_t)count * 4, &values, 0, NULL);
-    }
-    CHECK(status == CLGPU_SUCCESS, "%s: read back: %s", what, clgpu_last_error());
-    long wrong = 0;
-    for (uint64_t i = 0; status == CLGPU_SUCCESS && i < count; i++) {
-      const item *want = &all[begin + i];
-      double key = load(t, got, (size_t)i);
-      int same = same_value(key, want->value) || (!is_float(t) && key == want->value);
-      if (with_values) same = same && got_values[i] == want->index;
-      if (!same && wrong++ < 3) {
-        fail("%s: element %llu is %.17g (value %u), want %.17g (index %llu)", what,
-             (unsigned long long)(begin + i), key, with_values ? got_values[i] : 0, want->value,
-             (unsigned long long)want->index);
+    expect_items(what, "result", t, result_keys, result_values, all + out_begin, out_begin,
+                 out_count);
+    if (sort_into >= 0) {
+      /* The inputs: the rank's own part, sorted locally. */
+      for (uint64_t i = 0; i < count; i++) {
+        all[i] = (item){value_at(t, pattern, begin + i), begin + i};
       }
+      qsort(all, (size_t)count, sizeof *all, compare_items);
+      expect_items(what, "input", t, &keys, with_values ? &values : NULL, all, begin, count);
     }
-    free(got);
-    free(got_values);
     free(all);
   }
   clgpu_buffer_release(context, key_buffer);
   if (value_buffer) clgpu_buffer_release(context, value_buffer);
+  if (out_buffer) clgpu_buffer_release(context, out_buffer);
+  if (out_value_buffer) clgpu_buffer_release(context, out_value_buffer);
 }
 
 static void test_sorts(void) {
@@ -767,6 +822,21 @@ static void test_sorts(void) {
     sort_case(CLGPU_TYPE_INT16, 0, 2000, SPLIT_ALL_ON_LAST, 1, 1, 1);
   }
   sort_workspace = OWN_WORKSPACE;
+  /* Into outputs of other sizes: skewed inputs rebalanced, and the
+   * reverse; every key equal; an empty array; with a workspace. */
+  sort_into = SPLIT_EVEN;
+  sort_case(CLGPU_TYPE_UINT32, 0, 3001, SPLIT_ALL_ON_LAST, 0, 1, 1);
+  sort_case(CLGPU_TYPE_FLOAT, 2, 2000, SPLIT_FIRST_EMPTY, 1, 1, 2);
+  sort_case(CLGPU_TYPE_INT64, 1, 1001, SPLIT_UNEVEN, 0, 1, 1);
+  sort_case(CLGPU_TYPE_UINT16, 0, 0, SPLIT_EVEN, 0, 0, 1);
+  sort_into = SPLIT_ALL_ON_LAST;
+  sort_case(CLGPU_TYPE_DOUBLE, 2, 2000, SPLIT_EVEN, 0, 1, 1);
+  sort_case(CLGPU_TYPE_INT8, 0, 3001, SPLIT_UNEVEN, 1, 0, 1);
+  sort_into = SPLIT_UNEVEN;
+  sort_workspace = WRAPPED_WORKSPACE;
+  sort_case(CLGPU_TYPE_UINT32, 0, 5000, SPLIT_FIRST_EMPTY, 0, 1, 1);
+  sort_workspace = OWN_WORKSPACE;
+  sort_into = -1;
   sort_case(CLGPU_TYPE_UINT32, 0, 200000, SPLIT_UNEVEN, 0, 1, 1);
   /* Where the last call's time went: parts that add up to no more than the
    * whole, the device's and the exchange's never zero on a part of
@@ -911,6 +981,36 @@ static void test_failures(void) {
   clgpu_sort_spec compare = {.compare = "a < b"};
   status = clgpu_mpi_sort(context, &compare, &keys, NULL, MPI_COMM_WORLD, NULL);
   expect_everywhere("sort, a comparator", status, CLGPU_INVALID_ARGUMENT, 0);
+  /* sort_into refusals, every input unchanged after them: outputs that do
+   * not add up to the input (the last rank takes one more), out_keys that
+   * are the keys, an output over its input, an output of another type. */
+  {
+    clgpu_array out_keys, shorter, wrong_type;
+    cl_mem into_buffer = upload(CLGPU_TYPE_UINT32, 1, 0, count + 1, 1, &out_keys);
+    shorter = out_keys;
+    shorter.shape[0] = (size_t)count;
+    wrong_type = shorter;
+    wrong_type.type = CLGPU_TYPE_INT32;
+    clgpu_status got = clgpu_mpi_sort_into(context, NULL, rank == last ? &out_keys : &shorter, NULL,
+                                           &keys, NULL, MPI_COMM_WORLD, NULL);
+    expect_everywhere("sort_into, outputs one longer in all", got, CLGPU_SHAPE_MISMATCH, -1);
+    got = clgpu_mpi_sort_into(context, NULL, rank == last ? &keys : &shorter, NULL, &keys, NULL,
+                              MPI_COMM_WORLD, NULL);
+    expect_everywhere("sort_into, out_keys are the keys on the last rank", got,
+                      CLGPU_INVALID_OUTPUT, last);
+    clgpu_array over = keys;
+    over.offset += 4; /* every rank holds 4000 / size > 1 keys */
+    over.shape[0] = (size_t)count - 1;
+    got = clgpu_mpi_sort_into(context, NULL, rank == last ? &over : &shorter, NULL, &keys, NULL,
+                              MPI_COMM_WORLD, NULL);
+    expect_everywhere("sort_into, an output over the keys on the last rank", got,
+                      CLGPU_INVALID_OUTPUT, last);
+    got = clgpu_mpi_sort_into(context, NULL, rank == last ? &wrong_type : &shorter, NULL, &keys,
+                              NULL, MPI_COMM_WORLD, NULL);
+    expect_everywhere("sort_into, int output for uint keys on the last rank", got,
+                      CLGPU_TYPE_MISMATCH, last);
+    clgpu_buffer_release(context, into_buffer);
+  }
   /* Workspaces refused on the last rank: a local sort's, one reported for
    * half its part, and one whose staging buffers lie over its keys (the
    * local sort's part of it does not: only the call's own check sees it). */

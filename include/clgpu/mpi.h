@@ -259,6 +259,48 @@ CLGPU_API clgpu_status clgpu_mpi_sort_workspace_size(
     clgpu_context *context, const clgpu_sort_spec *spec, const clgpu_array *keys,
     const clgpu_array *values, const clgpu_sort_options *options, clgpu_workspace_size *out);
 
+/** Sort the distributed array of `keys` (and `values`) into the distributed
+ * array of `out_keys` (and `out_values`), whose parts may have other sizes:
+ * afterwards the concatenation of the ranks' out_keys is the stably sorted
+ * concatenation of their keys. Each rank chooses its output's size; the
+ * sizes must add up, over the ranks, to the inputs' total. For outputs of
+ * even size, rank r of N takes floor((r + 1) T / N) - floor(r T / N) of
+ * the T elements (the caller finds T, for instance with an MPI_Allreduce of
+ * the part sizes): this rebalances a skewed input, which clgpu_mpi_sort
+ * leaves as skewed as it came.
+ *
+ * The same keys, orders, values, options and agreement as clgpu_mpi_sort,
+ * and the same steps, the splitters being the outputs' first global
+ * positions. The inputs serve as scratch: on return (success or failure
+ * after the checks) each rank's keys and values hold its part sorted
+ * locally. Outputs: 1-D views of any stride, of the keys' and the values'
+ * types, the same bytes of values per key, values on all ranks or none,
+ * not overlapping each other nor the inputs.
+ * Errors, the same status on every rank: those of clgpu_mpi_sort,
+ * CLGPU_INVALID_OUTPUT (out_keys is keys: use clgpu_mpi_sort; an output
+ * that may overlap an input or the other output), CLGPU_TYPE_MISMATCH (an
+ * output of another type than its input), CLGPU_INVALID_ARGUMENT (NULL
+ * out_keys; values without out_values or the reverse), CLGPU_SHAPE_MISMATCH
+ * (the outputs' sizes add up to another total than the inputs'; other
+ * bytes of values per key). Failures of the checks change nothing; later
+ * failures leave the outputs undefined (the inputs as above). */
+CLGPU_API clgpu_status clgpu_mpi_sort_into(clgpu_context *context, const clgpu_sort_spec *spec,
+                                           const clgpu_array *out_keys,
+                                           const clgpu_array *out_values, const clgpu_array *keys,
+                                           const clgpu_array *values, MPI_Comm comm,
+                                           const clgpu_sort_options *options);
+
+/** The workspace clgpu_mpi_sort_into needs on this rank, written to *out:
+ * as clgpu_mpi_sort_workspace_size's, with the local sort's part the larger
+ * of the two local sorts' (of the part, of the output) and the "in"
+ * staging buffers of the output's size. Local. Errors as
+ * clgpu_mpi_sort_workspace_size's and those of clgpu_mpi_sort_into's
+ * argument checks. */
+CLGPU_API clgpu_status clgpu_mpi_sort_into_workspace_size(
+    clgpu_context *context, const clgpu_sort_spec *spec, const clgpu_array *out_keys,
+    const clgpu_array *out_values, const clgpu_array *keys, const clgpu_array *values,
+    const clgpu_sort_options *options, clgpu_workspace_size *out);
+
 /** Where the time of this thread's last clgpu_mpi_* collective call went on
  * this rank, in milliseconds of MPI_Wtime. The parts do not overlap; what
  * they leave out of the total is the call's host bookkeeping. */

@@ -132,10 +132,19 @@ static uint64_t round_up(uint64_t x, uint64_t alignment) {
  * the four staging buffers. The rank count does not enter: every rank
  * receives as many elements as it sends. */
 static clgpu_status mpi_sort_report(const char *who, clgpu_context *context,
-                                    const clgpu_sort_spec *spec, const clgpu_array *keys,
+                                    const clgpu_sort_spec *spec, const clgpu_array *out_keys,
+                                    const clgpu_array *out_values, const clgpu_array *keys,
                                     const clgpu_array *values, const clgpu_sort_options *options,
                                     clgpu_workspace_size *local, clgpu_workspace_size *out) {
+  /* Two local sorts: of the part, and of the received output; the larger
+   * report's buffers serve both (each is wrapped with its own report). */
+  clgpu_workspace_size other;
   CLGPU__FORWARD_IF_ERROR(clgpu_sort_workspace_size(context, spec, keys, values, options, local));
+  if (out_keys != keys) {
+    CLGPU__FORWARD_IF_ERROR(
+        clgpu_sort_workspace_size(context, spec, out_keys, out_values, options, &other));
+    if (other.total_bytes > local->total_bytes) *local = other;
+  }
   CLGPU__RETURN_ERROR_IF(local->num_parts + 1 > CLGPU_WORKSPACE_MAX_PARTS ||
                              local->num_buffers + STAGED > CLGPU_WORKSPACE_MAX_BUFFERS,
                          CLGPU_INTERNAL_ERROR,
@@ -158,9 +167,10 @@ static clgpu_status mpi_sort_report(const char *who, clgpu_context *context,
     out->buffers[b] = local->buffers[b];
     out->buffers[b].part = local->buffers[b].part + 1;
   }
-  uint64_t n = clgpu_array_count(keys), key_bytes = n * clgpu_type_size(keys->type);
-  uint64_t bytes[STAGED] = {key_bytes, key_bytes, n * value_bytes(keys, values),
-                            n * value_bytes(keys, values)};
+  uint64_t n = clgpu_array_count(keys), m = clgpu_array_count(out_keys);
+  uint64_t key_size = clgpu_type_size(keys->type);
+  uint64_t unit = n ? value_bytes(keys, values) : value_bytes(out_keys, out_values);
+  uint64_t bytes[STAGED] = {n * key_size, m * key_size, n * unit, m * unit};
   uint64_t at = round_up(local->total_bytes, local->alignment), total = local->total_bytes;
   for (unsigned i = 0; i < STAGED; i++) {
     clgpu_workspace_buffer *buffer = &out->buffers[out->num_buffers++];
@@ -181,11 +191,24 @@ static clgpu_status mpi_sort_report(const char *who, clgpu_context *context,
 
 /* ---- checks ---- */
 
-static clgpu_status check_sort(const char *who, clgpu_context *context, const clgpu_sort_spec *spec,
-                               const clgpu_array *keys, const clgpu_array *values,
-                               const clgpu_sort_options *options) {
+/* Whether a view may overlap any of the others (NULL ones skipped). */
+static const char *overlapping(const clgpu_array *view, const clgpu_array *const *others,
+                               const char *const *names, int count) {
+  for (int i = 0; view && i < count; i++) {
+    if (others[i] && clgpu_may_alias(view, others[i])) return names[i];
+  }
+  return NULL;
+}
+
+static clgpu_status check_sort(const char *who, int into, clgpu_context *context,
+                               const clgpu_sort_spec *spec, const clgpu_array *out_keys,
+                               const clgpu_array *out_values, const clgpu_array *keys,
+                               const clgpu_array *values, const clgpu_sort_options *options) {
   CLGPU__RETURN_ERROR_IF(!context, CLGPU_INVALID_ARGUMENT, "%s: context is NULL", who);
   CLGPU__RETURN_ERROR_IF(!keys, CLGPU_INVALID_ARGUMENT, "%s: keys is NULL", who);
+  CLGPU__RETURN_ERROR_IF(!out_keys, CLGPU_INVALID_ARGUMENT, "%s: out_keys is NULL", who);
+  CLGPU__RETURN_ERROR_IF(into && out_keys == keys, CLGPU_INVALID_OUTPUT,
+                         "%s: out_keys is keys (clgpu_mpi_sort sorts in place)", who);
   CLGPU__RETURN_ERROR_IF(spec && (spec->compare || spec->key_type || spec->declarations),
                          CLGPU_INVALID_ARGUMENT,
                          "%s: comparators and custom key types are merge sort's, which is not "
@@ -203,8 +226,33 @@ static clgpu_status check_sort(const char *who, clgpu_context *context, const cl
   CLGPU__RETURN_ERROR_IF(!order_of(keys->type, 0, &o), CLGPU_TYPE_MISMATCH,
                          "%s: keys of %s have no natural order to distribute", who,
                          clgpu_type_cl_name(keys->type));
+  if (out_keys != keys) {
+    CLGPU__RETURN_ERROR_IF(out_keys->type != keys->type, CLGPU_TYPE_MISMATCH,
+                           "%s: out_keys are %s, keys %s", who, clgpu_type_cl_name(out_keys->type),
+                           clgpu_type_cl_name(keys->type));
+    CLGPU__RETURN_ERROR_IF(!out_values != !values, CLGPU_INVALID_ARGUMENT,
+                           "%s: values and out_values go together (one of them is NULL)", who);
+    CLGPU__RETURN_ERROR_IF(values && out_values->type != values->type, CLGPU_TYPE_MISMATCH,
+                           "%s: out_values are %s, values %s", who,
+                           clgpu_type_cl_name(out_values->type), clgpu_type_cl_name(values->type));
+    CLGPU__RETURN_ERROR_IF(values && clgpu_array_count(keys) && clgpu_array_count(out_keys) &&
+                               value_bytes(keys, values) != value_bytes(out_keys, out_values),
+                           CLGPU_SHAPE_MISMATCH,
+                           "%s: out_values carry %llu bytes per key, values %llu", who,
+                           (unsigned long long)value_bytes(out_keys, out_values),
+                           (unsigned long long)value_bytes(keys, values));
+    const clgpu_array *inputs[] = {keys, values, out_values};
+    static const char *const names[] = {"keys", "values", "out_values"};
+    const char *hit = overlapping(out_keys, inputs, names, 3);
+    if (!hit) hit = overlapping(out_values, inputs, names, 2);
+    CLGPU__RETURN_ERROR_IF(hit != NULL, CLGPU_INVALID_OUTPUT,
+                           "%s: the outputs may overlap the %s (the outputs are written while "
+                           "the inputs are sent)",
+                           who, hit);
+  }
   clgpu_workspace_size local, need;
-  clgpu_status status = mpi_sort_report(who, context, spec, keys, values, options, &local, &need);
+  clgpu_status status = mpi_sort_report(who, context, spec, out_keys, out_values, keys, values,
+                                        options, &local, &need);
   if (status == CLGPU_SUCCESS && options && options->workspace) {
     status = clgpu_workspace_check(context, options->workspace, &need);
   }
@@ -217,17 +265,20 @@ static clgpu_status check_sort(const char *who, clgpu_context *context, const cl
     clgpu_workspace_region(options->workspace, &buffer, &offset, &bytes);
     clgpu_array region;
     if (buffer && clgpu_array_1d(buffer, offset, CLGPU_TYPE_UINT8, bytes, &region) == CLGPU_SUCCESS) {
-      CLGPU__RETURN_ERROR_IF(
-          clgpu_may_alias(&region, keys) || (values && clgpu_may_alias(&region, values)),
-          CLGPU_WORKSPACE_ALIASES_ARGUMENT,
-          "%s: the workspace's bytes [%zu, %zu) may overlap the %s", who, offset, offset + bytes,
-          clgpu_may_alias(&region, keys) ? "keys" : "values");
+      const clgpu_array *views[] = {keys, values, out_keys, out_values};
+      static const char *const names[] = {"keys", "values", "out_keys", "out_values"};
+      const char *hit = overlapping(&region, views, names, 4);
+      CLGPU__RETURN_ERROR_IF(hit != NULL, CLGPU_WORKSPACE_ALIASES_ARGUMENT,
+                             "%s: the workspace's bytes [%zu, %zu) may overlap the %s", who, offset,
+                             offset + bytes, hit);
     }
   }
-  CLGPU__RETURN_ERROR_IF(clgpu_array_count(keys) > INT_MAX, CLGPU_SIZE_OVERFLOW,
+  size_t most = clgpu_array_count(keys) > clgpu_array_count(out_keys) ? clgpu_array_count(keys)
+                                                                      : clgpu_array_count(out_keys);
+  CLGPU__RETURN_ERROR_IF(most > INT_MAX, CLGPU_SIZE_OVERFLOW,
                          "%s: a rank's part holds %zu keys; MPI counts them in an int (at most "
                          "%d)",
-                         who, clgpu_array_count(keys), INT_MAX);
+                         who, most, INT_MAX);
   return CLGPU_SUCCESS;
 }
 
@@ -269,25 +320,26 @@ typedef struct staging {
   cl_command_queue queue; /* the context's, where clgpu_copy enqueues */
   clgpu_workspace_size report, local;
   clgpu_workspace *own;     /* made by the call */
-  clgpu_workspace *sorts;   /* the local sorts' part */
+  clgpu_workspace *sorts[2]; /* the local sorts' part: for the input, the output */
   cl_mem buffer;            /* the whole workspace's; NULL without bytes */
   size_t offset;            /* its region's first byte in buffer */
-  clgpu_sort_options options; /* the caller's, with `sorts` */
+  clgpu_sort_options options[2]; /* the caller's, with sorts[0] and sorts[1] */
   size_t bytes[STAGED];
   cl_mem sub[STAGED];  /* each staging buffer as a sub-buffer of its own */
   void *host[STAGED]; /* where each is mapped */
 } staging;
 
 static clgpu_status staging_open(const char *who, staging *st, clgpu_context *context,
-                                 const clgpu_sort_spec *spec, const clgpu_array *keys,
+                                 const clgpu_sort_spec *spec, const clgpu_array *out_keys,
+                                 const clgpu_array *out_values, const clgpu_array *keys,
                                  const clgpu_array *values, const clgpu_sort_options *options,
                                  int ranks) {
   memset(st, 0, sizeof *st);
   st->context = context;
   st->queue = clgpu_context_queue(context);
-  if (options) st->options = *options;
-  CLGPU__FORWARD_IF_ERROR(
-      mpi_sort_report(who, context, spec, keys, values, options, &st->local, &st->report));
+  if (options) st->options[0] = st->options[1] = *options;
+  CLGPU__FORWARD_IF_ERROR(mpi_sort_report(who, context, spec, out_keys, out_values, keys, values,
+                                          options, &st->local, &st->report));
   for (unsigned i = 0; i < STAGED; i++) {
     st->bytes[i] = (size_t)st->report.buffers[st->report.num_buffers - STAGED + i].bytes;
   }
@@ -302,12 +354,21 @@ static clgpu_status staging_open(const char *who, staging *st, clgpu_context *co
     whole = st->own;
   }
   clgpu_workspace_region(whole, &st->buffer, &st->offset, NULL);
-  clgpu_status status =
-      st->local.total_bytes && st->buffer
-          ? clgpu_workspace_wrap(context, &st->local, st->buffer, st->offset,
-                                 (size_t)st->local.total_bytes, &st->sorts)
-          : clgpu_workspace_create(context, &st->local, &st->sorts);
-  st->options.workspace = st->sorts;
+  /* Each local sort gets its own report over the same prefix, which holds
+   * the larger of the two. */
+  clgpu_status status = CLGPU_SUCCESS;
+  for (int side = 0; side < 2 && status == CLGPU_SUCCESS; side++) {
+    clgpu_workspace_size own_report;
+    status =
+        side ? clgpu_sort_workspace_size(context, spec, out_keys, out_values, options, &own_report)
+             : clgpu_sort_workspace_size(context, spec, keys, values, options, &own_report);
+    if (status != CLGPU_SUCCESS) break;
+    status = own_report.total_bytes && st->buffer
+                 ? clgpu_workspace_wrap(context, &own_report, st->buffer, st->offset,
+                                        (size_t)own_report.total_bytes, &st->sorts[side])
+                 : clgpu_workspace_create(context, &own_report, &st->sorts[side]);
+    st->options[side].workspace = st->sorts[side];
+  }
   if (status != CLGPU_SUCCESS || ranks == 1) return status;
   /* The staging buffers as sub-buffers, so that mapping one leaves the
    * others free for the device (OpenCL leaves commands on a mapped memory
@@ -345,7 +406,8 @@ static void staging_close(staging *st) {
   for (unsigned i = 0; i < STAGED; i++) {
     if (st->sub[i]) clReleaseMemObject(st->sub[i]);
   }
-  clgpu_workspace_destroy(st->sorts);
+  clgpu_workspace_destroy(st->sorts[0]);
+  clgpu_workspace_destroy(st->sorts[1]);
   clgpu_workspace_destroy(st->own);
 }
 
@@ -547,8 +609,8 @@ static clgpu_status find_splits(const char *who, MPI_Comm comm, int size, int ra
   }
   uint64_t prefix = 0;
   for (size_t j = 0; j < m && target; j++) {
-    prefix += all[j].count;
-    target[j] = prefix; /* elements before rank j + 1's first */
+    prefix += all[j].second.u64s[1];
+    target[j] = prefix; /* elements before rank j + 1's first output */
   }
   /* Bisection, one bit a step from the top: rho[j] ends as the largest
    * rank image with at most target[j] keys before it on all ranks. Every
@@ -653,10 +715,33 @@ static void *staged_host(const staging *st, unsigned which) {
   return st->host[which] ? st->host[which] : &nothing_staged;
 }
 
-static clgpu_status distributed_sort(clgpu_context *context, const clgpu_sort_spec *spec,
-                                     const clgpu_array *keys, const clgpu_array *values,
-                                     MPI_Comm comm, const clgpu_sort_options *options) {
-  const char *who = "clgpu_mpi_sort";
+/* One rank alone: its sorted part copied into its outputs, waited for. */
+static clgpu_status copy_out(clgpu_context *context, const clgpu_array *out_keys,
+                             const clgpu_array *out_values, const clgpu_array *keys,
+                             const clgpu_array *values) {
+  cl_event done[2] = {NULL, NULL};
+  clgpu_status status = clgpu_copy(context, out_keys, keys, 0, NULL, &done[0]);
+  if (status == CLGPU_SUCCESS && values) {
+    status = clgpu_copy(context, out_values, values, 0, NULL, &done[1]);
+  }
+  for (int e = 0; e < 2; e++) {
+    if (!done[e]) continue;
+    cl_int code = clWaitForEvents(1, &done[e]);
+    if (code != CL_SUCCESS && status == CLGPU_SUCCESS) {
+      status = clgpu__fail_cl(code, "clWaitForEvents (the copy into the outputs)");
+    }
+    clReleaseEvent(done[e]);
+  }
+  return status;
+}
+
+/* The sort of keys (and values) into out_keys (and out_values): the same
+ * views for clgpu_mpi_sort, in place. */
+static clgpu_status distributed_sort(const char *who, int into, clgpu_context *context,
+                                     const clgpu_sort_spec *spec, const clgpu_array *out_keys,
+                                     const clgpu_array *out_values, const clgpu_array *keys,
+                                     const clgpu_array *values, MPI_Comm comm,
+                                     const clgpu_sort_options *options) {
   clgpu_mpi_times *times = clgpu__mpi_times_current();
   double start;
   int size = 0, rank = 0;
@@ -666,19 +751,21 @@ static clgpu_status distributed_sort(clgpu_context *context, const clgpu_sort_sp
   mine.kind = 1;
   mine.type = keys ? (int32_t)keys->type : 0;
   mine.detail = spec && spec->descending ? 1 : 0;
-  mine.status = check_sort(who, context, spec, keys, values, options);
+  mine.status = check_sort(who, into, context, spec, out_keys, out_values, keys, values, options);
   /* The workspace (made here when the caller passed none), agreed on with
    * the checks: a rank that cannot allocate it fails the call everywhere
    * before anything changed. */
   staging st;
   memset(&st, 0, sizeof st);
   if (mine.status == CLGPU_SUCCESS) {
-    mine.status = staging_open(who, &st, context, spec, keys, values, options, size);
+    mine.status =
+        staging_open(who, &st, context, spec, out_keys, out_values, keys, values, options, size);
   }
   if (mine.status == CLGPU_SUCCESS) {
     mine.count = clgpu_array_count(keys);
-    mine.value.u64 = value_bytes(keys, values);
-    mine.second.u64 = values != NULL;
+    mine.value.u64 = mine.count ? value_bytes(keys, values) : value_bytes(out_keys, out_values);
+    mine.second.u64s[0] = values != NULL;
+    mine.second.u64s[1] = clgpu_array_count(out_keys);
   }
   clgpu__mpi_record *all = NULL;
   clgpu_status status = clgpu__mpi_agree_first(who, comm, size, rank, &mine, &all, "descending");
@@ -692,26 +779,39 @@ static clgpu_status distributed_sort(clgpu_context *context, const clgpu_sort_sp
                            "%s: rank %d of %d %s values, rank 0 %s (all ranks or none)", who, r,
                            size, all[r].second.u64 ? "passes" : "passes no",
                            all[0].second.u64 ? "does" : "does not");
-    } else if (all[r].count && unit && all[r].value.u64 != unit) {
+    } else if ((all[r].count || all[r].second.u64s[1]) && unit && all[r].value.u64 != unit) {
       status =
           clgpu__fail(CLGPU_INVALID_ARGUMENT,
                       "%s: rank %d of %d carries %llu bytes of values per key, another rank "
                       "%llu",
                       who, r, size, (unsigned long long)all[r].value.u64, (unsigned long long)unit);
-    } else if (all[r].count) {
+    } else if (all[r].count || all[r].second.u64s[1]) {
       unit = all[r].value.u64;
     }
   }
+  /* The outputs hold as many elements as the inputs, in all. */
+  uint64_t total_in = 0, total_out = 0;
+  for (int r = 0; status == CLGPU_SUCCESS && r < size; r++) {
+    total_in += all[r].count;
+    total_out += all[r].second.u64s[1];
+  }
+  if (status == CLGPU_SUCCESS && total_in != total_out) {
+    status = clgpu__fail(CLGPU_SHAPE_MISMATCH,
+                         "%s: the ranks' outputs hold %llu elements in all, their inputs %llu", who,
+                         (unsigned long long)total_out, (unsigned long long)total_in);
+  }
   if (status != CLGPU_SUCCESS || size == 1) {
     if (status == CLGPU_SUCCESS) {
-      status = sort_and_wait(context, spec, keys, values, &st.options, 0, NULL);
+      status = sort_and_wait(context, spec, keys, values, &st.options[0], 0, NULL);
     }
+    if (status == CLGPU_SUCCESS && out_keys != keys)
+      status = copy_out(context, out_keys, out_values, keys, values);
     staging_close(&st);
     free(all);
     return status;
   }
   /* 1. The local sort; agreed on, so that no rank searches alone. */
-  mine.status = sort_and_wait(context, spec, keys, values, &st.options, 0, NULL);
+  mine.status = sort_and_wait(context, spec, keys, values, &st.options[0], 0, NULL);
   status = clgpu__mpi_agree(who, comm, size, rank, &mine, all, "descending");
   /* 2. The split points. */
   searcher s;
@@ -745,11 +845,12 @@ static clgpu_status distributed_sort(clgpu_context *context, const clgpu_sort_sp
     }
     uint64_t received = 0;
     for (int r = 0; r < size; r++) received += (uint64_t)receive_counts[r];
-    if (status == CLGPU_SUCCESS && received != mine.count) {
-      /* The split points give every rank its own count; agreed on below. */
-      mine.status =
-          clgpu__fail(CLGPU_INTERNAL_ERROR, "%s: rank %d would receive %llu elements for its %llu",
-                      who, rank, (unsigned long long)received, (unsigned long long)mine.count);
+    if (status == CLGPU_SUCCESS && received != mine.second.u64s[1]) {
+      /* The split points give every rank its output's count; agreed on
+       * below. */
+      mine.status = clgpu__fail(
+          CLGPU_INTERNAL_ERROR, "%s: rank %d would receive %llu elements for its %llu", who, rank,
+          (unsigned long long)received, (unsigned long long)mine.second.u64s[1]);
     }
     times->exchange_ms += clgpu__mpi_now_ms() - start;
   }
@@ -807,9 +908,9 @@ static clgpu_status distributed_sort(clgpu_context *context, const clgpu_sort_sp
     start = clgpu__mpi_now_ms();
     clgpu_status device = stage_unmap(&st, 0, 2, &unmapped);
     if (device == CLGPU_SUCCESS && status == CLGPU_SUCCESS && st.sub[KEYS_IN]) {
-      device = staged_view(&st, KEYS_IN, keys, &view);
+      device = staged_view(&st, KEYS_IN, out_keys, &view);
       if (device == CLGPU_SUCCESS) {
-        device = clgpu_copy(context, keys, &view, unmapped ? 1 : 0, unmapped ? &unmapped : NULL,
+        device = clgpu_copy(context, out_keys, &view, unmapped ? 1 : 0, unmapped ? &unmapped : NULL,
                             &moved[num_moved]);
         if (device == CLGPU_SUCCESS) num_moved++;
       }
@@ -827,10 +928,10 @@ static clgpu_status distributed_sort(clgpu_context *context, const clgpu_sort_sp
     clgpu_status unmapping = stage_unmap(&st, 2, 4, &unmapped);
     if (device == CLGPU_SUCCESS) device = unmapping;
     if (device == CLGPU_SUCCESS && status == CLGPU_SUCCESS && st.sub[VALUES_IN]) {
-      device = staged_view(&st, VALUES_IN, values, &view);
+      device = staged_view(&st, VALUES_IN, out_values, &view);
       if (device == CLGPU_SUCCESS) {
-        device = clgpu_copy(context, values, &view, unmapped ? 1 : 0, unmapped ? &unmapped : NULL,
-                            &moved[num_moved]);
+        device = clgpu_copy(context, out_values, &view, unmapped ? 1 : 0,
+                            unmapped ? &unmapped : NULL, &moved[num_moved]);
         if (device == CLGPU_SUCCESS) num_moved++;
       }
     }
@@ -843,7 +944,7 @@ static clgpu_status distributed_sort(clgpu_context *context, const clgpu_sort_sp
        * MPI gives no way to agree without it.) */
       mine.status = device;
       if (mine.status == CLGPU_SUCCESS) {
-        mine.status = sort_and_wait(context, spec, keys, values, &st.options, num_moved,
+        mine.status = sort_and_wait(context, spec, out_keys, out_values, &st.options[1], num_moved,
                                     num_moved ? moved : NULL);
       } else if (num_moved) {
         clWaitForEvents(num_moved, moved);
@@ -867,22 +968,58 @@ clgpu_status clgpu_mpi_sort(clgpu_context *context, const clgpu_sort_spec *spec,
                             const clgpu_sort_options *options) {
   double start;
   clgpu__mpi_times_begin(&start);
-  clgpu_status status = distributed_sort(context, spec, keys, values, comm, options);
+  clgpu_status status = distributed_sort("clgpu_mpi_sort", 0, context, spec, keys, values, keys,
+                                         values, comm, options);
   clgpu__mpi_times_end(start);
   return status;
+}
+
+clgpu_status clgpu_mpi_sort_into(clgpu_context *context, const clgpu_sort_spec *spec,
+                                 const clgpu_array *out_keys, const clgpu_array *out_values,
+                                 const clgpu_array *keys, const clgpu_array *values, MPI_Comm comm,
+                                 const clgpu_sort_options *options) {
+  double start;
+  clgpu__mpi_times_begin(&start);
+  const char *who = "clgpu_mpi_sort_into";
+  clgpu_status status;
+  status =
+      distributed_sort(who, 1, context, spec, out_keys, out_values, keys, values, comm, options);
+  clgpu__mpi_times_end(start);
+  return status;
+}
+
+static clgpu_status sort_workspace_size(const char *who, int into, clgpu_context *context,
+                                        const clgpu_sort_spec *spec, const clgpu_array *out_keys,
+                                        const clgpu_array *out_values, const clgpu_array *keys,
+                                        const clgpu_array *values,
+                                        const clgpu_sort_options *options,
+                                        clgpu_workspace_size *out) {
+  CLGPU__RETURN_ERROR_IF(!out, CLGPU_INVALID_ARGUMENT, "%s: out is NULL", who);
+  /* The call's checks, but not of a workspace in the options. */
+  clgpu_sort_options plain = {0};
+  if (options) plain = *options;
+  plain.workspace = NULL;
+  CLGPU__FORWARD_IF_ERROR(
+      check_sort(who, into, context, spec, out_keys, out_values, keys, values, &plain));
+  clgpu_workspace_size local;
+  return mpi_sort_report(who, context, spec, out_keys, out_values, keys, values, options, &local,
+                         out);
 }
 
 clgpu_status clgpu_mpi_sort_workspace_size(clgpu_context *context, const clgpu_sort_spec *spec,
                                            const clgpu_array *keys, const clgpu_array *values,
                                            const clgpu_sort_options *options,
                                            clgpu_workspace_size *out) {
-  const char *who = "clgpu_mpi_sort_workspace_size";
-  CLGPU__RETURN_ERROR_IF(!out, CLGPU_INVALID_ARGUMENT, "%s: out is NULL", who);
-  /* The call's checks, but not of a workspace in the options. */
-  clgpu_sort_options plain = {0};
-  if (options) plain = *options;
-  plain.workspace = NULL;
-  CLGPU__FORWARD_IF_ERROR(check_sort(who, context, spec, keys, values, &plain));
-  clgpu_workspace_size local;
-  return mpi_sort_report(who, context, spec, keys, values, options, &local, out);
+  return sort_workspace_size("clgpu_mpi_sort_workspace_size", 0, context, spec, keys, values, keys,
+                             values, options, out);
+}
+
+clgpu_status clgpu_mpi_sort_into_workspace_size(clgpu_context *context, const clgpu_sort_spec *spec,
+                                                const clgpu_array *out_keys,
+                                                const clgpu_array *out_values,
+                                                const clgpu_array *keys, const clgpu_array *values,
+                                                const clgpu_sort_options *options,
+                                                clgpu_workspace_size *out) {
+  return sort_workspace_size("clgpu_mpi_sort_into_workspace_size", 1, context, spec, out_keys,
+                             out_values, keys, values, options, out);
 }

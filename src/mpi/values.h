@@ -22,6 +22,7 @@ typedef union clgpu__value {
   uint64_t u64;
   float f;
   double d;
+  uint64_t u64s[2];
   unsigned char bytes[16];
 } clgpu__value;
 

@@ -360,13 +360,20 @@ clgpu_status clgpu_workspace_region(const clgpu_workspace *workspace, cl_mem *bu
   return CLGPU_SUCCESS;
 }
 
-clgpu_status clgpu_workspace_finish(clgpu_workspace *workspace) {
-  CLGPU__RETURN_ERROR_IF(!workspace, CLGPU_INVALID_ARGUMENT,
-                         "clgpu_workspace_finish: workspace is NULL");
+/* The queue of the workspace's last call, retained for the caller (NULL
+ * when no call has used it). */
+static cl_command_queue last_queue(clgpu_workspace *workspace) {
   pthread_mutex_lock(&workspace->lock);
   cl_command_queue last = workspace->last_queue;
   if (last) clRetainCommandQueue(last);
   pthread_mutex_unlock(&workspace->lock);
+  return last;
+}
+
+clgpu_status clgpu_workspace_finish(clgpu_workspace *workspace) {
+  CLGPU__RETURN_ERROR_IF(!workspace, CLGPU_INVALID_ARGUMENT,
+                         "clgpu_workspace_finish: workspace is NULL");
+  cl_command_queue last = last_queue(workspace);
   if (!last) return CLGPU_SUCCESS;
   /* A marker waited for, not clFinish: on rusticl (Mesa 22.3) clFinish
    * returns before a finished kernel's writes are seen by a read on
@@ -512,10 +519,7 @@ clgpu_status clgpu__scratch_order(const clgpu_context *context, const clgpu__scr
   clgpu_workspace *workspace = scratch->workspace;
   if (!workspace) return CLGPU_SUCCESS;
   cl_command_queue queue = clgpu__queue_of(context);
-  pthread_mutex_lock(&workspace->lock);
-  cl_command_queue last = workspace->last_queue;
-  if (last) clRetainCommandQueue(last);
-  pthread_mutex_unlock(&workspace->lock);
+  cl_command_queue last = last_queue(workspace);
   if (!last) return CLGPU_SUCCESS;
   /* After the last call on the same in-order queue, the queue's order is
    * enough. Otherwise the first command waits for a marker on the last

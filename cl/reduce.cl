@@ -499,9 +499,13 @@ inline void clgpu_scan_slice(__global const T *in, __global R *out, ulong b, ulo
 #endif
 
 /* Scan the range of each group into out, starting from carries[g] when
- * `use_carries` (the combined totals of the earlier groups) or the neutral
- * element. in and out may be the same elements (exact in place): every
- * element is read before it is written, by the same work-item. */
+ * `use_carries` is 1 (the combined totals of the earlier groups, which
+ * clgpu_scan_carries wrote), from the fold of the totals before the group
+ * (entries 0 .. g * CLGPU_SLICES - 1, left to right: clgpu_scan_carries'
+ * order, so the same bits) when it is 2 (CHUNKED, a few groups: one launch
+ * fewer), or from the neutral element. in and out may be the same elements
+ * (exact in place): every element is read before it is written, by the same
+ * work-item. */
 __kernel __attribute__((reqd_work_group_size(CLGPU_GROUP, 1, 1))) void clgpu_scan_ranges(
     __global const T *in, ulong in_offset, ulong n, ulong chunk, __global const A *carries,
     ulong carries_offset, int use_carries, int exclusive, __global R *out, ulong out_offset) {
@@ -516,10 +520,14 @@ __kernel __attribute__((reqd_work_group_size(CLGPU_GROUP, 1, 1))) void clgpu_sca
    * and MAX scans started from 0; in the TILED loop and in
    * clgpu_scan_carries the same shape crashed LLVM instead. */
   A carry = CLGPU_NEUTRAL;
-  if (use_carries) carry = carries[carries_offset + get_group_id(0) * CLGPU_SLICES];
+  if (use_carries == 1) carry = carries[carries_offset + get_group_id(0) * CLGPU_SLICES];
   in += in_offset;
   out += out_offset;
 #if CLGPU_GROUP == 1
+  if (use_carries == 2) {
+    ulong before = get_group_id(0) * CLGPU_SLICES;
+    for (ulong t = 0; t < before; t++) carry = clgpu_combine(carry, carries[carries_offset + t]);
+  }
   ulong k = begin;
 #if defined(CLGPU_VECTOR_OP) && CLGPU_VECTOR_OP == 1 && defined(CLGPU_VSTORE_EXPR)
   /* Sixteen elements at a time: their prefix sums by doubling inside the

@@ -507,6 +507,10 @@ clgpu_status clgpu__lease_scan(clgpu__leases *held, clgpu_program *program, int 
   return clgpu__lease(held, program, "clgpu_scan_ranges", CLGPU__ARG_SCAN_RANGES, &out->scan);
 }
 
+/* The most totals a CHUNKED work-item folds for its carry (O(groups) each,
+ * O(groups^2) in all): beyond them, clgpu_scan_carries scans them once. */
+#define CLGPU__SCAN_FOLD_MAX 1024
+
 /* Scan n contiguous elements from `in` to `out` (which may be the same
  * place). A cut range reduces its chunks into `totals` (`slices` entries per
  * chunk, clgpu__spec_slices), scans those into carries, then scans each
@@ -529,7 +533,14 @@ clgpu_status clgpu__enqueue_scan_contiguous(clgpu_context *context, clgpu__chain
     CLGPU__FORWARD_IF_ERROR(clgpu__chain_kernel(
         context, chain, kernels->ranges, clgpu__global_size(groups, shape->group), shape->group,
         "clEnqueueNDRangeKernel(clgpu_scan_totals)"));
-    cl_ulong count = groups * slices;
+  }
+  /* CHUNKED with few groups: each work-item folds the totals before its
+   * range itself, in clgpu_scan_carries' order, and the launch of that
+   * kernel (a third of a 16M-element scan's time on POCL went to launches
+   * between the kernels) is saved. */
+  cl_ulong count = groups * slices;
+  cl_int use_carries = !multi ? 0 : shape->group == 1 && count <= CLGPU__SCAN_FOLD_MAX ? 2 : 1;
+  if (use_carries == 1) {
     clgpu__kernel_arg args[] = {CLGPU__ARG(totals.buffer), CLGPU__ARG(totals.offset),
                                 CLGPU__ARG(count)};
     CLGPU__FORWARD_IF_ERROR(clgpu__set_args(kernels->carries, 0, args, 3, "clgpu_scan_carries"));
@@ -537,7 +548,6 @@ clgpu_status clgpu__enqueue_scan_contiguous(clgpu_context *context, clgpu__chain
                                                 shape->group,
                                                 "clEnqueueNDRangeKernel(clgpu_scan_carries)"));
   }
-  cl_int use_carries = multi;
   clgpu__place carries = multi ? totals : out;
   clgpu__kernel_arg args[] = {
       CLGPU__ARG(in.buffer),   CLGPU__ARG(in.offset),      CLGPU__ARG(n),

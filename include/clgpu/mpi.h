@@ -271,9 +271,9 @@ CLGPU_API clgpu_status clgpu_mpi_sort_workspace_size(
  *
  * The same keys, orders, values, options and agreement as clgpu_mpi_sort,
  * and the same steps, the splitters being the outputs' first global
- * positions. The inputs serve as scratch: on return (success or failure
- * after the checks) each rank's keys and values hold its part sorted
- * locally. Outputs: 1-D views of any stride, of the keys' and the values'
+ * positions. The inputs serve as scratch: on success each rank's keys and
+ * values hold its part sorted locally; after a failure past the checks
+ * they hold a permutation of it. Outputs: 1-D views of any stride, of the keys' and the values'
  * types, the same bytes of values per key, values on all ranks or none,
  * not overlapping each other nor the inputs.
  * Errors, the same status on every rank: those of clgpu_mpi_sort,

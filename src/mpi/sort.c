@@ -804,8 +804,9 @@ static clgpu_status distributed_sort(const char *who, int into, clgpu_context *c
     if (status == CLGPU_SUCCESS) {
       status = sort_and_wait(context, spec, keys, values, &st.options[0], 0, NULL);
     }
-    if (status == CLGPU_SUCCESS && out_keys != keys)
+    if (status == CLGPU_SUCCESS && out_keys != keys) {
       status = copy_out(context, out_keys, out_values, keys, values);
+    }
     staging_close(&st);
     free(all);
     return status;

@@ -264,7 +264,8 @@ static clgpu_status check_sort(const char *who, int into, clgpu_context *context
     size_t offset = 0, bytes = 0;
     clgpu_workspace_region(options->workspace, &buffer, &offset, &bytes);
     clgpu_array region;
-    if (buffer && clgpu_array_1d(buffer, offset, CLGPU_TYPE_UINT8, bytes, &region) == CLGPU_SUCCESS) {
+    if (buffer &&
+        clgpu_array_1d(buffer, offset, CLGPU_TYPE_UINT8, bytes, &region) == CLGPU_SUCCESS) {
       const clgpu_array *views[] = {keys, values, out_keys, out_values};
       static const char *const names[] = {"keys", "values", "out_keys", "out_values"};
       const char *hit = overlapping(&region, views, names, 4);
@@ -319,13 +320,13 @@ typedef struct staging {
   clgpu_context *context;
   cl_command_queue queue; /* the context's, where clgpu_copy enqueues */
   clgpu_workspace_size report, local;
-  clgpu_workspace *own;     /* made by the call */
-  clgpu_workspace *sorts[2]; /* the local sorts' part: for the input, the output */
-  cl_mem buffer;            /* the whole workspace's; NULL without bytes */
-  size_t offset;            /* its region's first byte in buffer */
+  clgpu_workspace *own;          /* made by the call */
+  clgpu_workspace *sorts[2];     /* the local sorts' part: for the input, the output */
+  cl_mem buffer;                 /* the whole workspace's; NULL without bytes */
+  size_t offset;                 /* its region's first byte in buffer */
   clgpu_sort_options options[2]; /* the caller's, with sorts[0] and sorts[1] */
   size_t bytes[STAGED];
-  cl_mem sub[STAGED];  /* each staging buffer as a sub-buffer of its own */
+  cl_mem sub[STAGED]; /* each staging buffer as a sub-buffer of its own */
   void *host[STAGED]; /* where each is mapped */
 } staging;
 
@@ -415,8 +416,8 @@ static void staging_close(staging *st) {
  * (the keys, or the values of 1 or 2 dimensions). */
 static clgpu_status staged_view(const staging *st, unsigned which, const clgpu_array *like,
                                 clgpu_array *out) {
-  return clgpu_array_nd(st->sub[which], 0, like->type, like->rank, like->shape, CLGPU_ORDER_ROW_MAJOR,
-                        out);
+  return clgpu_array_nd(st->sub[which], 0, like->type, like->rank, like->shape,
+                        CLGPU_ORDER_ROW_MAJOR, out);
 }
 
 /* Enqueue the mapping of staging buffers [first, end) that hold bytes: the
@@ -461,8 +462,8 @@ static clgpu_status stage_unmap(staging *st, unsigned first, unsigned end, cl_ev
   if (done) *done = NULL;
   for (unsigned i = first; i < end; i++) {
     if (!st->host[i]) continue;
-    cl_int code = clEnqueueUnmapMemObject(st->queue, st->sub[i], st->host[i], 0, NULL,
-                                          &events[made]);
+    cl_int code =
+        clEnqueueUnmapMemObject(st->queue, st->sub[i], st->host[i], 0, NULL, &events[made]);
     st->host[i] = NULL;
     if (code == CL_SUCCESS) {
       made++;
@@ -903,8 +904,8 @@ static clgpu_status distributed_sort(const char *who, int into, clgpu_context *c
     cl_uint num_moved = 0;
     clgpu_array view;
     start = clgpu__mpi_now_ms();
-    status = exchange(who, comm, size, split, receive_counts, key_size,
-                      staged_host(&st, KEYS_OUT), staged_host(&st, KEYS_IN));
+    status = exchange(who, comm, size, split, receive_counts, key_size, staged_host(&st, KEYS_OUT),
+                      staged_host(&st, KEYS_IN));
     times->exchange_ms += clgpu__mpi_now_ms() - start;
     start = clgpu__mpi_now_ms();
     clgpu_status device = stage_unmap(&st, 0, 2, &unmapped);
@@ -921,8 +922,8 @@ static clgpu_status distributed_sort(const char *who, int into, clgpu_context *c
     times->staging_ms += clgpu__mpi_now_ms() - start;
     if (status == CLGPU_SUCCESS && values) {
       start = clgpu__mpi_now_ms();
-      status = exchange(who, comm, size, split, receive_counts, unit,
-                        staged_host(&st, VALUES_OUT), staged_host(&st, VALUES_IN));
+      status = exchange(who, comm, size, split, receive_counts, unit, staged_host(&st, VALUES_OUT),
+                        staged_host(&st, VALUES_IN));
       times->exchange_ms += clgpu__mpi_now_ms() - start;
     }
     start = clgpu__mpi_now_ms();

@@ -126,25 +126,35 @@ static uint64_t round_up(uint64_t x, uint64_t alignment) {
   return (x + alignment - 1) / alignment * alignment;
 }
 
-/* The report of clgpu_mpi_sort on this rank: part 0 the call itself, then
- * the local sort's parts with their buffers at the offsets the local sort's
- * report gives them (so its part of a workspace is a prefix, *local), then
- * the four staging buffers. The rank count does not enter: every rank
- * receives as many elements as it sends. */
+/* The reports of one call: each local sort's (of the part, of the output;
+ * the same for an in-place sort) and the call's. */
+typedef struct sort_reports {
+  clgpu_workspace_size side[2];
+  clgpu_workspace_size whole;
+} sort_reports;
+
+/* The reports of clgpu_mpi_sort on this rank, made once per call. The
+ * call's: part 0 the call itself, then the local sort's parts with their
+ * buffers at the offsets the local sort's report gives them (the larger of
+ * the two local reports: its part of a workspace is a prefix that serves
+ * both), then the four staging buffers. The rank count does not enter:
+ * every rank receives its output's count. */
 static clgpu_status mpi_sort_report(const char *who, clgpu_context *context,
                                     const clgpu_sort_spec *spec, const clgpu_array *out_keys,
                                     const clgpu_array *out_values, const clgpu_array *keys,
                                     const clgpu_array *values, const clgpu_sort_options *options,
-                                    clgpu_workspace_size *local, clgpu_workspace_size *out) {
-  /* Two local sorts: of the part, and of the received output; the larger
-   * report's buffers serve both (each is wrapped with its own report). */
-  clgpu_workspace_size other;
-  CLGPU__FORWARD_IF_ERROR(clgpu_sort_workspace_size(context, spec, keys, values, options, local));
+                                    sort_reports *reports) {
+  CLGPU__FORWARD_IF_ERROR(
+      clgpu_sort_workspace_size(context, spec, keys, values, options, &reports->side[0]));
+  reports->side[1] = reports->side[0];
   if (out_keys != keys) {
     CLGPU__FORWARD_IF_ERROR(
-        clgpu_sort_workspace_size(context, spec, out_keys, out_values, options, &other));
-    if (other.total_bytes > local->total_bytes) *local = other;
+        clgpu_sort_workspace_size(context, spec, out_keys, out_values, options, &reports->side[1]));
   }
+  const clgpu_workspace_size *local = reports->side[1].total_bytes > reports->side[0].total_bytes
+                                          ? &reports->side[1]
+                                          : &reports->side[0];
+  clgpu_workspace_size *out = &reports->whole;
   CLGPU__RETURN_ERROR_IF(local->num_parts + 1 > CLGPU_WORKSPACE_MAX_PARTS ||
                              local->num_buffers + STAGED > CLGPU_WORKSPACE_MAX_BUFFERS,
                          CLGPU_INTERNAL_ERROR,
@@ -203,7 +213,8 @@ static const char *overlapping(const clgpu_array *view, const clgpu_array *const
 static clgpu_status check_sort(const char *who, int into, clgpu_context *context,
                                const clgpu_sort_spec *spec, const clgpu_array *out_keys,
                                const clgpu_array *out_values, const clgpu_array *keys,
-                               const clgpu_array *values, const clgpu_sort_options *options) {
+                               const clgpu_array *values, const clgpu_sort_options *options,
+                               sort_reports *reports) {
   CLGPU__RETURN_ERROR_IF(!context, CLGPU_INVALID_ARGUMENT, "%s: context is NULL", who);
   CLGPU__RETURN_ERROR_IF(!keys, CLGPU_INVALID_ARGUMENT, "%s: keys is NULL", who);
   CLGPU__RETURN_ERROR_IF(!out_keys, CLGPU_INVALID_ARGUMENT, "%s: out_keys is NULL", who);
@@ -250,11 +261,10 @@ static clgpu_status check_sort(const char *who, int into, clgpu_context *context
                            "the inputs are sent)",
                            who, hit);
   }
-  clgpu_workspace_size local, need;
-  clgpu_status status = mpi_sort_report(who, context, spec, out_keys, out_values, keys, values,
-                                        options, &local, &need);
+  clgpu_status status =
+      mpi_sort_report(who, context, spec, out_keys, out_values, keys, values, options, reports);
   if (status == CLGPU_SUCCESS && options && options->workspace) {
-    status = clgpu_workspace_check(context, options->workspace, &need);
+    status = clgpu_workspace_check(context, options->workspace, &reports->whole);
   }
   if (status != CLGPU_SUCCESS) return status;
   if (options && options->workspace) {
@@ -319,7 +329,7 @@ static clgpu_status sort_and_wait(clgpu_context *context, const clgpu_sort_spec 
 typedef struct staging {
   clgpu_context *context;
   cl_command_queue queue; /* the context's, where clgpu_copy enqueues */
-  clgpu_workspace_size report, local;
+  const sort_reports *reports;
   clgpu_workspace *own;          /* made by the call */
   clgpu_workspace *sorts[2];     /* the local sorts' part: for the input, the output */
   cl_mem buffer;                 /* the whole workspace's; NULL without bytes */
@@ -330,19 +340,22 @@ typedef struct staging {
   void *host[STAGED]; /* where each is mapped */
 } staging;
 
-static clgpu_status staging_open(const char *who, staging *st, clgpu_context *context,
-                                 const clgpu_sort_spec *spec, const clgpu_array *out_keys,
-                                 const clgpu_array *out_values, const clgpu_array *keys,
-                                 const clgpu_array *values, const clgpu_sort_options *options,
-                                 int ranks) {
+/* The offset of staging buffer `which` in the call's report. */
+static size_t staged_offset(const staging *st, unsigned which) {
+  const clgpu_workspace_size *report = &st->reports->whole;
+  return (size_t)report->buffers[report->num_buffers - STAGED + which].offset;
+}
+
+static clgpu_status staging_open(staging *st, clgpu_context *context, const sort_reports *reports,
+                                 const clgpu_sort_options *options, int ranks) {
   memset(st, 0, sizeof *st);
   st->context = context;
   st->queue = clgpu_context_queue(context);
+  st->reports = reports;
   if (options) st->options[0] = st->options[1] = *options;
-  CLGPU__FORWARD_IF_ERROR(mpi_sort_report(who, context, spec, out_keys, out_values, keys, values,
-                                          options, &st->local, &st->report));
+  const clgpu_workspace_size *report = &reports->whole;
   for (unsigned i = 0; i < STAGED; i++) {
-    st->bytes[i] = (size_t)st->report.buffers[st->report.num_buffers - STAGED + i].bytes;
+    st->bytes[i] = (size_t)report->buffers[report->num_buffers - STAGED + i].bytes;
   }
   clgpu_workspace *whole = options ? options->workspace : NULL;
   if (!whole && ranks == 1) return CLGPU_SUCCESS; /* the local sort allocates its own */
@@ -351,7 +364,7 @@ static clgpu_status staging_open(const char *who, staging *st, clgpu_context *co
      * the local sorts use its bytes through their own workspace. */
     CLGPU__FORWARD_IF_ERROR(clgpu_workspace_finish(whole));
   } else {
-    CLGPU__FORWARD_IF_ERROR(clgpu_workspace_create(context, &st->report, &st->own));
+    CLGPU__FORWARD_IF_ERROR(clgpu_workspace_create(context, report, &st->own));
     whole = st->own;
   }
   clgpu_workspace_region(whole, &st->buffer, &st->offset, NULL);
@@ -359,15 +372,11 @@ static clgpu_status staging_open(const char *who, staging *st, clgpu_context *co
    * the larger of the two. */
   clgpu_status status = CLGPU_SUCCESS;
   for (int side = 0; side < 2 && status == CLGPU_SUCCESS; side++) {
-    clgpu_workspace_size own_report;
-    status =
-        side ? clgpu_sort_workspace_size(context, spec, out_keys, out_values, options, &own_report)
-             : clgpu_sort_workspace_size(context, spec, keys, values, options, &own_report);
-    if (status != CLGPU_SUCCESS) break;
-    status = own_report.total_bytes && st->buffer
-                 ? clgpu_workspace_wrap(context, &own_report, st->buffer, st->offset,
-                                        (size_t)own_report.total_bytes, &st->sorts[side])
-                 : clgpu_workspace_create(context, &own_report, &st->sorts[side]);
+    const clgpu_workspace_size *own_report = &reports->side[side];
+    status = own_report->total_bytes && st->buffer
+                 ? clgpu_workspace_wrap(context, own_report, st->buffer, st->offset,
+                                        (size_t)own_report->total_bytes, &st->sorts[side])
+                 : clgpu_workspace_create(context, own_report, &st->sorts[side]);
     st->options[side].workspace = st->sorts[side];
   }
   if (status != CLGPU_SUCCESS || ranks == 1) return status;
@@ -389,9 +398,7 @@ static clgpu_status staging_open(const char *who, staging *st, clgpu_context *co
   }
   for (unsigned i = 0; i < STAGED && status == CLGPU_SUCCESS; i++) {
     if (!st->bytes[i]) continue;
-    cl_buffer_region region = {
-        base + (size_t)st->report.buffers[st->report.num_buffers - STAGED + i].offset,
-        st->bytes[i]};
+    cl_buffer_region region = {base + staged_offset(st, i), st->bytes[i]};
     cl_int code = CL_SUCCESS;
     st->sub[i] =
         clCreateSubBuffer(root, CL_MEM_READ_WRITE, CL_BUFFER_CREATE_TYPE_REGION, &region, &code);
@@ -752,15 +759,16 @@ static clgpu_status distributed_sort(const char *who, int into, clgpu_context *c
   mine.kind = 1;
   mine.type = keys ? (int32_t)keys->type : 0;
   mine.detail = spec && spec->descending ? 1 : 0;
-  mine.status = check_sort(who, into, context, spec, out_keys, out_values, keys, values, options);
+  sort_reports reports;
+  mine.status =
+      check_sort(who, into, context, spec, out_keys, out_values, keys, values, options, &reports);
   /* The workspace (made here when the caller passed none), agreed on with
    * the checks: a rank that cannot allocate it fails the call everywhere
    * before anything changed. */
   staging st;
   memset(&st, 0, sizeof st);
   if (mine.status == CLGPU_SUCCESS) {
-    mine.status =
-        staging_open(who, &st, context, spec, out_keys, out_values, keys, values, options, size);
+    mine.status = staging_open(&st, context, &reports, options, size);
   }
   if (mine.status == CLGPU_SUCCESS) {
     mine.count = clgpu_array_count(keys);
@@ -1001,11 +1009,11 @@ static clgpu_status sort_workspace_size(const char *who, int into, clgpu_context
   clgpu_sort_options plain = {0};
   if (options) plain = *options;
   plain.workspace = NULL;
+  sort_reports reports;
   CLGPU__FORWARD_IF_ERROR(
-      check_sort(who, into, context, spec, out_keys, out_values, keys, values, &plain));
-  clgpu_workspace_size local;
-  return mpi_sort_report(who, context, spec, out_keys, out_values, keys, values, options, &local,
-                         out);
+      check_sort(who, into, context, spec, out_keys, out_values, keys, values, &plain, &reports));
+  *out = reports.whole;
+  return CLGPU_SUCCESS;
 }
 
 clgpu_status clgpu_mpi_sort_workspace_size(clgpu_context *context, const clgpu_sort_spec *spec,

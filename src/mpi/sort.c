@@ -563,8 +563,8 @@ static clgpu_status searcher_count(searcher *s, const uint64_t *rho, int upper, 
   clgpu_array needles = clgpu_array_of(s->needles, s->keys->type, s->count);
   clgpu_array positions = clgpu_array_of(s->positions, CLGPU_TYPE_UINT64, s->count);
   cl_event written = NULL, found = NULL;
-  clgpu_status status = clgpu_copy_from_host(s->context, &needles, s->packed,
-                                             s->count * key_size, 0, NULL, &written);
+  clgpu_status status =
+      clgpu_copy_from_host(s->context, &needles, s->packed, s->count * key_size, 0, NULL, &written);
   if (status == CLGPU_SUCCESS) {
     status = upper ? clgpu_upper_bound(s->context, s->spec, &positions, &needles, s->keys, &s->call,
                                        1, &written, &found)

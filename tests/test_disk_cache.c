@@ -31,6 +31,7 @@ extern char **environ;
 /* The file format of src/runtime/disk_cache.c: magic, version, key length and binary
  * length, then the key text and the binary. */
 #define HEADER_SIZE 24u
+#define TRAILER_SIZE 8u
 /* The largest cache file src/runtime/disk_cache.c reads. */
 #define MAX_FILE_SIZE ((size_t)64 << 20)
 /* Seconds a child process may take: a cold build of fill.cl on a loaded
@@ -445,6 +446,8 @@ typedef enum corruption_kind {
   GARBAGE,
   FOREIGN,
   WRAPPED_LENGTHS,
+  FLIP_CHECK_BYTE,
+  PREVIOUS_FORMAT,
 } corruption_kind;
 
 typedef struct corruption {
@@ -461,6 +464,8 @@ static corruption corruptions[] = {
     {GARBAGE, "garbage_of_same_size"},
     {FOREIGN, "foreign_key"},
     {WRAPPED_LENGTHS, "wrapped_lengths"},
+    {FLIP_CHECK_BYTE, "byte_flipped_in_check"},
+    {PREVIOUS_FORMAT, "previous_format"},
 };
 
 /* Damage the cache file at `path` as `row` says. `f` and `salt` serve the
@@ -468,10 +473,10 @@ static corruption corruptions[] = {
 static void corrupt(fixture *f, const corruption *row, const char *path, const char *salt) {
   size_t size = 0;
   unsigned char *data = read_file(path, &size);
-  assert_true(size > HEADER_SIZE + 32);
+  assert_true(size > HEADER_SIZE + TRAILER_SIZE);
   uint64_t key_length = get_le(data + 12, 4);
   uint64_t binary_length = get_le(data + 16, 8);
-  assert_int_equal(HEADER_SIZE + key_length + binary_length + 32, size);
+  assert_int_equal(HEADER_SIZE + key_length + binary_length + TRAILER_SIZE, size);
   switch (row->kind) {
     case TRUNCATE_HALF:
       assert_int_equal(truncate(path, (off_t)(size / 2)), 0);
@@ -529,10 +534,27 @@ static void corrupt(fixture *f, const corruption *row, const char *path, const c
        * but the key runs past the end of the file. A loader must reject this
        * without reading past what it read (a sanitizer build catches that). */
       size_t short_size = HEADER_SIZE + (size_t)key_length / 2;
-      assert_true(short_size >= HEADER_SIZE + 32);
-      uint64_t wrapped = (uint64_t)short_size - HEADER_SIZE - key_length - 32;
+      assert_true(short_size >= HEADER_SIZE + TRAILER_SIZE);
+      uint64_t wrapped = (uint64_t)short_size - HEADER_SIZE - key_length - TRAILER_SIZE;
       for (int i = 0; i < 8; i++) data[16 + i] = (unsigned char)(wrapped >> (8 * i));
       write_file(path, data, short_size);
+      break;
+    }
+    case FLIP_CHECK_BYTE:
+      data[size - 3] ^= 0x01;
+      write_file(path, data, size);
+      break;
+    case PREVIOUS_FORMAT: {
+      /* Format 1 ended in a 32-byte SHA-256 instead of the 8-byte check: a
+       * file of that shape with version 1 (its lengths consistent, 24 bytes
+       * of zeros standing in for the rest of the digest) is not loaded. */
+      size_t old_size = size + 24;
+      unsigned char *old = calloc(old_size, 1);
+      assert_non_null(old);
+      memcpy(old, data, size);
+      for (int i = 0; i < 4; i++) old[8 + i] = (unsigned char)(1u >> (8 * i));
+      write_file(path, old, old_size);
+      free(old);
       break;
     }
   }
@@ -600,67 +622,48 @@ CORRUPTION_SETUP(4)
 CORRUPTION_SETUP(5)
 CORRUPTION_SETUP(6)
 CORRUPTION_SETUP(7)
+CORRUPTION_SETUP(8)
+CORRUPTION_SETUP(9)
 
-/* ---- SHA-256 (FIPS 180-4), to forge files whose digest checks out ---- */
-
-static uint32_t rotate_right(uint32_t x, unsigned n) { return (x >> n) | (x << (32 - n)); }
-
-static void sha256_block(uint32_t state[8], const unsigned char block[64]) {
-  static const uint32_t round_constants[64] = {
-      0x428a2f98, 0x71374491, 0xb5c0fbcf, 0xe9b5dba5, 0x3956c25b, 0x59f111f1, 0x923f82a4,
-      0xab1c5ed5, 0xd807aa98, 0x12835b01, 0x243185be, 0x550c7dc3, 0x72be5d74, 0x80deb1fe,
-      0x9bdc06a7, 0xc19bf174, 0xe49b69c1, 0xefbe4786, 0x0fc19dc6, 0x240ca1cc, 0x2de92c6f,
-      0x4a7484aa, 0x5cb0a9dc, 0x76f988da, 0x983e5152, 0xa831c66d, 0xb00327c8, 0xbf597fc7,
-      0xc6e00bf3, 0xd5a79147, 0x06ca6351, 0x14292967, 0x27b70a85, 0x2e1b2138, 0x4d2c6dfc,
-      0x53380d13, 0x650a7354, 0x766a0abb, 0x81c2c92e, 0x92722c85, 0xa2bfe8a1, 0xa81a664b,
-      0xc24b8b70, 0xc76c51a3, 0xd192e819, 0xd6990624, 0xf40e3585, 0x106aa070, 0x19a4c116,
-      0x1e376c08, 0x2748774c, 0x34b0bcb5, 0x391c0cb3, 0x4ed8aa4a, 0x5b9cca4f, 0x682e6ff3,
-      0x748f82ee, 0x78a5636f, 0x84c87814, 0x8cc70208, 0x90befffa, 0xa4506ceb, 0xbef9a3f7,
-      0xc67178f2,
-  };
-  uint32_t w[64];
-  for (int i = 0; i < 16; i++) {
-    w[i] = (uint32_t)block[4 * i] << 24 | (uint32_t)block[4 * i + 1] << 16 |
-           (uint32_t)block[4 * i + 2] << 8 | (uint32_t)block[4 * i + 3];
+/* ---- the files' check, to forge files that pass it ----
+ *
+ * Written from the format's definition in src/runtime/disk_cache.c, not
+ * from its code: four 64-bit lanes start at (size ^ K1, ~size, K2, K1 ^ K2);
+ * 32-byte blocks of the data (the last one padded with zeros) give lane k
+ * their k-th little-endian word w, and the lane becomes rotl(l ^ w, 23) * K1;
+ * the check starts at the size and, for each lane in order, becomes
+ * (h ^ mix(l)) * K1 with h ^= h >> 32 after, where mix is
+ * x ^= x >> 31, x *= K2, x ^= x >> 29. */
+static uint64_t file_check(const unsigned char *data, size_t size) {
+  const uint64_t k1 = 0x9e3779b97f4a7c15ull, k2 = 0xc2b2ae3d27d4eb4full;
+  uint64_t lanes[4] = {(uint64_t)size ^ k1, ~(uint64_t)size, k2, k1 ^ k2};
+  for (size_t at = 0; at < size; at += 32) {
+    for (size_t k = 0; k < 4; k++) {
+      uint64_t word = 0;
+      for (size_t b = 0; b < 8; b++) {
+        size_t i = at + 8 * k + b;
+        if (i < size) word |= (uint64_t)data[i] << (8 * b);
+      }
+      uint64_t x = lanes[k] ^ word;
+      lanes[k] = ((x << 23) | (x >> 41)) * k1;
+    }
   }
-  for (int i = 16; i < 64; i++) {
-    uint32_t s0 = rotate_right(w[i - 15], 7) ^ rotate_right(w[i - 15], 18) ^ (w[i - 15] >> 3);
-    uint32_t s1 = rotate_right(w[i - 2], 17) ^ rotate_right(w[i - 2], 19) ^ (w[i - 2] >> 10);
-    w[i] = w[i - 16] + s0 + w[i - 7] + s1;
+  uint64_t h = (uint64_t)size;
+  for (size_t k = 0; k < 4; k++) {
+    uint64_t x = lanes[k];
+    x ^= x >> 31;
+    x *= k2;
+    x ^= x >> 29;
+    h = (h ^ x) * k1;
+    h ^= h >> 32;
   }
-  uint32_t v[8];
-  memcpy(v, state, sizeof v);
-  for (int i = 0; i < 64; i++) {
-    uint32_t e = v[4], a = v[0];
-    uint32_t t1 = v[7] + (rotate_right(e, 6) ^ rotate_right(e, 11) ^ rotate_right(e, 25)) +
-                  ((e & v[5]) ^ (~e & v[6])) + round_constants[i] + w[i];
-    uint32_t t2 = (rotate_right(a, 2) ^ rotate_right(a, 13) ^ rotate_right(a, 22)) +
-                  ((a & v[1]) ^ (a & v[2]) ^ (v[1] & v[2]));
-    memmove(v + 1, v, 7 * sizeof v[0]);
-    v[4] += t1;
-    v[0] = t1 + t2;
-  }
-  for (int i = 0; i < 8; i++) state[i] += v[i];
+  return h;
 }
 
-static void sha256(const unsigned char *data, size_t size, unsigned char digest[32]) {
-  uint32_t state[8] = {0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a,
-                       0x510e527f, 0x9b05688c, 0x1f83d9ab, 0x5be0cd19};
-  size_t whole = size / 64 * 64;
-  for (size_t i = 0; i < whole; i += 64) sha256_block(state, data + i);
-  /* The rest, a 1 bit, zeros, and the length in bits: one or two blocks. */
-  unsigned char tail[128];
-  memset(tail, 0, sizeof tail);
-  size_t rest = size - whole;
-  memcpy(tail, data + whole, rest);
-  tail[rest] = 0x80;
-  size_t tail_size = rest + 1 + 8 <= 64 ? 64 : 128;
-  uint64_t bits = (uint64_t)size * 8;
-  for (int i = 0; i < 8; i++) tail[tail_size - 1 - (size_t)i] = (unsigned char)(bits >> (8 * i));
-  for (size_t i = 0; i < tail_size; i += 64) sha256_block(state, tail + i);
-  for (int i = 0; i < 8; i++) {
-    for (int j = 0; j < 4; j++) digest[4 * i + j] = (unsigned char)(state[i] >> (24 - 8 * j));
-  }
+/* The check of data[0, size - TRAILER_SIZE) into the last TRAILER_SIZE bytes. */
+static void seal(unsigned char *data, size_t size) {
+  uint64_t check = file_check(data, size - TRAILER_SIZE);
+  for (size_t i = 0; i < TRAILER_SIZE; i++) data[size - TRAILER_SIZE + i] = (unsigned char)(check >> (8 * i));
 }
 
 /* ---- a binary of another program under the right key ---- */
@@ -696,10 +699,8 @@ static void test_binary_of_another_program_rebuilt_and_replaced(void **state) {
   char *path = only_cache_file(folder);
   size_t size = 0;
   unsigned char *data = read_file(path, &size);
-  /* The test's SHA-256 agrees with the library's on the file it wrote. */
-  unsigned char digest[32];
-  sha256(data, size - 32, digest);
-  assert_memory_equal(digest, data + size - 32, 32);
+  /* The test's check agrees with the library's on the file it wrote. */
+  assert_int_equal(file_check(data, size - TRAILER_SIZE), get_le(data + size - TRAILER_SIZE, 8));
   size_t key_length = (size_t)get_le(data + 12, 4);
 
   /* The other program's binary, from a file of its own. */
@@ -717,17 +718,17 @@ static void test_binary_of_another_program_rebuilt_and_replaced(void **state) {
   free(other_path);
   size_t other_key_length = (size_t)get_le(other_data + 12, 4);
   size_t binary_length = (size_t)get_le(other_data + 16, 8);
-  assert_int_equal(HEADER_SIZE + other_key_length + binary_length + 32, other_size);
+  assert_int_equal(HEADER_SIZE + other_key_length + binary_length + TRAILER_SIZE, other_size);
   const unsigned char *binary = other_data + HEADER_SIZE + other_key_length;
 
   /* This program's header and key, the other's binary, a fresh digest. */
-  size_t forged_size = HEADER_SIZE + key_length + binary_length + 32;
+  size_t forged_size = HEADER_SIZE + key_length + binary_length + TRAILER_SIZE;
   unsigned char *forged = malloc(forged_size);
   assert_non_null(forged);
   memcpy(forged, data, HEADER_SIZE + key_length);
   for (int i = 0; i < 8; i++) forged[16 + i] = (unsigned char)((uint64_t)binary_length >> (8 * i));
   memcpy(forged + HEADER_SIZE + key_length, binary, binary_length);
-  sha256(forged, forged_size - 32, forged + forged_size - 32);
+  seal(forged, forged_size);
   write_file(path, forged, forged_size);
   free(forged);
   free(data);
@@ -1146,6 +1147,10 @@ int main(int argc, char **argv) {
        teardown, NULL},
       {"corrupt file recovered: lengths that wrap around", test_corrupt_file_recovered,
        setup_corruption_7, teardown, NULL},
+      {"corrupt file recovered: byte flipped in the check", test_corrupt_file_recovered,
+       setup_corruption_8, teardown, NULL},
+      {"corrupt file recovered: a file of the previous format", test_corrupt_file_recovered,
+       setup_corruption_9, teardown, NULL},
       cmocka_unit_test_setup_teardown(test_binary_of_another_program_rebuilt_and_replaced, setup,
                                       teardown),
       {"planted at the name: a FIFO", test_planted_file_ignored_and_replaced, setup_plant_0,

@@ -772,6 +772,47 @@ static void predicates_over_the_index(void **state) {
   }
 }
 
+/* CHUNKED findall gathers each block's sixteen predicates into its mask in
+ * one of two forms (the tuning field findall_vector_flags, which the device
+ * class chooses): both run here on every device, at sizes around the
+ * block of sixteen and with predicates over x, over i and masks. */
+static void both_mask_forms(void **state) {
+  (void)state;
+  static const char *const forms[] = {"findall_vector_flags=0", "findall_vector_flags=1"};
+  static const struct {
+    predicate_id predicate;
+    test_type type;
+    unsigned per_mille;
+  } rows[] = {
+      {P_GREATER_THAN_5, TEST_INT32, 100},
+      {P_ODD_INDEX_AND_GREATER_THAN_5, TEST_FLOAT, 500},
+      {P_MASK, TEST_UINT8, 1000},
+      {P_EVERY_THIRD, TEST_UINT64, 0},
+  };
+  static const size_t sizes[] = {15, 16, 17, 33, 1000, 16411, 65537};
+  size_t size_count = sizeof sizes / sizeof sizes[0] - (oclgrind ? 2 : 0);
+  clgpu_context *kept = shared_context;
+  for (size_t f = 0; f < sizeof forms / sizeof forms[0]; f++) {
+    assert_int_equal(setenv("CLGPU_TUNING", forms[f], 1), 0);
+    clgpu_context_options options;
+    memset(&options, 0, sizeof options);
+    options.disk_cache = CLGPU_DISK_CACHE_OFF;
+    shared_context = test_context(&options);
+    unsetenv("CLGPU_TUNING");
+    for (size_t r = 0; r < sizeof rows / sizeof rows[0]; r++) {
+      if (!type_available(rows[r].type)) continue;
+      for (size_t s = 0; s < size_count; s++) {
+        findall_case c = base_case(rows[r].type, rows[r].predicate, CLGPU_SHAPE_CHUNKED, sizes[s]);
+        set_selective(&c, rows[r].per_mille);
+        c.index_type = (s + f) % 2 ? CLGPU_TYPE_UINT64 : CLGPU_TYPE_UINT32;
+        run_findall_case(&c);
+      }
+    }
+    clgpu_context_destroy(shared_context);
+  }
+  shared_context = kept;
+}
+
 /* Masks (NULL predicate) over uint8 and int32, and float (-0 is no match,
  * NaN is), at each selectivity and a few sizes. */
 static void masks(void **state) {
@@ -1696,6 +1737,7 @@ int main(void) {
       cmocka_unit_test(every_size),
       cmocka_unit_test(predicates_over_the_index),
       cmocka_unit_test(masks),
+      cmocka_unit_test(both_mask_forms),
       cmocka_unit_test(strided_indices),
       cmocka_unit_test(strided_input),
       cmocka_unit_test(capacity_below_the_count),

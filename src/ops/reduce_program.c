@@ -392,7 +392,7 @@ clgpu_status clgpu__spec_program_with(clgpu_context *context, const clgpu__op_sp
   snprintf(items, sizeof items, "%u", context->tuning->tile_items);
   snprintf(order, sizeof order, "%d", s->order);
   snprintf(vector_op, sizeof vector_op, "%d", s->vector_op);
-  clgpu_define defines[24 + CLGPU__SPEC_EXTRA_DEFINES];
+  clgpu_define defines[25 + CLGPU__SPEC_EXTRA_DEFINES];
   size_t count = 0;
   if (num_extra > CLGPU__SPEC_EXTRA_DEFINES) {
     return clgpu__fail(CLGPU_INVALID_ARGUMENT, "clgpu__spec_program_with: %zu defines (at most %d)",
@@ -427,6 +427,9 @@ clgpu_status clgpu__spec_program_with(clgpu_context *context, const clgpu__op_sp
       defines[count++] =
           (clgpu_define){"CLGPU_VMASK", clgpu__unsigned_type(clgpu__type_size(s->accumulator))};
     }
+  }
+  if (s->counts && shape->kind == CLGPU_SHAPE_CHUNKED && context->tuning->findall_vector_flags) {
+    defines[count++] = (clgpu_define){"CLGPU_FINDALL_VECTOR_FLAGS", NULL};
   }
   if (s->commutes && context->tuning->tiled_scan_totals_coalesced) {
     defines[count++] = (clgpu_define){"CLGPU_COMMUTES", NULL};

@@ -85,6 +85,12 @@ static const clgpu__tuning base_row = {
      * elements), as a GPU coalesces them; CPU runtimes vectorise runs of
      * consecutive elements per item better (the CPU classes). */
     .tiled_lane_runs = 0,
+    /* CHUNKED findall takes each block's sixteen predicates one by one
+     * into a mask; where the compiler turns them into vector loads and
+     * compares when they are built into one vector (POCL, its class
+     * below), it builds them so (cl/reduce.cl clgpu_findall_compact has
+     * the harness's figures). */
+    .findall_vector_flags = 0,
     /* Radix sort: keys up to this count are sorted by one work-item in
      * one kernel (CHUNKED), every pass at once. */
     .sort_single_chunk = 16384,
@@ -220,7 +226,7 @@ static const tuning_class classes[] = {
     {"POCL", CL_DEVICE_TYPE_CPU, "Portable Computing Language",
      "tiled_scan_totals_coalesced=0,radix_items=32,tiled_step_barrier=1,sort_stream=1,"
      "sort_chunked_digit_max_values=8,"
-     "copy_kernel_floor=1048576"},
+     "copy_kernel_floor=1048576,findall_vector_flags=1"},
     /* Mesa's rusticl on llvmpipe pays more for a barrier than it gains:
      * 4M uint32, `CLGPU_TUNING=tiled_step_barrier=0|1 clgpu-bench run
      * --shape tiled --ops reduce,scan,findall --sizes 4M`, two rounds
@@ -326,6 +332,7 @@ static const tuning_field fields[] = {
     FIELD(tiled_step_barrier, 0, 0, 1, 0, 0),
     FIELD(tiled_slices, 0, 1, 64, 0, 0),
     FIELD(tiled_lane_runs, 0, 0, 1, 0, 0),
+    FIELD(findall_vector_flags, 0, 0, 1, 0, 0),
     FIELD(sort_single_chunk, 1, 1, (uint64_t)1 << 24, 0, 0),
     FIELD(sort_chunk_minimum, 1, 1, (uint64_t)1 << 32, 0, 0),
     FIELD(sort_chunked_digit_max, 0, 1, 11, 0, 0),

@@ -31,6 +31,9 @@ typedef struct clgpu__tuning {
   unsigned tiled_lane_runs;             /* 1: findall's sub-groups take runs of
                                            consecutive elements per item, not
                                            coalesced rows (CPU runtimes) */
+  unsigned findall_vector_flags;        /* 1: CHUNKED findall builds each block's
+                                           sixteen predicates into one vector
+                                           (POCL vectorises them) */
   /* Sorts (ops/sort.c). */
   uint64_t sort_single_chunk;
   uint64_t sort_chunk_minimum;

@@ -663,7 +663,9 @@ static uint64_t file_check(const unsigned char *data, size_t size) {
 /* The check of data[0, size - TRAILER_SIZE) into the last TRAILER_SIZE bytes. */
 static void seal(unsigned char *data, size_t size) {
   uint64_t check = file_check(data, size - TRAILER_SIZE);
-  for (size_t i = 0; i < TRAILER_SIZE; i++) data[size - TRAILER_SIZE + i] = (unsigned char)(check >> (8 * i));
+  for (size_t i = 0; i < TRAILER_SIZE; i++) {
+    data[size - TRAILER_SIZE + i] = (unsigned char)(check >> (8 * i));
+  }
 }
 
 /* ---- a binary of another program under the right key ---- */

@@ -813,6 +813,177 @@ static void both_mask_forms(void **state) {
   shared_context = kept;
 }
 
+/* ---- predicates evaluated on vectors, and near misses ----
+ *
+ * A predicate that only compares x with x or with literals, joined by &&,
+ * || and !, runs on sixteen elements at once in the CHUNKED compaction,
+ * each literal cast to the element type (src/ops/vector_predicate.c); one
+ * whose meaning would change there (a literal the type cannot hold, an
+ * unsigned literal beside a signed x, a double literal beside a float x)
+ * runs one element at a time. Each row plants the values where the two
+ * readings differ among random ones, and the indices must be the host's
+ * reading of the C expression. */
+typedef struct vector_row {
+  test_type type;
+  const char *predicate;
+  int (*host)(const void *element);
+  double planted[6]; /* values where a wrong reading would differ */
+  size_t planted_count;
+} vector_row;
+
+static int host_all(const void *e) { (void)e; return 1; }
+static int host_u8_range(const void *e) {
+  uint8_t x = *(const uint8_t *)e;
+  return x >= 200 && x != 255;
+}
+static int host_i32_below_5u(const void *e) {
+  int32_t x = *(const int32_t *)e;
+  return (uint32_t)x < 5u; /* the scalar reading: x converted to unsigned */
+}
+static int host_i32_is_2_31(const void *e) {
+  int64_t x = *(const int32_t *)e, target = 2147483648LL; /* a variable: no range warning */
+  return x == target;
+}
+static int host_i32_not_7(const void *e) {
+  int32_t x = *(const int32_t *)e;
+  return x > INT32_MIN && !(x == 7);
+}
+static int host_f_le_tenth(const void *e) {
+  float x = *(const float *)e;
+  return (double)x <= 0.1; /* compared in double */
+}
+static int host_f_le_tenth_f(const void *e) {
+  float x = *(const float *)e;
+  return x <= 0.1f;
+}
+static int host_f_nan_or_huge(const void *e) {
+  float x = *(const float *)e;
+  return x != x || x > 1e30f;
+}
+static int host_f_below_2_24_plus_1(const void *e) {
+  float x = *(const float *)e;
+  return x < (float)16777217; /* the int literal converted: 16777216.0f */
+}
+static int host_i8_window(const void *e) {
+  int8_t x = *(const int8_t *)e;
+  return (x > -5 && x < 5) || x == -128;
+}
+static int host_u64_top(const void *e) {
+  uint64_t x = *(const uint64_t *)e;
+  return x > 0xFFFFFFFFFFFFFFF0ull;
+}
+static int host_u16_ends(const void *e) {
+  uint16_t x = *(const uint16_t *)e;
+  return x == 65535 || x == 0;
+}
+static int host_i32_below_5l(const void *e) {
+  int32_t x = *(const int32_t *)e;
+  return x < 5L;
+}
+static int host_u32_octal(const void *e) {
+  uint32_t x = *(const uint32_t *)e;
+  return x <= 010 || 0x7fu < x;
+}
+
+static void store_planted(void *at, test_type type, double value) {
+  switch (type) {
+    case TEST_UINT8: *(uint8_t *)at = (uint8_t)value; break;
+    case TEST_INT8: *(int8_t *)at = (int8_t)value; break;
+    case TEST_UINT16: *(uint16_t *)at = (uint16_t)value; break;
+    case TEST_INT32: *(int32_t *)at = (int32_t)value; break;
+    case TEST_UINT32: *(uint32_t *)at = (uint32_t)value; break;
+    case TEST_UINT64:
+      /* Planted 64-bit values are offsets below 2^64. */
+      *(uint64_t *)at = ~(uint64_t)0 - (uint64_t)value;
+      break;
+    case TEST_FLOAT: *(float *)at = (float)value; break;
+    default: fail_msg("no planted values of this type"); break;
+  }
+}
+
+static void vector_predicates(void **state) {
+  (void)state;
+  const vector_row rows[] = {
+      {TEST_UINT8, "x < 300", host_all, {0, 255, 44}, 3},
+      {TEST_UINT8, "x >= 200 && x != 255", host_u8_range, {200, 255, 199}, 3},
+      {TEST_INT32, "x < 5u", host_i32_below_5u, {-1, -2147483648.0, 4, 5}, 4},
+      {TEST_INT32, "x == 2147483648", host_i32_is_2_31, {-2147483648.0, 2147483647.0}, 2},
+      {TEST_INT32, "x > -2147483648 && !(x == 7)", host_i32_not_7, {-2147483648.0, 7, 8}, 3},
+      {TEST_FLOAT, "x <= 0.1", host_f_le_tenth, {0.1f, 0.099999994f, 0.1}, 3},
+      {TEST_FLOAT, "x <= 0.1f", host_f_le_tenth_f, {0.1f, 0.10000001f}, 2},
+      {TEST_FLOAT, "x != x || x > 1e30f", host_f_nan_or_huge, {NAN, 2e30, -INFINITY}, 3},
+      {TEST_FLOAT, "x < 16777217", host_f_below_2_24_plus_1, {16777216.0, 16777215.0}, 2},
+      {TEST_INT8, "(x > -5 && x < 5) || x == -128", host_i8_window, {-128, -5, 4, 5}, 4},
+      {TEST_UINT64, "x > 0xFFFFFFFFFFFFFFF0", host_u64_top, {0, 15, 16}, 3},
+      {TEST_UINT16, "x == 65535 || x == 0", host_u16_ends, {65535, 0, 1}, 3},
+      {TEST_INT32, "x < 5L", host_i32_below_5l, {4, 5, -2147483648.0}, 3},
+      {TEST_UINT32, "!(x > 010) || (0x7fu < x)", host_u32_octal, {8, 9, 127, 128}, 4},
+  };
+  const size_t n = oclgrind ? 300 : 5003;
+  static const clgpu_shape shapes[] = {CLGPU_SHAPE_CHUNKED, CLGPU_SHAPE_AUTO};
+  clgpu_context *context = shared_context;
+  for (size_t r = 0; r < sizeof rows / sizeof rows[0]; r++) {
+    const vector_row *row = &rows[r];
+    size_t size = test_type_size(row->type);
+    unsigned char *values = malloc(n * size);
+    assert_non_null(values);
+    uint64_t x = test_case_seed(row->predicate) | 1;
+    for (size_t i = 0; i < n; i++) {
+      x ^= x << 13;
+      x ^= x >> 7;
+      x ^= x << 17;
+      /* Random bits, or a planted value one element in five. */
+      if (x % 5 == 0) {
+        store_planted(values + i * size, row->type, row->planted[(x >> 8) % row->planted_count]);
+      } else if (row->type == TEST_FLOAT) {
+        store_planted(values + i * size, row->type, (double)(int64_t)(x >> 20) * 1e-12);
+      } else {
+        memcpy(values + i * size, &x, size);
+      }
+    }
+    uint64_t expected_count = 0;
+    uint32_t *expected = malloc(n * sizeof *expected);
+    uint32_t *actual = malloc(n * sizeof *actual);
+    assert_non_null(expected);
+    assert_non_null(actual);
+    for (size_t i = 0; i < n; i++) {
+      if (row->host(values + i * size)) expected[expected_count++] = (uint32_t)i;
+    }
+    cl_mem in = NULL, out = NULL;
+    assert_status(clgpu_buffer_create(context, CL_MEM_READ_WRITE, n * size, &in), CLGPU_SUCCESS);
+    assert_status(clgpu_buffer_create(context, CL_MEM_READ_WRITE, n * 4, &out), CLGPU_SUCCESS);
+    clgpu_array input, indices;
+    assert_status(clgpu_array_1d(in, 0, test_cl_type(row->type), n, &input), CLGPU_SUCCESS);
+    assert_status(clgpu_array_1d(out, 0, CLGPU_TYPE_UINT32, n, &indices), CLGPU_SUCCESS);
+    assert_status(clgpu_array_write(context, &input, values, n * size, 0, NULL), CLGPU_SUCCESS);
+    for (size_t k = 0; k < sizeof shapes / sizeof shapes[0]; k++) {
+      clgpu_call_options options = {.shape = shapes[k], .workspace = NULL};
+      uint64_t count = 0;
+      assert_status(clgpu_findall_read(context, row->predicate, &indices, NULL, &count, &input,
+                                       &options),
+                    CLGPU_SUCCESS);
+      if (count != expected_count) {
+        fail_msg("\"%s\" over %s, %s: %llu matches, not %llu", row->predicate,
+                 test_type_name(row->type), algorithm_name(shapes[k]), (unsigned long long)count,
+                 (unsigned long long)expected_count);
+      }
+      assert_status(clgpu_array_read(context, actual, n * 4, &indices, 0, NULL), CLGPU_SUCCESS);
+      for (size_t i = 0; i < expected_count; i++) {
+        if (actual[i] != expected[i]) {
+          fail_msg("\"%s\" over %s, %s: index %zu is %u, not %u", row->predicate,
+                   test_type_name(row->type), algorithm_name(shapes[k]), i, actual[i],
+                   expected[i]);
+        }
+      }
+    }
+    clgpu_buffer_release(context, in);
+    clgpu_buffer_release(context, out);
+    free(values);
+    free(expected);
+    free(actual);
+  }
+}
+
 /* Masks (NULL predicate) over uint8 and int32, and float (-0 is no match,
  * NaN is), at each selectivity and a few sizes. */
 static void masks(void **state) {
@@ -1738,6 +1909,7 @@ int main(void) {
       cmocka_unit_test(predicates_over_the_index),
       cmocka_unit_test(masks),
       cmocka_unit_test(both_mask_forms),
+      cmocka_unit_test(vector_predicates),
       cmocka_unit_test(strided_indices),
       cmocka_unit_test(strided_input),
       cmocka_unit_test(capacity_below_the_count),

@@ -21,6 +21,7 @@
 #include "reduce_program.h"
 #include "shape.h"
 #include "status_internal.h"
+#include "vector_predicate.h"
 #include "text.h"
 #include "tuning.h"
 #include "workspace_internal.h"
@@ -33,6 +34,7 @@ void clgpu__spec_free(clgpu__op_spec *s) {
   free(s->empty);
   free(s->initial);
   free(s->vector_store);
+  free(s->vector_map);
   memset(s, 0, sizeof *s);
 }
 
@@ -275,12 +277,13 @@ clgpu_status clgpu__predicate_spec(clgpu_type type, const char *predicate, const
   s->accumulator = s->result = CLGPU_TYPE_UINT64;
   s->counts = 1;
   s->map = clgpu__format("((%s) ? 1UL : 0UL)", line);
+  int vector = clgpu__vector_predicate(line, type, &s->vector_map);
   free(line);
   s->reduce = clgpu__format("a + b");
   s->neutral = clgpu__format("0UL");
   s->store = clgpu__format("(a)");
   s->empty = clgpu__format("0");
-  if (!spec_complete(s)) {
+  if (!spec_complete(s) || vector < 0) {
     clgpu__spec_free(s);
     return out_of_memory(who);
   }
@@ -387,12 +390,12 @@ clgpu_status clgpu__spec_program(clgpu_context *context, const clgpu__op_spec *s
 clgpu_status clgpu__spec_program_with(clgpu_context *context, const clgpu__op_spec *s,
                                       const clgpu__shape *shape, const clgpu_define *extra,
                                       size_t num_extra, const char *kernels, clgpu_program **out) {
-  char group[32], items[32], order[8], vector_op[8], key_top[8], slices[16];
+  char group[32], items[32], order[8], vector_op[8], key_top[8], slices[16], vector_type[16];
   snprintf(group, sizeof group, "%zu", shape->group);
   snprintf(items, sizeof items, "%u", context->tuning->tile_items);
   snprintf(order, sizeof order, "%d", s->order);
   snprintf(vector_op, sizeof vector_op, "%d", s->vector_op);
-  clgpu_define defines[25 + CLGPU__SPEC_EXTRA_DEFINES];
+  clgpu_define defines[27 + CLGPU__SPEC_EXTRA_DEFINES];
   size_t count = 0;
   if (num_extra > CLGPU__SPEC_EXTRA_DEFINES) {
     return clgpu__fail(CLGPU_INVALID_ARGUMENT, "clgpu__spec_program_with: %zu defines (at most %d)",
@@ -428,8 +431,18 @@ clgpu_status clgpu__spec_program_with(clgpu_context *context, const clgpu__op_sp
           (clgpu_define){"CLGPU_VMASK", clgpu__unsigned_type(clgpu__type_size(s->accumulator))};
     }
   }
-  if (s->counts && shape->kind == CLGPU_SHAPE_CHUNKED && context->tuning->findall_vector_flags) {
-    defines[count++] = (clgpu_define){"CLGPU_FINDALL_VECTOR_FLAGS", NULL};
+  if (s->counts && shape->kind == CLGPU_SHAPE_CHUNKED) {
+    /* findall's compaction: the predicate on sixteen elements at once
+     * where it means the same there (not on Oclgrind, whose checker fails
+     * on 16-lane compares: docs/quirks.md), else the sixteen scalar
+     * predicates in the tuning table's form. */
+    if (s->vector_map && !context->quirks.no_vector_compare) {
+      snprintf(vector_type, sizeof vector_type, "%s16", clgpu__type_cl_name(s->input));
+      defines[count++] = (clgpu_define){"CLGPU_FINDALL_VECTOR_PREDICATE", s->vector_map};
+      defines[count++] = (clgpu_define){"CLGPU_T16", vector_type};
+    } else if (context->tuning->findall_vector_flags) {
+      defines[count++] = (clgpu_define){"CLGPU_FINDALL_VECTOR_FLAGS", NULL};
+    }
   }
   if (s->commutes && context->tuning->tiled_scan_totals_coalesced) {
     defines[count++] = (clgpu_define){"CLGPU_COMMUTES", NULL};

@@ -25,6 +25,9 @@ typedef struct clgpu__op_spec {
   clgpu_type input, accumulator, result;
   char *map, *reduce, *neutral, *store, *empty, *initial;
   char *vector_store; /* scans: r (A16) as the output's 16-vector, or NULL */
+  char *vector_map;   /* count_if and findall: the predicate evaluated on a
+                         16-vector x, where it means the same there
+                         (vector_predicate.h), or NULL */
   int order;          /* 0, 1 (min order) or 2 (max order) */
   int arg;            /* argmin / argmax */
   int vector_op;      /* 0, or 1 sum, 2 product, 3 min, 4 max (CHUNKED only) */

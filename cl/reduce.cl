@@ -1094,6 +1094,12 @@ __constant uint8 clgpu_byte_positions[256] = {
 inline int16 clgpu_findall_vector_hits(CLGPU_T16 x) {
   return convert_int16(CLGPU_FINDALL_VECTOR_PREDICATE);
 }
+/* The same text over one element (the chunk's last few): the host proved
+ * it matches where the caller's text does, and its literals, cast to the
+ * element type, keep the comparison in that type. Mesa's llvmpipe (rusticl,
+ * Mesa 22.3) compares an int with a long constant wrongly (docs/quirks.md),
+ * which the caller's x > -2147483648 asks for and this text does not. */
+inline uint clgpu_findall_scalar_hit(T x) { return (CLGPU_FINDALL_VECTOR_PREDICATE) != 0 ? 1u : 0u; }
 #endif
 
 /* findall in one reading of the input (CHUNKED): each chunk writes the
@@ -1166,7 +1172,11 @@ __kernel __attribute__((reqd_work_group_size(1, 1, 1))) void clgpu_findall_compa
     }
   }
   for (; j < length; j++) {
+#ifdef CLGPU_FINDALL_VECTOR_PREDICATE
+    uint hit = clgpu_findall_scalar_hit(from[j]);
+#else
     uint hit = clgpu_map(from[j], begin + j) != 0 ? 1u : 0u;
+#endif
     at[found] = j;
     found += hit;
   }

@@ -171,7 +171,13 @@ static int literal(parser *p) {
   }
   if (!is_signed_integer(type) || has_u) return 0;
   unsigned long long max = (1ull << (bits - 1)) - 1;
-  return negative ? value <= max + 1 : value <= max;
+  /* The type's minimum is written as minus (max + 1), and that literal must
+   * itself be signed in C for the scalar comparison to stay signed: a
+   * decimal one is, below 2^63 (-2147483648 is a long); a hex or octal one
+   * may be unsigned (-0x80000000 is 0x80000000u), so those stop at max. */
+  int decimal = text[0] != '0' || text[1] == '\0';
+  if (negative && decimal && bits < 64) return value <= max + 1;
+  return value <= max;
 }
 
 /* x, or a literal: 1 for x, 2 for a literal, 0 for neither. */

@@ -433,14 +433,16 @@ clgpu_status clgpu__spec_program_with(clgpu_context *context, const clgpu__op_sp
   }
   if (s->counts && shape->kind == CLGPU_SHAPE_CHUNKED) {
     /* findall's compaction: the predicate on sixteen elements at once
-     * where it means the same there (not on Oclgrind, whose checker fails
-     * on 16-lane compares: docs/quirks.md), else the sixteen scalar
-     * predicates in the tuning table's form. */
-    if (s->vector_map && !context->quirks.no_vector_compare) {
+     * where it means the same there, else the sixteen scalar predicates
+     * in the tuning table's form. Both vector forms compare 16-lane
+     * vectors, on which Oclgrind's checker fails (no_vector_compare,
+     * docs/quirks.md): there the scalar loop runs whatever the tuning. */
+    int vectors = !context->quirks.no_vector_compare;
+    if (s->vector_map && vectors) {
       snprintf(vector_type, sizeof vector_type, "%s16", clgpu__type_cl_name(s->input));
       defines[count++] = (clgpu_define){"CLGPU_FINDALL_VECTOR_PREDICATE", s->vector_map};
       defines[count++] = (clgpu_define){"CLGPU_T16", vector_type};
-    } else if (context->tuning->findall_vector_flags) {
+    } else if (context->tuning->findall_vector_flags && vectors) {
       defines[count++] = (clgpu_define){"CLGPU_FINDALL_VECTOR_FLAGS", NULL};
     }
   }

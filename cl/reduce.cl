@@ -1099,7 +1099,9 @@ inline int16 clgpu_findall_vector_hits(CLGPU_T16 x) {
  * element type, keep the comparison in that type. Mesa's llvmpipe (rusticl,
  * Mesa 22.3) compares an int with a long constant wrongly (docs/quirks.md),
  * which the caller's x > -2147483648 asks for and this text does not. */
-inline uint clgpu_findall_scalar_hit(T x) { return (CLGPU_FINDALL_VECTOR_PREDICATE) != 0 ? 1u : 0u; }
+inline uint clgpu_findall_scalar_hit(T x) {
+  return (CLGPU_FINDALL_VECTOR_PREDICATE) != 0 ? 1u : 0u;
+}
 #endif
 
 /* findall in one reading of the input (CHUNKED): each chunk writes the

@@ -831,7 +831,10 @@ typedef struct vector_row {
   size_t planted_count;
 } vector_row;
 
-static int host_all(const void *e) { (void)e; return 1; }
+static int host_all(const void *e) {
+  (void)e;
+  return 1;
+}
 static int host_u8_range(const void *e) {
   uint8_t x = *(const uint8_t *)e;
   return x >= 200 && x != 255;
@@ -894,17 +897,31 @@ static int host_u32_octal(const void *e) {
 
 static void store_planted(void *at, test_type type, double value) {
   switch (type) {
-    case TEST_UINT8: *(uint8_t *)at = (uint8_t)value; break;
-    case TEST_INT8: *(int8_t *)at = (int8_t)value; break;
-    case TEST_UINT16: *(uint16_t *)at = (uint16_t)value; break;
-    case TEST_INT32: *(int32_t *)at = (int32_t)value; break;
-    case TEST_UINT32: *(uint32_t *)at = (uint32_t)value; break;
+    case TEST_UINT8:
+      *(uint8_t *)at = (uint8_t)value;
+      break;
+    case TEST_INT8:
+      *(int8_t *)at = (int8_t)value;
+      break;
+    case TEST_UINT16:
+      *(uint16_t *)at = (uint16_t)value;
+      break;
+    case TEST_INT32:
+      *(int32_t *)at = (int32_t)value;
+      break;
+    case TEST_UINT32:
+      *(uint32_t *)at = (uint32_t)value;
+      break;
     case TEST_UINT64:
       /* Planted 64-bit values are offsets below 2^64. */
       *(uint64_t *)at = ~(uint64_t)0 - (uint64_t)value;
       break;
-    case TEST_FLOAT: *(float *)at = (float)value; break;
-    default: fail_msg("no planted values of this type"); break;
+    case TEST_FLOAT:
+      *(float *)at = (float)value;
+      break;
+    default:
+      fail_msg("no planted values of this type");
+      break;
   }
 }
 
@@ -968,9 +985,9 @@ static void vector_predicates(void **state) {
     for (size_t k = 0; k < sizeof shapes / sizeof shapes[0]; k++) {
       clgpu_call_options options = {.shape = shapes[k], .workspace = NULL};
       uint64_t count = 0;
-      assert_status(clgpu_findall_read(context, row->predicate, &indices, NULL, &count, &input,
-                                       &options),
-                    CLGPU_SUCCESS);
+      assert_status(
+          clgpu_findall_read(context, row->predicate, &indices, NULL, &count, &input, &options),
+          CLGPU_SUCCESS);
       assert_status(clgpu_array_read(context, actual, n * 4, &indices, 0, NULL), CLGPU_SUCCESS);
       /* The first index that differs, with both elements' bits, then the
        * count. */
@@ -1805,16 +1822,11 @@ static const struct {
   const char *text;
   const char *words;
 } findall_predicate_rows[] = {
-    {"x > 1000) + (1", "never opened"},
-    {"x > 0 // all", "comment"},
-    {"x > 0 /* open", "comment"},
-    {"x > 0; }", "';'"},
-    {"(x > 0", "never closed"},
-    {"x > 0\n#if 0", "'#'"},
-    {"clgpu_map(x, i)", "clgpu_map"},
-    {"x > '0", "character literal"},
-    {"x > 0 ?\?!?\?! 1", "trigraph"},
-    {"", "empty"},
+    {"x > 1000) + (1", "never opened"}, {"x > 0 // all", "comment"},
+    {"x > 0 /* open", "comment"},       {"x > 0; }", "';'"},
+    {"(x > 0", "never closed"},         {"x > 0\n#if 0", "'#'"},
+    {"clgpu_map(x, i)", "clgpu_map"},   {"x > '0", "character literal"},
+    {"x > 0 ?\?!?\?! 1", "trigraph"},   {"", "empty"},
 };
 
 static void hostile_predicates(void **state) {

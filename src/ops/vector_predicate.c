@@ -138,17 +138,21 @@ static int literal(parser *p) {
   const char *suffix = text + digits;
   int has_f = 0, has_u = 0, has_l = 0;
   for (const char *s = suffix; *s; s++) {
-    if (*s == 'f' || *s == 'F') has_f++;
-    else if (*s == 'u' || *s == 'U') has_u++;
-    else if (*s == 'l' || *s == 'L') has_l++;
-    else return 0;
+    if (*s == 'f' || *s == 'F') {
+      has_f++;
+    } else if (*s == 'u' || *s == 'U') {
+      has_u++;
+    } else if (*s == 'l' || *s == 'L') {
+      has_l++;
+    } else {
+      return 0;
+    }
   }
   if (has_u > 1 || has_l > 2 || has_f > 1 || (has_f && (has_u || has_l))) return 0;
   if (has_f && !floating) return 0; /* 5f is no C literal */
   /* The literal as written, cast to the element type. */
   clgpu_type type = p->type;
-  clgpu__text_add(&p->out, "((%s)(%s%s)) ", clgpu__type_cl_name(type), negative ? "-" : "",
-                  text);
+  clgpu__text_add(&p->out, "((%s)(%s%s)) ", clgpu__type_cl_name(type), negative ? "-" : "", text);
   text[digits] = '\0';
   if (floating) {
     if (has_u || has_l) return 0;

@@ -21,9 +21,9 @@
 #include "reduce_program.h"
 #include "shape.h"
 #include "status_internal.h"
-#include "vector_predicate.h"
 #include "text.h"
 #include "tuning.h"
+#include "vector_predicate.h"
 #include "workspace_internal.h"
 
 void clgpu__spec_free(clgpu__op_spec *s) {

@@ -17,15 +17,15 @@
  * each literal to the element type; a literal is taken only where that
  * cast keeps its value and the comparison is then the scalar one
  * (literal). */
-#include "vector_predicate.h"
-
-#include "array_internal.h"
-#include "text.h"
-
 #include <errno.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "array_internal.h"
+#include "expression.h"
+#include "text.h"
+#include "vector_predicate.h"
 
 typedef struct parser {
   const char *at;
@@ -37,8 +37,8 @@ static void skip_blanks(parser *p) {
   while (*p->at == ' ' || *p->at == '\t' || *p->at == '\n' || *p->at == '\r') p->at++;
 }
 
-/* The next token is `token` (an operator): taken, 1. A "<" is not taken
- * where "<=" or "<<" is written, nor "!" where "!=" is, and so on. */
+/* The next token is `token` (an operator): taken, 1. A "<" or ">" is not
+ * taken where "<=", "<<", ">=" or ">>" is written, nor "!" where "!=" is. */
 static int take(parser *p, const char *token) {
   skip_blanks(p);
   size_t length = strlen(token);
@@ -48,19 +48,12 @@ static int take(parser *p, const char *token) {
     return 0;
   }
   if (length == 1 && token[0] == '!' && next == '=') return 0;
-  if ((length == 1 && token[0] == '&' && next == '&') ||
-      (length == 1 && token[0] == '|' && next == '|')) {
-    return 0;
-  }
   p->at += length;
   clgpu__text_add(&p->out, "%s ", token);
   return 1;
 }
 
 static int is_digit(char c) { return c >= '0' && c <= '9'; }
-static int is_word_char(char c) {
-  return is_digit(c) || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_';
-}
 
 static int is_signed_integer(clgpu_type type) {
   return type == CLGPU_TYPE_INT8 || type == CLGPU_TYPE_INT16 || type == CLGPU_TYPE_INT32 ||
@@ -70,23 +63,6 @@ static int is_signed_integer(clgpu_type type) {
 static int is_unsigned_integer(clgpu_type type) {
   return type == CLGPU_TYPE_UINT8 || type == CLGPU_TYPE_UINT16 || type == CLGPU_TYPE_UINT32 ||
          type == CLGPU_TYPE_UINT64;
-}
-
-static unsigned type_bits(clgpu_type type) {
-  switch (type) {
-    case CLGPU_TYPE_INT8:
-    case CLGPU_TYPE_UINT8:
-      return 8;
-    case CLGPU_TYPE_INT16:
-    case CLGPU_TYPE_UINT16:
-      return 16;
-    case CLGPU_TYPE_INT32:
-    case CLGPU_TYPE_UINT32:
-    case CLGPU_TYPE_FLOAT:
-      return 32;
-    default:
-      return 64;
-  }
 }
 
 /* A literal, with an optional minus before it, whose comparison with x
@@ -113,7 +89,7 @@ static int literal(parser *p) {
   const char *start = p->at;
   if (!is_digit(*start) && !(*start == '.' && is_digit(start[1]))) return 0;
   const char *end = start;
-  while (is_word_char(*end) || *end == '.' ||
+  while (clgpu__is_identifier_char(*end) || *end == '.' ||
          ((*end == '+' || *end == '-') && (end[-1] == 'e' || end[-1] == 'E') &&
           !(start[0] == '0' && (start[1] == 'x' || start[1] == 'X')))) {
     end++;
@@ -168,7 +144,7 @@ static int literal(parser *p) {
     unsigned long long exact = type == CLGPU_TYPE_FLOAT ? 1ull << 24 : 1ull << 53;
     return value <= exact;
   }
-  unsigned bits = type_bits(type);
+  unsigned bits = (unsigned)(8 * clgpu__type_size(type));
   if (is_unsigned_integer(type)) {
     unsigned long long max = bits == 64 ? ~0ull : (1ull << bits) - 1;
     return !negative || value == 0 ? value <= max : 0;
@@ -187,7 +163,7 @@ static int literal(parser *p) {
 /* x, or a literal: 1 for x, 2 for a literal, 0 for neither. */
 static int operand(parser *p) {
   skip_blanks(p);
-  if (p->at[0] == 'x' && !is_word_char(p->at[1])) {
+  if (p->at[0] == 'x' && !clgpu__is_identifier_char(p->at[1])) {
     p->at++;
     clgpu__text_add(&p->out, "x ");
     return 1;

@@ -946,10 +946,18 @@ static void vector_predicates(void **state) {
   };
   const size_t n = oclgrind ? 300 : 5003;
   static const clgpu_shape shapes[] = {CLGPU_SHAPE_CHUNKED, CLGPU_SHAPE_AUTO};
-  clgpu_context *context = shared_context;
-  device_fp64 = clgpu_context_device_info(context)->has_fp64;
+  device_fp64 = clgpu_context_device_info(shared_context)->has_fp64;
   for (size_t r = 0; r < sizeof rows / sizeof rows[0]; r++) {
     const vector_row *row = &rows[r];
+    /* A context per row: under Oclgrind's uninitialized-value checks, a
+     * row run after others in one context drew reports on the move
+     * kernel's stores for some seeds, with this session's kernels and the
+     * previous ones alike, while each row alone drew none (docs/quirks.md).
+     * The results were right either way. */
+    clgpu_context_options context_options;
+    memset(&context_options, 0, sizeof context_options);
+    context_options.disk_cache = CLGPU_DISK_CACHE_OFF;
+    clgpu_context *context = test_context(&context_options);
     size_t size = test_type_size(row->type);
     unsigned char *values = malloc(n * size);
     assert_non_null(values);
@@ -1011,6 +1019,7 @@ static void vector_predicates(void **state) {
     }
     clgpu_buffer_release(context, in);
     clgpu_buffer_release(context, out);
+    clgpu_context_destroy(context);
     free(values);
     free(expected);
     free(actual);

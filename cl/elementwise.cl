@@ -128,8 +128,14 @@ __kernel void clgpu_elementwise(CLGPU_PARAMS
     const ulong clgpu_run = min((ulong)CLGPU_BLOCK, (ulong)CLGPU_EXTENT(CLGPU_INNER) - clgpu_c0);
     for (ulong clgpu_r = 0; clgpu_r < clgpu_rows; clgpu_r++) {
       CLGPU_EACH_SLOT(CLGPU_ROW_START, CLGPU_TILE)
-      /* See the strided kind's loop. */
-#ifdef CLGPU_SCALAR_RUN
+      /* See the strided kind's loop. With CLGPU_GATHER_RUN (the tuning
+       * table's blocked_gather: every stride along the run is 0, +-1 or
+       * far, and the elements 4 or 8 bytes) the run is vectorised instead:
+       * POCL 3.1 gathers a transposed array's elements, 16M floats in
+       * 10.9-11.8 ms against 15.8 for the scalar loop. */
+#if defined(CLGPU_GATHER_RUN)
+#pragma clang loop vectorize(enable)
+#elif defined(CLGPU_SCALAR_RUN)
 #pragma clang loop vectorize(disable)
 #endif
       for (ulong clgpu_j = 0; clgpu_j < clgpu_run; clgpu_j++) {

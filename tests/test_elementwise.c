@@ -2597,6 +2597,77 @@ static void double_when_available(void **state) {
   clgpu_elementwise_destroy(kernel);
 }
 
+/* ---- the blocked walk's two run forms ----
+ *
+ * A CPU device walks a layout whose input is fastest along another
+ * dimension than the output in blocks; each block's runs read that input
+ * with a long stride. The runs are compiled one element at a time, or,
+ * under the tuning field blocked_gather (which the device class chooses),
+ * vectorised into gathers where every stride along them is 0, +-1 or at
+ * least 16 elements and every element is 4 or 8 bytes. Both forms run here
+ * on every device (a context each), over layouts on both sides of those
+ * rules: far strides of 4- and 8-byte elements, a stride of 10, a pitched
+ * transpose, a reversed input beside the transposed one. */
+static void blocked_run_forms(void **state) {
+  (void)state;
+  static const char *const forms[] = {"blocked_gather=0", "blocked_gather=1"};
+  for (size_t f = 0; f < sizeof forms / sizeof forms[0]; f++) {
+    assert_int_equal(setenv("CLGPU_TUNING", forms[f], 1), 0);
+    clgpu_context_options options;
+    memset(&options, 0, sizeof options);
+    options.disk_cache = CLGPU_DISK_CACHE_OFF;
+    shared_context = test_context(&options);
+    unsetenv("CLGPU_TUNING");
+    char label[160];
+    ew_case c;
+
+    clgpu_elementwise *plus = make_kernel(&plus_one_kernel, NULL, 0, 0);
+    snprintf(label, sizeof label, "%s: uint32 70x65, x transposed (stride 70)", forms[f]);
+    case_init(&c, plus, &plus_one_kernel, label);
+    put(&c, 0, dense(2, SHAPE(70, 65), NULL, NULL), 1);
+    put(&c, 1, dense(2, SHAPE(65, 70), NULL, NULL), 2)->how = DERIVE_TRANSPOSE;
+    run_case(&c);
+    snprintf(label, sizeof label, "%s: uint32 10x500, x transposed (stride 10)", forms[f]);
+    case_init(&c, plus, &plus_one_kernel, label);
+    put(&c, 0, dense(2, SHAPE(10, 500), NULL, NULL), 1);
+    put(&c, 1, dense(2, SHAPE(500, 10), NULL, NULL), 1)->how = DERIVE_TRANSPOSE;
+    run_case(&c);
+    snprintf(label, sizeof label, "%s: uint32 33x131, x transposed and pitched", forms[f]);
+    case_init(&c, plus, &plus_one_kernel, label);
+    put(&c, 0, dense(2, SHAPE(33, 131), NULL, SHAPE(0, 5)), 1);
+    put(&c, 1, dense(2, SHAPE(131, 33), NULL, SHAPE(0, 19)), 3)->how = DERIVE_TRANSPOSE;
+    run_case(&c);
+    clgpu_elementwise_destroy(plus);
+
+    const float a = 1.1f;
+    clgpu_elementwise *scaled = make_kernel(&float_kernel, NULL, 0, 0);
+    snprintf(label, sizeof label, "%s: float 67x129, x transposed, z reversed", forms[f]);
+    case_init(&c, scaled, &float_kernel, label);
+    c.scalar[1] = &a;
+    c.bound = bound_float;
+    put(&c, 0, dense(2, SHAPE(67, 129), NULL, NULL), 1);
+    put(&c, 2, dense(2, SHAPE(129, 67), NULL, NULL), 1)->how = DERIVE_TRANSPOSE;
+    put(&c, 3, dense(2, SHAPE(67, 129), NULL, NULL), 2)->how = DERIVE_REVERSE;
+    run_case(&c);
+    clgpu_elementwise_destroy(scaled);
+
+    if (clgpu_context_device_info(shared_context)->has_fp64) {
+      const double b = -3.0e-3;
+      clgpu_elementwise *wide = make_kernel(&double_kernel, NULL, 0, 0);
+      snprintf(label, sizeof label, "%s: double 3x41x47, x permuted (stride 123)", forms[f]);
+      case_init(&c, wide, &double_kernel, label);
+      c.scalar[2] = &b;
+      put(&c, 0, dense(3, SHAPE(3, 41, 47), NULL, NULL), 1);
+      permute_by(put(&c, 1, dense(3, SHAPE(47, 3, 41), NULL, NULL), 1), 3,
+                 (const unsigned[]){1, 2, 0});
+      run_case(&c);
+      clgpu_elementwise_destroy(wide);
+    }
+    clgpu_context_destroy(shared_context);
+    shared_context = group_context;
+  }
+}
+
 /* ---- lifetimes ---- */
 
 /* A kernel object made on a context that is destroyed before the kernel is
@@ -2696,6 +2767,7 @@ int main(void) {
       cmocka_unit_test(half_storage),
       cmocka_unit_test(float_within_bound),
       cmocka_unit_test(double_when_available),
+      cmocka_unit_test_teardown(blocked_run_forms, restore_context),
       cmocka_unit_test(used_and_destroyed_after_context_destroy),
   };
   return cmocka_run_group_tests(tests, group_setup, group_teardown);

@@ -352,12 +352,40 @@ static void add_slot_loads(clgpu__text *t, const clgpu_elementwise *kernel) {
   clgpu__text_add(t, "\n");
 }
 
+/* How a specialised kernel's innermost loop (a run along the last
+ * dimension) is compiled: as the compiler likes, one element at a time
+ * (CLGPU_SCALAR_RUN), or vectorised however it can (CLGPU_GATHER_RUN). */
+typedef enum run_form { RUN_DEFAULT, RUN_SCALAR, RUN_GATHER } run_form;
+
+/* The fewest elements between an array's consecutive elements along a run
+ * for which a blocked kernel's run gathers (blocked_gather): shorter
+ * strides than this vectorise into interleaved loads, which ran slower
+ * than the scalar loop (see cl/elementwise.cl's strided loop). */
+#define GATHER_STRIDE 16
+
+/* The run form of a specialised layout. A run along which an array's
+ * stride is a constant other than 0 and +-1 is kept scalar, except in a
+ * blocked walk on a class whose compiler gathers faster (tuning
+ * blocked_gather: POCL), when every such stride is far (GATHER_STRIDE)
+ * and every array's elements are 4 or 8 bytes, the widths gathers load. */
+static run_form run_form_of(const clgpu_elementwise *kernel, const layout_key *key) {
+  int strided = 0, gathers = key->tile != 0 && kernel->context->tuning->blocked_gather;
+  for (unsigned k = 0; k < kernel->num_arrays; k++) {
+    uint64_t stride = clgpu__magnitude(key->strides[k][key->rank - 1]);
+    size_t size = clgpu__type_size(kernel->args[kernel->array_arg[k]].type);
+    if (stride > 1) strided = 1;
+    if ((stride > 1 && stride < GATHER_STRIDE) || (size != 4 && size != 8)) gathers = 0;
+  }
+  if (!strided) return RUN_DEFAULT;
+  return gathers ? RUN_GATHER : RUN_SCALAR;
+}
+
 /* The generated part of a program: the #define lines cl/elementwise.cl
  * reads (the argument list, the slots, the element's loads and stores, the
  * kind and rank); malloc'd, NULL when out of memory. The user's preamble
  * and operation are parts of their own, as given. */
 static char *generate(const clgpu_elementwise *kernel, program_kind kind, unsigned rank,
-                      unsigned tile, int scalar_run) {
+                      unsigned tile, run_form run) {
   clgpu__text t = {NULL, 0, 0, 0};
   clgpu__text_add(&t, "#define CLGPU_PARAMS");
   for (unsigned k = 0; k < kernel->num_arrays; k++) {
@@ -384,7 +412,8 @@ static char *generate(const clgpu_elementwise *kernel, program_kind kind, unsign
     if (kind == KIND_GENERIC) clgpu__text_add(&t, "#define CLGPU_GENERIC\n");
     clgpu__text_add(&t, "#define CLGPU_RANK %u\n#define CLGPU_INNER %u\n", rank, rank - 1);
     if (tile) clgpu__text_add(&t, "#define CLGPU_TILE %u\n", tile - 1);
-    if (scalar_run) clgpu__text_add(&t, "#define CLGPU_SCALAR_RUN\n");
+    if (run == RUN_SCALAR) clgpu__text_add(&t, "#define CLGPU_SCALAR_RUN\n");
+    if (run == RUN_GATHER) clgpu__text_add(&t, "#define CLGPU_GATHER_RUN\n");
   }
   return clgpu__text_take(&t, NULL);
 }
@@ -492,13 +521,8 @@ static clgpu_status get_program(clgpu_elementwise *kernel, program_kind kind, co
                                 clgpu_program **out) {
   unsigned rank = kind == KIND_GENERIC ? CLGPU_MAX_RANK : kind == KIND_SPECIALISED ? key->rank : 0;
   unsigned tile = kind == KIND_SPECIALISED ? key->tile : 0;
-  int scalar_run = 0;
-  if (kind == KIND_SPECIALISED) {
-    for (unsigned k = 0; k < kernel->num_arrays; k++) {
-      if (clgpu__magnitude(key->strides[k][key->rank - 1]) > 1) scalar_run = 1;
-    }
-  }
-  char *arguments = generate(kernel, kind, rank, tile, scalar_run);
+  run_form run = kind == KIND_SPECIALISED ? run_form_of(kernel, key) : RUN_DEFAULT;
+  char *arguments = generate(kernel, kind, rank, tile, run);
   /* The operation, ended so that a last line without `;` or with a `//`
    * comment cannot run into the skeleton. */
   size_t operation_size = strlen(kernel->operation) + 4;

@@ -177,6 +177,10 @@ static const clgpu__tuning base_row = {
      * (8 KiB) leave room in a 48 KiB L1 for the lines in flight. */
     .block = 32,
     .blocking_floor = 4096,
+    /* The blocked walk's runs read a transposed array with a long stride
+     * per element; they run one element at a time unless a class measured
+     * its compiler's gathers faster (blocked_gather). */
+    .blocked_gather = 0,
 };
 
 /* Device classes, in the order they are matched: the first whose type bits
@@ -226,7 +230,7 @@ static const tuning_class classes[] = {
     {"POCL", CL_DEVICE_TYPE_CPU, "Portable Computing Language",
      "tiled_scan_totals_coalesced=0,radix_items=32,tiled_step_barrier=1,sort_stream=1,"
      "sort_chunked_digit_max_values=8,"
-     "copy_kernel_floor=1048576,findall_vector_flags=1"},
+     "copy_kernel_floor=1048576,findall_vector_flags=1,blocked_gather=1"},
     /* Mesa's rusticl on llvmpipe pays more for a barrier than it gains:
      * 4M uint32, `CLGPU_TUNING=tiled_step_barrier=0|1 clgpu-bench run
      * --shape tiled --ops reduce,scan,findall --sizes 4M`, two rounds
@@ -348,6 +352,7 @@ static const tuning_field fields[] = {
     FIELD(copy_kernel_floor, 1, 0, (uint64_t)1 << 40, 0, 0),
     FIELD(block, 0, 8, 1024, 0, 0),
     FIELD(blocking_floor, 1, 0, (uint64_t)1 << 32, 0, 0),
+    FIELD(blocked_gather, 0, 0, 1, 0, 0),
 };
 
 static const tuning_field *find_field(const char *name, size_t length) {

@@ -58,6 +58,9 @@ typedef struct clgpu__tuning {
   /* Elementwise kernels (ops/elementwise.c). */
   unsigned block;
   uint64_t blocking_floor;
+  unsigned blocked_gather; /* 1: the blocked walk's runs are vectorised (gathers)
+                              where every array's stride along them is 0, +-1
+                              or a far one, of 4- or 8-byte elements */
 } clgpu__tuning;
 
 /* The tuning table's values for a device, into *out: the base row with

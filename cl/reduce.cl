@@ -48,6 +48,11 @@
  *                       work-items one after another between barriers)
  *   CLGPU_GROUP         work-items per group (a power of two)
  *   CLGPU_ITEMS         elements per work-item per tile (TILED)
+ *   CLGPU_KERNELS       optional: the families of kernels to build, a sum
+ *                       of 1 (reduce), 2 (scan) and 4 (findall); without
+ *                       it, every one. POCL parses a program's whole
+ *                       binary when a process loads it, so fewer kernels
+ *                       load faster
  *   CLGPU_OPERATOR_ONLY optional: stop after the operator (the order and
  *                       clgpu_map, clgpu_combine, clgpu_store), for a file
  *                       built after this one (cl/runs.cl)
@@ -62,6 +67,13 @@
  * separate kernels. */
 #if !defined(CLGPU_T) || !defined(CLGPU_A) || !defined(CLGPU_R) || !defined(CLGPU_GROUP)
 #error "reduce.cl needs CLGPU_T, CLGPU_A, CLGPU_R and CLGPU_GROUP"
+#endif
+
+/* Whether the program holds a family of kernels (CLGPU_KERNELS). */
+#ifdef CLGPU_KERNELS
+#define CLGPU_FAMILY(bit) ((CLGPU_KERNELS) & (bit))
+#else
+#define CLGPU_FAMILY(bit) 1
 #endif
 
 typedef CLGPU_T T;
@@ -327,6 +339,7 @@ inline R clgpu_finish(A total, int empty) {
 #endif
 }
 
+#if CLGPU_FAMILY(1)
 /* Reduce the range of each group. With `final` 0 the group's total goes to
  * partials[g]; with `final` 1 the group's result (initial value applied) goes
  * to result[g]: the whole array in one group, or one row per group when
@@ -370,6 +383,7 @@ __kernel __attribute__((reqd_work_group_size(CLGPU_GROUP, 1, 1))) void clgpu_red
   if (get_local_id(0) == 0) result[result_offset] = clgpu_finish(acc, count == 0);
 }
 
+#endif /* CLGPU_FAMILY(1) */
 #else /* CLGPU_ARG */
 
 /* argmin / argmax: values travel with their indices. */
@@ -447,6 +461,7 @@ __kernel __attribute__((reqd_work_group_size(CLGPU_GROUP, 1, 1))) void clgpu_red
 /* ---- scan ---- */
 
 #ifndef CLGPU_ARG
+#if CLGPU_FAMILY(2)
 
 #ifdef CLGPU_SLICED_SCAN
 /* ITEMS rows of w elements from r (those at or past e skipped when
@@ -712,7 +727,9 @@ __kernel __attribute__((reqd_work_group_size(CLGPU_GROUP, 1, 1))) void clgpu_sca
 #endif
 }
 
+#endif /* CLGPU_FAMILY(2) */
 /* ---- findall ---- */
+#if CLGPU_FAMILY(4)
 
 /* The number of elements of each group's range whose mapped value is not 0
  * (the map gives 1 or 0), one entry per slice: counts[g * CLGPU_SLICES + i]
@@ -1213,6 +1230,7 @@ __kernel __attribute__((reqd_work_group_size(1, 1, 1))) void clgpu_findall_move(
 }
 #endif
 
+#endif /* CLGPU_FAMILY(4) */
 #endif /* !CLGPU_ARG */
 
 #endif /* !CLGPU_OPERATOR_ONLY */

@@ -76,7 +76,7 @@ static clgpu_status findall_report(const clgpu_context *context, findall_plan *p
 
 static clgpu_status findall_specs(clgpu_type type, const char *predicate, const char *who,
                                   findall_plan *plan) {
-  CLGPU__FORWARD_IF_ERROR(clgpu__predicate_spec(type, predicate, who, &plan->predicate));
+  CLGPU__FORWARD_IF_ERROR(clgpu__findall_spec(type, predicate, who, &plan->predicate));
   clgpu_scan_op sum = {CLGPU_SCAN_SUM, 0, NULL, NULL};
   clgpu_status status = clgpu__scan_spec(&sum, CLGPU_TYPE_UINT64, who, &plan->sum);
   if (status != CLGPU_SUCCESS) clgpu__spec_free(&plan->predicate);

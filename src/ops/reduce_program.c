@@ -173,6 +173,7 @@ static void order_spec(clgpu_type type, int order, clgpu__op_spec *s) {
 clgpu_status clgpu__reduce_spec(const clgpu_reduce_op *op, clgpu_type type, const char *who,
                                 clgpu__op_spec *s) {
   memset(s, 0, sizeof *s);
+  s->kernels = CLGPU__KERNELS_REDUCE;
   CLGPU__FORWARD_IF_ERROR(clgpu__check_arithmetic_type(type, who, "the input"));
   if (op->kind == CLGPU_REDUCE_CUSTOM) {
     CLGPU__FORWARD_IF_ERROR(check_expression(op->map, who, "op->map"));
@@ -276,6 +277,7 @@ clgpu_status clgpu__predicate_spec(clgpu_type type, const char *predicate, const
   s->input = type;
   s->accumulator = s->result = CLGPU_TYPE_UINT64;
   s->counts = 1;
+  s->kernels = CLGPU__KERNELS_REDUCE;
   s->map = clgpu__format("((%s) ? 1UL : 0UL)", line);
   int vector = clgpu__vector_predicate(line, type, &s->vector_map);
   free(line);
@@ -290,9 +292,17 @@ clgpu_status clgpu__predicate_spec(clgpu_type type, const char *predicate, const
   return CLGPU_SUCCESS;
 }
 
+clgpu_status clgpu__findall_spec(clgpu_type type, const char *predicate, const char *who,
+                                 clgpu__op_spec *s) {
+  CLGPU__FORWARD_IF_ERROR(clgpu__predicate_spec(type, predicate, who, s));
+  s->kernels = CLGPU__KERNELS_FINDALL;
+  return CLGPU_SUCCESS;
+}
+
 clgpu_status clgpu__scan_spec(const clgpu_scan_op *op, clgpu_type type, const char *who,
                               clgpu__op_spec *s) {
   memset(s, 0, sizeof *s);
+  s->kernels = CLGPU__KERNELS_SCAN;
   CLGPU__FORWARD_IF_ERROR(clgpu__check_arithmetic_type(type, who, "the input"));
   switch (op->kind) {
     case CLGPU_SCAN_SUM:
@@ -390,12 +400,13 @@ clgpu_status clgpu__spec_program(clgpu_context *context, const clgpu__op_spec *s
 clgpu_status clgpu__spec_program_with(clgpu_context *context, const clgpu__op_spec *s,
                                       const clgpu__shape *shape, const clgpu_define *extra,
                                       size_t num_extra, const char *kernels, clgpu_program **out) {
-  char group[32], items[32], order[8], vector_op[8], key_top[8], slices[16], vector_type[16];
+  char group[32], items[32], order[8], vector_op[8], key_top[8], slices[16], vector_type[16],
+      families[16];
   snprintf(group, sizeof group, "%zu", shape->group);
   snprintf(items, sizeof items, "%u", context->tuning->tile_items);
   snprintf(order, sizeof order, "%d", s->order);
   snprintf(vector_op, sizeof vector_op, "%d", s->vector_op);
-  clgpu_define defines[27 + CLGPU__SPEC_EXTRA_DEFINES];
+  clgpu_define defines[28 + CLGPU__SPEC_EXTRA_DEFINES];
   size_t count = 0;
   if (num_extra > CLGPU__SPEC_EXTRA_DEFINES) {
     return clgpu__fail(CLGPU_INVALID_ARGUMENT, "clgpu__spec_program_with: %zu defines (at most %d)",
@@ -478,7 +489,16 @@ clgpu_status clgpu__spec_program_with(clgpu_context *context, const clgpu__op_sp
   }
   if (fp64) defines[count++] = (clgpu_define){"CLGPU_NEEDS_FP64", NULL};
   if (fp16) defines[count++] = (clgpu_define){"CLGPU_NEEDS_FP16", NULL};
-  if (!kernels) return clgpu__program_get_named(context, "reduce", defines, count, NULL, out);
+  if (!kernels) {
+    /* Only the spec's kernel families: POCL parses the whole binary of a
+     * program when a process loads it, so a scan's program of three
+     * kernels loads faster than all of cl/reduce.cl's (docs/program-cache.md). */
+    if (s->kernels) {
+      snprintf(families, sizeof families, "%u", s->kernels);
+      defines[count++] = (clgpu_define){"CLGPU_KERNELS", families};
+    }
+    return clgpu__program_get_named(context, "reduce", defines, count, NULL, out);
+  }
   for (size_t k = 0; k < num_extra; k++) defines[count++] = extra[k];
   defines[count++] = (clgpu_define){"CLGPU_OPERATOR_ONLY", NULL};
   const clgpu__source_part parts[] = {

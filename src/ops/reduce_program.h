@@ -34,7 +34,16 @@ typedef struct clgpu__op_spec {
   int commutes;       /* scans: the operator commutes (SUM, MIN, MAX), so a
                          range's total may be folded in any fixed order */
   int counts;         /* count_if and findall: the map gives 1 or 0, summed */
+  unsigned kernels;   /* the families of cl/reduce.cl's kernels the program
+                         holds (CLGPU__KERNELS_*; 0: every one): a program
+                         of fewer kernels is smaller, and POCL parses a
+                         program's whole binary when it loads it */
 } clgpu__op_spec;
+
+/* Kernel families of cl/reduce.cl (its CLGPU_KERNELS bits). */
+#define CLGPU__KERNELS_REDUCE 1u  /* clgpu_reduce_ranges, clgpu_reduce_partials */
+#define CLGPU__KERNELS_SCAN 2u    /* clgpu_scan_totals, _carries, _ranges */
+#define CLGPU__KERNELS_FINDALL 4u /* clgpu_findall_counts, _write, _compact, _move */
 
 /* The slices of each TILED chunk in a spec's program (cl/reduce.cl's
  * CLGPU_SLICES): the tuning table's tiled_slices for a scan that adds over
@@ -47,12 +56,17 @@ unsigned clgpu__spec_slices(const clgpu_context *context, const clgpu__op_spec *
 void clgpu__spec_free(clgpu__op_spec *s);
 
 /* The spec of a reduction, of count_if's predicate (1 per match, summed in
- * ulong; NULL means "x != 0"), and of a scan. The caller's text is checked;
- * on success the caller frees the spec. */
+ * ulong; NULL means "x != 0"), of findall's (the same text), and of a scan.
+ * The caller's text is checked; on success the caller frees the spec. Each
+ * spec's program holds only its operation's kernels (clgpu__op_spec's
+ * `kernels`): reduce and count_if the reduce kernels, findall its own, a
+ * scan the scan kernels. */
 clgpu_status clgpu__reduce_spec(const clgpu_reduce_op *op, clgpu_type type, const char *who,
                                 clgpu__op_spec *s);
 clgpu_status clgpu__predicate_spec(clgpu_type type, const char *predicate, const char *who,
                                    clgpu__op_spec *s);
+clgpu_status clgpu__findall_spec(clgpu_type type, const char *predicate, const char *who,
+                                 clgpu__op_spec *s);
 clgpu_status clgpu__scan_spec(const clgpu_scan_op *op, clgpu_type type, const char *who,
                               clgpu__op_spec *s);
 

@@ -44,6 +44,13 @@ clgpu_context *test_context_without_disk_cache(void) {
   return test_context(&options);
 }
 
+clgpu_context *test_context_tuned(const char *tuning) {
+  assert_int_equal(setenv("CLGPU_TUNING", tuning, 1), 0);
+  clgpu_context *context = test_context_without_disk_cache();
+  unsetenv("CLGPU_TUNING");
+  return context;
+}
+
 uint64_t test_seed(void) {
   static uint64_t seed;
   static int chosen;

@@ -24,6 +24,11 @@ clgpu_context *test_context(const clgpu_context_options *options);
  * cache still makes later runs fast. */
 clgpu_context *test_context_without_disk_cache(void);
 
+/* test_context_without_disk_cache with CLGPU_TUNING set to `tuning` while
+ * the context is made (the tuning table is read then), so that a test runs
+ * a tuning field's other values on every device. */
+clgpu_context *test_context_tuned(const char *tuning);
+
 /* Print the device of a context on stdout ("# device: platform / name"). */
 void test_print_device(const clgpu_context *context);
 

@@ -2612,12 +2612,7 @@ static void blocked_run_forms(void **state) {
   (void)state;
   static const char *const forms[] = {"blocked_gather=0", "blocked_gather=1"};
   for (size_t f = 0; f < sizeof forms / sizeof forms[0]; f++) {
-    assert_int_equal(setenv("CLGPU_TUNING", forms[f], 1), 0);
-    clgpu_context_options options;
-    memset(&options, 0, sizeof options);
-    options.disk_cache = CLGPU_DISK_CACHE_OFF;
-    shared_context = test_context(&options);
-    unsetenv("CLGPU_TUNING");
+    shared_context = test_context_tuned(forms[f]);
     char label[160];
     ew_case c;
 

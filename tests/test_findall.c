@@ -793,12 +793,7 @@ static void both_mask_forms(void **state) {
   size_t size_count = sizeof sizes / sizeof sizes[0] - (oclgrind ? 2 : 0);
   clgpu_context *kept = shared_context;
   for (size_t f = 0; f < sizeof forms / sizeof forms[0]; f++) {
-    assert_int_equal(setenv("CLGPU_TUNING", forms[f], 1), 0);
-    clgpu_context_options options;
-    memset(&options, 0, sizeof options);
-    options.disk_cache = CLGPU_DISK_CACHE_OFF;
-    shared_context = test_context(&options);
-    unsetenv("CLGPU_TUNING");
+    shared_context = test_context_tuned(forms[f]);
     for (size_t r = 0; r < sizeof rows / sizeof rows[0]; r++) {
       if (!type_available(rows[r].type)) continue;
       for (size_t s = 0; s < size_count; s++) {

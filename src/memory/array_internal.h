@@ -15,6 +15,19 @@ size_t clgpu__type_size(clgpu_type type);
  * message naming `what` (such as "the input"). */
 clgpu_status clgpu__check_arithmetic_type(clgpu_type type, const char *who, const char *what);
 const char *clgpu__type_cl_name(clgpu_type type);
+/* The kinds of element type: half, float and double; int8 to int64;
+ * uint8 to uint64. */
+static inline int clgpu__type_is_float(clgpu_type type) {
+  return type == CLGPU_TYPE_HALF || type == CLGPU_TYPE_FLOAT || type == CLGPU_TYPE_DOUBLE;
+}
+static inline int clgpu__type_is_signed(clgpu_type type) {
+  return type == CLGPU_TYPE_INT8 || type == CLGPU_TYPE_INT16 || type == CLGPU_TYPE_INT32 ||
+         type == CLGPU_TYPE_INT64;
+}
+static inline int clgpu__type_is_unsigned(clgpu_type type) {
+  return type == CLGPU_TYPE_UINT8 || type == CLGPU_TYPE_UINT16 || type == CLGPU_TYPE_UINT32 ||
+         type == CLGPU_TYPE_UINT64;
+}
 size_t clgpu__array_count(const clgpu_array *array);
 int clgpu__array_is_contiguous(const clgpu_array *array);
 int clgpu__array_same(const clgpu_array *a, const clgpu_array *b);

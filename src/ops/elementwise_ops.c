@@ -18,15 +18,6 @@
 #include "elementwise_ops.h"
 #include "status_internal.h"
 
-static int is_float(clgpu_type type) {
-  return type == CLGPU_TYPE_HALF || type == CLGPU_TYPE_FLOAT || type == CLGPU_TYPE_DOUBLE;
-}
-
-static int is_signed_integer(clgpu_type type) {
-  return type == CLGPU_TYPE_INT8 || type == CLGPU_TYPE_INT16 || type == CLGPU_TYPE_INT32 ||
-         type == CLGPU_TYPE_INT64;
-}
-
 /* An argument check the built-ins share before they reach their kernel. */
 static clgpu_status check_common(clgpu_context *context, const char *who, const void *first,
                                  const char *first_name) {
@@ -77,9 +68,9 @@ static void convert_operation(clgpu_type to, clgpu_type from, char *text, size_t
     } else {
       snprintf(text, size, "d = convert_float_rte(s)");
     }
-  } else if (is_float(to)) {
+  } else if (clgpu__type_is_float(to)) {
     snprintf(text, size, "d = convert_%s_rte(s)", target);
-  } else if (is_float(from)) {
+  } else if (clgpu__type_is_float(from)) {
     /* NaN becomes 0 before the conversion: saturating conversions should
      * give 0 for it, and Oclgrind's give the target's minimum. The choice is
      * made on the float, not on the converted value: rusticl's LLVM 15
@@ -88,7 +79,7 @@ static void convert_operation(clgpu_type to, clgpu_type from, char *text, size_t
      * float and half to char. */
     const char *source_type = from == CLGPU_TYPE_HALF ? "float" : clgpu__type_cl_name(from);
     snprintf(text, size, "d = convert_%s_sat_rtz(isnan(s) ? (%s)0 : s)", target, source_type);
-  } else if (is_signed_integer(to)) {
+  } else if (clgpu__type_is_signed(to)) {
     /* Through the unsigned type of the target's size: modular, then the
      * same bits as the signed type. */
     snprintf(text, size, "d = as_%s(convert_%s(s))", target,
@@ -151,7 +142,7 @@ clgpu_status clgpu_axpby(clgpu_context *context, const clgpu_array *out, const v
   clgpu_type type = out->type;
   char key[64], operation[256];
   snprintf(key, sizeof key, "axpby:%s", clgpu__type_cl_name(type));
-  if (is_float(type)) {
+  if (clgpu__type_is_float(type)) {
     snprintf(operation, sizeof operation, "r = alpha * x + beta * y");
   } else {
     const char *w = wrapping_type(type);
@@ -214,7 +205,7 @@ clgpu_status clgpu__iota(clgpu_context *context, const clgpu_array *out, const v
   clgpu_type type = out->type;
   char key[64], operation[160];
   snprintf(key, sizeof key, "iota:%s", clgpu__type_cl_name(type));
-  if (is_float(type)) {
+  if (clgpu__type_is_float(type)) {
     const char *arithmetic = clgpu__type_cl_name(scalar_type(type));
     snprintf(operation, sizeof operation, "r = first + (%s)i * increment", arithmetic);
   } else {

@@ -76,15 +76,6 @@ typedef struct hist_plan {
 
 /* ---- values of the caller's type ---- */
 
-static int is_float_type(clgpu_type type) {
-  return type == CLGPU_TYPE_HALF || type == CLGPU_TYPE_FLOAT || type == CLGPU_TYPE_DOUBLE;
-}
-
-static int is_signed_type(clgpu_type type) {
-  return type == CLGPU_TYPE_INT8 || type == CLGPU_TYPE_INT16 || type == CLGPU_TYPE_INT32 ||
-         type == CLGPU_TYPE_INT64;
-}
-
 /* An integer value as its 64-bit pattern: sign-extended for signed types
  * (so that differences of two in-order values are exact modulo 2^64). */
 static uint64_t integer_bits(clgpu_type type, const void *value) {
@@ -148,7 +139,7 @@ static clgpu_status plan_even(hist_plan *plan, const void *lower, const void *up
                          !lower ? "lower" : "upper");
   clgpu_type type = plan->type;
   uint64_t bins = plan->bins;
-  if (is_float_type(type)) {
+  if (clgpu__type_is_float(type)) {
     double lo = float_value(type, lower), hi = float_value(type, upper);
     CLGPU__RETURN_ERROR_IF(!isfinite(lo) || !isfinite(hi), CLGPU_INVALID_ARGUMENT,
                            "%s: the bounds must be finite (lower %g, upper %g)", who, lo, hi);
@@ -179,9 +170,9 @@ static clgpu_status plan_even(hist_plan *plan, const void *lower, const void *up
     return CLGPU_SUCCESS;
   }
   uint64_t lo = integer_bits(type, lower), hi = integer_bits(type, upper);
-  int in_order = is_signed_type(type) ? (int64_t)lo <= (int64_t)hi : lo <= hi;
+  int in_order = clgpu__type_is_signed(type) ? (int64_t)lo <= (int64_t)hi : lo <= hi;
   if (!in_order) {
-    if (is_signed_type(type)) {
+    if (clgpu__type_is_signed(type)) {
       return clgpu__fail(CLGPU_INVALID_ARGUMENT, "%s: lower (%lld) is above upper (%lld)", who,
                          (long long)(int64_t)lo, (long long)(int64_t)hi);
     }
@@ -446,7 +437,7 @@ static clgpu_status hist_program(clgpu_context *context, const hist_plan *plan, 
   if (plan->mode == HIST_SCALE && plan->bins <= small) {
     defines[count++] = (clgpu_define){"CLGPU_HIST_SMALL", NULL};
   }
-  if (!is_float_type(plan->type)) {
+  if (!clgpu__type_is_float(plan->type)) {
     defines[count++] =
         (clgpu_define){"CLGPU_HIST_D", clgpu__type_size(plan->type) == 8 ? "ulong" : "uint"};
     if (plan->all) defines[count++] = (clgpu_define){"CLGPU_HIST_ALL", NULL};

@@ -46,15 +46,6 @@ static clgpu_status check_expression(const char *text, const char *who, const ch
   return clgpu__check_user_text(text, CLGPU__TEXT_EXPRESSION, who, name);
 }
 
-static int is_float_type(clgpu_type type) {
-  return type == CLGPU_TYPE_HALF || type == CLGPU_TYPE_FLOAT || type == CLGPU_TYPE_DOUBLE;
-}
-
-static int is_signed_integer(clgpu_type type) {
-  return type == CLGPU_TYPE_INT8 || type == CLGPU_TYPE_INT16 || type == CLGPU_TYPE_INT32 ||
-         type == CLGPU_TYPE_INT64;
-}
-
 /* The largest and lowest value of an integer type, in OpenCL C. */
 static const char *integer_limit(clgpu_type type, int largest) {
   switch (type) {
@@ -98,7 +89,7 @@ static char *order_neutral(clgpu_type type, int order) {
 /* The result of an empty MIN (MAX): the type's largest (lowest) value, an
  * infinity for floats. */
 static char *order_empty(clgpu_type type, int order) {
-  if (is_float_type(type)) return clgpu__format("%sINFINITY", order == 1 ? "" : "-");
+  if (clgpu__type_is_float(type)) return clgpu__format("%sINFINITY", order == 1 ? "" : "-");
   return clgpu__format("%s", integer_limit(type, order == 1));
 }
 
@@ -106,7 +97,7 @@ static char *order_empty(clgpu_type type, int order) {
  * unsigned type of the element's size, then its bits. */
 static char *integer_store(clgpu_type type) {
   size_t size = clgpu__type_size(type);
-  if (is_signed_integer(type)) {
+  if (clgpu__type_is_signed(type)) {
     return clgpu__format("as_%s((%s)(a))", clgpu__type_cl_name(type), clgpu__unsigned_type(size));
   }
   return clgpu__format("((%s)(a))", clgpu__type_cl_name(type));
@@ -116,19 +107,19 @@ static char *integer_store(clgpu_type type) {
 static char *vector_store(clgpu_type type, clgpu_type accumulator) {
   const char *name = clgpu__type_cl_name(type);
   size_t size = clgpu__type_size(type);
-  if (is_float_type(type)) return clgpu__format("(r)");
+  if (clgpu__type_is_float(type)) return clgpu__format("(r)");
   const char *bits = clgpu__unsigned_type(size);
   if (size == clgpu__type_size(accumulator)) {
-    return is_signed_integer(type) ? clgpu__format("as_%s16(r)", name) : clgpu__format("(r)");
+    return clgpu__type_is_signed(type) ? clgpu__format("as_%s16(r)", name) : clgpu__format("(r)");
   }
-  if (is_signed_integer(type)) return clgpu__format("as_%s16(convert_%s16(r))", name, bits);
+  if (clgpu__type_is_signed(type)) return clgpu__format("as_%s16(convert_%s16(r))", name, bits);
   return clgpu__format("convert_%s16(r)", name);
 }
 
 /* Integer sums and products accumulate in uint (ulong for 64-bit types),
  * where wrapping is defined; floats in their own type. */
 static clgpu_type wrapping_accumulator(clgpu_type type) {
-  if (is_float_type(type)) return type;
+  if (clgpu__type_is_float(type)) return type;
   return clgpu__type_size(type) == 8 ? CLGPU_TYPE_UINT64 : CLGPU_TYPE_UINT32;
 }
 
@@ -150,7 +141,7 @@ static void arithmetic_spec(clgpu_type type, int product, clgpu__op_spec *s) {
   /* -0.0 is the neutral element of float addition (+0.0 is not: -0 + +0
    * gives +0); for integers -(A)0 is 0. */
   s->neutral = clgpu__format(product ? "((A)1)" : "(-(A)0)");
-  s->store = is_float_type(type) ? clgpu__format("(a)") : integer_store(type);
+  s->store = clgpu__type_is_float(type) ? clgpu__format("(a)") : integer_store(type);
   s->empty = clgpu__format(product ? "1" : "0");
   s->vector_op = type == CLGPU_TYPE_HALF ? 0 : (product ? 2 : 1);
 }
@@ -166,7 +157,7 @@ static void order_spec(clgpu_type type, int order, clgpu__op_spec *s) {
   s->store = clgpu__format("(a)");
   s->empty = order_empty(type, order);
   s->order = order;
-  s->vector_op = is_float_type(type) ? 0 : (order == 1 ? 3 : 4);
+  s->vector_op = clgpu__type_is_float(type) ? 0 : (order == 1 ? 3 : 4);
 }
 
 /* The spec of a reduction. */
@@ -424,7 +415,7 @@ clgpu_status clgpu__spec_program_with(clgpu_context *context, const clgpu__op_sp
   if (s->arg) defines[count++] = (clgpu_define){"CLGPU_ARG", NULL};
   if (s->order) {
     defines[count++] = (clgpu_define){"CLGPU_ORDER", order};
-    if (is_float_type(s->accumulator)) {
+    if (clgpu__type_is_float(s->accumulator)) {
       size_t size = clgpu__type_size(s->accumulator);
       snprintf(key_top, sizeof key_top, "%zu", size * 8 - 1);
       defines[count++] = (clgpu_define){"CLGPU_KEY_T", clgpu__unsigned_type(size)};
@@ -442,7 +433,8 @@ clgpu_status clgpu__spec_program_with(clgpu_context *context, const clgpu__op_sp
           (clgpu_define){"CLGPU_VMASK", clgpu__unsigned_type(clgpu__type_size(s->accumulator))};
     }
   }
-  if (s->counts && shape->kind == CLGPU_SHAPE_CHUNKED) {
+  int findall_kernels = !s->kernels || (s->kernels & CLGPU__KERNELS_FINDALL);
+  if (s->counts && findall_kernels && shape->kind == CLGPU_SHAPE_CHUNKED) {
     /* findall's compaction: the predicate on sixteen elements at once
      * where it means the same there, else the sixteen scalar predicates
      * in the tuning table's form. Both vector forms compare 16-lane

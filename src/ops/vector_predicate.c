@@ -55,16 +55,6 @@ static int take(parser *p, const char *token) {
 
 static int is_digit(char c) { return c >= '0' && c <= '9'; }
 
-static int is_signed_integer(clgpu_type type) {
-  return type == CLGPU_TYPE_INT8 || type == CLGPU_TYPE_INT16 || type == CLGPU_TYPE_INT32 ||
-         type == CLGPU_TYPE_INT64;
-}
-
-static int is_unsigned_integer(clgpu_type type) {
-  return type == CLGPU_TYPE_UINT8 || type == CLGPU_TYPE_UINT16 || type == CLGPU_TYPE_UINT32 ||
-         type == CLGPU_TYPE_UINT64;
-}
-
 /* A literal, with an optional minus before it, whose comparison with x
  * is the same on a lane as on the element:
  * - integer x: an integer literal whose value x's type holds (so the
@@ -145,11 +135,11 @@ static int literal(parser *p) {
     return value <= exact;
   }
   unsigned bits = (unsigned)(8 * clgpu__type_size(type));
-  if (is_unsigned_integer(type)) {
+  if (clgpu__type_is_unsigned(type)) {
     unsigned long long max = bits == 64 ? ~0ull : (1ull << bits) - 1;
     return !negative || value == 0 ? value <= max : 0;
   }
-  if (!is_signed_integer(type) || has_u) return 0;
+  if (!clgpu__type_is_signed(type) || has_u) return 0;
   unsigned long long max = (1ull << (bits - 1)) - 1;
   /* The type's minimum is written as minus (max + 1), and that literal must
    * itself be signed in C for the scalar comparison to stay signed: a
@@ -210,7 +200,7 @@ static int either(parser *p, int depth) {
 int clgpu__vector_predicate(const char *text, clgpu_type type, char **vector_text) {
   *vector_text = NULL;
   if (!text || type == CLGPU_TYPE_HALF) return 0;
-  if (!is_signed_integer(type) && !is_unsigned_integer(type) && type != CLGPU_TYPE_FLOAT &&
+  if (!clgpu__type_is_signed(type) && !clgpu__type_is_unsigned(type) && type != CLGPU_TYPE_FLOAT &&
       type != CLGPU_TYPE_DOUBLE) {
     return 0;
   }

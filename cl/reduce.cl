@@ -729,6 +729,7 @@ __kernel __attribute__((reqd_work_group_size(CLGPU_GROUP, 1, 1))) void clgpu_sca
 
 #endif /* CLGPU_FAMILY(2) */
 /* ---- findall ---- */
+/* The two-pass kernels (family 4): clgpu_findall_counts and _write. */
 #if CLGPU_FAMILY(4)
 
 /* The number of elements of each group's range whose mapped value is not 0
@@ -973,6 +974,11 @@ __kernel __attribute__((reqd_work_group_size(CLGPU_GROUP, 1, 1))) void clgpu_fin
   }
 }
 
+#endif /* CLGPU_FAMILY(4) */
+
+/* findall's CHUNKED compaction (family 8): clgpu_findall_compact and
+ * clgpu_findall_move. */
+#if CLGPU_FAMILY(8)
 #if CLGPU_GROUP == 1
 /* The positions of the set bits of an 8-bit mask, lowest first; the lanes
  * past its count are 0, don't-cares (see clgpu_findall_compact). */
@@ -1203,18 +1209,33 @@ __kernel __attribute__((reqd_work_group_size(1, 1, 1))) void clgpu_findall_compa
 }
 
 /* Move each chunk's positions to the output as indices, from the chunk's
- * offset (offsets: the inclusive scan of the counts); indices at or past
- * `capacity` are not written. Group 0 writes the total count. */
+ * offset; indices at or past `capacity` are not written. Group 0 writes
+ * the total count. `offsets` holds the inclusive scan of the counts where
+ * `scanned`, else the counts themselves, which each work-item then sums
+ * up to its own (src/ops/findall.c leaves the scan out while the chunks
+ * are few: a kernel and, on a first call, a second program fewer). */
 __kernel __attribute__((reqd_work_group_size(1, 1, 1))) void clgpu_findall_move(
     __global const uint *positions, ulong positions_offset, ulong n, ulong chunk,
     __global const ulong *offsets, ulong offsets_offset, ulong groups, int wide,
     __global uint *out32, __global ulong *out64, ulong out_offset, long out_stride,
-    ulong capacity, __global ulong *count, ulong count_offset) {
+    ulong capacity, __global ulong *count, ulong count_offset, int scanned) {
   ulong begin, end;
   clgpu_range(n, chunk, &begin, &end);
   ulong g = get_group_id(0);
-  ulong start = g > 0 ? offsets[offsets_offset + g - 1] : 0;
-  ulong stop = offsets[offsets_offset + g];
+  __global const ulong *counted = offsets + offsets_offset;
+  ulong start = 0, stop = 0;
+  if (scanned) {
+    start = g > 0 ? counted[g - 1] : 0;
+    stop = counted[g];
+  } else {
+    for (ulong k = 0; k < g; k++) start += counted[k];
+    stop = start + counted[g];
+  }
+  ulong total = 0;
+  if (g == 0 && scanned) total = groups > 0 ? counted[groups - 1] : 0;
+  if (g == 0 && !scanned) {
+    for (ulong k = 0; k < groups; k++) total += counted[k];
+  }
   if (stop > capacity) stop = capacity;
   __global const uint *from = positions + positions_offset + begin;
   if (wide) {
@@ -1226,11 +1247,11 @@ __kernel __attribute__((reqd_work_group_size(1, 1, 1))) void clgpu_findall_move(
       out32[(long)out_offset + (long)p * out_stride] = (uint)(begin + from[p - start]);
     }
   }
-  if (g == 0) count[count_offset] = groups > 0 ? offsets[offsets_offset + groups - 1] : 0;
+  if (g == 0) count[count_offset] = total;
 }
-#endif
+#endif /* CLGPU_GROUP == 1 */
 
-#endif /* CLGPU_FAMILY(4) */
+#endif /* CLGPU_FAMILY(8) */
 #endif /* !CLGPU_ARG */
 
 #endif /* !CLGPU_OPERATOR_ONLY */

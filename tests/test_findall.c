@@ -808,6 +808,29 @@ static void both_mask_forms(void **state) {
   shared_context = kept;
 }
 
+/* CHUNKED findall moves each chunk's positions from the sum of the counts
+ * before it, which the move kernel adds up itself while the chunks are few
+ * (at most 256) and takes from a scan of the counts beyond. A context
+ * whose tuning cuts the input into chunks of 64 elements reaches both:
+ * 16 and 256 chunks summed, 257 and 301 scanned. */
+static void many_chunks(void **state) {
+  (void)state;
+  static const size_t sizes[] = {1000, 64 * 256, 64 * 256 + 1, 64 * 300 + 5};
+  size_t size_count = sizeof sizes / sizeof sizes[0];
+  clgpu_context *kept = shared_context;
+  for (size_t s = 0; s < size_count; s++) {
+    /* A context per size: Oclgrind's uninitialized-value checks report
+     * the move kernel's stores when sizes share one (docs/quirks.md). */
+    shared_context = test_context_tuned("chunk_minimum=64,chunked_chunks_per_unit=1024");
+    findall_case c = base_case(TEST_INT32, P_GREATER_THAN_5, CLGPU_SHAPE_CHUNKED, sizes[s]);
+    set_selective(&c, s % 2 ? 300 : 50);
+    c.index_type = s % 2 ? CLGPU_TYPE_UINT64 : CLGPU_TYPE_UINT32;
+    run_findall_case(&c);
+    clgpu_context_destroy(shared_context);
+  }
+  shared_context = kept;
+}
+
 /* ---- predicates evaluated on vectors, and near misses ----
  *
  * A predicate that only compares x with x or with literals, joined by &&,
@@ -1941,6 +1964,7 @@ int main(void) {
       cmocka_unit_test(predicates_over_the_index),
       cmocka_unit_test(masks),
       cmocka_unit_test(both_mask_forms),
+      cmocka_unit_test(many_chunks),
       cmocka_unit_test(vector_predicates),
       cmocka_unit_test(strided_indices),
       cmocka_unit_test(strided_input),

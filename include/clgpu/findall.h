@@ -13,7 +13,11 @@
  *   CLGPU_TYPE_UINT64 element in device memory.
  * - It counts matches per chunk (a reduction), scans the counts (the scan of
  *   scan.h, a nested part of the workspace), then writes each chunk's indices
- *   from its offset; a strided input is packed first ("packed_input").
+ *   from its offset; a strided input is packed first ("packed_input"). On
+ *   CLGPU_SHAPE_CHUNKED it compacts each chunk's positions as it counts them
+ *   ("positions"), and with at most 256 chunks the last kernel adds up the
+ *   counts before each chunk itself: the nested scan part is then reported
+ *   with no bytes and runs no kernel.
  * - clgpu_findall only enqueues; clgpu_findall_read blocks and reads the
  *   count back.
  *

@@ -17,7 +17,9 @@
 #include "call.h"
 #include "chain.h"
 #include "check.h"
+#include "context_internal.h"
 #include "lease.h"
+#include "op_prepare.h"
 #include "reduce_program.h"
 #include "shape.h"
 #include "status_internal.h"
@@ -36,7 +38,8 @@ typedef struct findall_plan {
   unsigned slices;           /* counts per chunk (TILED, clgpu__spec_slices) */
   unsigned sum_slices;       /* the nested scan's totals per chunk */
   clgpu_array input;
-  int wide; /* 64-bit indices */
+  int wide;     /* 64-bit indices */
+  int self_sum; /* the move kernel sums the counts itself: no nested scan */
   clgpu_workspace_size report;
 } findall_plan;
 
@@ -49,6 +52,18 @@ enum { FINDALL_PACKED_INPUT, FINDALL_COUNTS, FINDALL_COUNT, FINDALL_POSITIONS, F
  * elements in all) take the two-pass path of TILED. */
 static int findall_compacts(const findall_plan *plan) {
   return plan->shape.kind == CLGPU_SHAPE_CHUNKED && plan->split.chunk <= UINT32_MAX;
+}
+
+/* The most chunks whose counts clgpu_findall_move sums itself (each
+ * work-item the counts before its own, O(chunks^2) additions in all)
+ * instead of a scan of them: a CPU device's CHUNKED split makes
+ * chunked_chunks_per_unit per compute unit (4 by default), so the scan,
+ * its kernels and its program (on a first call, a second program to load)
+ * are left out unless a loop cap or a tuning asks for many chunks. */
+#define FINDALL_SUMMED_MOST 256
+
+static int findall_sums_itself(const findall_plan *plan) {
+  return findall_compacts(plan) && plan->split.reserved <= FINDALL_SUMMED_MOST;
 }
 
 static clgpu_status findall_report(const clgpu_context *context, findall_plan *plan,
@@ -70,7 +85,7 @@ static clgpu_status findall_report(const clgpu_context *context, findall_plan *p
   plan->counts_split = clgpu__split_range(context, &plan->shape, chunks);
   plan->sum_slices = clgpu__spec_slices(context, &plan->sum, &plan->shape);
   clgpu__scan_buffers(report, (int)part, &plan->shape, &plan->sum, 0, 0,
-                      plan->counts_split.reserved * plan->sum_slices);
+                      plan->self_sum ? 0 : plan->counts_split.reserved * plan->sum_slices);
   return clgpu__report_finish(report, context, who);
 }
 
@@ -86,6 +101,38 @@ static clgpu_status findall_specs(clgpu_type type, const char *predicate, const 
 static void findall_free(findall_plan *plan) {
   clgpu__spec_free(&plan->predicate);
   clgpu__spec_free(&plan->sum);
+}
+
+/* Whether a findall on `shape` may scan its counts: TILED always; CHUNKED
+ * only where its split may make more than FINDALL_SUMMED_MOST chunks (a
+ * loop cap, or many compute units), or past 2^32 elements per chunk. */
+static int findall_may_scan(const clgpu_context *context, const clgpu__shape *shape) {
+  if (shape->kind != CLGPU_SHAPE_CHUNKED || context->quirks.loop_iteration_cap) return 1;
+  uint64_t units = context->info.compute_units > 0 ? context->info.compute_units : 1;
+  uint64_t most = context->tuning->chunked_chunks_per_unit * units;
+  return most > FINDALL_SUMMED_MOST;
+}
+
+clgpu_status clgpu__findall_prepare(clgpu_context *context, const char *predicate, clgpu_type type,
+                                    const clgpu_call_options *options, const char *who) {
+  findall_plan plan;
+  memset(&plan, 0, sizeof plan);
+  CLGPU__FORWARD_IF_ERROR(findall_specs(type, predicate, who, &plan));
+  clgpu_program *program = NULL;
+  clgpu_status status = clgpu__check_spec_support(context, &plan.predicate, who);
+  if (status == CLGPU_SUCCESS) status = clgpu__shape_resolve(context, options, who, &plan.shape);
+  /* The predicate's compaction and moves (CHUNKED) or counts and writes
+   * (TILED), and the scan of the counts where a call may take it. A CHUNKED
+   * call past 2^32 elements per chunk (2^34 elements and more), which takes
+   * the two-pass kernels and the scan, builds them when it runs. */
+  plan.predicate.kernels = plan.shape.kind == CLGPU_SHAPE_CHUNKED ? CLGPU__KERNELS_FINDALL_COMPACT
+                                                                  : CLGPU__KERNELS_FINDALL;
+  if (status == CLGPU_SUCCESS)
+    status = clgpu__spec_program(context, &plan.predicate, &plan.shape, &program);
+  if (status == CLGPU_SUCCESS && findall_may_scan(context, &plan.shape))
+    status = clgpu__spec_program(context, &plan.sum, &plan.shape, &program);
+  findall_free(&plan);
+  return status;
 }
 
 /* The checks of findall's outputs (and its input's buffer). */
@@ -134,6 +181,10 @@ static clgpu_status plan_findall(clgpu_context *context, const clgpu_array *inpu
   plan->split = clgpu__split_range(context, &plan->shape, n);
   plan->slices =
       findall_compacts(plan) ? 1 : clgpu__spec_slices(context, &plan->predicate, &plan->shape);
+  plan->self_sum = findall_sums_itself(plan);
+  /* The program holds the kernels of one of the two paths. */
+  plan->predicate.kernels =
+      findall_compacts(plan) ? CLGPU__KERNELS_FINDALL_COMPACT : CLGPU__KERNELS_FINDALL;
   /* The report before the loop cap's second-pass check: a size no report
    * can hold is CLGPU_SIZE_OVERFLOW on every device. */
   clgpu_status status = findall_report(context, plan, who);
@@ -167,7 +218,7 @@ static clgpu_status run_findall(clgpu_context *context, void *planned, const clg
   clgpu_program *program = NULL, *sum_program = NULL;
   uint64_t groups = plan->split.groups;
   uint64_t entries = groups * plan->slices; /* counts, one per slice */
-  int scan_needed = entries > 1;
+  int scan_needed = entries > 1 && !plan->self_sum;
   clgpu_status status = clgpu__spec_program(context, &plan->predicate, &plan->shape, &program);
   if (status == CLGPU_SUCCESS) {
     status =
@@ -246,6 +297,10 @@ static clgpu_status run_findall(clgpu_context *context, void *planned, const clg
                                 ARG(capacity),      ARG(total.buffer),   ARG(total.offset)};
     status =
         clgpu__set_args(write, 0, args, 15, compact ? "clgpu_findall_move" : "clgpu_findall_write");
+    cl_int scanned = !plan->self_sum;
+    clgpu__kernel_arg summing[] = {ARG(scanned)};
+    if (status == CLGPU_SUCCESS && compact)
+      status = clgpu__set_args(write, 15, summing, 1, "clgpu_findall_move");
     if (status == CLGPU_SUCCESS) {
       status =
           clgpu__chain_kernel(context, &chain, write, clgpu__global_size(groups, plan->shape.group),

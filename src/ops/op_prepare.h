@@ -24,6 +24,11 @@ clgpu_status clgpu__histogram_prepare(clgpu_context *context, clgpu_type type, c
                                       uint64_t max_n, const clgpu_call_options *options,
                                       const char *who);
 
+/* clgpu_findall with `predicate` (NULL: "x != 0") over `type`: its
+ * program, and the counts' scan where a call may scan them. */
+clgpu_status clgpu__findall_prepare(clgpu_context *context, const char *predicate, clgpu_type type,
+                                    const clgpu_call_options *options, const char *who);
+
 /* clgpu_partition with `predicate` (NULL: "x != 0") over `type`. */
 clgpu_status clgpu__partition_prepare(clgpu_context *context, const char *predicate,
                                       clgpu_type type, const clgpu_call_options *options,

@@ -75,11 +75,8 @@ static clgpu_status prepare_item(clgpu_context *context, const clgpu_prebuild_it
           clgpu__scan_spec(item->scan_op ? item->scan_op : &inclusive, item->type, where, &s));
       return prepare_spec(context, &s, item->call_options, where);
     case CLGPU_PREBUILD_FINDALL:
-      /* The predicate's counts and writes, and the scan of the counts. */
-      CLGPU__FORWARD_IF_ERROR(clgpu__findall_spec(item->type, item->predicate, where, &s));
-      CLGPU__FORWARD_IF_ERROR(prepare_spec(context, &s, item->call_options, where));
-      CLGPU__FORWARD_IF_ERROR(clgpu__scan_spec(&inclusive, CLGPU_TYPE_UINT64, where, &s));
-      return prepare_spec(context, &s, item->call_options, where);
+      return clgpu__findall_prepare(context, item->predicate, item->type, item->call_options,
+                                    where);
     case CLGPU_PREBUILD_SORT:
       return clgpu__sort_prepare(context, item->sort_spec, item->sort_options, item->type,
                                  item->value_bytes, item->max_n, where);

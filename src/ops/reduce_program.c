@@ -286,7 +286,7 @@ clgpu_status clgpu__predicate_spec(clgpu_type type, const char *predicate, const
 clgpu_status clgpu__findall_spec(clgpu_type type, const char *predicate, const char *who,
                                  clgpu__op_spec *s) {
   CLGPU__FORWARD_IF_ERROR(clgpu__predicate_spec(type, predicate, who, s));
-  s->kernels = CLGPU__KERNELS_FINDALL;
+  s->kernels = CLGPU__KERNELS_FINDALL | CLGPU__KERNELS_FINDALL_COMPACT;
   return CLGPU_SUCCESS;
 }
 
@@ -433,7 +433,7 @@ clgpu_status clgpu__spec_program_with(clgpu_context *context, const clgpu__op_sp
           (clgpu_define){"CLGPU_VMASK", clgpu__unsigned_type(clgpu__type_size(s->accumulator))};
     }
   }
-  int findall_kernels = !s->kernels || (s->kernels & CLGPU__KERNELS_FINDALL);
+  int findall_kernels = !s->kernels || (s->kernels & CLGPU__KERNELS_FINDALL_COMPACT);
   if (s->counts && findall_kernels && shape->kind == CLGPU_SHAPE_CHUNKED) {
     /* findall's compaction: the predicate on sixteen elements at once
      * where it means the same there, else the sixteen scalar predicates

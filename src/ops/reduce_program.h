@@ -41,9 +41,10 @@ typedef struct clgpu__op_spec {
 } clgpu__op_spec;
 
 /* Kernel families of cl/reduce.cl (its CLGPU_KERNELS bits). */
-#define CLGPU__KERNELS_REDUCE 1u  /* clgpu_reduce_ranges, clgpu_reduce_partials */
-#define CLGPU__KERNELS_SCAN 2u    /* clgpu_scan_totals, _carries, _ranges */
-#define CLGPU__KERNELS_FINDALL 4u /* clgpu_findall_counts, _write, _compact, _move */
+#define CLGPU__KERNELS_REDUCE 1u          /* clgpu_reduce_ranges, clgpu_reduce_partials */
+#define CLGPU__KERNELS_SCAN 2u            /* clgpu_scan_totals, _carries, _ranges */
+#define CLGPU__KERNELS_FINDALL 4u         /* clgpu_findall_counts, _write (two passes) */
+#define CLGPU__KERNELS_FINDALL_COMPACT 8u /* clgpu_findall_compact, _move (CHUNKED) */
 
 /* The slices of each TILED chunk in a spec's program (cl/reduce.cl's
  * CLGPU_SLICES): the tuning table's tiled_slices for a scan that adds over

@@ -12,7 +12,8 @@
  *
  * Three passes, those of findall: each group's range counts its selected
  * elements (clgpu_partition_counts); the counts are scanned by the scan
- * kernels of cl/reduce.cl into inclusive offsets; each range is walked
+ * kernels of cl/reduce.cl into inclusive offsets, or, with few ranges
+ * (`scanned` 0), the write kernel adds them up itself; each range is walked
  * again (clgpu_partition_write), a selected element going to the next
  * place from its range's offset, any other to the next place from the
  * total plus the others before its range.
@@ -58,13 +59,24 @@ __kernel __attribute__((reqd_work_group_size(CLGPU_GROUP, 1, 1))) void clgpu_par
 __kernel __attribute__((reqd_work_group_size(CLGPU_GROUP, 1, 1))) void clgpu_partition_write(
     __global const T *in, ulong in_offset, long in_step, ulong n, ulong chunk,
     __global const ulong *offsets, ulong offsets_offset, ulong groups, __global T *out,
-    ulong out_offset, long out_step, __global ulong *count, ulong count_offset) {
+    ulong out_offset, long out_step, __global ulong *count, ulong count_offset, int scanned) {
   ulong begin, end;
   clgpu_range(n, chunk, &begin, &end);
   ulong g = get_group_id(0);
   uint lid = (uint)get_local_id(0);
-  ulong total = groups > 0 ? offsets[offsets_offset + groups - 1] : 0ul;
-  ulong selected = g > 0 ? offsets[offsets_offset + g - 1] : 0ul;
+  __global const ulong *counted = offsets + offsets_offset;
+  ulong total = 0, selected = 0;
+  if (scanned) {
+    total = groups > 0 ? counted[groups - 1] : 0ul;
+    selected = g > 0 ? counted[g - 1] : 0ul;
+  } else {
+    /* The counts themselves: the ones before this range, and all. */
+    for (ulong k = 0; k < groups; k++) {
+      ulong c = counted[k];
+      if (k < g) selected += c;
+      total += c;
+    }
+  }
   ulong others = total + (begin - selected);
 #if CLGPU_GROUP == 1
   for (ulong k = begin; k < end; k++) {

@@ -866,6 +866,52 @@ static void large(void **state) {
   }
 }
 
+/* The write kernel adds up the ranges' counts itself while they are few
+ * (at most 256) and takes them from a scan beyond. A context whose tuning
+ * cuts the input into short ranges reaches both in each shape; the
+ * workspace report's "counts" says how many ranges a call makes, and each
+ * shape must make at most 256 for one size and more for another. */
+static void many_ranges(void **state) {
+  (void)state;
+  static const char *const tunings[] = {
+      "chunk_minimum=64,chunked_chunks_per_unit=1024",
+      "tile_items=1,tiled_minimum_tiles=1,tiled_chunks_per_unit=1024,tiled_chunks_cap=4096"};
+  static const size_t sizes[] = {1000, 16384, 16385, 300000};
+  size_t size_count = sizeof sizes / sizeof sizes[0] - (oclgrind ? 1 : 0);
+  clgpu_context *kept = context;
+  for (size_t s = 0; s < 2; s++) {
+    int few = 0, many = 0;
+    for (size_t k = 0; k < size_count; k++) {
+      context = test_context_tuned(tunings[s]);
+      clgpu_call_options options = {.shape = shapes[s], .workspace = NULL};
+      clgpu_workspace_size report;
+      clgpu_array in, count;
+      size_t count_at = (sizes[k] * 4 + 7) / 8 * 8;
+      test_guarded probe = test_guarded_create(context, count_at + 8, NULL);
+      assert_status(clgpu_array_1d(probe.buffer, probe.offset, CLGPU_TYPE_UINT32, sizes[k], &in),
+                    CLGPU_SUCCESS);
+      assert_status(
+          clgpu_array_1d(probe.buffer, probe.offset + count_at, CLGPU_TYPE_UINT64, 1, &count),
+          CLGPU_SUCCESS);
+      assert_status(
+          clgpu_partition_workspace_size(context, NULL, &in, &count, &in, &options, &report),
+          CLGPU_SUCCESS);
+      uint64_t ranges = own_buffer(&report, "counts")->count;
+      print_message("# %s: %zu elements in %llu ranges\n", clgpu_shape_name(shapes[s]), sizes[k],
+                    (unsigned long long)ranges);
+      few |= ranges > 1 && ranges <= 256;
+      many |= ranges > 256;
+      test_guarded_release(&probe);
+      part_case c = {&ptypes[T_UINT32], P_HALF, sizes[k], shapes[s], 1, 1, NULL, 0};
+      run_case(&c);
+      clgpu_context_destroy(context);
+    }
+    assert_true(few);
+    assert_true(many || oclgrind);
+  }
+  context = kept;
+}
+
 /* ---- misuse ---- */
 
 #define MISUSE_N 64
@@ -1315,6 +1361,7 @@ int main(void) {
       cmocka_unit_test(workspaces),
       cmocka_unit_test(wait_list_and_event),
       cmocka_unit_test(large),
+      cmocka_unit_test(many_ranges),
       cmocka_unit_test(misuse),
   };
   return cmocka_run_group_tests(tests, setup, teardown);

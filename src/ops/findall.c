@@ -17,7 +17,6 @@
 #include "call.h"
 #include "chain.h"
 #include "check.h"
-#include "context_internal.h"
 #include "lease.h"
 #include "op_prepare.h"
 #include "reduce_program.h"
@@ -54,16 +53,12 @@ static int findall_compacts(const findall_plan *plan) {
   return plan->shape.kind == CLGPU_SHAPE_CHUNKED && plan->split.chunk <= UINT32_MAX;
 }
 
-/* The most chunks whose counts clgpu_findall_move sums itself (each
- * work-item the counts before its own, O(chunks^2) additions in all)
- * instead of a scan of them: a CPU device's CHUNKED split makes
- * chunked_chunks_per_unit per compute unit (4 by default), so the scan,
- * its kernels and its program (on a first call, a second program to load)
- * are left out unless a loop cap or a tuning asks for many chunks. */
-#define FINDALL_SUMMED_MOST 256
-
+/* Whether clgpu_findall_move sums the chunks' counts itself instead of a
+ * scan of them (CLGPU__COUNTS_SUMMED_MOST): a CPU device's CHUNKED split
+ * makes chunked_chunks_per_unit per compute unit (4 by default), so the
+ * scan is left out unless a loop cap or a tuning asks for many chunks. */
 static int findall_sums_itself(const findall_plan *plan) {
-  return findall_compacts(plan) && plan->split.reserved <= FINDALL_SUMMED_MOST;
+  return findall_compacts(plan) && plan->split.reserved <= CLGPU__COUNTS_SUMMED_MOST;
 }
 
 static clgpu_status findall_report(const clgpu_context *context, findall_plan *plan,
@@ -104,13 +99,11 @@ static void findall_free(findall_plan *plan) {
 }
 
 /* Whether a findall on `shape` may scan its counts: TILED always; CHUNKED
- * only where its split may make more than FINDALL_SUMMED_MOST chunks (a
- * loop cap, or many compute units), or past 2^32 elements per chunk. */
+ * only where its split may make more than CLGPU__COUNTS_SUMMED_MOST chunks
+ * (a loop cap, or many compute units), or past 2^32 elements per chunk. */
 static int findall_may_scan(const clgpu_context *context, const clgpu__shape *shape) {
-  if (shape->kind != CLGPU_SHAPE_CHUNKED || context->quirks.loop_iteration_cap) return 1;
-  uint64_t units = context->info.compute_units > 0 ? context->info.compute_units : 1;
-  uint64_t most = context->tuning->chunked_chunks_per_unit * units;
-  return most > FINDALL_SUMMED_MOST;
+  return shape->kind != CLGPU_SHAPE_CHUNKED ||
+         clgpu__split_may_pass(context, shape, CLGPU__COUNTS_SUMMED_MOST);
 }
 
 clgpu_status clgpu__findall_prepare(clgpu_context *context, const char *predicate, clgpu_type type,

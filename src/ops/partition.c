@@ -2,7 +2,8 @@
  * is findall's (a predicate spec of reduce_program.c); the kernels are
  * cl/partition.cl, built on the operator section of cl/reduce.cl, and the
  * per-range counts are scanned by the scan kernels of reduce_program.c, as
- * findall's are. */
+ * findall's are, or added up by the write kernel itself where there are at
+ * most CLGPU__COUNTS_SUMMED_MOST ranges. */
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>
@@ -39,6 +40,7 @@ typedef struct part_plan {
   clgpu__split split;
   clgpu__split counts_split;
   unsigned sum_slices;
+  int self_sum; /* the write kernel sums the counts itself: no nested scan */
   clgpu_workspace_size report;
 } part_plan;
 
@@ -114,6 +116,7 @@ static clgpu_status plan_partition(clgpu_context *context, const char *predicate
   plan->split = clgpu__split_range(context, &plan->shape, n);
   fit_loop_cap(context, plan);
   uint64_t groups = plan->split.reserved > 0 ? plan->split.groups : 1;
+  plan->self_sum = plan->split.reserved <= CLGPU__COUNTS_SUMMED_MOST;
   clgpu_workspace_size *report = &plan->report;
   clgpu__report_init(report);
   unsigned part = clgpu__report_part(report, CLGPU_OPERATION_PARTITION, plan->shape.kind,
@@ -124,7 +127,7 @@ static clgpu_status plan_partition(clgpu_context *context, const char *predicate
   plan->counts_split = clgpu__split_range(context, &plan->shape, groups);
   plan->sum_slices = clgpu__spec_slices(context, &plan->sum, &plan->shape);
   clgpu__scan_buffers(report, (int)part, &plan->shape, &plan->sum, 0, 0,
-                      plan->counts_split.reserved * plan->sum_slices);
+                      plan->self_sum ? 0 : plan->counts_split.reserved * plan->sum_slices);
   status = clgpu__report_finish(report, context, who);
   if (status != CLGPU_SUCCESS) {
     clgpu__append_error(" (the input holds %llu elements)", (unsigned long long)n);
@@ -150,7 +153,7 @@ static clgpu_status run_partition(clgpu_context *context, const part_plan *plan,
       context, &plan->report, options ? options->workspace : NULL, arguments, 3, who, &scratch));
   clgpu__leases held = {{0}, {0}, {0}, 0};
   uint64_t groups = plan->split.reserved > 0 ? plan->split.groups : 1;
-  int scan_needed = groups > 1;
+  int scan_needed = groups > 1 && !plan->self_sum;
   clgpu__chain chain;
   clgpu__chain_begin(&chain, num_events, wait_list);
   clgpu__place in = {0}, out = {0}, total = {0};
@@ -212,7 +215,11 @@ static clgpu_status run_partition(clgpu_context *context, const part_plan *plan,
         ARG(chunk),       ARG(counted.buffer), ARG(counted.offset), ARG(groups_arg),
         ARG(out.buffer),  ARG(out.offset),     ARG(out_step),       ARG(total.buffer),
         ARG(total.offset)};
+    cl_int scanned = !plan->self_sum;
+    clgpu__kernel_arg summing[] = {ARG(scanned)};
     status = clgpu__set_args(write_kernel, 0, args, 13, "clgpu_partition_write");
+    if (status == CLGPU_SUCCESS)
+      status = clgpu__set_args(write_kernel, 13, summing, 1, "clgpu_partition_write");
     if (status == CLGPU_SUCCESS) {
       status = clgpu__chain_kernel(context, &chain, write_kernel, clgpu__global_size(groups, group),
                                    group, "clEnqueueNDRangeKernel(clgpu_partition_write)");
@@ -227,12 +234,14 @@ clgpu_status clgpu__partition_prepare(clgpu_context *context, const char *predic
   part_plan plan;
   CLGPU__FORWARD_IF_ERROR(
       plan_partition(context, predicate, NULL, NULL, NULL, type, 1, options, who, &plan));
-  /* The predicate's counts and writes, and the scan of the counts (a call
-   * of more than one range). */
+  /* The predicate's counts and writes, and the scan of the counts where a
+   * call may cut its input into more ranges than the write kernel sums
+   * (CLGPU__COUNTS_SUMMED_MOST). */
   clgpu_program *program = NULL;
   clgpu_status status = clgpu__spec_program_with(context, &plan.predicate, &plan.shape, NULL, 0,
                                                  "partition", &program);
-  if (status == CLGPU_SUCCESS)
+  if (status == CLGPU_SUCCESS &&
+      clgpu__split_may_pass(context, &plan.shape, CLGPU__COUNTS_SUMMED_MOST))
     status = clgpu__spec_program(context, &plan.sum, &plan.shape, &program);
   part_free(&plan);
   return status;

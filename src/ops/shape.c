@@ -155,6 +155,21 @@ clgpu_status clgpu__fit_partials(const clgpu_context *context, const char *who, 
                          : "");
 }
 
+int clgpu__split_may_pass(const clgpu_context *context, const clgpu__shape *shape, uint64_t most) {
+  if (loop_limit(context)) return 1;
+  const clgpu__tuning *tuning = context->tuning;
+  uint64_t units = context->info.compute_units > 0 ? context->info.compute_units : 1;
+  uint64_t pieces;
+  if (shape->kind == CLGPU_SHAPE_CHUNKED) {
+    pieces = tuning->chunked_chunks_per_unit * units;
+  } else {
+    pieces = tuning->tiled_chunks_per_unit * units;
+    if (pieces > tuning->tiled_chunks_cap) pieces = tuning->tiled_chunks_cap;
+  }
+  if (pieces < 2) pieces = 2;
+  return pieces > most;
+}
+
 void clgpu__split_at_most(uint64_t n, uint64_t most, clgpu__split *split) {
   uint64_t chunk = split->reserved > 0 ? split->chunk : n;
   if (n == 0 || most == 0 || chunk <= most) return;

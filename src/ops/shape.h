@@ -51,6 +51,17 @@ clgpu_status clgpu__fit_line(const clgpu_context *context, const char *who, uint
 clgpu__split clgpu__split_range(const clgpu_context *context, const clgpu__shape *shape,
                                 uint64_t n);
 
+/* The most per-range counts (findall's, partition's) that their last
+ * kernel adds up itself, each work-item those before its range, instead of
+ * a scan of them: O(ranges^2) additions in all, but a kernel and a program
+ * fewer (on a first call in a process, a binary fewer to load). */
+#define CLGPU__COUNTS_SUMMED_MOST 256
+
+/* Whether clgpu__split_range may cut some length into more than `most`
+ * ranges in `shape`: under a loop cap, or where the device's compute units
+ * times the tuning's chunks per unit pass it. */
+int clgpu__split_may_pass(const clgpu_context *context, const clgpu__shape *shape, uint64_t most);
+
 /* Cuts `split` of n elements further, where needed, so that no range holds
  * more than `most` elements (at least 1): for a loop cap that bounds a
  * work-item's walk. */

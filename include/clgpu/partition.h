@@ -14,9 +14,11 @@
  * - The count of selected elements goes to one CLGPU_TYPE_UINT64 element on
  *   the device, which must not overlap the input or the output: the output's
  *   first `count` elements are the selected ones.
- * - It counts the selected elements per range, scans the counts, then
- *   writes each range's elements to their places: two readings of the
- *   input, one writing of the output.
+ * - It counts the selected elements per range, scans the counts (with at
+ *   most 256 ranges the last kernel adds them up itself, and the workspace
+ *   report's nested scan part has no bytes), then writes each range's
+ *   elements to their places: two readings of the input, one writing of
+ *   the output.
  * - Calls only enqueue, with wait lists and events as in reduce.h; nothing
  *   is read back.
  * docs/reduce.md ("Stable partition") has how it runs.

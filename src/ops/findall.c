@@ -100,7 +100,8 @@ static void findall_free(findall_plan *plan) {
 
 /* Whether a findall on `shape` may scan its counts: TILED always; CHUNKED
  * only where its split may make more than CLGPU__COUNTS_SUMMED_MOST chunks
- * (a loop cap, or many compute units), or past 2^32 elements per chunk. */
+ * (a loop cap, or many compute units). (A CHUNKED call past 2^32 elements
+ * per chunk scans too; the prebuild leaves that case to the call.) */
 static int findall_may_scan(const clgpu_context *context, const clgpu__shape *shape) {
   return shape->kind != CLGPU_SHAPE_CHUNKED ||
          clgpu__split_may_pass(context, shape, CLGPU__COUNTS_SUMMED_MOST);

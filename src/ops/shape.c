@@ -96,22 +96,33 @@ void clgpu__append_max_n(uint64_t max_n) {
   clgpu__append_error(" (max_n %llu is too large for this query)", (unsigned long long)max_n);
 }
 
-clgpu__split clgpu__split_range(const clgpu_context *context, const clgpu__shape *shape,
-                                uint64_t n) {
+/* The most ranges clgpu__split_range cuts any length into in `shape`
+ * before a loop cap asks for more: the tuning's chunks per compute unit
+ * (TILED: up to its cap), at least 2. */
+static uint64_t most_pieces(const clgpu_context *context, const clgpu__shape *shape) {
   const clgpu__tuning *tuning = context->tuning;
   uint64_t units = context->info.compute_units > 0 ? context->info.compute_units : 1;
-  uint64_t unit, minimum, most;
+  uint64_t most;
   if (shape->kind == CLGPU_SHAPE_CHUNKED) {
-    unit = tuning->chunk_unit;
-    minimum = tuning->chunk_minimum;
     most = tuning->chunked_chunks_per_unit * units;
   } else {
-    unit = (uint64_t)shape->group * tuning->tile_items;
-    minimum = tuning->tiled_minimum_tiles * unit;
     most = tuning->tiled_chunks_per_unit * units;
     if (most > tuning->tiled_chunks_cap) most = tuning->tiled_chunks_cap;
   }
-  if (most < 2) most = 2;
+  return most < 2 ? 2 : most;
+}
+
+clgpu__split clgpu__split_range(const clgpu_context *context, const clgpu__shape *shape,
+                                uint64_t n) {
+  const clgpu__tuning *tuning = context->tuning;
+  uint64_t unit, minimum, most = most_pieces(context, shape);
+  if (shape->kind == CLGPU_SHAPE_CHUNKED) {
+    unit = tuning->chunk_unit;
+    minimum = tuning->chunk_minimum;
+  } else {
+    unit = (uint64_t)shape->group * tuning->tile_items;
+    minimum = tuning->tiled_minimum_tiles * unit;
+  }
   /* Under a loop cap, no work-item walks more than clgpu__loop_limit elements:
    * smaller and more pieces (the same for the size query and the call). */
   uint64_t limit = loop_limit(context);
@@ -156,18 +167,7 @@ clgpu_status clgpu__fit_partials(const clgpu_context *context, const char *who, 
 }
 
 int clgpu__split_may_pass(const clgpu_context *context, const clgpu__shape *shape, uint64_t most) {
-  if (loop_limit(context)) return 1;
-  const clgpu__tuning *tuning = context->tuning;
-  uint64_t units = context->info.compute_units > 0 ? context->info.compute_units : 1;
-  uint64_t pieces;
-  if (shape->kind == CLGPU_SHAPE_CHUNKED) {
-    pieces = tuning->chunked_chunks_per_unit * units;
-  } else {
-    pieces = tuning->tiled_chunks_per_unit * units;
-    if (pieces > tuning->tiled_chunks_cap) pieces = tuning->tiled_chunks_cap;
-  }
-  if (pieces < 2) pieces = 2;
-  return pieces > most;
+  return loop_limit(context) || most_pieces(context, shape) > most;
 }
 
 void clgpu__split_at_most(uint64_t n, uint64_t most, clgpu__split *split) {

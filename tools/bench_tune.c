@@ -49,6 +49,7 @@ static const tune_param params[] = {
     {"sort_chunked_digit_max", 0, "radix_sort", {8, 9, 10, 11}, 4, 0},
     {"sort_chunked_digit_max_values", 0, "sort_by_key", {8, 9, 10, 11}, 4, 0},
     {"findall_vector_flags", 0, "findall", {0, 1}, 2, 0},
+    {"findall_compress", 0, "findall", {0, 1}, 2, 0},
     {"blocked_gather", 0, "strided_copy,elementwise_transposed", {0, 1}, 2, 0},
 };
 enum { NUM_PARAMS = sizeof params / sizeof params[0] };
@@ -108,7 +109,7 @@ static const char *const tune_help[] = {
     "                  chunked: chunked_chunks_per_unit (reduce, scan, findall),\n"
     "                           sort_chunked_digit_max (radix_sort),\n"
     "                           sort_chunked_digit_max_values (sort_by_key),\n"
-    "                           findall_vector_flags (findall),\n"
+    "                           findall_vector_flags, findall_compress (findall),\n"
     "                           blocked_gather (strided_copy,\n"
     "                           elementwise_transposed)\n"
     "  --sizes N     elements per operation, as run takes them (default 16M)\n"

@@ -448,6 +448,11 @@ clgpu_status clgpu__spec_program_with(clgpu_context *context, const clgpu__op_sp
     } else if (context->tuning->findall_vector_flags && vectors) {
       defines[count++] = (clgpu_define){"CLGPU_FINDALL_VECTOR_FLAGS", NULL};
     }
+    /* AVX-512's compress where the tuning asks for it; the kernel checks
+     * that the device's compiler has it and takes the table where not. */
+    if (context->tuning->findall_compress) {
+      defines[count++] = (clgpu_define){"CLGPU_FINDALL_COMPRESS", NULL};
+    }
   }
   if (s->commutes && context->tuning->tiled_scan_totals_coalesced) {
     defines[count++] = (clgpu_define){"CLGPU_COMMUTES", NULL};

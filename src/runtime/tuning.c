@@ -91,6 +91,13 @@ static const clgpu__tuning base_row = {
      * below), it builds them so (cl/reduce.cl clgpu_findall_compact has
      * the harness's figures). */
     .findall_vector_flags = 0,
+    /* CHUNKED findall packs each block's hits' positions with AVX-512's
+     * compress instead of the table of eight-lane stores, where the
+     * device's compiler targets AVX-512 and offers Clang's builtins for
+     * it (cl/reduce.cl clgpu_findall_compact, which has the figures):
+     * only where a class measured it faster (POCL, below); a compiler
+     * without them takes the table whatever this says. */
+    .findall_compress = 0,
     /* Radix sort: keys up to this count are sorted by one work-item in
      * one kernel (CHUNKED), every pass at once. */
     .sort_single_chunk = 16384,
@@ -230,7 +237,7 @@ static const tuning_class classes[] = {
     {"POCL", CL_DEVICE_TYPE_CPU, "Portable Computing Language",
      "tiled_scan_totals_coalesced=0,radix_items=32,tiled_step_barrier=1,sort_stream=1,"
      "sort_chunked_digit_max_values=8,"
-     "copy_kernel_floor=1048576,findall_vector_flags=1,blocked_gather=1"},
+     "copy_kernel_floor=1048576,findall_vector_flags=1,findall_compress=1,blocked_gather=1"},
     /* Mesa's rusticl on llvmpipe pays more for a barrier than it gains:
      * 4M uint32, `CLGPU_TUNING=tiled_step_barrier=0|1 clgpu-bench run
      * --shape tiled --ops reduce,scan,findall --sizes 4M`, two rounds
@@ -337,6 +344,7 @@ static const tuning_field fields[] = {
     FIELD(tiled_slices, 0, 1, 64, 0, 0),
     FIELD(tiled_lane_runs, 0, 0, 1, 0, 0),
     FIELD(findall_vector_flags, 0, 0, 1, 0, 0),
+    FIELD(findall_compress, 0, 0, 1, 0, 0),
     FIELD(sort_single_chunk, 1, 1, (uint64_t)1 << 24, 0, 0),
     FIELD(sort_chunk_minimum, 1, 1, (uint64_t)1 << 32, 0, 0),
     FIELD(sort_chunked_digit_max, 0, 1, 11, 0, 0),

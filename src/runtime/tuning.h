@@ -34,6 +34,9 @@ typedef struct clgpu__tuning {
   unsigned findall_vector_flags;        /* 1: CHUNKED findall builds each block's
                                            sixteen predicates into one vector
                                            (POCL vectorises them) */
+  unsigned findall_compress;            /* 1: CHUNKED findall packs each block's
+                                           hits with AVX-512's compress where
+                                           the device's compiler offers it */
   /* Sorts (ops/sort.c). */
   uint64_t sort_single_chunk;
   uint64_t sort_chunk_minimum;

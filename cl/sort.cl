@@ -133,6 +133,11 @@ inline uint place_before(__global const uint *state, uint pass) {
 #define SCAN_GROUP GROUP
 #endif
 
+/* A sort takes either the kernel that runs every pass in one group
+ * (clgpu_radix_single, CLGPU_RADIX_SINGLE) or the per-pass kernels, never
+ * both: each program holds only its own, so a first call loads and
+ * creates less (src/ops/sort.c sort_program). */
+#ifndef CLGPU_RADIX_SINGLE
 /* The exclusive scan of the digit counts of a pass, counts[d * groups + g]
  * (digit-major, so the scan gives every group its start for each digit),
  * by one group; then whether one digit holds every key (the pass is
@@ -211,10 +216,12 @@ __kernel void clgpu_radix_finish(PLACES_ARGS, __global uint *state_buffer, ulong
   }
 #endif
 }
+#endif /* !CLGPU_RADIX_SINGLE */
 
 #if GROUP == 1
 /* ---- CHUNKED: one work-item per group walks a chunk ---- */
 
+#ifndef CLGPU_RADIX_SINGLE
 __attribute__((reqd_work_group_size(1, 1, 1))) __kernel void clgpu_radix_histogram(
     PLACES_ARGS, __global uint *state_buffer, ulong state_at, uint pass, ulong n, ulong chunk,
     uint shift, uint mask, __global ulong *counts_buffer, ulong counts_at, ulong groups) {
@@ -230,6 +237,7 @@ __attribute__((reqd_work_group_size(1, 1, 1))) __kernel void clgpu_radix_histogr
   for (uint d = 0; d <= mask; d++) counts[(ulong)d * groups + group] = histogram[d];
   for (uint d = mask + 1; d < RADIX; d++) counts[(ulong)d * groups + group] = 0;
 }
+#endif
 
 /* The stable serial scatter of keys [begin, end) from place `from` to the
  * other, offset[d] holding where the next key of digit d goes. */
@@ -359,6 +367,7 @@ inline void scatter_range_streaming(PLACES_ARGS, uint from, ulong begin, ulong e
 }
 #endif
 
+#ifndef CLGPU_RADIX_SINGLE
 __attribute__((reqd_work_group_size(1, 1, 1))) __kernel void clgpu_radix_scatter(
     PLACES_ARGS, __global uint *state_buffer, ulong state_at, uint pass, ulong n, ulong chunk,
     uint shift, uint mask, __global ulong *counts_buffer, ulong counts_at, ulong groups) {
@@ -386,6 +395,9 @@ __attribute__((reqd_work_group_size(1, 1, 1))) __kernel void clgpu_radix_scatter
 #endif
 }
 
+#endif
+
+#ifdef CLGPU_RADIX_SINGLE
 /* Every pass in one work-item, for short arrays: no state, no counts. */
 __attribute__((reqd_work_group_size(1, 1, 1))) __kernel void clgpu_radix_single(
     PLACES_ARGS, ulong n, uint begin_bit, uint end_bit) {
@@ -418,6 +430,8 @@ __attribute__((reqd_work_group_size(1, 1, 1))) __kernel void clgpu_radix_single(
     }
   }
 }
+
+#endif /* CLGPU_RADIX_SINGLE */
 
 #else
 /* ---- TILED: a group ranks a tile of GROUP * ITEMS keys in local memory ---- */
@@ -511,6 +525,7 @@ inline void move_tile(__global key_t *out, __global const value_t *values,
   }
 }
 
+#ifndef CLGPU_RADIX_SINGLE
 /* The digit counts of each group's chunk [g * chunk, min(n, (g + 1) *
  * chunk)): every item counts the keys g * chunk + lid, + GROUP, ...
  * (consecutive items read consecutive keys) into its own column of a
@@ -582,6 +597,7 @@ __attribute__((reqd_work_group_size(GROUP, 1, 1))) __kernel void clgpu_radix_sca
   }
 }
 
+#else
 /* Every pass in one group, for short arrays: the group walks the tiles
  * twice per pass (totals, then moves), keeping the running start of every
  * digit in local memory. */
@@ -650,6 +666,7 @@ __attribute__((reqd_work_group_size(GROUP, 1, 1))) __kernel void clgpu_radix_sin
     }
   }
 }
+#endif /* CLGPU_RADIX_SINGLE */
 #endif
 #endif
 

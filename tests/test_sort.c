@@ -2695,9 +2695,10 @@ static void loop_iteration_cap(void **state) {
     }
   }
   /* Sorts whose CHUNKED plans walked more keys per work-item than that:
-   * the single-item radix sort at its largest n (all passes and the copy
-   * back in one item), and both algorithms at n past 2^17 in both shapes. */
-  sort_case c = base_case(KEY_UINT32, 16384, CLGPU_ALGORITHM_RADIX, CLGPU_SHAPE_CHUNKED);
+   * the single-item radix sort of keys alone at its largest n (65536, the
+   * tuning table's sort_single_chunk: all passes and the copy back in one
+   * item), and both algorithms at n past 2^17 in both shapes. */
+  sort_case c = base_case(KEY_UINT32, 65536, CLGPU_ALGORITHM_RADIX, CLGPU_SHAPE_CHUNKED);
   c.what = "loop cap";
   run_sort_case(&c);
   for (size_t m = 0; m < 4; m++) {

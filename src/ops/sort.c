@@ -449,7 +449,8 @@ static void lay_out_radix(const clgpu_context *context, sort_plan *plan) {
   plan->passes = (bits + widest - 1) / widest;
   plan->digit_bits = plan->widest_digit ? widest : (bits + plan->passes - 1) / plan->passes;
   if (plan->shape == CLGPU_SHAPE_CHUNKED) {
-    plan->single = n <= tuning->sort_single_chunk;
+    plan->single = n <= (plan->value_bytes ? tuning->sort_single_chunk_values
+                                           : tuning->sort_single_chunk);
     if (plan->single && cap && plan_loops(plan) > cap) plan->single = 0;
     uint64_t pieces = ceil_div(n, tuning->sort_chunk_minimum);
     if (pieces > 4 * units) pieces = 4 * units;
@@ -979,6 +980,10 @@ static clgpu_status sort_program(clgpu_context *context, const sort_plan *plan, 
   if (plan->algorithm == CLGPU_ALGORITHM_RADIX) {
     defines[count++] = (clgpu_define){"CLGPU_RADIX", NULL};
     defines[count++] = (clgpu_define){"CLGPU_RADIX_BITS", digit};
+    /* The one-kernel sort's program holds that kernel alone, the others'
+     * the per-pass kernels alone: a first call loads and creates only
+     * what it runs (cl/sort.cl). */
+    if (plan->single) defines[count++] = (clgpu_define){"CLGPU_RADIX_SINGLE", NULL};
     /* Sub-group scans rank the TILED tiles where the device reports
      * sub-groups (docs/portability.md rule 5). */
     if (plan->group > 1 && context->info.has_subgroups) {

@@ -99,8 +99,27 @@ static const clgpu__tuning base_row = {
      * without them takes the table whatever this says. */
     .findall_compress = 0,
     /* Radix sort: keys up to this count are sorted by one work-item in
-     * one kernel (CHUNKED), every pass at once. */
-    .sort_single_chunk = 16384,
+     * one kernel (CHUNKED), every pass at once: one launch instead of
+     * three per pass and a copy back, and a program of one kernel (a
+     * first call loads and creates less). Keys alone, uint32, whole
+     * sorts in one process through two contexts made under
+     * `CLGPU_TUNING=sort_single_chunk=16384` and `=131072`, calls
+     * alternating, median of 31 per-pair ratios (a throw-away harness
+     * over the public API, 2026-12-05), three processes each: POCL 32K
+     * 0.31 / 0.89 / 0.90 of the per-pass kernels' time, 64K 0.91 / 0.59
+     * / 0.92, 128K 0.85 / 0.85 / 0.92; Intel's CPU runtime 32K 0.35, 64K
+     * 0.70 / 0.70, 128K 0.88 / 0.85; rusticl 0.97-1.04 (its loop cap
+     * keeps most of these on the per-pass kernels). At 256K the per-pass
+     * kernels were faster (POCL 2.6-2.8 ms against 3.8). Those figures
+     * are of two cores, where the passes gain at most twice from running
+     * in parallel; with more cores they gain more, so the row stops at
+     * 64K rather than 128K. */
+    .sort_single_chunk = 65536,
+    /* The same with values: the one-kernel sort was no faster on POCL
+     * (32K 0.92, 64K 0.95, 128K 1.03 of the per-pass kernels' time, the
+     * harness above) and slower on Intel's runtime (32K 1.05, 64K 1.47,
+     * 128K 1.58). */
+    .sort_single_chunk_values = 16384,
     /* Radix sort, CHUNKED: nothing is cut below this, as for ranges. */
     .sort_chunk_minimum = 16384,
     /* The widest digit of a CHUNKED radix pass (2048 counters per
@@ -346,6 +365,7 @@ static const tuning_field fields[] = {
     FIELD(findall_vector_flags, 0, 0, 1, 0, 0),
     FIELD(findall_compress, 0, 0, 1, 0, 0),
     FIELD(sort_single_chunk, 1, 1, (uint64_t)1 << 24, 0, 0),
+    FIELD(sort_single_chunk_values, 1, 1, (uint64_t)1 << 24, 0, 0),
     FIELD(sort_chunk_minimum, 1, 1, (uint64_t)1 << 32, 0, 0),
     FIELD(sort_chunked_digit_max, 0, 1, 11, 0, 0),
     FIELD(sort_chunked_digit_max_values, 0, 1, 11, 0, 0),

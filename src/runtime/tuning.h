@@ -39,6 +39,7 @@ typedef struct clgpu__tuning {
                                            the device's compiler offers it */
   /* Sorts (ops/sort.c). */
   uint64_t sort_single_chunk;
+  uint64_t sort_single_chunk_values; /* ... of a sort that moves values too */
   uint64_t sort_chunk_minimum;
   unsigned sort_chunked_digit_max;
   unsigned sort_chunked_digit_max_values; /* ... of a sort that moves values too */

@@ -449,8 +449,8 @@ static void lay_out_radix(const clgpu_context *context, sort_plan *plan) {
   plan->passes = (bits + widest - 1) / widest;
   plan->digit_bits = plan->widest_digit ? widest : (bits + plan->passes - 1) / plan->passes;
   if (plan->shape == CLGPU_SHAPE_CHUNKED) {
-    plan->single = n <= (plan->value_bytes ? tuning->sort_single_chunk_values
-                                           : tuning->sort_single_chunk);
+    plan->single =
+        n <= (plan->value_bytes ? tuning->sort_single_chunk_values : tuning->sort_single_chunk);
     if (plan->single && cap && plan_loops(plan) > cap) plan->single = 0;
     uint64_t pieces = ceil_div(n, tuning->sort_chunk_minimum);
     if (pieces > 4 * units) pieces = 4 * units;

@@ -368,16 +368,43 @@ inline void scatter_range_streaming(PLACES_ARGS, uint from, ulong begin, ulong e
 #endif
 
 #ifndef CLGPU_RADIX_SINGLE
+/* With `summed`, the counts are the histogram's own (no clgpu_radix_scan
+ * ran): each work-item adds up, per digit, the counts of the chunks before
+ * its own and of all of them, which gives its start for each digit and
+ * whether one digit holds every key (the pass is skipped), and work-item
+ * 0 records the pass's place in state[pass + 1] as the scan would have.
+ * That is the digits times the chunks in additions per work-item, which
+ * src/ops/sort.c allows only while they are few (the tuning table's
+ * sort_summed_counts): a kernel less per pass. Without, the counts hold
+ * the scan's starts and state[pass + 1] its verdict. */
 __attribute__((reqd_work_group_size(1, 1, 1))) __kernel void clgpu_radix_scatter(
     PLACES_ARGS, __global uint *state_buffer, ulong state_at, uint pass, ulong n, ulong chunk,
-    uint shift, uint mask, __global ulong *counts_buffer, ulong counts_at, ulong groups) {
-  __global const uint *state = AT(uint, state_buffer, state_at);
+    uint shift, uint mask, __global ulong *counts_buffer, ulong counts_at, ulong groups,
+    uint summed) {
+  __global uint *state = AT(uint, state_buffer, state_at);
   __global const ulong *counts = AT(ulong, counts_buffer, counts_at);
   uint from = place_before(state, pass);
-  if (state[pass + 1] == from) return; /* the pass is skipped */
   __local ulong offset[RADIX];
   ulong group = get_group_id(0);
-  for (uint d = 0; d <= mask; d++) offset[d] = counts[(ulong)d * groups + group];
+  if (summed) {
+    ulong run = 0;
+    uint skip = 0;
+    for (uint d = 0; d <= mask; d++) {
+      __global const ulong *row = counts + (ulong)d * groups;
+      ulong before = 0, total = 0;
+      for (ulong g = 0; g < group; g++) before += row[g];
+      total = before;
+      for (ulong g = group; g < groups; g++) total += row[g];
+      offset[d] = run + before;
+      if (total == n) skip = 1; /* at most one digit can hold all n keys */
+      run += total;
+    }
+    if (group == 0) state[pass + 1] = skip ? from : 1u - from;
+    if (skip) return;
+  } else {
+    if (state[pass + 1] == from) return; /* the pass is skipped */
+    for (uint d = 0; d <= mask; d++) offset[d] = counts[(ulong)d * groups + group];
+  }
   ulong begin = group * chunk;
 #ifdef CLGPU_SORT_STREAM
   __local ulong pending[RADIX];

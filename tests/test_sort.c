@@ -568,6 +568,53 @@ static void streaming_scatter(void **state) {
   }
 }
 
+/* The CHUNKED radix scatter either adds up the digit counts itself (the
+ * tuning table's sort_summed_counts: digits times chunks at most that) or
+ * takes them from the scan kernel, which then also decides whether a pass
+ * is skipped: both forced here, on chunks of 1000 keys or more (several
+ * per work-item count) and past the one-kernel sort's sizes, over data
+ * whose passes are all skipped (one value), some skipped (small integers,
+ * one bit varying) or none, keys alone and with values, both orders. */
+static void summed_and_scanned_counts(void **state) {
+  (void)state;
+  static const char *const tunings[] = {
+      "sort_summed_counts=0,sort_single_chunk=1,sort_single_chunk_values=1,sort_chunk_minimum=1000",
+      "sort_summed_counts=16777216,sort_single_chunk=1,sort_single_chunk_values=1,"
+      "sort_chunk_minimum=1000",
+  };
+  static const struct {
+    unsigned key;
+    size_t value_bytes;
+    int descending, index_values;
+    test_distribution distribution;
+    size_t parameter;
+  } rows[] = {
+      {KEY_UINT32, 0, 0, 0, TEST_UNIFORM, 0},           {KEY_UINT32, 0, 1, 0, TEST_ALL_EQUAL, 0},
+      {KEY_UINT32, 4, 0, 1, TEST_SMALL_INTEGERS, 1000}, {KEY_INT64, 0, 0, 0, TEST_HIGH_BIT_ONLY, 0},
+      {KEY_FLOAT, 4, 1, 1, TEST_LOW_BIT_ONLY, 0},       {KEY_UINT16, 2, 0, 1, TEST_FEW_UNIQUE, 3},
+  };
+  static const size_t sizes[] = {5003, 100003};
+  size_t size_count = oclgrind ? 1 : 2;
+  clgpu_context *kept = shared_context;
+  for (size_t t = 0; t < sizeof tunings / sizeof tunings[0]; t++) {
+    shared_context = test_context_tuned(tunings[t]);
+    for (size_t r = 0; r < sizeof rows / sizeof rows[0]; r++) {
+      for (size_t s = 0; s < size_count; s++) {
+        sort_case c = base_case(rows[r].key, sizes[s], CLGPU_ALGORITHM_RADIX, CLGPU_SHAPE_CHUNKED);
+        c.what = tunings[t];
+        c.distribution = rows[r].distribution;
+        c.parameter = rows[r].parameter;
+        c.value_bytes = rows[r].value_bytes;
+        c.descending = rows[r].descending;
+        c.index_values = rows[r].index_values;
+        run_sort_case(&c);
+      }
+    }
+    clgpu_context_destroy(shared_context);
+  }
+  shared_context = kept;
+}
+
 /* Strided keys and values (packed into the workspace and written back):
  * the same as sorting the logical elements, and every byte between them
  * unchanged. */
@@ -2821,6 +2868,7 @@ int main(void) {
       cmocka_unit_test(stability),
       cmocka_unit_test(value_sizes),
       cmocka_unit_test_teardown(streaming_scatter, streaming_teardown),
+      cmocka_unit_test(summed_and_scanned_counts),
       cmocka_unit_test(strided_views),
       cmocka_unit_test(bit_ranges),
       cmocka_unit_test(custom_comparator),

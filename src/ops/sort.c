@@ -117,6 +117,8 @@ typedef struct sort_plan {
                             and growing with n, so _upto reports serve
                             every smaller n) */
   size_t scan_group;     /* work-items of the one-group scan of digit counts */
+  int summed;            /* CHUNKED: the scatter adds up the digit counts itself
+                            and no scan of them runs (sort_summed_counts) */
   /* merge */
   unsigned inner, merge_passes, first_to;
   uint64_t merge_chunk, merge_groups, per_item;
@@ -467,6 +469,10 @@ static void lay_out_radix(const clgpu_context *context, sort_plan *plan) {
     plan->chunk = ceil_div(n, pieces);
     if (plan->chunk == 0) plan->chunk = 1;
     plan->groups = ceil_div(n, plan->chunk);
+    /* The scatter sums the digit counts itself while they are few: no
+     * scan kernel per pass. Not under a loop cap, whose bounds (plan_loops)
+     * count the scan kernel's loops, not these. */
+    plan->summed = !plan->single && !cap && radix * plan->groups <= tuning->sort_summed_counts;
     /* Streaming lines where the tuning row asks for them and local
      * memory holds, per digit, a line of keys and one of values beside
      * the two ulong counters (offset, pending) of cl/sort.cl's
@@ -1094,8 +1100,10 @@ static clgpu_status run_radix(clgpu_context *context, const sort_plan *plan, clg
                                            CLGPU__BUFFER_ARG(4) | CLGPU__BUFFER_ARG(6) |
                                            CLGPU__BUFFER_ARG(8) | CLGPU__BUFFER_ARG(15),
                                        &histogram));
-  CLGPU__FORWARD_IF_ERROR(clgpu__lease(held, program, "clgpu_radix_scan",
-                                       CLGPU__BUFFER_ARG(0) | CLGPU__BUFFER_ARG(4), &scan));
+  if (!plan->summed) {
+    CLGPU__FORWARD_IF_ERROR(clgpu__lease(held, program, "clgpu_radix_scan",
+                                         CLGPU__BUFFER_ARG(0) | CLGPU__BUFFER_ARG(4), &scan));
+  }
   CLGPU__FORWARD_IF_ERROR(clgpu__lease(held, program, "clgpu_radix_scatter",
                                        CLGPU__BUFFER_ARG(0) | CLGPU__BUFFER_ARG(2) |
                                            CLGPU__BUFFER_ARG(4) | CLGPU__BUFFER_ARG(6) |
@@ -1113,6 +1121,11 @@ static clgpu_status run_radix(clgpu_context *context, const sort_plan *plan, clg
   cl_ulong chunk = plan->chunk, groups = plan->groups;
   CLGPU__FORWARD_IF_ERROR(clgpu__set_args(histogram, 0, where, 8, "clgpu_radix_histogram"));
   CLGPU__FORWARD_IF_ERROR(clgpu__set_args(scatter, 0, where, 8, "clgpu_radix_scatter"));
+  if (plan->shape == CLGPU_SHAPE_CHUNKED) {
+    cl_uint summed = plan->summed ? 1u : 0u;
+    clgpu__kernel_arg summed_arg[] = {ARG(summed)};
+    CLGPU__FORWARD_IF_ERROR(clgpu__set_args(scatter, 18, summed_arg, 1, "clgpu_radix_scatter"));
+  }
   size_t wide = (size_t)groups * group;
   for (unsigned p = 0; p < plan->passes; p++) {
     cl_uint pass = first_pass + p;
@@ -1125,14 +1138,16 @@ static clgpu_status run_radix(clgpu_context *context, const sort_plan *plan, clg
         ARG(shift),        ARG(mask),       ARG(counts.buffer), ARG(counts.byte), ARG(groups)};
     CLGPU__FORWARD_IF_ERROR(clgpu__set_args(histogram, 8, pass_args, 10, "clgpu_radix_histogram"));
     CLGPU__FORWARD_IF_ERROR(clgpu__set_args(scatter, 8, pass_args, 10, "clgpu_radix_scatter"));
-    clgpu__kernel_arg scan_args[] = {ARG(state.buffer),  ARG(state.byte),  ARG(pass),  ARG(n),
-                                     ARG(counts.buffer), ARG(counts.byte), ARG(groups)};
-    CLGPU__FORWARD_IF_ERROR(clgpu__set_args(scan, 0, scan_args, 7, "clgpu_radix_scan"));
     CLGPU__FORWARD_IF_ERROR(clgpu__chain_kernel(context, chain, histogram, wide, group,
                                                 "clEnqueueNDRangeKernel(clgpu_radix_histogram)"));
-    CLGPU__FORWARD_IF_ERROR(clgpu__chain_kernel(context, chain, scan, plan->scan_group,
-                                                plan->scan_group,
-                                                "clEnqueueNDRangeKernel(clgpu_radix_scan)"));
+    if (scan) {
+      clgpu__kernel_arg scan_args[] = {ARG(state.buffer),  ARG(state.byte),  ARG(pass),  ARG(n),
+                                       ARG(counts.buffer), ARG(counts.byte), ARG(groups)};
+      CLGPU__FORWARD_IF_ERROR(clgpu__set_args(scan, 0, scan_args, 7, "clgpu_radix_scan"));
+      CLGPU__FORWARD_IF_ERROR(clgpu__chain_kernel(context, chain, scan, plan->scan_group,
+                                                  plan->scan_group,
+                                                  "clEnqueueNDRangeKernel(clgpu_radix_scan)"));
+    }
     CLGPU__FORWARD_IF_ERROR(clgpu__chain_kernel(context, chain, scatter, wide, group,
                                                 "clEnqueueNDRangeKernel(clgpu_radix_scatter)"));
   }

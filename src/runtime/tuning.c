@@ -120,6 +120,13 @@ static const clgpu__tuning base_row = {
      * harness above) and slower on Intel's runtime (32K 1.05, 64K 1.47,
      * 128K 1.58). */
     .sort_single_chunk_values = 16384,
+    /* CHUNKED radix sort: while a pass has at most this many digit counts
+     * (digits times chunks), each scatter work-item adds up the counts
+     * before its chunk itself and no scan kernel runs: a kernel less per
+     * pass and none to create on a first call, for at most this many
+     * additions per work-item (32768: 11-bit digits over 16 chunks, a
+     * CPU with 4 compute units; 8-bit ones over 128). */
+    .sort_summed_counts = 32768,
     /* Radix sort, CHUNKED: nothing is cut below this, as for ranges. */
     .sort_chunk_minimum = 16384,
     /* The widest digit of a CHUNKED radix pass (2048 counters per
@@ -366,6 +373,7 @@ static const tuning_field fields[] = {
     FIELD(findall_compress, 0, 0, 1, 0, 0),
     FIELD(sort_single_chunk, 1, 1, (uint64_t)1 << 24, 0, 0),
     FIELD(sort_single_chunk_values, 1, 1, (uint64_t)1 << 24, 0, 0),
+    FIELD(sort_summed_counts, 1, 0, (uint64_t)1 << 24, 0, 0),
     FIELD(sort_chunk_minimum, 1, 1, (uint64_t)1 << 32, 0, 0),
     FIELD(sort_chunked_digit_max, 0, 1, 11, 0, 0),
     FIELD(sort_chunked_digit_max_values, 0, 1, 11, 0, 0),

@@ -40,6 +40,9 @@ typedef struct clgpu__tuning {
   /* Sorts (ops/sort.c). */
   uint64_t sort_single_chunk;
   uint64_t sort_single_chunk_values; /* ... of a sort that moves values too */
+  uint64_t sort_summed_counts;       /* CHUNKED radix: the scatter adds up the
+                                        digit counts itself (no scan kernel)
+                                        while digits x chunks is at most this */
   uint64_t sort_chunk_minimum;
   unsigned sort_chunked_digit_max;
   unsigned sort_chunked_digit_max_values; /* ... of a sort that moves values too */

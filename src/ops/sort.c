@@ -990,6 +990,8 @@ static clgpu_status sort_program(clgpu_context *context, const sort_plan *plan, 
      * the per-pass kernels alone: a first call loads and creates only
      * what it runs (cl/sort.cl). */
     if (plan->single) defines[count++] = (clgpu_define){"CLGPU_RADIX_SINGLE", NULL};
+    /* Nor does a program whose scatter sums the counts hold their scan. */
+    if (plan->summed) defines[count++] = (clgpu_define){"CLGPU_RADIX_SUMMED", NULL};
     /* Sub-group scans rank the TILED tiles where the device reports
      * sub-groups (docs/portability.md rule 5). */
     if (plan->group > 1 && context->info.has_subgroups) {

@@ -19,6 +19,11 @@
  *   CLGPU_KEY_INF       floats: the bits of +inf (larger magnitudes are NaNs)
  *   CLGPU_DESCENDING    optional: the reverse order, still stable
  *   CLGPU_RADIX         radix kernels; CLGPU_RADIX_BITS the digit width
+ *   CLGPU_RADIX_SINGLE  with CLGPU_RADIX: only the one-kernel sort
+ *                       (clgpu_radix_single); without, only the per-pass
+ *                       kernels
+ *   CLGPU_RADIX_SUMMED  with CLGPU_RADIX, CHUNKED: the scatter is called
+ *                       with `summed` set, so no clgpu_radix_scan
  *   CLGPU_MERGE         merge kernels; CLGPU_COMPARE_EXPR optional, an
  *                       expression over a and b (key_t) true when a sorts
  *                       before b; without it the natural order

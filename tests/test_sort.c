@@ -526,6 +526,18 @@ static int streaming_teardown(void **state) {
   return 0;
 }
 
+/* A CHUNKED radix sort's case under a tuning: `what` names the tuning in
+ * the report; the caller sets the distribution. */
+static sort_case chunked_radix_case(unsigned key, size_t n, const char *what, size_t value_bytes,
+                                    int descending, int index_values) {
+  sort_case c = base_case(key, n, CLGPU_ALGORITHM_RADIX, CLGPU_SHAPE_CHUNKED);
+  c.what = what;
+  c.value_bytes = value_bytes;
+  c.descending = descending;
+  c.index_values = index_values;
+  return c;
+}
+
 static void streaming_scatter(void **state) {
   (void)state;
   static const char *const tunings[] = {
@@ -553,14 +565,11 @@ static void streaming_scatter(void **state) {
     unsetenv("CLGPU_TUNING");
     for (size_t r = 0; r < sizeof rows / sizeof rows[0]; r++) {
       if (oclgrind && (r + t) % 3) continue;
-      sort_case c = base_case(rows[r].key, n, CLGPU_ALGORITHM_RADIX, CLGPU_SHAPE_CHUNKED);
-      c.what = tunings[t];
+      sort_case c = chunked_radix_case(rows[r].key, n, tunings[t], rows[r].value_bytes,
+                                       rows[r].descending, rows[r].index_values);
       size_t d = (r * 7 + t) % distribution_count;
       c.distribution = distributions[d].distribution;
       c.parameter = distributions[d].parameter;
-      c.value_bytes = rows[r].value_bytes;
-      c.descending = rows[r].descending;
-      c.index_values = rows[r].index_values;
       run_sort_case(&c);
     }
     clgpu_context_destroy(shared_context);
@@ -600,13 +609,10 @@ static void summed_and_scanned_counts(void **state) {
     shared_context = test_context_tuned(tunings[t]);
     for (size_t r = 0; r < sizeof rows / sizeof rows[0]; r++) {
       for (size_t s = 0; s < size_count; s++) {
-        sort_case c = base_case(rows[r].key, sizes[s], CLGPU_ALGORITHM_RADIX, CLGPU_SHAPE_CHUNKED);
-        c.what = tunings[t];
+        sort_case c = chunked_radix_case(rows[r].key, sizes[s], tunings[t], rows[r].value_bytes,
+                                         rows[r].descending, rows[r].index_values);
         c.distribution = rows[r].distribution;
         c.parameter = rows[r].parameter;
-        c.value_bytes = rows[r].value_bytes;
-        c.descending = rows[r].descending;
-        c.index_values = rows[r].index_values;
         run_sort_case(&c);
       }
     }

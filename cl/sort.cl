@@ -24,6 +24,10 @@
  *                       kernels
  *   CLGPU_RADIX_SUMMED  with CLGPU_RADIX, CHUNKED: the scatter is called
  *                       with `summed` set, so no clgpu_radix_scan
+ *   CLGPU_SORT_STREAM   with CLGPU_RADIX, CHUNKED: the scatter combines
+ *                       each digit's keys into whole lines in local memory;
+ *                       CLGPU_SORT_NONTEMPORAL: it writes them with
+ *                       non-temporal stores
  *   CLGPU_MERGE         merge kernels; CLGPU_COMPARE_EXPR optional, an
  *                       expression over a and b (key_t) true when a sorts
  *                       before b; without it the natural order
@@ -277,17 +281,21 @@ inline void scatter_range(PLACES_ARGS, uint from, ulong begin, ulong end, uint s
 /* The scatter with software write-combining (CLGPU_SORT_STREAM, CPU
  * runtimes where measured faster: src/runtime/tuning.c): the keys of each
  * digit wait in local memory until they fill a 64-byte line of the output,
- * which then goes out in non-temporal stores, so the output's lines are
- * written whole and never read first. A digit's first and last lines,
- * which it shares with its neighbours, go out as plain stores of its own
- * positions only. Keys are 1, 2, 4 or 8 bytes, so a line holds LINE_KEYS
- * whole keys and its first key's position is a multiple of LINE_KEYS
- * from the line-aligned address before it. */
+ * which then goes out whole, in non-temporal stores for a sort too large
+ * for the cache (CLGPU_SORT_NONTEMPORAL), so that the output's lines are
+ * never read first. Key by key, the stores of a pass go to as many places
+ * as there are digits, n / RADIX keys apart: a multiple of 4 KiB where n
+ * is a power of two, which crowds them all into a few sets of the core's
+ * cache; the lines in local memory sit side by side instead. A digit's
+ * first and last lines, which it shares with its neighbours, go out as
+ * plain stores of its own positions only. Keys are 1, 2, 4 or 8 bytes, so
+ * a line holds LINE_KEYS whole keys and its first key's position is a
+ * multiple of LINE_KEYS from the line-aligned address before it. */
 #define LINE_BYTES 64
 #define LINE_KEYS (LINE_BYTES / sizeof(key_t))
 /* Non-temporal stores are a Clang builtin, not OpenCL C: a compiler
  * without it gets plain stores of the same whole lines. */
-#if defined(__has_builtin)
+#if defined(CLGPU_SORT_NONTEMPORAL) && defined(__has_builtin)
 #if __has_builtin(__builtin_nontemporal_store)
 #define STREAM_STORE(value, to) __builtin_nontemporal_store((value), (to))
 #endif

@@ -505,12 +505,14 @@ static void value_sizes(void **state) {
 }
 
 /* The CHUNKED radix scatter through write-combined lines (the tuning
- * table's sort_stream, cl/sort.cl scatter_range_streaming), forced on for
- * every size: every key width (a line holds 64, 32, 16 or 8 keys), every
- * value size, both orders, stability, and places at offsets that put the
- * lines' boundaries anywhere (place_elements' guards), with the 11-bit
- * digits of the plan (where local memory holds them) and with 8-bit ones
- * (which every device's 32 KiB holds). */
+ * table's sort_stream, cl/sort.cl scatter_range_streaming), forced on:
+ * every key width (a line holds 64, 32, 16 or 8 keys), every value size,
+ * both orders, stability, and places at offsets that put the lines'
+ * boundaries anywhere (place_elements' guards), with non-temporal stores
+ * at every size (sort_stream_floor=0) over 11-bit digits (where local
+ * memory holds their lines) and 8-bit ones (which every device's 32 KiB
+ * holds), with plain stores of the lines (a floor above every size), and
+ * the scatter key by key (sort_stream=0) beside them. */
 static clgpu_context *shared_before_streaming;
 
 /* Puts the shared context back after streaming_scatter, also when a
@@ -541,8 +543,12 @@ static sort_case chunked_radix_case(unsigned key, size_t n, const char *what, si
 static void streaming_scatter(void **state) {
   (void)state;
   static const char *const tunings[] = {
-      "sort_stream=1,sort_stream_floor=0,sort_chunked_digit_max_values=11",
-      "sort_stream=1,sort_stream_floor=0,sort_chunked_digit_max=8,sort_chunked_digit_max_values=8",
+      "sort_stream=1,sort_stream_floor=0,sort_stream_digit_max=11,"
+      "sort_chunked_digit_max_values=11",
+      "sort_stream=1,sort_stream_floor=0,sort_stream_digit_max=8,sort_chunked_digit_max=8,"
+      "sort_chunked_digit_max_values=8",
+      "sort_stream=1,sort_stream_floor=1099511627776,sort_stream_digit_max=8",
+      "sort_stream=0",
   };
   static const struct {
     unsigned key;

@@ -111,7 +111,9 @@ typedef struct sort_plan {
   /* radix */
   unsigned digit_bits, passes;
   int single;
-  int stream; /* CHUNKED scatter through write-combined lines (sort_stream) */
+  int stream;      /* CHUNKED scatter through write-combined lines (sort_stream) */
+  int nontemporal; /* ... whose whole lines go out in non-temporal stores
+                      (sort_stream_floor) */
   uint64_t groups, chunk;
   uint64_t count_groups; /* groups the digit counts are sized for (>= groups,
                             and growing with n, so _upto reports serve
@@ -454,6 +456,15 @@ static void lay_out_radix(const clgpu_context *context, sort_plan *plan) {
     plan->single =
         n <= (plan->value_bytes ? tuning->sort_single_chunk_values : tuning->sort_single_chunk);
     if (plan->single && cap && plan_loops(plan) > cap) plan->single = 0;
+    /* The per-pass scatter through write-combined lines (below) takes
+     * narrower digits where the tuning row says so: their lines then stay
+     * in the core's first cache. The one kernel keeps the plain scatter
+     * and its width. */
+    if (!plan->single && tuning->sort_stream && widest > tuning->sort_stream_digit_max) {
+      widest = tuning->sort_stream_digit_max;
+      plan->passes = (bits + widest - 1) / widest;
+      plan->digit_bits = plan->widest_digit ? widest : (bits + plan->passes - 1) / plan->passes;
+    }
     uint64_t pieces = ceil_div(n, tuning->sort_chunk_minimum);
     if (pieces > 4 * units) pieces = 4 * units;
     if (pieces < ceil_div(n, (uint64_t)1 << 31)) pieces = ceil_div(n, (uint64_t)1 << 31);
@@ -473,16 +484,22 @@ static void lay_out_radix(const clgpu_context *context, sort_plan *plan) {
      * scan kernel per pass. Not under a loop cap, whose bounds (plan_loops)
      * count the scan kernel's loops, not these. */
     plan->summed = !plan->single && !cap && radix * plan->groups <= tuning->sort_summed_counts;
-    /* Streaming lines where the tuning row asks for them and local
+    /* Write-combined lines where the tuning row asks for them and local
      * memory holds, per digit, a line of keys and one of values beside
      * the two ulong counters (offset, pending) of cl/sort.cl's
-     * scatter_range_streaming, whose LINE_BYTES this is. */
+     * scatter_range_streaming, whose LINE_BYTES this is: at every size,
+     * since a scatter key by key to 2^k digits whose runs start n / 2^k
+     * keys apart puts every run in the same few sets of the core's cache
+     * where that distance is a multiple of 4 KiB (n a power of two). The
+     * lines go out in non-temporal stores only from sort_stream_floor:
+     * below it the places stay in the cache between passes. */
     const uint64_t line_bytes = 64;
     uint64_t per_digit =
         2 * sizeof(cl_ulong) + line_bytes + line_bytes / plan->key_bytes * plan->value_bytes;
-    plan->stream = tuning->sort_stream && !plan->single &&
-                   n >= ceil_div(tuning->sort_stream_floor, plan->key_bytes + plan->value_bytes) &&
-                   radix * per_digit <= context->info.local_mem_size;
+    plan->stream =
+        tuning->sort_stream && !plan->single && radix * per_digit <= context->info.local_mem_size;
+    plan->nontemporal = plan->stream && n >= ceil_div(tuning->sort_stream_floor,
+                                                      plan->key_bytes + plan->value_bytes);
   } else {
     /* A group walks a chunk of whole tiles (as many groups as the
      * ranges of cl/reduce.cl get), so that the digit counts are few and
@@ -1003,6 +1020,7 @@ static clgpu_status sort_program(clgpu_context *context, const sort_plan *plan, 
       defines[count++] = (clgpu_define){"CLGPU_TILE_STEP", NULL};
     }
     if (plan->stream) defines[count++] = (clgpu_define){"CLGPU_SORT_STREAM", NULL};
+    if (plan->nontemporal) defines[count++] = (clgpu_define){"CLGPU_SORT_NONTEMPORAL", NULL};
   } else if (plan->radix_path) {
     defines[count++] = (clgpu_define){"CLGPU_SEGMENTED_RADIX", NULL};
   } else if (plan->search) {

@@ -143,22 +143,40 @@ static const clgpu__tuning base_row = {
      * sort_by_key 167-169 -> 126-131 ms, argsort 172-175 -> 135-139;
      * Intel's CPU runtime sort_by_key 275-278 -> 133-164 (2.0x -> 3.7-
      * 4.2x the C key-value radix sort), where 11 bits left no room for
-     * lines at all. Keys alone run as fast at 8 as at 11 (96-99 ms on
-     * both), so they keep three passes. 256K to 4M pairs: 8 as fast or
-     * faster on POCL. */
+     * lines at all. Keys alone take 8 bits on those classes through
+     * sort_stream_digit_max (below), but not in the one-kernel sort,
+     * whose plain scatter does not combine lines: 64K uint32 keys there,
+     * 8 against 11 bits, POCL 1.70, Intel's CPU runtime 1.26. */
     .sort_chunked_digit_max_values = 11,
-    /* Streaming (write-combined, non-temporal) stores in the CHUNKED
-     * radix scatter: off unless a device class measured them faster.
-     * POCL, 16M uint32, `clgpu-bench run --ops radix_sort,sort_by_key`,
-     * three rounds alternating with 83902ae (2026-12-02): radix_sort
-     * 95-99 -> 148-165 Mkeys/s, sort_by_key 57-62 -> 79-95; Intel's CPU
-     * runtime radix_sort 79-98 -> 155-164 (sort_by_key does not fit its
-     * local memory). At 1M keys (4 MiB, in the cache) streaming was
-     * slower (112 -> 92-105 on POCL), at 4M faster (103 -> 165). */
+    /* Write-combined lines in the CHUNKED radix scatter (each digit's
+     * keys wait in local memory until they fill a 64-byte line): off
+     * unless a device class measured them faster. With non-temporal
+     * stores from sort_stream_floor: POCL, 16M uint32, `clgpu-bench run
+     * --ops radix_sort,sort_by_key`, three rounds alternating with
+     * 83902ae (2026-12-02): radix_sort 95-99 -> 148-165 Mkeys/s,
+     * sort_by_key 57-62 -> 79-95; Intel's CPU runtime radix_sort 79-98
+     * -> 155-164. Below the floor, with plain stores of whole lines, where
+     * the scatter had stored key by key: whole sorts, one process holding
+     * contexts under `CLGPU_TUNING=sort_stream=0` and `=1`, calls
+     * alternating, median of 15 per-call ratios (2026-12-06), POCL:
+     * uint32 keys 128K 0.99, 256K 0.98, 1M 0.72, 1000000 0.94, 2M 0.58;
+     * uint32 pairs 64K 0.70, 256K 0.38, 1000000 0.96, 1M 0.39; Intel's
+     * CPU runtime keys 256K 0.89, 1M 0.76, 2M 0.68, pairs 64K 0.78, 256K
+     * 0.52, 1000000 1.00, 1M 0.53. Key by key, a pass stores to 2^bits
+     * places n / 2^bits keys apart, all in a few of the cache's sets
+     * where that is a multiple of 4 KiB (n a power of two). */
     .sort_stream = 0,
+    /* The widest digit of a scatter through write-combined lines: 2048
+     * digits' lines of keys (128 KiB) miss a core's L1 on every store,
+     * 256 digits' (16 KiB) stay in it. uint32 keys, 8 against 11 bits,
+     * whole sorts alternating in one process as for sort_stream, median
+     * of 15 ratios (9 at 16M; 2026-12-06): POCL 128K 0.80, 256K 0.92,
+     * 1000000 0.97, 1M 0.92, 2M 0.94, 4M 0.89, 16M 0.94; Intel's CPU
+     * runtime 128K 0.73, 1M 0.90, 4M 0.94, 16M 0.99. */
+    .sort_stream_digit_max = 11,
     /* Below this many bytes of keys and values, the sort's places stay
-     * in the cache between passes and streaming stores, which bypass it,
-     * are slower. */
+     * in the cache between passes and non-temporal stores, which bypass
+     * it, are slower (1M keys, 4 MiB: 112 -> 92-105 Mkeys/s on POCL). */
     .sort_stream_floor = (uint64_t)16 << 20,
     /* Keys per work-item of a TILED radix tile (CLGPU_SORT_ITEMS):
      * a tile's ranking costs a fixed number of group barriers, so more
@@ -262,7 +280,7 @@ static const tuning_class classes[] = {
      * 0.76-1.03; 1M 0.32-0.44 against 0.23-0.38; alike below. */
     {"POCL", CL_DEVICE_TYPE_CPU, "Portable Computing Language",
      "tiled_scan_totals_coalesced=0,radix_items=32,tiled_step_barrier=1,sort_stream=1,"
-     "sort_chunked_digit_max_values=8,"
+     "sort_stream_digit_max=8,sort_chunked_digit_max_values=8,"
      "copy_kernel_floor=1048576,findall_vector_flags=1,findall_compress=1,blocked_gather=1"},
     /* Mesa's rusticl on llvmpipe pays more for a barrier than it gains:
      * 4M uint32, `CLGPU_TUNING=tiled_step_barrier=0|1 clgpu-bench run
@@ -303,10 +321,10 @@ static const tuning_class classes[] = {
      * reports, copied to byte 0 none, 2026-12-03). */
     {"Oclgrind", CL_DEVICE_TYPE_ALL, "Oclgrind",
      "tiled_step_barrier=1,radix_items=24,tiled_lane_runs=1,sort_stream=1,copy_kernel_floor=1,"
-     "sort_chunked_digit_max_values=8"},
+     "sort_stream_digit_max=8,sort_chunked_digit_max_values=8"},
     {"CPU", CL_DEVICE_TYPE_CPU, NULL,
      "tiled_step_barrier=1,radix_items=24,tiled_lane_runs=1,sort_stream=1,"
-     "sort_chunked_digit_max_values=8"},
+     "sort_stream_digit_max=8,sort_chunked_digit_max_values=8"},
 };
 
 void clgpu__tuning_for(const clgpu_device_info *info, clgpu__tuning *out) {
@@ -341,9 +359,10 @@ int clgpu__tuning_classes_parse(void) {
  * which the kernels halve in their trees). The bounds are what the code
  * relies on, not what is fast: tile_items at most 32 (findall keeps a
  * tile's flags in a uint), chunk_unit a multiple of 64 (the CHUNKED vector
- * loop), sort_chunked_digit_max (and _values) at most 11 (a CHUNKED radix pass keeps
- * 12 bytes per digit value in local memory, and 32 KiB is all rusticl and
- * Oclgrind have). */
+ * loop), sort_chunked_digit_max, sort_chunked_digit_max_values and
+ * sort_stream_digit_max at most 11 (a CHUNKED radix pass keeps 12 bytes
+ * per digit value in local memory, and 32 KiB is all rusticl and Oclgrind
+ * have). */
 typedef struct tuning_field {
   const char *name;
   size_t offset;
@@ -378,6 +397,7 @@ static const tuning_field fields[] = {
     FIELD(sort_chunked_digit_max, 0, 1, 11, 0, 0),
     FIELD(sort_chunked_digit_max_values, 0, 1, 11, 0, 0),
     FIELD(sort_stream, 0, 0, 1, 0, 0),
+    FIELD(sort_stream_digit_max, 0, 1, 11, 0, 0),
     FIELD(sort_stream_floor, 1, 0, (uint64_t)1 << 40, 0, 0),
     FIELD(radix_items, 0, 1, 64, 0, 0),
     FIELD(tiled_digit_max, 0, 4, 8, 0, 0),

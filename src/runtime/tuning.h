@@ -46,11 +46,12 @@ typedef struct clgpu__tuning {
   uint64_t sort_chunk_minimum;
   unsigned sort_chunked_digit_max;
   unsigned sort_chunked_digit_max_values; /* ... of a sort that moves values too */
-  unsigned sort_stream;       /* 1: the CHUNKED radix scatter combines each digit's
-                                 keys into whole 64-byte lines in local memory and
-                                 writes them with non-temporal stores */
-  uint64_t sort_stream_floor; /* ... only for sorts moving at least this many
-                                 bytes of keys and values */
+  unsigned sort_stream;                   /* 1: the CHUNKED radix scatter combines each digit's
+                                             keys into whole 64-byte lines in local memory */
+  unsigned sort_stream_digit_max;         /* ... then takes digits at most this wide */
+  uint64_t sort_stream_floor;             /* ... and writes the lines with non-temporal stores
+                                             for sorts moving at least this many bytes of
+                                             keys and values */
   unsigned radix_items;
   unsigned tiled_digit_max; /* widest TILED radix digit, if local memory allows */
   size_t sort_group_cap;

@@ -171,8 +171,9 @@ static const clgpu__tuning base_row = {
      * 256 digits' (16 KiB) stay in it. uint32 keys, 8 against 11 bits,
      * whole sorts alternating in one process as for sort_stream, median
      * of 15 ratios (9 at 16M; 2026-12-06): POCL 128K 0.80, 256K 0.92,
-     * 1000000 0.97, 1M 0.92, 2M 0.94, 4M 0.89, 16M 0.94; Intel's CPU
-     * runtime 128K 0.73, 1M 0.90, 4M 0.94, 16M 0.99. */
+     * 1000000 0.97, 1M 0.92, 2M 0.94, 4M 0.89 / 0.92 / 0.91, 16M 0.94 /
+     * 1.09 / 0.89 / 0.90 / 0.91 / 0.95; Intel's CPU runtime 128K 0.73, 1M
+     * 0.90, 4M 0.94, 16M 0.99. */
     .sort_stream_digit_max = 11,
     /* Below this many bytes of keys and values, the sort's places stay
      * in the cache between passes and non-temporal stores, which bypass

@@ -285,8 +285,8 @@ inline void scatter_range(PLACES_ARGS, uint from, ulong begin, ulong end, uint s
  * for the cache (CLGPU_SORT_NONTEMPORAL), so that the output's lines are
  * never read first. Key by key, the stores of a pass go to as many places
  * as there are digits, n / RADIX keys apart: a multiple of 4 KiB where n
- * is a power of two, which crowds them all into a few sets of the core's
- * cache; the lines in local memory sit side by side instead. A digit's
+ * is a large power of two, which crowds them all into a few sets of the
+ * core's cache; the lines in local memory sit side by side instead. A digit's
  * first and last lines, which it shares with its neighbours, go out as
  * plain stores of its own positions only. Keys are 1, 2, 4 or 8 bytes, so
  * a line holds LINE_KEYS whole keys and its first key's position is a

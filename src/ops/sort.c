@@ -490,9 +490,10 @@ static void lay_out_radix(const clgpu_context *context, sort_plan *plan) {
      * scatter_range_streaming, whose LINE_BYTES this is: at every size,
      * since a scatter key by key to 2^k digits whose runs start n / 2^k
      * keys apart puts every run in the same few sets of the core's cache
-     * where that distance is a multiple of 4 KiB (n a large power of two). The
-     * lines go out in non-temporal stores only from sort_stream_floor:
-     * below it the places stay in the cache between passes. */
+     * where that distance is a multiple of 4 KiB (n a large power of
+     * two). The lines go out in non-temporal stores only from
+     * sort_stream_floor: below it the places stay in the cache between
+     * passes. */
     const uint64_t line_bytes = 64;
     uint64_t per_digit =
         2 * sizeof(cl_ulong) + line_bytes + line_bytes / plan->key_bytes * plan->value_bytes;

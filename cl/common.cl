@@ -20,6 +20,19 @@
 #define CLGPU_CAT_(a, b) a##b
 #define CLGPU_CAT(a, b) CLGPU_CAT_(a, b)
 
+/* A store that does not bring its line into the cache first (the radix
+ * scatter's lines, a large scan's output): Clang's non-temporal builtin,
+ * which is not OpenCL C; a compiler without it stores plainly. The
+ * address must be aligned to the value's size. */
+#if defined(__has_builtin)
+#if __has_builtin(__builtin_nontemporal_store)
+#define CLGPU_STREAM_STORE(value, to) __builtin_nontemporal_store((value), (to))
+#endif
+#endif
+#ifndef CLGPU_STREAM_STORE
+#define CLGPU_STREAM_STORE(value, to) (*(to) = (value))
+#endif
+
 /* The host defines CLGPU_SUBGROUPS only for a device that reports
  * sub-groups. The kernels are OpenCL C 1.2 (docs/portability.md rule 4),
  * where cl_intel_subgroups declares the sub-group functions but

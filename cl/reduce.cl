@@ -523,7 +523,8 @@ inline void clgpu_scan_slice(__global const T *in, __global R *out, ulong b, ulo
  * work-item. */
 __kernel __attribute__((reqd_work_group_size(CLGPU_GROUP, 1, 1))) void clgpu_scan_ranges(
     __global const T *in, ulong in_offset, ulong n, ulong chunk, __global const A *carries,
-    ulong carries_offset, int use_carries, int exclusive, __global R *out, ulong out_offset) {
+    ulong carries_offset, int use_carries, int exclusive, __global R *out, ulong out_offset,
+    int stream) {
   ulong begin, end;
   clgpu_range(n, chunk, &begin, &end);
   /* Every choice between a loaded element and the neutral element is an
@@ -558,6 +559,15 @@ __kernel __attribute__((reqd_work_group_size(CLGPU_GROUP, 1, 1))) void clgpu_sca
     const M16 shift4 = lane >= (M16)(4) ? lane - (M16)(4) : fill;
     const M16 shift8 = lane >= (M16)(8) ? lane - (M16)(8) : fill;
     const A16 zero = (A16)(CLGPU_NEUTRAL);
+    typedef CLGPU_CAT(CLGPU_R, 16) R16;
+    /* A streamed scan (`stream`: an output too large to stay in the
+     * cache, on devices whose tuning row asks for it) writes each 16
+     * elements in one non-temporal store, so that the output's lines are
+     * never read first. Such a store needs an address aligned for the
+     * 16-vector: where the range's first is not, none is, and the range is
+     * stored plainly. The sums are the same either way (a float's bits
+     * must not depend on where its output lies). */
+    if (((ulong)(out + k)) % sizeof(R16) != 0) stream = 0;
     for (; k + 16 <= end; k += 16) {
       A16 v = CLGPU_CAT(convert_, CLGPU_CAT(CLGPU_A, 16))(vload16(0, in + k));
       A16 p = v + shuffle2(v, zero, shift1);
@@ -565,10 +575,16 @@ __kernel __attribute__((reqd_work_group_size(CLGPU_GROUP, 1, 1))) void clgpu_sca
       p += shuffle2(p, zero, shift4);
       p += shuffle2(p, zero, shift8);
       A16 r = (exclusive ? shuffle2(p, zero, shift1) : p) + (A16)(carry);
-      vstore16(CLGPU_VSTORE_EXPR, 0, out + k);
+      if (stream) {
+        CLGPU_STREAM_STORE((R16)(CLGPU_VSTORE_EXPR), (__global R16 *)(out + k));
+      } else {
+        vstore16(CLGPU_VSTORE_EXPR, 0, out + k);
+      }
       carry += p.sf;
     }
   }
+#else
+  (void)stream;
 #endif
   if (exclusive) {
     for (; k < end; k++) {

@@ -293,14 +293,11 @@ inline void scatter_range(PLACES_ARGS, uint from, ulong begin, ulong end, uint s
  * multiple of LINE_KEYS from the line-aligned address before it. */
 #define LINE_BYTES 64
 #define LINE_KEYS (LINE_BYTES / sizeof(key_t))
-/* Non-temporal stores are a Clang builtin, not OpenCL C: a compiler
- * without it gets plain stores of the same whole lines. */
-#if defined(CLGPU_SORT_NONTEMPORAL) && defined(__has_builtin)
-#if __has_builtin(__builtin_nontemporal_store)
-#define STREAM_STORE(value, to) __builtin_nontemporal_store((value), (to))
-#endif
-#endif
-#ifndef STREAM_STORE
+/* Non-temporal stores (common.cl) under CLGPU_SORT_NONTEMPORAL, plain
+ * stores of the same whole lines below it. */
+#ifdef CLGPU_SORT_NONTEMPORAL
+#define STREAM_STORE(value, to) CLGPU_STREAM_STORE(value, to)
+#else
 #define STREAM_STORE(value, to) (*(to) = (value))
 #endif
 

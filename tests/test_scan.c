@@ -1591,6 +1591,94 @@ typedef struct misuse_call {
   clgpu_call_options options_value;
 } misuse_call;
 
+/* ---- non-temporal stores ---- */
+
+/* The contexts of streamed_output, put back by its teardown also when a
+ * failure left the streamed one shared. */
+static clgpu_context *plain_context, *streamed_context;
+
+static int streaming_teardown(void **state) {
+  (void)state;
+  unsetenv("CLGPU_TUNING");
+  if (plain_context) shared_context = plain_context;
+  if (streamed_context) clgpu_context_destroy(streamed_context);
+  plain_context = streamed_context = NULL;
+  return 0;
+}
+
+/* One case in the streamed context and in the shared one, which stores
+ * plainly: both right, and the same bits (a float sum's rounding must not
+ * depend on how its output is stored). */
+static void run_streamed_and_plain(const scan_case *c) {
+  unsigned char *streamed = NULL, *plain = NULL;
+  shared_context = streamed_context;
+  run_scan_case_keep(c, &streamed);
+  shared_context = plain_context;
+  run_scan_case_keep(c, &plain);
+  size_t bytes = spec_count(&c->output) * test_type_size(c->type);
+  if (memcmp(streamed, plain, bytes) != 0) {
+    char label[512];
+    describe(c, label, sizeof label);
+    size_t first = 0;
+    while (streamed[first] == plain[first]) first++;
+    fail_msg("%s: streamed and plain stores differ from element %zu", label,
+             first / test_type_size(c->type));
+  }
+  free(streamed);
+  free(plain);
+}
+
+/* CHUNKED sums whose output goes out in non-temporal stores (the tuning's
+ * scan_stream_floor: 32 MiB on CPU devices, here every size), 16 elements
+ * a store where the output is aligned for them: every type a vectorised
+ * sum takes, inclusive and exclusive, sizes around the 16-element steps
+ * and across chunks, outputs at offsets that keep the 16-vectors aligned
+ * (0, 16 and 32 elements from the region's aligned start) and one that
+ * does not (3), and in place. */
+static void streamed_output(void **state) {
+  (void)state;
+  static const test_type types[] = {TEST_UINT8, TEST_INT16, TEST_INT32, TEST_UINT32,
+                                    TEST_INT64, TEST_FLOAT, TEST_DOUBLE};
+  static const size_t sizes[] = {1, 15, 16, 33, 1000, 16411, 100003};
+  static const size_t offsets[] = {0, 3, 16, 32};
+  size_t size_count = sizeof sizes / sizeof sizes[0] - (oclgrind ? 2 : 0);
+  plain_context = shared_context;
+  clgpu_context_options options;
+  memset(&options, 0, sizeof options);
+  options.disk_cache = CLGPU_DISK_CACHE_OFF;
+  assert_int_equal(setenv("CLGPU_TUNING", "scan_stream_floor=1", 1), 0);
+  streamed_context = test_context(&options);
+  unsetenv("CLGPU_TUNING");
+  for (size_t t = 0; t < sizeof types / sizeof types[0]; t++) {
+    if (!type_available(types[t])) continue;
+    for (size_t s = 0; s < size_count; s++) {
+      size_t n = sizes[s];
+      for (size_t o = 0; o < sizeof offsets / sizeof offsets[0]; o++) {
+        for (int exclusive = 0; exclusive < 2; exclusive++) {
+          if (oclgrind && (t + s + o + (size_t)exclusive) % 3) continue;
+          scan_case c = base_case(types[t], OP_SUM, exclusive, CLGPU_SHAPE_CHUNKED, TEST_UNIFORM, 0);
+          if (test_type_is_float(types[t])) c.values = VALUES_MODERATE;
+          c.what = "streamed";
+          set_contiguous(&c, n);
+          c.output.offset = offsets[o];
+          c.output_elements = offsets[o] + n + 3;
+          run_streamed_and_plain(&c);
+          if (offsets[o] % 16 == 0) {
+            view_spec line = line_spec(offsets[o], n, 1);
+            c.what = "streamed in place";
+            set_shared(&c, offsets[o] + n + 2, &line, &line);
+            run_streamed_and_plain(&c);
+          }
+        }
+      }
+    }
+  }
+  clgpu_context_destroy(streamed_context);
+  streamed_context = NULL;
+  shared_context = plain_context;
+  plain_context = NULL;
+}
+
 typedef struct misuse_fixture {
   clgpu_context *context;
   clgpu_context *other_context;
@@ -2139,6 +2227,7 @@ int main(void) {
       cmocka_unit_test(long_lines_along_an_axis),
       cmocka_unit_test(an_empty_scan_checks_its_workspace),
       cmocka_unit_test(with_a_workspace),
+      cmocka_unit_test_teardown(streamed_output, streaming_teardown),
       cmocka_unit_test(misuse_is_refused),
       cmocka_unit_test(hostile_expressions),
   };

@@ -276,7 +276,7 @@ static clgpu_status run_findall(clgpu_context *context, void *planned, const clg
             : counted;
     status =
         clgpu__enqueue_scan_contiguous(context, &chain, &nested, &plan->shape, counted, counted,
-                                       entries, &plan->counts_split, plan->sum_slices, 0, totals);
+                                       entries, &plan->counts_split, plan->sum_slices, 0, totals, 0);
   }
   if (status == CLGPU_SUCCESS) {
     cl_ulong groups_arg = entries;

@@ -206,7 +206,7 @@ static clgpu_status run_partition(clgpu_context *context, const part_plan *plan,
                               : counted;
     status =
         clgpu__enqueue_scan_contiguous(context, &chain, &nested, &plan->shape, counted, counted,
-                                       groups, &plan->counts_split, plan->sum_slices, 0, totals);
+                                       groups, &plan->counts_split, plan->sum_slices, 0, totals, 0);
   }
   if (status == CLGPU_SUCCESS) {
     cl_ulong groups_arg = groups;

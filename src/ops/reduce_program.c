@@ -549,13 +549,14 @@ clgpu_status clgpu__lease_scan(clgpu__leases *held, clgpu_program *program, int 
 /* Scan n contiguous elements from `in` to `out` (which may be the same
  * place). A cut range reduces its chunks into `totals` (`slices` entries per
  * chunk, clgpu__spec_slices), scans those into carries, then scans each
- * chunk (or slice) from its carry. */
+ * chunk (or slice) from its carry; with `stream`, through non-temporal
+ * stores where the kernel is CHUNKED and vectorised. */
 clgpu_status clgpu__enqueue_scan_contiguous(clgpu_context *context, clgpu__chain *chain,
                                             const clgpu__scan_kernels *kernels,
                                             const clgpu__shape *shape, clgpu__place in,
                                             clgpu__place out, cl_ulong n, const clgpu__split *split,
                                             unsigned slices, cl_int exclusive,
-                                            clgpu__place totals) {
+                                            clgpu__place totals, cl_int stream) {
   int multi = split->reserved > 0;
   cl_ulong chunk = multi ? split->chunk : n;
   uint64_t groups = multi ? split->groups : 1;
@@ -588,8 +589,8 @@ clgpu_status clgpu__enqueue_scan_contiguous(clgpu_context *context, clgpu__chain
       CLGPU__ARG(in.buffer),   CLGPU__ARG(in.offset),      CLGPU__ARG(n),
       CLGPU__ARG(chunk),       CLGPU__ARG(carries.buffer), CLGPU__ARG(carries.offset),
       CLGPU__ARG(use_carries), CLGPU__ARG(exclusive),      CLGPU__ARG(out.buffer),
-      CLGPU__ARG(out.offset)};
-  CLGPU__FORWARD_IF_ERROR(clgpu__set_args(kernels->scan, 0, args, 10, "clgpu_scan_ranges"));
+      CLGPU__ARG(out.offset),  CLGPU__ARG(stream)};
+  CLGPU__FORWARD_IF_ERROR(clgpu__set_args(kernels->scan, 0, args, 11, "clgpu_scan_ranges"));
   return clgpu__chain_kernel(context, chain, kernels->scan,
                              clgpu__global_size(groups, shape->group), shape->group,
                              "clEnqueueNDRangeKernel(clgpu_scan_ranges)");

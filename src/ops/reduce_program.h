@@ -142,11 +142,14 @@ clgpu_status clgpu__lease_scan(clgpu__leases *held, clgpu_program *program, int 
 /* Scans n contiguous elements from `in` to `out` (which may be the same
  * place). A cut range reduces its chunks into `totals` (`slices` entries per
  * chunk, clgpu__spec_slices), scans those into carries, then scans each
- * chunk (or slice) from its carry. */
+ * chunk (or slice) from its carry. `stream` 1: the CHUNKED vector scan
+ * writes its output with non-temporal stores (the tuning's
+ * scan_stream_floor). */
 clgpu_status clgpu__enqueue_scan_contiguous(clgpu_context *context, clgpu__chain *chain,
                                             const clgpu__scan_kernels *kernels,
                                             const clgpu__shape *shape, clgpu__place in,
                                             clgpu__place out, cl_ulong n, const clgpu__split *split,
-                                            unsigned slices, cl_int exclusive, clgpu__place totals);
+                                            unsigned slices, cl_int exclusive, clgpu__place totals,
+                                            cl_int stream);
 
 #endif

@@ -16,11 +16,13 @@
 #include "call.h"
 #include "chain.h"
 #include "check.h"
+#include "context_internal.h"
 #include "copy.h"
 #include "lease.h"
 #include "reduce_program.h"
 #include "shape.h"
 #include "status_internal.h"
+#include "tuning.h"
 #include "workspace_internal.h"
 
 #define ARG(x) CLGPU__ARG(x)
@@ -33,6 +35,7 @@ typedef struct scan_plan {
   int stage_input, pack_output;
   clgpu__split split;
   unsigned slices;           /* totals per chunk (clgpu__spec_slices) */
+  cl_int stream;             /* non-temporal stores of the output (scan_stream_floor) */
   clgpu_array input, output; /* axis last */
   clgpu_workspace_size report;
 } scan_plan;
@@ -110,6 +113,10 @@ static clgpu_status plan_scan(clgpu_context *context, clgpu__op_spec *taken,
   } else {
     plan->split = clgpu__split_range(context, &plan->shape, plan->n);
     plan->slices = clgpu__spec_slices(context, &plan->spec, &plan->shape);
+    /* Non-temporal stores for an output too large to stay in the cache
+     * for its reader, where the tuning row measured them faster. */
+    uint64_t floor = context->tuning->scan_stream_floor;
+    plan->stream = floor > 0 && plan->n >= floor / clgpu__type_size(plan->spec.result);
   }
   if (status != CLGPU_SUCCESS) {
     clgpu__spec_free(&plan->spec);
@@ -176,11 +183,11 @@ static clgpu_status run_scan(clgpu_context *context, void *planned, const clgpu_
   cl_int exclusive = op->exclusive != 0;
   if (status == CLGPU_SUCCESS && plan->rows_mode) {
     cl_ulong n = plan->n, chunk = plan->length;
-    cl_int use_carries = 0;
+    cl_int use_carries = 0, stream = 0;
     clgpu__kernel_arg args[] = {ARG(in.buffer),  ARG(in.offset),  ARG(n),           ARG(chunk),
                                 ARG(out.buffer), ARG(out.offset), ARG(use_carries), ARG(exclusive),
-                                ARG(out.buffer), ARG(out.offset)};
-    status = clgpu__set_args(kernels.scan, 0, args, 10, "clgpu_scan_ranges");
+                                ARG(out.buffer), ARG(out.offset), ARG(stream)};
+    status = clgpu__set_args(kernels.scan, 0, args, 11, "clgpu_scan_ranges");
     if (status == CLGPU_SUCCESS) {
       status = clgpu__chain_kernel(context, &chain, kernels.scan,
                                    clgpu__global_size(plan->rows, plan->shape.group),
@@ -189,7 +196,8 @@ static clgpu_status run_scan(clgpu_context *context, void *planned, const clgpu_
   } else if (status == CLGPU_SUCCESS) {
     clgpu__place totals = multi ? clgpu__scratch_place(&scratch, CLGPU__SCAN_TOTALS) : out;
     status = clgpu__enqueue_scan_contiguous(context, &chain, &kernels, &plan->shape, in, out,
-                                            plan->n, &plan->split, plan->slices, exclusive, totals);
+                                            plan->n, &plan->split, plan->slices, exclusive, totals,
+                                            plan->stream);
   }
   if (status == CLGPU_SUCCESS && plan->pack_output) {
     status = clgpu__chain_copy(context, &chain, &plan->output, &packed, who);

@@ -179,6 +179,20 @@ static const clgpu__tuning base_row = {
      * in the cache between passes and non-temporal stores, which bypass
      * it, are slower (1M keys, 4 MiB: 112 -> 92-105 Mkeys/s on POCL). */
     .sort_stream_floor = (uint64_t)16 << 20,
+    /* Scans writing this many bytes or more store them non-temporally
+     * (CHUNKED sums, 16 elements a store, where the output is aligned for
+     * it): never (0) unless a device class measured it faster. The CPU
+     * classes take 32 MiB: whole sums of uint32 alternating in one process
+     * under `CLGPU_TUNING=scan_stream_floor=0` and a floor below n, median
+     * of the per-call ratios (15 to 21 calls; 2026-12-06), streamed / plain
+     * time: POCL 16M 0.85 / 0.88, 16M float exclusive 0.90, 64M 0.91,
+     * 8M 0.88; Intel's CPU runtime 16M 0.88, float exclusive 0.89, 8M
+     * 0.84. A reader of the output pays for lines no longer in the cache:
+     * the scan and a sum of its output together, POCL 16M 0.95, 8M 0.99,
+     * 4M 1.11, 1M 1.14; Intel's runtime 16M 0.95, 8M 0.99, 4M 1.04, 1M
+     * 1.11; hence nothing below 32 MiB. rusticl's row keeps 0: 16M there
+     * took 1.01 of the time streamed. */
+    .scan_stream_floor = 0,
     /* Keys per work-item of a TILED radix tile (CLGPU_SORT_ITEMS):
      * a tile's ranking costs a fixed number of group barriers, so more
      * keys per tile spread them thinner. Intel's CPU runtime (which
@@ -282,7 +296,8 @@ static const tuning_class classes[] = {
     {"POCL", CL_DEVICE_TYPE_CPU, "Portable Computing Language",
      "tiled_scan_totals_coalesced=0,radix_items=32,tiled_step_barrier=1,sort_stream=1,"
      "sort_stream_digit_max=8,sort_chunked_digit_max_values=8,"
-     "copy_kernel_floor=1048576,findall_vector_flags=1,findall_compress=1,blocked_gather=1"},
+     "copy_kernel_floor=1048576,findall_vector_flags=1,findall_compress=1,blocked_gather=1,"
+     "scan_stream_floor=33554432"},
     /* Mesa's rusticl on llvmpipe pays more for a barrier than it gains:
      * 4M uint32, `CLGPU_TUNING=tiled_step_barrier=0|1 clgpu-bench run
      * --shape tiled --ops reduce,scan,findall --sizes 4M`, two rounds
@@ -322,10 +337,10 @@ static const tuning_class classes[] = {
      * reports, copied to byte 0 none, 2026-12-03). */
     {"Oclgrind", CL_DEVICE_TYPE_ALL, "Oclgrind",
      "tiled_step_barrier=1,radix_items=24,tiled_lane_runs=1,sort_stream=1,copy_kernel_floor=1,"
-     "sort_stream_digit_max=8,sort_chunked_digit_max_values=8"},
+     "sort_stream_digit_max=8,sort_chunked_digit_max_values=8,scan_stream_floor=33554432"},
     {"CPU", CL_DEVICE_TYPE_CPU, NULL,
      "tiled_step_barrier=1,radix_items=24,tiled_lane_runs=1,sort_stream=1,"
-     "sort_stream_digit_max=8,sort_chunked_digit_max_values=8"},
+     "sort_stream_digit_max=8,sort_chunked_digit_max_values=8,scan_stream_floor=33554432"},
 };
 
 void clgpu__tuning_for(const clgpu_device_info *info, clgpu__tuning *out) {
@@ -400,6 +415,7 @@ static const tuning_field fields[] = {
     FIELD(sort_stream, 0, 0, 1, 0, 0),
     FIELD(sort_stream_digit_max, 0, 1, 11, 0, 0),
     FIELD(sort_stream_floor, 1, 0, (uint64_t)1 << 40, 0, 0),
+    FIELD(scan_stream_floor, 1, 0, (uint64_t)1 << 40, 0, 0),
     FIELD(radix_items, 0, 1, 64, 0, 0),
     FIELD(tiled_digit_max, 0, 4, 8, 0, 0),
     FIELD(sort_group_cap, 2, 32, 1024, 1, 0),

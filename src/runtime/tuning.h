@@ -52,6 +52,8 @@ typedef struct clgpu__tuning {
   uint64_t sort_stream_floor;             /* ... and writes the lines with non-temporal stores
                                              for sorts moving at least this many bytes of
                                              keys and values */
+  uint64_t scan_stream_floor;             /* CHUNKED scans writing at least this many bytes
+                                             write them with non-temporal stores; 0: never */
   unsigned radix_items;
   unsigned tiled_digit_max; /* widest TILED radix digit, if local memory allows */
   size_t sort_group_cap;

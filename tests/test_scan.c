@@ -1656,7 +1656,8 @@ static void streamed_output(void **state) {
       for (size_t o = 0; o < sizeof offsets / sizeof offsets[0]; o++) {
         for (int exclusive = 0; exclusive < 2; exclusive++) {
           if (oclgrind && (t + s + o + (size_t)exclusive) % 3) continue;
-          scan_case c = base_case(types[t], OP_SUM, exclusive, CLGPU_SHAPE_CHUNKED, TEST_UNIFORM, 0);
+          scan_case c =
+              base_case(types[t], OP_SUM, exclusive, CLGPU_SHAPE_CHUNKED, TEST_UNIFORM, 0);
           if (test_type_is_float(types[t])) c.values = VALUES_MODERATE;
           c.what = "streamed";
           set_contiguous(&c, n);

@@ -274,9 +274,9 @@ static clgpu_status run_findall(clgpu_context *context, void *planned, const clg
         plan->counts_split.reserved > 0
             ? clgpu__scratch_place(&scratch, FINDALL_SCAN_FIRST + CLGPU__SCAN_TOTALS)
             : counted;
-    status =
-        clgpu__enqueue_scan_contiguous(context, &chain, &nested, &plan->shape, counted, counted,
-                                       entries, &plan->counts_split, plan->sum_slices, 0, totals, 0);
+    status = clgpu__enqueue_scan_contiguous(context, &chain, &nested, &plan->shape, counted,
+                                            counted, entries, &plan->counts_split, plan->sum_slices,
+                                            0, totals, 0);
   }
   if (status == CLGPU_SUCCESS) {
     cl_ulong groups_arg = entries;

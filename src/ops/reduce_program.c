@@ -555,8 +555,8 @@ clgpu_status clgpu__enqueue_scan_contiguous(clgpu_context *context, clgpu__chain
                                             const clgpu__scan_kernels *kernels,
                                             const clgpu__shape *shape, clgpu__place in,
                                             clgpu__place out, cl_ulong n, const clgpu__split *split,
-                                            unsigned slices, cl_int exclusive,
-                                            clgpu__place totals, cl_int stream) {
+                                            unsigned slices, cl_int exclusive, clgpu__place totals,
+                                            cl_int stream) {
   int multi = split->reserved > 0;
   cl_ulong chunk = multi ? split->chunk : n;
   uint64_t groups = multi ? split->groups : 1;

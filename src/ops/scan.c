@@ -195,9 +195,9 @@ static clgpu_status run_scan(clgpu_context *context, void *planned, const clgpu_
     }
   } else if (status == CLGPU_SUCCESS) {
     clgpu__place totals = multi ? clgpu__scratch_place(&scratch, CLGPU__SCAN_TOTALS) : out;
-    status = clgpu__enqueue_scan_contiguous(context, &chain, &kernels, &plan->shape, in, out,
-                                            plan->n, &plan->split, plan->slices, exclusive, totals,
-                                            plan->stream);
+    status =
+        clgpu__enqueue_scan_contiguous(context, &chain, &kernels, &plan->shape, in, out, plan->n,
+                                       &plan->split, plan->slices, exclusive, totals, plan->stream);
   }
   if (status == CLGPU_SUCCESS && plan->pack_output) {
     status = clgpu__chain_copy(context, &chain, &plan->output, &packed, who);

@@ -942,9 +942,15 @@ inline void merge_range(MERGE_ARGS, uint from, ulong n, ulong width, ulong begin
   }
 }
 
-/* Sort in[0, count) (count <= BLOCK) by insertion, stably, into
- * out[0, count), which may be `in` itself: every key is read before any is
- * written. */
+/* Sort in[0, count) (count <= BLOCK) stably into out[0, count), which may
+ * be `in` itself: every key is read before any is written. Where BLOCK is
+ * at most 32, by rank: a key goes where the keys that come before it end,
+ * the earlier ones it does not precede and the later ones that precede it,
+ * one comparison per pair and no branch on the data (insertion's branches
+ * mispredict: 16M floats, POCL, the blocks of 16 took 157-160 ms of the
+ * sort's 450 by insertion). A comparator that is not a strict weak order
+ * can give two keys one rank; such a block is sorted by insertion, which
+ * moves the keys as a permutation whatever the comparator says. */
 inline void sort_block(__global const key_t *in, __global key_t *out, uint count
 #if HAS_VALUES
                        ,
@@ -956,9 +962,40 @@ inline void sort_block(__global const key_t *in, __global key_t *out, uint count
   value_t values[BLOCK];
 #endif
   for (uint k = 0; k < count; k++) {
-    key_t key = in[k];
+    keys[k] = in[k];
 #if HAS_VALUES
-    value_t value = vin[k];
+    values[k] = vin[k];
+#endif
+  }
+#if BLOCK <= 32
+  uint rank[BLOCK];
+  for (uint k = 0; k < count; k++) rank[k] = 0;
+  for (uint k = 1; k < count; k++) {
+    key_t key = keys[k];
+    uint before = 0;
+    for (uint m = 0; m < k; m++) {
+      uint ahead = PRECEDES(key, keys[m]) ? 1u : 0u;
+      before += 1u - ahead;
+      rank[m] += ahead;
+    }
+    rank[k] += before;
+  }
+  uint used = 0;
+  for (uint k = 0; k < count; k++) used |= 1u << rank[k];
+  if (used == (0xffffffffu >> (32 - count))) {
+    for (uint k = 0; k < count; k++) {
+      out[rank[k]] = keys[k];
+#if HAS_VALUES
+      vout[rank[k]] = values[k];
+#endif
+    }
+    return;
+  }
+#endif
+  for (uint k = 1; k < count; k++) {
+    key_t key = keys[k];
+#if HAS_VALUES
+    value_t value = values[k];
 #endif
     uint place = k;
     while (place > 0 && PRECEDES(key, keys[place - 1])) {

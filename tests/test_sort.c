@@ -859,6 +859,114 @@ static void custom_comparator(void **state) {
   }
 }
 
+static int compare_bits(const void *a, const void *b) {
+  uint32_t x, y;
+  memcpy(&x, a, sizeof x);
+  memcpy(&y, b, sizeof y);
+  return x < y ? -1 : x > y;
+}
+
+/* "a < b" over floats holding NaNs is not a strict weak order (a NaN is
+ * unordered with every key, so "equal" is not transitive): the order of
+ * such a sort is not defined, but a merge sort of up to merge_block keys
+ * (one block, 16 here) still returns the keys it was given, each once,
+ * whatever order it chose. The merge sort's blocks are sorted by rank,
+ * where such a comparator can give two keys one place; such a block goes
+ * by insertion instead. Keys of one to 16 elements, a third of them NaNs
+ * of three payloads, both shapes, keys alone and with their indices. */
+static void inconsistent_comparator_in_one_block(void **state) {
+  (void)state;
+  clgpu_context *context = test_context_tuned("merge_block=16");
+  static const uint32_t nans[] = {0x7fc00000u, 0xffc00001u, 0x7f800123u};
+  test_rng rng;
+  test_rng_init(&rng, test_case_seed("inconsistent comparator in one block"));
+  cl_mem key_buffer = NULL, value_buffer = NULL;
+  assert_status(clgpu_buffer_create(context, CL_MEM_READ_WRITE, 16 * sizeof(float), &key_buffer),
+                CLGPU_SUCCESS);
+  assert_status(
+      clgpu_buffer_create(context, CL_MEM_READ_WRITE, 16 * sizeof(uint32_t), &value_buffer),
+      CLGPU_SUCCESS);
+  size_t collided = 0;
+  for (size_t round = 0; round < (oclgrind ? 8u : 60u); round++) {
+    size_t n = 1 + (size_t)test_rng_below(&rng, 16);
+    int with_values = (int)(round % 2);
+    uint32_t input[16], keys[16], values[16], indices[16];
+    for (size_t k = 0; k < n; k++) {
+      float x = (float)test_rng_below(&rng, 5);
+      memcpy(&input[k], &x, sizeof x);
+      if (test_rng_below(&rng, 3) == 0) input[k] = nans[test_rng_below(&rng, 3)];
+      indices[k] = (uint32_t)k;
+    }
+    clgpu_array key_view, value_view;
+    assert_status(clgpu_array_1d(key_buffer, 0, CLGPU_TYPE_FLOAT, n, &key_view), CLGPU_SUCCESS);
+    assert_status(clgpu_array_1d(value_buffer, 0, CLGPU_TYPE_UINT32, n, &value_view),
+                  CLGPU_SUCCESS);
+    assert_status(clgpu_array_write(context, &key_view, input, n * 4, 0, NULL), CLGPU_SUCCESS);
+    assert_status(clgpu_array_write(context, &value_view, indices, n * 4, 0, NULL),
+                  CLGPU_SUCCESS);
+    clgpu_sort_spec spec;
+    memset(&spec, 0, sizeof spec);
+    spec.compare = "a < b";
+    clgpu_sort_options options;
+    memset(&options, 0, sizeof options);
+    options.algorithm = CLGPU_ALGORITHM_MERGE;
+    options.shape = both_shapes[(round / 2) % 2];
+    clgpu_status status = clgpu_sort(context, &spec, &key_view, with_values ? &value_view : NULL,
+                                     &options, 0, NULL, NULL);
+    if (status != CLGPU_SUCCESS) {
+      fail_msg("a < b over %zu floats with NaNs: %s: %s", n, clgpu_status_name(status),
+               clgpu_last_error());
+    }
+    assert_status(clgpu_array_read(context, keys, n * 4, &key_view, 0, NULL), CLGPU_SUCCESS);
+    assert_status(clgpu_array_read(context, values, n * 4, &value_view, 0, NULL), CLGPU_SUCCESS);
+    if (with_values) {
+      /* Each index once, with the key it came with. */
+      uint32_t seen = 0;
+      for (size_t k = 0; k < n; k++) {
+        if (values[k] >= n || (seen >> values[k] & 1u)) {
+          fail_msg("a < b over %zu floats with NaNs: value %zu is %u, not a new index", n, k,
+                   values[k]);
+        }
+        seen |= 1u << values[k];
+        if (keys[k] != input[values[k]]) {
+          fail_msg("a < b over %zu floats with NaNs: key %zu is 0x%08x, not key %u's 0x%08x", n,
+                   k, keys[k], values[k], input[values[k]]);
+        }
+      }
+    }
+    /* The same keys (bits), each as often. */
+    uint32_t sorted_input[16];
+    memcpy(sorted_input, input, n * 4);
+    qsort(sorted_input, n, 4, compare_bits);
+    qsort(keys, n, 4, compare_bits);
+    if (memcmp(sorted_input, keys, n * 4) != 0) {
+      fail_msg("a < b over %zu floats with NaNs (round %zu): the keys that came back are not "
+               "the keys given",
+               n, round);
+    }
+    /* Whether ranks would have collided here: the test reaches the
+     * insertion path (counted below). */
+    uint32_t used = 0;
+    for (size_t k = 0; k < n; k++) {
+      uint32_t rank = 0;
+      float x;
+      memcpy(&x, &input[k], 4);
+      for (size_t m = 0; m < n; m++) {
+        float y;
+        memcpy(&y, &input[m], 4);
+        if (m < k ? !(x < y) : m > k && y < x) rank++;
+      }
+      used |= 1u << rank;
+    }
+    if (used != (n == 32 ? 0xffffffffu : (1u << n) - 1u)) collided++;
+  }
+  print_message("# %zu of the sorts had keys whose ranks collide\n", collided);
+  assert_true(collided > 0);
+  clgpu_buffer_release(context, key_buffer);
+  clgpu_buffer_release(context, value_buffer);
+  clgpu_context_destroy(context);
+}
+
 /* A struct key declared in OpenCL C, with and without 16-byte values, and
  * descending; ties in x (few unique x) show stability through the ids. */
 static void struct_keys(void **state) {
@@ -2881,6 +2989,7 @@ int main(void) {
       cmocka_unit_test(value_sizes),
       cmocka_unit_test_teardown(streaming_scatter, streaming_teardown),
       cmocka_unit_test(summed_and_scanned_counts),
+      cmocka_unit_test(inconsistent_comparator_in_one_block),
       cmocka_unit_test(strided_views),
       cmocka_unit_test(bit_ranges),
       cmocka_unit_test(custom_comparator),

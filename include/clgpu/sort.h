@@ -71,7 +71,12 @@ extern "C" {
 typedef struct clgpu_sort_spec {
   int descending; /**< nonzero: largest first (still stable) */
   /** Merge sort only; NULL for the natural order of a built-in type. */
-  const char *compare;      /**< OpenCL C expression over a and b: a sorts before b */
+  /** OpenCL C expression over a and b: a sorts before b. It must be a strict
+   * weak order (as C++'s operator<); "a < b" over floats that may hold NaNs
+   * is not one. Under such a comparator the order is not defined and, past
+   * one block of the merge sort (docs/sort.md), the keys that come back need
+   * not even be the keys given. */
+  const char *compare;
   const char *key_type;     /**< OpenCL C type of custom keys, or NULL */
   const char *declarations; /**< OpenCL C text declaring key_type and helpers, or NULL */
   size_t key_size;          /**< the device's sizeof(key_type); required with key_type */

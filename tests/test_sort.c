@@ -897,6 +897,14 @@ static void inconsistent_comparator_in_one_block(void **state) {
       if (test_rng_below(&rng, 3) == 0) input[k] = nans[test_rng_below(&rng, 3)];
       indices[k] = (uint32_t)k;
     }
+    if (round == 0) {
+      /* 1, NaN, 0: each key's rank is 1. */
+      static const float fixed[] = {1.0f, 0.0f, 0.0f};
+      n = 3;
+      memcpy(input, fixed, sizeof fixed);
+      input[1] = nans[0];
+      for (size_t k = 0; k < n; k++) indices[k] = (uint32_t)k;
+    }
     clgpu_array key_view, value_view;
     assert_status(clgpu_array_1d(key_buffer, 0, CLGPU_TYPE_FLOAT, n, &key_view), CLGPU_SUCCESS);
     assert_status(clgpu_array_1d(value_buffer, 0, CLGPU_TYPE_UINT32, n, &value_view),

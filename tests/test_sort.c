@@ -910,8 +910,7 @@ static void inconsistent_comparator_in_one_block(void **state) {
     assert_status(clgpu_array_1d(value_buffer, 0, CLGPU_TYPE_UINT32, n, &value_view),
                   CLGPU_SUCCESS);
     assert_status(clgpu_array_write(context, &key_view, input, n * 4, 0, NULL), CLGPU_SUCCESS);
-    assert_status(clgpu_array_write(context, &value_view, indices, n * 4, 0, NULL),
-                  CLGPU_SUCCESS);
+    assert_status(clgpu_array_write(context, &value_view, indices, n * 4, 0, NULL), CLGPU_SUCCESS);
     clgpu_sort_spec spec;
     memset(&spec, 0, sizeof spec);
     spec.compare = "a < b";
@@ -937,8 +936,8 @@ static void inconsistent_comparator_in_one_block(void **state) {
         }
         seen |= 1u << values[k];
         if (keys[k] != input[values[k]]) {
-          fail_msg("a < b over %zu floats with NaNs: key %zu is 0x%08x, not key %u's 0x%08x", n,
-                   k, keys[k], values[k], input[values[k]]);
+          fail_msg("a < b over %zu floats with NaNs: key %zu is 0x%08x, not key %u's 0x%08x", n, k,
+                   keys[k], values[k], input[values[k]]);
         }
       }
     }
@@ -948,9 +947,10 @@ static void inconsistent_comparator_in_one_block(void **state) {
     qsort(sorted_input, n, 4, compare_bits);
     qsort(keys, n, 4, compare_bits);
     if (memcmp(sorted_input, keys, n * 4) != 0) {
-      fail_msg("a < b over %zu floats with NaNs (round %zu): the keys that came back are not "
-               "the keys given",
-               n, round);
+      fail_msg(
+          "a < b over %zu floats with NaNs (round %zu): the keys that came back are not "
+          "the keys given",
+          n, round);
     }
     /* Whether ranks would have collided here: the test reaches the
      * insertion path (counted below). */

@@ -240,13 +240,14 @@ static uint64_t merge_range_loops(uint64_t length, uint64_t width) {
   return length + parts * (merge_part_loops(width) + 1) + 1;
 }
 
-/* clgpu_merge_blocks over a chunk: each block sorted by rank (BLOCK
- * (BLOCK - 1) / 2 steps of the pair loop and five loops over the block)
+/* clgpu_merge_blocks over a chunk: each block checked for order, then
+ * sorted by rank (BLOCK (BLOCK - 1) / 2 steps of the pair loop and five
+ * loops over the block)
  * and, where ranks collide, by insertion (at most as many steps again),
  * then `inner` merge passes over the chunk, widths from the block (tuning
  * merge_block) up. */
 static uint64_t merge_blocks_loops(uint64_t chunk, unsigned inner, uint64_t block) {
-  uint64_t per_block = 6 * (block + 1) + block * (block + 1) + 1;
+  uint64_t per_block = 8 * (block + 1) + block * (block + 1) + 1;
   uint64_t loops = ceil_div(chunk, block) * per_block + 1 + inner + 1;
   for (unsigned p = 0; p < inner; p++) loops += merge_range_loops(chunk, block << p);
   return loops;

@@ -424,9 +424,10 @@ static void search(void **unused) {
   }
 }
 
-/* The tuning table's device classes are written in CLGPU_TUNING's syntax
- * and applied at every context creation: each must parse (a class that did
- * not would leave its devices on the base row without a word). */
+/* The tuning table's device classes and host overlays are written in
+ * CLGPU_TUNING's syntax and applied at every context creation: each must
+ * parse (a class that did not would leave its devices on the base row, an
+ * overlay its processors on the class row, without a word). */
 static void tuning_classes_parse(void **unused) {
   (void)unused;
   if (!clgpu__tuning_classes_parse()) fail_msg("a tuning class is refused: %s", clgpu_last_error());

@@ -511,8 +511,10 @@ static void value_sizes(void **state) {
  * boundaries anywhere (place_elements' guards), with non-temporal stores
  * at every size (sort_stream_floor=0) over 11-bit digits (where local
  * memory holds their lines) and 8-bit ones (which every device's 32 KiB
- * holds), with plain stores of the lines (a floor above every size), and
- * the scatter key by key (sort_stream=0) beside them. */
+ * holds), with plain stores of the lines (a floor above every size), the
+ * scatter key by key (sort_stream=0) beside them, and 8-bit digits below
+ * sort_stream_wide_floor with 11-bit ones from it (the tuning table's
+ * overlay for AMD processors). */
 static clgpu_context *shared_before_streaming;
 
 /* Puts the shared context back after streaming_scatter, also when a
@@ -549,6 +551,11 @@ static void streaming_scatter(void **state) {
       "sort_chunked_digit_max_values=8",
       "sort_stream=1,sort_stream_floor=1099511627776,sort_stream_digit_max=8",
       "sort_stream=0",
+      /* Wide digits from 400000 bytes: below (uint8 keys), at (int16
+       * keys with 2-byte values, uint32 keys) and above it, where the
+       * lines of 2048 digits fit in local memory (not on Oclgrind or
+       * rusticl: 32 KiB). */
+      "sort_stream=1,sort_stream_floor=0,sort_stream_digit_max=8,sort_stream_wide_floor=400000",
   };
   static const struct {
     unsigned key;
@@ -1708,6 +1715,100 @@ static void workspace_refused(void **state) {
   }
   clgpu_workspace_destroy(scan_workspace);
   clgpu_context_destroy(other_context);
+}
+
+/* Under sort_stream_wide_floor the CHUNKED scatter through lines takes
+ * 8-bit digits below the floor (400000 bytes here: 100000 uint32 keys) and
+ * 11-bit ones from it, four passes for the smaller counts and three for the
+ * larger, where local memory holds 2048 digits' lines. The _upto report of
+ * a count past the floor covers every buffer of the exact reports below it
+ * (the pass states sized for four passes), and a workspace made from it
+ * serves those sorts: keys alone and with values, both sides of the floor
+ * and at it. */
+static void wide_digits_upto(void **state) {
+  (void)state;
+  shared_before_streaming = shared_context;
+  clgpu_context_options options;
+  memset(&options, 0, sizeof options);
+  options.disk_cache = CLGPU_DISK_CACHE_OFF;
+  assert_int_equal(setenv("CLGPU_TUNING",
+                          "sort_stream=1,sort_stream_digit_max=8,sort_chunked_digit_max=11,"
+                          "sort_chunked_digit_max_values=11,sort_stream_wide_floor=400000",
+                          1),
+                   0);
+  shared_context = test_context(&options);
+  unsetenv("CLGPU_TUNING");
+  static const size_t sizes[] = {65537, 99999, 100000, 150001};
+  enum { SIZES = sizeof sizes / sizeof sizes[0] };
+  const size_t max_n = sizes[SIZES - 1];
+  const clgpu_device_info *info = clgpu_context_device_info(shared_context);
+  /* Keys alone: lines of 80 bytes a digit (two counters and a line). */
+  int crosses = info->local_mem_size >= 2048 * 80;
+  clgpu_sort_options sort_options = {.algorithm = CLGPU_ALGORITHM_RADIX,
+                                     .shape = CLGPU_SHAPE_CHUNKED};
+  static const size_t value_sizes[] = {0, 4};
+  for (size_t v = 0; v < 2; v++) {
+    clgpu_workspace_size upto;
+    assert_status(clgpu_sort_workspace_size_upto(shared_context, NULL, CLGPU_TYPE_UINT32,
+                                                 value_sizes[v], max_n, &sort_options, &upto),
+                  CLGPU_SUCCESS);
+    uint64_t states_below = 0, states_above = 0, counts_below = 0, counts_above = 0;
+    for (size_t s = 0; s < SIZES; s++) {
+      char label[200];
+      snprintf(label, sizeof label, "wide digits: %zu uint32 keys, %zu-byte values", sizes[s],
+               value_sizes[v]);
+      sort_case c = chunked_radix_case(KEY_UINT32, sizes[s], "wide digits", value_sizes[v], 0, 0);
+      clgpu_workspace_size exact = case_report(&c, label);
+      for (unsigned b = 0; b < exact.num_buffers; b++) {
+        int found = 0;
+        for (unsigned u = 0; u < upto.num_buffers; u++) {
+          if (strcmp(upto.buffers[u].name, exact.buffers[b].name) != 0) continue;
+          found = 1;
+          if (upto.buffers[u].count < exact.buffers[b].count) {
+            fail_msg("%s: the _upto(%zu) report's %s holds %llu elements, the call's %llu", label,
+                     max_n, exact.buffers[b].name, (unsigned long long)upto.buffers[u].count,
+                     (unsigned long long)exact.buffers[b].count);
+          }
+        }
+        if (!found) fail_msg("%s: the _upto report has no %s", label, exact.buffers[b].name);
+        if (strcmp(exact.buffers[b].name, "pass_state") == 0) {
+          if (s == 1) states_below = exact.buffers[b].count;
+          if (s == 2) states_above = exact.buffers[b].count;
+        }
+        if (strcmp(exact.buffers[b].name, "counts") == 0) {
+          if (s == 1) counts_below = exact.buffers[b].count;
+          if (s == 2) counts_above = exact.buffers[b].count;
+        }
+      }
+    }
+    /* Keys alone cross the floor where the lines fit: the call at it
+     * counts 2048 digits a chunk where the call below counts 256 (a pass
+     * fewer), and both reports size the states for the narrow digits'
+     * four passes. */
+    if (v == 0 && crosses) {
+      if (counts_above < 4 * counts_below) {
+        fail_msg(
+            "wide digits: the digit counts at the floor (%llu) are not those of 11-bit "
+            "digits beside the %llu below it",
+            (unsigned long long)counts_above, (unsigned long long)counts_below);
+      }
+      assert_int_equal(states_below, states_above);
+    }
+    clgpu_workspace *workspace = NULL;
+    assert_status(clgpu_workspace_create(shared_context, &upto, &workspace), CLGPU_SUCCESS);
+    for (size_t s = 0; s < SIZES; s++) {
+      if (oclgrind && s != 1) continue;
+      sort_case c = chunked_radix_case(KEY_UINT32, sizes[s], "wide digits, _upto workspace",
+                                       value_sizes[v], (int)(s % 2), v == 1);
+      c.distribution = TEST_UNIFORM;
+      c.workspace = workspace;
+      run_sort_case(&c);
+    }
+    clgpu_workspace_destroy(workspace);
+  }
+  clgpu_context_destroy(shared_context);
+  shared_context = shared_before_streaming;
+  shared_before_streaming = NULL;
 }
 
 /* The _upto queries grow with n and equal the query for a contiguous call
@@ -2996,6 +3097,7 @@ int main(void) {
       cmocka_unit_test(stability),
       cmocka_unit_test(value_sizes),
       cmocka_unit_test_teardown(streaming_scatter, streaming_teardown),
+      cmocka_unit_test_teardown(wide_digits_upto, streaming_teardown),
       cmocka_unit_test(summed_and_scanned_counts),
       cmocka_unit_test(inconsistent_comparator_in_one_block),
       cmocka_unit_test(strided_views),

@@ -48,6 +48,7 @@ static const tune_param params[] = {
     {"chunked_chunks_per_unit", 0, "reduce,scan,findall", {1, 2, 4, 8, 16}, 5, 0},
     {"sort_chunked_digit_max", 0, "radix_sort", {8, 9, 10, 11}, 4, 0},
     {"sort_chunked_digit_max_values", 0, "sort_by_key", {8, 9, 10, 11}, 4, 0},
+    {"sort_stream_digit_max", 0, "radix_sort", {8, 9, 10, 11}, 4, 0},
     {"findall_vector_flags", 0, "findall", {0, 1}, 2, 0},
     {"findall_compress", 0, "findall", {0, 1}, 2, 0},
     {"blocked_gather", 0, "strided_copy,elementwise_transposed", {0, 1}, 2, 0},
@@ -109,6 +110,8 @@ static const char *const tune_help[] = {
     "                  chunked: chunked_chunks_per_unit (reduce, scan, findall),\n"
     "                           sort_chunked_digit_max (radix_sort),\n"
     "                           sort_chunked_digit_max_values (sort_by_key),\n"
+    "                           sort_stream_digit_max (radix_sort: the digits\n"
+    "                           of a scatter through lines, CPU devices),\n"
     "                           findall_vector_flags, findall_compress (findall),\n"
     "                           blocked_gather (strided_copy,\n"
     "                           elementwise_transposed)\n"

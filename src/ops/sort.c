@@ -110,6 +110,8 @@ typedef struct sort_plan {
   int stage_keys, stage_values;
   /* radix */
   unsigned digit_bits, passes;
+  unsigned state_passes; /* passes the pass states are sized for: >= passes, and
+                            those of any smaller count (sort_stream_wide_floor) */
   int single;
   int stream;      /* CHUNKED scatter through write-combined lines (sort_stream) */
   int nontemporal; /* ... whose whole lines go out in non-temporal stores
@@ -241,8 +243,9 @@ static uint64_t merge_range_loops(uint64_t length, uint64_t width) {
 }
 
 /* clgpu_merge_blocks over a chunk: each block checked for order, then
- * sorted by rank (BLOCK (BLOCK - 1) / 2 steps of the pair loop and five
- * loops over the block)
+ * sorted by rank (BLOCK (BLOCK - 1) / 2 steps of the pair loop and at
+ * most eight loops over the block: load, order check, copy, ranks zeroed,
+ * the pair loop's outer one, collision check, placing, store)
  * and, where ranks collide, by insertion (at most as many steps again),
  * then `inner` merge passes over the chunk, widths from the block (tuning
  * merge_block) up. */
@@ -436,6 +439,15 @@ static clgpu_status resolve(clgpu_context *context, const clgpu_sort_spec *spec,
   return CLGPU_SUCCESS;
 }
 
+/* Local memory per digit value of the CHUNKED scatter through
+ * write-combined lines: a line of keys and one of their values beside the
+ * two ulong counters (offset, pending) of cl/sort.cl's
+ * scatter_range_streaming, whose LINE_BYTES is 64. */
+static uint64_t stream_digit_bytes(const sort_plan *plan) {
+  const uint64_t line_bytes = 64;
+  return 2 * sizeof(cl_ulong) + line_bytes + line_bytes / plan->key_bytes * plan->value_bytes;
+}
+
 /* A radix plan's digit width, passes, chunks and groups, from n, the bit
  * range and the resolved shape. */
 static void lay_out_radix(const clgpu_context *context, sort_plan *plan) {
@@ -455,18 +467,32 @@ static void lay_out_radix(const clgpu_context *context, sort_plan *plan) {
   plan->scan_group = plan->group;
   plan->passes = (bits + widest - 1) / widest;
   plan->digit_bits = plan->widest_digit ? widest : (bits + plan->passes - 1) / plan->passes;
+  plan->state_passes = plan->passes;
   if (plan->shape == CLGPU_SHAPE_CHUNKED) {
     plan->single =
         n <= (plan->value_bytes ? tuning->sort_single_chunk_values : tuning->sort_single_chunk);
     if (plan->single && cap && plan_loops(plan) > cap) plan->single = 0;
     /* The per-pass scatter through write-combined lines (below) takes
      * narrower digits where the tuning row says so: their lines then stay
-     * in the core's first cache. The one kernel keeps the plain scatter
-     * and its width. */
+     * in the core's first cache. From sort_stream_wide_floor bytes on it
+     * keeps the wide ones where their lines fit in local memory (a pass
+     * fewer); the pass states are then sized for the narrow digits'
+     * passes, which a smaller count takes, so that a report of this count
+     * serves every smaller one (the _upto queries). The one kernel keeps
+     * the plain scatter and its width. */
     if (!plan->single && tuning->sort_stream && widest > tuning->sort_stream_digit_max) {
-      widest = tuning->sort_stream_digit_max;
-      plan->passes = (bits + widest - 1) / widest;
-      plan->digit_bits = plan->widest_digit ? widest : (bits + plan->passes - 1) / plan->passes;
+      unsigned narrow = tuning->sort_stream_digit_max;
+      unsigned narrow_passes = (bits + narrow - 1) / narrow;
+      int wide =
+          tuning->sort_stream_wide_floor &&
+          n >= ceil_div(tuning->sort_stream_wide_floor, plan->key_bytes + plan->value_bytes) &&
+          ((uint64_t)1 << widest) * stream_digit_bytes(plan) <= context->info.local_mem_size;
+      if (!wide) {
+        widest = narrow;
+        plan->passes = narrow_passes;
+        plan->digit_bits = plan->widest_digit ? widest : (bits + plan->passes - 1) / plan->passes;
+      }
+      plan->state_passes = narrow_passes;
     }
     uint64_t pieces = ceil_div(n, tuning->sort_chunk_minimum);
     if (pieces > 4 * units) pieces = 4 * units;
@@ -488,20 +514,15 @@ static void lay_out_radix(const clgpu_context *context, sort_plan *plan) {
      * count the scan kernel's loops, not these. */
     plan->summed = !plan->single && !cap && radix * plan->groups <= tuning->sort_summed_counts;
     /* Write-combined lines where the tuning row asks for them and local
-     * memory holds, per digit, a line of keys and one of values beside
-     * the two ulong counters (offset, pending) of cl/sort.cl's
-     * scatter_range_streaming, whose LINE_BYTES this is: at every size,
+     * memory holds them (stream_digit_bytes per digit): at every size,
      * since a scatter key by key to 2^k digits whose runs start n / 2^k
      * keys apart puts every run in the same few sets of the core's cache
      * where that distance is a multiple of 4 KiB (n a large power of
      * two). The lines go out in non-temporal stores only from
      * sort_stream_floor: below it the places stay in the cache between
      * passes. */
-    const uint64_t line_bytes = 64;
-    uint64_t per_digit =
-        2 * sizeof(cl_ulong) + line_bytes + line_bytes / plan->key_bytes * plan->value_bytes;
-    plan->stream =
-        tuning->sort_stream && !plan->single && radix * per_digit <= context->info.local_mem_size;
+    plan->stream = tuning->sort_stream && !plan->single &&
+                   radix * stream_digit_bytes(plan) <= context->info.local_mem_size;
     plan->nontemporal = plan->stream && n >= ceil_div(tuning->sort_stream_floor,
                                                       plan->key_bytes + plan->value_bytes);
   } else {
@@ -638,7 +659,8 @@ static clgpu_status lay_out_segmented_radix(const clgpu_context *context, sort_p
         CLGPU_SIZE_OVERFLOW, "%s: the digit counts of %llu groups do not fit in 64 bits", who,
         (unsigned long long)phase->count_groups);
     if (counts > plan->radix_counts) plan->radix_counts = counts;
-    plan->radix_states = (plan->packed ? 0 : (uint64_t)phases[0].passes) + phases[1].passes + 1;
+    plan->radix_states =
+        (plan->packed ? 0 : (uint64_t)phases[0].state_passes) + phases[1].state_passes + 1;
   }
   /* The prepare and gather kernels: CHUNKED, a range of positions per
    * work-item, as many as a radix pass's chunks; TILED, groups striding
@@ -781,7 +803,7 @@ static clgpu_status lay_out(const clgpu_context *context, sort_plan *plan, const
    * path of as many keys too. An _upto report covers both paths. */
   int radix_sized = plan->segmented && plan->pair_bytes != 0;
   if (radix_sized) counts = plan->radix_counts;
-  uint64_t states = multi ? plan->passes + 1 : plan->segmented && moves ? 1 : 0;
+  uint64_t states = multi ? plan->state_passes + 1 : plan->segmented && moves ? 1 : 0;
   if (radix_sized && plan->radix_states > states) states = plan->radix_states;
   clgpu__report_buffer(report, part, "counts", CLGPU_TYPE_UINT64, counts);
   clgpu__report_buffer(report, part, "pass_state", CLGPU_TYPE_UINT32, states);

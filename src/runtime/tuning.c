@@ -179,6 +179,12 @@ static const clgpu__tuning base_row = {
      * in the cache between passes and non-temporal stores, which bypass
      * it, are slower (1M keys, 4 MiB: 112 -> 92-105 Mkeys/s on POCL). */
     .sort_stream_floor = (uint64_t)16 << 20,
+    /* From this many bytes of keys and values on, the scatter through
+     * lines takes sort_chunked_digit_max's wider digits after all where a
+     * line per digit fits in local memory: a pass fewer, for lines that
+     * no longer stay in L1. Never (0) unless a host overlay (below the
+     * classes) measured it faster. */
+    .sort_stream_wide_floor = 0,
     /* Scans writing this many bytes or more store them non-temporally
      * (CHUNKED sums, 16 elements a store, where the output is aligned for
      * it): never (0) unless a device class measured it faster. The CPU
@@ -343,6 +349,41 @@ static const tuning_class classes[] = {
      "sort_stream_digit_max=8,sort_chunked_digit_max_values=8,scan_stream_floor=33554432"},
 };
 
+/* Host overlays: values that depend on the processor under a CPU device
+ * rather than on the implementation, applied over whichever class row the
+ * device took, where the device's type matches and its name holds
+ * `device_name` (POCL names its CPU device "pthread-<target>-<the
+ * processor's model name>", Intel's CPU runtime by the model name alone;
+ * rusticl's llvmpipe and Oclgrind name no processor, and take none).
+ *
+ * AMD processors: the scatter through lines (sort_stream) with 11-bit
+ * rather than 8-bit digits from 4 MiB of keys and values. On the 2-core
+ * AMD EPYC (family 25, model 1: Zen 3; 32 KiB L1d and 512 KiB L2 per
+ * core) of 2026-12-06, uint32 keys, whole sorts alternating in one
+ * process under `CLGPU_TUNING=sort_stream_digit_max=8` and `=11`, median
+ * of 11 to 15 per-call ratios, time at 11 bits over time at 8: POCL 128K
+ * 1.06, 256K 1.08, 512K 0.96, 1M 0.88, 2M 0.83, 4M 0.74, 16M 0.79;
+ * Intel's CPU runtime 256K 1.14, 512K 1.04, 1M 0.97, 2M 0.81, 4M 0.91,
+ * 16M 0.83 (a pass's time there is the same at either width: the 2048
+ * lines of 64 bytes live in L2 at no cost, and the fourth pass goes).
+ * uint32 pairs stay at 8 bits (sort_chunked_digit_max_values): POCL 1M
+ * 0.99, 4M 1.03, 16M 1.02 at 11. The 8 of the class rows was measured
+ * on another machine of this project, where 8 bits took 0.80-0.97 of the
+ * time of 11 from 128K to 4M keys and a median 0.92 at 16M (the
+ * sort_stream_digit_max comment above). `clgpu-radix-bound`
+ * (tools/radix_bound.c) shows it in C on this host too: the kernels'
+ * design at 11 bits took 0.72-0.87 of its time at 8 (five runs). */
+typedef struct tuning_overlay {
+  const char *name;
+  cl_device_type types;
+  const char *device_name;
+  const char *values;
+} tuning_overlay;
+
+static const tuning_overlay overlays[] = {
+    {"AMD processors", CL_DEVICE_TYPE_CPU, "AMD", "sort_stream_wide_floor=4194304"},
+};
+
 void clgpu__tuning_for(const clgpu_device_info *info, clgpu__tuning *out) {
   *out = base_row;
   for (size_t i = 0; i < sizeof classes / sizeof classes[0]; i++) {
@@ -356,7 +397,14 @@ void clgpu__tuning_for(const clgpu_device_info *info, clgpu__tuning *out) {
       row.device_class = c->name;
       *out = row;
     }
-    return;
+    break;
+  }
+  for (size_t i = 0; i < sizeof overlays / sizeof overlays[0]; i++) {
+    const tuning_overlay *o = &overlays[i];
+    if (!(info->type & o->types) || !strstr(info->name, o->device_name)) continue;
+    /* As for the classes: tested, and a failure leaves the row as it was. */
+    clgpu__tuning row = *out;
+    if (clgpu__tuning_apply(&row, o->values, "tuning table") == CLGPU_SUCCESS) *out = row;
   }
 }
 
@@ -364,6 +412,10 @@ int clgpu__tuning_classes_parse(void) {
   for (size_t i = 0; i < sizeof classes / sizeof classes[0]; i++) {
     clgpu__tuning row = base_row;
     if (clgpu__tuning_apply(&row, classes[i].values, classes[i].name) != CLGPU_SUCCESS) return 0;
+  }
+  for (size_t i = 0; i < sizeof overlays / sizeof overlays[0]; i++) {
+    clgpu__tuning row = base_row;
+    if (clgpu__tuning_apply(&row, overlays[i].values, overlays[i].name) != CLGPU_SUCCESS) return 0;
   }
   return 1;
 }
@@ -415,6 +467,7 @@ static const tuning_field fields[] = {
     FIELD(sort_stream, 0, 0, 1, 0, 0),
     FIELD(sort_stream_digit_max, 0, 1, 11, 0, 0),
     FIELD(sort_stream_floor, 1, 0, (uint64_t)1 << 40, 0, 0),
+    FIELD(sort_stream_wide_floor, 1, 0, (uint64_t)1 << 40, 0, 0),
     FIELD(scan_stream_floor, 1, 0, (uint64_t)1 << 40, 0, 0),
     FIELD(radix_items, 0, 1, 64, 0, 0),
     FIELD(tiled_digit_max, 0, 4, 8, 0, 0),

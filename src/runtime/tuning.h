@@ -52,6 +52,10 @@ typedef struct clgpu__tuning {
   uint64_t sort_stream_floor;             /* ... and writes the lines with non-temporal stores
                                              for sorts moving at least this many bytes of
                                              keys and values */
+  uint64_t sort_stream_wide_floor;        /* from this many bytes of keys and values on,
+                                             the lines' digits are as wide as
+                                             sort_chunked_digit_max(_values) where their
+                                             lines fit in local memory; 0: never */
   uint64_t scan_stream_floor;             /* CHUNKED scans writing at least this many bytes
                                              write them with non-temporal stores; 0: never */
   unsigned radix_items;
@@ -74,7 +78,8 @@ typedef struct clgpu__tuning {
 } clgpu__tuning;
 
 /* The tuning table's values for a device, into *out: the base row with
- * the overrides of the first device class that matches it. */
+ * the overrides of the first device class that matches it, then those of
+ * every host overlay that matches it (a CPU device's processor). */
 void clgpu__tuning_for(const clgpu_device_info *info, clgpu__tuning *out);
 
 /* Whether every device class's overrides parse (for the tests): 1, or 0

@@ -243,10 +243,11 @@ static uint64_t merge_range_loops(uint64_t length, uint64_t width) {
 }
 
 /* clgpu_merge_blocks over a chunk: each block checked for order, then
- * sorted by rank (BLOCK (BLOCK - 1) / 2 steps of the pair loop and at
- * most eight loops over the block: load, order check, copy, ranks zeroed,
- * the pair loop's outer one, collision check, placing, store)
- * and, where ranks collide, by insertion (at most as many steps again),
+ * sorted by rank (BLOCK (BLOCK - 1) / 2 steps of the pair loop) and, where
+ * ranks collide, by insertion (at most as many steps again), with at most
+ * seven loops over the block on the way (the insertion path's: load, order
+ * check, ranks zeroed, the pair loop's outer one, collision check, the
+ * insertion's outer one, store),
  * then `inner` merge passes over the chunk, widths from the block (tuning
  * merge_block) up. */
 static uint64_t merge_blocks_loops(uint64_t chunk, unsigned inner, uint64_t block) {

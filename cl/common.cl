@@ -33,6 +33,26 @@
 #define CLGPU_STREAM_STORE(value, to) (*(to) = (value))
 #endif
 
+/* Sixteen elements of global memory at p (of vector type T16) loaded, or
+ * stored, as one vector where p is aligned for it, else by vload16 and
+ * vstore16 (any alignment). POCL 3.1 (LLVM 15) turns a vload16 into eight
+ * two-element loads and rebuilds the vector from them with shuffles, which
+ * it then cannot merge with the shuffles of a scan after it: a 16M float
+ * SUM scan spent 7.4-7.7 ms with vload16 and 3.1-3.5 ms with the load of
+ * the vector (docs/quirks.md). Both read and write the same elements, so a
+ * result never depends on the alignment; the test is the same for every
+ * step of a loop that walks by whole vectors, which the compilers hoist. */
+#define CLGPU_VLOAD16(T16, p) \
+  (((ulong)(p)) % sizeof(T16) == 0 ? *(const __global T16 *)(p) : vload16(0, (p)))
+#define CLGPU_VSTORE16(T16, value, p)               \
+  do {                                              \
+    if (((ulong)(p)) % sizeof(T16) == 0) {          \
+      *(__global T16 *)(p) = (value);               \
+    } else {                                        \
+      vstore16((value), 0, (p));                    \
+    }                                               \
+  } while (0)
+
 /* The host defines CLGPU_SUBGROUPS only for a device that reports
  * sub-groups. The kernels are OpenCL C 1.2 (docs/portability.md rule 4),
  * where cl_intel_subgroups declares the sub-group functions but

@@ -259,15 +259,16 @@ inline A clgpu_reduce_items(__global const T *in, ulong begin, ulong end, ulong 
   ulong k = begin;
 #if defined(CLGPU_VECTOR_OP)
   typedef CLGPU_CAT(CLGPU_A, 16) A16;
+  typedef CLGPU_CAT(CLGPU_T, 16) T16;
   if (end - begin >= 64) {
     A16 v0 = (A16)(CLGPU_NEUTRAL), v1 = v0, v2 = v0, v3 = v0;
     ulong stop = begin + (end - begin) / 64 * 64;
     for (; k < stop; k += 64) {
       __global const T *p = in + k;
-      A16 x0 = CLGPU_CAT(convert_, CLGPU_CAT(CLGPU_A, 16))(vload16(0, p));
-      A16 x1 = CLGPU_CAT(convert_, CLGPU_CAT(CLGPU_A, 16))(vload16(1, p));
-      A16 x2 = CLGPU_CAT(convert_, CLGPU_CAT(CLGPU_A, 16))(vload16(2, p));
-      A16 x3 = CLGPU_CAT(convert_, CLGPU_CAT(CLGPU_A, 16))(vload16(3, p));
+      A16 x0 = CLGPU_CAT(convert_, CLGPU_CAT(CLGPU_A, 16))(CLGPU_VLOAD16(T16, p + 0));
+      A16 x1 = CLGPU_CAT(convert_, CLGPU_CAT(CLGPU_A, 16))(CLGPU_VLOAD16(T16, p + 16));
+      A16 x2 = CLGPU_CAT(convert_, CLGPU_CAT(CLGPU_A, 16))(CLGPU_VLOAD16(T16, p + 32));
+      A16 x3 = CLGPU_CAT(convert_, CLGPU_CAT(CLGPU_A, 16))(CLGPU_VLOAD16(T16, p + 48));
 #if CLGPU_VECTOR_OP == 1
       v0 += x0;
       v1 += x1;
@@ -560,6 +561,7 @@ __kernel __attribute__((reqd_work_group_size(CLGPU_GROUP, 1, 1))) void clgpu_sca
     const M16 shift8 = lane >= (M16)(8) ? lane - (M16)(8) : fill;
     const A16 zero = (A16)(CLGPU_NEUTRAL);
     typedef CLGPU_CAT(CLGPU_R, 16) R16;
+    typedef CLGPU_CAT(CLGPU_T, 16) T16;
     /* A streamed scan (`stream`: an output too large to stay in the
      * cache, on devices whose tuning row asks for it) writes each 16
      * elements in one non-temporal store, so that the output's lines are
@@ -569,7 +571,7 @@ __kernel __attribute__((reqd_work_group_size(CLGPU_GROUP, 1, 1))) void clgpu_sca
      * must not depend on where its output lies). */
     if (((ulong)(out + k)) % sizeof(R16) != 0) stream = 0;
     for (; k + 16 <= end; k += 16) {
-      A16 v = CLGPU_CAT(convert_, CLGPU_CAT(CLGPU_A, 16))(vload16(0, in + k));
+      A16 v = CLGPU_CAT(convert_, CLGPU_CAT(CLGPU_A, 16))(CLGPU_VLOAD16(T16, in + k));
       A16 p = v + shuffle2(v, zero, shift1);
       p += shuffle2(p, zero, shift2);
       p += shuffle2(p, zero, shift4);
@@ -578,7 +580,7 @@ __kernel __attribute__((reqd_work_group_size(CLGPU_GROUP, 1, 1))) void clgpu_sca
       if (stream) {
         CLGPU_STREAM_STORE((R16)(CLGPU_VSTORE_EXPR), (__global R16 *)(out + k));
       } else {
-        vstore16(CLGPU_VSTORE_EXPR, 0, out + k);
+        CLGPU_VSTORE16(R16, (R16)(CLGPU_VSTORE_EXPR), out + k);
       }
       carry += p.sf;
     }
@@ -1189,7 +1191,7 @@ __kernel __attribute__((reqd_work_group_size(1, 1, 1))) void clgpu_findall_compa
      * true lanes are -1. Intel's CPU runtime, the harness above: 5.6-6.4
      * ms against 8.3-8.6 for the loop below; POCL as fast as the next
      * form. */
-    int16 hits = clgpu_findall_vector_hits(vload16(0, from + j));
+    int16 hits = clgpu_findall_vector_hits(CLGPU_VLOAD16(CLGPU_CAT(CLGPU_T, 16), from + j));
 #elif defined(CLGPU_FINDALL_VECTOR_FLAGS)
     /* The sixteen predicates as the lanes of one vector, whose bits are
      * then folded into the mask: POCL turns the sixteen loads and compares

@@ -146,7 +146,7 @@ inline ulong clgpu_run_count_heads(CLGPU_RUN_INPUTS, ulong b, ulong e) {
     /* Lane counts in uint, summed every 2^20 blocks so that none wraps. */
     uint16 lanes = (uint16)(0);
     for (uint blocks = 0; blocks < (1u << 20) && i + 16 <= e; blocks++, i += 16) {
-      lanes += convert_uint16(vload16(0, k + i) != vload16(0, k + i - 1)) & (uint16)(1);
+      lanes += convert_uint16(CLGPU_VLOAD16(KB16, k + i) != vload16(0, k + i - 1)) & (uint16)(1);
     }
     uint8 eights = lanes.lo + lanes.hi;
     uint4 fours = eights.lo + eights.hi;
@@ -280,12 +280,12 @@ inline void clgpu_run_reduced(CLGPU_RUN_OUTPUTS, ulong r, A v) {
     KB before_ = previous;                                                                      \
     if (i == 0 && e >= 16) before_ = (KB)(~k_[0]); /* element 0 is a head */                   \
     for (; i + 16 <= e; i += 16) {                                                              \
-      KB16 now_ = vload16(0, k_ + i);                                                           \
+      KB16 now_ = CLGPU_VLOAD16(KB16, k_ + i);                                                           \
       KB16 prior_ = shuffle2(now_, (KB16)(before_), CLGPU_RUN_BACK_ONE);                        \
       before_ = now_.sf;                                                                        \
       const CLGPU_RUN_M16 heads_ = CLGPU_RUN_HEAD_FLAGS(now_, prior_);                          \
       CLGPU_RUN_M16 f = heads_;                                                                 \
-      CLGPU_RUN_A16 p = CLGPU_CAT(convert_, CLGPU_RUN_A16)(vload16(0, x_ + i));                \
+      CLGPU_RUN_A16 p = CLGPU_CAT(convert_, CLGPU_RUN_A16)(CLGPU_VLOAD16(CLGPU_CAT(CLGPU_T, 16), x_ + i));                \
       CLGPU_RUN_SCAN_STEP(shift1);                                                              \
       CLGPU_RUN_SCAN_STEP(shift2);                                                              \
       CLGPU_RUN_SCAN_STEP(shift4);                                                              \
@@ -295,7 +295,7 @@ inline void clgpu_run_reduced(CLGPU_RUN_OUTPUTS, ulong r, A v) {
       if (exclusive_) {                                                                         \
         r = select(shuffle2(inclusive_, (CLGPU_RUN_A16)(v), shift1), neutral_, heads_);         \
       }                                                                                         \
-      vstore16(CLGPU_VSTORE_EXPR, 0, o_ + i);                                                   \
+      CLGPU_VSTORE16(CLGPU_CAT(CLGPU_R, 16), (CLGPU_CAT(CLGPU_R, 16))(CLGPU_VSTORE_EXPR), o_ + i);                                                   \
       v = inclusive_.sf;                                                                        \
     }                                                                                           \
     previous = before_;                                                                         \
@@ -409,7 +409,7 @@ inline void clgpu_run_put(CLGPU_RUN_OUTPUTS, ulong r, A v, int checked) {
 #define CLGPU_RUN_LANE(step, l) step(CLGPU_RUN_KEY(i + (l)), (mask >> (l)) & 1u, i + (l), 0)
 #define CLGPU_RUN_SIXTEENS(stop, step)                                                        \
   for (; i + 16 <= (stop); i += 16) {                                                         \
-    KB16 now = vload16(0, keys + keys_at + i);                                                \
+    KB16 now = CLGPU_VLOAD16(KB16, keys + keys_at + i);                                                \
     KB16 before = CLGPU_RUN_BEFORE(now, previous);                                            \
     uint mask = clgpu_run_head_mask(now, before);                                             \
     previous = now.sf;                                                                        \
@@ -454,12 +454,12 @@ inline void clgpu_run_put(CLGPU_RUN_OUTPUTS, ulong r, A v, int checked) {
     CLGPU_RUN_SHIFTS();                                                                         \
     A sums[16];                                                                                 \
     for (; i + 16 <= (stop); i += 16) {                                                         \
-      KB16 now = vload16(0, keys + keys_at + i);                                                \
+      KB16 now = CLGPU_VLOAD16(KB16, keys + keys_at + i);                                                \
       KB16 before = CLGPU_RUN_BEFORE(now, previous);                                            \
       CLGPU_RUN_M16 f = CLGPU_RUN_HEAD_FLAGS(now, before);                                      \
       uint mask = clgpu_run_head_mask(now, before);                                             \
       previous = now.sf;                                                                        \
-      CLGPU_RUN_A16 p = CLGPU_CAT(convert_, CLGPU_RUN_A16)(vload16(0, values + values_at + i)); \
+      CLGPU_RUN_A16 p = CLGPU_CAT(convert_, CLGPU_RUN_A16)(CLGPU_VLOAD16(CLGPU_CAT(CLGPU_T, 16), values + values_at + i)); \
       CLGPU_RUN_SCAN_STEP(shift1);                                                              \
       CLGPU_RUN_SCAN_STEP(shift2);                                                              \
       CLGPU_RUN_SCAN_STEP(shift4);                                                              \

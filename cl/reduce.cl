@@ -1239,6 +1239,14 @@ __kernel __attribute__((reqd_work_group_size(1, 1, 1))) void clgpu_findall_compa
         (ushort)mask);
     vstore16(as_uint16(packed), 0, at + found);
     found += popcount(mask);
+#elif defined(CLGPU_FINDALL_SPLIT_STORES)
+    /* The two stores one after the other (the tuning table's
+     * findall_split_stores): POCL does not unroll the loop below. */
+    uint low = mask & 255u, high = mask >> 8;
+    vstore8(clgpu_byte_positions[low] + (uint8)(j), 0, at + found);
+    found += popcount(low);
+    vstore8(clgpu_byte_positions[high] + (uint8)(j + 8), 0, at + found);
+    found += popcount(high);
 #else
     for (int q = 0; q < 2; q++) {
       uint byte = (mask >> (8 * q)) & 255u;

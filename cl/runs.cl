@@ -224,6 +224,8 @@ inline void clgpu_run_reduced(CLGPU_RUN_OUTPUTS, ulong r, A v) {
 #endif
 #if defined(CLGPU_RUN_VECTOR) && defined(CLGPU_VMASK) && CLGPU_VECTOR_OP == 1
 #define CLGPU_RUN_A16 CLGPU_CAT(CLGPU_A, 16)
+#define CLGPU_RUN_T16 CLGPU_CAT(CLGPU_T, 16)
+#define CLGPU_RUN_R16 CLGPU_CAT(CLGPU_R, 16)
 #define CLGPU_RUN_M16 CLGPU_CAT(CLGPU_VMASK, 16)
 /* One step of the doubling scan of a block's pairs (head f, value p) over
  * `shift` (below). */
@@ -280,12 +282,13 @@ inline void clgpu_run_reduced(CLGPU_RUN_OUTPUTS, ulong r, A v) {
     KB before_ = previous;                                                                      \
     if (i == 0 && e >= 16) before_ = (KB)(~k_[0]); /* element 0 is a head */                   \
     for (; i + 16 <= e; i += 16) {                                                              \
-      KB16 now_ = CLGPU_VLOAD16(KB16, k_ + i);                                                           \
+      KB16 now_ = CLGPU_VLOAD16(KB16, k_ + i);                                                  \
       KB16 prior_ = shuffle2(now_, (KB16)(before_), CLGPU_RUN_BACK_ONE);                        \
       before_ = now_.sf;                                                                        \
       const CLGPU_RUN_M16 heads_ = CLGPU_RUN_HEAD_FLAGS(now_, prior_);                          \
       CLGPU_RUN_M16 f = heads_;                                                                 \
-      CLGPU_RUN_A16 p = CLGPU_CAT(convert_, CLGPU_RUN_A16)(CLGPU_VLOAD16(CLGPU_CAT(CLGPU_T, 16), x_ + i));                \
+      CLGPU_RUN_A16 p =                                                                         \
+          CLGPU_CAT(convert_, CLGPU_RUN_A16)(CLGPU_VLOAD16(CLGPU_RUN_T16, x_ + i));             \
       CLGPU_RUN_SCAN_STEP(shift1);                                                              \
       CLGPU_RUN_SCAN_STEP(shift2);                                                              \
       CLGPU_RUN_SCAN_STEP(shift4);                                                              \
@@ -295,7 +298,7 @@ inline void clgpu_run_reduced(CLGPU_RUN_OUTPUTS, ulong r, A v) {
       if (exclusive_) {                                                                         \
         r = select(shuffle2(inclusive_, (CLGPU_RUN_A16)(v), shift1), neutral_, heads_);         \
       }                                                                                         \
-      CLGPU_VSTORE16(CLGPU_CAT(CLGPU_R, 16), (CLGPU_CAT(CLGPU_R, 16))(CLGPU_VSTORE_EXPR), o_ + i);                                                   \
+      CLGPU_VSTORE16(CLGPU_RUN_R16, (CLGPU_RUN_R16)(CLGPU_VSTORE_EXPR), o_ + i);                \
       v = inclusive_.sf;                                                                        \
     }                                                                                           \
     previous = before_;                                                                         \
@@ -409,7 +412,7 @@ inline void clgpu_run_put(CLGPU_RUN_OUTPUTS, ulong r, A v, int checked) {
 #define CLGPU_RUN_LANE(step, l) step(CLGPU_RUN_KEY(i + (l)), (mask >> (l)) & 1u, i + (l), 0)
 #define CLGPU_RUN_SIXTEENS(stop, step)                                                        \
   for (; i + 16 <= (stop); i += 16) {                                                         \
-    KB16 now = CLGPU_VLOAD16(KB16, keys + keys_at + i);                                                \
+    KB16 now = CLGPU_VLOAD16(KB16, keys + keys_at + i);                                       \
     KB16 before = CLGPU_RUN_BEFORE(now, previous);                                            \
     uint mask = clgpu_run_head_mask(now, before);                                             \
     previous = now.sf;                                                                        \
@@ -454,12 +457,13 @@ inline void clgpu_run_put(CLGPU_RUN_OUTPUTS, ulong r, A v, int checked) {
     CLGPU_RUN_SHIFTS();                                                                         \
     A sums[16];                                                                                 \
     for (; i + 16 <= (stop); i += 16) {                                                         \
-      KB16 now = CLGPU_VLOAD16(KB16, keys + keys_at + i);                                                \
+      KB16 now = CLGPU_VLOAD16(KB16, keys + keys_at + i);                                       \
       KB16 before = CLGPU_RUN_BEFORE(now, previous);                                            \
       CLGPU_RUN_M16 f = CLGPU_RUN_HEAD_FLAGS(now, before);                                      \
       uint mask = clgpu_run_head_mask(now, before);                                             \
       previous = now.sf;                                                                        \
-      CLGPU_RUN_A16 p = CLGPU_CAT(convert_, CLGPU_RUN_A16)(CLGPU_VLOAD16(CLGPU_CAT(CLGPU_T, 16), values + values_at + i)); \
+      CLGPU_RUN_A16 p = CLGPU_CAT(convert_, CLGPU_RUN_A16)(                                     \
+          CLGPU_VLOAD16(CLGPU_RUN_T16, values + values_at + i));                                \
       CLGPU_RUN_SCAN_STEP(shift1);                                                              \
       CLGPU_RUN_SCAN_STEP(shift2);                                                              \
       CLGPU_RUN_SCAN_STEP(shift4);                                                              \

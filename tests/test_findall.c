@@ -776,13 +776,20 @@ static void predicates_over_the_index(void **state) {
  * one of two forms (the tuning field findall_vector_flags, which the device
  * class chooses) and stores its hits' positions through a table or, where
  * the device's compiler has AVX-512 (findall_compress), packed by its
- * compress: every pairing runs here on every device, at sizes around the
- * block of sixteen and with predicates over x, over i and masks. */
+ * compress, the table's two stores in a loop or one after the other
+ * (findall_split_stores, which the first four inherit from the device's
+ * row and the last two set both ways): every pairing runs here on every
+ * device, at sizes around the block of sixteen and with predicates over
+ * x, over i and masks. */
 static void both_mask_forms(void **state) {
   (void)state;
   static const char *const forms[] = {
-      "findall_vector_flags=0,findall_compress=0", "findall_vector_flags=1,findall_compress=0",
-      "findall_vector_flags=0,findall_compress=1", "findall_vector_flags=1,findall_compress=1"};
+      "findall_vector_flags=0,findall_compress=0",
+      "findall_vector_flags=1,findall_compress=0",
+      "findall_vector_flags=0,findall_compress=1",
+      "findall_vector_flags=1,findall_compress=1",
+      "findall_vector_flags=1,findall_compress=0,findall_split_stores=0",
+      "findall_vector_flags=0,findall_compress=0,findall_split_stores=1"};
   static const struct {
     predicate_id predicate;
     test_type type;

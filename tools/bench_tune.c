@@ -51,6 +51,7 @@ static const tune_param params[] = {
     {"sort_stream_digit_max", 0, "radix_sort", {8, 9, 10, 11}, 4, 0},
     {"findall_vector_flags", 0, "findall", {0, 1}, 2, 0},
     {"findall_compress", 0, "findall", {0, 1}, 2, 0},
+    {"findall_split_stores", 0, "findall", {0, 1}, 2, 0},
     {"blocked_gather", 0, "strided_copy,elementwise_transposed", {0, 1}, 2, 0},
 };
 enum { NUM_PARAMS = sizeof params / sizeof params[0] };
@@ -112,7 +113,8 @@ static const char *const tune_help[] = {
     "                           sort_chunked_digit_max_values (sort_by_key),\n"
     "                           sort_stream_digit_max (radix_sort: the digits\n"
     "                           of a scatter through lines, CPU devices),\n"
-    "                           findall_vector_flags, findall_compress (findall),\n"
+    "                           findall_vector_flags, findall_compress,\n"
+    "                           findall_split_stores (findall),\n"
     "                           blocked_gather (strided_copy,\n"
     "                           elementwise_transposed)\n"
     "  --sizes N     elements per operation, as run takes them (default 16M)\n"

@@ -453,6 +453,9 @@ clgpu_status clgpu__spec_program_with(clgpu_context *context, const clgpu__op_sp
     if (context->tuning->findall_compress) {
       defines[count++] = (clgpu_define){"CLGPU_FINDALL_COMPRESS", NULL};
     }
+    if (context->tuning->findall_split_stores) {
+      defines[count++] = (clgpu_define){"CLGPU_FINDALL_SPLIT_STORES", NULL};
+    }
   }
   if (s->commutes && context->tuning->tiled_scan_totals_coalesced) {
     defines[count++] = (clgpu_define){"CLGPU_COMMUTES", NULL};

@@ -37,6 +37,9 @@ typedef struct clgpu__tuning {
   unsigned findall_compress;            /* 1: CHUNKED findall packs each block's
                                            hits with AVX-512's compress where
                                            the device's compiler offers it */
+  unsigned findall_split_stores;        /* 1: CHUNKED findall writes a block's
+                                           two eight-lane stores one after the
+                                           other, not in a two-step loop */
   /* Sorts (ops/sort.c). */
   uint64_t sort_single_chunk;
   uint64_t sort_single_chunk_values; /* ... of a sort that moves values too */

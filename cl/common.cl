@@ -7,7 +7,9 @@
  *                     may use double
  *   CLGPU_NEEDS_FP16  optional: the same for cl_khr_fp16 and half
  *   CLGPU_SUBGROUPS   optional: the device reports sub-groups; their
- *                     group-wide prefix sums below are used */
+ *                     group-wide prefix sums below are used
+ *   CLGPU_ALIGNED_VECTORS optional: CLGPU_VLOAD16 and CLGPU_VSTORE16 go
+ *                     through a pointer to the vector type where aligned */
 #ifdef CLGPU_NEEDS_FP64
 #pragma OPENCL EXTENSION cl_khr_fp64 : enable
 #endif
@@ -34,24 +36,31 @@
 #endif
 
 /* Sixteen elements of global memory at p (of vector type T16) loaded, or
- * stored, as one vector where p is aligned for it, else by vload16 and
- * vstore16 (any alignment). POCL 3.1 (LLVM 15) turns a vload16 into eight
- * two-element loads and rebuilds the vector from them with shuffles, which
- * it then cannot merge with the shuffles of a scan after it: a 16M float
- * SUM scan spent 7.4-7.7 ms with vload16 and 3.1-3.5 ms with the load of
- * the vector (docs/quirks.md). Both read and write the same elements, so a
- * result never depends on the alignment; the test is the same for every
- * step of a loop that walks by whole vectors, which the compilers hoist. */
+ * stored. With CLGPU_ALIGNED_VECTORS (the tuning table's
+ * aligned_vector_access, POCL's row), as one vector through a pointer to
+ * T16 where p is aligned for it, by vload16 and vstore16 elsewhere:
+ * POCL 3.1 (LLVM 15) turns a vload16 into eight two-element loads and
+ * rebuilds the vector from them with shuffles, which it then cannot merge
+ * with the shuffles of a scan after it (docs/quirks.md). Without it,
+ * vload16 and vstore16 always: Mesa's llvmpipe runs the aligned form
+ * slower. The same elements either way, so a result never depends on the
+ * form or the alignment; in a loop that walks by whole vectors the test
+ * is the same at every step, which the compilers hoist. */
+#ifdef CLGPU_ALIGNED_VECTORS
 #define CLGPU_VLOAD16(T16, p) \
   (((ulong)(p)) % sizeof(T16) == 0 ? *(const __global T16 *)(p) : vload16(0, (p)))
-#define CLGPU_VSTORE16(T16, value, p)               \
-  do {                                              \
-    if (((ulong)(p)) % sizeof(T16) == 0) {          \
-      *(__global T16 *)(p) = (value);               \
-    } else {                                        \
-      vstore16((value), 0, (p));                    \
-    }                                               \
+#define CLGPU_VSTORE16(T16, value, p)      \
+  do {                                     \
+    if (((ulong)(p)) % sizeof(T16) == 0) { \
+      *(__global T16 *)(p) = (value);      \
+    } else {                               \
+      vstore16((value), 0, (p));           \
+    }                                      \
   } while (0)
+#else
+#define CLGPU_VLOAD16(T16, p) vload16(0, (p))
+#define CLGPU_VSTORE16(T16, value, p) vstore16((value), 0, (p))
+#endif
 
 /* The host defines CLGPU_SUBGROUPS only for a device that reports
  * sub-groups. The kernels are OpenCL C 1.2 (docs/portability.md rule 4),

@@ -1609,23 +1609,27 @@ static int streaming_teardown(void **state) {
 /* One case in the streamed context and in the shared one, which stores
  * plainly: both right, and the same bits (a float sum's rounding must not
  * depend on how its output is stored). */
-static void run_streamed_and_plain(const scan_case *c) {
-  unsigned char *streamed = NULL, *plain = NULL;
-  shared_context = streamed_context;
-  run_scan_case_keep(c, &streamed);
-  shared_context = plain_context;
-  run_scan_case_keep(c, &plain);
+static void run_in_both(const scan_case *c, clgpu_context *first_context,
+                        clgpu_context *second_context, const char *what) {
+  unsigned char *first_output = NULL, *second_output = NULL;
+  shared_context = first_context;
+  run_scan_case_keep(c, &first_output);
+  shared_context = second_context;
+  run_scan_case_keep(c, &second_output);
   size_t bytes = spec_count(&c->output) * test_type_size(c->type);
-  if (memcmp(streamed, plain, bytes) != 0) {
+  if (memcmp(first_output, second_output, bytes) != 0) {
     char label[512];
     describe(c, label, sizeof label);
     size_t first = 0;
-    while (streamed[first] == plain[first]) first++;
-    fail_msg("%s: streamed and plain stores differ from element %zu", label,
-             first / test_type_size(c->type));
+    while (first_output[first] == second_output[first]) first++;
+    fail_msg("%s: %s differ from element %zu", label, what, first / test_type_size(c->type));
   }
-  free(streamed);
-  free(plain);
+  free(first_output);
+  free(second_output);
+}
+
+static void run_streamed_and_plain(const scan_case *c) {
+  run_in_both(c, streamed_context, plain_context, "streamed and plain stores");
 }
 
 /* CHUNKED sums whose output goes out in non-temporal stores (the tuning's
@@ -1678,6 +1682,64 @@ static void streamed_output(void **state) {
   streamed_context = NULL;
   shared_context = plain_context;
   plain_context = NULL;
+}
+
+/* The contexts of aligned_vector_forms: one under each form, and the
+ * shared context to put back. */
+static clgpu_context *vector_form_contexts[2], *kept_shared_context;
+
+static int vector_forms_teardown(void **state) {
+  (void)state;
+  if (kept_shared_context) shared_context = kept_shared_context;
+  for (int f = 0; f < 2; f++) {
+    if (vector_form_contexts[f]) clgpu_context_destroy(vector_form_contexts[f]);
+    vector_form_contexts[f] = NULL;
+  }
+  kept_shared_context = NULL;
+  return 0;
+}
+
+/* CHUNKED sums under both forms of the tuning's aligned_vector_access
+ * (sixteen elements through a pointer to the vector where aligned, else
+ * vload16 and vstore16; or vload16 and vstore16 always), whichever the
+ * device's row picks: both right against the host, and the same bits.
+ * Inputs and outputs at element offsets that keep the vectors aligned (0
+ * and 16 from the region's aligned start) and one that does not (3),
+ * inclusive and exclusive, sizes across a chunk's 16-element steps and
+ * across chunks. */
+static void aligned_vector_forms(void **state) {
+  (void)state;
+  static const test_type types[] = {TEST_UINT8, TEST_INT32, TEST_INT64, TEST_FLOAT, TEST_DOUBLE};
+  static const size_t sizes[] = {33, 1000, 16411};
+  static const size_t offsets[] = {0, 3, 16};
+  size_t size_count = sizeof sizes / sizeof sizes[0] - (oclgrind ? 1 : 0);
+  kept_shared_context = shared_context;
+  vector_form_contexts[0] = test_context_tuned("aligned_vector_access=1");
+  vector_form_contexts[1] = test_context_tuned("aligned_vector_access=0");
+  for (size_t t = 0; t < sizeof types / sizeof types[0]; t++) {
+    if (!type_available(types[t])) continue;
+    for (size_t s = 0; s < size_count; s++) {
+      for (size_t i = 0; i < sizeof offsets / sizeof offsets[0]; i++) {
+        for (size_t o = 0; o < sizeof offsets / sizeof offsets[0]; o++) {
+          for (int exclusive = 0; exclusive < 2; exclusive++) {
+            if (oclgrind && (t + s + i + o + (size_t)exclusive) % 3) continue;
+            scan_case c =
+                base_case(types[t], OP_SUM, exclusive, CLGPU_SHAPE_CHUNKED, TEST_UNIFORM, 0);
+            if (test_type_is_float(types[t])) c.values = VALUES_MODERATE;
+            c.what = "vector forms";
+            set_contiguous(&c, sizes[s]);
+            c.input.offset = offsets[i];
+            c.input_elements = offsets[i] + sizes[s] + 2;
+            c.output.offset = offsets[o];
+            c.output_elements = offsets[o] + sizes[s] + 3;
+            run_in_both(&c, vector_form_contexts[0], vector_form_contexts[1],
+                        "aligned and plain vector accesses");
+          }
+        }
+      }
+    }
+  }
+  vector_forms_teardown(NULL);
 }
 
 typedef struct misuse_fixture {
@@ -2229,6 +2291,7 @@ int main(void) {
       cmocka_unit_test(an_empty_scan_checks_its_workspace),
       cmocka_unit_test(with_a_workspace),
       cmocka_unit_test_teardown(streamed_output, streaming_teardown),
+      cmocka_unit_test_teardown(aligned_vector_forms, vector_forms_teardown),
       cmocka_unit_test(misuse_is_refused),
       cmocka_unit_test(hostile_expressions),
   };

@@ -52,6 +52,7 @@ static const tune_param params[] = {
     {"findall_vector_flags", 0, "findall", {0, 1}, 2, 0},
     {"findall_compress", 0, "findall", {0, 1}, 2, 0},
     {"findall_split_stores", 0, "findall", {0, 1}, 2, 0},
+    {"aligned_vector_access", 0, "reduce,scan,findall", {0, 1}, 2, 0},
     {"blocked_gather", 0, "strided_copy,elementwise_transposed", {0, 1}, 2, 0},
 };
 enum { NUM_PARAMS = sizeof params / sizeof params[0] };
@@ -115,6 +116,8 @@ static const char *const tune_help[] = {
     "                           of a scatter through lines, CPU devices),\n"
     "                           findall_vector_flags, findall_compress,\n"
     "                           findall_split_stores (findall),\n"
+    "                           aligned_vector_access (reduce, scan,\n"
+    "                           findall),\n"
     "                           blocked_gather (strided_copy,\n"
     "                           elementwise_transposed)\n"
     "  --sizes N     elements per operation, as run takes them (default 16M)\n"

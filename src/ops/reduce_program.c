@@ -397,7 +397,7 @@ clgpu_status clgpu__spec_program_with(clgpu_context *context, const clgpu__op_sp
   snprintf(items, sizeof items, "%u", context->tuning->tile_items);
   snprintf(order, sizeof order, "%d", s->order);
   snprintf(vector_op, sizeof vector_op, "%d", s->vector_op);
-  clgpu_define defines[28 + CLGPU__SPEC_EXTRA_DEFINES];
+  clgpu_define defines[29 + CLGPU__SPEC_EXTRA_DEFINES];
   size_t count = 0;
   if (num_extra > CLGPU__SPEC_EXTRA_DEFINES) {
     return clgpu__fail(CLGPU_INVALID_ARGUMENT, "clgpu__spec_program_with: %zu defines (at most %d)",
@@ -489,6 +489,9 @@ clgpu_status clgpu__spec_program_with(clgpu_context *context, const clgpu__op_sp
   }
   if (fp64) defines[count++] = (clgpu_define){"CLGPU_NEEDS_FP64", NULL};
   if (fp16) defines[count++] = (clgpu_define){"CLGPU_NEEDS_FP16", NULL};
+  if (shape->kind == CLGPU_SHAPE_CHUNKED && context->tuning->aligned_vector_access) {
+    defines[count++] = (clgpu_define){"CLGPU_ALIGNED_VECTORS", NULL};
+  }
   if (!kernels) {
     /* Only the spec's kernel families: POCL parses the whole binary of a
      * program when a process loads it, so a scan's program of three

@@ -98,6 +98,20 @@ static const clgpu__tuning base_row = {
      * only where a class measured it faster (POCL, below); a compiler
      * without them takes the table whatever this says. */
     .findall_compress = 0,
+    /* The CHUNKED kernels of cl/reduce.cl and cl/runs.cl load (store)
+     * sixteen elements with vload16 (vstore16), or (1) through a pointer
+     * to the vector type where the address is aligned for it (cl/common.cl
+     * CLGPU_VLOAD16). POCL builds vload16 from eight 8-byte loads. Whole
+     * calls in one process, each form's kernel files through
+     * CLGPU_KERNEL_DIR, calls alternating (2026-12-06, 2-core AMD EPYC):
+     * POCL 16M float SUM scan 7.4-7.7 ms a call with vload16, 3.1-3.5
+     * with the pointer, exclusive 7.6-8.9 against 4.7-5.0, uint32 4.6-6.3
+     * against 4.1-5.4; reduce, findall and scan_by_key alike or faster.
+     * Intel's runtime alike either way (16M scan, reduce, findall,
+     * scan_by_key within 0.9-1.05), so its row stays at 0. rusticl
+     * (llvmpipe) slower with the pointer: 1M scan 1.57-1.61 of the time,
+     * reduce 1.56-1.58, scan_by_key 1.37-1.44, float findall 1.19. */
+    .aligned_vector_access = 0,
     /* CHUNKED findall's table path writes a block's two eight-lane stores
      * in a loop of two steps, or (1) the two one after the other. POCL
      * does not unroll the loop; Intel's runtime runs the loop faster.
@@ -312,6 +326,7 @@ static const tuning_class classes[] = {
      "tiled_scan_totals_coalesced=0,radix_items=32,tiled_step_barrier=1,sort_stream=1,"
      "sort_stream_digit_max=8,sort_chunked_digit_max_values=8,"
      "copy_kernel_floor=1048576,findall_vector_flags=1,findall_compress=1,findall_split_stores=1,"
+     "aligned_vector_access=1,"
      "blocked_gather=1,"
      "scan_stream_floor=33554432"},
     /* Mesa's rusticl on llvmpipe pays more for a barrier than it gains:
@@ -469,6 +484,7 @@ static const tuning_field fields[] = {
     FIELD(findall_vector_flags, 0, 0, 1, 0, 0),
     FIELD(findall_compress, 0, 0, 1, 0, 0),
     FIELD(findall_split_stores, 0, 0, 1, 0, 0),
+    FIELD(aligned_vector_access, 0, 0, 1, 0, 0),
     FIELD(sort_single_chunk, 1, 1, (uint64_t)1 << 24, 0, 0),
     FIELD(sort_single_chunk_values, 1, 1, (uint64_t)1 << 24, 0, 0),
     FIELD(sort_summed_counts, 1, 0, (uint64_t)1 << 24, 0, 0),

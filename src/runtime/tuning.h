@@ -37,6 +37,9 @@ typedef struct clgpu__tuning {
   unsigned findall_compress;            /* 1: CHUNKED findall packs each block's
                                            hits with AVX-512's compress where
                                            the device's compiler offers it */
+  unsigned aligned_vector_access;       /* 1: CHUNKED reduce, scan, findall and
+                                           runs kernels load and store 16-vectors
+                                           through a pointer where aligned */
   unsigned findall_split_stores;        /* 1: CHUNKED findall writes a block's
                                            two eight-lane stores one after the
                                            other, not in a two-step loop */

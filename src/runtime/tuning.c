@@ -118,8 +118,10 @@ static const clgpu__tuning base_row = {
      * 16M elements, 10% selected, whole calls in one process, the kernel
      * file of each form through CLGPU_KERNEL_DIR, calls alternating,
      * median of 25 per-call ratios, split over loop (2026-12-06, 2-core
-     * AMD EPYC): POCL float 0.89-0.92, uint32 0.91-0.92; Intel's runtime
-     * float 1.04-1.05, uint32 1.00. */
+     * AMD EPYC): POCL float 0.92, uint32 0.91; Intel's runtime float
+     * 1.05, uint32 1.00. With the mask also taken by AVX2's movmskps
+     * (not kept: alone it changed nothing) POCL 0.89-0.95 in four runs,
+     * Intel's runtime 1.03-1.04 float. */
     .findall_split_stores = 0,
     /* Radix sort: keys up to this count are sorted by one work-item in
      * one kernel (CHUNKED), every pass at once: one launch instead of
@@ -325,9 +327,8 @@ static const tuning_class classes[] = {
     {"POCL", CL_DEVICE_TYPE_CPU, "Portable Computing Language",
      "tiled_scan_totals_coalesced=0,radix_items=32,tiled_step_barrier=1,sort_stream=1,"
      "sort_stream_digit_max=8,sort_chunked_digit_max_values=8,"
-     "copy_kernel_floor=1048576,findall_vector_flags=1,findall_compress=1,findall_split_stores=1,"
-     "aligned_vector_access=1,"
-     "blocked_gather=1,"
+     "copy_kernel_floor=1048576,findall_vector_flags=1,findall_compress=1,"
+     "findall_split_stores=1,aligned_vector_access=1,blocked_gather=1,"
      "scan_stream_floor=33554432"},
     /* Mesa's rusticl on llvmpipe pays more for a barrier than it gains:
      * 4M uint32, `CLGPU_TUNING=tiled_step_barrier=0|1 clgpu-bench run

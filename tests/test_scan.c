@@ -1606,9 +1606,10 @@ static int streaming_teardown(void **state) {
   return 0;
 }
 
-/* One case in the streamed context and in the shared one, which stores
- * plainly: both right, and the same bits (a float sum's rounding must not
- * depend on how its output is stored). */
+/* One case in two contexts whose tunings differ only in how the kernels
+ * reach memory: both right, and the same bits (a float sum's rounding must
+ * not depend on how its elements are loaded or stored). `what` names the
+ * two forms in the failure message. Leaves shared_context at the second. */
 static void run_in_both(const scan_case *c, clgpu_context *first_context,
                         clgpu_context *second_context, const char *what) {
   unsigned char *first_output = NULL, *second_output = NULL;
@@ -1628,6 +1629,8 @@ static void run_in_both(const scan_case *c, clgpu_context *first_context,
   free(second_output);
 }
 
+/* A case in the streamed context and in the shared one, which stores
+ * plainly. */
 static void run_streamed_and_plain(const scan_case *c) {
   run_in_both(c, streamed_context, plain_context, "streamed and plain stores");
 }

@@ -71,7 +71,15 @@ __kernel void clgpu_elementwise(CLGPU_PARAMS
   /* ---- contiguous: work-item g takes element g of every array ---- */
 #define CLGPU_AT(k) clgpu_o##k + (long)clgpu_g
   const ulong clgpu_g = get_global_id(0);
+#ifdef CLGPU_GROUP_BOUND
+  /* Only the last group holds work-items past the count, and the test
+   * is the group's before it is the work-item's (the tuning table's
+   * group_bound_check): POCL's compiler, which runs a group as one
+   * loop over its work-items, vectorises that loop only so. */
+  if (get_group_id(0) == get_num_groups(0) - 1 && clgpu_g >= clgpu_count) return;
+#else
   if (clgpu_g >= clgpu_count) return;
+#endif
 
 #elif defined(CLGPU_TILE)
   /* ---- blocked, for CPU devices ----

@@ -2605,12 +2605,14 @@ static void double_when_available(void **state) {
  * under the tuning field blocked_gather (which the device class chooses),
  * vectorised into gathers where every stride along them is 0, +-1 or at
  * least 16 elements and every element is 4 or 8 bytes. Both forms run here
- * on every device (a context each), over layouts on both sides of those
- * rules: far strides of 4- and 8-byte elements, a stride of 10, a pitched
+ * on every device (a context each), in squares of 32 and of 16 (the
+ * tuning's `block`: 16 on AMD processors), over layouts on both sides of
+ * those rules: far strides of 4- and 8-byte elements, a stride of 10, a pitched
  * transpose, a reversed input beside the transposed one. */
 static void blocked_run_forms(void **state) {
   (void)state;
-  static const char *const forms[] = {"blocked_gather=0", "blocked_gather=1"};
+  static const char *const forms[] = {"blocked_gather=0,block=32", "blocked_gather=1,block=32",
+                                      "blocked_gather=0,block=16", "blocked_gather=1,block=16"};
   for (size_t f = 0; f < sizeof forms / sizeof forms[0]; f++) {
     shared_context = test_context_tuned(forms[f]);
     char label[160];
@@ -2658,6 +2660,42 @@ static void blocked_run_forms(void **state) {
       run_case(&c);
       clgpu_elementwise_destroy(wide);
     }
+    clgpu_context_destroy(shared_context);
+    shared_context = group_context;
+  }
+}
+
+/* ---- the contiguous kernel's two bound tests ----
+ *
+ * The contiguous kernel runs in whole groups, so the last group's
+ * work-items past the count must store nothing. They test the count
+ * alone, or, under the tuning field group_bound_check (which the device
+ * class chooses: POCL), test first whether theirs is the last group. Both
+ * forms run here on every device (a context each), over counts below,
+ * at and past a multiple of any group size, each against the host and
+ * with the guards around every array checked (a work-item past the count
+ * that stored would write into the guard after the output). */
+static void contiguous_bound_forms(void **state) {
+  (void)state;
+  static const char *const forms[] = {"group_bound_check=0", "group_bound_check=1"};
+  static const size_t counts[] = {1, 255, 256, 257, 1000, 4099, 65537};
+  size_t count_count = oclgrind ? 5 : sizeof counts / sizeof counts[0];
+  for (size_t f = 0; f < sizeof forms / sizeof forms[0]; f++) {
+    shared_context = test_context_tuned(forms[f]);
+    clgpu_elementwise *kernel = make_kernel(&times_five_kernel, NULL, 0, 0);
+    char label[160];
+    for (size_t i = 0; i < count_count; i++) {
+      snprintf(label, sizeof label, "%s: x5, %zu contiguous", forms[f], counts[i]);
+      clgpu_elementwise_stats s =
+          run_pair(kernel, &times_five_kernel, label, plain(line(0, counts[i], 1)),
+                   plain(line(3, counts[i], 1)));
+      assert_int_equal(s.contiguous_runs, 2 * i + 1);
+      snprintf(label, sizeof label, "%s: x5, %zu both reversed", forms[f], counts[i]);
+      s = run_pair(kernel, &times_five_kernel, label, reversed(line(0, counts[i], 1)),
+                   reversed(line(0, counts[i], 1)));
+      assert_int_equal(s.contiguous_runs, 2 * i + 2);
+    }
+    clgpu_elementwise_destroy(kernel);
     clgpu_context_destroy(shared_context);
     shared_context = group_context;
   }
@@ -2763,6 +2801,7 @@ int main(void) {
       cmocka_unit_test(float_within_bound),
       cmocka_unit_test(double_when_available),
       cmocka_unit_test_teardown(blocked_run_forms, restore_context),
+      cmocka_unit_test_teardown(contiguous_bound_forms, restore_context),
       cmocka_unit_test(used_and_destroyed_after_context_destroy),
   };
   return cmocka_run_group_tests(tests, group_setup, group_teardown);

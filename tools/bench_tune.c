@@ -54,6 +54,8 @@ static const tune_param params[] = {
     {"findall_split_stores", 0, "findall", {0, 1}, 2, 0},
     {"aligned_vector_access", 0, "reduce,scan,findall", {0, 1}, 2, 0},
     {"blocked_gather", 0, "strided_copy,elementwise_transposed", {0, 1}, 2, 0},
+    {"block", 0, "strided_copy,elementwise_transposed", {8, 16, 32, 64}, 4, 0},
+    {"group_bound_check", 0, "elementwise,copy", {0, 1}, 2, 0},
 };
 enum { NUM_PARAMS = sizeof params / sizeof params[0] };
 
@@ -118,8 +120,9 @@ static const char *const tune_help[] = {
     "                           findall_split_stores (findall),\n"
     "                           aligned_vector_access (reduce, scan,\n"
     "                           findall),\n"
-    "                           blocked_gather (strided_copy,\n"
-    "                           elementwise_transposed)\n"
+    "                           blocked_gather, block (strided_copy,\n"
+    "                           elementwise_transposed),\n"
+    "                           group_bound_check (elementwise, copy)\n"
     "  --sizes N     elements per operation, as run takes them (default 16M)\n"
     "  --types LIST  element types, as run takes them (default uint32)\n"
     "  --params LIST comma-separated parameters of the shape (default all of them)\n"

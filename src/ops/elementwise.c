@@ -408,6 +408,9 @@ static char *generate(const clgpu_elementwise *kernel, program_kind kind, unsign
   add_slot_loads(&t, kernel);
   if (kind == KIND_CONTIGUOUS) {
     clgpu__text_add(&t, "#define CLGPU_CONTIGUOUS\n");
+    if (kernel->context->tuning->group_bound_check) {
+      clgpu__text_add(&t, "#define CLGPU_GROUP_BOUND\n");
+    }
   } else {
     if (kind == KIND_GENERIC) clgpu__text_add(&t, "#define CLGPU_GENERIC\n");
     clgpu__text_add(&t, "#define CLGPU_RANK %u\n#define CLGPU_INNER %u\n", rank, rank - 1);

@@ -278,6 +278,22 @@ static const clgpu__tuning base_row = {
      * per element; they run one element at a time unless a class measured
      * its compiler's gathers faster (blocked_gather). */
     .blocked_gather = 0,
+    /* The contiguous elementwise kernel's work-items test the count
+     * themselves, unless a class measured the group's test first faster
+     * (1: only the last group's work-items test it). POCL, 16M elements,
+     * y = a * x + z, `CLGPU_TUNING=group_bound_check=0|1 clgpu-bench run
+     * --ops elementwise --types float,uint32 --sizes 16M`, two runs each
+     * alternating (2026-12-06): 10.2-15.3 ms against 5.4-6.9 (1.62-2.17
+     * against 0.98-1.04 of the hand-written kernel's time, which has no
+     * test); its compiler leaves the group's loop over its work-items
+     * scalar around a test of each. Intel's CPU runtime the other way:
+     * 6.0-6.5 ms against 9.3-11.7 (1.04-1.07 against 1.68-2.37); rusticl,
+     * 1M: 1.21 against 1.29. A plain kernel alone, 16M, POCL: 5.2-5.7 ms
+     * without a test, 10.1-10.7 with the work-item's, 5.4-6.3 with the
+     * group's first. The contiguous clgpu_copy, which is that kernel on
+     * POCL (copy_kernel_floor), the same way: 16M float 8.6-10.2 ms
+     * against 4.2-4.6, 1M 0.41-0.76 against 0.22-0.25 (`--ops copy`). */
+    .group_bound_check = 0,
 };
 
 /* Device classes, in the order they are matched: the first whose type bits
@@ -329,7 +345,7 @@ static const tuning_class classes[] = {
      "sort_stream_digit_max=8,sort_chunked_digit_max_values=8,"
      "copy_kernel_floor=1048576,findall_vector_flags=1,findall_compress=1,"
      "findall_split_stores=1,aligned_vector_access=1,blocked_gather=1,"
-     "scan_stream_floor=33554432"},
+     "scan_stream_floor=33554432,group_bound_check=1"},
     /* Mesa's rusticl on llvmpipe pays more for a barrier than it gains:
      * 4M uint32, `CLGPU_TUNING=tiled_step_barrier=0|1 clgpu-bench run
      * --shape tiled --ops reduce,scan,findall --sizes 4M`, two rounds
@@ -398,7 +414,20 @@ static const tuning_class classes[] = {
  * time of 11 from 128K to 4M keys and a median 0.92 at 16M (the
  * sort_stream_digit_max comment above). `clgpu-radix-bound`
  * (tools/radix_bound.c) shows it in C on this host too: the kernels'
- * design at 11 bits took 0.72-0.87 of its time at 8 (five runs). */
+ * design at 11 bits took 0.72-0.87 of its time at 8 (five runs).
+ *
+ * AMD processors, the blocked walk (`block`) in squares of 16 rather than
+ * 32: a transpose of 4096 x 4096 floats reads (or writes) rows 16 KiB
+ * apart, which all fall in one set of the 8-way L1 (32 KiB) and in four
+ * of the 8-way L2 (512 KiB): a square of 32 needs 64 such lines, one of
+ * 16 needs 32, which L2 holds. Same host (2026-12-06), `CLGPU_TUNING=
+ * block=32|16|8 clgpu-bench run --ops strided_copy_transposed,
+ * elementwise_transposed --types float --sizes 16M`, medians of 7, two
+ * rounds alternating: POCL copy 21.6-21.7 ms at 32, 16.0-16.7 at 16,
+ * 25.6 at 8; elementwise 21.3-21.6, 15.9-16.2, 27.4; Intel's CPU runtime
+ * copy 27.1-27.3, 17.0-17.5, 17.6; elementwise 26.8-27.4, 17.3-17.7,
+ * 17.4. (On the 48 KiB 12-way L1 of the other host, 16 was no faster than
+ * 32: the `block` comment above.) */
 typedef struct tuning_overlay {
   const char *name;
   cl_device_type types;
@@ -407,7 +436,7 @@ typedef struct tuning_overlay {
 } tuning_overlay;
 
 static const tuning_overlay overlays[] = {
-    {"AMD processors", CL_DEVICE_TYPE_CPU, "AMD", "sort_stream_wide_floor=4194304"},
+    {"AMD processors", CL_DEVICE_TYPE_CPU, "AMD", "sort_stream_wide_floor=4194304,block=16"},
 };
 
 void clgpu__tuning_for(const clgpu_device_info *info, clgpu__tuning *out) {
@@ -507,6 +536,7 @@ static const tuning_field fields[] = {
     FIELD(block, 0, 8, 1024, 0, 0),
     FIELD(blocking_floor, 1, 0, (uint64_t)1 << 32, 0, 0),
     FIELD(blocked_gather, 0, 0, 1, 0, 0),
+    FIELD(group_bound_check, 0, 0, 1, 0, 0),
 };
 
 static const tuning_field *find_field(const char *name, size_t length) {

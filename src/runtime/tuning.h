@@ -78,6 +78,8 @@ typedef struct clgpu__tuning {
   /* Elementwise kernels (ops/elementwise.c). */
   unsigned block;
   uint64_t blocking_floor;
+  unsigned group_bound_check; /* 1: the contiguous elementwise kernel tests the group
+                                 before the work-item against the count */
   unsigned blocked_gather; /* 1: the blocked walk's runs are vectorised (gathers)
                               where every array's stride along them is 0, +-1
                               or a far one, of 4- or 8-byte elements */

@@ -87,10 +87,18 @@ __kernel void clgpu_elementwise(CLGPU_PARAMS
    * one the outputs are fastest along (the last): a transposed input, for
    * example. Walking rows of the output would then read that array with a
    * long stride per element, touching a new cache line each time. Instead
-   * each work-item takes a band of CLGPU_BLOCK indices of the tile
-   * dimension (and one index of each other dimension, decoded once), and
-   * walks it in squares of CLGPU_BLOCK x CLGPU_BLOCK, in which both arrays
-   * stay in the cache. Every extent is a constant here. */
+   * each work-item takes a band of CLGPU_BLOCK indices of the last
+   * dimension (and one index of each other dimension but the tile
+   * dimension, decoded once), and walks it down the tile dimension in
+   * squares of CLGPU_BLOCK x CLGPU_BLOCK, in which both arrays stay in the
+   * cache. Down the tile dimension rather than along the last: the
+   * transposed array is then read as CLGPU_BLOCK runs that go on from one
+   * square to the next, which the hardware prefetches, and the outputs
+   * are written a line per row of a square. POCL, a 4096 x 4096 float
+   * transpose in squares of 16, this kernel alone against the walk along
+   * the last dimension, alternating in one process (2026-12-06): 0.655 of
+   * the time; Intel's CPU runtime 0.94-0.99. Every extent is a constant
+   * here. */
 #define CLGPU_BAND_DECODE(d)                                                         \
   ulong clgpu_x##d;                                                                  \
   {                                                                                  \
@@ -103,7 +111,7 @@ __kernel void clgpu_elementwise(CLGPU_PARAMS
   const long clgpu_p##k = clgpu_b##k + (long)clgpu_r * (long)CLGPU_STEP(k, d) +      \
                           (long)clgpu_c0 * (long)CLGPU_STEP(k, CLGPU_INNER);
 #define CLGPU_AT(k) clgpu_p##k + (long)clgpu_j * (long)CLGPU_STEP(k, CLGPU_INNER)
-  const ulong clgpu_bands = ((ulong)CLGPU_EXTENT(CLGPU_TILE) + CLGPU_BLOCK - 1) / CLGPU_BLOCK;
+  const ulong clgpu_bands = ((ulong)CLGPU_EXTENT(CLGPU_INNER) + CLGPU_BLOCK - 1) / CLGPU_BLOCK;
   ulong clgpu_rest = (ulong)get_global_id(0) / clgpu_bands;
   const ulong clgpu_band = (ulong)get_global_id(0) - clgpu_rest * clgpu_bands;
 #if CLGPU_INNER > 6 && CLGPU_TILE != 6
@@ -128,13 +136,13 @@ __kernel void clgpu_elementwise(CLGPU_PARAMS
   CLGPU_BAND_DECODE(0)
 #endif
   if (clgpu_rest != 0) return;
-  const ulong CLGPU_CAT(clgpu_x, CLGPU_TILE) = clgpu_band * CLGPU_BLOCK;
+  const ulong CLGPU_CAT(clgpu_x, CLGPU_TILE) = 0;
   CLGPU_EACH_SLOT(CLGPU_BAND_START, CLGPU_INNER)
-  const ulong clgpu_rows =
-      min((ulong)CLGPU_BLOCK, (ulong)CLGPU_EXTENT(CLGPU_TILE) - CLGPU_CAT(clgpu_x, CLGPU_TILE));
-  for (ulong clgpu_c0 = 0; clgpu_c0 < (ulong)CLGPU_EXTENT(CLGPU_INNER); clgpu_c0 += CLGPU_BLOCK) {
-    const ulong clgpu_run = min((ulong)CLGPU_BLOCK, (ulong)CLGPU_EXTENT(CLGPU_INNER) - clgpu_c0);
-    for (ulong clgpu_r = 0; clgpu_r < clgpu_rows; clgpu_r++) {
+  const ulong clgpu_c0 = clgpu_band * CLGPU_BLOCK;
+  const ulong clgpu_run = min((ulong)CLGPU_BLOCK, (ulong)CLGPU_EXTENT(CLGPU_INNER) - clgpu_c0);
+  for (ulong clgpu_t0 = 0; clgpu_t0 < (ulong)CLGPU_EXTENT(CLGPU_TILE); clgpu_t0 += CLGPU_BLOCK) {
+    const ulong clgpu_rows = min(clgpu_t0 + CLGPU_BLOCK, (ulong)CLGPU_EXTENT(CLGPU_TILE));
+    for (ulong clgpu_r = clgpu_t0; clgpu_r < clgpu_rows; clgpu_r++) {
       CLGPU_EACH_SLOT(CLGPU_ROW_START, CLGPU_TILE)
       /* See the strided kind's loop. With CLGPU_GATHER_RUN (the tuning
        * table's blocked_gather: every stride along the run is 0, +-1 or

@@ -655,12 +655,13 @@ static program_kind choose(clgpu_elementwise *kernel, const layout_key *key, uns
   return KIND_SPECIALISED;
 }
 
-/* The most loop iterations one work-item of a blocked kernel runs
- * (add_blocked) when the last dimension is `length` long: the column
- * blocks, a row loop in each, and up to `block` rows of `length` elements. */
+/* The most loop iterations one work-item of a blocked kernel runs when
+ * the tile dimension is `length` long: its band of `block` columns walks
+ * the whole tile dimension, `block` rows at a time, a run of up to `block`
+ * elements in each row. */
 static cl_ulong blocked_iterations(cl_ulong length, cl_ulong block) {
   cl_ulong blocks = (length + block - 1) / block;
-  return blocks * (1 + block) + block * length;
+  return blocks + length * (1 + block);
 }
 
 /* Whether the plan runs blocked on this device (add_blocked): 0 for no,
@@ -673,21 +674,22 @@ static unsigned blocking_of(const clgpu_elementwise *kernel, const plan *p) {
   const clgpu__tuning *tuning = kernel->context->tuning;
   if (p->rank < 2 || p->count < tuning->blocking_floor) return 0;
   unsigned inner = p->rank - 1;
-  /* A band walks up to BLOCK rows of the whole last dimension in one
-   * work-item: its loops run about (BLOCK + 1) iterations per element of a
-   * row's length. On a device that leaves loops after a count of
-   * iterations (quirk loop_iteration_cap: llvmpipe) a band past that would
-   * stop early, so such layouts take the strided kernel, whose chunks
-   * strided_launch_shape bounds. */
-  cl_ulong cap = kernel->context->quirks.loop_iteration_cap;
-  if (cap && blocked_iterations(p->shape[inner], tuning->block) > cap) return 0;
   for (unsigned k = 0; k < kernel->num_arrays; k++) {
     unsigned fastest = inner;
     for (unsigned d = 0; d < inner; d++) {
       uint64_t stride = clgpu__magnitude(p->strides[k][d]);
       if (stride != 0 && stride < clgpu__magnitude(p->strides[k][fastest])) fastest = d;
     }
-    if (fastest != inner && p->shape[fastest] >= 2 && p->shape[inner] >= 2) return fastest + 1;
+    if (fastest == inner || p->shape[fastest] < 2 || p->shape[inner] < 2) continue;
+    /* A band walks BLOCK columns down the whole tile dimension in one
+     * work-item: its loops run about (BLOCK + 1) iterations per index of
+     * that dimension. On a device that leaves loops after a count of
+     * iterations (quirk loop_iteration_cap: llvmpipe) a band past that
+     * would stop early, so such layouts take the strided kernel, whose
+     * chunks strided_launch_shape bounds. */
+    cl_ulong cap = kernel->context->quirks.loop_iteration_cap;
+    if (cap && blocked_iterations(p->shape[fastest], tuning->block) > cap) return 0;
+    return fastest + 1;
   }
   return 0;
 }
@@ -1044,10 +1046,11 @@ clgpu_status clgpu__elementwise_enqueue(clgpu_elementwise *kernel,
   size_t local = 1, global = 1;
   if (status == CLGPU_SUCCESS) {
     if (tile) {
-      /* One work-item per band of the tile dimension and index of the
-       * others (add_blocked), in groups of one (a CPU device). */
+      /* One work-item per band of the last dimension and index of the
+       * others but the tile dimension (cl/elementwise.cl's blocked walk),
+       * in groups of one (a CPU device). */
       cl_ulong block = context->tuning->block;
-      cl_ulong items = (p.shape[tile - 1] + block - 1) / block;
+      cl_ulong items = (p.shape[p.rank - 1] + block - 1) / block;
       for (unsigned d = 0; d + 1 < p.rank; d++) {
         if (d != tile - 1) items *= p.shape[d];
       }

@@ -138,10 +138,19 @@ __kernel void clgpu_elementwise(CLGPU_PARAMS
   if (clgpu_rest != 0) return;
   const ulong CLGPU_CAT(clgpu_x, CLGPU_TILE) = 0;
   CLGPU_EACH_SLOT(CLGPU_BAND_START, CLGPU_INNER)
+  /* Where a dimension's extent is a multiple of CLGPU_BLOCK, its loop
+   * bound is the constant (the compiler folds the test): Intel's CPU
+   * runtime ran a 4096 x 4096 float transpose in 0.66-0.68 of the time
+   * so, with the bounds through min(); POCL alike either way. */
   const ulong clgpu_c0 = clgpu_band * CLGPU_BLOCK;
-  const ulong clgpu_run = min((ulong)CLGPU_BLOCK, (ulong)CLGPU_EXTENT(CLGPU_INNER) - clgpu_c0);
+  const ulong clgpu_run =
+      (ulong)CLGPU_EXTENT(CLGPU_INNER) % CLGPU_BLOCK == 0
+          ? (ulong)CLGPU_BLOCK
+          : min((ulong)CLGPU_BLOCK, (ulong)CLGPU_EXTENT(CLGPU_INNER) - clgpu_c0);
   for (ulong clgpu_t0 = 0; clgpu_t0 < (ulong)CLGPU_EXTENT(CLGPU_TILE); clgpu_t0 += CLGPU_BLOCK) {
-    const ulong clgpu_rows = min(clgpu_t0 + CLGPU_BLOCK, (ulong)CLGPU_EXTENT(CLGPU_TILE));
+    const ulong clgpu_rows = (ulong)CLGPU_EXTENT(CLGPU_TILE) % CLGPU_BLOCK == 0
+                                 ? clgpu_t0 + CLGPU_BLOCK
+                                 : min(clgpu_t0 + CLGPU_BLOCK, (ulong)CLGPU_EXTENT(CLGPU_TILE));
     for (ulong clgpu_r = clgpu_t0; clgpu_r < clgpu_rows; clgpu_r++) {
       CLGPU_EACH_SLOT(CLGPU_ROW_START, CLGPU_TILE)
       /* See the strided kind's loop. With CLGPU_GATHER_RUN (the tuning

@@ -2624,6 +2624,13 @@ static void blocked_run_forms(void **state) {
     put(&c, 0, dense(2, SHAPE(70, 65), NULL, NULL), 1);
     put(&c, 1, dense(2, SHAPE(65, 70), NULL, NULL), 2)->how = DERIVE_TRANSPOSE;
     run_case(&c);
+    /* Extents that are multiples of the block: the walk's loop bounds are
+     * then constants of the program. */
+    snprintf(label, sizeof label, "%s: uint32 64x96, x transposed (whole squares)", forms[f]);
+    case_init(&c, plus, &plus_one_kernel, label);
+    put(&c, 0, dense(2, SHAPE(64, 96), NULL, NULL), 1);
+    put(&c, 1, dense(2, SHAPE(96, 64), NULL, NULL), 2)->how = DERIVE_TRANSPOSE;
+    run_case(&c);
     snprintf(label, sizeof label, "%s: uint32 10x500, x transposed (stride 10)", forms[f]);
     case_init(&c, plus, &plus_one_kernel, label);
     put(&c, 0, dense(2, SHAPE(10, 500), NULL, NULL), 1);

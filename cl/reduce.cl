@@ -23,6 +23,8 @@
  *                       r (A16) giving the output's 16-vector (scans)
  *   CLGPU_VMASK         with CLGPU_VSTORE_EXPR: the unsigned integer type of
  *                       A's size (shuffle masks)
+ *   CLGPU_COUNTS        optional, CHUNKED count_if: the map gives 0 or 1 and
+ *                       the operator is +, so a chunk counts in a uint
  *   CLGPU_COMMUTES      optional, scans: the operator commutes, so that
  *                       clgpu_scan_totals may fold a range in the TILED
  *                       reduce's coalesced order
@@ -305,6 +307,17 @@ inline A clgpu_reduce_items(__global const T *in, ulong begin, ulong end, ulong 
     A lanes[16];
     vstore16(w, 0, lanes);
     for (int j = 0; j < 16; j++) acc = clgpu_combine(acc, lanes[j]);
+  }
+#endif
+#ifdef CLGPU_COUNTS
+  /* count_if: the matches in a 32-bit counter, added into the 64-bit count
+   * every 2^31 elements; a 64-bit sum of the predicate's 0 or 1 gave the
+   * loop vectoriser half as many lanes (docs/reduce.md). */
+  while (k < end) {
+    ulong part = min(end, k + ((ulong)1 << 31));
+    uint c = 0;
+    for (; k < part; k++) c += (uint)clgpu_map(in[k], k - base);
+    acc += c;
   }
 #endif
   for (; k < end; k++) acc = clgpu_combine(acc, clgpu_map(in[k], k - base));

@@ -457,6 +457,10 @@ clgpu_status clgpu__spec_program_with(clgpu_context *context, const clgpu__op_sp
       defines[count++] = (clgpu_define){"CLGPU_FINDALL_SPLIT_STORES", NULL};
     }
   }
+  /* count_if's CHUNKED chunks count in 32 bits (docs/reduce.md). */
+  if (s->counts && s->kernels == CLGPU__KERNELS_REDUCE && shape->kind == CLGPU_SHAPE_CHUNKED) {
+    defines[count++] = (clgpu_define){"CLGPU_COUNTS", NULL};
+  }
   if (s->commutes && context->tuning->tiled_scan_totals_coalesced) {
     defines[count++] = (clgpu_define){"CLGPU_COMMUTES", NULL};
   }

@@ -27,7 +27,10 @@
  *                         (the fastest dimension), as plain numbers
  *   CLGPU_TILE            optional, specialised: the blocked walk for CPU
  *                         devices, blocking dimension CLGPU_TILE with the
- *                         fastest one in squares of CLGPU_BLOCK
+ *                         fastest one in squares of CLGPU_BLOCK, a
+ *                         work-item taking CLGPU_BANDS bands of the last
+ *                         dimension over CLGPU_ROWS rows of the tile one
+ *                         (a multiple of CLGPU_BLOCK)
  *   CLGPU_SCALAR_RUN      optional: keep the run loop scalar (see below)
  * and CLGPU_NEEDS_FP64 for common.cl when an argument is double. */
 #ifndef CLGPU_ELEMENTWISE_TAIL
@@ -111,9 +114,21 @@ __kernel void clgpu_elementwise(CLGPU_PARAMS
   const long clgpu_p##k = clgpu_b##k + (long)clgpu_r * (long)CLGPU_STEP(k, d) +      \
                           (long)clgpu_c0 * (long)CLGPU_STEP(k, CLGPU_INNER);
 #define CLGPU_AT(k) clgpu_p##k + (long)clgpu_j * (long)CLGPU_STEP(k, CLGPU_INNER)
+  /* A work-item takes CLGPU_BANDS neighbouring bands (the last of them
+   * possibly fewer) and CLGPU_ROWS rows of the tile dimension, the bands
+   * one after another over the same rows: with more than one band, the
+   * rows' pages of the arrays fastest along the last dimension are met
+   * again by every band, while the address translations are still held
+   * (docs/elementwise.md). The item's index: its bands fastest, then its
+   * rows, then the other dimensions. */
   const ulong clgpu_bands = ((ulong)CLGPU_EXTENT(CLGPU_INNER) + CLGPU_BLOCK - 1) / CLGPU_BLOCK;
-  ulong clgpu_rest = (ulong)get_global_id(0) / clgpu_bands;
-  const ulong clgpu_band = (ulong)get_global_id(0) - clgpu_rest * clgpu_bands;
+  const ulong clgpu_band_groups = (clgpu_bands + CLGPU_BANDS - 1) / CLGPU_BANDS;
+  const ulong clgpu_row_groups =
+      ((ulong)CLGPU_EXTENT(CLGPU_TILE) + CLGPU_ROWS - 1) / CLGPU_ROWS;
+  ulong clgpu_rest = (ulong)get_global_id(0) / clgpu_band_groups;
+  const ulong clgpu_band_group = (ulong)get_global_id(0) - clgpu_rest * clgpu_band_groups;
+  const ulong clgpu_row_group = clgpu_rest % clgpu_row_groups;
+  clgpu_rest /= clgpu_row_groups;
 #if CLGPU_INNER > 6 && CLGPU_TILE != 6
   CLGPU_BAND_DECODE(6)
 #endif
@@ -142,12 +157,18 @@ __kernel void clgpu_elementwise(CLGPU_PARAMS
    * bound is the constant (the compiler folds the test): Intel's CPU
    * runtime ran a 4096 x 4096 float transpose in 0.66-0.68 of the time
    * so, with the bounds through min(); POCL alike either way. */
+  const ulong clgpu_first_row = clgpu_row_group * CLGPU_ROWS;
+  const ulong clgpu_end_row = min(clgpu_first_row + CLGPU_ROWS, (ulong)CLGPU_EXTENT(CLGPU_TILE));
+  const ulong clgpu_end_band = min(clgpu_band_group * CLGPU_BANDS + CLGPU_BANDS, clgpu_bands);
+  for (ulong clgpu_band = clgpu_band_group * CLGPU_BANDS; clgpu_band < clgpu_end_band;
+       clgpu_band++) {
   const ulong clgpu_c0 = clgpu_band * CLGPU_BLOCK;
   const ulong clgpu_run =
       (ulong)CLGPU_EXTENT(CLGPU_INNER) % CLGPU_BLOCK == 0
           ? (ulong)CLGPU_BLOCK
           : min((ulong)CLGPU_BLOCK, (ulong)CLGPU_EXTENT(CLGPU_INNER) - clgpu_c0);
-  for (ulong clgpu_t0 = 0; clgpu_t0 < (ulong)CLGPU_EXTENT(CLGPU_TILE); clgpu_t0 += CLGPU_BLOCK) {
+  for (ulong clgpu_t0 = clgpu_first_row; clgpu_t0 < clgpu_end_row; clgpu_t0 += CLGPU_BLOCK) {
+    /* CLGPU_ROWS is a multiple of CLGPU_BLOCK (the host rounds it). */
     const ulong clgpu_rows = (ulong)CLGPU_EXTENT(CLGPU_TILE) % CLGPU_BLOCK == 0
                                  ? clgpu_t0 + CLGPU_BLOCK
                                  : min(clgpu_t0 + CLGPU_BLOCK, (ulong)CLGPU_EXTENT(CLGPU_TILE));
@@ -253,6 +274,7 @@ __kernel void clgpu_elementwise(CLGPU_PARAMS
 #elif defined(CLGPU_TILE)
       }
     }
+  }
   }
 }
 

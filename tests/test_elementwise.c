@@ -2608,11 +2608,21 @@ static void double_when_available(void **state) {
  * on every device (a context each), in squares of 32 and of 16 (the
  * tuning's `block`: 16 on AMD processors), over layouts on both sides of
  * those rules: far strides of 4- and 8-byte elements, a stride of 10, a pitched
- * transpose, a reversed input beside the transposed one. */
+ * transpose, a reversed input beside the transposed one. A work-item takes
+ * one band down the whole tile dimension in those forms; in the last two it
+ * takes several bands over a group of rows (blocked_columns, blocked_rows:
+ * AMD processors), the rows a multiple of the square or rounded up to one,
+ * over the same layouts and a larger one of many such groups, whose last
+ * groups of bands and of rows are partial. */
 static void blocked_run_forms(void **state) {
   (void)state;
-  static const char *const forms[] = {"blocked_gather=0,block=32", "blocked_gather=1,block=32",
-                                      "blocked_gather=0,block=16", "blocked_gather=1,block=16"};
+  static const char *const forms[] = {
+      "blocked_gather=0,block=32,blocked_rows=0,blocked_columns=0",
+      "blocked_gather=1,block=32,blocked_rows=0,blocked_columns=0",
+      "blocked_gather=0,block=16,blocked_rows=0,blocked_columns=0",
+      "blocked_gather=1,block=16,blocked_rows=0,blocked_columns=0",
+      "blocked_gather=0,block=16,blocked_rows=32,blocked_columns=32",
+      "blocked_gather=1,block=16,blocked_rows=40,blocked_columns=48"};
   for (size_t f = 0; f < sizeof forms / sizeof forms[0]; f++) {
     shared_context = test_context_tuned(forms[f]);
     char label[160];
@@ -2641,6 +2651,23 @@ static void blocked_run_forms(void **state) {
     put(&c, 0, dense(2, SHAPE(33, 131), NULL, SHAPE(0, 5)), 1);
     put(&c, 1, dense(2, SHAPE(131, 33), NULL, SHAPE(0, 19)), 3)->how = DERIVE_TRANSPOSE;
     run_case(&c);
+    /* 19 bands of 16 (or 10 of 32) and 283 rows: with 2 bands and 32
+     * rows a work-item, 90 work-items, with 3 and 48, 42; enough that the
+     * grouped share is taken on up to 10 compute units. */
+    snprintf(label, sizeof label, "%s: uint32 283x300, x transposed (groups of bands)", forms[f]);
+    case_init(&c, plus, &plus_one_kernel, label);
+    put(&c, 0, dense(2, SHAPE(283, 300), NULL, NULL), 1);
+    put(&c, 1, dense(2, SHAPE(300, 283), NULL, NULL), 2)->how = DERIVE_TRANSPOSE;
+    run_case(&c);
+    /* y += x.T: an element walked by two work-items (or twice by one)
+     * would be added to twice. */
+    clgpu_elementwise *add = make_kernel(&accumulate_kernel, NULL, 0, 0);
+    snprintf(label, sizeof label, "%s: uint32 y += x.T, 283x300", forms[f]);
+    case_init(&c, add, &accumulate_kernel, label);
+    put(&c, 0, dense(2, SHAPE(283, 300), NULL, NULL), 1);
+    put(&c, 1, dense(2, SHAPE(300, 283), NULL, NULL), 2)->how = DERIVE_TRANSPOSE;
+    run_case(&c);
+    clgpu_elementwise_destroy(add);
     clgpu_elementwise_destroy(plus);
 
     const float a = 1.1f;

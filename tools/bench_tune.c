@@ -55,6 +55,8 @@ static const tune_param params[] = {
     {"aligned_vector_access", 0, "reduce,scan,findall", {0, 1}, 2, 0},
     {"blocked_gather", 0, "strided_copy,elementwise_transposed", {0, 1}, 2, 0},
     {"block", 0, "strided_copy,elementwise_transposed", {8, 16, 32, 64}, 4, 0},
+    {"blocked_rows", 0, "strided_copy,elementwise_transposed", {0, 128, 256, 512}, 4, 0},
+    {"blocked_columns", 0, "strided_copy,elementwise_transposed", {0, 256, 512, 1024}, 4, 0},
     {"group_bound_check", 0, "elementwise,copy", {0, 1}, 2, 0},
 };
 enum { NUM_PARAMS = sizeof params / sizeof params[0] };
@@ -120,7 +122,8 @@ static const char *const tune_help[] = {
     "                           findall_split_stores (findall),\n"
     "                           aligned_vector_access (reduce, scan,\n"
     "                           findall),\n"
-    "                           blocked_gather, block (strided_copy,\n"
+    "                           blocked_gather, block, blocked_rows,\n"
+    "                           blocked_columns (strided_copy,\n"
     "                           elementwise_transposed),\n"
     "                           group_bound_check (elementwise, copy)\n"
     "  --sizes N     elements per operation, as run takes them (default 16M)\n"

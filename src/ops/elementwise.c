@@ -513,6 +513,48 @@ static layout_key key_of(const plan *p, unsigned slots, unsigned tile) {
   return key;
 }
 
+/* How a blocked kernel's work-items share a layout of `rank` dimensions,
+ * blocked along `tile` (the dimension, not 1 + it) with the last: each
+ * takes `bands` bands of `block` columns of the last dimension over
+ * `rows` rows of the tile dimension (a multiple of `block`, so that
+ * every square lies in one item's rows), and there are `items` of them.
+ * From the tuning table's blocked_columns and blocked_rows (cl/
+ * elementwise.cl's CLGPU_BANDS and CLGPU_ROWS), unless that would leave
+ * fewer than four items per compute unit: then one band down the whole
+ * tile dimension, as without them, so that small layouts keep every core
+ * busy. */
+typedef struct blocked_share {
+  cl_ulong block, bands, rows, items;
+} blocked_share;
+
+static cl_ulong blocked_items(const blocked_share *b, unsigned rank, const cl_ulong *shape,
+                              unsigned tile) {
+  cl_ulong bands = (shape[rank - 1] + b->block - 1) / b->block;
+  cl_ulong items = (bands + b->bands - 1) / b->bands * ((shape[tile] + b->rows - 1) / b->rows);
+  for (unsigned d = 0; d + 1 < rank; d++) {
+    if (d != tile) items *= shape[d];
+  }
+  return items;
+}
+
+static blocked_share blocked_share_of(const clgpu_context *context, unsigned rank,
+                                      const cl_ulong *shape, unsigned tile) {
+  const clgpu__tuning *tuning = context->tuning;
+  blocked_share b;
+  b.block = tuning->block;
+  cl_ulong whole = (shape[tile] + b.block - 1) / b.block * b.block;
+  b.bands = 1;
+  b.rows = whole;
+  b.items = blocked_items(&b, rank, shape, tile);
+  blocked_share grouped = b;
+  grouped.bands = tuning->blocked_columns / b.block ? tuning->blocked_columns / b.block : 1;
+  cl_ulong rows = (tuning->blocked_rows + b.block - 1) / b.block * b.block;
+  grouped.rows = rows == 0 || rows > whole ? whole : rows;
+  grouped.items = blocked_items(&grouped, rank, shape, tile);
+  cl_ulong units = context->info.compute_units > 0 ? context->info.compute_units : 1;
+  return grouped.items >= 4 * units ? grouped : b;
+}
+
 /* ---- programs ---- */
 
 typedef struct define_text {
@@ -547,8 +589,8 @@ static clgpu_status get_program(clgpu_elementwise *kernel, program_kind kind, co
   parts[num_parts++] = (clgpu__source_part){"elementwise", NULL, NULL};
   parts[num_parts++] = (clgpu__source_part){NULL, operation, "operation"};
   parts[num_parts++] = (clgpu__source_part){"elementwise", NULL, NULL};
-  define_text texts[CLGPU_MAX_RANK * (MAX_SLOTS + 1) + 2];
-  clgpu_define defines[CLGPU_MAX_RANK * (MAX_SLOTS + 1) + 2];
+  define_text texts[CLGPU_MAX_RANK * (MAX_SLOTS + 1) + 4];
+  clgpu_define defines[CLGPU_MAX_RANK * (MAX_SLOTS + 1) + 4];
   size_t count = 0;
   if (kernel->any_double) {
     snprintf(texts[count].name, sizeof texts[count].name, "CLGPU_NEEDS_FP64");
@@ -557,9 +599,18 @@ static clgpu_status get_program(clgpu_elementwise *kernel, program_kind kind, co
   }
   if (kind == KIND_SPECIALISED) {
     if (tile) {
+      blocked_share share = blocked_share_of(kernel->context, key->rank, key->shape, tile - 1);
       snprintf(texts[count].name, sizeof texts[count].name, "CLGPU_BLOCK");
-      snprintf(texts[count].value, sizeof texts[count].value, "%uUL",
-               kernel->context->tuning->block);
+      snprintf(texts[count].value, sizeof texts[count].value, "%lluUL",
+               (unsigned long long)share.block);
+      count++;
+      snprintf(texts[count].name, sizeof texts[count].name, "CLGPU_BANDS");
+      snprintf(texts[count].value, sizeof texts[count].value, "%lluUL",
+               (unsigned long long)share.bands);
+      count++;
+      snprintf(texts[count].name, sizeof texts[count].name, "CLGPU_ROWS");
+      snprintf(texts[count].value, sizeof texts[count].value, "%lluUL",
+               (unsigned long long)share.rows);
       count++;
     }
     for (unsigned d = tile ? 0 : 1; d < key->rank; d++) {
@@ -655,13 +706,12 @@ static program_kind choose(clgpu_elementwise *kernel, const layout_key *key, uns
   return KIND_SPECIALISED;
 }
 
-/* The most loop iterations one work-item of a blocked kernel runs when
- * the tile dimension is `length` long: its band of `block` columns walks
- * the whole tile dimension, `block` rows at a time, a run of up to `block`
- * elements in each row. */
-static cl_ulong blocked_iterations(cl_ulong length, cl_ulong block) {
-  cl_ulong blocks = (length + block - 1) / block;
-  return blocks + length * (1 + block);
+/* The most loop iterations one work-item of a blocked kernel runs: its
+ * bands each walk its rows, `block` rows at a time, a run of up to
+ * `block` elements in each row. */
+static cl_ulong blocked_iterations(const blocked_share *b) {
+  cl_ulong squares = (b->rows + b->block - 1) / b->block;
+  return b->bands * (1 + squares + b->rows * (1 + b->block));
 }
 
 /* Whether the plan runs blocked on this device (add_blocked): 0 for no,
@@ -688,7 +738,8 @@ static unsigned blocking_of(const clgpu_elementwise *kernel, const plan *p) {
      * would stop early, so such layouts take the strided kernel, whose
      * chunks strided_launch_shape bounds. */
     cl_ulong cap = kernel->context->quirks.loop_iteration_cap;
-    if (cap && blocked_iterations(p->shape[fastest], tuning->block) > cap) return 0;
+    blocked_share share = blocked_share_of(kernel->context, p->rank, p->shape, fastest);
+    if (cap && blocked_iterations(&share) > cap) return 0;
     return fastest + 1;
   }
   return 0;
@@ -1046,15 +1097,11 @@ clgpu_status clgpu__elementwise_enqueue(clgpu_elementwise *kernel,
   size_t local = 1, global = 1;
   if (status == CLGPU_SUCCESS) {
     if (tile) {
-      /* One work-item per band of the last dimension and index of the
-       * others but the tile dimension (cl/elementwise.cl's blocked walk),
-       * in groups of one (a CPU device). */
-      cl_ulong block = context->tuning->block;
-      cl_ulong items = (p.shape[p.rank - 1] + block - 1) / block;
-      for (unsigned d = 0; d + 1 < p.rank; d++) {
-        if (d != tile - 1) items *= p.shape[d];
-      }
-      global = (size_t)items;
+      /* One work-item per group of bands of the last dimension, group of
+       * rows of the tile dimension and index of the others (cl/
+       * elementwise.cl's blocked walk), in groups of one (a CPU device). */
+      blocked_share share = blocked_share_of(context, p.rank, p.shape, tile - 1);
+      global = (size_t)share.items;
     } else if (kind == KIND_CONTIGUOUS) {
       status = contiguous_shape(context, cl, p.count, &local, &global);
     } else {

@@ -278,6 +278,12 @@ static const clgpu__tuning base_row = {
      * per element; they run one element at a time unless a class measured
      * its compiler's gathers faster (blocked_gather). */
     .blocked_gather = 0,
+    /* A work-item of the blocked walk takes one band of `block` columns
+     * down the whole tile dimension, unless a class measured bands over
+     * fewer rows faster (blocked_rows, blocked_columns: the rows' pages
+     * met again by each band while their translations are held). */
+    .blocked_rows = 0,
+    .blocked_columns = 0,
     /* The contiguous elementwise kernel's work-items test the count
      * themselves, unless a class measured the group's test first faster
      * (1: only the last group's work-items test it). POCL, 16M elements,
@@ -427,7 +433,25 @@ static const tuning_class classes[] = {
  * 25.6 at 8; elementwise 21.3-21.6, 15.9-16.2, 27.4; Intel's CPU runtime
  * copy 27.1-27.3, 17.0-17.5, 17.6; elementwise 26.8-27.4, 17.3-17.7,
  * 17.4. (On the 48 KiB 12-way L1 of the other host, 16 was no faster than
- * 32: the `block` comment above.) */
+ * 32: the `block` comment above.)
+ *
+ * AMD processors, a blocked work-item's 16 columns of bands over 256
+ * rows, sixteen bands one after another (blocked_rows, blocked_columns)
+ * rather than one band down the whole tile dimension: in a 4096 x 4096
+ * transpose each row of the contiguous arrays is a page of its own, and
+ * a band down all 4096 rows met 4096 pages for 16 elements each, more
+ * than the second-level TLB holds; sixteen bands over 256 rows meet the
+ * same 256 pages sixteen times. Same host (2026-12-06), the transposed
+ * float copy (`clgpu_copy` from a transposed 4096 x 4096 view) and
+ * `clgpu_axpby` with x transposed, two contexts in one process under
+ * `CLGPU_TUNING=block=16` and `block=16,blocked_rows=R,blocked_columns=C`,
+ * calls alternating, median of 15 per-call ratios: POCL at 256/256 copy
+ * 0.785, axpby 0.579 (a sweep of R 64-512 and C 256-2048: 64 rows 1.08-
+ * 1.11 for the copy, every R from 128 0.74-0.85 up to C 1024); Intel's
+ * CPU runtime copy 0.766, axpby 0.782. In squares of 32 it changed
+ * nothing on POCL (1.00-1.02 copy, 0.99-1.08 axpby), and on rusticl (not
+ * in this overlay: llvmpipe names no processor) it was slower (1.1 and
+ * 1.6), so it stays with the squares of 16 here. */
 typedef struct tuning_overlay {
   const char *name;
   cl_device_type types;
@@ -436,7 +460,8 @@ typedef struct tuning_overlay {
 } tuning_overlay;
 
 static const tuning_overlay overlays[] = {
-    {"AMD processors", CL_DEVICE_TYPE_CPU, "AMD", "sort_stream_wide_floor=4194304,block=16"},
+    {"AMD processors", CL_DEVICE_TYPE_CPU, "AMD",
+     "sort_stream_wide_floor=4194304,block=16,blocked_rows=256,blocked_columns=256"},
 };
 
 void clgpu__tuning_for(const clgpu_device_info *info, clgpu__tuning *out) {
@@ -536,6 +561,8 @@ static const tuning_field fields[] = {
     FIELD(block, 0, 8, 1024, 0, 0),
     FIELD(blocking_floor, 1, 0, (uint64_t)1 << 32, 0, 0),
     FIELD(blocked_gather, 0, 0, 1, 0, 0),
+    FIELD(blocked_rows, 1, 0, (uint64_t)1 << 32, 0, 0),
+    FIELD(blocked_columns, 1, 0, (uint64_t)1 << 32, 0, 0),
     FIELD(group_bound_check, 0, 0, 1, 0, 0),
 };
 

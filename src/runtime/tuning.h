@@ -78,6 +78,11 @@ typedef struct clgpu__tuning {
   /* Elementwise kernels (ops/elementwise.c). */
   unsigned block;
   uint64_t blocking_floor;
+  uint64_t blocked_rows;      /* rows of the tile dimension one work-item of the
+                                 blocked walk takes (rounded up to a multiple of
+                                 block); 0: all of them */
+  uint64_t blocked_columns;   /* columns of the last dimension it takes, in bands
+                                 of block (at least one band); 0: one band */
   unsigned group_bound_check; /* 1: the contiguous elementwise kernel tests the group
                                  before the work-item against the count */
   unsigned blocked_gather; /* 1: the blocked walk's runs are vectorised (gathers)

@@ -2597,6 +2597,19 @@ static void double_when_available(void **state) {
   clgpu_elementwise_destroy(kernel);
 }
 
+/* One case of `def`, whose y and x are uint32: y a rows x columns array,
+ * x the transpose of a columns x rows one (in region `x_region`). */
+static void transposed_case(clgpu_elementwise *kernel, const kernel_def *def, const char *form,
+                            const char *what, size_t rows, size_t columns, unsigned x_region) {
+  char label[160];
+  snprintf(label, sizeof label, "%s: %s", form, what);
+  ew_case c;
+  case_init(&c, kernel, def, label);
+  put(&c, 0, dense(2, SHAPE(rows, columns), NULL, NULL), 1);
+  put(&c, 1, dense(2, SHAPE(columns, rows), NULL, NULL), x_region)->how = DERIVE_TRANSPOSE;
+  run_case(&c);
+}
+
 /* ---- the blocked walk's two run forms ----
  *
  * A CPU device walks a layout whose input is fastest along another
@@ -2629,23 +2642,14 @@ static void blocked_run_forms(void **state) {
     ew_case c;
 
     clgpu_elementwise *plus = make_kernel(&plus_one_kernel, NULL, 0, 0);
-    snprintf(label, sizeof label, "%s: uint32 70x65, x transposed (stride 70)", forms[f]);
-    case_init(&c, plus, &plus_one_kernel, label);
-    put(&c, 0, dense(2, SHAPE(70, 65), NULL, NULL), 1);
-    put(&c, 1, dense(2, SHAPE(65, 70), NULL, NULL), 2)->how = DERIVE_TRANSPOSE;
-    run_case(&c);
+    transposed_case(plus, &plus_one_kernel, forms[f], "uint32 70x65, x transposed (stride 70)", 70,
+                    65, 2);
     /* Extents that are multiples of the block: the walk's loop bounds are
      * then constants of the program. */
-    snprintf(label, sizeof label, "%s: uint32 64x96, x transposed (whole squares)", forms[f]);
-    case_init(&c, plus, &plus_one_kernel, label);
-    put(&c, 0, dense(2, SHAPE(64, 96), NULL, NULL), 1);
-    put(&c, 1, dense(2, SHAPE(96, 64), NULL, NULL), 2)->how = DERIVE_TRANSPOSE;
-    run_case(&c);
-    snprintf(label, sizeof label, "%s: uint32 10x500, x transposed (stride 10)", forms[f]);
-    case_init(&c, plus, &plus_one_kernel, label);
-    put(&c, 0, dense(2, SHAPE(10, 500), NULL, NULL), 1);
-    put(&c, 1, dense(2, SHAPE(500, 10), NULL, NULL), 1)->how = DERIVE_TRANSPOSE;
-    run_case(&c);
+    transposed_case(plus, &plus_one_kernel, forms[f], "uint32 64x96, x transposed (whole squares)",
+                    64, 96, 2);
+    transposed_case(plus, &plus_one_kernel, forms[f], "uint32 10x500, x transposed (stride 10)", 10,
+                    500, 1);
     snprintf(label, sizeof label, "%s: uint32 33x131, x transposed and pitched", forms[f]);
     case_init(&c, plus, &plus_one_kernel, label);
     put(&c, 0, dense(2, SHAPE(33, 131), NULL, SHAPE(0, 5)), 1);
@@ -2654,19 +2658,12 @@ static void blocked_run_forms(void **state) {
     /* 19 bands of 16 (or 10 of 32) and 283 rows: with 2 bands and 32
      * rows a work-item, 90 work-items, with 3 and 48, 42; enough that the
      * grouped share is taken on up to 10 compute units. */
-    snprintf(label, sizeof label, "%s: uint32 283x300, x transposed (groups of bands)", forms[f]);
-    case_init(&c, plus, &plus_one_kernel, label);
-    put(&c, 0, dense(2, SHAPE(283, 300), NULL, NULL), 1);
-    put(&c, 1, dense(2, SHAPE(300, 283), NULL, NULL), 2)->how = DERIVE_TRANSPOSE;
-    run_case(&c);
+    transposed_case(plus, &plus_one_kernel, forms[f],
+                    "uint32 283x300, x transposed (groups of bands)", 283, 300, 2);
     /* y += x.T: an element walked by two work-items (or twice by one)
      * would be added to twice. */
     clgpu_elementwise *add = make_kernel(&accumulate_kernel, NULL, 0, 0);
-    snprintf(label, sizeof label, "%s: uint32 y += x.T, 283x300", forms[f]);
-    case_init(&c, add, &accumulate_kernel, label);
-    put(&c, 0, dense(2, SHAPE(283, 300), NULL, NULL), 1);
-    put(&c, 1, dense(2, SHAPE(300, 283), NULL, NULL), 2)->how = DERIVE_TRANSPOSE;
-    run_case(&c);
+    transposed_case(add, &accumulate_kernel, forms[f], "uint32 y += x.T, 283x300", 283, 300, 2);
     clgpu_elementwise_destroy(add);
     clgpu_elementwise_destroy(plus);
 

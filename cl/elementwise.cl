@@ -160,6 +160,8 @@ __kernel void clgpu_elementwise(CLGPU_PARAMS
   const ulong clgpu_first_row = clgpu_row_group * CLGPU_ROWS;
   const ulong clgpu_end_row = min(clgpu_first_row + CLGPU_ROWS, (ulong)CLGPU_EXTENT(CLGPU_TILE));
   const ulong clgpu_end_band = min(clgpu_band_group * CLGPU_BANDS + CLGPU_BANDS, clgpu_bands);
+  /* The band loop's body keeps the indentation of the walk it wraps (the
+   * loops close in the tail section below, one brace each). */
   for (ulong clgpu_band = clgpu_band_group * CLGPU_BANDS; clgpu_band < clgpu_end_band;
        clgpu_band++) {
   const ulong clgpu_c0 = clgpu_band * CLGPU_BLOCK;

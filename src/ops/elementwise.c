@@ -600,18 +600,17 @@ static clgpu_status get_program(clgpu_elementwise *kernel, program_kind kind, co
   if (kind == KIND_SPECIALISED) {
     if (tile) {
       blocked_share share = blocked_share_of(kernel->context, key->rank, key->shape, tile - 1);
-      snprintf(texts[count].name, sizeof texts[count].name, "CLGPU_BLOCK");
-      snprintf(texts[count].value, sizeof texts[count].value, "%lluUL",
-               (unsigned long long)share.block);
-      count++;
-      snprintf(texts[count].name, sizeof texts[count].name, "CLGPU_BANDS");
-      snprintf(texts[count].value, sizeof texts[count].value, "%lluUL",
-               (unsigned long long)share.bands);
-      count++;
-      snprintf(texts[count].name, sizeof texts[count].name, "CLGPU_ROWS");
-      snprintf(texts[count].value, sizeof texts[count].value, "%lluUL",
-               (unsigned long long)share.rows);
-      count++;
+      const struct {
+        const char *name;
+        cl_ulong value;
+      } blocking[] = {
+          {"CLGPU_BLOCK", share.block}, {"CLGPU_BANDS", share.bands}, {"CLGPU_ROWS", share.rows}};
+      for (size_t b = 0; b < sizeof blocking / sizeof blocking[0]; b++) {
+        snprintf(texts[count].name, sizeof texts[count].name, "%s", blocking[b].name);
+        snprintf(texts[count].value, sizeof texts[count].value, "%lluUL",
+                 (unsigned long long)blocking[b].value);
+        count++;
+      }
     }
     for (unsigned d = tile ? 0 : 1; d < key->rank; d++) {
       snprintf(texts[count].name, sizeof texts[count].name, "CLGPU_SHAPE_%u", d);
@@ -738,8 +737,10 @@ static unsigned blocking_of(const clgpu_elementwise *kernel, const plan *p) {
      * would stop early, so such layouts take the strided kernel, whose
      * chunks strided_launch_shape bounds. */
     cl_ulong cap = kernel->context->quirks.loop_iteration_cap;
-    blocked_share share = blocked_share_of(kernel->context, p->rank, p->shape, fastest);
-    if (cap && blocked_iterations(&share) > cap) return 0;
+    if (cap) {
+      blocked_share share = blocked_share_of(kernel->context, p->rank, p->shape, fastest);
+      if (blocked_iterations(&share) > cap) return 0;
+    }
     return fastest + 1;
   }
   return 0;

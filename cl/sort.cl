@@ -28,6 +28,9 @@
  *                       each digit's keys into whole lines in local memory;
  *                       CLGPU_SORT_NONTEMPORAL: it writes them with
  *                       non-temporal stores
+ *   CLGPU_SORT_PAIRS    with CLGPU_SORT_STREAM, 4-byte keys and 4-byte
+ *                       values: between passes each key and its value
+ *                       travel as one 8-byte pair (places 1 and 2, below)
  *   CLGPU_MERGE         merge kernels; CLGPU_COMPARE_EXPR optional, an
  *                       expression over a and b (key_t) true when a sorts
  *                       before b; without it the natural order
@@ -128,8 +131,32 @@ inline uint place_before(__global const uint *state, uint pass) {
   return pass == 0 ? 0u : state[pass];
 }
 
+/* The place a pass that moves the keys from `from` writes them to; `last`:
+ * the sort's last pass. Two places, 0 and 1, hold keys and values side by
+ * side. With CLGPU_SORT_PAIRS (4-byte keys with 4-byte values, CHUNKED)
+ * the workspace's places hold each key and its value as one 8-byte pair
+ * (the key in the low half): place 1 in the alternate keys' slot, place 2
+ * in the alternate values' slot, each 8 n bytes. A pass from place 0
+ * writes pairs to place 1; a pass from pairs writes pairs to the other
+ * pair place, and the last one writes keys and values back to place 0
+ * (clgpu_radix_finish unpacks what a skipped last pass left in pairs). A
+ * pass between pair places loads and stores one word per key where the
+ * split places take two: it is the cheaper pass on CPUs, whose scatter
+ * costs per element moved more than per byte (docs/sort.md). */
+inline uint place_after(uint from, uint last) {
+#ifdef CLGPU_SORT_PAIRS
+  if (from == 0) return 1u;
+  return last ? 0u : 3u - from;
+#else
+  return 1u - from;
+#endif
+}
+
 #define KEYS(place) ((place) ? AT(key_t, keys1, keys1_at) : AT(key_t, keys0, keys0_at))
 #define VALUES(place) ((place) ? AT(value_t, values1, values1_at) : AT(value_t, values0, values0_at))
+#ifdef CLGPU_SORT_PAIRS
+#define WORDS(place) ((place) == 2 ? AT(ulong, values1, values1_at) : AT(ulong, keys1, keys1_at))
+#endif
 
 #define PLACES_ARGS                                                                 \
   __global uchar *keys0, ulong keys0_at, __global uchar *keys1, ulong keys1_at,     \
@@ -157,7 +184,8 @@ inline uint place_before(__global const uint *state, uint pass) {
  * by one group; then whether one digit holds every key (the pass is
  * skipped: state[pass + 1] stays the place before it). */
 __kernel void clgpu_radix_scan(__global uint *state_buffer, ulong state_at, uint pass, ulong n,
-                               __global ulong *counts_buffer, ulong counts_at, ulong groups) {
+                               __global ulong *counts_buffer, ulong counts_at, ulong groups,
+                               uint last) {
   __global uint *state = AT(uint, state_buffer, state_at);
   __global ulong *counts = AT(ulong, counts_buffer, counts_at);
   __local ulong partial[SCAN_GROUP];
@@ -196,7 +224,7 @@ __kernel void clgpu_radix_scan(__global uint *state_buffer, ulong state_at, uint
   barrier(CLK_LOCAL_MEM_FENCE);
   if (lid == 0) {
     uint now = place_before(state, pass);
-    state[pass + 1] = skip ? now : 1u - now;
+    state[pass + 1] = skip ? now : place_after(now, last);
   }
 }
 
@@ -207,7 +235,19 @@ __kernel void clgpu_radix_scan(__global uint *state_buffer, ulong state_at, uint
 __kernel void clgpu_radix_finish(PLACES_ARGS, __global uint *state_buffer, ulong state_at,
                                  uint passes, ulong n, ulong per_item) {
   __global const uint *state = AT(uint, state_buffer, state_at);
-  if (place_before(state, passes) == 0) return;
+  uint place = place_before(state, passes);
+  if (place == 0) return;
+#ifdef CLGPU_SORT_PAIRS
+  __global const ulong *words = WORDS(place);
+  ulong first = get_global_id(0) * per_item;
+  ulong stop = min(n, first + per_item);
+  for (ulong i = first; i < stop; i++) {
+    ulong word = words[i];
+    KEYS(0)[i] = (key_t)word;
+    VALUES(0)[i] = (value_t)(word >> 32);
+  }
+  return;
+#endif
   __global key_t *to = KEYS(0);
   __global const key_t *from = KEYS(1);
 #if HAS_VALUES
@@ -248,8 +288,17 @@ __attribute__((reqd_work_group_size(1, 1, 1))) __kernel void clgpu_radix_histogr
   ulong group = get_group_id(0);
   ulong begin = group * chunk;
   ulong end = min(n, begin + chunk);
-  __global const key_t *keys = KEYS(place_before(state, pass));
-  for (ulong i = begin; i < end; i++) histogram[digit_of(keys[i], shift, mask)]++;
+  uint from = place_before(state, pass);
+#ifdef CLGPU_SORT_PAIRS
+  if (from != 0) {
+    __global const ulong *words = WORDS(from);
+    for (ulong i = begin; i < end; i++) histogram[digit_of((key_t)words[i], shift, mask)]++;
+  } else
+#endif
+  {
+    __global const key_t *keys = KEYS(from);
+    for (ulong i = begin; i < end; i++) histogram[digit_of(keys[i], shift, mask)]++;
+  }
   for (uint d = 0; d <= mask; d++) counts[(ulong)d * groups + group] = histogram[d];
   for (uint d = mask + 1; d < RADIX; d++) counts[(ulong)d * groups + group] = 0;
 }
@@ -382,7 +431,78 @@ inline void scatter_range_streaming(PLACES_ARGS, uint from, ulong begin, ulong e
     }
   }
 }
-#endif
+
+#ifdef CLGPU_SORT_PAIRS
+#define PAIR_LINE (LINE_BYTES / sizeof(ulong))
+
+/* Pairs [first, last] of a digit's line, shared with a neighbour, as plain
+ * stores. */
+inline void flush_pairs_part(__global ulong *out, __local ulong8 *line, ulong first, ulong last) {
+  __local const ulong *words = (__local const ulong *)line;
+  for (ulong at = first; at <= last; at++) {
+    out[at] = words[(uint)(((ulong)(out + at) / sizeof(ulong)) % PAIR_LINE)];
+  }
+}
+
+/* scatter_range_streaming for CLGPU_SORT_PAIRS (place_after): from keys
+ * and values (split_in) or pairs, to pairs or keys and values
+ * (split_out). The kernel calls it with constant flags, one loop each. */
+inline void scatter_pairs(PLACES_ARGS, uint from, uint to, const int split_in, const int split_out,
+                          ulong begin, ulong end, uint shift, uint mask, __local ulong *offset,
+                          __local ulong *pending, __local ulong8 *lines,
+                          __local value_t *line_values) {
+  __global const key_t *keys = KEYS(0);
+  __global const value_t *values = VALUES(0);
+  __global const ulong *words = WORDS(from);
+  __global key_t *out = KEYS(0);
+  __global value_t *values_out = VALUES(0);
+  __global ulong *words_out = WORDS(to);
+  __local key_t *line_keys = (__local key_t *)lines;
+  __local ulong *line_words = (__local ulong *)lines;
+  for (uint d = 0; d <= mask; d++) pending[d] = offset[d];
+  for (ulong i = begin; i < end; i++) {
+    ulong word = split_in ? ((ulong)keys[i] | (ulong)values[i] << 32) : words[i];
+    uint d = digit_of((key_t)word, shift, mask);
+    ulong at = offset[d]++;
+    if (split_out) {
+      uint slot = (uint)(((ulong)(out + at) / sizeof(key_t)) % LINE_KEYS);
+      line_keys[d * LINE_KEYS + slot] = (key_t)word;
+      line_values[d * LINE_KEYS + slot] = (value_t)(word >> 32);
+      if (slot == LINE_KEYS - 1) {
+        ulong first = pending[d];
+        if (at - first == LINE_KEYS - 1) {
+          flush_whole(out, values_out, lines + d, line_values + d * LINE_KEYS, first);
+        } else {
+          flush_part(out, values_out, lines + d, line_values + d * LINE_KEYS, first, at);
+        }
+        pending[d] = at + 1;
+      }
+    } else {
+      uint slot = (uint)(((ulong)(words_out + at) / sizeof(ulong)) % PAIR_LINE);
+      line_words[d * PAIR_LINE + slot] = word;
+      if (slot == PAIR_LINE - 1) {
+        ulong first = pending[d];
+        if (at - first == PAIR_LINE - 1) {
+          STREAM_STORE(lines[d], (__global ulong8 *)(words_out + first));
+        } else {
+          flush_pairs_part(words_out, lines + d, first, at);
+        }
+        pending[d] = at + 1;
+      }
+    }
+  }
+  for (uint d = 0; d <= mask; d++) {
+    if (pending[d] >= offset[d]) continue;
+    if (split_out) {
+      flush_part(out, values_out, lines + d, line_values + d * LINE_KEYS, pending[d],
+                 offset[d] - 1);
+    } else {
+      flush_pairs_part(words_out, lines + d, pending[d], offset[d] - 1);
+    }
+  }
+}
+#endif /* CLGPU_SORT_PAIRS */
+#endif /* CLGPU_SORT_STREAM */
 
 #ifndef CLGPU_RADIX_SINGLE
 /* With `summed`, the counts are the histogram's own (no clgpu_radix_scan
@@ -393,11 +513,12 @@ inline void scatter_range_streaming(PLACES_ARGS, uint from, ulong begin, ulong e
  * That is the digits times the chunks in additions per work-item, which
  * src/ops/sort.c allows only while they are few (the tuning table's
  * sort_summed_counts): a kernel less per pass. Without, the counts hold
- * the scan's starts and state[pass + 1] its verdict. */
+ * the scan's starts and state[pass + 1] its verdict. `last`: the sort's
+ * last pass (place_after). */
 __attribute__((reqd_work_group_size(1, 1, 1))) __kernel void clgpu_radix_scatter(
     PLACES_ARGS, __global uint *state_buffer, ulong state_at, uint pass, ulong n, ulong chunk,
     uint shift, uint mask, __global ulong *counts_buffer, ulong counts_at, ulong groups,
-    uint summed) {
+    uint summed, uint last) {
   __global uint *state = AT(uint, state_buffer, state_at);
   __global const ulong *counts = AT(ulong, counts_buffer, counts_at);
   uint from = place_before(state, pass);
@@ -416,12 +537,15 @@ __attribute__((reqd_work_group_size(1, 1, 1))) __kernel void clgpu_radix_scatter
       if (total == n) skip = 1; /* at most one digit can hold all n keys */
       run += total;
     }
-    if (group == 0) state[pass + 1] = skip ? from : 1u - from;
+    if (group == 0) state[pass + 1] = skip ? from : place_after(from, last);
     if (skip) return;
   } else {
     if (state[pass + 1] == from) return; /* the pass is skipped */
     for (uint d = 0; d <= mask; d++) offset[d] = counts[(ulong)d * groups + group];
   }
+#ifdef CLGPU_SORT_PAIRS
+  uint to = place_after(from, last);
+#endif
   ulong begin = group * chunk;
 #ifdef CLGPU_SORT_STREAM
   __local ulong pending[RADIX];
@@ -432,8 +556,23 @@ __attribute__((reqd_work_group_size(1, 1, 1))) __kernel void clgpu_radix_scatter
 #else
   __local ulong8 line_values[1];
 #endif
-  scatter_range_streaming(PLACES, from, begin, min(n, begin + chunk), shift, mask, offset, pending,
-                          lines, (__local value_t *)line_values);
+  ulong end = min(n, begin + chunk);
+  __local value_t *values_lines = (__local value_t *)line_values;
+#ifdef CLGPU_SORT_PAIRS
+  if (from == 0) {
+    scatter_pairs(PLACES, from, to, 1, 0, begin, end, shift, mask, offset, pending, lines,
+                  values_lines);
+  } else if (to == 0) {
+    scatter_pairs(PLACES, from, to, 0, 1, begin, end, shift, mask, offset, pending, lines,
+                  values_lines);
+  } else {
+    scatter_pairs(PLACES, from, to, 0, 0, begin, end, shift, mask, offset, pending, lines,
+                  values_lines);
+  }
+#else
+  scatter_range_streaming(PLACES, from, begin, end, shift, mask, offset, pending, lines,
+                          values_lines);
+#endif
 #else
   scatter_range(PLACES, from, begin, min(n, begin + chunk), shift, mask, offset);
 #endif

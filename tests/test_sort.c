@@ -1394,7 +1394,14 @@ static void workspace_buffer_names(void **state) {
                    (unsigned long long)buffers[STAGED_VALUES].bytes,
                    values_copied ? "strided" : "contiguous");
         }
-        if (buffers[KEYS_ALTERNATE].bytes != n * k || buffers[VALUES_ALTERNATE].bytes != n * v) {
+        /* 4-byte keys with 4-byte values may travel as 8-byte pairs
+         * (the tuning table's sort_pack_pairs), 8 n bytes in each place. */
+        int split =
+            buffers[KEYS_ALTERNATE].bytes == n * k && buffers[VALUES_ALTERNATE].bytes == n * v;
+        int pairs = k == 4 && v == 4 && c.algorithm != CLGPU_ALGORITHM_MERGE && n > 1 &&
+                    buffers[KEYS_ALTERNATE].bytes == 8 * n &&
+                    buffers[VALUES_ALTERNATE].bytes == 8 * n;
+        if (!split && !pairs) {
           fail_msg("%s: the ping-pong's other half holds %llu + %llu bytes, not %llu + %llu", label,
                    (unsigned long long)buffers[KEYS_ALTERNATE].bytes,
                    (unsigned long long)buffers[VALUES_ALTERNATE].bytes, (unsigned long long)(n * k),
@@ -1715,6 +1722,116 @@ static void workspace_refused(void **state) {
   }
   clgpu_workspace_destroy(scan_workspace);
   clgpu_context_destroy(other_context);
+}
+
+/* 4-byte keys with 4-byte values as 8-byte pairs between passes (the
+ * tuning table's sort_pack_pairs, cl/sort.cl place_after), forced on: a
+ * first pass from keys and values into pairs, passes from pairs into
+ * pairs, a last pass back into keys and values, and clgpu_radix_finish
+ * unpacking what skipped passes left in pairs (data whose high digits are
+ * all equal: sawtooth 256, small integers; whose low ones are: the high
+ * bit only), under 8-bit digits with non-temporal stores, 11-bit ones with
+ * plain stores of the lines, and the scan kernel over chunks of 1000
+ * keys; ascending and descending, index values (stability), a strided
+ * key view (staged), a bit range of two passes, and the sort permutation.
+ * Where local memory holds the lines (the scatter through lines: 256
+ * digits' 144 bytes each), the report must show the pairs' places (8 n
+ * bytes each), so that the cases cannot pass on the split form alone;
+ * and an _upto report past the floor covers the counts below it. */
+static void pairs_between_passes(void **state) {
+  (void)state;
+  static const char *const tunings[] = {
+      "sort_stream=1,sort_pack_pairs=1,sort_stream_floor=0,sort_stream_digit_max=8,"
+      "sort_chunked_digit_max_values=8",
+      "sort_stream=1,sort_pack_pairs=1,sort_stream_floor=1099511627776,"
+      "sort_stream_digit_max=11,sort_chunked_digit_max_values=11",
+      "sort_stream=1,sort_pack_pairs=1,sort_stream_floor=0,sort_stream_digit_max=8,"
+      "sort_chunked_digit_max_values=8,sort_summed_counts=0,sort_chunk_minimum=1000",
+  };
+  static const test_distribution_case data[] = {
+      {TEST_UNIFORM, 0},   {TEST_SAWTOOTH, 256},      {TEST_HIGH_BIT_ONLY, 0},
+      {TEST_ALL_EQUAL, 0}, {TEST_SMALL_INTEGERS, 16}, {TEST_FEW_UNIQUE, 256},
+  };
+  static const struct {
+    unsigned key;
+    int descending, index_values;
+    ptrdiff_t key_stride;
+    clgpu_type permutation;
+    unsigned begin_bit, end_bit;
+  } rows[] = {
+      {KEY_UINT32, 0, 1, 1, 0, 0, 0},  {KEY_FLOAT, 1, 1, 1, 0, 0, 0},
+      {KEY_INT32, 0, 1, -2, 0, 0, 0},  {KEY_UINT32, 0, 0, 1, CLGPU_TYPE_UINT32, 0, 0},
+      {KEY_UINT32, 1, 1, 1, 0, 4, 20},
+  };
+  shared_before_streaming = shared_context;
+  clgpu_context_options options;
+  memset(&options, 0, sizeof options);
+  options.disk_cache = CLGPU_DISK_CACHE_OFF;
+  size_t n = oclgrind ? 20011 : 100003;
+  for (size_t t = 0; t < sizeof tunings / sizeof tunings[0]; t++) {
+    assert_int_equal(setenv("CLGPU_TUNING", tunings[t], 1), 0);
+    shared_context = test_context(&options);
+    unsetenv("CLGPU_TUNING");
+    const clgpu_device_info *info = clgpu_context_device_info(shared_context);
+    unsigned bits = t == 1 ? 11 : 8;
+    int lines_fit = info->local_mem_size >= ((uint64_t)1 << bits) * 144;
+    for (size_t r = 0; r < sizeof rows / sizeof rows[0]; r++) {
+      for (size_t d = 0; d < sizeof data / sizeof data[0]; d++) {
+        if (oclgrind && (r + d + t) % 4) continue;
+        sort_case c = chunked_radix_case(rows[r].key, n, tunings[t], rows[r].permutation ? 0 : 4,
+                                         rows[r].descending, rows[r].index_values);
+        c.key_stride = rows[r].key_stride;
+        c.permutation = rows[r].permutation;
+        c.begin_bit = rows[r].begin_bit;
+        c.end_bit = rows[r].end_bit;
+        c.distribution = data[d].distribution;
+        c.parameter = data[d].parameter;
+        if (d == 0 && lines_fit && !c.permutation) {
+          char label[160];
+          snprintf(label, sizeof label, "pairs under %s", tunings[t]);
+          clgpu_workspace_size report = case_report(&c, label);
+          if (report.buffers[KEYS_ALTERNATE].bytes != 8 * (uint64_t)n ||
+              report.buffers[VALUES_ALTERNATE].bytes != 8 * (uint64_t)n) {
+            fail_msg("%s: the alternate places hold %llu + %llu bytes, not the pairs' 8 n each",
+                     label, (unsigned long long)report.buffers[KEYS_ALTERNATE].bytes,
+                     (unsigned long long)report.buffers[VALUES_ALTERNATE].bytes);
+          }
+        }
+        run_sort_case(&c);
+      }
+    }
+    clgpu_context_destroy(shared_context);
+    shared_context = shared_before_streaming;
+  }
+  /* Across the floor (400000 bytes: 50000 pairs): below it the split
+   * places, from it the pairs; the report of the largest count holds
+   * every buffer of the smaller ones. */
+  assert_int_equal(setenv("CLGPU_TUNING", "sort_stream=1,sort_pack_pairs=400000", 1), 0);
+  shared_context = test_context(&options);
+  unsetenv("CLGPU_TUNING");
+  static const size_t sizes[] = {49999, 50000, 100003};
+  clgpu_sort_options sort_options = {.algorithm = CLGPU_ALGORITHM_RADIX,
+                                     .shape = CLGPU_SHAPE_CHUNKED};
+  clgpu_workspace_size upto;
+  assert_status(clgpu_sort_workspace_size_upto(shared_context, NULL, CLGPU_TYPE_UINT32, 4, sizes[2],
+                                               &sort_options, &upto),
+                CLGPU_SUCCESS);
+  for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; s++) {
+    char label[160];
+    snprintf(label, sizeof label, "pairs floor: %zu uint32 keys with uint32 values", sizes[s]);
+    sort_case c = chunked_radix_case(KEY_UINT32, sizes[s], "pairs floor", 4, 0, 1);
+    clgpu_workspace_size exact = case_report(&c, label);
+    for (unsigned b = 0; b < exact.num_buffers; b++) {
+      if (upto.buffers[b].bytes < exact.buffers[b].bytes) {
+        fail_msg("%s: the _upto(%zu) report's %s holds %llu bytes, the call's %llu", label,
+                 sizes[2], exact.buffers[b].name, (unsigned long long)upto.buffers[b].bytes,
+                 (unsigned long long)exact.buffers[b].bytes);
+      }
+    }
+    run_sort_case(&c);
+  }
+  clgpu_context_destroy(shared_context);
+  shared_context = shared_before_streaming;
 }
 
 /* Under sort_stream_wide_floor the CHUNKED scatter through lines takes
@@ -3101,6 +3218,7 @@ int main(void) {
       cmocka_unit_test(stability),
       cmocka_unit_test(value_sizes),
       cmocka_unit_test_teardown(streaming_scatter, streaming_teardown),
+      cmocka_unit_test_teardown(pairs_between_passes, streaming_teardown),
       cmocka_unit_test_teardown(wide_digits_upto, streaming_teardown),
       cmocka_unit_test(summed_and_scanned_counts),
       cmocka_unit_test(inconsistent_comparator_in_one_block),

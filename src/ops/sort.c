@@ -116,6 +116,8 @@ typedef struct sort_plan {
   int stream;      /* CHUNKED scatter through write-combined lines (sort_stream) */
   int nontemporal; /* ... whose whole lines go out in non-temporal stores
                       (sort_stream_floor) */
+  int pairs;       /* ... moving 4-byte keys and 4-byte values as 8-byte pairs
+                      between passes (sort_pack_pairs; cl/sort.cl place_after) */
   uint64_t groups, chunk;
   uint64_t count_groups; /* groups the digit counts are sized for (>= groups,
                             and growing with n, so _upto reports serve
@@ -705,6 +707,14 @@ static clgpu_status lay_out(const clgpu_context *context, sort_plan *plan, const
   uint64_t cap = context->quirks.loop_iteration_cap;
   if (plan->algorithm == CLGPU_ALGORITHM_RADIX) {
     lay_out_radix(context, plan);
+    /* Pairs from sort_pack_pairs bytes of keys and values on (never in a
+     * segmented sort's phases, whose places are laid out apart). Their
+     * two places hold 8 n bytes each where keys and values alternate in
+     * 4 n each: the report of a larger count still covers every smaller
+     * one. */
+    uint64_t pack_floor = context->tuning->sort_pack_pairs;
+    plan->pairs = plan->stream && !plan->segmented && plan->builtin && plan->key_bytes == 4 &&
+                  plan->value_bytes == 4 && pack_floor && n >= ceil_div(pack_floor, 8);
   } else {
     uint64_t pieces = 1;
     uint64_t block = context->tuning->merge_block;
@@ -795,8 +805,17 @@ static clgpu_status lay_out(const clgpu_context *context, sort_plan *plan, const
   clgpu__report_buffer(report, part, "staged_keys", key_type, plan->stage_keys ? key_count : 0);
   clgpu__report_buffer(report, part, "staged_values", CLGPU_TYPE_UINT8,
                        plan->stage_values ? value_count : 0);
-  clgpu__report_buffer(report, part, "keys_alternate", key_type, moves ? key_count : 0);
-  clgpu__report_buffer(report, part, "values_alternate", CLGPU_TYPE_UINT8, moves ? value_count : 0);
+  /* Pairs (plan->pairs: 4-byte keys and values, n > 1) take 8 n bytes in
+   * each place: twice the keys, in the keys' type, and 8 n bytes; the
+   * same types as ever, so that reports of several counts compare. */
+  clgpu__report_buffer(report, part, "keys_alternate", key_type,
+                       plan->pairs ? 2 * n
+                       : moves     ? key_count
+                                   : 0);
+  clgpu__report_buffer(report, part, "values_alternate", CLGPU_TYPE_UINT8,
+                       plan->pairs ? 8 * n
+                       : moves     ? value_count
+                                   : 0);
   /* A segmented sort's radix path (laid out: pair_bytes set) needs its
    * phases' counts and states, the images' other place and the pairs;
    * the merge path one pass_state word, which every segmented report that
@@ -1047,6 +1066,7 @@ static clgpu_status sort_program(clgpu_context *context, const sort_plan *plan, 
       defines[count++] = (clgpu_define){"CLGPU_TILE_STEP", NULL};
     }
     if (plan->stream) defines[count++] = (clgpu_define){"CLGPU_SORT_STREAM", NULL};
+    if (plan->pairs) defines[count++] = (clgpu_define){"CLGPU_SORT_PAIRS", NULL};
     if (plan->nontemporal) defines[count++] = (clgpu_define){"CLGPU_SORT_NONTEMPORAL", NULL};
   } else if (plan->radix_path) {
     defines[count++] = (clgpu_define){"CLGPU_SEGMENTED_RADIX", NULL};
@@ -1185,12 +1205,20 @@ static clgpu_status run_radix(clgpu_context *context, const sort_plan *plan, clg
         ARG(shift),        ARG(mask),       ARG(counts.buffer), ARG(counts.byte), ARG(groups)};
     CLGPU__FORWARD_IF_ERROR(clgpu__set_args(histogram, 8, pass_args, 10, "clgpu_radix_histogram"));
     CLGPU__FORWARD_IF_ERROR(clgpu__set_args(scatter, 8, pass_args, 10, "clgpu_radix_scatter"));
+    /* The sort's last pass: a pairs sort (cl/sort.cl place_after) writes
+     * keys and values back to place 0 there. */
+    cl_uint last = p + 1 == plan->passes && finish_keys ? 1u : 0u;
+    if (plan->shape == CLGPU_SHAPE_CHUNKED) {
+      clgpu__kernel_arg last_arg[] = {ARG(last)};
+      CLGPU__FORWARD_IF_ERROR(clgpu__set_args(scatter, 19, last_arg, 1, "clgpu_radix_scatter"));
+    }
     CLGPU__FORWARD_IF_ERROR(clgpu__chain_kernel(context, chain, histogram, wide, group,
                                                 "clEnqueueNDRangeKernel(clgpu_radix_histogram)"));
     if (scan) {
-      clgpu__kernel_arg scan_args[] = {ARG(state.buffer),  ARG(state.byte),  ARG(pass),  ARG(n),
-                                       ARG(counts.buffer), ARG(counts.byte), ARG(groups)};
-      CLGPU__FORWARD_IF_ERROR(clgpu__set_args(scan, 0, scan_args, 7, "clgpu_radix_scan"));
+      clgpu__kernel_arg scan_args[] = {
+          ARG(state.buffer),  ARG(state.byte),  ARG(pass),   ARG(n),
+          ARG(counts.buffer), ARG(counts.byte), ARG(groups), ARG(last)};
+      CLGPU__FORWARD_IF_ERROR(clgpu__set_args(scan, 0, scan_args, 8, "clgpu_radix_scan"));
       CLGPU__FORWARD_IF_ERROR(clgpu__chain_kernel(context, chain, scan, plan->scan_group,
                                                   plan->scan_group,
                                                   "clEnqueueNDRangeKernel(clgpu_radix_scan)"));

@@ -210,6 +210,23 @@ static const clgpu__tuning base_row = {
      * no longer stay in L1. Never (0) unless a host overlay (below the
      * classes) measured it faster. */
     .sort_stream_wide_floor = 0,
+    /* From this many bytes of 4-byte keys and 4-byte values on, the
+     * scatter through lines moves each key and its value as one 8-byte
+     * pair between passes (cl/sort.cl place_after): one load and one
+     * store a pair where keys and values take two, for twice the
+     * workspace's alternate places. Never (0) unless a device class
+     * measured it faster. The CPU rows (POCL, Intel's CPU runtime) take
+     * it from 8 MiB (1M pairs): uint32 keys with uint32 values,
+     * `CLGPU_TUNING=sort_pack_pairs=0|1 clgpu-bench run --ops sort_by_key
+     * --types uint32`, runs alternating (2026-12-06, the 2-core AMD EPYC):
+     * POCL 16M 223 / 228 ms -> 163 / 156 (2.12x / 1.92x the one-thread C
+     * LSD radix sort -> 2.87x / 2.85x), 4M 52.9 / 52.9 -> 37.0 / 40.5,
+     * 1M 12.1 / 11.8 -> 11.8 / 11.6, 128K 1.8 / 2.8 -> 2.2 / 2.4 (too
+     * noisy to call, hence the floor); Intel's CPU runtime 16M 203 -> 179
+     * (2.17x -> 2.47x). A 16M sort's four 8-bit passes on POCL (a
+     * kernel timing shim): the scatters 207 -> 168 ms, the histograms,
+     * which read 8 bytes a key from pairs, 24 -> 31. */
+    .sort_pack_pairs = 0,
     /* Scans writing this many bytes or more store them non-temporally
      * (CHUNKED sums, 16 elements a store, where the output is aligned for
      * it): never (0) unless a device class measured it faster. The CPU
@@ -351,7 +368,7 @@ static const tuning_class classes[] = {
      "sort_stream_digit_max=8,sort_chunked_digit_max_values=8,"
      "copy_kernel_floor=1048576,findall_vector_flags=1,findall_compress=1,"
      "findall_split_stores=1,aligned_vector_access=1,blocked_gather=1,"
-     "scan_stream_floor=33554432,group_bound_check=1"},
+     "scan_stream_floor=33554432,group_bound_check=1,sort_pack_pairs=8388608"},
     /* Mesa's rusticl on llvmpipe pays more for a barrier than it gains:
      * 4M uint32, `CLGPU_TUNING=tiled_step_barrier=0|1 clgpu-bench run
      * --shape tiled --ops reduce,scan,findall --sizes 4M`, two rounds
@@ -394,7 +411,8 @@ static const tuning_class classes[] = {
      "sort_stream_digit_max=8,sort_chunked_digit_max_values=8,scan_stream_floor=33554432"},
     {"CPU", CL_DEVICE_TYPE_CPU, NULL,
      "tiled_step_barrier=1,radix_items=24,tiled_lane_runs=1,sort_stream=1,"
-     "sort_stream_digit_max=8,sort_chunked_digit_max_values=8,scan_stream_floor=33554432"},
+     "sort_stream_digit_max=8,sort_chunked_digit_max_values=8,scan_stream_floor=33554432,"
+     "sort_pack_pairs=8388608"},
 };
 
 /* Host overlays: values that depend on the processor under a CPU device
@@ -550,6 +568,7 @@ static const tuning_field fields[] = {
     FIELD(sort_stream_digit_max, 0, 1, 11, 0, 0),
     FIELD(sort_stream_floor, 1, 0, (uint64_t)1 << 40, 0, 0),
     FIELD(sort_stream_wide_floor, 1, 0, (uint64_t)1 << 40, 0, 0),
+    FIELD(sort_pack_pairs, 1, 0, (uint64_t)1 << 40, 0, 0),
     FIELD(scan_stream_floor, 1, 0, (uint64_t)1 << 40, 0, 0),
     FIELD(radix_items, 0, 1, 64, 0, 0),
     FIELD(tiled_digit_max, 0, 4, 8, 0, 0),

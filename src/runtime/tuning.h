@@ -62,6 +62,9 @@ typedef struct clgpu__tuning {
                                              the lines' digits are as wide as
                                              sort_chunked_digit_max(_values) where their
                                              lines fit in local memory; 0: never */
+  uint64_t sort_pack_pairs;               /* ... and moves 4-byte keys with 4-byte values as
+                                             8-byte pairs between passes from this many
+                                             bytes of keys and values on; 0: never */
   uint64_t scan_stream_floor;             /* CHUNKED scans writing at least this many bytes
                                              write them with non-temporal stores; 0: never */
   unsigned radix_items;

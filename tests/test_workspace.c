@@ -2631,6 +2631,15 @@ static const size_row size_rows[] = {
      BOTH_FIT},
     {"radix sort uint", QUERY_SORT, CLGPU_TYPE_UINT32, CLGPU_ALGORITHM_RADIX, 0, 0,
      SIZE_MAX / 4 + 1, BOTH_OVERFLOW},
+    /* uint keys with 4-byte values: keys and values side by side (8n
+     * bytes) or, on CPU devices, as pairs (16n bytes; the tuning table's
+     * sort_pack_pairs): 2^59 fits either way, past 2^61 neither. */
+    {"radix sort uint with 4-byte values", QUERY_SORT, CLGPU_TYPE_UINT32, CLGPU_ALGORITHM_RADIX, 0,
+     4, TWO_TO(59), BOTH_FIT},
+    {"radix sort uint with 4-byte values", QUERY_SORT, CLGPU_TYPE_UINT32, CLGPU_ALGORITHM_RADIX, 0,
+     4, TWO_TO(61) + 1, BOTH_OVERFLOW},
+    {"radix sort uint with 4-byte values", QUERY_SORT, CLGPU_TYPE_UINT32, CLGPU_ALGORITHM_RADIX, 0,
+     4, TWO_TO(62) + 1, BOTH_OVERFLOW},
     {"radix sort uint with 16-byte values", QUERY_SORT, CLGPU_TYPE_UINT32, CLGPU_ALGORITHM_RADIX, 0,
      16, TWO_TO(58), BOTH_FIT},
     {"radix sort uint with 16-byte values", QUERY_SORT, CLGPU_TYPE_UINT32, CLGPU_ALGORITHM_RADIX, 0,

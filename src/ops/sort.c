@@ -707,14 +707,18 @@ static clgpu_status lay_out(const clgpu_context *context, sort_plan *plan, const
   uint64_t cap = context->quirks.loop_iteration_cap;
   if (plan->algorithm == CLGPU_ALGORITHM_RADIX) {
     lay_out_radix(context, plan);
-    /* Pairs from sort_pack_pairs bytes of keys and values on (never in a
-     * segmented sort's phases, whose places are laid out apart). Their
-     * two places hold 8 n bytes each where keys and values alternate in
-     * 4 n each: the report of a larger count still covers every smaller
-     * one. */
+    /* Pairs of 4-byte keys with 4-byte values from sort_pack_pairs bytes
+     * of keys and values on (never in a segmented sort's phases, whose
+     * places are laid out apart). Their two places hold n pairs each
+     * where keys and values alternate in n keys and n values: the report
+     * of a larger count still covers every smaller one. 8-byte keys with
+     * 8-byte values as 16-byte pairs were slower on POCL (4M uint64 keys
+     * and values 1.13 of the time, 1M 1.19; 2026-12-06), so they keep
+     * the split places. */
     uint64_t pack_floor = context->tuning->sort_pack_pairs;
-    plan->pairs = plan->stream && !plan->segmented && plan->builtin && plan->key_bytes == 4 &&
-                  plan->value_bytes == 4 && pack_floor && n >= ceil_div(pack_floor, 8);
+    plan->pairs = plan->stream && !plan->segmented && plan->builtin && n > 1 &&
+                  plan->key_bytes == 4 && plan->value_bytes == 4 && pack_floor &&
+                  n >= ceil_div(pack_floor, 8);
   } else {
     uint64_t pieces = 1;
     uint64_t block = context->tuning->merge_block;
@@ -805,17 +809,21 @@ static clgpu_status lay_out(const clgpu_context *context, sort_plan *plan, const
   clgpu__report_buffer(report, part, "staged_keys", key_type, plan->stage_keys ? key_count : 0);
   clgpu__report_buffer(report, part, "staged_values", CLGPU_TYPE_UINT8,
                        plan->stage_values ? value_count : 0);
-  /* Pairs (plan->pairs: 4-byte keys and values, n > 1) take 8 n bytes in
-   * each place: twice the keys, in the keys' type, and 8 n bytes; the
+  /* Pairs (plan->pairs) take n pairs of key_bytes + value_bytes in each
+   * place: twice the keys, in the keys' type, and the pairs' bytes; the
    * same types as ever, so that reports of several counts compare. */
-  clgpu__report_buffer(report, part, "keys_alternate", key_type,
-                       plan->pairs ? 2 * n
-                       : moves     ? key_count
-                                   : 0);
-  clgpu__report_buffer(report, part, "values_alternate", CLGPU_TYPE_UINT8,
-                       plan->pairs ? 8 * n
-                       : moves     ? value_count
-                                   : 0);
+  uint64_t keys_alternate = moves ? key_count : 0, values_alternate = moves ? value_count : 0;
+  if (plan->pairs) {
+    CLGPU__RETURN_ERROR_IF(
+        !clgpu__mul_u64(n, 2, &keys_alternate) ||
+            !clgpu__mul_u64(n, plan->key_bytes + plan->value_bytes, &values_alternate),
+        CLGPU_SIZE_OVERFLOW,
+        "%s: %llu keys with their values as pairs are more bytes than 64 "
+        "bits can count",
+        who, (unsigned long long)n);
+  }
+  clgpu__report_buffer(report, part, "keys_alternate", key_type, keys_alternate);
+  clgpu__report_buffer(report, part, "values_alternate", CLGPU_TYPE_UINT8, values_alternate);
   /* A segmented sort's radix path (laid out: pair_bytes set) needs its
    * phases' counts and states, the images' other place and the pairs;
    * the merge path one pass_state word, which every segmented report that

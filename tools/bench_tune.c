@@ -49,6 +49,7 @@ static const tune_param params[] = {
     {"sort_chunked_digit_max", 0, "radix_sort", {8, 9, 10, 11}, 4, 0},
     {"sort_chunked_digit_max_values", 0, "sort_by_key", {8, 9, 10, 11}, 4, 0},
     {"sort_stream_digit_max", 0, "radix_sort", {8, 9, 10, 11}, 4, 0},
+    {"sort_pack_pairs", 0, "sort_by_key", {0, 1048576, 8388608}, 3, 0},
     {"findall_vector_flags", 0, "findall", {0, 1}, 2, 0},
     {"findall_compress", 0, "findall", {0, 1}, 2, 0},
     {"findall_split_stores", 0, "findall", {0, 1}, 2, 0},
@@ -118,6 +119,8 @@ static const char *const tune_help[] = {
     "                           sort_chunked_digit_max_values (sort_by_key),\n"
     "                           sort_stream_digit_max (radix_sort: the digits\n"
     "                           of a scatter through lines, CPU devices),\n"
+    "                           sort_pack_pairs (sort_by_key: the bytes from\n"
+    "                           which keys and values move as pairs),\n"
     "                           findall_vector_flags, findall_compress,\n"
     "                           findall_split_stores (findall),\n"
     "                           aligned_vector_access (reduce, scan,\n"

@@ -396,6 +396,20 @@ inline void flush_part(__global key_t *out, __global value_t *values_out, __loca
   }
 }
 
+/* Digit d's line, filled up to position `at`: out whole where the digit's
+ * keys cover it, else (shared with a neighbour) its own positions; the
+ * digit's next line starts after it. */
+inline void flush_filled(__global key_t *out, __global value_t *values_out, __local ulong8 *lines,
+                         __local value_t *line_values, __local ulong *pending, uint d, ulong at) {
+  ulong first = pending[d];
+  if (at - first == LINE_KEYS - 1) {
+    flush_whole(out, values_out, lines + d, line_values + d * LINE_KEYS, first);
+  } else {
+    flush_part(out, values_out, lines + d, line_values + d * LINE_KEYS, first, at);
+  }
+  pending[d] = at + 1;
+}
+
 inline void scatter_range_streaming(PLACES_ARGS, uint from, ulong begin, ulong end, uint shift,
                                     uint mask, __local ulong *offset, __local ulong *pending,
                                     __local ulong8 *lines, __local value_t *line_values) {
@@ -414,15 +428,7 @@ inline void scatter_range_streaming(PLACES_ARGS, uint from, ulong begin, ulong e
 #if HAS_VALUES
     line_values[d * LINE_KEYS + slot] = values[i];
 #endif
-    if (slot == LINE_KEYS - 1) {
-      ulong first = pending[d];
-      if (at - first == LINE_KEYS - 1) {
-        flush_whole(out, values_out, lines + d, line_values + d * LINE_KEYS, first);
-      } else {
-        flush_part(out, values_out, lines + d, line_values + d * LINE_KEYS, first, at);
-      }
-      pending[d] = at + 1;
-    }
+    if (slot == LINE_KEYS - 1) flush_filled(out, values_out, lines, line_values, pending, d, at);
   }
   for (uint d = 0; d <= mask; d++) {
     if (pending[d] < offset[d]) {
@@ -468,15 +474,7 @@ inline void scatter_pairs(PLACES_ARGS, uint from, uint to, const int split_in, c
       uint slot = (uint)(((ulong)(out + at) / sizeof(key_t)) % LINE_KEYS);
       line_keys[d * LINE_KEYS + slot] = (key_t)word;
       line_values[d * LINE_KEYS + slot] = (value_t)(word >> 32);
-      if (slot == LINE_KEYS - 1) {
-        ulong first = pending[d];
-        if (at - first == LINE_KEYS - 1) {
-          flush_whole(out, values_out, lines + d, line_values + d * LINE_KEYS, first);
-        } else {
-          flush_part(out, values_out, lines + d, line_values + d * LINE_KEYS, first, at);
-        }
-        pending[d] = at + 1;
-      }
+      if (slot == LINE_KEYS - 1) flush_filled(out, values_out, lines, line_values, pending, d, at);
     } else {
       uint slot = (uint)(((ulong)(words_out + at) / sizeof(ulong)) % PAIR_LINE);
       line_words[d * PAIR_LINE + slot] = word;

@@ -31,6 +31,10 @@
  *   CLGPU_SORT_PAIRS    with CLGPU_SORT_STREAM, 4-byte keys and 4-byte
  *                       values: between passes each key and its value
  *                       travel as one 8-byte pair (places 1 and 2, below)
+ *   CLGPU_SORT_INDEXED  with CLGPU_SORT_PAIRS, a sort permutation: place
+ *                       0's keys are only read, each key's value is its
+ *                       index, made by the pass that first moves it
+ *                       (KEYS_OUT)
  *   CLGPU_MERGE         merge kernels; CLGPU_COMPARE_EXPR optional, an
  *                       expression over a and b (key_t) true when a sorts
  *                       before b; without it the natural order
@@ -152,6 +156,19 @@ inline uint place_after(uint from, uint last) {
 #endif
 }
 
+/* A sort permutation with pairs (CLGPU_SORT_INDEXED): place 0's keys are
+ * the caller's (or their staged copy), which the sort only reads; a pass
+ * from place 0 pairs each key with its index, and the passes back to place
+ * 0 and clgpu_radix_finish write the values (the indices) alone. Where no
+ * pass moves a key, the finish writes the indices in order. The index
+ * sequence and the keys' copy the split form needs are then never written,
+ * nor read. */
+#ifdef CLGPU_SORT_INDEXED
+#define KEYS_OUT 0
+#else
+#define KEYS_OUT 1
+#endif
+
 #define KEYS(place) ((place) ? AT(key_t, keys1, keys1_at) : AT(key_t, keys0, keys0_at))
 #define VALUES(place) ((place) ? AT(value_t, values1, values1_at) : AT(value_t, values0, values0_at))
 #ifdef CLGPU_SORT_PAIRS
@@ -236,18 +253,26 @@ __kernel void clgpu_radix_finish(PLACES_ARGS, __global uint *state_buffer, ulong
                                  uint passes, ulong n, ulong per_item) {
   __global const uint *state = AT(uint, state_buffer, state_at);
   uint place = place_before(state, passes);
-  if (place == 0) return;
 #ifdef CLGPU_SORT_PAIRS
-  __global const ulong *words = WORDS(place);
   ulong first = get_global_id(0) * per_item;
   ulong stop = min(n, first + per_item);
+#ifdef CLGPU_SORT_INDEXED
+  /* In place 0 with place 0 before the last pass: no pass moved a key (a
+   * pass from place 0 writes pairs), so the permutation is the identity. */
+  if (place == 0 && place_before(state, passes - 1) == 0) {
+    for (ulong i = first; i < stop; i++) VALUES(0)[i] = (value_t)i;
+  }
+#endif
+  if (place == 0) return;
+  __global const ulong *words = WORDS(place);
   for (ulong i = first; i < stop; i++) {
     ulong word = words[i];
-    KEYS(0)[i] = (key_t)word;
+    if (KEYS_OUT) KEYS(0)[i] = (key_t)word;
     VALUES(0)[i] = (value_t)(word >> 32);
   }
   return;
 #endif
+  if (place == 0) return;
   __global key_t *to = KEYS(0);
   __global const key_t *from = KEYS(1);
 #if HAS_VALUES
@@ -366,7 +391,7 @@ inline void put_value_streaming(__global value_t *to, value_t value) {
  * output line is 64-byte aligned), its values one by one. */
 inline void flush_whole(__global key_t *out, __global value_t *values_out, __local ulong8 *line,
                         __local value_t *line_values, ulong first) {
-  STREAM_STORE(*line, (__global ulong8 *)(out + first));
+  if (KEYS_OUT) STREAM_STORE(*line, (__global ulong8 *)(out + first));
 #if HAS_VALUES
   /* The values' line is whole 64-byte lines too where the values' place
    * sits at the same distance from a line as the keys' place. */
@@ -389,7 +414,7 @@ inline void flush_part(__global key_t *out, __global value_t *values_out, __loca
   __local key_t *keys = (__local key_t *)line;
   for (ulong at = first; at <= last; at++) {
     uint slot = (uint)(((ulong)(out + at) / sizeof(key_t)) % LINE_KEYS);
-    out[at] = keys[slot];
+    if (KEYS_OUT) out[at] = keys[slot];
 #if HAS_VALUES
     values_out[at] = line_values[slot];
 #endif
@@ -467,12 +492,16 @@ inline void scatter_pairs(PLACES_ARGS, uint from, uint to, const int split_in, c
   __local ulong *line_words = (__local ulong *)lines;
   for (uint d = 0; d <= mask; d++) pending[d] = offset[d];
   for (ulong i = begin; i < end; i++) {
+#ifdef CLGPU_SORT_INDEXED
+    ulong word = split_in ? ((ulong)keys[i] | i << 32) : words[i];
+#else
     ulong word = split_in ? ((ulong)keys[i] | (ulong)values[i] << 32) : words[i];
+#endif
     uint d = digit_of((key_t)word, shift, mask);
     ulong at = offset[d]++;
     if (split_out) {
       uint slot = (uint)(((ulong)(out + at) / sizeof(key_t)) % LINE_KEYS);
-      line_keys[d * LINE_KEYS + slot] = (key_t)word;
+      if (KEYS_OUT) line_keys[d * LINE_KEYS + slot] = (key_t)word;
       line_values[d * LINE_KEYS + slot] = (value_t)(word >> 32);
       if (slot == LINE_KEYS - 1) flush_filled(out, values_out, lines, line_values, pending, d, at);
     } else {

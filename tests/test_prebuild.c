@@ -473,6 +473,71 @@ static void test_items_cover_their_calls(void **state) {
   assert_int_equal(after.kernels_created, before.kernels_created);
 }
 
+/* clgpu_sort_permutation where its sort moves 4-byte keys with uint32
+ * indices as pairs (forced by the tuning: 7-bit digits, whose lines every
+ * device's local memory holds) makes the indices in its kernels, a program
+ * of its own: a SORT item with 4-byte values prepares it too, so that the
+ * call builds nothing and creates no kernel. */
+static void test_sort_item_covers_the_permutation(void **state) {
+  fixture *f = *state;
+  f->folder = test_make_folder("prebuild-permutation");
+  name_record("permutation");
+  assert_int_equal(setenv("CLGPU_TUNING",
+                          "sort_stream=1,sort_pack_pairs=1,sort_single_chunk_values=1,"
+                          "sort_stream_digit_max=7,sort_chunked_digit_max_values=7",
+                          1),
+                   0);
+  clgpu_context *context = f->contexts[0] = context_in(f->folder);
+  unsetenv("CLGPU_TUNING");
+  clgpu_sort_options sort_options = {.algorithm = CLGPU_ALGORITHM_RADIX,
+                                     .shape = CLGPU_SHAPE_CHUNKED};
+  clgpu_prebuild_item item = {.kind = CLGPU_PREBUILD_SORT,
+                              .type = CLGPU_TYPE_UINT32,
+                              .value_bytes = 4,
+                              .max_n = SORT_N,
+                              .sort_options = &sort_options};
+  clgpu_prebuild_options options = {.items = &item, .num_items = 1, .skip_record = 1};
+  assert_status(clgpu_prebuild_start(context, &options, &f->prebuild), CLGPU_SUCCESS);
+  assert_status(clgpu_prebuild_wait(f->prebuild, NULL), CLGPU_SUCCESS);
+  clgpu_cache_stats before = cache_stats(context);
+
+  static cl_uint keys[SORT_N], permutation[SORT_N];
+  for (size_t i = 0; i < SORT_N; i++) keys[i] = (cl_uint)((i * 2654435761u) % 1000);
+  cl_mem key_buffer = make_buffer(f, 0, context, sizeof keys, keys);
+  cl_mem permutation_buffer = make_buffer(f, 1, context, sizeof permutation, NULL);
+  clgpu_array key_view, permutation_view;
+  assert_status(clgpu_array_1d(key_buffer, 0, CLGPU_TYPE_UINT32, SORT_N, &key_view), CLGPU_SUCCESS);
+  assert_status(clgpu_array_1d(permutation_buffer, 0, CLGPU_TYPE_UINT32, SORT_N, &permutation_view),
+                CLGPU_SUCCESS);
+  /* The pairs' form: the keys are read where they are. */
+  clgpu_workspace_size report;
+  assert_status(clgpu_sort_permutation_workspace_size(context, NULL, &permutation_view, &key_view,
+                                                      &sort_options, &report),
+                CLGPU_SUCCESS);
+  assert_int_equal(report.buffers[0].bytes, 0); /* staged_keys */
+  assert_status(clgpu_sort_permutation(context, NULL, &permutation_view, &key_view, &sort_options,
+                                       0, NULL, NULL),
+                CLGPU_SUCCESS);
+  read_buffer(context, permutation_buffer, sizeof permutation, permutation);
+  static unsigned char seen[SORT_N];
+  memset(seen, 0, sizeof seen);
+  for (size_t i = 0; i < SORT_N; i++) {
+    assert_true(permutation[i] < SORT_N);
+    assert_false(seen[permutation[i]]);
+    seen[permutation[i]] = 1;
+    if (i > 0) {
+      cl_uint a = keys[permutation[i - 1]], b = keys[permutation[i]];
+      assert_true(a <= b);
+      if (a == b) assert_true(permutation[i - 1] < permutation[i]);
+    }
+  }
+  release_buffers(f);
+  clgpu_cache_stats after = cache_stats(context);
+  assert_int_equal(after.builds, before.builds);
+  assert_int_equal(after.disk_hits, before.disk_hits);
+  assert_int_equal(after.kernels_created, before.kernels_created);
+}
+
 /* findall's item in each shape: CHUNKED's program holds the compaction
  * (and the counts' scan only where a call may take it), TILED's the counts
  * and writes and the scan; each call then finds what it uses in memory. */
@@ -895,6 +960,7 @@ int main(void) {
       cmocka_unit_test_setup_teardown(test_items_cover_their_calls, setup, teardown),
       cmocka_unit_test_setup_teardown(test_more_items_cover_their_calls, setup, teardown),
       cmocka_unit_test_setup_teardown(test_findall_in_each_shape, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_sort_item_covers_the_permutation, setup, teardown),
       cmocka_unit_test_setup_teardown(test_record_replays_in_a_later_context, setup, teardown),
       cmocka_unit_test_setup_teardown(test_damaged_record_is_ignored_and_rewritten, setup,
                                       teardown),

@@ -1272,7 +1272,13 @@ static void check_report(const clgpu_workspace_size *report, const sort_case *c,
   }
   uint64_t k = key_types[c->key].size, v = case_value_size(c), n = c->n;
   uint64_t least = n > 1 ? n * (k + v) : 0;
-  if (c->permutation || (c->key_stride != 1 && n > 1)) least += n * k;
+  /* A permutation of contiguous keys that travel as pairs reads them
+   * where they are (docs/sort.md): its places hold the pairs instead. */
+  int pairs = k == 4 && v == 4 && n > 1 && report->buffers[KEYS_ALTERNATE].bytes == 8 * n &&
+              report->buffers[VALUES_ALTERNATE].bytes == 8 * n;
+  if ((c->permutation && !(pairs && c->key_stride == 1)) || (c->key_stride != 1 && n > 1)) {
+    least += n * k;
+  }
   if (report->total_bytes < least) {
     fail_msg("%s: total_bytes %llu, below the %llu bytes of the ping-pong and copies", label,
              (unsigned long long)report->total_bytes, (unsigned long long)least);
@@ -1384,6 +1390,14 @@ static void workspace_buffer_names(void **state) {
         /* A view of one element is contiguous whatever its stride. */
         int keys_copied = (c.key_stride != 1 && n > 1) || c.permutation;
         int values_copied = c.value_stride != 1 && v > 0 && n > 1;
+        /* 4-byte keys with 4-byte values may travel as 8-byte pairs
+         * (the tuning table's sort_pack_pairs), 8 n bytes in each place;
+         * a permutation of contiguous keys as pairs then reads the keys
+         * where they are. */
+        int pairs = k == 4 && v == 4 && c.algorithm != CLGPU_ALGORITHM_MERGE && n > 1 &&
+                    buffers[KEYS_ALTERNATE].bytes == 8 * n &&
+                    buffers[VALUES_ALTERNATE].bytes == 8 * n;
+        if (pairs && c.permutation && c.key_stride == 1) keys_copied = 0;
         if (buffers[STAGED_KEYS].bytes != (keys_copied ? n * k : 0)) {
           fail_msg("%s: staged_keys holds %llu bytes for %llu keys of %llu bytes (%s)", label,
                    (unsigned long long)buffers[STAGED_KEYS].bytes, (unsigned long long)n,
@@ -1394,13 +1408,8 @@ static void workspace_buffer_names(void **state) {
                    (unsigned long long)buffers[STAGED_VALUES].bytes,
                    values_copied ? "strided" : "contiguous");
         }
-        /* 4-byte keys with 4-byte values may travel as 8-byte pairs
-         * (the tuning table's sort_pack_pairs), 8 n bytes in each place. */
         int split =
             buffers[KEYS_ALTERNATE].bytes == n * k && buffers[VALUES_ALTERNATE].bytes == n * v;
-        int pairs = k == 4 && v == 4 && c.algorithm != CLGPU_ALGORITHM_MERGE && n > 1 &&
-                    buffers[KEYS_ALTERNATE].bytes == 8 * n &&
-                    buffers[VALUES_ALTERNATE].bytes == 8 * n;
         if (!split && !pairs) {
           fail_msg("%s: the ping-pong's other half holds %llu + %llu bytes, not %llu + %llu", label,
                    (unsigned long long)buffers[KEYS_ALTERNATE].bytes,
@@ -1724,6 +1733,64 @@ static void workspace_refused(void **state) {
   clgpu_context_destroy(other_context);
 }
 
+/* A sort permutation as pairs of keys in a CL_MEM_READ_ONLY buffer: the
+ * sort reads them where they are (no staged_keys), writes the stable
+ * permutation, and leaves the keys as they were. */
+static void permutation_of_read_only_keys(size_t n) {
+  char label[120];
+  snprintf(label, sizeof label, "permutation of %zu uint32 keys in a read-only buffer", n);
+  unsigned char *keys = malloc(n * 4), *after = malloc(n * 4);
+  uint32_t *got = malloc(n * 4), *expected = malloc(n * 4);
+  assert_non_null(keys);
+  assert_non_null(after);
+  assert_non_null(got);
+  assert_non_null(expected);
+  generate_keys(&key_types[KEY_UINT32], TEST_FEW_UNIQUE, 4096, n, test_case_seed(label), keys);
+  cl_int err = CL_SUCCESS;
+  cl_mem key_buffer = clCreateBuffer(clgpu_context_cl_context(shared_context),
+                                     CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, n * 4, keys, &err);
+  assert_int_equal(err, CL_SUCCESS);
+  cl_mem permutation_buffer = NULL;
+  assert_status(clgpu_buffer_create(shared_context, CL_MEM_READ_WRITE, n * 4, &permutation_buffer),
+                CLGPU_SUCCESS);
+  clgpu_array key_view, permutation_view;
+  assert_status(clgpu_array_1d(key_buffer, 0, CLGPU_TYPE_UINT32, n, &key_view), CLGPU_SUCCESS);
+  assert_status(clgpu_array_1d(permutation_buffer, 0, CLGPU_TYPE_UINT32, n, &permutation_view),
+                CLGPU_SUCCESS);
+  clgpu_sort_options options = {.algorithm = CLGPU_ALGORITHM_RADIX, .shape = CLGPU_SHAPE_CHUNKED};
+  clgpu_workspace_size report;
+  expect_success(clgpu_sort_permutation_workspace_size(shared_context, NULL, &permutation_view,
+                                                       &key_view, &options, &report),
+                 label);
+  if (report.buffers[KEYS_ALTERNATE].bytes != 8 * (uint64_t)n ||
+      report.buffers[STAGED_KEYS].bytes != 0) {
+    fail_msg(
+        "%s: the report has %llu bytes of staged keys and %llu of alternate keys, not the "
+        "pairs' 0 and 8 n",
+        label, (unsigned long long)report.buffers[STAGED_KEYS].bytes,
+        (unsigned long long)report.buffers[KEYS_ALTERNATE].bytes);
+  }
+  expect_success(clgpu_sort_permutation(shared_context, NULL, &permutation_view, &key_view,
+                                        &options, 0, NULL, NULL),
+                 label);
+  cl_command_queue queue = clgpu_context_queue(shared_context);
+  assert_int_equal(
+      clEnqueueReadBuffer(queue, permutation_buffer, CL_TRUE, 0, n * 4, got, 0, NULL, NULL),
+      CL_SUCCESS);
+  assert_int_equal(clEnqueueReadBuffer(queue, key_buffer, CL_TRUE, 0, n * 4, after, 0, NULL, NULL),
+                   CL_SUCCESS);
+  reference_permutation(&key_types[KEY_UINT32], keys, n, 0, 0, 0, expected);
+  expect_elements((const unsigned char *)got, (const unsigned char *)expected, n, 4, expected, NULL,
+                  0, "permutation", label);
+  expect_region(after, keys, n * 4, "keys", label);
+  clgpu_buffer_release(shared_context, permutation_buffer);
+  clReleaseMemObject(key_buffer);
+  free(expected);
+  free(got);
+  free(after);
+  free(keys);
+}
+
 /* 4-byte keys with 4-byte values as 8-byte pairs between passes (the
  * tuning table's sort_pack_pairs, cl/sort.cl place_after), forced on: a
  * first pass from keys and values into pairs, passes from pairs into
@@ -1734,11 +1801,14 @@ static void workspace_refused(void **state) {
  * plain stores of the lines, the scan kernel over chunks of 1000 keys,
  * and 7-bit digits (whose lines every device's local memory holds);
  * ascending and descending, index values (stability), a strided
- * key view (staged), a bit range of two passes, and the sort permutation.
+ * key view (staged), a bit range of two passes, and the sort permutation
+ * (which makes its indices in the kernels: contiguous, strided, float
+ * descending and a bit range of its keys, and keys in a read-only buffer).
  * Where local memory holds the lines (the scatter through lines: 144
  * bytes a digit), the report must show the pairs' places (8 n
- * bytes each), so that the cases cannot pass on the split form alone;
- * and an _upto report past the floor covers the counts below it. */
+ * bytes each) and a permutation no staged copy of contiguous keys, so that
+ * the cases cannot pass on the split form alone; and an _upto report past
+ * the floor covers the counts below it, sorts and permutations. */
 static void pairs_between_passes(void **state) {
   (void)state;
   static const struct {
@@ -1772,9 +1842,14 @@ static void pairs_between_passes(void **state) {
     clgpu_type permutation;
     unsigned begin_bit, end_bit;
   } rows[] = {
-      {KEY_UINT32, 0, 1, 1, 0, 0, 0},  {KEY_FLOAT, 1, 1, 1, 0, 0, 0},
-      {KEY_INT32, 0, 1, -2, 0, 0, 0},  {KEY_UINT32, 0, 0, 1, CLGPU_TYPE_UINT32, 0, 0},
+      {KEY_UINT32, 0, 1, 1, 0, 0, 0},
+      {KEY_FLOAT, 1, 1, 1, 0, 0, 0},
+      {KEY_INT32, 0, 1, -2, 0, 0, 0},
+      {KEY_UINT32, 0, 0, 1, CLGPU_TYPE_UINT32, 0, 0},
       {KEY_UINT32, 1, 1, 1, 0, 4, 20},
+      {KEY_FLOAT, 1, 0, 1, CLGPU_TYPE_UINT32, 0, 0},
+      {KEY_INT32, 0, 0, -3, CLGPU_TYPE_UINT32, 0, 0},
+      {KEY_UINT32, 0, 0, 1, CLGPU_TYPE_UINT32, 8, 24},
   };
   shared_before_streaming = shared_context;
   clgpu_context_options options;
@@ -1802,7 +1877,7 @@ static void pairs_between_passes(void **state) {
         c.end_bit = rows[r].end_bit;
         c.distribution = data[d].distribution;
         c.parameter = data[d].parameter;
-        if (d == 0 && lines_fit && !c.permutation) {
+        if (d == 0 && lines_fit) {
           char label[160];
           snprintf(label, sizeof label, "pairs under %s", tuning);
           clgpu_workspace_size report = case_report(&c, label);
@@ -1812,10 +1887,19 @@ static void pairs_between_passes(void **state) {
                      label, (unsigned long long)report.buffers[KEYS_ALTERNATE].bytes,
                      (unsigned long long)report.buffers[VALUES_ALTERNATE].bytes);
           }
+          /* Only strided keys are copied: a permutation reads contiguous
+           * ones where they are. */
+          uint64_t staged = c.key_stride != 1 ? 4 * (uint64_t)n : 0;
+          if (report.buffers[STAGED_KEYS].bytes != staged) {
+            fail_msg("%s: staged_keys holds %llu bytes, not %llu (%s)", label,
+                     (unsigned long long)report.buffers[STAGED_KEYS].bytes,
+                     (unsigned long long)staged, c.permutation ? "a permutation" : "a sort");
+          }
         }
         run_sort_case(&c);
       }
     }
+    if (lines_fit) permutation_of_read_only_keys(n);
     clgpu_context_destroy(shared_context);
     shared_context = shared_before_streaming;
   }
@@ -1828,15 +1912,33 @@ static void pairs_between_passes(void **state) {
   static const size_t sizes[] = {49999, 50000, 100003};
   clgpu_sort_options sort_options = {.algorithm = CLGPU_ALGORITHM_RADIX,
                                      .shape = CLGPU_SHAPE_CHUNKED};
-  clgpu_workspace_size upto;
-  assert_status(clgpu_sort_workspace_size_upto(shared_context, NULL, CLGPU_TYPE_UINT32, 4, sizes[2],
-                                               &sort_options, &upto),
-                CLGPU_SUCCESS);
-  for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; s++) {
+  /* Sorts with uint32 values, then sort permutations (whose keys are
+   * copied below the floor and read where they are from it). */
+  for (size_t s = 0; s < 2 * (sizeof sizes / sizeof sizes[0]); s++) {
+    int permutation = s >= sizeof sizes / sizeof sizes[0];
+    size_t size = sizes[s % (sizeof sizes / sizeof sizes[0])];
+    clgpu_workspace_size upto;
+    assert_status(permutation
+                      ? clgpu_sort_permutation_workspace_size_upto(
+                            shared_context, NULL, CLGPU_TYPE_UINT32, CLGPU_TYPE_UINT32, sizes[2],
+                            &sort_options, &upto)
+                      : clgpu_sort_workspace_size_upto(shared_context, NULL, CLGPU_TYPE_UINT32, 4,
+                                                       sizes[2], &sort_options, &upto),
+                  CLGPU_SUCCESS);
     char label[160];
-    snprintf(label, sizeof label, "pairs floor: %zu uint32 keys with uint32 values", sizes[s]);
-    sort_case c = chunked_radix_case(KEY_UINT32, sizes[s], "pairs floor", 4, 0, 1);
+    snprintf(label, sizeof label, "pairs floor: %zu uint32 keys, %s", size,
+             permutation ? "their permutation" : "with uint32 values");
+    sort_case c = chunked_radix_case(KEY_UINT32, size, "pairs floor", permutation ? 0 : 4, 0, 1);
+    if (permutation) {
+      c.permutation = CLGPU_TYPE_UINT32;
+      c.index_values = 0;
+    }
     clgpu_workspace_size exact = case_report(&c, label);
+    int as_pairs = exact.buffers[KEYS_ALTERNATE].bytes == 8 * (uint64_t)size;
+    if (permutation && (exact.buffers[STAGED_KEYS].bytes == 0) != as_pairs) {
+      fail_msg("%s: staged_keys holds %llu bytes with the %s form", label,
+               (unsigned long long)exact.buffers[STAGED_KEYS].bytes, as_pairs ? "pairs" : "split");
+    }
     for (unsigned b = 0; b < exact.num_buffers; b++) {
       if (upto.buffers[b].bytes < exact.buffers[b].bytes) {
         fail_msg("%s: the _upto(%zu) report's %s holds %llu bytes, the call's %llu", label,

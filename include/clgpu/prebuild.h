@@ -102,8 +102,10 @@ typedef enum clgpu_prebuild_kind {
    * `sort_options` (NULL: AUTO algorithm and shape), carrying `value_bytes`
    * per key (0: keys only; 1, 2, 4, 8 or 16), for every count from 2 to
    * `max_n` (0: to 2^32). clgpu_sort_permutation's sort is the one with
-   * value_bytes 4 (a uint32 permutation) or 8 (uint64); it also fills the
-   * permutation with an elementwise kernel items do not cover. */
+   * value_bytes 4 (a uint32 permutation) or 8 (uint64), and value_bytes 4
+   * also prepares the permutation's own program where its sort makes the
+   * indices itself (docs/sort.md, "Keys and values as pairs"); elsewhere it
+   * fills the permutation with an elementwise kernel items do not cover. */
   CLGPU_PREBUILD_SORT,
   /** clgpu_lower_bound and clgpu_upper_bound (search.h) over keys of `type`
    * (ignored for custom keys: sort_spec's key_type) in the order of

@@ -92,8 +92,13 @@ typedef struct clgpu_sort_spec {
 typedef struct clgpu_sort_options {
   clgpu_algorithm algorithm;  /**< CLGPU_ALGORITHM_AUTO, _RADIX or _MERGE */
   clgpu_shape shape;          /**< CLGPU_SHAPE_AUTO, _CHUNKED or _TILED */
-  clgpu_workspace *workspace; /**< NULL: the call allocates what it needs */
-  cl_command_queue queue;     /**< NULL: the context's; as clgpu_call_options.queue */
+  /** NULL: the call allocates what it needs and releases it, every call
+   * anew. On a CPU device the fresh memory's pages are then touched for
+   * the first time by each call (a 16M uint32 sort with values: 45-65 ms
+   * more, docs/sort.md); repeated sorts keep that off with a workspace
+   * (workspace.h) or a cache scope (alloc.h). */
+  clgpu_workspace *workspace;
+  cl_command_queue queue; /**< NULL: the context's; as clgpu_call_options.queue */
   uint64_t reserved[CLGPU_OPTIONS_RESERVED]; /**< must be zero */
 } clgpu_sort_options;
 
@@ -162,7 +167,11 @@ CLGPU_API clgpu_status clgpu_sort_workspace_size_upto(clgpu_context *context,
  * any stride) the stable permutation that sorts `keys`: keys[permutation[0]],
  * keys[permutation[1]], ... are in order, equal keys in increasing index
  * order. The keys are not modified: they are copied into the workspace
- * ("staged_keys") and sorted there with their indices. The permutation must
+ * ("staged_keys") and sorted there with their indices, or, where the sort
+ * moves 4-byte keys with uint32 indices as pairs (docs/sort.md) and the
+ * keys are contiguous, read where they are by the sort's commands, so that
+ * they must not change until the call's event completes (a buffer the
+ * kernels may only read, CL_MEM_READ_ONLY, serves). The permutation must
  * not overlap the keys. Only enqueues, as clgpu_sort.
  * Errors as clgpu_sort's, and CLGPU_TYPE_MISMATCH (another permutation type,
  * or CLGPU_TYPE_UINT32 for more than 2^32 - 1 keys), CLGPU_SHAPE_MISMATCH (a

@@ -118,6 +118,10 @@ typedef struct sort_plan {
                       (sort_stream_floor) */
   int pairs;       /* ... moving 4-byte keys and 4-byte values as 8-byte pairs
                       between passes (sort_pack_pairs; cl/sort.cl place_after) */
+  int indexed;     /* a sort permutation with pairs: the kernels make the
+                      indices and only read the keys (CLGPU_SORT_INDEXED) */
+  int keys_readable; /* a sort permutation's keys: contiguous, so that an
+                        indexed sort reads them where they are */
   uint64_t groups, chunk;
   uint64_t count_groups; /* groups the digit counts are sized for (>= groups,
                             and growing with n, so _upto reports serve
@@ -719,6 +723,12 @@ static clgpu_status lay_out(const clgpu_context *context, sort_plan *plan, const
     plan->pairs = plan->stream && !plan->segmented && plan->builtin && n > 1 &&
                   plan->key_bytes == 4 && plan->value_bytes == 4 && pack_floor &&
                   n >= ceil_div(pack_floor, 8);
+    /* A sort permutation with pairs makes its indices in the pass that
+     * first moves the keys and reads contiguous keys where they are: no
+     * iota, no copy of the keys (cl/sort.cl KEYS_OUT). An _upto report
+     * keeps the staged keys, which the smaller counts' split form needs. */
+    plan->indexed = plan->pairs && plan->permutation;
+    if (plan->indexed && plan->keys_readable) plan->stage_keys = 0;
   } else {
     uint64_t pieces = 1;
     uint64_t block = context->tuning->merge_block;
@@ -1023,7 +1033,7 @@ static clgpu_status sort_program(clgpu_context *context, const sort_plan *plan, 
   snprintf(digit, sizeof digit, "%u", plan->digit_bits);
   snprintf(block, sizeof block, "%u", context->tuning->merge_block);
   snprintf(key_size, sizeof key_size, "%zu", plan->key_bytes);
-  clgpu_define defines[16];
+  clgpu_define defines[20];
   size_t count = 0;
   defines[count++] = (clgpu_define){"CLGPU_SORT_GROUP", group};
   defines[count++] = (clgpu_define){"CLGPU_SORT_ITEMS", items};
@@ -1075,6 +1085,7 @@ static clgpu_status sort_program(clgpu_context *context, const sort_plan *plan, 
     }
     if (plan->stream) defines[count++] = (clgpu_define){"CLGPU_SORT_STREAM", NULL};
     if (plan->pairs) defines[count++] = (clgpu_define){"CLGPU_SORT_PAIRS", NULL};
+    if (plan->indexed) defines[count++] = (clgpu_define){"CLGPU_SORT_INDEXED", NULL};
     if (plan->nontemporal) defines[count++] = (clgpu_define){"CLGPU_SORT_NONTEMPORAL", NULL};
   } else if (plan->radix_path) {
     defines[count++] = (clgpu_define){"CLGPU_SEGMENTED_RADIX", NULL};
@@ -1557,7 +1568,7 @@ static clgpu_status run_sort(clgpu_context *context, const sort_plan *plan, cons
     at.keys[1] = slot(&scratch, SORT_KEYS_ALTERNATE, at.keys[0].buffer);
     at.values[1] = values ? slot(&scratch, SORT_VALUES_ALTERNATE, at.values[0].buffer) : at.keys[1];
   }
-  if (status == CLGPU_SUCCESS && plan->permutation && plan->n > 0) {
+  if (status == CLGPU_SUCCESS && plan->permutation && plan->n > 0 && !plan->indexed) {
     status = run_iota(context, plan, &chain, at.values[0]);
   }
   if (status == CLGPU_SUCCESS && plan->n > 1) {
@@ -1707,6 +1718,17 @@ clgpu_status clgpu__sort_prepare(clgpu_context *context, const clgpu_sort_spec *
     plan.n = n;
     plan.value_bytes = value_bytes;
     CLGPU__FORWARD_IF_ERROR(prepare_plan(context, &plan, max_n, who));
+    /* clgpu_sort_permutation's sort with pairs makes its indices itself
+     * (plan.indexed): a program of its own. */
+    if (value_bytes == 4 && plan.pairs) {
+      sort_plan indexed = resolved;
+      indexed.n = n;
+      indexed.value_bytes = value_bytes;
+      indexed.permutation = 1;
+      indexed.stage_keys = 1;
+      indexed.keys_readable = 1;
+      CLGPU__FORWARD_IF_ERROR(prepare_plan(context, &indexed, max_n, who));
+    }
     if (n >= max_n) break;
   }
   return CLGPU_SUCCESS;
@@ -1753,7 +1775,10 @@ static clgpu_status permutation_entry(clgpu_context *context, const clgpu_sort_s
   CLGPU__FORWARD_IF_ERROR(
       begin_entry(context, spec, keys, permutation, 1, options, num_events, wait_list, who, &plan));
   CLGPU__FORWARD_IF_ERROR(check_keys(context, keys, 0, who, &plan));
-  plan.stage_keys = 1; /* the keys are sorted in a copy */
+  /* The keys are sorted in a copy, or read where they are by an indexed
+   * sort (lay_out). */
+  plan.keys_readable = !plan.stage_keys;
+  plan.stage_keys = 1;
   CLGPU__FORWARD_IF_ERROR(clgpu__check_index_type(permutation->type, plan.n, who, "permutation"));
   CLGPU__RETURN_ERROR_IF(permutation->shape[0] != plan.n, CLGPU_SHAPE_MISMATCH,
                          "%s: the permutation has %zu elements for %llu keys", who,

@@ -482,11 +482,12 @@ static void test_sort_item_covers_the_permutation(void **state) {
   fixture *f = *state;
   f->folder = test_make_folder("prebuild-permutation");
   name_record("permutation");
-  assert_int_equal(setenv("CLGPU_TUNING",
-                          "sort_stream=1,sort_pack_pairs=1,sort_single_chunk_values=1,"
-                          "sort_stream_digit_max=7,sort_chunked_digit_max_values=7",
-                          1),
-                   0);
+  assert_int_equal(
+      setenv("CLGPU_TUNING",
+             "sort_stream=1,sort_lines_floor=0,sort_pack_pairs=1,sort_single_chunk_values=1,"
+             "sort_stream_digit_max=7,sort_chunked_digit_max_values=7",
+             1),
+      0);
   clgpu_context *context = f->contexts[0] = context_in(f->folder);
   unsetenv("CLGPU_TUNING");
   clgpu_sort_options sort_options = {.algorithm = CLGPU_ALGORITHM_RADIX,

@@ -545,17 +545,19 @@ static sort_case chunked_radix_case(unsigned key, size_t n, const char *what, si
 static void streaming_scatter(void **state) {
   (void)state;
   static const char *const tunings[] = {
-      "sort_stream=1,sort_stream_floor=0,sort_stream_digit_max=11,"
+      "sort_stream=1,sort_lines_floor=0,sort_stream_floor=0,sort_stream_digit_max=11,"
       "sort_chunked_digit_max_values=11",
-      "sort_stream=1,sort_stream_floor=0,sort_stream_digit_max=8,sort_chunked_digit_max=8,"
+      "sort_stream=1,sort_lines_floor=0,sort_stream_floor=0,sort_stream_digit_max=8,sort_chunked_"
+      "digit_max=8,"
       "sort_chunked_digit_max_values=8",
-      "sort_stream=1,sort_stream_floor=1099511627776,sort_stream_digit_max=8",
+      "sort_stream=1,sort_lines_floor=0,sort_stream_floor=1099511627776,sort_stream_digit_max=8",
       "sort_stream=0",
       /* Wide digits from 400000 bytes: below (uint8 keys), at (int16
        * keys with 2-byte values, uint32 keys) and above it, where the
        * lines of 2048 digits fit in local memory (not on Oclgrind or
        * rusticl: 32 KiB). */
-      "sort_stream=1,sort_stream_floor=0,sort_stream_digit_max=8,sort_stream_wide_floor=400000",
+      "sort_stream=1,sort_lines_floor=0,sort_stream_floor=0,sort_stream_digit_max=8,sort_stream_"
+      "wide_floor=400000",
   };
   static const struct {
     unsigned key;
@@ -1815,19 +1817,22 @@ static void pairs_between_passes(void **state) {
     const char *tuning;
     unsigned bits;
   } tunings[] = {
-      {"sort_stream=1,sort_pack_pairs=1,sort_stream_floor=0,sort_stream_digit_max=8,"
+      {"sort_stream=1,sort_lines_floor=0,sort_pack_pairs=1,sort_stream_floor=0,sort_stream_digit_"
+       "max=8,"
        "sort_chunked_digit_max_values=8",
        8},
-      {"sort_stream=1,sort_pack_pairs=1,sort_stream_floor=1099511627776,"
+      {"sort_stream=1,sort_lines_floor=0,sort_pack_pairs=1,sort_stream_floor=1099511627776,"
        "sort_stream_digit_max=11,sort_chunked_digit_max_values=11",
        11},
-      {"sort_stream=1,sort_pack_pairs=1,sort_stream_floor=0,sort_stream_digit_max=8,"
+      {"sort_stream=1,sort_lines_floor=0,sort_pack_pairs=1,sort_stream_floor=0,sort_stream_digit_"
+       "max=8,"
        "sort_chunked_digit_max_values=8,sort_summed_counts=0,sort_chunk_minimum=1000",
        8},
       /* 7-bit digits: their lines (18 KiB) fit in the 32 KiB of local
        * memory of Oclgrind and rusticl, so that those check the pairs too
        * (five passes: three between pairs). */
-      {"sort_stream=1,sort_pack_pairs=1,sort_stream_floor=0,sort_stream_digit_max=7,"
+      {"sort_stream=1,sort_lines_floor=0,sort_pack_pairs=1,sort_stream_floor=0,sort_stream_digit_"
+       "max=7,"
        "sort_chunked_digit_max_values=7",
        7},
   };
@@ -1906,7 +1911,8 @@ static void pairs_between_passes(void **state) {
   /* Across the floor (400000 bytes: 50000 pairs): below it the split
    * places, from it the pairs; the report of the largest count holds
    * every buffer of the smaller ones. */
-  assert_int_equal(setenv("CLGPU_TUNING", "sort_stream=1,sort_pack_pairs=400000", 1), 0);
+  assert_int_equal(
+      setenv("CLGPU_TUNING", "sort_stream=1,sort_lines_floor=0,sort_pack_pairs=400000", 1), 0);
   shared_context = test_context(&options);
   unsetenv("CLGPU_TUNING");
   static const size_t sizes[] = {49999, 50000, 100003};
@@ -1966,11 +1972,12 @@ static void wide_digits_upto(void **state) {
   clgpu_context_options options;
   memset(&options, 0, sizeof options);
   options.disk_cache = CLGPU_DISK_CACHE_OFF;
-  assert_int_equal(setenv("CLGPU_TUNING",
-                          "sort_stream=1,sort_stream_digit_max=8,sort_chunked_digit_max=11,"
-                          "sort_chunked_digit_max_values=11,sort_stream_wide_floor=400000",
-                          1),
-                   0);
+  assert_int_equal(
+      setenv("CLGPU_TUNING",
+             "sort_stream=1,sort_lines_floor=0,sort_stream_digit_max=8,sort_chunked_digit_max=11,"
+             "sort_chunked_digit_max_values=11,sort_stream_wide_floor=400000",
+             1),
+      0);
   shared_context = test_context(&options);
   unsetenv("CLGPU_TUNING");
   static const size_t sizes[] = {65537, 99999, 100000, 150001};
@@ -2040,6 +2047,79 @@ static void wide_digits_upto(void **state) {
       sort_case c = chunked_radix_case(KEY_UINT32, sizes[s], "wide digits, _upto workspace",
                                        value_sizes[v], (int)(s % 2), v == 1);
       c.distribution = TEST_UNIFORM;
+      c.workspace = workspace;
+      run_sort_case(&c);
+    }
+    clgpu_workspace_destroy(workspace);
+  }
+  clgpu_context_destroy(shared_context);
+  shared_context = shared_before_streaming;
+  shared_before_streaming = NULL;
+}
+
+/* Under sort_lines_floor (400000 bytes here: 100000 uint32 keys, 50000
+ * with uint32 values) the CHUNKED scatter stores key by key with 11-bit
+ * digits below the floor and goes through lines of 8-bit digits from it.
+ * The _upto report of a count past the floor covers every buffer of the
+ * exact reports below it (the digit counts sized for the 11-bit digits
+ * of the smaller counts), and a workspace made from it serves the sorts on
+ * both sides of the floor and at it, keys alone and with values. */
+static void lines_floor_upto(void **state) {
+  (void)state;
+  shared_before_streaming = shared_context;
+  clgpu_context_options options;
+  memset(&options, 0, sizeof options);
+  options.disk_cache = CLGPU_DISK_CACHE_OFF;
+  assert_int_equal(setenv("CLGPU_TUNING",
+                          "sort_stream=1,sort_lines_floor=400000,sort_stream_digit_max=8,"
+                          "sort_chunked_digit_max=11,sort_chunked_digit_max_values=11,"
+                          "sort_stream_wide_floor=0",
+                          1),
+                   0);
+  shared_context = test_context(&options);
+  unsetenv("CLGPU_TUNING");
+  enum { SIZES = 4 };
+  static const size_t value_sizes[] = {0, 4};
+  static const size_t sizes[2][SIZES] = {{65537, 99999, 100000, 150001},
+                                         {32771, 49999, 50000, 75001}};
+  clgpu_sort_options sort_options = {.algorithm = CLGPU_ALGORITHM_RADIX,
+                                     .shape = CLGPU_SHAPE_CHUNKED};
+  for (size_t v = 0; v < 2; v++) {
+    const size_t max_n = sizes[v][SIZES - 1];
+    clgpu_workspace_size upto;
+    assert_status(clgpu_sort_workspace_size_upto(shared_context, NULL, CLGPU_TYPE_UINT32,
+                                                 value_sizes[v], max_n, &sort_options, &upto),
+                  CLGPU_SUCCESS);
+    for (size_t s = 0; s < SIZES; s++) {
+      char label[200];
+      snprintf(label, sizeof label, "lines floor: %zu uint32 keys, %zu-byte values", sizes[v][s],
+               value_sizes[v]);
+      sort_case c =
+          chunked_radix_case(KEY_UINT32, sizes[v][s], "lines floor", value_sizes[v], 0, 0);
+      clgpu_workspace_size exact = case_report(&c, label);
+      for (unsigned b = 0; b < exact.num_buffers; b++) {
+        int found = 0;
+        for (unsigned u = 0; u < upto.num_buffers; u++) {
+          if (strcmp(upto.buffers[u].name, exact.buffers[b].name) != 0) continue;
+          found = 1;
+          if (upto.buffers[u].count < exact.buffers[b].count) {
+            fail_msg("%s: the _upto(%zu) report's %s holds %llu elements, the call's %llu", label,
+                     max_n, exact.buffers[b].name, (unsigned long long)upto.buffers[u].count,
+                     (unsigned long long)exact.buffers[b].count);
+          }
+        }
+        if (!found) fail_msg("%s: the _upto report has no %s", label, exact.buffers[b].name);
+      }
+    }
+    /* Not under Oclgrind, as wide_digits_upto. */
+    if (oclgrind) continue;
+    clgpu_workspace *workspace = NULL;
+    assert_status(clgpu_workspace_create(shared_context, &upto, &workspace), CLGPU_SUCCESS);
+    for (size_t s = 0; s < SIZES; s++) {
+      sort_case c = chunked_radix_case(KEY_UINT32, sizes[v][s], "lines floor, _upto workspace",
+                                       value_sizes[v], (int)(s % 2), v == 1);
+      c.distribution = s == 2 ? TEST_SAWTOOTH : TEST_UNIFORM;
+      c.parameter = s == 2 ? 4096 : 0;
       c.workspace = workspace;
       run_sort_case(&c);
     }
@@ -3337,6 +3417,7 @@ int main(void) {
       cmocka_unit_test(value_sizes),
       cmocka_unit_test_teardown(streaming_scatter, streaming_teardown),
       cmocka_unit_test_teardown(pairs_between_passes, streaming_teardown),
+      cmocka_unit_test_teardown(lines_floor_upto, streaming_teardown),
       cmocka_unit_test_teardown(wide_digits_upto, streaming_teardown),
       cmocka_unit_test(summed_and_scanned_counts),
       cmocka_unit_test(inconsistent_comparator_in_one_block),

@@ -50,6 +50,7 @@ static const tune_param params[] = {
     {"sort_chunked_digit_max_values", 0, "sort_by_key", {8, 9, 10, 11}, 4, 0},
     {"sort_stream_digit_max", 0, "radix_sort", {8, 9, 10, 11}, 4, 0},
     {"sort_pack_pairs", 0, "sort_by_key", {0, 1048576, 8388608}, 3, 0},
+    {"sort_lines_floor", 0, "radix_sort,sort_by_key", {0, 4194304, 16777216, 67108864}, 4, 0},
     {"findall_vector_flags", 0, "findall", {0, 1}, 2, 0},
     {"findall_compress", 0, "findall", {0, 1}, 2, 0},
     {"findall_split_stores", 0, "findall", {0, 1}, 2, 0},
@@ -121,6 +122,8 @@ static const char *const tune_help[] = {
     "                           of a scatter through lines, CPU devices),\n"
     "                           sort_pack_pairs (sort_by_key: the bytes from\n"
     "                           which keys and values move as pairs),\n"
+    "                           sort_lines_floor (radix_sort, sort_by_key: the\n"
+    "                           bytes from which the scatter goes through lines),\n"
     "                           findall_vector_flags, findall_compress,\n"
     "                           findall_split_stores (findall),\n"
     "                           aligned_vector_access (reduce, scan,\n"

@@ -127,6 +127,9 @@ typedef struct sort_plan {
                             and growing with n, so _upto reports serve
                             every smaller n) */
   size_t scan_group;     /* work-items of the one-group scan of digit counts */
+  unsigned count_bits;   /* CHUNKED: the digit width the counts are sized for
+                            (>= digit_bits: that of the smaller counts'
+                            plain scatter under sort_lines_floor) */
   int summed;            /* CHUNKED: the scatter adds up the digit counts itself
                             and no scan of them runs (sort_summed_counts) */
   /* merge */
@@ -479,6 +482,15 @@ static void lay_out_radix(const clgpu_context *context, sort_plan *plan) {
     plan->single =
         n <= (plan->value_bytes ? tuning->sort_single_chunk_values : tuning->sort_single_chunk);
     if (plan->single && cap && plan_loops(plan) > cap) plan->single = 0;
+    /* Lines where the tuning row asks for them, from sort_lines_floor
+     * bytes of keys and values on: below, the plain scatter with the
+     * wide digits was faster while the places stay in the cache. Its
+     * counts are then sized for those digits (count_bits), so that the
+     * report of a count with lines serves the smaller counts without. */
+    int lines = tuning->sort_stream &&
+                (!tuning->sort_lines_floor ||
+                 n >= ceil_div(tuning->sort_lines_floor, plan->key_bytes + plan->value_bytes));
+    unsigned plain_bits = widest < bits ? widest : bits;
     /* The per-pass scatter through write-combined lines (below) takes
      * narrower digits where the tuning row says so: their lines then stay
      * in the core's first cache. From sort_stream_wide_floor bytes on it
@@ -487,7 +499,7 @@ static void lay_out_radix(const clgpu_context *context, sort_plan *plan) {
      * passes, which a smaller count takes, so that a report of this count
      * serves every smaller one (the _upto queries). The one kernel keeps
      * the plain scatter and its width. */
-    if (!plan->single && tuning->sort_stream && widest > tuning->sort_stream_digit_max) {
+    if (!plan->single && lines && widest > tuning->sort_stream_digit_max) {
       unsigned narrow = tuning->sort_stream_digit_max;
       unsigned narrow_passes = (bits + narrow - 1) / narrow;
       int wide =
@@ -528,8 +540,10 @@ static void lay_out_radix(const clgpu_context *context, sort_plan *plan) {
      * two). The lines go out in non-temporal stores only from
      * sort_stream_floor: below it the places stay in the cache between
      * passes. */
-    plan->stream = tuning->sort_stream && !plan->single &&
-                   radix * stream_digit_bytes(plan) <= context->info.local_mem_size;
+    plan->stream =
+        lines && !plan->single && radix * stream_digit_bytes(plan) <= context->info.local_mem_size;
+    plan->count_bits = plan->digit_bits;
+    if (tuning->sort_lines_floor && plan->digit_bits < plain_bits) plan->count_bits = plain_bits;
     plan->nontemporal = plan->stream && n >= ceil_div(tuning->sort_stream_floor,
                                                       plan->key_bytes + plan->value_bytes);
   } else {
@@ -565,6 +579,11 @@ static void lay_out_radix(const clgpu_context *context, sort_plan *plan) {
   }
   if (plan->groups < 1) plan->groups = 1;
   if (plan->count_groups < plan->groups) plan->count_groups = plan->groups;
+}
+
+/* The digit width a radix plan's counts are sized for (count_bits). */
+static unsigned counted_bits(const sort_plan *plan) {
+  return plan->count_bits > plan->digit_bits ? plan->count_bits : plan->digit_bits;
 }
 
 /* The bits that hold x (0 for 0). */
@@ -662,7 +681,7 @@ static clgpu_status lay_out_segmented_radix(const clgpu_context *context, sort_p
     if (phase->single) continue;
     uint64_t counts = 0;
     CLGPU__RETURN_ERROR_IF(
-        !clgpu__mul_u64((uint64_t)1 << phase->digit_bits, phase->count_groups, &counts),
+        !clgpu__mul_u64((uint64_t)1 << counted_bits(phase), phase->count_groups, &counts),
         CLGPU_SIZE_OVERFLOW, "%s: the digit counts of %llu groups do not fit in 64 bits", who,
         (unsigned long long)phase->count_groups);
     if (counts > plan->radix_counts) plan->radix_counts = counts;
@@ -813,7 +832,7 @@ static clgpu_status lay_out(const clgpu_context *context, sort_plan *plan, const
   int moves = n > 1;
   int multi = moves && plan->algorithm == CLGPU_ALGORITHM_RADIX && !plan->single;
   CLGPU__RETURN_ERROR_IF(
-      multi && !clgpu__mul_u64((uint64_t)1 << plan->digit_bits, plan->count_groups, &counts),
+      multi && !clgpu__mul_u64((uint64_t)1 << counted_bits(plan), plan->count_groups, &counts),
       CLGPU_SIZE_OVERFLOW, "%s: the digit counts of %llu groups do not fit in 64 bits", who,
       (unsigned long long)plan->count_groups);
   clgpu__report_buffer(report, part, "staged_keys", key_type, plan->stage_keys ? key_count : 0);

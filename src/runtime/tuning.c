@@ -191,6 +191,12 @@ static const clgpu__tuning base_row = {
      * places n / 2^bits keys apart, all in a few of the cache's sets
      * where that is a multiple of 4 KiB (n a power of two). */
     .sort_stream = 0,
+    /* Below this many bytes of keys and values the scatter stores key by
+     * key after all (and takes sort_chunked_digit_max(_values)'s digits),
+     * where sort_stream asks for lines: 0, lines at every size, unless a
+     * host overlay (below the classes) measured the plain scatter faster
+     * while the places stay in the cache. */
+    .sort_lines_floor = 0,
     /* The widest digit of a scatter through write-combined lines: 2048
      * digits' lines of keys (128 KiB) miss a core's L1 on every store,
      * 256 digits' (16 KiB) stay in it. uint32 keys, 8 against 11 bits,
@@ -440,6 +446,29 @@ static const tuning_class classes[] = {
  * (tools/radix_bound.c) shows it in C on this host too: the kernels'
  * design at 11 bits took 0.72-0.87 of its time at 8 (five runs).
  *
+ * AMD processors, the scatter through lines only from 16 MiB of keys and
+ * values (sort_lines_floor): below, the places stay in the cache and the
+ * plain scatter with the wide digits was faster. Same host (2026-12-07),
+ * uint32 keys, whole sorts with a workspace alternating in one process
+ * under `CLGPU_TUNING=sort_lines_floor=0` and the overlay, median of 11
+ * per-call ratios, time with the floor over time without, POCL / Intel's
+ * CPU runtime: keys alone 128K 0.78 / 0.65, 512K 0.54 / 0.67, 1M 0.74 /
+ * 0.86, 2M 0.97 / 0.89, 4M (lines on both sides) 1.02 / 1.04; with uint32
+ * values 128K 0.76 / 0.57, 512K 0.53 / 0.63, 1M 0.71 / 0.78, 2M (lines on
+ * both sides) 1.04 / 0.99. Without a workspace (each call allocating its
+ * places) alike: keys 128K 0.76 / 0.80, 512K 0.64 / 0.76, 1M 0.64 / 0.72,
+ * 2M 0.89 / 0.94; with values 0.76 / 0.68, 0.52 / 0.67, 0.56 / 0.66. The
+ * 2026-12-06 figures under sort_stream above, where the lines won from
+ * 1M keys and 256K pairs on, no longer hold on this host: the lines'
+ * digits have been 8 bits below sort_stream_wide_floor since, a pass more
+ * than the plain scatter's 11. Above the floor the lines stay ahead: the
+ * plain scatter (sort_stream=0 against the default, same harness, a test
+ * run beside it) took 1.18 / 1.15 of the time at 4M keys and 1.09 / 1.24
+ * at 2M pairs. The one-kernel sort keeps its thresholds: against the
+ * plain per-pass kernels below the floor it took 1.2-1.9 times the time
+ * with values from 32K to 256K, and 0.82-1.58 with keys alone at 128K and
+ * 256K.
+ *
  * AMD processors, the blocked walk (`block`) in squares of 16 rather than
  * 32: a transpose of 4096 x 4096 floats reads (or writes) rows 16 KiB
  * apart, which all fall in one set of the 8-way L1 (32 KiB) and in four
@@ -479,7 +508,8 @@ typedef struct tuning_overlay {
 
 static const tuning_overlay overlays[] = {
     {"AMD processors", CL_DEVICE_TYPE_CPU, "AMD",
-     "sort_stream_wide_floor=4194304,block=16,blocked_rows=256,blocked_columns=256"},
+     "sort_stream_wide_floor=4194304,sort_lines_floor=16777216,block=16,blocked_rows=256,"
+     "blocked_columns=256"},
 };
 
 void clgpu__tuning_for(const clgpu_device_info *info, clgpu__tuning *out) {
@@ -568,6 +598,7 @@ static const tuning_field fields[] = {
     FIELD(sort_stream_digit_max, 0, 1, 11, 0, 0),
     FIELD(sort_stream_floor, 1, 0, (uint64_t)1 << 40, 0, 0),
     FIELD(sort_stream_wide_floor, 1, 0, (uint64_t)1 << 40, 0, 0),
+    FIELD(sort_lines_floor, 1, 0, (uint64_t)1 << 40, 0, 0),
     FIELD(sort_pack_pairs, 1, 0, (uint64_t)1 << 40, 0, 0),
     FIELD(scan_stream_floor, 1, 0, (uint64_t)1 << 40, 0, 0),
     FIELD(radix_items, 0, 1, 64, 0, 0),

@@ -54,6 +54,9 @@ typedef struct clgpu__tuning {
   unsigned sort_chunked_digit_max_values; /* ... of a sort that moves values too */
   unsigned sort_stream;                   /* 1: the CHUNKED radix scatter combines each digit's
                                              keys into whole 64-byte lines in local memory */
+  uint64_t sort_lines_floor;              /* ... for sorts moving at least this many bytes of
+                                             keys and values (below: the plain scatter, at
+                                             sort_chunked_digit_max(_values)); 0: all */
   unsigned sort_stream_digit_max;         /* ... then takes digits at most this wide */
   uint64_t sort_stream_floor;             /* ... and writes the lines with non-temporal stores
                                              for sorts moving at least this many bytes of

@@ -1958,6 +1958,25 @@ static void pairs_between_passes(void **state) {
   shared_context = shared_before_streaming;
 }
 
+/* Fail unless every buffer of an exact report is in the _upto(max_n)
+ * report, by name, with at least as many elements. */
+static void expect_upto_covers(const clgpu_workspace_size *upto, const clgpu_workspace_size *exact,
+                               size_t max_n, const char *label) {
+  for (unsigned b = 0; b < exact->num_buffers; b++) {
+    int found = 0;
+    for (unsigned u = 0; u < upto->num_buffers; u++) {
+      if (strcmp(upto->buffers[u].name, exact->buffers[b].name) != 0) continue;
+      found = 1;
+      if (upto->buffers[u].count < exact->buffers[b].count) {
+        fail_msg("%s: the _upto(%zu) report's %s holds %llu elements, the call's %llu", label,
+                 max_n, exact->buffers[b].name, (unsigned long long)upto->buffers[u].count,
+                 (unsigned long long)exact->buffers[b].count);
+      }
+    }
+    if (!found) fail_msg("%s: the _upto report has no %s", label, exact->buffers[b].name);
+  }
+}
+
 /* Under sort_stream_wide_floor the CHUNKED scatter through lines takes
  * 8-bit digits below the floor (400000 bytes here: 100000 uint32 keys) and
  * 11-bit ones from it, four passes for the smaller counts and three for the
@@ -2001,18 +2020,8 @@ static void wide_digits_upto(void **state) {
                value_sizes[v]);
       sort_case c = chunked_radix_case(KEY_UINT32, sizes[s], "wide digits", value_sizes[v], 0, 0);
       clgpu_workspace_size exact = case_report(&c, label);
+      expect_upto_covers(&upto, &exact, max_n, label);
       for (unsigned b = 0; b < exact.num_buffers; b++) {
-        int found = 0;
-        for (unsigned u = 0; u < upto.num_buffers; u++) {
-          if (strcmp(upto.buffers[u].name, exact.buffers[b].name) != 0) continue;
-          found = 1;
-          if (upto.buffers[u].count < exact.buffers[b].count) {
-            fail_msg("%s: the _upto(%zu) report's %s holds %llu elements, the call's %llu", label,
-                     max_n, exact.buffers[b].name, (unsigned long long)upto.buffers[u].count,
-                     (unsigned long long)exact.buffers[b].count);
-          }
-        }
-        if (!found) fail_msg("%s: the _upto report has no %s", label, exact.buffers[b].name);
         if (strcmp(exact.buffers[b].name, "pass_state") == 0) {
           if (s == 1) states_below = exact.buffers[b].count;
           if (s == 2) states_above = exact.buffers[b].count;
@@ -2097,19 +2106,7 @@ static void lines_floor_upto(void **state) {
       sort_case c =
           chunked_radix_case(KEY_UINT32, sizes[v][s], "lines floor", value_sizes[v], 0, 0);
       clgpu_workspace_size exact = case_report(&c, label);
-      for (unsigned b = 0; b < exact.num_buffers; b++) {
-        int found = 0;
-        for (unsigned u = 0; u < upto.num_buffers; u++) {
-          if (strcmp(upto.buffers[u].name, exact.buffers[b].name) != 0) continue;
-          found = 1;
-          if (upto.buffers[u].count < exact.buffers[b].count) {
-            fail_msg("%s: the _upto(%zu) report's %s holds %llu elements, the call's %llu", label,
-                     max_n, exact.buffers[b].name, (unsigned long long)upto.buffers[u].count,
-                     (unsigned long long)exact.buffers[b].count);
-          }
-        }
-        if (!found) fail_msg("%s: the _upto report has no %s", label, exact.buffers[b].name);
-      }
+      expect_upto_covers(&upto, &exact, max_n, label);
     }
     /* Not under Oclgrind, as wide_digits_upto. */
     if (oclgrind) continue;
